@@ -1,0 +1,104 @@
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::cli {
+namespace {
+
+void SetUpLogging(const Context& ctx) {
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*ctx.err, /*force_flush=*/true);
+  auto logger = std::make_shared<spdlog::logger>("gpuprep", sink);
+  if (ctx.opts.verbose) {
+    logger->set_pattern("gpuprep: %H:%M:%S.%e %l: %v");
+    logger->set_level(spdlog::level::debug);
+  } else {
+    logger->set_pattern("gpuprep: %v");
+    logger->set_level(ctx.opts.quiet ? spdlog::level::err : spdlog::level::info);
+  }
+  spdlog::set_default_logger(logger);
+}
+
+// "--manifest: message" for a CLI11 error about one option, else CLI11's own text, one line.
+std::string OneLine(const std::string& text) {
+  std::string s = text;
+  for (char& c : s)
+    if (c == '\n') c = ' ';
+  return std::string(Trim(s));
+}
+
+// CLI11 names an unknown subcommand "The following argument was not expected: X"; add "did you mean".
+std::string ExplainExtras(const CLI::App& app, const CLI::ParseError& e) {
+  std::string msg = OneLine(e.what());
+  const auto extras = app.remaining();
+  if (!extras.empty() && app.get_subcommands().empty()) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (auto guess = DidYouMean(extras.front(), names))
+      return "unknown command \"" + extras.front() + "\" (did you mean \"" + *guess + "\"?)";
+    if (extras.front().empty() || extras.front()[0] != '-')
+      return "unknown command \"" + extras.front() + "\" (commands: " + Join(names, ", ") + ")";
+  }
+  return msg;
+}
+
+}  // namespace
+
+bool Context::use_color() const {
+  return out_is_tty && !opts.json && env.find("NO_COLOR") == env.end();
+}
+
+int RunCli(int argc, const char* const* argv, Context& ctx) {
+  CLI::App app{"gpuprep: turn a GPU server into a verified training host", "gpuprep"};
+  app.set_version_flag("--version", std::string("gpuprep ") + GPUPREP_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();  // global options are accepted after the verb too
+
+  app.add_option("--manifest", ctx.opts.manifest, "Stack: embedded NAME, a YAML PATH, or an https URL")
+      ->group("Global");
+  app.add_flag("--json", ctx.opts.json, "Machine-readable output on stdout")->group("Global");
+  app.add_option("--root", ctx.opts.root, "Probe the tree under DIR instead of the live host")->group("Global");
+  app.add_flag("--verbose", ctx.opts.verbose, "More detail, timestamps in logs")->group("Global");
+  app.add_flag("-q,--quiet", ctx.opts.quiet, "Only errors on stderr")->group("Global");
+
+  int exit_code = kExitOk;
+  RegisterDoctor(app, ctx, exit_code);
+  RegisterManifest(app, ctx, exit_code);
+  RegisterPlan(app, ctx, exit_code);
+  RegisterApply(app, ctx, exit_code);
+  RegisterVerify(app, ctx, exit_code);
+  RegisterLaunch(app, ctx, exit_code);
+
+  app.parse_complete_callback([&ctx] { SetUpLogging(ctx); });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    *ctx.out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    *ctx.out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    *ctx.out << "gpuprep " << GPUPREP_VERSION << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    *ctx.err << "gpuprep: error: " << ExplainExtras(app, e) << "\n";
+    return kExitUsage;
+  } catch (const Error& e) {
+    *ctx.err << "gpuprep: error: " << e.what() << "\n";
+    return e.code();
+  } catch (const std::exception& e) {
+    // Anything else is a bug or an unexpected system failure: still one line, exit 1.
+    *ctx.err << "gpuprep: error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  return exit_code;
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,42 @@
+#include "layers/report.h"
+
+namespace gp::layers {
+
+const char* StatusName(Status s) {
+  switch (s) {
+    case Status::kOk: return "ok";
+    case Status::kWarn: return "warn";
+    case Status::kFail: return "fail";
+    case Status::kSkip: return "skip";
+  }
+  return "skip";
+}
+
+int Severity(Status s) {
+  switch (s) {
+    case Status::kSkip: return 0;
+    case Status::kOk: return 1;
+    case Status::kWarn: return 2;
+    case Status::kFail: return 3;
+  }
+  return 0;
+}
+
+void LayerReport::Add(Status s, std::string message, std::optional<std::string> fix_text) {
+  if (findings.empty() || Severity(s) > Severity(status)) status = s;
+  if (!detail.empty()) detail += "; ";
+  detail += message;
+  if (fix_text && (s == Status::kWarn || s == Status::kFail)) {
+    fix = fix ? *fix + "; " + *fix_text : *fix_text;
+  }
+  findings.push_back(Finding{s, std::move(message), std::move(fix_text)});
+}
+
+const std::vector<std::string>& LayerNames() {
+  static const std::vector<std::string> kNames = {"os",   "host",  "gpu",    "driver", "fabricmanager",
+                                                  "cuda", "cudnn", "nccl",   "docker", "container_toolkit",
+                                                  "image"};
+  return kNames;
+}
+
+}  // namespace gp::layers

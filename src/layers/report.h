@@ -1,0 +1,38 @@
+// Layer verdicts: what doctor prints and apply/verify consult. A layer's status is its worst finding;
+// detail and fix cover every finding (PRODUCT.md "Host snapshot and doctor JSON").
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gp::layers {
+
+enum class Status { kOk, kWarn, kFail, kSkip };
+const char* StatusName(Status s);  // "ok", "warn", "fail", "skip"
+// Severity order for "worst": fail > warn > ok > skip (a layer with an ok and a skip finding is ok).
+int Severity(Status s);
+
+struct Finding {
+  Status status = Status::kOk;
+  std::string message;               // one sentence: what was found
+  std::optional<std::string> fix;    // the exact command or action; required for warn and fail
+};
+
+struct LayerReport {
+  std::string name;                  // os, host, gpu, driver, fabricmanager, cuda, cudnn, nccl, docker,
+                                     // container_toolkit, image
+  Status status = Status::kSkip;
+  std::optional<std::string> found;  // what the host has ("535.161.08"), null when nothing
+  std::string wanted;                // what the stack wants (">= 535.104.05", "8.9.7")
+  std::string detail;                // every finding's message joined with "; "
+  std::optional<std::string> fix;    // every warn/fail finding's fix joined with "; "
+  std::vector<Finding> findings;
+
+  // Adds a finding (and keeps status/detail/fix in step).
+  void Add(Status s, std::string message, std::optional<std::string> fix = std::nullopt);
+};
+
+// The canonical layer order (PRODUCT.md "Layers"), used for output and planning.
+const std::vector<std::string>& LayerNames();
+
+}  // namespace gp::layers

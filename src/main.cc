@@ -1,0 +1,38 @@
+// The only place real seams are built (STYLE.md 1). Everything else gets them through cli::Context.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli/context.h"
+
+extern char** environ;
+
+int main(int argc, char** argv) {
+  using namespace gp;
+  cli::Context ctx;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) ctx.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  ctx.out = &std::cout;
+  ctx.err = &std::cerr;
+  ctx.out_is_tty = isatty(STDOUT_FILENO);
+  ctx.err_is_tty = isatty(STDERR_FILENO);
+
+  sys::DiskFs local_fs("/");
+  sys::RealCommandRunner runner;
+  sys::DlopenNativeLibs native;
+  sys::RealUnixHttp unix_http;
+  ctx.local_fs = &local_fs;
+  ctx.runner = &runner;
+  ctx.native = &native;
+  ctx.unix_http = &unix_http;
+  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
+  ctx.make_http = [] { return sys::MakeCurlHttpClient(); };
+
+  std::ios::sync_with_stdio(false);
+  int rc = cli::RunCli(argc, argv, ctx);
+  std::cout.flush();
+  return rc;
+}

@@ -1,0 +1,54 @@
+// Loading and validating manifests. All YAML handling is private to manifest/*.cc; errors are
+// gp::FileError "PATH:LINE:COL: message" (exit 2), tested word for word in tests/manifest/.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "manifest/model.h"
+
+namespace gp::sys {
+class Fs;
+class HttpClient;
+}  // namespace gp::sys
+
+namespace gp::manifest {
+
+// The compatibility facts compiled into the binary (manifests/compat.yaml), parsed on first use.
+const Compat& EmbeddedCompat();
+
+// Names of the embedded stacks (manifests/stacks/*.yaml, by metadata.name), sorted.
+std::vector<std::string> EmbeddedStackNames();
+
+// Where --manifest values are read from. `fs` is the machine gpuprep runs on (not --root);
+// `http` may be null, then URLs are refused.
+struct LoadContext {
+  sys::Fs* fs = nullptr;
+  sys::HttpClient* http = nullptr;
+};
+
+// Resolves NAME (embedded), PATH (a YAML file) or https URL, follows `extends:`, validates.
+// Throws gp::FileError / gp::Error(kExitUsage).
+Stack LoadStack(const std::string& spec, const LoadContext& ctx);
+
+// Parses one stack document; `display_path` is what errors name. `extends` targets are loaded through
+// ctx (relative paths resolve beside display_path). Exposed for tests.
+Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx);
+
+// Parses a compat document (tests feed broken ones).
+Compat ParseCompat(const std::string& text, const std::string& display_path);
+
+// Validates any gpuprep/v1 document (kind Stack, Compat or Profile) and returns its kind; throws on the
+// first error. Used by `manifest validate`.
+std::string ValidateDocument(const std::string& text, const std::string& display_path, const LoadContext& ctx);
+
+// The default when no --manifest is given: the newest embedded stack whose `os` includes the host's OS
+// and whose architectures include every GPU's. `reason` says why it was picked (printed to stderr).
+struct DefaultChoice {
+  std::string name;
+  std::string reason;
+};
+DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os_version_id,
+                                 const std::vector<std::string>& gpu_architectures);
+
+}  // namespace gp::manifest

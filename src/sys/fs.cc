@@ -1,0 +1,181 @@
+#include "sys/fs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace gp::sys {
+namespace {
+
+std::string ErrnoText(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+std::string Parent(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void FsyncDir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+DiskFs::DiskFs(std::string root) : root_(std::move(root)) {
+  while (!root_.empty() && root_.back() == '/') root_.pop_back();
+  live_ = root_.empty();
+}
+
+std::string DiskFs::HostPath(const std::string& path) const {
+  if (path.empty() || path[0] != '/') return root_ + "/" + path;
+  return root_ + path;
+}
+
+std::optional<std::string> DiskFs::Read(const std::string& path) const {
+  return ReadPrefix(path, static_cast<size_t>(-1));
+}
+
+std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t max_bytes) const {
+  int fd = ::open(HostPath(path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[16384];
+  while (out.size() < max_bytes) {
+    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return std::nullopt;  // e.g. EISDIR, or a /proc file that refuses reads
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool DiskFs::Exists(const std::string& path) const {
+  struct stat st;
+  return ::stat(HostPath(path).c_str(), &st) == 0;
+}
+
+bool DiskFs::IsDir(const std::string& path) const {
+  struct stat st;
+  return ::stat(HostPath(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> DiskFs::List(const std::string& dir) const {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(HostPath(dir).c_str());
+  if (!d) return out;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    out.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<std::string> DiskFs::ReadLink(const std::string& path) const {
+  char buf[4096];
+  ssize_t n = ::readlink(HostPath(path).c_str(), buf, sizeof buf - 1);
+  if (n < 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::optional<SpaceInfo> DiskFs::Space(const std::string& path) const {
+  if (!live_) return std::nullopt;  // a fixture directory's filesystem says nothing about the host it models
+  struct statvfs st;
+  if (::statvfs(path.c_str(), &st) != 0) return std::nullopt;
+  return SpaceInfo{static_cast<uint64_t>(st.f_blocks) * st.f_frsize, static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
+}
+
+WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
+  std::string host = HostPath(path);
+  std::string cur;
+  for (size_t i = 1; i <= host.size(); ++i) {
+    if (i == host.size() || host[i] == '/') {
+      cur = host.substr(0, i);
+      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return {false, ErrnoText("cannot create", cur), ""};
+    }
+  }
+  return {};
+}
+
+WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& contents, unsigned mode,
+                                bool keep_backup) {
+  const std::string host = HostPath(path);
+  if (auto r = MakeDirs(Parent(path), 0755); !r.ok) return r;
+  const std::string tmp = host + ".gpuprep-new";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return {false, ErrnoText("cannot write", tmp), ""};
+  if (!WriteAll(fd, contents) || ::fsync(fd) != 0) {
+    WriteResult r{false, ErrnoText("cannot write", tmp), ""};
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return r;
+  }
+  ::fchmod(fd, mode);
+  ::close(fd);
+  WriteResult result;
+  struct stat st;
+  if (keep_backup && ::stat(host.c_str(), &st) == 0) {
+    // A hard link keeps the old contents under the backup name while the rename replaces the original,
+    // so there is no moment without a file at `path`.
+    const std::string bak = host + ".gpuprep-bak";
+    ::unlink(bak.c_str());
+    if (::link(host.c_str(), bak.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return {false, ErrnoText("cannot keep a backup of", host), ""};
+    }
+    result.backup_path = path + ".gpuprep-bak";
+  }
+  if (::rename(tmp.c_str(), host.c_str()) != 0) {
+    WriteResult r{false, ErrnoText("cannot replace", host), ""};
+    ::unlink(tmp.c_str());
+    return r;
+  }
+  FsyncDir(Parent(host));
+  return result;
+}
+
+WriteResult DiskFs::Rename(const std::string& from, const std::string& to) {
+  if (::rename(HostPath(from).c_str(), HostPath(to).c_str()) != 0)
+    return {false, ErrnoText("cannot move", HostPath(from)), ""};
+  FsyncDir(Parent(HostPath(to)));
+  return {};
+}
+
+WriteResult DiskFs::Remove(const std::string& path) {
+  if (::unlink(HostPath(path).c_str()) != 0 && errno != ENOENT)
+    return {false, ErrnoText("cannot remove", HostPath(path)), ""};
+  return {};
+}
+
+}  // namespace gp::sys

@@ -1,0 +1,82 @@
+// The filesystem seam. Every path gpuprep reads or writes on the probed system goes through Fs, written
+// as the host sees it ("/etc/os-release"); DiskFs maps it under a root (--root DIR, or a fixture tree).
+// Tests use DiskFs over fixture trees for reading and MemFs (tests/support) to record writes.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gp::sys {
+
+struct SpaceInfo {
+  uint64_t total_bytes = 0;
+  uint64_t avail_bytes = 0;
+};
+
+// The outcome of a write. ok==false carries a one-line reason (errno text and the path).
+struct WriteResult {
+  bool ok = true;
+  std::string error;
+  std::string backup_path;  // where the replaced file was kept ("" when there was none)
+};
+
+class Fs {
+ public:
+  virtual ~Fs() = default;
+
+  // Whole contents of a regular file (following symlinks); nullopt when missing or unreadable.
+  virtual std::optional<std::string> Read(const std::string& path) const = 0;
+  // First `max_bytes` of a file; for /proc and /sys files and for headers where only the top matters.
+  virtual std::optional<std::string> ReadPrefix(const std::string& path, size_t max_bytes) const = 0;
+  virtual bool Exists(const std::string& path) const = 0;  // follows symlinks
+  virtual bool IsDir(const std::string& path) const = 0;
+  // Entry names in a directory (no "." or ".."), sorted; empty when missing.
+  virtual std::vector<std::string> List(const std::string& dir) const = 0;
+  // Target of a symlink as stored; nullopt when not a symlink.
+  virtual std::optional<std::string> ReadLink(const std::string& path) const = 0;
+  // Filesystem size of the mount holding `path`; nullopt when it cannot be known (a non-live root).
+  virtual std::optional<SpaceInfo> Space(const std::string& path) const = 0;
+
+  // Atomic replace: writes PATH.gpuprep-new, fsyncs, keeps the old file as PATH.gpuprep-bak (when
+  // `keep_backup` and it existed), renames over PATH, fsyncs the directory. Creates parent directories.
+  virtual WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode = 0644,
+                                  bool keep_backup = true) = 0;
+  // Moves a file aside (rename); used to retire conflicting apt lists with a backup.
+  virtual WriteResult Rename(const std::string& from, const std::string& to) = 0;
+  virtual WriteResult Remove(const std::string& path) = 0;  // like rm -f: ok when already absent
+  virtual WriteResult MakeDirs(const std::string& path, unsigned mode = 0755) = 0;
+
+  // The path on this machine that `path` maps to (root + path). For messages and for handing files to
+  // other programs.
+  virtual std::string HostPath(const std::string& path) const = 0;
+  // True when this Fs is the live system ("/"); false for --root trees. Probes that would load, run or
+  // contact something of the live host check this first (PRODUCT.md --root rules).
+  virtual bool IsLive() const = 0;
+};
+
+// Real filesystem under `root` ("/" for the live host).
+class DiskFs : public Fs {
+ public:
+  explicit DiskFs(std::string root);
+  std::optional<std::string> Read(const std::string& path) const override;
+  std::optional<std::string> ReadPrefix(const std::string& path, size_t max_bytes) const override;
+  bool Exists(const std::string& path) const override;
+  bool IsDir(const std::string& path) const override;
+  std::vector<std::string> List(const std::string& dir) const override;
+  std::optional<std::string> ReadLink(const std::string& path) const override;
+  std::optional<SpaceInfo> Space(const std::string& path) const override;
+  WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode,
+                          bool keep_backup) override;
+  WriteResult Rename(const std::string& from, const std::string& to) override;
+  WriteResult Remove(const std::string& path) override;
+  WriteResult MakeDirs(const std::string& path, unsigned mode) override;
+  std::string HostPath(const std::string& path) const override;
+  bool IsLive() const override { return live_; }
+
+ private:
+  std::string root_;  // without trailing slash; "" for "/"
+  bool live_;
+};
+
+}  // namespace gp::sys

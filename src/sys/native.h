@@ -1,0 +1,67 @@
+// The shared-library seam: versions and health that only a library call can give (NVML, libcuda,
+// cudart, cuDNN, NCCL), loaded with dlopen on the live host. With --root, main hands the probe
+// NullNativeLibs: nothing of the live host is loaded (PRODUCT.md).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gp::sys {
+
+struct LibCall {
+  bool loaded = false;        // the library was found and opened
+  std::string path;           // the file dlopen resolved (from dlinfo/dladdr), when loaded
+  std::optional<long> value;  // the returned number (version code, count), when the call succeeded
+  std::string error;          // dlerror() text or the library's own error string
+};
+
+struct NvmlInfo {
+  bool loaded = false;
+  std::string path;
+  std::optional<std::string> driver_version;  // nvmlSystemGetDriverVersion
+  std::optional<std::string> nvml_version;    // nvmlSystemGetNVMLVersion
+  std::optional<long> device_count;           // nvmlDeviceGetCount_v2
+  std::string error;                          // nvmlErrorString of a failed call, e.g.
+                                              // "Driver/library version mismatch"
+};
+
+struct CudaDriverInfo {
+  bool loaded = false;
+  std::string path;
+  std::optional<long> driver_api_version;  // cuDriverGetVersion, e.g. 12020
+  std::optional<long> device_count;        // cuDeviceGetCount after cuInit(0) succeeded
+  std::string error;                       // cuGetErrorName/String of the failing call
+};
+
+class NativeLibs {
+ public:
+  virtual ~NativeLibs() = default;
+  // Each tries the sonames in order (e.g. libcudart.so.13, .so.12, .so.11, libcudart.so) with the
+  // default loader search path plus `extra_dirs` (e.g. the CUDA toolkit's lib64).
+  virtual LibCall CudaRuntimeVersion(const std::vector<std::string>& extra_dirs) = 0;  // cudaRuntimeGetVersion
+  virtual LibCall CudnnVersion(const std::vector<std::string>& extra_dirs) = 0;        // cudnnGetVersion
+  virtual LibCall NcclVersion(const std::vector<std::string>& extra_dirs) = 0;         // ncclGetVersion
+  virtual NvmlInfo Nvml() = 0;
+  virtual CudaDriverInfo CudaDriver() = 0;
+};
+
+class DlopenNativeLibs : public NativeLibs {
+ public:
+  LibCall CudaRuntimeVersion(const std::vector<std::string>& extra_dirs) override;
+  LibCall CudnnVersion(const std::vector<std::string>& extra_dirs) override;
+  LibCall NcclVersion(const std::vector<std::string>& extra_dirs) override;
+  NvmlInfo Nvml() override;
+  CudaDriverInfo CudaDriver() override;
+};
+
+// Loads nothing; every answer is "not loaded". Used with --root.
+class NullNativeLibs : public NativeLibs {
+ public:
+  LibCall CudaRuntimeVersion(const std::vector<std::string>&) override { return {}; }
+  LibCall CudnnVersion(const std::vector<std::string>&) override { return {}; }
+  LibCall NcclVersion(const std::vector<std::string>&) override { return {}; }
+  NvmlInfo Nvml() override { return {}; }
+  CudaDriverInfo CudaDriver() override { return {}; }
+};
+
+}  // namespace gp::sys

@@ -1,0 +1,215 @@
+#include "sys/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+extern char** environ;
+
+namespace gp::sys {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos && overrides.count(kv.substr(0, eq))) continue;
+    out.push_back(kv);
+  }
+  for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
+  return out;
+}
+
+void Drain(int& fd, std::string* sink, std::string* linebuf,
+           const std::function<void(const std::string&)>* on_line) {
+  char buf[8192];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n > 0) {
+    if (sink) sink->append(buf, static_cast<size_t>(n));
+    if (linebuf && on_line && *on_line) {
+      linebuf->append(buf, static_cast<size_t>(n));
+      size_t nl;
+      while ((nl = linebuf->find('\n')) != std::string::npos) {
+        (*on_line)(linebuf->substr(0, nl));
+        linebuf->erase(0, nl + 1);
+      }
+    }
+    return;
+  }
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  ::close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+CommandResult RealCommandRunner::Run(const Command& cmd) {
+  CommandResult res;
+  if (cmd.argv.empty()) {
+    res.not_found = true;
+    return res;
+  }
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, in_pipe[2] = {-1, -1}, st_pipe[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int* p : {out_pipe, err_pipe, in_pipe, st_pipe})
+      for (int i = 0; i < 2; ++i)
+        if (p[i] >= 0) ::close(p[i]);
+  };
+  if (::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) ||
+      (cmd.stdin_data && ::pipe2(in_pipe, O_CLOEXEC)) || (cmd.status_fd >= 0 && ::pipe2(st_pipe, O_CLOEXEC))) {
+    close_all();
+    res.err = std::string("pipe: ") + std::strerror(errno);
+    return res;
+  }
+  // Everything the child needs is prepared before fork (no allocation after it).
+  std::vector<std::string> env = BuildEnv(cmd.env);
+  std::vector<char*> envp, argv;
+  for (auto& s : env) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = cmd.argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    close_all();
+    res.err = std::string("fork: ") + std::strerror(errno);
+    return res;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int devnull = ::open("/dev/null", O_RDWR);
+    ::dup2(cmd.stdin_data ? in_pipe[0] : devnull, 0);
+    if (cmd.passthrough_output) {
+      ::dup2(2, 1);
+    } else {
+      ::dup2(out_pipe[1], 1);
+      ::dup2(err_pipe[1], 2);
+    }
+    if (cmd.status_fd >= 0) ::dup2(st_pipe[1], cmd.status_fd);
+    ::execvpe(argv[0], argv.data(), envp.data());
+    _exit(errno == ENOENT || errno == EACCES ? 127 : 126);
+  }
+  ::close(out_pipe[1]);
+  out_pipe[1] = -1;
+  ::close(err_pipe[1]);
+  err_pipe[1] = -1;
+  if (st_pipe[1] >= 0) {
+    ::close(st_pipe[1]);
+    st_pipe[1] = -1;
+  }
+  if (in_pipe[0] >= 0) {
+    ::close(in_pipe[0]);
+    in_pipe[0] = -1;
+    // Small inputs (keys, debconf answers); a writer thread is not needed below the pipe buffer size.
+    signal(SIGPIPE, SIG_IGN);
+    const std::string& data = *cmd.stdin_data;
+    size_t off = 0;
+    while (off < data.size()) {
+      ssize_t n = ::write(in_pipe[1], data.data() + off, data.size() - off);
+      if (n <= 0 && errno != EINTR) break;
+      if (n > 0) off += static_cast<size_t>(n);
+    }
+    ::close(in_pipe[1]);
+    in_pipe[1] = -1;
+  }
+
+  const auto deadline = Clock::now() + cmd.timeout;
+  bool term_sent = false;
+  Clock::time_point kill_at;
+  std::string status_line_buf;
+  int status = 0;
+  bool reaped = false;
+  for (;;) {
+    struct pollfd fds[3];
+    int nfds = 0;
+    int* owners[3];
+    for (int* fd : {&out_pipe[0], &err_pipe[0], &st_pipe[0]}) {
+      if (*fd >= 0) {
+        fds[nfds] = {*fd, POLLIN, 0};
+        owners[nfds++] = fd;
+      }
+    }
+    if (nfds == 0) {
+      if (!reaped) {
+        int r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) reaped = true;
+      }
+      if (reaped) break;
+    }
+    auto now = Clock::now();
+    if (!term_sent && now >= deadline) {
+      res.timed_out = true;
+      ::kill(-pid, SIGTERM);
+      term_sent = true;
+      kill_at = now + std::chrono::seconds(2);
+    } else if (term_sent && now >= kill_at) {
+      ::kill(-pid, SIGKILL);
+      kill_at = now + std::chrono::hours(1);
+    }
+    int wait_ms = 50;
+    if (nfds > 0) {
+      int r = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
+      if (r > 0) {
+        for (int i = 0; i < nfds; ++i) {
+          if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+          int* fd = owners[i];
+          if (fd == &out_pipe[0]) Drain(*fd, &res.out, nullptr, nullptr);
+          else if (fd == &err_pipe[0]) Drain(*fd, &res.err, nullptr, nullptr);
+          else Drain(*fd, nullptr, &status_line_buf, &cmd.on_status_line);
+        }
+      }
+    } else {
+      ::usleep(wait_ms * 1000);
+    }
+  }
+  if (!status_line_buf.empty() && cmd.on_status_line) cmd.on_status_line(status_line_buf);
+  if (WIFEXITED(status)) {
+    res.exit_code = WEXITSTATUS(status);
+    if (res.exit_code == 127 && res.out.empty() && res.err.empty()) res.not_found = true;
+  } else if (WIFSIGNALED(status)) {
+    res.exit_code = 128 + WTERMSIG(status);
+  }
+  close_all();
+  return res;
+}
+
+std::string ShellQuote(const std::string& word) {
+  if (word.empty()) return "''";
+  bool safe = true;
+  for (char c : word) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("@%+=:,./_-", c))) {
+      safe = false;
+      break;
+    }
+  }
+  if (safe) return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  out += "'";
+  return out;
+}
+
+std::string ShellJoin(const std::vector<std::string>& argv) {
+  std::string out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (i) out += ' ';
+    out += ShellQuote(argv[i]);
+  }
+  return out;
+}
+
+}  // namespace gp::sys

@@ -1,0 +1,150 @@
+#include "util/strings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+namespace gp {
+
+std::string_view Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::vector<std::string> Split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.emplace_back(s.substr(start));
+      return out;
+    }
+    out.emplace_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::vector<std::string> SplitWords(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t b = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > b) out.emplace_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::optional<unsigned long long> ParseUnsigned(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  unsigned long long v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    unsigned long long d = static_cast<unsigned long long>(c - '0');
+    if (v > (~0ULL - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  size_t best_d = 0;
+  for (const auto& c : candidates) {
+    size_t d = EditDistance(ToLower(word), ToLower(c));
+    if (!best || d < best_d) {
+      best = c;
+      best_d = d;
+    }
+  }
+  size_t limit = std::max<size_t>(1, word.size() / 3);
+  if (best && best_d <= limit) return best;
+  return std::nullopt;
+}
+
+std::string HumanBytes(unsigned long long bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  unsigned long long whole = bytes;
+  while (u < 5 && whole >= 1024 && whole % 1024 == 0) {
+    whole /= 1024;
+    ++u;
+  }
+  if (whole < 1024 || u == 5) return std::to_string(whole) + " " + kUnits[u];
+  double v = static_cast<double>(bytes);
+  u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
+  return buf;
+}
+
+std::optional<unsigned long long> ParseBytes(std::string_view s) {
+  s = Trim(s);
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  std::string num(s.substr(0, i));
+  std::string unit = ToLower(s.substr(i));
+  if (num.empty() || std::count(num.begin(), num.end(), '.') > 1 || num.front() == '.' || num.back() == '.')
+    return std::nullopt;
+  unsigned long long mult = 1;
+  if (unit.empty() || unit == "b") mult = 1;
+  else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1ULL << 10;
+  else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1ULL << 20;
+  else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1ULL << 30;
+  else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1ULL << 40;
+  else return std::nullopt;
+  if (num.find('.') == std::string::npos) {
+    auto v = ParseUnsigned(num);
+    if (!v || (*v != 0 && mult > ~0ULL / *v)) return std::nullopt;
+    return *v * mult;
+  }
+  double v = std::stod(num) * static_cast<double>(mult);
+  if (v >= 1.8e19) return std::nullopt;
+  return static_cast<unsigned long long>(std::llround(v));
+}
+
+}  // namespace gp

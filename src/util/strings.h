@@ -1,0 +1,31 @@
+// Small string helpers shared by every folder. No dependencies beyond the standard library.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gp {
+
+std::string_view Trim(std::string_view s);
+// Splits on `sep`; keeps empty fields.
+std::vector<std::string> Split(std::string_view s, char sep);
+// Splits on runs of blanks (space/tab); no empty fields.
+std::vector<std::string> SplitWords(std::string_view s);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+std::string ToLower(std::string_view s);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+// Parses a whole string as a non-negative decimal integer; nullopt on any other character or overflow.
+std::optional<unsigned long long> ParseUnsigned(std::string_view s);
+// Levenshtein distance (for "did you mean").
+size_t EditDistance(std::string_view a, std::string_view b);
+// The candidate closest to `word` if it is close enough to be a likely typo (distance <= max(1, len/3)),
+// else nullopt.
+std::optional<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+// "85520809984" -> "79.6 GiB"; exact powers print without decimals ("64 MiB").
+std::string HumanBytes(unsigned long long bytes);
+// Parses "64m", "1g", "16GiB", "1.5G", "67108864" (docker's units: b,k,m,g,t, binary multiples).
+std::optional<unsigned long long> ParseBytes(std::string_view s);
+
+}  // namespace gp

@@ -1,0 +1,202 @@
+#include "util/version.h"
+
+#include <cctype>
+#include <stdexcept>
+
+#include "util/strings.h"
+
+namespace gp {
+
+std::optional<Version> Version::Parse(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  Version v;
+  for (const std::string& part : Split(text, '.')) {
+    auto n = ParseUnsigned(part);
+    if (!n || part.size() > 12) return std::nullopt;
+    v.parts_.push_back(*n);
+  }
+  if (v.parts_.size() > 6) return std::nullopt;
+  v.text_ = std::string(text);
+  return v;
+}
+
+Version Version::Must(std::string_view text) {
+  auto v = Parse(text);
+  if (!v) throw std::invalid_argument("not a version: \"" + std::string(text) + "\"");
+  return *v;
+}
+
+Version Version::Prefix(size_t n) const {
+  Version v;
+  std::string text;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t p = i < parts_.size() ? parts_[i] : 0;
+    v.parts_.push_back(p);
+    if (i) text += '.';
+    text += std::to_string(p);
+  }
+  v.text_ = text;
+  return v;
+}
+
+int Compare(const Version& a, const Version& b) {
+  size_t n = std::max(a.parts_.size(), b.parts_.size());
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t x = i < a.parts_.size() ? a.parts_[i] : 0;
+    uint64_t y = i < b.parts_.size() ? b.parts_[i] : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+// ---- dpkg ordering (lib/dpkg/version.c semantics) ----
+namespace {
+
+int Order(char c) {
+  if (std::isdigit(static_cast<unsigned char>(c))) return 0;
+  if (std::isalpha(static_cast<unsigned char>(c))) return c;
+  if (c == '~') return -1;
+  if (c) return c + 256;
+  return 0;
+}
+
+int VerRevCmp(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    int first_diff = 0;
+    while ((i < a.size() && !std::isdigit(static_cast<unsigned char>(a[i]))) ||
+           (j < b.size() && !std::isdigit(static_cast<unsigned char>(b[j])))) {
+      int ac = i < a.size() ? Order(a[i]) : 0;
+      int bc = j < b.size() ? Order(b[j]) : 0;
+      if (ac != bc) return ac - bc;
+      ++i;
+      ++j;
+    }
+    while (i < a.size() && a[i] == '0') ++i;
+    while (j < b.size() && b[j] == '0') ++j;
+    while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i])) && j < b.size() &&
+           std::isdigit(static_cast<unsigned char>(b[j]))) {
+      if (!first_diff) first_diff = a[i] - b[j];
+      ++i;
+      ++j;
+    }
+    if (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i]))) return 1;
+    if (j < b.size() && std::isdigit(static_cast<unsigned char>(b[j]))) return -1;
+    if (first_diff) return first_diff;
+  }
+  return 0;
+}
+
+}  // namespace
+
+DebVersion DebVersion::Parse(std::string_view text) {
+  DebVersion v;
+  text = Trim(text);
+  auto colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    v.epoch = ParseUnsigned(text.substr(0, colon)).value_or(0);
+    text = text.substr(colon + 1);
+  }
+  auto dash = text.rfind('-');
+  if (dash != std::string_view::npos) {
+    v.upstream = std::string(text.substr(0, dash));
+    v.revision = std::string(text.substr(dash + 1));
+  } else {
+    v.upstream = std::string(text);
+  }
+  return v;
+}
+
+int CompareDebVersions(std::string_view a, std::string_view b) {
+  DebVersion x = DebVersion::Parse(a), y = DebVersion::Parse(b);
+  if (x.epoch != y.epoch) return x.epoch < y.epoch ? -1 : 1;
+  int r = VerRevCmp(x.upstream, y.upstream);
+  if (r) return r < 0 ? -1 : 1;
+  r = VerRevCmp(x.revision, y.revision);
+  return r < 0 ? -1 : (r > 0 ? 1 : 0);
+}
+
+// ---- NVIDIA version codes ----
+std::string CudnnVersionFromCode(long code) {
+  // v8 and older: M*1000 + m*100 + p (8907); v9+: M*10000 + m*100 + p (90600).
+  long major, rest;
+  if (code >= 10000) {
+    major = code / 10000;
+    rest = code % 10000;
+  } else {
+    major = code / 1000;
+    rest = code % 1000;
+  }
+  return std::to_string(major) + "." + std::to_string(rest / 100) + "." + std::to_string(rest % 100);
+}
+
+std::string NcclVersionFromCode(long code) {
+  // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z when X<=2 and Y<=8, else X*10000+Y*100+Z.
+  long major, rest;
+  if (code >= 10000) {
+    major = code / 10000;
+    rest = code % 10000;
+  } else {
+    major = code / 1000;
+    rest = code % 1000;
+  }
+  return std::to_string(major) + "." + std::to_string(rest / 100) + "." + std::to_string(rest % 100);
+}
+
+std::string CudaVersionFromCode(long code) {
+  return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10);
+}
+
+// ---- constraints ----
+std::optional<Constraint> Constraint::Parse(std::string_view text) {
+  text = Trim(text);
+  Constraint c;
+  struct {
+    const char* tok;
+    Op op;
+  } const kOps[] = {{">=", Op::kGe}, {"<=", Op::kLe}, {"==", Op::kEq}, {"!=", Op::kNe},
+                    {">", Op::kGt},  {"<", Op::kLt},  {"=", Op::kEq}};
+  bool have_op = false;
+  for (const auto& o : kOps) {
+    if (StartsWith(text, o.tok)) {
+      c.op_ = o.op;
+      text = Trim(text.substr(std::string_view(o.tok).size()));
+      have_op = true;
+      break;
+    }
+  }
+  auto v = Version::Parse(text);
+  if (!v) return std::nullopt;
+  c.version_ = *v;
+  if (!have_op) c.op_ = v->size() == 1 ? Op::kBranch : Op::kEq;
+  return c;
+}
+
+bool Constraint::Matches(const Version& v) const {
+  int r = Compare(v, version_);
+  switch (op_) {
+    case Op::kGe: return r >= 0;
+    case Op::kGt: return r > 0;
+    case Op::kLe: return r <= 0;
+    case Op::kLt: return r < 0;
+    case Op::kEq: return r == 0;
+    case Op::kNe: return r != 0;
+    case Op::kBranch: return v.major() == version_.major();
+  }
+  return false;
+}
+
+std::string Constraint::str() const {
+  switch (op_) {
+    case Op::kGe: return ">= " + version_.str();
+    case Op::kGt: return "> " + version_.str();
+    case Op::kLe: return "<= " + version_.str();
+    case Op::kLt: return "< " + version_.str();
+    case Op::kEq: return "= " + version_.str();
+    case Op::kNe: return "!= " + version_.str();
+    case Op::kBranch: return "branch " + version_.str();
+  }
+  return version_.str();
+}
+
+}  // namespace gp

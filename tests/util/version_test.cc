@@ -1,0 +1,58 @@
+#include <catch2/catch.hpp>
+
+#include "util/version.h"
+
+using gp::CompareDebVersions;
+using gp::Constraint;
+using gp::Version;
+
+TEST_CASE("dotted versions compare numerically, missing parts are zero") {
+  CHECK(Version::Must("535.161.08") > Version::Must("535.104.05"));
+  CHECK(Version::Must("515.76") < Version::Must("515.76.1"));
+  CHECK(Version::Must("12.2") == Version::Must("12.2.0"));
+  CHECK(Version::Must("535.161.08").str() == "535.161.08");
+  CHECK(Version::Must("13.0.88").Prefix(2).str() == "13.0");
+  CHECK_FALSE(Version::Parse(""));
+  CHECK_FALSE(Version::Parse("12.x"));
+  CHECK_FALSE(Version::Parse("1..2"));
+  CHECK_FALSE(Version::Parse("v12"));
+}
+
+TEST_CASE("dpkg ordering: epoch, upstream, revision and tilde") {
+  CHECK(CompareDebVersions("1.0", "1.0") == 0);
+  CHECK(CompareDebVersions("1:1.0", "2.0") > 0);
+  CHECK(CompareDebVersions("1.0~rc1", "1.0") < 0);
+  CHECK(CompareDebVersions("1.0-1", "1.0-2") < 0);
+  CHECK(CompareDebVersions("535.129.03-0ubuntu1", "535.129.03-1") < 0);  // as dpkg --compare-versions says
+  CHECK(CompareDebVersions("8.9.7.29-1+cuda12.2", "8.9.7.29-1+cuda11.8") > 0);
+  CHECK(CompareDebVersions("1.17.8-1", "1.17.10-1") < 0);
+  CHECK(CompareDebVersions("1.0a", "1.0") > 0);
+  CHECK(CompareDebVersions("1.0~~", "1.0~") < 0);
+}
+
+TEST_CASE("NVIDIA version codes") {
+  CHECK(gp::CudnnVersionFromCode(8907) == "8.9.7");
+  CHECK(gp::CudnnVersionFromCode(90600) == "9.6.0");
+  CHECK(gp::CudnnVersionFromCode(91900) == "9.19.0");
+  CHECK(gp::NcclVersionFromCode(21803) == "2.18.3");
+  CHECK(gp::NcclVersionFromCode(2708) == "2.7.8");
+  CHECK(gp::NcclVersionFromCode(22809) == "2.28.9");
+  CHECK(gp::CudaVersionFromCode(12020) == "12.2");
+  CHECK(gp::CudaVersionFromCode(13000) == "13.0");
+}
+
+TEST_CASE("constraints") {
+  auto c = Constraint::Parse(">= 535.54.03");
+  REQUIRE(c);
+  CHECK(c->Matches(Version::Must("535.54.03")));
+  CHECK(c->Matches(Version::Must("580.65.06")));
+  CHECK_FALSE(c->Matches(Version::Must("530.30.02")));
+  auto branch = Constraint::Parse("535");
+  REQUIRE(branch);
+  CHECK(branch->op() == Constraint::Op::kBranch);
+  CHECK(branch->Matches(Version::Must("535.161.08")));
+  CHECK_FALSE(branch->Matches(Version::Must("550.54.15")));
+  CHECK(Constraint::Parse("<580")->Matches(Version::Must("575.57.08")));
+  CHECK_FALSE(Constraint::Parse(">= abc"));
+  CHECK(Constraint::Parse(">=535.54.03")->str() == ">= 535.54.03");
+}

@@ -1,0 +1,22 @@
+// HostFacts <-> the "host" object of `doctor --json` (PRODUCT.md). HostToJson writes the stable keys
+// (os, kernel, arch, cpus, memory_bytes, shm_bytes, gpus[], docker{}) plus gpuprep's extras;
+// HostFromJson reads a saved snapshot back for `launch --host`, tolerating unknown keys.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "probe/host.h"
+
+namespace gp::probe {
+
+nlohmann::json HostToJson(const HostFacts& host);
+
+// `display_path` names the file in errors. Throws gp::FileError (exit 2) for a missing required key or
+// a wrong type ("node.json:1:1: host.gpus[1].index: expected an integer"); JSON syntax errors carry
+// nlohmann's byte offset converted to line:column.
+HostFacts HostFromJson(const nlohmann::json& doc, const std::string& display_path);
+
+// Parses the whole `doctor --json` document text (the "host" object inside it, or a bare host object).
+HostFacts HostFromSnapshotText(const std::string& text, const std::string& display_path);
+
+}  // namespace gp::probe

@@ -1,0 +1,28 @@
+// The host probe: turns a filesystem (live "/" or a --root tree), and on a live host the command runner,
+// dlopen and the Docker socket, into HostFacts. Never throws for a missing component; never hangs
+// (every subprocess and socket call has a timeout).
+#pragma once
+#include <map>
+#include <string>
+
+#include "manifest/model.h"
+#include "probe/host.h"
+#include "sys/fs.h"
+#include "sys/http.h"
+#include "sys/native.h"
+#include "sys/process.h"
+
+namespace gp::probe {
+
+struct ProbeEnv {
+  const sys::Fs* fs = nullptr;               // required
+  sys::CommandRunner* runner = nullptr;      // null with --root: nothing is executed
+  sys::NativeLibs* native = nullptr;         // null with --root: nothing is loaded
+  sys::UnixHttp* docker = nullptr;           // null with --root: nothing is contacted
+  const manifest::Compat* compat = nullptr;  // GPU catalogue and NVSwitch ids (required)
+  std::map<std::string, std::string> env;    // PATH, CUDA_HOME, LD_LIBRARY_PATH, DOCKER_HOST
+};
+
+HostFacts ProbeHost(const ProbeEnv& env);
+
+}  // namespace gp::probe

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what gpuprep needs to build and test, from the distribution's own packages only
+# (Debian 12, Ubuntu 22.04/24.04). Run as root. Idempotent: apt-get skips what is installed.
+set -euo pipefail
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: run as root (it calls apt-get)" >&2
+  exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+pkgs=(
+  # build
+  cmake ninja-build g++ pkg-config ccache
+  libcurl4-openssl-dev libarchive-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
+  catch2 nlohmann-json3-dev libssl-dev
+  # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
+  # stand-in Docker Engine API
+  dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates
+)
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+# The launch round-trip tests drive the real docker CLI against a stand-in engine. Use the one on PATH
+# (docker 28 on the build machines); otherwise take the distribution's.
+if ! command -v docker >/dev/null 2>&1; then
+  apt-get install -y -qq --no-install-recommends docker.io >/dev/null || true
+fi
+echo "install-deps.sh: done"

@@ -1,0 +1,402 @@
+// HostFacts <-> JSON. The stable keys of PRODUCT.md come first in spirit; every other HostFacts field is
+// written too (gpuprep's extras), so a snapshot read back equals what was probed (except `live`, which is
+// false for anything read from a file). Reading tolerates unknown keys and missing extras; the stable keys
+// are required and type-checked, with errors that point at the offending value.
+#include "probe/host_json.h"
+
+#include <functional>
+#include <map>
+
+#include "util/json_locator.h"
+#include "util/error.h"
+
+namespace gp::probe {
+namespace {
+
+using nlohmann::json;
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json ComponentToJson(const Component& c) {
+  return json{{"found", c.found},
+              {"version", OrNull(c.version)},
+              {"source", c.source},
+              {"path", c.path},
+              {"cuda_major", c.cuda_major ? json(*c.cuda_major) : json(nullptr)},
+              {"notes", c.notes}};
+}
+
+json DriverToJson(const DriverInfo& d) {
+  return json{{"module",
+               {{"loaded", d.module.loaded},
+                {"version", OrNull(d.module.version)},
+                {"open", d.module.open},
+                {"nvrm_line", d.module.nvrm_line}}},
+              {"userspace_version", OrNull(d.userspace_version)},
+              {"userspace_source", d.userspace_source},
+              {"nvml_error", d.nvml_error ? json(*d.nvml_error) : json(nullptr)},
+              {"nvml_device_count", d.nvml_device_count ? json(*d.nvml_device_count) : json(nullptr)},
+              {"nouveau_loaded", d.nouveau_loaded},
+              {"nouveau_blacklisted", d.nouveau_blacklisted},
+              {"secure_boot", d.secure_boot ? json(*d.secure_boot) : json(nullptr)},
+              {"kernel_headers", d.kernel_headers},
+              {"dkms_module", d.dkms_module},
+              {"dkms_signed", d.dkms_signed},
+              {"persistenced_enabled", d.persistenced_enabled},
+              {"persistenced_detail", d.persistenced_detail}};
+}
+
+bool DockerWorthWriting(const DockerInfo& d) {
+  return d.cli_found || d.engine_reachable || !d.version.empty() || !d.daemon_json_runtimes.empty() ||
+         !d.daemon_json_error.empty() || !d.detail.empty();
+}
+
+json DockerToJson(const DockerInfo& d) {
+  return json{{"version", OrNull(d.version)},
+              {"runtimes", d.runtimes},
+              {"default_runtime", OrNull(d.default_runtime)},
+              {"cdi", d.cdi},
+              {"cdi_devices", d.cdi_devices},
+              {"cli_found", d.cli_found},
+              {"engine_reachable", d.engine_reachable},
+              {"daemon_json_error", d.daemon_json_error},
+              {"daemon_json_runtimes", d.daemon_json_runtimes},
+              {"detail", d.detail}};
+}
+
+// ------------------------------------------------------------------------------------------ reading
+// Walks a parsed document with the dotted path of each value, so errors can name it and (through the
+// locator) point at its line and column.
+class Reader {
+ public:
+  Reader(std::string file, std::function<std::pair<int, int>(const std::string&)> where)
+      : file_(std::move(file)), where_(std::move(where)) {}
+
+  [[noreturn]] void Fail(const std::string& path, const std::string& message) const {
+    auto [line, col] = where_(path);
+    throw FileError(file_, line, col, (path.empty() ? "" : path + ": ") + message);
+  }
+
+  static std::string Join(const std::string& base, const std::string& key) {
+    return base.empty() ? key : base + "." + key;
+  }
+
+  // The member `key` of `obj` (at `path`), or nullptr when absent (or null and !required).
+  const json* Member(const json& obj, const std::string& path, const char* key, bool required) const {
+    auto it = obj.find(key);
+    if (it == obj.end() || (it->is_null() && !required)) {
+      if (required) Fail(path, std::string("missing required key \"") + key + "\"");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  const json& Object(const json& v, const std::string& path) const {
+    if (!v.is_object()) Fail(path, "expected an object");
+    return v;
+  }
+  const json& Array(const json& v, const std::string& path) const {
+    if (!v.is_array()) Fail(path, "expected an array");
+    return v;
+  }
+
+  // Typed members. Required ones must be present and of the type; optional ones may be absent or null.
+  void Str(const json& obj, const std::string& path, const char* key, bool required, std::string& out) const {
+    const json* v = Member(obj, path, key, required);
+    if (!v) return;
+    if (!v->is_string()) Fail(Join(path, key), "expected a string");
+    out = v->get<std::string>();
+  }
+  // A string that may be null (null -> "").
+  void NullableStr(const json& obj, const std::string& path, const char* key, bool required,
+                   std::string& out) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) {
+      if (required) Fail(path, std::string("missing required key \"") + key + "\"");
+      return;
+    }
+    if (it->is_null()) return;
+    if (!it->is_string()) Fail(Join(path, key), "expected a string or null");
+    out = it->get<std::string>();
+  }
+  template <typename T>
+  void Uint(const json& obj, const std::string& path, const char* key, bool required, T& out) const {
+    const json* v = Member(obj, path, key, required);
+    if (!v) return;
+    if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<long long>() >= 0))
+      Fail(Join(path, key), "expected a non-negative integer");
+    out = static_cast<T>(v->get<unsigned long long>());
+  }
+  template <typename T>
+  void OptUint(const json& obj, const std::string& path, const char* key, std::optional<T>& out) const {
+    const json* v = Member(obj, path, key, false);
+    if (!v) return;
+    T value{};
+    Uint(obj, path, key, true, value);
+    out = value;
+  }
+  void Bool(const json& obj, const std::string& path, const char* key, bool& out) const {
+    const json* v = Member(obj, path, key, false);
+    if (!v) return;
+    if (!v->is_boolean()) Fail(Join(path, key), "expected a boolean");
+    out = v->get<bool>();
+  }
+  void StrList(const json& obj, const std::string& path, const char* key, std::vector<std::string>& out) const {
+    const json* v = Member(obj, path, key, false);
+    if (!v) return;
+    std::string p = Join(path, key);
+    Array(*v, p);
+    out.clear();
+    for (size_t i = 0; i < v->size(); ++i) {
+      if (!(*v)[i].is_string()) Fail(p + "[" + std::to_string(i) + "]", "expected a string");
+      out.push_back((*v)[i].get<std::string>());
+    }
+  }
+  // An optional sub-object: calls `fn(obj, path)` when present.
+  void Sub(const json& obj, const std::string& path, const char* key,
+           const std::function<void(const json&, const std::string&)>& fn) const {
+    const json* v = Member(obj, path, key, false);
+    if (!v) return;
+    std::string p = Join(path, key);
+    fn(Object(*v, p), p);
+  }
+
+ private:
+  std::string file_;
+  std::function<std::pair<int, int>(const std::string&)> where_;
+};
+
+void ReadComponent(const Reader& r, const json& o, const std::string& p, Component& c) {
+  r.Bool(o, p, "found", c.found);
+  r.NullableStr(o, p, "version", false, c.version);
+  r.Str(o, p, "source", false, c.source);
+  r.Str(o, p, "path", false, c.path);
+  r.OptUint(o, p, "cuda_major", c.cuda_major);
+  r.StrList(o, p, "notes", c.notes);
+}
+
+void ReadDriver(const Reader& r, const json& o, const std::string& p, DriverInfo& d) {
+  r.Sub(o, p, "module", [&](const json& m, const std::string& mp) {
+    r.Bool(m, mp, "loaded", d.module.loaded);
+    r.NullableStr(m, mp, "version", false, d.module.version);
+    r.Bool(m, mp, "open", d.module.open);
+    r.Str(m, mp, "nvrm_line", false, d.module.nvrm_line);
+  });
+  r.NullableStr(o, p, "userspace_version", false, d.userspace_version);
+  r.Str(o, p, "userspace_source", false, d.userspace_source);
+  if (const json* v = r.Member(o, p, "nvml_error", false)) {
+    if (!v->is_string()) r.Fail(Reader::Join(p, "nvml_error"), "expected a string or null");
+    d.nvml_error = v->get<std::string>();
+  }
+  r.OptUint(o, p, "nvml_device_count", d.nvml_device_count);
+  r.Bool(o, p, "nouveau_loaded", d.nouveau_loaded);
+  r.Bool(o, p, "nouveau_blacklisted", d.nouveau_blacklisted);
+  if (r.Member(o, p, "secure_boot", false)) {
+    bool sb = false;
+    r.Bool(o, p, "secure_boot", sb);
+    d.secure_boot = sb;
+  }
+  r.Bool(o, p, "kernel_headers", d.kernel_headers);
+  r.Bool(o, p, "dkms_module", d.dkms_module);
+  r.Bool(o, p, "dkms_signed", d.dkms_signed);
+  r.Bool(o, p, "persistenced_enabled", d.persistenced_enabled);
+  r.Str(o, p, "persistenced_detail", false, d.persistenced_detail);
+}
+
+void ReadGpu(const Reader& r, const json& g, const std::string& p, Gpu& gpu) {
+  r.Uint(g, p, "index", true, gpu.index);
+  r.Str(g, p, "pci", true, gpu.pci);
+  r.Str(g, p, "device_id", true, gpu.device_id);
+  r.Str(g, p, "name", true, gpu.name);
+  r.NullableStr(g, p, "architecture", false, gpu.architecture);
+  r.NullableStr(g, p, "compute_capability", false, gpu.compute_capability);
+  r.OptUint(g, p, "memory_bytes", gpu.memory_bytes);
+  r.Str(g, p, "driver", false, gpu.driver);
+  // Hand-written snapshots omit "known": a GPU with an architecture is one the catalogue knew.
+  gpu.known = !gpu.architecture.empty();
+  r.Bool(g, p, "known", gpu.known);
+}
+
+void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo& d) {
+  r.NullableStr(o, p, "version", false, d.version);
+  r.StrList(o, p, "runtimes", d.runtimes);
+  r.NullableStr(o, p, "default_runtime", false, d.default_runtime);
+  r.Bool(o, p, "cdi", d.cdi);
+  r.StrList(o, p, "cdi_devices", d.cdi_devices);
+  // A docker object without these keys (hand-written, or PRODUCT.md's minimal form) describes an engine.
+  d.engine_reachable = true;
+  r.Bool(o, p, "engine_reachable", d.engine_reachable);
+  d.cli_found = d.engine_reachable;
+  r.Bool(o, p, "cli_found", d.cli_found);
+  r.Str(o, p, "daemon_json_error", false, d.daemon_json_error);
+  r.StrList(o, p, "daemon_json_runtimes", d.daemon_json_runtimes);
+  r.Str(o, p, "detail", false, d.detail);
+}
+
+// The "host" object at `path` ("" for a bare host document, "host" inside a doctor document).
+HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
+  HostFacts h;
+  h.live = false;
+  const json& o = r.Object(doc, path);
+  const json* os = r.Member(o, path, "os", true);
+  std::string osp = Reader::Join(path, "os");
+  r.Object(*os, osp);
+  r.Str(*os, osp, "id", true, h.os.id);
+  r.Str(*os, osp, "version_id", true, h.os.version_id);
+  r.Str(*os, osp, "pretty_name", false, h.os.pretty_name);
+  r.Str(*os, osp, "codename", false, h.os.codename);
+  r.Str(o, path, "kernel", true, h.kernel);
+  r.Str(o, path, "arch", true, h.arch);
+  r.Uint(o, path, "cpus", true, h.cpus);
+  r.Uint(o, path, "memory_bytes", true, h.memory_bytes);
+  r.Uint(o, path, "shm_bytes", true, h.shm_bytes);
+  r.OptUint(o, path, "disk_free_bytes", h.disk_free_bytes);
+
+  const json* gpus = r.Member(o, path, "gpus", true);
+  std::string gp = Reader::Join(path, "gpus");
+  r.Array(*gpus, gp);
+  for (size_t i = 0; i < gpus->size(); ++i) {
+    std::string ip = gp + "[" + std::to_string(i) + "]";
+    Gpu gpu;
+    ReadGpu(r, r.Object((*gpus)[i], ip), ip, gpu);
+    h.gpus.push_back(std::move(gpu));
+  }
+  if (const json* pci = r.Member(o, path, "nvidia_pci", false)) {
+    std::string pp = Reader::Join(path, "nvidia_pci");
+    r.Array(*pci, pp);
+    for (size_t i = 0; i < pci->size(); ++i) {
+      std::string ip = pp + "[" + std::to_string(i) + "]";
+      const json& d = r.Object((*pci)[i], ip);
+      PciDevice dev;
+      r.Str(d, ip, "address", true, dev.address);
+      r.Str(d, ip, "vendor_id", false, dev.vendor_id);
+      r.Str(d, ip, "device_id", true, dev.device_id);
+      r.Str(d, ip, "class_id", false, dev.class_id);
+      r.Str(d, ip, "driver", false, dev.driver);
+      r.OptUint(d, ip, "numa_node", dev.numa_node);
+      h.nvidia_pci.push_back(std::move(dev));
+    }
+  }
+  r.Uint(o, path, "nvswitch_count", false, h.nvswitch_count);
+  r.Sub(o, path, "driver", [&](const json& d, const std::string& p) { ReadDriver(r, d, p, h.driver); });
+  r.Sub(o, path, "cuda", [&](const json& c, const std::string& p) { ReadComponent(r, c, p, h.cuda); });
+  r.Sub(o, path, "cudnn", [&](const json& c, const std::string& p) { ReadComponent(r, c, p, h.cudnn); });
+  r.Sub(o, path, "nccl", [&](const json& c, const std::string& p) { ReadComponent(r, c, p, h.nccl); });
+  r.Sub(o, path, "packages", [&](const json& pk, const std::string& p) {
+    for (auto it = pk.begin(); it != pk.end(); ++it) {
+      std::string ip = Reader::Join(p, it.key());
+      const json& e = r.Object(it.value(), ip);
+      InstalledPackage pkg;
+      pkg.name = it.key();
+      r.Str(e, ip, "version", true, pkg.version);
+      r.Str(e, ip, "status", false, pkg.status);
+      r.Bool(e, ip, "held", pkg.held);
+      h.packages[pkg.name] = std::move(pkg);
+    }
+  });
+  r.StrList(o, path, "dpkg_interrupted", h.dpkg_interrupted);
+  r.Sub(o, path, "docker", [&](const json& d, const std::string& p) { ReadDocker(r, d, p, h.docker); });
+  r.Sub(o, path, "toolkit", [&](const json& t, const std::string& p) {
+    r.Sub(t, p, "packages", [&](const json& pk, const std::string& pp) {
+      for (auto it = pk.begin(); it != pk.end(); ++it) {
+        if (!it->is_string()) r.Fail(Reader::Join(pp, it.key()), "expected a string");
+        h.toolkit.packages[it.key()] = it->get<std::string>();
+      }
+    });
+    r.NullableStr(t, p, "ctk_version", false, h.toolkit.ctk_version);
+  });
+  r.Sub(o, path, "fabricmanager", [&](const json& f, const std::string& p) {
+    r.Bool(f, p, "installed", h.fabricmanager.installed);
+    r.NullableStr(f, p, "version", false, h.fabricmanager.version);
+    r.Bool(f, p, "enabled", h.fabricmanager.enabled);
+    r.Bool(f, p, "running", h.fabricmanager.running);
+  });
+  r.Bool(o, path, "reboot_required", h.reboot_required);
+  r.StrList(o, path, "probe_notes", h.probe_notes);
+  return h;
+}
+
+// A whole doctor document holds the host under "host"; anything else is a bare host object.
+HostFacts ReadNested(const Reader& r, const json& doc) {
+  if (doc.is_object() && doc.contains("host")) return ReadHost(r, doc["host"], "host");
+  return ReadHost(r, doc, "");
+}
+
+}  // namespace
+
+nlohmann::json HostToJson(const HostFacts& h) {
+  json gpus = json::array();
+  for (const Gpu& g : h.gpus) {
+    gpus.push_back({{"index", g.index},
+                    {"pci", g.pci},
+                    {"device_id", g.device_id},
+                    {"name", g.name},
+                    {"architecture", OrNull(g.architecture)},
+                    {"compute_capability", OrNull(g.compute_capability)},
+                    {"memory_bytes", g.memory_bytes ? json(*g.memory_bytes) : json(nullptr)},
+                    {"driver", g.driver},
+                    {"known", g.known}});
+  }
+  json pci = json::array();
+  for (const PciDevice& d : h.nvidia_pci) {
+    pci.push_back({{"address", d.address},
+                   {"vendor_id", d.vendor_id},
+                   {"device_id", d.device_id},
+                   {"class_id", d.class_id},
+                   {"driver", d.driver},
+                   {"numa_node", d.numa_node ? json(*d.numa_node) : json(nullptr)}});
+  }
+  json packages = json::object();
+  for (const auto& [name, p] : h.packages)
+    packages[name] = {{"version", p.version}, {"status", p.status}, {"held", p.held}};
+
+  json out = {
+      {"os", {{"id", h.os.id}, {"version_id", h.os.version_id}, {"pretty_name", h.os.pretty_name},
+              {"codename", h.os.codename}}},
+      {"kernel", h.kernel},
+      {"arch", h.arch},
+      {"cpus", h.cpus},
+      {"memory_bytes", h.memory_bytes},
+      {"shm_bytes", h.shm_bytes},
+      {"disk_free_bytes", h.disk_free_bytes ? json(*h.disk_free_bytes) : json(nullptr)},
+      {"gpus", gpus},
+      {"nvidia_pci", pci},
+      {"nvswitch_count", h.nvswitch_count},
+      {"driver", DriverToJson(h.driver)},
+      {"cuda", ComponentToJson(h.cuda)},
+      {"cudnn", ComponentToJson(h.cudnn)},
+      {"nccl", ComponentToJson(h.nccl)},
+      {"packages", packages},
+      {"dpkg_interrupted", h.dpkg_interrupted},
+      {"toolkit", {{"packages", h.toolkit.packages}, {"ctk_version", OrNull(h.toolkit.ctk_version)}}},
+      {"fabricmanager", {{"installed", h.fabricmanager.installed},
+                         {"version", OrNull(h.fabricmanager.version)},
+                         {"enabled", h.fabricmanager.enabled},
+                         {"running", h.fabricmanager.running}}},
+      {"reboot_required", h.reboot_required},
+      {"live", h.live},
+      {"probe_notes", h.probe_notes},
+  };
+  if (DockerWorthWriting(h.docker)) out["docker"] = DockerToJson(h.docker);
+  return out;
+}
+
+HostFacts HostFromJson(const nlohmann::json& doc, const std::string& display_path) {
+  Reader r(display_path, [](const std::string&) { return std::pair<int, int>{1, 1}; });
+  return ReadNested(r, doc);
+}
+
+HostFacts HostFromSnapshotText(const std::string& text, const std::string& display_path) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    auto [line, col] = LineColumnAt(text, e.byte == 0 ? 0 : e.byte - 1);
+    throw FileError(display_path, line, col, "invalid JSON: " + ParseErrorReason(e.what()));
+  }
+  JsonLocator where(text);
+  Reader r(display_path, [&where](const std::string& path) { return where.Find(path); });
+  return ReadNested(r, doc);
+}
+
+}  // namespace gp::probe

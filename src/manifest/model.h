@@ -27,6 +27,7 @@ struct Pinned {
 struct CudaDriverRow {
   Version cuda;        // "12.2.2"
   Version min_driver;  // "535.104.05" (Linux x86_64, Table 3)
+  bool secondary = false;  // only third-party copies of NVIDIA's notes give this row (CUDA 13.3)
 };
 
 struct MinorCompat {         // CUDA minor-version compatibility per major (Table 2)
@@ -84,7 +85,9 @@ struct OsTarget {
 
 struct AptPackage {
   std::string name;     // "libcudnn8"
-  std::string version;  // "8.9.7.29-1+cuda12.2" (exact dpkg version; apply pins name=version)
+  std::string version;  // "8.9.7.29-1+cuda12.2" (exact dpkg version; apply pins name=version).
+                        // "" = no verified dpkg version: the name alone carries the pin ("cuda-toolkit-12-2"
+                        // installs the newest 12.2.x of the repository).
 };
 
 struct AptRepository {
@@ -97,6 +100,7 @@ struct AptRepository {
   std::string key_fingerprint;  // "EB693B3035CD5710E231E123A4B469963BF863CC" (either this or sha256)
   std::string keyring_sha256;
   std::string list_path;     // "/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list"
+  OsTarget os;               // the one OS this repository is for (CUDA repos are per distro); id "" = every OS
 };
 
 struct DriverSpec {
@@ -147,6 +151,8 @@ struct Stack {
   Origins origins;
 
   bool SupportsOs(const std::string& id, const std::string& version_id) const;
+  // The repositories that apply on that OS: those for every OS plus those whose `os` matches, in file order.
+  std::vector<const AptRepository*> RepositoriesFor(const std::string& id, const std::string& version_id) const;
 };
 
 }  // namespace gp::manifest

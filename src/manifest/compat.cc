@@ -1,0 +1,171 @@
+// manifests/compat.yaml -> Compat, and the Compat look-ups (model.h).
+#include <algorithm>
+
+#include "manifest/fields.h"
+#include "manifest/loader.h"
+#include "util/embedded.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::manifest {
+namespace {
+
+std::string PciId(const Node& n) {
+  std::string id = ToLower(AsString(n));
+  bool ok = id.size() == 6 && StartsWith(id, "0x") &&
+            id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
+  if (!ok) Fail(n.mark, "\"" + n.scalar + "\" is not a PCI device id (like \"0x2330\")");
+  return id;
+}
+
+int Branch(const Node& n) {
+  long long b = AsInt(n);
+  if (b < 1 || b > 100000) Fail(n.mark, "\"" + n.scalar + "\" is not a driver branch (like 535)");
+  return static_cast<int>(b);
+}
+
+void ParseGpus(const Node& list, Compat& out) {
+  for (const Node& item : AsList(list)) {
+    Fields f(item, "gpus", nullptr);
+    f.Only({"name", "pci_ids", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch",
+            "last_driver_branch", "max_cuda_major"});
+    GpuModel g;
+    g.name = AsString(f.Require("name"));
+    for (const Node& id : AsList(f.Require("pci_ids"))) g.pci_ids.push_back(PciId(id));
+    g.arch = AsString(f.Require("arch"));
+    g.cc = AsVersion(f.Require("cc"));
+    g.datacenter = AsBool(f.Require("datacenter"));
+    g.min_cuda = AsVersion(f.Require("min_cuda"));
+    g.min_driver_branch = Branch(f.Require("min_driver_branch"));
+    if (const Node* n = f.Get("last_driver_branch")) g.last_driver_branch = Branch(*n);
+    if (auto v = f.Int("max_cuda_major")) g.max_cuda_major = static_cast<int>(*v);
+    out.gpus.push_back(std::move(g));
+  }
+}
+
+Pinned ImagePin(Fields& f, const std::string& key, const std::string& ref) {
+  Pinned p;
+  if (auto v = f.VersionOf(key)) {
+    p.version = *v;
+  } else {
+    p.unknown = true;
+    p.reason = key + " of " + ref + " is not in NVIDIA's notes available to gpuprep";
+  }
+  return p;
+}
+
+void ParseImages(const Node& list, Compat& out) {
+  for (const Node& item : AsList(list)) {
+    Fields f(item, "images", nullptr);
+    f.Only({"ref", "cuda", "cudnn", "nccl", "driver_min_branch", "forward_compat", "source"});
+    ImageFacts img;
+    img.ref = AsString(f.Require("ref"));
+    img.cuda = ImagePin(f, "cuda", img.ref);
+    img.cudnn = ImagePin(f, "cudnn", img.ref);
+    img.nccl = ImagePin(f, "nccl", img.ref);
+    if (const Node* n = f.Get("driver_min_branch")) img.driver_min_branch = Branch(*n);
+    if (const Node* n = f.Get("forward_compat"))
+      for (const Node& v : AsList(*n)) img.forward_compat.push_back(AsVersion(v));
+    img.source = AsString(f.Require("source"));
+    out.images.push_back(std::move(img));
+  }
+}
+
+}  // namespace
+
+Compat ParseCompat(const std::string& text, const std::string& display_path) {
+  Node root = ParseTree(text, display_path);
+  Fields doc(root, "", nullptr);
+  doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "minor_compat", "gpus", "nvswitch_pci_ids",
+            "toolkit_advisories", "images"});
+  CheckHeader(doc, {"Compat"});
+  if (const Node* meta = doc.Get("metadata")) Fields(*meta, "metadata", nullptr).Only({"name"});
+  Compat out;
+  for (const Node& item : AsList(doc.Require("cuda_min_driver"))) {
+    Fields f(item, "cuda_min_driver", nullptr);
+    f.Only({"cuda", "driver", "secondary"});
+    CudaDriverRow row;
+    row.cuda = AsVersion(f.Require("cuda"));
+    row.min_driver = AsVersion(f.Require("driver"));
+    row.secondary = f.Bool("secondary").value_or(false);
+    out.cuda_min_driver.push_back(std::move(row));
+  }
+  std::stable_sort(out.cuda_min_driver.begin(), out.cuda_min_driver.end(),
+                   [](const CudaDriverRow& a, const CudaDriverRow& b) { return a.cuda > b.cuda; });
+  for (const Node& item : AsList(doc.Require("minor_compat"))) {
+    Fields f(item, "minor_compat", nullptr);
+    f.Only({"cuda_major", "min_branch", "exact_min"});
+    MinorCompat mc;
+    mc.cuda_major = static_cast<int>(AsInt(f.Require("cuda_major")));
+    mc.min_branch = Branch(f.Require("min_branch"));
+    mc.exact_min = f.VersionOf("exact_min");
+    out.minor_compat.push_back(std::move(mc));
+  }
+  ParseGpus(doc.Require("gpus"), out);
+  if (const Node* n = doc.Get("nvswitch_pci_ids"))
+    for (const Node& id : AsList(*n)) out.nvswitch_pci_ids.push_back(PciId(id));
+  if (const Node* n = doc.Get("toolkit_advisories")) {
+    for (const Node& item : AsList(*n)) {
+      Fields f(item, "toolkit_advisories", nullptr);
+      f.Only({"cves", "fixed_in"});
+      ToolkitAdvisory adv;
+      adv.cves = AsStringList(f.Require("cves"));
+      adv.fixed_in = AsVersion(f.Require("fixed_in"));
+      out.toolkit_advisories.push_back(std::move(adv));
+    }
+  }
+  if (const Node* n = doc.Get("images")) ParseImages(*n, out);
+  return out;
+}
+
+const Compat& EmbeddedCompat() {
+  static const Compat compat = [] {
+    const EmbeddedFile* f = FindEmbedded("manifests/compat.yaml");
+    if (!f) throw Error(kExitFailed, "manifests/compat.yaml is not embedded in this build");
+    return ParseCompat(std::string(f->data, f->size), f->path);
+  }();
+  return compat;
+}
+
+std::optional<Version> Compat::MinDriverFor(const Version& cuda) const {
+  // Exact release first ("12.2" is 12.2.0 = GA); else the newest row of the same major.minor not above it
+  // (12.2.3 -> 12.2 Update 2). A major.minor with no row at all has no answer.
+  const CudaDriverRow* best = nullptr;
+  for (const auto& row : cuda_min_driver) {
+    if (row.cuda == cuda) return row.min_driver;
+    if (row.cuda.major() == cuda.major() && row.cuda.minor() == cuda.minor() && row.cuda <= cuda &&
+        (!best || row.cuda > best->cuda))
+      best = &row;
+  }
+  if (best) return best->min_driver;
+  return std::nullopt;
+}
+
+const MinorCompat* Compat::MinorCompatFor(int cuda_major) const {
+  for (const auto& mc : minor_compat)
+    if (mc.cuda_major == cuda_major) return &mc;
+  return nullptr;
+}
+
+const GpuModel* Compat::GpuByPciId(const std::string& device_id) const {
+  std::string id = ToLower(device_id);
+  if (!StartsWith(id, "0x")) id = "0x" + id;
+  for (const auto& g : gpus)
+    for (const auto& pid : g.pci_ids)
+      if (pid == id) return &g;
+  return nullptr;
+}
+
+bool Compat::IsNvSwitch(const std::string& device_id) const {
+  std::string id = ToLower(device_id);
+  if (!StartsWith(id, "0x")) id = "0x" + id;
+  return std::find(nvswitch_pci_ids.begin(), nvswitch_pci_ids.end(), id) != nvswitch_pci_ids.end();
+}
+
+const ImageFacts* Compat::ImageByRef(const std::string& ref) const {
+  for (const auto& img : images)
+    if (img.ref == ref) return &img;
+  return nullptr;
+}
+
+}  // namespace gp::manifest

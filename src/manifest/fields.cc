@@ -1,0 +1,139 @@
+#include "manifest/fields.h"
+
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::manifest {
+
+void Fail(const Mark& at, const std::string& message) {
+  throw FileError(at.file ? *at.file : std::string("?"), at.line, at.col, message);
+}
+
+namespace {
+void Expect(const Node& n, Node::Kind kind, const char* what) {
+  if (n.kind == kind) return;
+  std::string got = n.kind == Node::Kind::kScalar ? "\"" + n.scalar + "\"" : KindName(n.kind);
+  Fail(n.mark, std::string("expected ") + what + ", got " + got);
+}
+}  // namespace
+
+std::string AsString(const Node& n) {
+  Expect(n, Node::Kind::kScalar, "a string");
+  return n.scalar;
+}
+
+long long AsInt(const Node& n) {
+  Expect(n, Node::Kind::kScalar, "a whole number");
+  auto v = ParseUnsigned(n.scalar);
+  if (!v || *v > 1000000000000ULL) Fail(n.mark, "expected a whole number, got \"" + n.scalar + "\"");
+  return static_cast<long long>(*v);
+}
+
+bool AsBool(const Node& n) {
+  Expect(n, Node::Kind::kScalar, "true or false");
+  if (n.scalar == "true") return true;
+  if (n.scalar == "false") return false;
+  Fail(n.mark, "expected true or false, got \"" + n.scalar + "\"");
+}
+
+Version AsVersion(const Node& n) {
+  Expect(n, Node::Kind::kScalar, "a version");
+  auto v = Version::Parse(n.scalar);
+  if (!v) Fail(n.mark, "\"" + n.scalar + "\" is not a version");
+  return *v;
+}
+
+const std::vector<Node>& AsList(const Node& n) {
+  Expect(n, Node::Kind::kList, "a list");
+  return n.items;
+}
+
+unsigned long long AsBytes(const Node& n) {
+  Expect(n, Node::Kind::kScalar, "a size");
+  auto v = ParseBytes(n.scalar);
+  if (!v) Fail(n.mark, "\"" + n.scalar + "\" is not a size (examples: 128GiB, 64m, 1073741824)");
+  return *v;
+}
+
+std::vector<std::string> AsStringList(const Node& n) {
+  std::vector<std::string> out;
+  for (const Node& item : AsList(n)) out.push_back(AsString(item));
+  return out;
+}
+
+Fields::Fields(const Node& node, std::string path, Origins* origins)
+    : node_(node), path_(std::move(path)), origins_(origins) {
+  Expect(node, Node::Kind::kMap, "a map");
+}
+
+Fields& Fields::Only(std::initializer_list<const char*> known) {
+  std::vector<std::string> names(known.begin(), known.end());
+  for (size_t i = 0; i < node_.fields.size(); ++i) {
+    const std::string& key = node_.fields[i].first;
+    bool ok = false;
+    for (const auto& k : names) ok = ok || k == key;
+    if (ok) continue;
+    std::string msg = "unknown key \"" + key + "\"";
+    if (auto guess = DidYouMean(key, names))
+      msg += " (did you mean \"" + *guess + "\"?)";
+    else
+      msg += " (expected one of: " + Join(names, ", ") + ")";
+    Fail(node_.key_marks[i], msg);
+  }
+  return *this;
+}
+
+const Node* Fields::Get(const std::string& key) {
+  const Node* n = node_.Find(key);
+  if (!n || n->kind == Node::Kind::kNull) return nullptr;
+  if (origins_) (*origins_)[Child(key)] = n->mark.str();
+  return n;
+}
+
+const Node& Fields::Require(const std::string& key) {
+  if (const Node* n = Get(key)) return *n;
+  std::string where = path_.empty() ? "" : path_ + ": ";
+  const Node* present = node_.Find(key);
+  Fail(present ? present->mark : node_.mark, where + "missing required key \"" + key + "\"");
+}
+
+std::optional<std::string> Fields::String(const std::string& key) {
+  const Node* n = Get(key);
+  return n ? std::optional<std::string>(AsString(*n)) : std::nullopt;
+}
+
+std::optional<long long> Fields::Int(const std::string& key) {
+  const Node* n = Get(key);
+  return n ? std::optional<long long>(AsInt(*n)) : std::nullopt;
+}
+
+std::optional<bool> Fields::Bool(const std::string& key) {
+  const Node* n = Get(key);
+  return n ? std::optional<bool>(AsBool(*n)) : std::nullopt;
+}
+
+std::optional<Version> Fields::VersionOf(const std::string& key) {
+  const Node* n = Get(key);
+  return n ? std::optional<Version>(AsVersion(*n)) : std::nullopt;
+}
+
+}  // namespace gp::manifest
+
+namespace gp::manifest {
+std::string CheckHeader(Fields& doc, const std::vector<std::string>& kinds) {
+  const Node& api = doc.Require("apiVersion");
+  if (AsString(api) != "gpuprep/v1")
+    Fail(api.mark, "apiVersion must be \"gpuprep/v1\", got \"" + api.scalar + "\"");
+  const Node& kind = doc.Require("kind");
+  std::string k = AsString(kind);
+  for (const auto& want : kinds)
+    if (k == want) return k;
+  if (kinds.size() == 1) Fail(kind.mark, "kind must be \"" + kinds[0] + "\", got \"" + k + "\"");
+  std::string msg = "unknown kind \"" + k + "\"";
+  if (auto guess = DidYouMean(k, kinds))
+    msg += " (did you mean \"" + *guess + "\"?)";
+  else
+    msg += " (expected one of: " + Join(kinds, ", ") + ")";
+  Fail(kind.mark, msg);
+}
+}  // namespace gp::manifest

@@ -1,0 +1,274 @@
+// Resolving --manifest specs and `extends:`, whole-stack checks, validation of any document, and the
+// default stack choice (loader.h). YAML itself is handled in tree.cc; fields in stack.cc / compat.cc.
+#include "manifest/loader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "manifest/fields.h"
+#include "manifest/stack_parse.h"
+#include "manifest/tree.h"
+#include "sys/fs.h"
+#include "sys/http.h"
+#include "util/embedded.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::manifest {
+namespace {
+
+constexpr char kStackDir[] = "manifests/stacks/";
+constexpr int kMaxExtendsDepth = 16;
+
+struct Source {
+  std::string display;  // what errors and origins name
+  std::string id;       // identity for cycle detection (embedded path, absolute file path, URL)
+  std::string text;
+  bool embedded = false;
+};
+
+bool IsUrl(const std::string& s) { return StartsWith(s, "https://") || StartsWith(s, "http://"); }
+
+bool LooksLikePath(const std::string& s) {
+  return s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml");
+}
+
+const EmbeddedFile* EmbeddedStack(const std::string& name) {
+  return FindEmbedded(std::string(kStackDir) + name + ".yaml");
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? path : (cwd / path).lexically_normal().string();
+}
+
+std::string Dirname(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+bool IsLoopbackHttp(const std::string& url) {
+  for (const char* p : {"http://127.0.0.1", "http://localhost", "http://[::1]"})
+    if (StartsWith(url, p)) {
+      char next = url.size() > std::string(p).size() ? url[std::string(p).size()] : '/';
+      if (next == '/' || next == ':') return true;
+    }
+  return false;
+}
+
+// Reads a file or URL; `fail` reports a message at the caller's position (or without one).
+template <typename FailFn>
+Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
+  Source src;
+  src.display = where;
+  if (IsUrl(where)) {
+    if (!StartsWith(where, "https://") && !IsLoopbackHttp(where))
+      fail("plain http is accepted only for loopback addresses: use https://");
+    if (!ctx.http) fail("cannot fetch " + where + ": no HTTP client here");
+    auto resp = ctx.http->Get(where, std::chrono::seconds(30));
+    if (!resp.ok())
+      fail("cannot fetch " + where + ": " +
+           (resp.error.empty() ? "HTTP status " + std::to_string(resp.status) : resp.error));
+    src.id = where;
+    src.text = std::move(resp.body);
+    return src;
+  }
+  src.id = AbsolutePath(where);
+  if (!ctx.fs) fail("cannot read " + where + ": no filesystem here");
+  auto text = ctx.fs->Read(src.id);
+  if (!text) fail("cannot read file " + where);
+  src.text = std::move(*text);
+  return src;
+}
+
+Source FromEmbedded(const EmbeddedFile* f) {
+  Source src;
+  src.display = f->path;
+  src.id = f->path;
+  src.text.assign(f->data, f->size);
+  src.embedded = true;
+  return src;
+}
+
+std::string NameHint(const std::string& word) {
+  if (auto guess = DidYouMean(word, EmbeddedStackNames())) return " (did you mean \"" + *guess + "\"?)";
+  return " (embedded stacks: " + Join(EmbeddedStackNames(), ", ") + ")";
+}
+
+// Resolves an `extends:` value written in `child`.
+Source ResolveExtends(const Node& value, const Source& child, const LoadContext& ctx) {
+  std::string target = AsString(value);
+  auto fail = [&](const std::string& msg) { Fail(value.mark, "extends \"" + target + "\": " + msg); };
+  if (target.empty()) fail("empty name");
+  if (IsUrl(target)) return ReadFrom(target, ctx, fail);
+  if (!LooksLikePath(target)) {
+    if (const EmbeddedFile* f = EmbeddedStack(target)) return FromEmbedded(f);
+    if (child.embedded) fail("no embedded stack of that name" + NameHint(target));
+  }
+  if (child.embedded) fail("an embedded stack can only extend another embedded stack");
+  if (IsUrl(child.display)) fail("a stack fetched from a URL can only extend embedded stacks or URLs");
+  std::string path = target[0] == '/' ? target : Dirname(child.display) + target;
+  if (!LooksLikePath(target) && !(ctx.fs && ctx.fs->Exists(AbsolutePath(path))))
+    fail("no embedded stack or file of that name" + NameHint(target));
+  return ReadFrom(path, ctx, [&](const std::string& msg) { fail(msg); });
+}
+
+// Parses `src`, follows its `extends:` chain and returns the merged tree. `seen` holds the files on the
+// current chain (for cycles); `chain` collects the extends targets, base first.
+Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& seen,
+              std::vector<std::string>& chain) {
+  Node root = ParseTree(src.text, src.display);
+  Fields doc(root, "", nullptr);
+  CheckHeader(doc, {"Stack"});
+  const Node* ext = doc.Get("extends");
+  if (!ext) return root;
+  if (seen.size() >= kMaxExtendsDepth) Fail(ext->mark, "extends: more than 16 levels");
+  Source parent = ResolveExtends(*ext, src, ctx);
+  for (const Source& s : seen) {
+    if (s.id != parent.id) continue;
+    std::vector<std::string> names;
+    bool on = false;
+    for (const Source& t : seen) {
+      on = on || t.id == parent.id;
+      if (on) names.push_back(t.display);
+    }
+    names.push_back(parent.display);
+    Fail(ext->mark, "extends cycle: " + Join(names, " -> "));
+  }
+  seen.push_back(parent);
+  Node base = LoadTree(parent, ctx, seen, chain);
+  seen.pop_back();
+  chain.push_back(ext->scalar);
+  for (size_t i = 0; i < root.fields.size(); ++i) {
+    if (root.fields[i].first != "extends") continue;
+    root.fields.erase(root.fields.begin() + static_cast<long>(i));
+    root.key_marks.erase(root.key_marks.begin() + static_cast<long>(i));
+    break;
+  }
+  return MergeTrees(base, root);
+}
+
+const Node* At(const Node& root, const std::string& a, const std::string& b) {
+  const Node* n = root.Find(a);
+  if (n && n->kind == Node::Kind::kMap) return n->Find(b);
+  return nullptr;
+}
+
+// Whole-stack rules that need more than one field or the compat facts.
+void CheckStack(const Stack& s, const Node& root) {
+  for (auto [name, comp] : {std::pair<const char*, const ComponentSpec*>{"cudnn", &s.cudnn}, {"nccl", &s.nccl}}) {
+    if (!comp->enabled || !comp->cuda_major || !s.cuda.version.known()) continue;
+    if (*comp->cuda_major != static_cast<int>(s.cuda.version.version->major()))
+      Fail(At(root, name, "cuda_major")->mark,
+           std::string(name) + " is built for CUDA " + std::to_string(*comp->cuda_major) + " but the stack's CUDA is " +
+               s.cuda.version.version->str());
+  }
+  if (s.container_toolkit.enabled && s.container_toolkit.version.known()) {
+    const Version& v = *s.container_toolkit.version.version;
+    for (const auto& adv : EmbeddedCompat().toolkit_advisories)
+      if (v < adv.fixed_in)
+        Fail(At(root, "container_toolkit", "version")->mark,
+             "container toolkit " + v.str() + " is affected by " + Join(adv.cves, ", ") + " (fixed in " +
+                 adv.fixed_in.str() + ")");
+  }
+}
+
+Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label) {
+  std::vector<Source> seen{src};
+  std::vector<std::string> chain;
+  Node merged = LoadTree(src, ctx, seen, chain);
+  Stack s = StackFromTree(merged);
+  CheckStack(s, merged);
+  s.source = source_label;
+  s.extends_chain = std::move(chain);
+  return s;
+}
+
+const Stack& CachedEmbedded(const std::string& name, const EmbeddedFile* f) {
+  static std::mutex mu;
+  static std::map<std::string, Stack> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, BuildStack(FromEmbedded(f), LoadContext{}, "embedded:" + name)).first;
+  return it->second;
+}
+
+}  // namespace
+
+std::vector<std::string> EmbeddedStackNames() {
+  // The name is the file stem (tests/manifest checks metadata.name == stem), so listing parses nothing.
+  std::vector<std::string> names;
+  for (const EmbeddedFile* f : ListEmbedded(kStackDir)) {
+    std::string path = f->path;
+    if (!EndsWith(path, ".yaml")) continue;
+    std::string stem = path.substr(sizeof(kStackDir) - 1, path.size() - (sizeof(kStackDir) - 1) - 5);
+    if (stem.find('/') == std::string::npos) names.push_back(stem);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Stack LoadStack(const std::string& spec, const LoadContext& ctx) {
+  if (spec.empty()) throw UsageError("empty stack name");
+  if (!IsUrl(spec) && !LooksLikePath(spec)) {
+    if (const EmbeddedFile* f = EmbeddedStack(spec)) return CachedEmbedded(spec, f);
+    if (!(ctx.fs && ctx.fs->Exists(AbsolutePath(spec))))
+      throw UsageError("no embedded stack or file named \"" + spec + "\"" + NameHint(spec));
+  }
+  Source src = ReadFrom(spec, ctx, [&](const std::string& msg) -> void { throw UsageError(msg); });
+  return BuildStack(src, ctx, spec);
+}
+
+Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx) {
+  Source src;
+  src.display = display_path;
+  src.id = IsUrl(display_path) ? display_path : AbsolutePath(display_path);
+  src.text = text;
+  src.embedded = StartsWith(display_path, kStackDir) && FindEmbedded(display_path) != nullptr;
+  return BuildStack(src, ctx, display_path);
+}
+
+std::string ValidateDocument(const std::string& text, const std::string& display_path, const LoadContext& ctx) {
+  Node root = ParseTree(text, display_path);
+  Fields doc(root, "", nullptr);
+  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile"});
+  if (kind == "Compat") ParseCompat(text, display_path);
+  if (kind == "Stack") ParseStack(text, display_path, ctx);
+  // Profile documents belong to src/launch (launch::ParseProfile); the CLI validates them there.
+  return kind;
+}
+
+DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os_version_id,
+                                 const std::vector<std::string>& gpu_architectures) {
+  std::vector<std::string> archs;
+  for (const auto& a : gpu_architectures)
+    if (!a.empty() && std::find(archs.begin(), archs.end(), a) == archs.end()) archs.push_back(a);
+  const Stack* best = nullptr;
+  for (const std::string& name : EmbeddedStackNames()) {
+    const Stack& s = CachedEmbedded(name, EmbeddedStack(name));
+    if (!s.SupportsOs(os_id, os_version_id)) continue;
+    bool all = std::all_of(archs.begin(), archs.end(), [&](const std::string& a) {
+      return std::find(s.architectures.begin(), s.architectures.end(), a) != s.architectures.end();
+    });
+    if (!all) continue;
+    auto key = [](const Stack* x) {
+      return std::make_tuple(x->cuda.version.known() ? *x->cuda.version.version : Version(), x->driver.branch);
+    };
+    if (!best || key(&s) > key(best)) best = &s;  // names are visited in order: ties keep the first
+  }
+  std::string host = os_id + " " + os_version_id;
+  std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";
+  if (!best)
+    throw UsageError("no embedded stack supports " + host + " with " + gpus + " (embedded: " +
+                     Join(EmbeddedStackNames(), ", ") + "); choose one with --manifest");
+  std::string cuda = best->cuda.version.known() ? best->cuda.version.version->str() : "unknown";
+  return {best->name, "the newest embedded stack (CUDA " + cuda + ", driver R" + std::to_string(best->driver.branch) +
+                          ") that supports " + host + " and " + gpus};
+}
+
+}  // namespace gp::manifest

@@ -1,0 +1,199 @@
+// A merged stack document (after `extends:`) -> Stack, and the Stack methods (model.h).
+#include "manifest/stack_parse.h"
+
+#include "manifest/fields.h"
+#include "util/strings.h"
+
+namespace gp::manifest {
+namespace {
+
+const std::vector<std::string> kArchitectures = {"volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+const std::vector<std::string> kFlavours = {"proprietary", "open", "server", "server-open"};
+
+std::string OneOf(const Node& n, const std::vector<std::string>& allowed, const std::string& what) {
+  std::string v = AsString(n);
+  for (const auto& a : allowed)
+    if (v == a) return v;
+  std::string msg = "unknown " + what + " \"" + v + "\"";
+  if (auto guess = DidYouMean(v, allowed))
+    msg += " (did you mean \"" + *guess + "\"?)";
+  else
+    msg += " (expected one of: " + Join(allowed, ", ") + ")";
+  Fail(n.mark, msg);
+}
+
+OsTarget ParseOs(const Node& n, const std::string& path, Origins* origins) {
+  Fields f(n, path, origins);
+  f.Only({"id", "version_id"});
+  return {AsString(f.Require("id")), AsString(f.Require("version_id"))};
+}
+
+std::vector<AptPackage> ParsePackages(const Node& list, const std::string& path) {
+  std::vector<AptPackage> out;
+  for (const Node& item : AsList(list)) {
+    Fields f(item, path, nullptr);
+    f.Only({"name", "version"});
+    AptPackage p;
+    p.name = AsString(f.Require("name"));
+    p.version = f.String("version").value_or("");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// `version:` is a version, or `unknown` with `unknown_reason:` saying why.
+Pinned ParsePinned(Fields& f, bool required) {
+  Pinned p;
+  const Node* v = required ? &f.Require("version") : f.Get("version");
+  auto reason = f.String("unknown_reason");
+  if (v && v->kind == Node::Kind::kScalar && v->scalar == "unknown") {
+    p.unknown = true;
+    if (!reason || Trim(*reason).empty())
+      Fail(v->mark, "version is unknown: add unknown_reason saying why");
+    p.reason = *reason;
+  } else if (v) {
+    p.version = AsVersion(*v);
+    if (reason) Fail(f.node().KeyMark("unknown_reason"), "unknown_reason is only allowed with version: unknown");
+  }
+  return p;
+}
+
+void ParseDriver(const Node& n, Stack& s) {
+  Fields f(n, "driver", &s.origins);
+  f.Only({"branch", "version", "unknown_reason", "flavour", "signed_modules", "packages", "fabricmanager_packages"});
+  const Node& branch = f.Require("branch");
+  s.driver.branch = static_cast<int>(AsInt(branch));
+  s.driver.version = ParsePinned(f, true);
+  if (s.driver.version.known() && static_cast<int>(s.driver.version.version->major()) != s.driver.branch)
+    Fail(f.node().Find("version")->mark, "driver version " + s.driver.version.version->str() +
+                                             " is not on branch " + std::to_string(s.driver.branch));
+  if (const Node* fl = f.Get("flavour")) s.driver.flavour = OneOf(*fl, kFlavours, "driver flavour");
+  s.driver.signed_modules = f.Bool("signed_modules").value_or(false);
+  if (const Node* p = f.Get("packages")) s.driver.packages = ParsePackages(*p, "driver.packages");
+  if (const Node* p = f.Get("fabricmanager_packages"))
+    s.driver.fabricmanager_packages = ParsePackages(*p, "driver.fabricmanager_packages");
+}
+
+void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_major, ComponentSpec& c,
+                    Origins* origins) {
+  Fields f(n, name, origins);
+  if (takes_cuda_major)
+    f.Only({"enabled", "optional", "version", "unknown_reason", "cuda_major", "packages"});
+  else
+    f.Only({"enabled", "optional", "version", "unknown_reason", "packages"});
+  c.enabled = f.Bool("enabled").value_or(true);
+  c.optional = f.Bool("optional").value_or(false);
+  c.version = ParsePinned(f, c.enabled);
+  if (takes_cuda_major) {
+    if (const Node* m = c.enabled ? &f.Require("cuda_major") : f.Get("cuda_major"))
+      c.cuda_major = static_cast<int>(AsInt(*m));
+  }
+  if (const Node* p = f.Get("packages")) c.packages = ParsePackages(*p, name + ".packages");
+}
+
+void ParseImage(const Node& n, Stack& s) {
+  Fields f(n, "image", &s.origins);
+  f.Only({"ref", "cuda", "cuda_unknown_reason", "driver_min_branch", "forward_compat", "digest"});
+  s.image.ref = AsString(f.Require("ref"));
+  const Node& cuda = f.Require("cuda");
+  auto reason = f.String("cuda_unknown_reason");
+  if (cuda.kind == Node::Kind::kScalar && cuda.scalar == "unknown") {
+    if (!reason || Trim(*reason).empty()) Fail(cuda.mark, "cuda is unknown: add cuda_unknown_reason saying why");
+    s.image.cuda.unknown = true;
+    s.image.cuda.reason = *reason;
+  } else {
+    s.image.cuda.version = AsVersion(cuda);
+    if (reason) Fail(f.node().KeyMark("cuda_unknown_reason"), "cuda_unknown_reason is only allowed with cuda: unknown");
+  }
+  if (auto b = f.Int("driver_min_branch")) s.image.driver_min_branch = static_cast<int>(*b);
+  if (const Node* fc = f.Get("forward_compat"))
+    for (const Node& v : AsList(*fc)) s.image.forward_compat.push_back(AsVersion(v));
+  if (auto d = f.String("digest")) {
+    if (!d->empty() && !(StartsWith(*d, "sha256:") && d->size() == 71))
+      Fail(f.node().Find("digest")->mark, "digest must be \"sha256:\" and 64 hex digits");
+    s.image.digest = *d;
+  }
+}
+
+void ParseRepositories(const Node& n, Stack& s) {
+  for (const Node& item : AsList(n)) {
+    Fields f(item, "repositories", nullptr);
+    f.Only({"name", "os", "url", "suite", "components", "keyring_url", "keyring_path", "key_fingerprint",
+            "keyring_sha256", "list_path"});
+    AptRepository r;
+    r.name = AsString(f.Require("name"));
+    if (const Node* os = f.Get("os")) r.os = ParseOs(*os, "repositories.os", nullptr);
+    const Node& url = f.Require("url");
+    r.url = AsString(url);
+    if (!StartsWith(r.url, "https://")) Fail(url.mark, "repository url must start with https://");
+    r.suite = f.String("suite").value_or("/");
+    if (const Node* c = f.Get("components")) r.components = AsStringList(*c);
+    r.keyring_url = AsString(f.Require("keyring_url"));
+    r.keyring_path = AsString(f.Require("keyring_path"));
+    r.key_fingerprint = f.String("key_fingerprint").value_or("");
+    if (!r.key_fingerprint.empty() &&
+        (r.key_fingerprint.size() != 40 ||
+         r.key_fingerprint.find_first_not_of("0123456789ABCDEF") != std::string::npos))
+      Fail(f.node().Find("key_fingerprint")->mark, "key_fingerprint must be 40 upper-case hex digits");
+    r.keyring_sha256 = f.String("keyring_sha256").value_or("");
+    if (!r.keyring_sha256.empty() && (r.keyring_sha256.size() != 64 ||
+                                      r.keyring_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+      Fail(f.node().Find("keyring_sha256")->mark, "keyring_sha256 must be 64 lower-case hex digits");
+    r.list_path = AsString(f.Require("list_path"));
+    s.repositories.push_back(std::move(r));
+  }
+}
+
+void ParseWorkload(const Node& n, Stack& s) {
+  Fields f(n, "workload", &s.origins);
+  f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu"});
+  s.workload.profile = f.String("profile").value_or("general");
+  s.workload.min_cpus_per_gpu = static_cast<int>(f.Int("min_cpus_per_gpu").value_or(0));
+  if (const Node* r = f.Get("min_ram_per_gpu")) s.workload.min_ram_per_gpu = AsBytes(*r);
+  if (const Node* r = f.Get("min_shm_per_gpu")) s.workload.min_shm_per_gpu = AsBytes(*r);
+}
+
+}  // namespace
+
+Stack StackFromTree(const Node& root) {
+  Stack s;
+  Fields doc(root, "", &s.origins);
+  doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "driver", "cuda", "cudnn",
+            "nccl", "container_toolkit", "image", "workload", "notes"});
+  CheckHeader(doc, {"Stack"});
+  Fields meta(doc.Require("metadata"), "metadata", &s.origins);
+  meta.Only({"name", "description"});
+  s.name = AsString(meta.Require("name"));
+  s.description = meta.String("description").value_or("");
+  const Node& os = doc.Require("os");
+  for (const Node& item : AsList(os)) s.os.push_back(ParseOs(item, "os", nullptr));
+  if (s.os.empty()) Fail(os.mark, "os: the list is empty");
+  const Node& arch = doc.Require("architectures");
+  for (const Node& item : AsList(arch)) s.architectures.push_back(OneOf(item, kArchitectures, "architecture"));
+  if (const Node* r = doc.Get("repositories")) ParseRepositories(*r, s);
+  ParseDriver(doc.Require("driver"), s);
+  ParseComponent(doc.Require("cuda"), "cuda", false, s.cuda, &s.origins);
+  ParseComponent(doc.Require("cudnn"), "cudnn", true, s.cudnn, &s.origins);
+  ParseComponent(doc.Require("nccl"), "nccl", true, s.nccl, &s.origins);
+  ParseComponent(doc.Require("container_toolkit"), "container_toolkit", false, s.container_toolkit, &s.origins);
+  ParseImage(doc.Require("image"), s);
+  if (const Node* w = doc.Get("workload")) ParseWorkload(*w, s);
+  s.notes = doc.String("notes").value_or("");
+  return s;
+}
+
+bool Stack::SupportsOs(const std::string& id, const std::string& version_id) const {
+  for (const auto& t : os)
+    if (t.id == id && t.version_id == version_id) return true;
+  return false;
+}
+
+std::vector<const AptRepository*> Stack::RepositoriesFor(const std::string& id,
+                                                         const std::string& version_id) const {
+  std::vector<const AptRepository*> out;
+  for (const auto& r : repositories)
+    if (r.os.id.empty() || (r.os.id == id && r.os.version_id == version_id)) out.push_back(&r);
+  return out;
+}
+
+}  // namespace gp::manifest

@@ -1,0 +1,182 @@
+// The CUDA toolkit: where it is (CUDA_HOME, /usr/local/cuda, /usr/local/cuda-X.Y, nvcc on PATH) and its
+// full version. Sources, cheapest first: version.json, the wheels' dist-info names (a toolkit assembled
+// from pip wheels: nvidia_cuda_nvcc-13.0.88.dist-info says 13.0.88 exactly as `nvcc --version` would,
+// without spawning nvcc, which costs milliseconds), `nvcc --version` (live only, last file-less resort),
+// cudart through dlopen (live only: "13.0"), and finally the dpkg cuda-toolkit-X-Y package.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "probe/parsers.h"
+#include "probe/steps.h"
+#include "util/strings.h"
+#include "util/version.h"
+
+namespace gp::probe {
+namespace {
+
+bool DateStyle(const std::string& v) {  // "12.6.20241114": the third part is a date, not a patch level
+  auto p = Version::Parse(v);
+  return p && p->size() >= 3 && p->parts()[2] >= 19000000;
+}
+
+// Toolkit prefixes in order of preference, without duplicates.
+std::vector<std::string> Candidates(const ProbeEnv& env) {
+  const sys::Fs& fs = *env.fs;
+  std::vector<std::string> out;
+  auto add = [&](std::string p) {
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    if (p.empty() || !fs.IsDir(p)) return;
+    for (const auto& o : out) {
+      if (o == p) return;
+    }
+    out.push_back(p);
+  };
+  if (Live(env)) add(EnvVar(env, "CUDA_HOME"));
+  if (auto link = fs.ReadLink("/usr/local/cuda")) add(ResolveLink("/usr/local/cuda", *link));
+  else add("/usr/local/cuda");
+  std::vector<std::pair<Version, std::string>> versioned;
+  for (const auto& name : fs.List("/usr/local")) {
+    if (!StartsWith(name, "cuda-")) continue;
+    if (auto v = Version::Parse(name.substr(5))) versioned.emplace_back(*v, "/usr/local/" + name);
+  }
+  std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [v, p] : versioned) add(p);
+  if (Live(env)) {
+    for (const auto& dir : Split(EnvVar(env, "PATH"), ':')) {
+      if (!dir.empty() && EndsWith(dir, "/bin") && fs.Exists(dir + "/nvcc")) add(dir.substr(0, dir.size() - 4));
+    }
+  }
+  return out;
+}
+
+bool FromDistInfo(const sys::Fs& fs, const std::string& dir, Component& c) {
+  std::optional<DistInfo> nvcc, runtime;
+  for (const auto& name : fs.List(dir)) {
+    if (!StartsWith(name, "nvidia_cuda_")) continue;
+    auto d = ParseDistInfoName(name);
+    if (!d) continue;
+    if (StartsWith(d->project, "nvidia_cuda_nvcc")) nvcc = d;
+    else if (StartsWith(d->project, "nvidia_cuda_runtime")) runtime = d;
+  }
+  const auto& best = nvcc ? nvcc : runtime;
+  if (!best) return false;
+  c.version = best->version;
+  c.source = "pip:" + best->project;
+  return true;
+}
+
+}  // namespace
+
+CudaVersionJson ParseCudaVersionJson(std::string_view text) {
+  CudaVersionJson r;
+  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    r.error = "not a JSON object";
+    return r;
+  }
+  auto get = [&](const char* key) -> std::string {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_object()) return "";
+    auto v = it->find("version");
+    return v != it->end() && v->is_string() ? v->get<std::string>() : "";
+  };
+  r.sdk = get("cuda");
+  for (const char* key : {"cuda_nvcc", "cuda_cudart"}) {
+    if (auto v = get(key); Version::Parse(v)) {
+      r.version = v;
+      r.field = key;
+      return r;
+    }
+  }
+  if (Version::Parse(r.sdk)) {
+    r.version = DateStyle(r.sdk) ? Version::Parse(r.sdk)->Prefix(2).str() : r.sdk;
+    r.field = "cuda";
+  }
+  return r;
+}
+
+std::optional<std::string> ParseNvccVersion(std::string_view text) {
+  // "Cuda compilation tools, release 13.0, V13.0.88"
+  auto at = text.find("release ");
+  if (at == std::string_view::npos) return std::nullopt;
+  auto line_end = text.find('\n', at);
+  auto words = SplitWords(text.substr(at, line_end == std::string_view::npos ? text.npos : line_end - at));
+  std::string release = words.size() > 1 ? words[1] : "";
+  if (!release.empty() && release.back() == ',') release.pop_back();
+  if (words.size() > 2 && words[2].size() > 1 && words[2][0] == 'V' && Version::Parse(words[2].substr(1))) {
+    return words[2].substr(1);
+  }
+  if (Version::Parse(release)) return release;
+  return std::nullopt;
+}
+
+void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
+  const sys::Fs& fs = *env.fs;
+  Component& c = facts.cuda;
+  for (const auto& prefix : Candidates(env)) {
+    if (auto vj = fs.Read(prefix + "/version.json")) {
+      auto parsed = ParseCudaVersionJson(*vj);
+      if (!parsed.version.empty()) {
+        c.version = parsed.version;
+        c.source = "version.json";
+        if (parsed.field != "cuda_nvcc") c.notes.push_back("version.json: version from \"" + parsed.field + "\"");
+      } else {
+        c.notes.push_back(prefix + "/version.json: no usable version (" + (parsed.error.empty() ? "no version key" : parsed.error) + ")");
+      }
+    }
+    if (c.version.empty()) FromDistInfo(fs, prefix + "/dist-info", c);
+    if (c.version.empty() && Live(env) && env.runner && fs.Exists(prefix + "/bin/nvcc")) {
+      sys::Command cmd;
+      cmd.argv = {prefix + "/bin/nvcc", "--version"};
+      cmd.timeout = std::chrono::milliseconds(5000);
+      auto res = env.runner->Run(cmd);
+      if (auto v = res.ok() ? ParseNvccVersion(res.out) : std::nullopt) {
+        c.version = *v;
+        c.source = "nvcc";
+      } else {
+        c.notes.push_back(prefix + "/bin/nvcc --version failed" + (res.timed_out ? " (timed out)" : ""));
+      }
+    }
+    if (c.version.empty() && Live(env) && env.native) {
+      auto call = env.native->CudaRuntimeVersion({prefix + "/lib64", prefix + "/lib"});
+      if (call.loaded && call.value) {
+        c.version = CudaVersionFromCode(*call.value);
+        c.source = "dlopen:" + call.path;
+      }
+    }
+    if (!c.version.empty() || fs.Exists(prefix + "/bin/nvcc")) {
+      c.path = prefix;
+      break;
+    }
+  }
+  if (c.version.empty()) {
+    // A runtime from wheels in site-packages (no toolkit prefix), then the dpkg meta-package.
+    for (const auto& dir : DistInfoDirs(env, facts)) {
+      if (FromDistInfo(fs, dir, c)) {
+        c.path = dir;
+        break;
+      }
+    }
+  }
+  if (c.version.empty()) {
+    std::optional<Version> best;
+    for (const auto& [name, pkg] : facts.packages) {
+      if (!StartsWith(name, "cuda-toolkit-")) continue;
+      auto v = Version::Parse(DebVersion::Parse(pkg.version).upstream);
+      if (v && (!best || *v > *best)) {
+        best = v;
+        c.source = "dpkg:" + name;
+      }
+    }
+    if (best) c.version = best->str();
+  }
+  c.found = !c.version.empty();
+  if (c.found) {
+    if (auto v = Version::Parse(c.version)) c.cuda_major = static_cast<int>(v->major());
+  } else {
+    facts.probe_notes.push_back("cuda: no CUDA toolkit found (/usr/local/cuda*, CUDA_HOME, nvcc on PATH, dpkg)");
+  }
+}
+
+}  // namespace gp::probe

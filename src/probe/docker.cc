@@ -1,0 +1,284 @@
+// Docker and the NVIDIA Container Toolkit: the engine over its unix socket (live only), daemon.json,
+// CDI specs, the toolkit's packages and `nvidia-ctk --version` (live only).
+#include <nlohmann/json.hpp>
+
+#include "probe/parsers.h"
+#include "probe/steps.h"
+#include "util/strings.h"
+#include "util/version.h"
+
+namespace gp::probe {
+namespace {
+
+using nlohmann::json;
+
+const char* const kToolkitPackages[] = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
+                                        "libnvidia-container-tools", "libnvidia-container1"};
+constexpr auto kSocketTimeout = std::chrono::milliseconds(2000);
+
+std::string Unquote(std::string_view v) {
+  v = Trim(v);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  return std::string(v);
+}
+
+size_t Indent(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && line[i] == ' ') ++i;
+  return i;
+}
+
+std::vector<std::string> StringList(const json& j, const char* key) {
+  std::vector<std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> Keys(const json& j, const char* key) {
+  std::vector<std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return out;
+  for (auto e = it->begin(); e != it->end(); ++e) out.push_back(e.key());
+  return out;  // nlohmann's object is a std::map: sorted
+}
+
+// An executable named `name` in one of PATH's directories (live) or the usual bin dirs (--root).
+std::string FindProgram(const ProbeEnv& env, const std::string& name) {
+  std::vector<std::string> dirs;
+  if (Live(env)) dirs = Split(EnvVar(env, "PATH"), ':');
+  else dirs = {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"};
+  for (const auto& d : dirs) {
+    if (!d.empty() && d[0] == '/' && env.fs->Exists(d + "/" + name)) return d + "/" + name;
+  }
+  return "";
+}
+
+void ProbeToolkit(const ProbeEnv& env, HostFacts& facts) {
+  for (const char* name : kToolkitPackages) {
+    if (const auto* p = FindPackage(facts, name)) facts.toolkit.packages[name] = p->version;
+  }
+  if (!Live(env) || !env.runner) return;
+  std::string ctk = FindProgram(env, "nvidia-ctk");
+  if (ctk.empty()) return;
+  sys::Command cmd;
+  cmd.argv = {ctk, "--version"};
+  cmd.timeout = kSocketTimeout;
+  auto res = env.runner->Run(cmd);
+  if (auto v = res.ok() ? ParseCtkVersion(res.out) : std::nullopt) facts.toolkit.ctk_version = *v;
+  else facts.probe_notes.push_back("container_toolkit: " + ctk + " --version failed" + (res.timed_out ? " (timed out)" : ""));
+}
+
+void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& cdi_dirs) {
+  if (!Live(env)) {
+    d.detail = "not contacted (--root)";
+    return;
+  }
+  if (!env.docker) {
+    d.detail = "not contacted";
+    return;
+  }
+  std::string socket = "/var/run/docker.sock";
+  std::string host = EnvVar(env, "DOCKER_HOST");
+  if (StartsWith(host, "unix://")) {
+    socket = host.substr(7);
+  } else if (!host.empty()) {
+    d.detail = "DOCKER_HOST=" + host + " is not a unix socket; not contacted";
+    return;
+  }
+  if (!env.fs->Exists(socket)) {
+    d.detail = socket + " not found (engine not installed or not running)";
+    return;
+  }
+  auto ver = env.docker->Get(socket, "/version", kSocketTimeout);
+  if (!ver.ok()) {
+    d.detail = socket + ": " + (ver.error.empty() ? "HTTP " + std::to_string(ver.status) : ver.error);
+    return;
+  }
+  d.engine_reachable = true;
+  if (auto v = ParseDockerVersionBody(ver.body)) d.version = *v;
+  auto info = env.docker->Get(socket, "/info", kSocketTimeout);
+  if (!info.ok()) {
+    d.detail = socket + " /info: " + (info.error.empty() ? "HTTP " + std::to_string(info.status) : info.error);
+    return;
+  }
+  auto body = ParseDockerInfoBody(info.body);
+  d.runtimes = body.runtimes;
+  d.default_runtime = body.default_runtime;
+  for (const auto& dir : body.cdi_spec_dirs) cdi_dirs.push_back(dir);
+  d.cdi = !body.cdi_spec_dirs.empty();  // refined below: needs an nvidia.com/gpu spec too
+  for (const auto& dev : body.cdi_devices) d.cdi_devices.push_back(dev);
+}
+
+}  // namespace
+
+std::optional<std::string> ParseCtkVersion(std::string_view text) {
+  auto at = text.find(" version ");
+  if (at == std::string_view::npos) return std::nullopt;
+  auto words = SplitWords(text.substr(at + 9, text.find('\n', at) == std::string_view::npos ? text.npos
+                                                                                           : text.find('\n', at) - at - 9));
+  if (words.empty() || !Version::Parse(words[0])) return std::nullopt;
+  return words[0];
+}
+
+DaemonJson ParseDaemonJson(std::string_view text) {
+  DaemonJson r;
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    auto close = what.find("] ");
+    r.error = close == std::string::npos ? what : what.substr(close + 2);
+    return r;
+  }
+  if (!j.is_object()) {
+    r.error = "not a JSON object";
+    return r;
+  }
+  r.runtimes = Keys(j, "runtimes");
+  if (auto it = j.find("default-runtime"); it != j.end() && it->is_string()) r.default_runtime = it->get<std::string>();
+  r.cdi_spec_dirs = StringList(j, "cdi-spec-dirs");
+  if (auto f = j.find("features"); f != j.end() && f->is_object()) {
+    if (auto c = f->find("cdi"); c != f->end() && c->is_boolean()) r.cdi_feature = c->get<bool>();
+  }
+  return r;
+}
+
+std::optional<std::string> ParseDockerVersionBody(std::string_view body) {
+  auto j = json::parse(body.begin(), body.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  auto it = j.find("Version");
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+DockerInfoBody ParseDockerInfoBody(std::string_view body) {
+  DockerInfoBody r;
+  auto j = json::parse(body.begin(), body.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return r;
+  r.ok = true;
+  r.runtimes = Keys(j, "Runtimes");
+  if (auto it = j.find("DefaultRuntime"); it != j.end() && it->is_string()) r.default_runtime = it->get<std::string>();
+  r.cdi_spec_dirs = StringList(j, "CDISpecDirs");
+  if (auto it = j.find("DiscoveredDevices"); it != j.end() && it->is_array()) {
+    for (const auto& dev : *it) {
+      if (!dev.is_object()) continue;
+      auto src = dev.find("Source");
+      auto id = dev.find("ID");
+      if (src != dev.end() && src->is_string() && src->get<std::string>() == "cdi" && id != dev.end() && id->is_string()) {
+        r.cdi_devices.push_back(id->get<std::string>());
+      }
+    }
+  }
+  return r;
+}
+
+CdiSpec ParseCdiSpec(std::string_view text, bool is_json) {
+  CdiSpec spec;
+  if (is_json) {
+    auto j = json::parse(text.begin(), text.end(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return spec;
+    if (auto k = j.find("kind"); k != j.end() && k->is_string()) spec.kind = k->get<std::string>();
+    if (auto d = j.find("devices"); d != j.end() && d->is_array()) {
+      for (const auto& dev : *d) {
+        auto n = dev.is_object() ? dev.find("name") : dev.end();
+        if (n != dev.end() && n->is_string()) spec.devices.push_back(spec.kind + "=" + n->get<std::string>());
+      }
+    }
+    return spec;
+  }
+  // YAML as nvidia-ctk writes it: top-level "kind:" and a "devices:" list whose items carry "name:".
+  std::vector<std::string> names;
+  bool in_devices = false;
+  size_t item_indent = std::string::npos;
+  for (const auto& raw : Split(text, '\n')) {
+    std::string_view line = raw;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (Trim(line).empty() || Trim(line)[0] == '#') continue;
+    size_t ind = Indent(line);
+    std::string_view body = line.substr(ind);
+    if (ind == 0 && body[0] != '-') {
+      in_devices = StartsWith(body, "devices:");
+      item_indent = std::string::npos;
+      if (StartsWith(body, "kind:")) spec.kind = Unquote(body.substr(5));
+      continue;
+    }
+    if (!in_devices) continue;
+    if (StartsWith(body, "- ")) {
+      if (item_indent == std::string::npos) item_indent = ind;
+      if (ind == item_indent) {
+        body = body.substr(2);
+        ind += 2;
+        body = Trim(body);
+      }
+    }
+    if (item_indent != std::string::npos && ind == item_indent + 2 && StartsWith(body, "name:")) {
+      names.push_back(Unquote(body.substr(5)));
+    }
+  }
+  for (const auto& n : names) spec.devices.push_back(spec.kind + "=" + n);
+  return spec;
+}
+
+void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
+  const sys::Fs& fs = *env.fs;
+  DockerInfo& d = facts.docker;
+  ProbeToolkit(env, facts);
+  d.cli_found = !FindProgram(env, "docker").empty();
+
+  std::vector<std::string> cdi_dirs = {"/etc/cdi", "/var/run/cdi"};
+  DaemonJson daemon;
+  if (auto text = fs.Read("/etc/docker/daemon.json")) {
+    daemon = ParseDaemonJson(*text);
+    d.daemon_json_error = daemon.error;
+    d.daemon_json_runtimes = daemon.runtimes;
+    for (const auto& dir : daemon.cdi_spec_dirs) cdi_dirs.push_back(dir);
+  }
+  ProbeEngine(env, d, cdi_dirs);
+  if (!d.engine_reachable) {
+    // What the engine would say, from its configuration: runc always, plus daemon.json's runtimes.
+    d.default_runtime = daemon.default_runtime;
+  }
+
+  bool nvidia_spec = false;
+  std::vector<std::string> seen_dirs;
+  for (const auto& dir : cdi_dirs) {
+    bool dup = false;
+    for (const auto& s : seen_dirs) dup = dup || s == dir;
+    if (dup) continue;
+    seen_dirs.push_back(dir);
+    for (const auto& name : fs.List(dir)) {
+      bool js = EndsWith(name, ".json");
+      if (!js && !EndsWith(name, ".yaml") && !EndsWith(name, ".yml")) continue;
+      auto text = fs.Read(dir + "/" + name);
+      if (!text) continue;
+      auto spec = ParseCdiSpec(*text, js);
+      if (spec.kind != "nvidia.com/gpu") continue;
+      nvidia_spec = true;
+      for (const auto& dev : spec.devices) {
+        bool have = false;
+        for (const auto& x : d.cdi_devices) have = have || x == dev;
+        if (!have) d.cdi_devices.push_back(dev);
+      }
+    }
+  }
+  if (d.engine_reachable) {
+    d.cdi = d.cdi && nvidia_spec;
+  } else {
+    // Engine not asked: CDI is on by default from Docker 28.3.0, or when daemon.json enables the feature.
+    bool enabled = daemon.cdi_feature.value_or(false);
+    if (!daemon.cdi_feature) {
+      if (const auto* p = FindPackage(facts, "docker-ce")) {
+        auto up = Version::Parse(DebVersion::Parse(p->version).upstream.substr(0, DebVersion::Parse(p->version).upstream.find_first_of("-~+")));
+        enabled = up && *up >= Version::Must("28.3.0");
+      }
+    }
+    d.cdi = enabled && nvidia_spec;
+  }
+}
+
+}  // namespace gp::probe

@@ -1,0 +1,110 @@
+// The dpkg database read directly (/var/lib/dpkg/status and the updates/ journal): no dpkg-query spawn.
+#include "probe/parsers.h"
+#include "probe/steps.h"
+#include "util/strings.h"
+
+namespace gp::probe {
+namespace {
+
+// The third word of "want flag state" ("installed", "half-configured", ...); empty when malformed.
+std::string_view StateWord(std::string_view status) {
+  status = Trim(status);
+  auto sp = status.find_last_of(" \t");
+  if (sp == std::string_view::npos || SplitWords(status).size() != 3) return {};
+  return status.substr(sp + 1);
+}
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+}  // namespace
+
+std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
+  // A fast line scan (the status file of a full host is a few MB): only Package, Status and Version.
+  std::vector<DpkgEntry> out;
+  DpkgEntry cur;
+  auto flush = [&] {
+    if (!cur.package.empty()) out.push_back(std::move(cur));
+    cur = DpkgEntry{};
+  };
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) {
+      flush();
+    } else if (line[0] != ' ' && line[0] != '\t') {
+      if (StartsWith(line, "Package:")) cur.package = std::string(Trim(line.substr(8)));
+      else if (StartsWith(line, "Status:")) cur.status = std::string(Trim(line.substr(7)));
+      else if (StartsWith(line, "Version:")) cur.version = std::string(Trim(line.substr(8)));
+    }
+    if (nl == text.size()) break;
+    pos = nl + 1;
+  }
+  flush();
+  return out;
+}
+
+bool IsNvidiaRelatedPackage(std::string_view n) {
+  for (std::string_view p : {"nvidia-", "libnvidia-", "cuda-", "libcudnn", "cudnn", "libnccl", "docker", "containerd"}) {
+    if (StartsWith(n, p)) return true;
+  }
+  return n == "cuda";
+}
+
+bool DpkgInstalled(std::string_view status) {
+  auto s = StateWord(status);
+  return !s.empty() && s != "not-installed" && s != "config-files";
+}
+
+bool DpkgInterrupted(std::string_view status) {
+  auto s = StateWord(status);
+  return s == "half-configured" || s == "half-installed" || s == "unpacked" || s == "triggers-awaited" ||
+         s == "triggers-pending";
+}
+
+void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
+  const sys::Fs& fs = *env.fs;
+  auto status = fs.Read("/var/lib/dpkg/status");
+  if (!status) {
+    facts.probe_notes.push_back("dpkg: /var/lib/dpkg/status not found (not a Debian/Ubuntu host?)");
+    return;
+  }
+  auto add = [&](const DpkgEntry& e) {
+    if (DpkgInterrupted(e.status)) {
+      bool seen = false;
+      for (const auto& n : facts.dpkg_interrupted) seen = seen || n == e.package;
+      if (!seen) facts.dpkg_interrupted.push_back(e.package);
+    }
+    if (!IsNvidiaRelatedPackage(e.package)) return;
+    if (!DpkgInstalled(e.status)) {
+      facts.packages.erase(e.package);
+      return;
+    }
+    InstalledPackage p;
+    p.name = e.package;
+    p.version = e.version;
+    p.status = e.status;
+    p.held = StartsWith(e.status, "hold ");
+    facts.packages[p.name] = p;
+  };
+  for (const auto& e : ParseDpkgStatus(*status)) add(e);
+  // The updates/ journal holds records dpkg wrote but has not merged yet: an interrupted run.
+  for (const auto& name : fs.List("/var/lib/dpkg/updates")) {
+    if (!AllDigits(name)) continue;
+    const std::string path = "/var/lib/dpkg/updates/" + name;
+    auto entries = ParseDpkgStatus(fs.Read(path).value_or(""));
+    if (entries.empty()) facts.dpkg_interrupted.push_back(path);
+    for (const auto& e : entries) {
+      bool seen = false;
+      for (const auto& n : facts.dpkg_interrupted) seen = seen || n == e.package;
+      if (!seen) facts.dpkg_interrupted.push_back(e.package);
+      add(e);
+    }
+  }
+}
+
+}  // namespace gp::probe

@@ -1,0 +1,58 @@
+// The probe's steps, one concern per file; ProbeHost (probe/probe.cc) runs them in this order. Each step
+// fills its part of HostFacts, adds probe_notes for what it could not learn, and never throws. Steps that
+// would run, load or contact something check `Live(env)` first (PRODUCT.md --root rules).
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probe/probe.h"
+
+namespace gp::probe {
+
+// True when the probe may touch the live host: the Fs is live "/" (not --root).
+inline bool Live(const ProbeEnv& env) { return env.fs->IsLive(); }
+// The value of an environment variable from ProbeEnv::env, "" when unset.
+std::string EnvVar(const ProbeEnv& env, const std::string& name);
+
+void ProbeOs(const ProbeEnv& env, HostFacts& facts);           // os.cc: os, kernel, arch, CPUs, memory, shm, disk
+void ProbePci(const ProbeEnv& env, HostFacts& facts);          // pci.cc: NVIDIA functions, GPUs, NVSwitches
+void ProbeDpkg(const ProbeEnv& env, HostFacts& facts);         // dpkg.cc: packages, holds, interrupted dpkg
+void ProbeDriver(const ProbeEnv& env, HostFacts& facts);       // driver.cc: module, userspace, nouveau, SB, DKMS
+void ProbeCuda(const ProbeEnv& env, HostFacts& facts);         // cuda.cc: toolkit version and prefix
+void ProbeCudnn(const ProbeEnv& env, HostFacts& facts);        // cudnn.cc (after ProbeCuda and ProbeDpkg)
+void ProbeNccl(const ProbeEnv& env, HostFacts& facts);         // nccl.cc (after ProbeCuda and ProbeDpkg)
+void ProbeDocker(const ProbeEnv& env, HostFacts& facts);       // docker.cc: engine, daemon.json, CDI, toolkit
+void ProbeServices(const ProbeEnv& env, HostFacts& facts);     // services.cc: fabric manager, persistenced, reboot
+
+// A library found by headers, dpkg, pip wheels and (live only) a dlopen'ed version call: cuDNN, NCCL.
+struct LibrarySpec {
+  std::string label;                                          // "cudnn" (probe_notes prefix)
+  std::vector<std::string> header_names;                      // tried in each include dir, in order
+  std::function<std::optional<std::string>(std::string_view)> parse_header;
+  std::function<bool(const std::string&)> is_runtime_package; // dpkg package names that carry it
+  std::string pip_prefix;                                     // "nvidia_cudnn_cu"
+  std::function<sys::LibCall(sys::NativeLibs&, const std::vector<std::string>&)> load;
+  std::function<std::string(long)> from_code;                 // version code -> "9.19.0"
+};
+// library.cc: fills `out` from the sources above; the live library's answer wins when it loads.
+void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec, Component& out);
+
+// Shared helpers (probe/probe.cc).
+// Directories that may hold pip wheels' dist-info (site-packages / dist-packages of the host's Pythons,
+// and <cuda>/dist-info of a toolkit assembled from wheels).
+std::vector<std::string> DistInfoDirs(const ProbeEnv& env, const HostFacts& facts);
+// The installed dpkg entry for `name`, or nullptr.
+const InstalledPackage* FindPackage(const HostFacts& facts, const std::string& name);
+// Library directories of the found CUDA toolkit (<prefix>/lib64, <prefix>/lib), for dlopen extra_dirs.
+std::vector<std::string> CudaLibDirs(const HostFacts& facts);
+// `path` exists; when `path` itself is an absolute symlink, its target is looked up inside the Fs root
+// (a --root tree's "/lib/modules/K/build -> /usr/src/linux-headers-K" must not resolve on the live host).
+bool ExistsInRoot(const sys::Fs& fs, const std::string& path);
+// A directory entry's parent-relative symlink target made absolute ("cuda-12.2" under /usr/local ->
+// "/usr/local/cuda-12.2"); absolute targets are returned as they are.
+std::string ResolveLink(const std::string& link_path, const std::string& target);
+
+}  // namespace gp::probe

@@ -1,0 +1,191 @@
+// DlopenNativeLibs: version and health calls into NVIDIA's libraries through dlopen, no CUDA headers.
+// Libraries are opened RTLD_LAZY|RTLD_LOCAL and never closed: NCCL and NVML may start threads, and
+// unloading code a thread still runs crashes the process at exit.
+#include <dlfcn.h>
+#include <link.h>
+
+#include <string>
+#include <vector>
+
+#include "sys/native.h"
+
+namespace gp::sys {
+namespace {
+
+// The C ABI of the few functions used (from NVIDIA's public headers; status codes: 0 = success).
+using IntFn = int (*)(int*);                    // cudaRuntimeGetVersion, ncclGetVersion, cuDriverGetVersion, cuDeviceGetCount
+using SizeFn = size_t (*)();                    // cudnnGetVersion
+using InitFn = int (*)(unsigned);               // cuInit
+using NvmlVoidFn = int (*)();                   // nvmlInit_v2, nvmlShutdown
+using NvmlStrFn = int (*)(char*, unsigned);     // nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion
+using NvmlCountFn = int (*)(unsigned*);         // nvmlDeviceGetCount_v2
+using NvmlErrFn = const char* (*)(int);         // nvmlErrorString
+using CuErrFn = int (*)(int, const char**);     // cuGetErrorString
+
+struct Opened {
+  void* handle = nullptr;
+  std::string path;
+  std::string error;
+};
+
+std::string PathOf(void* handle, const std::string& fallback) {
+  struct link_map* map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0]) return map->l_name;
+  return fallback;
+}
+
+// Tries each soname in each extra dir first (a toolkit outside the loader path), then the default search.
+Opened Open(const std::vector<std::string>& sonames, const std::vector<std::string>& extra_dirs) {
+  Opened o;
+  std::vector<std::string> tries;
+  for (const auto& dir : extra_dirs) {
+    for (const auto& so : sonames) tries.push_back(dir + "/" + so);
+  }
+  for (const auto& so : sonames) tries.push_back(so);
+  for (const auto& t : tries) {
+    ::dlerror();
+    if (void* h = ::dlopen(t.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+      o.handle = h;
+      o.path = PathOf(h, t);
+      return o;
+    }
+    if (o.error.empty() || t.find('/') == std::string::npos) {
+      const char* e = ::dlerror();
+      if (e) o.error = e;
+    }
+  }
+  return o;
+}
+
+template <typename Fn>
+Fn Sym(void* handle, const char* name) {
+  return reinterpret_cast<Fn>(::dlsym(handle, name));
+}
+
+LibCall CallInt(const std::vector<std::string>& sonames, const std::vector<std::string>& extra_dirs,
+                const char* symbol) {
+  LibCall r;
+  Opened o = Open(sonames, extra_dirs);
+  if (!o.handle) {
+    r.error = o.error;
+    return r;
+  }
+  r.loaded = true;
+  r.path = o.path;
+  auto fn = Sym<IntFn>(o.handle, symbol);
+  if (!fn) {
+    r.error = std::string(symbol) + " not found in " + o.path;
+    return r;
+  }
+  int v = 0;
+  int status = fn(&v);
+  if (status != 0) {
+    r.error = std::string(symbol) + " returned " + std::to_string(status);
+    return r;
+  }
+  r.value = v;
+  return r;
+}
+
+}  // namespace
+
+LibCall DlopenNativeLibs::CudaRuntimeVersion(const std::vector<std::string>& extra_dirs) {
+  return CallInt({"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}, extra_dirs,
+                 "cudaRuntimeGetVersion");
+}
+
+LibCall DlopenNativeLibs::CudnnVersion(const std::vector<std::string>& extra_dirs) {
+  LibCall r;
+  Opened o = Open({"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so.7", "libcudnn.so"}, extra_dirs);
+  if (!o.handle) {
+    r.error = o.error;
+    return r;
+  }
+  r.loaded = true;
+  r.path = o.path;
+  if (auto fn = Sym<SizeFn>(o.handle, "cudnnGetVersion")) r.value = static_cast<long>(fn());
+  else r.error = "cudnnGetVersion not found in " + o.path;
+  return r;
+}
+
+LibCall DlopenNativeLibs::NcclVersion(const std::vector<std::string>& extra_dirs) {
+  return CallInt({"libnccl.so.2", "libnccl.so"}, extra_dirs, "ncclGetVersion");
+}
+
+NvmlInfo DlopenNativeLibs::Nvml() {
+  NvmlInfo r;
+  Opened o = Open({"libnvidia-ml.so.1", "libnvidia-ml.so"}, {});
+  if (!o.handle) {
+    r.error = o.error;
+    return r;
+  }
+  r.loaded = true;
+  r.path = o.path;
+  auto init = Sym<NvmlVoidFn>(o.handle, "nvmlInit_v2");
+  auto err = Sym<NvmlErrFn>(o.handle, "nvmlErrorString");
+  auto text = [&](int status) {
+    const char* s = err ? err(status) : nullptr;
+    return s ? std::string(s) : "NVML error " + std::to_string(status);
+  };
+  if (!init) {
+    r.error = "nvmlInit_v2 not found in " + o.path;
+    return r;
+  }
+  if (int s = init(); s != 0) {
+    r.error = text(s);  // e.g. "Driver/library version mismatch", "Driver Not Loaded"
+    return r;
+  }
+  char buf[96];
+  if (auto fn = Sym<NvmlStrFn>(o.handle, "nvmlSystemGetDriverVersion"); fn && fn(buf, sizeof buf) == 0) {
+    r.driver_version = std::string(buf);
+  }
+  if (auto fn = Sym<NvmlStrFn>(o.handle, "nvmlSystemGetNVMLVersion"); fn && fn(buf, sizeof buf) == 0) {
+    r.nvml_version = std::string(buf);
+  }
+  if (auto fn = Sym<NvmlCountFn>(o.handle, "nvmlDeviceGetCount_v2")) {
+    unsigned n = 0;
+    if (int s = fn(&n); s == 0) r.device_count = static_cast<long>(n);
+    else r.error = text(s);
+  }
+  if (auto fn = Sym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();
+  return r;
+}
+
+CudaDriverInfo DlopenNativeLibs::CudaDriver() {
+  CudaDriverInfo r;
+  Opened o = Open({"libcuda.so.1", "libcuda.so"}, {});
+  if (!o.handle) {
+    r.error = o.error;
+    return r;
+  }
+  r.loaded = true;
+  r.path = o.path;
+  auto errstr = Sym<CuErrFn>(o.handle, "cuGetErrorString");
+  auto text = [&](const char* call, int status) {
+    const char* s = nullptr;
+    if (errstr) errstr(status, &s);
+    return std::string(call) + ": " + (s ? s : "CUDA error " + std::to_string(status));
+  };
+  if (auto fn = Sym<IntFn>(o.handle, "cuDriverGetVersion")) {
+    int v = 0;
+    if (int s = fn(&v); s == 0) r.driver_api_version = v;
+    else r.error = text("cuDriverGetVersion", s);
+  }
+  auto init = Sym<InitFn>(o.handle, "cuInit");
+  if (!init) {
+    r.error = "cuInit not found in " + o.path;
+    return r;
+  }
+  if (int s = init(0); s != 0) {
+    r.error = text("cuInit", s);  // e.g. "cuInit: no CUDA-capable device is detected"
+    return r;
+  }
+  if (auto fn = Sym<IntFn>(o.handle, "cuDeviceGetCount")) {
+    int n = 0;
+    if (int s = fn(&n); s == 0) r.device_count = n;
+    else r.error = text("cuDeviceGetCount", s);
+  }
+  return r;
+}
+
+}  // namespace gp::sys

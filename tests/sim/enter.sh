@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# enter.sh HOST_DIR CMD...: runs as pid 1 of a fresh private mount+pid namespace (lib.sh: _sim_enter).
+# Mounts the simulated server (overlay of / with HOST_DIR/upper, fake /sys, /proc/driver, /run, /sim),
+# then runs CMD chrooted into it and exits with its status. The mounts vanish with the namespace.
+set -euo pipefail
+host=$1
+shift
+m=$host/merged
+mount -t overlay gpuprep-sim -o "lowerdir=/,upperdir=$host/upper,workdir=$host/work" "$m"
+mount -t proc proc "$m/proc"
+mount --bind "$host/procdriver" "$m/proc/driver"
+mount --rbind /dev "$m/dev"
+mount --bind "$host/sys" "$m/sys"
+mount --bind "$host/run" "$m/run"
+mkdir -p "$m/sim"
+mount --bind "$host/sim" "$m/sim"
+set +e
+chroot "$m" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  LANG=C.UTF-8 TERM="${TERM:-dumb}" ${SIM_ENV:-} "$@"
+rc=$?
+exit $rc

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Runs inside the simulated server at a simulated boot (lib.sh: sim_reboot), after /run was emptied.
+# Decides what the kernel would load, from what is on disk:
+#   - nouveau loads and binds the GPUs unless a modprobe.d file blacklists it;
+#   - the nvidia module (the version the driver package's postinst recorded) loads when nouveau did not,
+#     and binds the GPUs (NVSwitches to nvidia-nvswitch);
+#   - units enabled in /etc/systemd/system/*.wants become active.
+# Prints "resume UNIT EXECSTART" for every enabled gpuprep*.service, for the harness to run.
+set -euo pipefail
+pci=/sys/bus/pci/devices
+nvidia_devices() {  # BDF CLASS of every NVIDIA device
+  local d
+  local d vendor class
+  for d in "$pci"/*; do
+    read -r vendor <"$d/vendor"
+    read -r class <"$d/class"
+    [[ $vendor == 0x10de ]] && echo "${d##*/} $class"
+  done
+  return 0
+}
+bind() {  # bind BDF DRIVER|""
+  rm -f "$pci/$1/driver"
+  [[ -n $2 ]] && ln -s "../../../../bus/pci/drivers/$2" "$pci/$1/driver"
+  return 0
+}
+
+rm -rf /sys/module/nvidia /sys/module/nouveau /proc/driver/nvidia
+while read -r bdf class; do bind "$bdf" ""; done < <(nvidia_devices)
+
+if [[ -e /sim/control/has-nouveau ]] &&
+  ! grep -qsE '^[[:space:]]*blacklist[[:space:]]+nouveau' /etc/modprobe.d/*.conf /lib/modprobe.d/*.conf /usr/lib/modprobe.d/*.conf; then
+  mkdir -p /sys/module/nouveau /sys/bus/pci/drivers/nouveau
+  echo live >/sys/module/nouveau/initstate
+  while read -r bdf class; do [[ $class == 0x03* ]] && bind "$bdf" nouveau; done < <(nvidia_devices)
+  echo "boot: nouveau loaded"
+fi
+
+version=$(cat /var/lib/gpuprep-sim/nvidia-module-version 2>/dev/null || true)
+if [[ -n $version && ! -d /sys/module/nouveau ]]; then
+  mkdir -p /sys/module/nvidia /proc/driver/nvidia /sys/bus/pci/drivers/nvidia /sys/bus/pci/drivers/nvidia-nvswitch
+  echo "$version" >/sys/module/nvidia/version
+  printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct 19 18:56:32 UTC 2023\nGCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n' \
+    "$version" >/proc/driver/nvidia/version
+  while read -r bdf class; do
+    if [[ $class == 0x03* ]]; then bind "$bdf" nvidia; else bind "$bdf" nvidia-nvswitch; fi
+  done < <(nvidia_devices)
+  echo "boot: nvidia $version loaded"
+elif [[ -n $version ]]; then
+  echo "boot: nvidia $version not loaded (nouveau holds the GPUs)"
+fi
+
+mkdir -p /run/gpuprep-sim/active
+for link in /etc/systemd/system/*.wants/*; do
+  [[ -L $link || -e $link ]] || continue
+  unit=${link##*/}
+  touch "/run/gpuprep-sim/active/$unit"
+  if [[ $unit == gpuprep*.service ]]; then
+    file=$(readlink -f "$link")
+    exec_start=$(sed -n 's/^ExecStart=[-@+!]*//p' "$file" | head -n 1)
+    echo "resume $unit $exec_start"
+  fi
+done

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Runs inside a new simulated server once (lib.sh: sim_new_host): turns the overlay of this Debian machine
+# into a bare Ubuntu 22.04 GPU server: os-release, no apt sources or lists, no CUDA, recording stand-ins
+# for everything that would reach the real machine (systemctl, reboot, initramfs, kernel modules).
+set -euo pipefail
+rm -f /etc/os-release /usr/lib/os-release
+cat >/usr/lib/os-release <<'OS'
+PRETTY_NAME="Ubuntu 22.04.4 LTS"
+NAME="Ubuntu"
+VERSION_ID="22.04"
+VERSION="22.04.4 LTS (Jammy Jellyfish)"
+VERSION_CODENAME=jammy
+ID=ubuntu
+ID_LIKE=debian
+HOME_URL="https://www.ubuntu.com/"
+SUPPORT_URL="https://help.ubuntu.com/"
+BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
+PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"
+UBUNTU_CODENAME=jammy
+OS
+ln -s ../usr/lib/os-release /etc/os-release
+printf 'DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=22.04\nDISTRIB_CODENAME=jammy\nDISTRIB_DESCRIPTION="Ubuntu 22.04.4 LTS"\n' >/etc/lsb-release
+echo "bookworm/sid" >/etc/debian_version
+
+# apt talks only to the simulated NVIDIA repository (which gpuprep adds).
+mkdir -p /etc/apt/sources-disabled-by-sim
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*; do
+  [[ -e $f ]] && mv "$f" /etc/apt/sources-disabled-by-sim/
+done
+rm -rf /var/lib/apt/lists
+mkdir -p /var/lib/apt/lists/partial
+rm -f /var/cache/apt/*.bin
+
+# No CUDA, cuDNN or NCCL installed by hand (this build machine has them under /usr/local/cuda-*).
+for d in /usr/local/cuda /usr/local/cuda-*; do
+  [[ -e $d || -L $d ]] && rm -rf "$d"
+done
+for f in /etc/ld.so.conf.d/*; do
+  grep -qs cuda "$f" && rm -f "$f"
+done
+ldconfig
+
+# Ubuntu ships /etc/modprobe.d (this Debian machine has no kmod, so no such directory).
+mkdir -p /etc/modprobe.d
+
+# The loopback repository's throwaway certificate is trusted here (the bundle libcurl and apt read).
+if [[ -f /sim/guest/tls.crt ]]; then
+  cat /sim/guest/tls.crt >>/etc/ssl/certs/ca-certificates.crt
+fi
+
+# Recording stand-ins; the real apt-get is kept and counted.
+install -d /usr/lib/gpuprep-sim /var/lib/gpuprep-sim
+install -m 0755 /sim/guest/record /usr/lib/gpuprep-sim/record
+for c in reboot shutdown poweroff halt update-initramfs modprobe rmmod insmod dkms; do
+  rm -f "/usr/sbin/$c"
+  ln -s /usr/lib/gpuprep-sim/record "/usr/sbin/$c"
+done
+rm -f /usr/bin/systemctl
+install -m 0755 /sim/guest/systemctl /usr/bin/systemctl
+mv /usr/bin/apt-get /usr/lib/gpuprep-sim/apt-get.real
+install -m 0755 /sim/guest/apt-get /usr/bin/apt-get
+install -m 0755 /sim/guest/sim-holdlock /usr/local/bin/sim-holdlock

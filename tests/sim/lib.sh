@@ -1,0 +1,307 @@
+#!/usr/bin/env bash
+# The simulated GPU server for gpuprep's install tests (contract: /work/notes/sim-contract.md, README.md).
+# Source this file, then: sim_require; sim_init GPUPREP SRC; sim_new_host; sim_run ARGV...; sim_reboot.
+# Everything lives in one temp dir ($SIM_DIR) and is removed, and the HTTP server stopped, on exit (trap).
+# Mounts exist only inside the private namespaces of sim_run, so they vanish with them.
+
+SIM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SIM_DIR=
+SIM_HOST=
+SIM_HTTP_PID=
+SIM_PORT=
+SIM_BG_PID=
+
+sim_skip() {
+  echo "SKIP: $*"
+  exit 0
+}
+
+sim_fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Skips (exit 0) only where the simulation cannot run: not root, no unshare, no mount namespaces or no
+# overlayfs. Missing build tools are a failure, not a skip.
+sim_require() {
+  [[ $(id -u) -eq 0 ]] || sim_skip "the simulated GPU server needs root (mount namespaces, overlayfs, chroot)"
+  command -v unshare >/dev/null || sim_skip "unshare (util-linux) not found"
+  unshare --mount --propagation private true 2>/dev/null || sim_skip "unshare --mount is not permitted here"
+  local t
+  for t in dpkg-deb apt-ftparchive gpg gcc python3 chroot openssl; do
+    command -v "$t" >/dev/null || sim_fail "$t not found (install: dpkg-dev apt-utils gnupg gcc python3 openssl)"
+  done
+  t=$(mktemp -d /tmp/gpuprep-sim-probe.XXXXXX)
+  mkdir -p "$t/u" "$t/w" "$t/m"
+  if ! unshare --mount --propagation private \
+    mount -t overlay gpuprep-sim-probe -o "lowerdir=/,upperdir=$t/u,workdir=$t/w" "$t/m" 2>/dev/null; then
+    rm -rf "$t"
+    sim_skip "overlayfs with lowerdir=/ is unavailable here"
+  fi
+  rm -rf "$t"
+}
+
+sim_cleanup() {
+  local rc=$?
+  if [[ -n $SIM_BG_PID ]]; then
+    kill -KILL "$SIM_BG_PID" 2>/dev/null
+    wait "$SIM_BG_PID" 2>/dev/null
+  fi
+  [[ -n $SIM_HTTP_PID ]] && kill "$SIM_HTTP_PID" 2>/dev/null && wait "$SIM_HTTP_PID" 2>/dev/null
+  if [[ -n $SIM_HOST ]]; then _sim_wait_gone "$SIM_HOST"; fi
+  if [[ -n $SIM_DIR && -d $SIM_DIR ]]; then
+    if [[ -n ${SIM_KEEP:-} ]]; then echo "sim: kept $SIM_DIR" >&2; else rm -rf "$SIM_DIR"; fi
+  fi
+  return $rc
+}
+
+_sim_ms() { date +%s%3N; }
+
+# sim_init GPUPREP SRC: builds the stand-in libraries and packages, the signed apt repository and its
+# variants, starts the loopback HTTP server and writes the test manifests. Once per script.
+sim_init() {
+  local gpuprep=$1 t0
+  t0=$(_sim_ms)
+  [[ -x $gpuprep ]] || sim_fail "gpuprep binary not found: $gpuprep"
+  SIM_DIR=$(mktemp -d /tmp/gpuprep-sim.XXXXXX)
+  trap sim_cleanup EXIT
+  trap 'exit 130' INT TERM
+  mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/www/repo" "$SIM_DIR/gnupg"
+  install -m 0755 "$gpuprep" "$SIM_DIR/common/bin/gpuprep"
+  bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build" || sim_fail "building stub packages"
+  install -m 0755 "$SIM_DIR/build/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
+
+  # Throwaway signing keys: the repository's, and a stranger's for the bad-key scenarios.
+  export GNUPGHOME=$SIM_DIR/gnupg
+  chmod 700 "$GNUPGHOME"
+  gpg --batch --quiet --passphrase '' --quick-gen-key "gpuprep sim repo <sim-repo@localhost>" ed25519 sign never 2>/dev/null ||
+    sim_fail "gpg key generation"
+  gpg --batch --quiet --passphrase '' --quick-gen-key "someone else <stranger@localhost>" ed25519 sign never 2>/dev/null ||
+    sim_fail "gpg key generation"
+  SIM_KEY_FPR=$(gpg --batch --with-colons --fingerprint sim-repo@localhost 2>/dev/null | awk -F: '/^fpr:/ {print $10; exit}')
+  SIM_BAD_FPR=$(gpg --batch --with-colons --fingerprint stranger@localhost 2>/dev/null | awk -F: '/^fpr:/ {print $10; exit}')
+  gpg --batch --export "$SIM_KEY_FPR" >"$SIM_DIR/www/sim-archive-keyring.gpg"
+  gpg --batch --armor --export "$SIM_KEY_FPR" >"$SIM_DIR/www/sim-archive-key.pub"
+  gpg --batch --export "$SIM_BAD_FPR" >"$SIM_DIR/www/stranger-keyring.gpg"
+  SIM_KEY_SHA256=$(sha256sum "$SIM_DIR/www/sim-archive-keyring.gpg" | cut -d' ' -f1)
+
+  _sim_index "$SIM_DIR/www/repo" "$SIM_KEY_FPR"
+  # badsig/: the same packages signed by the stranger's key; badsum/: one .deb altered after indexing.
+  cp -a "$SIM_DIR/www/repo" "$SIM_DIR/www/badsig"
+  rm -f "$SIM_DIR/www/badsig/"{Release,InRelease,Release.gpg,Packages,Packages.gz}
+  _sim_index "$SIM_DIR/www/badsig" "$SIM_BAD_FPR"
+  cp -a "$SIM_DIR/www/repo" "$SIM_DIR/www/badsum"
+  printf 'tampered' >>"$SIM_DIR/www/badsum/libnccl2_2.18.5-1+cuda12.2_amd64.deb"
+
+  # Served over HTTPS with a throwaway certificate for 127.0.0.1 that only the simulated server trusts
+  # (SIM_SCHEME=http: plain loopback HTTP instead).
+  SIM_SCHEME=${SIM_SCHEME:-https}
+  local tls=()
+  if [[ $SIM_SCHEME == https ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=gpuprep sim 127.0.0.1" \
+      -addext "subjectAltName=IP:127.0.0.1" -keyout "$SIM_DIR/tls.key" -out "$SIM_DIR/common/tls.crt" 2>/dev/null ||
+      sim_fail "openssl: creating the loopback certificate"
+    tls=("$SIM_DIR/common/tls.crt" "$SIM_DIR/tls.key")
+  fi
+  python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
+  SIM_HTTP_PID=$!
+  local i
+  for i in $(seq 100); do [[ -s $SIM_DIR/http.port ]] && break; sleep 0.05; done
+  [[ -s $SIM_DIR/http.port ]] || sim_fail "HTTP server did not start"
+  SIM_PORT=$(cat "$SIM_DIR/http.port")
+
+  _sim_manifest stack repo sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"
+  _sim_manifest stack-badkey repo stranger-keyring.gpg "$SIM_KEY_FPR" ""      # key served != pinned fingerprint
+  _sim_manifest stack-badsha repo sim-archive-keyring.gpg "" "$(printf '0%.0s' $(seq 64))"  # sha256 pin wrong
+  _sim_manifest stack-badsig badsig sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # repo signed by another key
+  _sim_manifest stack-badsum badsum sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # a .deb fails its checksum
+  echo "sim: packages, signed repository and $SIM_SCHEME://127.0.0.1:$SIM_PORT/ ready in $(($(_sim_ms) - t0)) ms" >&2
+}
+
+# _sim_index DIR FPR: a flat ("/") apt repository in DIR, signed with FPR (InRelease and Release.gpg).
+_sim_index() {
+  (
+    cd "$1" || exit 1
+    apt-ftparchive packages . >Packages 2>/dev/null
+    gzip -9kn Packages
+    apt-ftparchive -o APT::FTPArchive::Release::Origin="gpuprep-sim" -o APT::FTPArchive::Release::Label="gpuprep-sim" \
+      release . >Release
+    gpg --batch --yes --quiet --local-user "$2" --clearsign -o InRelease Release
+    gpg --batch --yes --quiet --local-user "$2" --armor --detach-sign -o Release.gpg Release
+  ) || sim_fail "indexing $1"
+}
+
+# _sim_manifest NAME REPO_DIR KEYFILE FPR SHA256: $SIM_DIR/common/NAME.yaml from tests/sim/stack.yaml.in.
+_sim_manifest() {
+  local fpr_line= sha_line=
+  [[ -n $4 ]] && fpr_line="key_fingerprint: \"$4\""
+  [[ -n $5 ]] && sha_line="keyring_sha256: \"$5\""
+  sed -e "s|@NAME@|sim-$1|g" -e "s|@URL@|$SIM_SCHEME://127.0.0.1:$SIM_PORT/$2/|g" \
+    -e "s|@KEYRING_URL@|$SIM_SCHEME://127.0.0.1:$SIM_PORT/$3|g" -e "s|@FINGERPRINT_LINE@|$fpr_line|" \
+    -e "s|@SHA256_LINE@|$sha_line|" "$SIM_LIB_DIR/stack.yaml.in" >"$SIM_DIR/common/$1.yaml"
+}
+
+# sim_new_host: a fresh bare server (Ubuntu 22.04, GPUs on nouveau, nothing NVIDIA installed).
+# Fixture knobs (environment): SIM_GPUS (default 8 H100 SXM 0x2330), SIM_GPU_ID (0x2330), SIM_NVSWITCH=1
+# (4 NVSwitches 0x22a3), SIM_SECURE_BOOT=1, SIM_NOUVEAU=0 (no nouveau module on this kernel).
+sim_new_host() {
+  local t0 h
+  t0=$(_sim_ms)
+  [[ -n $SIM_HOST ]] && _sim_wait_gone "$SIM_HOST"
+  SIM_HOST=$SIM_DIR/host
+  h=$SIM_HOST
+  rm -rf "$h"
+  mkdir -p "$h"/{upper,work,merged,run,procdriver} "$h/sim"/{bin,log,control,guest}
+  cp "$SIM_DIR/common/"*.yaml "$h/sim/"
+  [[ -f $SIM_DIR/common/tls.crt ]] && cp "$SIM_DIR/common/tls.crt" "$h/sim/guest/"
+  install -m 0755 "$SIM_DIR/common/bin/gpuprep" "$h/sim/bin/gpuprep"
+  install -m 0755 "$SIM_LIB_DIR/guest/"* "$SIM_DIR/common/sim-holdlock" "$h/sim/guest/"
+  : >"$h/sim/log/commands.log"
+  : >"$h/sim/log/apt-get.log"
+  [[ ${SIM_NOUVEAU:-1} == 1 ]] && touch "$h/sim/control/has-nouveau"
+  _sim_sysfs "$h/sys"
+  # Hide this build machine's CUDA (pip-wheel toolkit under /usr/local/cuda-*): overlayfs whiteouts
+  # (0/0 character devices in the upper layer) are instant, unlike deleting thousands of files inside.
+  local d
+  mkdir -p "$h/upper/usr/local"
+  for d in /usr/local/cuda /usr/local/cuda-*; do
+    [[ -e $d || -L $d ]] && mknod "$h/upper/usr/local/${d##*/}" c 0 0
+  done
+  sim_run /sim/guest/provision.sh >"$h/provision.log" 2>&1 || { cat "$h/provision.log" >&2; sim_fail "provisioning the simulated server"; }
+  sim_run /sim/guest/boot.sh >>"$h/provision.log" 2>&1 || { cat "$h/provision.log" >&2; sim_fail "first boot"; }
+  echo "sim: new bare host in $(($(_sim_ms) - t0)) ms" >&2
+}
+
+# _sim_sysfs DIR: the fake /sys (same layout as tests/fixtures/hosts): NVIDIA GPUs (+ NVSwitches), one NIC,
+# EFI variables, the CPU list.
+_sim_sysfs() {
+  local s=$1 i bdf n=${SIM_GPUS:-8}
+  local gpu_bdfs=(0000:18:00.0 0000:2a:00.0 0000:3a:00.0 0000:5d:00.0 0000:9a:00.0 0000:ab:00.0 0000:ba:00.0 0000:db:00.0)
+  mkdir -p "$s/bus/pci/devices" "$s/bus/pci/drivers/mlx5_core" "$s/module" "$s/firmware/efi/efivars" "$s/devices/system/cpu"
+  _dev() {  # _dev BDF VENDOR DEVICE CLASS DRIVER
+    mkdir -p "$s/bus/pci/devices/$1"
+    echo "$2" >"$s/bus/pci/devices/$1/vendor"
+    echo "$3" >"$s/bus/pci/devices/$1/device"
+    echo "$4" >"$s/bus/pci/devices/$1/class"
+    echo 0 >"$s/bus/pci/devices/$1/numa_node"
+    [[ -n $5 ]] && ln -s "../../../../bus/pci/drivers/$5" "$s/bus/pci/devices/$1/driver"
+    return 0
+  }
+  for ((i = 0; i < n && i < ${#gpu_bdfs[@]}; i++)); do
+    _dev "${gpu_bdfs[$i]}" 0x10de "${SIM_GPU_ID:-0x2330}" 0x030200 ""
+  done
+  if [[ ${SIM_NVSWITCH:-0} == 1 ]]; then
+    for bdf in 0000:05:00.0 0000:06:00.0 0000:07:00.0 0000:08:00.0; do _dev "$bdf" 0x10de 0x22a3 0x068000 ""; done
+  fi
+  _dev 0000:0c:00.0 0x15b3 0x1021 0x020000 mlx5_core
+  # efivarfs: 4 attribute bytes (NV|BS|RT = 0x06), then the value
+  if [[ ${SIM_SECURE_BOOT:-0} == 1 ]]; then printf '\x06\x00\x00\x00\x01'; else printf '\x06\x00\x00\x00\x00'; fi \
+    >"$s/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+  cat /sys/devices/system/cpu/online >"$s/devices/system/cpu/online" 2>/dev/null || echo 0 >"$s/devices/system/cpu/online"
+}
+
+# _sim_enter ARGV: one command inside the simulated server (fresh mount+pid namespace, same upper layer).
+_sim_enter() {
+  unshare --mount --pid --fork --kill-child --propagation private -- bash "$SIM_LIB_DIR/enter.sh" "$SIM_HOST" "$@"
+}
+
+# _sim_wait_gone HOST: waits until no process is chrooted into HOST/merged any more (after a kill).
+_sim_wait_gone() {
+  local i
+  for i in $(seq 100); do
+    [[ -z $(find /proc/[0-9]*/root -maxdepth 0 -lname "$1/merged" 2>/dev/null) ]] && return 0
+    sleep 0.05
+  done
+  echo "sim: processes still inside $1/merged; killing them" >&2
+  local pids
+  pids=$(find /proc/[0-9]*/root -maxdepth 0 -lname "$1/merged" 2>/dev/null | cut -d/ -f3)
+  [[ -n $pids ]] && kill -KILL $pids 2>/dev/null
+  sleep 0.2
+}
+
+# sim_run ARGV...: runs ARGV inside the simulated server as root, stdin /dev/null; returns its exit code.
+sim_run() {
+  _sim_enter "$@" </dev/null
+}
+
+# sim_run_bg ARGV...: like sim_run, in the background; sim_kill cuts the power (SIGKILL to every process).
+sim_run_bg() {
+  # unshare itself must be the background job (not a subshell), so that killing it kills the namespace
+  unshare --mount --pid --fork --kill-child --propagation private -- bash "$SIM_LIB_DIR/enter.sh" "$SIM_HOST" "$@" </dev/null &
+  SIM_BG_PID=$!
+}
+sim_wait_bg() {  # returns the background command's exit code
+  local rc=0
+  wait "$SIM_BG_PID" || rc=$?
+  SIM_BG_PID=
+  _sim_wait_gone "$SIM_HOST"
+  return $rc
+}
+sim_kill() {
+  kill -KILL "$SIM_BG_PID" 2>/dev/null
+  wait "$SIM_BG_PID" 2>/dev/null
+  SIM_BG_PID=
+  _sim_wait_gone "$SIM_HOST"
+}
+
+# sim_run_locked SECONDS ARGV...: ARGV runs while another process ("unattended-upgr") holds the dpkg
+# lock for SECONDS (guest/with-lock.sh).
+sim_run_locked() {
+  sim_run /sim/guest/with-lock.sh "$@"
+}
+
+# sim_wait_file PATH [SECONDS]: waits for PATH (a host path, e.g. $SIM_HOST/sim/control/x) to exist.
+sim_wait_file() {
+  local i
+  for i in $(seq $((${2:-30} * 20))); do [[ -e $1 ]] && return 0; sleep 0.05; done
+  return 1
+}
+
+# sim_reboot [--no-resume]: the simulated reboot (README.md); then runs the ExecStart of every enabled
+# gpuprep*.service and returns its exit code (100 when no such unit is enabled).
+SIM_BOOT_LOG=
+sim_reboot() {
+  local line unit rc=100 cmd
+  rm -rf "${SIM_HOST:?}/run" && mkdir -p "$SIM_HOST/run"
+  SIM_BOOT_LOG=$(sim_run /sim/guest/boot.sh) || sim_fail "simulated boot failed"
+  echo "$SIM_BOOT_LOG" | grep '^boot:' >&2
+  [[ ${1:-} == --no-resume ]] && return 0
+  while read -r line; do
+    [[ $line == resume\ * ]] || continue
+    read -r _ unit cmd <<<"$line"
+    echo "sim: boot runs $unit: $cmd" >&2
+    read -ra argv <<<"$cmd"
+    rc=0
+    sim_run "${argv[@]}" || rc=$?
+  done <<<"$SIM_BOOT_LOG"
+  [[ $rc == 100 ]] && echo "sim: no gpuprep unit is enabled; nothing resumed at boot" >&2
+  return $rc
+}
+
+# sim_snapshot NAME / sim_diff NAME: the upper layer's state, and what changed since, excluding the sim's
+# own paths and gpuprep's log and state (/var/log/gpuprep.log, /var/lib/gpuprep/).
+_sim_state() {
+  (cd "$SIM_HOST/upper" && find . \( -path ./sim -o -path ./var/lib/gpuprep -o -path './var/log/gpuprep.log*' \) -prune -o \
+    ! -type d -printf '%p %y %s %m %l\n' -o -type d -printf '%p %y %m\n' | LC_ALL=C sort)
+}
+sim_snapshot() { _sim_state >"$SIM_DIR/snapshot.$1"; }
+sim_diff() { _sim_state | diff "$SIM_DIR/snapshot.$1" - | grep '^[<>]'; return 0; }
+
+sim_log() { cat "$SIM_HOST/sim/log/$1.log"; }
+sim_count() { wc -l <"$SIM_HOST/sim/log/$1.log"; }  # sim_count apt-get|commands
+sim_http_requests() { wc -l <"$SIM_DIR/http.log"; }
+sim_http_bytes() { awk '{s += $4} END {print s + 0}' "$SIM_DIR/http.log"; }
+
+# Small assertion helpers for the scenario scripts.
+SIM_FAILURES=0
+check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records pass/fail
+  local d=$1
+  shift
+  if "$@"; then echo "  ok: $d"; else echo "  FAILED: $d" >&2; SIM_FAILURES=$((SIM_FAILURES + 1)); fi
+}
+check_eq() {  # check_eq DESCRIPTION EXPECTED ACTUAL
+  if [[ $2 == "$3" ]]; then echo "  ok: $1"; else
+    echo "  FAILED: $1: expected [$2], got [$3]" >&2
+    SIM_FAILURES=$((SIM_FAILURES + 1))
+  fi
+}

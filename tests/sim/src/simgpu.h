@@ -1,0 +1,121 @@
+/* Shared by the stand-in NVIDIA libraries of the simulated GPU server (tests/sim). Not NVIDIA code: small
+ * fakes that answer from the simulated host's fake sysfs (/sys/bus/pci/devices) and fake
+ * /proc/driver/nvidia/version, so gpuprep's dlopen probes see a GPU server. GPUPREP_SIM_ROOT (optional)
+ * prefixes every path, for testing the stand-ins outside the simulation. */
+#ifndef GPUPREP_SIM_SIMGPU_H
+#define GPUPREP_SIM_SIMGPU_H
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SIM_MAX_GPUS 64
+
+struct sim_gpu {
+  char bdf[32];      /* 0000:18:00.0 */
+  unsigned device;   /* 0x2330 */
+};
+
+static inline void sim_path(char* out, size_t n, const char* rel) {
+  const char* root = getenv("GPUPREP_SIM_ROOT");
+  snprintf(out, n, "%s%s", root ? root : "", rel);
+}
+
+static inline int sim_read_file(const char* rel, char* buf, size_t n) {
+  char p[PATH_MAX];
+  sim_path(p, sizeof p, rel);
+  FILE* f = fopen(p, "r");
+  if (!f) return -1;
+  size_t got = fread(buf, 1, n - 1, f);
+  fclose(f);
+  buf[got] = 0;
+  return (int)got;
+}
+
+/* The version of the "loaded" kernel module, "" when none is loaded. Parses the NVRM line in both the
+ * proprietary ("Kernel Module  535.129.03  Thu ...") and open ("for x86_64  565.57.01  Release Build")
+ * formats, else /sys/module/nvidia/version. */
+static inline void sim_loaded_version(char* out, size_t n) {
+  char buf[1024];
+  out[0] = 0;
+  if (sim_read_file("/proc/driver/nvidia/version", buf, sizeof buf) > 0) {
+    const char* markers[] = {"Kernel Module  ", "x86_64  ", "aarch64  "};
+    for (size_t i = 0; i < sizeof markers / sizeof *markers; ++i) {
+      char* p = strstr(buf, markers[i]);
+      if (!p) continue;
+      p += strlen(markers[i]);
+      size_t len = strspn(p, "0123456789.");
+      if (len == 0 || len >= n) continue;
+      memcpy(out, p, len);
+      out[len] = 0;
+      return;
+    }
+  }
+  if (sim_read_file("/sys/module/nvidia/version", buf, sizeof buf) > 0) {
+    size_t len = strspn(buf, "0123456789.");
+    if (len > 0 && len < n) {
+      memcpy(out, buf, len);
+      out[len] = 0;
+    }
+  }
+}
+
+static inline int sim_cmp_gpu(const void* a, const void* b) {
+  return strcmp(((const struct sim_gpu*)a)->bdf, ((const struct sim_gpu*)b)->bdf);
+}
+
+/* NVIDIA display/3D controllers (class 0x03xxxx) bound to the nvidia driver, sorted by PCI address. */
+static inline int sim_gpus(struct sim_gpu* gpus, int max) {
+  char dir[PATH_MAX];
+  sim_path(dir, sizeof dir, "/sys/bus/pci/devices");
+  DIR* d = opendir(dir);
+  if (!d) return 0;
+  int count = 0;
+  struct dirent* e;
+  while ((e = readdir(d)) && count < max) {
+    if (e->d_name[0] == '.') continue;
+    char rel[PATH_MAX], buf[256], link[PATH_MAX], target[PATH_MAX];
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/vendor", e->d_name);
+    if (sim_read_file(rel, buf, sizeof buf) <= 0 || strtoul(buf, NULL, 16) != 0x10de) continue;
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/class", e->d_name);
+    if (sim_read_file(rel, buf, sizeof buf) <= 0 || (strtoul(buf, NULL, 16) >> 16) != 0x03) continue;
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/driver", e->d_name);
+    sim_path(link, sizeof link, rel);
+    ssize_t len = readlink(link, target, sizeof target - 1);
+    if (len <= 0) continue;
+    target[len] = 0;
+    const char* base = strrchr(target, '/');
+    if (strcmp(base ? base + 1 : target, "nvidia") != 0) continue;
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/device", e->d_name);
+    if (sim_read_file(rel, buf, sizeof buf) <= 0) continue;
+    if (strlen(e->d_name) >= sizeof gpus[count].bdf) continue;
+    memcpy(gpus[count].bdf, e->d_name, strlen(e->d_name) + 1);
+    gpus[count].device = (unsigned)strtoul(buf, NULL, 16);
+    ++count;
+  }
+  closedir(d);
+  qsort(gpus, (size_t)count, sizeof *gpus, sim_cmp_gpu);
+  return count;
+}
+
+/* Name, memory (MiB) and compute capability as nvidia-smi shows them, for the fixture's GPUs. */
+struct sim_model {
+  unsigned device;
+  const char* name;
+  unsigned memory_mib;
+  int cc_major, cc_minor;
+};
+static const struct sim_model sim_models[] = {
+    {0x2330, "NVIDIA H100 80GB HBM3", 81559, 9, 0},
+    {0x20b0, "NVIDIA A100-SXM4-40GB", 40960, 8, 0},
+};
+static inline const struct sim_model* sim_model(unsigned device) {
+  static const struct sim_model unknown = {0, "NVIDIA Graphics Device", 0, 0, 0};
+  for (size_t i = 0; i < sizeof sim_models / sizeof *sim_models; ++i)
+    if (sim_models[i].device == device) return &sim_models[i];
+  return &unknown;
+}
+
+#endif

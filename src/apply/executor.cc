@@ -1,0 +1,262 @@
+#include "apply/executor.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "apply/locks.h"
+#include "apply/verify.h"
+#include "apt/commands.h"
+#include "apt/keyring.h"
+#include "plan/host_state.h"
+#include "util/embedded.h"
+#include "util/sha256.h"
+#include "util/strings.h"
+
+namespace gp::apply {
+namespace {
+
+using plan::Action;
+
+std::string ClockNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The last non-empty line of a program's output, for a one-line error.
+std::string LastLine(const std::string& text) {
+  auto lines = Split(text, '\n');
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (!Trim(*it).empty()) return std::string(Trim(*it));
+  return "";
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+class Executor {
+ public:
+  Executor(const plan::Plan& plan, Journal& journal, ExecEnv& env) : plan_(plan), journal_(journal), env_(env) {
+    if (!env_.now) env_.now = ClockNow;
+  }
+
+  ExecResult Run() {
+    if (!plan_.blockers.empty()) return {1, Join(plan_.blockers, "; ")};
+    journal_.state = "running";
+    if (journal_.started.empty()) journal_.started = env_.now();
+    if (!Save()) return {1, save_error_};
+    for (const auto& step : plan_.steps) {
+      spdlog::info("{} [{}]", step.title, step.id);
+      std::string error;
+      bool reboot = false;
+      for (const auto& a : step.actions) {
+        error = Do(a, reboot);
+        if (!error.empty() || reboot) break;
+      }
+      if (reboot) return Reboot(step);
+      Record(step, error.empty() ? "done" : "failed", error);
+      if (!error.empty()) {
+        journal_.state = "failed";
+        Save();
+        return {1, step.id + ": " + error};
+      }
+      if (!Save()) return {1, save_error_};
+    }
+    auto refusals = plan_.Refusals();
+    if (!refusals.empty()) {
+      journal_.state = "failed";
+      Save();
+      return {1, "refused " + Join(refusals, "; ")};
+    }
+    journal_.state = "done";
+    journal_.reboot_reason.clear();
+    journal_.touched_layers.clear();
+    if (!Save()) return {1, save_error_};
+    RemoveResumeUnit();
+    return {0, ""};
+  }
+
+ private:
+  bool Save() {
+    journal_.updated = env_.now();
+    auto r = WriteJournal(*env_.fs, journal_);
+    if (!r.ok) save_error_ = "cannot write the journal: " + r.error;
+    return r.ok;
+  }
+
+  void Record(const plan::Step& step, const std::string& status, const std::string& detail) {
+    journal_.steps.push_back({step.id, step.layers, status, env_.now(), detail});
+    journal_.Touch(step.layers);
+  }
+
+  // Returns "" on success, else one line saying what failed. Sets `reboot` for a required reboot.
+  std::string Do(const Action& a, bool& reboot) {
+    switch (a.kind) {
+      case Action::Kind::kRun: return RunCommand(a);
+      case Action::Kind::kWrite: {
+        auto r = env_.fs->WriteAtomic(a.path, a.contents, a.mode, a.keep_backup);
+        return r.ok ? "" : r.error;
+      }
+      case Action::Kind::kMove: {
+        auto r = env_.fs->Rename(a.path, a.to);
+        if (r.ok) spdlog::info("moved {} aside to {}", a.path, a.to);
+        return r.ok ? "" : r.error;
+      }
+      case Action::Kind::kFetch: return Fetch(a);
+      case Action::Kind::kVerify: {
+        VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts};
+        auto report = VerifyLayer(a.layer, v);
+        if (report.status == layers::Status::kFail)
+          return report.detail + (report.fix ? " (fix: " + *report.fix + ")" : "");
+        spdlog::info("verified {}: {}", a.layer, report.detail);
+        return "";
+      }
+      case Action::Kind::kRebootCheck: {
+        reboot_reasons_ = plan::RebootReasons(*env_.fs, *env_.stack);
+        reboot = !reboot_reasons_.empty();
+        return "";
+      }
+    }
+    return "unknown action";
+  }
+
+  std::string RunCommand(const Action& a) {
+    sys::Command cmd;
+    cmd.argv = a.argv;
+    cmd.env = a.env;
+    cmd.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(a.timeout);
+    const bool apt = !a.argv.empty() && (a.argv[0] == "apt-get" || a.argv[0] == "dpkg" || a.argv[0] == "apt-mark");
+    if (apt) {
+      if (auto holder = AptLockHolder(*env_.fs)) {
+        std::string timeout = "a while";
+        for (const auto& w : a.argv)
+          if (StartsWith(w, "DPkg::Lock::Timeout=")) timeout = w.substr(20) + " s";
+        spdlog::warn("waiting for the apt lock held by {}, up to {}", *holder, timeout);
+      }
+    }
+    if (a.apt_progress && Contains(a.argv, "APT::Status-Fd=" + std::to_string(apt::kStatusFd))) {
+      cmd.status_fd = apt::kStatusFd;
+      cmd.on_status_line = [this](const std::string& line) {
+        std::string text = apt::ProgressText(line);
+        if (!text.empty() && env_.progress) env_.progress(text);
+      };
+    }
+    spdlog::debug("running: {}", sys::ShellJoin(a.argv));
+    auto res = env_.runner->Run(cmd);
+    if (res.ok()) return "";
+    if (res.not_found) return a.argv[0] + ": not found";
+    if (res.timed_out) return sys::ShellJoin(a.argv) + ": timed out after " + std::to_string(a.timeout.count()) + " s";
+    std::string why = LastLine(res.err);
+    if (why.empty()) why = LastLine(res.out);
+    if (!res.err.empty()) spdlog::debug("{} stderr:\n{}", a.argv[0], res.err);
+    return sys::ShellJoin(a.argv) + " exited with " + std::to_string(res.exit_code) + (why.empty() ? "" : ": " + why);
+  }
+
+  std::string Fetch(const Action& a) {
+    if (!http_) {
+      if (env_.make_http) http_ = env_.make_http();
+      if (!http_) return "no HTTP client available to fetch " + a.url;
+    }
+    auto res = http_->Get(a.url, std::chrono::seconds(60));
+    if (!res.ok())
+      return "cannot download " + a.url + ": " + (res.error.empty() ? "HTTP " + std::to_string(res.status) : res.error);
+    if (!a.sha256.empty()) {
+      const std::string got = Sha256Hex(res.body);
+      if (got != a.sha256)
+        return a.url + ": sha256 mismatch: downloaded " + got + ", the stack pins " + a.sha256 + "; nothing was written";
+    }
+    if (!a.fingerprint.empty()) {
+      const std::string tmp = "/var/lib/gpuprep/tmp/key.download";
+      auto w = env_.fs->WriteAtomic(tmp, res.body, 0600, false);
+      if (!w.ok) return w.error;
+      env_.fs->MakeDirs("/var/lib/gpuprep/gnupg", 0700);
+      sys::Command cmd;
+      cmd.argv = {"gpg", "--batch", "--show-keys", "--with-colons", env_.fs->HostPath(tmp)};
+      cmd.env = {{"GNUPGHOME", env_.fs->HostPath("/var/lib/gpuprep/gnupg")}};
+      auto out = env_.runner->Run(cmd);
+      env_.fs->Remove(tmp);
+      if (!out.ok()) return "gpg --show-keys could not read the key from " + a.url + ": " + LastLine(out.err);
+      auto fprs = apt::PrimaryFingerprints(out.out);
+      if (!Contains(fprs, apt::NormalizeFingerprint(a.fingerprint)))
+        return a.url + ": key fingerprint mismatch: the key is " + (fprs.empty() ? "unreadable" : Join(fprs, ", ")) +
+               ", the stack pins " + a.fingerprint + "; nothing was written";
+    }
+    std::string key = res.body;
+    if (apt::IsArmored(key)) {
+      auto bin = apt::Dearmor(key);
+      if (!bin) return a.url + ": malformed ASCII-armored key";
+      key = *bin;
+    }
+    auto w = env_.fs->WriteAtomic(a.path, key, a.mode, true);
+    if (!w.ok) return w.error;
+    spdlog::info("installed key {} (verified {})", a.path, a.sha256.empty() ? "by fingerprint" : "by sha256");
+    return "";
+  }
+
+  ExecResult Reboot(const plan::Step& step) {
+    const std::string reason = Join(reboot_reasons_, "; ");
+    Record(step, "done", "reboot required: " + reason);
+    journal_.state = "reboot-required";
+    journal_.reboot_reason = reason;
+    if (!Save()) return {1, save_error_};
+    auto w = env_.fs->WriteAtomic(kResumeUnitPath, ResumeUnitText(env_.self_path), 0644, true);
+    if (!w.ok) return {1, "cannot install the resume unit: " + w.error};
+    for (const std::vector<std::string>& argv :
+         {std::vector<std::string>{"systemctl", "daemon-reload"},
+          std::vector<std::string>{"systemctl", "enable", kResumeUnit}}) {
+      Action a = Action::Run(argv);
+      a.timeout = std::chrono::seconds(60);
+      if (auto err = RunCommand(a); !err.empty()) return {1, "cannot enable the resume unit: " + err};
+    }
+    if (env_.reboot) {
+      spdlog::warn("rebooting now: {}", reason);
+      Action a = Action::Run({"systemctl", "reboot"});
+      a.timeout = std::chrono::seconds(60);
+      if (auto err = RunCommand(a); !err.empty()) return {1, "cannot reboot: " + err};
+      return {3, "rebooting: " + reason + "; " + kResumeUnit + " resumes after boot"};
+    }
+    return {3, "a reboot is required (" + reason + "); reboot, and " + kResumeUnit +
+                   " resumes after boot (or run: gpuprep apply --resume --yes)"};
+  }
+
+  void RemoveResumeUnit() {
+    if (!env_.fs->Exists(kResumeUnitPath) && !plan::UnitEnabled(*env_.fs, kResumeUnit)) return;
+    Action a = Action::Run({"systemctl", "disable", kResumeUnit});
+    a.timeout = std::chrono::seconds(60);
+    if (auto err = RunCommand(a); !err.empty()) spdlog::warn("cannot disable {}: {}", kResumeUnit, err);
+    env_.fs->Remove(kResumeUnitPath);
+    spdlog::info("removed {}", kResumeUnitPath);
+  }
+
+  const plan::Plan& plan_;
+  Journal& journal_;
+  ExecEnv& env_;
+  std::unique_ptr<sys::HttpClient> http_;
+  std::vector<std::string> reboot_reasons_;
+  std::string save_error_;
+};
+
+}  // namespace
+
+std::string ResumeUnitText(const std::string& self_path) {
+  const EmbeddedFile* f = FindEmbedded("templates/gpuprep-resume.service");
+  std::string text = f ? std::string(f->data, f->size) : "";
+  const std::string token = "@GPUPREP@";
+  for (size_t p = text.find(token); p != std::string::npos; p = text.find(token, p + self_path.size()))
+    text.replace(p, token.size(), self_path);
+  return text;
+}
+
+ExecResult Execute(const plan::Plan& plan, Journal& journal, ExecEnv& env) {
+  return Executor(plan, journal, env).Run();
+}
+
+}  // namespace gp::apply

@@ -1,0 +1,141 @@
+#include "apply/verify.h"
+
+#include <set>
+
+#include "apt/dpkg_status.h"
+#include "plan/host_state.h"
+#include "util/version.h"
+
+namespace gp::apply {
+namespace {
+
+using layers::LayerReport;
+using layers::Status;
+
+std::string Pin(const manifest::Pinned& p) { return p.version ? p.version->str() : ""; }
+
+// Does `got` ("8.9.7") match the pin ("8.9.7.29") on the parts the library reports?
+bool SameRelease(const std::string& got, const manifest::Pinned& pin) {
+  auto g = Version::Parse(got);
+  if (!g || !pin.version) return false;
+  return g->Prefix(3) == pin.version->Prefix(3);
+}
+
+void Driver(const VerifyEnv& env, LayerReport& r) {
+  const size_t pci = env.facts->gpus.size();
+  r.wanted = Pin(env.stack->driver.version);
+  auto module = plan::LoadedModuleVersion(*env.fs);
+  if (!module) {
+    r.Add(Status::kFail, "no nvidia kernel module is loaded",
+          "reboot (after gpuprep apply the resume unit finishes the setup), or: sudo modprobe nvidia");
+    return;
+  }
+  r.found = *module;
+  if (!r.wanted.empty() && *module != r.wanted)
+    r.Add(Status::kFail, "the loaded kernel module is " + *module + " but the stack pins " + r.wanted,
+          "gpuprep apply --yes");
+  if (!env.native) {
+    r.Add(Status::kSkip, "NVML not loaded (--root: nothing of the live host is loaded)");
+    return;
+  }
+  auto nvml = env.native->Nvml();
+  if (!nvml.loaded) {
+    r.Add(Status::kFail, "libnvidia-ml could not be loaded" + (nvml.error.empty() ? "" : ": " + nvml.error),
+          "gpuprep apply --yes --only driver");
+    return;
+  }
+  if (!nvml.error.empty()) {
+    r.Add(Status::kFail, "NVML: " + nvml.error,
+          nvml.error.find("mismatch") != std::string::npos ? "reboot so the kernel module matches the libraries"
+                                                           : "gpuprep doctor");
+    return;
+  }
+  if (nvml.driver_version && *nvml.driver_version != *module)
+    r.Add(Status::kFail, "kernel module " + *module + " but NVML reports driver " + *nvml.driver_version,
+          "reboot so the kernel module matches the libraries");
+  const long count = nvml.device_count.value_or(-1);
+  if (count != static_cast<long>(pci))
+    r.Add(Status::kFail, "NVML counts " + std::to_string(count) + " GPUs but PCI shows " + std::to_string(pci),
+          "gpuprep doctor (a GPU may have fallen off the bus; check dmesg for Xid errors)");
+  if (r.status != Status::kFail)
+    r.Add(Status::kOk, "kernel module and NVML agree on " + *module + "; NVML sees " + std::to_string(count) + " of " +
+                           std::to_string(pci) + " GPUs");
+}
+
+void Cuda(const VerifyEnv& env, LayerReport& r) {
+  const size_t pci = env.facts->gpus.size();
+  r.wanted = Pin(env.stack->cuda.version);
+  if (!env.native) return r.Add(Status::kSkip, "libcuda not loaded (--root: nothing of the live host is loaded)");
+  auto cu = env.native->CudaDriver();
+  if (!cu.loaded)
+    return r.Add(Status::kFail, "libcuda could not be loaded" + (cu.error.empty() ? "" : ": " + cu.error),
+                 "gpuprep apply --yes --only driver");
+  if (cu.driver_api_version) r.found = CudaVersionFromCode(*cu.driver_api_version);
+  if (!cu.device_count)
+    return r.Add(Status::kFail, "cuInit failed" + (cu.error.empty() ? "" : ": " + cu.error),
+                 "reboot if the driver was just installed, else gpuprep doctor");
+  if (*cu.device_count != static_cast<long>(pci))
+    return r.Add(Status::kFail,
+                 "cuDeviceGetCount says " + std::to_string(*cu.device_count) + " but PCI shows " + std::to_string(pci),
+                 "gpuprep doctor");
+  r.Add(Status::kOk, "cuInit succeeded; " + std::to_string(*cu.device_count) + " CUDA devices");
+}
+
+void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin, LayerReport& r, bool nccl) {
+  r.wanted = Pin(pin);
+  if (!env.native) return r.Add(Status::kSkip, std::string(what) + " not loaded (--root: nothing of the live host is loaded)");
+  const std::vector<std::string> dirs = {"/usr/local/cuda/lib64", "/usr/local/cuda/lib"};
+  auto call = nccl ? env.native->NcclVersion(dirs) : env.native->CudnnVersion(dirs);
+  const std::string layer = nccl ? "nccl" : "cudnn";
+  if (!call.loaded || !call.value)
+    return r.Add(Status::kFail, std::string(what) + " could not be loaded" + (call.error.empty() ? "" : ": " + call.error),
+                 "gpuprep apply --yes --only " + layer);
+  const std::string got = nccl ? NcclVersionFromCode(*call.value) : CudnnVersionFromCode(*call.value);
+  r.found = got;
+  if (pin.version && !SameRelease(got, pin))
+    return r.Add(Status::kFail, std::string(what) + " " + got + " loaded from " + call.path + " but the stack pins " + r.wanted,
+                 "gpuprep apply --yes --only " + layer);
+  r.Add(Status::kOk, std::string(what) + " " + got + " loads (" + call.path + ")");
+}
+
+void FabricManager(const VerifyEnv& env, LayerReport& r) {
+  if (env.facts->nvswitch_count == 0) return r.Add(Status::kSkip, "no NVSwitch on this host");
+  r.wanted = Pin(env.stack->driver.version);
+  std::set<std::string> names;
+  for (const auto& p : env.stack->driver.fabricmanager_packages) names.insert(p.name);
+  auto dpkg = apt::ReadDpkgStatus(*env.fs, names);
+  for (const auto& p : env.stack->driver.fabricmanager_packages) {
+    auto it = dpkg.find(p.name);
+    if (it == dpkg.end() || !it->second.installed)
+      return r.Add(Status::kFail, p.name + " is not installed", "gpuprep apply --yes --only fabricmanager");
+    r.found = DebVersion::Parse(it->second.version).upstream;
+    if (r.found != r.wanted)
+      return r.Add(Status::kFail, p.name + " " + *r.found + " does not match driver " + r.wanted,
+                   "gpuprep apply --yes --only fabricmanager");
+  }
+  if (!plan::UnitEnabled(*env.fs, "nvidia-fabricmanager.service"))
+    return r.Add(Status::kFail, "nvidia-fabricmanager.service is not enabled",
+                 "sudo systemctl enable --now nvidia-fabricmanager.service");
+  r.Add(Status::kOk, "fabric manager " + r.wanted + " installed and enabled");
+}
+
+}  // namespace
+
+const std::vector<std::string>& VerifiableLayers() {
+  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl"};
+  return kLayers;
+}
+
+LayerReport VerifyLayer(const std::string& layer, const VerifyEnv& env) {
+  LayerReport r;
+  r.name = layer;
+  if (layer == "driver") Driver(env, r);
+  else if (layer == "fabricmanager") FabricManager(env, r);
+  else if (layer == "cuda") Cuda(env, r);
+  else if (layer == "cudnn") Library(env, "cuDNN", env.stack->cudnn.version, r, false);
+  else if (layer == "nccl") Library(env, "NCCL", env.stack->nccl.version, r, true);
+  else r.Add(Status::kSkip, "verify has no active check for this layer");
+  return r;
+}
+
+}  // namespace gp::apply

@@ -1,0 +1,47 @@
+#include "apt/commands.h"
+
+#include <cstdlib>
+
+#include "util/strings.h"
+
+namespace gp::apt {
+
+std::map<std::string, std::string> AptEnv() { return {{"DEBIAN_FRONTEND", "noninteractive"}}; }
+
+std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, const AptOptions& opts) {
+  std::vector<std::string> argv = {"apt-get", "-y",
+                                   "-o", "Dpkg::Options::=--force-confdef",
+                                   "-o", "Dpkg::Options::=--force-confold",
+                                   "-o", "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s)};
+  if (opts.status_fd) {
+    argv.push_back("-o");
+    argv.push_back("APT::Status-Fd=" + std::to_string(kStatusFd));
+  }
+  if (opts.allow_change_held) argv.push_back("--allow-change-held-packages");
+  argv.push_back("install");
+  argv.insert(argv.end(), packages.begin(), packages.end());
+  return argv;
+}
+
+std::vector<std::string> UpdateArgv(const AptOptions& opts) {
+  return {"apt-get", "-o", "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s), "update"};
+}
+
+std::vector<std::string> HoldArgv(const std::vector<std::string>& packages) {
+  std::vector<std::string> argv = {"apt-mark", "hold"};
+  argv.insert(argv.end(), packages.begin(), packages.end());
+  return argv;
+}
+
+std::vector<std::string> DpkgRepairArgv() { return {"dpkg", "--configure", "-a"}; }
+
+std::string ProgressText(const std::string& status_line) {
+  // pmstatus:<pkg>:<percent>:<message>, dlstatus:<n>:<percent>:<message>
+  auto fields = Split(status_line, ':');
+  if (fields.size() < 4 || (fields[0] != "pmstatus" && fields[0] != "dlstatus")) return "";
+  std::string message = status_line.substr(fields[0].size() + fields[1].size() + fields[2].size() + 3);
+  double pct = std::atof(fields[2].c_str());
+  return std::to_string(static_cast<int>(pct)) + "% " + message;
+}
+
+}  // namespace gp::apt

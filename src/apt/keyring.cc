@@ -1,0 +1,87 @@
+#include "apt/keyring.h"
+
+#include <cctype>
+
+#include "util/strings.h"
+
+namespace gp::apt {
+
+bool IsArmored(const std::string& data) {
+  return data.find("-----BEGIN PGP PUBLIC KEY BLOCK-----") != std::string::npos;
+}
+
+namespace {
+int B64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+}  // namespace
+
+std::optional<std::string> Dearmor(const std::string& armored) {
+  const std::string begin = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
+  const std::string end = "-----END PGP PUBLIC KEY BLOCK-----";
+  size_t b = armored.find(begin);
+  size_t e = armored.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) return std::nullopt;
+  auto lines = Split(armored.substr(b + begin.size(), e - b - begin.size()), '\n');
+  // Armor headers ("Version: ...") run until the first blank line; then base64, then "=CRC".
+  size_t i = 0;
+  bool has_headers = false;
+  for (size_t j = 0; j < lines.size(); ++j)
+    if (lines[j].find(':') != std::string::npos && !Trim(lines[j]).empty()) has_headers = true;
+  if (has_headers) {
+    while (i < lines.size() && !Trim(lines[i]).empty()) ++i;
+  }
+  std::string b64;
+  for (; i < lines.size(); ++i) {
+    std::string line(Trim(lines[i]));
+    if (line.empty()) continue;
+    if (line[0] == '=') break;  // CRC24 line
+    b64 += line;
+  }
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : b64) {
+    if (c == '=') break;
+    int v = B64Value(c);
+    if (v < 0) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+std::string NormalizeFingerprint(const std::string& fpr) {
+  std::string out;
+  for (char c : fpr)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> PrimaryFingerprints(const std::string& colons) {
+  std::vector<std::string> out;
+  bool want = false;
+  for (const auto& line : Split(colons, '\n')) {
+    auto fields = Split(line, ':');
+    if (fields.empty()) continue;
+    if (fields[0] == "pub") {
+      want = true;
+    } else if (fields[0] == "fpr" && want) {
+      if (fields.size() > 9) out.push_back(NormalizeFingerprint(fields[9]));
+      want = false;
+    }
+  }
+  return out;
+}
+
+}  // namespace gp::apt

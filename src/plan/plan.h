@@ -1,0 +1,73 @@
+// The plan as data (issue 3 item 1): what `apply` will do, computed from the stack and the probed host,
+// containing only what is missing. `plan` prints it (plan/render.h); apply/executor.h runs exactly it.
+#pragma once
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gp::plan {
+
+// One thing a step does. Exactly the fields of its kind are meaningful.
+struct Action {
+  enum class Kind {
+    kRun,     // run argv (+env) through the CommandRunner
+    kWrite,   // write `contents` to `path` atomically with `mode`
+    kMove,    // rename `path` to `to` (retire a conflicting file, keeping it as a backup)
+    kFetch,   // download `url`, check sha256/fingerprint, write the (de-armored) key to `path`
+    kVerify,  // run the active verify checks of layer `layer`
+    kRebootCheck,  // detect whether a reboot is required (reasons read from the host, not guessed)
+  };
+  Kind kind = Kind::kRun;
+  std::vector<std::string> argv;            // kRun
+  std::map<std::string, std::string> env;   // kRun
+  std::chrono::seconds timeout{600};        // kRun
+  bool apt_progress = false;                // kRun: apt-get install (APT::Status-Fd progress on a terminal)
+  std::string path;                         // kWrite, kMove (from), kFetch (destination)
+  std::string to;                           // kMove
+  std::string contents;                     // kWrite; kRebootCheck: the driver version that must be loaded
+  unsigned mode = 0644;                     // kWrite, kFetch
+  bool keep_backup = true;                  // kWrite
+  std::string url;                          // kFetch
+  std::string sha256;                       // kFetch: lower-case hex of the downloaded bytes
+  std::string fingerprint;                  // kFetch: upper-case hex, no blanks
+  std::string layer;                        // kVerify
+
+  static Action Run(std::vector<std::string> argv, std::map<std::string, std::string> env = {});
+  static Action Write(std::string path, std::string contents, unsigned mode = 0644, bool keep_backup = true);
+  static Action Move(std::string from, std::string to);
+  static Action Verify(std::string layer);
+};
+
+// A step: one journal entry. Its actions run in order; the first failure fails the step.
+struct Step {
+  std::string id;                    // stable: "apt.install", "repo.cuda.key", "verify.driver" (journal key)
+  std::vector<std::string> layers;   // the layers it serves
+  std::string title;                 // one line for humans (the comment in --format sh)
+  std::vector<Action> actions;
+};
+
+// What the plan decided for one layer.
+struct LayerDecision {
+  enum class Kind { kNone, kInstall, kReboot, kRefused, kSkipped, kNotApplicable };
+  std::string name;
+  Kind kind = Kind::kNone;
+  std::string found;    // what the host has ("" when nothing)
+  std::string wanted;   // what the stack pins
+  std::string detail;   // why: "missing: libcudnn8=8.9.7.29-1+cuda12.2", or the refusal reason
+};
+// "none", "install", "reboot" (installed, waiting for a reboot), "refused", "skipped", "n/a"
+const char* DecisionName(LayerDecision::Kind k);
+
+struct Plan {
+  std::string stack;                     // stack name
+  std::string manifest;                  // --manifest as given ("" = default)
+  std::vector<LayerDecision> layers;     // in LayerNames() order, apt layers only
+  std::vector<Step> steps;               // in execution order
+  std::vector<std::string> blockers;     // reasons apply must stop before any change (Secure Boot, unpinned key)
+  bool refused() const;                  // any layer refused
+  bool empty() const { return steps.empty(); }
+  std::vector<std::string> Refusals() const;  // "cudnn: <reason>" per refused layer
+};
+
+}  // namespace gp::plan

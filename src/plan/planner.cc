@@ -1,0 +1,353 @@
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <set>
+
+#include "apt/dpkg_status.h"
+#include "apt/sources.h"
+#include "layers/report.h"
+#include "plan/host_state.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::plan {
+
+const std::vector<std::string>& ApplyLayers() {
+  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl"};
+  return kLayers;
+}
+
+std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items) {
+  const auto& known = layers::LayerNames();
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    for (const auto& raw : Split(item, ',')) {
+      std::string name(Trim(raw));
+      if (name.empty()) continue;
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        if (auto guess = DidYouMean(name, known))
+          throw FlagError(flag, "unknown layer \"" + name + "\" (did you mean \"" + *guess + "\"?)");
+        throw FlagError(flag, "unknown layer \"" + name + "\" (layers: " + Join(known, ", ") + ")");
+      }
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+using Kind = LayerDecision::Kind;
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// "http://127.0.0.1:8080/k.gpg" and file:// are only for loopback and local mirrors (PRODUCT.md).
+bool UrlAllowed(const std::string& url) {
+  if (StartsWith(url, "https://") || StartsWith(url, "file:///")) return true;
+  if (!StartsWith(url, "http://")) return false;
+  std::string host = url.substr(7, url.find('/', 7) == std::string::npos ? std::string::npos : url.find('/', 7) - 7);
+  if (StartsWith(host, "[::1]")) return true;
+  host = host.substr(0, host.find(':'));
+  return host == "localhost" || StartsWith(host, "127.");
+}
+
+std::string PkgSpec(const manifest::AptPackage& p) { return p.version.empty() ? p.name : p.name + "=" + p.version; }
+
+class Planner {
+ public:
+  explicit Planner(const PlanInput& in) : in_(in), stack_(*in.stack), facts_(*in.facts), fs_(*in.fs) {}
+
+  Plan Build() {
+    plan_.stack = stack_.name;
+    plan_.manifest = in_.manifest;
+    std::set<std::string> names;
+    for (const auto& p : stack_.driver.packages) names.insert(p.name);
+    for (const auto& p : stack_.driver.fabricmanager_packages) names.insert(p.name);
+    for (const auto* c : {&stack_.cuda, &stack_.cudnn, &stack_.nccl})
+      for (const auto& p : c->packages) names.insert(p.name);
+    dpkg_ = apt::ReadDpkgStatus(fs_, names);
+
+    Driver();
+    FabricManager();
+    Component("cuda", stack_.cuda);
+    Component("cudnn", stack_.cudnn);
+    Component("nccl", stack_.nccl);
+    Steps();
+    return std::move(plan_);
+  }
+
+ private:
+  bool Selected(const std::string& layer) const {
+    return (in_.only.empty() || Contains(in_.only, layer)) && !Contains(in_.skip, layer);
+  }
+
+  LayerDecision& Add(const std::string& name, Kind kind, std::string detail) {
+    LayerDecision d;
+    d.name = name;
+    d.kind = kind;
+    d.detail = std::move(detail);
+    plan_.layers.push_back(d);
+    return plan_.layers.back();
+  }
+
+  bool Installed(const manifest::AptPackage& p) const {
+    auto it = dpkg_.find(p.name);
+    return it != dpkg_.end() && it->second.installed && (p.version.empty() || it->second.version == p.version);
+  }
+
+  // Fills install/hold lists for `pkgs`; returns the decision's detail ("" when nothing is missing).
+  std::string Packages(const std::vector<manifest::AptPackage>& pkgs) {
+    std::vector<std::string> missing, unheld;
+    for (const auto& p : pkgs) {
+      auto it = dpkg_.find(p.name);
+      if (!Installed(p)) {
+        missing.push_back(PkgSpec(p));
+        install_.push_back(PkgSpec(p));
+        if (it != dpkg_.end() && it->second.held) allow_held_ = true;
+      }
+      if (!p.version.empty() && (it == dpkg_.end() || !it->second.held || !Installed(p))) {
+        if (!Contains(hold_, p.name)) hold_.push_back(p.name);
+        if (Installed(p)) unheld.push_back(p.name);
+      }
+    }
+    std::vector<std::string> parts;
+    if (!missing.empty()) parts.push_back("missing: " + Join(missing, ", "));
+    if (!unheld.empty()) parts.push_back("not held: " + Join(unheld, ", "));
+    return Join(parts, "; ");
+  }
+
+  std::string FoundVersion(const std::vector<manifest::AptPackage>& pkgs) const {
+    for (const auto& p : pkgs) {
+      auto it = dpkg_.find(p.name);
+      if (it != dpkg_.end() && it->second.installed) return it->second.version;
+    }
+    return "";
+  }
+
+  static std::string Wanted(const manifest::Pinned& pin, const std::vector<manifest::AptPackage>& pkgs) {
+    if (pin.version) return pin.version->str();
+    return pkgs.empty() ? "" : pkgs.front().version;
+  }
+
+  std::string Unknown(const std::string& layer, const manifest::Pinned& pin,
+                      const std::vector<manifest::AptPackage>& pkgs) const {
+    if (pin.unknown)
+      return "the stack's version is unknown (" + (pin.reason.empty() ? std::string("no verified source") : pin.reason) +
+             "); pin one in a site manifest (extends: " + stack_.name + ") or run with --skip " + layer;
+    if (pkgs.empty()) return "the stack names no packages for this layer; add them or run with --skip " + layer;
+    return "";
+  }
+
+  void Driver() {
+    const auto& d = stack_.driver;
+    if (!Selected("driver")) return void(Add("driver", Kind::kSkipped, "not selected"));
+    if (facts_.gpus.empty()) return void(Add("driver", Kind::kNotApplicable, "no NVIDIA GPU on this host"));
+    if (auto why = Unknown("driver", d.version, d.packages); !why.empty())
+      return void(Add("driver", Kind::kRefused, why));
+    const bool open = d.flavour == "open" || d.flavour == "server-open";
+    for (const auto& g : facts_.gpus) {
+      if (g.architecture == "blackwell" && !open)
+        return void(Add("driver", Kind::kRefused,
+                        "GPU " + g.pci + " (" + g.name + ") is Blackwell, which needs NVIDIA's open kernel modules; "
+                        "the stack pins the " + d.flavour + " flavour"));
+      if ((g.architecture == "volta" || g.architecture == "pascal") && open)
+        return void(Add("driver", Kind::kRefused,
+                        "GPU " + g.pci + " (" + g.name + ") is " + g.architecture +
+                            "; the open kernel modules support Turing and later"));
+    }
+    driver_ok_ = true;
+    const size_t before = install_.size();
+    std::string detail = Packages(d.packages);
+    driver_installs_ = install_.size() > before;
+    if (driver_installs_ && !facts_.driver.kernel_headers && !facts_.kernel.empty()) {
+      install_.insert(install_.begin() + static_cast<long>(before), "linux-headers-" + facts_.kernel);
+      detail += "; kernel headers for " + facts_.kernel;
+    }
+    if (driver_installs_ && facts_.driver.secure_boot.value_or(false) && !d.signed_modules &&
+        !facts_.driver.dkms_signed) {
+      plan_.blockers.push_back(
+          "Secure Boot is on and stack " + stack_.name + " builds unsigned DKMS modules: enrol a Machine Owner Key "
+          "first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, or sudo update-secureboot-policy "
+          "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or disable "
+          "Secure Boot, or use a stack with driver.signed_modules: true");
+      return void(Add("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned"));
+    }
+    nouveau_ = !NouveauBlacklisted(fs_) && (facts_.driver.nouveau_loaded || NouveauLoaded(fs_) || driver_installs_);
+    if (nouveau_) detail += std::string(detail.empty() ? "" : "; ") + "nouveau not blacklisted";
+    persistenced_ = !UnitEnabled(fs_, "nvidia-persistenced.service") && !facts_.driver.persistenced_enabled;
+    if (persistenced_) detail += std::string(detail.empty() ? "" : "; ") + "nvidia-persistenced not enabled";
+    reboot_reasons_ = driver_installs_ ? std::vector<std::string>{} : RebootReasons(fs_, stack_);
+    LayerDecision& l = Add("driver", Kind::kNone, detail);
+    l.found = facts_.driver.module.loaded ? facts_.driver.module.version : FoundVersion(d.packages);
+    l.wanted = Wanted(d.version, d.packages);
+    if (!detail.empty()) {
+      l.kind = Kind::kInstall;
+    } else if (!reboot_reasons_.empty()) {
+      l.kind = Kind::kReboot;
+      l.detail = "reboot required: " + Join(reboot_reasons_, "; ");
+    } else {
+      l.detail = "installed and held";
+    }
+  }
+
+  void FabricManager() {
+    const auto& d = stack_.driver;
+    if (facts_.nvswitch_count == 0) return void(Add("fabricmanager", Kind::kNotApplicable, "no NVSwitch on this host"));
+    if (!Selected("fabricmanager")) return void(Add("fabricmanager", Kind::kSkipped, "not selected"));
+    if (!d.version.known())
+      return void(Add("fabricmanager", Kind::kRefused, "the driver version is unknown, so the fabric manager's is too"));
+    if (d.fabricmanager_packages.empty())
+      return void(Add("fabricmanager", Kind::kRefused,
+                      "this host has NVSwitches but the stack names no fabric manager packages"));
+    const std::string want = d.version.version->str();
+    for (const auto& p : d.fabricmanager_packages) {
+      if (DebVersion::Parse(p.version).upstream != want)
+        return void(Add("fabricmanager", Kind::kRefused,
+                        PkgSpec(p) + " does not match driver " + want +
+                            " (the fabric manager must run at exactly the driver's version)"));
+    }
+    std::string detail = Packages(d.fabricmanager_packages);
+    fm_enable_ = !UnitEnabled(fs_, "nvidia-fabricmanager.service");
+    if (fm_enable_) detail += std::string(detail.empty() ? "" : "; ") + "nvidia-fabricmanager not enabled";
+    LayerDecision& l = Add("fabricmanager", detail.empty() ? Kind::kNone : Kind::kInstall,
+                           detail.empty() ? "installed, held and enabled" : detail);
+    l.found = FoundVersion(d.fabricmanager_packages);
+    l.wanted = want;
+  }
+
+  void Component(const std::string& name, const manifest::ComponentSpec& c) {
+    if (!c.enabled) return void(Add(name, Kind::kNotApplicable, "not part of stack " + stack_.name));
+    if (!Selected(name)) return void(Add(name, Kind::kSkipped, "not selected"));
+    if (auto why = Unknown(name, c.version, c.packages); !why.empty()) return void(Add(name, Kind::kRefused, why));
+    std::string detail = Packages(c.packages);
+    LayerDecision& l = Add(name, detail.empty() ? Kind::kNone : Kind::kInstall,
+                           detail.empty() ? "installed and held" : detail);
+    l.found = FoundVersion(c.packages);
+    l.wanted = Wanted(c.version, c.packages);
+  }
+
+  Step& NewStep(std::string id, std::vector<std::string> layers, std::string title) {
+    plan_.steps.push_back(Step{std::move(id), std::move(layers), std::move(title), {}});
+    return plan_.steps.back();
+  }
+
+  std::vector<std::string> AptLayers() const {
+    std::vector<std::string> out;
+    for (const auto& l : plan_.layers)
+      if (l.kind == Kind::kInstall && l.name != "driver") out.push_back(l.name);
+      else if (l.kind == Kind::kInstall && driver_installs_) out.push_back(l.name);
+    return out;
+  }
+
+  void Repositories(bool& sources_changed) {
+    const auto repos = stack_.RepositoriesFor(facts_.os.id, facts_.os.version_id);
+    for (const auto* r : repos) {
+      if (!fs_.Exists(r->keyring_path)) {
+        if (r->key_fingerprint.empty() && r->keyring_sha256.empty()) {
+          plan_.blockers.push_back("repository " + r->name + ": no key_fingerprint or keyring_sha256 pins " +
+                                   r->keyring_url + "; gpuprep will not install an unpinned key");
+          continue;
+        }
+        if (!UrlAllowed(r->keyring_url)) {
+          plan_.blockers.push_back("repository " + r->name + ": " + r->keyring_url +
+                                   " is not https (plain http and file:// only for loopback and local mirrors)");
+          continue;
+        }
+        Step& s = NewStep("repo." + r->name + ".key", {}, "repository " + r->name + ": fetch the signing key " +
+                                                              r->keyring_url + " and check its " +
+                                                              (r->keyring_sha256.empty() ? "fingerprint" : "sha256"));
+        Action a;
+        a.kind = Action::Kind::kFetch;
+        a.url = r->keyring_url;
+        a.path = r->keyring_path;
+        a.sha256 = r->keyring_sha256;
+        a.fingerprint = r->key_fingerprint;
+        s.actions.push_back(a);
+        sources_changed = true;
+      }
+      const std::string want = apt::ListFileContents(*r, stack_.name);
+      auto have = fs_.Read(r->list_path);
+      if (!have || *have != want) {
+        Step& s = NewStep("repo." + r->name + ".list", {}, "repository " + r->name + ": " + r->list_path);
+        if (have) s.actions.push_back(Action::Move(r->list_path, r->list_path + ".gpuprep.bak"));
+        s.actions.push_back(Action::Write(r->list_path, want, 0644, false));
+        sources_changed = true;
+      }
+      auto conflicts = apt::FindConflicts(fs_, *r);
+      if (!conflicts.empty()) {
+        Step& s = NewStep("repo." + r->name + ".conflicts", {},
+                          "repository " + r->name + ": move aside lists that name it with another key");
+        for (const auto& c : conflicts) s.actions.push_back(Action::Move(c.path, c.path + ".gpuprep.bak"));
+        sources_changed = true;
+      }
+      if (!apt::ListsPresent(fs_, *r)) sources_changed = true;
+    }
+  }
+
+  void Steps() {
+    const bool any_apt = !install_.empty() || !hold_.empty();
+    if (any_apt && (apt::DpkgInterrupted(fs_) || !facts_.dpkg_interrupted.empty())) {
+      NewStep("dpkg.repair", {}, "dpkg was interrupted: finish configuring half-installed packages")
+          .actions.push_back(Action::Run(apt::DpkgRepairArgv(), apt::AptEnv()));
+    }
+    bool sources_changed = false;
+    if (!install_.empty()) Repositories(sources_changed);
+    if (nouveau_) {
+      Step& s = NewStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
+      s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
+      s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
+    }
+    if (!install_.empty() && sources_changed)
+      NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
+          Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
+    if (!install_.empty()) {
+      apt::AptOptions o = in_.apt;
+      o.allow_change_held = allow_held_;
+      Action a = Action::Run(apt::InstallArgv(install_, o), apt::AptEnv());
+      a.apt_progress = true;
+      a.timeout = std::chrono::seconds(3600);
+      NewStep("apt.install", AptLayers(), "one apt transaction for every missing package, pinned exactly")
+          .actions.push_back(a);
+    }
+    if (!hold_.empty())
+      NewStep("apt.hold", AptLayers(), "hold the pinned packages so upgrades cannot move them")
+          .actions.push_back(Action::Run(apt::HoldArgv(hold_)));
+    if (persistenced_)
+      NewStep("driver.persistenced", {"driver"}, "enable the persistence daemon")
+          .actions.push_back(Action::Run({"systemctl", "enable", "nvidia-persistenced.service"}));
+    if (fm_enable_)
+      NewStep("fabricmanager.enable", {"fabricmanager"}, "enable the fabric manager (NVSwitch)")
+          .actions.push_back(Action::Run({"systemctl", "enable", "nvidia-fabricmanager.service"}));
+    if (driver_ok_ && (driver_installs_ || nouveau_ || !reboot_reasons_.empty())) {
+      Action a;
+      a.kind = Action::Kind::kRebootCheck;
+      a.contents = stack_.driver.version.version->str();
+      NewStep("reboot.check", {"driver"}, "reboot if the new driver is not the loaded one").actions.push_back(a);
+    }
+    for (const auto& l : plan_.layers) {
+      const bool changed = l.kind == Kind::kInstall || l.kind == Kind::kReboot;
+      const bool asked = Contains(in_.verify_layers, l.name) && l.kind == Kind::kNone;
+      if (changed || asked)
+        NewStep("verify." + l.name, {l.name}, "verify " + l.name).actions.push_back(Action::Verify(l.name));
+    }
+  }
+
+  const PlanInput& in_;
+  const manifest::Stack& stack_;
+  const probe::HostFacts& facts_;
+  const sys::Fs& fs_;
+  Plan plan_;
+  std::map<std::string, apt::DpkgEntry> dpkg_;
+  std::vector<std::string> install_, hold_;
+  bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,
+       fm_enable_ = false;
+  std::vector<std::string> reboot_reasons_;
+};
+
+}  // namespace
+
+Plan BuildPlan(const PlanInput& in) { return Planner(in).Build(); }
+
+}  // namespace gp::plan

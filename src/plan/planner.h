@@ -1,0 +1,39 @@
+// Builds the plan (plan/plan.h) from a stack and a probed host: per layer check -> install -> verify,
+// containing only what is missing. Pure: reads through the Fs, runs nothing.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "apt/commands.h"
+#include "manifest/model.h"
+#include "plan/plan.h"
+#include "probe/host.h"
+#include "sys/fs.h"
+
+namespace gp::plan {
+
+// The layers apply installs, in order.
+const std::vector<std::string>& ApplyLayers();
+
+// Expands "a,b" items, checks each against the layer names; throws FlagError
+// `--only: unknown layer "drivr" (did you mean "driver"?)`.
+std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items);
+
+struct PlanInput {
+  const manifest::Stack* stack = nullptr;
+  const probe::HostFacts* facts = nullptr;
+  const sys::Fs* fs = nullptr;             // the host (or --root tree) for what the probe does not keep
+  std::string manifest;                    // --manifest as given (recorded in the journal)
+  std::vector<std::string> only, skip;     // layer filters
+  std::vector<std::string> verify_layers;  // verify these even when nothing is missing (resume)
+  apt::AptOptions apt;                     // lock timeout, progress
+  std::string self_path = "gpuprep";       // how `--format sh` calls gpuprep for verify steps
+};
+
+Plan BuildPlan(const PlanInput& in);
+
+// The nouveau blacklist gpuprep writes.
+inline constexpr const char* kNouveauBlacklistPath = "/etc/modprobe.d/blacklist-nouveau.conf";
+inline constexpr const char* kNouveauBlacklist = "blacklist nouveau\noptions nouveau modeset=0\n";
+
+}  // namespace gp::plan

@@ -1,0 +1,172 @@
+#include "plan/render.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sys/process.h"
+#include "util/strings.h"
+
+namespace gp::plan {
+namespace {
+
+std::string Octal(unsigned mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", mode);
+  return buf;
+}
+
+std::string EnvPrefix(const Action& a) {
+  std::string out;
+  for (const auto& [k, v] : a.env) out += k + "=" + sys::ShellQuote(v) + " ";
+  return out;
+}
+
+// The text form of one action (also the body of the sh form for kRun).
+std::string Describe(const Action& a) {
+  switch (a.kind) {
+    case Action::Kind::kRun: return EnvPrefix(a) + sys::ShellJoin(a.argv);
+    case Action::Kind::kWrite: return "write " + a.path + " (mode " + Octal(a.mode) + ")";
+    case Action::Kind::kMove: return "move " + a.path + " to " + a.to;
+    case Action::Kind::kFetch:
+      return "fetch " + a.url + " -> " + a.path + " (" +
+             (a.sha256.empty() ? "fingerprint " + a.fingerprint : "sha256 " + a.sha256) + ")";
+    case Action::Kind::kVerify: return "verify " + a.layer;
+    case Action::Kind::kRebootCheck: return "check whether a reboot is required";
+  }
+  return "";
+}
+
+std::string Heredoc(const std::string& contents) {
+  std::string marker = "GPUPREP_EOF";
+  while (contents.find(marker) != std::string::npos) marker += "_";
+  std::string body = contents;
+  if (!body.empty() && body.back() != '\n') body += '\n';
+  return "<<'" + marker + "'\n" + body + marker + "\n";
+}
+
+}  // namespace
+
+std::string RenderText(const Plan& plan) {
+  std::ostringstream out;
+  out << "stack " << plan.stack << "\n";
+  for (const auto& l : plan.layers) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  %-14s %-8s ", l.name.c_str(), DecisionName(l.kind));
+    out << line;
+    if (!l.wanted.empty()) out << l.wanted << " (found: " << (l.found.empty() ? "none" : l.found) << ") ";
+    out << l.detail << "\n";
+  }
+  for (const auto& b : plan.blockers) out << "blocked: " << b << "\n";
+  if (plan.steps.empty()) {
+    out << "nothing to do\n";
+    return out.str();
+  }
+  int n = 0;
+  for (const auto& s : plan.steps) {
+    out << ++n << ". " << s.title << " [" << s.id << "]\n";
+    for (const auto& a : s.actions) out << "     " << Describe(a) << "\n";
+  }
+  return out.str();
+}
+
+std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
+  std::ostringstream out;
+  out << "#!/bin/sh\n"
+      << "# gpuprep plan for stack " << plan.stack << ": the commands `gpuprep apply` runs, in order.\n"
+      << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
+      << "set -eu\n"
+      << "(set -o pipefail) 2>/dev/null && set -o pipefail\n";
+  for (const auto& l : plan.layers)
+    out << "# layer " << l.name << ": " << DecisionName(l.kind) << (l.detail.empty() ? "" : " - " + l.detail) << "\n";
+  for (const auto& b : plan.blockers) out << "echo " << sys::ShellQuote("blocked: " + b) << " >&2; exit 1\n";
+  if (plan.steps.empty()) out << "# nothing to do\n";
+  int n = 0;
+  for (const auto& s : plan.steps) {
+    out << "\n# " << ++n << ". " << s.title << " [" << s.id << "]\n";
+    for (const auto& a : s.actions) {
+      switch (a.kind) {
+        case Action::Kind::kRun: out << EnvPrefix(a) << sys::ShellJoin(a.argv) << "\n"; break;
+        case Action::Kind::kWrite: {
+          const std::string p = sys::ShellQuote(a.path);
+          out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
+          out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
+          out << "chmod " << Octal(a.mode) << " " << p << ".gpuprep-new\n";
+          if (a.keep_backup) out << "if [ -e " << p << " ]; then cp -p -- " << p << " " << p << ".gpuprep-bak; fi\n";
+          out << "mv -f -- " << p << ".gpuprep-new " << p << "\n";
+          break;
+        }
+        case Action::Kind::kMove:
+          out << "mv -- " << sys::ShellQuote(a.path) << " " << sys::ShellQuote(a.to) << "\n";
+          break;
+        case Action::Kind::kFetch: {
+          const std::string tmp = sys::ShellQuote(a.path + ".gpuprep-download");
+          const std::string dst = sys::ShellQuote(a.path);
+          out << "curl --fail --silent --show-error --location --output " << tmp << " " << sys::ShellQuote(a.url)
+              << "\n";
+          if (!a.sha256.empty()) {
+            out << "echo " << sys::ShellQuote(a.sha256 + "  " + a.path + ".gpuprep-download")
+                << " | sha256sum --check --quiet\n";
+          } else {
+            out << "gpg --batch --show-keys --with-colons " << tmp << " | grep -q "
+                << sys::ShellQuote("^fpr:::::::::" + a.fingerprint + ":") << "\n";
+          }
+          out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp << "; then gpg --batch --yes --dearmor --output "
+              << dst << " " << tmp << "; else install -m " << Octal(a.mode) << " " << tmp << " " << dst
+              << "; fi\n";
+          out << "rm -f -- " << tmp << "\n";
+          break;
+        }
+        case Action::Kind::kVerify:
+          out << sys::ShellJoin({gpuprep, "verify", "--only", a.layer}) << "\n";
+          break;
+        case Action::Kind::kRebootCheck:
+          out << "if [ -e /var/run/reboot-required ] || ! grep -qs " << sys::ShellQuote(" " + a.contents + " ")
+              << " /proc/driver/nvidia/version; then\n"
+              << "  echo 'gpuprep: a reboot is required; reboot, then run the rest of this script' >&2\n"
+              << "  exit 3\n"
+              << "fi\n";
+          break;
+      }
+    }
+  }
+  return out.str();
+}
+
+nlohmann::json RenderJson(const Plan& plan) {
+  using nlohmann::json;
+  json layers = json::array();
+  for (const auto& l : plan.layers) {
+    layers.push_back({{"name", l.name},
+                      {"action", DecisionName(l.kind)},
+                      {"found", l.found.empty() ? json(nullptr) : json(l.found)},
+                      {"wanted", l.wanted},
+                      {"detail", l.detail}});
+  }
+  json steps = json::array();
+  for (const auto& s : plan.steps) {
+    json actions = json::array();
+    for (const auto& a : s.actions) {
+      switch (a.kind) {
+        case Action::Kind::kRun: actions.push_back({{"run", a.argv}, {"env", a.env}}); break;
+        case Action::Kind::kWrite:
+          actions.push_back({{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}});
+          break;
+        case Action::Kind::kMove: actions.push_back({{"move", {a.path, a.to}}}); break;
+        case Action::Kind::kFetch: {
+          json f = {{"fetch", a.url}, {"to", a.path}};
+          if (!a.sha256.empty()) f["sha256"] = a.sha256;
+          if (!a.fingerprint.empty()) f["fingerprint"] = a.fingerprint;
+          actions.push_back(f);
+          break;
+        }
+        case Action::Kind::kVerify: actions.push_back({{"verify", a.layer}}); break;
+        case Action::Kind::kRebootCheck: actions.push_back({{"reboot_check", true}}); break;
+      }
+    }
+    steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});
+  }
+  return {{"stack", plan.stack}, {"layers", layers}, {"steps", steps}, {"blockers", plan.blockers}};
+}
+
+}  // namespace gp::plan

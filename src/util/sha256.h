@@ -1,0 +1,11 @@
+// SHA-256 through OpenSSL's libcrypto (EVP), for pinned downloads.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace gp {
+
+// Lower-case hex digest of `data` (64 characters).
+std::string Sha256Hex(std::string_view data);
+
+}  // namespace gp

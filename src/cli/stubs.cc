@@ -15,10 +15,8 @@ void Stub(CLI::App& app, const char* name) {
 }  // namespace
 
 void RegisterDoctor(CLI::App& app, Context&, int&) { Stub(app, "doctor"); }
-void RegisterManifest(CLI::App& app, Context&, int&) { Stub(app, "manifest"); }
 void RegisterPlan(CLI::App& app, Context&, int&) { Stub(app, "plan"); }
 void RegisterApply(CLI::App& app, Context&, int&) { Stub(app, "apply"); }
 void RegisterVerify(CLI::App& app, Context&, int&) { Stub(app, "verify"); }
-void RegisterLaunch(CLI::App& app, Context&, int&) { Stub(app, "launch"); }
 
 }  // namespace gp::cli

@@ -1,0 +1,157 @@
+// `gpuprep launch`: a validated run configuration for this host or a saved host snapshot (issue 4).
+// Flags -> LaunchRequest; host (probe or --host) + stack + profile -> launch::Resolve -> one renderer.
+// Nothing reaches stdout unless the whole config validated and rendered.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "launch/profile.h"
+#include "launch/render.h"
+#include "launch/resolve.h"
+#include "launch/target.h"
+#include "manifest/loader.h"
+#include "probe/probe.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::cli {
+namespace {
+
+struct LaunchFlags {
+  std::string host, profile, image, gpus, shm, ipc, workdir, name, master, format = "docker";
+  int nodes = 1, node_rank = 0;
+  std::vector<std::string> volumes, envs, command;
+  bool interactive = false;
+  std::map<std::string, CLI::Option*> opts;  // to tell "given" from "default"
+  bool Given(const std::string& flag) const {
+    auto it = opts.find(flag);
+    return it != opts.end() && it->second->count() > 0;
+  }
+};
+
+// Relative paths are the user's working directory, not the Fs root.
+std::string Absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? path : (cwd / path).lexically_normal().string();
+}
+
+launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sys::Fs>& probe_fs) {
+  if (f.Given("--host")) {
+    auto text = ctx.local_fs->Read(Absolute(f.host));
+    if (!text) throw FlagError("--host", "cannot read " + f.host);
+    return launch::TargetFromSnapshot(*text, f.host);
+  }
+  probe_fs = ctx.make_fs(ctx.opts.root);
+  probe::ProbeEnv env;
+  env.fs = probe_fs.get();
+  const bool live = ctx.opts.root.empty();
+  env.runner = live ? ctx.runner : nullptr;
+  env.native = live ? ctx.native : nullptr;
+  env.docker = live ? ctx.unix_http : nullptr;
+  env.compat = &manifest::EmbeddedCompat();
+  env.env = ctx.env;
+  launch::Target t;
+  t.host = probe::ProbeHost(env);
+  return t;
+}
+
+// --manifest, else the stack doctor used for the snapshot, else the default for the host's OS and GPUs.
+// Without --manifest a stack that cannot be found is not an error: --image or the profile may name
+// the image (Resolve says so when nothing does).
+std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx) {
+  std::unique_ptr<sys::HttpClient> http;
+  manifest::LoadContext lc{ctx.local_fs, nullptr};
+  if (!ctx.opts.manifest.empty()) {
+    if (StartsWith(ctx.opts.manifest, "https://") && ctx.make_http) http = ctx.make_http(), lc.http = http.get();
+    return manifest::LoadStack(ctx.opts.manifest, lc);
+  }
+  try {
+    const auto names = manifest::EmbeddedStackNames();
+    if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end())
+      return manifest::LoadStack(t.manifest, lc);
+    std::vector<std::string> archs;
+    for (const auto& g : t.host.gpus)
+      if (!g.architecture.empty()) archs.push_back(g.architecture);
+    auto choice = manifest::ChooseDefaultStack(t.host.os.id, t.host.os.version_id, archs);
+    spdlog::info("stack {}: {}", choice.name, choice.reason);
+    return manifest::LoadStack(choice.name, lc);
+  } catch (const Error& e) {
+    spdlog::debug("no default stack: {}", e.what());
+    return std::nullopt;
+  }
+}
+
+int RunLaunch(const LaunchFlags& f, Context& ctx) {
+  launch::LaunchRequest req;
+  auto opt = [&f](const char* name, const std::string& v) {
+    return f.Given(name) ? std::optional<std::string>(v) : std::nullopt;
+  };
+  req.image = opt("--image", f.image);
+  req.gpus = opt("--gpus", f.gpus);
+  req.shm = opt("--shm", f.shm);
+  req.ipc = opt("--ipc", f.ipc);
+  req.workdir = opt("--workdir", f.workdir);
+  req.name = opt("--name", f.name);
+  req.master = opt("--master", f.master);
+  if (f.Given("--nodes")) req.nodes = f.nodes;
+  if (f.Given("--node-rank")) req.node_rank = f.node_rank;
+  req.volumes = f.volumes;
+  req.envs = f.envs;
+  req.interactive = f.interactive;
+  req.format = f.Given("--format") || !ctx.opts.json ? f.format : "json";
+  req.command = f.command;
+
+  std::unique_ptr<sys::Fs> probe_fs;
+  const launch::Target target = LoadTarget(f, ctx, probe_fs);
+  std::optional<launch::Profile> profile;
+  if (f.Given("--profile")) {
+    const bool is_path = f.profile.find('/') != std::string::npos || EndsWith(f.profile, ".yaml") ||
+                         EndsWith(f.profile, ".yml");
+    profile = launch::LoadProfile(is_path ? Absolute(f.profile) : f.profile, *ctx.local_fs);
+  }
+  const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx);
+
+  launch::ResolveInputs in;
+  in.target = &target;
+  in.stack = stack ? &*stack : nullptr;
+  in.compat = &manifest::EmbeddedCompat();
+  in.profile = profile ? &*profile : nullptr;
+  in.live_fs = target.from_snapshot ? nullptr : probe_fs.get();
+  const launch::RunConfig config = launch::Resolve(req, in);
+  const std::string text = launch::Render(config, req.format);
+  for (const std::string& w : config.warnings) spdlog::warn("{}", w);
+  *ctx.out << text;
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
+  auto f = std::make_shared<LaunchFlags>();
+  CLI::App* sub = app.add_subcommand("launch", "A validated docker/compose/torchrun/Slurm/Kubernetes launch for a host");
+  auto add = [&](const char* name, std::string& v, const char* help) { f->opts[name] = sub->add_option(name, v, help); };
+  add("--host", f->host, "Host snapshot: the JSON `gpuprep doctor --json` printed there (default: probe this host)");
+  add("--profile", f->profile, "Team profile: embedded NAME or a YAML PATH");
+  add("--image", f->image, "Container image (default: the profile's, else the stack's)");
+  add("--gpus", f->gpus, "all | N (a count) | i,j,... | device=i[,j...] (indices)");
+  add("--shm", f->shm, "/dev/shm size for --ipc private: SIZE (16g) or auto (default)");
+  add("--ipc", f->ipc, "host (default, NVIDIA's recommendation) | private");
+  f->opts["-v"] = sub->add_option("-v,--volume", f->volumes, "SRC:DST[:ro] bind mount (repeatable)")->allow_extra_args(false);
+  f->opts["-e"] = sub->add_option("-e,--env", f->envs, "NAME=VALUE (repeatable)")->allow_extra_args(false);
+  add("--workdir", f->workdir, "Working directory in the container");
+  add("--name", f->name, "Container / job name");
+  f->opts["--interactive"] = sub->add_flag("--interactive", f->interactive, "Add -it (a terminal)");
+  f->opts["--nodes"] = sub->add_option("--nodes", f->nodes, "Number of nodes (multi-node training)");
+  f->opts["--node-rank"] = sub->add_option("--node-rank", f->node_rank, "This node's rank, 0..nodes-1");
+  add("--master", f->master, "ADDR:PORT of the rank-0 node");
+  add("--format", f->format, "docker (default) | json | compose | torchrun | slurm | k8s");
+  sub->add_option("command", f->command, "The container command, after --");
+  sub->callback([f, &ctx, &exit_code] { exit_code = RunLaunch(*f, ctx); });
+}
+
+}  // namespace gp::cli

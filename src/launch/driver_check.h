@@ -1,0 +1,34 @@
+// Will the image's CUDA run on the host's driver? The rule doctor's image layer uses, on the same Compat
+// facts (facts/nvidia-compat.md §1): the driver meets the minimum of the image's exact CUDA release
+// (Table 3); or, below it, the driver is on a branch that CUDA's minor-version compatibility covers for
+// that CUDA major (Table 2; works, PTX JIT excepted); or, on data-center GPUs only, the driver is on one
+// of the branches the image's release notes allow in forward-compatibility mode.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "manifest/model.h"
+
+namespace gp::launch {
+
+struct ImageCuda {
+  std::string ref;
+  std::optional<Version> cuda;             // nullopt: unknown image, nothing can be checked
+  std::optional<int> driver_min_branch;
+  std::vector<Version> forward_compat;
+};
+
+// The CUDA facts for `ref`: the stack's image when it is that image, else compat's image list.
+ImageCuda ImageCudaFor(const std::string& ref, const manifest::Stack* stack, const manifest::Compat& compat);
+
+struct DriverVerdict {
+  enum class Kind { kOk, kMinorCompat, kForwardCompat, kTooOld, kUnknown } kind = Kind::kUnknown;
+  std::string message;  // kTooOld: the error text (without the flag); others: a note or warning
+};
+
+// `all_datacenter`: every GPU the container gets is a data-center part (forward compatibility needs it).
+DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& driver, bool all_datacenter,
+                          const manifest::Compat& compat);
+
+}  // namespace gp::launch

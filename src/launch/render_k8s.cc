@@ -1,0 +1,78 @@
+// A Kubernetes batch/v1 Job: nvidia.com/gpu limits (a count: the device plugin picks the GPUs), /dev/shm
+// as a memory-backed emptyDir with the shm size as its sizeLimit, host mounts as hostPath volumes.
+#include <cctype>
+
+#include "launch/render.h"
+#include "launch/template.h"
+
+namespace gp::launch {
+namespace {
+
+// RFC 1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, <= 63 chars.
+std::string DnsLabel(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    out += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '-';
+  }
+  while (!out.empty() && out.front() == '-') out.erase(out.begin());
+  if (out.size() > 63) out.resize(63);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "gpuprep-job" : out;
+}
+
+// Kubernetes quantity: "16Gi" / "512Mi" when exact, else bytes.
+std::string Quantity(uint64_t bytes) {
+  const std::pair<uint64_t, const char*> units[] = {{1ULL << 40, "Ti"}, {1ULL << 30, "Gi"}, {1ULL << 20, "Mi"}, {1ULL << 10, "Ki"}};
+  for (const auto& [mult, suffix] : units)
+    if (bytes >= mult && bytes % mult == 0) return std::to_string(bytes / mult) + suffix;
+  return std::to_string(bytes);
+}
+
+// The container port of a docker -p value ("8888:8888", "127.0.0.1:80:8080/tcp" -> 8080); 0 if none.
+int ContainerPort(const std::string& p) {
+  std::string s = p.substr(p.rfind(':') == std::string::npos ? 0 : p.rfind(':') + 1);
+  s = s.substr(0, s.find('/'));
+  if (s.empty() || s.size() > 5) return 0;
+  for (char ch : s)
+    if (!std::isdigit(static_cast<unsigned char>(ch))) return 0;
+  return std::stoi(s);
+}
+
+}  // namespace
+
+std::string RenderK8s(const RunConfig& c) {
+  std::map<std::string, std::string> v;
+  v["comment"] = c.profile.empty() ? "" : " (profile " + c.profile + ")";
+  v["name"] = YamlQuote(DnsLabel(!c.name.empty() ? c.name : !c.profile.empty() ? "gpuprep-" + c.profile : "gpuprep-job"));
+  v["container"] = YamlQuote("train");
+  v["image"] = YamlQuote(c.image);
+  std::string args;
+  for (const std::string& a : c.command) args += (args.empty() ? "" : ", ") + YamlQuote(a);
+  // `args` replaces the image's CMD and keeps its ENTRYPOINT, as docker run's trailing command does.
+  v["command"] = c.command.empty() ? "" : "args: [" + args + "]";
+  v["working_dir"] = c.workdir.empty() ? "" : "workingDir: " + YamlQuote(c.workdir);
+  std::string env;
+  for (const auto& [k, val] : c.env) env += "\n  - name: " + YamlQuote(k) + "\n    value: " + YamlQuote(val);
+  v["env"] = env.empty() ? "" : "env:" + env;
+  std::string ports;
+  for (const std::string& p : c.ports)
+    if (int port = ContainerPort(p)) ports += "\n  - containerPort: " + std::to_string(port);
+  v["ports"] = ports.empty() ? "" : "ports:" + ports;
+  const int n = c.gpus.Number();
+  v["gpu_limit"] = "nvidia.com/gpu: " + std::to_string(n);
+  v["shm_limit"] = YamlQuote(Quantity(c.shm_bytes ? *c.shm_bytes : c.auto_shm_bytes));
+  std::string mounts, vols;
+  for (size_t i = 0; i < c.mounts.size(); ++i) {
+    const Mount& m = c.mounts[i];
+    const std::string name = "mount-" + std::to_string(i);
+    mounts += "- name: " + name + "\n  mountPath: " + YamlQuote(m.target) + (m.read_only ? "\n  readOnly: true" : "") + "\n";
+    vols += "- name: " + name + "\n  hostPath:\n    path: " + YamlQuote(m.source) + "\n";
+  }
+  if (!mounts.empty()) mounts.pop_back(), vols.pop_back();
+  v["volume_mounts"] = mounts;
+  v["volumes"] = vols;
+  return ExpandTemplate(EmbeddedTemplate("k8s-job.yaml.tmpl"), v);
+}
+
+}  // namespace gp::launch

@@ -1,0 +1,280 @@
+// Resolution order and every validation rule of `gpuprep launch` (issue 4 §3). Each rule throws one
+// FlagError naming the flag the user would change; the texts are tested word for word.
+#include "launch/resolve.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "launch/driver_check.h"
+#include "launch/validate.h"
+#include "sys/fs.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::launch {
+namespace {
+
+std::string IndexList(const std::vector<probe::Gpu>& gpus) {
+  std::vector<std::string> ids;
+  for (const auto& g : gpus) ids.push_back(std::to_string(g.index));
+  return Join(ids, ", ");
+}
+
+bool ValidContainerName(const std::string& n) {  // docker: [a-zA-Z0-9][a-zA-Z0-9_.-]*
+  if (n.empty() || !std::isalnum(static_cast<unsigned char>(n[0]))) return false;
+  return std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+void ResolveGpus(const LaunchRequest& req, const Target& t, RunConfig& c) {
+  c.origins["gpus"] = Origin::kStack;  // NGC's recommended --gpus all
+  if (req.gpus) {
+    c.gpus = ParseGpus(*req.gpus);
+    c.origins["gpus"] = Origin::kFlag;
+  }
+  const auto& gpus = t.host.gpus;
+  const int have = static_cast<int>(gpus.size());
+  const std::string where = t.from_snapshot ? "the host in " + t.snapshot_path : "this host";
+  switch (c.gpus.kind) {
+    case GpuSelection::Kind::kNone:
+      return;
+    case GpuSelection::Kind::kAll:
+      if (have == 0) throw FlagError("--gpus", where + " has no NVIDIA GPU");
+      c.gpus.count = have;
+      return;
+    case GpuSelection::Kind::kCount:
+      if (c.gpus.count > have)
+        throw FlagError("--gpus", std::to_string(c.gpus.count) + " GPUs requested, but " + where + " has " +
+                                      std::to_string(have));
+      return;
+    case GpuSelection::Kind::kDevices:
+      for (int idx : c.gpus.indices) {
+        const bool exists = std::any_of(gpus.begin(), gpus.end(), [idx](const probe::Gpu& g) { return g.index == idx; });
+        if (!exists) {
+          std::string has = have == 0 ? "it has none" : "it has " + std::to_string(have) + ": " + IndexList(gpus);
+          throw FlagError("--gpus", "GPU " + std::to_string(idx) + " does not exist on " + where + " (" + has + ")");
+        }
+      }
+      if (req.format == "slurm" || req.format == "k8s")
+        throw FlagError("--gpus", "the " + req.format + " format can only count GPUs (the scheduler picks them); use --gpus " +
+                                      std::to_string(c.gpus.indices.size()) + " instead of a list of indices");
+      return;
+  }
+}
+
+void ResolveShmIpc(const LaunchRequest& req, const Profile* p, const Target& t, RunConfig& c) {
+  c.host_shm_bytes = t.host.shm_bytes;
+  c.ipc = "host";
+  c.origins["ipc"] = Origin::kStack;  // NGC's recommended --ipc=host
+  std::string shm = "auto";
+  Origin shm_origin = Origin::kDefault;
+  if (p && !p->ipc.empty()) c.ipc = p->ipc, c.origins["ipc"] = Origin::kProfile;
+  if (p && !p->shm.empty()) shm = p->shm, shm_origin = Origin::kProfile;
+  if (req.shm) shm = *req.shm, shm_origin = Origin::kFlag;
+  if (req.ipc) {
+    if (*req.ipc != "host" && *req.ipc != "private")
+      throw FlagError("--ipc", "expected host or private, got \"" + *req.ipc + "\"");
+    c.ipc = *req.ipc;
+    c.origins["ipc"] = Origin::kFlag;
+  }
+  std::optional<uint64_t> size;
+  if (shm != "auto") size = ParseShm(shm);
+  if (size && c.ipc == "host") {
+    if (req.ipc && shm_origin == Origin::kFlag)
+      throw FlagError("--shm", "a size has no effect with --ipc host (the container uses the host's /dev/shm); "
+                               "use --ipc private or --shm auto");
+    if (c.origins["ipc"] != Origin::kFlag) {
+      c.ipc = "private";  // a shm size (flag or profile) asks for a private IPC namespace
+      c.origins["ipc"] = shm_origin;
+    } else {
+      size.reset();  // --ipc host on the command line wins over the profile's size
+      shm_origin = Origin::kFlag;
+    }
+  }
+  c.origins["shm"] = shm_origin;
+  const uint64_t mem = t.host.memory_bytes;
+  c.auto_shm_bytes = AutoShmBytes(mem, p && p->shm_per_gpu ? *p->shm_per_gpu : kDefaultShmPerGpu, c.gpus.Number());
+  if (c.ipc == "host") return;
+  if (size) {
+    if (mem && *size > mem)
+      throw FlagError(shm_origin == Origin::kFlag ? "--shm" : "--profile",
+                      HumanBytes(*size) + " of shm is more than the memory of " +
+                          (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") + " (" +
+                          HumanBytes(mem) + ")");
+    c.shm_bytes = size;
+  } else {
+    c.shm_bytes = c.auto_shm_bytes;
+    c.origins["shm"] = Origin::kHost;
+  }
+  if (c.dataloader_heavy && *c.shm_bytes < (2ULL << 30) * static_cast<uint64_t>(std::max(1, c.gpus.Number())))
+    c.warnings.push_back("--ipc private with " + HumanBytes(*c.shm_bytes) + " of shm for " +
+                         std::to_string(c.gpus.Number()) + " GPU(s) will starve the DataLoader workers of profile " +
+                         c.profile + "; use --ipc host or --shm auto");
+}
+
+void ResolveMulti(const LaunchRequest& req, RunConfig& c) {
+  if (req.nodes && *req.nodes < 1) throw FlagError("--nodes", "must be at least 1");
+  c.multi.nodes = req.nodes.value_or(1);
+  if (req.node_rank) {
+    if (!req.nodes) throw FlagError("--node-rank", "needs --nodes");
+    if (*req.node_rank < 0 || *req.node_rank >= c.multi.nodes)
+      throw FlagError("--node-rank", std::to_string(*req.node_rank) + " is not below --nodes " +
+                                         std::to_string(c.multi.nodes) + " (ranks are 0.." +
+                                         std::to_string(c.multi.nodes - 1) + ")");
+    c.multi.node_rank = *req.node_rank;
+  }
+  if (req.master) {
+    if (c.multi.nodes < 2) throw FlagError("--master", "only meaningful with --nodes 2 or more");
+    std::tie(c.multi.master_addr, c.multi.master_port) = ParseMaster(*req.master);
+  }
+  if (c.multi.nodes > 1 && c.multi.master_addr.empty() && req.format != "slurm")
+    throw FlagError("--nodes", std::to_string(c.multi.nodes) + " nodes need --master ADDR:PORT (the rank-0 node)");
+  if (c.multi.nodes > 1 && !req.node_rank && req.format != "slurm" && req.format != "k8s")
+    throw FlagError("--nodes", "each node runs its own command: give --node-rank (0.." +
+                                   std::to_string(c.multi.nodes - 1) + ")");
+  if (c.multi.nodes > 1 && req.format == "k8s")
+    throw FlagError("--nodes", "the k8s format renders a single-node Job; use --format slurm or run torchrun per node");
+}
+
+void ResolveMounts(const LaunchRequest& req, const Profile* p, const ResolveInputs& in, RunConfig& c) {
+  auto add = [&c](const Mount& m) {
+    auto same = std::find_if(c.mounts.begin(), c.mounts.end(), [&m](const Mount& x) { return x.target == m.target; });
+    if (same != c.mounts.end()) *same = m;  // a flag replaces the profile's mount at the same target
+    else c.mounts.push_back(m);
+  };
+  if (p) for (const Mount& m : p->mounts) add(m), c.origins["mounts"] = Origin::kProfile;
+  for (const std::string& v : req.volumes) add(ParseMount(v)), c.origins["mounts"] = Origin::kFlag;
+  if (!in.live_fs) return;
+  for (const Mount& m : c.mounts)
+    if (!in.live_fs->Exists(m.source))
+      throw FlagError("-v", m.source + " does not exist on this host (mounted at " + m.target + ")");
+}
+
+void ResolveEnv(const LaunchRequest& req, const Profile* p, RunConfig& c) {
+  auto set = [&c](const std::string& k, const std::string& v) {
+    auto it = std::find_if(c.env.begin(), c.env.end(), [&k](const auto& e) { return e.first == k; });
+    if (it != c.env.end()) it->second = v;
+    else c.env.emplace_back(k, v);
+  };
+  if (p) for (const auto& [k, v] : p->env) set(k, v), c.origins["env." + k] = Origin::kProfile;
+  for (const std::string& e : req.envs) {
+    auto [k, v] = ParseEnv(e);
+    set(k, v);
+    c.origins["env." + k] = Origin::kFlag;
+  }
+}
+
+void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, RunConfig& c) {
+  const Target& t = *in.target;
+  if (c.gpus.kind == GpuSelection::Kind::kNone) return;
+  const std::string& f = req.format;
+  if (f == "docker" || f == "json" || f == "compose" || f == "torchrun") {
+    if (HasNvidiaRuntime(t)) c.access = GpuAccess::kRuntime;
+    else if (HasCdi(t)) c.access = GpuAccess::kCdi;
+    else
+      throw FlagError("--gpus", (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
+                                    " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
+                                    "GPUs (fix there: sudo gpuprep apply --only container_toolkit)");
+    c.origins["access"] = Origin::kHost;
+  }
+  bool all_dc = !t.host.gpus.empty();
+  for (const auto& g : t.host.gpus) {
+    const manifest::GpuModel* m = in.compat->GpuByPciId(g.device_id);
+    all_dc = all_dc && m && m->datacenter;
+  }
+  DriverVerdict v = CheckDriver(ImageCudaFor(c.image, in.stack, *in.compat), HostDriverVersion(t), all_dc, *in.compat);
+  if (v.kind == DriverVerdict::Kind::kTooOld) throw FlagError("--image", v.message);
+  if (!v.message.empty()) c.warnings.push_back(v.message);
+}
+
+}  // namespace
+
+const std::vector<std::string>& LaunchFormats() {
+  static const std::vector<std::string> kFormats = {"docker", "json", "compose", "torchrun", "slurm", "k8s"};
+  return kFormats;
+}
+
+uint64_t AutoShmBytes(uint64_t host_memory_bytes, uint64_t per_gpu_bytes, int gpus) {
+  uint64_t want = per_gpu_bytes * static_cast<uint64_t>(std::max(1, gpus));
+  if (host_memory_bytes) want = std::min(want, host_memory_bytes / 2);
+  want = std::max(want, kMinAutoShm);
+  return want;
+}
+
+RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
+  const Profile* p = in.profile;
+  const auto& formats = LaunchFormats();
+  if (std::find(formats.begin(), formats.end(), req.format) == formats.end()) {
+    std::string msg = "unknown format \"" + req.format + "\"";
+    if (auto g = DidYouMean(req.format, formats)) msg += " (did you mean \"" + *g + "\"?)";
+    else msg += " (formats: " + Join(formats, ", ") + ")";
+    throw FlagError("--format", msg);
+  }
+  RunConfig c;
+  if (in.stack) c.stack = in.stack->name;
+  if (p) c.profile = p->name, c.dataloader_heavy = p->dataloader_heavy;
+
+  if (in.stack && !in.stack->image.ref.empty()) c.image = in.stack->image.ref, c.origins["image"] = Origin::kStack;
+  if (p && !p->image.empty()) c.image = p->image, c.origins["image"] = Origin::kProfile;
+  if (req.image) c.image = *req.image, c.origins["image"] = Origin::kFlag;
+  if (c.image.empty())
+    throw FlagError("--image", "no image: give --image REF, or a --manifest or --profile that names one");
+  if (c.image.find_first_of(" \t\n'\"$\\") != std::string::npos)
+    throw FlagError("--image", "\"" + c.image + "\" is not an image reference");
+
+  if (req.interactive && (req.format == "slurm" || req.format == "k8s"))
+    throw FlagError("--interactive", "a " + req.format + " job has no terminal; drop --interactive");
+  c.interactive = req.interactive;
+  if (req.interactive) c.origins["interactive"] = Origin::kFlag;
+
+  ResolveGpus(req, *in.target, c);
+  if (c.gpus.kind == GpuSelection::Kind::kNone && req.format == "torchrun")
+    throw FlagError("--gpus", "0 GPUs leaves torchrun no process to start (--nproc_per_node would be 0)");
+  ResolveMulti(req, c);
+  if (c.multi.nodes > 1 && c.gpus.kind == GpuSelection::Kind::kNone)
+    throw FlagError("--gpus", "0 GPUs contradicts --nodes " + std::to_string(c.multi.nodes) + " (a multi-node GPU job)");
+  ResolveShmIpc(req, p, *in.target, c);
+
+  c.ulimits = {{"memlock", -1, -1}, {"stack", 67108864, 67108864}};  // facts §6.1: NGC's recommended flags
+  c.origins["ulimits"] = Origin::kStack;
+
+  ResolveMounts(req, p, in, c);
+  ResolveEnv(req, p, c);
+  if (p) c.ports = p->ports;
+  if (p && !p->ports.empty()) c.origins["ports"] = Origin::kProfile;
+
+  if (p && !p->workdir.empty()) c.workdir = p->workdir, c.origins["workdir"] = Origin::kProfile;
+  if (req.workdir) c.workdir = *req.workdir, c.origins["workdir"] = Origin::kFlag;
+  if (!c.workdir.empty() && c.workdir[0] != '/')
+    throw FlagError("--workdir", "must be an absolute path inside the container, got \"" + c.workdir + "\"");
+  if (req.name) {
+    if (!ValidContainerName(*req.name))
+      throw FlagError("--name", "\"" + *req.name + "\" is not a valid name (letters, digits, _ . -, starting with a "
+                                "letter or digit)");
+    c.name = *req.name;
+    c.origins["name"] = Origin::kFlag;
+  }
+  c.command = req.command;
+  if (!c.command.empty()) c.origins["command"] = Origin::kFlag;
+  if (c.multi.nodes > 1 && req.format != "slurm") {
+    // Every node's container reaches the others directly (NCCL, rendezvous): host networking, and the
+    // rendezvous facts as the variables torch.distributed's env:// init reads.
+    c.network = "host";
+    c.origins["network"] = Origin::kFlag;
+    const std::pair<std::string, std::string> vars[] = {
+        {"MASTER_ADDR", c.multi.master_addr}, {"MASTER_PORT", std::to_string(c.multi.master_port)},
+        {"NNODES", std::to_string(c.multi.nodes)}, {"NODE_RANK", std::to_string(c.multi.node_rank)}};
+    for (const auto& [k, v] : vars) {
+      if (std::none_of(c.env.begin(), c.env.end(), [&k = k](const auto& e) { return e.first == k; })) {
+        c.env.emplace_back(k, v);
+        c.origins["env." + k] = Origin::kFlag;
+      }
+    }
+  }
+
+  CheckDriverAndAccess(req, in, c);
+  return c;
+}
+
+}  // namespace gp::launch

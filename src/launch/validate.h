@@ -1,0 +1,30 @@
+// Parsing and checking of single launch flag values. Each parser throws FlagError naming the flag, with
+// the message tested word for word in tests/launch/validate_test.cc.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "launch/config.h"
+
+namespace gp::launch {
+
+// POSIX shell name: [A-Za-z_][A-Za-z0-9_]*.
+bool ValidEnvName(const std::string& name);
+
+// "all" | "N" (a count, as docker reads it) | "i,j,..." | "device=i[,j...]" (indices). "0" is kNone.
+GpuSelection ParseGpus(const std::string& value);
+
+// "SRC:DST" or "SRC:DST:ro|rw"; SRC and DST absolute. A SRC may itself not contain ':' (docker's rule).
+Mount ParseMount(const std::string& value);
+
+// "NAME=VALUE" (VALUE may be empty or contain '='); NAME must be a valid environment name.
+std::pair<std::string, std::string> ParseEnv(const std::string& value);
+
+// "ADDR:PORT" (ADDR a host name, IPv4 or [IPv6]); PORT 1..65535.
+std::pair<std::string, int> ParseMaster(const std::string& value);
+
+// Docker's --shm-size syntax ("64m", "16g", "1073741824"); must be > 0.
+uint64_t ParseShm(const std::string& value);
+
+}  // namespace gp::launch

@@ -15,8 +15,5 @@ void Stub(CLI::App& app, const char* name) {
 }  // namespace
 
 void RegisterDoctor(CLI::App& app, Context&, int&) { Stub(app, "doctor"); }
-void RegisterPlan(CLI::App& app, Context&, int&) { Stub(app, "plan"); }
-void RegisterApply(CLI::App& app, Context&, int&) { Stub(app, "apply"); }
-void RegisterVerify(CLI::App& app, Context&, int&) { Stub(app, "verify"); }
 
 }  // namespace gp::cli

@@ -1,0 +1,145 @@
+// `gpuprep apply --yes [--reboot] [--resume] [--only L] [--skip L] [--lock-timeout S]`: runs the plan on the
+// live host as root; resumable after the reboot a driver needs (apply/executor.h). Exit codes: PRODUCT.md.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include "apply/executor.h"
+#include "apply/journal.h"
+#include "apply/locks.h"
+#include "cli/commands.h"
+#include "cli/target.h"
+#include "plan/planner.h"
+#include "util/error.h"
+
+namespace gp::cli {
+namespace {
+
+struct ApplyOptions {
+  bool yes = false, reboot = false, resume = false;
+  std::vector<std::string> only, skip;
+  int lock_timeout = 600;
+};
+
+// Appends every log line of this run to /var/log/gpuprep.log as well (best effort). Returns a logger that
+// writes to the file only (for the final error, which main prints on stderr itself).
+std::shared_ptr<spdlog::logger> LogToFile(const sys::Fs& fs) {
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(fs.HostPath("/var/log/gpuprep.log"), false);
+    sink->set_pattern("%Y-%m-%dT%H:%M:%S%z gpuprep[%P] %l: %v");
+    sink->set_level(spdlog::level::debug);
+    auto logger = spdlog::default_logger();
+    logger->sinks().push_back(sink);
+    logger->flush_on(spdlog::level::info);
+    auto file_only = std::make_shared<spdlog::logger>("gpuprep-file", sink);
+    file_only->flush_on(spdlog::level::info);
+    return file_only;
+  } catch (const spdlog::spdlog_ex& e) {
+    spdlog::warn("cannot write /var/log/gpuprep.log: {}", e.what());
+  }
+  return std::make_shared<spdlog::logger>("gpuprep-none");
+}
+
+std::string SelfPath() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("/usr/local/bin/gpuprep") : p.string();
+}
+
+int RunApply(Context& ctx, ApplyOptions& o) {
+  if (!ctx.opts.root.empty())
+    throw FlagError("--root", "apply changes the live host; review a tree with: gpuprep plan --root DIR");
+  auto only = plan::ParseLayerList("--only", o.only);
+  auto skip = plan::ParseLayerList("--skip", o.skip);
+  if (::geteuid() != 0) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
+  if (!o.yes) throw UsageError("apply: --yes is required to change the host (review first with: gpuprep plan)");
+
+  std::unique_ptr<sys::Fs> host = ctx.make_fs("");
+  std::optional<apply::Journal> previous = apply::ReadJournal(*host);
+  std::string manifest = ctx.opts.manifest;
+  if (o.resume) {
+    if (!previous) throw FlagError("--resume", std::string("no journal at ") + apply::kJournalPath);
+    if (manifest.empty()) manifest = previous->manifest;
+    if (only.empty() && skip.empty()) {
+      only = previous->only;
+      skip = previous->skip;
+    }
+  }
+  Target t = LoadTarget(ctx, manifest);  // manifest errors: exit 2 before any change
+
+  std::string why;
+  auto lock = apply::ApplyLock::TryAcquire(*t.fs, why);
+  if (!lock) throw Error(kExitFailed, std::string("another gpuprep apply is running (") + apply::kLockPath + " " + why + ")");
+  auto file_log = LogToFile(*t.fs);
+
+  plan::PlanInput in;
+  in.stack = &t.stack;
+  in.facts = &t.facts;
+  in.fs = t.fs.get();
+  in.manifest = t.manifest;
+  in.only = only;
+  in.skip = skip;
+  in.apt.lock_timeout_s = o.lock_timeout;
+  in.apt.status_fd = ctx.err_is_tty && !ctx.opts.json && !ctx.opts.quiet;
+  const bool pending = previous && previous->state != "done" && previous->stack == t.stack.name;
+  if (pending) in.verify_layers = previous->touched_layers;
+  plan::Plan p = plan::BuildPlan(in);
+
+  const bool resume_unit = t.fs->Exists(apply::kResumeUnitPath);
+  if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) {
+    spdlog::info("nothing to do: the host matches stack {}", t.stack.name);
+    *ctx.out << "nothing to do: the host matches stack " << t.stack.name << "\n";
+    return kExitOk;
+  }
+
+  apply::Journal journal = pending ? *previous : apply::Journal{};
+  journal.manifest = t.manifest;
+  journal.stack = t.stack.name;
+  journal.only = only;
+  journal.skip = skip;
+  apply::ExecEnv env;
+  env.fs = t.fs.get();
+  env.runner = ctx.runner;
+  env.native = ctx.native;
+  env.make_http = ctx.make_http;
+  env.stack = &t.stack;
+  env.facts = &t.facts;
+  env.reboot = o.reboot;
+  env.self_path = SelfPath();
+  if (in.apt.status_fd)
+    env.progress = [&ctx](const std::string& line) { *ctx.err << "\rgpuprep: apt: " << line << "\033[K" << std::flush; };
+  auto result = apply::Execute(p, journal, env);
+  if (in.apt.status_fd) *ctx.err << "\r\033[K" << std::flush;
+  if (result.exit_code == kExitOk) {
+    spdlog::info("done: the host matches stack {}", t.stack.name);
+    *ctx.out << "done: the host matches stack " << t.stack.name << "\n";
+  } else if (result.exit_code == kExitReboot) {
+    spdlog::warn("{}", result.message);
+    *ctx.out << "reboot required: " << result.message << "\n";
+  } else {
+    file_log->error("{}", result.message);
+    throw Error(kExitFailed, result.message);
+  }
+  return result.exit_code;
+}
+
+}  // namespace
+
+void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
+  auto o = std::make_shared<ApplyOptions>();
+  CLI::App* sub = app.add_subcommand("apply", "Install what the stack needs on this host (root), verify, resume after reboot");
+  sub->add_flag("--yes", o->yes, "Really change the host (required)");
+  sub->add_flag("--reboot", o->reboot, "Reboot by itself when the driver needs it (the resume unit continues)");
+  sub->add_flag("--resume", o->resume, "Continue the run recorded in /var/lib/gpuprep/journal.json");
+  sub->add_option("--only", o->only, "Only these layers (repeatable, or comma-separated)");
+  sub->add_option("--skip", o->skip, "Leave these layers out (repeatable, or comma-separated)");
+  sub->add_option("--lock-timeout", o->lock_timeout, "Seconds to wait for the apt/dpkg lock (default 600)")
+      ->check(CLI::Range(0, 86400));
+  sub->callback([&ctx, &exit_code, o] { exit_code = RunApply(ctx, *o); });
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,51 @@
+#include "cli/target.h"
+
+#include <spdlog/spdlog.h>
+
+#include "manifest/loader.h"
+#include "probe/probe.h"
+#include "util/strings.h"
+
+namespace gp::cli {
+namespace {
+
+manifest::Stack Load(Context& ctx, const std::string& spec, std::unique_ptr<sys::HttpClient>& http) {
+  manifest::LoadContext lc{ctx.local_fs, nullptr};
+  if ((StartsWith(spec, "https://") || StartsWith(spec, "http://")) && ctx.make_http) {
+    http = ctx.make_http();
+    lc.http = http.get();
+  }
+  return manifest::LoadStack(spec, lc);
+}
+
+}  // namespace
+
+Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
+  Target t;
+  t.manifest = manifest_spec;
+  std::unique_ptr<sys::HttpClient> http;
+  if (!manifest_spec.empty()) t.stack = Load(ctx, manifest_spec, http);
+
+  t.fs = ctx.make_fs(ctx.opts.root);
+  const bool live = ctx.opts.root.empty();
+  probe::ProbeEnv env;
+  env.fs = t.fs.get();
+  env.runner = live ? ctx.runner : nullptr;
+  env.native = live ? ctx.native : nullptr;
+  env.docker = live ? ctx.unix_http : nullptr;
+  env.compat = &manifest::EmbeddedCompat();
+  env.env = ctx.env;
+  t.facts = probe::ProbeHost(env);
+
+  if (manifest_spec.empty()) {
+    std::vector<std::string> archs;
+    for (const auto& g : t.facts.gpus)
+      if (!g.architecture.empty()) archs.push_back(g.architecture);
+    auto choice = manifest::ChooseDefaultStack(t.facts.os.id, t.facts.os.version_id, archs);
+    spdlog::info("using stack {}: {}", choice.name, choice.reason);
+    t.stack = Load(ctx, choice.name, http);
+  }
+  return t;
+}
+
+}  // namespace gp::cli

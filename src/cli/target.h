@@ -1,0 +1,24 @@
+// What plan, apply and verify share: the stack (loaded and validated first, so a bad manifest exits 2
+// before anything else happens) and the probed host (live, or the --root tree).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "cli/context.h"
+#include "manifest/model.h"
+#include "probe/host.h"
+
+namespace gp::cli {
+
+struct Target {
+  std::unique_ptr<sys::Fs> fs;   // the host ("/") or the --root tree
+  probe::HostFacts facts;
+  manifest::Stack stack;
+  std::string manifest;          // the --manifest spec ("" when the default was chosen)
+};
+
+// Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on
+// stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage) for manifest errors.
+Target LoadTarget(Context& ctx, const std::string& manifest_spec);
+
+}  // namespace gp::cli

@@ -1,0 +1,71 @@
+// `gpuprep verify [--only L]`: active checks on the live host (apply/verify.h): the driver answers through
+// NVML, CUDA initialises, cuDNN and NCCL load at the pinned versions. Exit 1 when a check fails.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "apply/verify.h"
+#include "cli/commands.h"
+#include "cli/target.h"
+#include "plan/planner.h"
+#include "util/error.h"
+
+namespace gp::cli {
+namespace {
+
+std::vector<std::string> DefaultLayers(const Target& t) {
+  std::vector<std::string> out;
+  if (!t.facts.gpus.empty()) out.push_back("driver");
+  if (t.facts.nvswitch_count > 0) out.push_back("fabricmanager");
+  if (t.stack.cuda.enabled) out.push_back("cuda");
+  if (t.stack.cudnn.enabled) out.push_back("cudnn");
+  if (t.stack.nccl.enabled) out.push_back("nccl");
+  return out;
+}
+
+}  // namespace
+
+void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
+  auto only = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub = app.add_subcommand("verify", "Active checks: driver and NVML agree, CUDA initialises, cuDNN/NCCL load");
+  sub->add_option("--only", *only, "Verify only these layers (repeatable, or comma-separated)");
+  sub->callback([&ctx, &exit_code, only] {
+    auto layers = plan::ParseLayerList("--only", *only);
+    Target t = LoadTarget(ctx, ctx.opts.manifest);
+    if (layers.empty()) layers = DefaultLayers(t);
+    apply::VerifyEnv env{t.fs.get(), ctx.opts.root.empty() ? ctx.native : nullptr, &t.stack, &t.facts};
+    nlohmann::json arr = nlohmann::json::array();
+    int counts[4] = {0, 0, 0, 0};
+    bool failed = false;
+    std::string table;
+    for (const auto& name : layers) {
+      auto r = apply::VerifyLayer(name, env);
+      counts[static_cast<int>(r.status)]++;
+      failed = failed || r.status == layers::Status::kFail;
+      arr.push_back({{"name", r.name},
+                     {"status", layers::StatusName(r.status)},
+                     {"found", r.found ? nlohmann::json(*r.found) : nlohmann::json(nullptr)},
+                     {"wanted", r.wanted},
+                     {"detail", r.detail},
+                     {"fix", r.fix ? nlohmann::json(*r.fix) : nlohmann::json(nullptr)}});
+      char line[64];
+      std::snprintf(line, sizeof line, "%-14s %-5s ", r.name.c_str(), layers::StatusName(r.status));
+      table += line + r.detail + "\n";
+      if (r.fix) table += std::string(21, ' ') + "fix: " + *r.fix + "\n";
+    }
+    if (ctx.opts.json) {
+      nlohmann::json doc = {{"gpuprep", GPUPREP_VERSION},
+                            {"manifest", t.stack.name},
+                            {"layers", arr},
+                            {"summary", {{"ok", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}}}};
+      *ctx.out << doc.dump(2) << "\n";
+    } else {
+      *ctx.out << table;
+    }
+    exit_code = failed ? kExitFailed : kExitOk;
+  });
+}
+
+}  // namespace gp::cli

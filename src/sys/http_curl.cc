@@ -1,0 +1,121 @@
+// HttpClient over libcurl, loaded with dlopen("libcurl.so.4") on first use: commands that never download
+// never map libcurl and its dependencies. curl.h is included for types and constants only.
+#include <curl/curl.h>
+#include <dlfcn.h>
+
+#include <mutex>
+
+#include "sys/http.h"
+
+namespace gp::sys {
+namespace {
+
+constexpr size_t kMaxBody = 256u << 20;  // a download larger than this is refused, not buffered
+
+struct CurlApi {
+  void* handle = nullptr;
+  std::string error;
+  CURL* (*easy_init)() = nullptr;
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
+  CURLcode (*easy_perform)(CURL*) = nullptr;
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
+  void (*easy_cleanup)(CURL*) = nullptr;
+  const char* (*easy_strerror)(CURLcode) = nullptr;
+};
+
+template <typename F>
+bool Bind(void* handle, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(::dlsym(handle, name));
+  return fn != nullptr;
+}
+
+const CurlApi& Api() {
+  static CurlApi api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    api.handle = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!api.handle) {
+      const char* e = ::dlerror();
+      api.error = std::string("cannot load libcurl.so.4: ") + (e ? e : "unknown error");
+      return;
+    }
+    if (!Bind(api.handle, "curl_easy_init", api.easy_init) || !Bind(api.handle, "curl_easy_setopt", api.easy_setopt) ||
+        !Bind(api.handle, "curl_easy_perform", api.easy_perform) ||
+        !Bind(api.handle, "curl_easy_getinfo", api.easy_getinfo) ||
+        !Bind(api.handle, "curl_easy_cleanup", api.easy_cleanup) ||
+        !Bind(api.handle, "curl_easy_strerror", api.easy_strerror)) {
+      api.error = "libcurl.so.4 lacks curl_easy_* symbols";
+      api.handle = nullptr;
+    }
+  });
+  return api;
+}
+
+struct Sink {
+  std::string body;
+  bool too_big = false;
+};
+
+size_t OnData(char* data, size_t size, size_t n, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  const size_t len = size * n;
+  if (sink->body.size() + len > kMaxBody) {
+    sink->too_big = true;
+    return 0;  // aborts the transfer
+  }
+  sink->body.append(data, len);
+  return len;
+}
+
+class CurlHttpClient : public HttpClient {
+ public:
+  HttpResponse Get(const std::string& url, std::chrono::milliseconds timeout) override {
+    HttpResponse res;
+    const CurlApi& api = Api();
+    if (!api.handle) {
+      res.error = api.error;
+      return res;
+    }
+    CURL* curl = api.easy_init();
+    if (!curl) {
+      res.error = "curl_easy_init failed";
+      return res;
+    }
+    Sink sink;
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    api.easy_setopt(curl, CURLOPT_URL, url.c_str());
+    api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnData);
+    api.easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+    api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+    api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
+    api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
+    api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
+    api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long>(timeout.count(), 15000)));
+    api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+    CURLcode rc = api.easy_perform(curl);
+    long status = 0;
+    api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    api.easy_cleanup(curl);
+    res.status = static_cast<int>(status);
+    if (sink.too_big) {
+      res.error = "response larger than 256 MiB";
+    } else if (rc != CURLE_OK) {
+      res.error = errbuf[0] ? errbuf : api.easy_strerror(rc);
+    } else {
+      res.body = std::move(sink.body);
+      if (res.status == 0 && url.rfind("file://", 0) == 0) res.status = 200;  // file:// has no status
+    }
+    return res;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<HttpClient> MakeCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
+
+}  // namespace gp::sys

@@ -1,0 +1,34 @@
+// The read-only layer checks behind `gpuprep doctor` (and the "check" verb of apply/verify): each turns
+// the host's facts and the stack into one LayerReport whose findings carry the exact fix. Every rule reads
+// its numbers from Compat (NVIDIA's tables) or the Stack; no version is written into these files.
+#pragma once
+#include <vector>
+
+#include "layers/report.h"
+#include "manifest/model.h"
+#include "probe/host.h"
+
+namespace gp::layers {
+
+struct CheckInput {
+  const manifest::Stack& stack;
+  const manifest::Compat& compat;
+  const probe::HostFacts& host;
+};
+
+LayerReport CheckOs(const CheckInput& in);                // OS supported by the stack, dpkg state, reboot
+LayerReport CheckHost(const CheckInput& in);              // CPUs, RAM, /dev/shm per GPU (warnings only)
+LayerReport CheckGpu(const CheckInput& in);               // GPUs present, known, architecture in the stack
+LayerReport CheckDriver(const CheckInput& in);            // nouveau, module/userspace, branch, CUDA, holds
+LayerReport CheckFabricManager(const CheckInput& in);     // NVSwitch hosts: FM at the driver's version
+LayerReport CheckCuda(const CheckInput& in);              // toolkit version, compute capability, driver
+LayerReport CheckCudnn(const CheckInput& in);             // installed, version, CUDA major
+LayerReport CheckNccl(const CheckInput& in);              // installed, version, CUDA major
+LayerReport CheckDocker(const CheckInput& in);            // CLI and engine
+LayerReport CheckContainerToolkit(const CheckInput& in);  // 4 packages in step, CVEs, runtime or CDI
+LayerReport CheckImage(const CheckInput& in);             // the image's CUDA against driver and GPUs
+
+// Every layer in LayerNames() order; fabricmanager only when the host has NVSwitches.
+std::vector<LayerReport> CheckAll(const CheckInput& in);
+
+}  // namespace gp::layers

@@ -1,0 +1,109 @@
+// container_toolkit layer: the NVIDIA Container Toolkit's packages installed at one version (1.18+ requires
+// an exact match), no version below a release that fixed a published CVE (Compat.toolkit_advisories), the
+// stack's pin, and Docker reaching the GPUs through the nvidia runtime or CDI.
+#include <algorithm>
+
+#include "layers/check.h"
+#include "layers/rules.h"
+#include "util/strings.h"
+
+namespace gp::layers {
+namespace {
+
+// NVIDIA's install guide installs these four at one version (facts §3.3).
+const std::vector<std::string> kDefaultPackages = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
+                                                   "libnvidia-container-tools", "libnvidia-container1"};
+
+std::optional<std::string> InstalledVersion(const probe::HostFacts& h, const std::string& name) {
+  auto it = h.toolkit.packages.find(name);
+  if (it != h.toolkit.packages.end() && !it->second.empty()) return it->second;
+  auto p = h.packages.find(name);
+  if (p != h.packages.end() && !p->second.version.empty()) return p->second.version;
+  return std::nullopt;
+}
+
+void CheckAdvisories(const CheckInput& in, const Version& tv, LayerReport& r) {
+  std::vector<std::string> parts;
+  Version newest_fix;
+  for (const auto& adv : in.compat.toolkit_advisories) {
+    if (tv >= adv.fixed_in) continue;
+    parts.push_back(Join(adv.cves, ", ") + " (fixed in " + adv.fixed_in.str() + ")");
+    if (adv.fixed_in > newest_fix) newest_fix = adv.fixed_in;
+  }
+  if (parts.empty()) return;
+  const manifest::Pinned& pin = in.stack.container_toolkit.version;
+  std::string fix = pin.known() && *pin.version >= newest_fix
+                        ? ApplyFix("container_toolkit")
+                        : "choose a stack with container toolkit " + newest_fix.str() +
+                              " or later: gpuprep manifest list";
+  r.Add(Status::kFail, "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
+}
+
+void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
+  if (!d.cli_found && !d.engine_reachable) return;  // the docker layer reports that
+  const auto& runtimes = d.engine_reachable ? d.runtimes : d.daemon_json_runtimes;
+  bool nvidia = std::find(runtimes.begin(), runtimes.end(), "nvidia") != runtimes.end();
+  bool cdi = d.cdi || (!d.engine_reachable && !d.cdi_devices.empty());
+  if (nvidia)
+    r.Add(Status::kOk, "Docker has the nvidia runtime");
+  else if (cdi)
+    r.Add(Status::kOk, "Docker reaches the GPUs through CDI");
+  else
+    r.Add(Status::kFail, "Docker has no nvidia runtime and no CDI spec for the GPUs",
+          "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker");
+}
+
+}  // namespace
+
+LayerReport CheckContainerToolkit(const CheckInput& in) {
+  LayerReport r;
+  r.name = "container_toolkit";
+  const manifest::ComponentSpec& spec = in.stack.container_toolkit;
+  if (spec.version.known()) r.wanted = spec.version.version->str();
+  std::vector<std::string> names;
+  for (const auto& p : spec.packages) names.push_back(p.name);
+  if (names.empty()) names = kDefaultPackages;
+
+  std::vector<std::string> missing, have;
+  std::string first_version;
+  bool differ = false;
+  for (const auto& name : names) {
+    auto v = InstalledVersion(in.host, name);
+    if (!v) {
+      missing.push_back(name);
+      continue;
+    }
+    have.push_back(name + " " + *v);
+    if (first_version.empty()) first_version = *v;
+    else if (*v != first_version) differ = true;
+  }
+  auto tv = ParseFound(DebVersion::Parse(first_version).upstream);
+  if (tv) r.found = tv->str();
+  if (!spec.enabled) {
+    r.Add(Status::kSkip, "the container toolkit is not part of stack " + in.stack.name);
+    return r;
+  }
+  if (spec.version.unknown) {
+    r.Add(Status::kSkip, "the stack's container toolkit version is unknown: " + spec.version.reason);
+    return r;
+  }
+  if (have.empty()) {
+    r.Add(Status::kFail, "NVIDIA Container Toolkit not installed", ApplyFix("container_toolkit"));
+    return r;
+  }
+  if (!missing.empty())
+    r.Add(Status::kFail, "toolkit packages missing: " + Join(missing, ", "), ApplyFix("container_toolkit"));
+  if (differ)
+    r.Add(Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
+          ApplyFix("container_toolkit"));
+  if (tv) {
+    CheckAdvisories(in, *tv, r);
+    if (spec.version.known() && *tv < *spec.version.version)
+      r.Add(Status::kWarn, "toolkit " + tv->str() + " is older than the stack's " + spec.version.version->str(),
+            ApplyFix("container_toolkit"));
+  }
+  CheckRuntime(in.host.docker, r);
+  return r;
+}
+
+}  // namespace gp::layers

@@ -1,0 +1,33 @@
+// docker layer: the Docker CLI and engine (version from the API on the unix socket) and a daemon.json
+// that parses. With --root the engine is never contacted: an installed CLI is all that can be known.
+#include "layers/check.h"
+#include "layers/rules.h"
+
+namespace gp::layers {
+
+LayerReport CheckDocker(const CheckInput& in) {
+  LayerReport r;
+  r.name = "docker";
+  r.wanted = "engine installed and running";
+  const probe::DockerInfo& d = in.host.docker;
+  if (d.engine_reachable) {
+    r.found = d.version.empty() ? "running" : d.version;
+    r.Add(Status::kOk, "Docker engine " + d.version + " answers on its socket");
+  } else if (!d.cli_found) {
+    r.Add(Status::kFail, "Docker is not installed", ApplyFix("docker"));
+  } else if (!in.host.live) {
+    r.found = "installed";
+    r.Add(Status::kOk, "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");
+  } else {
+    r.found = "CLI only";
+    r.Add(Status::kFail,
+          "the Docker engine does not answer" + (d.detail.empty() ? std::string() : " (" + d.detail + ")"),
+          "sudo systemctl enable --now docker");
+  }
+  if (!d.daemon_json_error.empty())
+    r.Add(Status::kFail, "/etc/docker/daemon.json does not parse: " + d.daemon_json_error,
+          "correct /etc/docker/daemon.json, then: sudo systemctl restart docker");
+  return r;
+}
+
+}  // namespace gp::layers

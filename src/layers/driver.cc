@@ -1,0 +1,158 @@
+// driver layer: nouveau, kernel module vs userspace library, branch vs each GPU, the stack's pin and CUDA,
+// Secure Boot with an unsigned DKMS module, kernel headers, apt holds.
+#include <algorithm>
+
+#include "layers/check.h"
+#include "layers/rules.h"
+#include "util/strings.h"
+
+namespace gp::layers {
+namespace {
+
+const char* kMismatch = "Failed to initialize NVML: Driver/library version mismatch";
+
+std::string NouveauFix() {
+  return "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
+         "sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)";
+}
+
+std::string SecureBootFix(const std::string& os_id) {
+  if (os_id == "debian")
+    return "sudo dkms generate_mok && sudo mokutil --import /var/lib/dkms/mok.pub && sudo reboot "
+           "(enroll the key in MokManager), or turn Secure Boot off";
+  return "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy --enroll-key && sudo reboot "
+         "(enroll the key in MokManager), or turn Secure Boot off";
+}
+
+bool NouveauBound(const probe::HostFacts& h) {
+  if (h.driver.nouveau_loaded) return true;
+  return std::any_of(h.gpus.begin(), h.gpus.end(), [](const probe::Gpu& g) { return g.driver == "nouveau"; });
+}
+
+// Stack driver packages that are installed but not held; with none of the stack's installed, the host's
+// own driver meta-packages (nvidia-driver-*, cuda-drivers*).
+std::vector<std::string> Unheld(const CheckInput& in) {
+  std::vector<std::string> out;
+  bool any_stack = false;
+  for (const auto& p : in.stack.driver.packages) {
+    auto it = in.host.packages.find(p.name);
+    if (it == in.host.packages.end()) continue;
+    any_stack = true;
+    if (!it->second.held) out.push_back(p.name);
+  }
+  if (any_stack) return out;
+  for (const auto& [name, p] : in.host.packages)
+    if ((StartsWith(name, "nvidia-driver-") || StartsWith(name, "cuda-drivers")) && !p.held) out.push_back(name);
+  return out;
+}
+
+void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r) {
+  const int branch = static_cast<int>(dv.major());
+  const int stack_branch = in.stack.driver.branch;
+  for (const manifest::GpuModel* m : HostGpuModels(in.compat, in.host)) {
+    if (branch < m->min_driver_branch) {
+      std::string need = "R" + std::to_string(m->min_driver_branch);
+      r.Add(Status::kFail, "driver branch " + std::to_string(branch) + " does not support " + m->name + " (needs " +
+                               need + " or later)",
+            stack_branch >= m->min_driver_branch
+                ? ApplyFix("driver")
+                : "choose a stack with driver branch " + std::to_string(m->min_driver_branch) +
+                      " or later: gpuprep manifest list");
+    }
+    if (m->last_driver_branch && branch > *m->last_driver_branch) {
+      std::string last = "R" + std::to_string(*m->last_driver_branch);
+      r.Add(Status::kFail,
+            "driver branch " + std::to_string(branch) + " no longer supports " + m->name + " (its last branch is " +
+                last + ")",
+            stack_branch <= *m->last_driver_branch
+                ? ApplyFix("driver")
+                : "choose a stack with driver branch " + std::to_string(*m->last_driver_branch) +
+                      " or older: gpuprep manifest list");
+    }
+  }
+}
+
+}  // namespace
+
+LayerReport CheckDriver(const CheckInput& in) {
+  LayerReport r;
+  r.name = "driver";
+  const manifest::DriverSpec& spec = in.stack.driver;
+  const probe::DriverInfo& d = in.host.driver;
+  r.wanted = spec.version.known() ? ">= " + spec.version.version->str() : "R" + std::to_string(spec.branch);
+  std::optional<Version> dv = HostDriverVersion(in.host);
+  if (dv) r.found = dv->str();
+  if (spec.version.unknown) {
+    r.Add(Status::kSkip, "the stack's driver version is unknown: " + spec.version.reason);
+    return r;
+  }
+
+  if (NouveauBound(in.host)) {
+    if (d.nouveau_blacklisted)
+      r.Add(Status::kFail, "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
+            "sudo update-initramfs -u && sudo reboot");
+    else
+      r.Add(Status::kFail, "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load",
+            NouveauFix());
+  }
+
+  bool secure_boot_blocks = d.secure_boot.value_or(false) && d.dkms_module && !d.dkms_signed && !spec.signed_modules;
+  if (secure_boot_blocks)
+    r.Add(Status::kFail,
+          "Secure Boot is on and the DKMS-built nvidia module is not signed with an enrolled key: the kernel "
+          "refuses to load it",
+          SecureBootFix(in.host.os.id));
+  bool needs_headers = d.dkms_module || !spec.signed_modules;
+  if (!d.kernel_headers && needs_headers && !in.host.kernel.empty())
+    r.Add(Status::kWarn, "no kernel headers for " + in.host.kernel + ": DKMS cannot build the nvidia module for it",
+          "sudo apt-get install linux-headers-" + in.host.kernel);
+
+  if (!dv) {
+    if (in.host.gpus.empty() && r.findings.empty()) {
+      r.Add(Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
+      return r;
+    }
+    r.Add(Status::kFail, "NVIDIA driver not installed", ApplyFix("driver"));
+    return r;
+  }
+
+  if (!d.module.loaded) {
+    if (!secure_boot_blocks)
+      r.Add(Status::kFail, "userspace driver " + d.userspace_version + " is installed but the kernel module is not loaded",
+            "sudo modprobe nvidia (or sudo reboot)");
+  } else {
+    auto user = ParseFound(d.userspace_version);
+    bool nvml_says = d.nvml_error && d.nvml_error->find("mismatch") != std::string::npos;
+    if ((user && *user != *dv) || nvml_says) {
+      std::string pair = user ? "kernel module " + dv->str() + " != userspace driver " + user->str()
+                              : "kernel module " + dv->str() + " does not match the userspace driver";
+      r.Add(Status::kFail, pair + " (\"" + kMismatch + "\")", "sudo reboot");
+    } else {
+      r.Add(Status::kOk, "kernel module and userspace driver agree");
+    }
+  }
+
+  CheckBranchForGpus(in, *dv, r);
+
+  if (spec.version.known() && *dv < *spec.version.version)
+    r.Add(Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
+          ApplyFix("driver"));
+
+  const manifest::Pinned& cuda = in.stack.cuda.version;
+  if (in.stack.cuda.enabled && cuda.known()) {
+    CudaVerdict v = DriverRunsCuda(in.compat, *dv, *cuda.version, "the stack's CUDA " + cuda.version->str(),
+                                   AllDatacenter(in.compat, in.host), {});
+    r.Add(v.status, v.message, v.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
+  }
+
+  std::vector<std::string> unheld = Unheld(in);
+  if (!unheld.empty())
+    r.Add(Status::kWarn,
+          "driver packages not held (" + Join(unheld, ", ") +
+              "): an upgrade can replace the userspace driver under the loaded kernel module",
+          "sudo apt-mark hold " + Join(unheld, " "));
+
+  return r;
+}
+
+}  // namespace gp::layers

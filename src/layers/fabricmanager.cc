@@ -1,0 +1,47 @@
+// fabricmanager layer (NVSwitch hosts only): NVIDIA Fabric Manager installed at exactly the driver's
+// version (the upstream part of its package version) and enabled; without it CUDA finds no usable GPU.
+#include "layers/check.h"
+#include "layers/rules.h"
+
+namespace gp::layers {
+
+LayerReport CheckFabricManager(const CheckInput& in) {
+  LayerReport r;
+  r.name = "fabricmanager";
+  const probe::FabricManagerInfo& fm = in.host.fabricmanager;
+  std::optional<Version> dv = HostDriverVersion(in.host);
+  if (dv) r.wanted = "= " + dv->str() + " (the driver's version)";
+  else if (in.stack.driver.version.known()) r.wanted = "= " + in.stack.driver.version.version->str();
+  std::string upstream = DebVersion::Parse(fm.version).upstream;
+  if (fm.installed && !upstream.empty()) r.found = upstream;
+
+  const int n = in.host.nvswitch_count;
+  if (n == 0) {
+    r.Add(Status::kSkip, "no NVSwitch on this host: fabric manager is not needed");
+    return r;
+  }
+  std::string switches = std::to_string(n) + " NVSwitch" + (n == 1 ? "" : "es");
+  if (!fm.installed) {
+    r.Add(Status::kFail, switches + " but no fabric manager: CUDA finds no usable GPU until it runs",
+          ApplyFix("fabricmanager"));
+    return r;
+  }
+  if (!dv) {
+    r.Add(Status::kSkip, "no NVIDIA driver to match the fabric manager against");
+  } else {
+    auto fv = ParseFound(upstream);
+    if (!fv || *fv != *dv)
+      r.Add(Status::kFail,
+            "fabric manager " + (upstream.empty() ? std::string("(unknown version)") : upstream) + " != driver " +
+                dv->str() + " (they must be the same version)",
+            ApplyFix("fabricmanager"));
+    else
+      r.Add(Status::kOk, "fabric manager " + upstream + " matches the driver");
+  }
+  if (!fm.enabled && !fm.running)
+    r.Add(Status::kFail, "fabric manager is installed but neither enabled nor running",
+          "sudo systemctl enable --now nvidia-fabricmanager");
+  return r;
+}
+
+}  // namespace gp::layers

@@ -1,0 +1,42 @@
+// image layer: "will this image run here?" The image's CUDA against the driver (with the image's
+// forward-compatibility list on data-center GPUs) and against each GPU's compute capability. Whether the
+// image is pulled is not probed.
+#include "layers/check.h"
+#include "layers/rules.h"
+
+namespace gp::layers {
+
+LayerReport CheckImage(const CheckInput& in) {
+  LayerReport r;
+  r.name = "image";
+  const manifest::ImageSpec& img = in.stack.image;
+  r.wanted = img.ref;
+  if (img.ref.empty()) {
+    r.Add(Status::kSkip, "stack " + in.stack.name + " names no image");
+    return r;
+  }
+  const manifest::ImageFacts* facts = in.compat.ImageByRef(img.ref);
+  manifest::Pinned cuda = img.cuda;
+  if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
+  if (!cuda.known()) {
+    r.Add(Status::kSkip, "the CUDA inside " + img.ref + " is unknown" + (cuda.reason.empty() ? "" : ": " + cuda.reason));
+    return r;
+  }
+  std::vector<Version> forward = img.forward_compat;
+  if (forward.empty() && facts) forward = facts->forward_compat;
+  const Version& v = *cuda.version;
+  std::string what = "image CUDA " + v.str();
+  CheckCudaAgainstGpus(in.compat, in.host, v, what, "choose a stack whose image supports these GPUs: gpuprep manifest list",
+                       r);
+  auto dv = HostDriverVersion(in.host);
+  if (!dv) {
+    r.Add(Status::kSkip, "no NVIDIA driver to run " + img.ref + " (see the driver layer)");
+    return r;
+  }
+  CudaVerdict verdict = DriverRunsCuda(in.compat, *dv, v, what, AllDatacenter(in.compat, in.host), forward);
+  r.Add(verdict.status, verdict.message,
+        verdict.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
+  return r;
+}
+
+}  // namespace gp::layers

@@ -1,0 +1,49 @@
+// The shared check behind the cudnn and nccl layers (layers/rules.h CheckCudaLibrary).
+#include "layers/check.h"
+#include "layers/rules.h"
+
+namespace gp::layers {
+
+LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, const std::string& label,
+                             const manifest::ComponentSpec& spec, const probe::Component& host) {
+  LayerReport r;
+  r.name = layer;
+  if (host.found && !host.version.empty()) r.found = host.version;
+  if (spec.version.known()) r.wanted = spec.version.version->str();
+  if (!spec.enabled) {
+    r.Add(Status::kSkip, label + " is not part of stack " + in.stack.name);
+    return r;
+  }
+  if (spec.version.unknown) {
+    r.Add(Status::kSkip, "the stack's " + label + " version is unknown: " + spec.version.reason);
+    return r;
+  }
+  std::optional<Version> have = host.found ? ParseFound(host.version) : std::nullopt;
+  if (!have) {
+    r.Add(Status::kFail, label + " not installed", ApplyFix(layer));
+    return r;
+  }
+  const Version& want = *spec.version.version;
+  std::string installed = label + " " + have->str();
+  if (have->major() != want.major())
+    r.Add(Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix(layer));
+  else if (have->Prefix(want.size()) != want)
+    r.Add(Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix(layer));
+  else
+    r.Add(Status::kOk, installed + " matches the stack's " + want.str());
+
+  std::optional<int> expected = spec.cuda_major;
+  if (!expected && in.stack.cuda.enabled && in.stack.cuda.version.known())
+    expected = static_cast<int>(in.stack.cuda.version.version->major());
+  if (host.cuda_major) {
+    std::string built = installed + " is built for CUDA " + std::to_string(*host.cuda_major);
+    auto host_cuda = in.host.cuda.found ? ParseFound(in.host.cuda.version) : std::nullopt;
+    if (expected && *expected != *host.cuda_major)
+      r.Add(Status::kFail, built + "; the stack's is CUDA " + std::to_string(*expected), ApplyFix(layer));
+    else if (host_cuda && static_cast<int>(host_cuda->major()) != *host.cuda_major)
+      r.Add(Status::kFail, built + " but the installed CUDA is " + host_cuda->str(), ApplyFix(layer));
+  }
+  return r;
+}
+
+}  // namespace gp::layers

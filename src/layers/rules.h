@@ -1,0 +1,63 @@
+// Rules shared by several layer checks (driver, cuda, image): found versions and the driver-vs-CUDA
+// verdict of issue 2 item 5. Internal to src/layers/ and its tests.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layers/check.h"
+#include "layers/report.h"
+#include "manifest/model.h"
+#include "probe/host.h"
+
+namespace gp::layers {
+
+// The fix that installs or repairs one layer the way the stack says: "gpuprep apply --only LAYER".
+std::string ApplyFix(const std::string& layer);
+
+// The driver the host runs: the loaded kernel module's version, else the userspace library's; nullopt
+// when neither is found or parses.
+std::optional<Version> HostDriverVersion(const probe::HostFacts& host);
+
+// The catalogue entry of every known GPU (duplicates removed, in host order).
+std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat, const probe::HostFacts& host);
+
+// True when the host has GPUs and every one is a known data-center model (forward compatibility applies).
+bool AllDatacenter(const manifest::Compat& compat, const probe::HostFacts& host);
+
+// Can `driver` run CUDA `cuda`? (issue 2 item 5)
+//  ok   at or above that CUDA release's own minimum (Compat::MinDriverFor);
+//  warn below it but within the major's minor-version compatibility (branch >= min_branch and, when given,
+//       >= exact_min), or when `datacenter` and `forward_compat` names the driver's branch (a listed
+//       version V means "V or later of branch V.major");
+//  fail otherwise. Newer drivers always run older CUDA.
+// `what` names the CUDA in messages ("the stack's CUDA 12.2.2", "image CUDA 12.5.0.23").
+struct CudaVerdict {
+  Status status = Status::kOk;
+  std::string message;
+  std::optional<Version> min_driver;  // the release's own minimum, when Compat knows it
+};
+CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver, const Version& cuda,
+                           const std::string& what, bool datacenter,
+                           const std::vector<Version>& forward_compat);
+
+// CUDA `cuda` against each known GPU: fails for a GPU whose compute capability needs a newer CUDA
+// (GpuModel.min_cuda) or that the CUDA major no longer supports (GpuModel.max_cuda_major). `what` as above;
+// `fix` is used for every finding added.
+void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts& host, const Version& cuda,
+                          const std::string& what, const std::string& fix, LayerReport& report);
+
+// "13.0.88" -> Version; nullopt for "" or junk.
+std::optional<Version> ParseFound(const std::string& text);
+
+}  // namespace gp::layers
+
+namespace gp::layers {
+
+// cuDNN and NCCL: installed; at the stack's version (compared on as many parts as the stack gives: "8.9.7"
+// matches 8.9.7.29; another major fails, another minor/patch warns); built for the stack's CUDA major
+// (spec.cuda_major, else the stack CUDA's major) and for the installed CUDA's major.
+LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, const std::string& label,
+                             const manifest::ComponentSpec& spec, const probe::Component& host);
+
+}  // namespace gp::layers

@@ -1,0 +1,338 @@
+// Every non-driver layer verdict with its fix word for word, and CheckAll's shape.
+#include <catch2/catch.hpp>
+
+#include "layers/sample.h"
+
+using namespace gp;
+using layers::Status;
+
+TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanager included", "[layers][doctor]") {
+  test::Inputs t;
+  auto all = layers::CheckAll(t.in());
+  std::vector<std::string> names;
+  for (const auto& r : all) {
+    names.push_back(r.name);
+    INFO(r.name << ": " << r.detail);
+    CHECK(r.status == Status::kOk);
+    CHECK_FALSE(r.fix.has_value());
+  }
+  CHECK(names == layers::LayerNames());
+}
+
+TEST_CASE("CheckAll: fabricmanager only with NVSwitches", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.nvswitch_count = 0;
+  auto all = layers::CheckAll(t.in());
+  CHECK(all.size() == layers::LayerNames().size() - 1);
+  for (const auto& r : all) CHECK(r.name != "fabricmanager");
+}
+
+TEST_CASE("os: unsupported system, interrupted dpkg, pending reboot", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.os = {"debian", "12", "Debian GNU/Linux 12 (bookworm)", "bookworm"};
+  auto r = layers::CheckOs(t.in());
+  CHECK(r.status == Status::kFail);
+  CHECK(r.found == std::optional<std::string>("Debian GNU/Linux 12 (bookworm)"));
+  CHECK(r.detail == "debian 12 is not a system of stack ubuntu22-r535-cuda12.2 (ubuntu 22.04)");
+  CHECK(r.fix == std::optional<std::string>("choose a stack for debian 12: gpuprep manifest list"));
+
+  test::Inputs d;
+  d.host.dpkg_interrupted = {"nvidia-dkms-535"};
+  d.host.reboot_required = true;
+  auto r2 = layers::CheckOs(d.in());
+  CHECK(r2.status == Status::kFail);
+  CHECK(r2.fix == std::optional<std::string>("sudo dpkg --configure -a; sudo reboot"));
+  CHECK(r2.detail == "ubuntu 22.04 is supported by stack ubuntu22-r535-cuda12.2; dpkg was interrupted with packages "
+                     "half-configured (nvidia-dkms-535); a reboot is pending (/var/run/reboot-required)");
+}
+
+TEST_CASE("host: CPU, RAM and shm per GPU against the workload (warnings only)", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.cpus = 32;
+  t.host.memory_bytes = 512ULL << 30;
+  auto r = layers::CheckHost(t.in());
+  CHECK(r.status == Status::kWarn);
+  CHECK(r.wanted == "per GPU (llm-finetune): >= 8 CPUs, >= 128 GiB RAM");
+  REQUIRE(r.findings.size() == 2);
+  CHECK(r.findings[0].message == "32 CPU cores for 8 GPUs: below 8 per GPU for the llm-finetune workload");
+  CHECK(r.findings[0].fix == std::optional<std::string>("use a host with at least 64 CPU cores, or fewer GPUs"));
+  CHECK(r.findings[1].message == "64 GiB RAM per GPU: below 128 GiB per GPU for the llm-finetune workload");
+  CHECK(r.findings[1].fix == std::optional<std::string>("use a host with at least 1 TiB RAM, or fewer GPUs"));
+
+  // Manifest-given numbers win over the profile's defaults, shm included.
+  t.stack.workload.min_shm_per_gpu = 16ULL << 30;
+  t.host.cpus = 128;
+  t.host.memory_bytes = 2048ULL << 30;
+  t.host.shm_bytes = 64ULL << 20;
+  auto shm = layers::CheckHost(t.in());
+  CHECK(shm.status == Status::kWarn);
+  CHECK(shm.detail == "8 MiB /dev/shm per GPU: below 16 GiB per GPU for the llm-finetune workload");
+  CHECK(shm.fix == std::optional<std::string>("sudo mount -o remount,size=128G /dev/shm"));
+
+  // The general profile sets no minimum; without GPUs there is nothing to size against.
+  test::Inputs g;
+  g.stack.workload = {};
+  g.host.cpus = 1;
+  CHECK(layers::CheckHost(g.in()).status == Status::kOk);
+  g.host.gpus.clear();
+  CHECK(layers::CheckHost(g.in()).status == Status::kSkip);
+}
+
+TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.gpus.clear();
+  auto none = layers::CheckGpu(t.in());
+  CHECK(none.status == Status::kFail);
+  CHECK(none.detail == "no NVIDIA GPU found on the PCI bus");
+  CHECK(none.fix == std::optional<std::string>("run on a host with an NVIDIA GPU (check with: lspci -d 10de:)"));
+
+  test::Inputs u;
+  u.host.gpus.resize(1);
+  u.host.gpus[0].device_id = "0x1234";
+  u.host.gpus[0].pci = "0000:18:00.0";
+  u.host.gpus[0].name = "unknown NVIDIA GPU 0x1234";
+  auto unknown = layers::CheckGpu(u.in());
+  CHECK(unknown.status == Status::kWarn);
+  CHECK(unknown.found == std::optional<std::string>("1x unknown NVIDIA GPU 0x1234"));
+  CHECK(unknown.detail == "GPU 0 (0000:18:00.0, device 0x1234) is not in gpuprep's catalogue: its driver and CUDA "
+                          "needs cannot be checked");
+  CHECK(unknown.fix ==
+        std::optional<std::string>("check NVIDIA's support for device 0x1234 and add it to manifests/compat.yaml"));
+
+  test::Inputs b;
+  for (auto& g : b.host.gpus) g.device_id = "0x2901", g.name = "B200";
+  auto bw = layers::CheckGpu(b.in());
+  CHECK(bw.status == Status::kWarn);
+  CHECK(bw.found == std::optional<std::string>("8x B200"));
+  CHECK(bw.detail == "stack ubuntu22-r535-cuda12.2 is not made for blackwell GPUs (it lists ampere, hopper, ada)");
+  CHECK(bw.fix == std::optional<std::string>("choose a stack for blackwell: gpuprep manifest list"));
+}
+
+TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.fabricmanager = {};
+  auto none = layers::CheckFabricManager(t.in());
+  CHECK(none.status == Status::kFail);
+  CHECK(none.detail == "4 NVSwitches but no fabric manager: CUDA finds no usable GPU until it runs");
+  CHECK(none.fix == std::optional<std::string>("gpuprep apply --only fabricmanager"));
+
+  test::Inputs v;
+  v.host.fabricmanager.version = "535.104.05-1";
+  auto wrong = layers::CheckFabricManager(v.in());
+  CHECK(wrong.status == Status::kFail);
+  CHECK(wrong.found == std::optional<std::string>("535.104.05"));
+  CHECK(wrong.wanted == "= 535.129.03 (the driver's version)");
+  CHECK(wrong.detail == "fabric manager 535.104.05 != driver 535.129.03 (they must be the same version)");
+
+  test::Inputs e;
+  e.host.fabricmanager.enabled = e.host.fabricmanager.running = false;
+  auto off = layers::CheckFabricManager(e.in());
+  CHECK(off.status == Status::kFail);
+  CHECK(off.fix == std::optional<std::string>("sudo systemctl enable --now nvidia-fabricmanager"));
+}
+
+TEST_CASE("cuda: missing, other release, too old for a GPU, dropped a GPU", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.cuda = {};
+  auto missing = layers::CheckCuda(t.in());
+  CHECK(missing.status == Status::kFail);
+  CHECK(missing.detail == "CUDA toolkit not installed");
+  CHECK(missing.fix == std::optional<std::string>("gpuprep apply --only cuda"));
+  t.stack.cuda.optional = true;
+  CHECK(layers::CheckCuda(t.in()).status == Status::kSkip);
+
+  test::Inputs o;
+  o.host.cuda.version = "12.4.131";
+  auto other = layers::CheckCuda(o.in());
+  CHECK(other.status == Status::kWarn);
+  CHECK(other.detail == "installed CUDA 12.4.131 differs from the stack's 12.2.2; driver 535.129.03 is below "
+                       "installed CUDA 12.4.131's minimum 550.54.14: it runs under CUDA 12.x minor-version "
+                       "compatibility, without features that need a newer driver");
+  o.host.cuda.version = "13.0.88";
+  auto major = layers::CheckCuda(o.in());
+  CHECK(major.status == Status::kFail);
+  CHECK(major.findings[0].message == "installed CUDA 13.0.88 is another major than the stack's 12.2.2");
+  // ...and the driver is checked against the installed CUDA too.
+  CHECK(major.findings[1].message == "driver 535.129.03 is too old for installed CUDA 13.0.88 (needs >= 580.65.06)");
+  CHECK(major.findings[1].fix == std::optional<std::string>("gpuprep apply --only driver"));
+
+  test::Inputs b;
+  for (auto& g : b.host.gpus) g.device_id = "0x2901";
+  auto bw = layers::CheckCuda(b.in());
+  CHECK(bw.status == Status::kFail);
+  CHECK(bw.findings[0].message ==
+        "the stack's CUDA 12.2.2 does not support B200 (compute capability 10.0 needs CUDA 12.8 or later)");
+  CHECK(bw.findings[0].fix ==
+        std::optional<std::string>("choose a stack whose CUDA supports these GPUs: gpuprep manifest list"));
+
+  test::Inputs v;
+  for (auto& g : v.host.gpus) g.device_id = "0x1db5";
+  v.stack.cuda.version.version = Version::Must("13.0.0");
+  v.host.cuda.version = "13.0.88";
+  auto volta = layers::CheckCuda(v.in());
+  CHECK(volta.status == Status::kFail);
+  CHECK(volta.findings[0].message ==
+        "the stack's CUDA 13.0.0 no longer supports V100 (compute capability 7.0; the last CUDA for it is 12.x)");
+}
+
+TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major, unknown", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.cudnn = {};
+  auto missing = layers::CheckCudnn(t.in());
+  CHECK(missing.status == Status::kFail);
+  CHECK(missing.detail == "cuDNN not installed");
+  CHECK(missing.fix == std::optional<std::string>("gpuprep apply --only cudnn"));
+
+  test::Inputs m;
+  m.host.cudnn.cuda_major = 11;
+  auto cuda11 = layers::CheckCudnn(m.in());
+  CHECK(cuda11.status == Status::kFail);
+  CHECK(cuda11.detail == "cuDNN 8.9.7.29 matches the stack's 8.9.7; cuDNN 8.9.7.29 is built for CUDA 11; the stack's "
+                         "is CUDA 12");
+  CHECK(cuda11.fix == std::optional<std::string>("gpuprep apply --only cudnn"));
+
+  test::Inputs v;
+  v.host.cudnn.version = "8.9.4";
+  CHECK(layers::CheckCudnn(v.in()).status == Status::kWarn);
+  v.host.cudnn.version = "9.1.0";
+  CHECK(layers::CheckCudnn(v.in()).detail == "cuDNN 9.1.0 is another major than the stack's 8.9.7");
+
+  test::Inputs n;
+  n.host.nccl.cuda_major = 13;
+  n.stack.nccl.cuda_major.reset();  // falls back to the stack CUDA's major
+  auto nccl = layers::CheckNccl(n.in());
+  CHECK(nccl.status == Status::kFail);
+  CHECK(nccl.findings[1].message == "NCCL 2.18.5 is built for CUDA 13; the stack's is CUDA 12");
+  CHECK(nccl.fix == std::optional<std::string>("gpuprep apply --only nccl"));
+
+  test::Inputs h;  // the stack says nothing about the major, the installed CUDA does
+  h.stack.nccl.cuda_major.reset();
+  h.stack.cuda.enabled = false;
+  h.host.nccl.cuda_major = 13;
+  CHECK(layers::CheckNccl(h.in()).findings[1].message == "NCCL 2.18.5 is built for CUDA 13 but the installed CUDA is 12.2.140");
+
+  test::Inputs u;
+  u.stack.cudnn.version = {};
+  u.stack.cudnn.version.unknown = true;
+  u.stack.cudnn.version.reason = "cuDNN of nvcr.io/nvidia/pytorch:23.10-py3 is not in NVIDIA's notes available to gpuprep";
+  auto skip = layers::CheckCudnn(u.in());
+  CHECK(skip.status == Status::kSkip);
+  CHECK(skip.detail == "the stack's cuDNN version is unknown: cuDNN of nvcr.io/nvidia/pytorch:23.10-py3 is not in "
+                       "NVIDIA's notes available to gpuprep");
+  CHECK(skip.found == std::optional<std::string>("8.9.7.29"));
+}
+
+TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.docker = {};
+  auto none = layers::CheckDocker(t.in());
+  CHECK(none.status == Status::kFail);
+  CHECK(none.detail == "Docker is not installed");
+  CHECK(none.fix == std::optional<std::string>("gpuprep apply --only docker"));
+
+  t.host.docker.cli_found = true;
+  t.host.docker.detail = "connect /var/run/docker.sock: no such file";
+  auto down = layers::CheckDocker(t.in());
+  CHECK(down.status == Status::kFail);
+  CHECK(down.detail == "the Docker engine does not answer (connect /var/run/docker.sock: no such file)");
+  CHECK(down.fix == std::optional<std::string>("sudo systemctl enable --now docker"));
+
+  t.host.live = false;
+  CHECK(layers::CheckDocker(t.in()).status == Status::kOk);
+}
+
+TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.toolkit = {};
+  auto none = layers::CheckContainerToolkit(t.in());
+  CHECK(none.status == Status::kFail);
+  CHECK(none.detail == "NVIDIA Container Toolkit not installed");
+  CHECK(none.fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
+
+  test::Inputs a;
+  a.host.toolkit.packages["libnvidia-container1"] = "1.17.3-1";
+  auto apart = layers::CheckContainerToolkit(a.in());
+  CHECK(apart.status == Status::kFail);
+  CHECK(apart.findings[0].message ==
+        "toolkit packages at different versions (nvidia-container-toolkit 1.17.8-1, nvidia-container-toolkit-base "
+        "1.17.8-1, libnvidia-container-tools 1.17.8-1, libnvidia-container1 1.17.3-1)");
+
+  test::Inputs c;
+  for (auto& [name, v] : c.host.toolkit.packages) v = "1.16.1-1";
+  auto cve = layers::CheckContainerToolkit(c.in());
+  CHECK(cve.status == Status::kFail);
+  CHECK(cve.found == std::optional<std::string>("1.16.1"));
+  CHECK(cve.findings[0].message ==
+        "toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in 1.16.2); CVE-2024-0134 (fixed in "
+        "1.17.0); CVE-2024-0135, CVE-2024-0136, CVE-2024-0137 (fixed in 1.17.3); CVE-2025-23359 (fixed in 1.17.4)");
+  CHECK(cve.findings[0].fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
+  CHECK(cve.findings[1].message == "toolkit 1.16.1 is older than the stack's 1.17.8");
+  // A stack pinning an affected release cannot fix it by applying.
+  c.stack.container_toolkit.version.version = Version::Must("1.17.3");
+  CHECK(layers::CheckContainerToolkit(c.in()).findings[0].fix ==
+        std::optional<std::string>("choose a stack with container toolkit 1.17.4 or later: gpuprep manifest list"));
+
+  test::Inputs r;
+  r.host.docker.runtimes = {"runc"};
+  auto rt = layers::CheckContainerToolkit(r.in());
+  CHECK(rt.status == Status::kFail);
+  CHECK(rt.detail == "Docker has no nvidia runtime and no CDI spec for the GPUs");
+  CHECK(rt.fix ==
+        std::optional<std::string>("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"));
+  r.host.docker.cdi = true;
+  auto cdi = layers::CheckContainerToolkit(r.in());
+  CHECK(cdi.status == Status::kOk);
+  CHECK(cdi.detail == "Docker reaches the GPUs through CDI");
+  // Without the engine (--root) daemon.json's runtimes decide.
+  r.host.docker.engine_reachable = false;
+  r.host.docker.cdi = false;
+  r.host.docker.daemon_json_runtimes = {"nvidia"};
+  CHECK(layers::CheckContainerToolkit(r.in()).status == Status::kOk);
+}
+
+TEST_CASE("image: its CUDA against the GPUs and the driver, forward compatibility", "[layers][doctor]") {
+  test::Inputs t;
+  auto ok = layers::CheckImage(t.in());
+  CHECK(ok.status == Status::kOk);
+  CHECK(ok.wanted == "nvcr.io/nvidia/pytorch:23.10-py3");
+  CHECK(ok.detail == "driver 535.129.03 runs image CUDA 12.2.2 (needs >= 535.104.05)");
+
+  // The stack leaves the image's CUDA to the compat facts, which list forward-compatible branches.
+  test::Inputs f;
+  f.stack.image = {};
+  f.stack.image.ref = "nvcr.io/nvidia/pytorch:24.06-py3";
+  f.host.driver.module.version = f.host.driver.userspace_version = "470.57.02";
+  auto fwd = layers::CheckImage(f.in());
+  CHECK(fwd.status == Status::kWarn);
+  CHECK(fwd.fix == std::optional<std::string>("gpuprep apply --only driver"));
+  for (auto& g : f.host.gpus) g.device_id = "0x2684";  // GeForce: no forward compatibility
+  CHECK(layers::CheckImage(f.in()).status == Status::kFail);
+
+  test::Inputs b;
+  for (auto& g : b.host.gpus) g.device_id = "0x3182";
+  auto bw = layers::CheckImage(b.in());
+  CHECK(bw.status == Status::kFail);
+  CHECK(bw.findings[0].message ==
+        "image CUDA 12.2.2 does not support B300 (compute capability 10.3 needs CUDA 12.9 or later)");
+
+  test::Inputs u;
+  u.stack.image.cuda = {};
+  u.stack.image.cuda.unknown = true;
+  u.stack.image.cuda.reason = "not in NVIDIA's notes";
+  auto unk = layers::CheckImage(u.in());
+  CHECK(unk.status == Status::kSkip);
+  CHECK(unk.detail == "the CUDA inside nvcr.io/nvidia/pytorch:23.10-py3 is unknown: not in NVIDIA's notes");
+}
+
+TEST_CASE("LayerReport: status is the worst finding; fix joins every warn and fail", "[layers][doctor]") {
+  layers::LayerReport r;
+  r.Add(Status::kSkip, "a");
+  CHECK(r.status == Status::kSkip);
+  r.Add(Status::kOk, "b");
+  CHECK(r.status == Status::kOk);
+  r.Add(Status::kFail, "c", std::string("fix c"));
+  r.Add(Status::kWarn, "d", std::string("fix d"));
+  CHECK(r.status == Status::kFail);
+  CHECK(r.detail == "a; b; c; d");
+  CHECK(r.fix == std::optional<std::string>("fix c; fix d"));
+}

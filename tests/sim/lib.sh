@@ -57,10 +57,11 @@ sim_cleanup() {
 
 _sim_ms() { date +%s%3N; }
 
-# sim_init GPUPREP SRC: builds the stand-in libraries and packages, the signed apt repository and its
-# variants, starts the loopback HTTP server and writes the test manifests. Once per script.
+# sim_init GPUPREP SRC [BUILD_DIR]: builds the stand-in libraries and packages (cached under
+# BUILD_DIR/tests-sim-cache/, keyed by the sources' hash), the signed apt repository and its variants,
+# starts the loopback HTTP server and writes the test manifests. Once per script.
 sim_init() {
-  local gpuprep=$1 t0
+  local gpuprep=$1 build_dir=${3:-} t0
   t0=$(_sim_ms)
   [[ -x $gpuprep ]] || sim_fail "gpuprep binary not found: $gpuprep"
   SIM_DIR=$(mktemp -d /tmp/gpuprep-sim.XXXXXX)
@@ -68,8 +69,7 @@ sim_init() {
   trap 'exit 130' INT TERM
   mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/www/repo" "$SIM_DIR/gnupg"
   install -m 0755 "$gpuprep" "$SIM_DIR/common/bin/gpuprep"
-  bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build" || sim_fail "building stub packages"
-  install -m 0755 "$SIM_DIR/build/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
+  _sim_packages "$build_dir"
 
   # Throwaway signing keys: the repository's, and a stranger's for the bad-key scenarios.
   export GNUPGHOME=$SIM_DIR/gnupg
@@ -116,6 +116,29 @@ sim_init() {
   _sim_manifest stack-badsig badsig sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # repo signed by another key
   _sim_manifest stack-badsum badsum sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # a .deb fails its checksum
   echo "sim: packages, signed repository and $SIM_SCHEME://127.0.0.1:$SIM_PORT/ ready in $(($(_sim_ms) - t0)) ms" >&2
+}
+
+# _sim_packages [BUILD_DIR]: the stub .debs into $SIM_DIR/www/repo and sim-holdlock into common/.
+_sim_packages() {
+  local key cache tmp
+  if [[ -n $1 && -d $1 ]]; then
+    key=$(cat "$SIM_LIB_DIR/build-packages.sh" "$SIM_LIB_DIR"/src/* <(uname -r) | sha256sum | cut -c1-16)
+    cache=$1/tests-sim-cache/$key
+    if [[ ! -d $cache ]]; then
+      tmp=$(mktemp -d "$1/tests-sim-cache.tmp.XXXXXX")
+      bash "$SIM_LIB_DIR/build-packages.sh" "$tmp/repo" "$tmp/build" || { rm -rf "$tmp"; sim_fail "building stub packages"; }
+      mkdir -p "$1/tests-sim-cache"
+      find "$1/tests-sim-cache" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' ! -name "$key" -exec rm -rf {} + 2>/dev/null
+      install -m 0755 "$tmp/build/sim-holdlock" "$tmp/sim-holdlock"
+      rm -rf "$tmp/build"
+      mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"  # another run may have won the race
+    fi
+    cp -a "$cache/repo/." "$SIM_DIR/www/repo/"
+    install -m 0755 "$cache/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
+  else
+    bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build" || sim_fail "building stub packages"
+    install -m 0755 "$SIM_DIR/build/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
+  fi
 }
 
 # _sim_index DIR FPR: a flat ("/") apt repository in DIR, signed with FPR (InRelease and Release.gpg).
@@ -278,19 +301,79 @@ sim_reboot() {
   return $rc
 }
 
-# sim_snapshot NAME / sim_diff NAME: the upper layer's state, and what changed since, excluding the sim's
-# own paths and gpuprep's log and state (/var/log/gpuprep.log, /var/lib/gpuprep/).
+# sim_snapshot NAME / sim_diff NAME: the upper layer's files (type, size, mode, link target) and what changed
+# since. Not counted as changes: the sim's own /sim; gpuprep's log and journal (/var/log/gpuprep.log,
+# /var/lib/gpuprep/); directories that only got copied up (a directory this machine's / lacks counts); the lock files
+# apt and dpkg create empty; apt's partial-download and auxfiles directories.
 _sim_state() {
-  (cd "$SIM_HOST/upper" && find . \( -path ./sim -o -path ./var/lib/gpuprep -o -path './var/log/gpuprep.log*' \) -prune -o \
-    ! -type d -printf '%p %y %s %m %l\n' -o -type d -printf '%p %y %m\n' | LC_ALL=C sort)
+  (cd "$SIM_HOST/upper" && find . \( -path ./sim -o -path ./var/lib/gpuprep -o -path './var/log/gpuprep.log*' \
+    -o -path ./var/lib/apt/lists/partial -o -path ./var/lib/apt/lists/auxfiles -o -path ./var/cache/apt/archives/partial \
+    -o -path ./var/lib/dpkg/lock -o -path ./var/lib/dpkg/lock-frontend -o -path ./var/lib/apt/lists/lock \
+    -o -path ./var/cache/apt/archives/lock \) -prune -o \
+    ! -type d -printf '%p %y %s %m %l\n' -o -type d -printf '%p d\n' |
+    while read -r p t rest; do
+      [[ $t == d && -d /${p#./} ]] || echo "$p $t $rest"
+    done | LC_ALL=C sort)
 }
 sim_snapshot() { _sim_state >"$SIM_DIR/snapshot.$1"; }
 sim_diff() { _sim_state | diff "$SIM_DIR/snapshot.$1" - | grep '^[<>]'; return 0; }
 
 sim_log() { cat "$SIM_HOST/sim/log/$1.log"; }
+sim_finish() {  # sim_finish NAME: the script's verdict and exit code
+  sim_section ""
+  if ((SIM_FAILURES == 0)); then echo "$1: all checks passed"; exit 0; fi
+  echo "$1: $SIM_FAILURES check(s) failed" >&2
+  exit 1
+}
 sim_count() { wc -l <"$SIM_HOST/sim/log/$1.log"; }  # sim_count apt-get|commands
 sim_http_requests() { wc -l <"$SIM_DIR/http.log"; }
 sim_http_bytes() { awk '{s += $4} END {print s + 0}' "$SIM_DIR/http.log"; }
+
+# sim_need_verbs VERB...: skips the scenario (exit 0, with the reason) while a verb is still the
+# "(not yet built)" stub of src/cli/stubs.cc.
+sim_need_verbs() {
+  local v help
+  help=$("$SIM_DIR/common/bin/gpuprep" --help 2>&1)
+  for v in "$@"; do
+    if grep -qE "^[[:space:]]*$v[[:space:]]+\(not yet built\)" <<<"$help"; then
+      sim_skip "gpuprep $v is not built yet (still the stub in src/cli/stubs.cc); this scenario needs it"
+    fi
+  done
+}
+
+# sim_gp NAME ARGS...: runs /sim/bin/gpuprep ARGS inside; stdout/stderr kept in $SIM_DIR/NAME.{out,err},
+# exit code in SIM_RC, wall time in SIM_MS. Always returns 0 (assert on SIM_RC).
+sim_gp() {
+  local name=$1 t
+  shift
+  t=$(_sim_ms)
+  SIM_RC=0
+  sim_run /sim/bin/gpuprep "$@" >"$SIM_DIR/$name.out" 2>"$SIM_DIR/$name.err" || SIM_RC=$?
+  SIM_MS=$(($(_sim_ms) - t))
+  echo "sim: gpuprep $* -> exit $SIM_RC in $SIM_MS ms" >&2
+  return 0
+}
+sim_show() {  # sim_show NAME: prints a sim_gp run's output (for failures)
+  echo "--- $1 stdout" >&2
+  tail -n 40 "$SIM_DIR/$1.out" >&2
+  echo "--- $1 stderr" >&2
+  tail -n 40 "$SIM_DIR/$1.err" >&2
+}
+sim_err() { cat "$SIM_DIR/$1.err"; }
+sim_out() { cat "$SIM_DIR/$1.out"; }
+
+# sim_section TITLE: starts a scenario section; prints how long the previous one took.
+SIM_SECTION=
+SIM_SECTION_T=
+sim_section() {
+  local now
+  now=$(_sim_ms)
+  [[ -n $SIM_SECTION ]] && echo "   ($SIM_SECTION: $((now - SIM_SECTION_T)) ms)"
+  SIM_SECTION=$1
+  SIM_SECTION_T=$now
+  [[ -n $1 ]] && echo "== $1"
+  return 0
+}
 
 # Small assertion helpers for the scenario scripts.
 SIM_FAILURES=0
@@ -298,6 +381,13 @@ check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records pass/fail
   local d=$1
   shift
   if "$@"; then echo "  ok: $d"; else echo "  FAILED: $d" >&2; SIM_FAILURES=$((SIM_FAILURES + 1)); fi
+}
+check_rc() {  # check_rc DESCRIPTION EXPECTED NAME: SIM_RC of the sim_gp run NAME; shows its output if wrong
+  if [[ $SIM_RC == "$2" ]]; then echo "  ok: $1 (exit $2)"; else
+    echo "  FAILED: $1: expected exit $2, got $SIM_RC" >&2
+    sim_show "$3"
+    SIM_FAILURES=$((SIM_FAILURES + 1))
+  fi
 }
 check_eq() {  # check_eq DESCRIPTION EXPECTED ACTUAL
   if [[ $2 == "$3" ]]; then echo "  ok: $1"; else

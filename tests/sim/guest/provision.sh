@@ -40,6 +40,9 @@ for f in /etc/ld.so.conf.d/*; do
 done
 ldconfig
 
+# Test speed: dpkg skips its fsync()s (the sim's "power cut" kills processes; the page cache survives).
+echo force-unsafe-io >/etc/dpkg/dpkg.cfg.d/gpuprep-sim-unsafe-io
+
 # Ubuntu ships /etc/modprobe.d (this Debian machine has no kmod, so no such directory).
 mkdir -p /etc/modprobe.d
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# gpuprep on the simulated GPU server (tests/sim) with a repository that must not be trusted: the key
+# served is not the pinned fingerprint, the keyring's sha256 is not the pinned one, the repository is signed
+# by another key, a package fails apt's checksum. Each: exit 1, a one-line error, and the host untouched
+# (no file changed outside gpuprep's own log and journal; no package installed).
+# Usage: bash sim_badrepo.sh <gpuprep-binary> <source-dir> <build-dir>
+set -uo pipefail
+GPUPREP=$1
+SRC=$2
+source "$SRC/tests/sim/lib.sh"
+sim_require
+sim_init "$GPUPREP" "$SRC" "${3:-}"
+sim_need_verbs apply
+t_start=$(_sim_ms)
+
+bad_repo() {  # bad_repo VARIANT WHAT ERROR_REGEX [ALLOWED_CHANGES_REGEX]
+  sim_section "$2"
+  sim_new_host
+  sim_snapshot bare
+  sim_gp "$1" --manifest "/sim/stack-$1.yaml" apply --yes
+  check_rc "apply refuses" 1 "$1"
+  check "the error says why" grep -Eiq "$3" "$SIM_DIR/$1.err"
+  if [[ -n ${4:-} ]]; then
+    check_eq "nothing changed but ${5}" "" "$(sim_diff bare | grep -Ev "$4")"
+  else
+    check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff bare)"
+  fi
+  check_eq "no command recorded (update-initramfs, systemctl...)" "" "$(sim_log commands)"
+  check_eq "no NVIDIA package installed" "" "$(sim_run dpkg-query -W -f '${db:Status-Status} ${Package}\n' 2>/dev/null |
+    grep -E '^(installed|half|unpacked).*(nvidia|cuda|cudnn|nccl)')"
+  if [[ $1 != badsum ]]; then
+    check "no install transaction" sh -c "! grep -q ' install ' '$SIM_HOST/sim/log/apt-get.log'"
+  fi
+}
+
+bad_repo badkey "the key served is not the pinned fingerprint" 'fingerprint'
+bad_repo badsha "the keyring does not match its pinned sha256" 'sha256'
+bad_repo badsig "the repository is signed by another key" 'NO_PUBKEY|signature|not signed|apt-get update'
+# The repository itself is sound here, so its keyring, list and apt's caches may stay; no package may, and
+# nothing else (a nouveau blacklist or initramfs change for a driver that never got installed).
+bad_repo badsum "a package fails apt's checksum" 'hash sum mismatch|checksum|apt-get' \
+  '^[<>] \./(usr/share/keyrings/cuda-archive-keyring\.gpg|etc/apt/sources\.list\.d/cuda-ubuntu2204-x86_64\.list|var/lib/apt/lists/|var/cache/apt/)' \
+  "the repository's keyring and list and apt's caches"
+
+echo "sim_badrepo: scenarios took $(($(_sim_ms) - t_start)) ms"
+sim_finish sim_badrepo

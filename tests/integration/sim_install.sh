@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# gpuprep on the simulated GPU server (tests/sim): a manifest error changes nothing (exit 2); a bare
+# Ubuntu 22.04 server with 8 H100 on nouveau -> apply -> exit 3 (reboot) -> simulated reboot -> the resume
+# unit converges -> verify exit 0; a second apply changes nothing, runs no apt-get and fetches nothing.
+# Usage: bash sim_install.sh <gpuprep-binary> <source-dir> <build-dir>
+set -uo pipefail
+GPUPREP=$1
+SRC=$2
+source "$SRC/tests/sim/lib.sh"
+sim_require
+sim_init "$GPUPREP" "$SRC" "${3:-}"
+sim_need_verbs apply verify plan
+t_start=$(_sim_ms)
+M=(--manifest /sim/stack.yaml)
+
+sim_new_host
+sim_snapshot bare
+
+sim_section "a manifest error: exit 2 before any change"
+sed 's/^driver:/drivr:/' "$SIM_HOST/sim/stack.yaml" >"$SIM_HOST/sim/broken.yaml"
+line=$(grep -n '^drivr:' "$SIM_HOST/sim/broken.yaml" | cut -d: -f1)
+sim_gp broken --manifest /sim/broken.yaml apply --yes
+check_rc "apply with a misspelt key" 2 broken
+check_eq "the error names file, line and column" \
+  "gpuprep: error: /sim/broken.yaml:$line:1: unknown key \"drivr\" (did you mean \"driver\"?)" "$(sim_err broken | tail -n 1)"
+sim_gp noyes "${M[@]}" apply
+check_rc "apply without --yes" 2 noyes
+check_eq "says why" "gpuprep: error: apply: --yes is required to change the host (review first with: gpuprep plan)" \
+  "$(sim_err noyes | tail -n 1)"
+check_eq "nothing changed on the host" "" "$(sim_diff bare)"
+check_eq "no apt-get ran" 0 "$(sim_count apt-get)"
+check_eq "no command was recorded" 0 "$(sim_count commands)"
+
+sim_section "plan on the bare server"
+sim_gp plan "${M[@]}" plan --format sh
+check_rc "plan --format sh" 0 plan
+check "the script starts with #!/bin/sh" test "$(sim_out plan | head -n 1)" = "#!/bin/sh"
+check "the script installs the pinned driver" grep -q 'cuda-drivers=535.129.03-1' "$SIM_DIR/plan.out"
+check "sh -n accepts the script" sh -n "$SIM_DIR/plan.out"
+check_eq "plan changed nothing" "" "$(sim_diff bare)"
+
+sim_section "apply on the bare server"
+http0=$(sim_http_requests)
+sim_gp apply1 "${M[@]}" apply --yes
+check_rc "first apply stops for the reboot" 3 apply1
+t_apply1=$SIM_MS
+check_eq "one apt-get install transaction" 1 "$(sim_log apt-get | grep -c ' install ')"
+check "it pins every package of the stack" grep -q 'cuda-drivers=535.129.03-1 .*cuda-toolkit-12-2=12.2.2-1 .*libcudnn8=8.9.7.29-1+cuda12.2 .*libnccl2=2.18.5-1+cuda12.2 .*libnccl-dev=2.18.5-1+cuda12.2' "$SIM_HOST/sim/log/apt-get.log"
+check "no fabric manager without NVSwitches" sh -c "! grep -q nvidia-fabricmanager '$SIM_HOST/sim/log/apt-get.log'"
+check_eq "driver, CUDA, cuDNN, NCCL installed at the pins" \
+  "cuda-drivers 535.129.03-1 cuda-toolkit-12-2 12.2.2-1 libcudnn8 8.9.7.29-1+cuda12.2 libnccl-dev 2.18.5-1+cuda12.2 libnccl2 2.18.5-1+cuda12.2" \
+  "$(sim_run dpkg-query -W -f '${Package} ${Version}\n' cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq "pinned packages held" "cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2" \
+  "$(sim_run apt-mark showhold | sort | tr '\n' ' ' | sed 's/ $//')"
+check "nouveau blacklisted" sim_run grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
+check "initramfs updated" grep -qx 'update-initramfs -u' "$SIM_HOST/sim/log/commands.log"
+check "the resume unit is installed" sim_run test -f /etc/systemd/system/gpuprep-resume.service
+check "and enabled" sim_run test -e /etc/systemd/system/multi-user.target.wants/gpuprep-resume.service
+check "no reboot without --reboot" sh -c "! grep -q 'systemctl reboot' '$SIM_HOST/sim/log/commands.log'"
+check "journal says reboot-required" sim_run grep -q '"state": *"reboot-required"' /var/lib/gpuprep/journal.json
+check "the pinned keyring is where signed-by points" cmp -s "$SIM_DIR/www/sim-archive-keyring.gpg" "$SIM_HOST/upper/usr/share/keyrings/cuda-archive-keyring.gpg"
+check "the list uses signed-by" sim_run grep -q "^deb \[signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg\] https://127.0.0.1:$SIM_PORT/repo/ /" \
+  /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list
+check "verify before the reboot fails" sim_run sh -c '! /sim/bin/gpuprep --manifest /sim/stack.yaml verify >/dev/null 2>&1'
+
+sim_section "simulated reboot -> the resume unit runs"
+sim_reboot
+rc=$?
+check_eq "resume after the reboot converges" 0 "$rc"
+check_eq "the nvidia module is loaded" 535.129.03 "$(sim_run cat /sys/module/nvidia/version 2>/dev/null)"
+check "journal says done" sim_run grep -q '"state": *"done"' /var/lib/gpuprep/journal.json
+check "the resume unit is disabled" sim_run test ! -e /etc/systemd/system/multi-user.target.wants/gpuprep-resume.service
+check "and removed" sim_run test ! -e /etc/systemd/system/gpuprep-resume.service
+check "persistence daemon enabled" sim_run test -e /etc/systemd/system/multi-user.target.wants/nvidia-persistenced.service
+check_eq "still one install transaction in all" 1 "$(sim_log apt-get | grep -c ' install ')"
+bytes_install=$(sim_http_bytes)
+
+sim_section "verify"
+sim_gp verify "${M[@]}" verify
+check_rc "verify on the converged server" 0 verify
+
+sim_section "a second apply changes nothing"
+sim_snapshot converged
+apt0=$(sim_count apt-get)
+cmd0=$(sim_count commands)
+http1=$(sim_http_requests)
+sim_gp apply2 "${M[@]}" apply --yes
+check_rc "re-apply" 0 apply2
+t_apply2=$SIM_MS
+check_eq "no apt-get call" "$apt0" "$(sim_count apt-get)"
+check_eq "no recorded command (systemctl, initramfs...)" "$cmd0" "$(sim_count commands)"
+check_eq "nothing fetched" "$http1" "$(sim_http_requests)"
+check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff converged)"
+sim_gp plan2 "${M[@]}" plan
+check_rc "plan on the converged server" 0 plan2
+check "says nothing to do" grep -q 'nothing to do' "$SIM_DIR/plan2.out"
+
+echo "sim_install: first apply ${t_apply1} ms, re-apply ${t_apply2} ms (inside the sim, incl. ~150 ms namespace setup),"
+echo "sim_install: install fetched $(($(sim_http_requests) - http0)) files, ${bytes_install} bytes; all scenarios $(($(_sim_ms) - t_start)) ms"
+sim_finish sim_install

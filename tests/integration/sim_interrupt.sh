@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# gpuprep on the simulated GPU server (tests/sim) when things get in the way: apply killed with SIGKILL in
+# the middle of the install (a power cut while the driver's DKMS postinst runs) -> the rerun repairs dpkg and
+# converges, through `--reboot` and the resume unit; the dpkg lock held by unattended-upgrades for a few
+# seconds -> apply says it waits, waits, and goes on.
+# Usage: bash sim_interrupt.sh <gpuprep-binary> <source-dir> <build-dir>
+set -uo pipefail
+GPUPREP=$1
+SRC=$2
+source "$SRC/tests/sim/lib.sh"
+sim_require
+sim_init "$GPUPREP" "$SRC" "${3:-}"
+sim_need_verbs apply verify
+t_start=$(_sim_ms)
+M=(--manifest /sim/stack.yaml)
+
+sim_section "SIGKILL in the middle of the install"
+sim_new_host
+touch "$SIM_HOST/sim/control/slow-postinst"
+sim_run_bg /sim/bin/gpuprep "${M[@]}" apply --yes
+if sim_wait_file "$SIM_HOST/sim/control/postinst-running" 120; then
+  sim_kill
+  echo "sim: power cut while nvidia-dkms-535's postinst ran" >&2
+  rm -f "$SIM_HOST/sim/control/slow-postinst"
+  check_eq "dpkg was left half-configured" "half-configured" \
+    "$(sim_run dpkg-query -W -f '${db:Status-Status}' nvidia-dkms-535)"
+  sim_gp rerun "${M[@]}" apply --yes --reboot
+  check_rc "the rerun converges up to the reboot" 3 rerun
+  check "it repaired dpkg first (journal step dpkg.repair)" sim_run grep -q '"dpkg.repair"' /var/lib/gpuprep/journal.json
+  check_eq "every package configured" "" \
+    "$(sim_run dpkg-query -W -f '${db:Status-Status} ${Package}\n' | grep -v '^installed ' | grep -v '^not-installed ')"
+  check "--reboot asked systemd to reboot (recorded, not done)" grep -qx 'systemctl reboot' "$SIM_HOST/sim/log/commands.log"
+  sim_reboot
+  rc=$?
+  check_eq "the resume unit converges after the reboot" 0 "$rc"
+  sim_gp verify "${M[@]}" verify
+  check_rc "verify" 0 verify
+else
+  check "nvidia-dkms-535's postinst started under apply" false
+  sim_kill
+fi
+
+sim_section "the dpkg lock held by unattended-upgrades"
+sim_new_host
+t=$(_sim_ms)
+SIM_RC=0
+sim_run_locked 6 /sim/bin/gpuprep "${M[@]}" apply --yes >"$SIM_DIR/locked.out" 2>"$SIM_DIR/locked.err" || SIM_RC=$?
+took=$(($(_sim_ms) - t))
+check_rc "apply waits for the lock, then installs up to the reboot" 3 locked
+check "it says what it waits for" grep -Eq '^gpuprep: waiting for the apt lock held by unattended-upgr \(pid [0-9]+\), up to 600 s$' "$SIM_DIR/locked.err"
+check "it waited for the holder (${took} ms >= 6000 ms)" test "$took" -ge 6000
+check_eq "the driver got installed after all" "installed" "$(sim_run dpkg-query -W -f '${db:Status-Status}' cuda-drivers)"
+
+echo "sim_interrupt: scenarios took $(($(_sim_ms) - t_start)) ms"
+sim_finish sim_interrupt

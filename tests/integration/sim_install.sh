@@ -74,6 +74,7 @@ check "and removed" sim_run test ! -e /etc/systemd/system/gpuprep-resume.service
 check "persistence daemon enabled" sim_run test -e /etc/systemd/system/multi-user.target.wants/nvidia-persistenced.service
 check_eq "still one install transaction in all" 1 "$(sim_log apt-get | grep -c ' install ')"
 bytes_install=$(sim_http_bytes)
+files_install=$(($(sim_http_requests) - http0))
 
 sim_section "verify"
 sim_gp verify "${M[@]}" verify
@@ -95,6 +96,31 @@ sim_gp plan2 "${M[@]}" plan
 check_rc "plan on the converged server" 0 plan2
 check "says nothing to do" grep -q 'nothing to do' "$SIM_DIR/plan2.out"
 
+sim_section "HGX with NVSwitches: the fabric manager at the driver's version"
+SIM_NVSWITCH=1 sim_new_host
+sim_gp fm1 "${M[@]}" apply --yes
+check_rc "apply on the NVSwitch host stops for the reboot" 3 fm1
+check "the one transaction includes nvidia-fabricmanager-535=535.129.03-1" \
+  grep -q ' install .*nvidia-fabricmanager-535=535\.129\.03-1' "$SIM_HOST/sim/log/apt-get.log"
+check_eq "one install transaction" 1 "$(sim_log apt-get | grep -c ' install ')"
+check "fabric manager enabled" sim_run test -e /etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service
+check_eq "and held" nvidia-fabricmanager-535 "$(sim_run apt-mark showhold | grep -x nvidia-fabricmanager-535)"
+sim_reboot
+rc=$?
+check_eq "resume after the reboot converges" 0 "$rc"
+check_eq "fabric manager running after the boot" active "$(sim_run systemctl is-active nvidia-fabricmanager.service)"
+sim_gp fmverify "${M[@]}" verify
+check_rc "verify on the NVSwitch host" 0 fmverify
+
+sim_section "Secure Boot on, unsigned modules: refused with MOK instructions, nothing changed"
+SIM_SECURE_BOOT=1 sim_new_host
+sim_snapshot sb
+sim_gp sb "${M[@]}" apply --yes
+check_rc "apply refuses the driver layer" 1 sb
+check "it explains MOK enrolment" grep -q 'mokutil' "$SIM_DIR/sb.err" "$SIM_DIR/sb.out"
+check_eq "no apt-get install" 0 "$(sim_log apt-get | grep -c ' install ')"
+check_eq "nothing recorded (initramfs, systemctl)" "" "$(sim_log commands)"
+
 echo "sim_install: first apply ${t_apply1} ms, re-apply ${t_apply2} ms (inside the sim, incl. ~150 ms namespace setup),"
-echo "sim_install: install fetched $(($(sim_http_requests) - http0)) files, ${bytes_install} bytes; all scenarios $(($(_sim_ms) - t_start)) ms"
+echo "sim_install: the install fetched ${files_install} files, ${bytes_install} bytes; all scenarios $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_install

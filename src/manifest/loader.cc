@@ -257,9 +257,11 @@ DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os
     });
     if (!all) continue;
     auto key = [](const Stack* x) {
-      return std::make_tuple(x->cuda.version.known() ? *x->cuda.version.version : Version(), x->driver.branch);
+      return std::make_tuple(x->cuda.version.known() ? *x->cuda.version.version : Version(), x->driver.branch,
+                             x->architectures.size());
     };
-    if (!best || key(&s) > key(best)) best = &s;  // names are visited in order: ties keep the first
+    // Newest CUDA, then driver branch, then the broadest stack; names are visited in order: ties keep the first.
+    if (!best || key(&s) > key(best)) best = &s;
   }
   std::string host = os_id + " " + os_version_id;
   std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";

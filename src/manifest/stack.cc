@@ -72,6 +72,16 @@ void ParseDriver(const Node& n, Stack& s) {
   if (const Node* p = f.Get("packages")) s.driver.packages = ParsePackages(*p, "driver.packages");
   if (const Node* p = f.Get("fabricmanager_packages"))
     s.driver.fabricmanager_packages = ParsePackages(*p, "driver.fabricmanager_packages");
+  // Fabric Manager must run at exactly the driver's version (facts §3.2).
+  if (s.driver.version.known()) {
+    const Node* fm = f.node().Find("fabricmanager_packages");
+    for (size_t i = 0; i < s.driver.fabricmanager_packages.size(); ++i) {
+      const auto& p = s.driver.fabricmanager_packages[i];
+      if (p.version.empty() || DebVersion::Parse(p.version).upstream == s.driver.version.version->str()) continue;
+      Fail(fm->items[i].mark, "fabric manager " + p.name + "=" + p.version + " does not match driver version " +
+                                  s.driver.version.version->str());
+    }
+  }
 }
 
 void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_major, ComponentSpec& c,
@@ -117,6 +127,7 @@ void ParseImage(const Node& n, Stack& s) {
 
 void ParseRepositories(const Node& n, Stack& s) {
   for (const Node& item : AsList(n)) {
+    s.origins["repositories." + std::to_string(s.repositories.size())] = item.mark.str();
     Fields f(item, "repositories", nullptr);
     f.Only({"name", "os", "url", "suite", "components", "keyring_url", "keyring_path", "key_fingerprint",
             "keyring_sha256", "list_path"});

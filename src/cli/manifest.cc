@@ -1,0 +1,249 @@
+// `gpuprep manifest list | show NAME|PATH | validate PATH` (PRODUCT.md): the embedded stacks, one stack
+// resolved through `extends:` with the origin of every value, or a user file checked with line-precise errors.
+#include <CLI/CLI.hpp>
+
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "launch/profile.h"
+#include "manifest/loader.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::cli {
+namespace {
+
+using nlohmann::json;
+using manifest::Stack;
+
+manifest::LoadContext MakeLoadContext(const std::string& spec, Context& ctx,
+                                      std::unique_ptr<sys::HttpClient>& http) {
+  manifest::LoadContext lc{ctx.local_fs, nullptr};
+  if ((StartsWith(spec, "https://") || StartsWith(spec, "http://")) && ctx.make_http) {
+    http = ctx.make_http();
+    lc.http = http.get();
+  }
+  return lc;
+}
+
+std::string OsList(const Stack& s) {
+  std::vector<std::string> parts;
+  for (const auto& o : s.os) parts.push_back(o.id + " " + o.version_id);
+  return Join(parts, ", ");
+}
+
+std::string PinText(const manifest::Pinned& p) {
+  if (p.unknown) return "unknown (" + p.reason + ")";
+  return p.version ? p.version->str() : "-";
+}
+
+json PinJson(const manifest::Pinned& p) {
+  json j = {{"version", p.known() ? json(p.version->str()) : json(nullptr)}};
+  if (p.unknown) j["unknown_reason"] = p.reason;
+  return j;
+}
+
+json PackagesJson(const std::vector<manifest::AptPackage>& pkgs) {
+  json out = json::array();
+  for (const auto& p : pkgs) out.push_back({{"name", p.name}, {"version", p.version}});
+  return out;
+}
+
+json ComponentJson(const manifest::ComponentSpec& c) {
+  json j = PinJson(c.version);
+  j["enabled"] = c.enabled;
+  j["optional"] = c.optional;
+  if (c.cuda_major) j["cuda_major"] = *c.cuda_major;
+  j["packages"] = PackagesJson(c.packages);
+  return j;
+}
+
+json StackJson(const Stack& s) {
+  json os = json::array();
+  for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
+  json repos = json::array();
+  for (size_t i = 0; i < s.repositories.size(); ++i) {
+    const auto& r = s.repositories[i];
+    json jr = {{"name", r.name}, {"url", r.url}, {"suite", r.suite}, {"components", r.components},
+               {"keyring_url", r.keyring_url}, {"keyring_path", r.keyring_path},
+               {"key_fingerprint", r.key_fingerprint}, {"keyring_sha256", r.keyring_sha256},
+               {"list_path", r.list_path}};
+    if (!r.os.id.empty()) jr["os"] = {{"id", r.os.id}, {"version_id", r.os.version_id}};
+    repos.push_back(jr);
+  }
+  json driver = PinJson(s.driver.version);
+  driver["branch"] = s.driver.branch;
+  driver["flavour"] = s.driver.flavour;
+  driver["signed_modules"] = s.driver.signed_modules;
+  driver["packages"] = PackagesJson(s.driver.packages);
+  driver["fabricmanager_packages"] = PackagesJson(s.driver.fabricmanager_packages);
+  json image = {{"ref", s.image.ref}, {"cuda", PinJson(s.image.cuda)}, {"digest", s.image.digest}};
+  image["driver_min_branch"] = s.image.driver_min_branch ? json(*s.image.driver_min_branch) : json(nullptr);
+  json fc = json::array();
+  for (const auto& v : s.image.forward_compat) fc.push_back(v.str());
+  image["forward_compat"] = fc;
+  return {{"name", s.name},
+          {"description", s.description},
+          {"source", s.source},
+          {"extends", s.extends_chain},
+          {"os", os},
+          {"architectures", s.architectures},
+          {"repositories", repos},
+          {"driver", driver},
+          {"cuda", ComponentJson(s.cuda)},
+          {"cudnn", ComponentJson(s.cudnn)},
+          {"nccl", ComponentJson(s.nccl)},
+          {"container_toolkit", ComponentJson(s.container_toolkit)},
+          {"image", image},
+          {"workload",
+           {{"profile", s.workload.profile},
+            {"min_cpus_per_gpu", s.workload.min_cpus_per_gpu},
+            {"min_ram_per_gpu", s.workload.min_ram_per_gpu},
+            {"min_shm_per_gpu", s.workload.min_shm_per_gpu}}},
+          {"notes", s.notes},
+          {"origins", s.origins}};
+}
+
+void List(Context& ctx) {
+  std::vector<Stack> stacks;
+  manifest::LoadContext lc{ctx.local_fs, nullptr};
+  for (const auto& name : manifest::EmbeddedStackNames()) stacks.push_back(manifest::LoadStack(name, lc));
+  if (ctx.opts.json) {
+    json out = json::array();
+    for (const auto& s : stacks) {
+      json os = json::array();
+      for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
+      out.push_back({{"name", s.name}, {"os", os}, {"architectures", s.architectures},
+                     {"driver_branch", s.driver.branch},
+                     {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
+                     {"image", s.image.ref}});
+    }
+    *ctx.out << json{{"stacks", out}}.dump(2) << "\n";
+    return;
+  }
+  size_t wn = 4, wo = 2;
+  for (const auto& s : stacks) wn = std::max(wn, s.name.size()), wo = std::max(wo, OsList(s).size());
+  auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
+                 const std::string& e) {
+    *ctx.out << std::left << std::setw(static_cast<int>(wn)) << a << "  " << std::setw(static_cast<int>(wo)) << b
+             << "  " << std::setw(6) << c << "  " << std::setw(7) << d << "  " << e << "\n";
+  };
+  row("NAME", "OS", "DRIVER", "CUDA", "IMAGE");
+  for (const auto& s : stacks)
+    row(s.name, OsList(s), "R" + std::to_string(s.driver.branch), PinText(s.cuda.version), s.image.ref);
+}
+
+// One "field  value  origin" line per value, in manifest order.
+void ShowText(const Stack& s, std::ostream& out) {
+  std::vector<std::array<std::string, 3>> rows;
+  auto origin = [&](const std::string& key) {
+    auto it = s.origins.find(key);
+    return it == s.origins.end() ? std::string("default") : it->second;
+  };
+  auto add = [&](const std::string& key, const std::string& value) { rows.push_back({key, value, origin(key)}); };
+  auto pkgs = [](const std::vector<manifest::AptPackage>& ps) {
+    std::vector<std::string> parts;
+    for (const auto& p : ps) parts.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
+    return parts.empty() ? std::string("-") : Join(parts, " ");
+  };
+  add("metadata.name", s.name);
+  add("metadata.description", s.description);
+  add("os", OsList(s));
+  add("architectures", Join(s.architectures, ", "));
+  for (size_t i = 0; i < s.repositories.size(); ++i) {
+    const auto& r = s.repositories[i];
+    std::string os = r.os.id.empty() ? "" : " [" + r.os.id + " " + r.os.version_id + "]";
+    std::string key = r.key_fingerprint.empty() ? (r.keyring_sha256.empty() ? "no key pin" : "sha256 " + r.keyring_sha256)
+                                                : "key " + r.key_fingerprint;
+    rows.push_back({"repositories." + r.name, r.url + os + " (" + key + ")", origin("repositories." + std::to_string(i))});
+  }
+  add("driver.branch", std::to_string(s.driver.branch));
+  add("driver.version", PinText(s.driver.version));
+  add("driver.flavour", s.driver.flavour);
+  add("driver.packages", pkgs(s.driver.packages));
+  add("driver.fabricmanager_packages", pkgs(s.driver.fabricmanager_packages));
+  for (auto [name, c] : {std::pair<const char*, const manifest::ComponentSpec*>{"cuda", &s.cuda},
+                         {"cudnn", &s.cudnn}, {"nccl", &s.nccl}, {"container_toolkit", &s.container_toolkit}}) {
+    std::string n = name;
+    if (!c->enabled) {
+      add(n + ".enabled", "false");
+      continue;
+    }
+    add(n + ".version", PinText(c->version));
+    if (c->cuda_major) add(n + ".cuda_major", std::to_string(*c->cuda_major));
+    add(n + ".packages", pkgs(c->packages));
+  }
+  add("image.ref", s.image.ref);
+  add("image.cuda", PinText(s.image.cuda));
+  add("workload.profile", s.workload.profile);
+  add("workload.min_cpus_per_gpu", std::to_string(s.workload.min_cpus_per_gpu));
+  add("workload.min_ram_per_gpu", HumanBytes(s.workload.min_ram_per_gpu));
+  add("workload.min_shm_per_gpu", HumanBytes(s.workload.min_shm_per_gpu));
+
+  out << "stack " << s.name << " (" << s.source << ")\n";
+  if (!s.extends_chain.empty()) out << "extends " << Join(s.extends_chain, " -> ") << "\n";
+  size_t w = 0;
+  for (const auto& r : rows) w = std::max(w, r[0].size());
+  for (const auto& r : rows)
+    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << r[1] << "  # " << r[2] << "\n";
+}
+
+void Show(const std::string& spec, Context& ctx) {
+  std::unique_ptr<sys::HttpClient> http;
+  Stack s = manifest::LoadStack(spec, MakeLoadContext(spec, ctx, http));
+  if (ctx.opts.json)
+    *ctx.out << StackJson(s).dump(2) << "\n";
+  else
+    ShowText(s, *ctx.out);
+}
+
+void Validate(const std::string& path, Context& ctx) {
+  std::string abs = path;
+  if (abs.empty() || abs[0] != '/') {
+    std::error_code ec;
+    auto cwd = std::filesystem::current_path(ec);
+    if (!ec) abs = (cwd / path).lexically_normal().string();
+  }
+  auto text = ctx.local_fs ? ctx.local_fs->Read(abs) : std::nullopt;
+  if (!text) throw UsageError(path + ": cannot read file");
+  manifest::LoadContext lc{ctx.local_fs, nullptr};
+  std::string kind = manifest::ValidateDocument(*text, path, lc);
+  if (kind == "Profile") launch::ParseProfile(*text, path);
+  if (ctx.opts.json)
+    *ctx.out << json{{"path", path}, {"ok", true}, {"kind", kind}}.dump() << "\n";
+  else
+    *ctx.out << path << ": ok (kind " << kind << ")\n";
+}
+
+}  // namespace
+
+void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("manifest", "List the embedded stacks, show one resolved, or validate a file");
+  cmd->require_subcommand(1);
+  cmd->add_subcommand("list", "The embedded stacks: name, OS targets, driver branch, CUDA, image")
+      ->callback([&ctx, &exit_code] {
+        List(ctx);
+        exit_code = kExitOk;
+      });
+  auto show_spec = std::make_shared<std::string>(), validate_path = std::make_shared<std::string>();
+  CLI::App* show = cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
+  show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL")->required();
+  show->callback([&ctx, &exit_code, show_spec] {
+    Show(*show_spec, ctx);
+    exit_code = kExitOk;
+  });
+  CLI::App* validate = cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
+  validate->add_option("path", *validate_path, "A Stack, Compat or Profile YAML file")->required();
+  validate->callback([&ctx, &exit_code, validate_path] {
+    Validate(*validate_path, ctx);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gp::cli

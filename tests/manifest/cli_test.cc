@@ -1,0 +1,94 @@
+// `gpuprep manifest ...` through gp::cli::RunCli with a real DiskFs: exit codes and exact output lines.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "cli/context.h"
+#include "sys/fs.h"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+Run Gpuprep(std::vector<std::string> args) {
+  gp::sys::DiskFs fs("/");
+  std::ostringstream out, err;
+  gp::cli::Context ctx;
+  ctx.out = &out;
+  ctx.err = &err;
+  ctx.local_fs = &fs;
+  ctx.make_fs = [](const std::string& root) { return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root); };
+  args.insert(args.begin(), "gpuprep");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  Run r;
+  r.code = gp::cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+const std::string kDir = std::string(GP_FIXTURES) + "/manifests/";
+
+}  // namespace
+
+TEST_CASE("manifest validate: a broken file is one line on stderr and exit 2", "[manifest]") {
+  Run r = Gpuprep({"manifest", "validate", kDir + "broken-unknown-key.yaml"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "gpuprep: error: " + kDir + "broken-unknown-key.yaml:6:1: unknown key \"drivr\" (did you mean \"driver\"?)\n");
+
+  r = Gpuprep({"manifest", "validate", kDir + "broken-syntax.yaml"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: " + kDir + "broken-syntax.yaml:5:1: YAML syntax error: end of sequence flow not found\n");
+
+  r = Gpuprep({"manifest", "validate", kDir + "missing.yaml"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: " + kDir + "missing.yaml: cannot read file\n");
+}
+
+TEST_CASE("manifest validate: a good file", "[manifest]") {
+  Run r = Gpuprep({"manifest", "validate", kDir + "site.yaml"});
+  CHECK(r.code == 0);
+  CHECK(r.out == kDir + "site.yaml: ok (kind Stack)\n");
+  CHECK(r.err.empty());
+  r = Gpuprep({"manifest", "validate", std::string(GP_SOURCE_DIR) + "/manifests/compat.yaml"});
+  CHECK(r.code == 0);
+  CHECK(r.out == std::string(GP_SOURCE_DIR) + "/manifests/compat.yaml: ok (kind Compat)\n");
+}
+
+TEST_CASE("manifest list and show", "[manifest]") {
+  Run r = Gpuprep({"manifest", "list"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("NAME ") == 0);
+  CHECK(r.out.find("ubuntu22.04-r535-cuda12.2  ubuntu 22.04") != std::string::npos);
+  CHECK(r.out.find("R535    12.2.2   nvcr.io/nvidia/pytorch:23.10-py3\n") != std::string::npos);
+
+  r = Gpuprep({"manifest", "list", "--json"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"name\": \"hopper-r580-cuda13.0\"") != std::string::npos);
+  CHECK(r.out.find("\"driver_branch\": 580") != std::string::npos);
+
+  r = Gpuprep({"manifest", "show", kDir + "site.yaml"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("stack site-r535 (" + kDir + "site.yaml)\nextends ubuntu22.04-r535-cuda12.2\n") == 0);
+  CHECK(r.out.find("\n  driver.version ") != std::string::npos);
+  CHECK(r.out.find(" 535.183.01  # " + kDir + "site.yaml:8:12\n") != std::string::npos);
+  CHECK(r.out.find(" https://nvidia.github.io/libnvidia-container/stable/deb/amd64/ (key "
+                   "C95B321B61E88C1809C4F759DDCAE044F796ECB0)  # manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:26:5\n") !=
+        std::string::npos);
+  CHECK(r.out.find("image.cuda ") != std::string::npos);
+
+  r = Gpuprep({"manifest", "show", "hoper-r580-cuda13.0"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean "
+                 "\"hopper-r580-cuda13.0\"?)\n");
+
+  r = Gpuprep({"manifest", "show", "--json", "blackwell-r580-cuda13.0"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"extends\": [\n    \"hopper-r580-cuda13.0\"\n  ]") != std::string::npos);
+  CHECK(r.out.find("\"driver.version\": \"manifests/stacks/hopper-r580-cuda13.0.yaml:") != std::string::npos);
+}

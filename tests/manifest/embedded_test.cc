@@ -1,0 +1,115 @@
+// Every shipped manifest loads and validates, and the stacks obey the rules the facts impose.
+#include <catch2/catch.hpp>
+
+#include "manifest/loader.h"
+#include "util/embedded.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace m = gp::manifest;
+
+TEST_CASE("every embedded manifest validates", "[manifest]") {
+  auto files = gp::ListEmbedded("manifests/");
+  REQUIRE(files.size() >= 4);
+  for (const gp::EmbeddedFile* f : files) {
+    INFO(f->path);
+    std::string kind = m::ValidateDocument(std::string(f->data, f->size), f->path, m::LoadContext{});
+    CHECK(kind == (std::string(f->path) == "manifests/compat.yaml" ? "Compat"
+                   : gp::StartsWith(f->path, "manifests/stacks/") ? "Stack"
+                                                                   : "Profile"));
+  }
+}
+
+TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[manifest]") {
+  const auto names = m::EmbeddedStackNames();
+  CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "hopper-r580-cuda13.0", "ubuntu22.04-r535-cuda12.2"});
+  const m::Compat& compat = m::EmbeddedCompat();
+  for (const auto& name : names) {
+    INFO(name);
+    m::Stack s = m::LoadStack(name, m::LoadContext{});
+    CHECK(s.name == name);  // metadata.name is the file stem: EmbeddedStackNames lists without parsing
+    CHECK(s.source == "embedded:" + name);
+    REQUIRE(s.cuda.version.known());
+    const int major = static_cast<int>(s.cuda.version.version->major());
+    REQUIRE(s.cudnn.cuda_major);
+    CHECK(*s.cudnn.cuda_major == major);
+    REQUIRE(s.nccl.cuda_major);
+    CHECK(*s.nccl.cuda_major == major);
+    for (const auto& p : s.cudnn.packages)  // the package names say the CUDA major too
+      CHECK((p.version.find("+cuda" + std::to_string(major) + ".") != std::string::npos ||
+             gp::EndsWith(p.name, "-cuda-" + std::to_string(major))));
+    REQUIRE(s.container_toolkit.version.known());
+    for (const auto& adv : compat.toolkit_advisories) CHECK(*s.container_toolkit.version.version >= adv.fixed_in);
+    for (const auto& p : s.container_toolkit.packages) CHECK(p.version == s.container_toolkit.version.version->str() + "-1");
+    // the pinned driver runs the stack's CUDA natively
+    REQUIRE(s.driver.version.known());
+    CHECK(*s.driver.version.version >= *compat.MinDriverFor(*s.cuda.version.version));
+    // every GPU of every supported architecture can run this driver branch
+    for (const auto& g : compat.gpus) {
+      if (std::find(s.architectures.begin(), s.architectures.end(), g.arch) == s.architectures.end()) continue;
+      INFO(g.name);
+      CHECK(g.min_driver_branch <= s.driver.branch);
+      if (g.last_driver_branch) CHECK(s.driver.branch <= *g.last_driver_branch);
+      if (g.max_cuda_major) CHECK(major <= *g.max_cuda_major);
+      CHECK(g.min_cuda <= *s.cuda.version.version);
+    }
+    // every OS target has its CUDA repository, signed by the pinned key
+    for (const auto& os : s.os) {
+      auto repos = s.RepositoriesFor(os.id, os.version_id);
+      int cuda_repos = 0;
+      for (const auto* r : repos) {
+        CHECK((!r->key_fingerprint.empty() || !r->keyring_sha256.empty()));
+        cuda_repos += r->name == "cuda";
+      }
+      CHECK(cuda_repos == 1);
+    }
+    CHECK(s.workload.min_cpus_per_gpu == 8);
+    CHECK(s.workload.min_ram_per_gpu == 128ULL << 30);
+  }
+}
+
+TEST_CASE("the R535 stack pins what the facts show", "[manifest]") {
+  m::Stack s = m::LoadStack("ubuntu22.04-r535-cuda12.2", m::LoadContext{});
+  CHECK(s.SupportsOs("ubuntu", "22.04"));
+  CHECK_FALSE(s.SupportsOs("ubuntu", "24.04"));
+  CHECK(s.driver.version.version->str() == "535.129.03");
+  CHECK(s.driver.fabricmanager_packages.at(0).version == "535.129.03-1");
+  CHECK(s.cuda.version.version->str() == "12.2.2");
+  CHECK(s.cudnn.packages.at(0).version == "8.9.7.29-1+cuda12.2");
+  CHECK(s.image.ref == "nvcr.io/nvidia/pytorch:23.10-py3");
+  CHECK(s.image.cuda.unknown);
+}
+
+TEST_CASE("the Blackwell stack extends the Hopper one", "[manifest]") {
+  m::Stack b = m::LoadStack("blackwell-r580-cuda13.0", m::LoadContext{});
+  CHECK(b.extends_chain == std::vector<std::string>{"hopper-r580-cuda13.0"});
+  CHECK(b.architectures == std::vector<std::string>{"blackwell"});
+  CHECK(b.origins.at("architectures") == "manifests/stacks/blackwell-r580-cuda13.0.yaml:10:16");
+  CHECK(gp::StartsWith(b.origins.at("driver.version"), "manifests/stacks/hopper-r580-cuda13.0.yaml:"));
+  CHECK(b.driver.flavour == "open");
+  CHECK(b.cudnn.version.unknown);
+  CHECK(b.image.cuda.version->str() == "13.1.0");
+  CHECK(b.RepositoriesFor("debian", "12").size() == 2);
+}
+
+TEST_CASE("ChooseDefaultStack picks the newest stack for the host and says why", "[manifest]") {
+  auto c = m::ChooseDefaultStack("ubuntu", "22.04", {"hopper"});
+  CHECK(c.name == "hopper-r580-cuda13.0");
+  CHECK(c.reason ==
+        "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and hopper GPUs");
+  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta"}).name == "ubuntu22.04-r535-cuda12.2");
+  CHECK(m::ChooseDefaultStack("debian", "12", {"ampere"}).name == "hopper-r580-cuda13.0");
+  CHECK(m::ChooseDefaultStack("ubuntu", "24.04", {"blackwell", "blackwell"}).name == "blackwell-r580-cuda13.0");
+  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).name == "hopper-r580-cuda13.0");  // the broadest of the newest
+  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).reason ==
+        "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and no known GPU");
+  try {
+    m::ChooseDefaultStack("ubuntu", "20.04", {"hopper"});
+    FAIL("expected an error");
+  } catch (const gp::Error& e) {
+    CHECK(e.code() == gp::kExitUsage);
+    CHECK(std::string(e.what()) ==
+          "no embedded stack supports ubuntu 20.04 with hopper GPUs (embedded: blackwell-r580-cuda13.0, "
+          "hopper-r580-cuda13.0, ubuntu22.04-r535-cuda12.2); choose one with --manifest");
+  }
+}

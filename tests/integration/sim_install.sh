@@ -80,6 +80,11 @@ sim_section "verify"
 sim_gp verify "${M[@]}" verify
 check_rc "verify on the converged server" 0 verify
 
+sim_section "doctor agrees"
+sim_gp doctor "${M[@]}" doctor --json
+layers=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(l["name"]+"="+l["status"] for l in d["layers"] if l["name"] in ("gpu","driver","cuda","cudnn","nccl")))' "$SIM_DIR/doctor.out" 2>&1)
+check_eq "doctor --json: GPU, driver, CUDA, cuDNN, NCCL ok" "gpu=ok driver=ok cuda=ok cudnn=ok nccl=ok" "$layers"
+
 sim_section "a second apply changes nothing"
 sim_snapshot converged
 apt0=$(sim_count apt-get)
@@ -95,6 +100,20 @@ check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff conv
 sim_gp plan2 "${M[@]}" plan
 check_rc "plan on the converged server" 0 plan2
 check "says nothing to do" grep -q 'nothing to do' "$SIM_DIR/plan2.out"
+
+sim_section "an older kernel module still loaded (driver/library mismatch): detected, reboot, converged"
+sim_run sh -c 'echo 535.104.05 >/sys/module/nvidia/version; sed -i "s/535.129.03/535.104.05/" /proc/driver/nvidia/version'
+sim_gp mmverify "${M[@]}" verify
+check_rc "verify fails on the mismatch" 1 mmverify
+check "and says so" grep -qi 'mismatch' "$SIM_DIR/mmverify.out" "$SIM_DIR/mmverify.err"
+apt0=$(sim_count apt-get)
+sim_gp mmapply "${M[@]}" apply --yes
+check_rc "apply detects that a reboot is needed" 3 mmapply
+check_eq "without installing anything" "$apt0" "$(sim_count apt-get)"
+sim_reboot
+rc=$?
+check_eq "after the reboot the resume unit converges" 0 "$rc"
+check_eq "the module matches again" 535.129.03 "$(sim_run cat /sys/module/nvidia/version)"
 
 sim_section "HGX with NVSwitches: the fabric manager at the driver's version"
 SIM_NVSWITCH=1 sim_new_host

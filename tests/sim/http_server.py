@@ -10,6 +10,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 
 
 def main():
@@ -33,6 +34,17 @@ def main():
         def log_message(self, *args):
             pass
 
+
+    # Exit with the test script that started us, even when it is SIGKILLed (ctest's timeout) and its trap
+    # cannot stop us.
+    parent = os.getppid()
+
+    def watchdog():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watchdog, daemon=True).start()
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if len(sys.argv) > 5:

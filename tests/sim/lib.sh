@@ -57,6 +57,19 @@ sim_cleanup() {
 
 _sim_ms() { date +%s%3N; }
 
+# _sim_reap_stale: removes the temp dirs of earlier runs that were killed before their trap ran (their owner
+# process is gone and nothing runs inside them).
+_sim_reap_stale() {
+  local d pid
+  for d in /tmp/gpuprep-sim.??????; do
+    [[ -f $d/owner.pid ]] || continue
+    read -r pid <"$d/owner.pid"
+    kill -0 "$pid" 2>/dev/null && continue
+    [[ -n $(find /proc/[0-9]*/root -maxdepth 0 -lname "$d/host/merged" 2>/dev/null) ]] && continue
+    rm -rf "$d"
+  done
+}
+
 # sim_init GPUPREP SRC [BUILD_DIR]: builds the stand-in libraries and packages (cached under
 # BUILD_DIR/tests-sim-cache/, keyed by the sources' hash), the signed apt repository and its variants,
 # starts the loopback HTTP server and writes the test manifests. Once per script.
@@ -64,7 +77,9 @@ sim_init() {
   local gpuprep=$1 build_dir=${3:-} t0
   t0=$(_sim_ms)
   [[ -x $gpuprep ]] || sim_fail "gpuprep binary not found: $gpuprep"
+  _sim_reap_stale
   SIM_DIR=$(mktemp -d /tmp/gpuprep-sim.XXXXXX)
+  echo $$ >"$SIM_DIR/owner.pid"
   trap sim_cleanup EXIT
   trap 'exit 130' INT TERM
   mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/www/repo" "$SIM_DIR/gnupg"

@@ -150,6 +150,15 @@ Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& se
     root.key_marks.erase(root.key_marks.begin() + static_cast<long>(i));
     break;
   }
+  // metadata describes one file: a child that has its own does not inherit the parent's description.
+  if (root.Find("metadata")) {
+    for (size_t i = 0; i < base.fields.size(); ++i)
+      if (base.fields[i].first == "metadata") {
+        base.fields.erase(base.fields.begin() + static_cast<long>(i));
+        base.key_marks.erase(base.key_marks.begin() + static_cast<long>(i));
+        break;
+      }
+  }
   return MergeTrees(base, root);
 }
 

@@ -1,6 +1,7 @@
 // Every shipped manifest loads and validates, and the stacks obey the rules the facts impose.
 #include <catch2/catch.hpp>
 
+#include "launch/profile.h"
 #include "manifest/loader.h"
 #include "util/embedded.h"
 #include "util/error.h"
@@ -17,6 +18,7 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
     CHECK(kind == (std::string(f->path) == "manifests/compat.yaml" ? "Compat"
                    : gp::StartsWith(f->path, "manifests/stacks/") ? "Stack"
                                                                    : "Profile"));
+    if (kind == "Profile") gp::launch::ParseProfile(std::string(f->data, f->size), f->path);  // launch owns the fields
   }
 }
 

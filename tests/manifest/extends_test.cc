@@ -18,6 +18,7 @@ TEST_CASE("a site file overrides an embedded stack; origins name each file", "[m
   gp::sys::DiskFs fs("/");
   m::Stack s = m::LoadStack(kDir + "site.yaml", m::LoadContext{&fs, nullptr});
   CHECK(s.name == "site-r535");
+  CHECK(s.description.empty());  // metadata is the site file's own, not inherited
   CHECK(s.source == kDir + "site.yaml");
   CHECK(s.extends_chain == std::vector<std::string>{"ubuntu22.04-r535-cuda12.2"});
   // overridden in the site file

@@ -140,6 +140,25 @@ check "it explains MOK enrolment" grep -q 'mokutil' "$SIM_DIR/sb.err" "$SIM_DIR/
 check_eq "no apt-get install" 0 "$(sim_log apt-get | grep -c ' install ')"
 check_eq "nothing recorded (initramfs, systemctl)" "" "$(sim_log commands)"
 
+sim_section "plan --format sh, run by an admin on a bare server: reboot, run again, verified"
+if command -v curl >/dev/null; then
+  sim_new_host
+  sim_gp plansh "${M[@]}" plan --format sh
+  cp "$SIM_DIR/plansh.out" "$SIM_HOST/sim/plan.sh"
+  SIM_RC=0
+  sim_run sh /sim/plan.sh >"$SIM_DIR/plansh1.out" 2>"$SIM_DIR/plansh1.err" || SIM_RC=$?
+  check_rc "the script stops for the reboot" 3 plansh1
+  check_eq "the same one install transaction as apply" 1 "$(sim_log apt-get | grep -c ' install ')"
+  sim_reboot --no-resume
+  SIM_RC=0
+  sim_run sh /sim/plan.sh >"$SIM_DIR/plansh2.out" 2>"$SIM_DIR/plansh2.err" || SIM_RC=$?
+  check_rc "run again after the reboot, it ends verified" 0 plansh2
+  sim_gp plansh_apply "${M[@]}" apply --yes
+  check_rc "apply then finds nothing to do" 0 plansh_apply
+else
+  echo "  SKIP (this section): curl is not installed here; the plan's script downloads the key with curl"
+fi
+
 echo "sim_install: first apply ${t_apply1} ms, re-apply ${t_apply2} ms (inside the sim, incl. ~150 ms namespace setup),"
 echo "sim_install: the install fetched ${files_install} files, ${bytes_install} bytes; all scenarios $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_install

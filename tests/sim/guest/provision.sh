@@ -63,3 +63,5 @@ install -m 0755 /sim/guest/systemctl /usr/bin/systemctl
 mv /usr/bin/apt-get /usr/lib/gpuprep-sim/apt-get.real
 install -m 0755 /sim/guest/apt-get /usr/bin/apt-get
 install -m 0755 /sim/guest/sim-holdlock /usr/local/bin/sim-holdlock
+# gpuprep as an admin would have it on PATH (the binary under test)
+ln -sfn /sim/bin/gpuprep /usr/local/bin/gpuprep

@@ -72,15 +72,21 @@ std::string RenderText(const Plan& plan) {
 
 std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
   std::ostringstream out;
-  out << "#!/bin/sh\n"
+  out << "#!/bin/bash\n"
       << "# gpuprep plan for stack " << plan.stack << ": the commands `gpuprep apply` runs, in order.\n"
       << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
-      << "set -eu\n"
-      << "(set -o pipefail) 2>/dev/null && set -o pipefail\n";
+      << "set -euo pipefail\n";
   for (const auto& l : plan.layers)
     out << "# layer " << l.name << ": " << DecisionName(l.kind) << (l.detail.empty() ? "" : " - " + l.detail) << "\n";
   for (const auto& b : plan.blockers) out << "echo " << sys::ShellQuote("blocked: " + b) << " >&2; exit 1\n";
   if (plan.steps.empty()) out << "# nothing to do\n";
+  bool fetches = false;
+  for (const auto& s : plan.steps)
+    for (const auto& a : s.actions) fetches = fetches || a.kind == Action::Kind::kFetch;
+  if (fetches) out << "tmp=\"$(mktemp -d)\"\ntrap 'rm -rf -- \"$tmp\"' EXIT\n";
+  std::vector<std::string> verify = {gpuprep};
+  if (!plan.manifest.empty()) verify.insert(verify.end(), {"--manifest", plan.manifest});
+  verify.insert(verify.end(), {"verify", "--only"});
   int n = 0;
   for (const auto& s : plan.steps) {
     out << "\n# " << ++n << ". " << s.title << " [" << s.id << "]\n";
@@ -100,13 +106,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
           out << "mv -- " << sys::ShellQuote(a.path) << " " << sys::ShellQuote(a.to) << "\n";
           break;
         case Action::Kind::kFetch: {
-          const std::string tmp = sys::ShellQuote(a.path + ".gpuprep-download");
+          const std::string tmp = "\"$tmp/key" + std::to_string(n) + "\"";
           const std::string dst = sys::ShellQuote(a.path);
           out << "curl --fail --silent --show-error --location --output " << tmp << " " << sys::ShellQuote(a.url)
               << "\n";
           if (!a.sha256.empty()) {
-            out << "echo " << sys::ShellQuote(a.sha256 + "  " + a.path + ".gpuprep-download")
-                << " | sha256sum --check --quiet\n";
+            out << "echo " << sys::ShellQuote(a.sha256) << "\"  $tmp/key" << n << "\" | sha256sum --check --quiet\n";
           } else {
             out << "gpg --batch --show-keys --with-colons " << tmp << " | grep -q "
                 << sys::ShellQuote("^fpr:::::::::" + a.fingerprint + ":") << "\n";
@@ -114,11 +119,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
           out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp << "; then gpg --batch --yes --dearmor --output "
               << dst << " " << tmp << "; else install -m " << Octal(a.mode) << " " << tmp << " " << dst
               << "; fi\n";
-          out << "rm -f -- " << tmp << "\n";
           break;
         }
         case Action::Kind::kVerify:
-          out << sys::ShellJoin({gpuprep, "verify", "--only", a.layer}) << "\n";
+          verify.push_back(a.layer);
+          out << sys::ShellJoin(verify) << "\n";
+          verify.pop_back();
           break;
         case Action::Kind::kRebootCheck:
           out << "if [ -e /var/run/reboot-required ] || ! grep -qs " << sys::ShellQuote(" " + a.contents + " ")

@@ -1,0 +1,152 @@
+// Shared pieces of the plan/apply tests: a temp directory used as the host's "/" through DiskFs, a test
+// stack shaped like the embedded R535 one, a fake HTTP client and fake native libraries.
+#pragma once
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "manifest/model.h"
+#include "probe/host.h"
+#include "sys/fs.h"
+#include "sys/http.h"
+#include "sys/native.h"
+#include "util/version.h"
+
+namespace gp::test {
+
+class TempRoot {
+ public:
+  TempRoot() {
+    char tmpl[] = "/tmp/gpuprep-apply-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+    fs_ = std::make_unique<sys::DiskFs>(path_);
+  }
+  ~TempRoot() {
+    ::nftw(
+        path_.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
+        FTW_DEPTH | FTW_PHYS);
+  }
+  sys::DiskFs& fs() { return *fs_; }
+  const std::string& path() const { return path_; }
+  void Write(const std::string& p, const std::string& contents) { fs_->WriteAtomic(p, contents, 0644, false); }
+  std::string Read(const std::string& p) const { return fs_->Read(p).value_or("<missing>"); }
+  bool Exists(const std::string& p) const { return fs_->Exists(p); }
+  void Symlink(const std::string& target, const std::string& p) {
+    fs_->MakeDirs(p.substr(0, p.rfind('/')), 0755);
+    (void)::symlink(target.c_str(), fs_->HostPath(p).c_str());
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<sys::DiskFs> fs_;
+};
+
+inline manifest::Pinned Pin(const std::string& v) {
+  manifest::Pinned p;
+  p.version = Version::Must(v);
+  return p;
+}
+
+// The embedded R535 stack's shape, with a repository pinned by sha256.
+inline manifest::Stack TestStack() {
+  manifest::Stack s;
+  s.name = "test-r535";
+  s.os = {{"ubuntu", "22.04"}};
+  manifest::AptRepository r;
+  r.name = "cuda";
+  r.url = "https://repo.example/cuda/";
+  r.suite = "/";
+  r.keyring_url = "https://repo.example/cuda/key.gpg";
+  r.keyring_path = "/usr/share/keyrings/cuda-archive-keyring.gpg";
+  r.keyring_sha256 = "";  // set by tests
+  r.list_path = "/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list";
+  s.repositories.push_back(r);
+  s.driver.branch = 535;
+  s.driver.version = Pin("535.129.03");
+  s.driver.packages = {{"cuda-drivers", "535.129.03-1"}};
+  s.driver.fabricmanager_packages = {{"nvidia-fabricmanager-535", "535.129.03-1"}};
+  s.cuda.version = Pin("12.2.2");
+  s.cuda.optional = true;
+  s.cuda.packages = {{"cuda-toolkit-12-2", "12.2.2-1"}};
+  s.cudnn.version = Pin("8.9.7.29");
+  s.cudnn.packages = {{"libcudnn8", "8.9.7.29-1+cuda12.2"}};
+  s.nccl.version = Pin("2.18.5");
+  s.nccl.packages = {{"libnccl2", "2.18.5-1+cuda12.2"}, {"libnccl-dev", "2.18.5-1+cuda12.2"}};
+  s.container_toolkit.enabled = false;
+  return s;
+}
+
+// A bare Ubuntu 22.04 host with `n` H100s bound to nouveau.
+inline probe::HostFacts BareHost(int n = 2) {
+  probe::HostFacts f;
+  f.os = {"ubuntu", "22.04", "Ubuntu 22.04.4 LTS", "jammy"};
+  f.kernel = "5.15.0-105-generic";
+  f.arch = "x86_64";
+  for (int i = 0; i < n; ++i) {
+    probe::Gpu g;
+    g.index = i;
+    g.pci = "0000:1" + std::to_string(i) + ":00.0";
+    g.device_id = "0x2330";
+    g.name = "H100 SXM5 80GB";
+    g.architecture = "hopper";
+    g.compute_capability = "9.0";
+    g.driver = "nouveau";
+    g.known = true;
+    f.gpus.push_back(g);
+  }
+  f.driver.nouveau_loaded = true;
+  f.driver.secure_boot = false;
+  return f;
+}
+
+// One dpkg status stanza.
+inline std::string DpkgStanza(const std::string& name, const std::string& version, bool held = true) {
+  return "Package: " + name + "\nStatus: " + (held ? "hold" : "install") + " ok installed\nArchitecture: amd64\nVersion: " +
+         version + "\nDescription: test\n multi-line\n\n";
+}
+
+class FakeHttp : public sys::HttpClient {
+ public:
+  std::map<std::string, sys::HttpResponse> answers;
+  std::vector<std::string> requests;
+  sys::HttpResponse Get(const std::string& url, std::chrono::milliseconds) override {
+    requests.push_back(url);
+    auto it = answers.find(url);
+    if (it == answers.end()) return {404, "", ""};
+    return it->second;
+  }
+};
+
+class FakeNative : public sys::NativeLibs {
+ public:
+  sys::NvmlInfo nvml;
+  sys::CudaDriverInfo cuda;
+  sys::LibCall cudnn, nccl;
+  sys::LibCall CudaRuntimeVersion(const std::vector<std::string>&) override { return {}; }
+  sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return cudnn; }
+  sys::LibCall NcclVersion(const std::vector<std::string>&) override { return nccl; }
+  sys::NvmlInfo Nvml() override { return nvml; }
+  sys::CudaDriverInfo CudaDriver() override { return cuda; }
+
+  // A healthy host with `n` GPUs on driver 535.129.03 and the test stack's libraries.
+  static FakeNative Healthy(int n) {
+    FakeNative f;
+    f.nvml.loaded = true;
+    f.nvml.driver_version = "535.129.03";
+    f.nvml.device_count = n;
+    f.cuda.loaded = true;
+    f.cuda.driver_api_version = 12020;
+    f.cuda.device_count = n;
+    f.cudnn = {true, "/usr/lib/x86_64-linux-gnu/libcudnn.so.8", 8907, ""};
+    f.nccl = {true, "/usr/lib/x86_64-linux-gnu/libnccl.so.2", 21805, ""};
+    return f;
+  }
+};
+
+}  // namespace gp::test

@@ -1,0 +1,243 @@
+#include <catch2/catch.hpp>
+
+#include "apply/harness.h"
+#include "apt/sources.h"
+#include "sys/process.h"
+#include "plan/planner.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+using namespace gp;
+using gp::test::TempRoot;
+
+namespace {
+
+std::vector<std::string> Ids(const plan::Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.steps) out.push_back(s.id);
+  return out;
+}
+
+const plan::Step* Find(const plan::Plan& p, const std::string& id) {
+  for (const auto& s : p.steps)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
+const plan::LayerDecision& Layer(const plan::Plan& p, const std::string& name) {
+  for (const auto& l : p.layers)
+    if (l.name == name) return l;
+  FAIL("no layer " << name);
+  return p.layers.front();
+}
+
+struct Fixture {
+  TempRoot root;
+  manifest::Stack stack = test::TestStack();
+  probe::HostFacts facts = test::BareHost();
+  plan::PlanInput in;
+  Fixture() {
+    stack.repositories[0].keyring_sha256 = std::string(64, 'a');
+    in.stack = &stack;
+    in.facts = &facts;
+    in.fs = &root.fs();
+  }
+  plan::Plan Build() { return plan::BuildPlan(in); }
+
+  // What a converged host looks like on disk.
+  void Converge() {
+    std::string status;
+    for (const auto& p : stack.driver.packages) status += test::DpkgStanza(p.name, p.version);
+    for (const auto* c : {&stack.cuda, &stack.cudnn, &stack.nccl})
+      for (const auto& p : c->packages) status += test::DpkgStanza(p.name, p.version);
+    root.Write("/var/lib/dpkg/status", status);
+    root.Write(stack.repositories[0].keyring_path, "key");
+    root.Write(stack.repositories[0].list_path, apt::ListFileContents(stack.repositories[0], stack.name));
+    root.Write("/var/lib/apt/lists/repo.example_cuda_Packages", "");
+    root.Write("/etc/modprobe.d/blacklist-nouveau.conf", plan::kNouveauBlacklist);
+    root.Write("/proc/driver/nvidia/version",
+               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
+    root.Symlink("/lib/systemd/system/nvidia-persistenced.service",
+                 "/etc/systemd/system/multi-user.target.wants/nvidia-persistenced.service");
+    facts.driver.nouveau_loaded = false;
+    facts.driver.kernel_headers = true;
+    facts.driver.module.loaded = true;
+    facts.driver.module.version = "535.129.03";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, holds, reboot check, verify", "[plan]") {
+  Fixture f;
+  auto p = f.Build();
+  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "driver.nouveau", "apt.update",
+                                            "apt.install", "apt.hold", "driver.persistenced", "reboot.check",
+                                            "verify.driver", "verify.cuda", "verify.cudnn", "verify.nccl"});
+  const auto* install = Find(p, "apt.install");
+  REQUIRE(install);
+  REQUIRE(install->actions.size() == 1);
+  CHECK(sys::ShellJoin(install->actions[0].argv) ==
+        "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
+        "-o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 "
+        "cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 "
+        "libnccl-dev=2.18.5-1+cuda12.2");
+  CHECK(install->actions[0].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
+        "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev");
+  CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 update");
+  const auto* list = Find(p, "repo.cuda.list");
+  REQUIRE(list->actions.size() == 1);
+  CHECK(list->actions[0].contents ==
+        "# gpuprep: repository cuda of stack test-r535 (do not edit; gpuprep apply rewrites it)\n"
+        "deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] https://repo.example/cuda/ /\n");
+  const auto* nouveau = Find(p, "driver.nouveau");
+  CHECK(nouveau->actions[0].path == "/etc/modprobe.d/blacklist-nouveau.conf");
+  CHECK(nouveau->actions[0].contents == "blacklist nouveau\noptions nouveau modeset=0\n");
+  CHECK(sys::ShellJoin(nouveau->actions[1].argv) == "update-initramfs -u");
+  CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kInstall);
+  CHECK(Layer(p, "fabricmanager").kind == plan::LayerDecision::Kind::kNotApplicable);
+  CHECK(p.blockers.empty());
+}
+
+TEST_CASE("a converged host plans nothing", "[plan]") {
+  Fixture f;
+  f.Converge();
+  auto p = f.Build();
+  CHECK(Ids(p).empty());
+  for (const auto& l : p.layers) {
+    INFO(l.name << ": " << l.detail);
+    CHECK((l.kind == plan::LayerDecision::Kind::kNone || l.kind == plan::LayerDecision::Kind::kNotApplicable));
+  }
+  CHECK(Layer(p, "cudnn").found == "8.9.7.29-1+cuda12.2");
+}
+
+TEST_CASE("installed but unheld packages are only held; a held package at another pin may change", "[plan]") {
+  Fixture f;
+  f.Converge();
+  std::string s;
+  for (const auto& p : f.stack.driver.packages) s += test::DpkgStanza(p.name, p.version);
+  s += test::DpkgStanza("cuda-toolkit-12-2", "12.2.2-1");
+  s += test::DpkgStanza("libcudnn8", "8.9.5.29-1+cuda12.2", true);  // held at an older pin
+  s += test::DpkgStanza("libnccl2", "2.18.5-1+cuda12.2", false);    // right version, not held
+  s += test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2", true);
+  f.root.Write("/var/lib/dpkg/status", s);
+  auto p = f.Build();
+  CHECK(Ids(p) == std::vector<std::string>{"apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
+  CHECK(sys::ShellJoin(Find(p, "apt.install")->actions[0].argv) ==
+        "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
+        "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install libcudnn8=8.9.7.29-1+cuda12.2");
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold libcudnn8 libnccl2");
+  CHECK(Layer(p, "nccl").detail == "not held: libnccl2");
+  CHECK(Layer(p, "cudnn").detail == "missing: libcudnn8=8.9.7.29-1+cuda12.2");
+}
+
+TEST_CASE("an unknown pin refuses that layer with the reason; the rest is still planned", "[plan]") {
+  Fixture f;
+  f.stack.cudnn.version = manifest::Pinned{};
+  f.stack.cudnn.version.unknown = true;
+  f.stack.cudnn.version.reason = "no NVIDIA source";
+  auto p = f.Build();
+  CHECK(Layer(p, "cudnn").kind == plan::LayerDecision::Kind::kRefused);
+  CHECK(p.Refusals() == std::vector<std::string>{
+                            "cudnn: the stack's version is unknown (no NVIDIA source); pin one in a site manifest "
+                            "(extends: test-r535) or run with --skip cudnn"});
+  CHECK(Find(p, "apt.install")->actions[0].argv.back() == "libnccl-dev=2.18.5-1+cuda12.2");
+  CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("libcudnn8") == std::string::npos);
+}
+
+TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[plan]") {
+  Fixture f;
+  f.in.only = {"cudnn"};
+  auto p = f.Build();
+  const auto& argv = Find(p, "apt.install")->actions[0].argv;
+  CHECK(std::vector<std::string>(argv.end() - 2, argv.end()) ==
+        std::vector<std::string>{"install", "libcudnn8=8.9.7.29-1+cuda12.2"});
+  CHECK(Find(p, "driver.nouveau") == nullptr);
+  CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kSkipped);
+
+  f.in.only.clear();
+  f.in.skip = {"driver", "cuda"};
+  p = f.Build();
+  CHECK(Find(p, "reboot.check") == nullptr);
+  CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("cuda-drivers") == std::string::npos);
+
+  CHECK(plan::ParseLayerList("--skip", {"cuda,nccl", "driver"}) == std::vector<std::string>{"cuda", "nccl", "driver"});
+  try {
+    plan::ParseLayerList("--only", {"drivr"});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "--only: unknown layer \"drivr\" (did you mean \"driver\"?)");
+    CHECK(e.code() == kExitUsage);
+  }
+}
+
+TEST_CASE("Secure Boot without signed modules blocks the plan with MOK instructions", "[plan]") {
+  Fixture f;
+  f.facts.driver.secure_boot = true;
+  auto p = f.Build();
+  REQUIRE(p.blockers.size() == 1);
+  CHECK(StartsWith(p.blockers[0], "Secure Boot is on and stack test-r535 builds unsigned DKMS modules: enrol a "
+                                  "Machine Owner Key first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"));
+  f.stack.driver.signed_modules = true;
+  CHECK(f.Build().blockers.empty());
+}
+
+TEST_CASE("NVSwitch hosts get the fabric manager at the driver's version, enabled and held", "[plan]") {
+  Fixture f;
+  f.facts.nvswitch_count = 4;
+  auto p = f.Build();
+  CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("nvidia-fabricmanager-535=535.129.03-1") !=
+        std::string::npos);
+  REQUIRE(Find(p, "fabricmanager.enable"));
+  CHECK(sys::ShellJoin(Find(p, "fabricmanager.enable")->actions[0].argv) ==
+        "systemctl enable nvidia-fabricmanager.service");
+  CHECK(Find(p, "apt.hold")->actions[0].argv[3] == "nvidia-fabricmanager-535");
+
+  f.stack.driver.fabricmanager_packages = {{"nvidia-fabricmanager-535", "535.104.05-1"}};
+  p = f.Build();
+  CHECK(Layer(p, "fabricmanager").detail ==
+        "nvidia-fabricmanager-535=535.104.05-1 does not match driver 535.129.03 (the fabric manager must run at "
+        "exactly the driver's version)");
+}
+
+TEST_CASE("conflicting lists are moved aside; an interrupted dpkg is repaired first", "[plan]") {
+  Fixture f;
+  f.root.Write("/etc/apt/sources.list.d/old-cuda.list",
+               "deb [signed-by=/etc/apt/trusted.gpg.d/old.gpg] https://repo.example/cuda /\n");
+  f.root.Write("/etc/apt/sources.list.d/unrelated.list", "deb http://deb.debian.org/debian bookworm main\n");
+  f.root.Write("/var/lib/dpkg/updates/0003", "");
+  auto p = f.Build();
+  CHECK(Ids(p)[0] == "dpkg.repair");
+  CHECK(sys::ShellJoin(Find(p, "dpkg.repair")->actions[0].argv) == "dpkg --configure -a");
+  const auto* c = Find(p, "repo.cuda.conflicts");
+  REQUIRE(c);
+  REQUIRE(c->actions.size() == 1);
+  CHECK(c->actions[0].path == "/etc/apt/sources.list.d/old-cuda.list");
+  CHECK(c->actions[0].to == "/etc/apt/sources.list.d/old-cuda.list.gpuprep.bak");
+}
+
+TEST_CASE("installed driver with the old module still loaded plans only the reboot check", "[plan]") {
+  Fixture f;
+  f.Converge();
+  f.root.Write("/proc/driver/nvidia/version",
+               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
+  auto p = f.Build();
+  CHECK(Ids(p) == std::vector<std::string>{"reboot.check", "verify.driver"});
+  CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kReboot);
+  CHECK(Layer(p, "driver").detail ==
+        "reboot required: driver 535.129.03 is installed but the loaded kernel module is 535.104.05");
+}
+
+TEST_CASE("keys pinned by nothing, or fetched over plain http off loopback, block the plan", "[plan]") {
+  Fixture f;
+  f.stack.repositories[0].keyring_sha256.clear();
+  CHECK(f.Build().blockers == std::vector<std::string>{
+                                  "repository cuda: no key_fingerprint or keyring_sha256 pins "
+                                  "https://repo.example/cuda/key.gpg; gpuprep will not install an unpinned key"});
+  f.stack.repositories[0].keyring_sha256 = std::string(64, 'a');
+  f.stack.repositories[0].keyring_url = "http://mirror.example/key.gpg";
+  CHECK(f.Build().blockers.size() == 1);
+  f.stack.repositories[0].keyring_url = "http://127.0.0.1:8080/key.gpg";
+  CHECK(f.Build().blockers.empty());
+}

@@ -96,6 +96,9 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
   if (differ)
     r.Add(Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
           ApplyFix("container_toolkit"));
+  if (missing.empty() && !differ)
+    r.Add(Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " + std::to_string(have.size()) +
+                           " packages at one version");
   if (tv) {
     CheckAdvisories(in, *tv, r);
     if (spec.version.known() && *tv < *spec.version.version)

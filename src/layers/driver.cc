@@ -134,16 +134,16 @@ LayerReport CheckDriver(const CheckInput& in) {
 
   CheckBranchForGpus(in, *dv, r);
 
-  if (spec.version.known() && *dv < *spec.version.version)
-    r.Add(Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
-          ApplyFix("driver"));
-
   const manifest::Pinned& cuda = in.stack.cuda.version;
   if (in.stack.cuda.enabled && cuda.known()) {
     CudaVerdict v = DriverRunsCuda(in.compat, *dv, *cuda.version, "the stack's CUDA " + cuda.version->str(),
                                    AllDatacenter(in.compat, in.host), {});
     r.Add(v.status, v.message, v.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   }
+  // Older than the stack's pin matters on its own only when nothing above already says the driver must change.
+  if (spec.version.known() && *dv < *spec.version.version && r.status != Status::kFail)
+    r.Add(Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
+          ApplyFix("driver"));
 
   std::vector<std::string> unheld = Unheld(in);
   if (!unheld.empty())

@@ -262,27 +262,29 @@ TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers]
   auto cve = layers::CheckContainerToolkit(c.in());
   CHECK(cve.status == Status::kFail);
   CHECK(cve.found == std::optional<std::string>("1.16.1"));
-  CHECK(cve.findings[0].message ==
+  CHECK(cve.findings[0].message == "toolkit 1.16.1 installed, 4 packages at one version");
+  CHECK(cve.findings[1].message ==
         "toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in 1.16.2); CVE-2024-0134 (fixed in "
         "1.17.0); CVE-2024-0135, CVE-2024-0136, CVE-2024-0137 (fixed in 1.17.3); CVE-2025-23359 (fixed in 1.17.4)");
-  CHECK(cve.findings[0].fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
-  CHECK(cve.findings[1].message == "toolkit 1.16.1 is older than the stack's 1.17.8");
+  CHECK(cve.findings[1].fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
+  CHECK(cve.findings[2].message == "toolkit 1.16.1 is older than the stack's 1.17.8");
   // A stack pinning an affected release cannot fix it by applying.
   c.stack.container_toolkit.version.version = Version::Must("1.17.3");
-  CHECK(layers::CheckContainerToolkit(c.in()).findings[0].fix ==
+  CHECK(layers::CheckContainerToolkit(c.in()).findings[1].fix ==
         std::optional<std::string>("choose a stack with container toolkit 1.17.4 or later: gpuprep manifest list"));
 
   test::Inputs r;
   r.host.docker.runtimes = {"runc"};
   auto rt = layers::CheckContainerToolkit(r.in());
   CHECK(rt.status == Status::kFail);
-  CHECK(rt.detail == "Docker has no nvidia runtime and no CDI spec for the GPUs");
+  CHECK(rt.detail ==
+        "toolkit 1.17.8 installed, 4 packages at one version; Docker has no nvidia runtime and no CDI spec for the GPUs");
   CHECK(rt.fix ==
         std::optional<std::string>("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"));
   r.host.docker.cdi = true;
   auto cdi = layers::CheckContainerToolkit(r.in());
   CHECK(cdi.status == Status::kOk);
-  CHECK(cdi.detail == "Docker reaches the GPUs through CDI");
+  CHECK(cdi.detail == "toolkit 1.17.8 installed, 4 packages at one version; Docker reaches the GPUs through CDI");
   // Without the engine (--root) daemon.json's runtimes decide.
   r.host.docker.engine_reachable = false;
   r.host.docker.cdi = false;

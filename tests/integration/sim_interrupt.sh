@@ -51,5 +51,24 @@ check "it says what it waits for" grep -Eq '^gpuprep: waiting for the apt lock h
 check "it waited for the holder (${took} ms >= 6000 ms)" test "$took" -ge 6000
 check_eq "the driver got installed after all" "installed" "$(sim_run dpkg-query -W -f '${db:Status-Status}' cuda-drivers)"
 
+sim_section "the lock held longer than --lock-timeout: a clean failure"
+sim_new_host
+SIM_RC=0
+sim_run_locked 30 /sim/bin/gpuprep "${M[@]}" apply --yes --only nccl --lock-timeout 2 >"$SIM_DIR/locktimeout.out" 2>"$SIM_DIR/locktimeout.err" || SIM_RC=$?
+check_rc "apply gives up" 1 locktimeout
+check "it said it was waiting" grep -q 'waiting for the apt lock held by unattended-upgr' "$SIM_DIR/locktimeout.err"
+check_eq "nothing installed" "" "$(sim_run dpkg-query -W -f '${db:Status-Status} ${Package}\n' 2>/dev/null | grep -E '^(installed|half|unpacked).*nccl')"
+check "dpkg is not left interrupted" sim_run sh -c '[ -z "$(ls -A /var/lib/dpkg/updates)" ]'
+
+sim_section "an old conflicting list for the same repository (Signed-By conflict) is moved aside"
+sim_new_host
+sim_run sh -c "mkdir -p /etc/apt/sources.list.d && echo 'deb [signed-by=/usr/share/keyrings/old-cuda.gpg] https://127.0.0.1:$SIM_PORT/repo/ /' >/etc/apt/sources.list.d/old-cuda.list"
+sim_gp conflict "${M[@]}" apply --yes --only nccl
+check_rc "apply --only nccl converges" 0 conflict
+check "the old list is kept as a backup apt ignores" sim_run test -f /etc/apt/sources.list.d/old-cuda.list.gpuprep.bak
+check "and gone from apt's view" sim_run test ! -e /etc/apt/sources.list.d/old-cuda.list
+check "apt-get update works afterwards" sim_run apt-get -qq update
+check_eq "NCCL installed at the pin" "2.18.5-1+cuda12.2" "$(sim_run dpkg-query -W -f '${Version}' libnccl2)"
+
 echo "sim_interrupt: scenarios took $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_interrupt

@@ -14,5 +14,5 @@ rm -f "$fifo"
 echo "sim: dpkg lock held for ${secs}s by unattended-upgr (pid $holder)" >&2
 "$@"
 rc=$?
-wait "$holder"
+kill "$holder" 2>/dev/null  # done with the lock (it may have ended already)
 exit $rc

@@ -1,0 +1,210 @@
+// `gpuprep doctor` end to end through gp::cli::RunCli over the fixture host trees (--root): the verdicts
+// each tree is built to show, exit codes, the JSON on stdout, the default-stack line on stderr, colour.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/context.h"
+#include "sys/fs.h"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+Run Doctor(std::vector<std::string> args, bool tty = false, std::map<std::string, std::string> env = {}) {
+  gp::sys::DiskFs fs("/");
+  std::ostringstream out, err;
+  gp::cli::Context ctx;
+  ctx.out = &out;
+  ctx.err = &err;
+  ctx.out_is_tty = tty;
+  ctx.env = std::move(env);
+  ctx.local_fs = &fs;
+  ctx.make_fs = [](const std::string& root) { return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root); };
+  // No runner, dlopen or socket: a --root run must not need them.
+  args.insert(args.begin(), {"gpuprep", "doctor"});
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  Run r;
+  r.code = gp::cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string Tree(const std::string& name) { return std::string(GP_FIXTURES) + "/hosts/" + name; }
+
+Run Json(const std::string& tree, const std::string& stack = "ubuntu22.04-r535-cuda12.2") {
+  return Doctor({"--json", "--root", Tree(tree), "--manifest", stack});
+}
+
+const nlohmann::json& Layer(const nlohmann::json& doc, const std::string& name) {
+  for (const auto& l : doc["layers"])
+    if (l["name"] == name) return l;
+  static const nlohmann::json kNone;
+  FAIL("no layer " << name);
+  return kNone;
+}
+
+bool HasLayer(const nlohmann::json& doc, const std::string& name) {
+  for (const auto& l : doc["layers"])
+    if (l["name"] == name) return true;
+  return false;
+}
+
+// The finding of a layer whose message is `message`; fails the test when absent.
+nlohmann::json Finding(const nlohmann::json& layer, const std::string& message) {
+  for (const auto& f : layer["findings"])
+    if (f["message"] == message) return f;
+  FAIL("no finding \"" << message << "\" in " << layer.dump());
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("doctor --root healthy-h100: every layer ok on the R535 stack, exit 0", "[doctor][fixtures]") {
+  Run r = Json("healthy-h100");
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  auto doc = r.json();
+  CHECK(doc["manifest"] == "ubuntu22.04-r535-cuda12.2");
+  CHECK(doc["host"]["gpus"].size() == 8);
+  for (const auto& l : doc["layers"]) {
+    INFO(l.dump());
+    if (l["name"] == "image") CHECK(l["status"] == "skip");  // the stack's image CUDA is marked unknown
+    else CHECK(l["status"] == "ok");
+  }
+  CHECK(HasLayer(doc, "fabricmanager"));
+  CHECK(Layer(doc, "driver")["found"] == "535.129.03");
+  CHECK(Layer(doc, "cudnn")["found"] == "8.9.7.29");
+  CHECK(doc["summary"] == nlohmann::json({{"ok", 10}, {"warn", 0}, {"fail", 0}, {"skip", 1}}));
+}
+
+TEST_CASE("doctor --root bare-nouveau: nouveau and no driver", "[doctor][fixtures]") {
+  Run r = Json("bare-nouveau");
+  CHECK(r.code == 1);
+  auto doc = r.json();
+  auto driver = Layer(doc, "driver");
+  CHECK(driver["status"] == "fail");
+  CHECK(Finding(driver, "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load")["fix"] ==
+        "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+        "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)");
+  CHECK(Finding(driver, "NVIDIA driver not installed")["fix"] == "gpuprep apply --only driver");
+  CHECK(Finding(driver, "no kernel headers for 5.15.0-105-generic: DKMS cannot build the nvidia module for it")["fix"] ==
+        "sudo apt-get install linux-headers-5.15.0-105-generic");
+  CHECK(Layer(doc, "gpu")["status"] == "ok");
+}
+
+TEST_CASE("doctor --root mismatch: module != library -> reboot", "[doctor][fixtures]") {
+  Run r = Json("mismatch");
+  CHECK(r.code == 1);
+  auto doc = r.json();
+  auto driver = Layer(doc, "driver");
+  CHECK(driver["status"] == "fail");
+  CHECK(driver["found"] == "535.104.05");
+  CHECK(Finding(driver, "kernel module 535.104.05 != userspace driver 535.129.03 (\"Failed to initialize NVML: "
+                        "Driver/library version mismatch\")")["fix"] == "sudo reboot");
+  CHECK(Layer(doc, "os")["status"] == "warn");
+  CHECK(Layer(doc, "os")["fix"] == "sudo reboot");
+}
+
+TEST_CASE("doctor --root nvswitch-no-fm: NVSwitches without fabric manager", "[doctor][fixtures]") {
+  auto doc = Json("nvswitch-no-fm").json();
+  auto fm = Layer(doc, "fabricmanager");
+  CHECK(fm["status"] == "fail");
+  CHECK(fm["detail"] == "4 NVSwitches but no fabric manager: CUDA finds no usable GPU until it runs");
+  CHECK(fm["fix"] == "gpuprep apply --only fabricmanager");
+  CHECK(Layer(doc, "driver")["status"] == "ok");
+}
+
+TEST_CASE("doctor --root blackwell-old-driver: B200 on R535", "[doctor][fixtures]") {
+  auto doc = Json("blackwell-old-driver").json();
+  auto driver = Layer(doc, "driver");
+  CHECK(driver["status"] == "fail");
+  CHECK(Finding(driver, "driver branch 535 does not support B200 (needs R570 or later)")["fix"] ==
+        "choose a stack with driver branch 570 or later: gpuprep manifest list");
+  CHECK(Finding(Layer(doc, "cuda"), "the stack's CUDA 12.2.2 does not support B200 (compute capability 10.0 needs "
+                                    "CUDA 12.8 or later)")["status"] == "fail");
+  // On the Blackwell stack the same host only needs its driver replaced.
+  auto bw = Json("blackwell-old-driver", "blackwell-r580-cuda13.0").json();
+  CHECK(Finding(Layer(bw, "driver"), "driver branch 535 does not support B200 (needs R570 or later)")["fix"] ==
+        "gpuprep apply --only driver");
+}
+
+TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][fixtures]") {
+  auto doc = Json("v100-new-driver").json();
+  auto driver = Layer(doc, "driver");
+  CHECK(driver["found"] == "590.44.01");
+  CHECK(Finding(driver, "driver branch 590 no longer supports V100 (its last branch is R580)")["fix"] ==
+        "gpuprep apply --only driver");
+  CHECK(doc["host"]["cpus"] == 40);
+  CHECK(HasLayer(doc, "fabricmanager") == false);
+}
+
+TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a CVE fix", "[doctor][fixtures]") {
+  auto doc = Json("open-module", "hopper-r580-cuda13.0").json();
+  CHECK(Layer(doc, "driver")["found"] == "565.57.01");
+  auto tk = Layer(doc, "container_toolkit");
+  CHECK(tk["status"] == "fail");
+  CHECK(tk["found"] == "1.17.3");
+  CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4)")["fix"] ==
+        "gpuprep apply --only container_toolkit");
+  CHECK(Layer(doc, "os")["status"] == "ok");
+  CHECK(doc["host"]["shm_bytes"] == 512ULL << 30);
+}
+
+TEST_CASE("doctor --root secure-boot-unsigned: unsigned DKMS module, interrupted dpkg", "[doctor][fixtures]") {
+  auto doc = Json("secure-boot-unsigned").json();
+  CHECK(Finding(Layer(doc, "driver"), "Secure Boot is on and the DKMS-built nvidia module is not signed with an "
+                                      "enrolled key: the kernel refuses to load it")["fix"] ==
+        "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy --enroll-key && sudo reboot "
+        "(enroll the key in MokManager), or turn Secure Boot off");
+  auto os = Layer(doc, "os");
+  CHECK(os["status"] == "fail");
+  CHECK(os["fix"] == "sudo dpkg --configure -a");
+}
+
+TEST_CASE("doctor: the default stack is named on stderr in one line", "[doctor][fixtures]") {
+  Run r = Doctor({"--json", "--root", Tree("healthy-h100")});
+  REQUIRE(r.err.rfind("gpuprep: using stack ", 0) == 0);
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+  CHECK(r.err.find("supports ubuntu 22.04 and hopper GPUs") != std::string::npos);
+  auto doc = r.json();
+  CHECK(r.err.find("using stack " + doc["manifest"].get<std::string>() + ": ") != std::string::npos);
+}
+
+TEST_CASE("doctor: a bad manifest is one line and exit 2, before any probing", "[doctor][fixtures]") {
+  Run r = Doctor({"--root", Tree("healthy-h100"), "--manifest", "no-such-stack"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("gpuprep: error: ", 0) == 0);
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+}
+
+TEST_CASE("doctor table: colour on a terminal, never with NO_COLOR or --json", "[doctor][fixtures]") {
+  std::vector<std::string> args = {"--root", Tree("mismatch"), "--manifest", "ubuntu22.04-r535-cuda12.2"};
+  Run tty = Doctor(args, true);
+  CHECK(tty.code == 1);
+  CHECK(tty.out.find("\033[1;31mfail\033[0m") != std::string::npos);
+  Run no_color = Doctor(args, true, {{"NO_COLOR", "1"}});
+  CHECK(no_color.out.find('\033') == std::string::npos);
+  CHECK(no_color.out.find("fix: sudo reboot\n") != std::string::npos);
+  Run pipe = Doctor(args, false);
+  CHECK(pipe.out == no_color.out);
+  args.push_back("--json");
+  CHECK(Doctor(args, true).out.find('\033') == std::string::npos);
+}
+
+TEST_CASE("doctor --verbose: where stack values and host facts came from", "[doctor][fixtures]") {
+  Run r = Doctor({"--verbose", "--root", Tree("healthy-h100"), "--manifest", "ubuntu22.04-r535-cuda12.2"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\nstack ubuntu22.04-r535-cuda12.2 from ") != std::string::npos);
+  CHECK(r.out.find("driver.version") != std::string::npos);
+  CHECK(r.out.find("host facts from a --root tree or snapshot\n") != std::string::npos);
+  CHECK(r.out.find("kernel module and userspace driver agree") != std::string::npos);
+}

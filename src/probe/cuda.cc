@@ -26,6 +26,9 @@ std::vector<std::string> Candidates(const ProbeEnv& env) {
   std::vector<std::string> out;
   auto add = [&](std::string p) {
     while (p.size() > 1 && p.back() == '/') p.pop_back();
+    // Resolve a link first (an absolute target must be looked up inside a --root tree), and report
+    // /usr/local/cuda-13.0 rather than the /usr/local/cuda link.
+    if (auto target = fs.ReadLink(p)) p = ResolveLink(p, *target);
     if (p.empty() || !fs.IsDir(p)) return;
     for (const auto& o : out) {
       if (o == p) return;
@@ -33,8 +36,7 @@ std::vector<std::string> Candidates(const ProbeEnv& env) {
     out.push_back(p);
   };
   if (Live(env)) add(EnvVar(env, "CUDA_HOME"));
-  if (auto link = fs.ReadLink("/usr/local/cuda")) add(ResolveLink("/usr/local/cuda", *link));
-  else add("/usr/local/cuda");
+  add("/usr/local/cuda");
   std::vector<std::pair<Version, std::string>> versioned;
   for (const auto& name : fs.List("/usr/local")) {
     if (!StartsWith(name, "cuda-")) continue;

@@ -1,0 +1,215 @@
+// The live-only paths of the probe (nvcc, NVML, dlopen'ed cuDNN/NCCL/cudart, the Docker socket,
+// nvidia-ctk) driven through fakes, over a temporary tree that a Fs presents as the live host.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+
+#include "manifest/loader.h"
+#include "probe/probe.h"
+#include "support/fakes.h"
+#include "sys/fs.h"
+
+using namespace gp;
+
+namespace {
+
+// A DiskFs over a directory that claims to be the live host, so the probe takes its live paths.
+class LiveViewFs : public sys::DiskFs {
+ public:
+  using sys::DiskFs::DiskFs;
+  bool IsLive() const override { return true; }
+};
+
+class TempTree {
+ public:
+  TempTree() {
+    char tmpl[] = "/tmp/gpuprep-probe-XXXXXX";
+    root = ::mkdtemp(tmpl);
+  }
+  ~TempTree() {
+    std::string cmd = "rm -rf '" + root + "'";
+    (void)std::system(cmd.c_str());
+  }
+  void Write(const std::string& path, const std::string& text) {
+    std::string full = root + path;
+    for (size_t i = root.size() + 1; i < full.size(); ++i) {
+      if (full[i] == '/') ::mkdir(full.substr(0, i).c_str(), 0755);
+    }
+    std::ofstream(full) << text;
+  }
+  std::string root;
+};
+
+class ScriptedNative : public sys::NativeLibs {
+ public:
+  sys::LibCall CudaRuntimeVersion(const std::vector<std::string>& dirs) override {
+    cudart_dirs = dirs;
+    ++cudart_calls;
+    return cudart;
+  }
+  sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return cudnn; }
+  sys::LibCall NcclVersion(const std::vector<std::string>&) override { return nccl; }
+  sys::NvmlInfo Nvml() override { return nvml; }
+  sys::CudaDriverInfo CudaDriver() override { return {}; }
+  sys::LibCall cudart, cudnn, nccl;
+  sys::NvmlInfo nvml;
+  int cudart_calls = 0;
+  std::vector<std::string> cudart_dirs;
+};
+
+class ScriptedDocker : public sys::UnixHttp {
+ public:
+  sys::HttpResponse Get(const std::string& socket, const std::string& path, std::chrono::milliseconds timeout) override {
+    requests.push_back(socket + " " + path);
+    CHECK(timeout.count() == 2000);
+    auto it = answers.find(path);
+    if (it == answers.end()) return {0, "", "connection refused"};
+    return it->second;
+  }
+  std::map<std::string, sys::HttpResponse> answers;
+  std::vector<std::string> requests;
+};
+
+sys::LibCall Loaded(const std::string& path, long value) {
+  sys::LibCall c;
+  c.loaded = true;
+  c.path = path;
+  c.value = value;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 codes, Docker engine, nvidia-ctk",
+          "[probe]") {
+  TempTree t;
+  t.Write("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 2023\n");
+  t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
+  t.Write("/usr/local/cuda-12.4/bin/nvcc", "");
+  t.Write("/var/run/docker.sock", "");
+  t.Write("/usr/bin/nvidia-ctk", "");
+  t.Write("/usr/bin/docker", "");
+  t.Write("/etc/cdi/nvidia.json", R"({"cdiVersion":"0.6.0","kind":"nvidia.com/gpu","devices":[{"name":"all"}]})");
+  LiveViewFs fs(t.root);
+
+  test::FakeCommandRunner runner;
+  runner.strict = true;
+  runner.On("/usr/local/cuda-12.4/bin/nvcc --version",
+            test::Exit(0, "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n"));
+  runner.On("/usr/bin/nvidia-ctk --version",
+            test::Exit(0, "NVIDIA Container Toolkit CLI version 1.17.8\ncommit: f202b80a9b9d0db00d9b1d73c0128c8962c55f4d\n"));
+  ScriptedNative native;
+  native.nvml.loaded = true;
+  native.nvml.path = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
+  native.nvml.error = "Driver/library version mismatch";
+  native.cudnn = Loaded("/usr/lib/x86_64-linux-gnu/libcudnn.so.8", 8907);
+  native.nccl = Loaded("/usr/lib/x86_64-linux-gnu/libnccl.so.2", 2708);
+  ScriptedDocker docker;
+  docker.answers["/version"] = {200, R"({"Version":"28.3.2","ApiVersion":"1.51"})", ""};
+  docker.answers["/info"] = {200,
+                             R"({"Runtimes":{"nvidia":{"path":"nvidia-container-runtime"},"runc":{"path":"runc"}},
+                                 "DefaultRuntime":"runc","CDISpecDirs":["/etc/cdi","/var/run/cdi"],
+                                 "DiscoveredDevices":[{"Source":"cdi","ID":"nvidia.com/gpu=all"}]})",
+                             ""};
+
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.runner = &runner;
+  env.native = &native;
+  env.docker = &docker;
+  env.compat = &manifest::EmbeddedCompat();
+  env.env = {{"PATH", "/usr/local/bin:/usr/bin"}};
+  auto h = probe::ProbeHost(env);
+
+  CHECK(h.live);
+  CHECK(runner.Joined() == std::vector<std::string>{"/usr/local/cuda-12.4/bin/nvcc --version", "/usr/bin/nvidia-ctk --version"});
+  CHECK(runner.calls[0].timeout.count() == 5000);
+  CHECK(h.cuda.version == "12.4.131");
+  CHECK(h.cuda.source == "nvcc");
+  CHECK(h.cuda.path == "/usr/local/cuda-12.4");
+  CHECK(native.cudart_calls == 0);  // nvcc answered
+  CHECK(h.driver.module.version == "535.104.05");
+  CHECK(h.driver.userspace_version == "535.129.03");  // the file name wins over NVML's answer
+  CHECK(h.driver.nvml_error == std::string("Driver/library version mismatch"));
+  CHECK(h.cudnn.version == "8.9.7");
+  CHECK(h.cudnn.source == "dlopen:/usr/lib/x86_64-linux-gnu/libcudnn.so.8");
+  CHECK(h.nccl.version == "2.7.8");
+  CHECK(h.toolkit.ctk_version == "1.17.8");
+  CHECK(docker.requests == std::vector<std::string>{"/var/run/docker.sock /version", "/var/run/docker.sock /info"});
+  CHECK(h.docker.engine_reachable);
+  CHECK(h.docker.version == "28.3.2");
+  CHECK(h.docker.runtimes == std::vector<std::string>{"nvidia", "runc"});
+  CHECK(h.docker.default_runtime == "runc");
+  CHECK(h.docker.cdi);
+  CHECK(h.docker.cdi_devices == std::vector<std::string>{"nvidia.com/gpu=all"});
+  CHECK(h.docker.cli_found);
+}
+
+TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's version; header vs library", "[probe]") {
+  TempTree t;
+  t.Write("/usr/local/cuda-13.0/lib/libcudart.so.13", "");
+  t.Write("/usr/local/cuda-13.0/include/cudnn_version.h",
+          "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+  t.Write("/usr/local/cuda-13.0/include/nccl.h", "#define NCCL_MAJOR 2\n#define NCCL_MINOR 27\n#define NCCL_PATCH 3\n");
+  LiveViewFs fs(t.root);
+  test::FakeCommandRunner runner;
+  runner.strict = true;
+  ScriptedNative native;
+  native.cudart = Loaded("/usr/local/cuda-13.0/lib/libcudart.so.13", 13000);
+  native.cudnn = Loaded("/usr/local/cuda-13.0/lib/libcudnn.so.9", 91900);
+  native.nccl = Loaded("/usr/local/cuda-13.0/lib/libnccl.so.2", 22809);
+  ScriptedDocker docker;
+
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.runner = &runner;
+  env.native = &native;
+  env.docker = &docker;
+  env.compat = &manifest::EmbeddedCompat();
+  env.env = {{"PATH", "/usr/bin"}, {"DOCKER_HOST", "tcp://10.0.0.1:2375"}};
+  auto h = probe::ProbeHost(env);
+
+  CHECK(runner.calls.empty());
+  CHECK(h.cuda.version == "13.0");
+  CHECK(h.cuda.source == "dlopen:/usr/local/cuda-13.0/lib/libcudart.so.13");
+  CHECK(native.cudart_dirs == std::vector<std::string>{"/usr/local/cuda-13.0/lib64", "/usr/local/cuda-13.0/lib"});
+  // Header and library agree: the header's answer stays, the library path is recorded.
+  CHECK(h.cudnn.version == "9.19.0");
+  CHECK(h.cudnn.source == "header:/usr/local/cuda-13.0/include/cudnn_version.h");
+  CHECK(h.cudnn.path == "/usr/local/cuda-13.0/lib/libcudnn.so.9");
+  // They disagree: the loaded library is what programs get, the header is noted.
+  CHECK(h.nccl.version == "2.28.9");
+  CHECK(h.nccl.source == "dlopen:/usr/local/cuda-13.0/lib/libnccl.so.2");
+  CHECK(h.nccl.notes == std::vector<std::string>{
+                            "header:/usr/local/cuda-13.0/include/nccl.h says 2.27.3 but the loaded library is 2.28.9"});
+  CHECK(docker.requests.empty());
+  CHECK(h.docker.detail == "DOCKER_HOST=tcp://10.0.0.1:2375 is not a unix socket; not contacted");
+}
+
+TEST_CASE("live paths: an nvcc that times out and an absent Docker socket are findings", "[probe]") {
+  TempTree t;
+  t.Write("/usr/local/cuda/bin/nvcc", "");
+  LiveViewFs fs(t.root);
+  test::FakeCommandRunner runner;
+  sys::CommandResult slow;
+  slow.exit_code = 143;
+  slow.timed_out = true;
+  runner.On("/usr/local/cuda/bin/nvcc --version", slow);
+  ScriptedNative native;
+  native.cudart.error = "libcudart.so.13: cannot open shared object file: No such file or directory";
+  ScriptedDocker docker;
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.runner = &runner;
+  env.native = &native;
+  env.docker = &docker;
+  env.compat = &manifest::EmbeddedCompat();
+  auto h = probe::ProbeHost(env);
+  CHECK_FALSE(h.cuda.found);
+  CHECK(h.cuda.notes == std::vector<std::string>{"/usr/local/cuda/bin/nvcc --version failed (timed out)"});
+  CHECK(docker.requests.empty());
+  CHECK(h.docker.detail == "/var/run/docker.sock not found (engine not installed or not running)");
+}

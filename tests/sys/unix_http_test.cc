@@ -1,0 +1,147 @@
+// RealUnixHttp against a tiny HTTP server on a unix socket (a thread): the request it sends, the bodies
+// it reads (Content-Length, chunked, until close), and its timeouts and transport errors.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "sys/http.h"
+
+using namespace gp;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Accepts one connection, reads the request head, optionally sleeps, writes `reply` in pieces, closes.
+class OneShotServer {
+ public:
+  OneShotServer(std::string reply, std::chrono::milliseconds delay = 0ms) {
+    path = "/tmp/gpuprep-http-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".sock";
+    ::unlink(path.c_str());
+    fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    std::memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd, 1) == 0);
+    thread = std::thread([this, reply = std::move(reply), delay] {
+      int c = ::accept(fd, nullptr, nullptr);
+      if (c < 0) return;
+      char buf[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        ssize_t n = ::read(c, buf, sizeof buf);
+        if (n <= 0) break;
+        request.append(buf, static_cast<size_t>(n));
+      }
+      std::this_thread::sleep_for(delay);
+      // Several writes, so the client must assemble the response.
+      for (size_t off = 0; off < reply.size(); off += 7) {
+        (void)::send(c, reply.data() + off, std::min<size_t>(7, reply.size() - off), MSG_NOSIGNAL);
+      }
+      ::close(c);
+    });
+  }
+  // The request the server read (waits for the server to finish).
+  std::string Request() {
+    if (thread.joinable()) thread.join();
+    return request;
+  }
+  ~OneShotServer() {
+    ::shutdown(fd, SHUT_RDWR);
+    if (thread.joinable()) thread.join();
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+  std::string path;
+  std::string request;
+  int fd = -1;
+  std::thread thread;
+  static inline int counter = 0;
+};
+
+}  // namespace
+
+TEST_CASE("RealUnixHttp: request line and a Content-Length body", "[probe][sys]") {
+  std::string body = R"({"Version":"28.3.2"})";
+  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n" + body + "trailing garbage");
+  sys::RealUnixHttp http;
+  auto r = http.Get(server.path, "/v1.41/version", 2000ms);
+  CHECK(r.error == "");
+  CHECK(r.status == 200);
+  CHECK(r.ok());
+  CHECK(r.body == body);
+}
+
+TEST_CASE("RealUnixHttp: sends a plain HTTP/1.1 GET with Host and Connection: close", "[probe][sys]") {
+  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+  sys::RealUnixHttp http;
+  auto r = http.Get(server.path, "/info", 2000ms);
+  CHECK(r.body == "{}");
+  std::string request = server.Request();
+  CHECK(request.rfind("GET /info HTTP/1.1\r\nHost: docker\r\n", 0) == 0);
+  CHECK(request.find("\r\nConnection: close\r\n") != std::string::npos);
+}
+
+TEST_CASE("RealUnixHttp: chunked and read-until-close bodies", "[probe][sys]") {
+  sys::RealUnixHttp http;
+  {
+    OneShotServer server("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "5\r\n{\"a\":\r\n4;ext=1\r\n1234\r\n1\r\n}\r\n0\r\n\r\n");
+    auto r = http.Get(server.path, "/info", 2000ms);
+    CHECK(r.error == "");
+    CHECK(r.body == "{\"a\":1234}");
+  }
+  {
+    OneShotServer server("HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\n\r\npage not found\n");
+    auto r = http.Get(server.path, "/nope", 2000ms);
+    CHECK(r.error == "");
+    CHECK(r.status == 404);
+    CHECK_FALSE(r.ok());
+    CHECK(r.body == "page not found\n");
+  }
+  {
+    OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort");
+    auto r = http.Get(server.path, "/info", 2000ms);
+    CHECK(r.error == "incomplete body (5 of 100 bytes)");
+  }
+}
+
+TEST_CASE("RealUnixHttp: a server that does not answer in time", "[probe][sys]") {
+  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", 1500ms);
+  sys::RealUnixHttp http;
+  auto start = std::chrono::steady_clock::now();
+  auto r = http.Get(server.path, "/info", 200ms);
+  auto took = std::chrono::steady_clock::now() - start;
+  CHECK(r.error == "read: timed out");
+  CHECK(r.status == 0);
+  CHECK_FALSE(r.ok());
+  CHECK(took < 1000ms);
+}
+
+TEST_CASE("RealUnixHttp: no socket, or nobody listening", "[probe][sys]") {
+  sys::RealUnixHttp http;
+  auto missing = http.Get("/tmp/gpuprep-no-such-socket.sock", "/version", 200ms);
+  CHECK(missing.error == "connect /tmp/gpuprep-no-such-socket.sock: No such file or directory");
+  CHECK(missing.status == 0);
+
+  // A socket file whose listener is gone.
+  std::string path = "/tmp/gpuprep-http-dead-" + std::to_string(::getpid()) + ".sock";
+  ::unlink(path.c_str());
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr;
+  std::memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  REQUIRE(::bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0);
+  ::close(fd);
+  auto refused = http.Get(path, "/version", 200ms);
+  CHECK(refused.error == "connect " + path + ": Connection refused");
+  ::unlink(path.c_str());
+}

@@ -30,7 +30,7 @@ check_eq "reboot calls are recorded, not made" $'systemctl reboot\nreboot -f' "$
 
 sim_section "signed repository, apt-get install inside"
 URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
-sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /usr/share/keyrings/cuda-archive-keyring.gpg &&
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
   echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda.list"
 check "apt-get update against the signed repository" sim_run apt-get -q update
 PKGS=(cuda-drivers=535.129.03-1 nvidia-fabricmanager-535=535.129.03-1 cuda-toolkit-12-2=12.2.2-1
@@ -96,7 +96,7 @@ check "the install changed the host" test -n "$(sim_diff bare | grep libnvidia-m
 
 sim_section "power cut during a slow postinst, then dpkg --configure -a"
 sim_new_host
-sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /usr/share/keyrings/cuda-archive-keyring.gpg &&
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
   echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda.list && apt-get -qq update"
 touch "$SIM_HOST/sim/control/slow-postinst"
 sim_run_bg env DEBIAN_FRONTEND=noninteractive apt-get -y -q install "${PKGS[@]}"

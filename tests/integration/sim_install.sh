@@ -34,9 +34,12 @@ check_eq "no command was recorded" 0 "$(sim_count commands)"
 sim_section "plan on the bare server"
 sim_gp plan "${M[@]}" plan --format sh
 check_rc "plan --format sh" 0 plan
-check "the script starts with #!/bin/sh" test "$(sim_out plan | head -n 1)" = "#!/bin/sh"
+shebang=$(sim_out plan | head -n 1)
+check "the script starts with #!/bin/bash or #!/bin/sh (got: $shebang)" test "$shebang" = "#!/bin/bash" -o "$shebang" = "#!/bin/sh"
+PLAN_SHELL=/bin/sh
+[[ $shebang == "#!/bin/bash" ]] && PLAN_SHELL=/bin/bash
 check "the script installs the pinned driver" grep -q 'cuda-drivers=535.129.03-1' "$SIM_DIR/plan.out"
-check "sh -n accepts the script" sh -n "$SIM_DIR/plan.out"
+check "$PLAN_SHELL -n accepts the script" "$PLAN_SHELL" -n "$SIM_DIR/plan.out"
 check_eq "plan changed nothing" "" "$(sim_diff bare)"
 
 sim_section "apply on the bare server"
@@ -146,12 +149,12 @@ if command -v curl >/dev/null; then
   sim_gp plansh "${M[@]}" plan --format sh
   cp "$SIM_DIR/plansh.out" "$SIM_HOST/sim/plan.sh"
   SIM_RC=0
-  sim_run sh /sim/plan.sh >"$SIM_DIR/plansh1.out" 2>"$SIM_DIR/plansh1.err" || SIM_RC=$?
+  sim_run "$PLAN_SHELL" /sim/plan.sh >"$SIM_DIR/plansh1.out" 2>"$SIM_DIR/plansh1.err" || SIM_RC=$?
   check_rc "the script stops for the reboot" 3 plansh1
   check_eq "the same one install transaction as apply" 1 "$(sim_log apt-get | grep -c ' install ')"
   sim_reboot --no-resume
   SIM_RC=0
-  sim_run sh /sim/plan.sh >"$SIM_DIR/plansh2.out" 2>"$SIM_DIR/plansh2.err" || SIM_RC=$?
+  sim_run "$PLAN_SHELL" /sim/plan.sh >"$SIM_DIR/plansh2.out" 2>"$SIM_DIR/plansh2.err" || SIM_RC=$?
   check_rc "run again after the reboot, it ends verified" 0 plansh2
   sim_gp plansh_apply "${M[@]}" apply --yes
   check_rc "apply then finds nothing to do" 0 plansh_apply

@@ -13,13 +13,17 @@ sim_init "$GPUPREP" "$SRC" "${3:-}"
 sim_need_verbs apply
 t_start=$(_sim_ms)
 
-bad_repo() {  # bad_repo VARIANT WHAT ERROR_REGEX [ALLOWED_CHANGES_REGEX]
+bad_repo() {  # bad_repo VARIANT WHAT ERROR_REGEX|=EXACT_LAST_LINE [ALLOWED_CHANGES_REGEX WHAT_ALLOWED]
   sim_section "$2"
   sim_new_host
   sim_snapshot bare
   sim_gp "$1" --manifest "/sim/stack-$1.yaml" apply --yes
   check_rc "apply refuses" 1 "$1"
-  check "the error says why" grep -Eiq "$3" "$SIM_DIR/$1.err"
+  if [[ $3 == =* ]]; then
+    check_eq "the error, word for word" "${3#=}" "$(sim_err "$1" | tail -n 1)"
+  else
+    check "the error says why" grep -Eiq "$3" "$SIM_DIR/$1.err"
+  fi
   if [[ -n ${4:-} ]]; then
     check_eq "nothing changed but ${5}" "" "$(sim_diff bare | grep -Ev "$4")"
   else
@@ -33,9 +37,13 @@ bad_repo() {  # bad_repo VARIANT WHAT ERROR_REGEX [ALLOWED_CHANGES_REGEX]
   fi
 }
 
-bad_repo badkey "the key served is not the pinned fingerprint" 'fingerprint'
-bad_repo badsha "the keyring does not match its pinned sha256" 'sha256'
-bad_repo badsig "the repository is signed by another key" 'NO_PUBKEY|signature|not signed|apt-get update'
+U=$SIM_SCHEME://127.0.0.1:$SIM_PORT
+bad_repo badkey "the key served is not the pinned fingerprint" \
+  "=gpuprep: error: repo.cuda.key: $U/stranger-keyring.gpg: key fingerprint mismatch: the key is $SIM_BAD_FPR, the stack pins $SIM_KEY_FPR; nothing was written"
+bad_repo badsha "the keyring does not match its pinned sha256" \
+  "=gpuprep: error: repo.cuda.key: $U/sim-archive-keyring.gpg: sha256 mismatch: downloaded $SIM_KEY_SHA256, the stack pins $(printf '0%.0s' $(seq 64)); nothing was written"
+bad_repo badsig "the repository is signed by another key" '^gpuprep: error: apt\.update: .*is not signed'
+
 # The repository itself is sound here, so its keyring, list and apt's caches may stay; no package may, and
 # nothing else (a nouveau blacklist or initramfs change for a driver that never got installed).
 bad_repo badsum "a package fails apt's checksum" 'hash sum mismatch|checksum|apt-get' \

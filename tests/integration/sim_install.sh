@@ -46,6 +46,7 @@ sim_section "apply on the bare server"
 http0=$(sim_http_requests)
 sim_gp apply1 "${M[@]}" apply --yes
 check_rc "first apply stops for the reboot" 3 apply1
+check "stdout says why: reboot required: ..." grep -q '^reboot required: ' "$SIM_DIR/apply1.out"
 t_apply1=$SIM_MS
 check_eq "one apt-get install transaction" 1 "$(sim_log apt-get | grep -c ' install ')"
 check "it pins every package of the stack" grep -q 'cuda-drivers=535.129.03-1 .*cuda-toolkit-12-2=12.2.2-1 .*libcudnn8=8.9.7.29-1+cuda12.2 .*libnccl2=2.18.5-1+cuda12.2 .*libnccl-dev=2.18.5-1+cuda12.2' "$SIM_HOST/sim/log/apt-get.log"
@@ -95,6 +96,7 @@ cmd0=$(sim_count commands)
 http1=$(sim_http_requests)
 sim_gp apply2 "${M[@]}" apply --yes
 check_rc "re-apply" 0 apply2
+check_eq "stdout" "nothing to do: the host matches stack sim-stack" "$(sim_out apply2)"
 t_apply2=$SIM_MS
 check_eq "no apt-get call" "$apt0" "$(sim_count apt-get)"
 check_eq "no recorded command (systemctl, initramfs...)" "$cmd0" "$(sim_count commands)"

@@ -316,19 +316,23 @@ sim_reboot() {
   return $rc
 }
 
-# sim_snapshot NAME / sim_diff NAME: the upper layer's files (type, size, mode, link target) and what changed
+# sim_snapshot NAME / sim_diff NAME: the upper layer's files (type, size, mode, link target, content) and what changed
 # since. Not counted as changes: the sim's own /sim; gpuprep's log and journal (/var/log/gpuprep.log,
 # /var/lib/gpuprep/); directories that only got copied up (a directory this machine's / lacks counts); the lock files
 # apt and dpkg create empty; apt's partial-download and auxfiles directories.
 _sim_state() {
-  (cd "$SIM_HOST/upper" && find . \( -path ./sim -o -path ./var/lib/gpuprep -o -path './var/log/gpuprep.log*' \
-    -o -path ./var/lib/apt/lists/partial -o -path ./var/lib/apt/lists/auxfiles -o -path ./var/cache/apt/archives/partial \
-    -o -path ./var/lib/dpkg/lock -o -path ./var/lib/dpkg/lock-frontend -o -path ./var/lib/apt/lists/lock \
-    -o -path ./var/cache/apt/archives/lock \) -prune -o \
-    ! -type d -printf '%p %y %s %m %l\n' -o -type d -printf '%p d\n' |
-    while read -r p t rest; do
-      [[ $t == d && -d /${p#./} ]] || echo "$p $t $rest"
-    done | LC_ALL=C sort)
+  local prune=(\( -path ./sim -o -path ./var/lib/gpuprep -o -path './var/log/gpuprep.log*'
+    -o -path ./var/lib/apt/lists/partial -o -path ./var/lib/apt/lists/auxfiles -o -path ./var/cache/apt/archives/partial
+    -o -path ./var/lib/dpkg/lock -o -path ./var/lib/dpkg/lock-frontend -o -path ./var/lib/apt/lists/lock
+    -o -path ./var/cache/apt/archives/lock \) -prune)
+  (
+    cd "$SIM_HOST/upper" || exit 1
+    find . "${prune[@]}" -o ! -type d -printf '%p %y %s %m %l\n' -o -type d -printf '%p d\n' |
+      while read -r p t rest; do
+        [[ $t == d && -d /${p#./} ]] || echo "$p $t $rest"
+      done
+    find . "${prune[@]}" -o -type f -exec md5sum {} + | awk '{print $2 " content " $1}'
+  ) | LC_ALL=C sort
 }
 sim_snapshot() { _sim_state >"$SIM_DIR/snapshot.$1"; }
 sim_diff() { _sim_state | diff "$SIM_DIR/snapshot.$1" - | grep '^[<>]'; return 0; }

@@ -171,7 +171,7 @@ _sim_index() {
 
 # _sim_manifest NAME REPO_DIR KEYFILE FPR SHA256: $SIM_DIR/common/NAME.yaml from tests/sim/stack.yaml.in.
 _sim_manifest() {
-  local fpr_line= sha_line=
+  local fpr_line='' sha_line=''
   [[ -n $4 ]] && fpr_line="key_fingerprint: \"$4\""
   [[ -n $5 ]] && sha_line="keyring_sha256: \"$5\""
   sed -e "s|@NAME@|sim-$1|g" -e "s|@URL@|$SIM_SCHEME://127.0.0.1:$SIM_PORT/$2/|g" \
@@ -354,7 +354,7 @@ sim_need_verbs() {
   local v help
   help=$("$SIM_DIR/common/bin/gpuprep" --help 2>&1)
   for v in "$@"; do
-    if grep -qE "^[[:space:]]*$v[[:space:]]+\(not yet built\)" <<<"$help"; then
+    if grep -qE "^[[:space:]]*${v}[[:space:]]+\(not yet built\)" <<<"$help"; then
       sim_skip "gpuprep $v is not built yet (still the stub in src/cli/stubs.cc); this scenario needs it"
     fi
   done

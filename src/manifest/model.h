@@ -11,7 +11,8 @@
 namespace gp::manifest {
 
 // Where a value came from, shown by `manifest show` and `doctor --verbose` (STYLE.md 6):
-// "default", "embedded:ubuntu22-r535-cuda12.2:14:5", "site.yaml:3:7", "flag --manifest", "host probe".
+// "default", "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:14:5" (embedded), "site.yaml:3:7" (a user file, path as
+// given), "https://host/s.yaml:3:7", "flag --manifest", "host probe". The loader records the file:line:col form.
 using Origins = std::map<std::string, std::string>;  // field path ("driver.version") -> origin
 
 // A version that the facts may not give. unknown==true: doctor reports the layer `skip` with `reason`,

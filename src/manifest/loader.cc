@@ -120,9 +120,20 @@ Source ResolveExtends(const Node& value, const Source& child, const LoadContext&
 
 // Parses `src`, follows its `extends:` chain and returns the merged tree. `seen` holds the files on the
 // current chain (for cycles); `chain` collects the extends targets, base first.
+// Embedded files are parsed once per process (a stack and the stacks extending it share the parse).
+Node ParseCached(const Source& src) {
+  if (!src.embedded) return ParseTree(src.text, src.display);
+  static std::mutex mu;
+  static std::map<std::string, Node> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(src.id);
+  if (it == cache.end()) it = cache.emplace(src.id, ParseTree(src.text, src.display)).first;
+  return it->second;
+}
+
 Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& seen,
               std::vector<std::string>& chain) {
-  Node root = ParseTree(src.text, src.display);
+  Node root = ParseCached(src);
   Fields doc(root, "", nullptr);
   CheckHeader(doc, {"Stack"});
   const Node* ext = doc.Get("extends");

@@ -1,6 +1,9 @@
 #include "manifest/tree.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
+
+#include <sstream>
 
 #include "util/error.h"
 
@@ -15,40 +18,111 @@ Mark MarkOf(const YAML::Mark& m, const std::shared_ptr<const std::string>& file)
   return out;
 }
 
-Node Convert(const YAML::Node& in, const std::shared_ptr<const std::string>& file, int depth) {
-  Node out;
-  out.mark = MarkOf(in.Mark(), file);
-  if (depth > 64) throw FileError(*file, out.mark.line, out.mark.col, "nesting too deep");
-  switch (in.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      out.kind = Node::Kind::kNull;
-      break;
-    case YAML::NodeType::Scalar:
-      out.kind = Node::Kind::kScalar;
-      out.scalar = in.Scalar();
-      break;
-    case YAML::NodeType::Sequence:
-      out.kind = Node::Kind::kList;
-      for (const auto& item : in) out.items.push_back(Convert(item, file, depth + 1));
-      break;
-    case YAML::NodeType::Map:
-      out.kind = Node::Kind::kMap;
-      for (const auto& kv : in) {
-        Mark km = MarkOf(kv.first.Mark(), file);
-        if (!kv.first.IsScalar()) throw FileError(*file, km.line, km.col, "a key must be a plain string");
-        std::string key = kv.first.Scalar();
-        if (out.Find(key))
-          throw FileError(*file, km.line, km.col, "duplicate key \"" + key + "\"");
-        Node value = Convert(kv.second, file, depth + 1);
-        if (kv.second.Mark().is_null()) value.mark = km;  // `key:` with no value: point at the key
-        out.fields.emplace_back(key, std::move(value));
-        out.key_marks.push_back(km);
-      }
-      break;
+// Builds Nodes straight from yaml-cpp's parser events: no yaml-cpp node graph is built, which makes
+// parsing about twice as fast (compat.yaml is read on every doctor run).
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  explicit TreeBuilder(std::shared_ptr<const std::string> file) : file_(std::move(file)) {}
+  Node TakeRoot() { return std::move(root_); }
+  bool HasRoot() const { return has_root_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override {
+    CheckAnchor(m, a);
+    Node n;
+    n.mark = MarkOf(m, file_);
+    Add(std::move(n), /*null_value=*/true);
   }
-  return out;
-}
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Unsupported(m, "aliases (*name)"); }
+  void OnAnchor(const YAML::Mark& m, const std::string&) override { Unsupported(m, "anchors (&name)"); }
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) override {
+    CheckAnchor(m, a);
+    CheckTag(m, tag);
+    Node n;
+    n.kind = Node::Kind::kScalar;
+    n.scalar = value;
+    n.mark = MarkOf(m, file_);
+    Add(std::move(n), false);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a,
+                       YAML::EmitterStyle::value) override {
+    Open(m, tag, a, Node::Kind::kList);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+    Open(m, tag, a, Node::Kind::kMap);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Open_ {
+    Node node;
+    bool want_key = true;   // maps: the next event is a key
+    std::string key;        // maps: the key waiting for its value
+    Mark key_mark;
+  };
+
+  [[noreturn]] void Fail(const Mark& m, const std::string& msg) { throw FileError(*file_, m.line, m.col, msg); }
+  [[noreturn]] void Unsupported(const YAML::Mark& m, const char* what) {
+    Fail(MarkOf(m, file_), std::string("YAML ") + what + " are not supported in gpuprep manifests");
+  }
+  void CheckAnchor(const YAML::Mark& m, YAML::anchor_t a) {
+    if (a != YAML::NullAnchor) Unsupported(m, "anchors (&name)");
+  }
+  void CheckTag(const YAML::Mark& m, const std::string& tag) {
+    if (!tag.empty() && tag != "?" && tag != "!") Fail(MarkOf(m, file_), "YAML tags (" + tag + ") are not supported");
+  }
+
+  void Open(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, Node::Kind kind) {
+    CheckAnchor(m, a);
+    CheckTag(m, tag);
+    Mark mark = MarkOf(m, file_);
+    if (!stack_.empty() && stack_.back().node.kind == Node::Kind::kMap && stack_.back().want_key)
+      Fail(mark, "a key must be a plain string");
+    if (stack_.size() > 64) Fail(mark, "nesting too deep");
+    Open_ o;
+    o.node.kind = kind;
+    o.node.mark = mark;
+    stack_.push_back(std::move(o));
+  }
+
+  void Close() {
+    Node done = std::move(stack_.back().node);
+    stack_.pop_back();
+    Add(std::move(done), false);
+  }
+
+  void Add(Node n, bool null_value) {
+    if (stack_.empty()) {
+      root_ = std::move(n);
+      has_root_ = true;
+      return;
+    }
+    Open_& top = stack_.back();
+    if (top.node.kind == Node::Kind::kList) {
+      top.node.items.push_back(std::move(n));
+      return;
+    }
+    if (top.want_key) {
+      if (n.kind != Node::Kind::kScalar) Fail(n.mark, "a key must be a plain string");
+      if (top.node.Find(n.scalar)) Fail(n.mark, "duplicate key \"" + n.scalar + "\"");
+      top.key = std::move(n.scalar);
+      top.key_mark = n.mark;
+      top.want_key = false;
+      return;
+    }
+    if (null_value) n.mark = top.key_mark;  // `key:` with no value: point at the key
+    top.node.fields.emplace_back(std::move(top.key), std::move(n));
+    top.node.key_marks.push_back(top.key_mark);
+    top.want_key = true;
+  }
+
+  std::shared_ptr<const std::string> file_;
+  std::vector<Open_> stack_;
+  Node root_;
+  bool has_root_ = false;
+};
 
 }  // namespace
 
@@ -86,20 +160,19 @@ std::string KindName(Node::Kind kind) {
 
 Node ParseTree(const std::string& text, const std::string& display_path) {
   auto file = std::make_shared<const std::string>(display_path);
-  YAML::Node root;
+  std::istringstream in(text);
+  TreeBuilder builder(file);
   try {
-    root = YAML::Load(text);
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(builder);
   } catch (const YAML::Exception& e) {
     Mark m = MarkOf(e.mark, file);
     throw FileError(display_path, m.line, m.col, "YAML syntax error: " + e.msg);
   }
-  if (!root.IsDefined() || root.IsNull()) throw FileError(display_path, 1, 1, "empty document");
-  try {
-    return Convert(root, file, 0);
-  } catch (const YAML::Exception& e) {  // e.g. a bad alias found while walking
-    Mark m = MarkOf(e.mark, file);
-    throw FileError(display_path, m.line, m.col, "YAML error: " + e.msg);
-  }
+  if (!builder.HasRoot()) throw FileError(display_path, 1, 1, "empty document");
+  Node root = builder.TakeRoot();
+  if (root.kind == Node::Kind::kNull) throw FileError(display_path, 1, 1, "empty document");
+  return root;
 }
 
 Node MergeTrees(const Node& parent, const Node& child) {

@@ -83,6 +83,12 @@ TEST_CASE("header, syntax and document errors", "[manifest]") {
         "2 stack.yaml:5:3: YAML syntax error: end of sequence flow not found");
   CHECK(StackError("") == "2 stack.yaml:1:1: empty document");
   CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\nkind: Stack\n")) == "2 stack.yaml:3:1: duplicate key \"kind\"");
+  CHECK(StackError(Edit("  name: t", "  name: &n t")) ==
+        "2 stack.yaml:4:9: YAML anchors (&name) are not supported in gpuprep manifests");
+  CHECK(StackError(Edit("  name: t", "  name: !!str t")) == "2 stack.yaml:4:9: YAML tags (tag:yaml.org,2002:str) are not supported");
+  CHECK(StackError(Edit("driver:\n  branch: 535\n  version: 535.129.03\n", "driver:\n")) ==
+        "2 stack.yaml:7:1: missing required key \"driver\"");
+  CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\n? [a]\n: b\n")) == "2 stack.yaml:3:3: a key must be a plain string");
   CHECK(StackError(Edit("architectures: [hopper]", "architectures: [hoper]")) ==
         "2 stack.yaml:6:17: unknown architecture \"hoper\" (did you mean \"hopper\"?)");
 }

@@ -63,7 +63,8 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
 // --manifest, else the stack doctor used for the snapshot, else the default for the host's OS and GPUs.
 // Without --manifest a stack that cannot be found is not an error: --image or the profile may name
 // the image (Resolve says so when nothing does).
-std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx) {
+// `reason` is set when the stack was chosen by default (printed when the stack's image is used).
+std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, std::string& reason) {
   std::unique_ptr<sys::HttpClient> http;
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   if (!ctx.opts.manifest.empty()) {
@@ -78,7 +79,7 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
     for (const auto& g : t.host.gpus)
       if (!g.architecture.empty()) archs.push_back(g.architecture);
     auto choice = manifest::ChooseDefaultStack(t.host.os.id, t.host.os.version_id, archs);
-    spdlog::info("stack {}: {}", choice.name, choice.reason);
+    reason = choice.reason;
     return manifest::LoadStack(choice.name, lc);
   } catch (const Error& e) {
     spdlog::debug("no default stack: {}", e.what());
@@ -114,7 +115,8 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
                          EndsWith(f.profile, ".yml");
     profile = launch::LoadProfile(is_path ? Absolute(f.profile) : f.profile, *ctx.local_fs);
   }
-  const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx);
+  std::string stack_reason;
+  const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx, stack_reason);
 
   launch::ResolveInputs in;
   in.target = &target;
@@ -124,6 +126,8 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   in.live_fs = target.from_snapshot ? nullptr : probe_fs.get();
   const launch::RunConfig config = launch::Resolve(req, in);
   const std::string text = launch::Render(config, req.format);
+  if (!stack_reason.empty() && config.origins.at("image") == launch::Origin::kStack)
+    spdlog::info("image from stack {}: {}", stack->name, stack_reason);
   for (const std::string& w : config.warnings) spdlog::warn("{}", w);
   *ctx.out << text;
   return kExitOk;

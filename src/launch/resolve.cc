@@ -128,13 +128,13 @@ void ResolveMulti(const LaunchRequest& req, RunConfig& c) {
     if (c.multi.nodes < 2) throw FlagError("--master", "only meaningful with --nodes 2 or more");
     std::tie(c.multi.master_addr, c.multi.master_port) = ParseMaster(*req.master);
   }
+  if (c.multi.nodes > 1 && req.format == "k8s")
+    throw FlagError("--nodes", "the k8s format renders a single-node Job; use --format slurm or run torchrun per node");
   if (c.multi.nodes > 1 && c.multi.master_addr.empty() && req.format != "slurm")
     throw FlagError("--nodes", std::to_string(c.multi.nodes) + " nodes need --master ADDR:PORT (the rank-0 node)");
   if (c.multi.nodes > 1 && !req.node_rank && req.format != "slurm" && req.format != "k8s")
     throw FlagError("--nodes", "each node runs its own command: give --node-rank (0.." +
                                    std::to_string(c.multi.nodes - 1) + ")");
-  if (c.multi.nodes > 1 && req.format == "k8s")
-    throw FlagError("--nodes", "the k8s format renders a single-node Job; use --format slurm or run torchrun per node");
 }
 
 void ResolveMounts(const LaunchRequest& req, const Profile* p, const ResolveInputs& in, RunConfig& c) {
@@ -144,11 +144,19 @@ void ResolveMounts(const LaunchRequest& req, const Profile* p, const ResolveInpu
     else c.mounts.push_back(m);
   };
   if (p) for (const Mount& m : p->mounts) add(m), c.origins["mounts"] = Origin::kProfile;
-  for (const std::string& v : req.volumes) add(ParseMount(v)), c.origins["mounts"] = Origin::kFlag;
-  if (!in.live_fs) return;
-  for (const Mount& m : c.mounts)
-    if (!in.live_fs->Exists(m.source))
-      throw FlagError("-v", m.source + " does not exist on this host (mounted at " + m.target + ")");
+  std::vector<Mount> from_flags;
+  for (const std::string& v : req.volumes) {
+    from_flags.push_back(ParseMount(v));
+    add(from_flags.back());
+    c.origins["mounts"] = Origin::kFlag;
+  }
+  if (!in.live_fs) return;  // a snapshot's files are not here to check
+  for (const Mount& m : c.mounts) {
+    if (in.live_fs->Exists(m.source)) continue;
+    const bool flag = std::any_of(from_flags.begin(), from_flags.end(),
+                                  [&m](const Mount& x) { return x.source == m.source && x.target == m.target; });
+    throw FlagError(flag ? "-v" : "--profile", m.source + " does not exist on this host (mounted at " + m.target + ")");
+  }
 }
 
 void ResolveEnv(const LaunchRequest& req, const Profile* p, RunConfig& c) {

@@ -1,0 +1,95 @@
+#include "support/launch_support.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/context.h"
+#include "sys/fs.h"
+#include "sys/process.h"
+
+namespace gp::test {
+
+CliRun Gpuprep(const std::vector<std::string>& args) {
+  cli::Context ctx;
+  std::ostringstream out, err;
+  ctx.out = &out;
+  ctx.err = &err;
+  sys::DiskFs local("/");
+  ctx.local_fs = &local;
+  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
+  std::vector<const char*> argv = {"gpuprep"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  CliRun r;
+  r.code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string Snapshot(const std::string& name) { return std::string(GP_FIXTURES) + "/snapshots/" + name; }
+
+std::string TempDir() {
+  std::string tmpl = "/tmp/gpuprep-launch-XXXXXX";
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  return tmpl;
+}
+
+FakeDockerd::FakeDockerd() {
+  dir_ = TempDir();
+  socket_ = dir_ + "/docker.sock";
+  record_ = dir_ + "/requests.jsonl";
+  const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
+  pid_ = fork();
+  if (pid_ == 0) {
+    execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 200; ++i) {  // up to 10 s for the socket to appear
+    struct stat st;
+    if (stat(socket_.c_str(), &st) == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw std::runtime_error("fake_dockerd.py did not create " + socket_);
+}
+
+FakeDockerd::~FakeDockerd() {
+  if (pid_ > 0) {
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+int FakeDockerd::RunShell(const std::string& script, std::string* err) {
+  std::ofstream(record_, std::ios::trunc).close();
+  sys::Command cmd;
+  cmd.argv = {"sh", "-c", script};
+  cmd.env = {{"DOCKER_HOST", "unix://" + socket_}, {"DOCKER_CONFIG", dir_ + "/config"}, {"HOME", dir_}};
+  cmd.timeout = std::chrono::milliseconds(60000);
+  sys::RealCommandRunner runner;
+  sys::CommandResult r = runner.Run(cmd);
+  if (err) *err = r.err;
+  return r.exit_code;
+}
+
+nlohmann::json FakeDockerd::LastCreate() const {
+  std::ifstream in(record_);
+  std::string line;
+  nlohmann::json last;
+  while (std::getline(in, line)) {
+    auto e = nlohmann::json::parse(line);
+    if (e["method"] == "POST" && e["path"].get<std::string>().find("/containers/create") != std::string::npos)
+      last = e;
+  }
+  return last;
+}
+
+}  // namespace gp::test

@@ -1,0 +1,43 @@
+// Shared by the [launch] tests: run `gpuprep` in-process with real file seams, and drive the stand-in
+// Docker Engine API (tests/support/fake_dockerd.py) with the real docker CLI through a real shell.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace gp::test {
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+// RunCli({"gpuprep", args...}) with DiskFs seams, no runner/native/docker (tests pass --host or --root).
+CliRun Gpuprep(const std::vector<std::string>& args);
+
+// A snapshot under tests/fixtures/snapshots.
+std::string Snapshot(const std::string& name);
+
+// A fresh temporary directory (removed by the OS's tmp cleaning; names are unique per call).
+std::string TempDir();
+
+// fake_dockerd.py on a unix socket in a temp dir, killed on destruction.
+class FakeDockerd {
+ public:
+  FakeDockerd();
+  ~FakeDockerd();
+  FakeDockerd(const FakeDockerd&) = delete;
+  FakeDockerd& operator=(const FakeDockerd&) = delete;
+
+  // Runs `sh -c script` with DOCKER_HOST pointing here; returns the exit code (docker run exits 125
+  // when the stand-in refuses the create it recorded). Clears earlier records first.
+  int RunShell(const std::string& script, std::string* err = nullptr);
+  // The last POST /containers/create as recorded: {"method","path","query","body"} (null when none).
+  nlohmann::json LastCreate() const;
+
+ private:
+  std::string dir_, socket_, record_;
+  int pid_ = -1;
+};
+
+}  // namespace gp::test

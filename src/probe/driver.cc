@@ -22,13 +22,19 @@ void FindUserspaceByFile(const sys::Fs& fs, DriverInfo& d) {
   const std::string prefix = "libnvidia-ml.so.";
   for (const char* dir : kLibDirs) {
     // The .so.1 link names the version ldconfig chose; reading it avoids listing a large directory.
-    if (auto link = fs.ReadLink(std::string(dir) + "/libnvidia-ml.so.1")) {
-      if (auto v = LibVersionFromName(Basename(*link), prefix); v && fs.Exists(std::string(dir) + "/" + Basename(*link))) {
+    const std::string so1 = std::string(dir) + "/libnvidia-ml.so.1";
+    auto link = fs.ReadLink(so1);
+    if (link) {
+      auto v = LibVersionFromName(Basename(*link), prefix);
+      if (v && fs.Exists(std::string(dir) + "/" + Basename(*link))) {
         d.userspace_version = *v;
         d.userspace_source = "file:" + std::string(dir) + "/" + Basename(*link);
         return;
       }
     }
+    // No libnvidia-ml.so.1 at all: no driver library here; skip listing a directory of a thousand entries.
+    // (A dangling or odd .so.1 link still gets the directory listed.)
+    if (!link && !fs.Exists(so1)) continue;
     std::optional<Version> best;
     std::string best_name;
     for (const auto& name : fs.List(dir)) {

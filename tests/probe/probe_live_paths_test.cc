@@ -88,6 +88,7 @@ TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 c
   TempTree t;
   t.Write("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 2023\n");
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
+  REQUIRE(::symlink("libnvidia-ml.so.535.129.03", (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
   t.Write("/usr/local/cuda-12.4/bin/nvcc", "");
   t.Write("/var/run/docker.sock", "");
   t.Write("/usr/bin/nvidia-ctk", "");
@@ -212,4 +213,20 @@ TEST_CASE("live paths: an nvcc that times out and an absent Docker socket are fi
   CHECK(h.cuda.notes == std::vector<std::string>{"/usr/local/cuda/bin/nvcc --version failed (timed out)"});
   CHECK(docker.requests.empty());
   CHECK(h.docker.detail == "/var/run/docker.sock not found (engine not installed or not running)");
+}
+
+TEST_CASE("--root with null seams: a dangling libnvidia-ml.so.1 still finds the versioned library", "[probe]") {
+  TempTree t;
+  t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
+  t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.530.30.02", "");
+  REQUIRE(::symlink("libnvidia-ml.so.550.54.15", (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
+  sys::DiskFs fs(t.root);
+  probe::ProbeEnv env;  // runner, native and docker stay null, as main passes them with --root
+  env.fs = &fs;
+  env.compat = &manifest::EmbeddedCompat();
+  auto h = probe::ProbeHost(env);
+  CHECK_FALSE(h.live);
+  CHECK(h.driver.userspace_version == "535.129.03");
+  CHECK(h.driver.userspace_source == "file:/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03");
+  CHECK(h.docker.detail == "not contacted (--root)");
 }

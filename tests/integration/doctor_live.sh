@@ -58,7 +58,8 @@ check(rc_table == rc, "table run exits the same (%d)" % rc_table)
 table = open(table_path).read()
 check(table.endswith("%d ok, %d warn, %d fail, %d skip\n" % (s["ok"], s["warn"], s["fail"], s["skip"])), "table ends with the summary")
 err = open(err_path).read()
-check(err.startswith("gpuprep: using stack ") and err.count("\n") == 1, "the default stack is named in one stderr line")
+named = [l for l in err.splitlines() if l.startswith("gpuprep: using stack ")]
+check(len(named) == 1 and " that supports " in named[0], "the default stack and why, in one stderr line")
 layer = {l["name"]: l for l in doc["layers"]}
 if not has_gpu:
     check(layer["gpu"]["status"] == "fail", "no NVIDIA GPU here: gpu layer fails")

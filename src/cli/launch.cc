@@ -73,8 +73,10 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
   }
   try {
     const auto names = manifest::EmbeddedStackNames();
-    if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end())
+    if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end()) {
+      reason = "the stack doctor checked in " + t.snapshot_path;
       return manifest::LoadStack(t.manifest, lc);
+    }
     std::vector<std::string> archs;
     for (const auto& g : t.host.gpus)
       if (!g.architecture.empty()) archs.push_back(g.architecture);

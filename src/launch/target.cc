@@ -48,6 +48,9 @@ bool LayerOk(const Target& t, const char* name) {
 bool HasNvidiaRuntime(const Target& t) {
   const auto& d = t.host.docker;
   if (std::find(d.runtimes.begin(), d.runtimes.end(), "nvidia") != d.runtimes.end()) return true;
+  // Registered in /etc/docker/daemon.json (what a --root probe sees without contacting the engine).
+  if (std::find(d.daemon_json_runtimes.begin(), d.daemon_json_runtimes.end(), "nvidia") != d.daemon_json_runtimes.end())
+    return true;
   if (t.host.toolkit.packages.count("nvidia-container-toolkit")) return true;
   // A snapshot without host.docker: the doctor verdicts stand in (PRODUCT.md "Host snapshot").
   const bool docker_described = d.engine_reachable || !d.version.empty() || !d.runtimes.empty();

@@ -33,7 +33,7 @@ Target TargetFromSnapshot(const std::string& text, const std::string& display_pa
 // snapshot's driver layer "found"; nullopt when there is none.
 std::optional<Version> HostDriverVersion(const Target& t);
 
-// True when `docker run --gpus` works there: an "nvidia" runtime registered, the toolkit's packages
+// True when `docker run --gpus` works there: an "nvidia" runtime registered (engine or daemon.json), the toolkit's packages
 // installed, or (snapshots without host.docker) the docker and container_toolkit layers are ok.
 bool HasNvidiaRuntime(const Target& t);
 // True when the engine resolves CDI names for NVIDIA GPUs (host.docker.cdi).

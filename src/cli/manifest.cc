@@ -1,11 +1,11 @@
 // `gpuprep manifest list | show NAME|PATH | validate PATH` (PRODUCT.md): the embedded stacks, one stack
-// resolved through `extends:` with the origin of every value, or a user file checked with line-precise errors.
+// resolved through `extends:` with the origin of every value, or a user file checked with line-precise
+// errors.
 #include <CLI/CLI.hpp>
-
 #include <array>
 #include <filesystem>
-#include <memory>
 #include <iomanip>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -19,8 +19,8 @@
 namespace gp::cli {
 namespace {
 
-using nlohmann::json;
 using manifest::Stack;
+using nlohmann::json;
 
 manifest::LoadContext MakeLoadContext(const std::string& spec, Context& ctx,
                                       std::unique_ptr<sys::HttpClient>& http) {
@@ -70,9 +70,14 @@ json StackJson(const Stack& s) {
   json repos = json::array();
   for (size_t i = 0; i < s.repositories.size(); ++i) {
     const auto& r = s.repositories[i];
-    json jr = {{"name", r.name}, {"url", r.url}, {"suite", r.suite}, {"components", r.components},
-               {"keyring_url", r.keyring_url}, {"keyring_path", r.keyring_path},
-               {"key_fingerprint", r.key_fingerprint}, {"keyring_sha256", r.keyring_sha256},
+    json jr = {{"name", r.name},
+               {"url", r.url},
+               {"suite", r.suite},
+               {"components", r.components},
+               {"keyring_url", r.keyring_url},
+               {"keyring_path", r.keyring_path},
+               {"key_fingerprint", r.key_fingerprint},
+               {"keyring_sha256", r.keyring_sha256},
                {"list_path", r.list_path}};
     if (!r.os.id.empty()) jr["os"] = {{"id", r.os.id}, {"version_id", r.os.version_id}};
     repos.push_back(jr);
@@ -119,7 +124,9 @@ void List(Context& ctx) {
     for (const auto& s : stacks) {
       json os = json::array();
       for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
-      out.push_back({{"name", s.name}, {"os", os}, {"architectures", s.architectures},
+      out.push_back({{"name", s.name},
+                     {"os", os},
+                     {"architectures", s.architectures},
                      {"driver_branch", s.driver.branch},
                      {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
                      {"image", s.image.ref}});
@@ -131,8 +138,8 @@ void List(Context& ctx) {
   for (const auto& s : stacks) wn = std::max(wn, s.name.size()), wo = std::max(wo, OsList(s).size());
   auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
                  const std::string& e) {
-    *ctx.out << std::left << std::setw(static_cast<int>(wn)) << a << "  " << std::setw(static_cast<int>(wo)) << b
-             << "  " << std::setw(6) << c << "  " << std::setw(7) << d << "  " << e << "\n";
+    *ctx.out << std::left << std::setw(static_cast<int>(wn)) << a << "  " << std::setw(static_cast<int>(wo))
+             << b << "  " << std::setw(6) << c << "  " << std::setw(7) << d << "  " << e << "\n";
   };
   row("NAME", "OS", "DRIVER", "CUDA", "IMAGE");
   for (const auto& s : stacks)
@@ -146,7 +153,9 @@ void ShowText(const Stack& s, std::ostream& out) {
     auto it = s.origins.find(key);
     return it == s.origins.end() ? std::string("default") : it->second;
   };
-  auto add = [&](const std::string& key, const std::string& value) { rows.push_back({key, value, origin(key)}); };
+  auto add = [&](const std::string& key, const std::string& value) {
+    rows.push_back({key, value, origin(key)});
+  };
   auto pkgs = [](const std::vector<manifest::AptPackage>& ps) {
     std::vector<std::string> parts;
     for (const auto& p : ps) parts.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
@@ -159,9 +168,11 @@ void ShowText(const Stack& s, std::ostream& out) {
   for (size_t i = 0; i < s.repositories.size(); ++i) {
     const auto& r = s.repositories[i];
     std::string os = r.os.id.empty() ? "" : " [" + r.os.id + " " + r.os.version_id + "]";
-    std::string key = r.key_fingerprint.empty() ? (r.keyring_sha256.empty() ? "no key pin" : "sha256 " + r.keyring_sha256)
-                                                : "key " + r.key_fingerprint;
-    rows.push_back({"repositories." + r.name, r.url + os + " (" + key + ")", origin("repositories." + std::to_string(i))});
+    std::string key = r.key_fingerprint.empty()
+                          ? (r.keyring_sha256.empty() ? "no key pin" : "sha256 " + r.keyring_sha256)
+                          : "key " + r.key_fingerprint;
+    rows.push_back({"repositories." + r.name, r.url + os + " (" + key + ")",
+                    origin("repositories." + std::to_string(i))});
   }
   add("driver.branch", std::to_string(s.driver.branch));
   add("driver.version", PinText(s.driver.version));
@@ -169,7 +180,9 @@ void ShowText(const Stack& s, std::ostream& out) {
   add("driver.packages", pkgs(s.driver.packages));
   add("driver.fabricmanager_packages", pkgs(s.driver.fabricmanager_packages));
   for (auto [name, c] : {std::pair<const char*, const manifest::ComponentSpec*>{"cuda", &s.cuda},
-                         {"cudnn", &s.cudnn}, {"nccl", &s.nccl}, {"container_toolkit", &s.container_toolkit}}) {
+                         {"cudnn", &s.cudnn},
+                         {"nccl", &s.nccl},
+                         {"container_toolkit", &s.container_toolkit}}) {
     std::string n = name;
     if (!c->enabled) {
       add(n + ".enabled", "false");
@@ -191,7 +204,8 @@ void ShowText(const Stack& s, std::ostream& out) {
   size_t w = 0;
   for (const auto& r : rows) w = std::max(w, r[0].size());
   for (const auto& r : rows)
-    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << r[1] << "  # " << r[2] << "\n";
+    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << r[1] << "  # " << r[2]
+        << "\n";
 }
 
 void Show(const std::string& spec, Context& ctx) {
@@ -224,7 +238,8 @@ void Validate(const std::string& path, Context& ctx) {
 }  // namespace
 
 void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("manifest", "List the embedded stacks, show one resolved, or validate a file");
+  CLI::App* cmd =
+      app.add_subcommand("manifest", "List the embedded stacks, show one resolved, or validate a file");
   cmd->require_subcommand(1);
   cmd->add_subcommand("list", "The embedded stacks: name, OS targets, driver branch, CUDA, image")
       ->callback([&ctx, &exit_code] {
@@ -232,13 +247,15 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
         exit_code = kExitOk;
       });
   auto show_spec = std::make_shared<std::string>(), validate_path = std::make_shared<std::string>();
-  CLI::App* show = cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
+  CLI::App* show =
+      cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
   show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL")->required();
   show->callback([&ctx, &exit_code, show_spec] {
     Show(*show_spec, ctx);
     exit_code = kExitOk;
   });
-  CLI::App* validate = cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
+  CLI::App* validate =
+      cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
   validate->add_option("path", *validate_path, "A Stack, Compat or Profile YAML file")->required();
   validate->callback([&ctx, &exit_code, validate_path] {
     Validate(*validate_path, ctx);

@@ -15,12 +15,12 @@ namespace gp::manifest {
 
 [[noreturn]] void Fail(const Mark& at, const std::string& message);
 
-std::string AsString(const Node& n);       // a scalar
-long long AsInt(const Node& n);            // a whole number
-bool AsBool(const Node& n);                // true/false
-Version AsVersion(const Node& n);          // dotted numbers ("535.129.03")
+std::string AsString(const Node& n);  // a scalar
+long long AsInt(const Node& n);       // a whole number
+bool AsBool(const Node& n);           // true/false
+Version AsVersion(const Node& n);     // dotted numbers ("535.129.03")
 const std::vector<Node>& AsList(const Node& n);
-unsigned long long AsBytes(const Node& n); // "128GiB", "64m", 1073741824
+unsigned long long AsBytes(const Node& n);  // "128GiB", "64m", 1073741824
 std::vector<std::string> AsStringList(const Node& n);
 
 // One map of a document: rejects unknown keys, reads fields and records where each came from.

@@ -181,20 +181,21 @@ const Node* At(const Node& root, const std::string& a, const std::string& b) {
 
 // Whole-stack rules that need more than one field or the compat facts.
 void CheckStack(const Stack& s, const Node& root) {
-  for (auto [name, comp] : {std::pair<const char*, const ComponentSpec*>{"cudnn", &s.cudnn}, {"nccl", &s.nccl}}) {
+  for (auto [name, comp] :
+       {std::pair<const char*, const ComponentSpec*>{"cudnn", &s.cudnn}, {"nccl", &s.nccl}}) {
     if (!comp->enabled || !comp->cuda_major || !s.cuda.version.known()) continue;
     if (*comp->cuda_major != static_cast<int>(s.cuda.version.version->major()))
       Fail(At(root, name, "cuda_major")->mark,
-           std::string(name) + " is built for CUDA " + std::to_string(*comp->cuda_major) + " but the stack's CUDA is " +
-               s.cuda.version.version->str());
+           std::string(name) + " is built for CUDA " + std::to_string(*comp->cuda_major) +
+               " but the stack's CUDA is " + s.cuda.version.version->str());
   }
   if (s.container_toolkit.enabled && s.container_toolkit.version.known()) {
     const Version& v = *s.container_toolkit.version.version;
     for (const auto& adv : EmbeddedCompat().toolkit_advisories)
       if (v < adv.fixed_in)
-        Fail(At(root, "container_toolkit", "version")->mark,
-             "container toolkit " + v.str() + " is affected by " + Join(adv.cves, ", ") + " (fixed in " +
-                 adv.fixed_in.str() + ")");
+        Fail(At(root, "container_toolkit", "version")->mark, "container toolkit " + v.str() +
+                                                                 " is affected by " + Join(adv.cves, ", ") +
+                                                                 " (fixed in " + adv.fixed_in.str() + ")");
   }
 }
 
@@ -214,7 +215,8 @@ const Stack& CachedEmbedded(const std::string& name, const EmbeddedFile* f) {
   static std::map<std::string, Stack> cache;
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, BuildStack(FromEmbedded(f), LoadContext{}, "embedded:" + name)).first;
+  if (it == cache.end())
+    it = cache.emplace(name, BuildStack(FromEmbedded(f), LoadContext{}, "embedded:" + name)).first;
   return it->second;
 }
 
@@ -253,7 +255,8 @@ Stack ParseStack(const std::string& text, const std::string& display_path, const
   return BuildStack(src, ctx, display_path);
 }
 
-std::string ValidateDocument(const std::string& text, const std::string& display_path, const LoadContext& ctx) {
+std::string ValidateDocument(const std::string& text, const std::string& display_path,
+                             const LoadContext& ctx) {
   Node root = ParseTree(text, display_path);
   Fields doc(root, "", nullptr);
   std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile"});
@@ -280,17 +283,18 @@ DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os
       return std::make_tuple(x->cuda.version.known() ? *x->cuda.version.version : Version(), x->driver.branch,
                              x->architectures.size());
     };
-    // Newest CUDA, then driver branch, then the broadest stack; names are visited in order: ties keep the first.
+    // Newest CUDA, then driver branch, then the broadest stack; names are visited in order: ties keep the
+    // first.
     if (!best || key(&s) > key(best)) best = &s;
   }
   std::string host = os_id + " " + os_version_id;
   std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";
   if (!best)
-    throw UsageError("no embedded stack supports " + host + " with " + gpus + " (embedded: " +
-                     Join(EmbeddedStackNames(), ", ") + "); choose one with --manifest");
+    throw UsageError("no embedded stack supports " + host + " with " + gpus +
+                     " (embedded: " + Join(EmbeddedStackNames(), ", ") + "); choose one with --manifest");
   std::string cuda = best->cuda.version.known() ? best->cuda.version.version->str() : "unknown";
-  return {best->name, "the newest embedded stack (CUDA " + cuda + ", driver R" + std::to_string(best->driver.branch) +
-                          ") that supports " + host + " and " + gpus};
+  return {best->name, "the newest embedded stack (CUDA " + cuda + ", driver R" +
+                          std::to_string(best->driver.branch) + ") that supports " + host + " and " + gpus};
 }
 
 }  // namespace gp::manifest

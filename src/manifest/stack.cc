@@ -1,7 +1,6 @@
 // A merged stack document (after `extends:`) -> Stack, and the Stack methods (model.h).
-#include "manifest/stack_parse.h"
-
 #include "manifest/fields.h"
+#include "manifest/stack_parse.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -48,19 +47,20 @@ Pinned ParsePinned(Fields& f, bool required) {
   auto reason = f.String("unknown_reason");
   if (v && v->kind == Node::Kind::kScalar && v->scalar == "unknown") {
     p.unknown = true;
-    if (!reason || Trim(*reason).empty())
-      Fail(v->mark, "version is unknown: add unknown_reason saying why");
+    if (!reason || Trim(*reason).empty()) Fail(v->mark, "version is unknown: add unknown_reason saying why");
     p.reason = *reason;
   } else if (v) {
     p.version = AsVersion(*v);
-    if (reason) Fail(f.node().KeyMark("unknown_reason"), "unknown_reason is only allowed with version: unknown");
+    if (reason)
+      Fail(f.node().KeyMark("unknown_reason"), "unknown_reason is only allowed with version: unknown");
   }
   return p;
 }
 
 void ParseDriver(const Node& n, Stack& s) {
   Fields f(n, "driver", &s.origins);
-  f.Only({"branch", "version", "unknown_reason", "flavour", "signed_modules", "packages", "fabricmanager_packages"});
+  f.Only({"branch", "version", "unknown_reason", "flavour", "signed_modules", "packages",
+          "fabricmanager_packages"});
   const Node& branch = f.Require("branch");
   s.driver.branch = static_cast<int>(AsInt(branch));
   s.driver.version = ParsePinned(f, true);
@@ -77,9 +77,10 @@ void ParseDriver(const Node& n, Stack& s) {
     const Node* fm = f.node().Find("fabricmanager_packages");
     for (size_t i = 0; i < s.driver.fabricmanager_packages.size(); ++i) {
       const auto& p = s.driver.fabricmanager_packages[i];
-      if (p.version.empty() || DebVersion::Parse(p.version).upstream == s.driver.version.version->str()) continue;
-      Fail(fm->items[i].mark, "fabric manager " + p.name + "=" + p.version + " does not match driver version " +
-                                  s.driver.version.version->str());
+      if (p.version.empty() || DebVersion::Parse(p.version).upstream == s.driver.version.version->str())
+        continue;
+      Fail(fm->items[i].mark, "fabric manager " + p.name + "=" + p.version +
+                                  " does not match driver version " + s.driver.version.version->str());
     }
   }
 }
@@ -108,12 +109,14 @@ void ParseImage(const Node& n, Stack& s) {
   const Node& cuda = f.Require("cuda");
   auto reason = f.String("cuda_unknown_reason");
   if (cuda.kind == Node::Kind::kScalar && cuda.scalar == "unknown") {
-    if (!reason || Trim(*reason).empty()) Fail(cuda.mark, "cuda is unknown: add cuda_unknown_reason saying why");
+    if (!reason || Trim(*reason).empty())
+      Fail(cuda.mark, "cuda is unknown: add cuda_unknown_reason saying why");
     s.image.cuda.unknown = true;
     s.image.cuda.reason = *reason;
   } else {
     s.image.cuda.version = AsVersion(cuda);
-    if (reason) Fail(f.node().KeyMark("cuda_unknown_reason"), "cuda_unknown_reason is only allowed with cuda: unknown");
+    if (reason)
+      Fail(f.node().KeyMark("cuda_unknown_reason"), "cuda_unknown_reason is only allowed with cuda: unknown");
   }
   if (auto b = f.Int("driver_min_branch")) s.image.driver_min_branch = static_cast<int>(*b);
   if (const Node* fc = f.Get("forward_compat"))
@@ -147,8 +150,9 @@ void ParseRepositories(const Node& n, Stack& s) {
          r.key_fingerprint.find_first_not_of("0123456789ABCDEF") != std::string::npos))
       Fail(f.node().Find("key_fingerprint")->mark, "key_fingerprint must be 40 upper-case hex digits");
     r.keyring_sha256 = f.String("keyring_sha256").value_or("");
-    if (!r.keyring_sha256.empty() && (r.keyring_sha256.size() != 64 ||
-                                      r.keyring_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+    if (!r.keyring_sha256.empty() &&
+        (r.keyring_sha256.size() != 64 ||
+         r.keyring_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
       Fail(f.node().Find("keyring_sha256")->mark, "keyring_sha256 must be 64 lower-case hex digits");
     r.list_path = AsString(f.Require("list_path"));
     s.repositories.push_back(std::move(r));
@@ -169,8 +173,8 @@ void ParseWorkload(const Node& n, Stack& s) {
 Stack StackFromTree(const Node& root) {
   Stack s;
   Fields doc(root, "", &s.origins);
-  doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "driver", "cuda", "cudnn",
-            "nccl", "container_toolkit", "image", "workload", "notes"});
+  doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "driver", "cuda",
+            "cudnn", "nccl", "container_toolkit", "image", "workload", "notes"});
   CheckHeader(doc, {"Stack"});
   Fields meta(doc.Require("metadata"), "metadata", &s.origins);
   meta.Only({"name", "description"});
@@ -180,13 +184,15 @@ Stack StackFromTree(const Node& root) {
   for (const Node& item : AsList(os)) s.os.push_back(ParseOs(item, "os", nullptr));
   if (s.os.empty()) Fail(os.mark, "os: the list is empty");
   const Node& arch = doc.Require("architectures");
-  for (const Node& item : AsList(arch)) s.architectures.push_back(OneOf(item, kArchitectures, "architecture"));
+  for (const Node& item : AsList(arch))
+    s.architectures.push_back(OneOf(item, kArchitectures, "architecture"));
   if (const Node* r = doc.Get("repositories")) ParseRepositories(*r, s);
   ParseDriver(doc.Require("driver"), s);
   ParseComponent(doc.Require("cuda"), "cuda", false, s.cuda, &s.origins);
   ParseComponent(doc.Require("cudnn"), "cudnn", true, s.cudnn, &s.origins);
   ParseComponent(doc.Require("nccl"), "nccl", true, s.nccl, &s.origins);
-  ParseComponent(doc.Require("container_toolkit"), "container_toolkit", false, s.container_toolkit, &s.origins);
+  ParseComponent(doc.Require("container_toolkit"), "container_toolkit", false, s.container_toolkit,
+                 &s.origins);
   ParseImage(doc.Require("image"), s);
   if (const Node* w = doc.Get("workload")) ParseWorkload(*w, s);
   s.notes = doc.String("notes").value_or("");

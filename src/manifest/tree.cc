@@ -36,7 +36,8 @@ class TreeBuilder : public YAML::EventHandler {
   }
   void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Unsupported(m, "aliases (*name)"); }
   void OnAnchor(const YAML::Mark& m, const std::string&) override { Unsupported(m, "anchors (&name)"); }
-  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, const std::string& value) override {
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a,
+                const std::string& value) override {
     CheckAnchor(m, a);
     CheckTag(m, tag);
     Node n;
@@ -50,7 +51,8 @@ class TreeBuilder : public YAML::EventHandler {
     Open(m, tag, a, Node::Kind::kList);
   }
   void OnSequenceEnd() override { Close(); }
-  void OnMapStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a,
+                  YAML::EmitterStyle::value) override {
     Open(m, tag, a, Node::Kind::kMap);
   }
   void OnMapEnd() override { Close(); }
@@ -58,12 +60,14 @@ class TreeBuilder : public YAML::EventHandler {
  private:
   struct Open_ {
     Node node;
-    bool want_key = true;   // maps: the next event is a key
-    std::string key;        // maps: the key waiting for its value
+    bool want_key = true;  // maps: the next event is a key
+    std::string key;       // maps: the key waiting for its value
     Mark key_mark;
   };
 
-  [[noreturn]] void Fail(const Mark& m, const std::string& msg) { throw FileError(*file_, m.line, m.col, msg); }
+  [[noreturn]] void Fail(const Mark& m, const std::string& msg) {
+    throw FileError(*file_, m.line, m.col, msg);
+  }
   [[noreturn]] void Unsupported(const YAML::Mark& m, const char* what) {
     Fail(MarkOf(m, file_), std::string("YAML ") + what + " are not supported in gpuprep manifests");
   }
@@ -71,7 +75,8 @@ class TreeBuilder : public YAML::EventHandler {
     if (a != YAML::NullAnchor) Unsupported(m, "anchors (&name)");
   }
   void CheckTag(const YAML::Mark& m, const std::string& tag) {
-    if (!tag.empty() && tag != "?" && tag != "!") Fail(MarkOf(m, file_), "YAML tags (" + tag + ") are not supported");
+    if (!tag.empty() && tag != "?" && tag != "!")
+      Fail(MarkOf(m, file_), "YAML tags (" + tag + ") are not supported");
   }
 
   void Open(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, Node::Kind kind) {
@@ -150,10 +155,14 @@ const Mark& Node::KeyMark(const std::string& key) const {
 
 std::string KindName(Node::Kind kind) {
   switch (kind) {
-    case Node::Kind::kNull: return "nothing";
-    case Node::Kind::kScalar: return "a string";
-    case Node::Kind::kList: return "a list";
-    case Node::Kind::kMap: return "a map";
+    case Node::Kind::kNull:
+      return "nothing";
+    case Node::Kind::kScalar:
+      return "a string";
+    case Node::Kind::kList:
+      return "a list";
+    case Node::Kind::kMap:
+      return "a map";
   }
   return "?";
 }

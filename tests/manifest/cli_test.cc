@@ -1,6 +1,5 @@
 // `gpuprep manifest ...` through gp::cli::RunCli with a real DiskFs: exit codes and exact output lines.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "cli/context.h"
@@ -20,7 +19,9 @@ Run Gpuprep(std::vector<std::string> args) {
   ctx.out = &out;
   ctx.err = &err;
   ctx.local_fs = &fs;
-  ctx.make_fs = [](const std::string& root) { return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root); };
+  ctx.make_fs = [](const std::string& root) {
+    return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root);
+  };
   args.insert(args.begin(), "gpuprep");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -39,11 +40,13 @@ TEST_CASE("manifest validate: a broken file is one line on stderr and exit 2", "
   Run r = Gpuprep({"manifest", "validate", kDir + "broken-unknown-key.yaml"});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "gpuprep: error: " + kDir + "broken-unknown-key.yaml:6:1: unknown key \"drivr\" (did you mean \"driver\"?)\n");
+  CHECK(r.err == "gpuprep: error: " + kDir +
+                     "broken-unknown-key.yaml:6:1: unknown key \"drivr\" (did you mean \"driver\"?)\n");
 
   r = Gpuprep({"manifest", "validate", kDir + "broken-syntax.yaml"});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: " + kDir + "broken-syntax.yaml:5:1: YAML syntax error: end of sequence flow not found\n");
+  CHECK(r.err == "gpuprep: error: " + kDir +
+                     "broken-syntax.yaml:5:1: YAML syntax error: end of sequence flow not found\n");
 
   r = Gpuprep({"manifest", "validate", kDir + "missing.yaml"});
   CHECK(r.code == 2);
@@ -78,14 +81,15 @@ TEST_CASE("manifest list and show", "[manifest]") {
   CHECK(r.out.find("\n  driver.version ") != std::string::npos);
   CHECK(r.out.find(" 535.183.01  # " + kDir + "site.yaml:8:12\n") != std::string::npos);
   CHECK(r.out.find(" https://nvidia.github.io/libnvidia-container/stable/deb/amd64/ (key "
-                   "C95B321B61E88C1809C4F759DDCAE044F796ECB0)  # manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:26:5\n") !=
-        std::string::npos);
+                   "C95B321B61E88C1809C4F759DDCAE044F796ECB0)  # "
+                   "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:26:5\n") != std::string::npos);
   CHECK(r.out.find("image.cuda ") != std::string::npos);
 
   r = Gpuprep({"manifest", "show", "hoper-r580-cuda13.0"});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean "
-                 "\"hopper-r580-cuda13.0\"?)\n");
+  CHECK(r.err ==
+        "gpuprep: error: no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean "
+        "\"hopper-r580-cuda13.0\"?)\n");
 
   r = Gpuprep({"manifest", "show", "--json", "blackwell-r580-cuda13.0"});
   CHECK(r.code == 0);

@@ -11,7 +11,7 @@ namespace m = gp::manifest;
 TEST_CASE("MinDriverFor: exact rows, GA for major.minor, nearest update below", "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
   CHECK(c.MinDriverFor(Version::Must("12.2.2"))->str() == "535.104.05");
-  CHECK(c.MinDriverFor(Version::Must("12.2"))->str() == "535.54.03");    // 12.2 = 12.2 GA
+  CHECK(c.MinDriverFor(Version::Must("12.2"))->str() == "535.54.03");  // 12.2 = 12.2 GA
   CHECK(c.MinDriverFor(Version::Must("12.2.0"))->str() == "535.54.03");
   CHECK(c.MinDriverFor(Version::Must("12.2.3"))->str() == "535.104.05");  // no 12.2.3 row: 12.2 Update 2
   CHECK(c.MinDriverFor(Version::Must("13.0"))->str() == "580.65.06");
@@ -19,14 +19,15 @@ TEST_CASE("MinDriverFor: exact rows, GA for major.minor, nearest update below", 
   CHECK(c.MinDriverFor(Version::Must("12.8"))->str() == "570.26");
   CHECK(c.MinDriverFor(Version::Must("12.5.0.23"))->str() == "555.42.02");
   CHECK(c.MinDriverFor(Version::Must("11.0.1"))->str() == "450.36.06");
-  CHECK_FALSE(c.MinDriverFor(Version::Must("12.7")).has_value());       // NVIDIA never shipped 12.7
+  CHECK_FALSE(c.MinDriverFor(Version::Must("12.7")).has_value());  // NVIDIA never shipped 12.7
   CHECK_FALSE(c.MinDriverFor(Version::Must("10.2")).has_value());
 }
 
 TEST_CASE("Table 3 is complete and ordered newest first", "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
   CHECK(c.cuda_min_driver.size() == 55);  // 53 rows of Table 3 + two secondary 13.3 rows
-  for (size_t i = 1; i < c.cuda_min_driver.size(); ++i) CHECK(c.cuda_min_driver[i - 1].cuda > c.cuda_min_driver[i].cuda);
+  for (size_t i = 1; i < c.cuda_min_driver.size(); ++i)
+    CHECK(c.cuda_min_driver[i - 1].cuda > c.cuda_min_driver[i].cuda);
   CHECK(c.cuda_min_driver.front().cuda.str() == "13.3.1");
   CHECK(c.cuda_min_driver.front().secondary);
   CHECK_FALSE(c.cuda_min_driver[2].secondary);
@@ -83,7 +84,8 @@ TEST_CASE("broken compat documents", "[manifest]") {
         "2 compat.yaml:3:36: unknown key \"drivr\" (did you mean \"driver\"?)");
   CHECK(err(head + "cuda_min_driver: [{cuda: \"12.x\", driver: \"535.104.05\"}]\n") ==
         "2 compat.yaml:3:26: \"12.x\" is not a version");
-  CHECK(err(head + "cuda_min_driver: []\nminor_compat: []\n") == "2 compat.yaml:1:1: missing required key \"gpus\"");
+  CHECK(err(head + "cuda_min_driver: []\nminor_compat: []\n") ==
+        "2 compat.yaml:1:1: missing required key \"gpus\"");
   CHECK(err(head + "cuda_min_driver: []\nminor_compat: []\ngpus: []\nnvswitch_pci_ids: [\"22a3\"]\n") ==
         "2 compat.yaml:6:20: \"22a3\" is not a PCI device id (like \"0x2330\")");
 }

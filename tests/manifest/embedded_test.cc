@@ -1,9 +1,10 @@
 // Every shipped manifest loads and validates, and the stacks obey the rules the facts impose.
+#include "util/embedded.h"
+
 #include <catch2/catch.hpp>
 
 #include "launch/profile.h"
 #include "manifest/loader.h"
-#include "util/embedded.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -16,15 +17,17 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
     INFO(f->path);
     std::string kind = m::ValidateDocument(std::string(f->data, f->size), f->path, m::LoadContext{});
     CHECK(kind == (std::string(f->path) == "manifests/compat.yaml" ? "Compat"
-                   : gp::StartsWith(f->path, "manifests/stacks/") ? "Stack"
+                   : gp::StartsWith(f->path, "manifests/stacks/")  ? "Stack"
                                                                    : "Profile"));
-    if (kind == "Profile") gp::launch::ParseProfile(std::string(f->data, f->size), f->path);  // launch owns the fields
+    if (kind == "Profile")
+      gp::launch::ParseProfile(std::string(f->data, f->size), f->path);  // launch owns the fields
   }
 }
 
 TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[manifest]") {
   const auto names = m::EmbeddedStackNames();
-  CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "hopper-r580-cuda13.0", "ubuntu22.04-r535-cuda12.2"});
+  CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "hopper-r580-cuda13.0",
+                                          "ubuntu22.04-r535-cuda12.2"});
   const m::Compat& compat = m::EmbeddedCompat();
   for (const auto& name : names) {
     INFO(name);
@@ -41,14 +44,17 @@ TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[
       CHECK((p.version.find("+cuda" + std::to_string(major) + ".") != std::string::npos ||
              gp::EndsWith(p.name, "-cuda-" + std::to_string(major))));
     REQUIRE(s.container_toolkit.version.known());
-    for (const auto& adv : compat.toolkit_advisories) CHECK(*s.container_toolkit.version.version >= adv.fixed_in);
-    for (const auto& p : s.container_toolkit.packages) CHECK(p.version == s.container_toolkit.version.version->str() + "-1");
+    for (const auto& adv : compat.toolkit_advisories)
+      CHECK(*s.container_toolkit.version.version >= adv.fixed_in);
+    for (const auto& p : s.container_toolkit.packages)
+      CHECK(p.version == s.container_toolkit.version.version->str() + "-1");
     // the pinned driver runs the stack's CUDA natively
     REQUIRE(s.driver.version.known());
     CHECK(*s.driver.version.version >= *compat.MinDriverFor(*s.cuda.version.version));
     // every GPU of every supported architecture can run this driver branch
     for (const auto& g : compat.gpus) {
-      if (std::find(s.architectures.begin(), s.architectures.end(), g.arch) == s.architectures.end()) continue;
+      if (std::find(s.architectures.begin(), s.architectures.end(), g.arch) == s.architectures.end())
+        continue;
       INFO(g.name);
       CHECK(g.min_driver_branch <= s.driver.branch);
       if (g.last_driver_branch) CHECK(s.driver.branch <= *g.last_driver_branch);
@@ -101,8 +107,10 @@ TEST_CASE("ChooseDefaultStack picks the newest stack for the host and says why",
         "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and hopper GPUs");
   CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta"}).name == "ubuntu22.04-r535-cuda12.2");
   CHECK(m::ChooseDefaultStack("debian", "12", {"ampere"}).name == "hopper-r580-cuda13.0");
-  CHECK(m::ChooseDefaultStack("ubuntu", "24.04", {"blackwell", "blackwell"}).name == "blackwell-r580-cuda13.0");
-  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).name == "hopper-r580-cuda13.0");  // the broadest of the newest
+  CHECK(m::ChooseDefaultStack("ubuntu", "24.04", {"blackwell", "blackwell"}).name ==
+        "blackwell-r580-cuda13.0");
+  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).name ==
+        "hopper-r580-cuda13.0");  // the broadest of the newest
   CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).reason ==
         "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and no known GPU");
   try {

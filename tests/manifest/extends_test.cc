@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include "manifest/helpers.h"
-#include "util/strings.h"
 #include "manifest/loader.h"
 #include "sys/fs.h"
+#include "util/strings.h"
 
 using gp::test::ErrorOf;
 namespace m = gp::manifest;
@@ -53,27 +53,32 @@ TEST_CASE("extends errors", "[manifest]") {
   gp::sys::DiskFs fs("/");
   m::LoadContext ctx{&fs, nullptr};
   CHECK(ErrorOf([&] { m::LoadStack(kDir + "cycle-a.yaml", ctx); }) ==
-        "2 " + kDir + "cycle-b.yaml:3:10: extends cycle: " + kDir + "cycle-a.yaml -> " + kDir + "cycle-b.yaml -> " +
-            kDir + "cycle-a.yaml");
+        "2 " + kDir + "cycle-b.yaml:3:10: extends cycle: " + kDir + "cycle-a.yaml -> " + kDir +
+            "cycle-b.yaml -> " + kDir + "cycle-a.yaml");
   CHECK(ErrorOf([&] { m::LoadStack(kDir + "extends-missing.yaml", ctx); }) ==
         "2 " + kDir +
-            "extends-missing.yaml:3:10: extends \"ubuntu22.04-r535-cuda12\": no embedded stack or file of that name "
+            "extends-missing.yaml:3:10: extends \"ubuntu22.04-r535-cuda12\": no embedded stack or file of "
+            "that name "
             "(did you mean \"ubuntu22.04-r535-cuda12.2\"?)");
   CHECK(ErrorOf([&] { m::LoadStack(kDir + "broken-unknown-key.yaml", ctx); }) ==
         "2 " + kDir + "broken-unknown-key.yaml:6:1: unknown key \"drivr\" (did you mean \"driver\"?)");
   CHECK(ErrorOf([&] { m::LoadStack(kDir + "broken-version.yaml", ctx); }) ==
         "2 " + kDir + "broken-version.yaml:7:12: \"535.x\" is not a version");
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "toolkit-advisory.yaml", ctx); }) ==
-        "2 " + kDir + "toolkit-advisory.yaml:7:12: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 "
-                      "(fixed in 1.16.2)");
-  CHECK(ErrorOf([&] { m::ParseStack("apiVersion: gpuprep/v1\nkind: Stack\nextends: ../x.yaml\n", "s.yaml", ctx); }) ==
-        "2 s.yaml:3:10: extends \"../x.yaml\": cannot read file ../x.yaml");
+  CHECK(
+      ErrorOf([&] { m::LoadStack(kDir + "toolkit-advisory.yaml", ctx); }) ==
+      "2 " + kDir +
+          "toolkit-advisory.yaml:7:12: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 "
+          "(fixed in 1.16.2)");
+  CHECK(ErrorOf([&] {
+          m::ParseStack("apiVersion: gpuprep/v1\nkind: Stack\nextends: ../x.yaml\n", "s.yaml", ctx);
+        }) == "2 s.yaml:3:10: extends \"../x.yaml\": cannot read file ../x.yaml");
   CHECK(ErrorOf([&] { m::LoadStack("no-such-stack", ctx); }) ==
         "2 no embedded stack or file named \"no-such-stack\" (embedded stacks: blackwell-r580-cuda13.0, "
         "hopper-r580-cuda13.0, ubuntu22.04-r535-cuda12.2)");
   CHECK(ErrorOf([&] { m::LoadStack("hoper-r580-cuda13.0", ctx); }) ==
         "2 no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean \"hopper-r580-cuda13.0\"?)");
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "nope.yaml", ctx); }) == "2 cannot read file " + kDir + "nope.yaml");
+  CHECK(ErrorOf([&] { m::LoadStack(kDir + "nope.yaml", ctx); }) ==
+        "2 cannot read file " + kDir + "nope.yaml");
   CHECK(ErrorOf([&] { m::LoadStack("https://example.com/s.yaml", ctx); }) ==
         "2 cannot fetch https://example.com/s.yaml: no HTTP client here");
   CHECK(ErrorOf([&] { m::LoadStack("http://example.com/s.yaml", ctx); }) ==

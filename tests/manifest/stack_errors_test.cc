@@ -27,12 +27,14 @@ TEST_CASE("minimal stack parses", "[manifest]") {
 }
 
 TEST_CASE("unknown keys are errors with did-you-mean", "[manifest]") {
-  CHECK(StackError(Edit("driver:", "drivr:")) == "2 stack.yaml:7:1: unknown key \"drivr\" (did you mean \"driver\"?)");
+  CHECK(StackError(Edit("driver:", "drivr:")) ==
+        "2 stack.yaml:7:1: unknown key \"drivr\" (did you mean \"driver\"?)");
   CHECK(StackError(Edit("  branch: 535", "  brnch: 535")) ==
         "2 stack.yaml:8:3: unknown key \"brnch\" (did you mean \"branch\"?)");
-  CHECK(StackError(std::string(kMinimalStack) + "workload: {qqq: 1}\n") ==
-        "2 stack.yaml:15:12: unknown key \"qqq\" (expected one of: profile, min_cpus_per_gpu, min_ram_per_gpu, "
-        "min_shm_per_gpu)");
+  CHECK(
+      StackError(std::string(kMinimalStack) + "workload: {qqq: 1}\n") ==
+      "2 stack.yaml:15:12: unknown key \"qqq\" (expected one of: profile, min_cpus_per_gpu, min_ram_per_gpu, "
+      "min_shm_per_gpu)");
 }
 
 TEST_CASE("wrong types name what was expected and what was found", "[manifest]") {
@@ -41,7 +43,8 @@ TEST_CASE("wrong types name what was expected and what was found", "[manifest]")
   CHECK(StackError(Edit("os: [{id: ubuntu, version_id: \"22.04\"}]", "os: {id: ubuntu}")) ==
         "2 stack.yaml:5:5: expected a list, got a map");
   CHECK(StackError(Edit("  name: t", "  name: [t]")) == "2 stack.yaml:4:9: expected a string, got a list");
-  CHECK(StackError(Edit("branch: 535", "branch: abc")) == "2 stack.yaml:8:11: expected a whole number, got \"abc\"");
+  CHECK(StackError(Edit("branch: 535", "branch: abc")) ==
+        "2 stack.yaml:8:11: expected a whole number, got \"abc\"");
   CHECK(StackError(Edit("cuda: {version: 12.2.2}", "cuda: {version: 12.2.2, optional: maybe}")) ==
         "2 stack.yaml:10:35: expected true or false, got \"maybe\"");
   CHECK(StackError(Edit("driver:\n  branch: 535\n  version: 535.129.03\n", "driver: 535\n")) ==
@@ -49,14 +52,17 @@ TEST_CASE("wrong types name what was expected and what was found", "[manifest]")
 }
 
 TEST_CASE("bad version strings", "[manifest]") {
-  CHECK(StackError(Edit("version: 535.129.03", "version: 535.x")) == "2 stack.yaml:9:12: \"535.x\" is not a version");
-  CHECK(StackError(Edit("version: 12.2.2", "version: v12")) == "2 stack.yaml:10:17: \"v12\" is not a version");
+  CHECK(StackError(Edit("version: 535.129.03", "version: 535.x")) ==
+        "2 stack.yaml:9:12: \"535.x\" is not a version");
+  CHECK(StackError(Edit("version: 12.2.2", "version: v12")) ==
+        "2 stack.yaml:10:17: \"v12\" is not a version");
   CHECK(StackError(Edit("version: 535.129.03", "version: 550.54.14")) ==
         "2 stack.yaml:9:12: driver version 550.54.14 is not on branch 535");
 }
 
 TEST_CASE("missing required fields", "[manifest]") {
-  CHECK(StackError(Edit("  branch: 535\n", "")) == "2 stack.yaml:8:3: driver: missing required key \"branch\"");
+  CHECK(StackError(Edit("  branch: 535\n", "")) ==
+        "2 stack.yaml:8:3: driver: missing required key \"branch\"");
   std::string no_image = kMinimalStack;
   no_image = no_image.substr(0, no_image.find("image:"));
   CHECK(StackError(no_image) == "2 stack.yaml:1:1: missing required key \"image\"");
@@ -78,27 +84,33 @@ TEST_CASE("version unknown with a reason gives Pinned{unknown}", "[manifest]") {
 TEST_CASE("header, syntax and document errors", "[manifest]") {
   CHECK(StackError(Edit("gpuprep/v1", "gpuprep/v2")) ==
         "2 stack.yaml:1:13: apiVersion must be \"gpuprep/v1\", got \"gpuprep/v2\"");
-  CHECK(StackError(Edit("kind: Stack", "kind: Stak")) == "2 stack.yaml:2:7: kind must be \"Stack\", got \"Stak\"");
+  CHECK(StackError(Edit("kind: Stack", "kind: Stak")) ==
+        "2 stack.yaml:2:7: kind must be \"Stack\", got \"Stak\"");
   CHECK(StackError(Edit("  name: t", "  name: [t")) ==
         "2 stack.yaml:5:3: YAML syntax error: end of sequence flow not found");
   CHECK(StackError("") == "2 stack.yaml:1:1: empty document");
-  CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\nkind: Stack\n")) == "2 stack.yaml:3:1: duplicate key \"kind\"");
+  CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\nkind: Stack\n")) ==
+        "2 stack.yaml:3:1: duplicate key \"kind\"");
   CHECK(StackError(Edit("  name: t", "  name: &n t")) ==
         "2 stack.yaml:4:9: YAML anchors (&name) are not supported in gpuprep manifests");
-  CHECK(StackError(Edit("  name: t", "  name: !!str t")) == "2 stack.yaml:4:9: YAML tags (tag:yaml.org,2002:str) are not supported");
+  CHECK(StackError(Edit("  name: t", "  name: !!str t")) ==
+        "2 stack.yaml:4:9: YAML tags (tag:yaml.org,2002:str) are not supported");
   CHECK(StackError(Edit("driver:\n  branch: 535\n  version: 535.129.03\n", "driver:\n")) ==
         "2 stack.yaml:7:1: missing required key \"driver\"");
-  CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\n? [a]\n: b\n")) == "2 stack.yaml:3:3: a key must be a plain string");
+  CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\n? [a]\n: b\n")) ==
+        "2 stack.yaml:3:3: a key must be a plain string");
   CHECK(StackError(Edit("architectures: [hopper]", "architectures: [hoper]")) ==
         "2 stack.yaml:6:17: unknown architecture \"hoper\" (did you mean \"hopper\"?)");
 }
 
 TEST_CASE("whole-stack rules: CUDA major of cuDNN/NCCL, toolkit advisories", "[manifest]") {
-  CHECK(StackError(Edit("cudnn: {version: 8.9.7.29, cuda_major: 12}", "cudnn: {version: 8.9.7.29, cuda_major: 11}")) ==
+  CHECK(StackError(Edit("cudnn: {version: 8.9.7.29, cuda_major: 12}",
+                        "cudnn: {version: 8.9.7.29, cuda_major: 11}")) ==
         "2 stack.yaml:11:40: cudnn is built for CUDA 11 but the stack's CUDA is 12.2.2");
   CHECK(StackError(Edit("container_toolkit: {version: 1.17.8}", "container_toolkit: {version: 1.17.3}")) ==
         "2 stack.yaml:13:30: container toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4)");
   CHECK(StackError(Edit("container_toolkit: {version: 1.17.8}", "container_toolkit: {version: 1.16.1}")) ==
-        "2 stack.yaml:13:30: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in 1.16.2)");
+        "2 stack.yaml:13:30: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in "
+        "1.16.2)");
   CHECK(StackError(std::string(kMinimalStack) + "notes: x\n") == "no error");
 }

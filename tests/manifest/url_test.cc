@@ -1,6 +1,5 @@
 // --manifest https://...: fetched through the HttpClient seam; the same rules apply to fetched stacks.
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "manifest/helpers.h"
@@ -46,9 +45,10 @@ TEST_CASE("stacks from https URLs extend embedded stacks; errors name the URL", 
   CHECK(http.gets == std::vector<std::string>{"https://example.com/site.yaml"});
 
   CHECK(m::LoadStack("http://127.0.0.1:8080/site.yaml", ctx).name == "remote");  // loopback mirror
-  CHECK(ErrorOf([&] { m::LoadStack("https://example.com/bad.yaml", ctx); }) ==
-        "2 https://example.com/bad.yaml:8:3: unknown key \"cpus\" (expected one of: profile, min_cpus_per_gpu, "
-        "min_ram_per_gpu, min_shm_per_gpu)");
+  CHECK(
+      ErrorOf([&] { m::LoadStack("https://example.com/bad.yaml", ctx); }) ==
+      "2 https://example.com/bad.yaml:8:3: unknown key \"cpus\" (expected one of: profile, min_cpus_per_gpu, "
+      "min_ram_per_gpu, min_shm_per_gpu)");
   CHECK(ErrorOf([&] { m::LoadStack("https://example.com/none.yaml", ctx); }) ==
         "2 cannot fetch https://example.com/none.yaml: HTTP status 404");
   CHECK(ErrorOf([&] { m::LoadStack("http://127.0.0.1.example.com/x.yaml", ctx); }) ==

@@ -28,12 +28,10 @@ std::optional<std::string> Dearmor(const std::string& armored) {
   size_t e = armored.find(end);
   if (b == std::string::npos || e == std::string::npos || e < b) return std::nullopt;
   auto lines = Split(armored.substr(b + begin.size(), e - b - begin.size()), '\n');
-  // Armor headers ("Version: ...") run until the first blank line; then base64, then "=CRC".
-  size_t i = 0;
-  bool has_headers = false;
-  for (size_t j = 0; j < lines.size(); ++j)
-    if (lines[j].find(':') != std::string::npos && !Trim(lines[j]).empty()) has_headers = true;
-  if (has_headers) {
+  // lines[0] is the rest of the BEGIN line. Armor headers ("Version: ...") run until the first blank line;
+  // then base64, then "=CRC".
+  size_t i = 1;
+  if (i < lines.size() && lines[i].find(':') != std::string::npos) {
     while (i < lines.size() && !Trim(lines[i]).empty()) ++i;
   }
   std::string b64;

@@ -116,10 +116,11 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
 }  // namespace
 
 std::optional<std::string> ParseCtkVersion(std::string_view text) {
-  auto at = text.find(" version ");
+  // First line: "NVIDIA Container Toolkit CLI version 1.17.8"
+  std::string_view first = text.substr(0, text.find('\n'));
+  auto at = first.find(" version ");
   if (at == std::string_view::npos) return std::nullopt;
-  auto words = SplitWords(text.substr(at + 9, text.find('\n', at) == std::string_view::npos ? text.npos
-                                                                                           : text.find('\n', at) - at - 9));
+  auto words = SplitWords(first.substr(at + 9));
   if (words.empty() || !Version::Parse(words[0])) return std::nullopt;
   return words[0];
 }
@@ -240,7 +241,8 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
   }
   ProbeEngine(env, d, cdi_dirs);
   if (!d.engine_reachable) {
-    // What the engine would say, from its configuration: runc always, plus daemon.json's runtimes.
+    // The engine was not asked (--root, or not running): its configured default runtime stands in;
+    // `runtimes` stays the engine's own answer (empty), daemon_json_runtimes says what is configured.
     d.default_runtime = daemon.default_runtime;
   }
 
@@ -273,8 +275,9 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
     bool enabled = daemon.cdi_feature.value_or(false);
     if (!daemon.cdi_feature) {
       if (const auto* p = FindPackage(facts, "docker-ce")) {
-        auto up = Version::Parse(DebVersion::Parse(p->version).upstream.substr(0, DebVersion::Parse(p->version).upstream.find_first_of("-~+")));
-        enabled = up && *up >= Version::Must("28.3.0");
+        std::string up = DebVersion::Parse(p->version).upstream;  // "5:28.3.2-1~ubuntu.22.04~jammy" -> "28.3.2"
+        auto v = Version::Parse(up.substr(0, up.find_first_of("-~+")));
+        enabled = v && *v >= Version::Must("28.3.0");
       }
     }
     d.cdi = enabled && nvidia_spec;

@@ -243,6 +243,10 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   if (c.multi.nodes > 1 && c.gpus.kind == GpuSelection::Kind::kNone)
     throw FlagError("--gpus", "0 GPUs contradicts --nodes " + std::to_string(c.multi.nodes) + " (a multi-node GPU job)");
   ResolveShmIpc(req, p, *in.target, c);
+  if (req.format == "slurm" && (req.shm || req.ipc))
+    c.warnings.push_back(std::string(req.shm ? "--shm" : "--ipc") +
+                         " has no effect in the slurm format: enroot containers share the node's IPC namespace and "
+                         "/dev/shm");
 
   c.ulimits = {{"memlock", -1, -1}, {"stack", 67108864, 67108864}};  // facts §6.1: NGC's recommended flags
   c.origins["ulimits"] = Origin::kStack;

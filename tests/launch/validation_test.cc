@@ -172,3 +172,44 @@ TEST_CASE("launch: a DataLoader-heavy profile with a small private shm warns on 
         "gpuprep: --ipc private with 1 GiB of shm for 2 GPU(s) will starve the DataLoader workers of profile vision; "
         "use --ipc host or --shm auto\n");
 }
+
+TEST_CASE("launch: a host without GPUs, --interactive, --json and the command without --", "[launch]") {
+  const std::string empty = gp::test::TempDir();  // a --root tree with nothing in it: no GPU at all
+  auto r = Gpuprep({"launch", "--root", empty, "--image", kImage});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --gpus: this host has no NVIDIA GPU\n");
+  r = Gpuprep({"launch", "--root", empty, "--image", kImage, "--gpus", "0", "--", "python", "prep.py"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("--gpus") == std::string::npos);
+
+  r = Gpuprep({"launch", "--host", kH100x2, "--image", kImage, "--interactive", "--", "bash"});
+  CHECK(r.out == "docker run --rm -it \\\n  --gpus all \\\n  --ipc=host \\\n  --ulimit memlock=-1 --ulimit stack=67108864 \\\n"
+                 "  nvcr.io/nvidia/pytorch:24.06-py3 \\\n  bash\n");
+  r = Gpuprep({"launch", "--host", kH100x2, "--image", kImage, "--", "bash"});
+  CHECK(r.out.find("-it") == std::string::npos);
+
+  r = Gpuprep({"launch", "--json", "--host", kH100x2, "--image", kImage, "--", "python", "--json", "-v"});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["config"]["command"] == nlohmann::json::array({"python", "--json", "-v"}));
+  r = Gpuprep({"launch", "--host", kH100x2, "--image", kImage, "python", "train.py"});
+  CHECK(r.out.find("  python train.py\n") != std::string::npos);
+
+  r = Gpuprep({"launch", "--host", kH100x2, "--image", kImage, "--format", "slurm", "--shm", "8g", "--", "python", "t.py"});
+  CHECK(r.code == 0);
+  CHECK(r.err == "gpuprep: --shm has no effect in the slurm format: enroot containers share the node's IPC namespace "
+                 "and /dev/shm\n");
+}
+
+TEST_CASE("launch: the image comes from the stack when nothing else names one", "[launch]") {
+  // The snapshot's stack is not embedded, so the default for ubuntu 22.04 + hopper is chosen and said.
+  auto r = Gpuprep({"launch", "--host", kH100x2, "--gpus", "0", "--", "python", "prep.py"});
+  REQUIRE(r.code == 0);
+  const auto doc = nlohmann::json::parse(Gpuprep({"launch", "--json", "--host", kH100x2, "--gpus", "0"}).out);
+  CHECK(doc["origins"]["image"] == "stack");
+  CHECK(r.out.find("  " + doc["config"]["image"].get<std::string>() + " \\\n") != std::string::npos);
+  CHECK(r.err.find("gpuprep: image from stack " + doc["config"]["stack"].get<std::string>() + ": ") == 0);
+  // An explicit --manifest that does not exist is an error, not a silent fallback.
+  auto bad = Gpuprep({"launch", "--manifest", "no-such-stack", "--host", kH100x2});
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+}

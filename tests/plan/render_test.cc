@@ -1,0 +1,141 @@
+// `gpuprep plan` output: the shell script an admin reviews (bash -n accepts it; exact lines), JSON, text,
+// and the CLI on the bare-nouveau fixture tree through --root.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "apply/harness.h"
+#include "cli/context.h"
+#include "plan/planner.h"
+#include "plan/render.h"
+#include "sys/process.h"
+#include "util/strings.h"
+
+using namespace gp;
+
+namespace {
+
+plan::Plan BarePlan(test::TempRoot& root, manifest::Stack& stack, probe::HostFacts& facts) {
+  stack.repositories[0].keyring_sha256 = std::string(64, 'a');
+  plan::PlanInput in;
+  in.stack = &stack;
+  in.facts = &facts;
+  in.fs = &root.fs();
+  in.manifest = "/etc/gpuprep/site stack.yaml";
+  return plan::BuildPlan(in);
+}
+
+bool Has(const std::string& text, const std::string& line) { return text.find("\n" + line + "\n") != std::string::npos; }
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+Run Gpuprep(std::vector<std::string> args) {
+  sys::DiskFs fs("/");
+  std::ostringstream out, err;
+  cli::Context ctx;
+  ctx.out = &out;
+  ctx.err = &err;
+  ctx.local_fs = &fs;
+  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
+  args.insert(args.begin(), "gpuprep");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  Run r;
+  r.code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted argv, heredoc writes", "[plan]") {
+  test::TempRoot root;
+  auto stack = test::TestStack();
+  auto facts = test::BareHost();
+  auto sh = plan::RenderSh(BarePlan(root, stack, facts));
+  CHECK(StartsWith(sh, "#!/bin/bash\n# gpuprep plan for stack test-r535: the commands `gpuprep apply` runs, in order.\n"));
+  CHECK(Has(sh, "set -euo pipefail"));
+  CHECK(Has(sh, "# 1. repository cuda: fetch the signing key https://repo.example/cuda/key.gpg and check its sha256 [repo.cuda.key]"));
+  CHECK(Has(sh, "curl --fail --silent --show-error --location --output \"$tmp/key1\" https://repo.example/cuda/key.gpg"));
+  CHECK(Has(sh, "echo " + std::string(64, 'a') + "\"  $tmp/key1\" | sha256sum --check --quiet"));
+  CHECK(Has(sh, "cat > /etc/modprobe.d/blacklist-nouveau.conf.gpuprep-new <<'GPUPREP_EOF'\nblacklist nouveau\n"
+                "options nouveau modeset=0\nGPUPREP_EOF"));
+  CHECK(Has(sh, "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o "
+                "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic "
+                "cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 "
+                "libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2"));
+  CHECK(Has(sh, "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev"));
+  CHECK(Has(sh, "gpuprep --manifest '/etc/gpuprep/site stack.yaml' verify --only driver"));
+  // bash itself accepts the script.
+  sys::RealCommandRunner runner;
+  sys::Command cmd;
+  cmd.argv = {"bash", "-n"};
+  cmd.stdin_data = sh;
+  auto res = runner.Run(cmd);
+  INFO(res.err);
+  CHECK(res.exit_code == 0);
+}
+
+TEST_CASE("plan --format json and text", "[plan]") {
+  test::TempRoot root;
+  auto stack = test::TestStack();
+  auto facts = test::BareHost();
+  auto p = BarePlan(root, stack, facts);
+  auto j = plan::RenderJson(p);
+  CHECK(j["stack"] == "test-r535");
+  CHECK(j["layers"][0]["name"] == "driver");
+  CHECK(j["layers"][0]["action"] == "install");
+  CHECK(j["layers"][0]["found"].is_null());
+  CHECK(j["steps"][4]["id"] == "apt.install");
+  CHECK(j["steps"][4]["actions"][0]["run"][0] == "apt-get");
+  CHECK(j["steps"][4]["actions"][0]["env"]["DEBIAN_FRONTEND"] == "noninteractive");
+  CHECK(j["steps"][0]["actions"][0]["sha256"] == std::string(64, 'a'));
+  CHECK(j["steps"][2]["actions"][0]["write"] == "/etc/modprobe.d/blacklist-nouveau.conf");
+  CHECK(j["blockers"].empty());
+  auto text = plan::RenderText(p);
+  CHECK(StartsWith(text, "stack test-r535\n  driver         install  535.129.03 (found: none) missing: cuda-drivers=535.129.03-1"));
+  CHECK(Has(text, "5. one apt transaction for every missing package, pinned exactly [apt.install]"));
+  plan::Plan empty;
+  empty.stack = "s";
+  CHECK(plan::RenderText(empty) == "stack s\nnothing to do\n");
+  CHECK(Has(plan::RenderSh(empty), "# nothing to do"));
+}
+
+TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's script", "[plan]") {
+  const std::string root = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
+  Run r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "sh"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(StartsWith(r.out, "#!/bin/bash\n"));
+  CHECK(Has(r.out, "update-initramfs -u"));
+  CHECK(r.out.find("install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 ") != std::string::npos);
+  CHECK(r.out.find("nvidia-container-toolkit") == std::string::npos);  // not a layer apply installs
+
+  r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "yaml"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --format: must be text, sh or json, not \"yaml\"\n");
+  r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--skip", "cuda,drivr"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --skip: unknown layer \"drivr\" (did you mean \"driver\"?)\n");
+}
+
+TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before touching anything", "[apply]") {
+  const std::string root = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
+  Run r = Gpuprep({"--root", root, "apply", "--yes"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --root: apply changes the live host; review a tree with: gpuprep plan --root DIR\n");
+  r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply"});
+  CHECK(r.code == 2);
+  if (::geteuid() == 0)
+    CHECK(r.err == "gpuprep: error: apply: --yes is required to change the host (review first with: gpuprep plan)\n");
+  else
+    CHECK(r.err == "gpuprep: error: apply: must run as root (try: sudo gpuprep apply --yes)\n");
+  r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply", "--only", "cudaa"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --only: unknown layer \"cudaa\" (did you mean \"cuda\"?)\n");
+}

@@ -87,6 +87,12 @@ LayerReport CheckDriver(const CheckInput& in) {
     return r;
   }
 
+  // Without a GPU there is nothing for a driver to drive (the gpu layer fails); headers and Secure Boot
+  // would only be noise.
+  if (!dv && in.host.gpus.empty()) {
+    r.Add(Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
+    return r;
+  }
   if (NouveauBound(in.host)) {
     if (d.nouveau_blacklisted)
       r.Add(Status::kFail, "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
@@ -108,10 +114,6 @@ LayerReport CheckDriver(const CheckInput& in) {
           "sudo apt-get install linux-headers-" + in.host.kernel);
 
   if (!dv) {
-    if (in.host.gpus.empty() && r.findings.empty()) {
-      r.Add(Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
-      return r;
-    }
     r.Add(Status::kFail, "NVIDIA driver not installed", ApplyFix("driver"));
     return r;
   }

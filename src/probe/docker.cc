@@ -231,7 +231,7 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
   ProbeToolkit(env, facts);
   d.cli_found = !FindProgram(env, "docker").empty();
 
-  std::vector<std::string> cdi_dirs = {"/etc/cdi", "/var/run/cdi"};
+  std::vector<std::string> cdi_dirs = {"/etc/cdi", VarRun(fs, "/cdi")};
   DaemonJson daemon;
   if (auto text = fs.Read("/etc/docker/daemon.json")) {
     daemon = ParseDaemonJson(*text);

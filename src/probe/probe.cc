@@ -35,6 +35,11 @@ bool ExistsInRoot(const sys::Fs& fs, const std::string& path) {
   return fs.Exists(path);
 }
 
+std::string VarRun(const sys::Fs& fs, const std::string& rest) {
+  if (auto target = fs.ReadLink("/var/run")) return ResolveLink("/var/run", *target) + rest;
+  return "/var/run" + rest;
+}
+
 std::vector<std::string> DistInfoDirs(const ProbeEnv& env, const HostFacts& facts) {
   const sys::Fs& fs = *env.fs;
   std::vector<std::string> out;

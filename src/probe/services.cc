@@ -58,7 +58,7 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
     }
   }
 
-  facts.reboot_required = fs.Exists("/run/reboot-required") || fs.Exists("/var/run/reboot-required");
+  facts.reboot_required = fs.Exists("/run/reboot-required") || fs.Exists(VarRun(fs, "/reboot-required"));
 }
 
 }  // namespace gp::probe

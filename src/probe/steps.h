@@ -51,6 +51,9 @@ std::vector<std::string> CudaLibDirs(const HostFacts& facts);
 // `path` exists; when `path` itself is an absolute symlink, its target is looked up inside the Fs root
 // (a --root tree's "/lib/modules/K/build -> /usr/src/linux-headers-K" must not resolve on the live host).
 bool ExistsInRoot(const sys::Fs& fs, const std::string& path);
+// "/var/run" + rest, following /var/run when it is a symlink (Debian/Ubuntu: /var/run -> /run, absolute,
+// which a --root tree must resolve inside the tree, not on the live host).
+std::string VarRun(const sys::Fs& fs, const std::string& rest);
 // A directory entry's parent-relative symlink target made absolute ("cuda-12.2" under /usr/local ->
 // "/usr/local/cuda-12.2"); absolute targets are returned as they are.
 std::string ResolveLink(const std::string& link_path, const std::string& target);

@@ -230,3 +230,18 @@ TEST_CASE("--root with null seams: a dangling libnvidia-ml.so.1 still finds the 
   CHECK(h.driver.userspace_source == "file:/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03");
   CHECK(h.docker.detail == "not contacted (--root)");
 }
+
+TEST_CASE("--root: /var/run -> /run (absolute, as on Ubuntu) resolves inside the tree", "[probe]") {
+  TempTree t;
+  t.Write("/run/cdi/nvidia.yaml", "kind: nvidia.com/gpu\ndevices:\n- name: all\n");
+  t.Write("/run/reboot-required", "*** System restart required ***\n");
+  t.Write("/var/lib/.keep", "");
+  REQUIRE(::symlink("/run", (t.root + "/var/run").c_str()) == 0);
+  sys::DiskFs fs(t.root);
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.compat = &manifest::EmbeddedCompat();
+  auto h = probe::ProbeHost(env);
+  CHECK(h.docker.cdi_devices == std::vector<std::string>{"nvidia.com/gpu=all"});
+  CHECK(h.reboot_required);
+}

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <functional>
 
 #include "apply/locks.h"
 #include "apply/verify.h"
@@ -63,7 +64,9 @@ class Executor {
       }
       if (reboot) return Reboot(step);
       Record(step, error.empty() ? "done" : "failed", error);
+      if (step.id == "apt.install") undo_.clear();  // from here on the repositories stay configured
       if (!error.empty()) {
+        Undo();
         journal_.state = "failed";
         Save();
         return {1, step.id + ": " + error};
@@ -97,17 +100,40 @@ class Executor {
     journal_.Touch(step.layers);
   }
 
+  // Until the install transaction has run, every file change can be taken back, so a repository that
+  // fails apt's signature check (or a write error) leaves the host as it was.
+  void RememberFile(const std::string& path) {
+    auto old = env_.fs->Read(path);
+    sys::Fs* fs = env_.fs;
+    if (old)
+      undo_.push_back([fs, path, contents = *old] { fs->WriteAtomic(path, contents, 0644, false); });
+    else
+      undo_.push_back([fs, path] { fs->Remove(path); });
+  }
+
+  void Undo() {
+    if (undo_.empty()) return;
+    spdlog::info("undoing this run's changes to apt sources");
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
+    undo_.clear();
+  }
+
   // Returns "" on success, else one line saying what failed. Sets `reboot` for a required reboot.
   std::string Do(const Action& a, bool& reboot) {
     switch (a.kind) {
       case Action::Kind::kRun: return RunCommand(a);
       case Action::Kind::kWrite: {
+        RememberFile(a.path);
         auto r = env_.fs->WriteAtomic(a.path, a.contents, a.mode, a.keep_backup);
         return r.ok ? "" : r.error;
       }
       case Action::Kind::kMove: {
         auto r = env_.fs->Rename(a.path, a.to);
-        if (r.ok) spdlog::info("moved {} aside to {}", a.path, a.to);
+        if (r.ok) {
+          sys::Fs* fs = env_.fs;
+          undo_.push_back([fs, from = a.path, to = a.to] { fs->Rename(to, from); });
+          spdlog::info("moved {} aside to {}", a.path, a.to);
+        }
         return r.ok ? "" : r.error;
       }
       case Action::Kind::kFetch: return Fetch(a);
@@ -195,6 +221,7 @@ class Executor {
       if (!bin) return a.url + ": malformed ASCII-armored key";
       key = *bin;
     }
+    RememberFile(a.path);
     auto w = env_.fs->WriteAtomic(a.path, key, a.mode, true);
     if (!w.ok) return w.error;
     spdlog::info("installed key {} (verified {})", a.path, a.sha256.empty() ? "by fingerprint" : "by sha256");
@@ -241,6 +268,7 @@ class Executor {
   ExecEnv& env_;
   std::unique_ptr<sys::HttpClient> http_;
   std::vector<std::string> reboot_reasons_;
+  std::vector<std::function<void()>> undo_;
   std::string save_error_;
 };
 

@@ -298,11 +298,6 @@ class Planner {
     }
     bool sources_changed = false;
     if (!install_.empty()) Repositories(sources_changed);
-    if (nouveau_) {
-      Step& s = NewStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
-      s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
-      s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
-    }
     if (!install_.empty() && sources_changed)
       NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
           Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
@@ -314,6 +309,12 @@ class Planner {
       a.timeout = std::chrono::seconds(3600);
       NewStep("apt.install", AptLayers(), "one apt transaction for every missing package, pinned exactly")
           .actions.push_back(a);
+    }
+    // After the install: a failed install must not leave a host whose only display driver is blacklisted.
+    if (nouveau_) {
+      Step& s = NewStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
+      s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
+      s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
     }
     if (!hold_.empty())
       NewStep("apt.hold", AptLayers(), "hold the pinned packages so upgrades cannot move them")

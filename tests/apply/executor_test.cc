@@ -127,14 +127,14 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   CHECK(r.message ==
         "a reboot is required (/var/run/reboot-required exists; driver 535.129.03 is installed but no nvidia kernel "
         "module is loaded); reboot, and gpuprep-resume.service resumes after boot (or run: gpuprep apply --resume --yes)");
-  CHECK(h.runner.Joined() == std::vector<std::string>{"update-initramfs -u",
-                                                      "apt-get -o DPkg::Lock::Timeout=600 update",
+  CHECK(h.runner.Joined() == std::vector<std::string>{"apt-get -o DPkg::Lock::Timeout=600 update",
                                                       kInstall,
+                                                      "update-initramfs -u",
                                                       "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev",
                                                       "systemctl enable nvidia-persistenced.service",
                                                       "systemctl daemon-reload",
                                                       "systemctl enable gpuprep-resume.service"});
-  CHECK(h.runner.calls[2].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
+  CHECK(h.runner.calls[1].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   // Files: the key exactly as pinned, the signed-by list, the blacklist, the unit, the journal.
   CHECK(h.root.Read("/usr/share/keyrings/cuda-archive-keyring.gpg") == kKey);
   CHECK(h.root.Read("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list") ==
@@ -150,8 +150,8 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   CHECK(j->state == "reboot-required");
   std::vector<std::string> ids;
   for (const auto& s : j->steps) ids.push_back(s.id + ":" + s.status);
-  CHECK(ids == std::vector<std::string>{"repo.cuda.key:done", "repo.cuda.list:done", "driver.nouveau:done",
-                                        "apt.update:done", "apt.install:done", "apt.hold:done",
+  CHECK(ids == std::vector<std::string>{"repo.cuda.key:done", "repo.cuda.list:done", "apt.update:done",
+                                        "apt.install:done", "driver.nouveau:done", "apt.hold:done",
                                         "driver.persistenced:done", "reboot.check:done"});
   CHECK(j->touched_layers == std::vector<std::string>{"driver", "cuda", "cudnn", "nccl"});
 
@@ -242,13 +242,34 @@ TEST_CASE("apt-get install failing stops the run with apt's own last line; nothi
   CHECK_FALSE(h.root.Exists("/etc/systemd/system/gpuprep-resume.service"));
 }
 
-TEST_CASE("a disk write error fails the step and stops before apt", "[apply]") {
+TEST_CASE("a disk write error fails the step, stops before apt and takes back the key", "[apply]") {
   Host h;
-  h.root.Write("/etc/modprobe.d", "not a directory");
+  h.root.Write("/etc/apt/sources.list.d", "not a directory");
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
-  CHECK(StartsWith(r.message, "driver.nouveau: "));
-  for (const auto& c : h.runner.Joined()) CHECK_FALSE(StartsWith(c, "apt-get"));
+  CHECK(StartsWith(r.message, "repo.cuda.list: "));
+  CHECK(h.runner.calls.empty());
+  CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
+}
+
+TEST_CASE("apt-get update failing (a bad signature) restores the sources as they were", "[apply]") {
+  Host h;
+  h.root.Write("/etc/apt/sources.list.d/old.list", "deb https://repo.example/cuda /\n");
+  h.root.Write("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list", "deb https://repo.example/cuda/ /\n");
+  h.runner.rules.insert(h.runner.rules.begin(),
+                        {"apt-get -o DPkg::Lock::Timeout=600 update",
+                         test::Exit(100, "", "E: The repository 'https://repo.example/cuda  InRelease' is not signed.\n"),
+                         -1, nullptr});
+  auto r = h.Run(h.Plan());
+  CHECK(r.exit_code == 1);
+  CHECK(r.message == "apt.update: apt-get -o DPkg::Lock::Timeout=600 update exited with 100: E: The repository "
+                     "'https://repo.example/cuda  InRelease' is not signed.");
+  CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
+  CHECK(h.root.Read("/etc/apt/sources.list.d/old.list") == "deb https://repo.example/cuda /\n");
+  CHECK(h.root.Read("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list") == "deb https://repo.example/cuda/ /\n");
+  CHECK(h.root.fs().List("/etc/apt/sources.list.d") ==
+        std::vector<std::string>{"cuda-ubuntu2204-x86_64.list", "old.list"});
+  CHECK_FALSE(h.root.Exists("/etc/modprobe.d/blacklist-nouveau.conf"));
 }
 
 TEST_CASE("an interrupted dpkg is configured before the install", "[apply]") {

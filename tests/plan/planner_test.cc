@@ -71,8 +71,8 @@ struct Fixture {
 TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, holds, reboot check, verify", "[plan]") {
   Fixture f;
   auto p = f.Build();
-  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "driver.nouveau", "apt.update",
-                                            "apt.install", "apt.hold", "driver.persistenced", "reboot.check",
+  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "apt.update", "apt.install",
+                                            "driver.nouveau", "apt.hold", "driver.persistenced", "reboot.check",
                                             "verify.driver", "verify.cuda", "verify.cudnn", "verify.nccl"});
   const auto* install = Find(p, "apt.install");
   REQUIRE(install);

@@ -338,3 +338,31 @@ TEST_CASE("LayerReport: status is the worst finding; fix joins every warn and fa
   CHECK(r.detail == "a; b; c; d");
   CHECK(r.fix == std::optional<std::string>("fix c; fix d"));
 }
+
+TEST_CASE("unknown or disabled stack values skip their layer with the reason", "[layers][doctor]") {
+  test::Inputs t;
+  t.stack.cuda.version = {};
+  t.stack.cuda.version.unknown = true;
+  t.stack.cuda.version.reason = "no verified CUDA";
+  auto cuda = layers::CheckCuda(t.in());
+  CHECK(cuda.status == Status::kSkip);
+  CHECK(cuda.detail == "the stack's CUDA version is unknown: no verified CUDA");
+  CHECK(cuda.found == std::optional<std::string>("12.2.140"));
+
+  t.stack.container_toolkit.version = {};
+  t.stack.container_toolkit.version.unknown = true;
+  t.stack.container_toolkit.version.reason = "no verified toolkit";
+  CHECK(layers::CheckContainerToolkit(t.in()).detail ==
+        "the stack's container toolkit version is unknown: no verified toolkit");
+
+  t.stack.nccl.enabled = false;
+  auto nccl = layers::CheckNccl(t.in());
+  CHECK(nccl.status == Status::kSkip);
+  CHECK(nccl.detail == "NCCL is not part of stack ubuntu22-r535-cuda12.2");
+
+  t.stack.image = {};
+  CHECK(layers::CheckImage(t.in()).detail == "stack ubuntu22-r535-cuda12.2 names no image");
+
+  // An unknown CUDA in the stack leaves the driver layer to the host's own facts.
+  CHECK(layers::CheckDriver(t.in()).status == Status::kOk);
+}

@@ -110,6 +110,7 @@ struct DockerInfoBody {
   bool ok = false;                         // the body was a JSON object
 };
 DockerInfoBody ParseDockerInfoBody(std::string_view body);
+// ---------------------------------------------------------------- cdi.cc
 // A CDI spec (YAML as nvidia-ctk writes it, or JSON): kind and the fully-qualified device names
 // ("nvidia.com/gpu=0", ...). Empty kind when the text is not a spec.
 struct CdiSpec {

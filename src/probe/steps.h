@@ -40,6 +40,10 @@ struct LibrarySpec {
 // library.cc: fills `out` from the sources above; the live library's answer wins when it loads.
 void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec, Component& out);
 
+// cdi.cc: reads the CDI specs in `dirs` (duplicates skipped); appends their nvidia.com/gpu device names to
+// `devices` (no duplicates); true when at least one nvidia.com/gpu spec exists.
+bool ScanCdiSpecs(const sys::Fs& fs, const std::vector<std::string>& dirs, std::vector<std::string>& devices);
+
 // Shared helpers (probe/probe.cc).
 // Directories that may hold pip wheels' dist-info (site-packages / dist-packages of the host's Pythons,
 // and <cuda>/dist-info of a toolkit assembled from wheels).

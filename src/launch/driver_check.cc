@@ -1,5 +1,7 @@
 #include "launch/driver_check.h"
 
+#include "layers/rules.h"
+
 namespace gp::launch {
 
 ImageCuda ImageCudaFor(const std::string& ref, const manifest::Stack* stack, const manifest::Compat& compat) {
@@ -18,6 +20,15 @@ ImageCuda ImageCudaFor(const std::string& ref, const manifest::Stack* stack, con
   return out;
 }
 
+namespace {
+// A forward-compatibility entry V admits V or later on V's branch (as doctor reads them).
+bool ForwardCompatAdmits(const std::vector<Version>& fc, const Version& driver) {
+  for (const Version& v : fc)
+    if (v.major() == driver.major() && driver >= v) return true;
+  return false;
+}
+}  // namespace
+
 DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& driver, bool all_datacenter,
                           const manifest::Compat& compat) {
   DriverVerdict v;
@@ -29,42 +40,32 @@ DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& 
     v.message = "the host's NVIDIA driver version is unknown; the driver was not checked";
     return v;
   }
-  const std::optional<Version> exact = image.cuda ? compat.MinDriverFor(*image.cuda) : std::nullopt;
-  const bool branch_ok = !image.driver_min_branch || static_cast<int>(driver->major()) >= *image.driver_min_branch;
-  const std::string need = image.cuda ? "CUDA " + image.cuda->str() : image.ref;
-  if (branch_ok && (!exact || *driver >= *exact)) {
+  const std::string d = "driver " + driver->str();
+  if (image.driver_min_branch && static_cast<int>(driver->major()) < *image.driver_min_branch) {
+    const std::string needs = image.ref + " requires NVIDIA driver R" + std::to_string(*image.driver_min_branch) + " or later";
+    if (ForwardCompatAdmits(image.forward_compat, *driver)) {
+      v.kind = all_datacenter ? DriverVerdict::Kind::kWarn : DriverVerdict::Kind::kTooOld;
+      v.message = all_datacenter ? needs + ": " + d + " runs it only in CUDA forward-compatibility mode (data-center GPUs)"
+                                 : needs + "; " + d + " could run it only in forward-compatibility mode, which needs "
+                                           "data-center GPUs";
+      return v;
+    }
+    v.kind = DriverVerdict::Kind::kTooOld;
+    v.message = needs + "; the host has " + d;
+    return v;
+  }
+  if (!image.cuda) {
     v.kind = DriverVerdict::Kind::kOk;
     return v;
   }
-  if (branch_ok && image.cuda) {
-    if (const manifest::MinorCompat* mc = compat.MinorCompatFor(static_cast<int>(image.cuda->major()))) {
-      const bool in_range = static_cast<int>(driver->major()) >= mc->min_branch &&
-                            (!mc->exact_min || *driver >= *mc->exact_min);
-      if (in_range) {
-        v.kind = DriverVerdict::Kind::kMinorCompat;
-        v.message = "driver " + driver->str() + " is older than " + need + "'s " + exact->str() +
-                    "; it runs through CUDA minor-version compatibility (PTX JIT of newer code will fail)";
-        return v;
-      }
-    }
+  const layers::CudaVerdict cv = layers::DriverRunsCuda(compat, *driver, *image.cuda, image.ref + "'s CUDA " + image.cuda->str(),
+                                                        all_datacenter, image.forward_compat);
+  switch (cv.status) {
+    case layers::Status::kOk: v.kind = DriverVerdict::Kind::kOk; return v;
+    case layers::Status::kFail: v.kind = DriverVerdict::Kind::kTooOld; break;
+    default: v.kind = DriverVerdict::Kind::kWarn; break;
   }
-  for (const Version& fc : image.forward_compat) {
-    if (fc.major() == driver->major() && *driver >= fc) {
-      if (all_datacenter) {
-        v.kind = DriverVerdict::Kind::kForwardCompat;
-        v.message = "driver " + driver->str() + " runs " + need + " in forward-compatibility mode (data-center GPUs)";
-        return v;
-      }
-      v.kind = DriverVerdict::Kind::kTooOld;
-      v.message = image.ref + " needs " + need + "; driver " + driver->str() +
-                  " could run it only in forward-compatibility mode, which needs data-center GPUs";
-      return v;
-    }
-  }
-  v.kind = DriverVerdict::Kind::kTooOld;
-  std::string wanted = exact ? "NVIDIA driver >= " + exact->str()
-                             : "NVIDIA driver branch >= " + std::to_string(*image.driver_min_branch);
-  v.message = image.ref + " needs " + need + " (" + wanted + "); the host's driver is " + driver->str();
+  v.message = cv.message;
   return v;
 }
 

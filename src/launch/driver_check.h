@@ -1,8 +1,10 @@
-// Will the image's CUDA run on the host's driver? The rule doctor's image layer uses, on the same Compat
-// facts (facts/nvidia-compat.md §1): the driver meets the minimum of the image's exact CUDA release
-// (Table 3); or, below it, the driver is on a branch that CUDA's minor-version compatibility covers for
-// that CUDA major (Table 2; works, PTX JIT excepted); or, on data-center GPUs only, the driver is on one
-// of the branches the image's release notes allow in forward-compatibility mode.
+// Will the image's CUDA run on the host's driver? Doctor's rule itself (layers::DriverRunsCuda, on the
+// same Compat facts, facts/nvidia-compat.md §1): the driver meets the minimum of the image's exact CUDA
+// release (Table 3); or, below it, the driver is on a branch that CUDA's minor-version compatibility
+// covers for that CUDA major (Table 2); or, on data-center GPUs only, the driver is on one of the
+// branches the image's release notes allow in forward-compatibility mode. On top of it, the branch the
+// image's release notes require ("requires NVIDIA Driver release 545 or later"), which only forward
+// compatibility can waive.
 #pragma once
 #include <optional>
 #include <string>
@@ -23,7 +25,7 @@ struct ImageCuda {
 ImageCuda ImageCudaFor(const std::string& ref, const manifest::Stack* stack, const manifest::Compat& compat);
 
 struct DriverVerdict {
-  enum class Kind { kOk, kMinorCompat, kForwardCompat, kTooOld, kUnknown } kind = Kind::kUnknown;
+  enum class Kind { kOk, kWarn, kTooOld, kUnknown } kind = Kind::kUnknown;  // kWarn: runs, with a caveat
   std::string message;  // kTooOld: the error text (without the flag); others: a note or warning
 };
 

@@ -1,7 +1,9 @@
 // Every launch validation error, word for word: exit 2, one line on stderr, nothing on stdout.
 #include <catch2/catch.hpp>
 
+#include "launch/driver_check.h"
 #include "launch/resolve.h"
+#include "manifest/loader.h"
 #include "launch/validate.h"
 #include "support/launch_support.h"
 #include "util/error.h"
@@ -64,9 +66,31 @@ TEST_CASE("launch validation: shm larger than the host's memory, and shm with ip
 TEST_CASE("launch validation: a driver too old for the image's CUDA", "[launch]") {
   const std::string old = Snapshot("old-driver.json");  // 525.147.05 on H100s
   CHECK(Fails({"--image", "nvcr.io/nvidia/pytorch:23.08-py3"}, old) ==
-        "gpuprep: error: --image: nvcr.io/nvidia/pytorch:23.08-py3 needs CUDA 12.2.1 (NVIDIA driver >= 535.86.09); the "
-        "host's driver is 525.147.05\n");
-  // 24.06 lists 470.57 for forward compatibility: fine on data-center GPUs...
+        "gpuprep: error: --image: nvcr.io/nvidia/pytorch:23.08-py3 requires NVIDIA driver R535 or later; the host has "
+        "driver 525.147.05\n");
+  // Doctor's driver-vs-CUDA rule (layers::DriverRunsCuda): below 13.1's minimum and outside 13.x's MVC.
+  CHECK(Fails({"--image", "nvcr.io/nvidia/pytorch:25.12-py3"}, old) ==
+        "gpuprep: error: --image: driver 525.147.05 is too old for nvcr.io/nvidia/pytorch:25.12-py3's CUDA 13.1.0 "
+        "(needs >= 590.44.01)\n");
+  // The same image on R580 runs under CUDA 13.x minor-version compatibility: a warning, not an error.
+  auto mvc = Gpuprep({"launch", "--host", kH100x2, "--image", "nvcr.io/nvidia/pytorch:25.12-py3"});
+  CHECK(mvc.code == 0);
+  CHECK(mvc.err == "gpuprep: driver 580.65.06 is below nvcr.io/nvidia/pytorch:25.12-py3's CUDA 13.1.0's minimum "
+                   "590.44.01: it runs under CUDA 13.x minor-version compatibility, without features that need a newer "
+                   "driver\n");
+  // 24.06 requires R545 but lists 525.85 for forward compatibility: on H100s that is a warning...
+  auto fc = Gpuprep({"launch", "--host", old, "--image", kImage});
+  CHECK(fc.code == 0);
+  CHECK(fc.err == "gpuprep: nvcr.io/nvidia/pytorch:24.06-py3 requires NVIDIA driver R545 or later: driver 525.147.05 "
+                  "runs it only in CUDA forward-compatibility mode (data-center GPUs)\n");
+  // ...and an error on anything else.
+  const auto& compat = gp::manifest::EmbeddedCompat();
+  auto verdict = gp::launch::CheckDriver(gp::launch::ImageCudaFor(kImage, nullptr, compat),
+                                         gp::Version::Parse("525.147.05"), /*all_datacenter=*/false, compat);
+  CHECK(verdict.kind == gp::launch::DriverVerdict::Kind::kTooOld);
+  CHECK(verdict.message == "nvcr.io/nvidia/pytorch:24.06-py3 requires NVIDIA driver R545 or later; driver 525.147.05 "
+                           "could run it only in forward-compatibility mode, which needs data-center GPUs");
+  // Fine for the images it covers:
   auto ok = Gpuprep({"launch", "--host", Snapshot("h100x8-cdi.json"), "--image", kImage});
   CHECK(ok.code == 0);
   // ...but a GeForce card cannot use it (RTX 4090, driver 550.54.15 >= 545: fine for 24.06 itself).

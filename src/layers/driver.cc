@@ -147,6 +147,12 @@ LayerReport CheckDriver(const CheckInput& in) {
     r.Add(Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
           ApplyFix("driver"));
 
+  // PRODUCT.md's driver layer includes persistence: without the daemon the driver tears down GPU state when
+  // the last client exits, so every job start pays for re-initialisation. Data-center hosts only.
+  if (d.module.loaded && !d.persistenced_enabled && AllDatacenter(in.compat, in.host))
+    r.Add(Status::kWarn, "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
+          "sudo systemctl enable --now nvidia-persistenced");
+
   std::vector<std::string> unheld = Unheld(in);
   if (!unheld.empty())
     r.Add(Status::kWarn,

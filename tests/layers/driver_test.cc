@@ -232,3 +232,15 @@ TEST_CASE("DriverRunsCuda: ok at the release's minimum, warn under MVC or forwar
   CHECK(run("999.1", "14.0", false).message ==
         "no minimum driver is known for CUDA 14.0: gpuprep cannot tell whether driver 999.1 runs it");
 }
+
+TEST_CASE("driver: persistence daemon on data-center GPUs", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.driver.persistenced_enabled = false;
+  auto r = Driver(t);
+  CHECK(r.status == Status::kWarn);
+  CHECK(test::FindingWith(r, Status::kWarn)->message ==
+        "nvidia-persistenced is not enabled: GPU state is torn down between jobs");
+  CHECK(r.fix == std::optional<std::string>("sudo systemctl enable --now nvidia-persistenced"));
+  for (auto& g : t.host.gpus) g.device_id = "0x2684";  // GeForce: not asked for
+  CHECK(Driver(t).status == Status::kOk);
+}

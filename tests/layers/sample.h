@@ -99,6 +99,7 @@ inline probe::HostFacts HealthyH100Host() {
   h.driver.secure_boot = false;
   h.driver.kernel_headers = true;
   h.driver.dkms_module = true;
+  h.driver.persistenced_enabled = true;
   h.cuda = {true, "12.2.140", "version.json", "/usr/local/cuda-12.2", std::nullopt, {}};
   h.cudnn = {true, "8.9.7.29", "dpkg:libcudnn8", "/usr/lib/x86_64-linux-gnu", 12, {}};
   h.nccl = {true, "2.18.5", "dpkg:libnccl2", "/usr/lib/x86_64-linux-gnu", 12, {}};

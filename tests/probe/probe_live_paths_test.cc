@@ -245,3 +245,23 @@ TEST_CASE("--root: /var/run -> /run (absolute, as on Ubuntu) resolves inside the
   CHECK(h.docker.cdi_devices == std::vector<std::string>{"nvidia.com/gpu=all"});
   CHECK(h.reboot_required);
 }
+
+TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken daemon.json is a finding", "[probe]") {
+  std::ifstream sh("/bin/sh", std::ios::binary);
+  std::string header(64, '\0');
+  sh.read(&header[0], 64);
+  REQUIRE(sh.gcount() == 64);
+  TempTree t;
+  t.Write("/bin/sh", header);
+  t.Write("/etc/docker/daemon.json", "{\n  \"runtimes\": {\n    \"nvidia\": {\"path\": \"nvidia-container-runtime\",}\n  }\n}\n");
+  sys::DiskFs fs(t.root);
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.compat = &manifest::EmbeddedCompat();
+  auto h = probe::ProbeHost(env);
+  CHECK(h.arch == "x86_64");  // the build machine's /bin/sh
+  CHECK(h.docker.daemon_json_error ==
+        "parse error at line 3, column 51: syntax error while parsing object key - unexpected '}'; "
+        "expected string literal");
+  CHECK(h.docker.daemon_json_runtimes.empty());
+}

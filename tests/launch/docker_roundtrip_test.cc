@@ -129,7 +129,7 @@ TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's
 
 TEST_CASE("launch docker: awkward mounts, env and command survive the shell exactly", "[launch]") {
   const std::string src = "/tmp/it's a \"dir\" $HOME\\x";
-  const std::string value = "a b 'single' \"double\" $PATH `id` \\back\\slash";
+  const std::string value = "a b 'single' \"double\" $PATH `id` \\back\\slash\nsecond line\t!";
   json c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "1", "--ipc", "private", "--shm", "16g", "-v",
                       src + ":/data dir:ro", "-v", "/scratch:/scratch", "-e", "WEIRD=" + value, "-e", "EMPTY=",
                       "--workdir", "/work space", "--name", "run-1.a_b", "--", "bash", "-c",

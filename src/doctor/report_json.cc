@@ -1,5 +1,4 @@
 #include "doctor/report.h"
-
 #include "probe/host_json.h"
 #include "util/error.h"
 
@@ -11,10 +10,18 @@ Summary Summarize(const std::vector<layers::LayerReport>& reports) {
   Summary s;
   for (const auto& r : reports) {
     switch (r.status) {
-      case layers::Status::kOk: ++s.ok; break;
-      case layers::Status::kWarn: ++s.warn; break;
-      case layers::Status::kFail: ++s.fail; break;
-      case layers::Status::kSkip: ++s.skip; break;
+      case layers::Status::kOk:
+        ++s.ok;
+        break;
+      case layers::Status::kWarn:
+        ++s.warn;
+        break;
+      case layers::Status::kFail:
+        ++s.fail;
+        break;
+      case layers::Status::kSkip:
+        ++s.skip;
+        break;
     }
   }
   return s;
@@ -25,7 +32,9 @@ int ExitCodeFor(const std::vector<layers::LayerReport>& reports) {
 }
 
 namespace {
-ordered_json OrNull(const std::optional<std::string>& s) { return s ? ordered_json(*s) : ordered_json(nullptr); }
+ordered_json OrNull(const std::optional<std::string>& s) {
+  return s ? ordered_json(*s) : ordered_json(nullptr);
+}
 }  // namespace
 
 nlohmann::ordered_json ReportJson(const std::string& manifest_name, const probe::HostFacts& host,
@@ -34,7 +43,8 @@ nlohmann::ordered_json ReportJson(const std::string& manifest_name, const probe:
   for (const auto& r : reports) {
     ordered_json findings = ordered_json::array();
     for (const auto& f : r.findings)
-      findings.push_back({{"status", layers::StatusName(f.status)}, {"message", f.message}, {"fix", OrNull(f.fix)}});
+      findings.push_back(
+          {{"status", layers::StatusName(f.status)}, {"message", f.message}, {"fix", OrNull(f.fix)}});
     layers.push_back({{"name", r.name},
                       {"status", layers::StatusName(r.status)},
                       {"found", OrNull(r.found)},

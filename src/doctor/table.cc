@@ -13,10 +13,14 @@ using layers::Status;
 
 const char* Colour(Status s) {
   switch (s) {
-    case Status::kOk: return "\033[32m";
-    case Status::kWarn: return "\033[33m";
-    case Status::kFail: return "\033[1;31m";
-    case Status::kSkip: return "\033[2m";
+    case Status::kOk:
+      return "\033[32m";
+    case Status::kWarn:
+      return "\033[33m";
+    case Status::kFail:
+      return "\033[1;31m";
+    case Status::kSkip:
+      return "\033[2m";
   }
   return "";
 }
@@ -88,7 +92,8 @@ std::string RenderTable(const manifest::Stack& stack, const probe::HostFacts& ho
     for (const auto& f : r.findings) {
       if (f.status == Status::kOk && !options.verbose) continue;
       out << indent << f.message << "\n";
-      if (f.fix && (f.status == Status::kWarn || f.status == Status::kFail)) out << indent << "fix: " << *f.fix << "\n";
+      if (f.fix && (f.status == Status::kWarn || f.status == Status::kFail))
+        out << indent << "fix: " << *f.fix << "\n";
     }
   }
   Summary s = Summarize(reports);

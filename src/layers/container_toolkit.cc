@@ -11,7 +11,8 @@ namespace gp::layers {
 namespace {
 
 // NVIDIA's install guide installs these four at one version (facts §3.3).
-const std::vector<std::string> kDefaultPackages = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
+const std::vector<std::string> kDefaultPackages = {"nvidia-container-toolkit",
+                                                   "nvidia-container-toolkit-base",
                                                    "libnvidia-container-tools", "libnvidia-container1"};
 
 std::optional<std::string> InstalledVersion(const probe::HostFacts& h, const std::string& name) {
@@ -32,10 +33,10 @@ void CheckAdvisories(const CheckInput& in, const Version& tv, LayerReport& r) {
   }
   if (parts.empty()) return;
   const manifest::Pinned& pin = in.stack.container_toolkit.version;
-  std::string fix = pin.known() && *pin.version >= newest_fix
-                        ? ApplyFix("container_toolkit")
-                        : "choose a stack with container toolkit " + newest_fix.str() +
-                              " or later: gpuprep manifest list";
+  std::string fix =
+      pin.known() && *pin.version >= newest_fix
+          ? ApplyFix("container_toolkit")
+          : "choose a stack with container toolkit " + newest_fix.str() + " or later: gpuprep manifest list";
   r.Add(Status::kFail, "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
 }
 
@@ -74,8 +75,10 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
       continue;
     }
     have.push_back(name + " " + *v);
-    if (first_version.empty()) first_version = *v;
-    else if (*v != first_version) differ = true;
+    if (first_version.empty())
+      first_version = *v;
+    else if (*v != first_version)
+      differ = true;
   }
   auto tv = ParseFound(DebVersion::Parse(first_version).upstream);
   if (tv) r.found = tv->str();
@@ -97,12 +100,13 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
     r.Add(Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
           ApplyFix("container_toolkit"));
   if (missing.empty() && !differ)
-    r.Add(Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " + std::to_string(have.size()) +
-                           " packages at one version");
+    r.Add(Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " +
+                           std::to_string(have.size()) + " packages at one version");
   if (tv) {
     CheckAdvisories(in, *tv, r);
     if (spec.version.known() && *tv < *spec.version.version)
-      r.Add(Status::kWarn, "toolkit " + tv->str() + " is older than the stack's " + spec.version.version->str(),
+      r.Add(Status::kWarn,
+            "toolkit " + tv->str() + " is older than the stack's " + spec.version.version->str(),
             ApplyFix("container_toolkit"));
   }
   CheckRuntime(in.host.docker, r);

@@ -20,7 +20,8 @@ std::string SecureBootFix(const std::string& os_id) {
   if (os_id == "debian")
     return "sudo dkms generate_mok && sudo mokutil --import /var/lib/dkms/mok.pub && sudo reboot "
            "(enroll the key in MokManager), or turn Secure Boot off";
-  return "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy --enroll-key && sudo reboot "
+  return "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy --enroll-key && sudo "
+         "reboot "
          "(enroll the key in MokManager), or turn Secure Boot off";
 }
 
@@ -42,7 +43,8 @@ std::vector<std::string> Unheld(const CheckInput& in) {
   }
   if (any_stack) return out;
   for (const auto& [name, p] : in.host.packages)
-    if ((StartsWith(name, "nvidia-driver-") || StartsWith(name, "cuda-drivers")) && !p.held) out.push_back(name);
+    if ((StartsWith(name, "nvidia-driver-") || StartsWith(name, "cuda-drivers")) && !p.held)
+      out.push_back(name);
   return out;
 }
 
@@ -52,8 +54,9 @@ void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r)
   for (const manifest::GpuModel* m : HostGpuModels(in.compat, in.host)) {
     if (branch < m->min_driver_branch) {
       std::string need = "R" + std::to_string(m->min_driver_branch);
-      r.Add(Status::kFail, "driver branch " + std::to_string(branch) + " does not support " + m->name + " (needs " +
-                               need + " or later)",
+      r.Add(Status::kFail,
+            "driver branch " + std::to_string(branch) + " does not support " + m->name + " (needs " + need +
+                " or later)",
             stack_branch >= m->min_driver_branch
                 ? ApplyFix("driver")
                 : "choose a stack with driver branch " + std::to_string(m->min_driver_branch) +
@@ -62,8 +65,8 @@ void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r)
     if (m->last_driver_branch && branch > *m->last_driver_branch) {
       std::string last = "R" + std::to_string(*m->last_driver_branch);
       r.Add(Status::kFail,
-            "driver branch " + std::to_string(branch) + " no longer supports " + m->name + " (its last branch is " +
-                last + ")",
+            "driver branch " + std::to_string(branch) + " no longer supports " + m->name +
+                " (its last branch is " + last + ")",
             stack_branch <= *m->last_driver_branch
                 ? ApplyFix("driver")
                 : "choose a stack with driver branch " + std::to_string(*m->last_driver_branch) +
@@ -95,14 +98,17 @@ LayerReport CheckDriver(const CheckInput& in) {
   }
   if (NouveauBound(in.host)) {
     if (d.nouveau_blacklisted)
-      r.Add(Status::kFail, "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
+      r.Add(Status::kFail,
+            "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
             "sudo update-initramfs -u && sudo reboot");
     else
-      r.Add(Status::kFail, "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load",
+      r.Add(Status::kFail,
+            "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load",
             NouveauFix());
   }
 
-  bool secure_boot_blocks = d.secure_boot.value_or(false) && d.dkms_module && !d.dkms_signed && !spec.signed_modules;
+  bool secure_boot_blocks =
+      d.secure_boot.value_or(false) && d.dkms_module && !d.dkms_signed && !spec.signed_modules;
   if (secure_boot_blocks)
     r.Add(Status::kFail,
           "Secure Boot is on and the DKMS-built nvidia module is not signed with an enrolled key: the kernel "
@@ -110,7 +116,8 @@ LayerReport CheckDriver(const CheckInput& in) {
           SecureBootFix(in.host.os.id));
   bool needs_headers = d.dkms_module || !spec.signed_modules;
   if (!d.kernel_headers && needs_headers && !in.host.kernel.empty())
-    r.Add(Status::kWarn, "no kernel headers for " + in.host.kernel + ": DKMS cannot build the nvidia module for it",
+    r.Add(Status::kWarn,
+          "no kernel headers for " + in.host.kernel + ": DKMS cannot build the nvidia module for it",
           "sudo apt-get install linux-headers-" + in.host.kernel);
 
   if (!dv) {
@@ -120,7 +127,8 @@ LayerReport CheckDriver(const CheckInput& in) {
 
   if (!d.module.loaded) {
     if (!secure_boot_blocks)
-      r.Add(Status::kFail, "userspace driver " + d.userspace_version + " is installed but the kernel module is not loaded",
+      r.Add(Status::kFail,
+            "userspace driver " + d.userspace_version + " is installed but the kernel module is not loaded",
             "sudo modprobe nvidia (or sudo reboot)");
   } else {
     auto user = ParseFound(d.userspace_version);
@@ -140,9 +148,11 @@ LayerReport CheckDriver(const CheckInput& in) {
   if (in.stack.cuda.enabled && cuda.known()) {
     CudaVerdict v = DriverRunsCuda(in.compat, *dv, *cuda.version, "the stack's CUDA " + cuda.version->str(),
                                    AllDatacenter(in.compat, in.host), {});
-    r.Add(v.status, v.message, v.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
+    r.Add(v.status, v.message,
+          v.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   }
-  // Older than the stack's pin matters on its own only when nothing above already says the driver must change.
+  // Older than the stack's pin matters on its own only when nothing above already says the driver must
+  // change.
   if (spec.version.known() && *dv < *spec.version.version && r.status != Status::kFail)
     r.Add(Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
           ApplyFix("driver"));

@@ -10,8 +10,10 @@ LayerReport CheckFabricManager(const CheckInput& in) {
   r.name = "fabricmanager";
   const probe::FabricManagerInfo& fm = in.host.fabricmanager;
   std::optional<Version> dv = HostDriverVersion(in.host);
-  if (dv) r.wanted = "= " + dv->str() + " (the driver's version)";
-  else if (in.stack.driver.version.known()) r.wanted = "= " + in.stack.driver.version.version->str();
+  if (dv)
+    r.wanted = "= " + dv->str() + " (the driver's version)";
+  else if (in.stack.driver.version.known())
+    r.wanted = "= " + in.stack.driver.version.version->str();
   std::string upstream = DebVersion::Parse(fm.version).upstream;
   if (fm.installed && !upstream.empty()) r.found = upstream;
 
@@ -32,8 +34,8 @@ LayerReport CheckFabricManager(const CheckInput& in) {
     auto fv = ParseFound(upstream);
     if (!fv || *fv != *dv)
       r.Add(Status::kFail,
-            "fabric manager " + (upstream.empty() ? std::string("(unknown version)") : upstream) + " != driver " +
-                dv->str() + " (they must be the same version)",
+            "fabric manager " + (upstream.empty() ? std::string("(unknown version)") : upstream) +
+                " != driver " + dv->str() + " (they must be the same version)",
             ApplyFix("fabricmanager"));
     else
       r.Add(Status::kOk, "fabric manager " + upstream + " matches the driver");

@@ -22,8 +22,10 @@ LayerReport CheckGpu(const CheckInput& in) {
   std::vector<std::pair<std::string, int>> counts;
   for (const auto& g : gpus) {
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == g.name; });
-    if (it == counts.end()) counts.push_back({g.name, 1});
-    else ++it->second;
+    if (it == counts.end())
+      counts.push_back({g.name, 1});
+    else
+      ++it->second;
   }
   std::vector<std::string> parts;
   for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
@@ -45,7 +47,8 @@ LayerReport CheckGpu(const CheckInput& in) {
       unsupported.push_back(m->arch);
   }
   for (const auto& arch : unsupported) {
-    r.Add(Status::kWarn, "stack " + in.stack.name + " is not made for " + arch + " GPUs (it lists " + r.wanted + ")",
+    r.Add(Status::kWarn,
+          "stack " + in.stack.name + " is not made for " + arch + " GPUs (it lists " + r.wanted + ")",
           "choose a stack for " + arch + ": gpuprep manifest list");
   }
   if (r.findings.empty())

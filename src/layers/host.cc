@@ -38,8 +38,8 @@ LayerReport CheckHost(const CheckInput& in) {
   if (w.min_ram_per_gpu) wanted.push_back(">= " + HumanBytes(w.min_ram_per_gpu) + " RAM");
   if (w.min_shm_per_gpu) wanted.push_back(">= " + HumanBytes(w.min_shm_per_gpu) + " /dev/shm");
   r.wanted = wanted.empty() ? "" : "per GPU (" + w.profile + "): " + Join(wanted, ", ");
-  r.found = std::to_string(h.cpus) + " CPUs, " + HumanBytes(h.memory_bytes) + " RAM, " + HumanBytes(h.shm_bytes) +
-            " /dev/shm";
+  r.found = std::to_string(h.cpus) + " CPUs, " + HumanBytes(h.memory_bytes) + " RAM, " +
+            HumanBytes(h.shm_bytes) + " /dev/shm";
 
   size_t n = h.gpus.size();
   if (n == 0) {
@@ -50,8 +50,8 @@ LayerReport CheckHost(const CheckInput& in) {
   std::string gpus = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
   if (w.min_cpus_per_gpu && static_cast<unsigned long long>(h.cpus) < w.min_cpus_per_gpu * n) {
     r.Add(Status::kWarn,
-          std::to_string(h.cpus) + " CPU cores for " + gpus + ": below " + std::to_string(w.min_cpus_per_gpu) +
-              per,
+          std::to_string(h.cpus) + " CPU cores for " + gpus + ": below " +
+              std::to_string(w.min_cpus_per_gpu) + per,
           "use a host with at least " + std::to_string(w.min_cpus_per_gpu * n) + " CPU cores, or fewer GPUs");
   }
   if (w.min_ram_per_gpu && h.memory_bytes < w.min_ram_per_gpu * n) {
@@ -62,9 +62,11 @@ LayerReport CheckHost(const CheckInput& in) {
   if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n) {
     r.Add(Status::kWarn,
           PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + per,
-          "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) + "G /dev/shm");
+          "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) +
+              "G /dev/shm");
   }
-  if (r.findings.empty()) r.Add(Status::kOk, "CPU, RAM and /dev/shm per GPU meet the " + w.profile + " workload");
+  if (r.findings.empty())
+    r.Add(Status::kOk, "CPU, RAM and /dev/shm per GPU meet the " + w.profile + " workload");
   return r;
 }
 

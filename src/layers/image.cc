@@ -19,15 +19,16 @@ LayerReport CheckImage(const CheckInput& in) {
   manifest::Pinned cuda = img.cuda;
   if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
   if (!cuda.known()) {
-    r.Add(Status::kSkip, "the CUDA inside " + img.ref + " is unknown" + (cuda.reason.empty() ? "" : ": " + cuda.reason));
+    r.Add(Status::kSkip,
+          "the CUDA inside " + img.ref + " is unknown" + (cuda.reason.empty() ? "" : ": " + cuda.reason));
     return r;
   }
   std::vector<Version> forward = img.forward_compat;
   if (forward.empty() && facts) forward = facts->forward_compat;
   const Version& v = *cuda.version;
   std::string what = "image CUDA " + v.str();
-  CheckCudaAgainstGpus(in.compat, in.host, v, what, "choose a stack whose image supports these GPUs: gpuprep manifest list",
-                       r);
+  CheckCudaAgainstGpus(in.compat, in.host, v, what,
+                       "choose a stack whose image supports these GPUs: gpuprep manifest list", r);
   auto dv = HostDriverVersion(in.host);
   if (!dv) {
     r.Add(Status::kSkip, "no NVIDIA driver to run " + img.ref + " (see the driver layer)");

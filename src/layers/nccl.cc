@@ -4,6 +4,8 @@
 
 namespace gp::layers {
 
-LayerReport CheckNccl(const CheckInput& in) { return CheckCudaLibrary(in, "nccl", "NCCL", in.stack.nccl, in.host.nccl); }
+LayerReport CheckNccl(const CheckInput& in) {
+  return CheckCudaLibrary(in, "nccl", "NCCL", in.stack.nccl, in.host.nccl);
+}
 
 }  // namespace gp::layers

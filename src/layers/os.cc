@@ -13,8 +13,10 @@ LayerReport CheckOs(const CheckInput& in) {
   for (const auto& t : in.stack.os) targets.push_back(t.id + " " + t.version_id);
   r.wanted = Join(targets, ", ");
   std::string label = os.id.empty() ? "" : os.id + " " + os.version_id;
-  if (!os.pretty_name.empty()) r.found = os.pretty_name;
-  else if (!label.empty()) r.found = label;
+  if (!os.pretty_name.empty())
+    r.found = os.pretty_name;
+  else if (!label.empty())
+    r.found = label;
 
   if (os.id.empty()) {
     r.Add(Status::kFail, "no /etc/os-release: the operating system is unknown",
@@ -26,8 +28,8 @@ LayerReport CheckOs(const CheckInput& in) {
     r.Add(Status::kOk, label + " is supported by stack " + in.stack.name);
   }
   if (!in.host.dpkg_interrupted.empty()) {
-    r.Add(Status::kFail, "dpkg was interrupted with packages half-configured (" +
-                             Join(in.host.dpkg_interrupted, ", ") + ")",
+    r.Add(Status::kFail,
+          "dpkg was interrupted with packages half-configured (" + Join(in.host.dpkg_interrupted, ", ") + ")",
           "sudo dpkg --configure -a");
   }
   if (in.host.reboot_required)

@@ -19,7 +19,8 @@ std::optional<Version> HostDriverVersion(const probe::HostFacts& host) {
   return ParseFound(host.driver.userspace_version);
 }
 
-std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat, const probe::HostFacts& host) {
+std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat,
+                                                     const probe::HostFacts& host) {
   std::vector<const manifest::GpuModel*> out;
   for (const auto& g : host.gpus) {
     const manifest::GpuModel* m = compat.GpuByPciId(g.device_id);
@@ -97,8 +98,8 @@ void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts
   for (const manifest::GpuModel* m : HostGpuModels(compat, host)) {
     if (cuda.Prefix(2) < m->min_cuda.Prefix(2)) {
       report.Add(Status::kFail,
-                 what + " does not support " + m->name + " (compute capability " + m->cc.str() + " needs CUDA " +
-                     m->min_cuda.str() + " or later)",
+                 what + " does not support " + m->name + " (compute capability " + m->cc.str() +
+                     " needs CUDA " + m->min_cuda.str() + " or later)",
                  fix);
     }
     if (m->max_cuda_major && cuda.major() > static_cast<uint64_t>(*m->max_cuda_major)) {

@@ -20,7 +20,8 @@ std::string ApplyFix(const std::string& layer);
 std::optional<Version> HostDriverVersion(const probe::HostFacts& host);
 
 // The catalogue entry of every known GPU (duplicates removed, in host order).
-std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat, const probe::HostFacts& host);
+std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat,
+                                                     const probe::HostFacts& host);
 
 // True when the host has GPUs and every one is a known data-center model (forward compatibility applies).
 bool AllDatacenter(const manifest::Compat& compat, const probe::HostFacts& host);

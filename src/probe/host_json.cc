@@ -7,8 +7,8 @@
 #include <functional>
 #include <map>
 
-#include "util/json_locator.h"
 #include "util/error.h"
+#include "util/json_locator.h"
 
 namespace gp::probe {
 namespace {
@@ -141,7 +141,8 @@ class Reader {
     if (!v->is_boolean()) Fail(Join(path, key), "expected a boolean");
     out = v->get<bool>();
   }
-  void StrList(const json& obj, const std::string& path, const char* key, std::vector<std::string>& out) const {
+  void StrList(const json& obj, const std::string& path, const char* key,
+               std::vector<std::string>& out) const {
     const json* v = Member(obj, path, key, false);
     if (!v) return;
     std::string p = Join(path, key);
@@ -351,8 +352,11 @@ nlohmann::json HostToJson(const HostFacts& h) {
     packages[name] = {{"version", p.version}, {"status", p.status}, {"held", p.held}};
 
   json out = {
-      {"os", {{"id", h.os.id}, {"version_id", h.os.version_id}, {"pretty_name", h.os.pretty_name},
-              {"codename", h.os.codename}}},
+      {"os",
+       {{"id", h.os.id},
+        {"version_id", h.os.version_id},
+        {"pretty_name", h.os.pretty_name},
+        {"codename", h.os.codename}}},
       {"kernel", h.kernel},
       {"arch", h.arch},
       {"cpus", h.cpus},
@@ -369,10 +373,11 @@ nlohmann::json HostToJson(const HostFacts& h) {
       {"packages", packages},
       {"dpkg_interrupted", h.dpkg_interrupted},
       {"toolkit", {{"packages", h.toolkit.packages}, {"ctk_version", OrNull(h.toolkit.ctk_version)}}},
-      {"fabricmanager", {{"installed", h.fabricmanager.installed},
-                         {"version", OrNull(h.fabricmanager.version)},
-                         {"enabled", h.fabricmanager.enabled},
-                         {"running", h.fabricmanager.running}}},
+      {"fabricmanager",
+       {{"installed", h.fabricmanager.installed},
+        {"version", OrNull(h.fabricmanager.version)},
+        {"enabled", h.fabricmanager.enabled},
+        {"running", h.fabricmanager.running}}},
       {"reboot_required", h.reboot_required},
       {"live", h.live},
       {"probe_notes", h.probe_notes},

@@ -1,7 +1,6 @@
 // `gpuprep doctor` end to end through gp::cli::RunCli over the fixture host trees (--root): the verdicts
 // each tree is built to show, exit codes, the JSON on stdout, the default-stack line on stderr, colour.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -25,7 +24,9 @@ Run Doctor(std::vector<std::string> args, bool tty = false, std::map<std::string
   ctx.out_is_tty = tty;
   ctx.env = std::move(env);
   ctx.local_fs = &fs;
-  ctx.make_fs = [](const std::string& root) { return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root); };
+  ctx.make_fs = [](const std::string& root) {
+    return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root);
+  };
   // No runner, dlopen or socket: a --root run must not need them.
   args.insert(args.begin(), {"gpuprep", "doctor"});
   std::vector<const char*> argv;
@@ -76,9 +77,12 @@ TEST_CASE("doctor --root healthy-h100: every layer ok on the R535 stack, exit 0"
   CHECK(doc["host"]["gpus"].size() == 8);
   for (const auto& l : doc["layers"]) {
     INFO(l.dump());
-    // The stack marks its image's CUDA unknown (NVIDIA's 23.10 notes were not available): skip until it is pinned.
-    if (l["name"] == "image") CHECK((l["status"] == "skip" || l["status"] == "ok"));
-    else CHECK(l["status"] == "ok");
+    // The stack marks its image's CUDA unknown (NVIDIA's 23.10 notes were not available): skip until it is
+    // pinned.
+    if (l["name"] == "image")
+      CHECK((l["status"] == "skip" || l["status"] == "ok"));
+    else
+      CHECK(l["status"] == "ok");
   }
   CHECK(HasLayer(doc, "fabricmanager"));
   CHECK(Layer(doc, "driver")["found"] == "535.129.03");
@@ -94,11 +98,16 @@ TEST_CASE("doctor --root bare-nouveau: nouveau and no driver", "[doctor][fixture
   auto doc = r.json();
   auto driver = Layer(doc, "driver");
   CHECK(driver["status"] == "fail");
-  CHECK(Finding(driver, "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load")["fix"] ==
-        "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
-        "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)");
+  CHECK(
+      Finding(
+          driver,
+          "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load")["fix"] ==
+      "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+      "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)");
   CHECK(Finding(driver, "NVIDIA driver not installed")["fix"] == "gpuprep apply --only driver");
-  CHECK(Finding(driver, "no kernel headers for 5.15.0-105-generic: DKMS cannot build the nvidia module for it")["fix"] ==
+  CHECK(Finding(
+            driver,
+            "no kernel headers for 5.15.0-105-generic: DKMS cannot build the nvidia module for it")["fix"] ==
         "sudo apt-get install linux-headers-5.15.0-105-generic");
   CHECK(Layer(doc, "gpu")["status"] == "ok");
 }
@@ -110,8 +119,9 @@ TEST_CASE("doctor --root mismatch: module != library -> reboot", "[doctor][fixtu
   auto driver = Layer(doc, "driver");
   CHECK(driver["status"] == "fail");
   CHECK(driver["found"] == "535.104.05");
-  CHECK(Finding(driver, "kernel module 535.104.05 != userspace driver 535.129.03 (\"Failed to initialize NVML: "
-                        "Driver/library version mismatch\")")["fix"] == "sudo reboot");
+  CHECK(Finding(driver,
+                "kernel module 535.104.05 != userspace driver 535.129.03 (\"Failed to initialize NVML: "
+                "Driver/library version mismatch\")")["fix"] == "sudo reboot");
   CHECK(Layer(doc, "os")["status"] == "warn");
   CHECK(Layer(doc, "os")["fix"] == "sudo reboot");
 }
@@ -131,12 +141,14 @@ TEST_CASE("doctor --root blackwell-old-driver: B200 on R535", "[doctor][fixtures
   CHECK(driver["status"] == "fail");
   CHECK(Finding(driver, "driver branch 535 does not support B200 (needs R570 or later)")["fix"] ==
         "choose a stack with driver branch 570 or later: gpuprep manifest list");
-  CHECK(Finding(Layer(doc, "cuda"), "the stack's CUDA 12.2.2 does not support B200 (compute capability 10.0 needs "
-                                    "CUDA 12.8 or later)")["status"] == "fail");
+  CHECK(Finding(Layer(doc, "cuda"),
+                "the stack's CUDA 12.2.2 does not support B200 (compute capability 10.0 needs "
+                "CUDA 12.8 or later)")["status"] == "fail");
   // On the Blackwell stack the same host only needs its driver replaced.
   auto bw = Json("blackwell-old-driver", "blackwell-r580-cuda13.0").json();
-  CHECK(Finding(Layer(bw, "driver"), "driver branch 535 does not support B200 (needs R570 or later)")["fix"] ==
-        "gpuprep apply --only driver");
+  CHECK(
+      Finding(Layer(bw, "driver"), "driver branch 535 does not support B200 (needs R570 or later)")["fix"] ==
+      "gpuprep apply --only driver");
 }
 
 TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][fixtures]") {
@@ -149,7 +161,8 @@ TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][
   CHECK(HasLayer(doc, "fabricmanager") == false);
 }
 
-TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a CVE fix", "[doctor][fixtures]") {
+TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a CVE fix",
+          "[doctor][fixtures]") {
   auto doc = Json("open-module", "hopper-r580-cuda13.0").json();
   CHECK(Layer(doc, "driver")["found"] == "565.57.01");
   auto tk = Layer(doc, "container_toolkit");
@@ -161,12 +174,15 @@ TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a C
   CHECK(doc["host"]["shm_bytes"] == 512ULL << 30);
 }
 
-TEST_CASE("doctor --root secure-boot-unsigned: unsigned DKMS module, interrupted dpkg", "[doctor][fixtures]") {
+TEST_CASE("doctor --root secure-boot-unsigned: unsigned DKMS module, interrupted dpkg",
+          "[doctor][fixtures]") {
   auto doc = Json("secure-boot-unsigned").json();
-  CHECK(Finding(Layer(doc, "driver"), "Secure Boot is on and the DKMS-built nvidia module is not signed with an "
-                                      "enrolled key: the kernel refuses to load it")["fix"] ==
-        "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy --enroll-key && sudo reboot "
-        "(enroll the key in MokManager), or turn Secure Boot off");
+  CHECK(
+      Finding(Layer(doc, "driver"),
+              "Secure Boot is on and the DKMS-built nvidia module is not signed with an "
+              "enrolled key: the kernel refuses to load it")["fix"] ==
+      "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy --enroll-key && sudo reboot "
+      "(enroll the key in MokManager), or turn Secure Boot off");
   auto os = Layer(doc, "os");
   CHECK(os["status"] == "fail");
   CHECK(os["fix"] == "sudo dpkg --configure -a");

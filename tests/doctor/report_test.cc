@@ -1,7 +1,8 @@
 // The doctor JSON document (PRODUCT.md shape: keys, order, types, summary counts), the table, exit codes.
+#include "doctor/report.h"
+
 #include <catch2/catch.hpp>
 
-#include "doctor/report.h"
 #include "layers/sample.h"
 
 using namespace gp;
@@ -10,7 +11,7 @@ using layers::Status;
 namespace {
 std::vector<layers::LayerReport> SomeReports() {
   test::Inputs t;
-  t.host.cudnn = {};                  // cudnn fail
+  t.host.cudnn = {};                     // cudnn fail
   t.host.driver.kernel_headers = false;  // driver warn
   t.stack.image.cuda = {};
   t.stack.image.cuda.unknown = true;  // image skip
@@ -85,7 +86,9 @@ TEST_CASE("doctor table: rows, findings with fixes, summary; colour only when as
   auto reports = SomeReports();
   std::string plain = doctor::RenderTable(t.stack, t.host, reports, {});
   CHECK(plain.find('\033') == std::string::npos);
-  CHECK(plain.rfind("gpuprep doctor: stack ubuntu22-r535-cuda12.2 on Ubuntu 22.04.4 LTS (5.15.0-105-generic)\n", 0) == 0);
+  CHECK(plain.rfind(
+            "gpuprep doctor: stack ubuntu22-r535-cuda12.2 on Ubuntu 22.04.4 LTS (5.15.0-105-generic)\n", 0) ==
+        0);
   CHECK(plain.find("\nLAYER              STATUS  FOUND") != std::string::npos);
   CHECK(plain.find("\ncudnn              fail    -  ") != std::string::npos);
   CHECK(plain.find("\n                           cuDNN not installed\n"

@@ -17,8 +17,9 @@ TEST_CASE("driver: a healthy host is ok and says why", "[layers][doctor]") {
   CHECK(r.status == Status::kOk);
   CHECK(r.found == std::optional<std::string>("535.129.03"));
   CHECK(r.wanted == ">= 535.129.03");
-  CHECK(r.detail == "kernel module and userspace driver agree; driver 535.129.03 runs the stack's CUDA 12.2.2 "
-                    "(needs >= 535.104.05)");
+  CHECK(r.detail ==
+        "kernel module and userspace driver agree; driver 535.129.03 runs the stack's CUDA 12.2.2 "
+        "(needs >= 535.104.05)");
   CHECK_FALSE(r.fix.has_value());
 }
 
@@ -30,11 +31,13 @@ TEST_CASE("driver: nouveau bound", "[layers][doctor]") {
   auto r = Driver(t);
   CHECK(r.status == Status::kFail);
   REQUIRE(r.findings.size() == 2);
-  CHECK(r.findings[0].message == "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load");
+  CHECK(r.findings[0].message ==
+        "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load");
   CHECK(r.findings[0].fix ==
-        std::optional<std::string>("gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau "
-                                   "modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo "
-                                   "update-initramfs -u && sudo reboot)"));
+        std::optional<std::string>(
+            "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau "
+            "modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo "
+            "update-initramfs -u && sudo reboot)"));
   CHECK(r.findings[1].message == "NVIDIA driver not installed");
   CHECK(r.findings[1].fix == std::optional<std::string>("gpuprep apply --only driver"));
 
@@ -71,8 +74,9 @@ TEST_CASE("driver: kernel module != userspace driver -> reboot", "[layers][docto
   CHECK(r.found == std::optional<std::string>("535.104.05"));
   const layers::Finding* f = test::FindingWith(r, Status::kFail);
   REQUIRE(f);
-  CHECK(f->message == "kernel module 535.104.05 != userspace driver 535.129.03 (\"Failed to initialize NVML: "
-                      "Driver/library version mismatch\")");
+  CHECK(f->message ==
+        "kernel module 535.104.05 != userspace driver 535.129.03 (\"Failed to initialize NVML: "
+        "Driver/library version mismatch\")");
   CHECK(f->fix == std::optional<std::string>("sudo reboot"));
 
   // NVML's own error says so even when the file names agree.
@@ -86,7 +90,8 @@ TEST_CASE("driver: module not loaded", "[layers][doctor]") {
   t.host.driver.module = {};
   auto r = Driver(t);
   CHECK(r.status == Status::kFail);
-  CHECK(r.findings[0].message == "userspace driver 535.129.03 is installed but the kernel module is not loaded");
+  CHECK(r.findings[0].message ==
+        "userspace driver 535.129.03 is installed but the kernel module is not loaded");
   CHECK(r.findings[0].fix == std::optional<std::string>("sudo modprobe nvidia (or sudo reboot)"));
 }
 
@@ -98,7 +103,8 @@ TEST_CASE("driver: branch too old for Blackwell (from the catalogue, not hard-co
   const layers::Finding* f = test::FindingWith(r, Status::kFail);
   REQUIRE(f);
   CHECK(f->message == "driver branch 535 does not support B200 (needs R570 or later)");
-  CHECK(f->fix == std::optional<std::string>("choose a stack with driver branch 570 or later: gpuprep manifest list"));
+  CHECK(f->fix ==
+        std::optional<std::string>("choose a stack with driver branch 570 or later: gpuprep manifest list"));
 
   // A stack on a new enough branch fixes it by applying; B300's own minimum comes from its catalogue row.
   t.stack.driver.branch = 580;
@@ -150,21 +156,25 @@ TEST_CASE("driver: Secure Boot with an unsigned DKMS module", "[layers][doctor]"
   auto r = Driver(t);
   CHECK(r.status == Status::kFail);
   REQUIRE(r.findings.size() >= 1);
-  CHECK(r.findings[0].message == "Secure Boot is on and the DKMS-built nvidia module is not signed with an "
-                                 "enrolled key: the kernel refuses to load it");
+  CHECK(r.findings[0].message ==
+        "Secure Boot is on and the DKMS-built nvidia module is not signed with an "
+        "enrolled key: the kernel refuses to load it");
   CHECK(r.findings[0].fix ==
-        std::optional<std::string>("sudo update-secureboot-policy --new-key && sudo update-secureboot-policy "
-                                   "--enroll-key && sudo reboot (enroll the key in MokManager), or turn Secure Boot off"));
+        std::optional<std::string>(
+            "sudo update-secureboot-policy --new-key && sudo update-secureboot-policy "
+            "--enroll-key && sudo reboot (enroll the key in MokManager), or turn Secure Boot off"));
   // The "module not loaded" finding would only repeat the cause.
   REQUIRE(r.findings.size() == 2);
   CHECK(r.findings[1].status == Status::kOk);  // the driver still runs the stack's CUDA once loaded
   t.host.os.id = "debian";
   CHECK(Driver(t).findings[0].fix ==
-        std::optional<std::string>("sudo dkms generate_mok && sudo mokutil --import /var/lib/dkms/mok.pub && sudo "
-                                   "reboot (enroll the key in MokManager), or turn Secure Boot off"));
+        std::optional<std::string>(
+            "sudo dkms generate_mok && sudo mokutil --import /var/lib/dkms/mok.pub && sudo "
+            "reboot (enroll the key in MokManager), or turn Secure Boot off"));
   t.host.driver.dkms_signed = true;
   CHECK(Driver(t).status == Status::kFail);  // still not loaded
-  CHECK(Driver(t).findings[0].message == "userspace driver 535.129.03 is installed but the kernel module is not loaded");
+  CHECK(Driver(t).findings[0].message ==
+        "userspace driver 535.129.03 is installed but the kernel module is not loaded");
 }
 
 TEST_CASE("driver: no kernel headers, packages not held", "[layers][doctor]") {
@@ -175,14 +185,17 @@ TEST_CASE("driver: no kernel headers, packages not held", "[layers][doctor]") {
   CHECK(r.status == Status::kWarn);
   CHECK(r.fix == std::optional<std::string>("sudo apt-get install linux-headers-5.15.0-105-generic; "
                                             "sudo apt-mark hold nvidia-driver-535"));
-  CHECK(r.detail.find("no kernel headers for 5.15.0-105-generic: DKMS cannot build the nvidia module for it") !=
-        std::string::npos);
-  CHECK(r.detail.find("driver packages not held (nvidia-driver-535): an upgrade can replace the userspace driver "
-                      "under the loaded kernel module") != std::string::npos);
+  CHECK(
+      r.detail.find("no kernel headers for 5.15.0-105-generic: DKMS cannot build the nvidia module for it") !=
+      std::string::npos);
+  CHECK(r.detail.find(
+            "driver packages not held (nvidia-driver-535): an upgrade can replace the userspace driver "
+            "under the loaded kernel module") != std::string::npos);
   // Prebuilt signed modules need no headers.
   t.stack.driver.signed_modules = true;
   t.host.driver.dkms_module = false;
-  CHECK(layers::CheckDriver(t.in()).fix == std::optional<std::string>("sudo apt-mark hold nvidia-driver-535"));
+  CHECK(layers::CheckDriver(t.in()).fix ==
+        std::optional<std::string>("sudo apt-mark hold nvidia-driver-535"));
 }
 
 TEST_CASE("driver: an unknown stack driver version skips the layer with the reason", "[layers][doctor]") {
@@ -214,20 +227,24 @@ TEST_CASE("DriverRunsCuda: ok at the release's minimum, warn under MVC or forwar
   // A host CUDA given as a component build (nvcc 13.0.88) is judged as its release's GA.
   CHECK(run("580.65.06", "13.0.88").status == Status::kOk);
   CHECK(run("580.65.06", "13.0.2").status == Status::kWarn);
-  // Forward compatibility: only on data-center GPUs and only for a listed branch at or above the listed version.
+  // Forward compatibility: only on data-center GPUs and only for a listed branch at or above the listed
+  // version.
   auto fc = std::vector<Version>{V("470.57"), V("535.86")};
   auto forward = run("470.57.02", "12.5.0.23", true, fc);
   CHECK(forward.status == Status::kWarn);
-  CHECK(forward.message == "no minimum driver is known for CUDA 12.5.0.23: it runs on these data-center GPUs only in "
-                           "CUDA forward-compatibility mode");
+  CHECK(forward.message ==
+        "no minimum driver is known for CUDA 12.5.0.23: it runs on these data-center GPUs only in "
+        "CUDA forward-compatibility mode");
   CHECK(run("470.57.02", "12.5.0.23", false, fc).status != Status::kWarn);
   CHECK(run("470.42.01", "12.4.0", true, fc).status == Status::kFail);
   CHECK(run("470.57.02", "12.4.0", true, fc).status == Status::kWarn);
   // No row for the release: the major's minor-version compatibility decides.
   CHECK(run("470.57.02", "12.7", false).status == Status::kFail);
-  CHECK(run("470.57.02", "12.7", false).message == "driver 470.57.02 is too old for CUDA 12.7 (needs >= 525.60.13)");
+  CHECK(run("470.57.02", "12.7", false).message ==
+        "driver 470.57.02 is too old for CUDA 12.7 (needs >= 525.60.13)");
   CHECK(run("580.65.06", "13.4", false).status == Status::kWarn);
-  CHECK(run("575.51.03", "13.4", false).message == "driver 575.51.03 is too old for CUDA 13.4 (needs >= R580)");
+  CHECK(run("575.51.03", "13.4", false).message ==
+        "driver 575.51.03 is too old for CUDA 13.4 (needs >= R580)");
   // Nothing known about the major at all.
   CHECK(run("999.1", "14.0", false).message ==
         "no minimum driver is known for CUDA 14.0: gpuprep cannot tell whether driver 999.1 runs it");

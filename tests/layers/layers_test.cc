@@ -6,7 +6,8 @@
 using namespace gp;
 using layers::Status;
 
-TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanager included", "[layers][doctor]") {
+TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanager included",
+          "[layers][doctor]") {
   test::Inputs t;
   auto all = layers::CheckAll(t.in());
   std::vector<std::string> names;
@@ -42,8 +43,9 @@ TEST_CASE("os: unsupported system, interrupted dpkg, pending reboot", "[layers][
   auto r2 = layers::CheckOs(d.in());
   CHECK(r2.status == Status::kFail);
   CHECK(r2.fix == std::optional<std::string>("sudo dpkg --configure -a; sudo reboot"));
-  CHECK(r2.detail == "ubuntu 22.04 is supported by stack ubuntu22-r535-cuda12.2; dpkg was interrupted with packages "
-                     "half-configured (nvidia-dkms-535); a reboot is pending (/var/run/reboot-required)");
+  CHECK(r2.detail ==
+        "ubuntu 22.04 is supported by stack ubuntu22-r535-cuda12.2; dpkg was interrupted with packages "
+        "half-configured (nvidia-dkms-535); a reboot is pending (/var/run/reboot-required)");
 }
 
 TEST_CASE("host: CPU, RAM and shm per GPU against the workload (warnings only)", "[layers][doctor]") {
@@ -55,7 +57,8 @@ TEST_CASE("host: CPU, RAM and shm per GPU against the workload (warnings only)",
   CHECK(r.wanted == "per GPU (llm-finetune): >= 8 CPUs, >= 128 GiB RAM");
   REQUIRE(r.findings.size() == 2);
   CHECK(r.findings[0].message == "32 CPU cores for 8 GPUs: below 8 per GPU for the llm-finetune workload");
-  CHECK(r.findings[0].fix == std::optional<std::string>("use a host with at least 64 CPU cores, or fewer GPUs"));
+  CHECK(r.findings[0].fix ==
+        std::optional<std::string>("use a host with at least 64 CPU cores, or fewer GPUs"));
   CHECK(r.findings[1].message == "64 GiB RAM per GPU: below 128 GiB per GPU for the llm-finetune workload");
   CHECK(r.findings[1].fix == std::optional<std::string>("use a host with at least 1 TiB RAM, or fewer GPUs"));
 
@@ -84,7 +87,8 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   auto none = layers::CheckGpu(t.in());
   CHECK(none.status == Status::kFail);
   CHECK(none.detail == "no NVIDIA GPU found on the PCI bus");
-  CHECK(none.fix == std::optional<std::string>("run on a host with an NVIDIA GPU (check with: lspci -d 10de:)"));
+  CHECK(none.fix ==
+        std::optional<std::string>("run on a host with an NVIDIA GPU (check with: lspci -d 10de:)"));
 
   test::Inputs u;
   u.host.gpus.resize(1);
@@ -94,17 +98,19 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   auto unknown = layers::CheckGpu(u.in());
   CHECK(unknown.status == Status::kWarn);
   CHECK(unknown.found == std::optional<std::string>("1x unknown NVIDIA GPU 0x1234"));
-  CHECK(unknown.detail == "GPU 0 (0000:18:00.0, device 0x1234) is not in gpuprep's catalogue: its driver and CUDA "
-                          "needs cannot be checked");
-  CHECK(unknown.fix ==
-        std::optional<std::string>("check NVIDIA's support for device 0x1234 and add it to manifests/compat.yaml"));
+  CHECK(unknown.detail ==
+        "GPU 0 (0000:18:00.0, device 0x1234) is not in gpuprep's catalogue: its driver and CUDA "
+        "needs cannot be checked");
+  CHECK(unknown.fix == std::optional<std::string>(
+                           "check NVIDIA's support for device 0x1234 and add it to manifests/compat.yaml"));
 
   test::Inputs b;
   for (auto& g : b.host.gpus) g.device_id = "0x2901", g.name = "B200";
   auto bw = layers::CheckGpu(b.in());
   CHECK(bw.status == Status::kWarn);
   CHECK(bw.found == std::optional<std::string>("8x B200"));
-  CHECK(bw.detail == "stack ubuntu22-r535-cuda12.2 is not made for blackwell GPUs (it lists ampere, hopper, ada)");
+  CHECK(bw.detail ==
+        "stack ubuntu22-r535-cuda12.2 is not made for blackwell GPUs (it lists ampere, hopper, ada)");
   CHECK(bw.fix == std::optional<std::string>("choose a stack for blackwell: gpuprep manifest list"));
 }
 
@@ -145,15 +151,17 @@ TEST_CASE("cuda: missing, other release, too old for a GPU, dropped a GPU", "[la
   o.host.cuda.version = "12.4.131";
   auto other = layers::CheckCuda(o.in());
   CHECK(other.status == Status::kWarn);
-  CHECK(other.detail == "installed CUDA 12.4.131 differs from the stack's 12.2.2; driver 535.129.03 is below "
-                       "installed CUDA 12.4.131's minimum 550.54.14: it runs under CUDA 12.x minor-version "
-                       "compatibility, without features that need a newer driver");
+  CHECK(other.detail ==
+        "installed CUDA 12.4.131 differs from the stack's 12.2.2; driver 535.129.03 is below "
+        "installed CUDA 12.4.131's minimum 550.54.14: it runs under CUDA 12.x minor-version "
+        "compatibility, without features that need a newer driver");
   o.host.cuda.version = "13.0.88";
   auto major = layers::CheckCuda(o.in());
   CHECK(major.status == Status::kFail);
   CHECK(major.findings[0].message == "installed CUDA 13.0.88 is another major than the stack's 12.2.2");
   // ...and the driver is checked against the installed CUDA too.
-  CHECK(major.findings[1].message == "driver 535.129.03 is too old for installed CUDA 13.0.88 (needs >= 580.65.06)");
+  CHECK(major.findings[1].message ==
+        "driver 535.129.03 is too old for installed CUDA 13.0.88 (needs >= 580.65.06)");
   CHECK(major.findings[1].fix == std::optional<std::string>("gpuprep apply --only driver"));
 
   test::Inputs b;
@@ -172,10 +180,12 @@ TEST_CASE("cuda: missing, other release, too old for a GPU, dropped a GPU", "[la
   auto volta = layers::CheckCuda(v.in());
   CHECK(volta.status == Status::kFail);
   CHECK(volta.findings[0].message ==
-        "the stack's CUDA 13.0.0 no longer supports V100 (compute capability 7.0; the last CUDA for it is 12.x)");
+        "the stack's CUDA 13.0.0 no longer supports V100 (compute capability 7.0; the last CUDA for it is "
+        "12.x)");
 }
 
-TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major, unknown", "[layers][doctor]") {
+TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major, unknown",
+          "[layers][doctor]") {
   test::Inputs t;
   t.host.cudnn = {};
   auto missing = layers::CheckCudnn(t.in());
@@ -187,8 +197,9 @@ TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major,
   m.host.cudnn.cuda_major = 11;
   auto cuda11 = layers::CheckCudnn(m.in());
   CHECK(cuda11.status == Status::kFail);
-  CHECK(cuda11.detail == "cuDNN 8.9.7.29 matches the stack's 8.9.7; cuDNN 8.9.7.29 is built for CUDA 11; the stack's "
-                         "is CUDA 12");
+  CHECK(cuda11.detail ==
+        "cuDNN 8.9.7.29 matches the stack's 8.9.7; cuDNN 8.9.7.29 is built for CUDA 11; the stack's "
+        "is CUDA 12");
   CHECK(cuda11.fix == std::optional<std::string>("gpuprep apply --only cudnn"));
 
   test::Inputs v;
@@ -209,16 +220,19 @@ TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major,
   h.stack.nccl.cuda_major.reset();
   h.stack.cuda.enabled = false;
   h.host.nccl.cuda_major = 13;
-  CHECK(layers::CheckNccl(h.in()).findings[1].message == "NCCL 2.18.5 is built for CUDA 13 but the installed CUDA is 12.2.140");
+  CHECK(layers::CheckNccl(h.in()).findings[1].message ==
+        "NCCL 2.18.5 is built for CUDA 13 but the installed CUDA is 12.2.140");
 
   test::Inputs u;
   u.stack.cudnn.version = {};
   u.stack.cudnn.version.unknown = true;
-  u.stack.cudnn.version.reason = "cuDNN of nvcr.io/nvidia/pytorch:23.10-py3 is not in NVIDIA's notes available to gpuprep";
+  u.stack.cudnn.version.reason =
+      "cuDNN of nvcr.io/nvidia/pytorch:23.10-py3 is not in NVIDIA's notes available to gpuprep";
   auto skip = layers::CheckCudnn(u.in());
   CHECK(skip.status == Status::kSkip);
-  CHECK(skip.detail == "the stack's cuDNN version is unknown: cuDNN of nvcr.io/nvidia/pytorch:23.10-py3 is not in "
-                       "NVIDIA's notes available to gpuprep");
+  CHECK(skip.detail ==
+        "the stack's cuDNN version is unknown: cuDNN of nvcr.io/nvidia/pytorch:23.10-py3 is not in "
+        "NVIDIA's notes available to gpuprep");
   CHECK(skip.found == std::optional<std::string>("8.9.7.29"));
 }
 
@@ -254,7 +268,8 @@ TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers]
   auto apart = layers::CheckContainerToolkit(a.in());
   CHECK(apart.status == Status::kFail);
   CHECK(apart.findings[0].message ==
-        "toolkit packages at different versions (nvidia-container-toolkit 1.17.8-1, nvidia-container-toolkit-base "
+        "toolkit packages at different versions (nvidia-container-toolkit 1.17.8-1, "
+        "nvidia-container-toolkit-base "
         "1.17.8-1, libnvidia-container-tools 1.17.8-1, libnvidia-container1 1.17.3-1)");
 
   test::Inputs c;
@@ -263,28 +278,33 @@ TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers]
   CHECK(cve.status == Status::kFail);
   CHECK(cve.found == std::optional<std::string>("1.16.1"));
   CHECK(cve.findings[0].message == "toolkit 1.16.1 installed, 4 packages at one version");
-  CHECK(cve.findings[1].message ==
-        "toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in 1.16.2); CVE-2024-0134 (fixed in "
-        "1.17.0); CVE-2024-0135, CVE-2024-0136, CVE-2024-0137 (fixed in 1.17.3); CVE-2025-23359 (fixed in 1.17.4)");
+  CHECK(
+      cve.findings[1].message ==
+      "toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in 1.16.2); CVE-2024-0134 (fixed in "
+      "1.17.0); CVE-2024-0135, CVE-2024-0136, CVE-2024-0137 (fixed in 1.17.3); CVE-2025-23359 (fixed in "
+      "1.17.4)");
   CHECK(cve.findings[1].fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
   CHECK(cve.findings[2].message == "toolkit 1.16.1 is older than the stack's 1.17.8");
   // A stack pinning an affected release cannot fix it by applying.
   c.stack.container_toolkit.version.version = Version::Must("1.17.3");
   CHECK(layers::CheckContainerToolkit(c.in()).findings[1].fix ==
-        std::optional<std::string>("choose a stack with container toolkit 1.17.4 or later: gpuprep manifest list"));
+        std::optional<std::string>(
+            "choose a stack with container toolkit 1.17.4 or later: gpuprep manifest list"));
 
   test::Inputs r;
   r.host.docker.runtimes = {"runc"};
   auto rt = layers::CheckContainerToolkit(r.in());
   CHECK(rt.status == Status::kFail);
   CHECK(rt.detail ==
-        "toolkit 1.17.8 installed, 4 packages at one version; Docker has no nvidia runtime and no CDI spec for the GPUs");
-  CHECK(rt.fix ==
-        std::optional<std::string>("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"));
+        "toolkit 1.17.8 installed, 4 packages at one version; Docker has no nvidia runtime and no CDI spec "
+        "for the GPUs");
+  CHECK(rt.fix == std::optional<std::string>(
+                      "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"));
   r.host.docker.cdi = true;
   auto cdi = layers::CheckContainerToolkit(r.in());
   CHECK(cdi.status == Status::kOk);
-  CHECK(cdi.detail == "toolkit 1.17.8 installed, 4 packages at one version; Docker reaches the GPUs through CDI");
+  CHECK(cdi.detail ==
+        "toolkit 1.17.8 installed, 4 packages at one version; Docker reaches the GPUs through CDI");
   // Without the engine (--root) daemon.json's runtimes decide.
   r.host.docker.engine_reachable = false;
   r.host.docker.cdi = false;

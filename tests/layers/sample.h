@@ -1,11 +1,12 @@
 // Hand-built Compat, Stack and HostFacts for the layer tests: a healthy 8x H100 host on a CUDA 12.2 stack,
 // which each test breaks in one way. The Compat rows are copies of manifests/compat.yaml entries.
 #pragma once
+#include <utility>
+#include <vector>
+
 #include "layers/check.h"
 #include "manifest/model.h"
 #include "probe/host.h"
-#include <utility>
-#include <vector>
 
 namespace gp::test {
 
@@ -14,14 +15,21 @@ using V = Version;
 
 inline manifest::Compat SampleCompat() {
   manifest::Compat c;
-  for (auto [cuda, drv] : std::vector<std::pair<const char*, const char*>>{
-           {"13.0.2", "580.95.05"}, {"13.0.1", "580.82.07"}, {"13.0.0", "580.65.06"}, {"12.9.0", "575.51.03"},
-           {"12.8.0", "570.26"},    {"12.4.0", "550.54.14"}, {"12.2.2", "535.104.05"}, {"12.2.0", "535.54.03"},
-           {"12.0.0", "525.60.13"}, {"11.8.0", "520.61.05"}})
+  for (auto [cuda, drv] : std::vector<std::pair<const char*, const char*>>{{"13.0.2", "580.95.05"},
+                                                                           {"13.0.1", "580.82.07"},
+                                                                           {"13.0.0", "580.65.06"},
+                                                                           {"12.9.0", "575.51.03"},
+                                                                           {"12.8.0", "570.26"},
+                                                                           {"12.4.0", "550.54.14"},
+                                                                           {"12.2.2", "535.104.05"},
+                                                                           {"12.2.0", "535.54.03"},
+                                                                           {"12.0.0", "525.60.13"},
+                                                                           {"11.8.0", "520.61.05"}})
     c.cuda_min_driver.push_back({V::Must(cuda), V::Must(drv)});
-  c.minor_compat = {{13, 580, std::nullopt}, {12, 525, V::Must("525.60.13")}, {11, 450, V::Must("450.80.02")}};
-  auto gpu = [](const char* name, const char* id, const char* arch, const char* cc, bool dc, const char* min_cuda,
-                int min_branch) {
+  c.minor_compat = {
+      {13, 580, std::nullopt}, {12, 525, V::Must("525.60.13")}, {11, 450, V::Must("450.80.02")}};
+  auto gpu = [](const char* name, const char* id, const char* arch, const char* cc, bool dc,
+                const char* min_cuda, int min_branch) {
     GpuModel g;
     g.name = name;
     g.pci_ids = {id};
@@ -103,9 +111,10 @@ inline probe::HostFacts HealthyH100Host() {
   h.cuda = {true, "12.2.140", "version.json", "/usr/local/cuda-12.2", std::nullopt, {}};
   h.cudnn = {true, "8.9.7.29", "dpkg:libcudnn8", "/usr/lib/x86_64-linux-gnu", 12, {}};
   h.nccl = {true, "2.18.5", "dpkg:libnccl2", "/usr/lib/x86_64-linux-gnu", 12, {}};
-  h.packages["nvidia-driver-535"] = {"nvidia-driver-535", "535.129.03-0ubuntu1", "install ok installed", true};
-  for (const char* p : {"nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
-                        "libnvidia-container1"})
+  h.packages["nvidia-driver-535"] = {"nvidia-driver-535", "535.129.03-0ubuntu1", "install ok installed",
+                                     true};
+  for (const char* p : {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
+                        "libnvidia-container-tools", "libnvidia-container1"})
     h.toolkit.packages[p] = "1.17.8-1";
   h.docker.cli_found = true;
   h.docker.engine_reachable = true;

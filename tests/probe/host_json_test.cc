@@ -1,8 +1,9 @@
 // The doctor-JSON host codec: what HostToJson writes, HostFromJson reads back unchanged, and broken
 // snapshots are refused with an error that points at the value.
+#include "probe/host_json.h"
+
 #include <catch2/catch.hpp>
 
-#include "probe/host_json.h"
 #include "util/error.h"
 
 using gp::probe::HostFacts;
@@ -39,7 +40,8 @@ HostFacts SampleHost() {
   u.name = "unknown NVIDIA GPU 0x1234";
   h.gpus.push_back(u);
   h.nvswitch_count = 1;
-  h.driver.module = {true, "535.161.08", true, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.161.08"};
+  h.driver.module = {true, "535.161.08", true,
+                     "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.161.08"};
   h.driver.userspace_version = "535.161.08";
   h.driver.userspace_source = "nvml";
   h.driver.nvml_error = "Driver/library version mismatch";
@@ -53,7 +55,8 @@ HostFacts SampleHost() {
   h.cuda = {true, "12.2.140", "version.json", "/usr/local/cuda-12.2", std::nullopt, {"nvcc says 12.2"}};
   h.cudnn = {true, "8.9.7", "header:/usr/include/cudnn_version.h", "/usr/include", 12, {}};
   h.nccl = {false, "", "", "", std::nullopt, {}};
-  h.packages["nvidia-driver-535"] = {"nvidia-driver-535", "535.161.08-0ubuntu1", "install ok installed", true};
+  h.packages["nvidia-driver-535"] = {"nvidia-driver-535", "535.161.08-0ubuntu1", "install ok installed",
+                                     true};
   h.dpkg_interrupted = {"libnccl2"};
   h.docker.cli_found = true;
   h.docker.engine_reachable = true;
@@ -86,7 +89,8 @@ TEST_CASE("HostToJson writes the stable keys of PRODUCT.md with their types", "[
   CHECK(j["shm_bytes"].get<uint64_t>() == 1082331856896ULL);
   REQUIRE(j["gpus"].size() == 2);
   const json& g = j["gpus"][0];
-  for (const char* key : {"index", "pci", "device_id", "name", "architecture", "compute_capability", "memory_bytes"})
+  for (const char* key :
+       {"index", "pci", "device_id", "name", "architecture", "compute_capability", "memory_bytes"})
     CHECK(g.contains(key));
   CHECK(g["compute_capability"] == "9.0");
   CHECK(g["memory_bytes"].get<uint64_t>() == 85520809984ULL);

@@ -401,6 +401,19 @@ check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records pass/fail
   shift
   if "$@"; then echo "  ok: $d"; else echo "  FAILED: $d" >&2; SIM_FAILURES=$((SIM_FAILURES + 1)); fi
 }
+# pending WHAT_IS_MISSING CHECK_FN ARGS...: a check of behaviour gpuprep does not have yet (named in the
+# first argument, with the note in /work/notes/sim-contract.md). Run and reported, but a failure is printed as
+# PENDING and not counted; a pass says so, so the marker can be removed.
+pending() {
+  local why=$1 before=$SIM_FAILURES
+  shift
+  "$@" >"$SIM_DIR/pending.out" 2>&1
+  sed 's/^  FAILED: /  PENDING (not counted): /' "$SIM_DIR/pending.out"
+  if ((SIM_FAILURES > before)); then
+    SIM_FAILURES=$before
+    echo "  PENDING: needs $why"
+  fi
+}
 check_rc() {  # check_rc DESCRIPTION EXPECTED NAME: SIM_RC of the sim_gp run NAME; shows its output if wrong
   if [[ $SIM_RC == "$2" ]]; then echo "  ok: $1 (exit $2)"; else
     echo "  FAILED: $1: expected exit $2, got $SIM_RC" >&2

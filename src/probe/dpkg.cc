@@ -73,7 +73,9 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
     facts.probe_notes.push_back("dpkg: /var/lib/dpkg/status not found (not a Debian/Ubuntu host?)");
     return;
   }
-  auto add = [&](const DpkgEntry& e) {
+  // `journal`: a record from updates/, newer than status, so a removal there drops the package. In the
+  // status file itself a not-installed stanza may be another architecture's (libfoo:i386) and is skipped.
+  auto add = [&](const DpkgEntry& e, bool journal) {
     if (DpkgInterrupted(e.status)) {
       bool seen = false;
       for (const auto& n : facts.dpkg_interrupted) seen = seen || n == e.package;
@@ -81,7 +83,7 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
     }
     if (!IsNvidiaRelatedPackage(e.package)) return;
     if (!DpkgInstalled(e.status)) {
-      facts.packages.erase(e.package);
+      if (journal) facts.packages.erase(e.package);
       return;
     }
     InstalledPackage p;
@@ -91,7 +93,7 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
     p.held = StartsWith(e.status, "hold ");
     facts.packages[p.name] = p;
   };
-  for (const auto& e : ParseDpkgStatus(*status)) add(e);
+  for (const auto& e : ParseDpkgStatus(*status)) add(e, false);
   // The updates/ journal holds records dpkg wrote but has not merged yet: an interrupted run.
   for (const auto& name : fs.List("/var/lib/dpkg/updates")) {
     if (!AllDigits(name)) continue;
@@ -102,7 +104,7 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
       bool seen = false;
       for (const auto& n : facts.dpkg_interrupted) seen = seen || n == e.package;
       if (!seen) facts.dpkg_interrupted.push_back(e.package);
-      add(e);
+      add(e, true);
     }
   }
 }

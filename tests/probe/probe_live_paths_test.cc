@@ -265,3 +265,22 @@ TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken
         "expected string literal");
   CHECK(h.docker.daemon_json_runtimes.empty());
 }
+
+TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package; the updates journal wins", "[probe]") {
+  TempTree t;
+  t.Write("/var/lib/dpkg/status",
+          "Package: libnvidia-compute-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: 535.129.03-0ubuntu1\n\n"
+          "Package: libnvidia-compute-535\nStatus: deinstall ok config-files\nArchitecture: i386\nVersion: 535.104.05-0ubuntu1\n\n"
+          "Package: nvidia-utils-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: 535.129.03-0ubuntu1\n");
+  t.Write("/var/lib/dpkg/updates/0000", "Package: nvidia-utils-535\nStatus: purge ok not-installed\nArchitecture: amd64\n");
+  sys::DiskFs fs(t.root);
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.compat = &manifest::EmbeddedCompat();
+  auto h = probe::ProbeHost(env);
+  REQUIRE(h.packages.count("libnvidia-compute-535"));
+  CHECK(h.packages.at("libnvidia-compute-535").version == "535.129.03-0ubuntu1");
+  CHECK_FALSE(h.packages.count("nvidia-utils-535"));
+  // A pending journal record means dpkg stopped before merging it.
+  CHECK(h.dpkg_interrupted == std::vector<std::string>{"nvidia-utils-535"});
+}

@@ -48,7 +48,8 @@ struct MultiNode {
 };
 
 struct RunConfig {
-  std::string image;
+  std::string image;                   // "" only when bare
+  bool bare = false;                   // --image none with --format torchrun: no container at all
   GpuSelection gpus;
   GpuAccess access = GpuAccess::kRuntime;
   std::string ipc = "host";            // "host" | "private"

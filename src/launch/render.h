@@ -21,7 +21,8 @@ std::string RenderDocker(const RunConfig& c);
 // "python -m mod" -> "torchrun ... -m mod", anything else -> "torchrun ... --no-python CMD ARGS".
 // Throws FlagError when there is no command.
 std::vector<std::string> TorchrunArgv(const RunConfig& c);
-// `--format torchrun`: the docker command whose container command is the torchrun line.
+// `--format torchrun`: the docker command whose container command is the torchrun line; with --image
+// none (c.bare) the torchrun line alone, for a bare-metal host or a shell already inside a container.
 std::string RenderTorchrun(const RunConfig& c);
 
 std::string RenderJson(const RunConfig& c);     // resolved values, origins, docker argv, torchrun argv

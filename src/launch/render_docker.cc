@@ -106,6 +106,7 @@ std::vector<std::string> TorchrunArgv(const RunConfig& c) {
 }
 
 std::string RenderTorchrun(const RunConfig& c) {
+  if (c.bare) return sys::ShellJoin(TorchrunArgv(c)) + "\n";
   RunConfig inside = c;
   inside.command = TorchrunArgv(c);
   return RenderDocker(inside);

@@ -177,6 +177,7 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
   const Target& t = *in.target;
   if (c.gpus.kind == GpuSelection::Kind::kNone) return;
   const std::string& f = req.format;
+  if (c.bare) return;  // no container runtime involved; the host's own driver runs the job
   if (f == "docker" || f == "json" || f == "compose" || f == "torchrun") {
     if (HasNvidiaRuntime(t)) c.access = GpuAccess::kRuntime;
     else if (HasCdi(t)) c.access = GpuAccess::kCdi;
@@ -226,7 +227,14 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   if (in.stack && !in.stack->image.ref.empty()) c.image = in.stack->image.ref, c.origins["image"] = Origin::kStack;
   if (p && !p->image.empty()) c.image = p->image, c.origins["image"] = Origin::kProfile;
   if (req.image) c.image = *req.image, c.origins["image"] = Origin::kFlag;
-  if (c.image.empty())
+  if (req.image && *req.image == "none") {  // bare metal: only the torchrun line, no container
+    if (req.format != "torchrun")
+      throw FlagError("--image", "none (no container) is only for --format torchrun, which then prints the bare "
+                                 "torchrun line");
+    c.image.clear();
+    c.bare = true;
+  }
+  if (c.image.empty() && !c.bare)
     throw FlagError("--image", "no image: give --image REF, or a --manifest or --profile that names one");
   if (c.image.find_first_of(" \t\n'\"$\\") != std::string::npos)
     throw FlagError("--image", "\"" + c.image + "\" is not an image reference");

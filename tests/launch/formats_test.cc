@@ -196,3 +196,17 @@ TEST_CASE("launch templates: placeholders, blocks and YAML quoting", "[launch]")
   CHECK_THROWS_AS(ExpandTemplate("{{missing}}\n", {}), std::logic_error);
   CHECK(gp::launch::YamlQuote("it's \"x\"\n\\") == "\"it's \\\"x\\\"\\n\\\\\"");
 }
+
+TEST_CASE("launch torchrun: --image none prints the bare torchrun line", "[launch]") {
+  CHECK(Out({"launch", "--format", "torchrun", "--image", "none", "--host", kH100x2, "--nodes", "2", "--node-rank", "1",
+             "--master", "10.1.2.3:29400", "--", "python", "train.py", "--data", "/my data"}) ==
+        "torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 --master_addr=10.1.2.3 --master_port=29400 train.py "
+        "--data '/my data'\n");
+  // No container, so a host without the container toolkit is fine.
+  CHECK(Out({"launch", "--format", "torchrun", "--image", "none", "--host", Snapshot("no-runtime.json"), "--gpus", "1",
+             "--", "python", "t.py"}) == "torchrun --nproc_per_node=1 t.py\n");
+  auto r = Gpuprep({"launch", "--image", "none", "--host", kH100x2});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --image: none (no container) is only for --format torchrun, which then prints the "
+                 "bare torchrun line\n");
+}

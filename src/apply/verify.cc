@@ -35,6 +35,7 @@ void Driver(const VerifyEnv& env, LayerReport& r) {
     r.Add(Status::kFail, "the loaded kernel module is " + *module + " but the stack pins " + r.wanted,
           "gpuprep apply --yes");
   if (!env.native) {
+    if (r.status != Status::kFail) r.Add(Status::kOk, "kernel module " + *module + " is loaded");
     r.Add(Status::kSkip, "NVML not loaded (--root: nothing of the live host is loaded)");
     return;
   }

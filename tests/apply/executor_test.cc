@@ -390,3 +390,39 @@ TEST_CASE("the journal round-trips and a corrupt one is a clear error", "[apply]
   CHECK_THROWS_WITH(apply::JournalFromText("{not json"),
                     Catch::StartsWith("/var/lib/gpuprep/journal.json: not a gpuprep journal ("));
 }
+
+TEST_CASE("on a terminal apt reports progress through APT::Status-Fd", "[apply]") {
+  Host h;
+  plan::PlanInput in;
+  in.stack = &h.stack;
+  in.facts = &h.facts;
+  in.fs = &h.root.fs();
+  in.apt.status_fd = true;
+  auto p = plan::BuildPlan(in);
+  h.runner.rules.insert(h.runner.rules.begin(),
+                        {"apt-get -y", test::Exit(0), -1, [&h](const sys::Command& c) {
+                           CHECK(c.status_fd == 3);
+                           REQUIRE(c.on_status_line);
+                           c.on_status_line("pmstatus:libcudnn8:50.0000:Installing libcudnn8 (amd64)");
+                           c.on_status_line("not progress");
+                           h.Dpkg(false);
+                         }});
+  std::vector<std::string> lines;
+  apply::ExecEnv env;
+  env.fs = &h.root.fs();
+  env.runner = &h.runner;
+  env.stack = &h.stack;
+  env.facts = &h.facts;
+  env.progress = [&lines](const std::string& l) { lines.push_back(l); };
+  env.make_http = [&h] {
+    auto f = std::make_unique<test::FakeHttp>();
+    f->answers = h.answers;
+    return f;
+  };
+  CHECK(apply::Execute(p, h.journal, env).exit_code == 3);
+  CHECK(lines == std::vector<std::string>{"50% Installing libcudnn8 (amd64)"});
+  const auto joined = h.runner.Joined();
+  CHECK(std::find_if(joined.begin(), joined.end(), [](const std::string& s) {
+          return s.find(" -o APT::Status-Fd=3 install ") != std::string::npos;
+        }) != joined.end());
+}

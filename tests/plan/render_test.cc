@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 #include "apply/harness.h"
 #include "cli/context.h"
@@ -138,4 +139,20 @@ TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before to
   r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply", "--only", "cudaa"});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --only: unknown layer \"cudaa\" (did you mean \"cuda\"?)\n");
+}
+
+TEST_CASE("gpuprep apply --resume without a journal is a usage error", "[apply]") {
+  if (::geteuid() != 0) return;  // the root check comes first
+  test::TempRoot root;
+  sys::DiskFs fs("/");
+  std::ostringstream out, err;
+  cli::Context ctx;
+  ctx.out = &out;
+  ctx.err = &err;
+  ctx.local_fs = &fs;
+  const std::string dir = root.path();
+  ctx.make_fs = [dir](const std::string&) { return std::make_unique<sys::DiskFs>(dir); };
+  const char* argv[] = {"gpuprep", "apply", "--resume", "--yes"};
+  CHECK(cli::RunCli(4, argv, ctx) == 2);
+  CHECK(err.str() == "gpuprep: error: --resume: no journal at /var/lib/gpuprep/journal.json\n");
 }

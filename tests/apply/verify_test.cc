@@ -1,0 +1,70 @@
+// Active verification verdicts, word for word, with fake NVML/libcuda/cuDNN/NCCL answers.
+#include <catch2/catch.hpp>
+
+#include "apply/harness.h"
+#include "apply/verify.h"
+
+using namespace gp;
+
+namespace {
+struct V {
+  test::TempRoot root;
+  manifest::Stack stack = test::TestStack();
+  probe::HostFacts facts = test::BareHost(2);
+  test::FakeNative native = test::FakeNative::Healthy(2);
+  V() {
+    root.Write("/proc/driver/nvidia/version",
+               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
+  }
+  layers::LayerReport Run(const std::string& layer, bool live = true) {
+    apply::VerifyEnv env{&root.fs(), live ? &native : nullptr, &stack, &facts};
+    return apply::VerifyLayer(layer, env);
+  }
+};
+}  // namespace
+
+TEST_CASE("verify: a healthy host passes every layer", "[apply]") {
+  V v;
+  for (const auto& l : {"driver", "cuda", "cudnn", "nccl"}) {
+    auto r = v.Run(l);
+    INFO(l << ": " << r.detail);
+    CHECK(r.status == layers::Status::kOk);
+  }
+  CHECK(v.Run("driver").detail == "kernel module and NVML agree on 535.129.03; NVML sees 2 of 2 GPUs");
+  CHECK(v.Run("cudnn").detail == "cuDNN 8.9.7 loads (/usr/lib/x86_64-linux-gnu/libcudnn.so.8)");
+  CHECK(v.Run("fabricmanager").status == layers::Status::kSkip);
+}
+
+TEST_CASE("verify: mismatch, missing module, wrong library versions, no CUDA device", "[apply]") {
+  V v;
+  v.native.nvml.error = "RM has detected an NVML/RM version mismatch.";
+  auto r = v.Run("driver");
+  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.detail == "NVML: RM has detected an NVML/RM version mismatch.");
+  CHECK(r.fix == std::optional<std::string>("reboot so the kernel module matches the libraries"));
+
+  v.root.fs().Remove("/proc/driver/nvidia/version");
+  r = v.Run("driver");
+  CHECK(r.detail == "no nvidia kernel module is loaded");
+
+  v.native.cudnn.value = 8905;
+  r = v.Run("cudnn");
+  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.detail == "cuDNN 8.9.5 loaded from /usr/lib/x86_64-linux-gnu/libcudnn.so.8 but the stack pins 8.9.7.29");
+  CHECK(r.fix == std::optional<std::string>("gpuprep apply --yes --only cudnn"));
+
+  v.native.nccl = {false, "", std::nullopt, "libnccl.so.2: cannot open shared object file"};
+  CHECK(v.Run("nccl").detail == "NCCL could not be loaded: libnccl.so.2: cannot open shared object file");
+
+  v.native.cuda.device_count.reset();
+  v.native.cuda.error = "CUDA_ERROR_NO_DEVICE";
+  CHECK(v.Run("cuda").detail == "cuInit failed: CUDA_ERROR_NO_DEVICE");
+}
+
+TEST_CASE("verify with --root loads nothing: library checks are skip", "[apply]") {
+  V v;
+  CHECK(v.Run("cuda", false).status == layers::Status::kSkip);
+  CHECK(v.Run("nccl", false).detail == "NCCL not loaded (--root: nothing of the live host is loaded)");
+  auto d = v.Run("driver", false);
+  CHECK(d.status == layers::Status::kOk);  // the module file agrees with the pin; NVML part skipped
+}

@@ -116,7 +116,8 @@ std::optional<std::string> ParseNvccVersion(std::string_view text) {
 void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
   const sys::Fs& fs = *env.fs;
   Component& c = facts.cuda;
-  for (const auto& prefix : Candidates(env)) {
+  const std::vector<std::string> candidates = Candidates(env);
+  for (const auto& prefix : candidates) {
     if (auto vj = fs.Read(prefix + "/version.json")) {
       auto parsed = ParseCudaVersionJson(*vj);
       if (!parsed.version.empty()) {
@@ -140,16 +141,29 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
         c.notes.push_back(prefix + "/bin/nvcc --version failed" + (res.timed_out ? " (timed out)" : ""));
       }
     }
-    if (c.version.empty() && Live(env) && env.native) {
-      auto call = env.native->CudaRuntimeVersion({prefix + "/lib64", prefix + "/lib"});
-      if (call.loaded && call.value) {
-        c.version = CudaVersionFromCode(*call.value);
-        c.source = "dlopen:" + call.path;
-      }
-    }
     if (!c.version.empty() || fs.Exists(prefix + "/bin/nvcc")) {
       c.path = prefix;
       break;
+    }
+  }
+  if (c.version.empty() && c.path.empty() && Live(env) && env.native) {
+    // cudart through dlopen, the candidates' lib dirs first. Once, after all candidates: the loader's default
+    // search could otherwise credit one prefix with another toolkit's library.
+    std::vector<std::string> dirs;
+    for (const auto& prefix : candidates) {
+      dirs.push_back(prefix + "/lib64");
+      dirs.push_back(prefix + "/lib");
+    }
+    auto call = env.native->CudaRuntimeVersion(dirs);
+    if (call.loaded && call.value) {
+      c.version = CudaVersionFromCode(*call.value);
+      c.source = "dlopen:" + call.path;
+      for (const auto& prefix : candidates) {
+        if (StartsWith(call.path, prefix + "/")) {
+          c.path = prefix;
+          break;
+        }
+      }
     }
   }
   if (c.version.empty()) {

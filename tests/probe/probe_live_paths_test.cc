@@ -284,3 +284,27 @@ TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package;
   // A pending journal record means dpkg stopped before merging it.
   CHECK(h.dpkg_interrupted == std::vector<std::string>{"nvidia-utils-535"});
 }
+
+TEST_CASE("live paths: an empty CUDA_HOME is not credited with another toolkit's cudart", "[probe]") {
+  TempTree t;
+  t.Write("/opt/empty/.keep", "");
+  t.Write("/usr/local/cuda-12.1/lib/libcudart.so.12", "");
+  LiveViewFs fs(t.root);
+  test::FakeCommandRunner runner;
+  runner.strict = true;
+  ScriptedNative native;
+  native.cudart = Loaded("/usr/local/cuda-12.1/lib/libcudart.so.12", 12010);
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.runner = &runner;
+  env.native = &native;
+  env.compat = &manifest::EmbeddedCompat();
+  env.env = {{"CUDA_HOME", "/opt/empty"}};
+  auto h = probe::ProbeHost(env);
+  CHECK(native.cudart_calls == 1);
+  CHECK(native.cudart_dirs == std::vector<std::string>{"/opt/empty/lib64", "/opt/empty/lib",
+                                                       "/usr/local/cuda-12.1/lib64", "/usr/local/cuda-12.1/lib"});
+  CHECK(h.cuda.version == "12.1");
+  CHECK(h.cuda.path == "/usr/local/cuda-12.1");
+  CHECK(runner.calls.empty());
+}

@@ -11,6 +11,9 @@
 #include <memory>
 #include <string>
 
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
 #include "manifest/model.h"
 #include "probe/host.h"
 #include "sys/fs.h"
@@ -20,9 +23,15 @@
 
 namespace gp::test {
 
+// Other tests' RunCli calls leave spdlog pointing at a stream that is gone; apply tests log to nothing.
+inline void QuietLogs() {
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("quiet", std::make_shared<spdlog::sinks::null_sink_mt>()));
+}
+
 class TempRoot {
  public:
   TempRoot() {
+    QuietLogs();
     char tmpl[] = "/tmp/gpuprep-apply-XXXXXX";
     path_ = ::mkdtemp(tmpl);
     fs_ = std::make_unique<sys::DiskFs>(path_);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -34,7 +35,14 @@ struct Run {
   std::string out, err;
 };
 
+// RunCli points spdlog at ctx.err; put the previous logger back before that stream goes away.
+struct KeepLogger {
+  std::shared_ptr<spdlog::logger> saved = spdlog::default_logger();
+  ~KeepLogger() { spdlog::set_default_logger(saved); }
+};
+
 Run Gpuprep(std::vector<std::string> args) {
+  KeepLogger keep;
   sys::DiskFs fs("/");
   std::ostringstream out, err;
   cli::Context ctx;
@@ -143,6 +151,7 @@ TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before to
 
 TEST_CASE("gpuprep apply --resume without a journal is a usage error", "[apply]") {
   if (::geteuid() != 0) return;  // the root check comes first
+  KeepLogger keep;
   test::TempRoot root;
   sys::DiskFs fs("/");
   std::ostringstream out, err;

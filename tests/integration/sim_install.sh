@@ -145,6 +145,21 @@ check "it explains MOK enrolment" grep -q 'mokutil' "$SIM_DIR/sb.err" "$SIM_DIR/
 check_eq "no apt-get install" 0 "$(sim_log apt-get | grep -c ' install ')"
 check_eq "nothing recorded (initramfs, systemctl)" "" "$(sim_log commands)"
 
+unsupported_host() {  # unsupported_host NAME: apply on a host the stack cannot serve must change nothing
+  sim_snapshot "$1"
+  sim_gp "$1" "${M[@]}" apply --yes
+  check_rc "apply refuses" 1 "$1"
+  local gap="apply to refuse hosts whose GPUs the stack cannot serve before any change (sim-contract.md, Requests 19:55)"
+  pending "$gap" check_eq "no apt-get install" 0 "$(sim_log apt-get | grep -c ' install ')"
+  pending "$gap" check_eq "nothing changed on the host" "" "$(sim_diff "$1")"
+}
+sim_section "B200 GPUs on the R535 stack (R535 predates Blackwell): refused"
+SIM_GPU_ID=0x2901 sim_new_host
+unsupported_host blackwell
+sim_section "no NVIDIA GPU at all: refused"
+SIM_GPUS=0 SIM_NOUVEAU=0 sim_new_host
+unsupported_host nogpu
+
 sim_section "plan --format sh, run by an admin on a bare server: reboot, run again, verified"
 if command -v curl >/dev/null; then
   sim_new_host
@@ -164,6 +179,6 @@ else
   echo "  SKIP (this section): curl is not installed here; the plan's script downloads the key with curl"
 fi
 
-echo "sim_install: first apply ${t_apply1} ms, re-apply ${t_apply2} ms (inside the sim, incl. ~150 ms namespace setup),"
+echo "sim_install: first apply ${t_apply1} ms, re-apply ${t_apply2} ms (wall time of sim_run, namespace setup included),"
 echo "sim_install: the install fetched ${files_install} files, ${bytes_install} bytes; all scenarios $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_install

@@ -44,6 +44,6 @@ cmd0=$(sim_count commands)
 t=$(_sim_ms)
 rc=0
 _sim_enter "$@" || rc=$?
-echo "run-in-sim: exit $rc in $(($(_sim_ms) - t)) ms (incl. ~150 ms namespace setup); apt-get calls $(($(sim_count apt-get) - apt0)), HTTP requests $(($(sim_http_requests) - http0)), recorded commands $(($(sim_count commands) - cmd0))" >&2
+echo "run-in-sim: exit $rc in $(($(_sim_ms) - t)) ms (namespace setup included); apt-get calls $(($(sim_count apt-get) - apt0)), HTTP requests $(($(sim_http_requests) - http0)), recorded commands $(($(sim_count commands) - cmd0))" >&2
 if [[ -n $(ls -A "$SIM_HOST/sim/out") ]]; then rm -rf ./sim-out && cp -a "$SIM_HOST/sim/out" ./sim-out; fi
 exit $rc

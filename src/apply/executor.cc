@@ -234,8 +234,11 @@ class Executor {
     journal_.state = "reboot-required";
     journal_.reboot_reason = reason;
     if (!Save()) return {1, save_error_};
-    auto w = env_.fs->WriteAtomic(kResumeUnitPath, ResumeUnitText(env_.self_path), 0644, true);
-    if (!w.ok) return {1, "cannot install the resume unit: " + w.error};
+    const std::string unit = ResumeUnitText(env_.self_path);
+    if (env_.fs->Read(kResumeUnitPath) != unit) {  // our own file: no backup beside it in /etc/systemd/system
+      auto w = env_.fs->WriteAtomic(kResumeUnitPath, unit, 0644, false);
+      if (!w.ok) return {1, "cannot install the resume unit: " + w.error};
+    }
     for (const std::vector<std::string>& argv :
          {std::vector<std::string>{"systemctl", "daemon-reload"},
           std::vector<std::string>{"systemctl", "enable", kResumeUnit}}) {

@@ -160,6 +160,7 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   auto again = h.Plan(j->touched_layers);
   CHECK(again.steps.front().id == "reboot.check");
   CHECK(h.Run(again).exit_code == 3);
+  CHECK_FALSE(h.root.Exists("/etc/systemd/system/gpuprep-resume.service.gpuprep-bak"));
 
   // After the reboot the resume unit's run verifies every touched layer and removes itself.
   h.Reboot();

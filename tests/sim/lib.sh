@@ -31,14 +31,21 @@ sim_require() {
   for t in dpkg-deb apt-ftparchive gpg gcc python3 chroot openssl; do
     command -v "$t" >/dev/null || sim_fail "$t not found (install: dpkg-dev apt-utils gnupg gcc python3 openssl)"
   done
-  t=$(mktemp -d /tmp/gpuprep-sim-probe.XXXXXX)
-  mkdir -p "$t/u" "$t/w" "$t/m"
-  if ! unshare --mount --propagation private \
-    mount -t overlay gpuprep-sim-probe -o "lowerdir=/,upperdir=$t/u,workdir=$t/w" "$t/m" 2>/dev/null; then
+  # The upper layer must be on a filesystem overlayfs accepts as upper (not itself an overlay, as /tmp is
+  # inside some containers): /tmp, else /dev/shm.
+  local base
+  for base in ${SIM_BASE:-/tmp /dev/shm}; do
+    t=$(mktemp -d "$base/gpuprep-sim-probe.XXXXXX" 2>/dev/null) || continue
+    mkdir -p "$t/u" "$t/w" "$t/m"
+    if unshare --mount --propagation private \
+      mount -t overlay gpuprep-sim-probe -o "lowerdir=/,upperdir=$t/u,workdir=$t/w" "$t/m" 2>/dev/null; then
+      rm -rf "$t"
+      SIM_BASE=$base
+      return 0
+    fi
     rm -rf "$t"
-    sim_skip "overlayfs with lowerdir=/ is unavailable here"
-  fi
-  rm -rf "$t"
+  done
+  sim_skip "overlayfs with lowerdir=/ is unavailable here (tried an upper layer in ${SIM_BASE:-/tmp /dev/shm})"
 }
 
 sim_cleanup() {
@@ -61,7 +68,7 @@ _sim_ms() { date +%s%3N; }
 # process is gone and nothing runs inside them).
 _sim_reap_stale() {
   local d pid
-  for d in /tmp/gpuprep-sim.??????; do
+  for d in /tmp/gpuprep-sim.?????? /dev/shm/gpuprep-sim.??????; do
     [[ -f $d/owner.pid ]] || continue
     read -r pid <"$d/owner.pid"
     kill -0 "$pid" 2>/dev/null && continue
@@ -78,7 +85,7 @@ sim_init() {
   t0=$(_sim_ms)
   [[ -x $gpuprep ]] || sim_fail "gpuprep binary not found: $gpuprep"
   _sim_reap_stale
-  SIM_DIR=$(mktemp -d /tmp/gpuprep-sim.XXXXXX)
+  SIM_DIR=$(mktemp -d "${SIM_BASE:-/tmp}/gpuprep-sim.XXXXXX")
   echo $$ >"$SIM_DIR/owner.pid"
   trap sim_cleanup EXIT
   trap 'exit 130' INT TERM

@@ -237,3 +237,19 @@ TEST_CASE("launch: the image comes from the stack when nothing else names one", 
   CHECK(bad.code == 2);
   CHECK(bad.out.empty());
 }
+
+TEST_CASE("launch validation: values from a profile name --profile", "[launch]") {
+  const std::string dir = gp::test::TempDir();
+  const std::string path = dir + "/team.yaml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f);
+  std::fputs("apiVersion: gpuprep/v1\nkind: Profile\nmetadata: {name: team}\nspec:\n  shm: 3t\n"
+             "  mounts: [{source: /no/such/team/data, target: /data}]\n", f);
+  std::fclose(f);
+  CHECK(Fails({"--image", kImage, "--profile", path}) ==
+        "gpuprep: error: --profile: 3 TiB of shm is more than the memory of the host in " + kH100x2 + " (2.0 TiB)\n");
+  const std::string root = std::string(GP_FIXTURES) + "/hosts/healthy-h100";
+  auto r = Gpuprep({"launch", "--root", root, "--image", kImage, "--profile", path, "--shm", "1g"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --profile: /no/such/team/data does not exist on this host (mounted at /data)\n");
+}

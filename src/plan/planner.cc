@@ -159,7 +159,12 @@ class Planner {
     }
     driver_ok_ = true;
     const size_t before = install_.size();
-    std::string detail = Packages(d.packages);
+    // A driver at exactly the pinned version that other packages installed (the provider's image, Ubuntu's
+    // nvidia-driver-NNN) is loaded and answers: installing NVIDIA's packages over it would only churn.
+    const std::string pinned = d.version.version->str();
+    const bool other_source = facts_.driver.module.loaded && facts_.driver.module.version == pinned &&
+                              facts_.driver.userspace_version == pinned && FoundVersion(d.packages).empty();
+    std::string detail = other_source ? "" : Packages(d.packages);
     driver_installs_ = install_.size() > before;
     if (driver_installs_ && !facts_.driver.kernel_headers && !facts_.kernel.empty()) {
       install_.insert(install_.begin() + static_cast<long>(before), "linux-headers-" + facts_.kernel);
@@ -188,7 +193,9 @@ class Planner {
       l.kind = Kind::kReboot;
       l.detail = "reboot required: " + Join(reboot_reasons_, "; ");
     } else {
-      l.detail = "installed and held";
+      l.detail = other_source
+                     ? "driver " + pinned + " is loaded and its libraries match (installed by other packages; left as they are)"
+                     : "installed and held";
     }
   }
 

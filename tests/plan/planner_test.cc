@@ -241,3 +241,33 @@ TEST_CASE("keys pinned by nothing, or fetched over plain http off loopback, bloc
   f.stack.repositories[0].keyring_url = "http://127.0.0.1:8080/key.gpg";
   CHECK(f.Build().blockers.empty());
 }
+
+TEST_CASE("a driver at the pinned version from other packages is left alone", "[plan]") {
+  Fixture f;
+  f.Converge();
+  f.root.Write("/var/lib/dpkg/status", test::DpkgStanza("nvidia-driver-535", "535.129.03-0ubuntu1") +
+                                           test::DpkgStanza("cuda-toolkit-12-2", "12.2.2-1") +
+                                           test::DpkgStanza("libcudnn8", "8.9.7.29-1+cuda12.2") +
+                                           test::DpkgStanza("libnccl2", "2.18.5-1+cuda12.2") +
+                                           test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2"));
+  f.facts.driver.userspace_version = "535.129.03";
+  auto p = f.Build();
+  CHECK(Ids(p).empty());
+  CHECK(Layer(p, "driver").detail ==
+        "driver 535.129.03 is loaded and its libraries match (installed by other packages; left as they are)");
+  f.facts.driver.userspace_version = "535.104.05";  // libraries of another version: install the pinned packages
+  CHECK(Find(f.Build(), "apt.install") != nullptr);
+}
+
+TEST_CASE("the pinned driver packages installed but not held are held even when the driver answers", "[plan]") {
+  Fixture f;
+  f.Converge();
+  std::string s = test::DpkgStanza("cuda-drivers", "535.129.03-1", false);
+  for (const auto* c : {&f.stack.cuda, &f.stack.cudnn, &f.stack.nccl})
+    for (const auto& p : c->packages) s += test::DpkgStanza(p.name, p.version);
+  f.root.Write("/var/lib/dpkg/status", s);
+  f.facts.driver.userspace_version = "535.129.03";
+  auto p = f.Build();
+  REQUIRE(Find(p, "apt.hold"));
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold cuda-drivers");
+}

@@ -107,6 +107,8 @@ void ResolveShmIpc(const LaunchRequest& req, const Profile* p, const Target& t, 
     c.shm_bytes = c.auto_shm_bytes;
     c.origins["shm"] = Origin::kHost;
   }
+  // Below 2 GiB per GPU a DataLoader-heavy workload (several workers per GPU, each holding prefetched
+  // batches in shm) stalls or dies with "bus error"; it still runs, so this is a warning.
   if (c.dataloader_heavy && *c.shm_bytes < (2ULL << 30) * static_cast<uint64_t>(std::max(1, c.gpus.Number())))
     c.warnings.push_back("--ipc private with " + HumanBytes(*c.shm_bytes) + " of shm for " +
                          std::to_string(c.gpus.Number()) + " GPU(s) will starve the DataLoader workers of profile " +

@@ -210,3 +210,11 @@ TEST_CASE("launch torchrun: --image none prints the bare torchrun line", "[launc
   CHECK(r.err == "gpuprep: error: --image: none (no container) is only for --format torchrun, which then prints the "
                  "bare torchrun line\n");
 }
+
+TEST_CASE("launch slurm: --master replaces the first node of the allocation", "[launch]") {
+  const std::string s = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--nodes", "2",
+                             "--master", "10.0.0.5:29400", "--", "python", "t.py"});
+  CHECK(s.find("\nMASTER_ADDR=10.0.0.5\nMASTER_PORT=29400\n") != std::string::npos);
+  CHECK(s.find("scontrol") == std::string::npos);
+  CHECK(s.find("#SBATCH --gpus-per-node=2\n") != std::string::npos);  // --gpus all: the host's 2
+}

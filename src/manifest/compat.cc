@@ -3,7 +3,7 @@
 
 #include "manifest/fields.h"
 #include "manifest/loader.h"
-#include "util/embedded.h"
+#include "manifest/prebuilt.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -73,8 +73,9 @@ void ParseImages(const Node& list, Compat& out) {
 
 }  // namespace
 
-Compat ParseCompat(const std::string& text, const std::string& display_path) {
-  Node root = ParseTree(text, display_path);
+namespace {
+
+Compat CompatFromTree(const Node& root) {
   Fields doc(root, "", nullptr);
   doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "minor_compat", "gpus", "nvswitch_pci_ids",
             "toolkit_advisories", "images"});
@@ -118,11 +119,18 @@ Compat ParseCompat(const std::string& text, const std::string& display_path) {
   return out;
 }
 
+}  // namespace
+
+Compat ParseCompat(const std::string& text, const std::string& display_path) {
+  return CompatFromTree(ParseTree(text, display_path));
+}
+
 const Compat& EmbeddedCompat() {
   static const Compat compat = [] {
-    const EmbeddedFile* f = FindEmbedded("manifests/compat.yaml");
-    if (!f) throw Error(kExitFailed, "manifests/compat.yaml is not embedded in this build");
-    return ParseCompat(std::string(f->data, f->size), f->path);
+    // Parsed at build time (prebuilt.h): no YAML work at run time.
+    std::optional<Node> tree = PrebuiltTree("manifests/compat.yaml");
+    if (!tree) throw Error(kExitFailed, "manifests/compat.yaml is not embedded in this build");
+    return CompatFromTree(*tree);
   }();
   return compat;
 }

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "manifest/fields.h"
+#include "manifest/prebuilt.h"
 #include "manifest/stack_parse.h"
 #include "manifest/tree.h"
 #include "sys/fs.h"
@@ -26,8 +27,9 @@ constexpr int kMaxExtendsDepth = 16;
 struct Source {
   std::string display;  // what errors and origins name
   std::string id;       // identity for cycle detection (embedded path, absolute file path, URL)
-  std::string text;
+  std::string text;     // unless `file` is set
   bool embedded = false;
+  const EmbeddedFile* file = nullptr;  // an embedded file as built: its tree was parsed at build time
 };
 
 bool IsUrl(const std::string& s) { return StartsWith(s, "https://") || StartsWith(s, "http://"); }
@@ -90,8 +92,8 @@ Source FromEmbedded(const EmbeddedFile* f) {
   Source src;
   src.display = f->path;
   src.id = f->path;
-  src.text.assign(f->data, f->size);
   src.embedded = true;
+  src.file = f;
   return src;
 }
 
@@ -118,22 +120,19 @@ Source ResolveExtends(const Node& value, const Source& child, const LoadContext&
   return ReadFrom(path, ctx, [&](const std::string& msg) { fail(msg); });
 }
 
-// Parses `src`, follows its `extends:` chain and returns the merged tree. `seen` holds the files on the
-// current chain (for cycles); `chain` collects the extends targets, base first.
-// Embedded files are parsed once per process (a stack and the stacks extending it share the parse).
-Node ParseCached(const Source& src) {
-  if (!src.embedded) return ParseTree(src.text, src.display);
-  static std::mutex mu;
-  static std::map<std::string, Node> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(src.id);
-  if (it == cache.end()) it = cache.emplace(src.id, ParseTree(src.text, src.display)).first;
-  return it->second;
+// The document tree of one source. Embedded files were parsed at build time (prebuilt.h): their trees are
+// rebuilt from a generated table, with no YAML work; files, URLs and ParseStack text go through ParseTree.
+Node TreeOf(const Source& src) {
+  if (!src.file) return ParseTree(src.text, src.display);
+  if (auto tree = PrebuiltTree(src.file->path)) return std::move(*tree);
+  return ParseTree(std::string(src.file->data, src.file->size), src.display);
 }
 
+// Parses `src`, follows its `extends:` chain and returns the merged tree. `seen` holds the files on the
+// current chain (for cycles); `chain` collects the extends targets, base first.
 Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& seen,
               std::vector<std::string>& chain) {
-  Node root = ParseCached(src);
+  Node root = TreeOf(src);
   Fields doc(root, "", nullptr);
   CheckHeader(doc, {"Stack"});
   const Node* ext = doc.Get("extends");

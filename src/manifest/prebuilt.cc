@@ -1,0 +1,44 @@
+#include "manifest/prebuilt.h"
+
+#include <memory>
+#include <string>
+
+namespace gp::manifest {
+namespace {
+
+Node Build(const prebuilt::RawNode& raw, const std::shared_ptr<const std::string>& file) {
+  Node n;
+  n.kind = static_cast<Node::Kind>(raw.kind);
+  n.mark.file = file;
+  n.mark.line = raw.line;
+  n.mark.col = raw.col;
+  if (n.kind == Node::Kind::kScalar) n.scalar.assign(raw.scalar, raw.scalar_len);
+  const prebuilt::RawNode* child = prebuilt::kNodes + raw.first;
+  if (n.kind == Node::Kind::kList) {
+    n.items.reserve(raw.count);
+    for (unsigned i = 0; i < raw.count; ++i) n.items.push_back(Build(child[i], file));
+  } else if (n.kind == Node::Kind::kMap) {
+    n.fields.reserve(raw.count);
+    n.key_marks.reserve(raw.count);
+    for (unsigned i = 0; i < raw.count; ++i) {
+      n.fields.emplace_back(std::string(child[i].key, child[i].key_len), Build(child[i], file));
+      Mark km;
+      km.file = file;
+      km.line = child[i].key_line;
+      km.col = child[i].key_col;
+      n.key_marks.push_back(std::move(km));
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<Node> PrebuiltTree(std::string_view path) {
+  for (const prebuilt::RawTree* t = prebuilt::kTrees; t->path; ++t)
+    if (path == t->path)
+      return Build(prebuilt::kNodes[t->root], std::make_shared<const std::string>(t->path));
+  return std::nullopt;
+}
+
+}  // namespace gp::manifest

@@ -1,0 +1,41 @@
+// Embedded manifests parsed at BUILD time: tools/gpuprep_embed.cc runs ParseTree (tree.cc, yaml-cpp) over
+// every manifests/**/*.yaml and writes generated/manifest_trees.cc, a static table of nodes with their
+// scalars and positions. At run time an embedded file's tree is rebuilt from that table (nothing is
+// parsed); user files still go through ParseTree. A YAML error in an embedded file fails the build.
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "manifest/tree.h"
+
+namespace gp::manifest {
+
+namespace prebuilt {
+
+// One node of the generated table. Children of a list or map are kNodes[first, first + count).
+struct RawNode {
+  unsigned char kind;  // Node::Kind
+  int line, col;       // the node's mark (1-based)
+  const char* key;     // when the parent is a map: the key, its length and where it is written
+  unsigned key_len;
+  int key_line, key_col;
+  const char* scalar;  // kScalar
+  unsigned scalar_len;
+  unsigned first, count;
+};
+
+struct RawTree {
+  const char* path;  // "manifests/compat.yaml"; nullptr ends the table
+  unsigned root;     // index into kNodes
+};
+
+extern const RawNode kNodes[];
+extern const RawTree kTrees[];
+
+}  // namespace prebuilt
+
+// The build-time tree of embedded manifest `path` (equal to ParseTree(its text, path): same kinds,
+// scalars, marks and display path); nullopt when no such file was embedded.
+std::optional<Node> PrebuiltTree(std::string_view path);
+
+}  // namespace gp::manifest

@@ -1,20 +1,70 @@
+// libcrypto is loaded with dlopen("libcrypto.so.3") on first use, like libcurl (sys/http_curl.cc): only
+// the commands that verify a download map it, not every process start (~0.5-0.9 ms). <openssl/evp.h> is
+// included for types and constants only; nothing links against libcrypto.
 #include "util/sha256.h"
 
+#include <dlfcn.h>
 #include <openssl/evp.h>
 
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 
 namespace gp {
+namespace {
+
+struct CryptoApi {
+  void* handle = nullptr;
+  std::string error;
+  decltype(&EVP_MD_CTX_new) md_ctx_new = nullptr;
+  decltype(&EVP_MD_CTX_free) md_ctx_free = nullptr;
+  decltype(&EVP_sha256) sha256 = nullptr;
+  decltype(&EVP_DigestInit_ex) digest_init = nullptr;
+  decltype(&EVP_DigestUpdate) digest_update = nullptr;
+  decltype(&EVP_DigestFinal_ex) digest_final = nullptr;
+};
+
+template <typename F>
+bool Bind(void* handle, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(::dlsym(handle, name));
+  return fn != nullptr;
+}
+
+const CryptoApi& Api() {
+  static CryptoApi api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    api.handle = ::dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!api.handle) {
+      const char* e = ::dlerror();
+      api.error = std::string("cannot load libcrypto.so.3: ") + (e ? e : "unknown error");
+      return;
+    }
+    if (!Bind(api.handle, "EVP_MD_CTX_new", api.md_ctx_new) ||
+        !Bind(api.handle, "EVP_MD_CTX_free", api.md_ctx_free) ||
+        !Bind(api.handle, "EVP_sha256", api.sha256) ||
+        !Bind(api.handle, "EVP_DigestInit_ex", api.digest_init) ||
+        !Bind(api.handle, "EVP_DigestUpdate", api.digest_update) ||
+        !Bind(api.handle, "EVP_DigestFinal_ex", api.digest_final)) {
+      api.error = "libcrypto.so.3 lacks EVP_* symbols";
+      api.handle = nullptr;
+    }
+  });
+  return api;
+}
+
+}  // namespace
 
 std::string Sha256Hex(std::string_view data) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  const CryptoApi& api = Api();
+  if (!api.handle) throw std::runtime_error("sha256: " + api.error);
+  std::unique_ptr<EVP_MD_CTX, decltype(api.md_ctx_free)> ctx(api.md_ctx_new(), api.md_ctx_free);
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
-      EVP_DigestFinal_ex(ctx.get(), digest, &len) != 1)
+  if (!ctx || api.digest_init(ctx.get(), api.sha256(), nullptr) != 1 ||
+      api.digest_update(ctx.get(), data.data(), data.size()) != 1 ||
+      api.digest_final(ctx.get(), digest, &len) != 1)
     throw std::runtime_error("sha256: libcrypto failed");
   std::string hex;
   char buf[3];

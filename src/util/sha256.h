@@ -1,4 +1,4 @@
-// SHA-256 through OpenSSL's libcrypto (EVP), for pinned downloads.
+// SHA-256 through OpenSSL's libcrypto (EVP, loaded with dlopen on first use), for pinned downloads.
 #pragma once
 #include <string>
 #include <string_view>

@@ -143,19 +143,30 @@ class Planner {
   void Driver() {
     const auto& d = stack_.driver;
     if (!Selected("driver")) return void(Add("driver", Kind::kSkipped, "not selected"));
-    if (facts_.gpus.empty()) return void(Add("driver", Kind::kNotApplicable, "no NVIDIA GPU on this host"));
+    // A host the stack cannot serve is refused before any change (like Secure Boot): installing CUDA and
+    // friends for a driver that will never load only leaves packages behind.
+    auto block = [this](const std::string& why) {
+      plan_.blockers.push_back(why);
+      Add("driver", Kind::kRefused, why);
+    };
+    if (facts_.gpus.empty())
+      return block("no NVIDIA GPU on this host: stack " + stack_.name +
+                   " sets up a GPU driver (to install only the libraries: --skip driver)");
     if (auto why = Unknown("driver", d.version, d.packages); !why.empty())
       return void(Add("driver", Kind::kRefused, why));
     const bool open = d.flavour == "open" || d.flavour == "server-open";
     for (const auto& g : facts_.gpus) {
+      const std::string gpu = "GPU " + g.pci + " (" + g.name + ")";
+      if (!g.architecture.empty() && !stack_.architectures.empty() && !Contains(stack_.architectures, g.architecture))
+        return block(gpu + " is " + g.architecture + ", which stack " + stack_.name + " does not support (" +
+                     Join(stack_.architectures, ", ") + "); choose a stack for " + g.architecture +
+                     " GPUs with --manifest");
       if (g.architecture == "blackwell" && !open)
-        return void(Add("driver", Kind::kRefused,
-                        "GPU " + g.pci + " (" + g.name + ") is Blackwell, which needs NVIDIA's open kernel modules; "
-                        "the stack pins the " + d.flavour + " flavour"));
+        return block(gpu + " is Blackwell, which needs NVIDIA's open kernel modules; stack " + stack_.name +
+                     " pins the " + d.flavour + " flavour");
       if ((g.architecture == "volta" || g.architecture == "pascal") && open)
-        return void(Add("driver", Kind::kRefused,
-                        "GPU " + g.pci + " (" + g.name + ") is " + g.architecture +
-                            "; the open kernel modules support Turing and later"));
+        return block(gpu + " is " + g.architecture + "; the open kernel modules of stack " + stack_.name +
+                     " support Turing and later");
     }
     driver_ok_ = true;
     const size_t before = install_.size();

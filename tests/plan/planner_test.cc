@@ -271,3 +271,30 @@ TEST_CASE("the pinned driver packages installed but not held are held even when 
   REQUIRE(Find(p, "apt.hold"));
   CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold cuda-drivers");
 }
+
+TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]") {
+  Fixture f;
+  f.stack.architectures = {"ampere", "hopper"};
+  f.facts.gpus[1].architecture = "blackwell";
+  f.facts.gpus[1].name = "B200";
+  auto p = f.Build();
+  CHECK(p.blockers == std::vector<std::string>{
+                          "GPU 0000:11:00.0 (B200) is blackwell, which stack test-r535 does not support (ampere, "
+                          "hopper); choose a stack for blackwell GPUs with --manifest"});
+  f.stack.architectures.push_back("blackwell");
+  CHECK(f.Build().blockers == std::vector<std::string>{
+                                  "GPU 0000:11:00.0 (B200) is Blackwell, which needs NVIDIA's open kernel modules; "
+                                  "stack test-r535 pins the proprietary flavour"});
+  f.stack.driver.flavour = "open";
+  CHECK(f.Build().blockers.empty());
+
+  Fixture none;
+  none.facts.gpus.clear();
+  CHECK(none.Build().blockers == std::vector<std::string>{
+                                     "no NVIDIA GPU on this host: stack test-r535 sets up a GPU driver (to install "
+                                     "only the libraries: --skip driver)"});
+  none.in.skip = {"driver"};
+  auto libs = none.Build();
+  CHECK(libs.blockers.empty());
+  CHECK(Find(libs, "apt.install") != nullptr);
+}

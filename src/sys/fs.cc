@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 namespace gp::sys {
 namespace {
@@ -64,16 +65,25 @@ std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t ma
   int fd = ::open(HostPath(path).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::string out;
-  char buf[16384];
+  // Regular files (the 700 KB dpkg status) are read straight into a buffer of their size; /proc and
+  // /sys files report size 0 and are read in chunks until EOF.
+  struct stat st;
+  size_t chunk = 16384;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    size_t want = std::min(static_cast<size_t>(st.st_size), max_bytes);
+    out.reserve(want);
+    chunk = std::max(chunk, want);
+  }
+  std::vector<char> buf(chunk);
   while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
+    ssize_t n = ::read(fd, buf.data(), std::min(buf.size(), max_bytes - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       ::close(fd);
       return std::nullopt;  // e.g. EISDIR, or a /proc file that refuses reads
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    out.append(buf.data(), static_cast<size_t>(n));
   }
   ::close(fd);
   return out;

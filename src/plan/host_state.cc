@@ -3,20 +3,16 @@
 #include <set>
 
 #include "apt/dpkg_status.h"
+#include "probe/parsers.h"
 #include "util/strings.h"
 #include "util/version.h"
 
 namespace gp::plan {
 
 std::optional<std::string> ParseNvrmVersion(const std::string& text) {
-  std::string first = text.substr(0, text.find('\n'));
-  size_t module = first.find("Module");
-  if (module == std::string::npos) return std::nullopt;
-  for (const auto& word : SplitWords(first.substr(module + 6))) {
-    auto v = Version::Parse(word);
-    if (v && v->size() >= 2) return word;
-  }
-  return std::nullopt;
+  auto m = probe::ParseNvrmVersion(text);  // both NVRM formats (probe/parsers.h)
+  if (!m.loaded) return std::nullopt;
+  return m.version;
 }
 
 std::optional<std::string> LoadedModuleVersion(const sys::Fs& fs) {
@@ -34,11 +30,7 @@ bool NouveauBlacklisted(const sys::Fs& fs) {
     for (const auto& name : fs.List(dir)) {
       if (!EndsWith(name, ".conf")) continue;
       auto text = fs.Read(std::string(dir) + "/" + name);
-      if (!text) continue;
-      for (const auto& line : Split(*text, '\n')) {
-        auto words = SplitWords(line);
-        if (words.size() >= 2 && words[0] == "blacklist" && words[1] == "nouveau") return true;
-      }
+      if (text && probe::BlacklistsNouveau(*text)) return true;
     }
   }
   return false;

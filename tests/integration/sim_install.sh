@@ -145,20 +145,21 @@ check "it explains MOK enrolment" grep -q 'mokutil' "$SIM_DIR/sb.err" "$SIM_DIR/
 check_eq "no apt-get install" 0 "$(sim_log apt-get | grep -c ' install ')"
 check_eq "nothing recorded (initramfs, systemctl)" "" "$(sim_log commands)"
 
-unsupported_host() {  # unsupported_host NAME: apply on a host the stack cannot serve must change nothing
+unsupported_host() {  # unsupported_host NAME ERROR: apply on a host the stack cannot serve changes nothing
   sim_snapshot "$1"
   sim_gp "$1" "${M[@]}" apply --yes
   check_rc "apply refuses" 1 "$1"
-  local gap="apply to refuse hosts whose GPUs the stack cannot serve before any change (sim-contract.md, Requests 19:55)"
-  pending "$gap" check_eq "no apt-get install" 0 "$(sim_log apt-get | grep -c ' install ')"
-  pending "$gap" check_eq "nothing changed on the host" "" "$(sim_diff "$1")"
+  check_eq "the error, word for word" "$2" "$(sim_err "$1" | tail -n 1)"
+  check_eq "no apt-get ran" 0 "$(sim_count apt-get)"
+  check_eq "nothing recorded (initramfs, systemctl)" "" "$(sim_log commands)"
+  check_eq "nothing changed on the host" "" "$(sim_diff "$1")"
 }
 sim_section "B200 GPUs on the R535 stack (R535 predates Blackwell): refused"
 SIM_GPU_ID=0x2901 sim_new_host
-unsupported_host blackwell
+unsupported_host blackwell "gpuprep: error: GPU 0000:18:00.0 (B200) is blackwell, which stack sim-stack does not support (volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest"
 sim_section "no NVIDIA GPU at all: refused"
 SIM_GPUS=0 SIM_NOUVEAU=0 sim_new_host
-unsupported_host nogpu
+unsupported_host nogpu "gpuprep: error: no NVIDIA GPU on this host: stack sim-stack sets up a GPU driver (to install only the libraries: --skip driver)"
 
 sim_section "plan --format sh, run by an admin on a bare server: reboot, run again, verified"
 if command -v curl >/dev/null; then

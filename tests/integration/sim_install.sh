@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # gpuprep on the simulated GPU server (tests/sim): a manifest error changes nothing (exit 2); a bare
 # Ubuntu 22.04 server with 8 H100 on nouveau -> apply -> exit 3 (reboot) -> simulated reboot -> the resume
 # unit converges -> verify exit 0; a second apply changes nothing, runs no apt-get and fetches nothing.
@@ -160,6 +161,25 @@ unsupported_host blackwell "gpuprep: error: GPU 0000:18:00.0 (B200) is blackwell
 sim_section "no NVIDIA GPU at all: refused"
 SIM_GPUS=0 SIM_NOUVEAU=0 sim_new_host
 unsupported_host nogpu "gpuprep: error: no NVIDIA GPU on this host: stack sim-stack sets up a GPU driver (to install only the libraries: --skip driver)"
+
+sim_section "a cloud image's driver (nvidia-driver-535 at the pinned version, loaded) is left alone"
+sim_new_host
+URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg &&
+  install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
+  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list &&
+  apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -y -qq install nvidia-driver-535=535.129.03-0ubuntu1 >/dev/null &&
+  printf 'blacklist nouveau\noptions nouveau modeset=0\n' >/etc/modprobe.d/blacklist-nouveau.conf" >/dev/null 2>&1
+sim_reboot --no-resume
+check_eq "the image's driver is loaded" 535.129.03 "$(sim_run cat /sys/module/nvidia/version 2>/dev/null)"
+: >"$SIM_HOST/sim/log/apt-get.log"
+sim_gp image "${M[@]}" apply --yes
+check_rc "apply completes without a reboot" 0 image
+check_eq "one install transaction, without NVIDIA's driver packages" \
+  "1 0" "$(sim_log apt-get | grep -c ' install ') $(sim_log apt-get | grep ' install ' | grep -c 'cuda-drivers')"
+check "the libraries got installed" sim_run sh -c "dpkg-query -W libcudnn8 libnccl2 cuda-toolkit-12-2 >/dev/null"
+sim_gp imageverify "${M[@]}" verify
+check_rc "verify" 0 imageverify
 
 sim_section "plan --format sh, run by an admin on a bare server: reboot, run again, verified"
 if command -v curl >/dev/null; then

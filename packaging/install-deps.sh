@@ -10,7 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(
   # build
   cmake ninja-build g++ pkg-config ccache
-  libcurl4-openssl-dev libarchive-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
+  libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libssl-dev
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API

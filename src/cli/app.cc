@@ -48,6 +48,19 @@ std::string ExplainExtras(const CLI::App& app, const CLI::ParseError& e) {
   return msg;
 }
 
+// The logger RunCli installs writes to ctx.err, which the caller owns; the previous default logger comes
+// back when RunCli returns, so no logger outlives the stream it writes to (tests call RunCli many times).
+class RestoreLogger {
+ public:
+  RestoreLogger() : saved_(spdlog::default_logger()) {}
+  ~RestoreLogger() { spdlog::set_default_logger(saved_); }
+  RestoreLogger(const RestoreLogger&) = delete;
+  RestoreLogger& operator=(const RestoreLogger&) = delete;
+
+ private:
+  std::shared_ptr<spdlog::logger> saved_;
+};
+
 }  // namespace
 
 bool Context::use_color() const {
@@ -55,6 +68,7 @@ bool Context::use_color() const {
 }
 
 int RunCli(int argc, const char* const* argv, Context& ctx) {
+  RestoreLogger restore_logger;
   CLI::App app{"gpuprep: turn a GPU server into a verified training host", "gpuprep"};
   app.set_version_flag("--version", std::string("gpuprep ") + GPUPREP_VERSION);
   app.require_subcommand(1);

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 namespace gp::sys {
 namespace {
@@ -65,25 +64,22 @@ std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t ma
   int fd = ::open(HostPath(path).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::string out;
-  // Regular files (the 700 KB dpkg status) are read straight into a buffer of their size; /proc and
-  // /sys files report size 0 and are read in chunks until EOF.
+  // A regular file's size is known up front (the 700 KB dpkg status): reserve it once instead of growing
+  // the string. /proc and /sys files report size 0 and simply grow. The chunk buffer stays small so no
+  // file-sized buffer is zero-filled and copied.
   struct stat st;
-  size_t chunk = 16384;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    size_t want = std::min(static_cast<size_t>(st.st_size), max_bytes);
-    out.reserve(want);
-    chunk = std::max(chunk, want);
-  }
-  std::vector<char> buf(chunk);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    out.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes));
+  char buf[65536];
   while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd, buf.data(), std::min(buf.size(), max_bytes - out.size()));
+    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       ::close(fd);
       return std::nullopt;  // e.g. EISDIR, or a /proc file that refuses reads
     }
     if (n == 0) break;
-    out.append(buf.data(), static_cast<size_t>(n));
+    out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
   return out;

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/target.h"
 #include "launch/profile.h"
 #include "launch/render.h"
 #include "launch/resolve.h"
@@ -46,17 +47,10 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
     if (!text) throw FlagError("--host", "cannot read " + f.host);
     return launch::TargetFromSnapshot(*text, f.host);
   }
-  probe_fs = ctx.make_fs(ctx.opts.root);
-  probe::ProbeEnv env;
-  env.fs = probe_fs.get();
-  const bool live = ctx.opts.root.empty();
-  env.runner = live ? ctx.runner : nullptr;
-  env.native = live ? ctx.native : nullptr;
-  env.docker = live ? ctx.unix_http : nullptr;
-  env.compat = &manifest::EmbeddedCompat();
-  env.env = ctx.env;
+  ProbedHost probed = ProbeTarget(ctx);
+  probe_fs = std::move(probed.fs);
   launch::Target t;
-  t.host = probe::ProbeHost(env);
+  t.host = std::move(probed.facts);
   return t;
 }
 

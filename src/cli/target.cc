@@ -4,6 +4,7 @@
 
 #include "manifest/loader.h"
 #include "probe/probe.h"
+#include "util/error.h"
 #include "util/strings.h"
 
 namespace gp::cli {
@@ -20,22 +21,32 @@ manifest::Stack Load(Context& ctx, const std::string& spec, std::unique_ptr<sys:
 
 }  // namespace
 
+ProbedHost ProbeTarget(Context& ctx) {
+  const bool live = ctx.opts.root.empty();
+  if (!live && !ctx.local_fs->IsDir(ctx.opts.root))
+    throw FlagError("--root", ctx.opts.root + ": not a directory");
+  ProbedHost p;
+  p.fs = ctx.make_fs(ctx.opts.root);
+  probe::ProbeEnv env;
+  env.fs = p.fs.get();
+  env.runner = live ? ctx.runner : nullptr;
+  env.native = live ? ctx.native : nullptr;
+  env.docker = live ? ctx.unix_http : nullptr;
+  env.compat = &manifest::EmbeddedCompat();
+  env.env = ctx.env;
+  p.facts = probe::ProbeHost(env);
+  return p;
+}
+
 Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;
   t.manifest = manifest_spec;
   std::unique_ptr<sys::HttpClient> http;
   if (!manifest_spec.empty()) t.stack = Load(ctx, manifest_spec, http);
 
-  t.fs = ctx.make_fs(ctx.opts.root);
-  const bool live = ctx.opts.root.empty();
-  probe::ProbeEnv env;
-  env.fs = t.fs.get();
-  env.runner = live ? ctx.runner : nullptr;
-  env.native = live ? ctx.native : nullptr;
-  env.docker = live ? ctx.unix_http : nullptr;
-  env.compat = &manifest::EmbeddedCompat();
-  env.env = ctx.env;
-  t.facts = probe::ProbeHost(env);
+  ProbedHost probed = ProbeTarget(ctx);
+  t.fs = std::move(probed.fs);
+  t.facts = std::move(probed.facts);
 
   if (manifest_spec.empty()) {
     std::vector<std::string> archs;

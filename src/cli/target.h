@@ -17,6 +17,16 @@ struct Target {
   std::string manifest;          // the --manifest spec ("" when the default was chosen)
 };
 
+// The probed host: the live "/" or the --root tree. With --root, nothing of the live host is run, loaded
+// or contacted (no runner, dlopen or socket reach the probe).
+struct ProbedHost {
+  std::unique_ptr<sys::Fs> fs;
+  probe::HostFacts facts;
+};
+
+// Probes the host per ctx.opts.root. Throws FlagError("--root") when the tree is not a directory.
+ProbedHost ProbeTarget(Context& ctx);
+
 // Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on
 // stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage) for manifest errors.
 Target LoadTarget(Context& ctx, const std::string& manifest_spec);

@@ -286,7 +286,7 @@ DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os
     // first.
     if (!best || key(&s) > key(best)) best = &s;
   }
-  std::string host = os_id + " " + os_version_id;
+  std::string host = os_id.empty() ? "an unknown OS (no /etc/os-release)" : os_id + " " + os_version_id;
   std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";
   if (!best)
     throw UsageError("no embedded stack supports " + host + " with " + gpus +

@@ -227,3 +227,15 @@ TEST_CASE("doctor --verbose: where stack values and host facts came from", "[doc
   CHECK(r.out.find("host facts from a --root tree or snapshot\n") != std::string::npos);
   CHECK(r.out.find("kernel module and userspace driver agree") != std::string::npos);
 }
+
+TEST_CASE("doctor: --root that is not a directory is a flag error, and an empty tree names the missing OS",
+          "[doctor]") {
+  Run missing = Doctor({"--root", std::string(GP_FIXTURES) + "/no-such-tree"});
+  CHECK(missing.code == 2);
+  CHECK(missing.out.empty());
+  CHECK(missing.err == "gpuprep: error: --root: " + std::string(GP_FIXTURES) + "/no-such-tree: not a directory\n");
+
+  Run empty = Doctor({"--root", std::string(GP_FIXTURES) + "/hosts/healthy-h100/usr/bin"});
+  CHECK(empty.code == 2);
+  CHECK(empty.err.find("no embedded stack supports an unknown OS (no /etc/os-release)") != std::string::npos);
+}

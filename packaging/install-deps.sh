@@ -14,7 +14,7 @@ pkgs=(
   catch2 nlohmann-json3-dev libssl-dev
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
-  dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates
+  dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

@@ -243,6 +243,12 @@ class Planner {
     LayerDecision& l = Add(name, detail.empty() ? Kind::kNone : Kind::kInstall,
                            detail.empty() ? "installed and held" : detail);
     l.found = FoundVersion(c.packages);
+    // Installs apt did not make (pip wheels, tarballs, runfiles) do not satisfy the pins, but the plan says
+    // what is there, as doctor does.
+    const probe::Component* probed = name == "cuda" ? &facts_.cuda : name == "cudnn" ? &facts_.cudnn : &facts_.nccl;
+    if (l.found.empty() && probed->found)
+      l.found = probed->version + " via " + (probed->source.empty() ? "another installer" : probed->source) +
+                ", not apt";
     l.wanted = Wanted(c.version, c.packages);
   }
 

@@ -2,10 +2,8 @@
 // each tree is built to show, exit codes, the JSON on stdout, the default-stack line on stderr, colour.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "cli/context.h"
-#include "sys/fs.h"
+#include "support/cli.h"
 
 namespace {
 
@@ -16,26 +14,9 @@ struct Run {
 };
 
 Run Doctor(std::vector<std::string> args, bool tty = false, std::map<std::string, std::string> env = {}) {
-  gp::sys::DiskFs fs("/");
-  std::ostringstream out, err;
-  gp::cli::Context ctx;
-  ctx.out = &out;
-  ctx.err = &err;
-  ctx.out_is_tty = tty;
-  ctx.env = std::move(env);
-  ctx.local_fs = &fs;
-  ctx.make_fs = [](const std::string& root) {
-    return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root);
-  };
-  // No runner, dlopen or socket: a --root run must not need them.
-  args.insert(args.begin(), {"gpuprep", "doctor"});
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  Run r;
-  r.code = gp::cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  args.insert(args.begin(), "doctor");
+  gp::test::CliRun r = gp::test::Gpuprep(args, {tty, std::move(env)});
+  return Run{r.code, r.out, r.err};
 }
 
 std::string Tree(const std::string& name) { return std::string(GP_FIXTURES) + "/hosts/" + name; }

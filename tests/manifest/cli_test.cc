@@ -1,36 +1,12 @@
 // `gpuprep manifest ...` through gp::cli::RunCli with a real DiskFs: exit codes and exact output lines.
 #include <catch2/catch.hpp>
-#include <sstream>
 
-#include "cli/context.h"
-#include "sys/fs.h"
+#include "support/cli.h"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-Run Gpuprep(std::vector<std::string> args) {
-  gp::sys::DiskFs fs("/");
-  std::ostringstream out, err;
-  gp::cli::Context ctx;
-  ctx.out = &out;
-  ctx.err = &err;
-  ctx.local_fs = &fs;
-  ctx.make_fs = [](const std::string& root) {
-    return std::make_unique<gp::sys::DiskFs>(root.empty() ? "/" : root);
-  };
-  args.insert(args.begin(), "gpuprep");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  Run r;
-  r.code = gp::cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using Run = gp::test::CliRun;
+using gp::test::Gpuprep;
 
 const std::string kDir = std::string(GP_FIXTURES) + "/manifests/";
 

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include "cli/context.h"
 #include "plan/planner.h"
 #include "plan/render.h"
+#include "support/cli.h"
 #include "sys/process.h"
 #include "util/strings.h"
 
@@ -30,35 +30,8 @@ plan::Plan BarePlan(test::TempRoot& root, manifest::Stack& stack, probe::HostFac
 
 bool Has(const std::string& text, const std::string& line) { return text.find("\n" + line + "\n") != std::string::npos; }
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-// RunCli points spdlog at ctx.err; put the previous logger back before that stream goes away.
-struct KeepLogger {
-  std::shared_ptr<spdlog::logger> saved = spdlog::default_logger();
-  ~KeepLogger() { spdlog::set_default_logger(saved); }
-};
-
-Run Gpuprep(std::vector<std::string> args) {
-  KeepLogger keep;
-  sys::DiskFs fs("/");
-  std::ostringstream out, err;
-  cli::Context ctx;
-  ctx.out = &out;
-  ctx.err = &err;
-  ctx.local_fs = &fs;
-  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
-  args.insert(args.begin(), "gpuprep");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  Run r;
-  r.code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using Run = test::CliRun;
+using test::Gpuprep;
 
 }  // namespace
 
@@ -151,7 +124,6 @@ TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before to
 
 TEST_CASE("gpuprep apply --resume without a journal is a usage error", "[apply]") {
   if (::geteuid() != 0) return;  // the root check comes first
-  KeepLogger keep;
   test::TempRoot root;
   sys::DiskFs fs("/");
   std::ostringstream out, err;

@@ -18,23 +18,6 @@
 
 namespace gp::test {
 
-CliRun Gpuprep(const std::vector<std::string>& args) {
-  cli::Context ctx;
-  std::ostringstream out, err;
-  ctx.out = &out;
-  ctx.err = &err;
-  sys::DiskFs local("/");
-  ctx.local_fs = &local;
-  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
-  std::vector<const char*> argv = {"gpuprep"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  CliRun r;
-  r.code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
 std::string Snapshot(const std::string& name) { return std::string(GP_FIXTURES) + "/snapshots/" + name; }
 
 std::string TempDir() {

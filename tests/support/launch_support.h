@@ -5,15 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "support/cli.h"
+
 namespace gp::test {
-
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-// RunCli({"gpuprep", args...}) with DiskFs seams, no runner/native/docker (tests pass --host or --root).
-CliRun Gpuprep(const std::vector<std::string>& args);
 
 // A snapshot under tests/fixtures/snapshots.
 std::string Snapshot(const std::string& name);

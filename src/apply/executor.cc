@@ -12,7 +12,7 @@
 #include "apt/keyring.h"
 #include "plan/host_state.h"
 #include "util/embedded.h"
-#include "util/sha256.h"
+#include "sys/sha256.h"
 #include "util/strings.h"
 
 namespace gp::apply {
@@ -195,7 +195,7 @@ class Executor {
     if (!res.ok())
       return "cannot download " + a.url + ": " + (res.error.empty() ? "HTTP " + std::to_string(res.status) : res.error);
     if (!a.sha256.empty()) {
-      const std::string got = Sha256Hex(res.body);
+      const std::string got = sys::Sha256Hex(res.body);
       if (got != a.sha256)
         return a.url + ": sha256 mismatch: downloaded " + got + ", the stack pins " + a.sha256 + "; nothing was written";
     }

@@ -1,10 +1,10 @@
 // HttpClient over libcurl, loaded with dlopen("libcurl.so.4") on first use: commands that never download
 // never map libcurl and its dependencies. curl.h is included for types and constants only.
 #include <curl/curl.h>
-#include <dlfcn.h>
 
 #include <mutex>
 
+#include "sys/dl.h"
 #include "sys/http.h"
 
 namespace gp::sys {
@@ -23,27 +23,21 @@ struct CurlApi {
   const char* (*easy_strerror)(CURLcode) = nullptr;
 };
 
-template <typename F>
-bool Bind(void* handle, const char* name, F& fn) {
-  fn = reinterpret_cast<F>(::dlsym(handle, name));
-  return fn != nullptr;
-}
-
 const CurlApi& Api() {
   static CurlApi api;
   static std::once_flag once;
   std::call_once(once, [] {
-    api.handle = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    DlHandle lib = DlOpen("libcurl.so.4");
+    api.handle = lib.handle;
     if (!api.handle) {
-      const char* e = ::dlerror();
-      api.error = std::string("cannot load libcurl.so.4: ") + (e ? e : "unknown error");
+      api.error = lib.error;
       return;
     }
-    if (!Bind(api.handle, "curl_easy_init", api.easy_init) || !Bind(api.handle, "curl_easy_setopt", api.easy_setopt) ||
-        !Bind(api.handle, "curl_easy_perform", api.easy_perform) ||
-        !Bind(api.handle, "curl_easy_getinfo", api.easy_getinfo) ||
-        !Bind(api.handle, "curl_easy_cleanup", api.easy_cleanup) ||
-        !Bind(api.handle, "curl_easy_strerror", api.easy_strerror)) {
+    if (!DlBind(api.handle, "curl_easy_init", api.easy_init) || !DlBind(api.handle, "curl_easy_setopt", api.easy_setopt) ||
+        !DlBind(api.handle, "curl_easy_perform", api.easy_perform) ||
+        !DlBind(api.handle, "curl_easy_getinfo", api.easy_getinfo) ||
+        !DlBind(api.handle, "curl_easy_cleanup", api.easy_cleanup) ||
+        !DlBind(api.handle, "curl_easy_strerror", api.easy_strerror)) {
       api.error = "libcurl.so.4 lacks curl_easy_* symbols";
       api.handle = nullptr;
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sys/native.h"
+#include "sys/dl.h"
 
 namespace gp::sys {
 namespace {
@@ -57,11 +58,6 @@ Opened Open(const std::vector<std::string>& sonames, const std::vector<std::stri
   return o;
 }
 
-template <typename Fn>
-Fn Sym(void* handle, const char* name) {
-  return reinterpret_cast<Fn>(::dlsym(handle, name));
-}
-
 LibCall CallInt(const std::vector<std::string>& sonames, const std::vector<std::string>& extra_dirs,
                 const char* symbol) {
   LibCall r;
@@ -72,7 +68,7 @@ LibCall CallInt(const std::vector<std::string>& sonames, const std::vector<std::
   }
   r.loaded = true;
   r.path = o.path;
-  auto fn = Sym<IntFn>(o.handle, symbol);
+  auto fn = DlSym<IntFn>(o.handle, symbol);
   if (!fn) {
     r.error = std::string(symbol) + " not found in " + o.path;
     return r;
@@ -103,7 +99,7 @@ LibCall DlopenNativeLibs::CudnnVersion(const std::vector<std::string>& extra_dir
   }
   r.loaded = true;
   r.path = o.path;
-  if (auto fn = Sym<SizeFn>(o.handle, "cudnnGetVersion")) r.value = static_cast<long>(fn());
+  if (auto fn = DlSym<SizeFn>(o.handle, "cudnnGetVersion")) r.value = static_cast<long>(fn());
   else r.error = "cudnnGetVersion not found in " + o.path;
   return r;
 }
@@ -121,8 +117,8 @@ NvmlInfo DlopenNativeLibs::Nvml() {
   }
   r.loaded = true;
   r.path = o.path;
-  auto init = Sym<NvmlVoidFn>(o.handle, "nvmlInit_v2");
-  auto err = Sym<NvmlErrFn>(o.handle, "nvmlErrorString");
+  auto init = DlSym<NvmlVoidFn>(o.handle, "nvmlInit_v2");
+  auto err = DlSym<NvmlErrFn>(o.handle, "nvmlErrorString");
   auto text = [&](int status) {
     const char* s = err ? err(status) : nullptr;
     return s ? std::string(s) : "NVML error " + std::to_string(status);
@@ -136,18 +132,18 @@ NvmlInfo DlopenNativeLibs::Nvml() {
     return r;
   }
   char buf[96];
-  if (auto fn = Sym<NvmlStrFn>(o.handle, "nvmlSystemGetDriverVersion"); fn && fn(buf, sizeof buf) == 0) {
+  if (auto fn = DlSym<NvmlStrFn>(o.handle, "nvmlSystemGetDriverVersion"); fn && fn(buf, sizeof buf) == 0) {
     r.driver_version = std::string(buf);
   }
-  if (auto fn = Sym<NvmlStrFn>(o.handle, "nvmlSystemGetNVMLVersion"); fn && fn(buf, sizeof buf) == 0) {
+  if (auto fn = DlSym<NvmlStrFn>(o.handle, "nvmlSystemGetNVMLVersion"); fn && fn(buf, sizeof buf) == 0) {
     r.nvml_version = std::string(buf);
   }
-  if (auto fn = Sym<NvmlCountFn>(o.handle, "nvmlDeviceGetCount_v2")) {
+  if (auto fn = DlSym<NvmlCountFn>(o.handle, "nvmlDeviceGetCount_v2")) {
     unsigned n = 0;
     if (int s = fn(&n); s == 0) r.device_count = static_cast<long>(n);
     else r.error = text(s);
   }
-  if (auto fn = Sym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();
+  if (auto fn = DlSym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();
   return r;
 }
 
@@ -160,18 +156,18 @@ CudaDriverInfo DlopenNativeLibs::CudaDriver() {
   }
   r.loaded = true;
   r.path = o.path;
-  auto errstr = Sym<CuErrFn>(o.handle, "cuGetErrorString");
+  auto errstr = DlSym<CuErrFn>(o.handle, "cuGetErrorString");
   auto text = [&](const char* call, int status) {
     const char* s = nullptr;
     if (errstr) errstr(status, &s);
     return std::string(call) + ": " + (s ? s : "CUDA error " + std::to_string(status));
   };
-  if (auto fn = Sym<IntFn>(o.handle, "cuDriverGetVersion")) {
+  if (auto fn = DlSym<IntFn>(o.handle, "cuDriverGetVersion")) {
     int v = 0;
     if (int s = fn(&v); s == 0) r.driver_api_version = v;
     else r.error = text("cuDriverGetVersion", s);
   }
-  auto init = Sym<InitFn>(o.handle, "cuInit");
+  auto init = DlSym<InitFn>(o.handle, "cuInit");
   if (!init) {
     r.error = "cuInit not found in " + o.path;
     return r;
@@ -180,7 +176,7 @@ CudaDriverInfo DlopenNativeLibs::CudaDriver() {
     r.error = text("cuInit", s);  // e.g. "cuInit: no CUDA-capable device is detected"
     return r;
   }
-  if (auto fn = Sym<IntFn>(o.handle, "cuDeviceGetCount")) {
+  if (auto fn = DlSym<IntFn>(o.handle, "cuDeviceGetCount")) {
     int n = 0;
     if (int s = fn(&n); s == 0) r.device_count = n;
     else r.error = text("cuDeviceGetCount", s);

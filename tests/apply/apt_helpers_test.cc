@@ -8,7 +8,7 @@
 #include "apt/keyring.h"
 #include "apt/sources.h"
 #include "plan/host_state.h"
-#include "util/sha256.h"
+#include "sys/sha256.h"
 
 using namespace gp;
 
@@ -79,8 +79,8 @@ TEST_CASE("keys: armor removed in-process, primary fingerprints only", "[apply]"
 }
 
 TEST_CASE("sha256 through libcrypto", "[apply]") {
-  CHECK(Sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  CHECK(Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sys::Sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sys::Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST_CASE("NVRM lines in both formats; module version from /sys when /proc lacks it", "[apply]") {

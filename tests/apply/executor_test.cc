@@ -18,7 +18,7 @@
 #include "apt/sources.h"
 #include "plan/planner.h"
 #include "support/fakes.h"
-#include "util/sha256.h"
+#include "sys/sha256.h"
 #include "util/strings.h"
 
 using namespace gp;
@@ -56,7 +56,7 @@ struct Host {
   apply::Journal journal;
 
   Host() {
-    stack.repositories[0].keyring_sha256 = Sha256Hex(kKey);
+    stack.repositories[0].keyring_sha256 = sys::Sha256Hex(kKey);
     answers["https://repo.example/cuda/key.gpg"] = {200, kKey, ""};
     // Behave like the real programs where later steps depend on it.
     runner.On("apt-get -y", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(false); });
@@ -187,7 +187,7 @@ TEST_CASE("a key whose sha256 does not match the pin fails before anything on th
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
   CHECK(r.message == "repo.cuda.key: https://repo.example/cuda/key.gpg: sha256 mismatch: downloaded " +
-                         Sha256Hex("tampered") + ", the stack pins " + Sha256Hex(kKey) + "; nothing was written");
+                         sys::Sha256Hex("tampered") + ", the stack pins " + sys::Sha256Hex(kKey) + "; nothing was written");
   CHECK(h.runner.calls.empty());
   CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
   CHECK_FALSE(h.root.Exists("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list"));

@@ -3,9 +3,9 @@
 #include <string>
 #include <string_view>
 
-namespace gp {
+namespace gp::sys {
 
 // Lower-case hex digest of `data` (64 characters).
 std::string Sha256Hex(std::string_view data);
 
-}  // namespace gp
+}  // namespace gp::sys

@@ -1,9 +1,8 @@
 // libcrypto is loaded with dlopen("libcrypto.so.3") on first use, like libcurl (sys/http_curl.cc): only
 // the commands that verify a download map it, not every process start (~0.5-0.9 ms). <openssl/evp.h> is
 // included for types and constants only; nothing links against libcrypto.
-#include "util/sha256.h"
+#include "sys/sha256.h"
 
-#include <dlfcn.h>
 #include <openssl/evp.h>
 
 #include <cstdio>
@@ -11,7 +10,9 @@
 #include <mutex>
 #include <stdexcept>
 
-namespace gp {
+#include "sys/dl.h"
+
+namespace gp::sys {
 namespace {
 
 struct CryptoApi {
@@ -25,28 +26,22 @@ struct CryptoApi {
   decltype(&EVP_DigestFinal_ex) digest_final = nullptr;
 };
 
-template <typename F>
-bool Bind(void* handle, const char* name, F& fn) {
-  fn = reinterpret_cast<F>(::dlsym(handle, name));
-  return fn != nullptr;
-}
-
 const CryptoApi& Api() {
   static CryptoApi api;
   static std::once_flag once;
   std::call_once(once, [] {
-    api.handle = ::dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    DlHandle lib = DlOpen("libcrypto.so.3");
+    api.handle = lib.handle;
     if (!api.handle) {
-      const char* e = ::dlerror();
-      api.error = std::string("cannot load libcrypto.so.3: ") + (e ? e : "unknown error");
+      api.error = lib.error;
       return;
     }
-    if (!Bind(api.handle, "EVP_MD_CTX_new", api.md_ctx_new) ||
-        !Bind(api.handle, "EVP_MD_CTX_free", api.md_ctx_free) ||
-        !Bind(api.handle, "EVP_sha256", api.sha256) ||
-        !Bind(api.handle, "EVP_DigestInit_ex", api.digest_init) ||
-        !Bind(api.handle, "EVP_DigestUpdate", api.digest_update) ||
-        !Bind(api.handle, "EVP_DigestFinal_ex", api.digest_final)) {
+    if (!DlBind(api.handle, "EVP_MD_CTX_new", api.md_ctx_new) ||
+        !DlBind(api.handle, "EVP_MD_CTX_free", api.md_ctx_free) ||
+        !DlBind(api.handle, "EVP_sha256", api.sha256) ||
+        !DlBind(api.handle, "EVP_DigestInit_ex", api.digest_init) ||
+        !DlBind(api.handle, "EVP_DigestUpdate", api.digest_update) ||
+        !DlBind(api.handle, "EVP_DigestFinal_ex", api.digest_final)) {
       api.error = "libcrypto.so.3 lacks EVP_* symbols";
       api.handle = nullptr;
     }
@@ -75,4 +70,4 @@ std::string Sha256Hex(std::string_view data) {
   return hex;
 }
 
-}  // namespace gp
+}  // namespace gp::sys

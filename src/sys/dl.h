@@ -1,0 +1,31 @@
+// dlopen and dlsym in one place, for the libraries gpuprep loads on first use (libcurl, libcrypto) and
+// NVIDIA's (sys/native.cc). Nothing here is ever dlclose'd: a library may have started threads.
+#pragma once
+#include <dlfcn.h>
+
+#include <string>
+
+namespace gp::sys {
+
+struct DlHandle {
+  void* handle = nullptr;  // null when the library could not be loaded
+  std::string error;       // "cannot load SONAME: <dlerror>" when handle is null
+};
+
+// dlopen(soname, RTLD_NOW | RTLD_LOCAL).
+DlHandle DlOpen(const char* soname);
+
+// Looks `name` up in `handle` and stores it in `fn` (a function pointer); false when it is missing.
+template <typename F>
+bool DlBind(void* handle, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(::dlsym(handle, name));
+  return fn != nullptr;
+}
+
+// The same lookup, returning the pointer (null when missing).
+template <typename F>
+F DlSym(void* handle, const char* name) {
+  return reinterpret_cast<F>(::dlsym(handle, name));
+}
+
+}  // namespace gp::sys

@@ -23,10 +23,9 @@ manifest::Stack Load(Context& ctx, const std::string& spec, std::unique_ptr<sys:
 
 ProbedHost ProbeTarget(Context& ctx) {
   const bool live = ctx.opts.root.empty();
-  if (!live && !ctx.local_fs->IsDir(ctx.opts.root))
-    throw FlagError("--root", ctx.opts.root + ": not a directory");
   ProbedHost p;
-  p.fs = ctx.make_fs(ctx.opts.root);
+  p.fs = ctx.make_fs(ctx.opts.root);  // a relative --root is relative to the working directory
+  if (!live && !p.fs->IsDir("/")) throw FlagError("--root", ctx.opts.root + ": not a directory");
   probe::ProbeEnv env;
   env.fs = p.fs.get();
   env.runner = live ? ctx.runner : nullptr;

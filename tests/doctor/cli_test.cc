@@ -1,6 +1,7 @@
 // `gpuprep doctor` end to end through gp::cli::RunCli over the fixture host trees (--root): the verdicts
 // each tree is built to show, exit codes, the JSON on stdout, the default-stack line on stderr, colour.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "support/cli.h"
@@ -215,6 +216,14 @@ TEST_CASE("doctor: --root that is not a directory is a flag error, and an empty 
   CHECK(missing.code == 2);
   CHECK(missing.out.empty());
   CHECK(missing.err == "gpuprep: error: --root: " + std::string(GP_FIXTURES) + "/no-such-tree: not a directory\n");
+
+  // A relative --root is relative to the working directory, as a user typing it expects.
+  const std::string relative =
+      std::filesystem::relative(Tree("healthy-h100"), std::filesystem::current_path()).string();
+  REQUIRE(relative.front() != '/');
+  Run rel = Doctor({"--json", "--root", relative, "--manifest", "ubuntu22.04-r535-cuda12.2"});
+  CHECK(rel.code == 0);
+  CHECK(rel.json()["summary"]["fail"] == 0);
 
   Run empty = Doctor({"--root", std::string(GP_FIXTURES) + "/hosts/healthy-h100/usr/bin"});
   CHECK(empty.code == 2);

@@ -20,11 +20,9 @@ std::string IndexList(const std::vector<probe::Gpu>& gpus) {
   return Join(ids, ", ");
 }
 
-bool ValidContainerName(const std::string& n) {  // docker: [a-zA-Z0-9][a-zA-Z0-9_.-]*
-  if (n.empty() || !std::isalnum(static_cast<unsigned char>(n[0]))) return false;
-  return std::all_of(n.begin(), n.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-  });
+// The flag a user changes for a value of this origin: the flag itself, the profile, or the stack.
+std::string FlagFor(Origin o, const std::string& flag) {
+  return o == Origin::kProfile ? "--profile" : o == Origin::kStack ? "--manifest" : flag;
 }
 
 void ResolveGpus(const LaunchRequest& req, const Target& t, RunConfig& c) {
@@ -238,8 +236,8 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   }
   if (c.image.empty() && !c.bare)
     throw FlagError("--image", "no image: give --image REF, or a --manifest or --profile that names one");
-  if (c.image.find_first_of(" \t\n'\"$\\") != std::string::npos)
-    throw FlagError("--image", "\"" + c.image + "\" is not an image reference");
+  if (!c.bare && !ValidImageReference(c.image))  // "-x" would be read by docker as an option
+    throw FlagError(FlagFor(c.origins["image"], "--image"), "\"" + c.image + "\" is not an image reference");
 
   if (req.interactive && (req.format == "slurm" || req.format == "k8s"))
     throw FlagError("--interactive", "a " + req.format + " job has no terminal; drop --interactive");
@@ -269,7 +267,8 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   if (p && !p->workdir.empty()) c.workdir = p->workdir, c.origins["workdir"] = Origin::kProfile;
   if (req.workdir) c.workdir = *req.workdir, c.origins["workdir"] = Origin::kFlag;
   if (!c.workdir.empty() && c.workdir[0] != '/')
-    throw FlagError("--workdir", "must be an absolute path inside the container, got \"" + c.workdir + "\"");
+    throw FlagError(FlagFor(c.origins["workdir"], "--workdir"),
+                    "must be an absolute path inside the container, got \"" + c.workdir + "\"");
   if (req.name) {
     if (!ValidContainerName(*req.name))
       throw FlagError("--name", "\"" + *req.name + "\" is not a valid name (letters, digits, _ . -, starting with a "

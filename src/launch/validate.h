@@ -12,7 +12,7 @@ namespace gp::launch {
 // POSIX shell name: [A-Za-z_][A-Za-z0-9_]*.
 bool ValidEnvName(const std::string& name);
 
-// "all" | "N" (a count, as docker reads it) | "i,j,..." | "device=i[,j...]" (indices). "0" is kNone.
+// "all" | "N" (a count, as docker reads it) | "i,j,..." | "device=i[,j...]" (indices). "none" is kNone (no GPU); "0" is an error.
 GpuSelection ParseGpus(const std::string& value);
 
 // "SRC:DST" or "SRC:DST:ro|rw"; SRC and DST absolute. A SRC may itself not contain ':' (docker's rule).
@@ -23,6 +23,14 @@ std::pair<std::string, std::string> ParseEnv(const std::string& value);
 
 // "ADDR:PORT" (ADDR a host name, IPv4 or [IPv6]); PORT 1..65535.
 std::pair<std::string, int> ParseMaster(const std::string& value);
+
+// Docker's image reference grammar (distribution/reference): [HOST[:PORT]/]PATH[:TAG][@DIGEST], PATH
+// lower-case components of [a-z0-9] joined by '.', '_', '__' or '-'s, TAG [A-Za-z0-9_][A-Za-z0-9_.-]{0,127},
+// DIGEST sha256:<64 hex> (or sha384/sha512), the name at most 255 characters. Rejects "-x" and the like.
+bool ValidImageReference(const std::string& ref);
+
+// Docker's container name rule: [a-zA-Z0-9][a-zA-Z0-9_.-]*.
+bool ValidContainerName(const std::string& name);
 
 // Docker's --shm-size syntax ("64m", "16g", "1073741824"); must be > 0.
 uint64_t ParseShm(const std::string& value);

@@ -161,6 +161,20 @@ TEST_CASE("launch validation: mounts, environment names, workdir, name, image", 
         "gpuprep: error: --name: \"my run\" is not a valid name (letters, digits, _ . -, starting with a letter or "
         "digit)\n");
   CHECK(Fails({"--image", "nvcr.io/x:1 && rm"}) == "gpuprep: error: --image: \"nvcr.io/x:1 && rm\" is not an image reference\n");
+  // A leading '-' would make docker read the "image" as an option.
+  CHECK(Fails({"--image=--privileged", "--", "ubuntu", "bash"}) ==
+        "gpuprep: error: --image: \"--privileged\" is not an image reference\n");
+  CHECK(Fails({"--image", "-v/:/host"}) == "gpuprep: error: --image: \"-v/:/host\" is not an image reference\n");
+  CHECK(Fails({"--image", "NVCR.io/Nvidia/PyTorch:24.06"}) ==
+        "gpuprep: error: --image: \"NVCR.io/Nvidia/PyTorch:24.06\" is not an image reference\n");
+  CHECK(Fails({"--image", kImage, "--name=--rm"}) ==
+        "gpuprep: error: --name: \"--rm\" is not a valid name (letters, digits, _ . -, starting with a letter or "
+        "digit)\n");
+  CHECK(Fails({"--image", kImage, "--name", "a/b"}) ==
+        "gpuprep: error: --name: \"a/b\" is not a valid name (letters, digits, _ . -, starting with a letter or "
+        "digit)\n");
+  CHECK(Fails({"--image", kImage, "--workdir", "-w"}) ==
+        "gpuprep: error: --workdir: must be an absolute path inside the container, got \"-w\"\n");
   CHECK(Fails({"--image", kImage, "--profile", "visoin"}) ==
         "gpuprep: error: --profile: unknown profile \"visoin\" (did you mean \"vision\"?)\n");
   auto r = Gpuprep({"launch", "--host", "/nonexistent/node.json", "--image", kImage});
@@ -252,4 +266,41 @@ TEST_CASE("launch validation: values from a profile name --profile", "[launch]")
   auto r = Gpuprep({"launch", "--root", root, "--image", kImage, "--profile", path, "--shm", "1g"});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --profile: /no/such/team/data does not exist on this host (mounted at /data)\n");
+}
+
+TEST_CASE("launch validation: a profile's image and workdir are checked and name --profile", "[launch]") {
+  const std::string dir = gp::test::TempDir();
+  auto write = [&dir](const std::string& name, const std::string& spec) {
+    const std::string path = dir + "/" + name + ".yaml";
+    FILE* f = std::fopen(path.c_str(), "w");
+    REQUIRE(f);
+    std::fputs(("apiVersion: gpuprep/v1\nkind: Profile\nmetadata: {name: " + name + "}\nspec:\n" + spec).c_str(), f);
+    std::fclose(f);
+    return path;
+  };
+  const std::string opt = write("opt", "  image: \"--privileged\"\n");
+  CHECK(Fails({"--profile", opt, "--", "ubuntu", "bash"}) ==
+        "gpuprep: error: --profile: \"--privileged\" is not an image reference\n");
+  // --image on the command line replaces the profile's image, so the profile's is not the one checked.
+  CHECK(Gpuprep({"launch", "--host", kH100x2, "--profile", opt, "--image", kImage}).code == 0);
+  const std::string rel = write("rel", "  workdir: work\n");
+  CHECK(Fails({"--image", kImage, "--profile", rel}) ==
+        "gpuprep: error: --profile: must be an absolute path inside the container, got \"work\"\n");
+}
+
+TEST_CASE("launch: image references follow docker's grammar", "[launch]") {
+  using gp::launch::ValidImageReference;
+  for (const std::string& ok : std::vector<std::string>{"ubuntu", "ubuntu:22.04", "nvcr.io/nvidia/pytorch:24.06-py3", "localhost:5000/team/train:v1", "a__b/c-d.e_f",
+        "a--b", "registry.example.com:443/x/y@sha256:" + std::string(64, 'a'),
+        "nvcr.io/nvidia/pytorch:24.06-py3@sha256:" + std::string(64, '0'), "[::1]:5000/x", "x:_Tag.1-a",
+        "Host.Example/x"}) {
+    INFO(ok);
+    CHECK(ValidImageReference(ok));
+  }
+  for (const std::string& bad : std::vector<std::string>{"", "-x", "--privileged", "ubuntu bash", "Ubuntu", "ubuntu:", "ubuntu:-tag", "a/-b", "a/b-", "a..b", "a___b",
+        "a//b", "/a", "a/", "x:" + std::string(129, 't'), "x@sha256:abc", "x@sha256:" + std::string(64, 'A'),
+        "x@md5:" + std::string(32, 'a'), "a:b:c", "$(id)", std::string(256, 'a'), "x;y", "x\ny"}) {
+    INFO(bad);
+    CHECK_FALSE(ValidImageReference(bad));
+  }
 }

@@ -39,6 +39,14 @@ int ContainerPort(const std::string& p) {
   return std::stoi(s);
 }
 
+// Kubernetes expands $(VAR) in a container's command, args and env values, and reads "$$" as a literal '$':
+// doubling every '$' makes the Job run exactly the validated values.
+std::string NoExpand(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += ch == '$' ? "$$" : std::string(1, ch);
+  return out;
+}
+
 }  // namespace
 
 std::string RenderK8s(const RunConfig& c) {
@@ -48,12 +56,12 @@ std::string RenderK8s(const RunConfig& c) {
   v["container"] = YamlQuote("train");
   v["image"] = YamlQuote(c.image);
   std::string args;
-  for (const std::string& a : c.command) args += (args.empty() ? "" : ", ") + YamlQuote(a);
+  for (const std::string& a : c.command) args += (args.empty() ? "" : ", ") + YamlQuote(NoExpand(a));
   // `args` replaces the image's CMD and keeps its ENTRYPOINT, as docker run's trailing command does.
   v["command"] = c.command.empty() ? "" : "args: [" + args + "]";
   v["working_dir"] = c.workdir.empty() ? "" : "workingDir: " + YamlQuote(c.workdir);
   std::string env;
-  for (const auto& [k, val] : c.env) env += "\n  - name: " + YamlQuote(k) + "\n    value: " + YamlQuote(val);
+  for (const auto& [k, val] : c.env) env += "\n  - name: " + YamlQuote(k) + "\n    value: " + YamlQuote(NoExpand(val));
   v["env"] = env.empty() ? "" : "env:" + env;
   std::string ports;
   for (const std::string& p : c.ports)

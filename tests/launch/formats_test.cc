@@ -32,7 +32,7 @@ std::vector<std::string> Strings(const YAML::Node& n) {
   return out;
 }
 
-// Compose reads "$$" as a literal '$'.
+// Compose and Kubernetes read "$$" as a literal '$'.
 std::string Unescape(std::string s) {
   for (size_t i = s.find("$$"); i != std::string::npos; i = s.find("$$", i + 1)) s.erase(i, 1);
   return s;
@@ -89,7 +89,8 @@ TEST_CASE("launch compose: parses back to the run config", "[launch]") {
 TEST_CASE("launch k8s: a Job with nvidia.com/gpu limits and a memory-backed /dev/shm", "[launch]") {
   YAML::Node job = YAML::Load(Out({"launch", "--format", "k8s", "--host", kH100x2, "--image", kImage, "--gpus", "2",
                                    "--profile", "multimodal", "-v", "/mnt/data:/data:ro", "-e", "NOTE=" + kAwkward,
-                                   "--name", "MM_Run.1", "--", "python", "train.py", kAwkward}));
+                                   "-e", "OUT=$(HOME)/out", "--name", "MM_Run.1", "--", "python", "train.py", kAwkward,
+                                   "--out=$(HOME)/$$"}));
   CHECK(job["apiVersion"].as<std::string>() == "batch/v1");
   CHECK(job["kind"].as<std::string>() == "Job");
   CHECK(job["metadata"]["name"].as<std::string>() == "mm-run-1");
@@ -97,13 +98,21 @@ TEST_CASE("launch k8s: a Job with nvidia.com/gpu limits and a memory-backed /dev
   CHECK(pod["restartPolicy"].as<std::string>() == "Never");
   YAML::Node c = pod["containers"][0];
   CHECK(c["image"].as<std::string>() == kImage);
-  CHECK(Strings(c["args"]) == std::vector<std::string>{"python", "train.py", kAwkward});
+  // Every '$' is doubled, so Kubernetes' $(VAR) expansion leaves the validated values as they are.
+  std::vector<std::string> args = Strings(c["args"]);
+  CHECK(args[3] == "--out=$$(HOME)/$$$$");
+  for (auto& a : args) a = Unescape(a);
+  CHECK(args == std::vector<std::string>{"python", "train.py", kAwkward, "--out=$(HOME)/$$"});
   CHECK(c["resources"]["limits"]["nvidia.com/gpu"].as<int>() == 2);
   CHECK(c["workingDir"].as<std::string>() == "/workspace");
   CHECK(c["ports"][0]["containerPort"].as<int>() == 8888);
   std::map<std::string, std::string> env;
   for (const auto& e : c["env"]) env[e["name"].as<std::string>()] = e["value"].as<std::string>();
+  CHECK(env["OUT"] == "$$(HOME)/out");
+  CHECK(env["NOTE"].find("$$HOME") != std::string::npos);
+  for (auto& [k, val] : env) val = Unescape(val);
   CHECK(env == std::map<std::string, std::string>{{"NOTE", kAwkward},
+                                                  {"OUT", "$(HOME)/out"},
                                                   {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"},
                                                   {"TOKENIZERS_PARALLELISM", "false"}});
   CHECK(c["volumeMounts"][0]["name"].as<std::string>() == "dshm");

@@ -138,7 +138,7 @@ void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
   add("--host", f->host, "Host snapshot: the JSON `gpuprep doctor --json` printed there (default: probe this host)");
   add("--profile", f->profile, "Team profile: embedded NAME or a YAML PATH");
   add("--image", f->image, "Container image (default: the profile's, else the stack's; none: bare torchrun)");
-  add("--gpus", f->gpus, "all | N (a count) | i,j,... | device=i[,j...] (indices)");
+  add("--gpus", f->gpus, "all | none | N (a count) | i,j,... | device=i[,j...] (indices)");
   add("--shm", f->shm, "/dev/shm size for --ipc private: SIZE (16g) or auto (default)");
   add("--ipc", f->ipc, "host (default, NVIDIA's recommendation) | private");
   f->opts["-v"] = sub->add_option("-v,--volume", f->volumes, "SRC:DST[:ro] bind mount (repeatable)")->allow_extra_args(false);

@@ -16,7 +16,7 @@ enum class Origin { kDefault, kStack, kProfile, kFlag, kHost };
 const char* OriginName(Origin o);  // "default", "stack", "profile", "flag", "host"
 
 // Which GPUs the container gets. kAll: every GPU of the host; kCount: the first `count`; kDevices: the
-// listed indices (in the order given); kNone: `--gpus 0`, no GPU at all.
+// listed indices (in the order given); kNone: `--gpus none`, no GPU at all.
 struct GpuSelection {
   enum class Kind { kAll, kCount, kDevices, kNone };
   Kind kind = Kind::kAll;

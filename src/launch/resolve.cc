@@ -246,10 +246,10 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
 
   ResolveGpus(req, *in.target, c);
   if (c.gpus.kind == GpuSelection::Kind::kNone && req.format == "torchrun")
-    throw FlagError("--gpus", "0 GPUs leaves torchrun no process to start (--nproc_per_node would be 0)");
+    throw FlagError("--gpus", "none leaves torchrun no process to start (--nproc_per_node would be 0)");
   ResolveMulti(req, c);
   if (c.multi.nodes > 1 && c.gpus.kind == GpuSelection::Kind::kNone)
-    throw FlagError("--gpus", "0 GPUs contradicts --nodes " + std::to_string(c.multi.nodes) + " (a multi-node GPU job)");
+    throw FlagError("--gpus", "none contradicts --nodes " + std::to_string(c.multi.nodes) + " (a multi-node GPU job)");
   ResolveShmIpc(req, p, *in.target, c);
   if (req.format == "slurm" && (req.shm || req.ipc))
     c.warnings.push_back(std::string(req.shm ? "--shm" : "--ipc") +

@@ -44,13 +44,20 @@ GpuSelection ParseGpus(const std::string& value) {
   GpuSelection sel;
   const std::string v(Trim(value));
   if (v == "all") return sel;
+  if (v == "none") {  // a CPU-only container: no GPU, no driver or runtime check
+    sel.kind = GpuSelection::Kind::kNone;
+    return sel;
+  }
   const bool device_form = StartsWith(v, "device=");
   const std::string list = device_form ? v.substr(7) : v;
   if (!device_form && list.find(',') == std::string::npos) {
     auto n = ParseUnsigned(list);
     if (!n || *n > 1024)
-      throw FlagError("--gpus", "expected all, a count, a list of indices (0,1) or device=0,1; got \"" + value + "\"");
-    sel.kind = *n == 0 ? GpuSelection::Kind::kNone : GpuSelection::Kind::kCount;
+      throw FlagError("--gpus", "expected all, none, a count, a list of indices (0,1) or device=0,1; got \"" + value + "\"");
+    if (*n == 0)  // docker reads "0" as a count too, silently starting a container without GPUs
+      throw FlagError("--gpus", "0 requests no GPU; for GPU index 0 use --gpus device=0 (or --gpus none for a CPU-only "
+                                "container)");
+    sel.kind = GpuSelection::Kind::kCount;
     sel.count = static_cast<int>(*n);
     return sel;
   }

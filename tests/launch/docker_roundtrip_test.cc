@@ -161,7 +161,7 @@ TEST_CASE("launch docker: counts, all, none and the profile's private shm", "[la
   CHECK(c["gpus"]["kind"] == "count");
   c = RoundTrip({"--host", kH100x2, "--image", kImage});
   CHECK(c["gpus"]["kind"] == "all");
-  c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "0", "--", "python", "prep.py"});
+  c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "none", "--", "python", "prep.py"});
   CHECK(c["gpus"]["kind"] == "none");
   // vision: 16 GiB per GPU with ipc private -> 32 GiB for 2 GPUs (well under half of the 2 TB host).
   c = RoundTrip({"--host", kH100x2, "--image", kImage, "--profile", "vision", "--ipc", "private", "-e", "OMP_NUM_THREADS=4"});

@@ -174,7 +174,7 @@ TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun r
 
 TEST_CASE("launch json: values and where each came from", "[launch]") {
   json doc = json::parse(Out({"launch", "--json", "--host", kH100x2, "--profile", "llm-finetune", "--image", kImage,
-                              "--gpus", "0", "-e", "NCCL_DEBUG=INFO", "--", "python", "prep.py"}));
+                              "--gpus", "none", "-e", "NCCL_DEBUG=INFO", "--", "python", "prep.py"}));
   const json& o = doc["origins"];
   CHECK(o["image"] == "flag");
   CHECK(o["gpus"] == "flag");

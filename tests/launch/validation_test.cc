@@ -36,9 +36,18 @@ TEST_CASE("launch validation: GPUs the host lacks", "[launch]") {
         "gpuprep: error: --gpus: GPU 2 does not exist on the host in " + kH100x2 + " (it has 2: 0, 1)\n");
   CHECK(Fails({"--image", kImage, "--gpus", "4"}) ==
         "gpuprep: error: --gpus: 4 GPUs requested, but the host in " + kH100x2 + " has 2\n");
+  // "0" is docker's count of zero, not GPU 0: an error rather than a container without GPUs.
+  for (const std::string zero : {"0", "00", " 0"}) {
+    CHECK(Fails({"--image", kImage, "--gpus", zero}) ==
+          "gpuprep: error: --gpus: 0 requests no GPU; for GPU index 0 use --gpus device=0 (or --gpus none for a "
+          "CPU-only container)\n");
+  }
+  CHECK(Fails({"--image", kImage, "--gpus", "0"}, Snapshot("no-runtime.json")) ==  // was a silent success there
+        "gpuprep: error: --gpus: 0 requests no GPU; for GPU index 0 use --gpus device=0 (or --gpus none for a "
+        "CPU-only container)\n");
   CHECK(Fails({"--image", kImage, "--gpus", "0,0"}) == "gpuprep: error: --gpus: GPU 0 is listed twice\n");
   CHECK(Fails({"--image", kImage, "--gpus", "first"}) ==
-        "gpuprep: error: --gpus: expected all, a count, a list of indices (0,1) or device=0,1; got \"first\"\n");
+        "gpuprep: error: --gpus: expected all, none, a count, a list of indices (0,1) or device=0,1; got \"first\"\n");
   CHECK(Fails({"--image", kImage, "--gpus", "0,x"}) ==
         "gpuprep: error: --gpus: \"x\" is not a GPU index (expected a list such as 0,1 or device=0,1)\n");
 }
@@ -105,7 +114,7 @@ TEST_CASE("launch validation: no NVIDIA runtime and no CDI", "[launch]") {
   // Slurm (pyxis/enroot) and Kubernetes (device plugin) do not go through the docker runtime.
   CHECK(Gpuprep({"launch", "--host", nort, "--image", kImage, "--format", "k8s"}).code == 0);
   // Without GPUs there is nothing to pass through.
-  CHECK(Gpuprep({"launch", "--host", nort, "--image", kImage, "--gpus", "0"}).code == 0);
+  CHECK(Gpuprep({"launch", "--host", nort, "--image", kImage, "--gpus", "none"}).code == 0);
 }
 
 TEST_CASE("launch validation: contradictory multi-node and format options", "[launch]") {
@@ -121,10 +130,10 @@ TEST_CASE("launch validation: contradictory multi-node and format options", "[la
   CHECK(Fails({"--image", kImage, "--nodes", "2", "--node-rank", "0", "--master", "10.0.0.1"}) ==
         "gpuprep: error: --master: expected ADDR:PORT (e.g. 10.0.0.1:29500), got \"10.0.0.1\"\n");
   CHECK(Fails({"--image", kImage, "--nodes", "0"}) == "gpuprep: error: --nodes: must be at least 1\n");
-  CHECK(Fails({"--image", kImage, "--gpus", "0", "--nodes", "2", "--node-rank", "0", "--master", "h:1"}) ==
-        "gpuprep: error: --gpus: 0 GPUs contradicts --nodes 2 (a multi-node GPU job)\n");
-  CHECK(Fails({"--image", kImage, "--gpus", "0", "--format", "torchrun", "--", "python", "t.py"}) ==
-        "gpuprep: error: --gpus: 0 GPUs leaves torchrun no process to start (--nproc_per_node would be 0)\n");
+  CHECK(Fails({"--image", kImage, "--gpus", "none", "--nodes", "2", "--node-rank", "0", "--master", "h:1"}) ==
+        "gpuprep: error: --gpus: none contradicts --nodes 2 (a multi-node GPU job)\n");
+  CHECK(Fails({"--image", kImage, "--gpus", "none", "--format", "torchrun", "--", "python", "t.py"}) ==
+        "gpuprep: error: --gpus: none leaves torchrun no process to start (--nproc_per_node would be 0)\n");
   CHECK(Fails({"--image", kImage, "--format", "k8s", "--interactive"}) ==
         "gpuprep: error: --interactive: a k8s job has no terminal; drop --interactive\n");
   CHECK(Fails({"--image", kImage, "--format", "k8s", "--nodes", "2"}) ==
@@ -216,7 +225,7 @@ TEST_CASE("launch: a host without GPUs, --interactive, --json and the command wi
   auto r = Gpuprep({"launch", "--root", empty, "--image", kImage});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --gpus: this host has no NVIDIA GPU\n");
-  r = Gpuprep({"launch", "--root", empty, "--image", kImage, "--gpus", "0", "--", "python", "prep.py"});
+  r = Gpuprep({"launch", "--root", empty, "--image", kImage, "--gpus", "none", "--", "python", "prep.py"});
   CHECK(r.code == 0);
   CHECK(r.out.find("--gpus") == std::string::npos);
 
@@ -240,9 +249,9 @@ TEST_CASE("launch: a host without GPUs, --interactive, --json and the command wi
 
 TEST_CASE("launch: the image comes from the stack when nothing else names one", "[launch]") {
   // The snapshot's stack is not embedded, so the default for ubuntu 22.04 + hopper is chosen and said.
-  auto r = Gpuprep({"launch", "--host", kH100x2, "--gpus", "0", "--", "python", "prep.py"});
+  auto r = Gpuprep({"launch", "--host", kH100x2, "--gpus", "none", "--", "python", "prep.py"});
   REQUIRE(r.code == 0);
-  const auto doc = nlohmann::json::parse(Gpuprep({"launch", "--json", "--host", kH100x2, "--gpus", "0"}).out);
+  const auto doc = nlohmann::json::parse(Gpuprep({"launch", "--json", "--host", kH100x2, "--gpus", "none"}).out);
   CHECK(doc["origins"]["image"] == "stack");
   CHECK(r.out.find("  " + doc["config"]["image"].get<std::string>() + " \\\n") != std::string::npos);
   CHECK(r.err.find("gpuprep: image from stack " + doc["config"]["stack"].get<std::string>() + ": ") == 0);

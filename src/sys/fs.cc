@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace gp::sys {
 namespace {
@@ -51,25 +53,78 @@ DiskFs::DiskFs(std::string root) : root_(std::move(root)) {
   live_ = root_.empty();
 }
 
-std::string DiskFs::HostPath(const std::string& path) const {
-  if (path.empty() || path[0] != '/') return root_ + "/" + path;
-  return root_ + path;
+std::string DiskFs::Real(const std::string& path, bool follow_last) const {
+  if (live_) return path;
+  // Walk the path one component at a time under root_, expanding symlinks ourselves so that an absolute
+  // target or a ".." is taken relative to the root, never to this machine's "/".
+  std::vector<std::string> done;
+  std::vector<std::string> todo;  // components still to walk, in reverse order (back() is next)
+  auto push_parts = [&todo](const std::string& p) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= p.size()) {
+      size_t slash = p.find('/', start);
+      if (slash == std::string::npos) slash = p.size();
+      if (slash > start) parts.push_back(p.substr(start, slash - start));
+      start = slash + 1;
+    }
+    todo.insert(todo.end(), parts.rbegin(), parts.rend());
+  };
+  auto joined = [this, &done] {
+    std::string out = root_;
+    for (const auto& c : done) out += "/" + c;
+    return out;
+  };
+  push_parts(path);
+  int links = 0;
+  while (!todo.empty()) {
+    std::string c = todo.back();
+    todo.pop_back();
+    if (c == ".") continue;
+    if (c == "..") {
+      if (!done.empty()) done.pop_back();
+      continue;
+    }
+    done.push_back(c);
+    if (todo.empty() && !follow_last) break;
+    char buf[4096];
+    const std::string here = joined();
+    ssize_t n = ::readlink(here.c_str(), buf, sizeof buf - 1);
+    if (n <= 0) continue;  // not a link
+    // A link loop: "" names nothing, so every call on it fails with ENOENT; handing the kernel the link
+    // itself would let it follow the link out of the root.
+    if (++links > 40) return "";
+    done.pop_back();
+    std::string target(buf, static_cast<size_t>(n));
+    if (target[0] == '/') done.clear();
+    push_parts(target);
+  }
+  std::string out = joined();
+  return out.empty() ? "/" : out;
 }
 
+std::string DiskFs::HostPath(const std::string& path) const { return Real(path); }
+
 std::optional<std::string> DiskFs::Read(const std::string& path) const {
-  return ReadPrefix(path, static_cast<size_t>(-1));
+  auto text = ReadPrefix(path, kMaxRead + 1);
+  if (text && text->size() > kMaxRead) return std::nullopt;
+  return text;
 }
 
 std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t max_bytes) const {
-  int fd = ::open(HostPath(path).c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; anything but a regular file is refused.
+  int fd = ::open(Real(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
   std::string out;
   // A regular file's size is known up front (the 700 KB dpkg status): reserve it once instead of growing
   // the string. /proc and /sys files report size 0 and simply grow. The chunk buffer stays small so no
   // file-sized buffer is zero-filled and copied.
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    out.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes));
+  if (st.st_size > 0) out.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes));
   char buf[65536];
   while (out.size() < max_bytes) {
     ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
@@ -87,17 +142,17 @@ std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t ma
 
 bool DiskFs::Exists(const std::string& path) const {
   struct stat st;
-  return ::stat(HostPath(path).c_str(), &st) == 0;
+  return ::stat(Real(path).c_str(), &st) == 0;
 }
 
 bool DiskFs::IsDir(const std::string& path) const {
   struct stat st;
-  return ::stat(HostPath(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return ::stat(Real(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::vector<std::string> DiskFs::List(const std::string& dir) const {
   std::vector<std::string> out;
-  DIR* d = ::opendir(HostPath(dir).c_str());
+  DIR* d = ::opendir(Real(dir).c_str());
   if (!d) return out;
   while (struct dirent* e = ::readdir(d)) {
     if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
@@ -110,7 +165,7 @@ std::vector<std::string> DiskFs::List(const std::string& dir) const {
 
 std::optional<std::string> DiskFs::ReadLink(const std::string& path) const {
   char buf[4096];
-  ssize_t n = ::readlink(HostPath(path).c_str(), buf, sizeof buf - 1);
+  ssize_t n = ::readlink(Real(path, false).c_str(), buf, sizeof buf - 1);
   if (n < 0) return std::nullopt;
   return std::string(buf, static_cast<size_t>(n));
 }
@@ -123,7 +178,7 @@ std::optional<SpaceInfo> DiskFs::Space(const std::string& path) const {
 }
 
 WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
-  std::string host = HostPath(path);
+  std::string host = Real(path);
   std::string cur;
   for (size_t i = 1; i <= host.size(); ++i) {
     if (i == host.size() || host[i] == '/') {
@@ -136,7 +191,7 @@ WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
 
 WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& contents, unsigned mode,
                                 bool keep_backup) {
-  const std::string host = HostPath(path);
+  const std::string host = Real(path, false);
   if (auto r = MakeDirs(Parent(path), 0755); !r.ok) return r;
   const std::string tmp = host + ".gpuprep-new";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -154,13 +209,17 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
   if (keep_backup && ::stat(host.c_str(), &st) == 0) {
     // A hard link keeps the old contents under the backup name while the rename replaces the original,
     // so there is no moment without a file at `path`.
-    const std::string bak = host + ".gpuprep-bak";
-    ::unlink(bak.c_str());
-    if (::link(host.c_str(), bak.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      return {false, ErrnoText("cannot keep a backup of", host), ""};
+    // Never overwrite an earlier backup (it may hold the file as it was before gpuprep): take the next
+    // free name. Converged runs write nothing, so these only accumulate with real changes.
+    std::string suffix = ".gpuprep-bak";
+    for (int i = 1; ::link(host.c_str(), (host + suffix).c_str()) != 0; ++i) {
+      if (errno != EEXIST || i > 999) {
+        ::unlink(tmp.c_str());
+        return {false, ErrnoText("cannot keep a backup of", host), ""};
+      }
+      suffix = ".gpuprep-bak." + std::to_string(i);
     }
-    result.backup_path = path + ".gpuprep-bak";
+    result.backup_path = path + suffix;
   }
   if (::rename(tmp.c_str(), host.c_str()) != 0) {
     WriteResult r{false, ErrnoText("cannot replace", host), ""};
@@ -172,15 +231,15 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
 }
 
 WriteResult DiskFs::Rename(const std::string& from, const std::string& to) {
-  if (::rename(HostPath(from).c_str(), HostPath(to).c_str()) != 0)
-    return {false, ErrnoText("cannot move", HostPath(from)), ""};
-  FsyncDir(Parent(HostPath(to)));
+  if (::rename(Real(from, false).c_str(), Real(to, false).c_str()) != 0)
+    return {false, ErrnoText("cannot move", Real(from, false)), ""};
+  FsyncDir(Parent(Real(to, false)));
   return {};
 }
 
 WriteResult DiskFs::Remove(const std::string& path) {
-  if (::unlink(HostPath(path).c_str()) != 0 && errno != ENOENT)
-    return {false, ErrnoText("cannot remove", HostPath(path)), ""};
+  if (::unlink(Real(path, false).c_str()) != 0 && errno != ENOENT)
+    return {false, ErrnoText("cannot remove", Real(path, false)), ""};
   return {};
 }
 

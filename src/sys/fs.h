@@ -25,7 +25,8 @@ class Fs {
  public:
   virtual ~Fs() = default;
 
-  // Whole contents of a regular file (following symlinks); nullopt when missing or unreadable.
+  // Whole contents of a regular file (following symlinks); nullopt when missing, unreadable, not a
+  // regular file (a FIFO, a device) or larger than kMaxRead.
   virtual std::optional<std::string> Read(const std::string& path) const = 0;
   // First `max_bytes` of a file; for /proc and /sys files and for headers where only the top matters.
   virtual std::optional<std::string> ReadPrefix(const std::string& path, size_t max_bytes) const = 0;
@@ -39,7 +40,8 @@ class Fs {
   virtual std::optional<SpaceInfo> Space(const std::string& path) const = 0;
 
   // Atomic replace: writes PATH.gpuprep-new, fsyncs, keeps the old file as PATH.gpuprep-bak (when
-  // `keep_backup` and it existed), renames over PATH, fsyncs the directory. Creates parent directories.
+  // `keep_backup` and it existed; an earlier backup is never overwritten: the next free of
+  // PATH.gpuprep-bak.1, .2, ... is used), renames over PATH, fsyncs the directory. Creates parents.
   virtual WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode = 0644,
                                   bool keep_backup = true) = 0;
   // Moves a file aside (rename); used to retire conflicting apt lists with a backup.
@@ -55,7 +57,14 @@ class Fs {
   virtual bool IsLive() const = 0;
 };
 
-// Real filesystem under `root` ("/" for the live host).
+// Largest file Read() returns (manifests, snapshots, the dpkg status file are far below it).
+inline constexpr size_t kMaxRead = 64u << 20;
+
+// Real filesystem under `root` ("/" for the live host). Under a root, paths resolve the way the probed
+// host would see them: symlinks are followed inside the tree (an absolute target such as
+// /usr/local/cuda -> /usr/local/cuda-13.0 is re-rooted), and ".." never climbs above the root, so a
+// --root probe never reads the live host through a link. On the live host a relative path is relative to
+// the working directory.
 class DiskFs : public Fs {
  public:
   explicit DiskFs(std::string root);
@@ -75,6 +84,11 @@ class DiskFs : public Fs {
   bool IsLive() const override { return live_; }
 
  private:
+  // The path on this machine for `path`: resolved inside the root (see the class comment); the last
+  // component is followed only when `follow_last` (writes replace a link itself, as rename(2) does).
+  // "" (which every system call rejects) for a symlink loop.
+  std::string Real(const std::string& path, bool follow_last = true) const;
+
   std::string root_;  // without trailing slash; "" for "/"
   bool live_;
 };

@@ -1,0 +1,75 @@
+// RealCommandRunner with real programs: capture, exit codes, environment, stdin, timeouts, not found.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "sys/process.h"
+
+using gp::sys::Command;
+using gp::sys::RealCommandRunner;
+
+TEST_CASE("RealCommandRunner captures stdout, stderr and the exit code, with no shell", "[sys]") {
+  RealCommandRunner run;
+  Command c;
+  c.argv = {"sh", "-c", "echo out; echo err >&2; exit 7"};
+  auto r = run.Run(c);
+  CHECK(r.exit_code == 7);
+  CHECK(r.out == "out\n");
+  CHECK(r.err == "err\n");
+  CHECK_FALSE(r.ok());
+
+  c.argv = {"printf", "%s|", "a b", "$HOME", "'q'"};  // each word arrives as one argument, unexpanded
+  r = run.Run(c);
+  CHECK(r.ok());
+  CHECK(r.out == "a b|$HOME|'q'|");
+}
+
+TEST_CASE("RealCommandRunner passes env additions and stdin", "[sys]") {
+  RealCommandRunner run;
+  Command c;
+  c.argv = {"sh", "-c", "printf '%s' \"$GP_TEST_VAR\"; cat"};
+  c.env = {{"GP_TEST_VAR", "x=y"}};
+  c.stdin_data = "from stdin";
+  auto r = run.Run(c);
+  CHECK(r.ok());
+  CHECK(r.out == "x=yfrom stdin");
+}
+
+TEST_CASE("RealCommandRunner kills a command at its timeout, children included", "[sys]") {
+  RealCommandRunner run;
+  Command c;
+  c.argv = {"sh", "-c", "sleep 30 & sleep 30"};
+  c.timeout = std::chrono::milliseconds(200);
+  auto start = std::chrono::steady_clock::now();
+  auto r = run.Run(c);
+  auto took = std::chrono::steady_clock::now() - start;
+  CHECK(r.timed_out);
+  CHECK_FALSE(r.ok());
+  CHECK(took < std::chrono::seconds(5));
+}
+
+TEST_CASE("RealCommandRunner: a missing program is not_found, and status lines are delivered", "[sys]") {
+  RealCommandRunner run;
+  Command c;
+  c.argv = {"gpuprep-no-such-program"};
+  auto r = run.Run(c);
+  CHECK(r.not_found);
+  CHECK(r.exit_code == 127);
+
+  std::vector<std::string> lines;
+  c.argv = {"sh", "-c", "printf 'pmstatus:a:10:x\\npmstatus:b:20:y\\n' >&3; echo done"};
+  c.status_fd = 3;
+  c.on_status_line = [&lines](const std::string& l) { lines.push_back(l); };
+  r = run.Run(c);
+  CHECK(r.ok());
+  CHECK(r.out == "done\n");
+  CHECK(lines == std::vector<std::string>{"pmstatus:a:10:x", "pmstatus:b:20:y"});
+}
+
+TEST_CASE("ShellQuote quotes only what a POSIX shell would change", "[sys]") {
+  CHECK(gp::sys::ShellQuote("apt-get") == "apt-get");
+  CHECK(gp::sys::ShellQuote("") == "''");
+  CHECK(gp::sys::ShellQuote("a b") == "'a b'");
+  CHECK(gp::sys::ShellQuote("it's") == "'it'\\''s'");
+  CHECK(gp::sys::ShellJoin({"echo", "$HOME", "x=1"}) == "echo '$HOME' x=1");
+}

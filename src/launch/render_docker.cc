@@ -91,17 +91,33 @@ std::vector<std::string> TorchrunArgv(const RunConfig& c) {
     out.push_back("--master_addr=" + c.multi.master_addr);
     out.push_back("--master_port=" + std::to_string(c.multi.master_port));
   }
-  size_t i = 0;
-  const std::string& first = c.command[0];
+  // torchrun [options] SCRIPT args... runs `python -u SCRIPT args...` per GPU, and [options] -m MODULE args...
+  // runs `python -u -m MODULE args...`; its options all come before SCRIPT/MODULE. Any other python option
+  // (-c, -W, -X, -O...) has no torchrun spelling, so the command then runs as given under --no-python.
+  const std::vector<std::string>& cmd = c.command;
+  const std::string& first = cmd[0];
   const std::string base = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
-  if (StartsWith(base, "python")) {
+  const bool python = base.size() >= 6 && base.compare(0, 6, "python") == 0 &&
+                      base.find_first_not_of("0123456789.", 6) == std::string::npos;  // python, python3, python3.12
+  auto is_option = [](const std::string& a) { return !a.empty() && a[0] == '-'; };
+  size_t i = 0;
+  bool direct = false;  // SCRIPT (or -m MODULE) goes straight after torchrun's options
+  if (python) {
     i = 1;
-    while (i < c.command.size() && c.command[i] == "-u") ++i;  // torchrun runs python unbuffered anyway
-    if (i < c.command.size() && c.command[i] == "-m") out.push_back("-m"), ++i;
-  } else if (!EndsWith(first, ".py")) {
-    out.push_back("--no-python");
+    while (i < cmd.size() && cmd[i] == "-u") ++i;  // torchrun runs python unbuffered anyway
+    if (i + 1 < cmd.size() && cmd[i] == "-m" && !is_option(cmd[i + 1])) {
+      out.push_back("-m");
+      ++i;
+      direct = true;
+    } else {
+      direct = i < cmd.size() && !is_option(cmd[i]);
+    }
+    if (!direct) i = 0;
+  } else {
+    direct = EndsWith(first, ".py");
   }
-  out.insert(out.end(), c.command.begin() + static_cast<long>(i), c.command.end());
+  if (!direct) out.push_back("--no-python");
+  out.insert(out.end(), cmd.begin() + static_cast<long>(i), cmd.end());
   return out;
 }
 

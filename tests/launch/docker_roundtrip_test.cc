@@ -190,3 +190,32 @@ TEST_CASE("launch torchrun: the container command is torchrun with --nproc_per_n
   js = Gpuprep({"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--gpus", "1", "--", "./run.sh", "a"});
   CHECK(json::parse(js.out)["torchrun_argv"] == json::array({"torchrun", "--nproc_per_node=1", "--no-python", "./run.sh", "a"}));
 }
+
+TEST_CASE("launch torchrun: python's own options keep python, under --no-python", "[launch]") {
+  auto argv = [](std::vector<std::string> cmd) {
+    std::vector<std::string> args = {"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--"};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    auto r = Gpuprep(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return json::parse(r.out)["torchrun_argv"].get<std::vector<std::string>>();
+  };
+  using V = std::vector<std::string>;
+  // SCRIPT and -m MODULE are torchrun's own forms (it adds `python -u` itself).
+  CHECK(argv({"python", "-u", "train.py", "-c", "x"}) == V{"torchrun", "--nproc_per_node=2", "train.py", "-c", "x"});
+  CHECK(argv({"/usr/bin/python3.12", "-u", "-m", "pkg.train", "-W"}) ==
+        V{"torchrun", "--nproc_per_node=2", "-m", "pkg.train", "-W"});
+  // Any other python option has no torchrun spelling: the command runs as given.
+  CHECK(argv({"python", "-c", "print(1)"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-c", "print(1)"});
+  CHECK(argv({"python", "-W", "ignore", "train.py"}) ==
+        V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-W", "ignore", "train.py"});
+  CHECK(argv({"python3", "-u", "-X", "dev", "train.py"}) ==
+        V{"torchrun", "--nproc_per_node=2", "--no-python", "python3", "-u", "-X", "dev", "train.py"});
+  CHECK(argv({"python", "-m", "-x"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-m", "-x"});
+  CHECK(argv({"python"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python"});
+  CHECK(argv({"python-wrapper", "train.py"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python-wrapper", "train.py"});
+
+  auto text = Gpuprep({"launch", "--format", "torchrun", "--image", "none", "--host", kH100x2, "--", "python", "-c",
+                       "print(1)"});
+  CHECK(text.out == "torchrun --nproc_per_node=2 --no-python python -c 'print(1)'\n");
+}

@@ -170,6 +170,11 @@ TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun r
   std::string env((std::istreambuf_iterator<char>(envf)), std::istreambuf_iterator<char>());
   CHECK(env.find("NOTE=" + kAwkward + "\n") != std::string::npos);
   CHECK(env.find("MASTER_ADDR=gpu-node-07\n") != std::string::npos);
+
+  // A python option torchrun has no spelling for: --no-python after the rendezvous options, python kept.
+  const std::string opt = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--", "python",
+                               "-W", "ignore", "train.py"});
+  CHECK(opt.find(" --rdzv_id=\"$SLURM_JOB_ID\" \\\n  --no-python python -W ignore train.py\n") != std::string::npos);
 }
 
 TEST_CASE("launch json: values and where each came from", "[launch]") {

@@ -58,6 +58,16 @@ rc=$?
 [ $rc -eq 2 ] && [ -z "$out" ] && [ "$(cat "$WORK/err9")" = "gpuprep: error: --gpus: GPU 9 does not exist on the host in $WORK/node.json (it has 8: 0, 1, 2, 3, 4, 5, 6, 7)" ]
 check "a GPU the host lacks: exit 2, one line, nothing on stdout" $?
 
+out=$("$GPUPREP" launch --host "$WORK/node.json" --image=--privileged -- ubuntu bash 2>"$WORK/errimg")
+rc=$?
+[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(cat "$WORK/errimg")" = 'gpuprep: error: --image: "--privileged" is not an image reference' ]
+check "an image reference starting with '-' is refused, not passed to docker as an option" $?
+
+out=$("$GPUPREP" launch --host "$WORK/node.json" --gpus 0 -- python train.py 2>"$WORK/err0")
+rc=$?
+[ $rc -eq 2 ] && [ -z "$out" ] && [ "$(cat "$WORK/err0")" = "gpuprep: error: --gpus: 0 requests no GPU; for GPU index 0 use --gpus device=0 (or --gpus none for a CPU-only container)" ]
+check "--gpus 0 is refused rather than launching without GPUs" $?
+
 for f in compose k8s slurm torchrun json; do
   "$GPUPREP" launch --host "$WORK/node.json" --gpus 2 --format $f -- python train.py >"$WORK/out.$f" 2>/dev/null
   check "--format $f renders" $?

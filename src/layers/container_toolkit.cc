@@ -35,7 +35,7 @@ void CheckAdvisories(const CheckInput& in, const Version& tv, LayerReport& r) {
   const manifest::Pinned& pin = in.stack.container_toolkit.version;
   std::string fix =
       pin.known() && *pin.version >= newest_fix
-          ? ApplyFix("container_toolkit")
+          ? ToolkitInstallFix(in.stack.container_toolkit)
           : "choose a stack with container toolkit " + newest_fix.str() + " or later: gpuprep manifest list";
   r.Add(Status::kFail, "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
 }
@@ -91,14 +91,14 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
     return r;
   }
   if (have.empty()) {
-    r.Add(Status::kFail, "NVIDIA Container Toolkit not installed", ApplyFix("container_toolkit"));
+    r.Add(Status::kFail, "NVIDIA Container Toolkit not installed", ToolkitInstallFix(spec));
     return r;
   }
   if (!missing.empty())
-    r.Add(Status::kFail, "toolkit packages missing: " + Join(missing, ", "), ApplyFix("container_toolkit"));
+    r.Add(Status::kFail, "toolkit packages missing: " + Join(missing, ", "), ToolkitInstallFix(spec));
   if (differ)
     r.Add(Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
-          ApplyFix("container_toolkit"));
+          ToolkitInstallFix(spec));
   if (missing.empty() && !differ)
     r.Add(Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " +
                            std::to_string(have.size()) + " packages at one version");
@@ -107,7 +107,7 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
     if (spec.version.known() && *tv < *spec.version.version)
       r.Add(Status::kWarn,
             "toolkit " + tv->str() + " is older than the stack's " + spec.version.version->str(),
-            ApplyFix("container_toolkit"));
+            ToolkitInstallFix(spec));
   }
   CheckRuntime(in.host.docker, r);
   return r;

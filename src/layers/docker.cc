@@ -14,7 +14,8 @@ LayerReport CheckDocker(const CheckInput& in) {
     r.found = d.version.empty() ? "running" : d.version;
     r.Add(Status::kOk, "Docker engine " + d.version + " answers on its socket");
   } else if (!d.cli_found) {
-    r.Add(Status::kFail, "Docker is not installed", ApplyFix("docker"));
+    r.Add(Status::kFail, "Docker is not installed",
+          "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl enable --now docker");
   } else if (!in.host.live) {
     r.found = "installed";
     r.Add(Status::kOk, "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");

@@ -12,7 +12,7 @@ namespace {
 const char* kMismatch = "Failed to initialize NVML: Driver/library version mismatch";
 
 std::string NouveauFix() {
-  return "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
+  return ApplyFix("driver") + " (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
          "sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)";
 }
 

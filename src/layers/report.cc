@@ -27,7 +27,10 @@ void LayerReport::Add(Status s, std::string message, std::optional<std::string> 
   if (!detail.empty()) detail += "; ";
   detail += message;
   if (fix_text && (s == Status::kWarn || s == Status::kFail)) {
-    fix = fix ? *fix + "; " + *fix_text : *fix_text;
+    bool present = false;  // the same fix once, however many findings point at it
+    for (const Finding& f : findings)
+      present = present || ((f.status == Status::kWarn || f.status == Status::kFail) && f.fix == fix_text);
+    if (!present) fix = fix ? *fix + "; " + *fix_text : *fix_text;
   }
   findings.push_back(Finding{s, std::move(message), std::move(fix_text)});
 }

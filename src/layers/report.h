@@ -28,7 +28,7 @@ struct LayerReport {
   std::optional<std::string> fix;    // every warn/fail finding's fix joined with "; "
   std::vector<Finding> findings;
 
-  // Adds a finding (and keeps status/detail/fix in step).
+  // Adds a finding (and keeps status/detail/fix in step; a fix text already in `fix` is not repeated).
   void Add(Status s, std::string message, std::optional<std::string> fix = std::nullopt);
 };
 

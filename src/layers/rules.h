@@ -12,8 +12,13 @@
 
 namespace gp::layers {
 
-// The fix that installs or repairs one layer the way the stack says: "gpuprep apply --only LAYER".
+// The fix that installs or repairs one layer the way the stack says:
+// "sudo gpuprep apply --yes --only LAYER" (apply needs root and --yes to change the host).
 std::string ApplyFix(const std::string& layer);
+
+// The manual steps that install the stack's NVIDIA Container Toolkit (apply does not install it; facts
+// §3.3): NVIDIA's repository, the four packages pinned at one version, then the Docker runtime.
+std::string ToolkitInstallFix(const manifest::ComponentSpec& spec);
 
 // The driver the host runs: the loaded kernel module's version, else the userspace library's; nullopt
 // when neither is found or parses.

@@ -84,9 +84,9 @@ TEST_CASE("doctor --root bare-nouveau: nouveau and no driver", "[doctor][fixture
       Finding(
           driver,
           "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load")["fix"] ==
-      "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+      "sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
       "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)");
-  CHECK(Finding(driver, "NVIDIA driver not installed")["fix"] == "gpuprep apply --only driver");
+  CHECK(Finding(driver, "NVIDIA driver not installed")["fix"] == "sudo gpuprep apply --yes --only driver");
   CHECK(Finding(
             driver,
             "no kernel headers for 5.15.0-105-generic: DKMS cannot build the nvidia module for it")["fix"] ==
@@ -113,7 +113,7 @@ TEST_CASE("doctor --root nvswitch-no-fm: NVSwitches without fabric manager", "[d
   auto fm = Layer(doc, "fabricmanager");
   CHECK(fm["status"] == "fail");
   CHECK(fm["detail"] == "4 NVSwitches but no fabric manager: CUDA finds no usable GPU until it runs");
-  CHECK(fm["fix"] == "gpuprep apply --only fabricmanager");
+  CHECK(fm["fix"] == "sudo gpuprep apply --yes --only fabricmanager");
   CHECK(Layer(doc, "driver")["status"] == "ok");
 }
 
@@ -130,7 +130,10 @@ TEST_CASE("doctor --root blackwell-old-driver: B200 on R535", "[doctor][fixtures
   auto bw = Json("blackwell-old-driver", "blackwell-r580-cuda13.0").json();
   CHECK(
       Finding(Layer(bw, "driver"), "driver branch 535 does not support B200 (needs R570 or later)")["fix"] ==
-      "gpuprep apply --only driver");
+      "sudo gpuprep apply --yes --only driver");
+  // Several driver findings share that fix; the layer prints it once.
+  CHECK(Layer(bw, "driver")["fix"] ==
+        "sudo gpuprep apply --yes --only driver; sudo systemctl enable --now nvidia-persistenced");
 }
 
 TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][fixtures]") {
@@ -138,7 +141,7 @@ TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][
   auto driver = Layer(doc, "driver");
   CHECK(driver["found"] == "590.44.01");
   CHECK(Finding(driver, "driver branch 590 no longer supports V100 (its last branch is R580)")["fix"] ==
-        "gpuprep apply --only driver");
+        "sudo gpuprep apply --yes --only driver");
   CHECK(doc["host"]["cpus"] == 40);
   CHECK(HasLayer(doc, "fabricmanager") == false);
 }
@@ -151,7 +154,11 @@ TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a C
   CHECK(tk["status"] == "fail");
   CHECK(tk["found"] == "1.17.3");
   CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4)")["fix"] ==
-        "gpuprep apply --only container_toolkit");
+        "add NVIDIA's container toolkit repository "
+        "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "
+        "install -y nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 "
+        "libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 && sudo nvidia-ctk runtime configure "
+        "--runtime=docker && sudo systemctl restart docker");
   CHECK(Layer(doc, "os")["status"] == "ok");
   CHECK(doc["host"]["shm_bytes"] == 512ULL << 30);
 }

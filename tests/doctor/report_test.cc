@@ -59,7 +59,7 @@ TEST_CASE("doctor JSON: top-level keys in PRODUCT.md order, with their types", "
   CHECK(cudnn["found"].is_null());
   CHECK(cudnn["wanted"] == "8.9.7");
   CHECK(cudnn["detail"] == "cuDNN not installed");
-  CHECK(cudnn["fix"] == "gpuprep apply --only cudnn");
+  CHECK(cudnn["fix"] == "sudo gpuprep apply --yes --only cudnn");
   CHECK(doc["layers"][3]["status"] == "warn");
   CHECK(doc["layers"][0]["fix"].is_null());
 
@@ -92,7 +92,7 @@ TEST_CASE("doctor table: rows, findings with fixes, summary; colour only when as
   CHECK(plain.find("\nLAYER              STATUS  FOUND") != std::string::npos);
   CHECK(plain.find("\ncudnn              fail    -  ") != std::string::npos);
   CHECK(plain.find("\n                           cuDNN not installed\n"
-                   "                           fix: gpuprep apply --only cudnn\n") != std::string::npos);
+                   "                           fix: sudo gpuprep apply --yes --only cudnn\n") != std::string::npos);
   // ok findings are for --verbose only
   CHECK(plain.find("kernel module and userspace driver agree") == std::string::npos);
   CHECK(plain.size() > 30);

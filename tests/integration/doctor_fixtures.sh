@@ -21,7 +21,7 @@ expect() {  # expect NAME TREE WANT_RC PATTERN [stack]
   fi
 }
 expect "healthy host passes" healthy-h100 0 " 0 warn, 0 fail, "
-expect "nouveau is named with its fix" bare-nouveau 1 "fix: gpuprep apply --only driver (or: printf 'blacklist nouveau"
+expect "nouveau is named with its fix" bare-nouveau 1 "fix: sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau"
 expect "module/library mismatch -> reboot" mismatch 1 "Driver/library version mismatch\")"
 expect "NVSwitch without fabric manager" nvswitch-no-fm 1 "4 NVSwitches but no fabric manager"
 expect "Blackwell on R535" blackwell-old-driver 1 "driver branch 535 does not support B200 (needs R570 or later)"

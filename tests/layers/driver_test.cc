@@ -35,11 +35,11 @@ TEST_CASE("driver: nouveau bound", "[layers][doctor]") {
         "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load");
   CHECK(r.findings[0].fix ==
         std::optional<std::string>(
-            "gpuprep apply --only driver (or: printf 'blacklist nouveau\\noptions nouveau "
+            "sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau\\noptions nouveau "
             "modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo "
             "update-initramfs -u && sudo reboot)"));
   CHECK(r.findings[1].message == "NVIDIA driver not installed");
-  CHECK(r.findings[1].fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(r.findings[1].fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 
   t.host.driver.nouveau_loaded = true;
   t.host.driver.nouveau_blacklisted = true;
@@ -57,7 +57,7 @@ TEST_CASE("driver: missing, and no GPU at all", "[layers][doctor]") {
   CHECK(r.status == Status::kFail);
   CHECK_FALSE(r.found.has_value());
   CHECK(r.detail == "NVIDIA driver not installed");
-  CHECK(r.fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(r.fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 
   t.host.gpus.clear();
   t.host.driver.kernel_headers = false;  // not worth a warning without a GPU
@@ -114,7 +114,7 @@ TEST_CASE("driver: branch too old for Blackwell (from the catalogue, not hard-co
   f = test::FindingWith(b300, Status::kFail);
   REQUIRE(f);
   CHECK(f->message == "driver branch 535 does not support B300 (needs R575 or later)");
-  CHECK(f->fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(f->fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 }
 
 TEST_CASE("driver: branch past a GPU's last (V100 after R580)", "[layers][doctor]") {
@@ -125,7 +125,7 @@ TEST_CASE("driver: branch past a GPU's last (V100 after R580)", "[layers][doctor
   const layers::Finding* f = test::FindingWith(r, Status::kFail);
   REQUIRE(f);
   CHECK(f->message == "driver branch 590 no longer supports V100 (its last branch is R580)");
-  CHECK(f->fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(f->fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
   t.stack.driver.branch = 590;
   CHECK(test::FindingWith(Driver(t), Status::kFail)->fix ==
         std::optional<std::string>("choose a stack with driver branch 580 or older: gpuprep manifest list"));
@@ -140,7 +140,7 @@ TEST_CASE("driver: below the stack's CUDA minimum", "[layers][doctor]") {
   CHECK(test::FindingWith(warn, Status::kWarn)->message ==
         "driver 530.30.02 is below the stack's CUDA 12.2.2's minimum 535.104.05: it runs under CUDA 12.x "
         "minor-version compatibility, without features that need a newer driver");
-  CHECK(warn.fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(warn.fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 
   t.stack.cuda.version.version = Version::Must("13.0.0");
   auto fail = Driver(t);

@@ -120,7 +120,7 @@ TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor
   auto none = layers::CheckFabricManager(t.in());
   CHECK(none.status == Status::kFail);
   CHECK(none.detail == "4 NVSwitches but no fabric manager: CUDA finds no usable GPU until it runs");
-  CHECK(none.fix == std::optional<std::string>("gpuprep apply --only fabricmanager"));
+  CHECK(none.fix == std::optional<std::string>("sudo gpuprep apply --yes --only fabricmanager"));
 
   test::Inputs v;
   v.host.fabricmanager.version = "535.104.05-1";
@@ -143,7 +143,7 @@ TEST_CASE("cuda: missing, other release, too old for a GPU, dropped a GPU", "[la
   auto missing = layers::CheckCuda(t.in());
   CHECK(missing.status == Status::kFail);
   CHECK(missing.detail == "CUDA toolkit not installed");
-  CHECK(missing.fix == std::optional<std::string>("gpuprep apply --only cuda"));
+  CHECK(missing.fix == std::optional<std::string>("sudo gpuprep apply --yes --only cuda"));
   t.stack.cuda.optional = true;
   CHECK(layers::CheckCuda(t.in()).status == Status::kSkip);
 
@@ -162,7 +162,7 @@ TEST_CASE("cuda: missing, other release, too old for a GPU, dropped a GPU", "[la
   // ...and the driver is checked against the installed CUDA too.
   CHECK(major.findings[1].message ==
         "driver 535.129.03 is too old for installed CUDA 13.0.88 (needs >= 580.65.06)");
-  CHECK(major.findings[1].fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(major.findings[1].fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 
   test::Inputs b;
   for (auto& g : b.host.gpus) g.device_id = "0x2901";
@@ -191,7 +191,7 @@ TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major,
   auto missing = layers::CheckCudnn(t.in());
   CHECK(missing.status == Status::kFail);
   CHECK(missing.detail == "cuDNN not installed");
-  CHECK(missing.fix == std::optional<std::string>("gpuprep apply --only cudnn"));
+  CHECK(missing.fix == std::optional<std::string>("sudo gpuprep apply --yes --only cudnn"));
 
   test::Inputs m;
   m.host.cudnn.cuda_major = 11;
@@ -200,7 +200,7 @@ TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major,
   CHECK(cuda11.detail ==
         "cuDNN 8.9.7.29 matches the stack's 8.9.7; cuDNN 8.9.7.29 is built for CUDA 11; the stack's "
         "is CUDA 12");
-  CHECK(cuda11.fix == std::optional<std::string>("gpuprep apply --only cudnn"));
+  CHECK(cuda11.fix == std::optional<std::string>("sudo gpuprep apply --yes --only cudnn"));
 
   test::Inputs v;
   v.host.cudnn.version = "8.9.4";
@@ -214,7 +214,7 @@ TEST_CASE("cudnn and nccl: missing, other version, built for another CUDA major,
   auto nccl = layers::CheckNccl(n.in());
   CHECK(nccl.status == Status::kFail);
   CHECK(nccl.findings[1].message == "NCCL 2.18.5 is built for CUDA 13; the stack's is CUDA 12");
-  CHECK(nccl.fix == std::optional<std::string>("gpuprep apply --only nccl"));
+  CHECK(nccl.fix == std::optional<std::string>("sudo gpuprep apply --yes --only nccl"));
 
   test::Inputs h;  // the stack says nothing about the major, the installed CUDA does
   h.stack.nccl.cuda_major.reset();
@@ -242,7 +242,9 @@ TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
   auto none = layers::CheckDocker(t.in());
   CHECK(none.status == Status::kFail);
   CHECK(none.detail == "Docker is not installed");
-  CHECK(none.fix == std::optional<std::string>("gpuprep apply --only docker"));
+  CHECK(none.fix == std::optional<std::string>(
+                        "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl "
+                        "enable --now docker"));
 
   t.host.docker.cli_found = true;
   t.host.docker.detail = "connect /var/run/docker.sock: no such file";
@@ -255,13 +257,23 @@ TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
   CHECK(layers::CheckDocker(t.in()).status == Status::kOk);
 }
 
+namespace {
+// The manual install of the test stack's toolkit (facts §3.3): apply does not install it.
+const std::string kToolkitFix =
+    "add NVIDIA's container toolkit repository "
+      "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "
+      "install -y nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 "
+      "libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 && sudo nvidia-ctk runtime configure "
+      "--runtime=docker && sudo systemctl restart docker";
+}  // namespace
+
 TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers][doctor]") {
   test::Inputs t;
   t.host.toolkit = {};
   auto none = layers::CheckContainerToolkit(t.in());
   CHECK(none.status == Status::kFail);
   CHECK(none.detail == "NVIDIA Container Toolkit not installed");
-  CHECK(none.fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
+  CHECK(none.fix == kToolkitFix);
 
   test::Inputs a;
   a.host.toolkit.packages["libnvidia-container1"] = "1.17.3-1";
@@ -283,8 +295,10 @@ TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers]
       "toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in 1.16.2); CVE-2024-0134 (fixed in "
       "1.17.0); CVE-2024-0135, CVE-2024-0136, CVE-2024-0137 (fixed in 1.17.3); CVE-2025-23359 (fixed in "
       "1.17.4)");
-  CHECK(cve.findings[1].fix == std::optional<std::string>("gpuprep apply --only container_toolkit"));
+  CHECK(cve.findings[1].fix == kToolkitFix);
   CHECK(cve.findings[2].message == "toolkit 1.16.1 is older than the stack's 1.17.8");
+  CHECK(cve.findings[2].fix == kToolkitFix);
+  CHECK(cve.fix == kToolkitFix);  // two findings, one fix
   // A stack pinning an affected release cannot fix it by applying.
   c.stack.container_toolkit.version.version = Version::Must("1.17.3");
   CHECK(layers::CheckContainerToolkit(c.in()).findings[1].fix ==
@@ -326,7 +340,7 @@ TEST_CASE("image: its CUDA against the GPUs and the driver, forward compatibilit
   f.host.driver.module.version = f.host.driver.userspace_version = "470.57.02";
   auto fwd = layers::CheckImage(f.in());
   CHECK(fwd.status == Status::kWarn);
-  CHECK(fwd.fix == std::optional<std::string>("gpuprep apply --only driver"));
+  CHECK(fwd.fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
   for (auto& g : f.host.gpus) g.device_id = "0x2684";  // GeForce: no forward compatibility
   CHECK(layers::CheckImage(f.in()).status == Status::kFail);
 

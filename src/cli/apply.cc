@@ -56,7 +56,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   auto only = plan::ParseLayerList("--only", o.only);
   auto skip = plan::ParseLayerList("--skip", o.skip);
   if (::geteuid() != 0) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
-  if (!o.yes) throw UsageError("apply: --yes is required to change the host (review first with: gpuprep plan)");
+  if (!o.yes) throw FlagError("--yes", "required to change the host (review first with: gpuprep plan)");
 
   std::unique_ptr<sys::Fs> host = ctx.make_fs("");
   std::optional<apply::Journal> previous = apply::ReadJournal(*host);

@@ -26,7 +26,7 @@ check_eq "the error names file, line and column" \
   "gpuprep: error: /sim/broken.yaml:$line:1: unknown key \"drivr\" (did you mean \"driver\"?)" "$(sim_err broken | tail -n 1)"
 sim_gp noyes "${M[@]}" apply
 check_rc "apply without --yes" 2 noyes
-check_eq "says why" "gpuprep: error: apply: --yes is required to change the host (review first with: gpuprep plan)" \
+check_eq "says why" "gpuprep: error: --yes: required to change the host (review first with: gpuprep plan)" \
   "$(sim_err noyes | tail -n 1)"
 check_eq "nothing changed on the host" "" "$(sim_diff bare)"
 check_eq "no apt-get ran" 0 "$(sim_count apt-get)"

@@ -114,7 +114,7 @@ TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before to
   r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply"});
   CHECK(r.code == 2);
   if (::geteuid() == 0)
-    CHECK(r.err == "gpuprep: error: apply: --yes is required to change the host (review first with: gpuprep plan)\n");
+    CHECK(r.err == "gpuprep: error: --yes: required to change the host (review first with: gpuprep plan)\n");
   else
     CHECK(r.err == "gpuprep: error: apply: must run as root (try: sudo gpuprep apply --yes)\n");
   r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply", "--only", "cudaa"});

@@ -68,3 +68,49 @@ TEST_CASE("verify with --root loads nothing: library checks are skip", "[apply]"
   auto d = v.Run("driver", false);
   CHECK(d.status == layers::Status::kOk);  // the module file agrees with the pin; NVML part skipped
 }
+
+TEST_CASE("verify fabricmanager: the probed version against the loaded driver, never the stack's pin", "[apply]") {
+  V v;
+  v.facts.nvswitch_count = 4;
+  v.stack.driver.version.version = Version::Must("580.95.05");  // an R580 stack: no fabric manager pins
+  v.stack.driver.fabricmanager_packages.clear();
+  const std::string manual =
+      "install NVIDIA's fabric manager at the loaded driver's version (535.129.03) (the stack pins no fabric "
+      "manager package), then: sudo systemctl enable --now nvidia-fabricmanager.service";
+  auto none = v.Run("fabricmanager");
+  CHECK(none.status == layers::Status::kFail);
+  CHECK(none.detail == "no fabric manager is installed");
+  CHECK(none.fix == std::optional<std::string>(manual));
+
+  v.facts.fabricmanager = {true, "535.129.03", true, true};
+  v.root.Write("/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service", "");
+  auto ok = v.Run("fabricmanager");
+  CHECK(ok.status == layers::Status::kOk);
+  CHECK(ok.detail == "fabric manager 535.129.03 installed, matches the loaded driver and is enabled");
+  CHECK(ok.found == std::optional<std::string>("535.129.03"));
+
+  v.facts.fabricmanager.version = "535.104.05";
+  auto apart = v.Run("fabricmanager");
+  CHECK(apart.status == layers::Status::kFail);
+  CHECK(apart.detail == "fabric manager 535.104.05 does not match the loaded driver 535.129.03");
+  CHECK(apart.fix == std::optional<std::string>(manual));
+
+  v.facts.fabricmanager.version = "535.129.03";
+  v.root.fs().Remove("/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service");
+  auto off = v.Run("fabricmanager");
+  CHECK(off.status == layers::Status::kFail);
+  CHECK(off.detail == "nvidia-fabricmanager.service is not enabled");
+}
+
+TEST_CASE("verify fabricmanager: pinned packages read from dpkg", "[apply]") {
+  V v;
+  v.facts.nvswitch_count = 4;
+  auto missing = v.Run("fabricmanager");
+  CHECK(missing.detail == "nvidia-fabricmanager-535 is not installed");
+  CHECK(missing.fix == std::optional<std::string>("sudo gpuprep apply --yes --only fabricmanager"));
+  v.root.Write("/var/lib/dpkg/status",
+               "Package: nvidia-fabricmanager-535\nStatus: hold ok installed\nVersion: 535.104.05-1\n\n");
+  auto apart = v.Run("fabricmanager");
+  CHECK(apart.detail == "nvidia-fabricmanager-535 535.104.05 does not match the loaded driver 535.129.03");
+  CHECK(apart.found == std::optional<std::string>("535.104.05"));
+}

@@ -33,7 +33,7 @@ void Driver(const VerifyEnv& env, LayerReport& r) {
   r.found = *module;
   if (!r.wanted.empty() && *module != r.wanted)
     r.Add(Status::kFail, "the loaded kernel module is " + *module + " but the stack pins " + r.wanted,
-          "gpuprep apply --yes");
+          "sudo gpuprep apply --yes");
   if (!env.native) {
     if (r.status != Status::kFail) r.Add(Status::kOk, "kernel module " + *module + " is loaded");
     r.Add(Status::kSkip, "NVML not loaded (--root: nothing of the live host is loaded)");
@@ -42,7 +42,7 @@ void Driver(const VerifyEnv& env, LayerReport& r) {
   auto nvml = env.native->Nvml();
   if (!nvml.loaded) {
     r.Add(Status::kFail, "libnvidia-ml could not be loaded" + (nvml.error.empty() ? "" : ": " + nvml.error),
-          "gpuprep apply --yes --only driver");
+          "sudo gpuprep apply --yes --only driver");
     return;
   }
   if (!nvml.error.empty()) {
@@ -70,7 +70,7 @@ void Cuda(const VerifyEnv& env, LayerReport& r) {
   auto cu = env.native->CudaDriver();
   if (!cu.loaded)
     return r.Add(Status::kFail, "libcuda could not be loaded" + (cu.error.empty() ? "" : ": " + cu.error),
-                 "gpuprep apply --yes --only driver");
+                 "sudo gpuprep apply --yes --only driver");
   if (cu.driver_api_version) r.found = CudaVersionFromCode(*cu.driver_api_version);
   if (!cu.device_count)
     return r.Add(Status::kFail, "cuInit failed" + (cu.error.empty() ? "" : ": " + cu.error),
@@ -90,12 +90,12 @@ void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin
   const std::string layer = nccl ? "nccl" : "cudnn";
   if (!call.loaded || !call.value)
     return r.Add(Status::kFail, std::string(what) + " could not be loaded" + (call.error.empty() ? "" : ": " + call.error),
-                 "gpuprep apply --yes --only " + layer);
+                 "sudo gpuprep apply --yes --only " + layer);
   const std::string got = nccl ? NcclVersionFromCode(*call.value) : CudnnVersionFromCode(*call.value);
   r.found = got;
   if (pin.version && !SameRelease(got, pin))
     return r.Add(Status::kFail, std::string(what) + " " + got + " loaded from " + call.path + " but the stack pins " + r.wanted,
-                 "gpuprep apply --yes --only " + layer);
+                 "sudo gpuprep apply --yes --only " + layer);
   r.Add(Status::kOk, std::string(what) + " " + got + " loads (" + call.path + ")");
 }
 

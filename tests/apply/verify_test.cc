@@ -51,7 +51,7 @@ TEST_CASE("verify: mismatch, missing module, wrong library versions, no CUDA dev
   r = v.Run("cudnn");
   CHECK(r.status == layers::Status::kFail);
   CHECK(r.detail == "cuDNN 8.9.5 loaded from /usr/lib/x86_64-linux-gnu/libcudnn.so.8 but the stack pins 8.9.7.29");
-  CHECK(r.fix == std::optional<std::string>("gpuprep apply --yes --only cudnn"));
+  CHECK(r.fix == std::optional<std::string>("sudo gpuprep apply --yes --only cudnn"));
 
   v.native.nccl = {false, "", std::nullopt, "libnccl.so.2: cannot open shared object file"};
   CHECK(v.Run("nccl").detail == "NCCL could not be loaded: libnccl.so.2: cannot open shared object file");

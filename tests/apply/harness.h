@@ -20,6 +20,7 @@
 #include "sys/http.h"
 #include "sys/native.h"
 #include "util/version.h"
+#include "support/hosts.h"
 
 namespace gp::test {
 
@@ -98,16 +99,7 @@ inline probe::HostFacts BareHost(int n = 2) {
   f.kernel = "5.15.0-105-generic";
   f.arch = "x86_64";
   for (int i = 0; i < n; ++i) {
-    probe::Gpu g;
-    g.index = i;
-    g.pci = "0000:1" + std::to_string(i) + ":00.0";
-    g.device_id = "0x2330";
-    g.name = "H100 SXM5 80GB";
-    g.architecture = "hopper";
-    g.compute_capability = "9.0";
-    g.driver = "nouveau";
-    g.known = true;
-    f.gpus.push_back(g);
+    f.gpus.push_back(test::H100Gpu(i, "nouveau"));
   }
   f.driver.nouveau_loaded = true;
   f.driver.secure_boot = false;

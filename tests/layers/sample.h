@@ -7,6 +7,7 @@
 #include "layers/check.h"
 #include "manifest/model.h"
 #include "probe/host.h"
+#include "support/hosts.h"
 
 namespace gp::test {
 
@@ -90,16 +91,7 @@ inline probe::HostFacts HealthyH100Host() {
   h.memory_bytes = 2048ULL << 30;
   h.shm_bytes = 1024ULL << 30;
   for (int i = 0; i < 8; ++i) {
-    probe::Gpu g;
-    g.index = i;
-    g.pci = "0000:1" + std::to_string(i) + ":00.0";
-    g.device_id = "0x2330";
-    g.name = "H100 SXM5 80GB";
-    g.architecture = "hopper";
-    g.compute_capability = "9.0";
-    g.driver = "nvidia";
-    g.known = true;
-    h.gpus.push_back(g);
+    h.gpus.push_back(test::H100Gpu(i, "nvidia"));
   }
   h.nvswitch_count = 4;
   h.driver.module = {true, "535.129.03", false, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03"};

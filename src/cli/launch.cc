@@ -60,21 +60,15 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
 // `reason` is set when the stack was chosen by default (printed when the stack's image is used).
 std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, std::string& reason) {
   std::unique_ptr<sys::HttpClient> http;
-  manifest::LoadContext lc{ctx.local_fs, nullptr};
-  if (!ctx.opts.manifest.empty()) {
-    if (StartsWith(ctx.opts.manifest, "https://") && ctx.make_http) http = ctx.make_http(), lc.http = http.get();
-    return manifest::LoadStack(ctx.opts.manifest, lc);
-  }
+  const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
+  if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
   try {
     const auto names = manifest::EmbeddedStackNames();
     if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end()) {
       reason = "the stack doctor checked in " + t.snapshot_path;
       return manifest::LoadStack(t.manifest, lc);
     }
-    std::vector<std::string> archs;
-    for (const auto& g : t.host.gpus)
-      if (!g.architecture.empty()) archs.push_back(g.architecture);
-    auto choice = manifest::ChooseDefaultStack(t.host.os.id, t.host.os.version_id, archs);
+    auto choice = DefaultStackFor(t.host);
     reason = choice.reason;
     return manifest::LoadStack(choice.name, lc);
   } catch (const Error& e) {

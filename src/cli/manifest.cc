@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/target.h"
 #include "launch/profile.h"
 #include "manifest/loader.h"
 #include "util/error.h"
@@ -21,16 +22,6 @@ namespace {
 
 using manifest::Stack;
 using nlohmann::json;
-
-manifest::LoadContext MakeLoadContext(const std::string& spec, Context& ctx,
-                                      std::unique_ptr<sys::HttpClient>& http) {
-  manifest::LoadContext lc{ctx.local_fs, nullptr};
-  if ((StartsWith(spec, "https://") || StartsWith(spec, "http://")) && ctx.make_http) {
-    http = ctx.make_http();
-    lc.http = http.get();
-  }
-  return lc;
-}
 
 std::string OsList(const Stack& s) {
   std::vector<std::string> parts;
@@ -210,7 +201,7 @@ void ShowText(const Stack& s, std::ostream& out) {
 
 void Show(const std::string& spec, Context& ctx) {
   std::unique_ptr<sys::HttpClient> http;
-  Stack s = manifest::LoadStack(spec, MakeLoadContext(spec, ctx, http));
+  Stack s = manifest::LoadStack(spec, ManifestLoadContext(ctx, spec, http));
   if (ctx.opts.json)
     *ctx.out << StackJson(s).dump(2) << "\n";
   else

@@ -8,18 +8,22 @@
 #include "util/strings.h"
 
 namespace gp::cli {
-namespace {
-
-manifest::Stack Load(Context& ctx, const std::string& spec, std::unique_ptr<sys::HttpClient>& http) {
+manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
+                                          std::unique_ptr<sys::HttpClient>& http) {
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   if ((StartsWith(spec, "https://") || StartsWith(spec, "http://")) && ctx.make_http) {
     http = ctx.make_http();
     lc.http = http.get();
   }
-  return manifest::LoadStack(spec, lc);
+  return lc;
 }
 
-}  // namespace
+manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host) {
+  std::vector<std::string> archs;
+  for (const auto& g : host.gpus)
+    if (!g.architecture.empty()) archs.push_back(g.architecture);
+  return manifest::ChooseDefaultStack(host.os.id, host.os.version_id, archs);
+}
 
 ProbedHost ProbeTarget(Context& ctx) {
   const bool live = ctx.opts.root.empty();
@@ -41,19 +45,16 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;
   t.manifest = manifest_spec;
   std::unique_ptr<sys::HttpClient> http;
-  if (!manifest_spec.empty()) t.stack = Load(ctx, manifest_spec, http);
+  if (!manifest_spec.empty()) t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));
 
   ProbedHost probed = ProbeTarget(ctx);
   t.fs = std::move(probed.fs);
   t.facts = std::move(probed.facts);
 
   if (manifest_spec.empty()) {
-    std::vector<std::string> archs;
-    for (const auto& g : t.facts.gpus)
-      if (!g.architecture.empty()) archs.push_back(g.architecture);
-    auto choice = manifest::ChooseDefaultStack(t.facts.os.id, t.facts.os.version_id, archs);
+    auto choice = DefaultStackFor(t.facts);
     spdlog::info("using stack {}: {}", choice.name, choice.reason);
-    t.stack = Load(ctx, choice.name, http);
+    t.stack = manifest::LoadStack(choice.name, ManifestLoadContext(ctx, choice.name, http));
   }
   return t;
 }

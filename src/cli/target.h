@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/context.h"
+#include "manifest/loader.h"
 #include "manifest/model.h"
 #include "probe/host.h"
 
@@ -26,6 +27,14 @@ struct ProbedHost {
 
 // Probes the host per ctx.opts.root. Throws FlagError("--root") when the tree is not a directory.
 ProbedHost ProbeTarget(Context& ctx);
+
+// A LoadContext for reading `spec`: this machine's files, plus an HttpClient (created into `http`, which
+// must outlive the load) only when `spec` is a URL, so commands that never download never load libcurl.
+manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
+                                          std::unique_ptr<sys::HttpClient>& http);
+
+// The default stack for a probed host: manifest::ChooseDefaultStack over its OS and GPU architectures.
+manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 
 // Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on
 // stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage) for manifest errors.

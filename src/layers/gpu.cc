@@ -33,7 +33,7 @@ LayerReport CheckGpu(const CheckInput& in) {
 
   std::vector<std::string> unsupported;
   for (const auto& g : gpus) {
-    const manifest::GpuModel* m = in.compat.GpuByPciId(g.device_id);
+    const manifest::GpuModel* m = GpuModelOf(in.compat, g);
     if (!m) {
       r.Add(Status::kWarn,
             "GPU " + std::to_string(g.index) + " (" + g.pci + ", device " + g.device_id +

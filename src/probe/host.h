@@ -21,25 +21,25 @@ struct PciDevice {
   std::string address;     // "0000:18:00.0"
   std::string vendor_id;   // "0x10de"
   std::string device_id;   // "0x2330"
-  std::string subsystem_vendor_id;  // "0x10de" (sysfs subsystem_vendor; "" when absent)
-  std::string subsystem_device_id;  // "0x16c1" (sysfs subsystem_device; "" when absent)
   std::string class_id;    // "0x030200"
   std::string driver;      // bound driver name ("nvidia", "nouveau", "" when none)
   std::optional<int> numa_node;
+  std::string subsystem_vendor_id;  // "0x10de" (sysfs subsystem_vendor; "" when absent)
+  std::string subsystem_device_id;  // "0x16c1" (sysfs subsystem_device; "" when absent)
 };
 
 struct Gpu {
   int index = 0;                    // order by PCI address (what nvidia-smi and CUDA use by default)
   std::string pci;                  // "0000:18:00.0"
   std::string device_id;            // "0x2330"
-  std::string subsystem_vendor_id;  // "0x10de": with subsystem_device_id, which board (A2 vs A16); "" unknown
-  std::string subsystem_device_id;  // "0x157e"
   std::string name;                 // from the catalogue; "unknown NVIDIA GPU 0x1234" otherwise
   std::string architecture;         // "hopper"; "" when unknown
   std::string compute_capability;   // "9.0"; "" when unknown
   std::optional<uint64_t> memory_bytes;  // from NVML/nvidia-smi when available
   std::string driver;               // bound kernel driver
   bool known = false;               // found in the compat catalogue
+  std::string subsystem_vendor_id;  // "0x10de": with subsystem_device_id, which board (A2 vs A16); "" unknown
+  std::string subsystem_device_id;  // "0x157e"
 };
 
 struct KernelModule {

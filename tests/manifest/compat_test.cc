@@ -182,8 +182,8 @@ TEST_CASE("broken compat documents", "[manifest]") {
   const std::string gpu = head + "cuda_min_driver: []\nminor_compat: []\ngpus:\n  - {name: A2, pci_ids: [\"0x25b6\"], "
                           "arch: ampere, cc: \"8.6\", datacenter: true, min_cuda: \"11.1\", min_driver_branch: 455, ";
   CHECK(err(gpu + "subsystems: [\"10de157e\"]}\n") ==
-        "2 compat.yaml:6:122: \"10de157e\" is not a PCI subsystem (like \"10de:16c0\")");
-  CHECK(err(gpu + "min_open_driver: \"515.x\"}\n") == "2 compat.yaml:6:127: \"515.x\" is not a version");
+        "2 compat.yaml:6:135: \"10de157e\" is not a PCI subsystem (like \"10de:16c0\")");
+  CHECK(err(gpu + "min_open_driver: \"515.x\"}\n") == "2 compat.yaml:6:139: \"515.x\" is not a version");
   CHECK(err(gpu + "open_modules: false, min_open_driver: \"515.48.07\"}\n") ==
-        "2 compat.yaml:6:123: open_modules: false contradicts min_open_driver");
+        "2 compat.yaml:6:136: open_modules: false contradicts min_open_driver");
 }

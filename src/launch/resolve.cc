@@ -190,7 +190,7 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
   }
   bool all_dc = !t.host.gpus.empty();
   for (const auto& g : t.host.gpus) {
-    const manifest::GpuModel* m = in.compat->GpuByPciId(g.device_id);
+    const manifest::GpuModel* m = in.compat->GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
     all_dc = all_dc && m && m->datacenter;
   }
   DriverVerdict v = CheckDriver(ImageCudaFor(c.image, in.stack, *in.compat), HostDriverVersion(t), all_dc, *in.compat);

@@ -48,10 +48,41 @@ std::vector<std::string> Unheld(const CheckInput& in) {
   return out;
 }
 
+// Whether the driver is (or, with no module loaded, will be) NVIDIA's open kernel modules: the loaded
+// module's NVRM line says; without one, the stack's flavour does.
+bool OpenModules(const CheckInput& in) {
+  if (in.host.driver.module.loaded) return in.host.driver.module.open;
+  return in.stack.driver.flavour == "open" || in.stack.driver.flavour == "server-open";
+}
+
+// The open kernel modules drive a GPU only from the first release whose README lists it (GpuModel::
+// min_open_driver), and no pre-Turing GPU at all.
+void CheckOpenModules(const CheckInput& in, const Version& dv, const manifest::GpuModel& m, LayerReport& r) {
+  const manifest::DriverSpec& spec = in.stack.driver;
+  const bool stack_open = spec.flavour == "open" || spec.flavour == "server-open";
+  if (!m.open_modules) {
+    r.Add(Status::kFail,
+          "the open kernel modules do not support " + m.name + " (" + m.arch + "; they support Turing and later)",
+          stack_open ? "choose a stack with the proprietary driver flavour: gpuprep manifest list"
+                     : ApplyFix("driver"));
+    return;
+  }
+  if (!m.min_open_driver || dv >= *m.min_open_driver) return;
+  const std::string need = m.min_open_driver->str();
+  const bool stack_enough = stack_open && spec.version.known() && *spec.version.version >= *m.min_open_driver;
+  r.Add(Status::kFail,
+        "open kernel modules " + dv.str() + " do not support " + m.name + " (the open modules list it from " +
+            need + ")",
+        stack_enough ? ApplyFix("driver")
+                     : "choose a stack with driver " + need + " or later: gpuprep manifest list");
+}
+
 void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r) {
   const int branch = static_cast<int>(dv.major());
   const int stack_branch = in.stack.driver.branch;
+  const bool open = OpenModules(in);
   for (const manifest::GpuModel* m : HostGpuModels(in.compat, in.host)) {
+    if (open) CheckOpenModules(in, dv, *m, r);
     if (branch < m->min_driver_branch) {
       std::string need = "R" + std::to_string(m->min_driver_branch);
       r.Add(Status::kFail,

@@ -18,7 +18,7 @@ LayerReport CheckGpu(const CheckInput& in) {
           "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
     return r;
   }
-  // found: "8x H100 SXM5 80GB" (grouped by name, in host order)
+  // found: "8x H100 80GB HBM3" (grouped by name, in host order)
   std::vector<std::pair<std::string, int>> counts;
   for (const auto& g : gpus) {
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == g.name; });
@@ -33,7 +33,7 @@ LayerReport CheckGpu(const CheckInput& in) {
 
   std::vector<std::string> unsupported;
   for (const auto& g : gpus) {
-    const manifest::GpuModel* m = in.compat.GpuByPciId(g.device_id);
+    const manifest::GpuModel* m = GpuModelOf(in.compat, g);
     if (!m) {
       r.Add(Status::kWarn,
             "GPU " + std::to_string(g.index) + " (" + g.pci + ", device " + g.device_id +

@@ -39,11 +39,15 @@ std::optional<Version> HostDriverVersion(const probe::HostFacts& host) {
   return ParseFound(host.driver.userspace_version);
 }
 
+const manifest::GpuModel* GpuModelOf(const manifest::Compat& compat, const probe::Gpu& gpu) {
+  return compat.GpuByPci(gpu.device_id, gpu.subsystem_vendor_id, gpu.subsystem_device_id);
+}
+
 std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat,
                                                      const probe::HostFacts& host) {
   std::vector<const manifest::GpuModel*> out;
   for (const auto& g : host.gpus) {
-    const manifest::GpuModel* m = compat.GpuByPciId(g.device_id);
+    const manifest::GpuModel* m = GpuModelOf(compat, g);
     if (m && std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
   }
   return out;
@@ -52,7 +56,7 @@ std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& com
 bool AllDatacenter(const manifest::Compat& compat, const probe::HostFacts& host) {
   if (host.gpus.empty()) return false;
   for (const auto& g : host.gpus) {
-    const manifest::GpuModel* m = compat.GpuByPciId(g.device_id);
+    const manifest::GpuModel* m = GpuModelOf(compat, g);
     if (!m || !m->datacenter) return false;
   }
   return true;

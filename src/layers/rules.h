@@ -24,6 +24,9 @@ std::string ToolkitInstallFix(const manifest::ComponentSpec& spec);
 // when neither is found or parses.
 std::optional<Version> HostDriverVersion(const probe::HostFacts& host);
 
+// The catalogue entry of one GPU (by device id and board, Compat::GpuByPci); nullptr when unknown.
+const manifest::GpuModel* GpuModelOf(const manifest::Compat& compat, const probe::Gpu& gpu);
+
 // The catalogue entry of every known GPU (duplicates removed, in host order).
 std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& compat,
                                                      const probe::HostFacts& host);

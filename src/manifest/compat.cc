@@ -18,6 +18,15 @@ std::string PciId(const Node& n) {
   return id;
 }
 
+// "10de:16c0": PCI subsystem vendor and device, lower-case hex.
+std::string Subsystem(const Node& n) {
+  std::string id = ToLower(AsString(n));
+  bool ok = id.size() == 9 && id[4] == ':' && id.find_first_not_of("0123456789abcdef:") == std::string::npos &&
+            id.find(':') == 4 && id.rfind(':') == 4;
+  if (!ok) Fail(n.mark, "\"" + n.scalar + "\" is not a PCI subsystem (like \"10de:16c0\")");
+  return id;
+}
+
 int Branch(const Node& n) {
   long long b = AsInt(n);
   if (b < 1 || b > 100000) Fail(n.mark, "\"" + n.scalar + "\" is not a driver branch (like 535)");
@@ -27,11 +36,13 @@ int Branch(const Node& n) {
 void ParseGpus(const Node& list, Compat& out) {
   for (const Node& item : AsList(list)) {
     Fields f(item, "gpus", nullptr);
-    f.Only({"name", "pci_ids", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch",
-            "last_driver_branch", "max_cuda_major"});
+    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch",
+            "last_driver_branch", "max_cuda_major", "min_open_driver", "open_modules"});
     GpuModel g;
     g.name = AsString(f.Require("name"));
     for (const Node& id : AsList(f.Require("pci_ids"))) g.pci_ids.push_back(PciId(id));
+    if (const Node* n = f.Get("subsystems"))
+      for (const Node& s : AsList(*n)) g.subsystems.push_back(Subsystem(s));
     g.arch = AsString(f.Require("arch"));
     g.cc = AsVersion(f.Require("cc"));
     g.datacenter = AsBool(f.Require("datacenter"));
@@ -39,6 +50,10 @@ void ParseGpus(const Node& list, Compat& out) {
     g.min_driver_branch = Branch(f.Require("min_driver_branch"));
     if (const Node* n = f.Get("last_driver_branch")) g.last_driver_branch = Branch(*n);
     if (auto v = f.Int("max_cuda_major")) g.max_cuda_major = static_cast<int>(*v);
+    g.min_open_driver = f.VersionOf("min_open_driver");
+    g.open_modules = f.Bool("open_modules").value_or(true);
+    if (!g.open_modules && g.min_open_driver)
+      Fail(f.Require("open_modules").mark, "open_modules: false contradicts min_open_driver");
     out.gpus.push_back(std::move(g));
   }
 }
@@ -155,14 +170,34 @@ const MinorCompat* Compat::MinorCompatFor(int cuda_major) const {
   return nullptr;
 }
 
-const GpuModel* Compat::GpuByPciId(const std::string& device_id) const {
-  std::string id = ToLower(device_id);
-  if (!StartsWith(id, "0x")) id = "0x" + id;
-  for (const auto& g : gpus)
-    for (const auto& pid : g.pci_ids)
-      if (pid == id) return &g;
-  return nullptr;
+namespace {
+
+std::string Hex4(const std::string& id) {  // "0x10DE" / "10de" -> "10de"
+  std::string s = ToLower(id);
+  return StartsWith(s, "0x") ? s.substr(2) : s;
 }
+
+}  // namespace
+
+const GpuModel* Compat::GpuByPci(const std::string& device_id, const std::string& subsystem_vendor_id,
+                                 const std::string& subsystem_device_id) const {
+  const std::string id = "0x" + Hex4(device_id);
+  const std::string sub = subsystem_vendor_id.empty() || subsystem_device_id.empty()
+                              ? std::string()
+                              : Hex4(subsystem_vendor_id) + ":" + Hex4(subsystem_device_id);
+  const GpuModel* any_board = nullptr;
+  for (const auto& g : gpus) {
+    if (std::find(g.pci_ids.begin(), g.pci_ids.end(), id) == g.pci_ids.end()) continue;
+    if (g.subsystems.empty()) {
+      if (!any_board) any_board = &g;
+    } else if (!sub.empty() && std::find(g.subsystems.begin(), g.subsystems.end(), sub) != g.subsystems.end()) {
+      return &g;
+    }
+  }
+  return any_board;
+}
+
+const GpuModel* Compat::GpuByPciId(const std::string& device_id) const { return GpuByPci(device_id, "", ""); }
 
 bool Compat::IsNvSwitch(const std::string& device_id) const {
   std::string id = ToLower(device_id);

@@ -38,8 +38,9 @@ struct MinorCompat {         // CUDA minor-version compatibility per major (Tabl
 };
 
 struct GpuModel {
-  std::string name;                   // "H100 SXM5 80GB"
+  std::string name;                   // "H100 80GB HBM3" (the product name of NVIDIA's driver README)
   std::vector<std::string> pci_ids;   // lower-case "0x2330"
+  std::vector<std::string> subsystems;  // boards it names, "10de:16c0" (subsystem vendor:device); empty = any
   std::string arch;                   // ampere, hopper, ada, blackwell, turing, volta
   Version cc;                         // compute capability "9.0"
   bool datacenter = false;
@@ -47,6 +48,10 @@ struct GpuModel {
   int min_driver_branch = 0;          // e.g. 570 for B200
   std::optional<int> last_driver_branch;   // 580 for V100
   std::optional<int> max_cuda_major;       // 12 for V100
+  // Open kernel modules only: the first open-gpu-kernel-modules release whose README lists the board
+  // (565.57.01 for H200 NVL). Absent: no such listing is known.
+  std::optional<Version> min_open_driver;
+  bool open_modules = true;                // false: the open kernel modules do not drive it (Volta)
 };
 
 struct ToolkitAdvisory {
@@ -73,7 +78,12 @@ struct Compat {
   // The minimum driver of the exact CUDA release (12.2 -> the 12.2 GA row, 12.2.2 -> 12.2 Update 2).
   std::optional<Version> MinDriverFor(const Version& cuda) const;
   const MinorCompat* MinorCompatFor(int cuda_major) const;
-  const GpuModel* GpuByPciId(const std::string& device_id) const;  // "0x2330" (any case)
+  // The entry for a board: device id "0x2330" (any case, "0x" optional) and its PCI subsystem
+  // ("0x10de", "0x16c0" as sysfs writes them; "" when unknown). An entry that lists the subsystem wins over
+  // one for any board of the device id; an unknown subsystem matches only the latter.
+  const GpuModel* GpuByPci(const std::string& device_id, const std::string& subsystem_vendor_id,
+                           const std::string& subsystem_device_id) const;
+  const GpuModel* GpuByPciId(const std::string& device_id) const;  // any board: GpuByPci(id, "", "")
   bool IsNvSwitch(const std::string& device_id) const;
   const ImageFacts* ImageByRef(const std::string& ref) const;
 };

@@ -24,6 +24,8 @@ struct PciDevice {
   std::string class_id;    // "0x030200"
   std::string driver;      // bound driver name ("nvidia", "nouveau", "" when none)
   std::optional<int> numa_node;
+  std::string subsystem_vendor_id;  // "0x10de" (sysfs subsystem_vendor; "" when absent)
+  std::string subsystem_device_id;  // "0x16c1" (sysfs subsystem_device; "" when absent)
 };
 
 struct Gpu {
@@ -36,6 +38,8 @@ struct Gpu {
   std::optional<uint64_t> memory_bytes;  // from NVML/nvidia-smi when available
   std::string driver;               // bound kernel driver
   bool known = false;               // found in the compat catalogue
+  std::string subsystem_vendor_id;  // "0x10de": with subsystem_device_id, which board (A2 vs A16); "" unknown
+  std::string subsystem_device_id;  // "0x157e"
 };
 
 struct KernelModule {

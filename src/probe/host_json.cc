@@ -208,6 +208,8 @@ void ReadGpu(const Reader& r, const json& g, const std::string& p, Gpu& gpu) {
   r.Uint(g, p, "index", true, gpu.index);
   r.Str(g, p, "pci", true, gpu.pci);
   r.Str(g, p, "device_id", true, gpu.device_id);
+  r.NullableStr(g, p, "subsystem_vendor_id", false, gpu.subsystem_vendor_id);
+  r.NullableStr(g, p, "subsystem_device_id", false, gpu.subsystem_device_id);
   r.Str(g, p, "name", true, gpu.name);
   r.NullableStr(g, p, "architecture", false, gpu.architecture);
   r.NullableStr(g, p, "compute_capability", false, gpu.compute_capability);
@@ -272,6 +274,8 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
       r.Str(d, ip, "address", true, dev.address);
       r.Str(d, ip, "vendor_id", false, dev.vendor_id);
       r.Str(d, ip, "device_id", true, dev.device_id);
+      r.NullableStr(d, ip, "subsystem_vendor_id", false, dev.subsystem_vendor_id);
+      r.NullableStr(d, ip, "subsystem_device_id", false, dev.subsystem_device_id);
       r.Str(d, ip, "class_id", false, dev.class_id);
       r.Str(d, ip, "driver", false, dev.driver);
       r.OptUint(d, ip, "numa_node", dev.numa_node);
@@ -331,6 +335,8 @@ nlohmann::json HostToJson(const HostFacts& h) {
     gpus.push_back({{"index", g.index},
                     {"pci", g.pci},
                     {"device_id", g.device_id},
+                    {"subsystem_vendor_id", OrNull(g.subsystem_vendor_id)},
+                    {"subsystem_device_id", OrNull(g.subsystem_device_id)},
                     {"name", g.name},
                     {"architecture", OrNull(g.architecture)},
                     {"compute_capability", OrNull(g.compute_capability)},
@@ -343,6 +349,8 @@ nlohmann::json HostToJson(const HostFacts& h) {
     pci.push_back({{"address", d.address},
                    {"vendor_id", d.vendor_id},
                    {"device_id", d.device_id},
+                   {"subsystem_vendor_id", OrNull(d.subsystem_vendor_id)},
+                   {"subsystem_device_id", OrNull(d.subsystem_device_id)},
                    {"class_id", d.class_id},
                    {"driver", d.driver},
                    {"numa_node", d.numa_node ? json(*d.numa_node) : json(nullptr)}});

@@ -37,6 +37,8 @@ void ProbePci(const ProbeEnv& env, HostFacts& facts) {
     dev.address = addr;
     dev.vendor_id = "0x10de";
     dev.device_id = ReadId(fs, dir + "/device");
+    dev.subsystem_vendor_id = ReadId(fs, dir + "/subsystem_vendor");
+    dev.subsystem_device_id = ReadId(fs, dir + "/subsystem_device");
     dev.class_id = ReadId(fs, dir + "/class");
     if (auto link = fs.ReadLink(dir + "/driver")) dev.driver = Basename(*link);
     if (auto numa = fs.ReadPrefix(dir + "/numa_node", 32)) {
@@ -54,8 +56,11 @@ void ProbePci(const ProbeEnv& env, HostFacts& facts) {
     gpu.index = static_cast<int>(facts.gpus.size());
     gpu.pci = addr;
     gpu.device_id = dev.device_id;
+    gpu.subsystem_vendor_id = dev.subsystem_vendor_id;
+    gpu.subsystem_device_id = dev.subsystem_device_id;
     gpu.driver = dev.driver;
-    const manifest::GpuModel* model = env.compat ? env.compat->GpuByPciId(dev.device_id) : nullptr;
+    const manifest::GpuModel* model =
+        env.compat ? env.compat->GpuByPci(dev.device_id, dev.subsystem_vendor_id, dev.subsystem_device_id) : nullptr;
     if (model) {
       gpu.name = model->name;
       gpu.architecture = model->arch;

@@ -140,7 +140,7 @@ TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][
   auto doc = Json("v100-new-driver").json();
   auto driver = Layer(doc, "driver");
   CHECK(driver["found"] == "590.44.01");
-  CHECK(Finding(driver, "driver branch 590 no longer supports V100 (its last branch is R580)")["fix"] ==
+  CHECK(Finding(driver, "driver branch 590 no longer supports Tesla V100 SXM2 32GB (its last branch is R580)")["fix"] ==
         "sudo gpuprep apply --yes --only driver");
   CHECK(doc["host"]["cpus"] == 40);
   CHECK(HasLayer(doc, "fabricmanager") == false);
@@ -153,7 +153,8 @@ TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a C
   auto tk = Layer(doc, "container_toolkit");
   CHECK(tk["status"] == "fail");
   CHECK(tk["found"] == "1.17.3");
-  CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4)")["fix"] ==
+  CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4); CVE-2025-23266, "
+                    "CVE-2025-23267 (fixed in 1.17.8); CVE-2026-24260 (fixed in 1.19.1)")["fix"] ==
         "add NVIDIA's container toolkit repository "
         "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "
         "install -y nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "

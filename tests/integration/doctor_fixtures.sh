@@ -25,7 +25,7 @@ expect "nouveau is named with its fix" bare-nouveau 1 "fix: sudo gpuprep apply -
 expect "module/library mismatch -> reboot" mismatch 1 "Driver/library version mismatch\")"
 expect "NVSwitch without fabric manager" nvswitch-no-fm 1 "4 NVSwitches but no fabric manager"
 expect "Blackwell on R535" blackwell-old-driver 1 "driver branch 535 does not support B200 (needs R570 or later)"
-expect "V100 past R580" v100-new-driver 1 "driver branch 590 no longer supports V100 (its last branch is R580)"
+expect "V100 past R580" v100-new-driver 1 "driver branch 590 no longer supports Tesla V100 SXM2 32GB (its last branch is R580)"
 expect "unsigned DKMS under Secure Boot" secure-boot-unsigned 1 "Secure Boot is on and the DKMS-built nvidia module"
 expect "toolkit below a CVE fix" open-module 1 "toolkit 1.17.3 is affected by CVE-2025-23359" hopper-r580-cuda13.0
 

@@ -261,3 +261,73 @@ TEST_CASE("driver: persistence daemon on data-center GPUs", "[layers][doctor]") 
   for (auto& g : t.host.gpus) g.device_id = "0x2684";  // GeForce: not asked for
   CHECK(Driver(t).status == Status::kOk);
 }
+
+TEST_CASE("driver: the open kernel modules' own minimum per board", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.driver.module.open = true;  // the loaded module decides the flavour
+  t.host.driver.module.version = t.host.driver.userspace_version = "520.61.05";
+  t.stack.driver.flavour = "open";
+  t.stack.driver.branch = 580;
+  t.stack.driver.version.version = Version::Must("580.95.05");
+  auto r = Driver(t);
+  const layers::Finding* f = test::FindingWith(r, Status::kFail);
+  REQUIRE(f);
+  // R520 is enough for an H100 in general (its CUDA 11.8 minimum), not for the open modules.
+  CHECK(f->message ==
+        "open kernel modules 520.61.05 do not support H100 SXM5 80GB (the open modules list it from 525.47.07)");
+  CHECK(f->fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
+
+  auto open_finding = [](const layers::LayerReport& rep) {
+    for (const auto& finding : rep.findings)
+      if (finding.message.rfind("open kernel modules 520.61.05 do not support", 0) == 0) return true;
+    return false;
+  };
+  // The proprietary module of the same version is fine: the open minimum applies to the open flavour only.
+  t.host.driver.module.open = false;
+  CHECK_FALSE(open_finding(Driver(t)));
+
+  // Without a loaded module the stack's flavour decides.
+  t.host.driver.module.loaded = false;
+  CHECK(open_finding(Driver(t)));
+  t.stack.driver.flavour = "server-open";
+  CHECK(open_finding(Driver(t)));
+  t.stack.driver.flavour = "proprietary";
+  CHECK_FALSE(open_finding(Driver(t)));
+}
+
+TEST_CASE("driver: the board's subsystem picks the open minimum (A30 10de:1852 from 525.147.05)",
+          "[layers][doctor]") {
+  test::Inputs t;
+  t.host.driver.module.open = true;
+  t.host.driver.module.version = t.host.driver.userspace_version = "525.60.13";
+  for (auto& g : t.host.gpus) {
+    g.device_id = "0x20b7";
+    g.subsystem_vendor_id = "0x10de";
+    g.subsystem_device_id = "0x1852";
+  }
+  auto r = Driver(t);
+  const layers::Finding* f = test::FindingWith(r, Status::kFail);
+  REQUIRE(f);
+  CHECK(f->message == "open kernel modules 525.60.13 do not support A30 (the open modules list it from 525.147.05)");
+  CHECK(f->fix == std::optional<std::string>("choose a stack with driver 525.147.05 or later: gpuprep manifest list"));
+  // Another A30 board (or one whose subsystem is unknown) was listed from 515.48.07.
+  for (auto& g : t.host.gpus) g.subsystem_device_id = "0x1532";
+  CHECK_FALSE(test::FindingWith(Driver(t), Status::kFail));
+  for (auto& g : t.host.gpus) g.subsystem_vendor_id = g.subsystem_device_id = "";
+  CHECK_FALSE(test::FindingWith(Driver(t), Status::kFail));
+}
+
+TEST_CASE("driver: the open kernel modules do not drive Volta", "[layers][doctor]") {
+  test::Inputs t;
+  t.host.driver.module.open = true;
+  t.host.driver.module.version = t.host.driver.userspace_version = "580.95.05";
+  for (auto& g : t.host.gpus) g.device_id = "0x1db5";
+  auto r = Driver(t);
+  const layers::Finding* f = test::FindingWith(r, Status::kFail);
+  REQUIRE(f);
+  CHECK(f->message == "the open kernel modules do not support V100 (volta; they support Turing and later)");
+  CHECK(f->fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));  // the stack is proprietary
+  t.stack.driver.flavour = "open";
+  CHECK(test::FindingWith(Driver(t), Status::kFail)->fix ==
+        std::optional<std::string>("choose a stack with the proprietary driver flavour: gpuprep manifest list"));
+}

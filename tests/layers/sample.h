@@ -41,13 +41,24 @@ inline manifest::Compat SampleCompat() {
     g.min_driver_branch = min_branch;
     return g;
   };
-  c.gpus.push_back(gpu("H100 SXM5 80GB", "0x2330", "hopper", "9.0", true, "11.8", 520));
+  GpuModel h100 = gpu("H100 SXM5 80GB", "0x2330", "hopper", "9.0", true, "11.8", 520);
+  h100.min_open_driver = V::Must("525.47.07");
+  c.gpus.push_back(h100);
+  // One device id, boards the open modules' README listed at different times (compat.yaml's A30 rows).
+  GpuModel a30 = gpu("A30", "0x20b7", "ampere", "8.0", true, "11.0", 450);
+  a30.subsystems = {"10de:1852"};
+  a30.min_open_driver = V::Must("525.147.05");
+  c.gpus.push_back(a30);
+  a30.subsystems = {};
+  a30.min_open_driver = V::Must("515.48.07");
+  c.gpus.push_back(a30);
   c.gpus.push_back(gpu("B200", "0x2901", "blackwell", "10.0", true, "12.8", 570));
   c.gpus.push_back(gpu("B300", "0x3182", "blackwell", "10.3", true, "12.9", 575));
   c.gpus.push_back(gpu("RTX 4090", "0x2684", "ada", "8.9", false, "11.8", 520));
   GpuModel v100 = gpu("V100", "0x1db5", "volta", "7.0", true, "9.0", 384);
   v100.last_driver_branch = 580;
   v100.max_cuda_major = 12;
+  v100.open_modules = false;
   c.gpus.push_back(v100);
   c.nvswitch_pci_ids = {"0x22a3"};
   c.toolkit_advisories = {{{"CVE-2024-0132", "CVE-2024-0133"}, V::Must("1.16.2")},

@@ -48,23 +48,24 @@ TEST_CASE("GpuByPciId, NVSwitches, images", "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
   const m::GpuModel* h100 = c.GpuByPciId("0x2330");
   REQUIRE(h100);
-  CHECK(h100->name == "H100 SXM5 80GB");
+  CHECK(h100->name == "H100 80GB HBM3");  // the driver README's product name
   CHECK(h100->arch == "hopper");
   CHECK(h100->cc.str() == "9.0");
   CHECK(h100->datacenter);
+  CHECK(h100->min_cuda.str() == "11.8");
+  CHECK(h100->min_driver_branch == 520);
   CHECK(c.GpuByPciId("0X2330") == h100);
   CHECK(c.GpuByPciId("2330") == h100);
+  CHECK(c.GpuByPci("0x2330", "0x10de", "0x16c1") == h100);
   CHECK(c.GpuByPciId("0x2901")->min_driver_branch == 570);  // B200
   CHECK(c.GpuByPciId("0x3182")->min_driver_branch == 575);  // B300
   const m::GpuModel* v100 = c.GpuByPciId("0x1db5");
   REQUIRE(v100);
+  CHECK(v100->name == "Tesla V100 SXM2 32GB");
   CHECK(v100->last_driver_branch == 580);
   CHECK(v100->max_cuda_major == 12);
-  CHECK_FALSE(c.GpuByPciId("0x2684")->datacenter);  // RTX 4090
+  CHECK_FALSE(c.GpuByPciId("0x2684")->datacenter);  // GeForce RTX 4090
   CHECK(c.GpuByPciId("0x9999") == nullptr);
-  CHECK(c.IsNvSwitch("0x22a3"));
-  CHECK(c.IsNvSwitch("0x1AF1"));
-  CHECK_FALSE(c.IsNvSwitch("0x2330"));
   const m::ImageFacts* img = c.ImageByRef("nvcr.io/nvidia/pytorch:23.08-py3");
   REQUIRE(img);
   CHECK(img->cuda.version->str() == "12.2.1");
@@ -74,7 +75,97 @@ TEST_CASE("GpuByPciId, NVSwitches, images", "[manifest]") {
   CHECK(i2512->cuda.version->str() == "13.1.0");
   CHECK(i2512->cudnn.unknown);
   CHECK(c.ImageByRef("nvcr.io/nvidia/pytorch:23.10-py3") == nullptr);
-  CHECK(c.toolkit_advisories.size() == 4);
+}
+
+TEST_CASE("NVSwitch ids are every id the nvswitch driver accepts", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  CHECK(c.nvswitch_pci_ids.size() == 33);  // LR10: 0x1ae8, 0x1af0-0x1aff; LS10: 0x22a0-0x22af
+  for (const char* id : {"0x1ae8", "0x1af0", "0x1AF1", "0x1aff", "0x22a0", "0x22a3", "0x22a8", "0x22af"})
+    CHECK(c.IsNvSwitch(id));
+  for (const char* id : {"0x1ae9", "0x1aef", "0x229f", "0x22b0", "0x2330"}) CHECK_FALSE(c.IsNvSwitch(id));
+  for (const auto& id : c.nvswitch_pci_ids) CHECK(c.GpuByPciId(id) == nullptr);  // switches are not GPUs
+}
+
+TEST_CASE("the catalogue holds every data-center GPU the issue names", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  auto has = [&](const std::string& name) {
+    for (const auto& g : c.gpus)
+      if (g.name == name) return g.datacenter;
+    return false;
+  };
+  for (const char* name : {"A30", "A40", "A10", "A10G", "A2", "A16", "A800-SXM4-80GB", "A800 80GB PCIe",
+                           "A100-SXM4-40GB", "A100-SXM4-80GB", "A100 80GB PCIe", "A100-PCIE-40GB", "H800",
+                           "H800 PCIe", "H20", "H20-3e", "L20", "L2", "L4", "L40", "L40S", "TS4 / B100", "B200",
+                           "B300 SXM6 AC", "GB200", "GB300", "GH200 120GB", "GH200 480GB", "GH200 144G HBM3e",
+                           "H100 80GB HBM3", "H100 PCIe", "H100 NVL", "H100", "H200", "H200 NVL", "Tesla T4",
+                           "Tesla V100 SXM2 16GB", "Tesla V100 SXM2 32GB", "Tesla V100 PCIe 16GB",
+                           "Tesla V100 PCIe 32GB", "Tesla V100S PCIe 32GB", "Tesla V100 SXM3 32GB",
+                           "RTX PRO 6000 Blackwell Server Edition"})
+  {
+    INFO(name);
+    CHECK(has(name));
+  }
+  for (const auto& g : c.gpus) {
+    CHECK(g.pci_ids.size() == 1);
+    CHECK_FALSE(g.name.empty());
+  }
+}
+
+TEST_CASE("subsystem ids tell boards of one device id apart", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  // A2 and A16 share 10de:25b6 (README: "NVIDIA A16 | 25B6 10DE 14A9", "NVIDIA A2 | 25B6 10DE 157E").
+  const m::GpuModel* a2 = c.GpuByPci("0x25b6", "0x10de", "0x157e");
+  const m::GpuModel* a16 = c.GpuByPci("0x25b6", "0x10DE", "0x14A9");
+  REQUIRE(a2);
+  REQUIRE(a16);
+  CHECK(a2->name == "A2");
+  CHECK(a16->name == "A16");
+  CHECK(a2->arch == "ampere");
+  CHECK(a16->cc.str() == "8.6");
+  // A board the README does not list, or a host that did not say: the device-wide entry (pci.ids' name).
+  CHECK(c.GpuByPci("0x25b6", "0x1028", "0x157e")->name == "A2 / A16");
+  CHECK(c.GpuByPci("0x25b6", "", "")->name == "A2 / A16");
+  CHECK(c.GpuByPciId("25b6")->name == "A2 / A16");
+  // A README row without subsystem covers every board its specific rows do not.
+  CHECK(c.GpuByPci("0x20b0", "0x10de", "0x1450")->name == "A100-PG509-200");
+  CHECK(c.GpuByPci("0x20b0", "0x10de", "0x145f")->name == "A100-SXM4-40GB");
+  CHECK(c.GpuByPci("0x2342", "0x10de", "0x1809")->name == "GH200 480GB");
+  CHECK(c.GpuByPci("0x2342", "0x10de", "0x16eb")->name == "GH200 120GB");
+}
+
+TEST_CASE("the open kernel modules' minimum: the first release whose README lists the board", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  auto open_min = [&](const char* dev, const char* sv, const char* sd) {
+    const m::GpuModel* g = c.GpuByPci(dev, sv, sd);
+    REQUIRE(g);
+    return g->min_open_driver ? g->min_open_driver->str() : std::string("none");
+  };
+  CHECK(open_min("0x2335", "0x10de", "0x18be") == "550.40.65");  // H200
+  CHECK(open_min("0x233b", "0x10de", "0x1996") == "565.57.01");  // H200 NVL
+  CHECK(open_min("0x2330", "0x10de", "0x16c0") == "525.47.07");  // H100 80GB HBM3
+  CHECK(open_min("0x2901", "0x10de", "0x1999") == "570.86.15");  // B200
+  CHECK(open_min("0x3182", "0x10de", "0x20e6") == "580.82.07");  // B300
+  CHECK(open_min("0x1eb8", "0x10de", "0x12a2") == "575.51.02");  // Tesla T4: listed only from 575
+  // One device id, boards listed at different times: the board decides.
+  CHECK(open_min("0x20b7", "0x10de", "0x1532") == "515.48.07");  // A30
+  CHECK(open_min("0x20b7", "0x10de", "0x1852") == "525.147.05");
+  CHECK(open_min("0x20b7", "", "") == "515.48.07");  // unknown board: the device id's first listing
+  // The general minimum is unchanged by it: the driver of the first CUDA for the compute capability.
+  CHECK(c.GpuByPci("0x2335", "0x10de", "0x18be")->min_driver_branch == 520);
+  const m::GpuModel* v100 = c.GpuByPciId("0x1db5");
+  CHECK_FALSE(v100->open_modules);  // Volta: the open modules support Turing and later
+  CHECK_FALSE(v100->min_open_driver);
+  CHECK(c.GpuByPciId("0x2920")->open_modules);  // B100: not in the README yet, so no open minimum known
+  CHECK_FALSE(c.GpuByPciId("0x2920")->min_open_driver);
+}
+
+TEST_CASE("toolkit advisories up to CVE-2026-24260", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  REQUIRE(c.toolkit_advisories.size() == 6);
+  CHECK(c.toolkit_advisories[4].cves == std::vector<std::string>{"CVE-2025-23266", "CVE-2025-23267"});
+  CHECK(c.toolkit_advisories[4].fixed_in.str() == "1.17.8");
+  CHECK(c.toolkit_advisories[5].cves == std::vector<std::string>{"CVE-2026-24260"});
+  CHECK(c.toolkit_advisories[5].fixed_in.str() == "1.19.1");
 }
 
 TEST_CASE("broken compat documents", "[manifest]") {
@@ -88,4 +179,11 @@ TEST_CASE("broken compat documents", "[manifest]") {
         "2 compat.yaml:1:1: missing required key \"gpus\"");
   CHECK(err(head + "cuda_min_driver: []\nminor_compat: []\ngpus: []\nnvswitch_pci_ids: [\"22a3\"]\n") ==
         "2 compat.yaml:6:20: \"22a3\" is not a PCI device id (like \"0x2330\")");
+  const std::string gpu = head + "cuda_min_driver: []\nminor_compat: []\ngpus:\n  - {name: A2, pci_ids: [\"0x25b6\"], "
+                          "arch: ampere, cc: \"8.6\", datacenter: true, min_cuda: \"11.1\", min_driver_branch: 455, ";
+  CHECK(err(gpu + "subsystems: [\"10de157e\"]}\n") ==
+        "2 compat.yaml:6:135: \"10de157e\" is not a PCI subsystem (like \"10de:16c0\")");
+  CHECK(err(gpu + "min_open_driver: \"515.x\"}\n") == "2 compat.yaml:6:139: \"515.x\" is not a version");
+  CHECK(err(gpu + "open_modules: false, min_open_driver: \"515.48.07\"}\n") ==
+        "2 compat.yaml:6:136: open_modules: false contradicts min_open_driver");
 }

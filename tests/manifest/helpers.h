@@ -21,7 +21,7 @@ inline const char* kMinimalStack =
     "cuda: {version: 12.2.2}\n"                     // 10
     "cudnn: {version: 8.9.7.29, cuda_major: 12}\n"  // 11
     "nccl: {version: 2.18.5, cuda_major: 12}\n"     // 12
-    "container_toolkit: {version: 1.17.8}\n"        // 13
+    "container_toolkit: {version: 1.19.1}\n"        // 13
     "image: {ref: \"nvcr.io/nvidia/pytorch:23.10-py3\", cuda: unknown, cuda_unknown_reason: \"not in the "
     "facts\"}\n";
 

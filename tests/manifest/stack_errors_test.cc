@@ -107,10 +107,15 @@ TEST_CASE("whole-stack rules: CUDA major of cuDNN/NCCL, toolkit advisories", "[m
   CHECK(StackError(Edit("cudnn: {version: 8.9.7.29, cuda_major: 12}",
                         "cudnn: {version: 8.9.7.29, cuda_major: 11}")) ==
         "2 stack.yaml:11:40: cudnn is built for CUDA 11 but the stack's CUDA is 12.2.2");
-  CHECK(StackError(Edit("container_toolkit: {version: 1.17.8}", "container_toolkit: {version: 1.17.3}")) ==
+  CHECK(StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.17.3}")) ==
         "2 stack.yaml:13:30: container toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4)");
-  CHECK(StackError(Edit("container_toolkit: {version: 1.17.8}", "container_toolkit: {version: 1.16.1}")) ==
+  CHECK(StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.16.1}")) ==
         "2 stack.yaml:13:30: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 (fixed in "
         "1.16.2)");
+  CHECK(StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.17.8}")) ==
+        "2 stack.yaml:13:30: container toolkit 1.17.8 is affected by CVE-2026-24260 (fixed in 1.19.1)");
+  CHECK(StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.17.7}")) ==
+        "2 stack.yaml:13:30: container toolkit 1.17.7 is affected by CVE-2025-23266, CVE-2025-23267 (fixed in "
+        "1.17.8)");
   CHECK(StackError(std::string(kMinimalStack) + "notes: x\n") == "no error");
 }

@@ -90,6 +90,7 @@ void CheckEightGpus(const HostFacts& h, const std::string& device, const std::st
     CHECK(g.index == i);
     CHECK(g.pci == addrs[i]);
     CHECK(g.device_id == device);
+    CHECK(g.subsystem_vendor_id == "0x10de");  // every fixture board is one NVIDIA's README lists
     CHECK(g.name == name);
     CHECK(g.architecture == arch);
     CHECK(g.compute_capability == cc);
@@ -107,7 +108,7 @@ TEST_CASE("fixture bare-nouveau: H100s on nouveau, nothing NVIDIA installed", "[
   CHECK(h.cpus == 224);
   CHECK(h.memory_bytes == 2113403452ULL * 1024);
   CHECK(h.shm_bytes == h.memory_bytes / 2);  // tmpfs without size=: half of RAM
-  CheckEightGpus(h, "0x2330", "H100 SXM5 80GB", "hopper", "9.0", "nouveau");
+  CheckEightGpus(h, "0x2330", "H100 80GB HBM3", "hopper", "9.0", "nouveau");
   CHECK(h.nvidia_pci.size() == 8);  // the Mellanox NIC is not NVIDIA's
   CHECK(h.nvidia_pci[0].vendor_id == "0x10de");
   CHECK(h.nvidia_pci[0].class_id == "0x030200");
@@ -139,7 +140,7 @@ TEST_CASE("fixture healthy-h100: every layer present and consistent", "[probe]")
   RootProbe p("healthy-h100");
   const HostFacts& h = p.facts;
   CheckUbuntu2204Host(h);
-  CheckEightGpus(h, "0x2330", "H100 SXM5 80GB", "hopper", "9.0", "nvidia");
+  CheckEightGpus(h, "0x2330", "H100 80GB HBM3", "hopper", "9.0", "nvidia");
   CHECK(h.nvswitch_count == 4);
   CHECK(h.nvidia_pci.size() == 12);
   CHECK(h.nvidia_pci[0].address == "0000:05:00.0");
@@ -184,10 +185,10 @@ TEST_CASE("fixture healthy-h100: every layer present and consistent", "[probe]")
   CHECK_FALSE(h.packages.count("base-files"));
   CHECK(h.dpkg_interrupted.empty());
 
-  CHECK(h.toolkit.packages == std::map<std::string, std::string>{{"libnvidia-container-tools", "1.17.8-1"},
-                                                                 {"libnvidia-container1", "1.17.8-1"},
-                                                                 {"nvidia-container-toolkit", "1.17.8-1"},
-                                                                 {"nvidia-container-toolkit-base", "1.17.8-1"}});
+  CHECK(h.toolkit.packages == std::map<std::string, std::string>{{"libnvidia-container-tools", "1.19.1-1"},
+                                                                 {"libnvidia-container1", "1.19.1-1"},
+                                                                 {"nvidia-container-toolkit", "1.19.1-1"},
+                                                                 {"nvidia-container-toolkit-base", "1.19.1-1"}});
   CHECK(h.toolkit.ctk_version.empty());  // only `nvidia-ctk --version` on a live host gives it
   CHECK(h.docker.cli_found);
   CHECK_FALSE(h.docker.engine_reachable);
@@ -240,7 +241,8 @@ TEST_CASE("fixture open-module: open NVRM line, cuDNN 9 header, NCCL wheel, CDI 
   CHECK(h.cpus == 128);
   CHECK(h.shm_bytes == 512ULL << 30);
   REQUIRE(h.gpus.size() == 4);
-  CHECK(h.gpus[3].name == "H200 SXM 141GB");
+  CHECK(h.gpus[3].name == "H200");
+  CHECK(h.gpus[3].subsystem_device_id == "0x18be");
   CHECK(h.driver.module.open);
   CHECK(h.driver.module.version == "565.57.01");
   CHECK(h.driver.userspace_version == "565.57.01");
@@ -268,7 +270,9 @@ TEST_CASE("fixture v100-new-driver: CPUs from /proc/cpuinfo, V100 past R580", "[
   const HostFacts& h = p.facts;
   CHECK(h.cpus == 40);
   REQUIRE(h.gpus.size() == 4);
-  CHECK(h.gpus[0].name == "V100");
+  CHECK(h.gpus[0].name == "Tesla V100 SXM2 32GB");
+  CHECK(h.gpus[0].subsystem_vendor_id.empty());  // the tree has no subsystem files: any board of 0x1db5
+  CHECK(h.gpus[0].known);
   CHECK(h.gpus[0].architecture == "volta");
   CHECK(h.gpus[0].compute_capability == "7.0");
   CHECK(h.driver.module.version == "590.44.01");

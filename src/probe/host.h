@@ -36,6 +36,8 @@ struct Gpu {
   std::optional<uint64_t> memory_bytes;  // from NVML/nvidia-smi when available
   std::string driver;               // bound kernel driver
   bool known = false;               // found in the compat catalogue
+  std::string uuid;                 // NVML's "GPU-..." UUID (live host with a working driver); "" otherwise
+  std::string serial;               // NVML's board serial; "" when NVML does not give one
 };
 
 struct KernelModule {
@@ -104,6 +106,8 @@ struct FabricManagerInfo {
 };
 
 struct HostFacts {
+  std::string hostname;        // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
+  std::string machine_id;      // /etc/machine-id (32 hex digits); "" when absent or malformed
   OsInfo os;
   std::string kernel;          // "5.15.0-105-generic" (/proc/sys/kernel/osrelease)
   std::string arch;            // "x86_64"

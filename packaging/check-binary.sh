@@ -50,6 +50,8 @@ for table in "$here"/tables/*.tsv; do
       done
       [ $ok = 1 ] || errs+=("Depends '$(xargs <<<"$g")': no such package in $dist")
     done
+    libc_min=$(grep -oE 'libc6 \(>= [0-9.]+\)' <<<"$depends" | grep -oE '[0-9]+(\.[0-9]+)+' || true)
+    if [ -n "$libc_min" ] && ver_gt "$libc_min" "$glibc"; then errs+=("Depends libc6 (>= $libc_min), $dist has $glibc"); fi
     for so in "${needed[@]}" "${dlopened[@]}"; do
       pkg=$(awk -F'\t' -v s="$so" '$1 == "soname" && $2 == s {print $3}' "$table")
       [ -z "$pkg" ] || grep -qE "(^|[ ,|])$pkg( |,|\||$)" <<<"$depends" || errs+=("$so: Depends lacks $pkg ($dist)")
@@ -58,7 +60,7 @@ for table in "$here"/tables/*.tsv; do
   if [ ${#errs[@]} -eq 0 ]; then
     echo "check-binary: $dist: ok (GLIBC_$glibc_max <= $glibc, ${glibcxx_max:-no GLIBCXX} <= $glibcxx, ${needed[*]} ${dlopened[*]})"
   else
-    printf 'check-binary: %s: %s\n' "$dist" "${errs[@]}" >&2
+    for e in "${errs[@]}"; do echo "check-binary: $dist: $e" >&2; done
     fail=1
   fi
 done

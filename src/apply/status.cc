@@ -20,7 +20,7 @@ std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& j
       case K::kInstall:
       case K::kReboot: {
         // The layer's steps as the journal recorded them (the latest record of each step id wins).
-        bool any_step = false, failed = false, all_done = true;
+        bool any_step = false, any_done = false, failed = false, all_done = true;
         for (const auto& step : plan.steps) {
           if (std::find(step.layers.begin(), step.layers.end(), d.name) == step.layers.end()) continue;
           any_step = true;
@@ -28,10 +28,12 @@ std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& j
           for (const auto& rec : journal.steps)
             if (rec.id == step.id) status = rec.status;
           if (status == "failed") failed = true;
-          if (status != "done") all_done = false;
+          if (status == "done") any_done = true;
+          else all_done = false;
         }
+        // Installed but not yet verified when apply stopped for the reboot: the reboot decides.
         if (failed) v.verdict = "failed";
-        else if (exit_code == 3 && (d.kind == K::kReboot || (any_step && all_done))) v.verdict = "reboot-required";
+        else if (exit_code == 3 && (d.kind == K::kReboot || (any_done && !all_done))) v.verdict = "reboot-required";
         else if (any_step && all_done) v.verdict = "installed";
         else v.verdict = "pending";
         break;

@@ -117,7 +117,8 @@ Report BuildReport(std::vector<Host> hosts) {
   Report r;
   std::map<std::string, int> seen;
   for (auto& h : hosts) {
-    h.label = !h.hostname.empty() ? h.hostname : !h.machine_id.empty() ? h.machine_id.substr(0, 12) : h.file;
+    const std::string base = h.file.substr(h.file.find_last_of('/') + 1);
+    h.label = !h.hostname.empty() ? h.hostname : !h.machine_id.empty() ? h.machine_id.substr(0, 12) : base;
     ++seen[h.label];
   }
   for (auto& h : hosts)

@@ -17,7 +17,8 @@ struct HostFinding {
 };
 
 struct Host {
-  std::string label;       // what the report shows: hostname, else the machine-id's first 12 digits, else the file
+  std::string label;       // what the report shows: hostname, else the machine-id's first 12 digits, else the
+                           // file's name
   std::string file;        // the snapshot as given on the command line
   std::string hostname, machine_id;
   std::string os;          // "ubuntu 22.04"

@@ -25,7 +25,8 @@ using NvmlCountFn = int (*)(unsigned*);         // nvmlDeviceGetCount_v2
 using NvmlErrFn = const char* (*)(int);         // nvmlErrorString
 using NvmlHandleFn = int (*)(unsigned, void**);  // nvmlDeviceGetHandleByIndex_v2
 using NvmlDevStrFn = int (*)(void*, char*, unsigned);  // nvmlDeviceGetUUID, nvmlDeviceGetSerial
-// nvmlPciInfo_t as nvml.h declares it for nvmlDeviceGetPciInfo_v3.
+// nvmlPciInfo_t as nvml.h declares it for nvmlDeviceGetPciInfo_v3
+// (https://docs.nvidia.com/deploy/nvml-api/structnvmlPciInfo__t.html).
 struct NvmlPciInfo {
   char bus_id_legacy[16];
   unsigned domain, bus, device, pci_device_id, pci_subsystem_id;

@@ -6,7 +6,7 @@
 #      (packaging/check-binary.sh, packaging/tables/),
 #   4. lintian (fails on errors),
 #   5. that .deb installed and run in the simulated server, first boot and the cloud-init template
-#      (tests/integration/sim_deb.sh), and driven by the Ansible role (tests/integration/sim_ansible.sh).
+#      (tests/integration/sim_deb.sh). The Ansible role (sim_ansible.sh) and the browser test run in ctest.
 # Prints the time of each part. Needs root for step 5 (the simulated server), like the rest of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,8 +35,4 @@ echo "ci-package: package, symbol checks and lintian $((t_deb - t_build)) s"
 bash tests/integration/sim_deb.sh build-release/gpuprep "$PWD" "$PWD/build-release" "$deb"
 t_sim=$(t)
 echo "ci-package: sim_deb (install, first boot, cloud-init) $((t_sim - t_deb)) s"
-rc=0
-bash tests/integration/sim_ansible.sh build-release/gpuprep "$PWD" "$PWD/build-release" "$deb" || rc=$?
-[[ $rc == 0 || $rc == 77 ]] || exit "$rc"
-echo "ci-package: sim_ansible $(($(t) - t_sim)) s"
 echo "ci-package: done in $(($(t) - start)) s"

@@ -13,10 +13,18 @@ std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& j
   for (const auto& d : plan.layers) {
     LayerVerdict v{d.name, "", d.detail};
     switch (d.kind) {
-      case K::kNone: v.verdict = "ok"; break;
-      case K::kRefused: v.verdict = "refused"; break;
-      case K::kSkipped: v.verdict = "skipped"; break;
-      case K::kNotApplicable: v.verdict = "n/a"; break;
+      case K::kNone:
+        v.verdict = "ok";
+        break;
+      case K::kRefused:
+        v.verdict = "refused";
+        break;
+      case K::kSkipped:
+        v.verdict = "skipped";
+        break;
+      case K::kNotApplicable:
+        v.verdict = "n/a";
+        break;
       case K::kInstall:
       case K::kReboot: {
         // The layer's steps as the journal recorded them (the latest record of each step id wins).
@@ -28,14 +36,20 @@ std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& j
           for (const auto& rec : journal.steps)
             if (rec.id == step.id) status = rec.status;
           if (status == "failed") failed = true;
-          if (status == "done") any_done = true;
-          else all_done = false;
+          if (status == "done")
+            any_done = true;
+          else
+            all_done = false;
         }
         // Installed but not yet verified when apply stopped for the reboot: the reboot decides.
-        if (failed) v.verdict = "failed";
-        else if (exit_code == 3 && (d.kind == K::kReboot || (any_done && !all_done))) v.verdict = "reboot-required";
-        else if (any_step && all_done) v.verdict = "installed";
-        else v.verdict = "pending";
+        if (failed)
+          v.verdict = "failed";
+        else if (exit_code == 3 && (d.kind == K::kReboot || (any_done && !all_done)))
+          v.verdict = "reboot-required";
+        else if (any_step && all_done)
+          v.verdict = "installed";
+        else
+          v.verdict = "pending";
         break;
       }
     }
@@ -46,7 +60,8 @@ std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& j
 
 std::string StatusToText(const RunStatus& s) {
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  for (const auto& l : s.layers) layers.push_back({{"name", l.name}, {"verdict", l.verdict}, {"detail", l.detail}});
+  for (const auto& l : s.layers)
+    layers.push_back({{"name", l.name}, {"verdict", l.verdict}, {"detail", l.detail}});
   nlohmann::ordered_json doc;
   doc["gpuprep"] = GPUPREP_VERSION;
   doc["stack"] = s.stack;
@@ -98,8 +113,10 @@ std::string CallbackUrlProblem(const std::string& url) {
   if (authority.empty()) return "has no host";
   if (!https) {
     std::string host = authority;
-    if (StartsWith(host, "[")) host = host.substr(0, host.find(']') + 1);
-    else host = host.substr(0, host.find(':'));
+    if (StartsWith(host, "["))
+      host = host.substr(0, host.find(']') + 1);
+    else
+      host = host.substr(0, host.find(':'));
     if (host != "127.0.0.1" && host != "[::1]")
       return "plain http is only for a literal loopback address (127.0.0.1 or [::1]); use https://";
   }
@@ -108,9 +125,10 @@ std::string CallbackUrlProblem(const std::string& url) {
 
 sys::Command CallbackCommand(const std::string& url, const std::string& body) {
   sys::Command c;
-  c.argv = {"curl", "--silent", "--show-error", "--fail", "--max-time", "30", "--max-redirs", "0",
-            "--proto", "=https,http", "--header", "Content-Type: application/json",
-            "--data-binary", "@-", "--url", url};
+  c.argv = {"curl",          "--silent",    "--show-error", "--fail",
+            "--max-time",    "30",          "--max-redirs", "0",
+            "--proto",       "=https,http", "--header",     "Content-Type: application/json",
+            "--data-binary", "@-",          "--url",        url};
   c.stdin_data = body;
   c.timeout = std::chrono::milliseconds(40000);
   return c;

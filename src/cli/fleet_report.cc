@@ -2,7 +2,6 @@
 // `gpuprep doctor --json` outputs as one table grouped by finding (src/fleet/). Reads only the files named;
 // exit 0 when no host fails, 1 when one does, 2 for a file that is not a doctor snapshot.
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <ostream>
 
@@ -57,7 +56,8 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
 
 void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code) {
   auto o = std::make_shared<FleetOptions>();
-  CLI::App* sub = app.add_subcommand("fleet-report", "One report from many hosts' doctor --json snapshots, grouped by finding");
+  CLI::App* sub = app.add_subcommand(
+      "fleet-report", "One report from many hosts' doctor --json snapshots, grouped by finding");
   sub->add_option("--format", o->format, "text | markdown | json | html (a self-contained, filterable page)");
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout");
   sub->add_option("snapshots", o->files, "doctor --json files, one per host")->required();

@@ -27,7 +27,8 @@ bool ValidStatus(const std::string& s) { return s == "ok" || s == "warn" || s ==
 bool ValidCode(const std::string& c) {
   if (c.empty() || c.size() > 80) return false;
   for (char ch : c)
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.')) return false;
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.'))
+      return false;
   return true;
 }
 
@@ -73,7 +74,8 @@ Host ParseSnapshot(const std::string& text, const std::string& display_path) {
   h.hostname = facts.hostname;
   h.machine_id = facts.machine_id;
   h.os = facts.os.id + (facts.os.version_id.empty() ? "" : " " + facts.os.version_id);
-  if (doc.contains("manifest") && doc["manifest"].is_string()) h.manifest = doc["manifest"].get<std::string>();
+  if (doc.contains("manifest") && doc["manifest"].is_string())
+    h.manifest = doc["manifest"].get<std::string>();
   for (const auto& g : facts.gpus) h.gpus.push_back({g.pci, g.name, g.uuid, g.serial});
 
   const json& layers = doc["layers"];
@@ -85,7 +87,8 @@ Host ParseSnapshot(const std::string& text, const std::string& display_path) {
     if (!l.is_object()) r.Fail(at, "expected an object");
     const std::string name = r.Str(l, at, "name", false);
     const auto& known = layers::LayerNames();
-    if (std::find(known.begin(), known.end(), name) == known.end()) r.Fail(at + ".name", "unknown layer \"" + name + "\"");
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      r.Fail(at + ".name", "unknown layer \"" + name + "\"");
     const std::string status = r.Str(l, at, "status", false);
     if (!ValidStatus(status)) r.Fail(at + ".status", "expected ok, warn, fail or skip");
     h.layers[name] = status;
@@ -93,7 +96,8 @@ Host ParseSnapshot(const std::string& text, const std::string& display_path) {
     if (!l.contains("findings") || l["findings"].empty()) {
       // A document with only the PRODUCT.md layer keys: the layer's detail and fix stand for its finding.
       if (status == "warn" || status == "fail")
-        h.findings.push_back({name, status, name + ".uncoded", r.Str(l, at, "detail", false), r.Str(l, at, "fix", true)});
+        h.findings.push_back(
+            {name, status, name + ".uncoded", r.Str(l, at, "detail", false), r.Str(l, at, "fix", true)});
       continue;
     }
     if (!l["findings"].is_array()) r.Fail(at + ".findings", "expected an array");
@@ -106,7 +110,8 @@ Host ParseSnapshot(const std::string& text, const std::string& display_path) {
       if (fs != "warn" && fs != "fail") continue;
       std::string code = f.contains("code") ? r.Str(f, fat, "code", true) : "";
       if (code.empty()) code = name + ".uncoded";
-      if (!ValidCode(code)) r.Fail(fat + ".code", "not a finding code (lower-case letters, digits, '.', '-', '_')");
+      if (!ValidCode(code))
+        r.Fail(fat + ".code", "not a finding code (lower-case letters, digits, '.', '-', '_')");
       h.findings.push_back({name, fs, code, r.Str(f, fat, "message", false), r.Str(f, fat, "fix", true)});
     }
   }
@@ -131,18 +136,23 @@ Report BuildReport(std::vector<Host> hosts) {
 
   std::map<std::string, size_t> index;
   for (const auto& h : hosts) {
-    if (h.worst == "fail") ++r.failing;
-    else if (h.worst == "warn") ++r.warning;
-    else ++r.ok;
+    if (h.worst == "fail")
+      ++r.failing;
+    else if (h.worst == "warn")
+      ++r.warning;
+    else
+      ++r.ok;
     for (const auto& f : h.findings) {
       auto [it, added] = index.try_emplace(f.code, r.groups.size());
       if (added) r.groups.push_back(Group{f.code, f.layer, f.status, {}, {}, {}});
       Group& g = r.groups[it->second];
       if (Rank(f.status) > Rank(g.status)) g.status = f.status;
       if (std::find(g.hosts.begin(), g.hosts.end(), h.label) == g.hosts.end()) g.hosts.push_back(h.label);
-      if (g.messages.size() < 5 && std::find(g.messages.begin(), g.messages.end(), f.message) == g.messages.end())
+      if (g.messages.size() < 5 &&
+          std::find(g.messages.begin(), g.messages.end(), f.message) == g.messages.end())
         g.messages.push_back(f.message);
-      if (!f.fix.empty() && std::find(g.fixes.begin(), g.fixes.end(), f.fix) == g.fixes.end()) g.fixes.push_back(f.fix);
+      if (!f.fix.empty() && std::find(g.fixes.begin(), g.fixes.end(), f.fix) == g.fixes.end())
+        g.fixes.push_back(f.fix);
     }
   }
   std::stable_sort(r.groups.begin(), r.groups.end(), [](const Group& a, const Group& b) {

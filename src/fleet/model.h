@@ -17,30 +17,30 @@ struct HostFinding {
 };
 
 struct Host {
-  std::string label;       // what the report shows: hostname, else the machine-id's first 12 digits, else the
-                           // file's name
-  std::string file;        // the snapshot as given on the command line
+  std::string label;  // what the report shows: hostname, else the machine-id's first 12 digits, else the
+                      // file's name
+  std::string file;   // the snapshot as given on the command line
   std::string hostname, machine_id;
-  std::string os;          // "ubuntu 22.04"
-  std::string manifest;    // the stack doctor checked against
+  std::string os;        // "ubuntu 22.04"
+  std::string manifest;  // the stack doctor checked against
   std::vector<GpuId> gpus;
   std::map<std::string, std::string> layers;  // layer -> "ok" | "warn" | "fail" | "skip"
   std::vector<HostFinding> findings;          // warn and fail only, in the snapshot's order
-  std::string worst;       // "fail" | "warn" | "ok"
+  std::string worst;                          // "fail" | "warn" | "ok"
 };
 
 struct Group {
-  std::string code;        // the finding's code; "<layer>.uncoded" for snapshots from before codes
-  std::string layer, status;  // worst status over the hosts
+  std::string code;                   // the finding's code; "<layer>.uncoded" for snapshots from before codes
+  std::string layer, status;          // worst status over the hosts
   std::vector<std::string> hosts;     // labels, in report order
   std::vector<std::string> messages;  // distinct messages (at most 5)
   std::vector<std::string> fixes;     // distinct fixes (the fix, once)
 };
 
 struct Report {
-  std::vector<Host> hosts;            // in the order given
-  std::vector<std::string> layers;    // columns: the canonical layer order, those any host reported
-  std::vector<Group> groups;          // fail before warn, then most hosts first, then by code
+  std::vector<Host> hosts;               // in the order given
+  std::vector<std::string> layers;       // columns: the canonical layer order, those any host reported
+  std::vector<Group> groups;             // fail before warn, then most hosts first, then by code
   int failing = 0, warning = 0, ok = 0;  // hosts by worst status
 };
 

@@ -11,12 +11,23 @@ std::string Esc(const std::string& s) {
   std::string out;
   for (char c : Printable(s)) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -70,16 +81,19 @@ fromHash();apply();})();)";
 std::string RenderHtml(const Report& r) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'; "
        "script-src 'unsafe-inline'\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     << "<title>gpuprep fleet report: " << r.hosts.size() << " hosts</title>\n<style>" << kStyle
     << "</style></head>\n<body>\n<h1>gpuprep fleet report</h1>\n<p id=\"summary\">" << r.hosts.size()
-    << " hosts: <b>" << r.failing << " failing</b>, " << r.warning << " with warnings, " << r.ok << " ok</p>\n"
+    << " hosts: <b>" << r.failing << " failing</b>, " << r.warning << " with warnings, " << r.ok
+    << " ok</p>\n"
     << "<div class=\"controls\"><label>Filter <input id=\"filter\" type=\"search\" "
        "placeholder=\"host, code or text\" autocomplete=\"off\"></label>\n"
     << "<label>Show <select id=\"status\"><option value=\"all\">all hosts</option>"
-       "<option value=\"fail\">failing</option><option value=\"warn\">failing or warning</option></select></label>\n"
+       "<option value=\"fail\">failing</option><option value=\"warn\">failing or "
+       "warning</option></select></label>\n"
     << "<span id=\"shown\"></span></div>\n"
     << "<table id=\"hosts\"><thead><tr><th>host</th><th>os</th><th>GPUs</th>";
   for (const auto& l : r.layers) o << "<th>" << Esc(l) << "</th>";
@@ -92,8 +106,9 @@ std::string RenderHtml(const Report& r) {
       gpu_ids.push_back(g.name + " " + (g.uuid.empty() ? g.serial.empty() ? g.pci : g.serial : g.uuid));
     o << "<tr class=\"host\" data-status=\"" << Esc(h.worst) << "\" data-label=\"" << Esc(h.label)
       << "\" data-search=\"" << Esc(LowerAscii(search)) << "\"><th scope=\"row\" title=\"" << Esc(h.file)
-      << (h.machine_id.empty() ? "" : " machine-id " + Esc(h.machine_id)) << "\">" << Esc(h.label) << "</th><td>"
-      << Esc(h.os) << "</td><td title=\"" << Esc(Join(gpu_ids, "; ")) << "\">" << h.gpus.size() << "</td>";
+      << (h.machine_id.empty() ? "" : " machine-id " + Esc(h.machine_id)) << "\">" << Esc(h.label)
+      << "</th><td>" << Esc(h.os) << "</td><td title=\"" << Esc(Join(gpu_ids, "; ")) << "\">" << h.gpus.size()
+      << "</td>";
     for (const auto& l : r.layers) {
       auto it = h.layers.find(l);
       if (it == h.layers.end()) {
@@ -103,15 +118,16 @@ std::string RenderHtml(const Report& r) {
       std::string title;
       for (const auto& f : h.findings)
         if (f.layer == l) title += (title.empty() ? "" : "\n") + f.code + ": " + f.message;
-      o << "<td class=\"st s-" << Esc(it->second) << "\"" << (title.empty() ? "" : " title=\"" + Esc(title) + "\"")
-        << ">" << Esc(it->second) << "</td>";
+      o << "<td class=\"st s-" << Esc(it->second) << "\""
+        << (title.empty() ? "" : " title=\"" + Esc(title) + "\"") << ">" << Esc(it->second) << "</td>";
     }
     o << "</tr>\n";
   }
   o << "</tbody></table>\n<h2>Findings by code</h2>\n";
   if (r.groups.empty()) o << "<p id=\"no-findings\">No warnings or failures.</p>\n";
   for (const auto& g : r.groups) {
-    o << "<section class=\"group s-" << Esc(g.status) << "\" data-code=\"" << Esc(g.code) << "\" data-hosts=\"";
+    o << "<section class=\"group s-" << Esc(g.status) << "\" data-code=\"" << Esc(g.code)
+      << "\" data-hosts=\"";
     for (size_t i = 0; i < g.hosts.size(); ++i) o << (i ? "&#10;" : "") << Esc(g.hosts[i]);
     o << "\">\n<h3><span class=\"badge s-" << Esc(g.status) << "\">" << Esc(g.status) << "</span> <code>"
       << Esc(g.code) << "</code> &middot; " << g.hosts.size() << " host" << (g.hosts.size() == 1 ? "" : "s")

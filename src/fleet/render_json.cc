@@ -21,16 +21,17 @@ std::string RenderJson(const Report& r) {
     }
     ordered_json codes = ordered_json::array();
     for (const auto& f : h.findings) codes.push_back(f.code);
-    hosts.push_back({{"label", h.label},
-                     {"file", h.file},
-                     {"hostname", h.hostname.empty() ? ordered_json(nullptr) : ordered_json(h.hostname)},
-                     {"machine_id", h.machine_id.empty() ? ordered_json(nullptr) : ordered_json(h.machine_id)},
-                     {"os", h.os},
-                     {"manifest", h.manifest},
-                     {"status", h.worst},
-                     {"gpus", gpus},
-                     {"layers", layers},
-                     {"findings", codes}});
+    hosts.push_back(
+        {{"label", h.label},
+         {"file", h.file},
+         {"hostname", h.hostname.empty() ? ordered_json(nullptr) : ordered_json(h.hostname)},
+         {"machine_id", h.machine_id.empty() ? ordered_json(nullptr) : ordered_json(h.machine_id)},
+         {"os", h.os},
+         {"manifest", h.manifest},
+         {"status", h.worst},
+         {"gpus", gpus},
+         {"layers", layers},
+         {"findings", codes}});
   }
   ordered_json groups = ordered_json::array();
   for (const auto& g : r.groups)

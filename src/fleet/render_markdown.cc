@@ -12,13 +12,26 @@ std::string Cell(const std::string& s) {
   std::string out;
   for (char c : Printable(s)) {
     switch (c) {
-      case '|': out += "\\|"; break;
-      case '\\': out += "\\\\"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '`': out += "\\`"; break;
-      default: out += c;
+      case '|':
+        out += "\\|";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '`':
+        out += "\\`";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -29,8 +42,8 @@ std::string Cell(const std::string& s) {
 std::string RenderMarkdown(const Report& r) {
   std::ostringstream o;
   o << "# gpuprep fleet report\n\n"
-    << r.hosts.size() << " hosts: **" << r.failing << " failing**, " << r.warning << " with warnings, " << r.ok
-    << " ok.\n\n| host | os | GPUs |";
+    << r.hosts.size() << " hosts: **" << r.failing << " failing**, " << r.warning << " with warnings, "
+    << r.ok << " ok.\n\n| host | os | GPUs |";
   for (const auto& l : r.layers) o << " " << l << " |";
   o << "\n|---|---|---|";
   for (size_t i = 0; i < r.layers.size(); ++i) o << "---|";
@@ -55,8 +68,8 @@ std::string RenderMarkdown(const Report& r) {
     for (const auto& h : g.hosts) hs.push_back(Cell(h));
     for (const auto& m : g.messages) ms.push_back(Cell(m));
     for (const auto& f : g.fixes) fs.push_back("`" + Cell(f) + "`");
-    o << "| " << g.status << " | `" << Cell(g.code) << "` | " << g.hosts.size() << ": " << Join(hs, ", ") << " | "
-      << Join(ms, "<br>") << " | " << Join(fs, "<br>") << " |\n";
+    o << "| " << g.status << " | `" << Cell(g.code) << "` | " << g.hosts.size() << ": " << Join(hs, ", ")
+      << " | " << Join(ms, "<br>") << " | " << Join(fs, "<br>") << " |\n";
   }
   return o.str();
 }

@@ -16,7 +16,9 @@ std::string Printable(const std::string& s) {
 
 namespace {
 
-std::string Pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' '); }
+std::string Pad(const std::string& s, size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size() + 1, ' ');
+}
 
 std::string Upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -48,7 +50,8 @@ std::string RenderText(const Report& r) {
   }
   o << "\nfindings by code:\n";
   for (const auto& g : r.groups) {
-    o << "\n" << Upper(g.status) << " " << Printable(g.code) << " (" << g.hosts.size() << " host"
+    o << "\n"
+      << Upper(g.status) << " " << Printable(g.code) << " (" << g.hosts.size() << " host"
       << (g.hosts.size() == 1 ? "" : "s") << "): ";
     std::vector<std::string> hs;
     for (const auto& h : g.hosts) hs.push_back(Printable(h));

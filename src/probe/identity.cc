@@ -20,7 +20,8 @@ bool ValidHostname(std::string_view s) {
 bool ValidMachineId(std::string_view s) {
   if (s.size() != 32) return false;
   for (char c : s)
-    if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c))) return false;
+    if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c)))
+      return false;
   return true;
 }
 
@@ -33,13 +34,17 @@ void ProbeIdentity(const ProbeEnv& env, HostFacts& facts) {
   if (!name || Trim(*name).empty()) name = fs.ReadPrefix("/etc/hostname", 512);
   if (name) {
     std::string n(Trim(*name));
-    if (ValidHostname(n)) facts.hostname = n;
-    else if (!n.empty()) facts.probe_notes.push_back("identity: hostname is not an RFC 1123 name; not reported");
+    if (ValidHostname(n))
+      facts.hostname = n;
+    else if (!n.empty())
+      facts.probe_notes.push_back("identity: hostname is not an RFC 1123 name; not reported");
   }
   if (auto id = fs.ReadPrefix("/etc/machine-id", 128)) {
     std::string v(Trim(*id));
-    if (ValidMachineId(v)) facts.machine_id = v;
-    else if (!v.empty()) facts.probe_notes.push_back("identity: /etc/machine-id is not 32 hex digits; not reported");
+    if (ValidMachineId(v))
+      facts.machine_id = v;
+    else if (!v.empty())
+      facts.probe_notes.push_back("identity: /etc/machine-id is not 32 hex digits; not reported");
   }
 }
 

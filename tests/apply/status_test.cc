@@ -1,9 +1,9 @@
 // /var/lib/gpuprep/status.json: per-layer verdicts from the plan and the journal, the document's keys,
 // and the --callback URL rules (https, or http to a literal loopback address; no user info).
+#include "apply/status.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
-#include "apply/status.h"
 
 using gp::apply::CallbackUrlProblem;
 using gp::plan::LayerDecision;
@@ -17,8 +17,7 @@ gp::plan::Plan TwoLayerPlan() {
               {"driver", LayerDecision::Kind::kInstall, "", "535.129.03", "missing: cuda-drivers"},
               {"cudnn", LayerDecision::Kind::kInstall, "", "8.9.7", "missing: libcudnn8"},
               {"image", LayerDecision::Kind::kSkipped, "", "", "--skip"}};
-  p.steps = {{"apt.install", {"driver", "cudnn"}, "install", {}},
-             {"verify.cudnn", {"cudnn"}, "verify", {}}};
+  p.steps = {{"apt.install", {"driver", "cudnn"}, "install", {}}, {"verify.cudnn", {"cudnn"}, "verify", {}}};
   return p;
 }
 
@@ -34,7 +33,8 @@ TEST_CASE("status: per-layer verdicts follow the journal", "[apply][status]") {
   auto plan = TwoLayerPlan();
   gp::apply::Journal j;
   SECTION("all steps done") {
-    j.steps = {{"apt.install", {"driver", "cudnn"}, "done", "t", ""}, {"verify.cudnn", {"cudnn"}, "done", "t", ""}};
+    j.steps = {{"apt.install", {"driver", "cudnn"}, "done", "t", ""},
+               {"verify.cudnn", {"cudnn"}, "done", "t", ""}};
     auto v = gp::apply::LayerVerdicts(plan, j, 0);
     CHECK(VerdictOf(v, "os") == "ok");
     CHECK(VerdictOf(v, "driver") == "installed");
@@ -42,7 +42,8 @@ TEST_CASE("status: per-layer verdicts follow the journal", "[apply][status]") {
     CHECK(VerdictOf(v, "image") == "skipped");
   }
   SECTION("a failed verify fails only its layer; an unreached step is pending") {
-    j.steps = {{"apt.install", {"driver", "cudnn"}, "done", "t", ""}, {"verify.cudnn", {"cudnn"}, "failed", "t", "x"}};
+    j.steps = {{"apt.install", {"driver", "cudnn"}, "done", "t", ""},
+               {"verify.cudnn", {"cudnn"}, "failed", "t", "x"}};
     auto v = gp::apply::LayerVerdicts(plan, j, 1);
     CHECK(VerdictOf(v, "driver") == "installed");
     CHECK(VerdictOf(v, "cudnn") == "failed");
@@ -80,7 +81,9 @@ TEST_CASE("status: the document", "[apply][status]") {
   CHECK(doc["exit_code"] == 3);
   CHECK(doc["started"] == "2026-11-30T10:00:00Z");
   CHECK(doc["finished"] == "2026-11-30T10:05:00Z");
-  CHECK(doc["layers"][0] == nlohmann::json{{"name", "driver"}, {"verdict", "reboot-required"}, {"detail", "missing: cuda-drivers"}});
+  CHECK(doc["layers"][0] == nlohmann::json{{"name", "driver"},
+                                           {"verdict", "reboot-required"},
+                                           {"detail", "missing: cuda-drivers"}});
   CHECK(doc["gpuprep"] == GPUPREP_VERSION);
 }
 
@@ -88,7 +91,8 @@ TEST_CASE("status: --callback URLs", "[apply][status]") {
   CHECK(CallbackUrlProblem("https://ops.example.com/gpuprep/hook?id=7") == "");
   CHECK(CallbackUrlProblem("http://127.0.0.1:8080/hook") == "");
   CHECK(CallbackUrlProblem("http://[::1]:8080/hook") == "");
-  CHECK(CallbackUrlProblem("http://ops.example.com/hook").find("plain http is only for a literal loopback") == 0);
+  CHECK(CallbackUrlProblem("http://ops.example.com/hook").find("plain http is only for a literal loopback") ==
+        0);
   CHECK(CallbackUrlProblem("http://127.0.0.1.evil.example/hook").find("plain http") == 0);
   CHECK(CallbackUrlProblem("http://localhost/hook").find("plain http") == 0);
   CHECK(CallbackUrlProblem("https://user:pw@ops.example.com/") == "must not carry user info");

@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 std::string Tree(const std::string& name) { return std::string(GP_FIXTURES) + "/hosts/" + name; }
 
 std::string DoctorJson(const std::string& tree) {
-  auto r = gp::test::Gpuprep({"doctor", "--json", "--root", Tree(tree), "--manifest", "ubuntu22.04-r535-cuda12.2"});
+  auto r = gp::test::Gpuprep(
+      {"doctor", "--json", "--root", Tree(tree), "--manifest", "ubuntu22.04-r535-cuda12.2"});
   REQUIRE((r.code == 0 || r.code == 1));
   return r.out;
 }
@@ -48,8 +49,9 @@ const gp::fleet::Group* FindGroup(const gp::fleet::Report& r, const std::string&
 }  // namespace
 
 TEST_CASE("doctor's findings all carry a stable code named after their layer", "[fleet][codes]") {
-  for (const char* tree : {"bare-nouveau", "healthy-h100", "mismatch", "nvswitch-no-fm", "blackwell-old-driver",
-                           "open-module", "v100-new-driver", "secure-boot-unsigned"}) {
+  for (const char* tree :
+       {"bare-nouveau", "healthy-h100", "mismatch", "nvswitch-no-fm", "blackwell-old-driver", "open-module",
+        "v100-new-driver", "secure-boot-unsigned"}) {
     auto doc = nlohmann::json::parse(DoctorJson(tree));
     for (const auto& l : doc["layers"])
       for (const auto& f : l["findings"]) {
@@ -73,8 +75,8 @@ TEST_CASE("doctor --json names the host: hostname, machine-id, GPU ids", "[fleet
   CHECK(bare["host"]["machine_id"].is_null());
   // launch --host reads the extended document back
   TempDir t;
-  auto r = gp::test::Gpuprep({"launch", "--host", t.Write("n.json", DoctorJson("healthy-h100")), "--format", "json",
-                              "--", "python", "train.py"});
+  auto r = gp::test::Gpuprep({"launch", "--host", t.Write("n.json", DoctorJson("healthy-h100")), "--format",
+                              "json", "--", "python", "train.py"});
   CHECK(r.code == 0);
 }
 

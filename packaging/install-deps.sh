@@ -26,4 +26,9 @@ apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 if ! command -v docker >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends docker.io >/dev/null || true
 fi
+# Packages that ship .desktop or metainfo files (chromium) leave AppStream's cache older than its sources; the
+# simulated server's apt-get update would then rewrite it, and sim_badrepo (nothing may change) would see that.
+if command -v appstreamcli >/dev/null 2>&1; then
+  appstreamcli refresh-cache --force >/dev/null 2>&1 || true
+fi
 echo "install-deps.sh: done"

@@ -54,7 +54,8 @@ for table in "$here"/tables/*.tsv; do
     if [ -n "$libc_min" ] && ver_gt "$libc_min" "$glibc"; then errs+=("Depends libc6 (>= $libc_min), $dist has $glibc"); fi
     for so in "${needed[@]}" "${dlopened[@]}"; do
       pkg=$(awk -F'\t' -v s="$so" '$1 == "soname" && $2 == s {print $3}' "$table")
-      [ -z "$pkg" ] || grep -qE "(^|[ ,|])$pkg( |,|\||$)" <<<"$depends" || errs+=("$so: Depends lacks $pkg ($dist)")
+      [ -z "$pkg" ] || tr ',|' '\n\n' <<<"$depends" | awk '{print $1}' | grep -qxF -- "$pkg" ||
+        errs+=("$so: Depends lacks $pkg ($dist)")
     done
   fi
   if [ ${#errs[@]} -eq 0 ]; then

@@ -23,11 +23,26 @@ else
   check_count=$(grep -c ': ok (' <<<"$out")
   check "  three ok lines" test "$check_count" = 3
 fi
+# Depends is checked too: a package naming only Debian 12's libcurl4/libssl3 cannot install on 24.04 (*t64).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/stage/DEBIAN"
+printf 'Package: gpuprep-probe\nVersion: 0\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDepends: libc6 (>= 2.34), libgcc-s1, libstdc++6, libcurl4, libssl3\nDescription: t\n' \
+  >"$tmp/stage/DEBIAN/control"
+dpkg-deb --root-owner-group --build "$tmp/stage" "$tmp/probe.deb" >/dev/null
+out=$(bash "$src/packaging/check-binary.sh" "$bin" "$tmp/probe.deb" 2>&1)
+check "a Depends without libcurl4t64 is refused for Ubuntu 24.04" \
+  grep -q "^check-binary: ubuntu-24.04: Depends 'libcurl4': no such package in ubuntu-24.04" <<<"$out"
+check "  and libssl3 likewise" grep -q "^check-binary: ubuntu-24.04: Depends 'libssl3': no such package" <<<"$out"
+printf 'Package: gpuprep-probe\nVersion: 0\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDepends: libc6 (>= 2.36), libgcc-s1, libstdc++6, libcurl4 | libcurl4t64, libssl3 | libssl3t64\nDescription: t\n' \
+  >"$tmp/stage/DEBIAN/control"
+dpkg-deb --root-owner-group --build "$tmp/stage" "$tmp/probe.deb" >/dev/null
+out=$(bash "$src/packaging/check-binary.sh" "$bin" "$tmp/probe.deb" 2>&1)
+check "libc6 (>= 2.36) is refused for Ubuntu 22.04 (glibc 2.35)" \
+  grep -q "^check-binary: ubuntu-22.04: Depends libc6 (>= 2.36), ubuntu-22.04 has 2.35" <<<"$out"
 # A table row without a public source is not allowed.
 check "every table row cites packages.ubuntu.com or packages.debian.org" \
   sh -c "! grep -vE '^#|^\$' '$src'/packaging/tables/*.tsv | grep -vE 'https://packages\.(ubuntu|debian)\.(com|org)/'"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 bash "$src/packaging/completions.sh" bash "$bin" >"$tmp/gpuprep.bash"
 check "the generated bash completion parses" bash -n "$tmp/gpuprep.bash"
 check "it completes every verb" sh -c "for v in \$(bash '$src/packaging/completions.sh' verbs '$bin'); do grep -q \"^    \$v)\" '$tmp/gpuprep.bash' || exit 1; done"

@@ -15,6 +15,9 @@ pkgs=(
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace
+  # the .deb and its checks (packaging/ci-package.sh): man page from --help, objdump, lintian; the cloud-init,
+  # Ansible (over SSH to a loopback sshd in the simulated server) and headless-browser tests
+  help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
@@ -22,5 +25,10 @@ apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 # (docker 28 on the build machines); otherwise take the distribution's.
 if ! command -v docker >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends docker.io >/dev/null || true
+fi
+# Packages that ship .desktop or metainfo files (chromium) leave AppStream's cache older than its sources; the
+# simulated server's apt-get update would then rewrite it, and sim_badrepo (nothing may change) would see that.
+if command -v appstreamcli >/dev/null 2>&1; then
+  appstreamcli refresh-cache --force >/dev/null 2>&1 || true
 fi
 echo "install-deps.sh: done"

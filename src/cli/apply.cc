@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <ostream>
 
@@ -14,10 +15,12 @@
 #include "apply/preflight.h"
 #include "apt/index.h"
 #include "util/strings.h"
+#include "apply/status.h"
 #include "cli/commands.h"
 #include "cli/target.h"
 #include "plan/planner.h"
 #include "util/error.h"
+#include "util/strings.h"
 
 namespace gp::cli {
 namespace {
@@ -26,6 +29,7 @@ struct ApplyOptions {
   bool yes = false, reboot = false, resume = false;
   std::vector<std::string> only, skip;
   int lock_timeout = 600;
+  std::string callback;  // --callback URL: POST status.json there when apply ends
 };
 
 // Appends every log line of this run to /var/log/gpuprep.log as well (best effort). Returns a logger that
@@ -53,6 +57,31 @@ std::string SelfPath() {
   return ec ? std::string("/usr/local/bin/gpuprep") : p.string();
 }
 
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Leaves the run's verdict in /var/lib/gpuprep/status.json and, with --callback, POSTs it (best effort:
+// a status file or callback that cannot be written is logged, never changes the exit code).
+void RecordStatus(Context& ctx, sys::Fs& fs, const ApplyOptions& o, apply::RunStatus s) {
+  s.finished = UtcNow();
+  const std::string text = apply::StatusToText(s);
+  if (auto w = apply::WriteStatus(fs, s); !w.ok) spdlog::warn("cannot write {}: {}", apply::kStatusPath, w.error);
+  if (o.callback.empty() || !ctx.runner) return;
+  auto res = ctx.runner->Run(apply::CallbackCommand(o.callback, text));
+  if (!res.ok())
+    spdlog::warn("callback {}: {}", o.callback,
+                 res.not_found ? std::string("curl not found") : "curl exited with " + std::to_string(res.exit_code) +
+                                                                      ": " + std::string(Trim(res.err)));
+  else
+    spdlog::info("status sent to {}", o.callback);
+}
+
 int RunApply(Context& ctx, ApplyOptions& o) {
   if (!ctx.opts.root.empty())
     throw FlagError("--root", "apply changes the live host; review a tree with: gpuprep plan --root DIR");
@@ -60,6 +89,8 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   auto skip = plan::ParseLayerList("--skip", o.skip);
   if (::geteuid() != 0) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
   if (!o.yes) throw FlagError("--yes", "required to change the host (review first with: gpuprep plan)");
+  if (!o.callback.empty())
+    if (auto why = apply::CallbackUrlProblem(o.callback); !why.empty()) throw FlagError("--callback", why);
 
   std::unique_ptr<sys::Fs> host = ctx.make_fs("");
   std::optional<apply::Journal> previous = apply::ReadJournal(*host);
@@ -73,11 +104,16 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     }
   }
   Target t = LoadTarget(ctx, manifest);  // manifest errors: exit 2 before any change
+  if (o.resume && o.callback.empty()) o.callback = apply::ReadCallback(*t.fs);
 
   std::string why;
   auto lock = apply::ApplyLock::TryAcquire(*t.fs, why);
   if (!lock) throw Error(kExitFailed, std::string("another gpuprep apply is running (") + apply::kLockPath + " " + why + ")");
   auto file_log = LogToFile(*t.fs);
+  apply::RunStatus status;
+  status.stack = t.stack.name;
+  status.manifest = t.manifest;
+  status.started = UtcNow();
 
   plan::PlanInput in;
   in.stack = &t.stack;
@@ -107,8 +143,13 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   if (p.needs_index && p.blockers.empty()) {
     fresh = apply::FetchRepositoryIndex(plan::AptRepositoriesFor(t.stack, t.facts), apt::DpkgArch(t.facts.arch), env);
     if (!fresh.ok()) {
-      file_log->error("{}", fresh.error);
-      throw Error(kExitFailed, fresh.error + "; nothing was changed");
+      const std::string msg = fresh.error + "; nothing was changed";
+      file_log->error("{}", msg);
+      status.exit_code = kExitFailed;
+      status.message = msg;
+      status.state = "refused";
+      RecordStatus(ctx, *t.fs, o, status);
+      throw Error(kExitFailed, msg);
     }
     in.index = &fresh.index;
     p = plan::BuildPlan(in);
@@ -116,6 +157,11 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   if (!p.blockers.empty()) {
     const std::string msg = "refused before any change: " + Join(p.blockers, "; ");
     file_log->error("{}", msg);
+    status.exit_code = kExitFailed;
+    status.message = msg;
+    status.state = "refused";
+    status.layers = apply::LayerVerdicts(p, apply::Journal{}, kExitFailed);
+    RecordStatus(ctx, *t.fs, o, status);
     throw Error(kExitFailed, msg);
   }
 
@@ -123,6 +169,9 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) {
     spdlog::info("nothing to do: the host matches stack {}", t.stack.name);
     *ctx.out << "nothing to do: the host matches stack " << t.stack.name << "\n";
+    status.state = "nothing-to-do";
+    status.layers = apply::LayerVerdicts(p, apply::Journal{}, kExitOk);
+    RecordStatus(ctx, *t.fs, o, status);
     return kExitOk;
   }
 
@@ -135,6 +184,13 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     env.progress = [&ctx](const std::string& line) { *ctx.err << "\rgpuprep: apt: " << line << "\033[K" << std::flush; };
   auto result = apply::Execute(p, journal, env);
   if (in.apt.status_fd) *ctx.err << "\r\033[K" << std::flush;
+  status.exit_code = result.exit_code;
+  status.message = result.message;
+  status.state = result.exit_code == kExitOk ? "done" : result.exit_code == kExitReboot ? "reboot-required" : "failed";
+  status.layers = apply::LayerVerdicts(p, journal, result.exit_code);
+  RecordStatus(ctx, *t.fs, o, status);
+  if (auto w = apply::SaveCallback(*t.fs, result.exit_code == kExitReboot ? o.callback : ""); !w.ok)
+    spdlog::warn("cannot write {}: {}", apply::kCallbackPath, w.error);
   if (result.exit_code == kExitOk) {
     spdlog::info("done: the host matches stack {}", t.stack.name);
     *ctx.out << "done: the host matches stack " << t.stack.name << "\n";
@@ -160,6 +216,8 @@ void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_option("--skip", o->skip, "Leave these layers out (repeatable, or comma-separated)");
   sub->add_option("--lock-timeout", o->lock_timeout, "Seconds to wait for the apt/dpkg lock (default 600)")
       ->check(CLI::Range(0, 86400));
+  sub->add_option("--callback", o->callback,
+                  "POST /var/lib/gpuprep/status.json to this https URL when apply ends (http only to 127.0.0.1/[::1])");
   sub->callback([&ctx, &exit_code, o] { exit_code = RunApply(ctx, *o); });
 }
 

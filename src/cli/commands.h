@@ -15,5 +15,6 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterApply(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code);
+void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code);
 
 }  // namespace gp::cli

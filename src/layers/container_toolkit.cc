@@ -37,7 +37,7 @@ void CheckAdvisories(const CheckInput& in, const Version& tv, LayerReport& r) {
       pin.known() && *pin.version >= newest_fix
           ? ToolkitInstallFix(in.stack.container_toolkit)
           : "choose a stack with container toolkit " + newest_fix.str() + " or later: gpuprep manifest list";
-  r.Add(Status::kFail, "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
+  r.Add("container_toolkit.cve", Status::kFail, "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
 }
 
 void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
@@ -46,11 +46,11 @@ void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
   bool nvidia = std::find(runtimes.begin(), runtimes.end(), "nvidia") != runtimes.end();
   bool cdi = d.cdi || (!d.engine_reachable && !d.cdi_devices.empty());
   if (nvidia)
-    r.Add(Status::kOk, "Docker has the nvidia runtime");
+    r.Add("container_toolkit.runtime", Status::kOk, "Docker has the nvidia runtime");
   else if (cdi)
-    r.Add(Status::kOk, "Docker reaches the GPUs through CDI");
+    r.Add("container_toolkit.cdi", Status::kOk, "Docker reaches the GPUs through CDI");
   else
-    r.Add(Status::kFail, "Docker has no nvidia runtime and no CDI spec for the GPUs",
+    r.Add("container_toolkit.not-configured", Status::kFail, "Docker has no nvidia runtime and no CDI spec for the GPUs",
           "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker");
 }
 
@@ -83,29 +83,29 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
   auto tv = ParseFound(DebVersion::Parse(first_version).upstream);
   if (tv) r.found = tv->str();
   if (!spec.enabled) {
-    r.Add(Status::kSkip, "the container toolkit is not part of stack " + in.stack.name);
+    r.Add("container_toolkit.not-in-stack", Status::kSkip, "the container toolkit is not part of stack " + in.stack.name);
     return r;
   }
   if (spec.version.unknown) {
-    r.Add(Status::kSkip, "the stack's container toolkit version is unknown: " + spec.version.reason);
+    r.Add("container_toolkit.version-unknown", Status::kSkip, "the stack's container toolkit version is unknown: " + spec.version.reason);
     return r;
   }
   if (have.empty()) {
-    r.Add(Status::kFail, "NVIDIA Container Toolkit not installed", ToolkitInstallFix(spec));
+    r.Add("container_toolkit.missing", Status::kFail, "NVIDIA Container Toolkit not installed", ToolkitInstallFix(spec));
     return r;
   }
   if (!missing.empty())
-    r.Add(Status::kFail, "toolkit packages missing: " + Join(missing, ", "), ToolkitInstallFix(spec));
+    r.Add("container_toolkit.packages-missing", Status::kFail, "toolkit packages missing: " + Join(missing, ", "), ToolkitInstallFix(spec));
   if (differ)
-    r.Add(Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
+    r.Add("container_toolkit.version-skew", Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
           ToolkitInstallFix(spec));
   if (missing.empty() && !differ)
-    r.Add(Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " +
+    r.Add("container_toolkit.installed", Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " +
                            std::to_string(have.size()) + " packages at one version");
   if (tv) {
     CheckAdvisories(in, *tv, r);
     if (spec.version.known() && *tv < *spec.version.version)
-      r.Add(Status::kWarn,
+      r.Add("container_toolkit.outdated", Status::kWarn,
             "toolkit " + tv->str() + " is older than the stack's " + spec.version.version->str(),
             ToolkitInstallFix(spec));
   }

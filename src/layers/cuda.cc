@@ -13,11 +13,11 @@ LayerReport CheckCuda(const CheckInput& in) {
   if (host.found && !host.version.empty()) r.found = host.version;
   if (spec.version.known()) r.wanted = spec.version.version->str();
   if (!spec.enabled) {
-    r.Add(Status::kSkip, "CUDA is not part of stack " + in.stack.name);
+    r.Add("cuda.not-in-stack", Status::kSkip, "CUDA is not part of stack " + in.stack.name);
     return r;
   }
   if (spec.version.unknown) {
-    r.Add(Status::kSkip, "the stack's CUDA version is unknown: " + spec.version.reason);
+    r.Add("cuda.version-unknown", Status::kSkip, "the stack's CUDA version is unknown: " + spec.version.reason);
     return r;
   }
   const Version& want = *spec.version.version;
@@ -27,25 +27,25 @@ LayerReport CheckCuda(const CheckInput& in) {
   std::optional<Version> have = host.found ? ParseFound(host.version) : std::nullopt;
   if (!have) {
     if (spec.optional)
-      r.Add(Status::kSkip, "CUDA toolkit not installed (optional in this stack: containers bring their own)");
+      r.Add("cuda.optional-missing", Status::kSkip, "CUDA toolkit not installed (optional in this stack: containers bring their own)");
     else
-      r.Add(Status::kFail, "CUDA toolkit not installed", ApplyFix("cuda"));
+      r.Add("cuda.missing", Status::kFail, "CUDA toolkit not installed", ApplyFix("cuda"));
     return r;
   }
   std::string installed = "installed CUDA " + have->str();
   bool same_release = have->Prefix(2) == want.Prefix(2);
   if (have->major() != want.major())
-    r.Add(Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix("cuda"));
+    r.Add("cuda.major-mismatch", Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix("cuda"));
   else if (!same_release)
-    r.Add(Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix("cuda"));
+    r.Add("cuda.version-mismatch", Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix("cuda"));
   else
-    r.Add(Status::kOk, installed + " matches the stack's " + want.str());
+    r.Add("cuda.match", Status::kOk, installed + " matches the stack's " + want.str());
 
   if (!same_release) {
     CheckCudaAgainstGpus(in.compat, in.host, *have, installed, ApplyFix("cuda"), r);
     if (auto dv = HostDriverVersion(in.host)) {
       CudaVerdict v = DriverRunsCuda(in.compat, *dv, *have, installed, AllDatacenter(in.compat, in.host), {});
-      if (v.status != Status::kOk) r.Add(v.status, v.message, ApplyFix("driver"));
+      if (v.status != Status::kOk) r.Add("cuda.driver-compat", v.status, v.message, ApplyFix("driver"));
     }
   }
   return r;

@@ -12,21 +12,21 @@ LayerReport CheckDocker(const CheckInput& in) {
   const probe::DockerInfo& d = in.host.docker;
   if (d.engine_reachable) {
     r.found = d.version.empty() ? "running" : d.version;
-    r.Add(Status::kOk, "Docker engine " + d.version + " answers on its socket");
+    r.Add("docker.engine", Status::kOk, "Docker engine " + d.version + " answers on its socket");
   } else if (!d.cli_found) {
-    r.Add(Status::kFail, "Docker is not installed",
+    r.Add("docker.missing", Status::kFail, "Docker is not installed",
           "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl enable --now docker");
   } else if (!in.host.live) {
     r.found = "installed";
-    r.Add(Status::kOk, "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");
+    r.Add("docker.installed", Status::kOk, "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");
   } else {
     r.found = "CLI only";
-    r.Add(Status::kFail,
+    r.Add("docker.engine-down", Status::kFail,
           "the Docker engine does not answer" + (d.detail.empty() ? std::string() : " (" + d.detail + ")"),
           "sudo systemctl enable --now docker");
   }
   if (!d.daemon_json_error.empty())
-    r.Add(Status::kFail, "/etc/docker/daemon.json does not parse: " + d.daemon_json_error,
+    r.Add("docker.daemon-json", Status::kFail, "/etc/docker/daemon.json does not parse: " + d.daemon_json_error,
           "correct /etc/docker/daemon.json, then: sudo systemctl restart docker");
   return r;
 }

@@ -85,7 +85,7 @@ void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r)
     if (open) CheckOpenModules(in, dv, *m, r);
     if (branch < m->min_driver_branch) {
       std::string need = "R" + std::to_string(m->min_driver_branch);
-      r.Add(Status::kFail,
+      r.Add("driver.branch-too-old", Status::kFail,
             "driver branch " + std::to_string(branch) + " does not support " + m->name + " (needs " + need +
                 " or later)",
             stack_branch >= m->min_driver_branch
@@ -95,7 +95,7 @@ void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r)
     }
     if (m->last_driver_branch && branch > *m->last_driver_branch) {
       std::string last = "R" + std::to_string(*m->last_driver_branch);
-      r.Add(Status::kFail,
+      r.Add("driver.branch-too-new", Status::kFail,
             "driver branch " + std::to_string(branch) + " no longer supports " + m->name +
                 " (its last branch is " + last + ")",
             stack_branch <= *m->last_driver_branch
@@ -117,28 +117,28 @@ LayerReport CheckDriver(const CheckInput& in) {
   std::optional<Version> dv = HostDriverVersion(in.host);
   if (dv) r.found = dv->str();
   if (!spec.end_of_life.empty() && in.today.size() >= 7 && in.today.substr(0, 7) > spec.end_of_life)
-    r.Add(Status::kWarn,
+    r.Add("driver.end-of-life", Status::kWarn,
           "driver branch R" + std::to_string(spec.branch) + " of stack " + in.stack.name +
               " reached end of life in " + spec.end_of_life + " and gets no more security fixes",
           "move to a current stack: gpuprep manifest list, then sudo gpuprep apply --yes --manifest NAME");
   if (spec.version.unknown) {
-    r.Add(Status::kSkip, "the stack's driver version is unknown: " + spec.version.reason);
+    r.Add("driver.version-unknown", Status::kSkip, "the stack's driver version is unknown: " + spec.version.reason);
     return r;
   }
 
   // Without a GPU there is nothing for a driver to drive (the gpu layer fails); headers and Secure Boot
   // would only be noise.
   if (!dv && in.host.gpus.empty()) {
-    r.Add(Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
+    r.Add("driver.no-gpu", Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
     return r;
   }
   if (NouveauBound(in.host)) {
     if (d.nouveau_blacklisted)
-      r.Add(Status::kFail,
+      r.Add("driver.nouveau-initramfs", Status::kFail,
             "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
             "sudo update-initramfs -u && sudo reboot");
     else
-      r.Add(Status::kFail,
+      r.Add("driver.nouveau", Status::kFail,
             "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load",
             NouveauFix());
   }
@@ -146,24 +146,24 @@ LayerReport CheckDriver(const CheckInput& in) {
   bool secure_boot_blocks =
       d.secure_boot.value_or(false) && d.dkms_module && !d.dkms_signed && !spec.signed_modules;
   if (secure_boot_blocks)
-    r.Add(Status::kFail,
+    r.Add("driver.secure-boot-unsigned", Status::kFail,
           "Secure Boot is on and the DKMS-built nvidia module is not signed with an enrolled key: the kernel "
           "refuses to load it",
           SecureBootFix(in.host.os.id));
   bool needs_headers = d.dkms_module || !spec.signed_modules;
   if (!d.kernel_headers && needs_headers && !in.host.kernel.empty())
-    r.Add(Status::kWarn,
+    r.Add("driver.kernel-headers", Status::kWarn,
           "no kernel headers for " + in.host.kernel + ": DKMS cannot build the nvidia module for it",
           "sudo apt-get install linux-headers-" + in.host.kernel);
 
   if (!dv) {
-    r.Add(Status::kFail, "NVIDIA driver not installed", ApplyFix("driver"));
+    r.Add("driver.missing", Status::kFail, "NVIDIA driver not installed", ApplyFix("driver"));
     return r;
   }
 
   if (!d.module.loaded) {
     if (!secure_boot_blocks)
-      r.Add(Status::kFail,
+      r.Add("driver.module-not-loaded", Status::kFail,
             "userspace driver " + d.userspace_version + " is installed but the kernel module is not loaded",
             "sudo modprobe nvidia (or sudo reboot)");
   } else {
@@ -172,9 +172,9 @@ LayerReport CheckDriver(const CheckInput& in) {
     if ((user && *user != *dv) || nvml_says) {
       std::string pair = user ? "kernel module " + dv->str() + " != userspace driver " + user->str()
                               : "kernel module " + dv->str() + " does not match the userspace driver";
-      r.Add(Status::kFail, pair + " (\"" + kMismatch + "\")", "sudo reboot");
+      r.Add("driver.module-mismatch", Status::kFail, pair + " (\"" + kMismatch + "\")", "sudo reboot");
     } else {
-      r.Add(Status::kOk, "kernel module and userspace driver agree");
+      r.Add("driver.module-match", Status::kOk, "kernel module and userspace driver agree");
     }
   }
 
@@ -184,24 +184,24 @@ LayerReport CheckDriver(const CheckInput& in) {
   if (in.stack.cuda.enabled && cuda.known()) {
     CudaVerdict v = DriverRunsCuda(in.compat, *dv, *cuda.version, "the stack's CUDA " + cuda.version->str(),
                                    AllDatacenter(in.compat, in.host), {});
-    r.Add(v.status, v.message,
+    r.Add("driver.cuda-compat", v.status, v.message,
           v.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   }
   // Older than the stack's pin matters on its own only when nothing above already says the driver must
   // change.
   if (spec.version.known() && *dv < *spec.version.version && r.status != Status::kFail)
-    r.Add(Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
+    r.Add("driver.outdated", Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
           ApplyFix("driver"));
 
   // PRODUCT.md's driver layer includes persistence: without the daemon the driver tears down GPU state when
   // the last client exits, so every job start pays for re-initialisation. Data-center hosts only.
   if (d.module.loaded && !d.persistenced_enabled && AllDatacenter(in.compat, in.host))
-    r.Add(Status::kWarn, "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
+    r.Add("driver.persistenced", Status::kWarn, "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
           "sudo systemctl enable --now nvidia-persistenced");
 
   std::vector<std::string> unheld = Unheld(in);
   if (!unheld.empty())
-    r.Add(Status::kWarn,
+    r.Add("driver.not-held", Status::kWarn,
           "driver packages not held (" + Join(unheld, ", ") +
               "): an upgrade can replace the userspace driver under the loaded kernel module",
           "sudo apt-mark hold " + Join(unheld, " "));

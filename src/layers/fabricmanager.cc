@@ -19,29 +19,29 @@ LayerReport CheckFabricManager(const CheckInput& in) {
 
   const int n = in.host.nvswitch_count;
   if (n == 0) {
-    r.Add(Status::kSkip, "no NVSwitch on this host: fabric manager is not needed");
+    r.Add("fabricmanager.not-needed", Status::kSkip, "no NVSwitch on this host: fabric manager is not needed");
     return r;
   }
   std::string switches = std::to_string(n) + " NVSwitch" + (n == 1 ? "" : "es");
   if (!fm.installed) {
-    r.Add(Status::kFail, switches + " but no fabric manager: CUDA finds no usable GPU until it runs",
+    r.Add("fabricmanager.missing", Status::kFail, switches + " but no fabric manager: CUDA finds no usable GPU until it runs",
           ApplyFix("fabricmanager"));
     return r;
   }
   if (!dv) {
-    r.Add(Status::kSkip, "no NVIDIA driver to match the fabric manager against");
+    r.Add("fabricmanager.no-driver", Status::kSkip, "no NVIDIA driver to match the fabric manager against");
   } else {
     auto fv = ParseFound(upstream);
     if (!fv || *fv != *dv)
-      r.Add(Status::kFail,
+      r.Add("fabricmanager.version-mismatch", Status::kFail,
             "fabric manager " + (upstream.empty() ? std::string("(unknown version)") : upstream) +
                 " != driver " + dv->str() + " (they must be the same version)",
             ApplyFix("fabricmanager"));
     else
-      r.Add(Status::kOk, "fabric manager " + upstream + " matches the driver");
+      r.Add("fabricmanager.match", Status::kOk, "fabric manager " + upstream + " matches the driver");
   }
   if (!fm.enabled && !fm.running)
-    r.Add(Status::kFail, "fabric manager is installed but neither enabled nor running",
+    r.Add("fabricmanager.not-running", Status::kFail, "fabric manager is installed but neither enabled nor running",
           "sudo systemctl enable --now nvidia-fabricmanager");
   return r;
 }

@@ -14,7 +14,7 @@ LayerReport CheckGpu(const CheckInput& in) {
   r.wanted = in.stack.architectures.empty() ? "an NVIDIA GPU" : Join(in.stack.architectures, ", ");
   const auto& gpus = in.host.gpus;
   if (gpus.empty()) {
-    r.Add(Status::kFail, "no NVIDIA GPU found on the PCI bus",
+    r.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
           "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
     return r;
   }
@@ -35,7 +35,7 @@ LayerReport CheckGpu(const CheckInput& in) {
   for (const auto& g : gpus) {
     const manifest::GpuModel* m = GpuModelOf(in.compat, g);
     if (!m) {
-      r.Add(Status::kWarn,
+      r.Add("gpu.unknown-model", Status::kWarn,
             "GPU " + std::to_string(g.index) + " (" + g.pci + ", device " + g.device_id +
                 ") is not in gpuprep's catalogue: its driver and CUDA needs cannot be checked",
             "check NVIDIA's support for device " + g.device_id + " and add it to manifests/compat.yaml");
@@ -47,12 +47,12 @@ LayerReport CheckGpu(const CheckInput& in) {
       unsupported.push_back(m->arch);
   }
   for (const auto& arch : unsupported) {
-    r.Add(Status::kWarn,
+    r.Add("gpu.stack-arch", Status::kWarn,
           "stack " + in.stack.name + " is not made for " + arch + " GPUs (it lists " + r.wanted + ")",
           "choose a stack for " + arch + ": gpuprep manifest list");
   }
   if (r.findings.empty())
-    r.Add(Status::kOk, std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
+    r.Add("gpu.found", Status::kOk, std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
   return r;
 }
 

@@ -43,30 +43,30 @@ LayerReport CheckHost(const CheckInput& in) {
 
   size_t n = h.gpus.size();
   if (n == 0) {
-    r.Add(Status::kSkip, "no GPUs to size the host against");
+    r.Add("host.no-gpu", Status::kSkip, "no GPUs to size the host against");
     return r;
   }
   std::string per = " per GPU for the " + w.profile + " workload";
   std::string gpus = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
   if (w.min_cpus_per_gpu && static_cast<unsigned long long>(h.cpus) < w.min_cpus_per_gpu * n) {
-    r.Add(Status::kWarn,
+    r.Add("host.cpus", Status::kWarn,
           std::to_string(h.cpus) + " CPU cores for " + gpus + ": below " +
               std::to_string(w.min_cpus_per_gpu) + per,
           "use a host with at least " + std::to_string(w.min_cpus_per_gpu * n) + " CPU cores, or fewer GPUs");
   }
   if (w.min_ram_per_gpu && h.memory_bytes < w.min_ram_per_gpu * n) {
-    r.Add(Status::kWarn,
+    r.Add("host.memory", Status::kWarn,
           PerGpu(h.memory_bytes, n) + " RAM per GPU: below " + HumanBytes(w.min_ram_per_gpu) + per,
           "use a host with at least " + HumanBytes(w.min_ram_per_gpu * n) + " RAM, or fewer GPUs");
   }
   if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n) {
-    r.Add(Status::kWarn,
+    r.Add("host.shm", Status::kWarn,
           PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + per,
           "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) +
               "G /dev/shm");
   }
   if (r.findings.empty())
-    r.Add(Status::kOk, "CPU, RAM and /dev/shm per GPU meet the " + w.profile + " workload");
+    r.Add("host.sized", Status::kOk, "CPU, RAM and /dev/shm per GPU meet the " + w.profile + " workload");
   return r;
 }
 

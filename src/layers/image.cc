@@ -12,14 +12,14 @@ LayerReport CheckImage(const CheckInput& in) {
   const manifest::ImageSpec& img = in.stack.image;
   r.wanted = img.ref;
   if (img.ref.empty()) {
-    r.Add(Status::kSkip, "stack " + in.stack.name + " names no image");
+    r.Add("image.not-in-stack", Status::kSkip, "stack " + in.stack.name + " names no image");
     return r;
   }
   const manifest::ImageFacts* facts = in.compat.ImageByRef(img.ref);
   manifest::Pinned cuda = img.cuda;
   if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
   if (!cuda.known()) {
-    r.Add(Status::kSkip,
+    r.Add("image.cuda-unknown", Status::kSkip,
           "the CUDA inside " + img.ref + " is unknown" + (cuda.reason.empty() ? "" : ": " + cuda.reason));
     return r;
   }
@@ -31,7 +31,7 @@ LayerReport CheckImage(const CheckInput& in) {
                        "choose a stack whose image supports these GPUs: gpuprep manifest list", r);
   auto dv = HostDriverVersion(in.host);
   if (!dv) {
-    r.Add(Status::kSkip, "no NVIDIA driver to run " + img.ref + " (see the driver layer)");
+    r.Add("image.no-driver", Status::kSkip, "no NVIDIA driver to run " + img.ref + " (see the driver layer)");
     return r;
   }
   CudaVerdict verdict = DriverRunsCuda(in.compat, *dv, v, what, AllDatacenter(in.compat, in.host), forward);
@@ -43,7 +43,7 @@ LayerReport CheckImage(const CheckInput& in) {
                       ".x minor-version compatibility (the image's own minimum is " +
                       (verdict.min_driver ? verdict.min_driver->str() : std::string("unknown")) + ")";
   }
-  r.Add(verdict.status, verdict.message,
+  r.Add("image.driver-compat", verdict.status, verdict.message,
         verdict.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   return r;
 }

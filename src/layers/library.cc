@@ -11,26 +11,26 @@ LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, con
   if (host.found && !host.version.empty()) r.found = host.version;
   if (spec.version.known()) r.wanted = spec.version.version->str();
   if (!spec.enabled) {
-    r.Add(Status::kSkip, label + " is not part of stack " + in.stack.name);
+    r.Add(layer + ".not-in-stack", Status::kSkip, label + " is not part of stack " + in.stack.name);
     return r;
   }
   if (spec.version.unknown) {
-    r.Add(Status::kSkip, "the stack's " + label + " version is unknown: " + spec.version.reason);
+    r.Add(layer + ".version-unknown", Status::kSkip, "the stack's " + label + " version is unknown: " + spec.version.reason);
     return r;
   }
   std::optional<Version> have = host.found ? ParseFound(host.version) : std::nullopt;
   if (!have) {
-    r.Add(Status::kFail, label + " not installed", ApplyFix(layer));
+    r.Add(layer + ".missing", Status::kFail, label + " not installed", ApplyFix(layer));
     return r;
   }
   const Version& want = *spec.version.version;
   std::string installed = label + " " + have->str();
   if (have->major() != want.major())
-    r.Add(Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix(layer));
+    r.Add(layer + ".major-mismatch", Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix(layer));
   else if (have->Prefix(want.size()) != want)
-    r.Add(Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix(layer));
+    r.Add(layer + ".version-mismatch", Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix(layer));
   else
-    r.Add(Status::kOk, installed + " matches the stack's " + want.str());
+    r.Add(layer + ".match", Status::kOk, installed + " matches the stack's " + want.str());
 
   std::optional<int> expected = spec.cuda_major;
   if (!expected && in.stack.cuda.enabled && in.stack.cuda.version.known())
@@ -39,9 +39,9 @@ LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, con
     std::string built = installed + " is built for CUDA " + std::to_string(*host.cuda_major);
     auto host_cuda = in.host.cuda.found ? ParseFound(in.host.cuda.version) : std::nullopt;
     if (expected && *expected != *host.cuda_major)
-      r.Add(Status::kFail, built + "; the stack's is CUDA " + std::to_string(*expected), ApplyFix(layer));
+      r.Add(layer + ".cuda-mismatch", Status::kFail, built + "; the stack's is CUDA " + std::to_string(*expected), ApplyFix(layer));
     else if (host_cuda && static_cast<int>(host_cuda->major()) != *host.cuda_major)
-      r.Add(Status::kFail, built + " but the installed CUDA is " + host_cuda->str(), ApplyFix(layer));
+      r.Add(layer + ".cuda-mismatch", Status::kFail, built + " but the installed CUDA is " + host_cuda->str(), ApplyFix(layer));
   }
   return r;
 }

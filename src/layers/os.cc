@@ -19,21 +19,21 @@ LayerReport CheckOs(const CheckInput& in) {
     r.found = label;
 
   if (os.id.empty()) {
-    r.Add(Status::kFail, "no /etc/os-release: the operating system is unknown",
+    r.Add("os.unknown", Status::kFail, "no /etc/os-release: the operating system is unknown",
           "probe a complete system (the --root tree needs etc/os-release)");
   } else if (!in.stack.SupportsOs(os.id, os.version_id)) {
-    r.Add(Status::kFail, label + " is not a system of stack " + in.stack.name + " (" + r.wanted + ")",
+    r.Add("os.unsupported", Status::kFail, label + " is not a system of stack " + in.stack.name + " (" + r.wanted + ")",
           "choose a stack for " + label + ": gpuprep manifest list");
   } else {
-    r.Add(Status::kOk, label + " is supported by stack " + in.stack.name);
+    r.Add("os.supported", Status::kOk, label + " is supported by stack " + in.stack.name);
   }
   if (!in.host.dpkg_interrupted.empty()) {
-    r.Add(Status::kFail,
+    r.Add("os.dpkg-interrupted", Status::kFail,
           "dpkg was interrupted with packages half-configured (" + Join(in.host.dpkg_interrupted, ", ") + ")",
           "sudo dpkg --configure -a");
   }
   if (in.host.reboot_required)
-    r.Add(Status::kWarn, "a reboot is pending (/var/run/reboot-required)", "sudo reboot");
+    r.Add("os.reboot-pending", Status::kWarn, "a reboot is pending (/var/run/reboot-required)", "sudo reboot");
   return r;
 }
 

@@ -32,7 +32,12 @@ void LayerReport::Add(Status s, std::string message, std::optional<std::string> 
       present = present || ((f.status == Status::kWarn || f.status == Status::kFail) && f.fix == fix_text);
     if (!present) fix = fix ? *fix + "; " + *fix_text : *fix_text;
   }
-  findings.push_back(Finding{s, std::move(message), std::move(fix_text)});
+  findings.push_back(Finding{s, std::move(message), std::move(fix_text), {}});
+}
+
+void LayerReport::Add(std::string code, Status s, std::string message, std::optional<std::string> fix_text) {
+  Add(s, std::move(message), std::move(fix_text));
+  findings.back().code = std::move(code);
 }
 
 const std::vector<std::string>& LayerNames() {

@@ -16,6 +16,10 @@ struct Finding {
   Status status = Status::kOk;
   std::string message;               // one sentence: what was found
   std::optional<std::string> fix;    // the exact command or action; required for warn and fail
+  // Stable machine-readable name, "<layer>.<what>" ("driver.module-mismatch", "container_toolkit.cve"):
+  // reports group by it and scripts match on it; the message may be reworded, the code is not.
+  // "" only for findings made outside the layer checks (verify).
+  std::string code;
 };
 
 struct LayerReport {
@@ -30,6 +34,8 @@ struct LayerReport {
 
   // Adds a finding (and keeps status/detail/fix in step; a fix text already in `fix` is not repeated).
   void Add(Status s, std::string message, std::optional<std::string> fix = std::nullopt);
+  // The same, naming the finding with its stable code (every layer check does).
+  void Add(std::string code, Status s, std::string message, std::optional<std::string> fix = std::nullopt);
 };
 
 // The canonical layer order (PRODUCT.md "Layers"), used for output and planning.

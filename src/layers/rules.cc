@@ -122,13 +122,13 @@ void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts
                           const std::string& what, const std::string& fix, LayerReport& report) {
   for (const manifest::GpuModel* m : HostGpuModels(compat, host)) {
     if (cuda.Prefix(2) < m->min_cuda.Prefix(2)) {
-      report.Add(Status::kFail,
+      report.Add(report.name + ".cuda-too-old-for-gpu", Status::kFail,
                  what + " does not support " + m->name + " (compute capability " + m->cc.str() +
                      " needs CUDA " + m->min_cuda.str() + " or later)",
                  fix);
     }
     if (m->max_cuda_major && cuda.major() > static_cast<uint64_t>(*m->max_cuda_major)) {
-      report.Add(Status::kFail,
+      report.Add(report.name + ".cuda-too-new-for-gpu", Status::kFail,
                  what + " no longer supports " + m->name + " (compute capability " + m->cc.str() +
                      "; the last CUDA for it is " + std::to_string(*m->max_cuda_major) + ".x)",
                  fix);

@@ -123,6 +123,7 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
       }
       if (nvml.device_count) d.nvml_device_count = static_cast<int>(*nvml.device_count);
       if (!nvml.error.empty()) d.nvml_error = nvml.error;
+      AttachGpuIdentity(nvml.devices, facts.gpus);
     }
   }
   if (!d.module.loaded && d.userspace_version.empty()) facts.probe_notes.push_back("driver: no NVIDIA driver found");

@@ -40,6 +40,8 @@ struct Gpu {
   bool known = false;               // found in the compat catalogue
   std::string subsystem_vendor_id;  // "0x10de": with subsystem_device_id, which board (A2 vs A16); "" unknown
   std::string subsystem_device_id;  // "0x157e"
+  std::string uuid;                 // NVML's "GPU-..." UUID (live host with a working driver); "" otherwise
+  std::string serial;               // NVML's board serial; "" when NVML does not give one
 };
 
 struct KernelModule {
@@ -108,6 +110,8 @@ struct FabricManagerInfo {
 };
 
 struct HostFacts {
+  std::string hostname;        // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
+  std::string machine_id;      // /etc/machine-id (32 hex digits); "" when absent or malformed
   OsInfo os;
   std::string kernel;          // "5.15.0-105-generic" (/proc/sys/kernel/osrelease)
   std::string arch;            // "x86_64"

@@ -218,6 +218,8 @@ void ReadGpu(const Reader& r, const json& g, const std::string& p, Gpu& gpu) {
   // Hand-written snapshots omit "known": a GPU with an architecture is one the catalogue knew.
   gpu.known = !gpu.architecture.empty();
   r.Bool(g, p, "known", gpu.known);
+  r.NullableStr(g, p, "uuid", false, gpu.uuid);
+  r.NullableStr(g, p, "serial", false, gpu.serial);
 }
 
 void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo& d) {
@@ -249,6 +251,8 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
   r.Str(*os, osp, "pretty_name", false, h.os.pretty_name);
   r.Str(*os, osp, "codename", false, h.os.codename);
   r.Str(o, path, "kernel", true, h.kernel);
+  r.NullableStr(o, path, "hostname", false, h.hostname);
+  r.NullableStr(o, path, "machine_id", false, h.machine_id);
   r.Str(o, path, "arch", true, h.arch);
   r.Uint(o, path, "cpus", true, h.cpus);
   r.Uint(o, path, "memory_bytes", true, h.memory_bytes);
@@ -342,7 +346,9 @@ nlohmann::json HostToJson(const HostFacts& h) {
                     {"compute_capability", OrNull(g.compute_capability)},
                     {"memory_bytes", g.memory_bytes ? json(*g.memory_bytes) : json(nullptr)},
                     {"driver", g.driver},
-                    {"known", g.known}});
+                    {"known", g.known},
+                    {"uuid", OrNull(g.uuid)},
+                    {"serial", OrNull(g.serial)}});
   }
   json pci = json::array();
   for (const PciDevice& d : h.nvidia_pci) {
@@ -360,6 +366,8 @@ nlohmann::json HostToJson(const HostFacts& h) {
     packages[name] = {{"version", p.version}, {"status", p.status}, {"held", p.held}};
 
   json out = {
+      {"hostname", OrNull(h.hostname)},
+      {"machine_id", OrNull(h.machine_id)},
       {"os",
        {{"id", h.os.id},
         {"version_id", h.os.version_id},

@@ -65,6 +65,7 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"os", ProbeOs},         {"gpu", ProbePci},     {"dpkg", ProbeDpkg},
       {"driver", ProbeDriver}, {"cuda", ProbeCuda},   {"cudnn", ProbeCudnn},
       {"nccl", ProbeNccl},     {"docker", ProbeDocker}, {"services", ProbeServices},
+      {"identity", ProbeIdentity},
   };
   for (const auto& [name, step] : steps) {
     try {

@@ -1,6 +1,8 @@
 // DlopenNativeLibs: version and health calls into NVIDIA's libraries through dlopen, no CUDA headers.
 // Libraries are opened RTLD_LAZY|RTLD_LOCAL and never closed: NCCL and NVML may start threads, and
 // unloading code a thread still runs crashes the process at exit.
+#include <cstdio>
+#include <cstring>
 #include <dlfcn.h>
 #include <link.h>
 
@@ -21,6 +23,16 @@ using NvmlVoidFn = int (*)();                   // nvmlInit_v2, nvmlShutdown
 using NvmlStrFn = int (*)(char*, unsigned);     // nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion
 using NvmlCountFn = int (*)(unsigned*);         // nvmlDeviceGetCount_v2
 using NvmlErrFn = const char* (*)(int);         // nvmlErrorString
+using NvmlHandleFn = int (*)(unsigned, void**);  // nvmlDeviceGetHandleByIndex_v2
+using NvmlDevStrFn = int (*)(void*, char*, unsigned);  // nvmlDeviceGetUUID, nvmlDeviceGetSerial
+// nvmlPciInfo_t as nvml.h declares it for nvmlDeviceGetPciInfo_v3
+// (https://docs.nvidia.com/deploy/nvml-api/structnvmlPciInfo__t.html).
+struct NvmlPciInfo {
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+using NvmlPciFn = int (*)(void*, NvmlPciInfo*);  // nvmlDeviceGetPciInfo_v3
 using CuErrFn = int (*)(int, const char**);     // cuGetErrorString
 
 struct Opened {
@@ -142,6 +154,22 @@ NvmlInfo DlopenNativeLibs::Nvml() {
     unsigned n = 0;
     if (int s = fn(&n); s == 0) r.device_count = static_cast<long>(n);
     else r.error = text(s);
+  }
+  auto handle = DlSym<NvmlHandleFn>(o.handle, "nvmlDeviceGetHandleByIndex_v2");
+  auto pci = DlSym<NvmlPciFn>(o.handle, "nvmlDeviceGetPciInfo_v3");
+  auto uuid = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetUUID");
+  auto serial = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetSerial");
+  for (long i = 0; handle && pci && r.device_count && i < *r.device_count && i < 64; ++i) {
+    void* dev = nullptr;
+    NvmlPciInfo info{};
+    if (handle(static_cast<unsigned>(i), &dev) != 0 || pci(dev, &info) != 0) continue;
+    NvmlDevice d;
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", info.domain & 0xffffu, info.bus & 0xffu, info.device & 0x1fu);
+    d.pci = addr;
+    if (uuid && uuid(dev, buf, sizeof buf) == 0) d.uuid = std::string(buf, strnlen(buf, sizeof buf));
+    if (serial && serial(dev, buf, sizeof buf) == 0) d.serial = std::string(buf, strnlen(buf, sizeof buf));
+    r.devices.push_back(std::move(d));
   }
   if (auto fn = DlSym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();
   return r;

@@ -15,6 +15,13 @@ struct LibCall {
   std::string error;          // dlerror() text or the library's own error string
 };
 
+// One GPU as NVML names it: what lets a fleet tell boards apart across reboots and re-slotting.
+struct NvmlDevice {
+  std::string pci;     // "0000:18:00.0" (domain:bus:device.0, lower-case hex, as sysfs writes it)
+  std::string uuid;    // nvmlDeviceGetUUID: "GPU-5b1c..."; "" when NVML did not give it
+  std::string serial;  // nvmlDeviceGetSerial: the board serial; "" when not available (consumer boards)
+};
+
 struct NvmlInfo {
   bool loaded = false;
   std::string path;
@@ -23,6 +30,7 @@ struct NvmlInfo {
   std::optional<long> device_count;           // nvmlDeviceGetCount_v2
   std::string error;                          // nvmlErrorString of a failed call, e.g.
                                               // "Driver/library version mismatch"
+  std::vector<NvmlDevice> devices;            // per device index, when the handle calls succeed
 };
 
 struct CudaDriverInfo {

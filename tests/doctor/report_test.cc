@@ -50,6 +50,7 @@ TEST_CASE("doctor JSON: top-level keys in PRODUCT.md order, with their types", "
     for (const auto& f : l["findings"]) {
       CHECK(f["status"].is_string());
       CHECK(f["message"].is_string());
+      CHECK(f["code"].is_string());
       CHECK((f["fix"].is_string() || f["fix"].is_null()));
     }
   }

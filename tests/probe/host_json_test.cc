@@ -208,3 +208,24 @@ TEST_CASE("HostFromJson without text names the path at 1:1", "[doctor][host_json
     CHECK(std::string(e.what()) == "node.json:1:1: cpus: expected a non-negative integer");
   }
 }
+
+TEST_CASE("HostToJson -> HostFromJson keeps the host identity; snapshots without it still load",
+          "[doctor][host_json][identity]") {
+  HostFacts h = SampleHost();
+  h.hostname = "gpu-node-07";
+  h.machine_id = "3f1c2a9e7b5d4c6f8a0b1c2d3e4f5a6b";
+  h.gpus[0].uuid = "GPU-5b1c3f0e-8a3d-4c57-9d3e-2f1a0b9c8d7e";
+  h.gpus[0].serial = "1654922005741";
+  json j = gp::probe::HostToJson(h);
+  CHECK(j["hostname"] == "gpu-node-07");
+  CHECK(j["gpus"][0]["uuid"] == "GPU-5b1c3f0e-8a3d-4c57-9d3e-2f1a0b9c8d7e");
+  CHECK(j["gpus"][1]["uuid"].is_null());
+  HostFacts back = gp::probe::HostFromJson(j, "node.json");
+  CHECK(back.hostname == "gpu-node-07");
+  CHECK(back.machine_id == h.machine_id);
+  CHECK(back.gpus[0].serial == "1654922005741");
+  j.erase("hostname");
+  j.erase("machine_id");
+  j["gpus"][0].erase("uuid");
+  CHECK(gp::probe::HostFromJson(j, "old.json").hostname.empty());
+}

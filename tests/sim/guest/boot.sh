@@ -56,6 +56,12 @@ for link in /etc/systemd/system/*.wants/*; do
   touch "/run/gpuprep-sim/active/$unit"
   if [[ $unit == gpuprep*.service ]]; then
     file=$(readlink -f "$link")
+    # systemd skips a unit whose ConditionPathExists= fails ("!PATH": PATH must not exist).
+    skip=0
+    while read -r cond; do
+      if [[ $cond == '!'* ]]; then [[ -e ${cond#!} ]] && skip=1; else [[ -e $cond ]] || skip=1; fi
+    done < <(sed -n 's/^ConditionPathExists=//p' "$file")
+    if ((skip)); then echo "boot: $unit skipped (ConditionPathExists)"; continue; fi
     exec_start=$(sed -n 's/^ExecStart=[-@+!]*//p' "$file" | head -n 1)
     echo "resume $unit $exec_start"
   fi

@@ -124,5 +124,38 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int*
   return NVML_SUCCESS;
 }
 
+/* nvmlPciInfo_t as nvml.h declares it for nvmlDeviceGetPciInfo_v3. */
+typedef struct {
+  char busIdLegacy[16];
+  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;
+  if (!d || !pci) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned dom = 0, bus = 0, dev = 0, fn = 0;
+  if (sscanf(d->bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4) return NVML_ERROR_INVALID_ARGUMENT;
+  memset(pci, 0, sizeof *pci);
+  pci->domain = dom;
+  pci->bus = bus;
+  pci->device = dev;
+  pci->pciDeviceId = ((unsigned)d->device << 16) | 0x10deu;
+  snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+  snprintf(pci->busId, sizeof pci->busId, "%08x:%02x:%02x.%x", dom, bus, dev, fn);
+  return NVML_SUCCESS;
+}
+
+/* A stable fake board serial (13 digits, as data-center boards report) derived from the PCI address. */
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char* serial, unsigned int length) {
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;
+  if (!d) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned h = 2166136261u;
+  for (const char* p = d->bdf; *p; ++p) h = (h ^ (unsigned char)*p) * 16777619u;
+  char buf[32];
+  snprintf(buf, sizeof buf, "165%010u", h);
+  return copy_str(serial, length, buf);
+}
+
 /* Not an NVML function: the PCI address of a handle, for the stand-in nvidia-smi. */
 const char* simNvmlDeviceBusId(nvmlDevice_t d) { return d ? d->bdf : ""; }

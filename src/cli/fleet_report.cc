@@ -1,0 +1,67 @@
+// `gpuprep fleet-report [--format text|markdown|json|html] [-o FILE] SNAPSHOT...`: many hosts'
+// `gpuprep doctor --json` outputs as one table grouped by finding (src/fleet/). Reads only the files named;
+// exit 0 when no host fails, 1 when one does, 2 for a file that is not a doctor snapshot.
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <ostream>
+
+#include "cli/commands.h"
+#include "fleet/model.h"
+#include "fleet/render.h"
+#include "util/error.h"
+
+namespace gp::cli {
+namespace {
+
+struct FleetOptions {
+  std::string format = "text";
+  std::string output;
+  std::vector<std::string> files;
+};
+
+std::string Absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? path : (cwd / path).lexically_normal().string();
+}
+
+int RunFleetReport(Context& ctx, const FleetOptions& o) {
+  const std::string format = ctx.opts.json ? "json" : o.format;
+  if (format != "text" && format != "markdown" && format != "md" && format != "json" && format != "html")
+    throw FlagError("--format", "must be text, markdown, json or html, not \"" + o.format + "\"");
+  if (o.files.empty()) throw UsageError("fleet-report: name at least one doctor --json snapshot");
+  if (o.files.size() > 100000) throw UsageError("fleet-report: more than 100000 snapshots");
+  std::vector<fleet::Host> hosts;
+  for (const auto& f : o.files) {
+    auto text = ctx.local_fs->Read(Absolute(f));
+    if (!text) throw UsageError(f + ": cannot read this file");
+    hosts.push_back(fleet::ParseSnapshot(*text, f));
+  }
+  fleet::Report r = fleet::BuildReport(std::move(hosts));
+  std::string out = format == "json"   ? fleet::RenderJson(r)
+                    : format == "html" ? fleet::RenderHtml(r)
+                    : format == "text" ? fleet::RenderText(r)
+                                       : fleet::RenderMarkdown(r);
+  if (o.output.empty() || o.output == "-") {
+    *ctx.out << out;
+  } else {
+    auto w = ctx.local_fs->WriteAtomic(Absolute(o.output), out, 0644, /*keep_backup=*/false);
+    if (!w.ok) throw FlagError("--output", w.error);
+  }
+  return fleet::ExitCodeFor(r);
+}
+
+}  // namespace
+
+void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code) {
+  auto o = std::make_shared<FleetOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "fleet-report", "One report from many hosts' doctor --json snapshots, grouped by finding");
+  sub->add_option("--format", o->format, "text | markdown | json | html (a self-contained, filterable page)");
+  sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout");
+  sub->add_option("snapshots", o->files, "doctor --json files, one per host")->required();
+  sub->callback([&ctx, &exit_code, o] { exit_code = RunFleetReport(ctx, *o); });
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# packaging/check-binary.sh on the binary under test, against the per-distribution tables: a default build
+# links Debian 12's libspdlog.so.1.10/libfmt.so.9/libyaml-cpp.so.0.7 and must be refused for Ubuntu 22.04 and
+# 24.04 with the soname named; a GPUPREP_PORTABLE build (the .deb's) must pass for all three. Also: the
+# tables cite a public page on every row, and the completions generated from --help parse in bash.
+# Usage: bash package_checks.sh <gpuprep-binary> <source-dir>. Exit 77 without objdump.
+set -uo pipefail
+bin=$1
+src=$2
+command -v objdump >/dev/null || { echo "SKIP: objdump (binutils) not found"; exit 77; }
+failures=0
+check() { local d=$1; shift; if "$@"; then echo "  ok: $d"; else echo "  FAILED: $d" >&2; failures=$((failures + 1)); fi; }
+out=$(bash "$src/packaging/check-binary.sh" "$bin" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/    /'
+if objdump -p "$bin" | grep -q 'NEEDED *libspdlog'; then
+  check "a build linking libspdlog is refused" test "$rc" = 1
+  check "  for Ubuntu 22.04, naming libspdlog.so.1.10" grep -q '^check-binary: ubuntu-22.04: .*needs libspdlog.so.1.10, which ubuntu-22.04 does not ship' <<<"$out"
+  check "  for Ubuntu 24.04, naming libyaml-cpp.so.0.7" grep -q 'needs libyaml-cpp.so.0.7, which ubuntu-24.04 does not ship' <<<"$out"
+  check "  and passes Debian 12" grep -q '^check-binary: debian-12: ok' <<<"$out"
+else
+  check "the portable build passes all three distributions" test "$rc" = 0
+  check_count=$(grep -c ': ok (' <<<"$out")
+  check "  three ok lines" test "$check_count" = 3
+fi
+# Depends is checked too: a package naming only Debian 12's libcurl4/libssl3 cannot install on 24.04 (*t64).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/stage/DEBIAN"
+printf 'Package: gpuprep-probe\nVersion: 0\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDepends: libc6 (>= 2.34), libgcc-s1, libstdc++6, libcurl4, libssl3\nDescription: t\n' \
+  >"$tmp/stage/DEBIAN/control"
+dpkg-deb --root-owner-group --build "$tmp/stage" "$tmp/probe.deb" >/dev/null
+out=$(bash "$src/packaging/check-binary.sh" "$bin" "$tmp/probe.deb" 2>&1)
+check "a Depends without libcurl4t64 is refused for Ubuntu 24.04" \
+  grep -q "^check-binary: ubuntu-24.04: Depends 'libcurl4': no such package in ubuntu-24.04" <<<"$out"
+check "  and libssl3 likewise" grep -q "^check-binary: ubuntu-24.04: Depends 'libssl3': no such package" <<<"$out"
+printf 'Package: gpuprep-probe\nVersion: 0\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDepends: libc6 (>= 2.36), libgcc-s1, libstdc++6, libcurl4 | libcurl4t64, libssl3 | libssl3t64\nDescription: t\n' \
+  >"$tmp/stage/DEBIAN/control"
+dpkg-deb --root-owner-group --build "$tmp/stage" "$tmp/probe.deb" >/dev/null
+out=$(bash "$src/packaging/check-binary.sh" "$bin" "$tmp/probe.deb" 2>&1)
+check "libc6 (>= 2.36) is refused for Ubuntu 22.04 (glibc 2.35)" \
+  grep -q "^check-binary: ubuntu-22.04: Depends libc6 (>= 2.36), ubuntu-22.04 has 2.35" <<<"$out"
+# A table row without a public source is not allowed.
+check "every table row cites packages.ubuntu.com or packages.debian.org" \
+  sh -c "! grep -vE '^#|^\$' '$src'/packaging/tables/*.tsv | grep -vE 'https://packages\.(ubuntu|debian)\.(com|org)/'"
+bash "$src/packaging/completions.sh" bash "$bin" >"$tmp/gpuprep.bash"
+check "the generated bash completion parses" bash -n "$tmp/gpuprep.bash"
+check "it completes every verb" sh -c "for v in \$(bash '$src/packaging/completions.sh' verbs '$bin'); do grep -q \"^    \$v)\" '$tmp/gpuprep.bash' || exit 1; done"
+if ((failures)); then echo "package_checks: $failures failed" >&2; exit 1; fi
+echo "package_checks: all checks passed"

@@ -34,10 +34,10 @@ std::string CheckBase(const std::string& base, bool& plain_http) {
   } else {
     return "base must be an https:// URL or an absolute directory";
   }
-  if (!AllOf(rest, kUrlChars)) return "the URL holds characters other than letters, digits and ._+-/:[]~%";
   const std::string authority = rest.substr(0, rest.find('/'));
-  if (authority.empty()) return "the URL has no host";
   if (authority.find('@') != std::string::npos) return "the URL must not carry user info";
+  if (!AllOf(rest, kUrlChars)) return "the URL holds characters other than letters, digits and ._+-/:[]~%";
+  if (authority.empty()) return "the URL has no host";
   if (plain_http && !LoopbackHost(authority)) return "plain http is only allowed from a loopback address";
   return "";
 }

@@ -3,6 +3,8 @@
 // re-plan that finds nothing to do. Commands go to a FakeCommandRunner; the loader is FakeNative.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "apply/executor.h"
 #include "apply/harness.h"
 #include "plan/planner.h"

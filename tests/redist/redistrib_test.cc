@@ -10,7 +10,7 @@ using gp::redist::FindArchive;
 namespace {
 // The shape of https://developer.download.nvidia.com/compute/cudnn/redist/redistrib_9.8.0.json (values
 // shortened where they do not matter here).
-const char* kCudnn = R"({
+const char* kCudnn = R"J({
   "release_date": "2025-03-04", "release_label": "9.8.0", "release_product": "cudnn",
   "cudnn": {
     "name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn", "license_path": "cudnn/LICENSE.txt",
@@ -25,9 +25,9 @@ const char* kCudnn = R"({
     },
     "cuda_variant": ["11", "12"]
   }
-})";
+})J";
 // The shape of https://developer.download.nvidia.com/compute/cuda/redist/redistrib_12.2.2.json.
-const char* kCuda = R"({
+const char* kCuda = R"J({
   "release_date": "2023-08-29", "release_label": "12.2.2", "release_product": "cuda",
   "cuda_cudart": {
     "name": "CUDA Runtime (cudart)", "license": "CUDA Toolkit", "license_path": "cuda_cudart/LICENSE.txt",
@@ -38,7 +38,7 @@ const char* kCuda = R"({
       "md5": "030e85f4d0305c2924e2b76e84e2da32", "size": "1058992"
     }
   }
-})";
+})J";
 
 std::string ErrorOf(const std::string& json, const std::string& comp, const std::string& platform,
                     std::optional<int> major) {

@@ -43,25 +43,25 @@ TEST_CASE("redist spec: NVIDIA's base by default, a mirror, a directory", "[redi
 TEST_CASE("redist spec: refused values point at themselves", "[redist]") {
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: \"http://mirror.example/\", json_sha256: " +
                          std::string(64, 'a') + "}")) ==
-        "2 stack.yaml:11:91: plain http is only allowed from a loopback address");
+        "2 stack.yaml:11:93: plain http is only allowed from a loopback address");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: \"http://127.0.0.1/\"}")) ==
-        "2 stack.yaml:11:91: plain http needs json_sha256 pinning the redistrib JSON");
+        "2 stack.yaml:11:93: plain http needs json_sha256 pinning the redistrib JSON");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: \"https://u:p@mirror.example/\"}")) ==
-        "2 stack.yaml:11:91: the URL must not carry user info");
+        "2 stack.yaml:11:93: the URL must not carry user info");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: \"ftp://mirror.example/\"}")) ==
-        "2 stack.yaml:11:91: base must be an https:// URL or an absolute directory");
+        "2 stack.yaml:11:93: base must be an https:// URL or an absolute directory");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: \"https://mirror.example/a b\"}")) ==
-        "2 stack.yaml:11:91: the URL holds characters other than letters, digits and ._+-/:[]~%");
+        "2 stack.yaml:11:93: the URL holds characters other than letters, digits and ._+-/:[]~%");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: srv/nvidia}")) ==
-        "2 stack.yaml:11:91: base must be an https:// URL or an absolute directory");
+        "2 stack.yaml:11:93: base must be an https:// URL or an absolute directory");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: /srv/../etc}")) ==
-        "2 stack.yaml:11:91: the directory must not climb with \"..\"");
+        "2 stack.yaml:11:93: the directory must not climb with \"..\"");
   CHECK(StackError(Cudnn("redist: {release: \"9.12.0/../x\"}")) ==
-        "2 stack.yaml:11:74: release must be a dotted version such as 9.12.0 (the redistrib_<release>.json name)");
+        "2 stack.yaml:11:79: release must be a dotted version such as 9.12.0 (the redistrib_<release>.json name)");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, components: [\"../x\"]}")) ==
-        "2 stack.yaml:11:95: component \"../x\" must be a redistrib key such as cuda_cudart");
+        "2 stack.yaml:11:100: component \"../x\" must be a redistrib key such as cuda_cudart");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, json_sha256: abc}")) ==
-        "2 stack.yaml:11:96: json_sha256 must be 64 lower-case hex digits");
+        "2 stack.yaml:11:100: json_sha256 must be 64 lower-case hex digits");
   CHECK(StackError(Edit(kLine, "cudnn: {version: 9.12.0.46, cuda_major: 12, source: redist}")) ==
         "2 stack.yaml:11:45: source: redist needs a redist: section (release, base)");
   CHECK(StackError(Edit(kLine, "cudnn: {version: 9.12.0.46, cuda_major: 12, source: tarball}")) ==
@@ -70,7 +70,7 @@ TEST_CASE("redist spec: refused values point at themselves", "[redist]") {
         "2 stack.yaml:11:45: redist: is only read with source: redist");
   CHECK(StackError(Edit("nccl: {version: 2.18.5, cuda_major: 12}",
                         "nccl: {version: 2.18.5, cuda_major: 12, source: redist}")) ==
-        "2 stack.yaml:12:50: nccl has no NVIDIA redistrib JSON: source must be apt");
+        "2 stack.yaml:12:49: nccl has no NVIDIA redistrib JSON: source must be apt");
   CHECK(StackError(Edit("cuda: {version: 12.2.2}", "cuda: {version: 12.2.2, source: redist, redist: {release: 12.2.2}}")) ==
-        "2 stack.yaml:10:57: cuda.redist: missing required key \"components\"");
+        "2 stack.yaml:10:49: cuda.redist: missing required key \"components\"");
 }

@@ -223,14 +223,19 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
 }  // namespace
 
 InstallResult Install(const Request& req, sys::Fs& fs, sys::HttpClient& http, const InstallOptions& opt) {
+  // The directories this run creates above the prefix (/opt/gpuprep, /opt/gpuprep/cudnn) go again when it fails.
+  std::vector<std::string> created;
+  for (std::string d = Parent(req.prefix); !d.empty() && !fs.IsDir(d); d = Parent(d)) created.push_back(d);
+  InstallResult out;
   try {
-    return InstallOnce(req, fs, http, opt);
+    out = InstallOnce(req, fs, http, opt);
   } catch (const std::exception& e) {  // libcrypto or libarchive missing, out of memory
-    InstallResult out;
     out.prefix = req.prefix;
     out.error = std::string(e.what()) + "; nothing was installed";
-    return out;
   }
+  if (!out.ok())
+    for (const auto& d : created) sys::RemoveIfEmpty(fs.HostPath(d));
+  return out;
 }
 
 }  // namespace gp::redist

@@ -70,6 +70,8 @@ WriteResult SwitchSymlink(const std::string& link, const std::string& target) {
   return {};
 }
 
+void RemoveIfEmpty(const std::string& path) { ::rmdir(path.c_str()); }
+
 WriteResult RenameDir(const std::string& from, const std::string& to) {
   struct stat st{};
   if (::lstat(to.c_str(), &st) == 0) return Fail("cannot rename into", to, EEXIST);

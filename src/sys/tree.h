@@ -17,6 +17,9 @@ WriteResult SyncFilesystem(const std::string& path);
 // `link`, directory fsynced. A reader sees the old target or the new one, never neither.
 WriteResult SwitchSymlink(const std::string& link, const std::string& target);
 
+// rmdir(2): removes `path` only when it is an empty directory; ok otherwise too (nothing to take back).
+void RemoveIfEmpty(const std::string& path);
+
 // rename(2) of a directory into place; fails when `to` exists (never merges into an older tree).
 WriteResult RenameDir(const std::string& from, const std::string& to);
 

@@ -32,7 +32,8 @@ installed_ok() {  # installed_ok NAME: the checks after a successful install
   check "the header in NVIDIA's layout" sim_run grep -q 'define CUDNN_MINOR 12' "$PREFIX/include/cudnn_version.h"
   check_eq "the ld.so.conf.d entry" /opt/gpuprep/cudnn/current/lib \
     "$(sim_run grep -v '^#' /etc/ld.so.conf.d/gpuprep-cudnn.conf)"
-  check "ldconfig -p lists it" sh -c "grep -q 'libcudnn.so.9 .*=> /opt/gpuprep/cudnn/current/lib/libcudnn.so.9' <<<'$(sim_run ldconfig -p)'"
+  sim_run ldconfig -p >"$SIM_DIR/ldconfig.out"
+  check "ldconfig -p lists it" grep -q 'libcudnn.so.9 .*=> /opt/gpuprep/cudnn/current/lib/libcudnn.so.9' "$SIM_DIR/ldconfig.out"
   check "apply verified cuDNN through the loader" grep -q 'verified cudnn: cuDNN 9.12.0 loads' "$SIM_DIR/$1.err"
   check_eq "no apt-get ran" 0 "$(sim_count apt-get)"
 }
@@ -80,8 +81,7 @@ for bad in redist-evil redist-badsha; do
   sim_gp "$bad" --manifest "/sim/$bad.yaml" apply --yes --only cudnn
   check_rc "$bad: apply fails" 1 "$bad"
   check "$bad: the error says nothing was installed" grep -q 'nothing was installed' "$SIM_DIR/$bad.err"
-  check_eq "$bad: no file changed outside gpuprep's log and journal (and the empty /opt/gpuprep/cudnn)" "" \
-    "$(sim_diff bare | grep -v '^> \./opt/gpuprep d$' | grep -v '^> \./opt/gpuprep/cudnn d$')"
+  check_eq "$bad: no file or directory changed outside gpuprep's log and journal" "" "$(sim_diff bare)"
 done
 check "the escape was refused by name" grep -q 'lib/escape": symlink to ".*" leaves the prefix' "$SIM_DIR/redist-evil.err"
 

@@ -176,6 +176,11 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   if (!made.ok) return out.error = made.error, out;
   // Host paths built from the parent's, so that neither `current` nor the prefix is followed if a link.
   const std::string hparent = fs.HostPath(parent);
+  // Staging trees of a run that was killed (power cut, SIGKILL) are hidden but take space: remove them.
+  // apply holds its lock, so no other install is writing one now.
+  for (const auto& name : fs.List(parent))
+    if (StartsWith(name, "." + Base(req.prefix) + ".partial.") || StartsWith(name, "." + Base(req.prefix) + ".old."))
+      sys::RemoveTree(hparent + "/" + name);
   const std::string staging = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".partial", error);
   if (staging.empty()) return out.error = error, out;
   for (const auto& a : archives) {

@@ -15,7 +15,7 @@ bin=$build/bench/redist_install
 [[ -x $bin ]] || { echo "build it first: cmake --build $build --target redist_install" >&2; exit 2; }
 work=$(mktemp -d)
 srv=
-cleanup() { [[ -n $srv ]] && kill "$srv" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+cleanup() { if [[ -n $srv ]]; then kill "$srv" 2>/dev/null; wait 2>/dev/null || true; fi; rm -rf "$work"; }
 trap cleanup EXIT
 
 tree=${ARCHIVE_DIR:-$work/tree}
@@ -31,7 +31,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -addext "subjectAltName=IP:127.0.0.1" -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null
 
 serve() {  # serve [--throttle B/s]: (re)starts the server; sets $url
-  [[ -n $srv ]] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+  if [[ -n $srv ]]; then kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; fi
   rm -f "$work/port"
   python3 "$here/../tests/redist/redist_server.py" "$tree" "$work/port" /dev/null --cert "$work/tls.crt" \
     --key "$work/tls.key" "$@" &

@@ -19,7 +19,8 @@ that an installer must refuse:
 make_redist.py OUT --release 9.12.0 --version 9.12.0.46 --cuda 12 [--platform linux-x86_64]
                [--variant NAME] [--lib FILE] [--pad-mb N]
 --lib: the shared library to ship as lib/libcudnn.so.<version> (default: filler bytes)
---pad-mb: N MiB of library-like filler (half random, half repetitive, as code and tables are), for the
+--pad-mb: N MiB of library-like filler (a quarter random, the rest repeated words; xz packs it to ~40%, as it
+          does shared libraries), for the
           benchmark.
 """
 import argparse
@@ -37,8 +38,8 @@ def filler(n, seed):
     out = bytearray()
     words = [rnd.randbytes(8) for _ in range(256)]
     while len(out) < n:
-        out += rnd.randbytes(2048)  # incompressible part
-        out += b"".join(rnd.choice(words) for _ in range(256))  # repetitive part, as symbol tables are
+        out += rnd.randbytes(1024)  # incompressible part (constants, packed tables)
+        out += b"".join(rnd.choices(words, k=384))  # repetitive part, as code and symbol tables are
     return bytes(out[:n])
 
 

@@ -11,13 +11,15 @@ pkgs=(
   # build
   cmake ninja-build g++ pkg-config ccache
   libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
-  catch2 nlohmann-json3-dev libssl-dev
+  catch2 nlohmann-json3-dev libssl-dev libarchive-dev
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace
   # the .deb and its checks (packaging/ci-package.sh): man page from --help, objdump, lintian; the cloud-init,
   # Ansible (over SSH to a loopback sshd in the simulated server) and headless-browser tests
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
+  # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)
+  xz-utils openssl libarchive-tools
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

@@ -12,6 +12,7 @@
 #include "apt/commands.h"
 #include "apt/keyring.h"
 #include "plan/host_state.h"
+#include "redist/install.h"
 #include "util/embedded.h"
 #include "sys/sha256.h"
 #include "util/strings.h"
@@ -138,6 +139,7 @@ class Executor {
         return r.ok ? "" : r.error;
       }
       case Action::Kind::kFetch: return Fetch(a);
+      case Action::Kind::kRedist: return Redist(a);
       case Action::Kind::kVerify: {
         VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts};
         auto report = VerifyLayer(a.layer, v);
@@ -198,6 +200,22 @@ class Executor {
     auto w = env_.fs->WriteAtomic(a.path, got.key, a.mode, true);
     if (!w.ok) return w.error;
     spdlog::info("installed key {} (verified {})", a.path, a.sha256.empty() ? "by fingerprint" : "by sha256");
+    return "";
+  }
+
+  std::string Redist(const Action& a) {
+    if (!http_) {
+      if (env_.make_http) http_ = env_.make_http();
+      if (!http_) return "no HTTP client available to fetch " + a.redist.json_url;
+    }
+    redist::InstallOptions opt;
+    opt.progress = [](const std::string& line) { spdlog::info("{}", line); };
+    auto r = redist::Install(a.redist, *env_.fs, *http_, opt);
+    if (!r.ok()) return r.error;
+    spdlog::info("installed {} ({} bytes{}); {} -> {}{}", r.prefix, r.bytes,
+                 r.resumes ? ", resumed " + std::to_string(r.resumes) + " time(s)" : "", a.redist.current_link,
+                 r.prefix.substr(r.prefix.rfind('/') + 1),
+                 r.previous.empty() ? "" : " (previous " + r.previous + " kept)");
     return "";
   }
 

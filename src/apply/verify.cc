@@ -96,6 +96,11 @@ void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin
   if (pin.version && !SameRelease(got, pin))
     return r.Add(Status::kFail, std::string(what) + " " + got + " loaded from " + call.path + " but the stack pins " + r.wanted,
                  "sudo gpuprep apply --yes --only " + layer);
+  // `source: redist`: the library the loader finds must be gpuprep's install of NVIDIA's archive.
+  if (!nccl && env.stack->cudnn.source == "redist" && call.path.find("/opt/gpuprep/cudnn/") == std::string::npos)
+    return r.Add(Status::kFail, std::string(what) + " " + got + " loads from " + call.path +
+                                    ", not the stack's redistributable install in /opt/gpuprep/cudnn",
+                 "sudo gpuprep apply --yes --only cudnn");
   r.Add(Status::kOk, std::string(what) + " " + got + " loads (" + call.path + ")");
 }
 

@@ -5,7 +5,17 @@
 namespace gp::layers {
 
 LayerReport CheckCudnn(const CheckInput& in) {
-  return CheckCudaLibrary(in, "cudnn", "cuDNN", in.stack.cudnn, in.host.cudnn);
+  LayerReport r = CheckCudaLibrary(in, "cudnn", "cuDNN", in.stack.cudnn, in.host.cudnn);
+  // `source: redist`: the stack's cuDNN is gpuprep's install of NVIDIA's archive under /opt/gpuprep/cudnn;
+  // a cuDNN found elsewhere (apt, a pip wheel) is not it.
+  const std::string prefix = "/opt/gpuprep/cudnn/current/";
+  if (in.stack.cudnn.enabled && in.stack.cudnn.source == "redist" && in.host.cudnn.found &&
+      in.host.cudnn.source.find(prefix) == std::string::npos)
+    r.Add(Status::kFail,
+          "cuDNN " + in.host.cudnn.version + " comes from " + in.host.cudnn.source +
+              ", not the stack's redistributable install in /opt/gpuprep/cudnn (source: redist)",
+          ApplyFix("cudnn"));
+  return r;
 }
 
 }  // namespace gp::layers

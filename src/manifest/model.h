@@ -125,12 +125,24 @@ struct DriverSpec {
   std::string end_of_life;                // "2026-06": the branch's end-of-life month ("" = not stated)
 };
 
+// `source: redist`: NVIDIA's redistributable archives instead of apt packages (cuda, cudnn). The base is
+// NVIDIA's (https://developer.download.nvidia.com/compute/cudnn/redist/), a mirror's https URL (plain http
+// only from loopback, with json_sha256), or an absolute directory on an air-gapped host.
+struct RedistSpec {
+  std::string release;                  // redistrib_<release>.json: "9.12.0"
+  std::vector<std::string> components;  // ["cudnn"]; CUDA: ["cuda_cudart", "cuda_nvcc", ...]
+  std::string base;                     // URL ending in "/" or an absolute directory
+  std::string json_sha256;              // optional pin of the redistrib JSON (64 lower-case hex)
+};
+
 struct ComponentSpec {                    // cuda, cudnn, nccl, container_toolkit
   bool enabled = true;                    // false: layer not part of this stack (doctor: skip)
   bool optional = false;                  // cuda: hosts that only run containers may skip it
   Pinned version;
   std::optional<int> cuda_major;          // cuDNN/NCCL: which CUDA major they are built for
   std::vector<AptPackage> packages;
+  std::string source = "apt";             // "apt" | "redist" (cuda, cudnn)
+  RedistSpec redist;                      // source == "redist"
 };
 
 struct ImageSpec {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "manifest/fields.h"
+#include "manifest/redist_spec.h"
 #include "manifest/stack_parse.h"
 #include "util/strings.h"
 
@@ -100,10 +101,11 @@ void ParseDriver(const Node& n, Stack& s) {
 void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_major, ComponentSpec& c,
                     Origins* origins) {
   Fields f(n, name, origins);
+  const bool redist = name == "cuda" || name == "cudnn";  // NCCL has no redistrib JSON
   if (takes_cuda_major)
-    f.Only({"enabled", "optional", "version", "unknown_reason", "cuda_major", "packages"});
+    f.Only({"enabled", "optional", "version", "unknown_reason", "cuda_major", "packages", "source", "redist"});
   else
-    f.Only({"enabled", "optional", "version", "unknown_reason", "packages"});
+    f.Only({"enabled", "optional", "version", "unknown_reason", "packages", "source", "redist"});
   c.enabled = f.Bool("enabled").value_or(true);
   c.optional = f.Bool("optional").value_or(false);
   c.version = ParsePinned(f, c.enabled);
@@ -112,6 +114,7 @@ void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_majo
       c.cuda_major = static_cast<int>(AsInt(*m));
   }
   if (const Node* p = f.Get("packages")) c.packages = ParsePackages(*p, name + ".packages");
+  ParseSource(f, name, redist, c);
 }
 
 void ParseImage(const Node& n, Stack& s) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "redist/request.h"
+
 namespace gp::plan {
 
 // One thing a step does. Exactly the fields of its kind are meaningful.
@@ -18,6 +20,7 @@ struct Action {
     kFetch,   // download `url`, check sha256/fingerprint, write the (de-armored) key to `path`
     kVerify,  // run the active verify checks of layer `layer`
     kRebootCheck,  // detect whether a reboot is required (reasons read from the host, not guessed)
+    kRedist,  // install NVIDIA redistributable archives (`redist`, redist/install.h) and switch to them
   };
   Kind kind = Kind::kRun;
   std::vector<std::string> argv;            // kRun
@@ -33,6 +36,7 @@ struct Action {
   std::string sha256;                       // kFetch: lower-case hex of the downloaded bytes
   std::string fingerprint;                  // kFetch: upper-case hex, no blanks
   std::string layer;                        // kVerify
+  redist::Request redist;                   // kRedist
 
   static Action Run(std::vector<std::string> argv, std::map<std::string, std::string> env = {});
   static Action Write(std::string path, std::string contents, unsigned mode = 0644, bool keep_backup = true);

@@ -9,6 +9,8 @@
 #include "apt/sources.h"
 #include "layers/report.h"
 #include "plan/host_state.h"
+#include "redist/error.h"
+#include "redist/state.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -368,6 +370,7 @@ class Planner {
   void Component(const std::string& name, const manifest::ComponentSpec& c) {
     if (!c.enabled) return void(Add(name, Kind::kNotApplicable, "not part of stack " + stack_.name));
     if (!Selected(name)) return void(Add(name, Kind::kSkipped, "not selected"));
+    if (c.source == "redist") return Redist(name, c);
     if (auto why = Unknown(name, c.version, c.packages); !why.empty()) return void(Add(name, Kind::kRefused, why));
     std::string error;
     std::string detail = Packages(c.packages, c.version.version->str(), error, name == "cudnn" || name == "nccl");
@@ -382,6 +385,22 @@ class Planner {
       l.found = probed->version + " via " + (probed->source.empty() ? "another installer" : probed->source) +
                 ", not apt";
     l.wanted = Wanted(c.version, c.packages);
+  }
+
+  // `source: redist`: NVIDIA's archives into /opt/gpuprep/<layer>/ (redist/install.h), then ldconfig.
+  void Redist(const std::string& name, const manifest::ComponentSpec& c) {
+    if (!c.version.known()) return void(Add(name, Kind::kRefused, Unknown(name, c.version, c.packages)));
+    redist::Request req;
+    try {
+      req = redist::MakeRequest(name, c, facts_.arch);
+    } catch (const redist::RedistError& e) {
+      return void(Add(name, Kind::kRefused, e.what()));
+    }
+    const redist::State st = redist::Inspect(fs_, req);
+    LayerDecision& l = Add(name, st.installed ? Kind::kNone : Kind::kInstall, st.detail);
+    l.found = st.found;
+    l.wanted = req.version;
+    if (!st.installed) redist_.push_back(req);
   }
 
   Step& NewStep(std::string id, std::vector<std::string> layers, std::string title) {
@@ -497,6 +516,14 @@ class Planner {
     if (fm_enable_)
       NewStep("fabricmanager.enable", {"fabricmanager"}, "enable the fabric manager (NVSwitch)")
           .actions.push_back(Action::Run({"systemctl", "enable", "nvidia-fabricmanager.service"}));
+    for (const auto& r : redist_) {
+      Action a;
+      a.kind = Action::Kind::kRedist;
+      a.redist = r;
+      Step& s = NewStep("redist." + r.layer, {r.layer}, r.layer + ": NVIDIA's redistributable archives into " + r.prefix);
+      s.actions.push_back(a);
+      s.actions.push_back(Action::Run({"ldconfig"}));
+    }
     if (driver_ok_ && (driver_installs_ || nouveau_ || !reboot_reasons_.empty())) {
       Action a;
       a.kind = Action::Kind::kRebootCheck;
@@ -527,6 +554,7 @@ class Planner {
   bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,
        fm_enable_ = false;
   std::vector<std::string> reboot_reasons_;
+  std::vector<redist::Request> redist_;
 };
 
 }  // namespace

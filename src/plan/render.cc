@@ -22,6 +22,14 @@ std::string EnvPrefix(const Action& a) {
   return out;
 }
 
+std::string DescribeRedist(const redist::Request& r) {
+  std::string what = Join(r.components, ", ") + " " + r.version + " (" + r.platform +
+                     (r.cuda_major ? ", cuda" + std::to_string(*r.cuda_major) : "") + ")";
+  return "install NVIDIA redistributable " + what + " listed in " + r.json_url +
+         (r.json_sha256.empty() ? "" : " (sha256 " + r.json_sha256 + ")") + " into " + r.prefix +
+         ", checking each archive's sha256, then point " + r.current_link + " at it and write " + r.ldconf_path;
+}
+
 // The text form of one action (also the body of the sh form for kRun).
 std::string Describe(const Action& a) {
   switch (a.kind) {
@@ -33,6 +41,7 @@ std::string Describe(const Action& a) {
              (a.sha256.empty() ? "fingerprint " + a.fingerprint : "sha256 " + a.sha256) + ")";
     case Action::Kind::kVerify: return "verify " + a.layer;
     case Action::Kind::kRebootCheck: return "check whether a reboot is required";
+    case Action::Kind::kRedist: return DescribeRedist(a.redist);
   }
   return "";
 }
@@ -176,6 +185,15 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
               << "  exit 3\n"
               << "fi\n";
           break;
+        case Action::Kind::kRedist: {
+          // The one-pass verified install has no shell equivalent that keeps its guarantees; the script
+          // hands this step to gpuprep itself.
+          std::vector<std::string> argv = {gpuprep};
+          if (!plan.manifest.empty()) argv.insert(argv.end(), {"--manifest", plan.manifest});
+          argv.insert(argv.end(), {"apply", "--yes", "--only", a.redist.layer});
+          out << "# " << DescribeRedist(a.redist) << "\n" << sys::ShellJoin(argv) << "\n";
+          break;
+        }
       }
     }
   }
@@ -211,6 +229,16 @@ nlohmann::json RenderJson(const Plan& plan) {
         }
         case Action::Kind::kVerify: actions.push_back({{"verify", a.layer}}); break;
         case Action::Kind::kRebootCheck: actions.push_back({{"reboot_check", true}}); break;
+        case Action::Kind::kRedist: {
+          const auto& r = a.redist;
+          json j = {{"layer", r.layer},       {"redistrib", r.json_url},  {"components", r.components},
+                    {"platform", r.platform}, {"version", r.version},     {"prefix", r.prefix},
+                    {"current", r.current_link}, {"ld_so_conf", r.ldconf_path}};
+          if (r.cuda_major) j["cuda_major"] = *r.cuda_major;
+          if (!r.json_sha256.empty()) j["sha256"] = r.json_sha256;
+          actions.push_back({{"redist", j}});
+          break;
+        }
       }
     }
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});

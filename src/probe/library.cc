@@ -15,7 +15,19 @@ std::vector<std::string> IncludeDirs(const HostFacts& facts) {
 }
 
 bool FromHeaders(const ProbeEnv& env, const HostFacts& facts, const LibrarySpec& spec, Component& c) {
-  for (const auto& dir : IncludeDirs(facts)) {
+  // gpuprep's own redistributable install (/opt/gpuprep/cudnn/current -> 9.12.0.46-cuda12) is deliberate and
+  // comes first; its directory name says which CUDA major the archive was built for.
+  const std::string redist = "/opt/gpuprep/" + spec.label + "/current";
+  std::vector<std::string> dirs = IncludeDirs(facts);
+  std::string redist_version;
+  if (auto target = env.fs->ReadLink(redist)) {
+    dirs.insert(dirs.begin(), redist + "/include");
+    auto cu = target->rfind("-cuda");
+    redist_version = target->substr(0, cu);
+    if (cu != std::string::npos)
+      if (auto n = ParseUnsigned(std::string_view(*target).substr(cu + 5))) c.cuda_major = static_cast<int>(*n);
+  }
+  for (const auto& dir : dirs) {
     for (const auto& name : spec.header_names) {
       const std::string path = dir + "/" + name;
       // The version macros sit near the top; 16 KiB covers cudnn.h of cuDNN 7 too.
@@ -23,6 +35,9 @@ bool FromHeaders(const ProbeEnv& env, const HostFacts& facts, const LibrarySpec&
       if (!text) continue;
       if (auto v = spec.parse_header(*text)) {
         c.version = *v;
+        // The redist prefix's name carries the full version (9.12.0.46) where the header stops at 9.12.0.
+        if (StartsWith(dir, redist) && redist_version.size() > v->size() && StartsWith(redist_version, *v + "."))
+          c.version = redist_version;
         c.source = "header:" + path;
         c.path = dir;
         return true;

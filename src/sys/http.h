@@ -4,6 +4,7 @@
 //  - UnixHttp: plain HTTP/1.1 GET over a unix socket, for the Docker Engine API (/var/run/docker.sock).
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,11 +18,38 @@ struct HttpResponse {
   bool ok() const { return error.empty() && status >= 200 && status < 300; }
 };
 
+// One streamed GET (a redistributable archive): the bytes go to `on_data` as they arrive, nothing is
+// buffered whole. `offset` > 0 resumes an interrupted transfer (an HTTP Range request; a server that
+// ignores the range is an error, never silently restarted).
+struct StreamRequest {
+  std::string url;                // https://, http:// (refused unless the address connected is loopback), file://
+  uint64_t offset = 0;
+  std::chrono::milliseconds connect_timeout{15000};
+  std::chrono::seconds stall_timeout{60};  // abort when under 1 KiB/s for this long
+  std::string ca_file;            // a CA bundle to trust instead of the system's ("" = the system's)
+  std::function<bool(const char* data, size_t len)> on_data;  // false stops the transfer
+};
+
+struct StreamResult {
+  int status = 0;           // HTTP status (200/206); 0 for file:// or no response
+  uint64_t bytes = 0;       // bytes handed to on_data by this call
+  std::string error;        // "" when the transfer completed
+  bool stopped = false;     // on_data returned false
+  bool retryable = false;   // a dropped connection, a timeout or a 5xx: worth resuming
+  bool ok() const { return error.empty(); }
+};
+
 class HttpClient {
  public:
   virtual ~HttpClient() = default;
   // GET into memory. Only https, or http/file for loopback and local mirrors (caller enforces pins).
   virtual HttpResponse Get(const std::string& url, std::chrono::milliseconds timeout) = 0;
+  // Streamed GET (see StreamRequest). Clients that cannot stream say so.
+  virtual StreamResult Stream(const StreamRequest& req) {
+    StreamResult r;
+    r.error = "this HTTP client cannot stream " + req.url;
+    return r;
+  }
 };
 
 // libcurl through dlopen("libcurl.so.4"); TLS verification always on.

@@ -61,8 +61,123 @@ size_t OnData(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
+// Loopback addresses as libcurl reports the connected peer ("127.0.0.1", "::1", "::ffff:127.0.0.1").
+bool LoopbackIp(const char* ip) {
+  const std::string a = ip ? ip : "";
+  return a.rfind("127.", 0) == 0 || a == "::1" || a.rfind("::ffff:127.", 0) == 0;
+}
+
+struct StreamState {
+  const StreamRequest* req = nullptr;
+  uint64_t bytes = 0;
+  bool stopped = false;
+  bool plain_http = false;
+  bool refused_peer = false;
+  std::string peer;
+};
+
+size_t OnStreamData(char* data, size_t size, size_t n, void* user) {
+  auto* st = static_cast<StreamState*>(user);
+  const size_t len = size * n;
+  if (!st->req->on_data(data, len)) {
+    st->stopped = true;
+    return 0;
+  }
+  st->bytes += len;
+  return len;
+}
+
+// Runs after the connection is made and before the request is sent: plain http only to loopback, judged by
+// the address actually connected (PRODUCT.md), not by the URL's text.
+int OnPrereq(void* user, char* conn_primary_ip, char*, int, int) {
+  auto* st = static_cast<StreamState*>(user);
+  st->peer = conn_primary_ip ? conn_primary_ip : "";
+  if (st->plain_http && !LoopbackIp(conn_primary_ip)) {
+    st->refused_peer = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+  return CURL_PREREQFUNC_OK;
+}
+
+bool Retryable(CURLcode rc, long status) {
+  switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    case CURLE_HTTP_RETURNED_ERROR: return status >= 500 || status == 429;
+    default: return false;
+  }
+}
+
 class CurlHttpClient : public HttpClient {
  public:
+  StreamResult Stream(const StreamRequest& req) override {
+    StreamResult res;
+    const CurlApi& api = Api();
+    if (!api.handle) {
+      res.error = api.error;
+      return res;
+    }
+    CURL* curl = api.easy_init();
+    if (!curl) {
+      res.error = "curl_easy_init failed";
+      return res;
+    }
+    StreamState st;
+    st.req = &req;
+    st.plain_http = req.url.rfind("http://", 0) == 0;
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    api.easy_setopt(curl, CURLOPT_URL, req.url.c_str());
+    api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnStreamData);
+    api.easy_setopt(curl, CURLOPT_WRITEDATA, &st);
+    api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(curl, CURLOPT_FAILONERROR, 1L);  // an error page is never taken for the archive
+    api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+    api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
+    api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
+    api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
+    api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
+    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
+    api.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    api.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.stall_timeout.count()));
+    api.easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
+    api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+    if (req.offset > 0) api.easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(req.offset));
+    if (st.plain_http) {
+      api.easy_setopt(curl, CURLOPT_PREREQDATA, &st);
+      if (api.easy_setopt(curl, CURLOPT_PREREQFUNCTION, &OnPrereq) != CURLE_OK) {
+        api.easy_cleanup(curl);
+        res.error = req.url + ": this libcurl cannot tell which address it connected to, so plain http is refused";
+        return res;
+      }
+    }
+    CURLcode rc = api.easy_perform(curl);
+    long status = 0;
+    api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    api.easy_cleanup(curl);
+    res.status = static_cast<int>(status);
+    res.bytes = st.bytes;
+    res.stopped = st.stopped;
+    if (st.refused_peer) {
+      res.error = req.url + ": plain http is only allowed from a loopback address (connected to " + st.peer + ")";
+    } else if (st.stopped) {
+      res.error = "stopped";
+    } else if (rc != CURLE_OK) {
+      res.error = errbuf[0] ? errbuf : api.easy_strerror(rc);
+      res.retryable = Retryable(rc, status);
+    }
+    return res;
+  }
+
   HttpResponse Get(const std::string& url, std::chrono::milliseconds timeout) override {
     HttpResponse res;
     const CurlApi& api = Api();

@@ -49,7 +49,47 @@ const CryptoApi& Api() {
   return api;
 }
 
+std::string Hex(const unsigned char* digest, unsigned int len) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    hex += kDigits[digest[i] >> 4];
+    hex += kDigits[digest[i] & 15];
+  }
+  return hex;
+}
+
 }  // namespace
+
+Sha256::Sha256() {
+  const CryptoApi& api = Api();
+  if (!api.handle) throw std::runtime_error("sha256: " + api.error);
+  EVP_MD_CTX* ctx = api.md_ctx_new();
+  if (!ctx || api.digest_init(ctx, api.sha256(), nullptr) != 1) {
+    if (ctx) api.md_ctx_free(ctx);
+    throw std::runtime_error("sha256: libcrypto failed");
+  }
+  ctx_ = ctx;
+}
+
+Sha256::~Sha256() {
+  if (ctx_) Api().md_ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
+}
+
+void Sha256::Update(const void* data, size_t len) {
+  if (!ctx_ || Api().digest_update(static_cast<EVP_MD_CTX*>(ctx_), data, len) != 1)
+    throw std::runtime_error("sha256: libcrypto failed");
+}
+
+std::string Sha256::FinalHex() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!ctx_ || Api().digest_final(static_cast<EVP_MD_CTX*>(ctx_), digest, &len) != 1)
+    throw std::runtime_error("sha256: libcrypto failed");
+  Api().md_ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
+  ctx_ = nullptr;
+  return Hex(digest, len);
+}
 
 std::string Sha256Hex(std::string_view data) {
   const CryptoApi& api = Api();
@@ -61,13 +101,7 @@ std::string Sha256Hex(std::string_view data) {
       api.digest_update(ctx.get(), data.data(), data.size()) != 1 ||
       api.digest_final(ctx.get(), digest, &len) != 1)
     throw std::runtime_error("sha256: libcrypto failed");
-  std::string hex;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-    hex += buf;
-  }
-  return hex;
+  return Hex(digest, len);
 }
 
 }  // namespace gp::sys

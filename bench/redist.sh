@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The streaming redist install (bench/redist_install.cc -> redist::Install) against the sequential way,
+# on one fixed archive (tests/redist/make_redist.py --pad-mb: library-like data, a single-block .tar.xz
+# in NVIDIA's cuDNN layout), served over HTTPS from loopback (tests/redist/redist_server.py).
+#   1. throttled to 100 MB/s: streaming vs `curl -o f && sha256sum f && tar -xf f`  target <= 0.65x
+#   2. unthrottled:           streaming vs `xz -dc archive > /dev/null` (the floor)   target <= 1.1x
+# Usage: bash bench/redist.sh [BUILD_DIR] [PAD_MB] [ROUNDS]   (defaults: build, 300, 3)
+# ARCHIVE_DIR=DIR keeps the generated archive there between runs (generating it takes minutes).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}
+pad=${2:-300}
+rounds=${3:-3}
+bin=$build/bench/redist_install
+[[ -x $bin ]] || { echo "build it first: cmake --build $build --target redist_install" >&2; exit 2; }
+work=$(mktemp -d)
+srv=
+cleanup() { if [[ -n $srv ]]; then kill "$srv" 2>/dev/null; wait 2>/dev/null || true; fi; rm -rf "$work"; }
+trap cleanup EXIT
+
+tree=${ARCHIVE_DIR:-$work/tree}
+archive=$tree/cudnn/linux-x86_64/cudnn-linux-x86_64-9.12.0.46_cuda12-archive.tar.xz
+if [[ ! -f $archive ]]; then
+  echo "generating a ${pad} MiB archive (once)..." >&2
+  python3 "$here/../tests/redist/make_redist.py" "$tree" --release 9.12.0 --version 9.12.0.46 --cuda 12 \
+    --pad-mb "$pad" >/dev/null
+fi
+raw=$(xz --robot --list "$archive" | awk '$1 == "totals" {print $5}')
+blocks=$(xz --robot --list "$archive" | awk '$1 == "totals" {print $3}')
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj "/CN=gpuprep bench" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null
+
+serve() {  # serve [--throttle B/s]: (re)starts the server; sets $url
+  if [[ -n $srv ]]; then kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; fi
+  rm -f "$work/port"
+  python3 "$here/../tests/redist/redist_server.py" "$tree" "$work/port" /dev/null --cert "$work/tls.crt" \
+    --key "$work/tls.key" "$@" &
+  srv=$!
+  for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.05; done
+  url=https://127.0.0.1:$(cat "$work/port")/
+}
+ms() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }; local t1=$EPOCHREALTIME; echo $(((${t1/./} - ${t0/./}) / 1000)); }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+streaming() { rm -rf "$work/root"; mkdir -p "$work/root"; "$bin" "$url" "$work/root" "$work/tls.crt"; }
+sequential() {
+  rm -rf "$work/seq" && mkdir -p "$work/seq"
+  curl --fail --silent --show-error --cacert "$work/tls.crt" -o "$work/seq/a.tar.xz" "${url}${archive#"$tree"/}" &&
+    sha256sum "$work/seq/a.tar.xz" >/dev/null && tar -xf "$work/seq/a.tar.xz" -C "$work/seq"
+}
+floor() { xz -dc "$archive" >/dev/null; }
+
+echo "archive: $(stat -c %s "$archive") bytes (.tar.xz, $blocks xz block(s)), $raw bytes unpacked; $rounds rounds each, alternating"
+serve --throttle 100000000
+: >"$work/s" && : >"$work/q"
+for _ in $(seq "$rounds"); do ms streaming >>"$work/s"; ms sequential >>"$work/q"; done
+s=$(median <"$work/s"); q=$(median <"$work/q")
+serve
+: >"$work/u" && : >"$work/f"
+for _ in $(seq "$rounds"); do ms streaming >>"$work/u"; ms floor >>"$work/f"; done
+u=$(median <"$work/u"); f=$(median <"$work/f")
+awk -v s="$s" -v q="$q" -v u="$u" -v f="$f" 'BEGIN {
+  printf "100 MB/s: streaming %d ms, curl+sha256sum+tar %d ms: %.2fx (target <= 0.65x)\n", s, q, s / q
+  printf "unthrottled: streaming %d ms, xz -dc floor %d ms: %.2fx (target <= 1.1x)\n", u, f, u / f }'

@@ -1,0 +1,246 @@
+#include "redist/install.h"
+
+#include <exception>
+#include <thread>
+
+#include "redist/error.h"
+#include "redist/paths.h"
+#include "redist/pipe.h"
+#include "redist/redistrib.h"
+#include "sys/archive.h"
+#include "sys/sha256.h"
+#include "sys/tree.h"
+#include "util/strings.h"
+
+namespace gp::redist {
+namespace {
+
+std::string Parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
+std::string Base(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+void Sleep(const InstallOptions& opt, std::chrono::milliseconds d) {
+  if (opt.sleep) opt.sleep(d);
+  else std::this_thread::sleep_for(d);
+}
+
+// One archive: download (with resumes) -> sha256 + pipe -> extraction thread -> `staging`.
+std::string StreamArchive(sys::HttpClient& http, const std::string& url, const RedistArchive& a,
+                          const std::string& staging, const InstallOptions& opt, InstallResult& result) {
+  ChunkPipe pipe;
+  sys::ExtractResult extracted;
+  std::thread reader([&] {
+    std::string chunk;
+    sys::ArchiveInput input = [&](const void** data) -> long {
+      int rc = pipe.Pop(chunk);
+      if (rc <= 0) return rc;
+      *data = chunk.data();
+      return static_cast<long>(chunk.size());
+    };
+    sys::ArchivePlacer place = [&](const sys::ArchiveEntry& e, std::string& rel, std::string& rel_link) {
+      return PlaceEntry(e, a.top_dir, rel, rel_link);
+    };
+    try {
+      extracted = sys::ExtractTar(input, staging, place);
+    } catch (const std::exception& e) {
+      extracted.error = e.what();
+    }
+    pipe.Finish(!extracted.ok());
+  });
+
+  std::string error;
+  bool too_big = false;
+  uint64_t got = 0;
+  std::string sha_hex;
+  try {
+    sys::Sha256 sha;
+    auto backoff = opt.backoff;
+    for (int attempt = 1;; ++attempt) {
+      sys::StreamRequest r;
+      r.url = url;
+      r.offset = got;
+      r.ca_file = opt.ca_file;
+      r.on_data = [&](const char* d, size_t n) {
+        if (got + n > a.size) {
+          too_big = true;
+          return false;
+        }
+        sha.Update(d, n);
+        got += n;
+        return pipe.Push(d, n);
+      };
+      sys::StreamResult res = http.Stream(r);
+      result.bytes += res.bytes;
+      if (res.ok()) break;
+      if (res.stopped) {
+        error = too_big ? url + ": larger than the " + std::to_string(a.size) + " bytes the redistrib JSON gives"
+                        : "stopped";
+        break;
+      }
+      if (!res.retryable || attempt >= opt.attempts) {
+        error = "cannot download " + url + ": " + res.error +
+                (attempt > 1 ? " (after " + std::to_string(attempt) + " tries)" : "");
+        break;
+      }
+      if (opt.progress)
+        opt.progress(url + ": " + res.error + " at byte " + std::to_string(got) + "; resuming in " +
+                     std::to_string(backoff.count()) + " ms");
+      Sleep(opt, backoff);
+      backoff *= 2;
+      ++result.resumes;
+    }
+    if (error.empty()) sha_hex = sha.FinalHex();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  pipe.Close(!error.empty());
+  reader.join();
+
+  // An entry refused (or a corrupt stream) mid-download is why the transfer stopped: say that. Otherwise the
+  // transfer, the size and the digest come first; a clean digest with a broken archive last.
+  if (error == "stopped" && !extracted.ok()) return url + ": " + extracted.error + "; nothing was installed";
+  if (!error.empty()) return error + "; nothing was installed";
+  if (got != a.size)
+    return url + ": truncated: " + std::to_string(got) + " of " + std::to_string(a.size) + " bytes; nothing was installed";
+  if (sha_hex != a.sha256)
+    return url + ": sha256 mismatch: downloaded " + sha_hex + ", the redistrib JSON gives " + a.sha256 +
+           "; nothing was installed";
+  if (!extracted.ok()) return url + ": " + extracted.error + "; nothing was installed";
+  if (extracted.entries == 0) return url + ": the archive is empty; nothing was installed";
+  return "";
+}
+
+}  // namespace
+
+std::string FetchSmall(sys::HttpClient& http, const std::string& url, const InstallOptions& opt, size_t max_bytes,
+                       std::string& error) {
+  std::string body;
+  auto backoff = opt.backoff;
+  for (int attempt = 1;; ++attempt) {
+    body.clear();
+    bool too_big = false;
+    sys::StreamRequest r;
+    r.url = url;
+    r.ca_file = opt.ca_file;
+    r.on_data = [&](const char* d, size_t n) {
+      if (body.size() + n > max_bytes) {
+        too_big = true;
+        return false;
+      }
+      body.append(d, n);
+      return true;
+    };
+    sys::StreamResult res = http.Stream(r);
+    if (res.ok()) return body;
+    if (too_big) {
+      error = url + ": larger than " + std::to_string(max_bytes) + " bytes";
+      return "";
+    }
+    if (!res.retryable || attempt >= opt.attempts) {
+      error = "cannot download " + url + ": " + res.error;
+      return "";
+    }
+    Sleep(opt, backoff);
+    backoff *= 2;
+  }
+}
+
+namespace {
+
+InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http, const InstallOptions& opt) {
+  InstallResult out;
+  out.prefix = req.prefix;
+  std::string error;
+  const std::string json = FetchSmall(http, req.json_url, opt, 16u << 20, error);
+  if (!error.empty()) return out.error = error, out;
+  if (!req.json_sha256.empty()) {
+    const std::string got = sys::Sha256Hex(json);
+    if (got != req.json_sha256)
+      return out.error = req.json_url + ": sha256 mismatch: downloaded " + got + ", the stack pins " +
+                         req.json_sha256 + "; nothing was installed",
+             out;
+  }
+  std::vector<RedistArchive> archives;
+  try {
+    for (const auto& comp : req.components) {
+      RedistArchive a = FindArchive(json, comp, req.platform, req.cuda_major);
+      if (!VersionMatches(a.version, req.version) && !VersionMatches(a.release_label, req.version))
+        throw RedistError(comp + " is " + a.version + " in " + Base(req.json_url) + ", the stack pins " + req.version);
+      archives.push_back(a);
+    }
+  } catch (const RedistError& e) {
+    return out.error = req.json_url + ": " + e.what() + "; nothing was installed", out;
+  }
+
+  const std::string parent = Parent(req.prefix);
+  auto made = fs.MakeDirs(parent, 0755);
+  if (!made.ok) return out.error = made.error, out;
+  // Host paths built from the parent's, so that neither `current` nor the prefix is followed if a link.
+  const std::string hparent = fs.HostPath(parent);
+  // Staging trees of a run that was killed (power cut, SIGKILL) are hidden but take space: remove them.
+  // apply holds its lock, so no other install is writing one now.
+  for (const auto& name : fs.List(parent))
+    if (StartsWith(name, "." + Base(req.prefix) + ".partial.") || StartsWith(name, "." + Base(req.prefix) + ".old."))
+      sys::RemoveTree(hparent + "/" + name);
+  const std::string staging = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".partial", error);
+  if (staging.empty()) return out.error = error, out;
+  for (const auto& a : archives) {
+    if (opt.progress) opt.progress("downloading " + a.relative_path + " (" + std::to_string(a.size) + " bytes)");
+    error = StreamArchive(http, req.archive_base + a.relative_path, a, staging, opt, out);
+    if (!error.empty()) {
+      sys::RemoveTree(staging);
+      return out.error = error, out;
+    }
+  }
+  if (!fs.IsDir(parent + "/" + Base(staging) + "/lib")) {
+    sys::RemoveTree(staging);
+    return out.error = req.json_url + ": the archives hold no lib/ directory; nothing was installed", out;
+  }
+  if (auto s = sys::SyncFilesystem(staging); !s.ok) {
+    sys::RemoveTree(staging);
+    return out.error = s.error, out;
+  }
+  if (auto prev = fs.ReadLink(req.current_link)) out.previous = *prev;
+  // An earlier copy of the same version that `current` does not use is replaced; one it uses is moved aside
+  // only for the instant of the rename.
+  const std::string host_prefix = hparent + "/" + Base(req.prefix);
+  std::string aside;
+  if (fs.Exists(req.prefix) || fs.ReadLink(req.prefix)) {
+    aside = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".old", error);
+    if (aside.empty() || !sys::RenameDir(host_prefix, aside + "/tree").ok) {
+      sys::RemoveTree(staging);
+      if (!aside.empty()) sys::RemoveTree(aside);
+      return out.error = "cannot move the earlier " + req.prefix + " aside", out;
+    }
+  }
+  if (auto r = sys::RenameDir(staging, host_prefix); !r.ok) {
+    sys::RemoveTree(staging);
+    return out.error = r.error, out;
+  }
+  if (!aside.empty()) sys::RemoveTree(aside);
+  if (Parent(req.current_link) != parent) return out.error = req.current_link + " is not beside " + req.prefix, out;
+  if (auto r = sys::SwitchSymlink(hparent + "/" + Base(req.current_link), Base(req.prefix)); !r.ok)
+    return out.error = r.error, out;
+  auto w = fs.WriteAtomic(req.ldconf_path, LdConfText(req.current_link), 0644, true);
+  if (!w.ok) return out.error = w.error, out;
+  return out;
+}
+
+}  // namespace
+
+InstallResult Install(const Request& req, sys::Fs& fs, sys::HttpClient& http, const InstallOptions& opt) {
+  // The directories this run creates above the prefix (/opt/gpuprep, /opt/gpuprep/cudnn) go again when it fails.
+  std::vector<std::string> created;
+  for (std::string d = Parent(req.prefix); !d.empty() && !fs.IsDir(d); d = Parent(d)) created.push_back(d);
+  InstallResult out;
+  try {
+    out = InstallOnce(req, fs, http, opt);
+  } catch (const std::exception& e) {  // libcrypto or libarchive missing, out of memory
+    out.prefix = req.prefix;
+    out.error = std::string(e.what()) + "; nothing was installed";
+  }
+  if (!out.ok())
+    for (const auto& d : created) sys::RemoveIfEmpty(fs.HostPath(d));
+  return out;
+}
+
+}  // namespace gp::redist

@@ -1,0 +1,205 @@
+// libarchive through dlopen("libarchive.so.13") on first use; <archive.h> is included for types and
+// constants only.
+#include "sys/archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <memory>
+#include <mutex>
+
+#include "sys/dl.h"
+
+namespace gp::sys {
+namespace {
+
+struct ArchiveApi {
+  void* handle = nullptr;
+  std::string error;
+  decltype(&archive_read_new) read_new = nullptr;
+  decltype(&archive_read_support_filter_xz) filter_xz = nullptr;
+  decltype(&archive_read_support_filter_gzip) filter_gzip = nullptr;
+  decltype(&archive_read_support_filter_none) filter_none = nullptr;
+  decltype(&archive_read_support_format_tar) format_tar = nullptr;
+  decltype(&archive_read_open) read_open = nullptr;
+  decltype(&archive_read_next_header) next_header = nullptr;
+  decltype(&archive_read_data_block) data_block = nullptr;
+  decltype(&archive_read_free) read_free = nullptr;
+  decltype(&archive_error_string) error_string = nullptr;
+  decltype(&archive_write_disk_new) disk_new = nullptr;
+  decltype(&archive_write_disk_set_options) disk_options = nullptr;
+  decltype(&archive_write_header) write_header = nullptr;
+  decltype(&archive_write_data_block) write_block = nullptr;
+  decltype(&archive_write_finish_entry) finish_entry = nullptr;
+  decltype(&archive_write_close) write_close = nullptr;
+  decltype(&archive_write_free) write_free = nullptr;
+  decltype(&archive_entry_pathname) entry_pathname = nullptr;
+  decltype(&archive_entry_set_pathname) entry_set_pathname = nullptr;
+  decltype(&archive_entry_filetype) entry_filetype = nullptr;
+  decltype(&archive_entry_symlink) entry_symlink = nullptr;
+  decltype(&archive_entry_hardlink) entry_hardlink = nullptr;
+  decltype(&archive_entry_set_hardlink) entry_set_hardlink = nullptr;
+  decltype(&archive_entry_size) entry_size = nullptr;
+  decltype(&archive_entry_perm) entry_perm = nullptr;
+};
+
+template <typename F>
+bool Bind(ArchiveApi& api, const char* name, F& fn) {
+  return DlBind(api.handle, name, fn);
+}
+
+const ArchiveApi& Api() {
+  static ArchiveApi api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    DlHandle lib = DlOpen("libarchive.so.13");
+    api.handle = lib.handle;
+    if (!api.handle) {
+      api.error = lib.error;
+      return;
+    }
+    bool ok = Bind(api, "archive_read_new", api.read_new) &&
+              Bind(api, "archive_read_support_filter_xz", api.filter_xz) &&
+              Bind(api, "archive_read_support_filter_gzip", api.filter_gzip) &&
+              Bind(api, "archive_read_support_filter_none", api.filter_none) &&
+              Bind(api, "archive_read_support_format_tar", api.format_tar) &&
+              Bind(api, "archive_read_open", api.read_open) && Bind(api, "archive_read_next_header", api.next_header) &&
+              Bind(api, "archive_read_data_block", api.data_block) && Bind(api, "archive_read_free", api.read_free) &&
+              Bind(api, "archive_error_string", api.error_string) && Bind(api, "archive_write_disk_new", api.disk_new) &&
+              Bind(api, "archive_write_disk_set_options", api.disk_options) &&
+              Bind(api, "archive_write_header", api.write_header) &&
+              Bind(api, "archive_write_data_block", api.write_block) &&
+              Bind(api, "archive_write_finish_entry", api.finish_entry) &&
+              Bind(api, "archive_write_close", api.write_close) && Bind(api, "archive_write_free", api.write_free) &&
+              Bind(api, "archive_entry_pathname", api.entry_pathname) &&
+              Bind(api, "archive_entry_set_pathname", api.entry_set_pathname) &&
+              Bind(api, "archive_entry_filetype", api.entry_filetype) &&
+              Bind(api, "archive_entry_symlink", api.entry_symlink) &&
+              Bind(api, "archive_entry_hardlink", api.entry_hardlink) &&
+              Bind(api, "archive_entry_set_hardlink", api.entry_set_hardlink) &&
+              Bind(api, "archive_entry_size", api.entry_size) && Bind(api, "archive_entry_perm", api.entry_perm);
+    if (!ok) {
+      api.error = "libarchive.so.13 lacks archive_* symbols";
+      api.handle = nullptr;
+    }
+  });
+  return api;
+}
+
+struct Input {
+  const ArchiveInput* fn = nullptr;
+  bool failed = false;
+};
+
+la_ssize_t OnRead(struct archive*, void* user, const void** buf) {
+  auto* in = static_cast<Input*>(user);
+  long n = (*in->fn)(buf);
+  if (n < 0) {
+    in->failed = true;
+    return -1;
+  }
+  return n;
+}
+
+ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
+  ArchiveEntry out;
+  const char* p = api.entry_pathname(e);
+  out.path = p ? p : "";
+  out.size = static_cast<uint64_t>(api.entry_size(e));
+  out.mode = static_cast<unsigned>(api.entry_perm(e));
+  const char* hard = api.entry_hardlink(e);
+  if (hard) {
+    out.type = ArchiveEntry::Type::kHardlink;
+    out.link = hard;
+    return out;
+  }
+  switch (api.entry_filetype(e)) {
+    case AE_IFREG: out.type = ArchiveEntry::Type::kFile; break;
+    case AE_IFDIR: out.type = ArchiveEntry::Type::kDir; break;
+    case AE_IFLNK: {
+      out.type = ArchiveEntry::Type::kSymlink;
+      const char* t = api.entry_symlink(e);
+      out.link = t ? t : "";
+      break;
+    }
+    default: out.type = ArchiveEntry::Type::kOther; break;
+  }
+  return out;
+}
+
+}  // namespace
+
+ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place) {
+  ExtractResult res;
+  const ArchiveApi& api = Api();
+  if (!api.handle) {
+    res.error = api.error;
+    return res;
+  }
+  char real[PATH_MAX];
+  if (!::realpath(dest.c_str(), real)) {
+    res.error = "cannot resolve " + dest;
+    return res;
+  }
+  const std::string root = real;
+  std::unique_ptr<struct archive, decltype(api.read_free)> in(api.read_new(), api.read_free);
+  std::unique_ptr<struct archive, decltype(api.write_free)> out(api.disk_new(), api.write_free);
+  if (!in || !out) {
+    res.error = "libarchive: out of memory";
+    return res;
+  }
+  api.filter_xz(in.get());
+  api.filter_gzip(in.get());
+  api.filter_none(in.get());
+  api.format_tar(in.get());
+  api.disk_options(out.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                  ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_UNLINK);
+  Input src{&input, false};
+  auto fail = [&](struct archive* a, const std::string& what) {
+    const char* e = api.error_string(a);
+    res.error = src.failed ? "the download failed" : what + (e ? std::string(": ") + e : std::string());
+    return res;
+  };
+  if (api.read_open(in.get(), &src, nullptr, &OnRead, nullptr) != ARCHIVE_OK) return fail(in.get(), "not a tar archive");
+  for (;;) {
+    struct archive_entry* e = nullptr;
+    int rc = api.next_header(in.get(), &e);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive");
+    ArchiveEntry desc = Describe(api, e);
+    std::string rel, rel_link;
+    if (std::string why = place(desc, rel, rel_link); !why.empty()) {
+      res.error = why;
+      return res;
+    }
+    const std::string target = root + "/" + rel;
+    api.entry_set_pathname(e, target.c_str());
+    if (desc.type == ArchiveEntry::Type::kHardlink) {
+      const std::string link = root + "/" + rel_link;
+      api.entry_set_hardlink(e, link.c_str());
+    }
+    if (api.write_header(out.get(), e) < ARCHIVE_WARN) return fail(out.get(), "cannot extract " + desc.path);
+    ++res.entries;
+    if (desc.type == ArchiveEntry::Type::kFile) {
+      for (;;) {
+        const void* buf = nullptr;
+        size_t len = 0;
+        la_int64_t off = 0;
+        rc = api.data_block(in.get(), &buf, &len, &off);
+        if (rc == ARCHIVE_EOF) break;
+        if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive at " + desc.path);
+        if (api.write_block(out.get(), buf, len, off) < ARCHIVE_WARN)
+          return fail(out.get(), "cannot write " + desc.path);
+        res.bytes += len;
+      }
+    }
+    if (api.finish_entry(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish " + desc.path);
+  }
+  if (api.write_close(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish the extraction");
+  return res;
+}
+
+}  // namespace gp::sys

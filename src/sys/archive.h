@@ -1,0 +1,42 @@
+// The archive seam: tar archives (xz, gzip or uncompressed) read as a stream and extracted under a
+// directory. libarchive is loaded with dlopen("libarchive.so.13") on first use, like libcurl and libcrypto,
+// so commands that never extract (doctor) never map it. Which entries are acceptable, and where each goes,
+// is the caller's decision (redist/paths.h); this file only carries it out, with libarchive's own
+// "no '..', never through a symlink" guards on as a second line.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace gp::sys {
+
+struct ArchiveEntry {
+  enum class Type { kFile, kDir, kSymlink, kHardlink, kOther };  // kOther: devices, FIFOs, sockets
+  std::string path;   // as stored in the archive
+  Type type = Type::kFile;
+  std::string link;   // kSymlink: the target as stored; kHardlink: the archive path it links to
+  uint64_t size = 0;
+  unsigned mode = 0;  // permission bits
+};
+
+// Supplies the archive's bytes: points *data at the next piece and returns its length, 0 at the end, -1 when
+// the input failed (the archive is then abandoned).
+using ArchiveInput = std::function<long(const void** data)>;
+
+// Where an entry goes: "" to extract it at `rel` (and, for a hard link, to link it to `rel_link`), both
+// relative to the destination; or a one-line reason to refuse it, which stops the whole extraction.
+using ArchivePlacer = std::function<std::string(const ArchiveEntry& e, std::string& rel, std::string& rel_link)>;
+
+struct ExtractResult {
+  std::string error;       // "" when every entry was extracted
+  uint64_t entries = 0;
+  uint64_t bytes = 0;      // file data written
+  bool ok() const { return error.empty(); }
+};
+
+// Extracts the tar stream from `input` under the existing directory `dest` (a path on this machine; it is
+// resolved with realpath first). Ownership is not restored, permissions pass through the umask, setuid bits
+// are dropped.
+ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place);
+
+}  // namespace gp::sys

@@ -1,0 +1,30 @@
+// Directory-tree operations for installs that are whole prefixes (redist/): the paths are paths on this
+// machine (Fs::HostPath of a host path), so tests run them under a temp dir.
+#pragma once
+#include <string>
+
+#include "sys/fs.h"
+
+namespace gp::sys {
+
+// Like rm -rf: removes `path` and everything below it without following symlinks; ok when absent.
+WriteResult RemoveTree(const std::string& path);
+
+// Flushes the filesystem holding `path` (syncfs), so a renamed-in tree survives a power cut whole.
+WriteResult SyncFilesystem(const std::string& path);
+
+// Makes `link` a symlink to `target` atomically: a new link beside it (LINK.gpuprep-new), renamed over
+// `link`, directory fsynced. A reader sees the old target or the new one, never neither.
+WriteResult SwitchSymlink(const std::string& link, const std::string& target);
+
+// rmdir(2): removes `path` only when it is an empty directory; ok otherwise too (nothing to take back).
+void RemoveIfEmpty(const std::string& path);
+
+// rename(2) of a directory into place; fails when `to` exists (never merges into an older tree).
+WriteResult RenameDir(const std::string& from, const std::string& to);
+
+// A fresh, empty directory with a unique name under `parent` ("PARENT/PREFIX.XXXXXX"), mode 0755;
+// "" when it cannot be made (`error` then says why).
+std::string MakeTempDir(const std::string& parent, const std::string& prefix, std::string& error);
+
+}  // namespace gp::sys

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
+# gpuprep on the simulated GPU server (tests/sim) with a stack whose cuDNN comes from NVIDIA's
+# redistributable archive (`source: redist`) instead of apt: installed from the loopback HTTPS server and,
+# on an air-gapped host, from a local directory; verified through the real loader (ldconfig + dlopen);
+# doctor agrees; a re-apply fetches nothing; a hostile archive is refused with nothing changed.
+# Usage: bash sim_redist.sh <gpuprep-binary> <source-dir> <build-dir>
+set -uo pipefail
+GPUPREP=$1
+SRC=$2
+source "$SRC/tests/sim/lib.sh"
+source "$SRC/tests/sim/redist.sh"
+sim_require
+sim_init "$GPUPREP" "$SRC" "${3:-}"
+sim_need_verbs apply verify plan doctor
+t_start=$(_sim_ms)
+
+sim_redist_tree "$SIM_DIR/www/redist" good
+sim_redist_tree "$SIM_DIR/www/redist-evil" symlink-escape
+sim_redist_tree "$SIM_DIR/www/redist-badsha" tamper
+sim_redist_manifest redist "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist/"
+sim_redist_manifest redist-evil "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist-evil/"
+sim_redist_manifest redist-badsha "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist-badsha/"
+sim_redist_manifest redist-local /sim/redist-local
+PREFIX=/opt/gpuprep/cudnn/9.12.0.46-cuda12
+
+installed_ok() {  # installed_ok NAME: the checks after a successful install
+  check_rc "apply --only cudnn" 0 "$1"
+  check_eq "current -> the versioned prefix" 9.12.0.46-cuda12 "$(sim_run readlink /opt/gpuprep/cudnn/current)"
+  check_eq "only the prefix and current are visible" "9.12.0.46-cuda12 current" \
+    "$(sim_run ls -A /opt/gpuprep/cudnn | tr '\n' ' ' | sed 's/ $//')"
+  check "the header in NVIDIA's layout" sim_run grep -q 'define CUDNN_MINOR 12' "$PREFIX/include/cudnn_version.h"
+  check_eq "the ld.so.conf.d entry" /opt/gpuprep/cudnn/current/lib \
+    "$(sim_run grep -v '^#' /etc/ld.so.conf.d/gpuprep-cudnn.conf)"
+  sim_run ldconfig -p >"$SIM_DIR/ldconfig.out"
+  check "ldconfig -p lists it" grep -q 'libcudnn.so.9 .*=> /opt/gpuprep/cudnn/current/lib/libcudnn.so.9' "$SIM_DIR/ldconfig.out"
+  check "apply verified cuDNN through the loader" grep -q 'verified cudnn: cuDNN 9.12.0 loads' "$SIM_DIR/$1.err"
+  check_eq "no apt-get ran" 0 "$(sim_count apt-get)"
+}
+
+sim_section "plan: the redist step"
+sim_new_host
+sim_snapshot bare
+sim_gp plan --manifest /sim/redist.yaml plan --only cudnn --format json
+check_rc "plan --format json" 0 plan
+check "the step installs the archive into the versioned prefix" \
+  grep -q "\"prefix\": *\"$PREFIX\"" "$SIM_DIR/plan.out"
+check "it names NVIDIA's redistrib JSON on the mirror" grep -q "redistrib_9.12.0.json" "$SIM_DIR/plan.out"
+check_eq "plan changed nothing" "" "$(sim_diff bare)"
+
+sim_section "install from the loopback HTTPS server"
+http0=$(sim_http_requests)
+sim_gp apply --manifest /sim/redist.yaml apply --yes --only cudnn
+installed_ok apply
+check "the archive came over HTTPS" test "$(sim_http_requests)" -ge $((http0 + 2))
+sim_gp doctor --manifest /sim/redist.yaml doctor --json
+check "doctor: cudnn ok, found 9.12.0.46" python3 -c "
+import json, sys
+d = json.load(open('$SIM_DIR/doctor.out'))
+l = [x for x in d['layers'] if x['name'] == 'cudnn'][0]
+sys.exit(0 if l['status'] == 'ok' and l['found'] == '9.12.0.46' else 1)"
+sim_gp verify --manifest /sim/redist.yaml verify --only cudnn
+check_rc "verify --only cudnn" 0 verify
+http1=$(sim_http_requests)
+sim_snapshot installed
+sim_gp again --manifest /sim/redist.yaml apply --yes --only cudnn
+check_rc "a second apply" 0 again
+check_eq "fetches nothing" "$http1" "$(sim_http_requests)"
+check_eq "changes nothing" "" "$(sim_diff installed)"
+sim_gp apt --manifest /sim/stack.yaml doctor --json
+check "doctor with the apt stack: the tarball is not the apt package" python3 -c "
+import json, sys
+d = json.load(open('$SIM_DIR/apt.out'))
+l = [x for x in d['layers'] if x['name'] == 'cudnn'][0]
+sys.exit(0 if l['status'] != 'ok' else 1)"
+
+sim_section "hostile and tampered archives: refused, nothing visible"
+for bad in redist-evil redist-badsha; do
+  sim_new_host
+  sim_snapshot bare
+  sim_gp "$bad" --manifest "/sim/$bad.yaml" apply --yes --only cudnn
+  check_rc "$bad: apply fails" 1 "$bad"
+  check "$bad: the error says nothing was installed" grep -q 'nothing was installed' "$SIM_DIR/$bad.err"
+  check_eq "$bad: no file or directory changed outside gpuprep's log and journal" "" "$(sim_diff bare)"
+done
+check "the escape was refused by name" grep -q 'lib/escape": symlink to ".*" leaves the prefix' "$SIM_DIR/redist-evil.err"
+
+sim_section "air-gapped: a local directory, no network"
+sim_new_host
+cp -a "$SIM_DIR/www/redist" "$SIM_HOST/sim/redist-local"
+http0=$(sim_http_requests)
+sim_gp local --manifest /sim/redist-local.yaml apply --yes --only cudnn
+installed_ok local
+check_eq "no HTTP request" "$http0" "$(sim_http_requests)"
+
+echo "sim_redist: scenarios took $(($(_sim_ms) - t_start)) ms"
+sim_finish sim_redist

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Helpers for the redistributable-archive scenario (tests/integration/sim_redist.sh); source after lib.sh.
+# NVIDIA-layout cuDNN trees (tests/redist/make_redist.py) with a stand-in libcudnn.so.9 that answers
+# cudnnGetVersion, and stacks whose cudnn section says `source: redist`.
+
+SIM_REDIST_MAKE=$SIM_LIB_DIR/../redist/make_redist.py
+
+# sim_redist_lib OUT CODE: a shared library with soname libcudnn.so.9 whose cudnnGetVersion returns CODE.
+sim_redist_lib() {
+  printf '#include <stddef.h>\nsize_t cudnnGetVersion(void) { return %s; }\n' "$2" >"$SIM_DIR/cudnn_stub.c"
+  gcc -shared -fPIC -Wl,-soname,libcudnn.so.9 -o "$1" "$SIM_DIR/cudnn_stub.c" || sim_fail "building the libcudnn stand-in"
+}
+
+# sim_redist_tree DIR VARIANT [VERSION]: a redist tree (redistrib_9.12.0.json + archive) in DIR.
+sim_redist_tree() {
+  local version=${3:-9.12.0.46} minor
+  minor=$(cut -d. -f2 <<<"$version")
+  sim_redist_lib "$SIM_DIR/libcudnn.so" "$((90000 + minor * 100))"
+  python3 "$SIM_REDIST_MAKE" "$1" --release 9.12.0 --version "$version" --cuda 12 --variant "$2" \
+    --lib "$SIM_DIR/libcudnn.so" >/dev/null || sim_fail "make_redist.py $2"
+}
+
+# sim_redist_manifest NAME BASE: $SIM_DIR/common/NAME.yaml, the sim stack with cuDNN 9.12.0.46 for CUDA 12
+# from NVIDIA's redistributable archive at BASE (URL or directory) instead of apt.
+sim_redist_manifest() {
+  python3 - "$SIM_DIR/common/stack.yaml" "$SIM_DIR/common/$1.yaml" "$1" "$2" <<'PY' || sim_fail "writing $1.yaml"
+import re, sys
+src, dst, name, base = sys.argv[1:5]
+text = open(src).read()
+text = re.sub(r"(?m)^  name: .*$", "  name: sim-" + name, text, count=1)
+cudnn = ("cudnn:\n  version: 9.12.0.46\n  cuda_major: 12\n  source: redist\n  redist:\n"
+         "    release: \"9.12.0\"\n    base: " + base + "\n")
+text, n = re.subn(r"(?m)^cudnn:\n(?:  .*\n)+", cudnn, text)
+assert n == 1
+open(dst, "w").write(text)
+PY
+}

@@ -1,4 +1,4 @@
-// HostFacts <-> JSON. The stable keys of PRODUCT.md come first in spirit; every other HostFacts field is
+// HostFacts <-> JSON. The stable keys of docs/json.md come first in spirit; every other HostFacts field is
 // written too (gpuprep's extras), so a snapshot read back equals what was probed (except `live`, which is
 // false for anything read from a file). Reading tolerates unknown keys and missing extras; the stable keys
 // are required and type-checked, with errors that point at the offending value.
@@ -224,7 +224,7 @@ void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo
   r.NullableStr(o, p, "default_runtime", false, d.default_runtime);
   r.Bool(o, p, "cdi", d.cdi);
   r.StrList(o, p, "cdi_devices", d.cdi_devices);
-  // A docker object without these keys (hand-written, or PRODUCT.md's minimal form) describes an engine.
+  // A docker object without these keys (hand-written, or docs/json.md's minimal form) describes an engine.
   d.engine_reachable = true;
   r.Bool(o, p, "engine_reachable", d.engine_reachable);
   d.cli_found = d.engine_reachable;
@@ -392,6 +392,14 @@ HostFacts HostFromJson(const nlohmann::json& doc, const std::string& display_pat
 }
 
 HostFacts HostFromSnapshotText(const std::string& text, const std::string& display_path) {
+  if (text.size() > kMaxSnapshotBytes)
+    throw FileError(display_path, 1, 1,
+                    "snapshot is larger than the " + std::to_string(kMaxSnapshotBytes >> 20) + " MiB limit");
+  if (auto deep = JsonTooDeepAt(text, kMaxSnapshotDepth)) {
+    auto [line, col] = LineColumnAt(text, *deep);
+    throw FileError(display_path, line, col,
+                    "nested deeper than " + std::to_string(kMaxSnapshotDepth) + " levels");
+  }
   json doc;
   try {
     doc = json::parse(text);

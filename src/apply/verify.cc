@@ -99,7 +99,7 @@ void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin
   r.Add(Status::kOk, std::string(what) + " " + got + " loads (" + call.path + ")");
 }
 
-// The fabric manager must be installed at exactly the loaded driver's version and enabled (issue 3). The
+// The fabric manager must be installed at exactly the loaded driver's version and enabled. The
 // version is read from dpkg now for the stack's pinned packages (apply may just have installed them), else
 // taken from the probed facts; the stack's pin is never reported as what is installed.
 void FabricManager(const VerifyEnv& env, LayerReport& r) {

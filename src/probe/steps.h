@@ -1,6 +1,6 @@
 // The probe's steps, one concern per file; ProbeHost (probe/probe.cc) runs them in this order. Each step
 // fills its part of HostFacts, adds probe_notes for what it could not learn, and never throws. Steps that
-// would run, load or contact something check `Live(env)` first (PRODUCT.md --root rules).
+// would run, load or contact something check `Live(env)` first (docs/cli.md, "--root").
 #pragma once
 #include <functional>
 #include <optional>

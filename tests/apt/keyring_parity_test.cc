@@ -22,7 +22,7 @@ TEST_CASE("Dearmor checks the CRC24 line", "[apt][keyring]") {
   REQUIRE(ok);
   CHECK(*ok == std::string("\x99\x01\x0dgpuprep-test-key"));
   CHECK_FALSE(apt::Dearmor(Armor(body, "UFED")));  // one bit off
-  CHECK_FALSE(apt::Dearmor(Armor("mQENZ3B1cHJlcC10ZXN0LWtleR==", "UFEC")));  // damaged data
+  CHECK_FALSE(apt::Dearmor(Armor("nQENZ3B1cHJlcC10ZXN0LWtleQ==", "UFEC")));  // damaged data
 }
 
 TEST_CASE("plan --format sh checks every pin apply checks, on primary keys only", "[plan][keyring]") {

@@ -58,7 +58,7 @@ TEST_CASE("launch profiles: as strict as stacks", "[launch]") {
         "team.yaml:6:11: spec.ports: \"8888:8888; rm -rf /\" is not [IP:][HOST_PORT:]CONTAINER_PORT[/tcp|udp|sctp]");
   CHECK(ErrorOf(kHead + "spec:\n  ports: [\"0:80\"]\n").find("is not [IP:]") != std::string::npos);
   CHECK(ErrorOf(kHead + "spec:\n  mounts:\n    - {source: data, target: /data}\n") ==
-        "team.yaml:7:17: spec.mounts[].source: must be an absolute, normalised path without ':' or ',', got \"data\"");
+        "team.yaml:7:16: spec.mounts[].source: must be an absolute, normalised path without ':' or ',', got \"data\"");
   CHECK(ErrorOf(kHead + "spec:\n  mounts:\n    - {source: /a/../etc, target: /data}\n").find("normalised") !=
         std::string::npos);
   CHECK(ErrorOf(kHead + "spec:\n  env:\n    A: \"x\\ny\"\n") ==

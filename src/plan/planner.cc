@@ -107,7 +107,7 @@ class Planner {
         if (it != dpkg_.end() && it->second.held) allow_held_ = true;
       }
       if (!p.version.empty() && (it == dpkg_.end() || !it->second.held || !Installed(p))) {
-        if (!Contains(hold_, p.name)) hold_.push_back(p.name);
+        if (hold_seen_.insert(p.name).second) hold_.push_back(p.name);  // a set lookup, not a scan of hold_
         if (Installed(p)) unheld.push_back(p.name);
       }
     }
@@ -369,6 +369,7 @@ class Planner {
   Plan plan_;
   std::map<std::string, apt::DpkgEntry> dpkg_;
   std::vector<std::string> install_, hold_;
+  std::set<std::string> hold_seen_;  // the names in hold_
   bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,
        fm_enable_ = false;
   std::vector<std::string> reboot_reasons_;

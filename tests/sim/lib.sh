@@ -355,18 +355,6 @@ sim_count() { wc -l <"$SIM_HOST/sim/log/$1.log"; }  # sim_count apt-get|commands
 sim_http_requests() { wc -l <"$SIM_DIR/http.log"; }
 sim_http_bytes() { awk '{s += $4} END {print s + 0}' "$SIM_DIR/http.log"; }
 
-# sim_need_verbs VERB...: skips the scenario (exit 0, with the reason) while a verb is still the
-# "(not yet built)" stub of src/cli/stubs.cc.
-sim_need_verbs() {
-  local v help
-  help=$("$SIM_DIR/common/bin/gpuprep" --help 2>&1)
-  for v in "$@"; do
-    if grep -qE "^[[:space:]]*${v}[[:space:]]+\(not yet built\)" <<<"$help"; then
-      sim_skip "gpuprep $v is not built yet (still the stub in src/cli/stubs.cc); this scenario needs it"
-    fi
-  done
-}
-
 # sim_gp NAME ARGS...: runs /sim/bin/gpuprep ARGS inside; stdout/stderr kept in $SIM_DIR/NAME.{out,err},
 # exit code in SIM_RC, wall time in SIM_MS. Always returns 0 (assert on SIM_RC).
 sim_gp() {

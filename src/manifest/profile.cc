@@ -89,11 +89,8 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
   if (!spec_node) return p;
   Fields spec(*spec_node, "spec", nullptr);
   spec.Only({"image", "ipc", "shm", "shm_per_gpu", "dataloader_heavy", "workdir", "mounts", "env", "ports"});
-  if (const Node* n = spec.Get("image")) {
-    p.image = AsLine(*n);
-    if (p.image.empty() || p.image[0] == '-' || p.image.find(' ') != std::string::npos)
-      Fail(n->mark, "spec.image: \"" + p.image + "\" is not an image reference");
-  }
+  // image and workdir: one line here; launch checks them against docker's rules and names --profile.
+  if (const Node* n = spec.Get("image")) p.image = AsLine(*n);
   if (const Node* n = spec.Get("ipc")) {
     p.ipc = AsLine(*n);
     if (p.ipc != "host" && p.ipc != "private")
@@ -106,7 +103,7 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
   }
   if (const Node* n = spec.Get("shm_per_gpu")) p.shm_per_gpu = AsBytes(*n);
   p.dataloader_heavy = spec.Bool("dataloader_heavy").value_or(false);
-  if (const Node* n = spec.Get("workdir")) p.workdir = MountPath(*n, "spec.workdir");
+  if (const Node* n = spec.Get("workdir")) p.workdir = AsLine(*n);
   if (const Node* n = spec.Get("mounts")) {
     for (const Node& item : AsList(*n)) {
       Fields m(item, "spec.mounts[]", nullptr);

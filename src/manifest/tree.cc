@@ -138,7 +138,7 @@ class TreeBuilder : public YAML::EventHandler {
     top.want_key = true;
   }
 
-  static constexpr size_t kMaxScalar = 64 * 1024;
+  static constexpr size_t kMaxScalar = size_t{64} << 10;
   static constexpr size_t kMaxNodes = 100000;
   std::shared_ptr<const std::string> file_;
   size_t scalars_ = 0;

@@ -34,7 +34,7 @@ struct Node {
 std::string KindName(Node::Kind kind);
 
 // The largest manifest or profile gpuprep reads (the shipped ones are under 16 KiB).
-constexpr size_t kMaxManifestBytes = 1024 * 1024;
+constexpr size_t kMaxManifestBytes = size_t{1} << 20;
 
 // Parses one YAML document. Throws gp::FileError on syntax errors (yaml-cpp's mark, made 1-based), on
 // duplicate keys, on non-scalar keys and on anchors/aliases/tags that gpuprep does not support, on invalid

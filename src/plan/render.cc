@@ -53,12 +53,11 @@ std::string Describe(const Action& a) {
   return "";
 }
 
+// `contents` ends with a newline (the caller checks); the marker appears nowhere in it.
 std::string Heredoc(const std::string& contents) {
   std::string marker = "GPUPREP_EOF";
   while (contents.find(marker) != std::string::npos) marker += "_";
-  std::string body = contents;
-  if (!body.empty() && body.back() != '\n') body += '\n';
-  return "<<'" + marker + "'\n" + body + marker + "\n";
+  return "<<'" + marker + "'\n" + contents + marker + "\n";
 }
 
 }  // namespace
@@ -113,7 +112,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
         case Action::Kind::kWrite: {
           const std::string p = sys::ShellQuote(a.path);
           out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
-          out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
+          // A here-document for text that ends with a newline (readable); other contents byte for byte
+          // through printf, so the file is exactly what apply writes.
+          if (a.contents.empty() || a.contents.back() != '\n')
+            out << "printf '%s' " << sys::ShellQuote(a.contents) << " > " << p << ".gpuprep-new\n";
+          else
+            out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
           out << "chmod " << Octal(a.mode) << " " << p << ".gpuprep-new\n";
           if (a.keep_backup) out << "if [ -e " << p << " ]; then cp -p -- " << p << " " << p << ".gpuprep-bak; fi\n";
           out << "mv -f -- " << p << ".gpuprep-new " << p << "\n";

@@ -208,13 +208,27 @@ std::string ShellQuote(const std::string& word) {
   return out;
 }
 
+namespace {
+// NAME=... with NAME a shell variable name ([A-Za-z_][A-Za-z0-9_]*).
+bool LooksLikeAssignment(const std::string& w) {
+  const size_t eq = w.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    const char c = w[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::string ShellJoin(const std::vector<std::string>& argv) {
   std::string out;
   for (size_t i = 0; i < argv.size(); ++i) {
     if (i) out += ' ';
     std::string w = ShellQuote(argv[i]);
     // An unquoted NAME=VALUE first word would be an assignment, not the command: quote it.
-    if (i == 0 && w == argv[i] && w.find('=') != std::string::npos) w = "'" + w + "'";
+    if (i == 0 && w == argv[i] && LooksLikeAssignment(w)) w = "'" + w + "'";
     out += w;
   }
   return out;

@@ -104,7 +104,7 @@ TEST_CASE("manifest: text is UTF-8 without control characters; sizes are limited
         "2 stack.yaml:5:16: control character \\e in a value (byte 1)");
   CHECK(Err(Edit("  name: t\n", "  name: t\n  description: \"caf\xc3\"\n")).find("invalid UTF-8") !=
         std::string::npos);
-  std::string deep = "apiVersion: gpuprep/v1\nkind: Stack\nnotes: " + std::string(100, '[') + "\n";
+  std::string deep = "apiVersion: gpuprep/v1\nkind: Stack\nnotes: " + std::string(100, '[') + std::string(100, ']') + "\n";
   CHECK(Err(deep) == "2 stack.yaml:3:72: nesting too deep");
   CHECK(Err(std::string(kMinimalStack) + "#" + std::string(1100 * 1024, 'x') + "\n") ==
         "2 stack.yaml:1:1: file is larger than the 1024 KiB limit for manifests");

@@ -113,3 +113,11 @@ TEST_CASE("cli: manifest validate refuses hostile values with one line, exit 2",
   CHECK(r.err == "gpuprep: error: http://127.0.0.1@example.com/s.yaml: not a usable URL: user information (user@) is "
                  "not allowed\n");
 }
+
+TEST_CASE("cli: the doctor document keeps its key order", "[cli][hardening]") {
+  auto r = Gpuprep({"--root", std::string(GP_FIXTURES) + "/hosts/healthy-h100", "--json", "doctor"});
+  const auto doc = nlohmann::ordered_json::parse(r.out);
+  std::vector<std::string> keys;
+  for (auto it = doc.begin(); it != doc.end(); ++it) keys.push_back(it.key());
+  CHECK(keys == std::vector<std::string>{"gpuprep", "manifest", "host", "layers", "summary"});
+}

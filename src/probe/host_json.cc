@@ -406,6 +406,18 @@ HostFacts HostFromSnapshotText(const std::string& text, const std::string& displ
   } catch (const json::parse_error& e) {
     auto [line, col] = LineColumnAt(text, e.byte == 0 ? 0 : e.byte - 1);
     throw FileError(display_path, line, col, "invalid JSON: " + ParseErrorReason(e.what()));
+  } catch (const json::exception& e) {
+    // A number too large for a double ("1e999": out_of_range 406) is thrown without a position; the
+    // message quotes the token, so point at its first occurrence.
+    const std::string what = e.what();
+    const size_t q = what.find('\'');
+    const size_t q2 = q == std::string::npos ? q : what.find('\'', q + 1);
+    const std::string token = q2 == std::string::npos ? "" : what.substr(q + 1, q2 - q - 1);
+    const size_t at = token.empty() ? std::string::npos : text.find(token);
+    auto [line, col] = LineColumnAt(text, at == std::string::npos ? 0 : at);
+    const size_t bracket = what.find("] ");
+    throw FileError(display_path, line, col,
+                    "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   JsonLocator where(text);
   Reader r(display_path, [&where](const std::string& path) { return where.Find(path); });

@@ -121,3 +121,13 @@ TEST_CASE("cli: the doctor document keeps its key order", "[cli][hardening]") {
   for (auto it = doc.begin(); it != doc.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"gpuprep", "manifest", "host", "layers", "summary"});
 }
+
+// Found by fuzz_snapshot: a number too large for a double was an uncaught nlohmann out_of_range.
+TEST_CASE("cli: a snapshot number out of range is one error line, exit 2", "[cli][hardening]") {
+  gp::test::TempRoot dir;
+  const std::string path = dir.path() + "/big.json";
+  std::ofstream(path) << "{\"host\": {\n  \"cpus\": 1e999}}\n";
+  auto r = Gpuprep({"launch", "--host", path, "--image", "nvcr.io/nvidia/pytorch:24.05-py3", "--", "true"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: " + path + ":2:11: invalid JSON: number overflow parsing '1e999'\n");
+}

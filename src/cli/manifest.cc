@@ -155,6 +155,7 @@ void ShowText(const Stack& s, std::ostream& out) {
   };
   auto pkgs = [](const std::vector<manifest::AptPackage>& ps) {
     std::vector<std::string> parts;
+    parts.reserve(ps.size());
     for (const auto& p : ps) parts.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
     return parts.empty() ? std::string("-") : Join(parts, " ");
   };

@@ -16,6 +16,7 @@ namespace {
 
 std::string IndexList(const std::vector<probe::Gpu>& gpus) {
   std::vector<std::string> ids;
+  ids.reserve(gpus.size());
   for (const auto& g : gpus) ids.push_back(std::to_string(g.index));
   return Join(ids, ", ");
 }

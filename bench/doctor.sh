@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpuprep doctor --json` against its floor (doctor_floor.c): alternating runs, medians, ratio.
-# Target (issue 2): doctor <= 2x the floor. Usage:
+# Target: doctor <= 2x the floor. Usage:
 #   bash bench/doctor.sh [GPUPREP_BINARY] [ROUNDS]     (defaults: build/gpuprep, 30)
 # Extra doctor arguments can go in DOCTOR_ARGS (e.g. DOCTOR_ARGS="--root tests/fixtures/hosts/healthy-h100").
 set -euo pipefail

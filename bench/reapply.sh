@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/reapply.sh GPUPREP SRC [RUNS]
-# The converged re-apply benchmark (issue 3 item 8), inside the simulated GPU server (tests/sim): a bare
+# The converged re-apply benchmark, inside the simulated GPU server (tests/sim): a bare
 # server is brought to the converged state (apply -> simulated reboot -> resume unit), then
 # `gpuprep apply --yes` runs RUNS more times. Prints, for the re-apply: wall time (min/median/max, measured
 # inside the server, without namespace setup), processes spawned and network connects (one run under

@@ -20,9 +20,16 @@ pkgs=(
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
   # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)
   xz-utils openssl libarchive-tools
+  # fuzzing and static analysis (libapt-pkg is the fuzzers' version-ordering oracle)
+  clang clang-tidy libapt-pkg-dev
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+# libFuzzer and the sanitizer runtimes: Debian 12 ships them apart from clang (libclang-rt-dev); Ubuntu 22.04
+# has them in libclang-common-*-dev, which clang already pulls in.
+if apt-cache show libclang-rt-dev >/dev/null 2>&1; then
+  apt-get install -y -qq --no-install-recommends libclang-rt-dev >/dev/null
+fi
 # The launch round-trip tests drive the real docker CLI against a stand-in engine. Use the one on PATH
 # (docker 28 on the build machines); otherwise take the distribution's.
 if ! command -v docker >/dev/null 2>&1; then

@@ -1,4 +1,4 @@
-// The only place real seams are built (STYLE.md 1). Everything else gets them through cli::Context.
+// The only place real seams are built (ARCHITECTURE.md). Everything else gets them through cli::Context.
 #include <unistd.h>
 
 #include <iostream>

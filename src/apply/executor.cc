@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "apply/keys.h"
-#include "apply/locks.h"
+#include "sys/locks.h"
 #include "apply/verify.h"
 #include "apt/commands.h"
 #include "apt/keyring.h"
@@ -164,7 +164,7 @@ class Executor {
     cmd.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(a.timeout);
     const bool apt = !a.argv.empty() && (a.argv[0] == "apt-get" || a.argv[0] == "dpkg" || a.argv[0] == "apt-mark");
     if (apt) {
-      if (auto holder = AptLockHolder(*env_.fs)) {
+      if (auto holder = sys::AptLockHolder(*env_.fs)) {
         std::string timeout = "a while";
         for (const auto& w : a.argv)
           if (StartsWith(w, "DPkg::Lock::Timeout=")) timeout = w.substr(20) + " s";

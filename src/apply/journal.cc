@@ -29,7 +29,7 @@ std::string JournalToText(const Journal& j) {
               {"updated", j.updated},
               {"touched_layers", j.touched_layers},
               {"steps", steps}};
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Journal JournalFromText(const std::string& text) {

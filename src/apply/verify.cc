@@ -4,6 +4,7 @@
 
 #include "apt/dpkg_status.h"
 #include "plan/host_state.h"
+#include "probe/parsers.h"
 #include "util/version.h"
 
 namespace gp::apply {
@@ -63,6 +64,46 @@ void Driver(const VerifyEnv& env, LayerReport& r) {
                            std::to_string(pci) + " GPUs");
 }
 
+// The toolkit itself: its version.json (the pinned major.minor's directory first, then /usr/local/cuda) and
+// libcudart loaded from it, both at the stack's major.minor. A stack whose CUDA is optional may lack it.
+void Toolkit(const VerifyEnv& env, LayerReport& r) {
+  const manifest::ComponentSpec& spec = env.stack->cuda;
+  if (!spec.enabled || !spec.version.known()) return;
+  const Version& pin = *spec.version.version;
+  const std::string minor = pin.Prefix(2).str();
+  std::string home;
+  probe::CudaVersionJson vj;
+  for (const std::string& dir : {"/usr/local/cuda-" + minor, std::string("/usr/local/cuda")}) {
+    if (auto text = env.fs->ReadPrefix(dir + "/version.json", 1 << 20)) {
+      vj = probe::ParseCudaVersionJson(*text);
+      if (!vj.version.empty()) {
+        home = dir;
+        break;
+      }
+    }
+  }
+  const std::string fix = "sudo gpuprep apply --yes --only cuda";
+  if (home.empty()) {
+    if (spec.optional) return r.Add(Status::kSkip, "the CUDA toolkit is not installed (optional in this stack)");
+    return r.Add(Status::kFail, "the CUDA toolkit is not installed (no version.json under /usr/local/cuda-" + minor +
+                                    " or /usr/local/cuda)", fix);
+  }
+  auto have = Version::Parse(vj.version);
+  if (!have || have->Prefix(2) != pin.Prefix(2))
+    return r.Add(Status::kFail, "the CUDA toolkit in " + home + " is " + vj.version + " but the stack pins " + pin.str(),
+                 fix);
+  auto rt = env.native->CudaRuntimeVersion({home + "/lib64", home + "/lib"});
+  if (!rt.loaded || !rt.value)
+    return r.Add(Status::kFail, "libcudart of the toolkit in " + home + " could not be loaded" +
+                                    (rt.error.empty() ? "" : ": " + rt.error), fix);
+  const std::string runtime = CudaVersionFromCode(*rt.value);
+  auto rv = Version::Parse(runtime);
+  if (!rv || rv->Prefix(2) != pin.Prefix(2))
+    return r.Add(Status::kFail, "libcudart " + runtime + " loaded from " + rt.path + " but the stack pins " + pin.str(),
+                 fix);
+  r.Add(Status::kOk, "CUDA toolkit " + vj.version + " in " + home + "; libcudart " + runtime + " loads (" + rt.path + ")");
+}
+
 void Cuda(const VerifyEnv& env, LayerReport& r) {
   const size_t pci = env.facts->gpus.size();
   r.wanted = Pin(env.stack->cuda.version);
@@ -80,6 +121,7 @@ void Cuda(const VerifyEnv& env, LayerReport& r) {
                  "cuDeviceGetCount says " + std::to_string(*cu.device_count) + " but PCI shows " + std::to_string(pci),
                  "gpuprep doctor");
   r.Add(Status::kOk, "cuInit succeeded; " + std::to_string(*cu.device_count) + " CUDA devices");
+  Toolkit(env, r);
 }
 
 void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin, LayerReport& r, bool nccl) {
@@ -104,7 +146,7 @@ void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin
   r.Add(Status::kOk, std::string(what) + " " + got + " loads (" + call.path + ")");
 }
 
-// The fabric manager must be installed at exactly the loaded driver's version and enabled (issue 3). The
+// The fabric manager must be installed at exactly the loaded driver's version and enabled. The
 // version is read from dpkg now for the stack's pinned packages (apply may just have installed them), else
 // taken from the probed facts; the stack's pin is never reported as what is installed.
 void FabricManager(const VerifyEnv& env, LayerReport& r) {

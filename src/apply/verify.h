@@ -1,6 +1,7 @@
-// Active verification (issue 3 item 6), after each layer in apply and as `gpuprep verify`: the loaded kernel
+// Active verification, after each layer in apply and as `gpuprep verify`: the loaded kernel
 // module and NVML agree, NVML counts as many GPUs as PCI shows, CUDA initialises (cuInit + cuDeviceGetCount
-// through dlopen of libcuda), cuDNN and NCCL load at the pinned versions. Nothing is executed.
+// through dlopen of libcuda), the CUDA toolkit is there at the pinned major.minor (version.json and its
+// libcudart), cuDNN and NCCL load at the pinned versions. Nothing is executed.
 #pragma once
 #include <string>
 #include <vector>

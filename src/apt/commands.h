@@ -1,4 +1,4 @@
-// The exact apt/dpkg command lines gpuprep runs (issue 3 item 3). One place, tested word for word.
+// The exact apt/dpkg command lines gpuprep runs. One place, tested word for word.
 #pragma once
 #include <map>
 #include <string>

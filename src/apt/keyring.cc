@@ -1,6 +1,7 @@
 #include "apt/keyring.h"
 
 #include <cctype>
+#include <cstdint>
 
 #include "util/strings.h"
 
@@ -21,26 +22,9 @@ int B64Value(char c) {
 }
 }  // namespace
 
-std::optional<std::string> Dearmor(const std::string& armored) {
-  const std::string begin = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
-  const std::string end = "-----END PGP PUBLIC KEY BLOCK-----";
-  size_t b = armored.find(begin);
-  size_t e = armored.find(end);
-  if (b == std::string::npos || e == std::string::npos || e < b) return std::nullopt;
-  auto lines = Split(armored.substr(b + begin.size(), e - b - begin.size()), '\n');
-  // lines[0] is the rest of the BEGIN line. Armor headers ("Version: ...") run until the first blank line;
-  // then base64, then "=CRC".
-  size_t i = 1;
-  if (i < lines.size() && lines[i].find(':') != std::string::npos) {
-    while (i < lines.size() && !Trim(lines[i]).empty()) ++i;
-  }
-  std::string b64;
-  for (; i < lines.size(); ++i) {
-    std::string line(Trim(lines[i]));
-    if (line.empty()) continue;
-    if (line[0] == '=') break;  // CRC24 line
-    b64 += line;
-  }
+namespace {
+
+std::optional<std::string> DecodeBase64(const std::string& b64) {
   std::string out;
   unsigned buffer = 0;
   int bits = 0;
@@ -55,7 +39,59 @@ std::optional<std::string> Dearmor(const std::string& armored) {
       out += static_cast<char>((buffer >> bits) & 0xff);
     }
   }
-  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+// RFC 4880 6.1 CRC-24 (init 0xB704CE, generator 0x1864CFB).
+uint32_t Crc24(const std::string& data) {
+  uint32_t crc = 0xB704CEu;
+  for (unsigned char c : data) {
+    crc ^= static_cast<uint32_t>(c) << 16;
+    for (int k = 0; k < 8; ++k) {
+      crc <<= 1;
+      if (crc & 0x1000000u) crc ^= 0x1864CFBu;
+    }
+  }
+  return crc & 0xFFFFFFu;
+}
+
+}  // namespace
+
+std::optional<std::string> Dearmor(const std::string& armored) {
+  const std::string begin = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
+  const std::string end = "-----END PGP PUBLIC KEY BLOCK-----";
+  size_t b = armored.find(begin);
+  size_t e = armored.find(end);
+  if (b == std::string::npos || e == std::string::npos || e < b) return std::nullopt;
+  auto lines = Split(armored.substr(b + begin.size(), e - b - begin.size()), '\n');
+  // lines[0] is the rest of the BEGIN line. Armor headers ("Version: ...") run until the first blank line;
+  // then base64, then "=CRC".
+  size_t i = 1;
+  if (i < lines.size() && lines[i].find(':') != std::string::npos) {
+    while (i < lines.size() && !Trim(lines[i]).empty()) ++i;
+  }
+  std::string b64, crc_line;
+  for (; i < lines.size(); ++i) {
+    std::string line(Trim(lines[i]));
+    if (line.empty()) continue;
+    if (line[0] == '=') {  // the CRC24 line
+      crc_line = line.substr(1);
+      break;
+    }
+    b64 += line;
+  }
+  auto out = DecodeBase64(b64);
+  if (!out || out->empty()) return std::nullopt;
+  // RFC 4880 6.1: the armor checksum is a CRC24 of the binary data; a mismatch means a damaged key,
+  // and gpg --dearmor (the plan's shell script) refuses it too.
+  if (!crc_line.empty()) {
+    auto crc = DecodeBase64(crc_line);
+    if (!crc || crc->size() != 3) return std::nullopt;
+    const uint32_t want = (static_cast<uint32_t>(static_cast<unsigned char>((*crc)[0])) << 16) |
+                          (static_cast<uint32_t>(static_cast<unsigned char>((*crc)[1])) << 8) |
+                          static_cast<uint32_t>(static_cast<unsigned char>((*crc)[2]));
+    if (Crc24(*out) != want) return std::nullopt;
+  }
   return out;
 }
 

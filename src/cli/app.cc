@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::cli {
@@ -77,7 +78,9 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
   app.add_option("--manifest", ctx.opts.manifest, "Stack: embedded NAME, a YAML PATH, or an https URL")
       ->group("Global");
   app.add_flag("--json", ctx.opts.json, "Machine-readable output on stdout")->group("Global");
-  app.add_option("--root", ctx.opts.root, "Probe the tree under DIR instead of the live host")->group("Global");
+  app.add_option("--root", ctx.opts.root, "Probe the tree under DIR instead of the live host")
+      ->group("Global")
+      ->check([](const std::string& dir) { return dir.empty() ? std::string("must not be empty") : std::string(); });
   app.add_flag("--verbose", ctx.opts.verbose, "More detail, timestamps in logs")->group("Global");
   app.add_flag("-q,--quiet", ctx.opts.quiet, "Only errors on stderr")->group("Global");
 
@@ -103,14 +106,18 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
     *ctx.out << "gpuprep " << GPUPREP_VERSION << "\n";
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    *ctx.err << "gpuprep: error: " << ExplainExtras(app, e) << "\n";
+    *ctx.err << "gpuprep: error: " << TerminalSafe(ExplainExtras(app, e)) << "\n";
     return kExitUsage;
   } catch (const Error& e) {
-    *ctx.err << "gpuprep: error: " << e.what() << "\n";
+    // Messages quote file contents and flag values: escaped, so they stay one line with no terminal codes.
+    *ctx.err << "gpuprep: error: " << TerminalSafe(e.what()) << "\n";
     return e.code();
+  } catch (const std::bad_alloc&) {
+    *ctx.err << "gpuprep: error: out of memory\n";
+    return kExitFailed;
   } catch (const std::exception& e) {
     // Anything else is a bug or an unexpected system failure: still one line, exit 1.
-    *ctx.err << "gpuprep: error: " << e.what() << "\n";
+    *ctx.err << "gpuprep: error: internal error: " << TerminalSafe(e.what()) << "\n";
     return kExitFailed;
   }
   return exit_code;

@@ -1,5 +1,5 @@
 // `gpuprep apply --yes [--reboot] [--resume] [--only L] [--skip L] [--lock-timeout S]`: runs the plan on the
-// live host as root; resumable after the reboot a driver needs (apply/executor.h). Exit codes: PRODUCT.md.
+// live host as root; resumable after the reboot a driver needs (apply/executor.h). Exit codes: docs/cli.md.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
@@ -11,11 +11,12 @@
 
 #include "apply/executor.h"
 #include "apply/journal.h"
-#include "apply/locks.h"
 #include "apply/preflight.h"
 #include "apt/index.h"
 #include "util/strings.h"
 #include "apply/status.h"
+#include "sys/host_info.h"
+#include "sys/locks.h"
 #include "cli/commands.h"
 #include "cli/target.h"
 #include "plan/planner.h"
@@ -51,11 +52,7 @@ std::shared_ptr<spdlog::logger> LogToFile(const sys::Fs& fs) {
   return std::make_shared<spdlog::logger>("gpuprep-none");
 }
 
-std::string SelfPath() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("/usr/local/bin/gpuprep") : p.string();
-}
+std::string SelfPath() { return sys::SelfExecutable("/usr/local/bin/gpuprep"); }
 
 std::string UtcNow() {
   std::time_t t = std::time(nullptr);
@@ -87,7 +84,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     throw FlagError("--root", "apply changes the live host; review a tree with: gpuprep plan --root DIR");
   auto only = plan::ParseLayerList("--only", o.only);
   auto skip = plan::ParseLayerList("--skip", o.skip);
-  if (::geteuid() != 0) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
+  if (!sys::RunningAsRoot()) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
   if (!o.yes) throw FlagError("--yes", "required to change the host (review first with: gpuprep plan)");
   if (!o.callback.empty())
     if (auto why = apply::CallbackUrlProblem(o.callback); !why.empty()) throw FlagError("--callback", why);
@@ -107,8 +104,8 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   if (o.resume && o.callback.empty()) o.callback = apply::ReadCallback(*t.fs);
 
   std::string why;
-  auto lock = apply::ApplyLock::TryAcquire(*t.fs, why);
-  if (!lock) throw Error(kExitFailed, std::string("another gpuprep apply is running (") + apply::kLockPath + " " + why + ")");
+  auto lock = sys::ApplyLock::TryAcquire(*t.fs, why);
+  if (!lock) throw Error(kExitFailed, std::string("another gpuprep apply is running (") + sys::kLockPath + " " + why + ")");
   auto file_log = LogToFile(*t.fs);
   apply::RunStatus status;
   status.stack = t.stack.name;

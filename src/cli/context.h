@@ -1,5 +1,5 @@
 // What every verb gets: the global options and the system seams. Only main builds the real seams
-// (STYLE.md 1); tests build a Context with fakes and call RunCli.
+// (ARCHITECTURE.md); tests build a Context with fakes and call RunCli.
 #pragma once
 #include <functional>
 #include <iosfwd>

@@ -1,8 +1,9 @@
 // `gpuprep doctor`: probe the host (or the --root tree), check every layer against the stack, print a
-// table or PRODUCT.md's JSON. Read-only. Exit 0 when no layer failed, 1 when one did, 2 on a bad manifest.
+// table or the JSON of docs/json.md. Read-only. Exit 0 when no layer failed, 1 when one did, 2 on a bad manifest.
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/target.h"
 #include "doctor/report.h"
 #include "layers/check.h"
@@ -17,7 +18,7 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
     layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : ""};
     std::vector<layers::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {
-      *ctx.out << doctor::ReportJson(t.stack.name, t.facts, reports).dump(2) << "\n";
+      PrintJson(ctx, doctor::ReportJson(t.stack.name, t.facts, reports));
     } else {
       *ctx.out << doctor::RenderTable(t.stack, t.facts, reports, {ctx.use_color(), ctx.opts.verbose});
     }

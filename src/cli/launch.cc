@@ -1,10 +1,9 @@
-// `gpuprep launch`: a validated run configuration for this host or a saved host snapshot (issue 4).
+// `gpuprep launch`: a validated run configuration for this host or a saved host snapshot (docs/cli.md).
 // Flags -> LaunchRequest; host (probe or --host) + stack + profile -> launch::Resolve -> one renderer.
 // Nothing reaches stdout unless the whole config validated and rendered.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 #include <ostream>
 
 #include "cli/commands.h"
@@ -15,6 +14,9 @@
 #include "launch/target.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
+#include "sys/fs.h"
+#include "sys/fs_errors.h"
+#include "sys/host_info.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -34,17 +36,12 @@ struct LaunchFlags {
 };
 
 // Relative paths are the user's working directory, not the Fs root.
-std::string Absolute(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  std::error_code ec;
-  auto cwd = std::filesystem::current_path(ec);
-  return ec ? path : (cwd / path).lexically_normal().string();
-}
+std::string Absolute(const std::string& path) { return sys::AbsoluteFromCwd(path); }
 
 launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sys::Fs>& probe_fs) {
   if (f.Given("--host")) {
     auto text = ctx.local_fs->Read(Absolute(f.host));
-    if (!text) throw FlagError("--host", "cannot read " + f.host);
+    if (!text) throw FlagError("--host", sys::WhyUnreadable(*ctx.local_fs, Absolute(f.host), f.host));
     return launch::TargetFromSnapshot(*text, f.host);
   }
   ProbedHost probed = ProbeTarget(ctx);

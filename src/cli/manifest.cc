@@ -1,9 +1,9 @@
-// `gpuprep manifest list | show NAME|PATH | validate PATH` (PRODUCT.md): the embedded stacks, one stack
+// `gpuprep manifest list | show NAME|PATH | validate PATH|URL` (docs/cli.md): the embedded stacks, one stack
 // resolved through `extends:` with the origin of every value, or a user file checked with line-precise
 // errors.
 #include <CLI/CLI.hpp>
 #include <array>
-#include <filesystem>
+#include <chrono>
 #include <iomanip>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,9 +11,15 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/target.h"
 #include "launch/profile.h"
 #include "manifest/loader.h"
+#include "sys/fs.h"
+#include "sys/fs_errors.h"
+#include "sys/host_info.h"
+#include "sys/http.h"
+#include "util/input.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -122,7 +128,7 @@ void List(Context& ctx) {
                      {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
                      {"image", s.image.ref}});
     }
-    *ctx.out << json{{"stacks", out}}.dump(2) << "\n";
+    PrintJson(ctx, json{{"stacks", out}});
     return;
   }
   size_t wn = 4, wo = 2;
@@ -149,6 +155,7 @@ void ShowText(const Stack& s, std::ostream& out) {
   };
   auto pkgs = [](const std::vector<manifest::AptPackage>& ps) {
     std::vector<std::string> parts;
+    parts.reserve(ps.size());
     for (const auto& p : ps) parts.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
     return parts.empty() ? std::string("-") : Join(parts, " ");
   };
@@ -203,25 +210,37 @@ void Show(const std::string& spec, Context& ctx) {
   std::unique_ptr<sys::HttpClient> http;
   Stack s = manifest::LoadStack(spec, ManifestLoadContext(ctx, spec, http));
   if (ctx.opts.json)
-    *ctx.out << StackJson(s).dump(2) << "\n";
+    PrintJson(ctx, StackJson(s));
   else
     ShowText(s, *ctx.out);
 }
 
-void Validate(const std::string& path, Context& ctx) {
-  std::string abs = path;
-  if (abs.empty() || abs[0] != '/') {
-    std::error_code ec;
-    auto cwd = std::filesystem::current_path(ec);
-    if (!ec) abs = (cwd / path).lexically_normal().string();
+// Reads what `manifest validate` was given: a file, or an https URL (plain http only to loopback).
+std::string ReadForValidate(const std::string& path, Context& ctx) {
+  if (path.find("://") != std::string::npos) {
+    if (std::string why = CheckUrl(path, UrlRule::kFetch); !why.empty()) throw UsageError(path + ": " + why);
+    std::unique_ptr<sys::HttpClient> http = ctx.make_http ? ctx.make_http() : nullptr;
+    if (!http) throw UsageError(path + ": cannot fetch: no HTTP client here");
+    auto resp = http->Get(path, std::chrono::seconds(30));
+    if (!resp.ok())
+      throw UsageError("cannot fetch " + path + ": " +
+                       (resp.error.empty() ? "HTTP status " + std::to_string(resp.status) : resp.error));
+    return std::move(resp.body);
   }
-  auto text = ctx.local_fs ? ctx.local_fs->Read(abs) : std::nullopt;
-  if (!text) throw UsageError(path + ": cannot read file");
+  const std::string abs = sys::AbsoluteFromCwd(path);
+  if (!ctx.local_fs) throw UsageError("cannot read " + path + ": no filesystem here");
+  auto text = ctx.local_fs->Read(abs);
+  if (!text) throw UsageError(sys::WhyUnreadable(*ctx.local_fs, abs, path));
+  return std::move(*text);
+}
+
+void Validate(const std::string& path, Context& ctx) {
+  auto text = std::optional<std::string>(ReadForValidate(path, ctx));
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   std::string kind = manifest::ValidateDocument(*text, path, lc);
   if (kind == "Profile") launch::ParseProfile(*text, path);
   if (ctx.opts.json)
-    *ctx.out << json{{"path", path}, {"ok", true}, {"kind", kind}}.dump() << "\n";
+    PrintJson(ctx, json{{"path", path}, {"ok", true}, {"kind", kind}}, -1);
   else
     *ctx.out << path << ": ok (kind " << kind << ")\n";
 }
@@ -247,7 +266,7 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   });
   CLI::App* validate =
       cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
-  validate->add_option("path", *validate_path, "A Stack, Compat or Profile YAML file")->required();
+  validate->add_option("path", *validate_path, "A Stack, Compat or Profile YAML file, or an https URL")->required();
   validate->callback([&ctx, &exit_code, validate_path] {
     Validate(*validate_path, ctx);
     exit_code = kExitOk;

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/target.h"
 #include "plan/planner.h"
 #include "plan/render.h"
@@ -36,7 +37,7 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     in.manifest = t.manifest;
     plan::Plan p = plan::BuildPlan(in);
     if (opts->format == "json" || ctx.opts.json)
-      *ctx.out << plan::RenderJson(p).dump(2) << "\n";
+      PrintJson(ctx, plan::RenderJson(p));
     else if (opts->format == "sh")
       *ctx.out << plan::RenderSh(p);
     else

@@ -8,6 +8,7 @@
 
 #include "apply/verify.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/target.h"
 #include "plan/planner.h"
 #include "util/error.h"
@@ -60,7 +61,7 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
                             {"manifest", t.stack.name},
                             {"layers", arr},
                             {"summary", {{"ok", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}}}};
-      *ctx.out << doc.dump(2) << "\n";
+      PrintJson(ctx, doc);
     } else {
       *ctx.out << table;
     }

@@ -1,4 +1,4 @@
-// What `gpuprep doctor` prints: the PRODUCT.md JSON document and the terminal table, built from the layer
+// What `gpuprep doctor` prints: the JSON document of docs/json.md and the terminal table, built from the layer
 // reports; and the exit code they imply. Pure functions of their inputs (no I/O).
 #pragma once
 #include <nlohmann/json.hpp>

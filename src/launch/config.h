@@ -1,6 +1,6 @@
 // The run-config model: one plain value that every launch renderer (docker, json, compose, torchrun,
 // slurm, k8s) reads. Built and validated by launch/resolve.cc from the stack's defaults, a team profile,
-// the flags and the host facts; each field remembers where its value came from (STYLE.md 6).
+// the flags and the host facts; each field remembers where its value came from (docs/cli.md, "Where values come from").
 #pragma once
 #include <cstdint>
 #include <map>

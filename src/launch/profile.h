@@ -1,5 +1,5 @@
 // Team profiles (manifests/profiles/*.yaml, kind: Profile): what a team's containers need beyond the
-// stack's defaults. yaml-cpp stays private to profile.cc; errors are FileError "PATH:LINE:COL: msg".
+// stack's defaults. manifest/profile.cc reads the document; errors are FileError "PATH:LINE:COL: msg".
 //
 //   apiVersion: gpuprep/v1
 //   kind: Profile

@@ -1,4 +1,4 @@
-// docker compose file for the run config (facts §6.3): GPUs through deploy.resources.reservations.devices
+// docker compose file for the run config (docker/docs, compose/how-tos/gpu-support.md): GPUs through deploy.resources.reservations.devices
 // (count or device_ids, capabilities [gpu]) or, on CDI hosts, CDI names in `devices`.
 #include "launch/render.h"
 #include "launch/template.h"

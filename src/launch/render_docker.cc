@@ -32,7 +32,7 @@ std::vector<std::string> GpuArgs(const RunConfig& c) {
   if (g.kind == GpuSelection::Kind::kCount) return {"--gpus", std::to_string(g.count)};
   std::vector<std::string> ids;
   for (int i : g.indices) ids.push_back(std::to_string(i));
-  // docker reads --gpus as CSV: the comma list must be one quoted field (facts §6.2).
+  // docker reads --gpus as CSV: the comma list must be one quoted field (NVIDIA container toolkit docs, "--gpus '\"device=0,1\"'").
   return {"--gpus", "\"device=" + Join(ids, ",") + "\""};
 }
 

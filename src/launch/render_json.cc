@@ -48,7 +48,7 @@ std::string RenderJson(const RunConfig& c) {
   };
   json out = {{"config", config}, {"origins", origins}, {"docker_argv", DockerArgv(c)}, {"warnings", c.warnings}};
   if (!c.command.empty() && c.gpus.Number() > 0) out["torchrun_argv"] = TorchrunArgv(c);
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string Render(const RunConfig& c, const std::string& format) {

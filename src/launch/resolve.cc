@@ -1,4 +1,4 @@
-// Resolution order and every validation rule of `gpuprep launch` (issue 4 §3). Each rule throws one
+// Resolution order and every validation rule of `gpuprep launch` (docs/cli.md). Each rule throws one
 // FlagError naming the flag the user would change; the texts are tested word for word.
 #include "launch/resolve.h"
 
@@ -16,6 +16,7 @@ namespace {
 
 std::string IndexList(const std::vector<probe::Gpu>& gpus) {
   std::vector<std::string> ids;
+  ids.reserve(gpus.size());
   for (const auto& g : gpus) ids.push_back(std::to_string(g.index));
   return Join(ids, ", ");
 }
@@ -257,7 +258,7 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
                          " has no effect in the slurm format: enroot containers share the node's IPC namespace and "
                          "/dev/shm");
 
-  c.ulimits = {{"memlock", -1, -1}, {"stack", 67108864, 67108864}};  // facts §6.1: NGC's recommended flags
+  c.ulimits = {{"memlock", -1, -1}, {"stack", 67108864, 67108864}};  // NGC images' banner: --ulimit memlock=-1 --ulimit stack=67108864
   c.origins["ulimits"] = Origin::kStack;
 
   ResolveMounts(req, p, in, c);

@@ -52,7 +52,7 @@ bool HasNvidiaRuntime(const Target& t) {
   if (std::find(d.daemon_json_runtimes.begin(), d.daemon_json_runtimes.end(), "nvidia") != d.daemon_json_runtimes.end())
     return true;
   if (t.host.toolkit.packages.count("nvidia-container-toolkit")) return true;
-  // A snapshot without host.docker: the doctor verdicts stand in (PRODUCT.md "Host snapshot").
+  // A snapshot without host.docker: the doctor verdicts stand in (docs/json.md).
   const bool docker_described = d.engine_reachable || !d.version.empty() || !d.runtimes.empty();
   return !docker_described && LayerOk(t, "docker") && LayerOk(t, "container_toolkit");
 }

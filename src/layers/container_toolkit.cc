@@ -10,7 +10,8 @@
 namespace gp::layers {
 namespace {
 
-// NVIDIA's install guide installs these four at one version (facts §3.3).
+// NVIDIA's install guide installs these four at one version
+// (NVIDIA/cloud-native-docs, container-toolkit/install-guide.md: NVIDIA_CONTAINER_TOOLKIT_VERSION for all four).
 const std::vector<std::string> kDefaultPackages = {"nvidia-container-toolkit",
                                                    "nvidia-container-toolkit-base",
                                                    "libnvidia-container-tools", "libnvidia-container1"};

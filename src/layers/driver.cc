@@ -166,6 +166,13 @@ LayerReport CheckDriver(const CheckInput& in) {
       r.Add("driver.module-not-loaded", Status::kFail,
             "userspace driver " + d.userspace_version + " is installed but the kernel module is not loaded",
             "sudo modprobe nvidia (or sudo reboot)");
+  } else if (!ParseFound(d.module.version)) {
+    // A loaded module whose version cannot be read agrees with nothing: say so instead of comparing the
+    // userspace driver with itself.
+    r.Add(Status::kFail,
+          "the loaded kernel module's version \"" + d.module.version +
+              "\" cannot be read, so it cannot be compared with the userspace driver",
+          "cat /proc/driver/nvidia/version (reboot if the module is from another driver)");
   } else {
     auto user = ParseFound(d.userspace_version);
     bool nvml_says = d.nvml_error && d.nvml_error->find("mismatch") != std::string::npos;
@@ -193,7 +200,7 @@ LayerReport CheckDriver(const CheckInput& in) {
     r.Add("driver.outdated", Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
           ApplyFix("driver"));
 
-  // PRODUCT.md's driver layer includes persistence: without the daemon the driver tears down GPU state when
+  // The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down GPU state when
   // the last client exits, so every job start pays for re-initialisation. Data-center hosts only.
   if (d.module.loaded && !d.persistenced_enabled && AllDatacenter(in.compat, in.host))
     r.Add("driver.persistenced", Status::kWarn, "nvidia-persistenced is not enabled: GPU state is torn down between jobs",

@@ -28,6 +28,7 @@ LayerReport CheckGpu(const CheckInput& in) {
       ++it->second;
   }
   std::vector<std::string> parts;
+  parts.reserve(counts.size());
   for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
   r.found = Join(parts, ", ");
 

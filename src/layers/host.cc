@@ -2,8 +2,8 @@
 //
 // Thresholds come from the stack's `workload` (Stack.workload.min_*_per_gpu). A stack that names a profile
 // but gives no numbers gets that profile's defaults below; they are documented in docs and here:
-//   llm-finetune: >= 8 CPU cores and >= 128 GiB RAM per GPU (issue 2: "LLM fine-tuning: at least 8 cores
-//                 and 128 GiB RAM per GPU"); no /dev/shm minimum (NGC images run with --ipc=host, which
+//   llm-finetune: >= 8 CPU cores and >= 128 GiB RAM per GPU (gpuprep's default for this
+//                 profile, docs/doctor.md); no /dev/shm minimum (NGC images run with --ipc=host, which
 //                 shares the host's /dev/shm, so only a manifest-given minimum is checked).
 //   general and every other profile: no defaults; only manifest-given minimums are checked.
 // A shortfall is a warning: training still runs, only slower (data loaders starve, host RAM swaps).

@@ -1,5 +1,5 @@
 // Layer verdicts: what doctor prints and apply/verify consult. A layer's status is its worst finding;
-// detail and fix cover every finding (PRODUCT.md "Host snapshot and doctor JSON").
+// detail and fix cover every finding (docs/json.md).
 #pragma once
 #include <optional>
 #include <string>
@@ -38,7 +38,7 @@ struct LayerReport {
   void Add(std::string code, Status s, std::string message, std::optional<std::string> fix = std::nullopt);
 };
 
-// The canonical layer order (PRODUCT.md "Layers"), used for output and planning.
+// The canonical layer order (docs/cli.md, "Layers"), used for output and planning.
 const std::vector<std::string>& LayerNames();
 
 }  // namespace gp::layers

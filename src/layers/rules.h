@@ -1,5 +1,5 @@
 // Rules shared by several layer checks (driver, cuda, image): found versions and the driver-vs-CUDA
-// verdict of issue 2 item 5. Internal to src/layers/ and its tests.
+// verdict. Used by src/layers/ and by launch's driver check (ARCHITECTURE.md allows launch -> layers).
 #pragma once
 #include <optional>
 #include <string>
@@ -34,7 +34,7 @@ std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& com
 // True when the host has GPUs and every one is a known data-center model (forward compatibility applies).
 bool AllDatacenter(const manifest::Compat& compat, const probe::HostFacts& host);
 
-// Can `driver` run CUDA `cuda`? (issue 2 item 5)
+// Can `driver` run CUDA `cuda`? (NVIDIA's CUDA Toolkit release notes, Table 3, and minor-version compatibility)
 //  ok   at or above that CUDA release's own minimum (Compat::MinDriverFor);
 //  warn below it but within the major's minor-version compatibility (branch >= min_branch and, when given,
 //       >= exact_min), or when `datacenter` and `forward_compat` names the driver's branch (a listed

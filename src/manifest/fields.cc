@@ -1,6 +1,7 @@
 #include "manifest/fields.h"
 
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -59,6 +60,49 @@ std::vector<std::string> AsStringList(const Node& n) {
   std::vector<std::string> out;
   for (const Node& item : AsList(n)) out.push_back(AsString(item));
   return out;
+}
+
+std::string AsLine(const Node& n) {
+  std::string v = AsString(n);
+  if (ControlCharAt(v)) Fail(n.mark, "expected one line, got a value with a line break or control character");
+  if (v.size() > 1024) Fail(n.mark, "value longer than 1024 bytes");
+  return v;
+}
+
+std::string AsName(const Node& n, const std::string& what) {
+  std::string v = AsLine(n);
+  if (!ValidName(v))
+    Fail(n.mark, what + " \"" + v + "\" is not a valid name (letters, digits and . _ + ~ -, starting with a "
+                 "letter or digit, at most 128)");
+  return v;
+}
+
+std::string AsDebName(const Node& n) {
+  std::string v = AsLine(n);
+  if (!ValidDebName(v))
+    Fail(n.mark, "\"" + v + "\" is not a Debian package name ([a-z0-9][a-z0-9+.-]+)");
+  return v;
+}
+
+std::string AsDebVersion(const Node& n) {
+  std::string v = AsLine(n);
+  if (!ValidDebVersion(v))
+    Fail(n.mark, "\"" + v + "\" is not a Debian version (a digit, then letters, digits and . + ~ : -)");
+  return v;
+}
+
+std::string AsUrl(const Node& n, UrlRuleKind rule) {
+  std::string v = AsLine(n);
+  std::string why = CheckUrl(v, rule == UrlRuleKind::kApt ? UrlRule::kApt : UrlRule::kFetch);
+  if (!why.empty()) Fail(n.mark, "\"" + v + "\": " + why);
+  return v;
+}
+
+std::string AsConfinedPath(const Node& n, const std::vector<std::string>& dirs) {
+  std::string v = AsLine(n);
+  std::string why = CheckConfinedPath(v, dirs);
+  if (!why.empty()) Fail(n.mark, "\"" + v + "\": " + why);
+  return v;
 }
 
 Fields::Fields(const Node& node, std::string path, Origins* origins)

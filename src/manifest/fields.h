@@ -13,6 +13,8 @@
 
 namespace gp::manifest {
 
+enum class UrlRuleKind { kFetch, kApt };  // util/input.h UrlRule: keyrings vs apt repositories
+
 [[noreturn]] void Fail(const Mark& at, const std::string& message);
 
 std::string AsString(const Node& n);  // a scalar
@@ -22,6 +24,13 @@ Version AsVersion(const Node& n);     // dotted numbers ("535.129.03")
 const std::vector<Node>& AsList(const Node& n);
 unsigned long long AsBytes(const Node& n);  // "128GiB", "64m", 1073741824
 std::vector<std::string> AsStringList(const Node& n);
+// Typed strings for values that reach a shell, an apt source line, a path or a terminal (util/input.h):
+std::string AsLine(const Node& n);     // one line: no control characters at all, at most 1024 bytes
+std::string AsName(const Node& n, const std::string& what);  // [A-Za-z0-9][A-Za-z0-9._+~-]{0,127}
+std::string AsDebName(const Node& n);     // a Debian package name
+std::string AsDebVersion(const Node& n);  // a Debian version
+std::string AsUrl(const Node& n, UrlRuleKind rule);
+std::string AsConfinedPath(const Node& n, const std::vector<std::string>& dirs);
 
 // One map of a document: rejects unknown keys, reads fields and records where each came from.
 class Fields {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -13,9 +12,12 @@
 #include "manifest/stack_parse.h"
 #include "manifest/tree.h"
 #include "sys/fs.h"
+#include "sys/fs_errors.h"
+#include "sys/host_info.h"
 #include "sys/http.h"
 #include "util/embedded.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -32,7 +34,11 @@ struct Source {
   const EmbeddedFile* file = nullptr;  // an embedded file as built: its tree was parsed at build time
 };
 
-bool IsUrl(const std::string& s) { return StartsWith(s, "https://") || StartsWith(s, "http://"); }
+// Anything shaped like scheme://... is a URL (and CheckUrl decides whether gpuprep fetches it).
+bool IsUrl(const std::string& s) {
+  const size_t sep = s.find("://");
+  return sep != std::string::npos && sep > 0 && s.find('/') == sep + 1;
+}
 
 bool LooksLikePath(const std::string& s) {
   return s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml");
@@ -42,25 +48,11 @@ const EmbeddedFile* EmbeddedStack(const std::string& name) {
   return FindEmbedded(std::string(kStackDir) + name + ".yaml");
 }
 
-std::string AbsolutePath(const std::string& path) {
-  if (!path.empty() && path[0] == '/') return path;
-  std::error_code ec;
-  auto cwd = std::filesystem::current_path(ec);
-  return ec ? path : (cwd / path).lexically_normal().string();
-}
+std::string AbsolutePath(const std::string& path) { return sys::AbsoluteFromCwd(path); }
 
 std::string Dirname(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
-}
-
-bool IsLoopbackHttp(const std::string& url) {
-  for (const char* p : {"http://127.0.0.1", "http://localhost", "http://[::1]"})
-    if (StartsWith(url, p)) {
-      char next = url.size() > std::string(p).size() ? url[std::string(p).size()] : '/';
-      if (next == '/' || next == ':') return true;
-    }
-  return false;
 }
 
 // Reads a file or URL; `fail` reports a message at the caller's position (or without one).
@@ -69,8 +61,7 @@ Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
   Source src;
   src.display = where;
   if (IsUrl(where)) {
-    if (!StartsWith(where, "https://") && !IsLoopbackHttp(where))
-      fail("plain http is accepted only for loopback addresses: use https://");
+    if (std::string why = CheckUrl(where, UrlRule::kFetch); !why.empty()) fail(why);
     if (!ctx.http) fail("cannot fetch " + where + ": no HTTP client here");
     auto resp = ctx.http->Get(where, std::chrono::seconds(30));
     if (!resp.ok())
@@ -83,7 +74,7 @@ Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
   src.id = AbsolutePath(where);
   if (!ctx.fs) fail("cannot read " + where + ": no filesystem here");
   auto text = ctx.fs->Read(src.id);
-  if (!text) fail("cannot read file " + where);
+  if (!text) fail(sys::WhyUnreadable(*ctx.fs, src.id, where));
   src.text = std::move(*text);
   return src;
 }

@@ -10,7 +10,7 @@
 
 namespace gp::manifest {
 
-// Where a value came from, shown by `manifest show` and `doctor --verbose` (STYLE.md 6):
+// Where a value came from, shown by `manifest show` and `doctor --verbose` (docs/cli.md, "Where values come from"):
 // "default", "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:14:5" (embedded), "site.yaml:3:7" (a user file, path as
 // given), "https://host/s.yaml:3:7", "flag --manifest", "host probe". The loader records the file:line:col form.
 using Origins = std::map<std::string, std::string>;  // field path ("driver.version") -> origin

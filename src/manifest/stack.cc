@@ -4,12 +4,23 @@
 #include "manifest/fields.h"
 #include "manifest/redist_spec.h"
 #include "manifest/stack_parse.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
 namespace {
 
 const std::vector<std::string> kArchitectures = {"volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+// An apt suite ("jammy", "stable/updates"): what may stand between the URL and the components.
+bool ValidSuite(const std::string& s) {
+  if (s.empty() || s.size() > 128 || s[0] == '/' || s[0] == '-') return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+          c == '-' || c == '/'))
+      return false;
+  return true;
+}
+
 const std::vector<std::string> kFlavours = {"proprietary", "open", "server", "server-open"};
 
 std::string OneOf(const Node& n, const std::vector<std::string>& allowed, const std::string& what) {
@@ -27,7 +38,7 @@ std::string OneOf(const Node& n, const std::vector<std::string>& allowed, const 
 OsTarget ParseOs(const Node& n, const std::string& path, Origins* origins) {
   Fields f(n, path, origins);
   f.Only({"id", "version_id"});
-  return {AsString(f.Require("id")), AsString(f.Require("version_id"))};
+  return {AsName(f.Require("id"), "os id"), AsName(f.Require("version_id"), "os version_id")};
 }
 
 std::vector<AptPackage> ParsePackages(const Node& list, const std::string& path) {
@@ -36,9 +47,9 @@ std::vector<AptPackage> ParsePackages(const Node& list, const std::string& path)
     Fields f(item, path, nullptr);
     f.Only({"name", "version", "upstream"});
     AptPackage p;
-    p.name = AsString(f.Require("name"));
-    p.version = f.String("version").value_or("");
-    p.upstream = f.String("upstream").value_or("");
+    p.name = AsDebName(f.Require("name"));
+    if (const Node* v = f.Get("version")) p.version = AsDebVersion(*v);
+    if (const Node* u = f.Get("upstream")) p.upstream = AsDebVersion(*u);
     if (!p.version.empty() && !p.upstream.empty())
       Fail(item.KeyMark("upstream"), "give either version (the exact dpkg version) or upstream, not both");
     out.push_back(std::move(p));
@@ -85,7 +96,8 @@ void ParseDriver(const Node& n, Stack& s) {
   if (const Node* p = f.Get("packages")) s.driver.packages = ParsePackages(*p, "driver.packages");
   if (const Node* p = f.Get("fabricmanager_packages"))
     s.driver.fabricmanager_packages = ParsePackages(*p, "driver.fabricmanager_packages");
-  // Fabric Manager must run at exactly the driver's version (facts §3.2).
+  // Fabric Manager must run at exactly the driver's version: Ubuntu's cuda-drivers-fabricmanager-535 depends on
+  // nvidia-fabricmanager-535 (= the driver's version) (https://packages.ubuntu.com/jammy/cuda-drivers-fabricmanager-535).
   if (s.driver.version.known()) {
     const Node* fm = f.node().Find("fabricmanager_packages");
     for (size_t i = 0; i < s.driver.fabricmanager_packages.size(); ++i) {
@@ -120,7 +132,9 @@ void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_majo
 void ParseImage(const Node& n, Stack& s) {
   Fields f(n, "image", &s.origins);
   f.Only({"ref", "cuda", "cuda_unknown_reason", "driver_min_branch", "forward_compat", "digest"});
-  s.image.ref = AsString(f.Require("ref"));
+  s.image.ref = AsLine(f.Require("ref"));
+  if (s.image.ref.empty() || s.image.ref[0] == '-' || s.image.ref.find(' ') != std::string::npos)
+    Fail(f.node().Find("ref")->mark, "image ref \"" + s.image.ref + "\" is not an image reference");
   const Node& cuda = f.Require("cuda");
   auto reason = f.String("cuda_unknown_reason");
   if (cuda.kind == Node::Kind::kScalar && cuda.scalar == "unknown") {
@@ -160,20 +174,25 @@ void ParseRepositories(const Node& n, Stack& s) {
     f.Only({"name", "os", "url", "suite", "components", "keyring_url", "keyring_path", "key_fingerprint",
             "keyring_sha256", "list_path"});
     AptRepository r;
-    r.name = AsString(f.Require("name"));
+    r.name = AsName(f.Require("name"), "repository name");
     if (const Node* os = f.Get("os")) r.os = ParseOs(*os, "repositories.os", nullptr);
-    const Node& url = f.Require("url");
-    r.url = AsString(url);
-    if (!StartsWith(r.url, "https://")) Fail(url.mark, "repository url must start with https://");
-    r.suite = f.String("suite").value_or("/");
-    if (const Node* c = f.Get("components")) r.components = AsStringList(*c);
-    r.keyring_url = AsString(f.Require("keyring_url"));
-    r.keyring_path = AsString(f.Require("keyring_path"));
+    r.url = AsUrl(f.Require("url"), UrlRuleKind::kApt);
+    if (const Node* suite = f.Get("suite")) {
+      r.suite = AsLine(*suite);
+      if (r.suite != "/" && !ValidSuite(r.suite))
+        Fail(suite->mark, "suite \"" + r.suite + "\" is not \"/\" or a suite name (letters, digits, . _ - /)");
+    }
+    if (const Node* c = f.Get("components"))
+      for (const Node& comp : AsList(*c)) r.components.push_back(AsName(comp, "component"));
+    r.keyring_url = AsUrl(f.Require("keyring_url"), UrlRuleKind::kFetch);
+    r.keyring_path = AsConfinedPath(f.Require("keyring_path"), {"/usr/share/keyrings/", "/etc/apt/keyrings/"});
     r.key_fingerprint = f.String("key_fingerprint").value_or("");
     CheckFingerprint(f, r.key_fingerprint);
     r.keyring_sha256 = f.String("keyring_sha256").value_or("");
     CheckKeyringSha(f, r.keyring_sha256);
-    r.list_path = AsString(f.Require("list_path"));
+    const Node& list = f.Require("list_path");
+    r.list_path = AsConfinedPath(list, {"/etc/apt/sources.list.d/"});
+    if (!EndsWith(r.list_path, ".list")) Fail(list.mark, "list_path must end in .list (apt reads only those)");
     s.repositories.push_back(std::move(r));
   }
 }
@@ -218,7 +237,7 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
 void ParseWorkload(const Node& n, Stack& s) {
   Fields f(n, "workload", &s.origins);
   f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu"});
-  s.workload.profile = f.String("profile").value_or("general");
+  if (const Node* p = f.Get("profile")) s.workload.profile = AsName(*p, "workload profile");
   s.workload.min_cpus_per_gpu = static_cast<int>(f.Int("min_cpus_per_gpu").value_or(0));
   if (const Node* r = f.Get("min_ram_per_gpu")) s.workload.min_ram_per_gpu = AsBytes(*r);
   if (const Node* r = f.Get("min_shm_per_gpu")) s.workload.min_shm_per_gpu = AsBytes(*r);
@@ -234,7 +253,7 @@ Stack StackFromTree(const Node& root) {
   CheckHeader(doc, {"Stack"});
   Fields meta(doc.Require("metadata"), "metadata", &s.origins);
   meta.Only({"name", "description"});
-  s.name = AsString(meta.Require("name"));
+  s.name = AsName(meta.Require("name"), "stack name");
   s.description = meta.String("description").value_or("");
   const Node& os = doc.Require("os");
   for (const Node& item : AsList(os)) s.os.push_back(ParseOs(item, "os", nullptr));

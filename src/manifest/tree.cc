@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/input.h"
 
 namespace gp::manifest {
 namespace {
@@ -40,6 +41,7 @@ class TreeBuilder : public YAML::EventHandler {
                 const std::string& value) override {
     CheckAnchor(m, a);
     CheckTag(m, tag);
+    CheckText(MarkOf(m, file_), value);
     Node n;
     n.kind = Node::Kind::kScalar;
     n.scalar = value;
@@ -79,6 +81,18 @@ class TreeBuilder : public YAML::EventHandler {
       Fail(MarkOf(m, file_), "YAML tags (" + tag + ") are not supported");
   }
 
+  // Every value is valid UTF-8 without control characters (tab and newline allowed in text); a key or a
+  // value that reaches a shell, an apt line or a terminal gets a stricter check where it is read.
+  void CheckText(const Mark& at, const std::string& value) {
+    if (auto bad = InvalidUtf8At(value))
+      Fail(at, "invalid UTF-8 (byte " + std::to_string(*bad + 1) + " of the value)");
+    if (auto ctl = ControlCharAt(value, /*allow_text=*/true))
+      Fail(at, "control character " + TerminalSafe(value.substr(*ctl, 1)) + " in a value (byte " +
+                   std::to_string(*ctl + 1) + ")");
+    if (value.size() > kMaxScalar) Fail(at, "value longer than " + std::to_string(kMaxScalar) + " bytes");
+    if (++scalars_ > kMaxNodes) Fail(at, "more than " + std::to_string(kMaxNodes) + " values in one document");
+  }
+
   void Open(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, Node::Kind kind) {
     CheckAnchor(m, a);
     CheckTag(m, tag);
@@ -111,6 +125,7 @@ class TreeBuilder : public YAML::EventHandler {
     }
     if (top.want_key) {
       if (n.kind != Node::Kind::kScalar) Fail(n.mark, "a key must be a plain string");
+      if (ControlCharAt(n.scalar)) Fail(n.mark, "control character in a key");
       if (top.node.Find(n.scalar)) Fail(n.mark, "duplicate key \"" + n.scalar + "\"");
       top.key = std::move(n.scalar);
       top.key_mark = n.mark;
@@ -123,7 +138,10 @@ class TreeBuilder : public YAML::EventHandler {
     top.want_key = true;
   }
 
+  static constexpr size_t kMaxScalar = size_t{64} << 10;
+  static constexpr size_t kMaxNodes = 100000;
   std::shared_ptr<const std::string> file_;
+  size_t scalars_ = 0;
   std::vector<Open_> stack_;
   Node root_;
   bool has_root_ = false;
@@ -168,6 +186,9 @@ std::string KindName(Node::Kind kind) {
 }
 
 Node ParseTree(const std::string& text, const std::string& display_path) {
+  if (text.size() > kMaxManifestBytes)
+    throw FileError(display_path, 1, 1,
+                    "file is larger than the " + std::to_string(kMaxManifestBytes / 1024) + " KiB limit for manifests");
   auto file = std::make_shared<const std::string>(display_path);
   std::istringstream in(text);
   TreeBuilder builder(file);

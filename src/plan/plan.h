@@ -1,4 +1,4 @@
-// The plan as data (issue 3 item 1): what `apply` will do, computed from the stack and the probed host,
+// The plan as data: what `apply` will do, computed from the stack and the probed host,
 // containing only what is missing. `plan` prints it (plan/render.h); apply/executor.h runs exactly it.
 #pragma once
 #include <chrono>

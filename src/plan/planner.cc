@@ -12,6 +12,7 @@
 #include "redist/error.h"
 #include "redist/state.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::plan {
@@ -47,14 +48,12 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-// "http://127.0.0.1:8080/k.gpg" and file:// are only for loopback and local mirrors (PRODUCT.md).
+// https, plain http only to a loopback host (decided on the parsed host, never a prefix), or a local
+// file:/// mirror.
 bool UrlAllowed(const std::string& url) {
-  if (StartsWith(url, "https://") || StartsWith(url, "file:///")) return true;
-  if (!StartsWith(url, "http://")) return false;
-  std::string host = url.substr(7, url.find('/', 7) == std::string::npos ? std::string::npos : url.find('/', 7) - 7);
-  if (StartsWith(host, "[::1]")) return true;
-  host = host.substr(0, host.find(':'));
-  return host == "localhost" || StartsWith(host, "127.");
+  if (CheckUrl(url, UrlRule::kFetch).empty()) return true;
+  auto u = ParseUrl(url);
+  return u && u->scheme == "file";
 }
 
 

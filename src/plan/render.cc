@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sys/process.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::plan {
@@ -16,10 +17,11 @@ std::string Octal(unsigned mode) {
   return buf;
 }
 
-std::string EnvPrefix(const Action& a) {
-  std::string out;
-  for (const auto& [k, v] : a.env) out += k + "=" + sys::ShellQuote(v) + " ";
-  return out;
+bool EnvName(const std::string& k) {
+  if (k.empty() || (k[0] >= '0' && k[0] <= '9')) return false;
+  for (char c : k)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
 }
 
 std::string DescribeRedist(const redist::Request& r) {
@@ -29,6 +31,20 @@ std::string DescribeRedist(const redist::Request& r) {
          (r.json_sha256.empty() ? "" : " (sha256 " + r.json_sha256 + ")") + " into " + r.prefix +
          ", checking each archive's sha256, then point " + r.current_link + " at it and write " + r.ldconf_path;
 }
+
+// NAME=VALUE words before the command; a name the shell would not read as an assignment goes through
+// env(1) instead, so it can never become the command word.
+std::string EnvPrefix(const Action& a) {
+  std::string out, odd;
+  for (const auto& [k, v] : a.env) {
+    if (EnvName(k)) out += k + "=" + sys::ShellQuote(v) + " ";
+    else odd += sys::ShellQuote(k + "=" + v) + " ";
+  }
+  return odd.empty() ? out : out + "env " + odd;
+}
+
+// Text inside a `#` comment: one line, with control characters shown escaped.
+std::string Comment(const std::string& s) { return TerminalSafe(s); }
 
 // The text form of one action (also the body of the sh form for kRun).
 std::string Describe(const Action& a) {
@@ -46,12 +62,11 @@ std::string Describe(const Action& a) {
   return "";
 }
 
+// `contents` ends with a newline (the caller checks); the marker appears nowhere in it.
 std::string Heredoc(const std::string& contents) {
   std::string marker = "GPUPREP_EOF";
   while (contents.find(marker) != std::string::npos) marker += "_";
-  std::string body = contents;
-  if (!body.empty() && body.back() != '\n') body += '\n';
-  return "<<'" + marker + "'\n" + body + marker + "\n";
+  return "<<'" + marker + "'\n" + contents + marker + "\n";
 }
 
 }  // namespace
@@ -82,11 +97,12 @@ std::string RenderText(const Plan& plan) {
 std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
   std::ostringstream out;
   out << "#!/bin/bash\n"
-      << "# gpuprep plan for stack " << plan.stack << ": the commands `gpuprep apply` runs, in order.\n"
+      << "# gpuprep plan for stack " << Comment(plan.stack) << ": the commands `gpuprep apply` runs, in order.\n"
       << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
       << "set -euo pipefail\n";
   for (const auto& l : plan.layers)
-    out << "# layer " << l.name << ": " << DecisionName(l.kind) << (l.detail.empty() ? "" : " - " + l.detail) << "\n";
+    out << "# layer " << Comment(l.name) << ": " << DecisionName(l.kind)
+        << (l.detail.empty() ? "" : " - " + Comment(l.detail)) << "\n";
   for (const auto& b : plan.blockers) out << "echo " << sys::ShellQuote("blocked: " + b) << " >&2; exit 1\n";
   if (plan.steps.empty()) out << "# nothing to do\n";
   bool fetches = false;
@@ -116,7 +132,7 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
   }
   int n = 0;
   for (const auto& s : plan.steps) {
-    out << "\n# " << ++n << ". " << s.title << " [" << s.id << "]\n";
+    out << "\n# " << ++n << ". " << Comment(s.title) << " [" << Comment(s.id) << "]\n";
     for (const auto& a : s.actions) {
       switch (a.kind) {
         case Action::Kind::kRun: {
@@ -148,7 +164,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
         case Action::Kind::kWrite: {
           const std::string p = sys::ShellQuote(a.path);
           out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
-          out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
+          // A here-document for text that ends with a newline (readable); other contents byte for byte
+          // through printf, so the file is exactly what apply writes.
+          if (a.contents.empty() || a.contents.back() != '\n')
+            out << "printf '%s' " << sys::ShellQuote(a.contents) << " > " << p << ".gpuprep-new\n";
+          else
+            out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
           out << "chmod " << Octal(a.mode) << " " << p << ".gpuprep-new\n";
           if (a.keep_backup) out << "if [ -e " << p << " ]; then cp -p -- " << p << " " << p << ".gpuprep-bak; fi\n";
           out << "mv -f -- " << p << ".gpuprep-new " << p << "\n";
@@ -160,14 +181,18 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
         case Action::Kind::kFetch: {
           const std::string tmp = "\"$tmp/key" + std::to_string(n) + "\"";
           const std::string dst = sys::ShellQuote(a.path);
-          out << "curl --fail --silent --show-error --location --output " << tmp << " " << sys::ShellQuote(a.url)
-              << "\n";
-          if (!a.sha256.empty()) {
+          // Like apply: TLS verified by curl, and a redirect never leaves https.
+          out << "curl --fail --silent --show-error --location "
+              << (StartsWith(a.url, "https://") ? "--proto-redir =https " : "") << "--output " << tmp << " "
+              << sys::ShellQuote(a.url) << "\n";
+          // The same checks as apply: the sha256 when pinned, and the fingerprint when pinned, matched
+          // against primary keys only (the first fpr record after each pub record), never a subkey.
+          if (!a.sha256.empty())
             out << "echo " << sys::ShellQuote(a.sha256) << "\"  $tmp/key" << n << "\" | sha256sum --check --quiet\n";
-          } else {
-            out << "gpg --batch --show-keys --with-colons " << tmp << " | grep -q "
-                << sys::ShellQuote("^fpr:::::::::" + a.fingerprint + ":") << "\n";
-          }
+          if (!a.fingerprint.empty())
+            out << "gpg --batch --show-keys --with-colons " << tmp
+                << " | awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }' | grep -qx "
+                << sys::ShellQuote(a.fingerprint) << "\n";
           out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp << "; then gpg --batch --yes --dearmor --output "
               << dst << " " << tmp << "; else install -m " << Octal(a.mode) << " " << tmp << " " << dst
               << "; fi\n";

@@ -103,7 +103,7 @@ std::optional<std::string> ParseNvccVersion(std::string_view text) {
   auto at = text.find("release ");
   if (at == std::string_view::npos) return std::nullopt;
   auto line_end = text.find('\n', at);
-  auto words = SplitWords(text.substr(at, line_end == std::string_view::npos ? text.npos : line_end - at));
+  auto words = SplitWords(text.substr(at, line_end == std::string_view::npos ? std::string_view::npos : line_end - at));
   std::string release = words.size() > 1 ? words[1] : "";
   if (!release.empty() && release.back() == ',') release.pop_back();
   if (words.size() > 2 && words[2].size() > 1 && words[2][0] == 'V' && Version::Parse(words[2].substr(1))) {

@@ -1,4 +1,4 @@
-// HostFacts <-> JSON. The stable keys of PRODUCT.md come first in spirit; every other HostFacts field is
+// HostFacts <-> JSON. The stable keys of docs/json.md come first in spirit; every other HostFacts field is
 // written too (gpuprep's extras), so a snapshot read back equals what was probed (except `live`, which is
 // false for anything read from a file). Reading tolerates unknown keys and missing extras; the stable keys
 // are required and type-checked, with errors that point at the offending value.
@@ -228,7 +228,7 @@ void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo
   r.NullableStr(o, p, "default_runtime", false, d.default_runtime);
   r.Bool(o, p, "cdi", d.cdi);
   r.StrList(o, p, "cdi_devices", d.cdi_devices);
-  // A docker object without these keys (hand-written, or PRODUCT.md's minimal form) describes an engine.
+  // A docker object without these keys (hand-written, or docs/json.md's minimal form) describes an engine.
   d.engine_reachable = true;
   r.Bool(o, p, "engine_reachable", d.engine_reachable);
   d.cli_found = d.engine_reachable;
@@ -408,12 +408,32 @@ HostFacts HostFromJson(const nlohmann::json& doc, const std::string& display_pat
 }
 
 HostFacts HostFromSnapshotText(const std::string& text, const std::string& display_path) {
+  if (text.size() > kMaxSnapshotBytes)
+    throw FileError(display_path, 1, 1,
+                    "snapshot is larger than the " + std::to_string(kMaxSnapshotBytes >> 20) + " MiB limit");
+  if (auto deep = JsonTooDeepAt(text, kMaxSnapshotDepth)) {
+    auto [line, col] = LineColumnAt(text, *deep);
+    throw FileError(display_path, line, col,
+                    "nested deeper than " + std::to_string(kMaxSnapshotDepth) + " levels");
+  }
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     auto [line, col] = LineColumnAt(text, e.byte == 0 ? 0 : e.byte - 1);
     throw FileError(display_path, line, col, "invalid JSON: " + ParseErrorReason(e.what()));
+  } catch (const json::exception& e) {
+    // A number too large for a double ("1e999": out_of_range 406) is thrown without a position; the
+    // message quotes the token, so point at its first occurrence.
+    const std::string what = e.what();
+    const size_t q = what.find('\'');
+    const size_t q2 = q == std::string::npos ? q : what.find('\'', q + 1);
+    const std::string token = q2 == std::string::npos ? "" : what.substr(q + 1, q2 - q - 1);
+    const size_t at = token.empty() ? std::string::npos : text.find(token);
+    auto [line, col] = LineColumnAt(text, at == std::string::npos ? 0 : at);
+    const size_t bracket = what.find("] ");
+    throw FileError(display_path, line, col,
+                    "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   JsonLocator where(text);
   Reader r(display_path, [&where](const std::string& path) { return where.Find(path); });

@@ -1,8 +1,8 @@
 // OS, kernel, architecture, CPUs, memory, /dev/shm and disk.
-#include <sys/utsname.h>
 
 #include "probe/parsers.h"
 #include "probe/steps.h"
+#include "sys/host_info.h"
 #include "util/strings.h"
 
 namespace gp::probe {
@@ -145,10 +145,9 @@ void ProbeOs(const ProbeEnv& env, HostFacts& facts) {
 
   if (auto k = fs.ReadPrefix("/proc/sys/kernel/osrelease", 256)) facts.kernel = std::string(Trim(*k));
   if (Live(env)) {
-    struct utsname u;
-    if (::uname(&u) == 0) {
-      facts.arch = u.machine;
-      if (facts.kernel.empty()) facts.kernel = u.release;
+    if (auto u = sys::LiveUname()) {
+      facts.arch = u->machine;
+      if (facts.kernel.empty()) facts.kernel = u->release;
     }
   } else {
     if (auto a = fs.ReadPrefix("/var/lib/dpkg/arch", 256); a && !Trim(*a).empty()) {

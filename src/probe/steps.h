@@ -1,6 +1,6 @@
 // The probe's steps, one concern per file; ProbeHost (probe/probe.cc) runs them in this order. Each step
 // fills its part of HostFacts, adds probe_notes for what it could not learn, and never throws. Steps that
-// would run, load or contact something check `Live(env)` first (PRODUCT.md --root rules).
+// would run, load or contact something check `Live(env)` first (docs/cli.md, "--root").
 #pragma once
 #include <functional>
 #include <optional>
@@ -40,8 +40,8 @@ struct LibrarySpec {
   std::function<sys::LibCall(sys::NativeLibs&, const std::vector<std::string>&)> load;
   std::function<std::string(long)> from_code;                 // version code -> "9.19.0"
 };
-// library.cc: fills `out` from the sources above; the live library's answer wins when it loads.
-void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec, Component& out);
+// library.cc: fills `c` from the sources above; the live library's answer wins when it loads.
+void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec, Component& c);
 
 // cdi.cc: reads the CDI specs in `dirs` (duplicates skipped); appends their nvidia.com/gpu device names to
 // `devices` (no duplicates); true when at least one nvidia.com/gpu spec exists.

@@ -1,4 +1,5 @@
 #include "sys/fs.h"
+#include "sys/fs_errors.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -242,6 +243,15 @@ WriteResult DiskFs::Remove(const std::string& path) {
   if (::unlink(real.c_str()) == 0 || errno == ENOENT) return {};
   if ((errno == EISDIR || errno == EPERM) && ::rmdir(real.c_str()) == 0) return {};  // an empty directory
   return {false, ErrnoText("cannot remove", real), ""};
+}
+
+std::string WhyUnreadable(const Fs& fs, const std::string& path, const std::string& shown) {
+  const std::string head = "cannot read " + shown + ": ";
+  if (!fs.Exists(path)) return head + "no such file";
+  if (fs.IsDir(path)) return head + "a directory, not a file";
+  auto first = fs.ReadPrefix(path, 1);
+  if (!first) return head + "not a regular file, or permission denied";
+  return head + "larger than the " + std::to_string(kMaxRead >> 20) + " MiB limit";
 }
 
 }  // namespace gp::sys

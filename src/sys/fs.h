@@ -53,7 +53,7 @@ class Fs {
   // other programs.
   virtual std::string HostPath(const std::string& path) const = 0;
   // True when this Fs is the live system ("/"); false for --root trees. Probes that would load, run or
-  // contact something of the live host check this first (PRODUCT.md --root rules).
+  // contact something of the live host check this first (docs/cli.md, "--root").
   virtual bool IsLive() const = 0;
 };
 

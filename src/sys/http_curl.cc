@@ -6,6 +6,7 @@
 
 #include "sys/dl.h"
 #include "sys/http.h"
+#include "util/input.h"
 
 namespace gp::sys {
 namespace {
@@ -209,9 +210,21 @@ class CurlHttpClient : public HttpClient {
     CURLcode rc = api.easy_perform(curl);
     long status = 0;
     api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    // Plain http is for loopback only, decided on the address actually connected (not the URL's text).
+    const char* ip = nullptr;
+    const char* effective = nullptr;
+    api.easy_getinfo(curl, CURLINFO_PRIMARY_IP, &ip);
+    api.easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+    const std::string connected = ip ? ip : "";
+    const std::string last_url = effective ? effective : url;  // after redirects (only ever to https)
     api.easy_cleanup(curl);
     res.status = static_cast<int>(status);
-    if (sink.too_big) {
+    const bool plain_http = last_url.compare(0, 7, "http://") == 0 || last_url.compare(0, 7, "HTTP://") == 0;
+    if (plain_http && rc == CURLE_OK && !IsLoopbackHost(connected) && connected != "::1") {
+      res.error = "plain http connected to " + (connected.empty() ? std::string("an unknown address") : connected) +
+                  ", not a loopback address; nothing was used";
+      res.status = 0;
+    } else if (sink.too_big) {
       res.error = "response larger than 256 MiB";
     } else if (rc != CURLE_OK) {
       res.error = errbuf[0] ? errbuf : api.easy_strerror(rc);

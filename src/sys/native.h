@@ -1,6 +1,6 @@
 // The shared-library seam: versions and health that only a library call can give (NVML, libcuda,
 // cudart, cuDNN, NCCL), loaded with dlopen on the live host. With --root, main hands the probe
-// NullNativeLibs: nothing of the live host is loaded (PRODUCT.md).
+// NullNativeLibs: nothing of the live host is loaded (docs/cli.md, "--root").
 #pragma once
 #include <optional>
 #include <string>

@@ -124,13 +124,17 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
     in_pipe[1] = -1;
   }
 
+  // The child leads its own process group. At the deadline the whole group gets SIGTERM, two seconds
+  // later SIGKILL; half a second after that gpuprep stops reading: a descendant that left the group
+  // (setsid) and still holds the pipes open cannot keep the caller waiting.
   const auto deadline = Clock::now() + cmd.timeout;
-  bool term_sent = false;
-  Clock::time_point kill_at;
+  bool term_sent = false, kill_sent = false;
+  Clock::time_point kill_at, give_up_at;
   std::string status_line_buf;
   int status = 0;
   bool reaped = false;
   for (;;) {
+    if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
     struct pollfd fds[3];
     int nfds = 0;
     int* owners[3];
@@ -140,22 +144,19 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
         owners[nfds++] = fd;
       }
     }
-    if (nfds == 0) {
-      if (!reaped) {
-        int r = ::waitpid(pid, &status, WNOHANG);
-        if (r == pid) reaped = true;
-      }
-      if (reaped) break;
-    }
+    if (nfds == 0 && reaped) break;
     auto now = Clock::now();
     if (!term_sent && now >= deadline) {
       res.timed_out = true;
       ::kill(-pid, SIGTERM);
       term_sent = true;
       kill_at = now + std::chrono::seconds(2);
-    } else if (term_sent && now >= kill_at) {
+    } else if (term_sent && !kill_sent && now >= kill_at) {
       ::kill(-pid, SIGKILL);
-      kill_at = now + std::chrono::hours(1);
+      kill_sent = true;
+      give_up_at = now + std::chrono::milliseconds(500);
+    } else if (kill_sent && now >= give_up_at) {
+      break;  // pipes still open: held by something outside the group
     }
     int wait_ms = 50;
     if (nfds > 0) {
@@ -173,6 +174,10 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
       ::usleep(wait_ms * 1000);
     }
   }
+  if (!reaped) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
   if (!status_line_buf.empty() && cmd.on_status_line) cmd.on_status_line(status_line_buf);
   if (WIFEXITED(status)) {
     res.exit_code = WEXITSTATUS(status);
@@ -188,7 +193,7 @@ std::string ShellQuote(const std::string& word) {
   if (word.empty()) return "''";
   bool safe = true;
   for (char c : word) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("@%+=:,./_-", c))) {
+    if (c == '\0' || !(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("@%+=:,./_-", c))) {
       safe = false;
       break;
     }
@@ -203,11 +208,28 @@ std::string ShellQuote(const std::string& word) {
   return out;
 }
 
+namespace {
+// NAME=... with NAME a shell variable name ([A-Za-z_][A-Za-z0-9_]*).
+bool LooksLikeAssignment(const std::string& w) {
+  const size_t eq = w.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    const char c = w[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::string ShellJoin(const std::vector<std::string>& argv) {
   std::string out;
   for (size_t i = 0; i < argv.size(); ++i) {
     if (i) out += ' ';
-    out += ShellQuote(argv[i]);
+    std::string w = ShellQuote(argv[i]);
+    // An unquoted NAME=VALUE first word would be an assignment, not the command: quote it.
+    if (i == 0 && w == argv[i] && LooksLikeAssignment(w)) w = "'" + w + "'";
+    out += w;
   }
   return out;
 }

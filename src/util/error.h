@@ -1,4 +1,4 @@
-// gpuprep's one error policy (PRODUCT.md "Exit codes"): code below main throws these, main prints
+// gpuprep's one error policy (docs/cli.md, "Exit codes"): code below main throws these, main prints
 // "gpuprep: error: <what>" once and exits with the code.
 #pragma once
 #include <stdexcept>

@@ -113,6 +113,25 @@ std::string ParseErrorReason(const std::string& what) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
+std::optional<size_t> JsonTooDeepAt(const std::string& text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 JsonLocator::JsonLocator(const std::string& text) { Scanner(text, positions_).Run(); }
 
 std::pair<int, int> JsonLocator::Find(const std::string& path) const {

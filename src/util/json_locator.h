@@ -3,6 +3,7 @@
 // the line and column of every value under its dotted path: "" is the root, "host.gpus[1].index" a leaf.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -15,6 +16,11 @@ std::pair<int, int> LineColumnAt(const std::string& text, size_t offset);
 // The human part of an nlohmann parse_error what(): "[json.exception.parse_error.101] parse error at
 // line 1, column 5: syntax error ..." -> "syntax error ...".
 std::string ParseErrorReason(const std::string& what);
+
+// Offset of the first '[' or '{' that opens a level deeper than `max_depth` (strings skipped); nullopt
+// when the text stays within it. Run before nlohmann::json::parse, whose recursion (parse, copy, destroy)
+// a deeply nested text would otherwise exhaust.
+std::optional<size_t> JsonTooDeepAt(const std::string& text, int max_depth);
 
 class JsonLocator {
  public:

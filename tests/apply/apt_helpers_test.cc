@@ -61,7 +61,7 @@ TEST_CASE("apt's list file names for a repository", "[apply]") {
 
 TEST_CASE("keys: armor removed in-process, primary fingerprints only", "[apply]") {
   const std::string armored =
-      "-----BEGIN PGP PUBLIC KEY BLOCK-----\nVersion: GnuPG v2\n\nmQINBGJ=\n=abcd\n-----END PGP PUBLIC KEY BLOCK-----\n";
+      "-----BEGIN PGP PUBLIC KEY BLOCK-----\nVersion: GnuPG v2\n\nmQINBGJ=\n=PoVs\n-----END PGP PUBLIC KEY BLOCK-----\n";  // =PoVs: the CRC24
   CHECK(apt::IsArmored(armored));
   auto bin = apt::Dearmor(armored);
   REQUIRE(bin);

@@ -14,7 +14,7 @@
 
 #include "apply/executor.h"
 #include "apply/harness.h"
-#include "apply/locks.h"
+#include "sys/locks.h"
 #include "apt/index.h"
 #include "apt/sources.h"
 #include "plan/planner.h"
@@ -372,13 +372,13 @@ TEST_CASE("--reboot reboots through the runner after installing the unit", "[app
 TEST_CASE("two applies never run at once", "[apply]") {
   TempRoot root;
   std::string why;
-  auto first = apply::ApplyLock::TryAcquire(root.fs(), why);
+  auto first = sys::ApplyLock::TryAcquire(root.fs(), why);
   REQUIRE(first);
-  auto second = apply::ApplyLock::TryAcquire(root.fs(), why);
+  auto second = sys::ApplyLock::TryAcquire(root.fs(), why);
   CHECK_FALSE(second);
   CHECK(why == "held by pid " + std::to_string(::getpid()));
   first.reset();
-  CHECK(apply::ApplyLock::TryAcquire(root.fs(), why));
+  CHECK(sys::ApplyLock::TryAcquire(root.fs(), why));
 }
 
 TEST_CASE("the journal round-trips and a corrupt one is a clear error", "[apply]") {

@@ -143,8 +143,12 @@ class FakeNative : public sys::NativeLibs {
  public:
   sys::NvmlInfo nvml;
   sys::CudaDriverInfo cuda;
-  sys::LibCall cudnn, nccl;
-  sys::LibCall CudaRuntimeVersion(const std::vector<std::string>&) override { return {}; }
+  sys::LibCall cudnn, nccl, cudart;
+  std::vector<std::string> cudart_dirs;  // where the last CudaRuntimeVersion call looked
+  sys::LibCall CudaRuntimeVersion(const std::vector<std::string>& dirs) override {
+    cudart_dirs = dirs;
+    return cudart;
+  }
   sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return cudnn; }
   sys::LibCall NcclVersion(const std::vector<std::string>&) override { return nccl; }
   sys::NvmlInfo Nvml() override { return nvml; }

@@ -1,4 +1,4 @@
-// The doctor JSON document (PRODUCT.md shape: keys, order, types, summary counts), the table, exit codes.
+// The doctor JSON document (docs/json.md shape: keys, order, types, summary counts), the table, exit codes.
 #include "doctor/report.h"
 
 #include <catch2/catch.hpp>
@@ -20,7 +20,7 @@ std::vector<layers::LayerReport> SomeReports() {
 }
 }  // namespace
 
-TEST_CASE("doctor JSON: top-level keys in PRODUCT.md order, with their types", "[doctor]") {
+TEST_CASE("doctor JSON: top-level keys in docs/json.md order, with their types", "[doctor]") {
   test::Inputs t;
   auto reports = SomeReports();
   auto doc = doctor::ReportJson("ubuntu22-r535-cuda12.2", t.host, reports);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpuprep doctor` on the machine running the tests (the live host, real seams): invariants, not versions.
-#  - stdout of --json is one valid JSON object of PRODUCT.md's shape, every layer present (fabricmanager
+#  - stdout of --json is one valid JSON object of docs/json.md's shape, every layer present (fabricmanager
 #    exactly when the host has NVSwitches), summary counts that add up, exit 0 iff no layer failed;
 #  - the table run exits with the same code and ends with the same summary;
 #  - on a host without an NVIDIA PCI device (the build machines) the gpu layer fails and the exit code is 1;

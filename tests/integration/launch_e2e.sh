@@ -7,7 +7,7 @@
 set -uo pipefail
 GPUPREP=$1
 SRC=$2
-command -v docker >/dev/null || { echo "SKIP: no docker CLI"; exit 0; }
+command -v docker >/dev/null || { echo "SKIP: no docker CLI"; exit 77; }
 WORK=$(mktemp -d /tmp/gpuprep-launch-e2e.XXXXXX)
 fails=0
 check() {  # check NAME CONDITION-EXIT-CODE

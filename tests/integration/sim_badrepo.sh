@@ -10,7 +10,6 @@ SRC=$2
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply
 t_start=$(_sim_ms)
 
 bad_repo() {  # bad_repo VARIANT WHAT ERROR_REGEX|=EXACT_LAST_LINE [ALLOWED_CHANGES_REGEX WHAT_ALLOWED]

@@ -11,7 +11,6 @@ SRC=$2
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply verify
 t_start=$(_sim_ms)
 M=(--manifest /sim/stack.yaml)
 

@@ -189,7 +189,7 @@ TEST_CASE("launch validation: mounts, environment names, workdir, name, image", 
         "gpuprep: error: --profile: unknown profile \"visoin\" (did you mean \"vision\"?)\n");
   auto r = Gpuprep({"launch", "--host", "/nonexistent/node.json", "--image", kImage});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: --host: cannot read /nonexistent/node.json\n");
+  CHECK(r.err == "gpuprep: error: --host: cannot read /nonexistent/node.json: no such file\n");
 }
 
 TEST_CASE("launch validation: a mount source missing on the live host", "[launch]") {

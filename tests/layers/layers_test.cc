@@ -258,7 +258,7 @@ TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
 }
 
 namespace {
-// The manual install of the test stack's toolkit (facts §3.3): apply does not install it.
+// The manual install of the test stack's toolkit (NVIDIA/cloud-native-docs container-toolkit/install-guide.md): apply does not install it.
 const std::string kToolkitFix =
     "add NVIDIA's container toolkit repository "
       "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "

@@ -26,7 +26,7 @@ TEST_CASE("manifest validate: a broken file is one line on stderr and exit 2", "
 
   r = Gpuprep({"manifest", "validate", kDir + "missing.yaml"});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: " + kDir + "missing.yaml: cannot read file\n");
+  CHECK(r.err == "gpuprep: error: cannot read " + kDir + "missing.yaml: no such file\n");
 }
 
 TEST_CASE("manifest validate: a good file", "[manifest]") {

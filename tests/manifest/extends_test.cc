@@ -71,14 +71,14 @@ TEST_CASE("extends errors", "[manifest]") {
           "(fixed in 1.16.2)");
   CHECK(ErrorOf([&] {
           m::ParseStack("apiVersion: gpuprep/v1\nkind: Stack\nextends: ../x.yaml\n", "s.yaml", ctx);
-        }) == "2 s.yaml:3:10: extends \"../x.yaml\": cannot read file ../x.yaml");
+        }) == "2 s.yaml:3:10: extends \"../x.yaml\": cannot read ../x.yaml: no such file");
   CHECK(ErrorOf([&] { m::LoadStack("no-such-stack", ctx); }) ==
         "2 no embedded stack or file named \"no-such-stack\" (embedded stacks: blackwell-r580-cuda13.0, "
         "hopper-r580-cuda13.0, ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9)");
   CHECK(ErrorOf([&] { m::LoadStack("hoper-r580-cuda13.0", ctx); }) ==
         "2 no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean \"hopper-r580-cuda13.0\"?)");
   CHECK(ErrorOf([&] { m::LoadStack(kDir + "nope.yaml", ctx); }) ==
-        "2 cannot read file " + kDir + "nope.yaml");
+        "2 cannot read " + kDir + "nope.yaml: no such file");
   CHECK(ErrorOf([&] { m::LoadStack("https://example.com/s.yaml", ctx); }) ==
         "2 cannot fetch https://example.com/s.yaml: no HTTP client here");
   CHECK(ErrorOf([&] { m::LoadStack("http://example.com/s.yaml", ctx); }) ==

@@ -1,4 +1,4 @@
-// Every loader error message, word for word (STYLE.md 5): PATH:LINE:COL: message, exit code 2.
+// Every loader error message, word for word (docs/cli.md, "Errors"): PATH:LINE:COL: message, exit code 2.
 #include <catch2/catch.hpp>
 
 #include "manifest/helpers.h"

@@ -268,6 +268,12 @@ TEST_CASE("keys pinned by nothing, or fetched over plain http off loopback, bloc
   CHECK(f.Build().blockers.size() == 1);
   f.stack.repositories[0].keyring_url = "http://127.0.0.1:8080/key.gpg";
   CHECK(f.Build().blockers.empty());
+  // Loopback is decided on the parsed host: user information or a look-alike name is another host.
+  for (const char* other : {"http://127.0.0.1@mirror.example/key.gpg", "http://127.mirror.example/key.gpg",
+                            "http://localhost.mirror.example/key.gpg", "http://[::1]@mirror.example/key.gpg"}) {
+    f.stack.repositories[0].keyring_url = other;
+    CHECK(f.Build().blockers.size() == 1);
+  }
 }
 
 TEST_CASE("a driver at the pinned version from other packages is left alone", "[plan]") {

@@ -48,7 +48,8 @@ TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted ar
   CHECK(StartsWith(sh, "#!/bin/bash\n# gpuprep plan for stack test-r535: the commands `gpuprep apply` runs, in order.\n"));
   CHECK(Has(sh, "set -euo pipefail"));
   CHECK(Has(sh, "# 1. repository cuda: fetch the signing key https://repo.example/cuda/key.gpg and check its sha256 [repo.cuda.key]"));
-  CHECK(Has(sh, "curl --fail --silent --show-error --location --output \"$tmp/key1\" https://repo.example/cuda/key.gpg"));
+  CHECK(Has(sh, "curl --fail --silent --show-error --location --proto-redir =https --output \"$tmp/key1\" "
+                "https://repo.example/cuda/key.gpg"));
   CHECK(Has(sh, "echo " + std::string(64, 'a') + "\"  $tmp/key1\" | sha256sum --check --quiet"));
   CHECK(Has(sh, "cat > /etc/modprobe.d/blacklist-nouveau.conf.gpuprep-new <<'GPUPREP_EOF'\nblacklist nouveau\n"
                 "options nouveau modeset=0\nGPUPREP_EOF"));

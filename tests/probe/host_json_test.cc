@@ -77,7 +77,7 @@ HostFacts SampleHost() {
 
 }  // namespace
 
-TEST_CASE("HostToJson writes the stable keys of PRODUCT.md with their types", "[doctor][host_json]") {
+TEST_CASE("HostToJson writes the stable keys of docs/json.md with their types", "[doctor][host_json]") {
   json j = gp::probe::HostToJson(SampleHost());
   CHECK(j["os"]["id"] == "ubuntu");
   CHECK(j["os"]["version_id"] == "22.04");
@@ -144,7 +144,7 @@ TEST_CASE("HostFromSnapshotText reads the host inside a whole doctor document", 
   CHECK(h.os.codename == "jammy");
 }
 
-TEST_CASE("HostFromJson accepts PRODUCT.md's minimal host object", "[doctor][host_json]") {
+TEST_CASE("HostFromJson accepts docs/json.md's minimal host object", "[doctor][host_json]") {
   const char* text = R"({
     "os": {"id": "ubuntu", "version_id": "22.04", "pretty_name": "Ubuntu 22.04.4 LTS"},
     "kernel": "5.15.0-105-generic", "arch": "x86_64",

@@ -1,9 +1,13 @@
-// The real probe on the build machine (Debian 12, no GPU, CUDA 13.0 from pip wheels under
-// /usr/local/cuda-13.0): invariants, not exact versions.
+// The real probe of whatever machine runs the tests: invariants checked against facts read independently
+// (os-release, uname, the PCI bus, PATH), so it holds with or without a GPU, a driver or a toolkit.
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "manifest/loader.h"
 #include "probe/probe.h"
@@ -11,6 +15,7 @@
 #include "sys/http.h"
 #include "sys/native.h"
 #include "sys/process.h"
+#include "util/version.h"
 
 extern char** environ;
 
@@ -29,13 +34,45 @@ class RecordingRunner : public sys::CommandRunner {
   std::vector<std::string> argv0;
 };
 
+// Facts read here independently of gpuprep's probe code: this machine's os-release ID and uname.
+std::string OsReleaseId() {
+  std::ifstream in("/etc/os-release");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("ID=", 0) == 0) {
+      std::string v = line.substr(3);
+      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  return "";
+}
+
+// NVIDIA display/3D controllers on the PCI bus (vendor 0x10de, class 0x03xxxx).
+size_t NvidiaGpusOnPciBus() {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& dev : std::filesystem::directory_iterator("/sys/bus/pci/devices", ec)) {
+    std::ifstream vendor(dev.path() / "vendor"), klass(dev.path() / "class");
+    std::string v, c;
+    vendor >> v;
+    klass >> c;
+    if (v == "0x10de" && c.rfind("0x03", 0) == 0) ++n;
+  }
+  return n;
+}
+
+bool OnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
 }  // namespace
 
-TEST_CASE("live probe of the build machine: CUDA 13 toolkit, cuDNN 9, NCCL 2, no GPU, no driver", "[probe][live]") {
-  if (::access("/usr/local/cuda-13.0", F_OK) != 0) {
-    WARN("not the build machine (no /usr/local/cuda-13.0): skipped");
-    return;
-  }
+TEST_CASE("live probe: invariants that hold on any machine", "[probe][live]") {
   sys::DiskFs fs("/");
   RecordingRunner runner;
   sys::DlopenNativeLibs native;
@@ -51,41 +88,38 @@ TEST_CASE("live probe of the build machine: CUDA 13 toolkit, cuDNN 9, NCCL 2, no
     auto eq = kv.find('=');
     if (eq != std::string::npos) env.env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  auto start = std::chrono::steady_clock::now();
   auto h = probe::ProbeHost(env);
-  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  WARN("live ProbeHost took " << ms << " ms (first call, cold dlopen)");
 
+  struct utsname u {};
+  REQUIRE(::uname(&u) == 0);
   CHECK(h.live);
-  CHECK(h.os.id == "debian");
-  CHECK_FALSE(h.kernel.empty());
-  CHECK(h.arch == "x86_64");
+  CHECK(h.os.id == OsReleaseId());
+  CHECK(h.kernel == u.release);
+  CHECK(h.arch == u.machine);
   CHECK(h.cpus > 0);
   CHECK(h.memory_bytes > 0);
   CHECK(h.shm_bytes > 0);
   CHECK(h.disk_free_bytes.has_value());
-  CHECK(h.gpus.empty());
-  CHECK(h.nvswitch_count == 0);
-  CHECK_FALSE(h.driver.module.loaded);
-  CHECK(h.driver.userspace_version.empty());
+  CHECK(h.gpus.size() == NvidiaGpusOnPciBus());
+  const bool module = ::access("/proc/driver/nvidia/version", F_OK) == 0 || ::access("/sys/module/nvidia", F_OK) == 0;
+  CHECK(h.driver.module.loaded == module);
+  if (h.driver.module.loaded) CHECK(Version::Parse(h.driver.module.version).has_value());
+  if (!h.driver.userspace_version.empty()) CHECK(Version::Parse(h.driver.userspace_version).has_value());
 
-  CHECK(h.cuda.found);
-  CHECK(h.cuda.version.rfind("13.", 0) == 0);
-  CHECK(h.cuda.version.size() > 4);  // the full version (13.0.x), not only 13.0
-  CHECK(h.cuda.path == "/usr/local/cuda-13.0");
-  CHECK(h.cuda.cuda_major == 13);
-  // The wheels' dist-info names give nvcc's version: nothing is spawned for it.
-  CHECK(h.cuda.source == "pip:nvidia_cuda_nvcc");
-  CHECK(runner.argv0.empty());
+  for (const probe::Component* c : {&h.cuda, &h.cudnn, &h.nccl}) {
+    INFO("component " << c->version << " from " << c->source);
+    if (!c->found) continue;
+    auto v = Version::Parse(c->version);
+    REQUIRE(v);
+    CHECK_FALSE(c->source.empty());
+    if (c->cuda_major) CHECK(*c->cuda_major >= 10);
+  }
+  if (h.cuda.found) {
+    if (h.cuda.cuda_major) CHECK(static_cast<int>(Version::Parse(h.cuda.version)->major()) == *h.cuda.cuda_major);
+    if (!h.cuda.path.empty()) CHECK(::access(h.cuda.path.c_str(), F_OK) == 0);
+  }
 
-  CHECK(h.cudnn.found);
-  CHECK(h.cudnn.version.rfind("9.", 0) == 0);
-  CHECK(h.cudnn.cuda_major == 13);
-  CHECK(h.nccl.found);
-  CHECK(h.nccl.version.rfind("2.", 0) == 0);
-  CHECK(h.nccl.cuda_major == 13);
-
-  CHECK(h.docker.cli_found);
-  CHECK_FALSE(h.docker.engine_reachable);
-  CHECK_FALSE(h.docker.detail.empty());
+  CHECK(h.docker.cli_found == OnPath("docker"));
+  if (::access("/var/run/docker.sock", F_OK) != 0) CHECK_FALSE(h.docker.engine_reachable);
+  for (const auto& argv0 : runner.argv0) CHECK_FALSE(argv0.empty());
 }

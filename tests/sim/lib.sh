@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The simulated GPU server for gpuprep's install tests (contract: /work/notes/sim-contract.md, README.md).
+# The simulated GPU server for gpuprep's install tests (README.md).
 # Source this file, then: sim_require; sim_init GPUPREP SRC; sim_new_host; sim_run ARGV...; sim_reboot.
 # Everything lives in one temp dir ($SIM_DIR) and is removed, and the HTTP server stopped, on exit (trap).
 # Mounts exist only inside the private namespaces of sim_run, so they vanish with them.
@@ -13,7 +13,7 @@ SIM_BG_PID=
 
 sim_skip() {
   echo "SKIP: $*"
-  exit 0
+  exit 77  # ctest SKIP_RETURN_CODE: reported as skipped, never as passed
 }
 
 sim_fail() {
@@ -21,7 +21,7 @@ sim_fail() {
   exit 1
 }
 
-# Skips (exit 0) only where the simulation cannot run: not root, no unshare, no mount namespaces or no
+# Skips (exit 77) only where the simulation cannot run: not root, no unshare, no mount namespaces or no
 # overlayfs. Missing build tools are a failure, not a skip.
 sim_require() {
   [[ $(id -u) -eq 0 ]] || sim_skip "the simulated GPU server needs root (mount namespaces, overlayfs, chroot)"
@@ -355,18 +355,6 @@ sim_count() { wc -l <"$SIM_HOST/sim/log/$1.log"; }  # sim_count apt-get|commands
 sim_http_requests() { wc -l <"$SIM_DIR/http.log"; }
 sim_http_bytes() { awk '{s += $4} END {print s + 0}' "$SIM_DIR/http.log"; }
 
-# sim_need_verbs VERB...: skips the scenario (exit 0, with the reason) while a verb is still the
-# "(not yet built)" stub of src/cli/stubs.cc.
-sim_need_verbs() {
-  local v help
-  help=$("$SIM_DIR/common/bin/gpuprep" --help 2>&1)
-  for v in "$@"; do
-    if grep -qE "^[[:space:]]*${v}[[:space:]]+\(not yet built\)" <<<"$help"; then
-      sim_skip "gpuprep $v is not built yet (still the stub in src/cli/stubs.cc); this scenario needs it"
-    fi
-  done
-}
-
 # sim_gp NAME ARGS...: runs /sim/bin/gpuprep ARGS inside; stdout/stderr kept in $SIM_DIR/NAME.{out,err},
 # exit code in SIM_RC, wall time in SIM_MS. Always returns 0 (assert on SIM_RC).
 sim_gp() {
@@ -409,7 +397,7 @@ check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records pass/fail
   if "$@"; then echo "  ok: $d"; else echo "  FAILED: $d" >&2; SIM_FAILURES=$((SIM_FAILURES + 1)); fi
 }
 # pending WHAT_IS_MISSING CHECK_FN ARGS...: a check of behaviour gpuprep does not have yet (named in the
-# first argument, with the note in /work/notes/sim-contract.md). Run and reported, but a failure is printed as
+# first argument). Run and reported, but a failure is printed as
 # PENDING and not counted; a pass says so, so the marker can be removed.
 pending() {
   local why=$1 before=$SIM_FAILURES

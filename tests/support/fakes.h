@@ -1,4 +1,4 @@
-// Test doubles for the system seams (STYLE.md 2): they record what was done and fail on request.
+// Test doubles for the system seams (ARCHITECTURE.md: fakes replace only the seams): they record what was done and fail on request.
 #pragma once
 #include <deque>
 #include <functional>

@@ -1,6 +1,7 @@
 #include "support/launch_support.h"
 
 #include <signal.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "cli/context.h"
 #include "sys/fs.h"
@@ -20,9 +22,30 @@ namespace gp::test {
 
 std::string Snapshot(const std::string& name) { return std::string(GP_FIXTURES) + "/snapshots/" + name; }
 
+namespace {
+// Every directory TempDir made, removed (with its contents) when the test binary exits.
+struct CreatedDirs {
+  std::vector<std::string> dirs;
+  CreatedDirs() = default;
+  CreatedDirs(const CreatedDirs&) = delete;
+  CreatedDirs& operator=(const CreatedDirs&) = delete;
+  ~CreatedDirs() {
+    for (const auto& d : dirs)
+      ::nftw(
+          d.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
+          FTW_DEPTH | FTW_PHYS);
+  }
+};
+CreatedDirs& Created() {
+  static CreatedDirs created;
+  return created;
+}
+}  // namespace
+
 std::string TempDir() {
   std::string tmpl = "/tmp/gpuprep-launch-XXXXXX";
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  Created().dirs.push_back(tmpl);
   return tmpl;
 }
 

@@ -13,7 +13,7 @@ namespace gp::test {
 std::string Snapshot(const std::string& name);
 
 // A fresh temporary directory (removed by the OS's tmp cleaning; names are unique per call).
-std::string TempDir();
+std::string TempDir();  // removed with its contents when the test binary exits
 
 // fake_dockerd.py on a unix socket in a temp dir, killed on destruction.
 class FakeDockerd {

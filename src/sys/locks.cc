@@ -1,4 +1,4 @@
-#include "apply/locks.h"
+#include "sys/locks.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,7 +9,7 @@
 
 #include "util/strings.h"
 
-namespace gp::apply {
+namespace gp::sys {
 
 ApplyLock::~ApplyLock() {
   if (fd_ >= 0) ::close(fd_);  // closing drops the flock
@@ -58,4 +58,4 @@ std::optional<std::string> AptLockHolder(const sys::Fs& fs) {
   return std::nullopt;
 }
 
-}  // namespace gp::apply
+}  // namespace gp::sys

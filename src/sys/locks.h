@@ -1,4 +1,5 @@
-// Locks: gpuprep's own (two applies never race) and a look at apt's (who holds it, for the wait message).
+// File locks (flock and fcntl: system calls, so they live in sys/): gpuprep's own, so two applies never
+// race, and a look at apt's (who holds it, for the wait message).
 #pragma once
 #include <memory>
 #include <optional>
@@ -6,7 +7,7 @@
 
 #include "sys/fs.h"
 
-namespace gp::apply {
+namespace gp::sys {
 
 inline constexpr const char* kLockPath = "/var/lib/gpuprep/apply.lock";
 
@@ -29,4 +30,4 @@ class ApplyLock {
 // dpkg take it), else nullopt.
 std::optional<std::string> AptLockHolder(const sys::Fs& fs);
 
-}  // namespace gp::apply
+}  // namespace gp::sys

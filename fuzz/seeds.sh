@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Writes the seed corpus of each fuzz target into DIR/<target>/ from the repository's own inputs: the
+# shipped manifests and the test fixtures (host trees, snapshots, broken manifests). Usage: fuzz/seeds.sh DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: fuzz/seeds.sh DIR}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input}
+n=0
+seed() {  # seed TARGET FILE
+  n=$((n + 1))
+  cp -- "$2" "$out/$1/seed-$n"
+}
+for f in manifests/*.yaml manifests/*/*.yaml tests/fixtures/manifests/*.yaml tests/sim/stack.yaml.in; do
+  seed fuzz_manifest "$f"
+done
+for f in tests/fixtures/snapshots/*.json; do seed fuzz_snapshot "$f"; done
+# Probe inputs: every small regular file of the fixture host trees (os-release, /proc, /sys, dpkg status,
+# headers, daemon.json, CDI specs...).
+while IFS= read -r -d '' f; do seed fuzz_probe_parsers "$f"; done \
+  < <(find tests/fixtures/hosts -type f -size -64k -print0 | sort -z)
+# Version pairs (one per line) as they appear in the stacks and in dpkg status files.
+i=0
+for pair in "535.129.03-1\n535.129.03-0ubuntu1" "1:2.0~rc1-1\n2.0-1" "8.9.7.29-1+cuda12.2\n8.9.7.29-1+cuda12.1" \
+            "2.18.5-1+cuda12.2\n2.18.5-1+cuda12.2" "580.95.05-0ubuntu1\n580.95.05-1" "1.0~~a\n1.0~" \
+            "0:1.2.3\n1.2.3" "12.2.2-1\n12.2.140-1" ">= 535\n535.129.03"; do
+  i=$((i + 1))
+  printf '%b' "$pair" >"$out/fuzz_version/pair-$i"
+done
+i=0
+for s in "plain" "a b\x01c'd\x01" "\$(reboot)\x01\`id\`" "http://127.0.0.1@example.com/x" \
+         "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/" \
+         "/etc/apt/sources.list.d/cuda.list" "caf\xc3\xa9 \xff\x1b[2J" "file:///srv/mirror/"; do
+  i=$((i + 1))
+  printf '%b' "$s" >"$out/fuzz_input/seed-$i"
+done
+echo "fuzz/seeds.sh: $(find "$out" -type f | wc -l) seeds in $out"

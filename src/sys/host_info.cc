@@ -1,0 +1,31 @@
+#include "sys/host_info.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace gp::sys {
+
+std::optional<Uname> LiveUname() {
+  struct utsname u {};
+  if (::uname(&u) != 0) return std::nullopt;
+  return Uname{u.machine, u.release};
+}
+
+bool RunningAsRoot() { return ::geteuid() == 0; }
+
+std::string SelfExecutable(const std::string& fallback) {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? fallback : p.string();
+}
+
+std::string AbsoluteFromCwd(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? path : (cwd / path).lexically_normal().string();
+}
+
+}  // namespace gp::sys

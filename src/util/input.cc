@@ -1,0 +1,296 @@
+#include "util/input.h"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace gp {
+namespace {
+
+// Length of the well-formed UTF-8 sequence at `i` (1..4), or 0 when the byte there starts none
+// (Unicode 15, Table 3-7).
+size_t SequenceAt(std::string_view s, size_t i, uint32_t* cp = nullptr) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) {
+    if (cp) *cp = c;
+    return 1;
+  }
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  uint32_t v = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    v = c & 0x1Fu;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    v = c & 0x0Fu;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    v = c & 0x07u;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    const unsigned char t = b(i + k);
+    if (t < (k == 1 ? lo : 0x80) || t > (k == 1 ? hi : 0xBF)) return 0;
+    v = (v << 6) | (t & 0x3Fu);
+  }
+  if (cp) *cp = v;
+  return len;
+}
+
+bool IsControl(uint32_t cp) { return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F); }
+
+bool PathChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '+' || c == '~' || c == '-' || c == '/';
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+}  // namespace
+
+std::optional<size_t> InvalidUtf8At(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = SequenceAt(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
+std::string ReplaceInvalidUtf8(std::string_view s, size_t* replaced) {
+  std::string out;
+  out.reserve(s.size());
+  size_t count = 0;
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = SequenceAt(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++count;
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  if (replaced) *replaced = count;
+  return out;
+}
+
+std::optional<size_t> ControlCharAt(std::string_view s, bool allow_text) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t n = SequenceAt(s, i, &cp);
+    if (n == 0) {
+      n = 1;  // not UTF-8: not a control character either (InvalidUtf8At reports it)
+    } else if (IsControl(cp) && !(allow_text && (cp == '\n' || cp == '\t'))) {
+      return i;
+    }
+    i += n;
+  }
+  return std::nullopt;
+}
+
+std::string TerminalSafe(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  char hex[8];
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t n = SequenceAt(s, i, &cp);
+    if (n == 0 || IsControl(cp)) {
+      switch (n == 0 ? 0x100 : cp) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case 0x1B: out += "\\e"; break;
+        default:
+          for (size_t k = 0; k < (n == 0 ? 1 : n); ++k) {
+            std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(s[i + k]));
+            out += hex;
+          }
+      }
+      i += n == 0 ? 1 : n;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+bool ValidName(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '+' && c != '~' && c != '-'))) return false;
+  }
+  return true;
+}
+
+bool ValidDebName(std::string_view s) {
+  if (s.size() < 2 || s.size() > 128) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && (i == 0 || (c != '+' && c != '.' && c != '-'))) return false;
+  }
+  return true;
+}
+
+bool ValidDebVersion(std::string_view s) {
+  if (s.empty() || s.size() > 128 || !(s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && c != '.' && c != '+' && c != '~' && c != ':' && c != '-') return false;
+  }
+  return true;
+}
+
+std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
+  const auto fail = [why](const char* reason) -> std::optional<Url> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (s.size() > 2048) return fail("longer than 2048 characters");
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7F) return fail("spaces, control and non-ASCII characters are not allowed");
+    if (c == '\\' || c == '"' || c == '<' || c == '>' || c == '`' || c == '{' || c == '}' || c == '|' ||
+        c == '^')
+      return fail("characters \\ \" < > ` { } | ^ are not allowed");
+  }
+  const size_t colon = s.find("://");
+  if (colon == std::string_view::npos || colon == 0) return fail("expected scheme://host/path");
+  Url u;
+  u.scheme = Lower(s.substr(0, colon));
+  for (char c : u.scheme)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))
+      return fail("the scheme is not a URL scheme");
+  if (!(u.scheme[0] >= 'a' && u.scheme[0] <= 'z')) return fail("the scheme is not a URL scheme");
+  std::string_view rest = s.substr(colon + 3);
+  const size_t end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, end);
+  std::string_view tail = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  if (!tail.empty() && tail[0] != '/') return fail("a query or fragment must follow a path");
+  if (tail.find('#') != std::string_view::npos) return fail("a fragment (#) is not allowed");
+  if (authority.find('@') != std::string_view::npos) return fail("user information (user@) is not allowed");
+  if (authority.find('%') != std::string_view::npos) return fail("a percent-encoded host is not allowed");
+  std::string_view host = authority, port;
+  bool port_sep = false;
+  if (!authority.empty() && authority[0] == '[') {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return fail("an IPv6 address lacks its ']'");
+    host = authority.substr(0, close + 1);
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after[0] != ':') return fail("unexpected text after the IPv6 address");
+      port = after.substr(1);
+      port_sep = true;
+    }
+    for (char c : host.substr(1, host.size() - 2))
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.'))
+        return fail("an IPv6 address holds hex digits, ':' and '.' only");
+  } else {
+    const size_t pc = authority.find(':');
+    if (pc != std::string_view::npos) {
+      host = authority.substr(0, pc);
+      port = authority.substr(pc + 1);
+      port_sep = true;
+    }
+    for (char c : host)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-'))
+        return fail("a host name holds letters, digits, '.' and '-' only");
+  }
+  if (port_sep) {
+    if (port.size() > 5) return fail("the port is not a number from 1 to 65535");
+    unsigned long n = 0;
+    for (char c : port) {
+      if (c < '0' || c > '9') return fail("the port is not a number from 1 to 65535");
+      n = n * 10 + static_cast<unsigned long>(c - '0');
+    }
+    if (n == 0 || n > 65535) return fail("the port is not a number from 1 to 65535");
+  }
+  u.host = Lower(host);
+  u.port = std::string(port);
+  u.path = std::string(tail);
+  if (u.scheme == "file") {
+    if (!u.host.empty() || !u.port.empty()) return fail("a file URL names no host (file:///path)");
+    if (u.path.empty()) return fail("a file URL needs a path");
+  } else if (u.host.empty()) {
+    return fail("the host is missing");
+  }
+  return u;
+}
+
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost" || host == "[::1]") return true;
+  // 127.a.b.c: exactly four decimal octets 0..255, the first 127.
+  int octets = 0;
+  size_t i = 0;
+  while (i <= host.size()) {
+    size_t j = host.find('.', i);
+    if (j == std::string::npos) j = host.size();
+    const std::string part = host.substr(i, j - i);
+    if (part.empty() || part.size() > 3) return false;
+    int v = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    if (v > 255 || (octets == 0 && v != 127)) return false;
+    ++octets;
+    i = j + 1;
+  }
+  return octets == 4;
+}
+
+std::string CheckUrl(std::string_view s, UrlRule rule) {
+  std::string why;
+  auto u = ParseUrl(s, &why);
+  if (!u) return "not a usable URL: " + why;
+  if (u->scheme == "https") return "";
+  if (u->scheme == "http") {
+    if (rule == UrlRule::kApt || IsLoopbackHost(u->host)) return "";
+    return "plain http is accepted only for loopback addresses: use https://";
+  }
+  if (u->scheme == "file" && rule == UrlRule::kApt) return "";
+  return rule == UrlRule::kApt ? "a repository URL must be https://, http:// or file:///"
+                               : "expected an https:// URL (plain http only for loopback addresses)";
+}
+
+std::string CheckConfinedPath(std::string_view path, const std::vector<std::string>& dirs) {
+  if (path.empty() || path[0] != '/') return "must be an absolute path";
+  if (path.size() > 255) return "longer than 255 characters";
+  for (char c : path)
+    if (!PathChar(c)) return "a path here holds letters, digits and . _ + ~ - / only";
+  if (path.back() == '/') return "must name a file, not a directory";
+  for (size_t i = 0; i < path.size();) {
+    size_t j = path.find('/', i + 1);
+    if (j == std::string_view::npos) j = path.size();
+    const std::string_view part = path.substr(i + 1, j - i - 1);
+    if (part.empty() || part == "." || part == "..") return "must be normalised (no //, . or .. components)";
+    i = j;
+  }
+  for (const auto& d : dirs)
+    if (path.size() > d.size() && path.compare(0, d.size(), d) == 0 &&
+        path.find('/', d.size()) == std::string_view::npos)
+      return "";
+  std::string list;
+  for (const auto& d : dirs) list += (list.empty() ? "" : " or ") + d;
+  return "must be a file directly in " + list;
+}
+
+}  // namespace gp

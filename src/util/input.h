@@ -1,0 +1,64 @@
+// Checks for values that come from outside (manifests, profiles, probed files, snapshots) before they
+// reach a shell, an apt source line, a path or a terminal. Pure functions; tested in tests/util/input_test.cc
+// and fuzzed in fuzz/.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gp {
+
+// Offset of the first byte that does not start a well-formed UTF-8 sequence (overlong forms, surrogates
+// and code points above U+10FFFF are ill-formed); nullopt when `s` is valid UTF-8.
+std::optional<size_t> InvalidUtf8At(std::string_view s);
+
+// `s` with every ill-formed byte replaced by U+FFFD; `replaced` (when given) counts them.
+std::string ReplaceInvalidUtf8(std::string_view s, size_t* replaced = nullptr);
+
+// Offset of the first control character: C0 (U+0000..U+001F), DEL and C1 (U+0080..U+009F, as UTF-8).
+// `allow_text` permits tab and newline (multi-line descriptions). nullopt when there is none.
+std::optional<size_t> ControlCharAt(std::string_view s, bool allow_text = false);
+
+// `s` made safe to print on a terminal, one line: control characters become \n, \t, \r, \e or \xNN,
+// ill-formed UTF-8 bytes \xNN, and a backslash stays a backslash. Printable text is unchanged.
+std::string TerminalSafe(std::string_view s);
+
+// A name gpuprep passes on (stack, repository, component, OS id): [A-Za-z0-9][A-Za-z0-9._+~-]{0,127}.
+bool ValidName(std::string_view s);
+
+// A Debian package name (Debian Policy 5.6.1): [a-z0-9][a-z0-9+.-]+, at most 128 characters.
+bool ValidDebName(std::string_view s);
+
+// A Debian version as it may appear after `=` in an apt-get argument: [A-Za-z0-9.+~:-]{1,128},
+// starting with a digit (Debian Policy 5.6.12).
+bool ValidDebVersion(std::string_view s);
+
+// A URL as gpuprep reads it (RFC 3986 subset): scheme "://" [host [":" port]] path. User information
+// ("user@"), whitespace, control characters, a fragment and percent-encoded host names are refused.
+struct Url {
+  std::string scheme;  // lower-case: "https", "http", "file"
+  std::string host;    // lower-case; "[::1]" keeps its brackets; "" for file:///
+  std::string port;    // digits, "" when absent
+  std::string path;    // from the first '/' after the authority, including any query
+};
+// Parses `s`; on failure returns nullopt and says why in `why` ("user information (user@) is not allowed").
+std::optional<Url> ParseUrl(std::string_view s, std::string* why = nullptr);
+
+// Host names that always mean this machine: "localhost", 127.x.y.z (four decimal octets) and "[::1]".
+bool IsLoopbackHost(const std::string& host);
+
+// What kind of URL a field accepts.
+enum class UrlRule {
+  kFetch,  // manifests and keyrings: https, or http only to a loopback host
+  kApt,    // apt repositories: https, http or file:/// (apt verifies what it downloads against the key)
+};
+// "" when `s` is acceptable under `rule`, else the reason.
+std::string CheckUrl(std::string_view s, UrlRule rule);
+
+// "" when `path` is absolute, normalised (no "//", "." or ".." components, no trailing '/'), at most 255
+// bytes, made of [A-Za-z0-9._+~/-] and directly inside one of `dirs` (each ends with '/'); else the reason.
+std::string CheckConfinedPath(std::string_view path, const std::vector<std::string>& dirs);
+
+}  // namespace gp

@@ -20,7 +20,7 @@ namespace gp::cli {
 namespace {
 
 struct ApplyOptions {
-  bool yes = false, reboot = false, resume = false;
+  bool yes = false, reboot = false, resume = false, restart_docker = false;
   std::vector<std::string> only, skip;
   int lock_timeout = 600;
 };
@@ -84,6 +84,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   in.only = only;
   in.skip = skip;
   in.apt.lock_timeout_s = o.lock_timeout;
+  in.restart_docker = o.restart_docker;
   in.apt.status_fd = ctx.err_is_tty && !ctx.opts.json && !ctx.opts.quiet;
   const bool pending = previous && previous->state != "done" && previous->stack == t.stack.name;
   if (pending) in.verify_layers = previous->touched_layers;
@@ -105,13 +106,16 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   env.fs = t.fs.get();
   env.runner = ctx.runner;
   env.native = ctx.native;
+  env.docker = ctx.unix_http;
   env.make_http = ctx.make_http;
   env.stack = &t.stack;
   env.facts = &t.facts;
   env.reboot = o.reboot;
   env.self_path = SelfPath();
   if (in.apt.status_fd)
-    env.progress = [&ctx](const std::string& line) { *ctx.err << "\rgpuprep: apt: " << line << "\033[K" << std::flush; };
+    env.progress = [&ctx](const std::string& line) {
+      *ctx.err << "\rgpuprep: " << (line.rfind("pulling ", 0) == 0 ? "" : "apt: ") << line << "\033[K" << std::flush;
+    };
   auto result = apply::Execute(p, journal, env);
   if (in.apt.status_fd) *ctx.err << "\r\033[K" << std::flush;
   if (result.exit_code == kExitOk) {
@@ -137,6 +141,8 @@ void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_flag("--resume", o->resume, "Continue the run recorded in /var/lib/gpuprep/journal.json");
   sub->add_option("--only", o->only, "Only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", o->skip, "Leave these layers out (repeatable, or comma-separated)");
+  sub->add_flag("--restart-docker", o->restart_docker,
+                "Allow restarting Docker when a daemon.json change needs it although containers are running");
   sub->add_option("--lock-timeout", o->lock_timeout, "Seconds to wait for the apt/dpkg lock (default 600)")
       ->check(CLI::Range(0, 86400));
   sub->callback([&ctx, &exit_code, o] { exit_code = RunApply(ctx, *o); });

@@ -6,6 +6,7 @@
 #include "apt/dpkg_status.h"
 #include "apt/sources.h"
 #include "layers/report.h"
+#include "plan/containers.h"
 #include "plan/host_state.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -13,7 +14,8 @@
 namespace gp::plan {
 
 const std::vector<std::string>& ApplyLayers() {
-  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl"};
+  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl",
+                                                       "docker", "container_toolkit", "image"};
   return kLayers;
 }
 
@@ -74,6 +76,7 @@ class Planner {
     Component("cuda", stack_.cuda);
     Component("cudnn", stack_.cudnn);
     Component("nccl", stack_.nccl);
+    Containers();
     Steps();
     return std::move(plan_);
   }
@@ -252,6 +255,17 @@ class Planner {
     l.wanted = Wanted(c.version, c.packages);
   }
 
+  // docker, container_toolkit, image (plan/containers.cc): their packages join the one transaction.
+  void Containers() {
+    containers_ = PlanContainers(in_);
+    plan_.layers.insert(plan_.layers.end(), containers_.layers.begin(), containers_.layers.end());
+    for (const auto& p : containers_.install) install_.push_back(PkgSpec(p));
+    for (const auto& h : containers_.hold)
+      if (!Contains(hold_, h)) hold_.push_back(h);
+    allow_held_ = allow_held_ || containers_.allow_held;
+    plan_.blockers.insert(plan_.blockers.end(), containers_.blockers.begin(), containers_.blockers.end());
+  }
+
   Step& NewStep(std::string id, std::vector<std::string> layers, std::string title) {
     plan_.steps.push_back(Step{std::move(id), std::move(layers), std::move(title), {}});
     return plan_.steps.back();
@@ -269,8 +283,9 @@ class Planner {
     const auto repos = stack_.RepositoriesFor(facts_.os.id, facts_.os.version_id);
     for (const auto* r : repos) {
       // The container toolkit's repository serves a layer apply does not install.
-      if (r->name.find("container-toolkit") != std::string::npos ||
-          r->url.find("libnvidia-container") != std::string::npos)
+      if ((r->name.find("container-toolkit") != std::string::npos ||
+           r->url.find("libnvidia-container") != std::string::npos) &&
+          !containers_.toolkit_repository)
         continue;
       if (!fs_.Exists(r->keyring_path)) {
         if (r->key_fingerprint.empty() && r->keyring_sha256.empty()) {
@@ -320,7 +335,8 @@ class Planner {
       NewStep("dpkg.repair", {}, "dpkg was interrupted: finish configuring half-installed packages")
           .actions.push_back(Action::Run(apt::DpkgRepairArgv(), apt::AptEnv()));
     }
-    bool sources_changed = false;
+    bool sources_changed = !containers_.before.empty();
+    plan_.steps.insert(plan_.steps.end(), containers_.before.begin(), containers_.before.end());
     if (!install_.empty()) Repositories(sources_changed);
     if (!install_.empty() && sources_changed)
       NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
@@ -355,6 +371,7 @@ class Planner {
       a.contents = stack_.driver.version.version->str();
       NewStep("reboot.check", {"driver"}, "reboot if the new driver is not the loaded one").actions.push_back(a);
     }
+    plan_.steps.insert(plan_.steps.end(), containers_.after.begin(), containers_.after.end());
     for (const auto& l : plan_.layers) {
       const bool changed = l.kind == Kind::kInstall || l.kind == Kind::kReboot;
       const bool asked = Contains(in_.verify_layers, l.name) && l.kind == Kind::kNone;
@@ -373,6 +390,7 @@ class Planner {
   bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,
        fm_enable_ = false;
   std::vector<std::string> reboot_reasons_;
+  ContainerPlan containers_;
 };
 
 }  // namespace

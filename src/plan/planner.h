@@ -28,6 +28,7 @@ struct PlanInput {
   std::vector<std::string> verify_layers;  // verify these even when nothing is missing (resume)
   apt::AptOptions apt;                     // lock timeout, progress
   std::string self_path = "gpuprep";       // how `--format sh` calls gpuprep for verify steps
+  bool restart_docker = false;             // --restart-docker: a required restart may stop running containers
 };
 
 Plan BuildPlan(const PlanInput& in);

@@ -33,6 +33,8 @@ std::string Describe(const Action& a) {
              (a.sha256.empty() ? "fingerprint " + a.fingerprint : "sha256 " + a.sha256) + ")";
     case Action::Kind::kVerify: return "verify " + a.layer;
     case Action::Kind::kRebootCheck: return "check whether a reboot is required";
+    case Action::Kind::kPull:
+      return "pull " + a.image + " (Docker Engine API" + (a.digest.empty() ? ", digest recorded)" : ", digest must be " + a.digest + ")");
   }
   return "";
 }
@@ -65,7 +67,11 @@ std::string RenderText(const Plan& plan) {
   int n = 0;
   for (const auto& s : plan.steps) {
     out << ++n << ". " << s.title << " [" << s.id << "]\n";
-    for (const auto& a : s.actions) out << "     " << Describe(a) << "\n";
+    for (const auto& a : s.actions) {
+      out << "     " << Describe(a) << "\n";
+      for (const auto& line : Split(a.diff, '\n'))
+        if (!line.empty()) out << "       " << line << "\n";
+    }
   }
   return out.str();
 }
@@ -126,6 +132,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
           out << sys::ShellJoin(verify) << "\n";
           verify.pop_back();
           break;
+        case Action::Kind::kPull:
+          out << "docker pull " << sys::ShellQuote(a.image) << "\n";
+          if (!a.digest.empty())
+            out << "docker image inspect --format '{{join .RepoDigests \"\\n\"}}' " << sys::ShellQuote(a.image)
+                << " | grep -qF " << sys::ShellQuote("@" + a.digest) << "\n";
+          break;
         case Action::Kind::kRebootCheck:
           out << "if [ -e /var/run/reboot-required ] || ! grep -qs " << sys::ShellQuote(" " + a.contents + " ")
               << " /proc/driver/nvidia/version; then\n"
@@ -157,6 +169,7 @@ nlohmann::json RenderJson(const Plan& plan) {
         case Action::Kind::kRun: actions.push_back({{"run", a.argv}, {"env", a.env}}); break;
         case Action::Kind::kWrite:
           actions.push_back({{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}});
+          if (!a.diff.empty()) actions.back()["diff"] = a.diff;
           break;
         case Action::Kind::kMove: actions.push_back({{"move", {a.path, a.to}}}); break;
         case Action::Kind::kFetch: {
@@ -168,6 +181,7 @@ nlohmann::json RenderJson(const Plan& plan) {
         }
         case Action::Kind::kVerify: actions.push_back({{"verify", a.layer}}); break;
         case Action::Kind::kRebootCheck: actions.push_back({{"reboot_check", true}}); break;
+        case Action::Kind::kPull: actions.push_back({{"pull", a.image}, {"digest", a.digest}}); break;
       }
     }
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});

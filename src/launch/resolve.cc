@@ -184,8 +184,8 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
     else
       throw FlagError("--gpus", (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
                                     " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
-                                    "GPUs (fix there: sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart "
-                                    "docker; gpuprep doctor there gives the full install)");
+                                    "GPUs (fix there: sudo gpuprep apply --yes --only container_toolkit; gpuprep doctor there "
+                                    "gives the full install)");
     c.origins["access"] = Origin::kHost;
   }
   bool all_dc = !t.host.gpus.empty();

@@ -51,7 +51,7 @@ void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
     r.Add(Status::kOk, "Docker reaches the GPUs through CDI");
   else
     r.Add(Status::kFail, "Docker has no nvidia runtime and no CDI spec for the GPUs",
-          "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker");
+          ApplyFix("container_toolkit"));
 }
 
 }  // namespace

@@ -89,7 +89,9 @@ class ContainerPlanner {
   void Docker() {
     const auto& spec = stack_.docker;
     const std::string pkg_version = InstalledEngine();
-    const bool present = d_.engine_reachable || d_.cli_found || !pkg_version.empty();
+    // An engine: one that answers, or an engine package. A docker CLI alone (docker-ce-cli, a static
+    // binary) has nothing to run containers with.
+    const bool present = d_.engine_reachable || !pkg_version.empty();
     if (!Selected("docker")) {
       docker_ready_ = present;
       return void(Add("docker", Kind::kSkipped, "not selected"));

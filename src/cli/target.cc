@@ -48,6 +48,12 @@ void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFact
   probe::ProbeEnv env;
   env.docker = ctx.unix_http;
   probe::ProbeImage(env, ref, facts);
+  // Not there as pinned: is the tag there at another digest? (doctor says so instead of "not pulled")
+  if (!facts.docker.image.present && ref != stack.image.ref) {
+    probe::ImageInfo pinned = facts.docker.image;
+    probe::ProbeImage(env, stack.image.ref, facts);
+    if (!facts.docker.image.present) facts.docker.image = pinned;
+  }
 }
 
 Target LoadTarget(Context& ctx, const std::string& manifest_spec) {

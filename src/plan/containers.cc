@@ -118,9 +118,9 @@ class ContainerPlanner {
       return;
     }
     if (!spec.present)
-      return void(Add("docker", Kind::kSkipped,
+      return void(Add("docker", Kind::kNotApplicable,
                       "Docker is not installed and stack " + stack_.name +
-                          " names no engine (add a docker: section with engine: docker.io or docker-ce)"));
+                          " does not set it up (add a docker: section with engine: docker.io or docker-ce)"));
     std::string detail = Packages(spec.packages);
     docker_ready_ = true;
     docker_installs_ = true;
@@ -225,7 +225,8 @@ class ContainerPlanner {
     const std::string pull = docker::ImagePullReference(img.ref, img.digest, img.mirror);
     if (pull.empty()) return void(Add("image", Kind::kRefused, "\"" + img.ref + "\" is not an image reference"));
     if (!docker_ready_)
-      return void(Add("image", Kind::kSkipped, "no Docker engine to pull " + pull + " into (see the docker layer)"));
+      return void(Add("image", stack_.docker.present ? Kind::kSkipped : Kind::kNotApplicable,
+                      "no Docker engine to pull " + pull + " into (see the docker layer)"));
     const probe::ImageInfo& have = d_.image;
     const bool same_ref = have.ref == pull;
     if (same_ref && have.present && (img.digest.empty() || have.digest == img.digest)) {

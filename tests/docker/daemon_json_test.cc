@@ -88,7 +88,8 @@ TEST_CASE("daemon.json: other runtimes, nested keys and other features keys stay
   CHECK(e.changes == std::vector<std::string>{"runtimes.nvidia: added (path nvidia-container-runtime)",
                                               "default-runtime: absent -> \"nvidia\"", "features.cdi: absent -> true"});
   CHECK(e.diff.find("+         \"cdi\": true") != std::string::npos);
-  CHECK(e.diff.find("- {") != std::string::npos);  // the old compact text is replaced line by line
+  CHECK(e.diff.find("-   \"zeta\": 1,\n") != std::string::npos);  // re-indented: 2 spaces become 4
+  CHECK(e.diff.find("+     \"zeta\": 1,\n") != std::string::npos);
 }
 
 TEST_CASE("daemon.json: already configured means no change, no write, no reload", "[docker][daemon_json]") {

@@ -218,8 +218,8 @@ TEST_CASE("containers: without Docker and without a docker section, the toolkit 
   Fixture f;
   f.stack.docker = manifest::DockerSpec{};
   auto p = f.Build();
-  CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kSkipped);
+  CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kNotApplicable);
   CHECK(Layer(p, "container_toolkit").kind == plan::LayerDecision::Kind::kInstall);
   CHECK(Find(p, "docker.daemon-json") == nullptr);
-  CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kSkipped);
+  CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kNotApplicable);
 }

@@ -96,7 +96,10 @@ TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's sc
   CHECK(StartsWith(r.out, "#!/bin/bash\n"));
   CHECK(Has(r.out, "update-initramfs -u"));
   CHECK(r.out.find("install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 ") != std::string::npos);
-  CHECK(r.out.find("nvidia-container-toolkit") == std::string::npos);  // not a layer apply installs
+  // The toolkit joins the same pinned transaction (plan/containers.cc); Docker is not set up by this stack.
+  CHECK(r.out.find(" nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 ") != std::string::npos);
+  CHECK(r.out.find("\n# layer docker: n/a - Docker is not installed and stack ubuntu22.04-r535-cuda12.2 does not set it "
+                   "up") != std::string::npos);
 
   r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "yaml"});
   CHECK(r.code == 2);

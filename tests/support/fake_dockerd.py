@@ -177,7 +177,7 @@ class Handler(BaseHTTPRequestHandler):
         self._headers(status, content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        if self.command != "HEAD":
+        if self.command != "HEAD" and data:
             self.wfile.write(data)
 
     def _error(self, status, message):

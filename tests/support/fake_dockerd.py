@@ -17,7 +17,9 @@ With STATE, a JSON file describing the engine, it behaves like an engine whose i
        {"digest": "sha256:...", "id": "sha256:...", "env": ["CUDA_VERSION=12.2.2.009", ...],
         "layers": [1000, 2000], "bin": "/path/to/image/bin"}},
    "images": {...same shape: images already present...},
-   "pid_file": "/var/run/docker.pid"}
+   "pid_file": "/var/run/docker.pid",
+   "store": "/var/lib/docker/images.json"}          # pulled images persist here, as dockerd's do
+
 Endpoints: GET /_ping, /version, /info (Runtimes, DefaultRuntime, CDISpecDirs, DiscoveredDevices,
 ContainersRunning), POST /images/create (chunked stream of progress JSON lines), GET /images/{name}/json,
 GET /distribution/{name}/json, GET /containers/json, POST /containers/create, POST /containers/{id}/start,
@@ -72,6 +74,9 @@ class Engine:
                 self.state = json.load(f)
             for ref, img in self.state.get("images", {}).items():
                 self._add_image(ref, img)
+            store = self.state.get("store")
+            if store and os.path.exists(store):
+                self.images.update(json.load(open(store)))
         self.reload()
 
     def _add_image(self, ref, img):
@@ -313,6 +318,12 @@ class Handler(BaseHTTPRequestHandler):
             if not tag.startswith("sha256:"):
                 e.images[name + ":" + tag] = stored
             e.images[name + "@" + img["digest"]] = stored
+            store = e.state.get("store")
+            if store:
+                os.makedirs(os.path.dirname(store), exist_ok=True)
+                with open(store + ".new", "w") as f:
+                    json.dump(e.images, f)
+                os.replace(store + ".new", store)
         return self._stream(lines)
 
     def _create(self, body):

@@ -78,6 +78,7 @@ CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver
   std::string below = v.min_driver ? d + " is below " + what + "'s minimum " + v.min_driver->str()
                                    : "no minimum driver is known for " + what;
   if (in_mvc) {
+    v.minor_compat = true;
     v.status = Status::kWarn;
     v.message = below + ": it runs under " + mvc_name + ", without features that need a newer driver";
   } else if (datacenter && ForwardCompatNames(forward_compat, driver)) {

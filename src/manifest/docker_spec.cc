@@ -30,11 +30,14 @@ void ParseDocker(const Node& n, Stack& s) {
   if (const Node* p = f.Get("packages")) {
     for (const Node& item : AsList(*p)) {
       Fields pf(item, "docker.packages", nullptr);
-      pf.Only({"name", "version"});
-      d.packages.push_back({AsString(pf.Require("name")), pf.String("version").value_or("")});
+      pf.Only({"name", "version", "upstream"});
+      // No version: the distribution's package by name (docker.io). version/upstream: pinned through the
+      // resolver like NVIDIA's (Docker's own repository, listed under repositories with its key pinned).
+      d.packages.push_back(
+          {AsString(pf.Require("name")), pf.String("version").value_or(""), pf.String("upstream").value_or("")});
     }
   }
-  if (d.packages.empty()) d.packages.push_back({d.engine, ""});
+  if (d.packages.empty()) d.packages.push_back({d.engine, "", ""});
   if (const Node* g = f.Get("gpu_access")) d.gpu_access = Choice(*g, {"runtime", "cdi"}, "gpu_access");
   d.default_runtime = f.Bool("default_runtime").value_or(false);
   if (const Node* m = f.Get("toolkit_mode")) {

@@ -28,8 +28,8 @@ std::optional<Version> DockerVersion(const std::string& text) {
 
 class ContainerPlanner {
  public:
-  explicit ContainerPlanner(const PlanInput& in)
-      : in_(in), stack_(*in.stack), facts_(*in.facts), fs_(*in.fs), d_(in.facts->docker) {}
+  ContainerPlanner(const PlanInput& in, const ResolvePackages& resolve)
+      : in_(in), resolve_(resolve), stack_(*in.stack), fs_(*in.fs), d_(in.facts->docker) {}
 
   ContainerPlan Build() {
     std::set<std::string> names = {"docker.io", "docker-ce", "moby-engine"};
@@ -54,28 +54,26 @@ class ContainerPlanner {
     where.push_back(Step{std::move(id), {std::move(layer)}, std::move(title), {}});
     return where.back();
   }
-  bool Installed(const manifest::AptPackage& p) const {
-    auto it = dpkg_.find(p.name);
-    return it != dpkg_.end() && it->second.installed && (p.version.empty() || it->second.version == p.version);
-  }
-  // Missing packages join the transaction; pinned ones are held. Returns the detail ("" when nothing is missing).
-  std::string Packages(const std::vector<manifest::AptPackage>& pkgs) {
-    std::vector<std::string> missing, unheld;
+  // Pinned packages (a version or upstream) through the resolver; unpinned ones (the distribution's
+  // docker.io) by name. Returns the detail ("" when nothing is missing); `error` when a pin cannot be served.
+  std::string Packages(const std::vector<manifest::AptPackage>& pkgs, const std::string& upstream,
+                       std::string& error) {
+    std::vector<manifest::AptPackage> pinned;
+    std::vector<std::string> missing;
     for (const auto& p : pkgs) {
+      if (!p.version.empty() || !p.upstream.empty() || !upstream.empty()) {
+        pinned.push_back(p);
+        continue;
+      }
       auto it = dpkg_.find(p.name);
-      if (!Installed(p)) {
-        missing.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
-        out_.install.push_back(p);
-        if (it != dpkg_.end() && it->second.held) out_.allow_held = true;
-      }
-      if (!p.version.empty() && (it == dpkg_.end() || !it->second.held || !Installed(p))) {
-        if (!Has(out_.hold, p.name)) out_.hold.push_back(p.name);
-        if (Installed(p)) unheld.push_back(p.name);
-      }
+      if (it != dpkg_.end() && it->second.installed) continue;
+      out_.install.push_back(p);
+      missing.push_back(p.name);
     }
     std::vector<std::string> parts;
     if (!missing.empty()) parts.push_back("missing: " + Join(missing, ", "));
-    if (!unheld.empty()) parts.push_back("not held: " + Join(unheld, ", "));
+    if (!pinned.empty())
+      if (auto d = resolve_(pinned, upstream, error); !d.empty()) parts.push_back(d);
     return Join(parts, "; ");
   }
   std::string InstalledEngine() const {
@@ -121,10 +119,13 @@ class ContainerPlanner {
       return void(Add("docker", Kind::kNotApplicable,
                       "Docker is not installed and stack " + stack_.name +
                           " does not set it up (add a docker: section with engine: docker.io or docker-ce)"));
-    std::string detail = Packages(spec.packages);
+    std::string error;
+    std::string detail = Packages(spec.packages, "", error);
+    if (!error.empty()) return void(Add("docker", Kind::kRefused, error));
     docker_ready_ = true;
     docker_installs_ = true;
-    LayerDecision& l = Add("docker", Kind::kInstall, detail + "; then enable and start " + kDockerUnit);
+    LayerDecision& l = Add("docker", Kind::kInstall,
+                           (detail.empty() ? "" : detail + "; ") + "then enable and start " + kDockerUnit);
     l.wanted = spec.engine;
     NewStep(out_.after, "docker.enable", "docker", "enable and start the Docker engine")
         .actions.push_back(Action::Run({"systemctl", "enable", "--now", kDockerUnit}));
@@ -134,16 +135,16 @@ class ContainerPlanner {
     const auto& c = stack_.container_toolkit;
     if (!c.enabled) return void(Add("container_toolkit", Kind::kNotApplicable, "not part of stack " + stack_.name));
     if (!Selected("container_toolkit")) return void(Add("container_toolkit", Kind::kSkipped, "not selected"));
-    if (c.version.unknown)
-      return void(Add("container_toolkit", Kind::kRefused, "the stack's version is unknown (" + c.version.reason + ")"));
+    if (!c.version.known())
+      return void(Add("container_toolkit", Kind::kRefused,
+                      "the stack's version is unknown (" + c.version.reason + "); pin one or run with --skip container_toolkit"));
     if (c.packages.empty())
       return void(Add("container_toolkit", Kind::kRefused,
                       "the stack names no toolkit packages; add them or run with --skip container_toolkit"));
     std::vector<std::string> parts;
-    const size_t before = out_.install.size();
-    if (auto p = Packages(c.packages); !p.empty()) parts.push_back(p);
-    out_.toolkit_repository = out_.install.size() > before;
-    toolkit_ready_ = true;
+    std::string error;
+    if (auto p = Packages(c.packages, c.version.version->str(), error); !p.empty()) parts.push_back(p);
+    if (!error.empty()) return void(Add("container_toolkit", Kind::kRefused, error));
     // The experimental channel is off: gpuprep's list names only stable/; an active experimental line elsewhere
     // is moved aside before apt reads the lists.
     auto experimental = ExperimentalToolkitLists(fs_);
@@ -249,13 +250,13 @@ class ContainerPlanner {
   }
 
   const PlanInput& in_;
+  const ResolvePackages& resolve_;
   const manifest::Stack& stack_;
-  const probe::HostFacts& facts_;
   const sys::Fs& fs_;
   const probe::DockerInfo& d_;
   std::map<std::string, apt::DpkgEntry> dpkg_;
   ContainerPlan out_;
-  bool docker_ready_ = false, docker_installs_ = false, toolkit_ready_ = false;
+  bool docker_ready_ = false, docker_installs_ = false;
 };
 
 }  // namespace
@@ -299,6 +300,8 @@ std::string ToolkitRuntimeMode(const sys::Fs& fs) {
   return "";
 }
 
-ContainerPlan PlanContainers(const PlanInput& in) { return ContainerPlanner(in).Build(); }
+ContainerPlan PlanContainers(const PlanInput& in, const ResolvePackages& resolve) {
+  return ContainerPlanner(in, resolve).Build();
+}
 
 }  // namespace gp::plan

@@ -66,7 +66,7 @@ sim_snapshot bare
 sim_section "plan: Docker, the toolkit, daemon.json (with its diff), the image"
 sim_gp plan "${M[@]}" plan
 check_rc "plan" 0 plan
-check "the toolkit joins the one transaction, pinned" grep -q 'docker.io nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1' "$SIM_DIR/plan.out"
+check "the toolkit joins the one transaction, pinned; docker.io by name" grep -q ' nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 docker.io' "$SIM_DIR/plan.out"
 check "daemon.json's diff is shown" grep -q '^       + *"nvidia": {' "$SIM_DIR/plan.out"
 check "the image is pulled pinned by digest" grep -qF "pull nvcr.io/nvidia/pytorch:23.10-py3@$D" "$SIM_DIR/plan.out"
 check_eq "plan changed nothing" "" "$(sim_diff bare)"

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
+#include "apt/index.h"
+#include "apt/preferences.h"
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
 #include "plan/containers.h"
@@ -54,9 +56,10 @@ struct Fixture {
     stack.repositories.push_back(tk);
     stack.container_toolkit.enabled = true;
     stack.container_toolkit.version = test::Pin("1.19.1");
+    // Upstream pins, as the embedded stacks write them: the revision comes from the repository's index.
     for (const char* n : {"nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
                           "libnvidia-container1"})
-      stack.container_toolkit.packages.push_back({n, "1.19.1-1"});
+      stack.container_toolkit.packages.push_back({n, "", ""});
     stack.image.ref = "nvcr.io/nvidia/pytorch:23.10-py3";
     stack.docker.present = true;
     stack.docker.packages = {{"docker.io", ""}};
@@ -65,7 +68,21 @@ struct Fixture {
     in.fs = &root.fs();
     in.only = {"docker", "container_toolkit", "image"};
   }
-  plan::Plan Build() { return plan::BuildPlan(in); }
+  // As apply plans: with the repositories' index its preflight reads (the toolkit at 1.19.1-1 and a newer 1.20.0-1
+  // the pin must not take).
+  plan::Plan Build() {
+    index = apt::Index();
+    std::string packages = test::RepoPackages(stack);
+    for (const auto& p : stack.container_toolkit.packages)
+      for (const char* v : {"1.19.1-1", "1.20.0-1"})
+        packages += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" + p.name + ".deb\n\n";
+    apt::ParsePackages(packages, "amd64", index);
+    in.index = &index;
+    auto p = plan::BuildPlan(in);
+    in.index = nullptr;
+    return p;
+  }
+  apt::Index index;
   // Docker installed and answering; the toolkit installed at its pins and held.
   void DockerRunning(const std::string& version = "28.3.2") {
     facts.docker.engine_reachable = true;
@@ -75,11 +92,18 @@ struct Fixture {
     std::string status = test::DpkgStanza("docker.io", "24.0.7-0ubuntu2~22.04.1", false);
     root.Write("/var/lib/dpkg/status", status);
   }
+  // Installed at the pin, held, and in gpuprep's apt preferences.
   void ToolkitInstalled() {
     std::string status = root.Read("/var/lib/dpkg/status");
     if (status == "<missing>") status.clear();
-    for (const auto& p : stack.container_toolkit.packages) status += test::DpkgStanza(p.name, p.version);
+    std::vector<std::pair<std::string, std::string>> pins;
+    for (const auto& p : stack.container_toolkit.packages) {
+      status += test::DpkgStanza(p.name, "1.19.1-1");
+      pins.emplace_back(p.name, "1.19.1-1");
+    }
     root.Write("/var/lib/dpkg/status", status);
+    std::sort(pins.begin(), pins.end());
+    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
   }
 };
 
@@ -90,18 +114,25 @@ TEST_CASE("containers: a bare host installs Docker and the toolkit in one pinned
   Fixture f;
   auto p = f.Build();
   CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "repo.nvidia-container-toolkit.key",
-                                            "repo.nvidia-container-toolkit.list", "apt.update", "apt.install",
-                                            "apt.hold", "docker.enable", "docker.daemon-json", "docker.reload",
-                                            "image.pull", "verify.docker", "verify.container_toolkit",
-                                            "verify.image"});
+                                            "repo.nvidia-container-toolkit.list", "apt.update", "apt.pin",
+                                            "apt.install", "apt.hold", "docker.enable", "docker.daemon-json",
+                                            "docker.reload", "image.pull", "verify.docker",
+                                            "verify.container_toolkit", "verify.image"});
   const auto* install = Find(p, "apt.install");
   REQUIRE(install);
   const std::string argv = sys::ShellJoin(install->actions[0].argv);
-  CHECK(argv.find("docker.io nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
-                  "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1") != std::string::npos);
-  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
-        "apt-mark hold nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools "
-        "libnvidia-container1");
+  // The toolkit resolved from the index at its upstream pin (not the newer 1.20.0-1); docker.io by name.
+  CHECK(argv.find(" install nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
+                  "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 docker.io") != std::string::npos);
+  const std::string hold = sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv);
+  for (const char* n : {" nvidia-container-toolkit", " nvidia-container-toolkit-base", " libnvidia-container-tools",
+                        " libnvidia-container1"})
+    CHECK(hold.find(n) != std::string::npos);
+  CHECK(hold.find("docker.io") == std::string::npos);  // the distribution's engine is not held
+  const auto* pin = Find(p, "apt.pin");
+  REQUIRE(pin);
+  CHECK(pin->actions[0].contents.find("Package: nvidia-container-toolkit-base\nPin: version 1.19.1-1\n") !=
+        std::string::npos);
   CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kInstall);
   const auto* dj = Find(p, "docker.daemon-json");
   REQUIRE(dj);

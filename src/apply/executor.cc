@@ -6,6 +6,7 @@
 #include <ctime>
 #include <functional>
 
+#include "apply/image_pull.h"
 #include "apply/keys.h"
 #include "sys/locks.h"
 #include "apply/verify.h"
@@ -141,13 +142,14 @@ class Executor {
       case Action::Kind::kFetch: return Fetch(a);
       case Action::Kind::kRedist: return Redist(a);
       case Action::Kind::kVerify: {
-        VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts};
+        VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts, env_.docker};
         auto report = VerifyLayer(a.layer, v);
         if (report.status == layers::Status::kFail)
           return report.detail + (report.fix ? " (fix: " + *report.fix + ")" : "");
         spdlog::info("verified {}: {}", a.layer, report.detail);
         return "";
       }
+      case Action::Kind::kPull: return PullImage(a, env_);  // apply/image_pull.cc
       case Action::Kind::kRebootCheck: {
         reboot_reasons_ = plan::RebootReasons(*env_.fs, *env_.stack);
         reboot = !reboot_reasons_.empty();

@@ -31,6 +31,7 @@ struct ExecEnv {
   std::string self_path = "/usr/local/bin/gpuprep";  // ExecStart of the resume unit
   std::function<void(const std::string&)> progress;   // apt progress lines (terminal only); may be empty
   std::function<std::string()> now;      // UTC timestamp for the journal; default: the clock
+  sys::UnixHttp* docker = nullptr;       // the Engine API (image pulls, container verify); null: not reachable
 };
 
 struct ExecResult {

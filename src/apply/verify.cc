@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "apply/verify_container.h"
 #include "apt/dpkg_status.h"
 #include "plan/host_state.h"
 #include "probe/parsers.h"
@@ -191,7 +192,8 @@ void FabricManager(const VerifyEnv& env, LayerReport& r) {
 }  // namespace
 
 const std::vector<std::string>& VerifiableLayers() {
-  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl"};
+  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl",
+                                                   "docker", "container_toolkit", "image"};
   return kLayers;
 }
 
@@ -203,6 +205,7 @@ LayerReport VerifyLayer(const std::string& layer, const VerifyEnv& env) {
   else if (layer == "cuda") Cuda(env, r);
   else if (layer == "cudnn") Library(env, "cuDNN", env.stack->cudnn.version, r, false);
   else if (layer == "nccl") Library(env, "NCCL", env.stack->nccl.version, r, true);
+  else if (layer == "docker" || layer == "container_toolkit" || layer == "image") VerifyContainerLayer(layer, env, r);
   else r.Add(Status::kSkip, "verify has no active check for this layer");
   return r;
 }

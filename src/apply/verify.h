@@ -10,6 +10,7 @@
 #include "manifest/model.h"
 #include "probe/host.h"
 #include "sys/fs.h"
+#include "sys/http.h"
 #include "sys/native.h"
 
 namespace gp::apply {
@@ -19,6 +20,7 @@ struct VerifyEnv {
   sys::NativeLibs* native = nullptr;         // null (--root): library checks are `skip`
   const manifest::Stack* stack = nullptr;
   const probe::HostFacts* facts = nullptr;   // PCI GPUs, NVSwitches
+  sys::UnixHttp* docker = nullptr;           // the Engine API (container checks); null (--root): `skip`
 };
 
 // The layers verify knows: driver, fabricmanager, cuda, cudnn, nccl.

@@ -27,7 +27,7 @@ namespace gp::cli {
 namespace {
 
 struct ApplyOptions {
-  bool yes = false, reboot = false, resume = false;
+  bool yes = false, reboot = false, resume = false, restart_docker = false;
   std::vector<std::string> only, skip;
   int lock_timeout = 600;
   std::string callback;  // --callback URL: POST status.json there when apply ends
@@ -120,6 +120,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   in.only = only;
   in.skip = skip;
   in.apt.lock_timeout_s = o.lock_timeout;
+  in.restart_docker = o.restart_docker;
   in.apt.status_fd = ctx.err_is_tty && !ctx.opts.json && !ctx.opts.quiet;
   const bool pending = previous && previous->state != "done" && previous->stack == t.stack.name;
   if (pending) in.verify_layers = previous->touched_layers;
@@ -129,6 +130,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   env.fs = t.fs.get();
   env.runner = ctx.runner;
   env.native = ctx.native;
+  env.docker = ctx.unix_http;
   env.make_http = ctx.make_http;
   env.stack = &t.stack;
   env.facts = &t.facts;
@@ -178,7 +180,9 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   journal.only = only;
   journal.skip = skip;
   if (in.apt.status_fd)
-    env.progress = [&ctx](const std::string& line) { *ctx.err << "\rgpuprep: apt: " << line << "\033[K" << std::flush; };
+    env.progress = [&ctx](const std::string& line) {
+      *ctx.err << "\rgpuprep: " << (line.rfind("pulling ", 0) == 0 ? "" : "apt: ") << line << "\033[K" << std::flush;
+    };
   auto result = apply::Execute(p, journal, env);
   if (in.apt.status_fd) *ctx.err << "\r\033[K" << std::flush;
   status.exit_code = result.exit_code;
@@ -211,6 +215,8 @@ void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_flag("--resume", o->resume, "Continue the run recorded in /var/lib/gpuprep/journal.json");
   sub->add_option("--only", o->only, "Only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", o->skip, "Leave these layers out (repeatable, or comma-separated)");
+  sub->add_flag("--restart-docker", o->restart_docker,
+                "Allow restarting Docker when a daemon.json change needs it although containers are running");
   sub->add_option("--lock-timeout", o->lock_timeout, "Seconds to wait for the apt/dpkg lock (default 600)")
       ->check(CLI::Range(0, 86400));
   sub->add_option("--callback", o->callback,

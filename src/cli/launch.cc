@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/target.h"
+#include "launch/driver_check.h"
 #include "launch/profile.h"
 #include "launch/render.h"
 #include "launch/resolve.h"
@@ -95,7 +96,7 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   req.command = f.command;
 
   std::unique_ptr<sys::Fs> probe_fs;
-  const launch::Target target = LoadTarget(f, ctx, probe_fs);
+  launch::Target target = LoadTarget(f, ctx, probe_fs);
   std::optional<launch::Profile> profile;
   if (f.Given("--profile")) {
     const bool is_path = f.profile.find('/') != std::string::npos || EndsWith(f.profile, ".yaml") ||
@@ -105,6 +106,12 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   std::string stack_reason;
   const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx, stack_reason);
 
+  if (!target.from_snapshot && ctx.unix_http) {  // the image's own CUDA, from the local engine
+    std::string image = req.image ? *req.image : stack ? launch::StackImageRef(*stack) : "";
+    probe::ProbeEnv penv;
+    penv.docker = ctx.unix_http;
+    if (!image.empty() && image != "none") probe::ProbeImage(penv, image, target.host);
+  }
   launch::ResolveInputs in;
   in.target = &target;
   in.stack = stack ? &*stack : nullptr;

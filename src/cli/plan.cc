@@ -18,12 +18,14 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
   struct Options {
     std::string format = "text";
     std::vector<std::string> only, skip;
+    bool restart_docker = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("plan", "Print the steps apply would run (text, a shell script, or JSON)");
   sub->add_option("--format", opts->format, "text | sh | json");
   sub->add_option("--only", opts->only, "Plan only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", opts->skip, "Leave these layers out (repeatable, or comma-separated)");
+  sub->add_flag("--restart-docker", opts->restart_docker, "Plan as apply --restart-docker would run");
   sub->callback([&ctx, &exit_code, opts] {
     if (opts->format != "text" && opts->format != "sh" && opts->format != "json")
       throw FlagError("--format", "must be text, sh or json, not \"" + opts->format + "\"");
@@ -35,6 +37,7 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     in.facts = &t.facts;
     in.fs = t.fs.get();
     in.manifest = t.manifest;
+    in.restart_docker = opts->restart_docker;
     plan::Plan p = plan::BuildPlan(in);
     if (opts->format == "json" || ctx.opts.json)
       PrintJson(ctx, plan::RenderJson(p));

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "docker/image_ref.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
 #include "util/error.h"
@@ -41,6 +42,20 @@ ProbedHost ProbeTarget(Context& ctx) {
   return p;
 }
 
+void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts) {
+  std::string ref = docker::ImagePullReference(stack.image.ref, stack.image.digest, stack.image.mirror);
+  if (ref.empty() || !facts.docker.engine_reachable) return;
+  probe::ProbeEnv env;
+  env.docker = ctx.unix_http;
+  probe::ProbeImage(env, ref, facts);
+  // Not there as pinned: is the tag there at another digest? (doctor says so instead of "not pulled")
+  if (!facts.docker.image.present && ref != stack.image.ref) {
+    probe::ImageInfo pinned = facts.docker.image;
+    probe::ProbeImage(env, stack.image.ref, facts);
+    if (!facts.docker.image.present) facts.docker.image = pinned;
+  }
+}
+
 Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;
   t.manifest = manifest_spec;
@@ -56,6 +71,7 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
     spdlog::info("using stack {}: {}", choice.name, choice.reason);
     t.stack = manifest::LoadStack(choice.name, ManifestLoadContext(ctx, choice.name, http));
   }
+  if (ctx.opts.root.empty()) ProbeStackImage(ctx, t.stack, t.facts);
   return t;
 }
 

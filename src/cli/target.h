@@ -38,6 +38,10 @@ manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 
 // Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on
 // stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage) for manifest errors.
+// On a live host, LoadTarget also asks the engine about the stack's image (ProbeStackImage).
 Target LoadTarget(Context& ctx, const std::string& manifest_spec);
+
+// facts.docker.image for the stack's image as apply pulls it (digest, mirror), when the engine answered.
+void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts);
 
 }  // namespace gp::cli

@@ -23,6 +23,11 @@ std::vector<std::string> DefaultLayers(const Target& t) {
   if (t.stack.cuda.enabled) out.push_back("cuda");
   if (t.stack.cudnn.enabled) out.push_back("cudnn");
   if (t.stack.nccl.enabled) out.push_back("nccl");
+  if (t.facts.docker.engine_reachable) {  // a container sees the GPUs (apply/verify_container.h)
+    out.push_back("docker");
+    if (t.stack.container_toolkit.enabled) out.push_back("container_toolkit");
+    if (!t.stack.image.ref.empty()) out.push_back("image");
+  }
   return out;
 }
 
@@ -36,7 +41,8 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
     auto layers = plan::ParseLayerList("--only", *only);
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (layers.empty()) layers = DefaultLayers(t);
-    apply::VerifyEnv env{t.fs.get(), ctx.opts.root.empty() ? ctx.native : nullptr, &t.stack, &t.facts};
+    const bool live = ctx.opts.root.empty();
+    apply::VerifyEnv env{t.fs.get(), live ? ctx.native : nullptr, &t.stack, &t.facts, live ? ctx.unix_http : nullptr};
     nlohmann::json arr = nlohmann::json::array();
     int counts[4] = {0, 0, 0, 0};
     bool failed = false;

@@ -1,13 +1,19 @@
 #include "launch/driver_check.h"
 
+#include "docker/image_ref.h"
 #include "layers/rules.h"
 
 namespace gp::launch {
 
+std::string StackImageRef(const manifest::Stack& stack) {
+  std::string ref = docker::ImagePullReference(stack.image.ref, stack.image.digest, stack.image.mirror);
+  return ref.empty() ? stack.image.ref : ref;
+}
+
 ImageCuda ImageCudaFor(const std::string& ref, const manifest::Stack* stack, const manifest::Compat& compat) {
   ImageCuda out;
   out.ref = ref;
-  if (stack && stack->image.ref == ref) {
+  if (stack && (stack->image.ref == ref || StackImageRef(*stack) == ref)) {
     if (stack->image.cuda.known()) out.cuda = *stack->image.cuda.version;
     out.driver_min_branch = stack->image.driver_min_branch;
     out.forward_compat = stack->image.forward_compat;

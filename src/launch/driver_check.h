@@ -21,6 +21,10 @@ struct ImageCuda {
   std::vector<Version> forward_compat;
 };
 
+// The stack's image as apply pulls it: name:tag@digest when the stack pins a digest, on its mirror when it
+// names one (docker/image_ref.h PullReference); the plain reference otherwise.
+std::string StackImageRef(const manifest::Stack& stack);
+
 // The CUDA facts for `ref`: the stack's image when it is that image, else compat's image list.
 ImageCuda ImageCudaFor(const std::string& ref, const manifest::Stack* stack, const manifest::Compat& compat);
 

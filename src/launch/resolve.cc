@@ -185,8 +185,8 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
     else
       throw FlagError("--gpus", (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
                                     " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
-                                    "GPUs (fix there: sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart "
-                                    "docker; gpuprep doctor there gives the full install)");
+                                    "GPUs (fix there: sudo gpuprep apply --yes --only container_toolkit; gpuprep doctor there "
+                                    "gives the full install)");
     c.origins["access"] = Origin::kHost;
   }
   bool all_dc = !t.host.gpus.empty();
@@ -194,7 +194,12 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
     const manifest::GpuModel* m = in.compat->GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
     all_dc = all_dc && m && m->datacenter;
   }
-  DriverVerdict v = CheckDriver(ImageCudaFor(c.image, in.stack, *in.compat), HostDriverVersion(t), all_dc, *in.compat);
+  ImageCuda image = ImageCudaFor(c.image, in.stack, *in.compat);
+  // The image itself, when the local engine has it: its config's CUDA_VERSION outranks every table.
+  const probe::ImageInfo& local = t.host.docker.image;
+  if (local.present && local.ref == c.image && !local.cuda.empty())
+    if (auto cuda = Version::Parse(local.cuda)) image.cuda = *cuda;
+  DriverVerdict v = CheckDriver(image, HostDriverVersion(t), all_dc, *in.compat);
   if (v.kind == DriverVerdict::Kind::kTooOld) throw FlagError("--image", v.message);
   if (!v.message.empty()) c.warnings.push_back(v.message);
 }
@@ -226,7 +231,8 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   if (in.stack) c.stack = in.stack->name;
   if (p) c.profile = p->name, c.dataloader_heavy = p->dataloader_heavy;
 
-  if (in.stack && !in.stack->image.ref.empty()) c.image = in.stack->image.ref, c.origins["image"] = Origin::kStack;
+  if (in.stack && !in.stack->image.ref.empty())  // pinned by the stack's digest, on its mirror
+    c.image = StackImageRef(*in.stack), c.origins["image"] = Origin::kStack;
   if (p && !p->image.empty()) c.image = p->image, c.origins["image"] = Origin::kProfile;
   if (req.image) c.image = *req.image, c.origins["image"] = Origin::kFlag;
   if (req.image && *req.image == "none") {  // bare metal: only the torchrun line, no container

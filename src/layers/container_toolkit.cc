@@ -52,7 +52,7 @@ void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
     r.Add("container_toolkit.cdi", Status::kOk, "Docker reaches the GPUs through CDI");
   else
     r.Add("container_toolkit.not-configured", Status::kFail, "Docker has no nvidia runtime and no CDI spec for the GPUs",
-          "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker");
+          ApplyFix("container_toolkit"));
 }
 
 }  // namespace

@@ -15,7 +15,9 @@ LayerReport CheckDocker(const CheckInput& in) {
     r.Add("docker.engine", Status::kOk, "Docker engine " + d.version + " answers on its socket");
   } else if (!d.cli_found) {
     r.Add("docker.missing", Status::kFail, "Docker is not installed",
-          "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl enable --now docker");
+          in.stack.docker.present
+              ? ApplyFix("docker")
+              : "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl enable --now docker");
   } else if (!in.host.live) {
     r.found = "installed";
     r.Add("docker.installed", Status::kOk, "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");

@@ -18,6 +18,22 @@ LayerReport CheckImage(const CheckInput& in) {
   const manifest::ImageFacts* facts = in.compat.ImageByRef(img.ref);
   manifest::Pinned cuda = img.cuda;
   if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
+  // The image itself, when the local engine has it: its config's CUDA_VERSION outranks every table.
+  const probe::ImageInfo& local = in.host.docker.image;
+  std::string from = "";
+  if (local.present && !local.cuda.empty()) {
+    if (auto v = Version::Parse(local.cuda)) {
+      cuda = manifest::Pinned{v, false, "CUDA_VERSION=" + local.cuda_raw + " in the image's config"};
+      from = " (the image's CUDA_VERSION " + local.cuda_raw + ")";
+    }
+  }
+  if (local.inspected && !local.present) {
+    r.Add(Status::kWarn, local.ref + " is not pulled", ApplyFix("image"));
+  } else if (local.present) {
+    r.found = local.digest.empty() ? "pulled" : local.digest;
+    if (!img.digest.empty() && !local.digest.empty() && local.digest != img.digest)
+      r.Add(Status::kFail, local.ref + " is " + local.digest + " but the stack pins " + img.digest, ApplyFix("image"));
+  }
   if (!cuda.known()) {
     r.Add("image.cuda-unknown", Status::kSkip,
           "the CUDA inside " + img.ref + " is unknown" + (cuda.reason.empty() ? "" : ": " + cuda.reason));
@@ -26,7 +42,7 @@ LayerReport CheckImage(const CheckInput& in) {
   std::vector<Version> forward = img.forward_compat;
   if (forward.empty() && facts) forward = facts->forward_compat;
   const Version& v = *cuda.version;
-  std::string what = "image CUDA " + v.str();
+  std::string what = "image CUDA " + v.str() + from;
   CheckCudaAgainstGpus(in.compat, in.host, v, what,
                        "choose a stack whose image supports these GPUs: gpuprep manifest list", r);
   auto dv = HostDriverVersion(in.host);

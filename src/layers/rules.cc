@@ -8,25 +8,9 @@ namespace gp::layers {
 
 std::string ApplyFix(const std::string& layer) { return "sudo gpuprep apply --yes --only " + layer; }
 
-std::string ToolkitInstallFix(const manifest::ComponentSpec& spec) {
-  static const std::vector<std::string> kPackages = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
-                                                     "libnvidia-container-tools", "libnvidia-container1"};
-  // The install guide's form: every package at "${NVIDIA_CONTAINER_TOOLKIT_VERSION}-1"
-  // (https://github.com/NVIDIA/cloud-native-docs container-toolkit/install-guide.md), unless the stack pins an
-  // exact version.
-  std::vector<std::string> args;
-  const std::string pin = spec.version.known() ? "=" + spec.version.version->str() + "-1" : "";
-  if (!spec.packages.empty()) {
-    for (const auto& p : spec.packages) args.push_back(p.name + (p.version.empty() ? pin : "=" + p.version));
-  } else {
-    for (const auto& name : kPackages) args.push_back(name + pin);
-  }
-  return "add NVIDIA's container toolkit repository "
-         "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: "
-         "sudo apt-get install -y " +
-         Join(args, " ") +
-         " && sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker";
-}
+// apply installs the toolkit at the stack's pins (held, from NVIDIA's repository) and registers it in
+// daemon.json without losing a key (nvidia-ctk runtime configure drops other "features" keys).
+std::string ToolkitInstallFix(const manifest::ComponentSpec&) { return ApplyFix("container_toolkit"); }
 
 std::optional<Version> ParseFound(const std::string& text) {
   if (text.empty()) return std::nullopt;

@@ -151,6 +151,17 @@ struct ImageSpec {
   std::optional<int> driver_min_branch;
   std::vector<Version> forward_compat;    // data-center branches the image's notes allow
   std::string digest;                     // optional pinned sha256:...
+  std::string mirror;                     // optional registry mirror "HOST[:PORT][/PREFIX]" (needs digest)
+};
+
+// docker: (optional) the engine and how containers reach the GPUs (manifest/docker_spec.cc).
+struct DockerSpec {
+  bool present = false;                   // the stack has a docker section: apply sets Docker up
+  std::string engine = "docker.io";       // docker.io (the distribution's) | docker-ce (Docker's repository)
+  std::vector<AptPackage> packages;       // the engine's packages; default: {engine}
+  std::string gpu_access = "runtime";     // runtime: the nvidia runtime (--gpus) | cdi: Docker's CDI (--device)
+  bool default_runtime = false;           // "default-runtime": "nvidia" in daemon.json
+  std::string toolkit_mode;               // nvidia-container-runtime.mode: "" (the toolkit's default) | legacy | jit-cdi
 };
 
 struct Workload {
@@ -172,6 +183,7 @@ struct Stack {
   DriverSpec driver;
   ComponentSpec cuda, cudnn, nccl, container_toolkit;
   ImageSpec image;
+  DockerSpec docker;
   Workload workload;
   std::string notes;
   Origins origins;

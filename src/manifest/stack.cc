@@ -131,7 +131,8 @@ void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_majo
 
 void ParseImage(const Node& n, Stack& s) {
   Fields f(n, "image", &s.origins);
-  f.Only({"ref", "cuda", "cuda_unknown_reason", "driver_min_branch", "forward_compat", "digest"});
+  f.Only({"ref", "cuda", "cuda_unknown_reason", "driver_min_branch", "forward_compat", "digest", "mirror"});
+  s.image.mirror = f.String("mirror").value_or("");
   s.image.ref = AsLine(f.Require("ref"));
   if (s.image.ref.empty() || s.image.ref[0] == '-' || s.image.ref.find(' ') != std::string::npos)
     Fail(f.node().Find("ref")->mark, "image ref \"" + s.image.ref + "\" is not an image reference");
@@ -155,6 +156,8 @@ void ParseImage(const Node& n, Stack& s) {
       Fail(f.node().Find("digest")->mark, "digest must be \"sha256:\" and 64 hex digits");
     s.image.digest = *d;
   }
+  if (!s.image.mirror.empty() && s.image.digest.empty())
+    Fail(f.node().Find("mirror")->mark, "a mirror serves the image only pinned by digest: add image.digest");
 }
 
 void CheckFingerprint(Fields& f, const std::string& v) {
@@ -249,7 +252,7 @@ Stack StackFromTree(const Node& root) {
   Stack s;
   Fields doc(root, "", &s.origins);
   doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "repository_overrides",
-            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "workload", "notes"});
+            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "docker", "workload", "notes"});
   CheckHeader(doc, {"Stack"});
   Fields meta(doc.Require("metadata"), "metadata", &s.origins);
   meta.Only({"name", "description"});
@@ -271,6 +274,7 @@ Stack StackFromTree(const Node& root) {
   ParseComponent(doc.Require("container_toolkit"), "container_toolkit", false, s.container_toolkit,
                  &s.origins);
   ParseImage(doc.Require("image"), s);
+  if (const Node* d = doc.Get("docker")) ParseDocker(*d, s);
   if (const Node* w = doc.Get("workload")) ParseWorkload(*w, s);
   s.notes = doc.String("notes").value_or("");
   return s;

@@ -8,4 +8,7 @@ namespace gp::manifest {
 // Validates every key and value; origins record the file:line:col of each field. Throws gp::FileError.
 Stack StackFromTree(const Node& root);
 
+// The optional `docker:` section (manifest/docker_spec.cc); checks it against the stack's toolkit.
+void ParseDocker(const Node& n, Stack& s);
+
 }  // namespace gp::manifest

@@ -21,6 +21,7 @@ struct Action {
     kVerify,  // run the active verify checks of layer `layer`
     kRebootCheck,  // detect whether a reboot is required (reasons read from the host, not guessed)
     kRedist,  // install NVIDIA redistributable archives (`redist`, redist/install.h) and switch to them
+    kPull,    // pull `image` through the Engine API; the pulled digest must equal `digest` when set
   };
   Kind kind = Kind::kRun;
   std::vector<std::string> argv;            // kRun
@@ -37,6 +38,9 @@ struct Action {
   std::string fingerprint;                  // kFetch: upper-case hex, no blanks
   std::string layer;                        // kVerify
   redist::Request redist;                   // kRedist
+  std::string diff;                         // kWrite: what changes, line by line (shown by `plan`), optional
+  std::string image;                        // kPull: the reference pulled (mirror and digest applied)
+  std::string digest;                       // kPull: the stack's pinned digest ("" = record what comes)
 
   static Action Run(std::vector<std::string> argv, std::map<std::string, std::string> env = {});
   static Action Write(std::string path, std::string contents, unsigned mode = 0644, bool keep_backup = true);

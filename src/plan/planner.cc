@@ -8,6 +8,7 @@
 #include "apt/resolve.h"
 #include "apt/sources.h"
 #include "layers/report.h"
+#include "plan/containers.h"
 #include "plan/host_state.h"
 #include "redist/error.h"
 #include "redist/state.h"
@@ -18,7 +19,8 @@
 namespace gp::plan {
 
 const std::vector<std::string>& ApplyLayers() {
-  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl"};
+  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl",
+                                                       "docker", "container_toolkit", "image"};
   return kLayers;
 }
 
@@ -70,6 +72,7 @@ class Planner {
     Component("cuda", stack_.cuda);
     Component("cudnn", stack_.cudnn);
     Component("nccl", stack_.nccl);
+    Containers();
     Pins();
     // All or nothing: a selected layer that cannot be installed stops apply before its first change.
     for (const auto& l : plan_.layers)
@@ -400,6 +403,17 @@ class Planner {
     l.found = st.found;
     l.wanted = req.version;
     if (!st.installed) redist_.push_back(req);
+  // docker, container_toolkit, image (plan/containers.cc): their packages join the one transaction.
+  // docker, container_toolkit, image (plan/containers.cc): pinned packages go through Packages() (resolved,
+  // in the closure, pinned and held); the distribution's docker.io joins the transaction by name.
+  void Containers() {
+    containers_ = PlanContainers(in_, [this](const std::vector<manifest::AptPackage>& pkgs,
+                                             const std::string& upstream, std::string& error) {
+      return Packages(pkgs, upstream, error);
+    });
+    plan_.layers.insert(plan_.layers.end(), containers_.layers.begin(), containers_.layers.end());
+    for (const auto& p : containers_.install) install_.push_back(p.name);
+    plan_.blockers.insert(plan_.blockers.end(), containers_.blockers.begin(), containers_.blockers.end());
   }
 
   Step& NewStep(std::string id, std::vector<std::string> layers, std::string title) {
@@ -465,7 +479,8 @@ class Planner {
       NewStep("dpkg.repair", {}, "dpkg was interrupted: finish configuring half-installed packages")
           .actions.push_back(Action::Run(apt::DpkgRepairArgv(), apt::AptEnv()));
     }
-    bool sources_changed = false;
+    bool sources_changed = !containers_.before.empty();
+    plan_.steps.insert(plan_.steps.end(), containers_.before.begin(), containers_.before.end());
     if (!install_.empty()) Repositories(sources_changed);
     // Always before an install: the versions were resolved from the repositories' current index, and the
     // host's lists must hold them too.
@@ -529,6 +544,7 @@ class Planner {
       a.contents = stack_.driver.version.version->str();
       NewStep("reboot.check", {"driver"}, "reboot if the new driver is not the loaded one").actions.push_back(a);
     }
+    plan_.steps.insert(plan_.steps.end(), containers_.after.begin(), containers_.after.end());
     for (const auto& l : plan_.layers) {
       const bool changed = l.kind == Kind::kInstall || l.kind == Kind::kReboot;
       const bool asked = Contains(in_.verify_layers, l.name) && l.kind == Kind::kNone;
@@ -554,6 +570,7 @@ class Planner {
        fm_enable_ = false;
   std::vector<std::string> reboot_reasons_;
   std::vector<redist::Request> redist_;
+  ContainerPlan containers_;
 };
 
 }  // namespace
@@ -563,9 +580,12 @@ Plan BuildPlan(const PlanInput& in) { return Planner(in).Build(); }
 std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,
                                                                const probe::HostFacts& facts) {
   std::vector<const manifest::AptRepository*> out;
+  // The container toolkit's repository serves only the toolkit (plan/containers.cc): it is one of these
+  // when the stack installs the toolkit.
+  const bool toolkit = stack.container_toolkit.enabled && !stack.container_toolkit.packages.empty();
   for (const auto* r : stack.RepositoriesFor(facts.os.id, facts.os.version_id))
-    // The container toolkit's repository serves a layer apply does not install with these.
-    if (r->name.find("container-toolkit") == std::string::npos && r->url.find("libnvidia-container") == std::string::npos)
+    if (toolkit || (r->name.find("container-toolkit") == std::string::npos &&
+                    r->url.find("libnvidia-container") == std::string::npos))
       out.push_back(r);
   return out;
 }

@@ -29,6 +29,7 @@ struct PlanInput {
   std::vector<std::string> verify_layers;  // verify these even when nothing is missing (resume)
   apt::AptOptions apt;                     // lock timeout, progress
   std::string self_path = "gpuprep";       // how `--format sh` calls gpuprep for verify steps
+  bool restart_docker = false;             // --restart-docker: a required restart may stop running containers
   // The stack repositories' index fetched just now (apply's preflight, apply/preflight.h). Without it the
   // planner reads the host's apt lists when they hold every repository, else leaves exact revisions to
   // apply time (Plan::needs_index).

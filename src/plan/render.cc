@@ -58,6 +58,8 @@ std::string Describe(const Action& a) {
     case Action::Kind::kVerify: return "verify " + a.layer;
     case Action::Kind::kRebootCheck: return "check whether a reboot is required";
     case Action::Kind::kRedist: return DescribeRedist(a.redist);
+    case Action::Kind::kPull:
+      return "pull " + a.image + " (Docker Engine API" + (a.digest.empty() ? ", digest recorded)" : ", digest must be " + a.digest + ")");
   }
   return "";
 }
@@ -89,7 +91,11 @@ std::string RenderText(const Plan& plan) {
   int n = 0;
   for (const auto& s : plan.steps) {
     out << ++n << ". " << s.title << " [" << s.id << "]\n";
-    for (const auto& a : s.actions) out << "     " << Describe(a) << "\n";
+    for (const auto& a : s.actions) {
+      out << "     " << Describe(a) << "\n";
+      for (const auto& line : Split(a.diff, '\n'))
+        if (!line.empty()) out << "       " << line << "\n";
+    }
   }
   return out.str();
 }
@@ -203,6 +209,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
           out << sys::ShellJoin(verify) << "\n";
           verify.pop_back();
           break;
+        case Action::Kind::kPull:
+          out << "docker pull " << sys::ShellQuote(a.image) << "\n";
+          if (!a.digest.empty())
+            out << "docker image inspect --format '{{join .RepoDigests \"\\n\"}}' " << sys::ShellQuote(a.image)
+                << " | grep -qF " << sys::ShellQuote("@" + a.digest) << "\n";
+          break;
         case Action::Kind::kRebootCheck:
           out << "if [ -e /var/run/reboot-required ] || ! grep -qs " << sys::ShellQuote(" " + a.contents + " ")
               << " /proc/driver/nvidia/version; then\n"
@@ -243,6 +255,7 @@ nlohmann::json RenderJson(const Plan& plan) {
         case Action::Kind::kRun: actions.push_back({{"run", a.argv}, {"env", a.env}}); break;
         case Action::Kind::kWrite:
           actions.push_back({{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}});
+          if (!a.diff.empty()) actions.back()["diff"] = a.diff;
           break;
         case Action::Kind::kMove: actions.push_back({{"move", {a.path, a.to}}}); break;
         case Action::Kind::kFetch: {
@@ -264,6 +277,7 @@ nlohmann::json RenderJson(const Plan& plan) {
           actions.push_back({{"redist", j}});
           break;
         }
+        case Action::Kind::kPull: actions.push_back({{"pull", a.image}, {"digest", a.digest}}); break;
       }
     }
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});

@@ -87,6 +87,7 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
     return;
   }
   d.engine_reachable = true;
+  d.socket = socket;
   if (auto v = ParseDockerVersionBody(ver.body)) d.version = *v;
   auto info = env.docker->Get(socket, "/info", kSocketTimeout);
   if (!info.ok()) {
@@ -96,6 +97,7 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
   auto body = ParseDockerInfoBody(info.body);
   d.runtimes = body.runtimes;
   d.default_runtime = body.default_runtime;
+  d.containers_running = body.containers_running;
   for (const auto& dir : body.cdi_spec_dirs) cdi_dirs.push_back(dir);
   d.cdi = !body.cdi_spec_dirs.empty();  // refined below: needs an nvidia.com/gpu spec too
   for (const auto& dev : body.cdi_devices) d.cdi_devices.push_back(dev);
@@ -153,6 +155,8 @@ DockerInfoBody ParseDockerInfoBody(std::string_view body) {
   r.runtimes = Keys(j, "Runtimes");
   if (auto it = j.find("DefaultRuntime"); it != j.end() && it->is_string()) r.default_runtime = it->get<std::string>();
   r.cdi_spec_dirs = StringList(j, "CDISpecDirs");
+  if (auto it = j.find("ContainersRunning"); it != j.end() && it->is_number_integer())
+    r.containers_running = it->get<int>();
   if (auto it = j.find("DiscoveredDevices"); it != j.end() && it->is_array()) {
     for (const auto& dev : *it) {
       if (!dev.is_object()) continue;

@@ -84,6 +84,17 @@ struct Component {           // cuda / cudnn / nccl as found on the host
   std::vector<std::string> notes;
 };
 
+// The stack's image as the local engine has it (probe/image.cc; live only, one inspect call).
+struct ImageInfo {
+  std::string ref;           // the reference asked about
+  bool inspected = false;    // the engine answered (present or not)
+  bool present = false;      // the engine has it
+  std::string digest;        // its manifest digest (RepoDigests) for this repository
+  std::string cuda;          // CUDA_VERSION from its config, normalised ("12.2.2")
+  std::string cuda_raw;      // as declared ("12.2.2.009")
+  std::string cuda_driver;   // CUDA_DRIVER_VERSION ("535.104.05")
+};
+
 struct DockerInfo {
   bool cli_found = false;
   bool engine_reachable = false;
@@ -95,6 +106,9 @@ struct DockerInfo {
   std::string daemon_json_error;        // parse error in /etc/docker/daemon.json
   std::vector<std::string> daemon_json_runtimes;
   std::string detail;                   // why the engine was not reached
+  std::string socket;                   // the socket that answered
+  int containers_running = -1;          // running containers (-1: unknown)
+  ImageInfo image;                      // the stack's image (ProbeImage)
 };
 
 struct ToolkitInfo {

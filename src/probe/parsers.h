@@ -107,6 +107,7 @@ struct DockerInfoBody {
   std::string default_runtime;             // "DefaultRuntime"
   std::vector<std::string> cdi_spec_dirs;  // "CDISpecDirs" (Engine >= 27)
   std::vector<std::string> cdi_devices;    // "DiscoveredDevices" of source "cdi": their IDs
+  int containers_running = -1;             // "ContainersRunning"
   bool ok = false;                         // the body was a JSON object
 };
 DockerInfoBody ParseDockerInfoBody(std::string_view body);

@@ -25,4 +25,8 @@ struct ProbeEnv {
 
 HostFacts ProbeHost(const ProbeEnv& env);
 
+// Asks the engine that answered the probe about image `ref` (one GET /images/{ref}/json over the socket;
+// nothing else is loaded): present, digest, and the CUDA its config declares. No-op without an engine.
+void ProbeImage(const ProbeEnv& env, const std::string& ref, HostFacts& facts);
+
 }  // namespace gp::probe

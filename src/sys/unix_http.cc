@@ -1,4 +1,4 @@
-// RealUnixHttp: one HTTP/1.1 GET over an AF_UNIX stream socket (the Docker Engine API), with a single
+// RealUnixHttp: one HTTP/1.1 request over an AF_UNIX stream socket (the Docker Engine API), with a single
 // deadline covering connect, send and read (poll-based, non-blocking socket). Handles Content-Length,
 // chunked transfer coding and read-until-close bodies.
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <algorithm>
 #include <string>
 
 #include "sys/http.h"
@@ -57,35 +58,70 @@ bool Wait(int fd, short events, Clock::time_point deadline, std::string& err) {
   }
 }
 
-// Decodes a chunked body; nullopt-like false when incomplete or malformed.
-bool Dechunk(const std::string& in, std::string& out) {
-  size_t pos = 0;
-  out.clear();
-  for (;;) {
-    size_t eol = in.find("\r\n", pos);
-    if (eol == std::string::npos) return false;
-    std::string size_text = in.substr(pos, eol - pos);
-    size_text = size_text.substr(0, size_text.find(';'));
-    size_t size = 0;
-    try {
-      size = std::stoul(size_text, nullptr, 16);
-    } catch (...) {
-      return false;
+// Incremental chunked-coding decoder: Feed() takes raw bytes and returns the decoded bytes that became
+// complete; done() after the last (zero-size) chunk; failed() on malformed input.
+class Dechunker {
+ public:
+  std::string Feed(std::string_view in) {
+    raw_.append(in);
+    std::string out;
+    while (!done_ && !failed_) {
+      if (left_ == 0) {  // expecting a size line (after the CRLF that ends the previous chunk)
+        size_t eol = raw_.find("\r\n", pos_);
+        if (eol == std::string::npos) break;
+        std::string size_text = raw_.substr(pos_, eol - pos_);
+        size_text = size_text.substr(0, size_text.find(';'));
+        size_t size = 0;
+        try {
+          size = std::stoul(size_text, nullptr, 16);
+        } catch (...) {
+          failed_ = true;
+          break;
+        }
+        pos_ = eol + 2;
+        if (size == 0) {
+          done_ = true;  // trailers ignored
+          break;
+        }
+        left_ = size + 2;  // data + CRLF
+      }
+      size_t avail = raw_.size() - pos_;
+      if (avail == 0) break;
+      size_t take = std::min(avail, left_);
+      size_t data = left_ > 2 ? std::min(take, left_ - 2) : 0;
+      out.append(raw_, pos_, data);
+      pos_ += take;
+      left_ -= take;
     }
-    pos = eol + 2;
-    if (size == 0) return true;  // trailers ignored
-    if (in.size() < pos + size + 2) return false;
-    out.append(in, pos, size);
-    pos += size + 2;
+    if (pos_ > 65536) {
+      raw_.erase(0, pos_);
+      pos_ = 0;
+    }
+    return out;
   }
-}
+  bool done() const { return done_; }
+  bool failed() const { return failed_; }
+
+ private:
+  std::string raw_;
+  size_t pos_ = 0;
+  size_t left_ = 0;
+  bool done_ = false, failed_ = false;
+};
 
 }  // namespace
 
 HttpResponse RealUnixHttp::Get(const std::string& socket_path, const std::string& path,
                                std::chrono::milliseconds timeout) {
+  UnixRequest req;
+  req.path = path;
+  req.timeout = timeout;
+  return Request(socket_path, req);
+}
+
+HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixRequest& req) {
   HttpResponse r;
-  const auto deadline = Clock::now() + timeout;
+  auto deadline = Clock::now() + req.timeout;
   struct sockaddr_un addr;
   std::memset(&addr, 0, sizeof addr);
   addr.sun_family = AF_UNIX;
@@ -118,8 +154,11 @@ HttpResponse RealUnixHttp::Get(const std::string& socket_path, const std::string
     }
   }
 
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: docker\r\nUser-Agent: gpuprep\r\n"
-                              "Accept: application/json\r\nConnection: close\r\n\r\n";
+  std::string request = req.method + " " + req.path +
+                        " HTTP/1.1\r\nHost: docker\r\nUser-Agent: gpuprep\r\nAccept: application/json\r\n";
+  if (!req.body.empty() || req.method == "POST")
+    request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(req.body.size()) + "\r\n";
+  request += "Connection: close\r\n\r\n" + req.body;
   size_t sent = 0;
   while (sent < request.size()) {
     ssize_t n = ::send(fd.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -135,20 +174,29 @@ HttpResponse RealUnixHttp::Get(const std::string& socket_path, const std::string
     }
   }
 
-  std::string data;
-  size_t header_end = std::string::npos;
+  std::string head;
+  bool in_body = false;
   bool has_length = false;
   size_t content_length = 0;
+  size_t body_raw = 0;  // body bytes received (before chunk decoding)
   bool chunked = false;
+  Dechunker dechunk;
+  auto deliver = [&](std::string_view piece) {
+    if (piece.empty()) return;
+    r.body.append(piece);
+    if (req.on_data) req.on_data(piece);
+  };
+  auto take_body = [&](std::string_view raw) {
+    if (has_length && !chunked) raw = raw.substr(0, content_length - std::min(content_length, body_raw));
+    body_raw += raw.size();
+    if (chunked) deliver(dechunk.Feed(raw));
+    else deliver(raw);
+  };
   char buf[16384];
   for (;;) {
-    if (header_end != std::string::npos) {
-      size_t body_len = data.size() - header_end;
-      if (has_length && body_len >= content_length) break;
-      if (chunked) {
-        std::string body;
-        if (Dechunk(data.substr(header_end), body)) break;
-      }
+    if (in_body) {
+      if (has_length && !chunked && body_raw >= content_length) break;
+      if (chunked && (dechunk.done() || dechunk.failed())) break;
     }
     std::string err;
     if (!Wait(fd.get(), POLLIN, deadline, err)) {
@@ -162,53 +210,50 @@ HttpResponse RealUnixHttp::Get(const std::string& socket_path, const std::string
       return r;
     }
     if (n == 0) break;  // peer closed: the body ends here
-    data.append(buf, static_cast<size_t>(n));
-    if (header_end == std::string::npos) {
-      size_t at = data.find("\r\n\r\n");
-      if (at == std::string::npos) continue;
-      header_end = at + 4;
-      // Status line "HTTP/1.1 200 OK", then headers.
-      auto lines = Split(std::string_view(data).substr(0, at), '\n');
-      auto words = SplitWords(lines[0]);
-      if (words.size() < 2 || !StartsWith(words[0], "HTTP/")) {
-        r.error = "not an HTTP response";
-        return r;
-      }
-      r.status = static_cast<int>(ParseUnsigned(words[1]).value_or(0));
-      for (size_t i = 1; i < lines.size(); ++i) {
-        std::string line(Trim(lines[i]));
-        auto colon = line.find(':');
-        if (colon == std::string::npos) continue;
-        std::string key = ToLower(Trim(std::string_view(line).substr(0, colon)));
-        std::string value = ToLower(Trim(std::string_view(line).substr(colon + 1)));
-        if (key == "content-length") {
-          auto len = ParseUnsigned(value);
-          has_length = len.has_value();
-          content_length = len.value_or(0);
-        }
-        if (key == "transfer-encoding" && value.find("chunked") != std::string::npos) chunked = true;
-      }
+    if (req.on_data) deadline = Clock::now() + req.timeout;  // a stream: the timeout bounds silence
+    if (in_body) {
+      take_body(std::string_view(buf, static_cast<size_t>(n)));
+      continue;
     }
+    head.append(buf, static_cast<size_t>(n));
+    size_t at = head.find("\r\n\r\n");
+    if (at == std::string::npos) continue;
+    in_body = true;
+    // Status line "HTTP/1.1 200 OK", then headers.
+    auto lines = Split(std::string_view(head).substr(0, at), '\n');
+    auto words = SplitWords(lines[0]);
+    if (words.size() < 2 || !StartsWith(words[0], "HTTP/")) {
+      r.error = "not an HTTP response";
+      return r;
+    }
+    r.status = static_cast<int>(ParseUnsigned(words[1]).value_or(0));
+    for (size_t i = 1; i < lines.size(); ++i) {
+      std::string line(Trim(lines[i]));
+      auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string key = ToLower(Trim(std::string_view(line).substr(0, colon)));
+      std::string value = ToLower(Trim(std::string_view(line).substr(colon + 1)));
+      if (key == "content-length") {
+        auto len = ParseUnsigned(value);
+        has_length = len.has_value();
+        content_length = len.value_or(0);
+      }
+      if (key == "transfer-encoding" && value.find("chunked") != std::string::npos) chunked = true;
+    }
+    take_body(std::string_view(head).substr(at + 4));
   }
-  if (header_end == std::string::npos) {
-    r.error = data.empty() ? "empty response" : "incomplete response headers";
+  if (!in_body) {
+    r.error = head.empty() ? "empty response" : "incomplete response headers";
     r.status = 0;
     return r;
   }
-  std::string body = data.substr(header_end);
-  if (chunked) {
-    if (!Dechunk(body, r.body)) {
-      r.error = "incomplete chunked body";
-      return r;
-    }
-  } else if (has_length) {
-    if (body.size() < content_length) {
-      r.error = "incomplete body (" + std::to_string(body.size()) + " of " + std::to_string(content_length) + " bytes)";
-      return r;
-    }
-    r.body = body.substr(0, content_length);
-  } else {
-    r.body = std::move(body);
+  if (chunked && !dechunk.done()) {
+    r.error = dechunk.failed() ? "malformed chunked body" : "incomplete chunked body";
+    return r;
+  }
+  if (has_length && !chunked && body_raw < content_length) {
+    r.error = "incomplete body (" + std::to_string(body_raw) + " of " + std::to_string(content_length) + " bytes)";
+    return r;
   }
   return r;
 }

@@ -155,11 +155,7 @@ TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a C
   CHECK(tk["found"] == "1.17.3");
   CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4); CVE-2025-23266, "
                     "CVE-2025-23267 (fixed in 1.17.8); CVE-2026-24260 (fixed in 1.19.1)")["fix"] ==
-        "add NVIDIA's container toolkit repository "
-        "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "
-        "install -y nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
-        "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 && sudo nvidia-ctk runtime configure "
-        "--runtime=docker && sudo systemctl restart docker");
+        "sudo gpuprep apply --yes --only container_toolkit");
   CHECK(Layer(doc, "os")["status"] == "ok");
   CHECK(doc["host"]["shm_bytes"] == 512ULL << 30);
 }

@@ -110,8 +110,8 @@ TEST_CASE("launch validation: no NVIDIA runtime and no CDI", "[launch]") {
   const std::string nort = Snapshot("no-runtime.json");
   CHECK(Fails({"--image", kImage}, nort) ==
         "gpuprep: error: --gpus: the host in " + nort + " has no NVIDIA container runtime and no CDI spec, so "
-        "containers cannot see its GPUs (fix there: sudo nvidia-ctk runtime configure --runtime=docker && "
-        "sudo systemctl restart docker; gpuprep doctor there gives the full install)\n");
+        "containers cannot see its GPUs (fix there: sudo gpuprep apply --yes --only container_toolkit; gpuprep "
+        "doctor there gives the full install)\n");
   // Slurm (pyxis/enroot) and Kubernetes (device plugin) do not go through the docker runtime.
   CHECK(Gpuprep({"launch", "--host", nort, "--image", kImage, "--format", "k8s"}).code == 0);
   // Without GPUs there is nothing to pass through.

@@ -258,13 +258,8 @@ TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
 }
 
 namespace {
-// The manual install of the test stack's toolkit (NVIDIA/cloud-native-docs container-toolkit/install-guide.md): apply does not install it.
-const std::string kToolkitFix =
-    "add NVIDIA's container toolkit repository "
-      "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "
-      "install -y nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 "
-      "libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 && sudo nvidia-ctk runtime configure "
-      "--runtime=docker && sudo systemctl restart docker";
+// apply installs the toolkit at the stack's pins and registers it (plan/containers.cc).
+const std::string kToolkitFix = "sudo gpuprep apply --yes --only container_toolkit";
 }  // namespace
 
 TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers][doctor]") {
@@ -312,8 +307,7 @@ TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers]
   CHECK(rt.detail ==
         "toolkit 1.17.8 installed, 4 packages at one version; Docker has no nvidia runtime and no CDI spec "
         "for the GPUs");
-  CHECK(rt.fix == std::optional<std::string>(
-                      "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"));
+  CHECK(rt.fix == std::optional<std::string>("sudo gpuprep apply --yes --only container_toolkit"));
   r.host.docker.cdi = true;
   auto cdi = layers::CheckContainerToolkit(r.in());
   CHECK(cdi.status == Status::kOk);

@@ -14,6 +14,10 @@ mount --bind "$host/sys" "$m/sys"
 mount --bind "$host/run" "$m/run"
 mkdir -p "$m/sim"
 mount --bind "$host/sim" "$m/sim"
+# The daemons of active units (a stub package's /usr/lib/gpuprep-sim/daemons/UNIT) run in every session,
+# as systemd keeps them running on a real server.
+chroot "$m" /bin/sh -c 'for d in /usr/lib/gpuprep-sim/daemons/*; do
+  [ -x "$d" ] && [ -e "/run/gpuprep-sim/active/${d##*/}" ] && "$d"; done; true' </dev/null >/dev/null 2>&1 || true
 set +e
 chroot "$m" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   LANG=C.UTF-8 TERM="${TERM:-dumb}" ${SIM_ENV:-} "$@"

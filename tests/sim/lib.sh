@@ -144,11 +144,14 @@ sim_init() {
 _sim_packages() {
   local key cache tmp
   if [[ -n $1 && -d $1 ]]; then
-    key=$(cat "$SIM_LIB_DIR/build-packages.sh" "$SIM_LIB_DIR"/src/* <(uname -r) | sha256sum | cut -c1-16)
+    key=$(cat "$SIM_LIB_DIR/build-packages.sh" "$SIM_LIB_DIR"/src/* "$SIM_LIB_DIR/build-packages-containers.sh" \
+      "$SIM_LIB_DIR/../support/fake_dockerd.py" <(uname -r) | sha256sum | cut -c1-16)
     cache=$1/tests-sim-cache/$key
     if [[ ! -d $cache ]]; then
       tmp=$(mktemp -d "$1/tests-sim-cache.tmp.XXXXXX")
-      bash "$SIM_LIB_DIR/build-packages.sh" "$tmp/repo" "$tmp/build" || { rm -rf "$tmp"; sim_fail "building stub packages"; }
+      { bash "$SIM_LIB_DIR/build-packages.sh" "$tmp/repo" "$tmp/build" &&
+        bash "$SIM_LIB_DIR/build-packages-containers.sh" "$tmp/repo" "$tmp/build"; } ||
+        { rm -rf "$tmp"; sim_fail "building stub packages"; }
       mkdir -p "$1/tests-sim-cache"
       find "$1/tests-sim-cache" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' ! -name "$key" -exec rm -rf {} + 2>/dev/null
       install -m 0755 "$tmp/build/sim-holdlock" "$tmp/sim-holdlock"
@@ -158,7 +161,9 @@ _sim_packages() {
     cp -a "$cache/repo/." "$SIM_DIR/www/repo/"
     install -m 0755 "$cache/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
   else
-    bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build" || sim_fail "building stub packages"
+    { bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build" &&
+      bash "$SIM_LIB_DIR/build-packages-containers.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build"; } ||
+      sim_fail "building stub packages"
     install -m 0755 "$SIM_DIR/build/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
   fi
 }

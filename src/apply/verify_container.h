@@ -1,0 +1,23 @@
+// The container checks of `verify` (and of apply after the container layers): the engine answers at a
+// version that can give containers GPUs; a container with the stack's GPU request lists every GPU with
+// `nvidia-smi -L`; the image's torch sees them all. The image must be present: verify never pulls.
+// The classic failures are named with their fix (ContainerFailure).
+#pragma once
+#include <optional>
+#include <string>
+
+#include "apply/verify.h"
+#include "layers/report.h"
+
+namespace gp::apply {
+
+void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers::LayerReport& r);
+
+struct Diagnosis {
+  std::string what;  // "Docker does not know the nvidia runtime"
+  std::string fix;
+};
+// What an engine or container error means, for the errors first boots hit most; nullopt for others.
+std::optional<Diagnosis> DiagnoseContainerError(const std::string& message);
+
+}  // namespace gp::apply

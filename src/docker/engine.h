@@ -1,0 +1,97 @@
+// The Docker Engine API calls gpuprep makes, over the unix socket (sys::UnixHttp; no libcurl, nothing
+// heavy: doctor may use it). Paths and bodies follow Docker's API reference: GET /_ping, /version, /info,
+// POST /images/create (streamed JSON progress), GET /images/{name}/json, GET /distribution/{name}/json,
+// POST /containers/create, POST /containers/{id}/start, POST /containers/{id}/wait,
+// GET /containers/{id}/logs (multiplexed stdout/stderr), DELETE /containers/{id}.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sys/http.h"
+
+namespace gp::docker {
+
+// The result of one call: ok, or the engine's own message ({"message": ...}) or the transport error.
+struct EngineError {
+  int status = 0;         // HTTP status; 0 when the engine was not reached
+  std::string message;    // "No such image: ...", "connect /var/run/docker.sock: No such file or directory"
+};
+
+struct EngineVersion {
+  std::string version;      // "28.3.2"
+  std::string api_version;  // "1.51"
+};
+
+struct ImageDetails {
+  std::string id;                         // "sha256:..." (the config digest)
+  std::vector<std::string> repo_digests;  // "nvcr.io/nvidia/pytorch@sha256:..."
+  std::vector<std::string> env;           // Config.Env
+  // The manifest digest recorded for `name` (a RepoDigests entry of the same repository), "" when none.
+  std::string DigestFor(const std::string& name) const;
+};
+
+struct PullProgress {
+  size_t layers = 0, layers_done = 0;
+  uint64_t bytes = 0, bytes_total = 0;    // summed over layers that reported a size
+  std::string status;                     // the last status line ("Digest: sha256:...", "Pulling fs layer")
+  std::string digest;                     // from "Digest: sha256:..."
+  std::string Text(const std::string& ref) const;  // "pulling REF: 3/12 layers, 1.2 GiB of 8.9 GiB"
+};
+
+struct ContainerRun {
+  std::string image;
+  std::vector<std::string> cmd;
+  std::string runtime;                  // HostConfig.Runtime ("" = the engine's default)
+  bool gpus_all = true;                 // DeviceRequests: --gpus all (driver "", capabilities [[gpu]])
+  std::vector<std::string> cdi_devices; // DeviceRequests driver "cdi" (--device nvidia.com/gpu=all) instead
+  bool ipc_host = true;
+  std::chrono::seconds timeout{300};
+};
+
+struct ContainerResult {
+  bool ran = false;        // created, started and waited for
+  int exit_code = -1;
+  std::string out, err;    // the logs, demultiplexed
+  std::string stage;       // where it failed: "create", "start", "wait", "logs"
+  EngineError error;
+};
+
+class Engine {
+ public:
+  Engine(sys::UnixHttp& http, std::string socket) : http_(http), socket_(std::move(socket)) {}
+
+  std::optional<EngineVersion> Version(EngineError* err = nullptr);
+  // GET /images/{name}/json; nullopt with err->status 404 when the image is not there.
+  std::optional<ImageDetails> InspectImage(const std::string& ref, EngineError* err = nullptr);
+  // GET /distribution/{name}/json: the registry's manifest digest, without pulling.
+  std::optional<std::string> RemoteDigest(const std::string& ref, EngineError* err = nullptr);
+  // POST /images/create?fromImage=NAME&tag=TAG|DIGEST; `progress` is called as the stream arrives. An
+  // error inside the stream (HTTP 200 with {"error": ...}) is an error.
+  bool Pull(const std::string& ref, const std::function<void(const PullProgress&)>& progress, EngineError* err,
+            PullProgress* last = nullptr);
+  // Create, start, wait, read the logs, remove.
+  ContainerResult Run(const ContainerRun& run);
+
+ private:
+  sys::HttpResponse Call(const std::string& method, const std::string& path, const std::string& body,
+                         std::chrono::milliseconds timeout, std::function<void(std::string_view)> on_data = {});
+  std::string Api();  // "/v1.47": the engine's own API version (from /version, asked once)
+
+  sys::UnixHttp& http_;
+  std::string socket_;
+  std::string api_;
+};
+
+// "engine message" from an error body; the raw body when it is not Docker's {"message": ...}.
+std::string EngineMessage(const sys::HttpResponse& r);
+// Docker's multiplexed log stream (8-byte frame headers: stream, 0, 0, 0, big-endian size) -> out, err.
+// A body without frame headers (a TTY container) is all stdout.
+void Demultiplex(const std::string& body, std::string& out, std::string& err);
+// Percent-encoding for a query value.
+std::string QueryEscape(const std::string& s);
+
+}  // namespace gp::docker

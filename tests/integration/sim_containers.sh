@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
+# The container half on the simulated server (tests/sim): a bare Ubuntu 22.04 server with 8 H100 reaches
+# "a container sees every GPU" through `gpuprep apply` alone: the driver (exit 3, reboot, the resume unit
+# finishes), Ubuntu's docker.io (its engine is the stand-in Engine API), the toolkit's four packages pinned
+# and held, the nvidia runtime added to an admin's daemon.json with every other key kept (and "runtimes":
+# null handled), Docker reloaded (SIGHUP), the image pulled through the Engine API at its pinned digest; then
+# verify runs nvidia-smi -L and the torch check in a container, doctor reads the image's CUDA from the image,
+# and a second apply changes nothing.
+# Usage: bash sim_containers.sh <gpuprep> <source-dir> <build-dir>
+set -uo pipefail
+GPUPREP=$1
+SRC=$2
+source "$SRC/tests/sim/lib.sh"
+sim_require
+sim_init "$GPUPREP" "$SRC" "${3:-}"
+sim_need_verbs apply verify plan
+M=(--manifest /sim/containers.yaml)
+D=sha256:$(printf '%s' "gpuprep sim image" | sha256sum | cut -d' ' -f1)
+
+sim_new_host
+# The stack: the simulated server's, with the toolkit (the repository's 1.17.8-1 stubs), Ubuntu's Docker and
+# a digest-pinned image whose CUDA comes from the image itself.
+python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/containers.yaml" "$D" <<'PY'
+import sys
+src, dst, digest = sys.argv[1:]
+s = open(src).read()
+tk = "\n".join(["container_toolkit:", "  version: 1.17.8", "  packages:"] +
+               ["    - {name: %s, version: 1.17.8-1}" % n for n in
+                ("nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
+                 "libnvidia-container1")]) + "\n"
+assert "container_toolkit:\n  enabled: false\n" in s
+s = s.replace("container_toolkit:\n  enabled: false\n", tk)
+s = s.replace("  cuda_unknown_reason: \"not known (as in the embedded stack)\"\n",
+              "  cuda_unknown_reason: \"read from the image's CUDA_VERSION\"\n  digest: \"%s\"\n" % digest)
+s = s.replace("\nworkload:", "\ndocker:\n  engine: docker.io\n  gpu_access: runtime\n\nworkload:")
+s = s.replace("name: sim-stack", "name: sim-containers")
+open(dst, "w").write(s)
+PY
+# NVIDIA's registry, as the stand-in engine serves it: one image, its config's environment as NGC sets it.
+mkdir -p "$SIM_HOST/sim/image/bin"
+cat >"$SIM_HOST/sim/dockerd-state.json" <<JSON
+{"version": "24.0.7", "api_version": "1.43", "daemon_json": "/etc/docker/daemon.json", "store": "/var/lib/docker/images.json",
+ "hook": "/usr/bin/nvidia-container-runtime-hook", "cdi_dirs": ["/etc/cdi", "/var/run/cdi"],
+ "registry": {"nvcr.io/nvidia/pytorch:23.10-py3": {"digest": "$D", "id": "sha256:$(printf 'c%.0s' $(seq 64))",
+   "layers": [29534055, 1048576000, 734003200],
+   "env": ["PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+           "CUDA_VERSION=12.2.2.009", "CUDA_DRIVER_VERSION=535.104.05", "NVIDIA_REQUIRE_CUDA=cuda>=9.0"],
+   "bin": "/sim/image/bin"}}}
+JSON
+# The image's python: torch.cuda counts the GPUs the container runtime handed in (nvidia-smi is the driver's,
+# as the toolkit mounts it into a container).
+cat >"$SIM_HOST/sim/image/bin/python" <<'SH'
+#!/bin/sh
+case "$1 $2" in *torch.cuda.device_count*) ;; *) echo "sim image: only the torch check is simulated" >&2; exit 2 ;; esac
+out=$(nvidia-smi -L 2>/dev/null)
+n=$(printf '%s\n' "$out" | grep -c '^GPU ')
+[ "$n" -gt 0 ] || { echo "RuntimeError: No CUDA GPUs are available" >&2; exit 1; }
+printf '%s %s\n' "$n" "$(printf '%s\n' "$out" | head -n 1 | sed 's/^GPU 0: \(.*\) (UUID.*/\1/')"
+SH
+chmod 0755 "$SIM_HOST/sim/image/bin/python"
+# An admin's daemon.json from cloud-init, with keys to keep and "runtimes": null.
+sim_run sh -c 'mkdir -p /etc/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\"}" >/etc/docker/daemon.json'
+sim_snapshot bare
+
+sim_section "plan: Docker, the toolkit, daemon.json (with its diff), the image"
+sim_gp plan "${M[@]}" plan
+check_rc "plan" 0 plan
+check "the toolkit joins the one transaction, pinned; docker.io by name" grep -q ' nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 docker.io' "$SIM_DIR/plan.out"
+check "daemon.json's diff is shown" grep -q '^       + *"nvidia": {' "$SIM_DIR/plan.out"
+check "the image is pulled pinned by digest" grep -qF "pull nvcr.io/nvidia/pytorch:23.10-py3@$D" "$SIM_DIR/plan.out"
+check_eq "plan changed nothing" "" "$(sim_diff bare)"
+
+sim_section "apply on the bare server -> reboot -> the resume unit finishes"
+sim_gp apply1 "${M[@]}" apply --yes
+check_rc "first apply stops for the driver's reboot" 3 apply1
+check_eq "one apt-get install transaction" 1 "$(sim_log apt-get | grep -c ' install ')"
+check "Docker is running (its package started it)" sim_run test -S /var/run/docker.sock
+sim_reboot
+rc=$?
+check_eq "resume after the reboot converges" 0 "$rc"
+check "journal says done" sim_run grep -q '"state": *"done"' /var/lib/gpuprep/journal.json
+check_eq "docker.io and the toolkit installed" \
+  "docker.io libnvidia-container-tools libnvidia-container1 nvidia-container-toolkit nvidia-container-toolkit-base" \
+  "$(sim_run dpkg-query -W -f '${Package}\n' docker.io nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools libnvidia-container1 | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the toolkit's packages are held" 4 "$(sim_run apt-mark showhold | grep -c container)"
+keys=$(sim_run python3 -c 'import json; d=json.load(open("/etc/docker/daemon.json")); print(" ".join(d), "|", " ".join(d["log-opts"]), "|", d["runtimes"]["nvidia"]["path"], d["features"]["buildkit"])')
+check_eq "daemon.json: every key kept in order, the nvidia runtime added" \
+  "log-driver log-opts runtimes features data-root | max-size max-file | nvidia-container-runtime True" "$keys"
+check "the replaced daemon.json is kept as a backup" sim_run grep -q '"runtimes": null' /etc/docker/daemon.json.gpuprep-bak
+check "Docker reloaded, not restarted" grep -qx 'systemctl reload docker.service' "$SIM_HOST/sim/log/commands.log"
+check "never restarted" sh -c "! grep -q 'systemctl restart docker' '$SIM_HOST/sim/log/commands.log'"
+check_eq "the engine pulled the image through the Engine API, once" 1 "$(grep -c '"path": "/v1.43/images/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl")"
+check "its digest is recorded" sim_run grep -qF "\"nvcr.io/nvidia/pytorch:23.10-py3@$D\": \"$D\"" /var/lib/gpuprep/images.json
+
+sim_section "a container sees every GPU"
+sim_gp verify "${M[@]}" verify
+check_rc "verify" 0 verify
+check "nvidia-smi -L in a container lists all 8 GPUs" grep -q 'container_toolkit *ok *a container sees every GPU (8, nvidia-smi -L)' "$SIM_DIR/verify.out"
+check "the torch check counts them and names them" grep -q 'image *ok *torch in .* sees 8 GPUs (' "$SIM_DIR/verify.out"
+sim_gp doctor "${M[@]}" doctor --json
+img=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=[x for x in d["layers"] if x["name"]=="image"][0]; print(l["found"], "|", l["detail"])' "$SIM_DIR/doctor.out" 2>&1)
+check "doctor: the image's digest and its own CUDA_VERSION" grep -q "^$D | .*the image's CUDA_VERSION 12.2.2.009" <<<"$img"
+
+sim_section "a second apply changes nothing"
+sim_snapshot converged
+apt0=$(sim_count apt-get)
+cmd0=$(sim_count commands)
+sim_gp apply2 "${M[@]}" apply --yes
+check_rc "re-apply" 0 apply2
+check_eq "stdout" "nothing to do: the host matches stack sim-containers" "$(sim_out apply2)"
+check_eq "no apt-get call" "$apt0" "$(sim_count apt-get)"
+check_eq "no recorded command (no reload)" "$cmd0" "$(sim_count commands)"
+check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff converged)"
+check_eq "nothing pulled again" 1 "$(grep -c '"path": "/v1.43/images/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl")"
+
+sim_finish sim_containers

@@ -1,0 +1,256 @@
+// The container half of the plan (plan/containers.cc): Docker installed only when absent and left alone
+// when present, the toolkit's four packages pinned and held in the one transaction with its repository,
+// daemon.json edited losslessly with its diff shown, reload vs restart (never silently over running
+// containers), the CDI spec and runtime mode, and the image pulled pinned by digest.
+#include <catch2/catch.hpp>
+
+#include "apply/harness.h"
+#include "apt/index.h"
+#include "apt/preferences.h"
+#include "apt/sources.h"
+#include "docker/daemon_json.h"
+#include "plan/containers.h"
+#include "plan/planner.h"
+#include "plan/render.h"
+#include "sys/process.h"
+#include "util/error.h"
+
+using namespace gp;
+using gp::test::TempRoot;
+
+namespace {
+
+const std::string kDigest = "sha256:" + std::string(64, 'd');
+
+std::vector<std::string> Ids(const plan::Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.steps) out.push_back(s.id);
+  return out;
+}
+const plan::Step* Find(const plan::Plan& p, const std::string& id) {
+  for (const auto& s : p.steps)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+const plan::LayerDecision& Layer(const plan::Plan& p, const std::string& name) {
+  for (const auto& l : p.layers)
+    if (l.name == name) return l;
+  FAIL("no layer " << name);
+  return p.layers.front();
+}
+
+struct Fixture {
+  TempRoot root;
+  manifest::Stack stack = test::TestStack();
+  probe::HostFacts facts = test::BareHost();
+  plan::PlanInput in;
+  Fixture() {
+    stack.repositories[0].keyring_sha256 = std::string(64, 'a');
+    manifest::AptRepository tk;
+    tk.name = "nvidia-container-toolkit";
+    tk.url = "https://nvidia.github.io/libnvidia-container/stable/deb/amd64/";
+    tk.keyring_url = "https://nvidia.github.io/libnvidia-container/gpgkey";
+    tk.keyring_path = "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg";
+    tk.keyring_sha256 = std::string(64, 'b');
+    tk.list_path = "/etc/apt/sources.list.d/nvidia-container-toolkit.list";
+    stack.repositories.push_back(tk);
+    stack.container_toolkit.enabled = true;
+    stack.container_toolkit.version = test::Pin("1.19.1");
+    // Upstream pins, as the embedded stacks write them: the revision comes from the repository's index.
+    for (const char* n : {"nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
+                          "libnvidia-container1"})
+      stack.container_toolkit.packages.push_back({n, "", ""});
+    stack.image.ref = "nvcr.io/nvidia/pytorch:23.10-py3";
+    stack.docker.present = true;
+    stack.docker.packages = {{"docker.io", ""}};
+    in.stack = &stack;
+    in.facts = &facts;
+    in.fs = &root.fs();
+    in.only = {"docker", "container_toolkit", "image"};
+  }
+  // As apply plans: with the repositories' index its preflight reads (the toolkit at 1.19.1-1 and a newer 1.20.0-1
+  // the pin must not take).
+  plan::Plan Build() {
+    index = apt::Index();
+    std::string packages = test::RepoPackages(stack);
+    for (const auto& p : stack.container_toolkit.packages)
+      for (const char* v : {"1.19.1-1", "1.20.0-1"})
+        packages += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" + p.name + ".deb\n\n";
+    apt::ParsePackages(packages, "amd64", index);
+    in.index = &index;
+    auto p = plan::BuildPlan(in);
+    in.index = nullptr;
+    return p;
+  }
+  apt::Index index;
+  // Docker installed and answering; the toolkit installed at its pins and held.
+  void DockerRunning(const std::string& version = "28.3.2") {
+    facts.docker.engine_reachable = true;
+    facts.docker.version = version;
+    facts.docker.socket = "/var/run/docker.sock";
+    facts.docker.containers_running = 0;
+    std::string status = test::DpkgStanza("docker.io", "24.0.7-0ubuntu2~22.04.1", false);
+    root.Write("/var/lib/dpkg/status", status);
+  }
+  // Installed at the pin, held, and in gpuprep's apt preferences.
+  void ToolkitInstalled() {
+    std::string status = root.Read("/var/lib/dpkg/status");
+    if (status == "<missing>") status.clear();
+    std::vector<std::pair<std::string, std::string>> pins;
+    for (const auto& p : stack.container_toolkit.packages) {
+      status += test::DpkgStanza(p.name, "1.19.1-1");
+      pins.emplace_back(p.name, "1.19.1-1");
+    }
+    root.Write("/var/lib/dpkg/status", status);
+    std::sort(pins.begin(), pins.end());
+    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("containers: a bare host installs Docker and the toolkit in one pinned transaction, then registers, "
+          "pulls and verifies", "[plan][containers]") {
+  Fixture f;
+  auto p = f.Build();
+  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "repo.nvidia-container-toolkit.key",
+                                            "repo.nvidia-container-toolkit.list", "apt.update", "apt.pin",
+                                            "apt.install", "apt.hold", "docker.enable", "docker.daemon-json",
+                                            "docker.reload", "image.pull", "verify.docker",
+                                            "verify.container_toolkit", "verify.image"});
+  const auto* install = Find(p, "apt.install");
+  REQUIRE(install);
+  const std::string argv = sys::ShellJoin(install->actions[0].argv);
+  // The toolkit resolved from the index at its upstream pin (not the newer 1.20.0-1); docker.io by name.
+  CHECK(argv.find(" install nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
+                  "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 docker.io") != std::string::npos);
+  const std::string hold = sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv);
+  for (const char* n : {" nvidia-container-toolkit", " nvidia-container-toolkit-base", " libnvidia-container-tools",
+                        " libnvidia-container1"})
+    CHECK(hold.find(n) != std::string::npos);
+  CHECK(hold.find("docker.io") == std::string::npos);  // the distribution's engine is not held
+  const auto* pin = Find(p, "apt.pin");
+  REQUIRE(pin);
+  CHECK(pin->actions[0].contents.find("Package: nvidia-container-toolkit-base\nPin: version 1.19.1-1\n") !=
+        std::string::npos);
+  CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kInstall);
+  const auto* dj = Find(p, "docker.daemon-json");
+  REQUIRE(dj);
+  CHECK(dj->actions[0].path == "/etc/docker/daemon.json");
+  CHECK(dj->actions[0].keep_backup);
+  CHECK(dj->actions[0].contents.find("\"nvidia-container-runtime\"") != std::string::npos);
+  CHECK(sys::ShellJoin(Find(p, "docker.reload")->actions[0].argv) == "systemctl reload docker.service");
+  const auto& pull = Find(p, "image.pull")->actions[0];
+  CHECK(pull.kind == plan::Action::Kind::kPull);
+  CHECK(pull.image == "nvcr.io/nvidia/pytorch:23.10-py3");
+  // plan shows the daemon.json diff
+  const std::string text = plan::RenderText(p);
+  CHECK(text.find("       + {\n") != std::string::npos);
+  CHECK(text.find("pull nvcr.io/nvidia/pytorch:23.10-py3 (Docker Engine API, digest recorded)") != std::string::npos);
+}
+
+TEST_CASE("containers: an existing engine is left alone; too old for CDI is refused", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning("20.10.24");
+  auto p = f.Build();
+  CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kNone);
+  CHECK(Layer(p, "docker").detail.find("an existing engine is left as it is") != std::string::npos);
+  CHECK(Find(p, "docker.enable") == nullptr);
+  f.stack.docker.gpu_access = "cdi";
+  p = f.Build();
+  CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kRefused);
+  CHECK(Layer(p, "docker").detail ==
+        "Docker 20.10.24 is installed, older than 25.0 (CDI devices need Docker 25); gpuprep leaves an existing "
+        "engine alone: upgrade it, then run apply again");
+  CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kSkipped);
+}
+
+TEST_CASE("containers: a converged host changes nothing: no write, no reload, no pull", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  f.ToolkitInstalled();
+  f.root.Write("/etc/docker/daemon.json", R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})");
+  f.facts.docker.image = {"nvcr.io/nvidia/pytorch:23.10-py3", true, true, kDigest, "12.2.2", "12.2.2.009", ""};
+  auto p = f.Build();
+  CHECK(Ids(p).empty());
+  CHECK(Layer(p, "container_toolkit").kind == plan::LayerDecision::Kind::kNone);
+  CHECK(Layer(p, "container_toolkit").found == "1.19.1");
+  CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kNone);
+}
+
+TEST_CASE("containers: CDI needs a restart, refused while containers run without --restart-docker",
+          "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning("26.1.4");
+  f.ToolkitInstalled();
+  f.stack.docker.gpu_access = "cdi";
+  f.facts.docker.containers_running = 3;
+  f.root.Write("/etc/docker/daemon.json", "{\"log-driver\": \"journald\"}\n");
+  auto p = f.Build();
+  REQUIRE(p.blockers.size() == 1);
+  CHECK(p.blockers[0] ==
+        "Docker must restart to take runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: absent -> "
+        "true, which would stop 3 running container(s); run apply with --restart-docker to allow it, or stop them "
+        "first");
+  CHECK(Find(p, "docker.restart"));
+  CHECK(Find(p, "docker.reload") == nullptr);
+  CHECK(Find(p, "container_toolkit.cdi"));
+  CHECK(sys::ShellJoin(Find(p, "container_toolkit.cdi")->actions[0].argv) ==
+        "nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml");  // 1.18+: nvidia-cdi-refresh's file
+  f.in.restart_docker = true;
+  p = f.Build();
+  CHECK(p.blockers.empty());
+  f.in.restart_docker = false;
+  f.facts.docker.containers_running = 0;
+  CHECK(f.Build().blockers.empty());
+}
+
+TEST_CASE("containers: a daemon.json that is not JSON stops the plan with its position", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  f.root.Write("/etc/docker/daemon.json", "{\n  \"debug\": true,,\n}\n");
+  CHECK_THROWS_WITH(f.Build(), Catch::StartsWith("/etc/docker/daemon.json:2:17: not valid JSON: "));
+  CHECK(f.root.Read("/etc/docker/daemon.json") == "{\n  \"debug\": true,,\n}\n");
+}
+
+TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  f.ToolkitInstalled();
+  f.root.Write("/etc/docker/daemon.json", R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})");
+  f.root.Write("/etc/nvidia-container-runtime/config.toml",
+               "[nvidia-container-cli]\nmode = \"x\"\n\n[nvidia-container-runtime]\nlog-level = \"info\"\nmode = \"auto\"\n");
+  f.root.Write("/etc/apt/sources.list.d/old-toolkit.list",
+               "deb [signed-by=/k.gpg] https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
+  f.root.Write("/etc/apt/sources.list.d/commented.list",
+               "# deb https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
+  CHECK(plan::ToolkitRuntimeMode(f.root.fs()) == "auto");
+  CHECK(plan::ExperimentalToolkitLists(f.root.fs()) ==
+        std::vector<std::string>{"/etc/apt/sources.list.d/old-toolkit.list"});
+  f.stack.docker.toolkit_mode = "legacy";
+  f.stack.image.digest = kDigest;
+  f.stack.image.mirror = "registry.internal:5000/nvcr";
+  auto p = f.Build();
+  REQUIRE(Find(p, "container_toolkit.experimental"));
+  CHECK(Find(p, "container_toolkit.experimental")->actions[0].to ==
+        "/etc/apt/sources.list.d/old-toolkit.list.gpuprep.bak");
+  CHECK(sys::ShellJoin(Find(p, "container_toolkit.mode")->actions[0].argv) ==
+        "nvidia-ctk config --in-place --set nvidia-container-runtime.mode=legacy");
+  const auto& pull = Find(p, "image.pull")->actions[0];
+  CHECK(pull.image == "registry.internal:5000/nvcr/nvidia/pytorch@" + kDigest);
+  CHECK(pull.digest == kDigest);
+  // pulled, but at another digest than the stack pins: pull again
+  f.facts.docker.image = {pull.image, true, true, "sha256:" + std::string(64, 'e'), "", "", ""};
+  p = f.Build();
+  CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kInstall);
+}
+
+TEST_CASE("containers: without Docker and without a docker section, the toolkit still installs", "[plan][containers]") {
+  Fixture f;
+  f.stack.docker = manifest::DockerSpec{};
+  auto p = f.Build();
+  CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kNotApplicable);
+  CHECK(Layer(p, "container_toolkit").kind == plan::LayerDecision::Kind::kInstall);
+  CHECK(Find(p, "docker.daemon-json") == nullptr);
+  CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kNotApplicable);
+}

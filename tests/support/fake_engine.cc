@@ -1,0 +1,70 @@
+#include "support/fake_engine.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "support/launch_support.h"
+
+namespace gp::test {
+
+FakeEngine::FakeEngine(nlohmann::json state) {
+  dir_ = TempDir();
+  socket_ = dir_ + "/docker.sock";
+  record_ = dir_ + "/requests.jsonl";
+  if (!state.contains("daemon_json")) state["daemon_json"] = daemon_json();
+  if (!state.contains("hook")) state["hook"] = hook();
+  if (!state.contains("cdi_dirs")) state["cdi_dirs"] = {cdi_dir()};
+  std::ofstream(dir_ + "/state.json") << state.dump(2);
+  const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
+  const std::string state_path = dir_ + "/state.json";
+  pid_ = fork();
+  if (pid_ == 0) {
+    execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(), state_path.c_str(),
+           static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 200; ++i) {
+    struct stat st;
+    if (stat(socket_.c_str(), &st) == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw std::runtime_error("fake_dockerd.py did not create " + socket_);
+}
+
+FakeEngine::~FakeEngine() {
+  if (pid_ > 0) {
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void FakeEngine::Hup() {
+  kill(pid_, SIGHUP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+}
+
+std::vector<nlohmann::json> FakeEngine::Requests() const {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(record_);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+void WriteScript(const std::string& dir, const std::string& name, const std::string& body) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  chmod(path.c_str(), 0755);
+}
+
+}  // namespace gp::test

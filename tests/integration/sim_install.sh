@@ -63,8 +63,8 @@ check "the resume unit is installed" sim_run test -f /etc/systemd/system/gpuprep
 check "and enabled" sim_run test -e /etc/systemd/system/multi-user.target.wants/gpuprep-resume.service
 check "no reboot without --reboot" sh -c "! grep -q 'systemctl reboot' '$SIM_HOST/sim/log/commands.log'"
 check "journal says reboot-required" sim_run grep -q '"state": *"reboot-required"' /var/lib/gpuprep/journal.json
-check "the pinned keyring is where signed-by points" cmp -s "$SIM_DIR/www/sim-archive-keyring.gpg" "$SIM_HOST/upper/usr/share/keyrings/cuda-archive-keyring.gpg"
-check "the list uses signed-by" sim_run grep -q "^deb \[signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg\] https://127.0.0.1:$SIM_PORT/repo/ /" \
+check "the pinned keyring is where signed-by points" cmp -s "$SIM_DIR/www/cuda.gpg" "$SIM_HOST/upper/usr/share/keyrings/cuda-archive-keyring.gpg"
+check "the list uses signed-by" sim_run grep -q "^deb \[signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg\] https://127.0.0.1:$SIM_PORT/cuda/ /" \
   /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list
 check "verify before the reboot fails" sim_run sh -c '! /sim/bin/gpuprep --manifest /sim/stack.yaml verify >/dev/null 2>&1'
 
@@ -165,9 +165,9 @@ unsupported_host nogpu "gpuprep: error: no NVIDIA GPU on this host: stack sim-st
 sim_section "a cloud image's driver (nvidia-driver-535 at the pinned version, loaded) is left alone"
 sim_new_host
 URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
-sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg &&
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg &&
   install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
-  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list &&
+  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list &&
   apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -y -qq install nvidia-driver-535=535.129.03-0ubuntu1 >/dev/null &&
   printf 'blacklist nouveau\noptions nouveau modeset=0\n' >/etc/modprobe.d/blacklist-nouveau.conf" >/dev/null 2>&1
 sim_reboot --no-resume

@@ -116,8 +116,10 @@ check_eq "  ...with newer components (>= dependencies)" "cuda-cudart-13-0 13.0.9
 check "libcudnn9-dev-cuda-13=9.12.0.46-1 alone: held broken packages" held_broken libcudnn9-dev-cuda-13=9.12.0.46-1
 check "libnccl-dev=2.27.7-1+cuda13.0 alone: held broken packages" held_broken libnccl-dev=2.27.7-1+cuda13.0
 check "nvidia-container-toolkit=1.17.8-1 alone: held broken packages" held_broken nvidia-container-toolkit=1.17.8-1
-check "nvidia-driver-535 and nvidia-driver-580 cannot be installed together" \
-  held_broken nvidia-driver-535=535.129.03-0ubuntu1 nvidia-driver-580=580.95.05-0ubuntu1
+D=535.129.03-0ubuntu1
+DRV535=(nvidia-driver-535=$D nvidia-dkms-535=$D libnvidia-compute-535=$D nvidia-utils-535=$D nvidia-compute-utils-535=$D)
+check "R535 with every component pinned: installable" sim_apt_s "${DRV535[@]}"
+check "R535 and R580 cannot be installed together (each installable alone)" held_broken "${DRV535[@]}" "${OPEN580[@]}"
 check "nor the open and proprietary flavours" held_broken nvidia-dkms-580=$V nvidia-dkms-580-open=$V
 
 sim_section "apt-get install of the legacy stack, every package pinned"

@@ -164,11 +164,12 @@ unsupported_host nogpu "gpuprep: error: no NVIDIA GPU on this host: stack sim-st
 
 sim_section "a cloud image's driver (nvidia-driver-535 at the pinned version, loaded) is left alone"
 sim_new_host
+D=535.129.03-0ubuntu1
 URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
 sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg &&
   install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
   echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list &&
-  apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -y -qq install nvidia-driver-535=535.129.03-0ubuntu1 >/dev/null &&
+  apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -y -qq install nvidia-driver-535=$D nvidia-dkms-535=$D libnvidia-compute-535=$D nvidia-utils-535=$D nvidia-compute-utils-535=$D >/dev/null &&
   printf 'blacklist nouveau\noptions nouveau modeset=0\n' >/etc/modprobe.d/blacklist-nouveau.conf" >/dev/null 2>&1
 sim_reboot --no-resume
 check_eq "the image's driver is loaded" 535.129.03 "$(sim_run cat /sys/module/nvidia/version 2>/dev/null)"

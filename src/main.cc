@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/context.h"
+#include "sys/clock.h"
 
 extern char** environ;
 
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   ctx.unix_http = &unix_http;
   ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
   ctx.make_http = [] { return sys::MakeCurlHttpClient(); };
+  ctx.today = [] { return sys::TodayUtc(); };
 
   std::ios::sync_with_stdio(false);
   int rc = cli::RunCli(argc, argv, ctx);

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <functional>
 
+#include "apply/keys.h"
 #include "apply/locks.h"
 #include "apply/verify.h"
 #include "apt/commands.h"
@@ -191,38 +192,10 @@ class Executor {
       if (env_.make_http) http_ = env_.make_http();
       if (!http_) return "no HTTP client available to fetch " + a.url;
     }
-    auto res = http_->Get(a.url, std::chrono::seconds(60));
-    if (!res.ok())
-      return "cannot download " + a.url + ": " + (res.error.empty() ? "HTTP " + std::to_string(res.status) : res.error);
-    if (!a.sha256.empty()) {
-      const std::string got = sys::Sha256Hex(res.body);
-      if (got != a.sha256)
-        return a.url + ": sha256 mismatch: downloaded " + got + ", the stack pins " + a.sha256 + "; nothing was written";
-    }
-    if (!a.fingerprint.empty()) {
-      const std::string tmp = "/var/lib/gpuprep/tmp/key.download";
-      auto w = env_.fs->WriteAtomic(tmp, res.body, 0600, false);
-      if (!w.ok) return w.error;
-      env_.fs->MakeDirs("/var/lib/gpuprep/gnupg", 0700);
-      sys::Command cmd;
-      cmd.argv = {"gpg", "--batch", "--show-keys", "--with-colons", env_.fs->HostPath(tmp)};
-      cmd.env = {{"GNUPGHOME", env_.fs->HostPath("/var/lib/gpuprep/gnupg")}};
-      auto out = env_.runner->Run(cmd);
-      env_.fs->Remove(tmp);
-      if (!out.ok()) return "gpg --show-keys could not read the key from " + a.url + ": " + LastLine(out.err);
-      auto fprs = apt::PrimaryFingerprints(out.out);
-      if (!Contains(fprs, apt::NormalizeFingerprint(a.fingerprint)))
-        return a.url + ": key fingerprint mismatch: the key is " + (fprs.empty() ? "unreadable" : Join(fprs, ", ")) +
-               ", the stack pins " + a.fingerprint + "; nothing was written";
-    }
-    std::string key = res.body;
-    if (apt::IsArmored(key)) {
-      auto bin = apt::Dearmor(key);
-      if (!bin) return a.url + ": malformed ASCII-armored key";
-      key = *bin;
-    }
+    auto got = DownloadKey(a.url, a.sha256, a.fingerprint, *env_.fs, *env_.runner, *http_);
+    if (!got.ok()) return got.error;
     RememberFile(a.path);
-    auto w = env_.fs->WriteAtomic(a.path, key, a.mode, true);
+    auto w = env_.fs->WriteAtomic(a.path, got.key, a.mode, true);
     if (!w.ok) return w.error;
     spdlog::info("installed key {} (verified {})", a.path, a.sha256.empty() ? "by fingerprint" : "by sha256");
     return "";

@@ -11,6 +11,9 @@
 #include "apply/executor.h"
 #include "apply/journal.h"
 #include "apply/locks.h"
+#include "apply/preflight.h"
+#include "apt/index.h"
+#include "util/strings.h"
 #include "cli/commands.h"
 #include "cli/target.h"
 #include "plan/planner.h"
@@ -89,6 +92,33 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   if (pending) in.verify_layers = previous->touched_layers;
   plan::Plan p = plan::BuildPlan(in);
 
+  apply::ExecEnv env;
+  env.fs = t.fs.get();
+  env.runner = ctx.runner;
+  env.native = ctx.native;
+  env.make_http = ctx.make_http;
+  env.stack = &t.stack;
+  env.facts = &t.facts;
+  env.reboot = o.reboot;
+  env.self_path = SelfPath();
+  // Exact versions come from the repositories' index as it is now, read before the first change: a pin
+  // the repository no longer carries stops apply here, with the host as it was.
+  apply::PreflightResult fresh;
+  if (p.needs_index && p.blockers.empty()) {
+    fresh = apply::FetchRepositoryIndex(plan::AptRepositoriesFor(t.stack, t.facts), apt::DpkgArch(t.facts.arch), env);
+    if (!fresh.ok()) {
+      file_log->error("{}", fresh.error);
+      throw Error(kExitFailed, fresh.error + "; nothing was changed");
+    }
+    in.index = &fresh.index;
+    p = plan::BuildPlan(in);
+  }
+  if (!p.blockers.empty()) {
+    const std::string msg = "refused before any change: " + Join(p.blockers, "; ");
+    file_log->error("{}", msg);
+    throw Error(kExitFailed, msg);
+  }
+
   const bool resume_unit = t.fs->Exists(apply::kResumeUnitPath);
   if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) {
     spdlog::info("nothing to do: the host matches stack {}", t.stack.name);
@@ -101,15 +131,6 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   journal.stack = t.stack.name;
   journal.only = only;
   journal.skip = skip;
-  apply::ExecEnv env;
-  env.fs = t.fs.get();
-  env.runner = ctx.runner;
-  env.native = ctx.native;
-  env.make_http = ctx.make_http;
-  env.stack = &t.stack;
-  env.facts = &t.facts;
-  env.reboot = o.reboot;
-  env.self_path = SelfPath();
   if (in.apt.status_fd)
     env.progress = [&ctx](const std::string& line) { *ctx.err << "\rgpuprep: apt: " << line << "\033[K" << std::flush; };
   auto result = apply::Execute(p, journal, env);

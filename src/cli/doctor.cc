@@ -14,7 +14,7 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* sub = app.add_subcommand("doctor", "Check every layer of this host against a stack (read-only)");
   sub->callback([&ctx, &exit_code] {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
-    layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts};
+    layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : ""};
     std::vector<layers::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {
       *ctx.out << doctor::ReportJson(t.stack.name, t.facts, reports).dump(2) << "\n";

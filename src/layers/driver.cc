@@ -85,6 +85,11 @@ LayerReport CheckDriver(const CheckInput& in) {
   r.wanted = spec.version.known() ? ">= " + spec.version.version->str() : "R" + std::to_string(spec.branch);
   std::optional<Version> dv = HostDriverVersion(in.host);
   if (dv) r.found = dv->str();
+  if (!spec.end_of_life.empty() && in.today.size() >= 7 && in.today.substr(0, 7) > spec.end_of_life)
+    r.Add(Status::kWarn,
+          "driver branch R" + std::to_string(spec.branch) + " of stack " + in.stack.name +
+              " reached end of life in " + spec.end_of_life + " and gets no more security fixes",
+          "move to a current stack: gpuprep manifest list, then sudo gpuprep apply --yes --manifest NAME");
   if (spec.version.unknown) {
     r.Add(Status::kSkip, "the stack's driver version is unknown: " + spec.version.reason);
     return r;

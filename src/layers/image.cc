@@ -35,6 +35,14 @@ LayerReport CheckImage(const CheckInput& in) {
     return r;
   }
   CudaVerdict verdict = DriverRunsCuda(in.compat, *dv, v, what, AllDatacenter(in.compat, in.host), forward);
+  // NGC images are built to run under minor-version compatibility: that is a supported configuration, not
+  // a degraded one (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
+  if (verdict.minor_compat) {
+    verdict.status = Status::kOk;
+    verdict.message = "driver " + dv->str() + " runs " + what + " under CUDA " + std::to_string(v.major()) +
+                      ".x minor-version compatibility (the image's own minimum is " +
+                      (verdict.min_driver ? verdict.min_driver->str() : std::string("unknown")) + ")";
+  }
   r.Add(verdict.status, verdict.message,
         verdict.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   return r;

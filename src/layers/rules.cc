@@ -11,11 +11,14 @@ std::string ApplyFix(const std::string& layer) { return "sudo gpuprep apply --ye
 std::string ToolkitInstallFix(const manifest::ComponentSpec& spec) {
   static const std::vector<std::string> kPackages = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
                                                      "libnvidia-container-tools", "libnvidia-container1"};
+  // The install guide's form: every package at "${NVIDIA_CONTAINER_TOOLKIT_VERSION}-1"
+  // (https://github.com/NVIDIA/cloud-native-docs container-toolkit/install-guide.md), unless the stack pins an
+  // exact version.
   std::vector<std::string> args;
+  const std::string pin = spec.version.known() ? "=" + spec.version.version->str() + "-1" : "";
   if (!spec.packages.empty()) {
-    for (const auto& p : spec.packages) args.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
+    for (const auto& p : spec.packages) args.push_back(p.name + (p.version.empty() ? pin : "=" + p.version));
   } else {
-    std::string pin = spec.version.known() ? "=" + spec.version.version->str() + "-1" : "";
     for (const auto& name : kPackages) args.push_back(name + pin);
   }
   return "add NVIDIA's container toolkit repository "
@@ -91,6 +94,7 @@ CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver
   std::string below = v.min_driver ? d + " is below " + what + "'s minimum " + v.min_driver->str()
                                    : "no minimum driver is known for " + what;
   if (in_mvc) {
+    v.minor_compat = true;
     v.status = Status::kWarn;
     v.message = below + ": it runs under " + mvc_name + ", without features that need a newer driver";
   } else if (datacenter && ForwardCompatNames(forward_compat, driver)) {

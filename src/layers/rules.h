@@ -42,6 +42,7 @@ struct CudaVerdict {
   Status status = Status::kOk;
   std::string message;
   std::optional<Version> min_driver;  // the release's own minimum, when Compat knows it
+  bool minor_compat = false;          // it runs only under the CUDA major's minor-version compatibility
 };
 CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver, const Version& cuda,
                            const std::string& what, bool datacenter,

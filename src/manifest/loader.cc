@@ -273,7 +273,7 @@ DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os
   const Stack* best = nullptr;
   for (const std::string& name : EmbeddedStackNames()) {
     const Stack& s = CachedEmbedded(name, EmbeddedStack(name));
-    if (!s.SupportsOs(os_id, os_version_id)) continue;
+    if (s.legacy || !s.SupportsOs(os_id, os_version_id)) continue;
     bool all = std::all_of(archs.begin(), archs.end(), [&](const std::string& a) {
       return std::find(s.architectures.begin(), s.architectures.end(), a) != s.architectures.end();
     });

@@ -86,9 +86,10 @@ struct OsTarget {
 
 struct AptPackage {
   std::string name;     // "libcudnn8"
-  std::string version;  // "8.9.7.29-1+cuda12.2" (exact dpkg version; apply pins name=version).
-                        // "" = no verified dpkg version: the name alone carries the pin ("cuda-toolkit-12-2"
-                        // installs the newest 12.2.x of the repository).
+  std::string version;   // "8.9.7.29-1+cuda12.2": an exact dpkg version (a site file's choice; wins).
+  std::string upstream;  // "580.95.05": the upstream part the dpkg version must have. "" with no `version`:
+                         // the layer's own version (driver.version, cuda.version...). The revision is
+                         // resolved from the repository's index at apply time (apt/resolve.h).
 };
 
 struct AptRepository {
@@ -111,6 +112,7 @@ struct DriverSpec {
   bool signed_modules = false;            // prebuilt signed modules: Secure Boot needs no MOK
   std::vector<AptPackage> packages;       // e.g. cuda-drivers-535=535.129.03-1
   std::vector<AptPackage> fabricmanager_packages;  // installed only on NVSwitch hosts
+  std::string end_of_life;                // "2026-06": the branch's end-of-life month ("" = not stated)
 };
 
 struct ComponentSpec {                    // cuda, cudnn, nccl, container_toolkit
@@ -141,6 +143,7 @@ struct Stack {
   std::string description;
   std::string source;                     // "embedded:NAME" or the path/URL the user gave
   std::vector<std::string> extends_chain; // names/paths this stack was built from, base first
+  bool legacy = false;                    // kept for existing hosts: never chosen by default
   std::vector<OsTarget> os;
   std::vector<std::string> architectures; // GPU architectures this stack supports
   std::vector<AptRepository> repositories;

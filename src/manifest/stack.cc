@@ -1,4 +1,6 @@
 // A merged stack document (after `extends:`) -> Stack, and the Stack methods (model.h).
+#include <algorithm>
+
 #include "manifest/fields.h"
 #include "manifest/stack_parse.h"
 #include "util/strings.h"
@@ -31,10 +33,13 @@ std::vector<AptPackage> ParsePackages(const Node& list, const std::string& path)
   std::vector<AptPackage> out;
   for (const Node& item : AsList(list)) {
     Fields f(item, path, nullptr);
-    f.Only({"name", "version"});
+    f.Only({"name", "version", "upstream"});
     AptPackage p;
     p.name = AsString(f.Require("name"));
     p.version = f.String("version").value_or("");
+    p.upstream = f.String("upstream").value_or("");
+    if (!p.version.empty() && !p.upstream.empty())
+      Fail(item.KeyMark("upstream"), "give either version (the exact dpkg version) or upstream, not both");
     out.push_back(std::move(p));
   }
   return out;
@@ -60,7 +65,7 @@ Pinned ParsePinned(Fields& f, bool required) {
 void ParseDriver(const Node& n, Stack& s) {
   Fields f(n, "driver", &s.origins);
   f.Only({"branch", "version", "unknown_reason", "flavour", "signed_modules", "packages",
-          "fabricmanager_packages"});
+          "fabricmanager_packages", "end_of_life"});
   const Node& branch = f.Require("branch");
   s.driver.branch = static_cast<int>(AsInt(branch));
   s.driver.version = ParsePinned(f, true);
@@ -69,6 +74,13 @@ void ParseDriver(const Node& n, Stack& s) {
                                              " is not on branch " + std::to_string(s.driver.branch));
   if (const Node* fl = f.Get("flavour")) s.driver.flavour = OneOf(*fl, kFlavours, "driver flavour");
   s.driver.signed_modules = f.Bool("signed_modules").value_or(false);
+  if (auto eol = f.String("end_of_life")) {
+    const std::string& e = *eol;
+    const bool ok = e.size() == 7 && e[4] == '-' && e.find_first_not_of("0123456789-") == std::string::npos &&
+                    e.substr(5) >= "01" && e.substr(5) <= "12";
+    if (!ok) Fail(f.node().Find("end_of_life")->mark, "end_of_life must be a month, YYYY-MM (e.g. 2026-06)");
+    s.driver.end_of_life = e;
+  }
   if (const Node* p = f.Get("packages")) s.driver.packages = ParsePackages(*p, "driver.packages");
   if (const Node* p = f.Get("fabricmanager_packages"))
     s.driver.fabricmanager_packages = ParsePackages(*p, "driver.fabricmanager_packages");
@@ -128,6 +140,16 @@ void ParseImage(const Node& n, Stack& s) {
   }
 }
 
+void CheckFingerprint(Fields& f, const std::string& v) {
+  if (!v.empty() && (v.size() != 40 || v.find_first_not_of("0123456789ABCDEF") != std::string::npos))
+    Fail(f.node().Find("key_fingerprint")->mark, "key_fingerprint must be 40 upper-case hex digits");
+}
+
+void CheckKeyringSha(Fields& f, const std::string& v) {
+  if (!v.empty() && (v.size() != 64 || v.find_first_not_of("0123456789abcdef") != std::string::npos))
+    Fail(f.node().Find("keyring_sha256")->mark, "keyring_sha256 must be 64 lower-case hex digits");
+}
+
 void ParseRepositories(const Node& n, Stack& s) {
   for (const Node& item : AsList(n)) {
     s.origins["repositories." + std::to_string(s.repositories.size())] = item.mark.str();
@@ -145,17 +167,48 @@ void ParseRepositories(const Node& n, Stack& s) {
     r.keyring_url = AsString(f.Require("keyring_url"));
     r.keyring_path = AsString(f.Require("keyring_path"));
     r.key_fingerprint = f.String("key_fingerprint").value_or("");
-    if (!r.key_fingerprint.empty() &&
-        (r.key_fingerprint.size() != 40 ||
-         r.key_fingerprint.find_first_not_of("0123456789ABCDEF") != std::string::npos))
-      Fail(f.node().Find("key_fingerprint")->mark, "key_fingerprint must be 40 upper-case hex digits");
+    CheckFingerprint(f, r.key_fingerprint);
     r.keyring_sha256 = f.String("keyring_sha256").value_or("");
-    if (!r.keyring_sha256.empty() &&
-        (r.keyring_sha256.size() != 64 ||
-         r.keyring_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
-      Fail(f.node().Find("keyring_sha256")->mark, "keyring_sha256 must be 64 lower-case hex digits");
+    CheckKeyringSha(f, r.keyring_sha256);
     r.list_path = AsString(f.Require("list_path"));
     s.repositories.push_back(std::move(r));
+  }
+}
+
+// `repository_overrides: {NAME: {url, keyring_url, key_fingerprint | keyring_sha256}}`: a site file (a local
+// mirror, an air-gapped copy) replaces only where the named repositories are and which key signs them;
+// every other field stays the stack's.
+void ParseRepositoryOverrides(const Node& n, Stack& s) {
+  if (n.kind != Node::Kind::kMap) Fail(n.mark, "repository_overrides must be a map of repository names");
+  std::vector<std::string> names;
+  for (const auto& r : s.repositories) names.push_back(r.name);
+  for (size_t i = 0; i < n.fields.size(); ++i) {
+    const std::string& name = n.fields[i].first;
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string msg = "repository_overrides: the stack has no repository \"" + name + "\"";
+      if (auto g = DidYouMean(name, names)) msg += " (did you mean \"" + *g + "\"?)";
+      Fail(n.key_marks[i], msg);
+    }
+    Fields f(n.fields[i].second, "repository_overrides." + name, &s.origins);
+    f.Only({"url", "keyring_url", "key_fingerprint", "keyring_sha256"});
+    auto url = f.String("url");
+    if (url && !StartsWith(*url, "https://")) Fail(f.node().Find("url")->mark, "repository url must start with https://");
+    auto keyring_url = f.String("keyring_url");
+    auto fpr = f.String("key_fingerprint");
+    auto sha = f.String("keyring_sha256");
+    if (fpr) CheckFingerprint(f, *fpr);
+    if (sha) CheckKeyringSha(f, *sha);
+    if (keyring_url && !fpr && !sha)
+      Fail(f.node().Find("keyring_url")->mark, "a new keyring_url needs its key_fingerprint or keyring_sha256");
+    for (auto& r : s.repositories) {
+      if (r.name != name) continue;
+      if (url) r.url = *url;
+      if (keyring_url) r.keyring_url = *keyring_url;
+      if (fpr || sha) {
+        r.key_fingerprint = fpr.value_or("");
+        r.keyring_sha256 = sha.value_or("");
+      }
+    }
   }
 }
 
@@ -173,8 +226,8 @@ void ParseWorkload(const Node& n, Stack& s) {
 Stack StackFromTree(const Node& root) {
   Stack s;
   Fields doc(root, "", &s.origins);
-  doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "driver", "cuda",
-            "cudnn", "nccl", "container_toolkit", "image", "workload", "notes"});
+  doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "repository_overrides",
+            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "workload", "notes"});
   CheckHeader(doc, {"Stack"});
   Fields meta(doc.Require("metadata"), "metadata", &s.origins);
   meta.Only({"name", "description"});
@@ -187,6 +240,8 @@ Stack StackFromTree(const Node& root) {
   for (const Node& item : AsList(arch))
     s.architectures.push_back(OneOf(item, kArchitectures, "architecture"));
   if (const Node* r = doc.Get("repositories")) ParseRepositories(*r, s);
+  if (const Node* o = doc.Get("repository_overrides")) ParseRepositoryOverrides(*o, s);
+  s.legacy = doc.Bool("legacy").value_or(false);
   ParseDriver(doc.Require("driver"), s);
   ParseComponent(doc.Require("cuda"), "cuda", false, s.cuda, &s.origins);
   ParseComponent(doc.Require("cudnn"), "cudnn", true, s.cudnn, &s.origins);

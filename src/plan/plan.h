@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,20 @@ struct Plan {
   std::vector<LayerDecision> layers;     // in LayerNames() order, apt layers only
   std::vector<Step> steps;               // in execution order
   std::vector<std::string> blockers;     // reasons apply must stop before any change (Secure Boot, unpinned key)
+  // Exact versions: where they came from ("the host's apt lists", "the repositories' index fetched at
+  // apply time"; "" when not resolved), every package gpuprep pins and holds (the closure of the layers'
+  // packages), and whether apply must fetch the repositories' index before it can decide.
+  std::string resolved_from;
+  std::vector<std::pair<std::string, std::string>> pins;
+  bool needs_index = false;
+  // Install words whose exact version is resolved when the plan runs ("cuda-drivers-535=535.129.03-*"):
+  // the package, its upstream version and CUDA build (see apt/resolve.h), and the repository URLs it may
+  // come from. `--format sh` resolves them with the same rule.
+  struct Unresolved {
+    std::string name, upstream, cuda;
+  };
+  std::map<std::string, Unresolved> unresolved;
+  std::vector<std::string> repo_urls;
   bool refused() const;                  // any layer refused
   bool empty() const { return steps.empty(); }
   std::vector<std::string> Refusals() const;  // "cudnn: <reason>" per refused layer

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "apt/dpkg_status.h"
+#include "apt/preferences.h"
+#include "apt/resolve.h"
 #include "apt/sources.h"
 #include "layers/report.h"
 #include "plan/host_state.h"
@@ -53,7 +55,6 @@ bool UrlAllowed(const std::string& url) {
   return host == "localhost" || StartsWith(host, "127.");
 }
 
-std::string PkgSpec(const manifest::AptPackage& p) { return p.version.empty() ? p.name : p.name + "=" + p.version; }
 
 class Planner {
  public:
@@ -62,18 +63,17 @@ class Planner {
   Plan Build() {
     plan_.stack = stack_.name;
     plan_.manifest = in_.manifest;
-    std::set<std::string> names;
-    for (const auto& p : stack_.driver.packages) names.insert(p.name);
-    for (const auto& p : stack_.driver.fabricmanager_packages) names.insert(p.name);
-    for (const auto* c : {&stack_.cuda, &stack_.cudnn, &stack_.nccl})
-      for (const auto& p : c->packages) names.insert(p.name);
-    dpkg_ = apt::ReadDpkgStatus(fs_, names);
-
+    ReadPackageState();
     Driver();
     FabricManager();
     Component("cuda", stack_.cuda);
     Component("cudnn", stack_.cudnn);
     Component("nccl", stack_.nccl);
+    Pins();
+    // All or nothing: a selected layer that cannot be installed stops apply before its first change.
+    for (const auto& l : plan_.layers)
+      if (l.kind == Kind::kRefused && !blocked_layers_.count(l.name))
+        plan_.blockers.push_back(l.name + ": " + l.detail + " (to leave the layer out: --skip " + l.name + ")");
     Steps();
     return std::move(plan_);
   }
@@ -92,25 +92,91 @@ class Planner {
     return plan_.layers.back();
   }
 
-  bool Installed(const manifest::AptPackage& p) const {
-    auto it = dpkg_.find(p.name);
-    return it != dpkg_.end() && it->second.installed && (p.version.empty() || it->second.version == p.version);
+  // The dpkg database (every installed package: the closure walk needs the components too), the
+  // repositories' index (given by apply's preflight, or the host's apt lists) and gpuprep's own pins.
+  void ReadPackageState() {
+    const std::string status = fs_.Read("/var/lib/dpkg/status").value_or("");
+    apt::Index installed;
+    apt::ParsePackages(status, "", installed, true);
+    for (const auto& name : installed.Names()) installed_[name] = installed.Find(name)->front().version;
+    status_text_ = status;
+    arch_ = apt::DpkgArch(facts_.arch);
+    if (in_.index) {
+      index_ = in_.index;
+      plan_.resolved_from = "the repositories' index fetched by apply";
+    } else {
+      auto repos = AptRepositories();
+      host_index_ = apt::ReadRepoIndex(fs_, repos, arch_);
+      if (host_index_.complete) {
+        index_ = &host_index_.index;
+        plan_.resolved_from = "the host's apt lists";
+      }
+    }
+    for (const auto* r : AptRepositories()) plan_.repo_urls.push_back(r->url);
+    if (auto text = fs_.Read(apt::kPreferencesPath)) {
+      prefs_text_ = *text;
+      old_pins_ = apt::ParsePreferences(*text);
+    }
   }
 
-  // Fills install/hold lists for `pkgs`; returns the decision's detail ("" when nothing is missing).
-  std::string Packages(const std::vector<manifest::AptPackage>& pkgs) {
+  // The stack's repositories that serve the layers apply installs here.
+  std::vector<const manifest::AptRepository*> AptRepositories() const { return AptRepositoriesFor(stack_, facts_); }
+
+  std::string CudaMajorMinor() const {
+    return stack_.cuda.version.known() ? stack_.cuda.version.version->Prefix(2).str() : "";
+  }
+
+  // cuDNN and NCCL packages may name the CUDA build in their revision (8.9.7.29-1+cuda12.2, 2.27.7-1+cuda13.0).
+  apt::PinRule Rule(const manifest::AptPackage& p, const std::string& layer_version, bool cuda_builds) const {
+    apt::PinRule r;
+    r.name = p.name;
+    r.exact = p.version;
+    r.upstream = p.upstream.empty() ? layer_version : p.upstream;
+    if (cuda_builds) r.cuda = CudaMajorMinor();
+    return r;
+  }
+
+  const std::string* InstalledVersion(const std::string& name) const {
+    auto it = installed_.find(name);
+    return it == installed_.end() ? nullptr : &it->second;
+  }
+
+  // Decides each package of a layer: installed at the pin (kept), or to install at the version resolved
+  // from the index. Returns the layer's detail ("" when nothing is missing); `error` is set when the
+  // index cannot serve a pin (the layer is refused).
+  std::string Packages(const std::vector<manifest::AptPackage>& pkgs, const std::string& layer_version,
+                       std::string& error, bool cuda_builds = false) {
     std::vector<std::string> missing, unheld;
     for (const auto& p : pkgs) {
-      auto it = dpkg_.find(p.name);
-      if (!Installed(p)) {
-        missing.push_back(PkgSpec(p));
-        install_.push_back(PkgSpec(p));
-        if (it != dpkg_.end() && it->second.held) allow_held_ = true;
+      const apt::PinRule rule = Rule(p, layer_version, cuda_builds);
+      const std::string* have = InstalledVersion(p.name);
+      if (have && apt::MatchesPin(*have, rule)) {
+        roots_.emplace_back(p.name, *have);
+        if (!IsHeld(p.name)) unheld.push_back(p.name);
+        continue;
       }
-      if (!p.version.empty() && (it == dpkg_.end() || !it->second.held || !Installed(p))) {
-        if (!Contains(hold_, p.name)) hold_.push_back(p.name);
-        if (Installed(p)) unheld.push_back(p.name);
+      if (index_) {
+        auto res = apt::ResolvePin(*index_, rule);
+        if (!res.ok()) {
+          error = res.error;
+          return "";
+        }
+        roots_.emplace_back(p.name, res.version);
+        install_.push_back(p.name + "=" + res.version);
+        missing.push_back(p.name + "=" + res.version);
+      } else {
+        plan_.needs_index = true;
+        if (!rule.exact.empty()) {
+          install_.push_back(p.name + "=" + rule.exact);
+          missing.push_back(p.name + "=" + rule.exact);
+        } else {
+          const std::string word = p.name + "=" + rule.upstream + "-*";
+          install_.push_back(word);
+          plan_.unresolved[word] = {p.name, rule.upstream, rule.cuda};
+          missing.push_back(rule.str());
+        }
       }
+      if (have && IsHeld(p.name)) allow_held_ = true;
     }
     std::vector<std::string> parts;
     if (!missing.empty()) parts.push_back("missing: " + Join(missing, ", "));
@@ -118,17 +184,74 @@ class Planner {
     return Join(parts, "; ");
   }
 
-  std::string FoundVersion(const std::vector<manifest::AptPackage>& pkgs) const {
-    for (const auto& p : pkgs) {
-      auto it = dpkg_.find(p.name);
-      if (it != dpkg_.end() && it->second.installed) return it->second.version;
+  bool IsHeld(const std::string& name) const {
+    auto e = apt::ParseDpkgStatus(status_text_, {name});
+    auto it = e.find(name);
+    return it != e.end() && it->second.held;
+  }
+
+  // Every package the layers install or keep, at exact versions (the closure through the index), then
+  // what must change so that each is pinned in the preferences file and held.
+  void Pins() {
+    if (roots_.empty() && install_.empty()) return;
+    if (index_) {
+      auto closure = apt::ComputeClosure(*index_, installed_, roots_);
+      if (!closure.ok()) {
+        plan_.blockers.push_back("apt: " + closure.error);
+        return;
+      }
+      plan_.pins = closure.packages;
+    } else if (install_.empty()) {
+      // Everything is installed: gpuprep's own preferences, if they cover these packages at their installed
+      // versions, are still the closure it computed when it installed them.
+      bool covered = !old_pins_.empty();
+      for (const auto& [name, version] : roots_) covered = covered && old_pins_.count(name) && old_pins_[name] == version;
+      for (const auto& [name, version] : old_pins_) {
+        const std::string* have = InstalledVersion(name);
+        covered = covered && have && *have == version;
+      }
+      if (!covered) {
+        plan_.needs_index = true;
+        return;
+      }
+      plan_.pins.assign(old_pins_.begin(), old_pins_.end());
+    } else {
+      return;  // resolved at apply time
     }
+    std::set<std::string> names;
+    for (const auto& [name, version] : plan_.pins) names.insert(name);
+    for (const auto& [name, version] : old_pins_) names.insert(name);
+    auto dpkg = apt::ParseDpkgStatus(status_text_, names);
+    for (const auto& [name, version] : plan_.pins) {
+      auto it = dpkg.find(name);
+      const bool at_pin = it != dpkg.end() && it->second.installed && it->second.version == version;
+      if (!at_pin && it != dpkg.end() && it->second.installed &&
+          std::find_if(roots_.begin(), roots_.end(), [&](const auto& r) { return r.first == name; }) == roots_.end())
+        install_.push_back(name + "=" + version);  // a component that drifted from the closure
+      if (!at_pin || !it->second.held) hold_.push_back(name);
+      if (it != dpkg.end() && it->second.held && !at_pin) allow_held_ = true;
+    }
+    // gpuprep's earlier pins that this stack no longer wants (a stack change) are released first.
+    for (const auto& [name, version] : old_pins_) {
+      auto it = dpkg.find(name);
+      const bool kept = std::find_if(plan_.pins.begin(), plan_.pins.end(),
+                                     [&](const auto& p) { return p.first == name && p.second == version; }) !=
+                        plan_.pins.end();
+      if (!kept && it != dpkg.end() && it->second.held) unhold_.push_back(name);
+    }
+    if (!unhold_.empty()) allow_held_ = true;
+    prefs_want_ = apt::PreferencesContents(stack_.name, plan_.pins);
+  }
+
+  std::string FoundVersion(const std::vector<manifest::AptPackage>& pkgs) const {
+    for (const auto& p : pkgs)
+      if (const std::string* v = InstalledVersion(p.name)) return *v;
     return "";
   }
 
   static std::string Wanted(const manifest::Pinned& pin, const std::vector<manifest::AptPackage>& pkgs) {
     if (pin.version) return pin.version->str();
-    return pkgs.empty() ? "" : pkgs.front().version;
+    return pkgs.empty() ? "" : pkgs.front().version.empty() ? pkgs.front().upstream : pkgs.front().version;
   }
 
   std::string Unknown(const std::string& layer, const manifest::Pinned& pin,
@@ -147,6 +270,7 @@ class Planner {
     // friends for a driver that will never load only leaves packages behind.
     auto block = [this](const std::string& why) {
       plan_.blockers.push_back(why);
+      blocked_layers_.insert("driver");
       Add("driver", Kind::kRefused, why);
     };
     if (facts_.gpus.empty())
@@ -175,7 +299,9 @@ class Planner {
     const std::string pinned = d.version.version->str();
     const bool other_source = facts_.driver.module.loaded && facts_.driver.module.version == pinned &&
                               facts_.driver.userspace_version == pinned && FoundVersion(d.packages).empty();
-    std::string detail = other_source ? "" : Packages(d.packages);
+    std::string error;
+    std::string detail = other_source ? "" : Packages(d.packages, pinned, error);
+    if (!error.empty()) return block(error);
     driver_installs_ = install_.size() > before;
     if (driver_installs_ && !facts_.driver.kernel_headers && !facts_.kernel.empty()) {
       install_.insert(install_.begin() + static_cast<long>(before), "linux-headers-" + facts_.kernel);
@@ -188,6 +314,7 @@ class Planner {
           "first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, or sudo update-secureboot-policy "
           "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or disable "
           "Secure Boot, or use a stack with driver.signed_modules: true");
+      blocked_layers_.insert("driver");
       return void(Add("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned"));
     }
     nouveau_ = !NouveauBlacklisted(fs_) && (facts_.driver.nouveau_loaded || NouveauLoaded(fs_) || driver_installs_);
@@ -221,12 +348,15 @@ class Planner {
                       "this host has NVSwitches but the stack names no fabric manager packages"));
     const std::string want = d.version.version->str();
     for (const auto& p : d.fabricmanager_packages) {
-      if (DebVersion::Parse(p.version).upstream != want)
+      const std::string up = !p.version.empty() ? DebVersion::Parse(p.version).upstream : p.upstream.empty() ? want : p.upstream;
+      if (up != want)
         return void(Add("fabricmanager", Kind::kRefused,
-                        PkgSpec(p) + " does not match driver " + want +
+                        p.name + " " + up + " does not match driver " + want +
                             " (the fabric manager must run at exactly the driver's version)"));
     }
-    std::string detail = Packages(d.fabricmanager_packages);
+    std::string error;
+    std::string detail = Packages(d.fabricmanager_packages, want, error);
+    if (!error.empty()) return void(Add("fabricmanager", Kind::kRefused, error));
     fm_enable_ = !UnitEnabled(fs_, "nvidia-fabricmanager.service");
     if (fm_enable_) detail += std::string(detail.empty() ? "" : "; ") + "nvidia-fabricmanager not enabled";
     LayerDecision& l = Add("fabricmanager", detail.empty() ? Kind::kNone : Kind::kInstall,
@@ -239,7 +369,9 @@ class Planner {
     if (!c.enabled) return void(Add(name, Kind::kNotApplicable, "not part of stack " + stack_.name));
     if (!Selected(name)) return void(Add(name, Kind::kSkipped, "not selected"));
     if (auto why = Unknown(name, c.version, c.packages); !why.empty()) return void(Add(name, Kind::kRefused, why));
-    std::string detail = Packages(c.packages);
+    std::string error;
+    std::string detail = Packages(c.packages, c.version.version->str(), error, name == "cudnn" || name == "nccl");
+    if (!error.empty()) return void(Add(name, Kind::kRefused, error));
     LayerDecision& l = Add(name, detail.empty() ? Kind::kNone : Kind::kInstall,
                            detail.empty() ? "installed and held" : detail);
     l.found = FoundVersion(c.packages);
@@ -266,12 +398,7 @@ class Planner {
   }
 
   void Repositories(bool& sources_changed) {
-    const auto repos = stack_.RepositoriesFor(facts_.os.id, facts_.os.version_id);
-    for (const auto* r : repos) {
-      // The container toolkit's repository serves a layer apply does not install.
-      if (r->name.find("container-toolkit") != std::string::npos ||
-          r->url.find("libnvidia-container") != std::string::npos)
-        continue;
+    for (const auto* r : AptRepositories()) {
       if (!fs_.Exists(r->keyring_path)) {
         if (r->key_fingerprint.empty() && r->keyring_sha256.empty()) {
           plan_.blockers.push_back("repository " + r->name + ": no key_fingerprint or keyring_sha256 pins " +
@@ -322,9 +449,28 @@ class Planner {
     }
     bool sources_changed = false;
     if (!install_.empty()) Repositories(sources_changed);
-    if (!install_.empty() && sources_changed)
+    // Always before an install: the versions were resolved from the repositories' current index, and the
+    // host's lists must hold them too.
+    if (!install_.empty())
       NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
           Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
+    if (!unhold_.empty()) {
+      std::vector<std::string> argv = {"apt-mark", "unhold"};
+      argv.insert(argv.end(), unhold_.begin(), unhold_.end());
+      NewStep("apt.unhold", {}, "release gpuprep's holds on packages the stack no longer pins at these versions")
+          .actions.push_back(Action::Run(argv));
+    }
+    if (!prefs_want_.empty() && prefs_want_ != prefs_text_) {
+      // gpuprep's own file: no backup beside it (apt would read, or warn about, every file in preferences.d).
+      const bool ours = prefs_text_.empty() || StartsWith(prefs_text_, "# gpuprep:");
+      NewStep("apt.pin", {}, "pin every package of the stack at its exact version (" +
+                                 std::string(apt::kPreferencesPath) + ", priority " +
+                                 std::to_string(apt::kPinPriority) + ")")
+          .actions.push_back(Action::Write(apt::kPreferencesPath, prefs_want_, 0644, !ours));
+    } else if (plan_.needs_index && !install_.empty()) {
+      NewStep("apt.pin", {}, "pin every package of the stack at the exact version resolved from the repositories' "
+                             "index at apply time (" + std::string(apt::kPreferencesPath) + ")");
+    }
     if (!install_.empty()) {
       apt::AptOptions o = in_.apt;
       o.allow_change_held = allow_held_;
@@ -341,8 +487,10 @@ class Planner {
       s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
     }
     if (!hold_.empty())
-      NewStep("apt.hold", AptLayers(), "hold the pinned packages so upgrades cannot move them")
+      NewStep("apt.hold", AptLayers(), "hold every pinned package so upgrades cannot move them")
           .actions.push_back(Action::Run(apt::HoldArgv(hold_)));
+    else if (plan_.needs_index && !install_.empty())
+      NewStep("apt.hold", AptLayers(), "hold every package of the stack (resolved at apply time)");
     if (persistenced_)
       NewStep("driver.persistenced", {"driver"}, "enable the persistence daemon")
           .actions.push_back(Action::Run({"systemctl", "enable", "nvidia-persistenced.service"}));
@@ -368,8 +516,14 @@ class Planner {
   const probe::HostFacts& facts_;
   const sys::Fs& fs_;
   Plan plan_;
-  std::map<std::string, apt::DpkgEntry> dpkg_;
-  std::vector<std::string> install_, hold_;
+  std::map<std::string, std::string> installed_;  // every installed package -> version
+  std::string status_text_, arch_, prefs_text_, prefs_want_;
+  const apt::Index* index_ = nullptr;
+  apt::RepoIndex host_index_;
+  std::map<std::string, std::string> old_pins_;
+  std::vector<std::pair<std::string, std::string>> roots_;  // the layers' own packages at exact versions
+  std::vector<std::string> install_, hold_, unhold_;
+  std::set<std::string> blocked_layers_;  // layers whose refusal already stands in plan_.blockers
   bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,
        fm_enable_ = false;
   std::vector<std::string> reboot_reasons_;
@@ -378,5 +532,15 @@ class Planner {
 }  // namespace
 
 Plan BuildPlan(const PlanInput& in) { return Planner(in).Build(); }
+
+std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,
+                                                               const probe::HostFacts& facts) {
+  std::vector<const manifest::AptRepository*> out;
+  for (const auto* r : stack.RepositoriesFor(facts.os.id, facts.os.version_id))
+    // The container toolkit's repository serves a layer apply does not install with these.
+    if (r->name.find("container-toolkit") == std::string::npos && r->url.find("libnvidia-container") == std::string::npos)
+      out.push_back(r);
+  return out;
+}
 
 }  // namespace gp::plan

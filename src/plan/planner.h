@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "apt/commands.h"
+#include "apt/index.h"
 #include "manifest/model.h"
 #include "plan/plan.h"
 #include "probe/host.h"
@@ -28,9 +29,17 @@ struct PlanInput {
   std::vector<std::string> verify_layers;  // verify these even when nothing is missing (resume)
   apt::AptOptions apt;                     // lock timeout, progress
   std::string self_path = "gpuprep";       // how `--format sh` calls gpuprep for verify steps
+  // The stack repositories' index fetched just now (apply's preflight, apply/preflight.h). Without it the
+  // planner reads the host's apt lists when they hold every repository, else leaves exact revisions to
+  // apply time (Plan::needs_index).
+  const apt::Index* index = nullptr;
 };
 
 Plan BuildPlan(const PlanInput& in);
+
+// The stack's apt repositories for the host's OS that serve the layers apply installs with apt.
+std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,
+                                                               const probe::HostFacts& facts);
 
 // The nouveau blacklist gpuprep writes.
 inline constexpr const char* kNouveauBlacklistPath = "/etc/modprobe.d/blacklist-nouveau.conf";

@@ -15,6 +15,7 @@
 #include "apply/executor.h"
 #include "apply/harness.h"
 #include "apply/locks.h"
+#include "apt/index.h"
 #include "apt/sources.h"
 #include "plan/planner.h"
 #include "support/fakes.h"
@@ -31,6 +32,7 @@ const std::string kInstall =
     "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 "
     "install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 "
     "libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2";
+const std::string kHold = "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2";
 
 // Captures spdlog output for the life of the object.
 struct LogCapture {
@@ -54,6 +56,7 @@ struct Host {
   std::map<std::string, sys::HttpResponse> answers;
   int http_gets = 0;
   apply::Journal journal;
+  apt::Index fresh;
 
   Host() {
     stack.repositories[0].keyring_sha256 = sys::Sha256Hex(kKey);
@@ -62,7 +65,7 @@ struct Host {
     runner.On("apt-get -y", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(false); });
     runner.On("apt-mark hold", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(true); });
     runner.On("apt-get -o DPkg::Lock::Timeout=600 update", test::Exit(0), -1, [this](const sys::Command&) {
-      root.Write("/var/lib/apt/lists/" + apt::ListsPrefix(stack.repositories[0]) + "Packages", "");
+      root.Write("/var/lib/apt/lists/" + apt::ListsPrefix(stack.repositories[0]) + "Packages", test::RepoPackages(stack));
     });
     runner.On("systemctl enable", test::Exit(0), -1, [this](const sys::Command& c) {
       root.Symlink("/etc/systemd/system/" + c.argv[2], "/etc/systemd/system/multi-user.target.wants/" + c.argv[2]);
@@ -86,6 +89,11 @@ struct Host {
     in.facts = &facts;
     in.fs = &root.fs();
     in.verify_layers = std::move(verify);
+    plan::Plan p = plan::BuildPlan(in);
+    if (!p.needs_index) return p;
+    // What `gpuprep apply` does before its first change: read the repository's current index, plan again.
+    apt::ParsePackages(test::RepoPackages(stack), "amd64", fresh);
+    in.index = &fresh;
     return plan::BuildPlan(in);
   }
   apply::ExecResult Run(const plan::Plan& p) {
@@ -130,7 +138,7 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   CHECK(h.runner.Joined() == std::vector<std::string>{"apt-get -o DPkg::Lock::Timeout=600 update",
                                                       kInstall,
                                                       "update-initramfs -u",
-                                                      "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev",
+                                                      kHold,
                                                       "systemctl enable nvidia-persistenced.service",
                                                       "systemctl daemon-reload",
                                                       "systemctl enable gpuprep-resume.service"});
@@ -151,7 +159,7 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   std::vector<std::string> ids;
   for (const auto& s : j->steps) ids.push_back(s.id + ":" + s.status);
   CHECK(ids == std::vector<std::string>{"repo.cuda.key:done", "repo.cuda.list:done", "apt.update:done",
-                                        "apt.install:done", "driver.nouveau:done", "apt.hold:done",
+                                        "apt.pin:done", "apt.install:done", "driver.nouveau:done", "apt.hold:done",
                                         "driver.persistenced:done", "reboot.check:done"});
   CHECK(j->touched_layers == std::vector<std::string>{"driver", "cuda", "cudnn", "nccl"});
 

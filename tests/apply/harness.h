@@ -106,6 +106,21 @@ inline probe::HostFacts BareHost(int n = 2) {
   return f;
 }
 
+// The stack repository's Packages file as apt downloads it: every package the stack names at its version,
+// plus a newer point release of each (which the pins must not take).
+inline std::string RepoPackages(const manifest::Stack& s) {
+  std::string out;
+  auto add = [&out](const manifest::AptPackage& p) {
+    for (const std::string& v : {p.version, "9" + p.version})
+      out += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" + p.name + ".deb\n\n";
+  };
+  for (const auto& p : s.driver.packages) add(p);
+  for (const auto& p : s.driver.fabricmanager_packages) add(p);
+  for (const auto* c : {&s.cuda, &s.cudnn, &s.nccl})
+    for (const auto& p : c->packages) add(p);
+  return out;
+}
+
 // One dpkg status stanza.
 inline std::string DpkgStanza(const std::string& name, const std::string& version, bool held = true) {
   return "Package: " + name + "\nStatus: " + (held ? "hold" : "install") + " ok installed\nArchitecture: amd64\nVersion: " +

@@ -156,8 +156,8 @@ TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a C
   CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4)")["fix"] ==
         "add NVIDIA's container toolkit repository "
         "(https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list), then: sudo apt-get "
-        "install -y nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 "
-        "libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 && sudo nvidia-ctk runtime configure "
+        "install -y nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
+        "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 && sudo nvidia-ctk runtime configure "
         "--runtime=docker && sudo systemctl restart docker");
   CHECK(Layer(doc, "os")["status"] == "ok");
   CHECK(doc["host"]["shm_bytes"] == 512ULL << 30);

@@ -27,7 +27,7 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
 TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[manifest]") {
   const auto names = m::EmbeddedStackNames();
   CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "hopper-r580-cuda13.0",
-                                          "ubuntu22.04-r535-cuda12.2"});
+                                          "ubuntu22.04-r535-cuda12.2", "volta-r580-cuda12.9"});
   const m::Compat& compat = m::EmbeddedCompat();
   for (const auto& name : names) {
     INFO(name);
@@ -40,14 +40,18 @@ TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[
     CHECK(*s.cudnn.cuda_major == major);
     REQUIRE(s.nccl.cuda_major);
     CHECK(*s.nccl.cuda_major == major);
-    for (const auto& p : s.cudnn.packages)  // the package names say the CUDA major too
-      CHECK((p.version.find("+cuda" + std::to_string(major) + ".") != std::string::npos ||
-             gp::EndsWith(p.name, "-cuda-" + std::to_string(major))));
+    for (const auto& p : s.cudnn.packages)  // cuDNN 9 names the CUDA major; cuDNN 8 carries it in the revision
+      CHECK((gp::EndsWith(p.name, "-cuda-" + std::to_string(major)) || gp::StartsWith(p.name, "libcudnn8")));
     REQUIRE(s.container_toolkit.version.known());
     for (const auto& adv : compat.toolkit_advisories)
       CHECK(*s.container_toolkit.version.version >= adv.fixed_in);
-    for (const auto& p : s.container_toolkit.packages)
-      CHECK(p.version == s.container_toolkit.version.version->str() + "-1");
+    // Every package pins the upstream version (the layer's) and leaves the revision to the repository's index.
+    for (const auto* c : {&s.cuda, &s.cudnn, &s.nccl, &s.container_toolkit})
+      for (const auto& p : c->packages) {
+        CHECK(p.version.empty());
+        CHECK(p.upstream.empty());
+      }
+    CHECK(s.container_toolkit.packages.size() == 4);
     // the pinned driver runs the stack's CUDA natively
     REQUIRE(s.driver.version.known());
     CHECK(*s.driver.version.version >= *compat.MinDriverFor(*s.cuda.version.version));
@@ -71,19 +75,23 @@ TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[
       }
       CHECK(cuda_repos == 1);
     }
-    CHECK(s.workload.min_cpus_per_gpu == 8);
-    CHECK(s.workload.min_ram_per_gpu == 128ULL << 30);
+    if (s.workload.profile == "llm-finetune") {
+      CHECK(s.workload.min_cpus_per_gpu == 8);
+      CHECK(s.workload.min_ram_per_gpu == 128ULL << 30);
+    }
   }
 }
 
-TEST_CASE("the R535 stack pins what the facts show", "[manifest]") {
+TEST_CASE("the R535 stack is legacy: past its end of life, never the default", "[manifest]") {
   m::Stack s = m::LoadStack("ubuntu22.04-r535-cuda12.2", m::LoadContext{});
+  CHECK(s.legacy);
+  CHECK(s.driver.end_of_life == "2026-06");
   CHECK(s.SupportsOs("ubuntu", "22.04"));
   CHECK_FALSE(s.SupportsOs("ubuntu", "24.04"));
   CHECK(s.driver.version.version->str() == "535.129.03");
-  CHECK(s.driver.fabricmanager_packages.at(0).version == "535.129.03-1");
+  CHECK(s.driver.fabricmanager_packages.at(0).name == "nvidia-fabricmanager-535");
   CHECK(s.cuda.version.version->str() == "12.2.2");
-  CHECK(s.cudnn.packages.at(0).version == "8.9.7.29-1+cuda12.2");
+  CHECK(s.cudnn.packages.at(0).name == "libcudnn8");
   CHECK(s.image.ref == "nvcr.io/nvidia/pytorch:23.10-py3");
   CHECK(s.image.cuda.unknown);
 }
@@ -92,10 +100,11 @@ TEST_CASE("the Blackwell stack extends the Hopper one", "[manifest]") {
   m::Stack b = m::LoadStack("blackwell-r580-cuda13.0", m::LoadContext{});
   CHECK(b.extends_chain == std::vector<std::string>{"hopper-r580-cuda13.0"});
   CHECK(b.architectures == std::vector<std::string>{"blackwell"});
-  CHECK(b.origins.at("architectures") == "manifests/stacks/blackwell-r580-cuda13.0.yaml:10:16");
+  CHECK(b.origins.at("architectures") == "manifests/stacks/blackwell-r580-cuda13.0.yaml:13:16");
   CHECK(gp::StartsWith(b.origins.at("driver.version"), "manifests/stacks/hopper-r580-cuda13.0.yaml:"));
   CHECK(b.driver.flavour == "open");
-  CHECK(b.cudnn.version.unknown);
+  CHECK(b.cudnn.version.version->str() == "9.12.0.46");
+  CHECK(b.nccl.version.version->str() == "2.27.7");
   CHECK(b.image.cuda.version->str() == "13.1.0");
   CHECK(b.RepositoriesFor("debian", "12").size() == 2);
 }
@@ -105,7 +114,8 @@ TEST_CASE("ChooseDefaultStack picks the newest stack for the host and says why",
   CHECK(c.name == "hopper-r580-cuda13.0");
   CHECK(c.reason ==
         "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and hopper GPUs");
-  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta"}).name == "ubuntu22.04-r535-cuda12.2");
+  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta"}).name == "volta-r580-cuda12.9");
+  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta", "hopper"}).name == "volta-r580-cuda12.9");
   CHECK(m::ChooseDefaultStack("debian", "12", {"ampere"}).name == "hopper-r580-cuda13.0");
   CHECK(m::ChooseDefaultStack("ubuntu", "24.04", {"blackwell", "blackwell"}).name ==
         "blackwell-r580-cuda13.0");
@@ -120,6 +130,6 @@ TEST_CASE("ChooseDefaultStack picks the newest stack for the host and says why",
     CHECK(e.code() == gp::kExitUsage);
     CHECK(std::string(e.what()) ==
           "no embedded stack supports ubuntu 20.04 with hopper GPUs (embedded: blackwell-r580-cuda13.0, "
-          "hopper-r580-cuda13.0, ubuntu22.04-r535-cuda12.2); choose one with --manifest");
+          "hopper-r580-cuda13.0, ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9); choose one with --manifest");
   }
 }

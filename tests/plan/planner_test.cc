@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
+#include "apt/index.h"
+#include "apt/preferences.h"
+#include <algorithm>
 #include "apt/sources.h"
 #include "sys/process.h"
 #include "plan/planner.h"
@@ -42,7 +45,22 @@ struct Fixture {
     in.facts = &facts;
     in.fs = &root.fs();
   }
-  plan::Plan Build() { return plan::BuildPlan(in); }
+  plan::Plan BuildOffline() { return plan::BuildPlan(in); }
+  // As `gpuprep apply` plans: when the host's lists cannot resolve the pins, with the repository's index
+  // as apply's preflight reads it.
+  plan::Plan Build() {
+    auto p = plan::BuildPlan(in);
+    return p.needs_index ? BuildResolved() : p;
+  }
+  plan::Plan BuildResolved() {
+    index = apt::Index();
+    apt::ParsePackages(test::RepoPackages(stack), "amd64", index);
+    in.index = &index;
+    auto p = plan::BuildPlan(in);
+    in.index = nullptr;
+    return p;
+  }
+  apt::Index index;
 
   // What a converged host looks like on disk.
   void Converge() {
@@ -53,7 +71,13 @@ struct Fixture {
     root.Write("/var/lib/dpkg/status", status);
     root.Write(stack.repositories[0].keyring_path, "key");
     root.Write(stack.repositories[0].list_path, apt::ListFileContents(stack.repositories[0], stack.name));
-    root.Write("/var/lib/apt/lists/repo.example_cuda_Packages", "");
+    root.Write("/var/lib/apt/lists/repo.example_cuda_Packages", test::RepoPackages(stack));
+    std::vector<std::pair<std::string, std::string>> pins;
+    for (const auto& p : stack.driver.packages) pins.emplace_back(p.name, p.version);
+    for (const auto* c : {&stack.cuda, &stack.cudnn, &stack.nccl})
+      for (const auto& p : c->packages) pins.emplace_back(p.name, p.version);
+    std::sort(pins.begin(), pins.end());
+    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
     root.Write("/etc/modprobe.d/blacklist-nouveau.conf", plan::kNouveauBlacklist);
     root.Write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
@@ -70,8 +94,12 @@ struct Fixture {
 
 TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, holds, reboot check, verify", "[plan]") {
   Fixture f;
-  auto p = f.Build();
-  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "apt.update", "apt.install",
+  auto offline = f.BuildOffline();
+  CHECK(offline.needs_index);  // no lists yet: exact revisions are resolved at apply time
+  CHECK(offline.resolved_from.empty());
+  auto p = f.BuildResolved();
+  CHECK_FALSE(p.needs_index);
+  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "apt.update", "apt.pin", "apt.install",
                                             "driver.nouveau", "apt.hold", "driver.persistenced", "reboot.check",
                                             "verify.driver", "verify.cuda", "verify.cudnn", "verify.nccl"});
   const auto* install = Find(p, "apt.install");
@@ -84,7 +112,7 @@ TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, h
         "libnccl-dev=2.18.5-1+cuda12.2");
   CHECK(install->actions[0].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
-        "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev");
+        "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
   CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 update");
   const auto* list = Find(p, "repo.cuda.list");
   REQUIRE(list->actions.size() == 1);
@@ -123,7 +151,7 @@ TEST_CASE("installed but unheld packages are only held; a held package at anothe
   s += test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2", true);
   f.root.Write("/var/lib/dpkg/status", s);
   auto p = f.Build();
-  CHECK(Ids(p) == std::vector<std::string>{"apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
+  CHECK(Ids(p) == std::vector<std::string>{"apt.update", "apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
   CHECK(sys::ShellJoin(Find(p, "apt.install")->actions[0].argv) ==
         "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
         "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install libcudnn8=8.9.7.29-1+cuda12.2");
@@ -192,12 +220,12 @@ TEST_CASE("NVSwitch hosts get the fabric manager at the driver's version, enable
   REQUIRE(Find(p, "fabricmanager.enable"));
   CHECK(sys::ShellJoin(Find(p, "fabricmanager.enable")->actions[0].argv) ==
         "systemctl enable nvidia-fabricmanager.service");
-  CHECK(Find(p, "apt.hold")->actions[0].argv[3] == "nvidia-fabricmanager-535");
+  CHECK(Find(p, "apt.hold")->actions[0].argv.back() == "nvidia-fabricmanager-535");
 
   f.stack.driver.fabricmanager_packages = {{"nvidia-fabricmanager-535", "535.104.05-1"}};
   p = f.Build();
   CHECK(Layer(p, "fabricmanager").detail ==
-        "nvidia-fabricmanager-535=535.104.05-1 does not match driver 535.129.03 (the fabric manager must run at "
+        "nvidia-fabricmanager-535 535.104.05 does not match driver 535.129.03 (the fabric manager must run at "
         "exactly the driver's version)");
 }
 
@@ -250,6 +278,10 @@ TEST_CASE("a driver at the pinned version from other packages is left alone", "[
                                            test::DpkgStanza("libcudnn8", "8.9.7.29-1+cuda12.2") +
                                            test::DpkgStanza("libnccl2", "2.18.5-1+cuda12.2") +
                                            test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2"));
+  f.root.Write(apt::kPreferencesPath, apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", "12.2.2-1"},
+                                                                             {"libcudnn8", "8.9.7.29-1+cuda12.2"},
+                                                                             {"libnccl-dev", "2.18.5-1+cuda12.2"},
+                                                                             {"libnccl2", "2.18.5-1+cuda12.2"}}));
   f.facts.driver.userspace_version = "535.129.03";
   auto p = f.Build();
   CHECK(Ids(p).empty());

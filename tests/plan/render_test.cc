@@ -9,6 +9,7 @@
 #include "apply/harness.h"
 #include "cli/context.h"
 #include "plan/planner.h"
+#include "apt/index.h"
 #include "plan/render.h"
 #include "support/cli.h"
 #include "sys/process.h"
@@ -25,6 +26,10 @@ plan::Plan BarePlan(test::TempRoot& root, manifest::Stack& stack, probe::HostFac
   in.facts = &facts;
   in.fs = &root.fs();
   in.manifest = "/etc/gpuprep/site stack.yaml";
+  static apt::Index index;  // the repository's index, as apply's preflight reads it
+  index = apt::Index();
+  apt::ParsePackages(test::RepoPackages(stack), "amd64", index);
+  in.index = &index;
   return plan::BuildPlan(in);
 }
 
@@ -51,7 +56,8 @@ TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted ar
                 "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic "
                 "cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 "
                 "libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2"));
-  CHECK(Has(sh, "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev"));
+  CHECK(Has(sh, "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2"));
+  CHECK(Has(sh, "Package: libnccl2\nPin: version 2.18.5-1+cuda12.2\nPin-Priority: 1001"));
   CHECK(Has(sh, "gpuprep --manifest '/etc/gpuprep/site stack.yaml' verify --only driver"));
   // bash itself accepts the script.
   sys::RealCommandRunner runner;
@@ -73,15 +79,15 @@ TEST_CASE("plan --format json and text", "[plan]") {
   CHECK(j["layers"][0]["name"] == "driver");
   CHECK(j["layers"][0]["action"] == "install");
   CHECK(j["layers"][0]["found"].is_null());
-  CHECK(j["steps"][3]["id"] == "apt.install");
-  CHECK(j["steps"][3]["actions"][0]["run"][0] == "apt-get");
-  CHECK(j["steps"][3]["actions"][0]["env"]["DEBIAN_FRONTEND"] == "noninteractive");
+  CHECK(j["steps"][3]["id"] == "apt.pin");
+  CHECK(j["steps"][4]["actions"][0]["run"][0] == "apt-get");
+  CHECK(j["steps"][4]["actions"][0]["env"]["DEBIAN_FRONTEND"] == "noninteractive");
   CHECK(j["steps"][0]["actions"][0]["sha256"] == std::string(64, 'a'));
-  CHECK(j["steps"][4]["actions"][0]["write"] == "/etc/modprobe.d/blacklist-nouveau.conf");
+  CHECK(j["steps"][5]["actions"][0]["write"] == "/etc/modprobe.d/blacklist-nouveau.conf");
   CHECK(j["blockers"].empty());
   auto text = plan::RenderText(p);
   CHECK(StartsWith(text, "stack test-r535\n  driver         install  535.129.03 (found: none) missing: cuda-drivers=535.129.03-1"));
-  CHECK(Has(text, "4. one apt transaction for every missing package, pinned exactly [apt.install]"));
+  CHECK(Has(text, "5. one apt transaction for every missing package, pinned exactly [apt.install]"));
   plan::Plan empty;
   empty.stack = "s";
   CHECK(plan::RenderText(empty) == "stack s\nnothing to do\n");
@@ -95,7 +101,12 @@ TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's sc
   REQUIRE(r.code == 0);
   CHECK(StartsWith(r.out, "#!/bin/bash\n"));
   CHECK(Has(r.out, "update-initramfs -u"));
-  CHECK(r.out.find("install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 ") != std::string::npos);
+  // No apt lists under the root: the exact revisions are resolved when the script runs.
+  CHECK(Has(r.out, "pin1=\"$(gp_resolve cuda-drivers-535 535.129.03 '' "
+                   "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/)\""));
+  CHECK(Has(r.out, "pin3=\"$(gp_resolve libcudnn8 8.9.7.29 12.2 "
+                   "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/)\""));
+  CHECK(r.out.find("install linux-headers-5.15.0-105-generic \"$pin1\" \"$pin2\"") != std::string::npos);
   CHECK(r.out.find("nvidia-container-toolkit") == std::string::npos);  // not a layer apply installs
 
   r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "yaml"});

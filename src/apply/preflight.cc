@@ -1,0 +1,100 @@
+#include "apply/preflight.h"
+
+#include <spdlog/spdlog.h>
+
+#include "apply/keys.h"
+#include "apt/commands.h"
+#include "apt/sources.h"
+#include "util/strings.h"
+
+namespace gp::apply {
+namespace {
+
+void RemoveTree(sys::Fs& fs, const std::string& path) {
+  if (fs.IsDir(path) && !fs.ReadLink(path))
+    for (const auto& name : fs.List(path)) RemoveTree(fs, path + "/" + name);
+  fs.Remove(path);
+}
+
+std::string LastLine(const std::string& text) {
+  auto lines = Split(text, '\n');
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (!Trim(*it).empty()) return std::string(Trim(*it));
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
+  return {"apt-get",
+          "-q",
+          "-o", "Dir::Etc::SourceList=" + host_dir + "/sources.list",
+          "-o", "Dir::Etc::SourceParts=" + host_dir + "/sources.list.d",
+          "-o", "Dir::State::Lists=" + host_dir + "/lists",
+          "-o", "Dir::Cache::pkgcache=",
+          "-o", "Dir::Cache::srcpkgcache=",
+          "-o", "Acquire::GzipIndexes=false",
+          "-o", "Acquire::Languages=none",
+          "-o", "APT::Get::List-Cleanup=false",
+          "update"};
+}
+
+PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptRepository*>& repos,
+                                     const std::string& arch, ExecEnv& env) {
+  PreflightResult out;
+  sys::Fs& fs = *env.fs;
+  const std::string dir = kPreflightDir;
+  RemoveTree(fs, dir);
+  struct Cleanup {
+    sys::Fs& fs;
+    std::string dir;
+    ~Cleanup() { RemoveTree(fs, dir); }
+  } cleanup{fs, dir};
+  for (const char* sub : {"/lists/partial", "/sources.list.d", "/keys"}) {
+    auto r = fs.MakeDirs(dir + sub, 0755);
+    if (!r.ok) return {{}, r.error};
+  }
+  std::unique_ptr<sys::HttpClient> http = env.make_http ? env.make_http() : nullptr;
+  if (!http) return {{}, "no HTTP client available to fetch the repositories' keys"};
+  std::string sources;
+  int n = 0;
+  for (const auto* r : repos) {
+    const std::string key_path = dir + "/keys/" + std::to_string(n++) + ".gpg";
+    if (r->key_fingerprint.empty() && r->keyring_sha256.empty())
+      return {{}, "repository " + r->name + ": no key_fingerprint or keyring_sha256 pins " + r->keyring_url +
+                      "; gpuprep will not trust an unpinned key"};
+    auto key = DownloadKey(r->keyring_url, r->keyring_sha256, r->key_fingerprint, fs, *env.runner, *http);
+    if (!key.ok()) return {{}, "repository " + r->name + ": " + key.error};
+    auto w = fs.WriteAtomic(key_path, key.key, 0644, false);
+    if (!w.ok) return {{}, w.error};
+    manifest::AptRepository copy = *r;
+    copy.keyring_path = fs.HostPath(key_path);
+    sources += apt::ListLine(copy) + "\n";
+  }
+  auto w = fs.WriteAtomic(dir + "/sources.list", sources, 0644, false);
+  if (!w.ok) return {{}, w.error};
+  sys::Command cmd;
+  cmd.argv = PrivateUpdateArgv(fs.HostPath(dir));
+  cmd.env = apt::AptEnv();
+  cmd.timeout = std::chrono::minutes(10);
+  spdlog::info("reading the repositories' index (apt-get update into {})", dir);
+  auto res = env.runner->Run(cmd);
+  if (!res.ok()) {
+    std::string why = LastLine(res.err);
+    if (why.empty()) why = LastLine(res.out);
+    return {{}, res.not_found ? "apt-get: not found"
+                              : "apt-get update of the stack's repositories failed" + (why.empty() ? "" : ": " + why)};
+  }
+  // apt-get update exits 0 on some fetch failures ("W: Failed to fetch ..."): a repository without lists is
+  // an error here.
+  auto idx = apt::ReadRepoIndex(fs, repos, arch, dir + "/lists");
+  if (!idx.complete) {
+    std::string why = LastLine(res.err);
+    return {{}, "apt-get update fetched no package index for the stack's repositories" + (why.empty() ? "" : ": " + why)};
+  }
+  out.index = std::move(idx.index);
+  spdlog::info("the repositories' index holds {} packages", out.index.size());
+  return out;
+}
+
+}  // namespace gp::apply

@@ -1,0 +1,10 @@
+// The clock seam: today's date for checks that depend on it (a driver branch's end of life). Only main
+// reads the real clock; tests pass a fixed date through cli::Context::today.
+#pragma once
+#include <string>
+
+namespace gp::sys {
+
+std::string TodayUtc();  // "YYYY-MM-DD"
+
+}  // namespace gp::sys

@@ -19,7 +19,11 @@ check_eq "os-release says Ubuntu 22.04" "ubuntu 22.04" "$(sim_run sh -c '. /etc/
 check_eq "8 NVIDIA GPUs bound to nouveau" 8 "$(sim_run sh -c 'readlink /sys/bus/pci/devices/*/driver' | grep -c '/nouveau$')"
 check "nouveau is loaded" sim_run test -d /sys/module/nouveau
 check "no nvidia module" sim_run test ! -e /proc/driver/nvidia/version
-check "no apt sources left from this Debian machine" sim_run sh -c '! ls /etc/apt/sources.list.d/* /etc/apt/sources.list 2>/dev/null'
+check_eq "apt sources: only the distribution archive (jammy, jammy-updates), none of this Debian machine's" \
+  "deb $SIM_URL/ubuntu/ jammy main|deb $SIM_URL/ubuntu/ jammy-updates main|" \
+  "$(sim_run sh -c 'cat /etc/apt/sources.list; ls /etc/apt/sources.list.d/ 2>/dev/null' | tr '\n' '|')"
+check_eq "its lists are downloaded: Ubuntu's own R580 build is known before any NVIDIA repository is added" \
+  "580.173.02-0ubuntu0.22.04.1" "$(sim_run apt-cache madison nvidia-driver-580 | awk -F' [|] ' '{print $2}' | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')"
 check "this machine's CUDA is hidden" sim_run sh -c '! ls -d /usr/local/cuda* 2>/dev/null && ! ldconfig -p | grep -q libcudart'
 out=$(sim_run nvidia-smi 2>&1)
 check_eq "no nvidia-smi yet" "" "$(sim_run sh -c 'command -v nvidia-smi')"
@@ -28,15 +32,105 @@ sim_run systemctl reboot
 sim_run reboot -f
 check_eq "reboot calls are recorded, not made" $'systemctl reboot\nreboot -f' "$(sim_log commands)"
 
-sim_section "signed repository, apt-get install inside"
-URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
-sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
-  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda.list"
-check "apt-get update against the signed repository" sim_run apt-get -q update
-PKGS=(cuda-drivers=535.129.03-1 nvidia-fabricmanager-535=535.129.03-1 cuda-toolkit-12-2=12.2.2-1
+sim_section "GPU knobs and site files (no host needed)"
+for m in "H100 0x2330" "V100 0x1db1" "B200 0x2901"; do
+  read -r model id <<<"$m"
+  SIM_GPU=$model SIM_GPUS=2 _sim_sysfs "$SIM_DIR/sysfs-$model"
+  check_eq "SIM_GPU=$model: 2 GPUs with device id $id" "$id $id" \
+    "$(cat "$SIM_DIR/sysfs-$model"/bus/pci/devices/*/device | grep -v 0x1021 | tr '\n' ' ' | sed 's/ $//')"
+done
+site=$(sim_site_file hopper-r580-cuda13.0)
+check_eq "sim_site_file: overrides only the repositories' addresses and keys" "/sim/site-hopper-r580-cuda13.0.yaml
+apiVersion: gpuprep/v1
+kind: Stack
+metadata: {name: site-hopper-r580-cuda13.0}
+extends: hopper-r580-cuda13.0
+repository_overrides:
+  cuda: {url: $SIM_URL/cuda/, keyring_url: $SIM_URL/cuda.gpg, key_fingerprint: $SIM_KEY_FPR}
+  nvidia-container-toolkit: {url: $SIM_URL/nvidia-container-toolkit/, keyring_url: $SIM_URL/nvidia-container-toolkit.gpg, key_fingerprint: $SIM_CTK_KEY_FPR}" \
+  "$site
+$(cat "$SIM_HOST$site")"
+check "the three keys differ" test "$SIM_KEY_FPR" != "$SIM_CTK_KEY_FPR" -a "$SIM_KEY_FPR" != "$SIM_UBUNTU_KEY_FPR" -a "$SIM_CTK_KEY_FPR" != "$SIM_UBUNTU_KEY_FPR"
+
+sim_section "the repositories: NVIDIA's CUDA and container toolkit repositories next to the distribution's"
+URL=$SIM_URL
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg &&
+  /usr/lib/apt/apt-helper -qq download-file $URL/nvidia-container-toolkit.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg && rm /tmp/k.gpg &&
+  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda.list &&
+  echo 'deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] $URL/nvidia-container-toolkit/ /' >/etc/apt/sources.list.d/nvidia-container-toolkit.list"
+check "apt-get update against the three signed repositories" sim_run apt-get -q update
+madison() {  # madison PKG: the versions apt knows, newest first, space-separated
+  sim_run apt-cache madison "$1" | awk -F' [|] ' '{print $2}' | tr -d ' ' | tr '\n' ' ' | sed 's/ $//'
+}
+check_eq "nvidia-driver-580: Ubuntu's build, then NVIDIA's five point releases in both revision styles (580.82.07 pruned)" \
+  "580.173.02-0ubuntu0.22.04.1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
+  "$(madison nvidia-driver-580)"
+check_eq "nvidia-open-580 (NVIDIA's only)" "580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
+  "$(madison nvidia-open-580)"
+check_eq "cuda-drivers: the newest branch, then R535 in the old style" "595.71.05-1ubuntu1 535.183.01-1 535.129.03-1 535.104.05-1" \
+  "$(madison cuda-drivers)"
+check_eq "nvidia-open (unsuffixed): the newest branch only" "595.71.05-1ubuntu1" "$(madison nvidia-open)"
+check_eq "cuda-compat-13-0 at the driver's versions" "580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
+  "$(madison cuda-compat-13-0)"
+check_eq "nvidia-fabricmanager-580" "580.173.02-0ubuntu0.22.04.1 580.159.04-1 580.126.09-1 580.105.08-1 580.95.05-1 580.65.06-1" \
+  "$(madison nvidia-fabricmanager-580)"
+check_eq "cuda-toolkit-13-0" "13.0.3-1 13.0.2-1 13.0.1-1 13.0.0-1" "$(madison cuda-toolkit-13-0)"
+check_eq "cuda-toolkit-12-9 and 12-2" "12.9.1-1 12.9.0-1 / 12.2.2-1 12.2.0-1" "$(madison cuda-toolkit-12-9) / $(madison cuda-toolkit-12-2)"
+check_eq "libcudnn9-cuda-13 and -12" "9.14.0.64-1 9.13.0.50-1 9.12.0.46-1 / 9.10.2.21-1 9.8.0.87-1" \
+  "$(madison libcudnn9-cuda-13) / $(madison libcudnn9-cuda-12)"
+check_eq "libcudnn8 (CUDA build in the revision)" "8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2" "$(madison libcudnn8)"
+check_eq "libnccl2 (CUDA build in the revision)" \
+  "2.28.3-1+cuda13.0 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.27.3-1+cuda12.9 2.19.3-1+cuda12.2 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8" \
+  "$(madison libnccl2)"
+check_eq "nvidia-container-toolkit (its own repository)" "1.20.0-1 1.19.1-1 1.17.8-1" "$(madison nvidia-container-toolkit)"
+check_eq "kernel metas in both pockets" "5.15.0.160.160 5.15.0.25.27" "$(madison linux-image-generic)"
+policy=$(sim_run apt-cache policy)
+check "the cuda repository's Release: Origin NVIDIA, Label NVIDIA CUDA" grep -q 'release o=NVIDIA,l=NVIDIA CUDA' <<<"$policy"
+check "the archive's: Origin Ubuntu, suite jammy-updates, codename jammy, component main" \
+  grep -q 'release v=22.04,o=Ubuntu,a=jammy-updates,n=jammy,l=Ubuntu,c=main' <<<"$policy"
+check_eq "unpinned, apt's candidate for nvidia-driver-580 is Ubuntu's" "580.173.02-0ubuntu0.22.04.1" \
+  "$(sim_run apt-cache policy nvidia-driver-580 | awk '/Candidate:/ {print $2}')"
+
+# What apt does with these repositories when told only the top-level version (-s: apt's resolver, no change)
+sim_apt_s() { sim_run env DEBIAN_FRONTEND=noninteractive apt-get -s install "$@" >"$SIM_DIR/apt-s.out" 2>&1; }
+inst() { grep "^Inst $1 " "$SIM_DIR/apt-s.out" | sed -E 's/^Inst ([^ ]+) (\[[^]]*\] )?\(([^ ]+) .*/\1 \3/'; }
+held_broken() { ! sim_apt_s "$@" && grep -q 'you have held broken packages' "$SIM_DIR/apt-s.out"; }
+check "the unsuffixed nvidia-open installs the newest branch (595)" sim_apt_s nvidia-open
+check_eq "  nvidia-driver-595-open" "nvidia-driver-595-open 595.71.05-1ubuntu1" "$(inst nvidia-driver-595-open)"
+check "nvidia-open-580=580.95.05-0ubuntu1 alone: held broken packages (exact deps, newer components win)" \
+  held_broken nvidia-open-580=580.95.05-0ubuntu1
+V=580.95.05-0ubuntu1
+OPEN580=(nvidia-open-580=$V nvidia-driver-580-open=$V nvidia-dkms-580-open=$V libnvidia-compute-580=$V nvidia-utils-580=$V nvidia-compute-utils-580=$V)
+check "the same with every component pinned: installable" sim_apt_s "${OPEN580[@]}"
+check_eq "  every component at 580.95.05-0ubuntu1" \
+  "libnvidia-compute-580 $V|nvidia-compute-utils-580 $V|nvidia-dkms-580-open $V|nvidia-driver-580-open $V|nvidia-open-580 $V|nvidia-utils-580 $V|" \
+  "$(grep '^Inst ' "$SIM_DIR/apt-s.out" | grep -v '^Inst dkms ' | sed -E 's/^Inst ([^ ]+) (\[[^]]*\] )?\(([^ ]+) .*/\1 \3/' | sort | tr '\n' '|')"
+check "cuda-drivers-580=580.126.09-1ubuntu1 alone: held broken packages" held_broken cuda-drivers-580=580.126.09-1ubuntu1
+check "cuda-drivers=535.129.03-1 alone: held broken packages (cuda-drivers-535 exact, newer candidate)" \
+  held_broken cuda-drivers=535.129.03-1
+check "cuda-drivers-535=535.129.03-1 (a >= dependency): installable..." sim_apt_s cuda-drivers-535=535.129.03-1
+check_eq "  ...with a newer driver than asked for" "nvidia-driver-535 535.183.01-0ubuntu1" "$(inst nvidia-driver-535)"
+check "cuda-toolkit-13-0=13.0.0-1: installable..." sim_apt_s cuda-toolkit-13-0=13.0.0-1
+check_eq "  ...with newer components (>= dependencies)" "cuda-cudart-13-0 13.0.96-1 cuda-nvcc-13-0 13.0.96-1" \
+  "$(inst cuda-cudart-13-0) $(inst cuda-nvcc-13-0)"
+check "libcudnn9-dev-cuda-13=9.12.0.46-1 alone: held broken packages" held_broken libcudnn9-dev-cuda-13=9.12.0.46-1
+check "libnccl-dev=2.27.7-1+cuda13.0 alone: held broken packages" held_broken libnccl-dev=2.27.7-1+cuda13.0
+check "nvidia-container-toolkit=1.17.8-1 alone: held broken packages" held_broken nvidia-container-toolkit=1.17.8-1
+D=535.129.03-0ubuntu1
+DRV535=(nvidia-driver-535=$D nvidia-dkms-535=$D libnvidia-compute-535=$D nvidia-utils-535=$D nvidia-compute-utils-535=$D)
+check "R535 with every component pinned: installable" sim_apt_s "${DRV535[@]}"
+check "R535 and R580 cannot be installed together (each installable alone)" held_broken "${DRV535[@]}" "${OPEN580[@]}"
+check "nor the open and proprietary flavours" held_broken nvidia-dkms-580=$V nvidia-dkms-580-open=$V
+
+sim_section "apt-get install of the legacy stack, every package pinned"
+D=535.129.03-0ubuntu1
+PKGS=(cuda-drivers=535.129.03-1 cuda-drivers-535=535.129.03-1 nvidia-driver-535=$D nvidia-dkms-535=$D
+  libnvidia-compute-535=$D nvidia-utils-535=$D nvidia-compute-utils-535=$D nvidia-fabricmanager-535=535.129.03-1
+  cuda-toolkit-12-2=12.2.2-1 cuda-cudart-12-2=12.2.140-1 cuda-nvcc-12-2=12.2.140-1
   libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2)
+apt0=$(sim_count apt-get)
 check "apt-get install of the stack's pins" sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q install "${PKGS[@]}"
-check_eq "apt-get calls are counted" 2 "$(sim_count apt-get)"
+check_eq "apt-get calls are counted" $((apt0 + 1)) "$(sim_count apt-get)"
 check_eq "driver packages installed at the pinned versions" \
   "cuda-drivers 535.129.03-1 libcudnn8 8.9.7.29-1+cuda12.2 libnccl2 2.18.5-1+cuda12.2 nvidia-driver-535 535.129.03-0ubuntu1" \
   "$(sim_run dpkg-query -W -f '${Package} ${Version}\n' cuda-drivers nvidia-driver-535 libcudnn8 libnccl2 | sort | tr '\n' ' ' | sed 's/ $//')"
@@ -62,6 +156,8 @@ check_eq "/proc/driver/nvidia/version in the NVRM format" \
 check_eq "nvidia-smi --query-gpu csv,noheader" "0, NVIDIA H100 80GB HBM3, 535.129.03, 00000000:18:00.0" \
   "$(sim_run nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv,noheader | head -n 1)"
 check_eq "nvidia-smi counts 8 GPUs" 8 "$(sim_run nvidia-smi -L | grep -c '^GPU ')"
+check "nvidia-smi --version: its own version is the library's" \
+  grep -qx 'NVIDIA-SMI version  : 535.129.03' <<<"$(sim_run nvidia-smi --version)"
 
 sim_section "stand-in libraries through dlopen (python ctypes inside)"
 PY='import ctypes,sys
@@ -96,8 +192,8 @@ check "the install changed the host" test -n "$(sim_diff bare | grep libnvidia-m
 
 sim_section "power cut during a slow postinst, then dpkg --configure -a"
 sim_new_host
-sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
-  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda.list && apt-get -qq update"
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
+  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda.list && apt-get -qq update"
 touch "$SIM_HOST/sim/control/slow-postinst"
 sim_run_bg env DEBIAN_FRONTEND=noninteractive apt-get -y -q install "${PKGS[@]}"
 if sim_wait_file "$SIM_HOST/sim/control/postinst-running" 60; then
@@ -111,6 +207,26 @@ else
   check "the slow postinst started" false
   sim_kill
 fi
+
+sim_section "without pins, apt-get upgrade moves the legacy stack (what gpuprep's pins must prevent)"
+sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -qq install "${PKGS[@]}" >/dev/null 2>&1  # complete the cut transaction
+sim_run env DEBIAN_FRONTEND=noninteractive apt-get -s upgrade >"$SIM_DIR/apt-s.out" 2>&1
+check_eq "the driver to the newest 535 and NCCL to a CUDA 13 build" \
+  "nvidia-driver-535 535.183.01-0ubuntu1 libnccl2 2.28.3-1+cuda13.0" "$(inst nvidia-driver-535) $(inst libnccl2)"
+
+sim_section "apt swaps branches: the 535 driver replaced by 580 open (Conflicts/Replaces), then reboot"
+check "apt-get install of R580 open, every component pinned" \
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q install "${OPEN580[@]}"
+check_eq "the 535 driver packages are gone (the fabric manager is a separate choice)" "" \
+  "$(sim_run dpkg-query -W -f '${db:Status-Status} ${Package}\n' 2>/dev/null | grep -E '^installed (nvidia-(driver|dkms|utils|compute-utils)-535|libnvidia-compute-535|cuda-drivers)')"
+check_eq "the recorded module: 580.95.05, open" "580.95.05 open" \
+  "$(sim_run cat /var/lib/gpuprep-sim/nvidia-module-version /var/lib/gpuprep-sim/nvidia-module-flavour | tr '\n' ' ' | sed 's/ $//')"
+sim_run sh -c 'printf "blacklist nouveau\noptions nouveau modeset=0\n" >/etc/modprobe.d/blacklist-nouveau.conf'
+sim_reboot --no-resume
+check "/proc/driver/nvidia/version names the open kernel module" \
+  grep -q '^NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  ' <<<"$(sim_run cat /proc/driver/nvidia/version)"
+check_eq "NVML and the CUDA driver report 580.95.05 and CUDA 13.0 (one build, its version from its file name)" \
+  "0 Success 8 580.95.05 0 8 13000" "$(sim_run python3 -c "${PY%%cudnn=*}print(r, n.nvmlErrorString(r).decode(), cnt.value, v.value.decode(), ci, dc.value, dv.value)")"
 
 sim_section "the dpkg lock held by unattended-upgrades"
 sim_run_locked_log() { sim_run_locked "$@" >"$SIM_DIR/lockwait.log" 2>&1; }

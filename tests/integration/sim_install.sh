@@ -54,7 +54,8 @@ check "no fabric manager without NVSwitches" sh -c "! grep -q nvidia-fabricmanag
 check_eq "driver, CUDA, cuDNN, NCCL installed at the pins" \
   "cuda-drivers 535.129.03-1 cuda-toolkit-12-2 12.2.2-1 libcudnn8 8.9.7.29-1+cuda12.2 libnccl-dev 2.18.5-1+cuda12.2 libnccl2 2.18.5-1+cuda12.2" \
   "$(sim_run dpkg-query -W -f '${Package} ${Version}\n' cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl2 libnccl-dev | sort | tr '\n' ' ' | sed 's/ $//')"
-check_eq "pinned packages held" "cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2" \
+check_eq "every package of the closure held (metas and components)" \
+  "cuda-cudart-12-2 cuda-drivers cuda-drivers-535 cuda-nvcc-12-2 cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2 libnvidia-compute-535 nvidia-compute-utils-535 nvidia-dkms-535 nvidia-driver-535 nvidia-utils-535" \
   "$(sim_run apt-mark showhold | sort | tr '\n' ' ' | sed 's/ $//')"
 check "nouveau blacklisted" sim_run grep -qx 'blacklist nouveau' /etc/modprobe.d/blacklist-nouveau.conf
 check "initramfs updated" grep -qx 'update-initramfs -u' "$SIM_HOST/sim/log/commands.log"
@@ -62,8 +63,8 @@ check "the resume unit is installed" sim_run test -f /etc/systemd/system/gpuprep
 check "and enabled" sim_run test -e /etc/systemd/system/multi-user.target.wants/gpuprep-resume.service
 check "no reboot without --reboot" sh -c "! grep -q 'systemctl reboot' '$SIM_HOST/sim/log/commands.log'"
 check "journal says reboot-required" sim_run grep -q '"state": *"reboot-required"' /var/lib/gpuprep/journal.json
-check "the pinned keyring is where signed-by points" cmp -s "$SIM_DIR/www/sim-archive-keyring.gpg" "$SIM_HOST/upper/usr/share/keyrings/cuda-archive-keyring.gpg"
-check "the list uses signed-by" sim_run grep -q "^deb \[signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg\] https://127.0.0.1:$SIM_PORT/repo/ /" \
+check "the pinned keyring is where signed-by points" cmp -s "$SIM_DIR/www/cuda.gpg" "$SIM_HOST/upper/usr/share/keyrings/cuda-archive-keyring.gpg"
+check "the list uses signed-by" sim_run grep -q "^deb \[signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg\] https://127.0.0.1:$SIM_PORT/cuda/ /" \
   /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list
 check "verify before the reboot fails" sim_run sh -c '! /sim/bin/gpuprep --manifest /sim/stack.yaml verify >/dev/null 2>&1'
 
@@ -156,18 +157,19 @@ unsupported_host() {  # unsupported_host NAME ERROR: apply on a host the stack c
 }
 sim_section "B200 GPUs on the R535 stack (R535 predates Blackwell): refused"
 SIM_GPU_ID=0x2901 sim_new_host
-unsupported_host blackwell "gpuprep: error: GPU 0000:18:00.0 (B200) is blackwell, which stack sim-stack does not support (volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest"
+unsupported_host blackwell "gpuprep: error: refused before any change: GPU 0000:18:00.0 (B200) is blackwell, which stack sim-stack does not support (volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest"
 sim_section "no NVIDIA GPU at all: refused"
 SIM_GPUS=0 SIM_NOUVEAU=0 sim_new_host
-unsupported_host nogpu "gpuprep: error: no NVIDIA GPU on this host: stack sim-stack sets up a GPU driver (to install only the libraries: --skip driver)"
+unsupported_host nogpu "gpuprep: error: refused before any change: no NVIDIA GPU on this host: stack sim-stack sets up a GPU driver (to install only the libraries: --skip driver)"
 
 sim_section "a cloud image's driver (nvidia-driver-535 at the pinned version, loaded) is left alone"
 sim_new_host
+D=535.129.03-0ubuntu1
 URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
-sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/sim-archive-keyring.gpg /tmp/k.gpg &&
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg &&
   install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
-  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/repo/ /' >/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list &&
-  apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -y -qq install nvidia-driver-535=535.129.03-0ubuntu1 >/dev/null &&
+  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list &&
+  apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -y -qq install nvidia-driver-535=$D nvidia-dkms-535=$D libnvidia-compute-535=$D nvidia-utils-535=$D nvidia-compute-utils-535=$D >/dev/null &&
   printf 'blacklist nouveau\noptions nouveau modeset=0\n' >/etc/modprobe.d/blacklist-nouveau.conf" >/dev/null 2>&1
 sim_reboot --no-resume
 check_eq "the image's driver is loaded" 535.129.03 "$(sim_run cat /sys/module/nvidia/version 2>/dev/null)"

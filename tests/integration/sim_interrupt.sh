@@ -62,7 +62,7 @@ check "dpkg is not left interrupted" sim_run sh -c '[ -z "$(ls -A /var/lib/dpkg/
 
 sim_section "an old conflicting list for the same repository (Signed-By conflict) is moved aside"
 sim_new_host
-sim_run sh -c "mkdir -p /etc/apt/sources.list.d && echo 'deb [signed-by=/usr/share/keyrings/old-cuda.gpg] https://127.0.0.1:$SIM_PORT/repo/ /' >/etc/apt/sources.list.d/old-cuda.list"
+sim_run sh -c "mkdir -p /etc/apt/sources.list.d && echo 'deb [signed-by=/usr/share/keyrings/old-cuda.gpg] https://127.0.0.1:$SIM_PORT/cuda/ /' >/etc/apt/sources.list.d/old-cuda.list"
 sim_gp conflict "${M[@]}" apply --yes --only nccl
 check_rc "apply --only nccl converges" 0 conflict
 check "the old list is kept as a backup apt ignores" sim_run test -f /etc/apt/sources.list.d/old-cuda.list.gpuprep.bak

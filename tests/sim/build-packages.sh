@@ -1,72 +1,89 @@
 #!/usr/bin/env bash
-# build-packages.sh OUT_DIR BUILD_DIR: builds the simulated GPU server's stub packages (named and versioned
-# like NVIDIA's, tests/sim/README.md) into OUT_DIR/*.deb. Stand-in libraries and nvidia-smi are compiled
-# from tests/sim/src/*.c into BUILD_DIR first. Never commit the results.
+# build-packages.sh OUT_DIR BUILD_DIR: builds the simulated GPU server's stub packages into three trees,
+# shaped like the repositories a real Ubuntu 22.04 GPU server sees (tests/sim/README.md):
+#   OUT_DIR/cuda/                       NVIDIA's flat CUDA repository (compute/cuda/repos/ubuntu2204/x86_64/):
+#                                       many point releases of every package, pruned ones missing, both
+#                                       revision styles, a newer branch behind the unsuffixed metas
+#   OUT_DIR/nvidia-container-toolkit/   the container toolkit's flat repository (libnvidia-container/stable/deb/amd64/)
+#   OUT_DIR/ubuntu/pool/{jammy,jammy-updates}/  the distribution archive: dkms, kernel headers and metas, and
+#                                       Ubuntu's own build of the R580 driver at a higher version than NVIDIA's
+# lib.sh indexes and signs them. Stand-in libraries and nvidia-smi are compiled ONCE from tests/sim/src/*.c
+# into BUILD_DIR and installed under each release's versioned file name (libnvidia-ml.so.580.95.05), from
+# which they report their version: many point releases cost no extra compiles. Never commit the results.
+#
+# Versions: the point releases, revision styles and package names follow what NVIDIA's and Ubuntu's
+# repositories publish (the R580 releases 580.65.06 ... 580.159.04, -0ubuntu1 up to 580.105.08 and -1ubuntu1
+# after; 595.71.05-1ubuntu1 behind nvidia-open/cuda-drivers; cuDNN 9.12.0.46-1 for CUDA 13; NCCL
+# 2.27.7-1+cuda13.0; Ubuntu's 580.173.02-0ubuntu0.22.04.1). Values marked "test value" are plausible
+# stand-ins where the real string is not known; only the tests read them.
 set -euo pipefail
 OUT=$1
 BUILD=$2
 SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/src
 mkdir -p "$OUT" "$BUILD"
-
-# The stack the test manifest pins (tests/sim/stack.yaml.in); versions as NVIDIA's repositories spell them
-# (shared/facts/nvidia-compat.md §3.2, §3.3).
-DRV=535.129.03            # driver branch 535
-DRV_UBUNTU=$DRV-0ubuntu1  # nvidia-driver-535 and its parts, as in NVIDIA's CUDA repo
-DRV_NV=$DRV-1             # cuda-drivers-535, nvidia-fabricmanager-535
-CUDA_PKG=12.2.2-1         # cuda-toolkit-12-2
-CUDA_COMP=12.2.140        # cudart / nvcc of CUDA 12.2.2 (https://developer.download.nvidia.com/compute/cuda/redist/redistrib_12.2.2.json)
-CUDNN=8.9.7.29-1+cuda12.2
-NCCL=2.18.5-1+cuda12.2
-CTK=1.17.8-1
 KREL=$(uname -r)
 ARCH=$(dpkg --print-architecture)
 MA=$(gcc -print-multiarch)   # x86_64-linux-gnu
 LIBDIR=usr/lib/$MA
-
-# ------------------------------------------------------------------ stand-in binaries
-CF=(-O2 -Wall -Wextra -Werror -DSIM_DRIVER_VERSION="\"$DRV\"" -DSIM_CUDA_MAJOR=12 -DSIM_CUDA_DRIVER_API=12020)
-gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$BUILD/libnvidia-ml.so.$DRV" "$SRC_DIR/nvml.c"
-gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$BUILD/libcuda.so.$DRV" "$SRC_DIR/cuda.c"
-gcc "${CF[@]}" -o "$BUILD/nvidia-smi" "$SRC_DIR/nvidia-smi.c" -ldl
-gcc -O2 -Wall -Werror -o "$BUILD/sim-holdlock" "$SRC_DIR/holdlock.c"
-verlib() {  # verlib OUT SONAME FUNC VALUE [out-param]
-  gcc -O2 -Wall -Werror -shared -fPIC -Wl,-soname,"$2" -DSIM_FUNC="$3" -DSIM_VALUE="$4" ${5:+-DSIM_OUT_PARAM} \
-    -o "$BUILD/$1" "$SRC_DIR/versionlib.c"
-}
-verlib libcudnn.so.8.9.7 libcudnn.so.8 cudnnGetVersion 8907          # cuDNN 8: MAJOR*1000+MINOR*100+PATCH
-verlib libnccl.so.2.18.5 libnccl.so.2 ncclGetVersion 21805 out       # NCCL >= 2.9: X*10000+Y*100+Z
-verlib libcudart.so.$CUDA_COMP libcudart.so.12 cudaRuntimeGetVersion 12020 out
-verlib libnvidia-container.so.1.17.8 libnvidia-container.so.1 nvc_version_sim 1178
-
-# ------------------------------------------------------------------ package helper
 STAGE=$BUILD/stage
-# pkg NAME VERSION ARCH DEPENDS DESCRIPTION: starts a package tree in $P (files are added by the caller,
-# then `finish` builds it). Maintainer scripts: write $P/DEBIAN/{postinst,postrm} before finish.
+LIST=$BUILD/debs.list
+rm -rf "$STAGE" && mkdir -p "$STAGE"
+: >"$LIST"
+
+# ------------------------------------------------------------------ stand-in binaries (compiled once)
+CF=(-O2 -Wall -Wextra -Werror)
+verlib() {  # verlib KIND SONAME: one build of versionlib.c per kind
+  gcc "${CF[@]}" -shared -fPIC -Wl,-soname,"$2" -DSIM_KIND_"$1" -o "$BUILD/${2%%.so*}.$1.so" "$SRC_DIR/versionlib.c" -ldl
+}
+# (two compilers at a time; each job's failure fails the build)
+pair() {
+  local a b
+  "$1" & a=$!
+  "$2" & b=$!
+  wait "$a" && wait "$b"
+}
+c_nvml() { gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$BUILD/libnvidia-ml.so" "$SRC_DIR/nvml.c" -ldl; }
+c_cuda() { gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$BUILD/libcuda.so" "$SRC_DIR/cuda.c" -ldl; }
+c_smi() { gcc "${CF[@]}" -o "$BUILD/nvidia-smi" "$SRC_DIR/nvidia-smi.c" -ldl; }
+c_lock() { gcc "${CF[@]}" -o "$BUILD/sim-holdlock" "$SRC_DIR/holdlock.c"; }
+c_cudnn() { verlib CUDNN libcudnn.so.9; }
+c_nccl() { verlib NCCL libnccl.so.2; }
+c_cudart() { verlib CUDART libcudart.so.13; }
+c_nvc() { verlib NVC libnvidia-container.so.1; }
+pair c_nvml c_cuda
+pair c_smi c_lock
+pair c_cudnn c_nccl
+pair c_cudart c_nvc
+
+# ------------------------------------------------------------------ package helpers
+# pkg ORIGIN NAME VERSION DESCRIPTION ["Field: value"]...: starts a package tree in $P (fields with an empty
+# value are left out). The caller adds files and maintainer scripts, then calls finish, which queues the tree
+# for dpkg-deb (built at the end, two at a time). ORIGIN is the tree under OUT_DIR the .deb goes to.
 pkg() {
-  P=$STAGE/$1
+  local origin=$1 name=$2 version=$3 desc=$4 f
+  shift 4
+  P=$STAGE/$origin/${name}_$version
   rm -rf "$P"
-  mkdir -p "$P/DEBIAN" "$P/usr/share/doc/$1"
+  mkdir -p "$P/DEBIAN" "$P/usr/share/doc/$name" "$OUT/$origin"
   {
-    echo "Package: $1"
-    echo "Version: $2"
-    echo "Architecture: $3"
+    echo "Package: $name"
+    echo "Version: $version"
+    echo "Architecture: $ARCH"
     echo "Maintainer: gpuprep simulated server <gpuprep-sim@localhost>"
-    [[ -n $4 ]] && echo "Depends: $4"
+    for f in "$@"; do if [[ -n ${f#*: } && $f == *": "* ]]; then echo "$f"; fi; done
     echo "Section: sim"
     echo "Priority: optional"
-    echo "Description: $5"
+    echo "Description: $desc"
     echo " Stand-in package of the gpuprep simulated GPU server (tests/sim); not NVIDIA software."
   } >"$P/DEBIAN/control"
-  echo "gpuprep simulated package $1 $2" >"$P/usr/share/doc/$1/README.sim"
-  PKG_FILE=$OUT/${1}_${2//:/%3a}_$3.deb
+  echo "gpuprep simulated package $name $version" >"$P/usr/share/doc/$name/README.sim"
+  PKG_OUT=$OUT/$origin/${name}_${version//:/%3a}_$ARCH.deb
 }
-script() {  # script NAME (postinst|postrm|preinst) BODY
-  printf '#!/bin/sh\nset -e\n%s\n' "$3" >"$STAGE/$1/DEBIAN/$2"
-  chmod 0755 "$STAGE/$1/DEBIAN/$2"
+script() {  # script (postinst|postrm|preinst) BODY: a maintainer script of the current package
+  printf '#!/bin/sh\nset -e\n%s\n' "$2" >"$P/DEBIAN/$1"
+  chmod 0755 "$P/DEBIAN/$1"
 }
-finish() {
-  dpkg-deb --root-owner-group -Zgzip -z1 --build "$P" "$PKG_FILE" >/dev/null
-}
+finish() { printf '%s\n%s\n' "$P" "$PKG_OUT" >>"$LIST"; }
 install_file() {  # install_file MODE SRC DEST (DEST relative to the package root)
   mkdir -p "$(dirname "$P/$3")"
   install -m "$1" "$2" "$P/$3"
@@ -76,77 +93,101 @@ text_file() {  # text_file MODE DEST <<EOF
   cat >"$P/$2"
   chmod "$1" "$P/$2"
 }
-ldconfig_scripts() {
-  script "$1" postinst 'if [ "$1" = configure ]; then ldconfig; fi'
-  script "$1" postrm 'if [ "$1" = remove ] || [ "$1" = purge ]; then ldconfig; fi'
+symlink() {  # symlink TARGET DEST (DEST relative to the package root)
+  mkdir -p "$(dirname "$P/$2")"
+  ln -sfn "$1" "$P/$2"
 }
+ldconfig_scripts() {
+  script postinst 'if [ "$1" = configure ]; then ldconfig; fi'
+  script postrm 'if [ "$1" = remove ] || [ "$1" = purge ]; then ldconfig; fi'
+}
+# Ubuntu-style branch packages (nvidia-graphics-drivers-NNN): each provides and conflicts with a name every
+# branch's counterpart also provides, so two branches (or the open and proprietary flavours) cannot be
+# installed together and apt replaces one with the other.
+# exclusive NAME: sets EX to those three fields, for pkg "${EX[@]}".
+exclusive() { EX=("Provides: $1" "Conflicts: $1" "Replaces: $1"); }
 
-# ------------------------------------------------------------------ driver 535
-pkg dkms 0.0.1-sim1 all "" "Dynamic Kernel Module Support Framework (simulated)"
-text_file 0755 usr/sbin/dkms <<'EOF'
-#!/bin/bash
-# Simulated dkms: records its argv in /sim/log/commands.log, builds nothing.
-line=dkms; for a in "$@"; do line+=" $(printf '%q' "$a")"; done
-echo "$line" >>/sim/log/commands.log 2>/dev/null || true
-EOF
-finish
-
-pkg "linux-headers-$KREL" "${KREL%%-*}.1" "$ARCH" "" "Linux kernel headers for $KREL (simulated)"
-text_file 0644 "usr/src/linux-headers-$KREL/Makefile" <<<"# simulated kernel headers for $KREL"
-mkdir -p "$P/lib/modules/$KREL"
-ln -s "/usr/src/linux-headers-$KREL" "$P/lib/modules/$KREL/build"
-finish
-
-pkg nvidia-dkms-535 "$DRV_UBUNTU" "$ARCH" "dkms" "NVIDIA DKMS package (simulated)"
-text_file 0644 "usr/src/nvidia-$DRV/dkms.conf" <<EOF
+# ------------------------------------------------------------------ NVIDIA driver packages
+# dkms_pkg ORIGIN NAME VERSION UPSTREAM FLAVOUR: the kernel module. Its postinst "builds" it: records the
+# version and flavour the next (simulated) boot loads and asks for a reboot, like Ubuntu's update-notifier
+# hook. /sim/control/slow-postinst makes it slow, so a scenario can cut the power in the middle of it.
+dkms_pkg() {
+  local origin=$1 name=$2 version=$3 up=$4 flavour=$5
+  pkg "$origin" "$name" "$version" "NVIDIA DKMS package, $flavour kernel modules (simulated)" \
+    "Depends: dkms" "Provides: nvidia-dkms-kernel" "Conflicts: nvidia-dkms-kernel"
+  text_file 0644 "usr/src/nvidia-$up/dkms.conf" <<EOF
 PACKAGE_NAME="nvidia"
-PACKAGE_VERSION="$DRV"
+PACKAGE_VERSION="$up"
 AUTOINSTALL="yes"
 EOF
-# The DKMS build is what takes minutes on a real server; /sim/control/slow-postinst makes it slow here so a
-# scenario can kill apply in the middle of it. The "installed module" is what a reboot will load.
-script nvidia-dkms-535 postinst "$(cat <<EOF
+  script postinst "$(cat <<EOF
 if [ "\$1" = configure ]; then
   if [ -e /sim/control/slow-postinst ]; then
     touch /sim/control/postinst-running
     sleep 60
   fi
-  dkms add -m nvidia -v $DRV
-  dkms build -m nvidia -v $DRV
-  dkms install -m nvidia -v $DRV
+  dkms add -m nvidia -v $up
+  dkms build -m nvidia -v $up
+  dkms install -m nvidia -v $up
   mkdir -p /lib/modules/\$(uname -r)/updates/dkms /var/lib/gpuprep-sim
-  echo "simulated nvidia.ko version $DRV" >/lib/modules/\$(uname -r)/updates/dkms/nvidia.ko
-  echo $DRV >/var/lib/gpuprep-sim/nvidia-module-version
-  # like Ubuntu's update-notifier hook
+  echo "simulated nvidia.ko version $up ($flavour)" >/lib/modules/\$(uname -r)/updates/dkms/nvidia.ko
+  echo $up >/var/lib/gpuprep-sim/nvidia-module-version
+  echo $flavour >/var/lib/gpuprep-sim/nvidia-module-flavour
   touch /var/run/reboot-required
-  echo nvidia-dkms-535 >>/var/run/reboot-required.pkgs
+  echo $name >>/var/run/reboot-required.pkgs
 fi
 EOF
 )"
-script nvidia-dkms-535 postrm "$(cat <<EOF
+  # Only its own record: when apt swaps branches, the new module may already be recorded.
+  script postrm "$(cat <<EOF
 if [ "\$1" = remove ] || [ "\$1" = purge ]; then
-  rm -f /var/lib/gpuprep-sim/nvidia-module-version /lib/modules/\$(uname -r)/updates/dkms/nvidia.ko
+  if [ "\$(cat /var/lib/gpuprep-sim/nvidia-module-version 2>/dev/null)" = $up ]; then
+    rm -f /var/lib/gpuprep-sim/nvidia-module-version /var/lib/gpuprep-sim/nvidia-module-flavour \
+      /lib/modules/\$(uname -r)/updates/dkms/nvidia.ko
+  fi
 fi
 EOF
 )"
-finish
+  finish
+}
 
-pkg libnvidia-compute-535 "$DRV_UBUNTU" "$ARCH" "" "NVIDIA libcompute package (simulated NVML and CUDA driver)"
-install_file 0644 "$BUILD/libnvidia-ml.so.$DRV" "$LIBDIR/libnvidia-ml.so.$DRV"
-install_file 0644 "$BUILD/libcuda.so.$DRV" "$LIBDIR/libcuda.so.$DRV"
-ln -s "libnvidia-ml.so.$DRV" "$P/$LIBDIR/libnvidia-ml.so.1"
-ln -s "libcuda.so.$DRV" "$P/$LIBDIR/libcuda.so.1"
-ln -s libcuda.so.1 "$P/$LIBDIR/libcuda.so"
-ldconfig_scripts libnvidia-compute-535
-finish
+# driver_set ORIGIN BRANCH UPSTREAM REVISION FLAVOURS: one release of a branch as Ubuntu-style packages:
+# nvidia-driver-B[-open] -> (= V) nvidia-dkms-B[-open], libnvidia-compute-B, nvidia-utils-B,
+# nvidia-compute-utils-B. FLAVOURS: "proprietary", "open" or both.
+driver_set() {
+  local origin=$1 b=$2 up=$3 v=$3-$4 flavours=$5 f sfx
+  for f in $flavours; do
+    sfx=
+    [[ $f == open ]] && sfx=-open
+    dkms_pkg "$origin" "nvidia-dkms-$b$sfx" "$v" "$up" "$f"
+    pkg "$origin" "nvidia-driver-$b$sfx" "$v" "NVIDIA driver metapackage, $f kernel modules (simulated)" \
+      "Depends: nvidia-dkms-$b$sfx (= $v), libnvidia-compute-$b (= $v), nvidia-utils-$b (= $v), nvidia-compute-utils-$b (= $v)" \
+      "Provides: nvidia-driver-binary" "Conflicts: nvidia-driver-binary"
+    finish
+  done
 
-pkg nvidia-utils-535 "$DRV_UBUNTU" "$ARCH" "libnvidia-compute-535 (= $DRV_UBUNTU)" "NVIDIA driver support binaries (simulated nvidia-smi)"
-install_file 0755 "$BUILD/nvidia-smi" usr/bin/nvidia-smi
-finish
+  exclusive libnvidia-compute
+  pkg "$origin" "libnvidia-compute-$b" "$v" "NVIDIA libcompute package (simulated NVML and CUDA driver)" \
+    "${EX[@]}"
+  install_file 0644 "$BUILD/libnvidia-ml.so" "$LIBDIR/libnvidia-ml.so.$up"
+  install_file 0644 "$BUILD/libcuda.so" "$LIBDIR/libcuda.so.$up"
+  symlink "libnvidia-ml.so.$up" "$LIBDIR/libnvidia-ml.so.1"
+  symlink "libcuda.so.$up" "$LIBDIR/libcuda.so.1"
+  symlink libcuda.so.1 "$LIBDIR/libcuda.so"
+  ldconfig_scripts
+  finish
 
-pkg nvidia-compute-utils-535 "$DRV_UBUNTU" "$ARCH" "" "NVIDIA compute utilities (simulated persistence daemon)"
-text_file 0755 usr/bin/nvidia-persistenced <<<$'#!/bin/sh\nexit 0'
-text_file 0644 lib/systemd/system/nvidia-persistenced.service <<'EOF'
+  exclusive nvidia-utils
+  pkg "$origin" "nvidia-utils-$b" "$v" "NVIDIA driver support binaries (simulated nvidia-smi)" \
+    "Depends: libnvidia-compute-$b (= $v)" "${EX[@]}"
+  install_file 0755 "$BUILD/nvidia-smi" usr/bin/nvidia-smi
+  finish
+
+  exclusive nvidia-compute-utils
+  pkg "$origin" "nvidia-compute-utils-$b" "$v" "NVIDIA compute utilities (simulated persistence daemon)" \
+    "${EX[@]}"
+  text_file 0755 usr/bin/nvidia-persistenced <<<$'#!/bin/sh\nexit 0'
+  text_file 0644 lib/systemd/system/nvidia-persistenced.service <<'EOF'
 [Unit]
 Description=NVIDIA Persistence Daemon
 Wants=syslog.target
@@ -159,23 +200,17 @@ ExecStopPost=/bin/rm -rf /var/run/nvidia-persistenced
 [Install]
 WantedBy=multi-user.target
 EOF
-finish
+  finish
+}
 
-pkg nvidia-driver-535 "$DRV_UBUNTU" "$ARCH" \
-  "nvidia-dkms-535 (= $DRV_UBUNTU), libnvidia-compute-535 (= $DRV_UBUNTU), nvidia-utils-535 (= $DRV_UBUNTU), nvidia-compute-utils-535 (= $DRV_UBUNTU)" \
-  "NVIDIA driver metapackage (simulated)"
-finish
-
-pkg cuda-drivers-535 "$DRV_NV" "$ARCH" "nvidia-driver-535 (>= $DRV)" "CUDA Driver meta-package, branch-specific (simulated)"
-finish
-
-pkg cuda-drivers "$DRV_NV" "$ARCH" "cuda-drivers-535 (= $DRV_NV)" "CUDA Driver meta-package (simulated)"
-finish
-
-pkg nvidia-fabricmanager-535 "$DRV_NV" "$ARCH" "" "Fabric Manager for NVSwitch based systems (simulated)"
-text_file 0755 usr/bin/nv-fabricmanager <<<"#!/bin/sh
-echo 'Fabric Manager version is : $DRV'"
-text_file 0644 lib/systemd/system/nvidia-fabricmanager.service <<'EOF'
+# fm_pkg ORIGIN BRANCH VERSION UPSTREAM: the fabric manager of a branch (NVSwitch systems).
+fm_pkg() {
+  exclusive nvidia-fabricmanager
+  pkg "$1" "nvidia-fabricmanager-$2" "$3" "Fabric Manager for NVSwitch based systems (simulated)" \
+    "${EX[@]}"
+  text_file 0755 usr/bin/nv-fabricmanager <<<"#!/bin/sh
+echo 'Fabric Manager version is : $4'"
+  text_file 0644 lib/systemd/system/nvidia-fabricmanager.service <<'EOF'
 [Unit]
 Description=NVIDIA fabric manager service
 
@@ -186,114 +221,260 @@ Type=forking
 [Install]
 WantedBy=multi-user.target
 EOF
-finish
+  finish
+}
 
-# ------------------------------------------------------------------ CUDA 12.2
-CUDA_ROOT=usr/local/cuda-12.2
-pkg cuda-cudart-12-2 "$CUDA_COMP-1" "$ARCH" "" "CUDA Runtime native Libraries (simulated)"
-install_file 0644 "$BUILD/libcudart.so.$CUDA_COMP" "$CUDA_ROOT/targets/x86_64-linux/lib/libcudart.so.$CUDA_COMP"
-ln -s "libcudart.so.$CUDA_COMP" "$P/$CUDA_ROOT/targets/x86_64-linux/lib/libcudart.so.12"
-ln -s targets/x86_64-linux/lib "$P/$CUDA_ROOT/lib64"
-text_file 0644 etc/ld.so.conf.d/988_cuda-12.conf <<<"/usr/local/cuda-12.2/targets/x86_64-linux/lib"
-ldconfig_scripts cuda-cudart-12-2
-finish
+meta() {  # meta ORIGIN NAME VERSION DEPENDS DESCRIPTION: a package with dependencies only
+  pkg "$1" "$2" "$3" "$5" "Depends: $4"
+  finish
+}
 
-pkg cuda-nvcc-12-2 "$CUDA_COMP-1" "$ARCH" "" "CUDA nvcc (simulated: prints its version only)"
-text_file 0755 "$CUDA_ROOT/bin/nvcc" <<'EOF'
+# R535 (the legacy stack) in the repository's older style: cuda-drivers/cuda-drivers-535 at -1 with a ">="
+# dependency on nvidia-driver-535 (so apt takes the newest 535 unless told otherwise), the driver at -0ubuntu1
+# with exact dependencies, the fabric manager at -1.
+for up in 535.104.05 535.129.03 535.183.01; do
+  driver_set cuda 535 "$up" 0ubuntu1 proprietary
+  meta cuda cuda-drivers-535 "$up-1" "nvidia-driver-535 (>= $up)" "CUDA Driver meta-package, branch-specific (simulated)"
+  meta cuda cuda-drivers "$up-1" "cuda-drivers-535 (= $up-1)" "CUDA Driver meta-package (simulated)"
+  fm_pkg cuda 535 "$up-1" "$up"
+done
+
+# R580 (LTS): both revision styles; 580.82.07 is missing on purpose (a point release NVIDIA pruned).
+# cuda-compat-13-0 carries the driver's version, like NVIDIA's. The fabric manager's "-1" revision follows
+# the one R580 string seen for it (nvidia-fabricmanager-580=580.105.08-1); its other releases are test values.
+for v in 580.65.06-0ubuntu1 580.95.05-0ubuntu1 580.105.08-0ubuntu1 580.126.09-1ubuntu1 580.159.04-1ubuntu1; do
+  up=${v%-*}
+  driver_set cuda 580 "$up" "${v##*-}" "proprietary open"
+  meta cuda nvidia-open-580 "$v" "nvidia-driver-580-open (= $v)" "NVIDIA driver 580, open kernel modules (simulated meta-package)"
+  meta cuda cuda-drivers-580 "$v" "nvidia-driver-580 (= $v)" "CUDA Driver meta-package, branch 580 (simulated)"
+  fm_pkg cuda 580 "$up-1" "$up"
+  pkg cuda cuda-compat-13-0 "$v" "CUDA 13.0 forward compatibility package (simulated)"
+  install_file 0644 "$BUILD/libcuda.so" "usr/local/cuda-13.0/compat/libcuda.so.$up"
+  symlink "libcuda.so.$up" usr/local/cuda-13.0/compat/libcuda.so.1
+  finish
+done
+
+# A newer branch behind the unsuffixed metas: `apt-get install nvidia-open` (or cuda-drivers) with no
+# version takes 595, not the LTS branch a stack pins.
+driver_set cuda 595 595.71.05 1ubuntu1 "proprietary open"
+meta cuda nvidia-open 595.71.05-1ubuntu1 "nvidia-driver-595-open (= 595.71.05-1ubuntu1)" "NVIDIA driver, open kernel modules, newest branch (simulated)"
+meta cuda cuda-drivers 595.71.05-1ubuntu1 "nvidia-driver-595 (= 595.71.05-1ubuntu1)" "CUDA Driver meta-package, newest branch (simulated)"
+
+# ------------------------------------------------------------------ CUDA toolkits
+# toolkit X-Y META COMPONENT: cuda-toolkit-X-Y META-1 depends on its components with ">=" like NVIDIA's
+# metas; cuda-cudart-X-Y and cuda-nvcc-X-Y COMPONENT-1 (each built once). Component versions: 13.0.48
+# (13.0.0), 13.0.88 (13.0.1 and 13.0.2), 12.9.37 (12.9.0), 12.9.79 (12.9.1) and 12.2.140 (12.2.2) as NVIDIA
+# ships them; 13.0.96 (13.0.3) and 12.2.53 (12.2.0) are test values.
+declare -A BUILT=()
+toolkit() {
+  local xy=$1 meta_v=$2 comp=$3 dot=${1/-/.} major=${1%-*} root=usr/local/cuda-${1/-/.}
+  local year=2025
+  [[ $major == 12 && ${xy#*-} -lt 8 ]] && year=2023
+  if [[ -z ${BUILT[cudart-$xy-$comp]:-} ]]; then
+    BUILT[cudart-$xy-$comp]=1
+    pkg cuda "cuda-cudart-$xy" "$comp-1" "CUDA Runtime native Libraries (simulated)"
+    install_file 0644 "$BUILD/libcudart.CUDART.so" "$root/targets/x86_64-linux/lib/libcudart.so.$comp"
+    symlink "libcudart.so.$comp" "$root/targets/x86_64-linux/lib/libcudart.so.$major"
+    symlink targets/x86_64-linux/lib "$root/lib64"
+    text_file 0644 "etc/ld.so.conf.d/988_cuda-$xy.conf" <<<"/$root/targets/x86_64-linux/lib"
+    ldconfig_scripts
+    finish
+    pkg cuda "cuda-nvcc-$xy" "$comp-1" "CUDA nvcc (simulated: prints its version only)"
+    text_file 0755 "$root/bin/nvcc" <<EOF
 #!/bin/sh
 # Simulated nvcc: only --version, in nvcc's format.
 cat <<'V'
 nvcc: NVIDIA (R) Cuda compiler driver
-Copyright (c) 2005-2023 NVIDIA Corporation
-Cuda compilation tools, release 12.2, V12.2.140
+Copyright (c) 2005-$year NVIDIA Corporation
+Cuda compilation tools, release $dot, V$comp
 V
 EOF
-finish
-
-pkg cuda-toolkit-12-2 "$CUDA_PKG" "$ARCH" "cuda-cudart-12-2 (>= $CUDA_COMP), cuda-nvcc-12-2 (>= $CUDA_COMP)" "CUDA Toolkit 12.2 meta-package (simulated)"
-text_file 0644 "$CUDA_ROOT/version.json" <<EOF
+    finish
+  fi
+  pkg cuda "cuda-toolkit-$xy" "$meta_v-1" "CUDA Toolkit $dot meta-package (simulated)" \
+    "Depends: cuda-cudart-$xy (>= $comp), cuda-nvcc-$xy (>= $comp)"
+  text_file 0644 "$root/version.json" <<EOF
 {
    "cuda" : {
       "name" : "CUDA SDK",
-      "version" : "12.2.20230823"
+      "version" : "$meta_v"
    },
    "cuda_cudart" : {
       "name" : "CUDA Runtime (cudart)",
-      "version" : "$CUDA_COMP"
+      "version" : "$comp"
    },
    "cuda_nvcc" : {
       "name" : "CUDA NVCC",
-      "version" : "$CUDA_COMP"
+      "version" : "$comp"
    }
 }
 EOF
-script cuda-toolkit-12-2 postinst 'if [ "$1" = configure ]; then update-alternatives --install /usr/local/cuda cuda /usr/local/cuda-12.2 122; fi'
-script cuda-toolkit-12-2 postrm 'if [ "$1" = remove ]; then update-alternatives --remove cuda /usr/local/cuda-12.2; fi'
-finish
+  script postinst "if [ \"\$1\" = configure ]; then update-alternatives --install /usr/local/cuda cuda /usr/local/cuda-$dot ${xy/-/}; fi"
+  script postrm "if [ \"\$1\" = remove ]; then update-alternatives --remove cuda /usr/local/cuda-$dot; fi"
+  finish
+}
+toolkit 13-0 13.0.0 13.0.48
+toolkit 13-0 13.0.1 13.0.88
+toolkit 13-0 13.0.2 13.0.88
+toolkit 13-0 13.0.3 13.0.96
+toolkit 12-9 12.9.0 12.9.37
+toolkit 12-9 12.9.1 12.9.79
+toolkit 12-2 12.2.0 12.2.53
+toolkit 12-2 12.2.2 12.2.140
 
-# ------------------------------------------------------------------ cuDNN 8.9.7, NCCL 2.18.5
-pkg libcudnn8 "$CUDNN" "$ARCH" "" "cuDNN runtime libraries (simulated)"
-install_file 0644 "$BUILD/libcudnn.so.8.9.7" "$LIBDIR/libcudnn.so.8.9.7"
-ln -s libcudnn.so.8.9.7 "$P/$LIBDIR/libcudnn.so.8"
-ldconfig_scripts libcudnn8
-finish
-
-pkg libcudnn8-dev "$CUDNN" "$ARCH" "libcudnn8 (= $CUDNN)" "cuDNN development headers (simulated)"
-text_file 0644 usr/include/cudnn_version.h <<'EOF'
-/* cudnn_version.h: stand-in with the cuDNN 8 macro layout (gpuprep simulated server) */
+# ------------------------------------------------------------------ cuDNN
+cudnn_header() {  # cudnn_header DEST M.m.p: cudnn_version.h's macro layout
+  local p
+  IFS=. read -ra p <<<"$2"
+  text_file 0644 "$1" <<EOF
+/* cudnn_version.h: stand-in with the cuDNN macro layout (gpuprep simulated server) */
 #ifndef CUDNN_VERSION_H_
 #define CUDNN_VERSION_H_
 
-#define CUDNN_MAJOR 8
-#define CUDNN_MINOR 9
-#define CUDNN_PATCHLEVEL 7
+#define CUDNN_MAJOR ${p[0]}
+#define CUDNN_MINOR ${p[1]}
+#define CUDNN_PATCHLEVEL ${p[2]}
 
-#define CUDNN_VERSION (CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)
+#define CUDNN_VERSION (CUDNN_MAJOR * $([[ ${p[0]} -ge 9 ]] && echo 10000 || echo 1000) + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)
 
 #endif /* CUDNN_VERSION_H */
 EOF
-mkdir -p "$P/$LIBDIR" && ln -s libcudnn.so.8 "$P/$LIBDIR/libcudnn.so"
-finish
+}
+# The headers are registered as alternatives (/usr/include/cudnn_version.h), the newest major winning, as
+# NVIDIA's cuDNN packages do.
+header_alternative() {  # header_alternative FILE PRIORITY
+  script postinst "if [ \"\$1\" = configure ]; then update-alternatives --install /usr/include/cudnn_version.h libcudnn_version_h $1 $2; fi"
+  script postrm "if [ \"\$1\" = remove ]; then update-alternatives --remove libcudnn_version_h $1; fi"
+}
 
-pkg libnccl2 "$NCCL" "$ARCH" "" "NVIDIA Collective Communication Library (NCCL) Runtime (simulated)"
-install_file 0644 "$BUILD/libnccl.so.2.18.5" "$LIBDIR/libnccl.so.2.18.5"
-ln -s libnccl.so.2.18.5 "$P/$LIBDIR/libnccl.so.2"
-ldconfig_scripts libnccl2
-finish
+# cuDNN 9: the CUDA major is in the package name (libcudnn9-cuda-13), the revision is -1. The two CUDA
+# variants carry the same libcudnn.so.9 here, so they exclude each other.
+cudnn9() {  # cudnn9 CUDA_MAJOR VERSION
+  local cm=$1 v=$2 other=12 up=${2%-*} mmp
+  [[ $cm == 12 ]] && other=13
+  mmp=${up%.*}
+  pkg cuda "libcudnn9-cuda-$cm" "$v" "cuDNN runtime libraries for CUDA $cm (simulated)" \
+    "Conflicts: libcudnn9-cuda-$other" "Replaces: libcudnn9-cuda-$other"
+  install_file 0644 "$BUILD/libcudnn.CUDNN.so" "$LIBDIR/libcudnn.so.$mmp"
+  symlink "libcudnn.so.$mmp" "$LIBDIR/libcudnn.so.9"
+  ldconfig_scripts
+  finish
+  pkg cuda "libcudnn9-headers-cuda-$cm" "$v" "cuDNN header files for CUDA $cm (simulated)" \
+    "Conflicts: libcudnn9-headers-cuda-$other" "Replaces: libcudnn9-headers-cuda-$other"
+  cudnn_header "usr/include/$MA/cudnn_version_v9.h" "$mmp"
+  header_alternative "/usr/include/$MA/cudnn_version_v9.h" 90
+  finish
+  pkg cuda "libcudnn9-dev-cuda-$cm" "$v" "cuDNN development libraries for CUDA $cm (simulated)" \
+    "Depends: libcudnn9-cuda-$cm (= $v), libcudnn9-headers-cuda-$cm (= $v)" \
+    "Conflicts: libcudnn9-dev-cuda-$other" "Replaces: libcudnn9-dev-cuda-$other"
+  symlink libcudnn.so.9 "$LIBDIR/libcudnn.so"
+  finish
+}
+for v in 9.12.0.46-1 9.13.0.50-1 9.14.0.64-1; do cudnn9 13 "$v"; done
+for v in 9.8.0.87-1 9.10.2.21-1; do cudnn9 12 "$v"; done
 
-pkg libnccl-dev "$NCCL" "$ARCH" "libnccl2 (= $NCCL)" "NVIDIA Collective Communication Library (NCCL) Development Files (simulated)"
-text_file 0644 usr/include/nccl.h <<'EOF'
+# cuDNN 8: the CUDA build is in the revision (8.9.7.29-1+cuda12.2).
+for v in 8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2; do
+  mmp=${v%%-*}
+  mmp=${mmp%.*}
+  pkg cuda libcudnn8 "$v" "cuDNN runtime libraries (simulated)"
+  install_file 0644 "$BUILD/libcudnn.CUDNN.so" "$LIBDIR/libcudnn.so.$mmp"
+  symlink "libcudnn.so.$mmp" "$LIBDIR/libcudnn.so.8"
+  ldconfig_scripts
+  finish
+  pkg cuda libcudnn8-dev "$v" "cuDNN development headers (simulated)" "Depends: libcudnn8 (= $v)"
+  cudnn_header "usr/include/$MA/cudnn_version_v8.h" "$mmp"
+  header_alternative "/usr/include/$MA/cudnn_version_v8.h" 80
+  symlink libcudnn.so.8 "$LIBDIR/libcudnn.so"
+  finish
+done
+
+# ------------------------------------------------------------------ NCCL (CUDA build in the revision)
+for v in 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.28.3-1+cuda13.0 2.27.3-1+cuda12.9 2.18.5-1+cuda12.2 \
+  2.18.5-1+cuda11.8 2.19.3-1+cuda12.2; do
+  up=${v%%-*}
+  IFS=. read -ra p <<<"$up"
+  code=$((p[0] * 10000 + p[1] * 100 + p[2]))
+  pkg cuda libnccl2 "$v" "NVIDIA Collective Communication Library (NCCL) Runtime (simulated)"
+  install_file 0644 "$BUILD/libnccl.NCCL.so" "$LIBDIR/libnccl.so.$up"
+  symlink "libnccl.so.$up" "$LIBDIR/libnccl.so.2"
+  ldconfig_scripts
+  finish
+  pkg cuda libnccl-dev "$v" "NVIDIA Collective Communication Library (NCCL) Development Files (simulated)" \
+    "Depends: libnccl2 (= $v)"
+  text_file 0644 usr/include/nccl.h <<EOF
 /* nccl.h: stand-in with NCCL's version macro layout (gpuprep simulated server) */
 #ifndef NCCL_H_
 #define NCCL_H_
 
-#define NCCL_MAJOR 2
-#define NCCL_MINOR 18
-#define NCCL_PATCH 5
+#define NCCL_MAJOR ${p[0]}
+#define NCCL_MINOR ${p[1]}
+#define NCCL_PATCH ${p[2]}
 #define NCCL_SUFFIX ""
 
-#define NCCL_VERSION_CODE 21805
+#define NCCL_VERSION_CODE $code
 #define NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? (X) * 1000 + (Y) * 100 + (Z) : (X) * 10000 + (Y) * 100 + (Z))
 
 #endif
 EOF
-mkdir -p "$P/$LIBDIR" && ln -s libnccl.so.2 "$P/$LIBDIR/libnccl.so"
+  symlink libnccl.so.2 "$LIBDIR/libnccl.so"
+  finish
+done
+
+# ------------------------------------------------------------------ NVIDIA Container Toolkit (own repository)
+CTK=nvidia-container-toolkit
+for up in 1.17.8 1.19.1 1.20.0; do
+  v=$up-1
+  pkg $CTK libnvidia-container1 "$v" "NVIDIA container runtime library (simulated)"
+  install_file 0644 "$BUILD/libnvidia-container.NVC.so" "$LIBDIR/libnvidia-container.so.$up"
+  symlink "libnvidia-container.so.$up" "$LIBDIR/libnvidia-container.so.1"
+  ldconfig_scripts
+  finish
+  pkg $CTK libnvidia-container-tools "$v" "NVIDIA container runtime library, command-line tools (simulated)" \
+    "Depends: libnvidia-container1 (= $v)"
+  text_file 0755 usr/bin/nvidia-container-cli <<<$'#!/bin/sh\n'"echo \"cli-version: $up\"; echo \"lib-version: $up\""
+  finish
+  pkg $CTK nvidia-container-toolkit-base "$v" "NVIDIA Container Toolkit Base (simulated)"
+  text_file 0755 usr/bin/nvidia-ctk <<<$'#!/bin/sh\n'"echo \"NVIDIA Container Toolkit CLI version $up\""
+  text_file 0755 usr/bin/nvidia-container-runtime <<<$'#!/bin/sh\n'"echo \"NVIDIA Container Runtime version $up\""
+  finish
+  pkg $CTK nvidia-container-toolkit "$v" "NVIDIA Container toolkit (simulated)" \
+    "Depends: nvidia-container-toolkit-base (= $v), libnvidia-container-tools (= $v)"
+  text_file 0755 usr/bin/nvidia-container-runtime-hook <<<$'#!/bin/sh\nexit 0'
+  finish
+done
+
+# ------------------------------------------------------------------ the distribution archive (Ubuntu jammy)
+JAMMY=ubuntu/pool/jammy
+UPDATES=ubuntu/pool/jammy-updates
+pkg $JAMMY dkms 3.0.3-1ubuntu1 "Dynamic Kernel Module Support Framework (simulated)"
+text_file 0755 usr/sbin/dkms <<'EOF'
+#!/bin/bash
+# Simulated dkms: records its argv in /sim/log/commands.log, builds nothing.
+line=dkms; for a in "$@"; do line+=" $(printf '%q' "$a")"; done
+echo "$line" >>/sim/log/commands.log 2>/dev/null || true
+EOF
 finish
 
-# ------------------------------------------------------------------ NVIDIA Container Toolkit 1.17.8
-pkg libnvidia-container1 "$CTK" "$ARCH" "" "NVIDIA container runtime library (simulated)"
-install_file 0644 "$BUILD/libnvidia-container.so.1.17.8" "$LIBDIR/libnvidia-container.so.1.17.8"
-ln -s libnvidia-container.so.1.17.8 "$P/$LIBDIR/libnvidia-container.so.1"
-ldconfig_scripts libnvidia-container1
-finish
-pkg libnvidia-container-tools "$CTK" "$ARCH" "libnvidia-container1 (= $CTK)" "NVIDIA container runtime library, command-line tools (simulated)"
-text_file 0755 usr/bin/nvidia-container-cli <<<$'#!/bin/sh\necho "cli-version: 1.17.8"\necho "lib-version: 1.17.8"'
-finish
-pkg nvidia-container-toolkit-base "$CTK" "$ARCH" "" "NVIDIA Container Toolkit Base (simulated)"
-text_file 0755 usr/bin/nvidia-ctk <<<$'#!/bin/sh\necho "NVIDIA Container Toolkit CLI version 1.17.8"\necho "commit: f202b80a9b9d0db00d9b1d73c0128c8962c55f4d"'
-text_file 0755 usr/bin/nvidia-container-runtime <<<$'#!/bin/sh\necho "NVIDIA Container Runtime version 1.17.8"'
-finish
-pkg nvidia-container-toolkit "$CTK" "$ARCH" "nvidia-container-toolkit-base (= $CTK), libnvidia-container-tools (= $CTK)" "NVIDIA Container toolkit (simulated)"
-text_file 0755 usr/bin/nvidia-container-runtime-hook <<<$'#!/bin/sh\nexit 0'
+pkg $JAMMY "linux-headers-$KREL" "${KREL%%-*}.1" "Linux kernel headers for $KREL (simulated)"
+text_file 0644 "usr/src/linux-headers-$KREL/Makefile" <<<"# simulated kernel headers for $KREL"
+symlink "/usr/src/linux-headers-$KREL" "lib/modules/$KREL/build"
 finish
 
+# Kernel metas in both pockets (test values of Ubuntu's x.y.z.ABI.upload form), so a test can check that
+# gpuprep never pins or holds linux-* packages and that `apt-get upgrade` still moves them.
+for pocket in "$JAMMY 5.15.0.25.27" "$UPDATES 5.15.0.160.160"; do
+  read -r origin v <<<"$pocket"
+  meta "$origin" linux-image-generic "$v" "" "Generic Linux kernel image (simulated meta-package)"
+  meta "$origin" linux-headers-generic "$v" "" "Generic Linux kernel headers (simulated meta-package)"
+done
+
+# Ubuntu's own build of R580 (nvidia-graphics-drivers-580, jammy-updates/security), with the same package
+# names as NVIDIA's and a higher version: without pins, apt prefers it. Its fabric manager version is a test
+# value.
+driver_set $UPDATES 580 580.173.02 0ubuntu0.22.04.1 "proprietary open"
+fm_pkg $UPDATES 580 580.173.02-0ubuntu0.22.04.1 580.173.02
+
+# ------------------------------------------------------------------ build every queued package, two at a time
+xargs -d '\n' -n 2 -P 2 dpkg-deb --root-owner-group -Zgzip -z1 --build <"$LIST" >/dev/null
+echo "build-packages: $(($(wc -l <"$LIST") / 2)) packages" >&2

@@ -78,8 +78,11 @@ _sim_reap_stale() {
 }
 
 # sim_init GPUPREP SRC [BUILD_DIR]: builds the stand-in libraries and packages (cached under
-# BUILD_DIR/tests-sim-cache/, keyed by the sources' hash), the signed apt repository and its variants,
-# starts the loopback HTTP server and writes the test manifests. Once per script.
+# BUILD_DIR/tests-sim-cache/, keyed by the sources' hash), indexes and signs the three repositories (README.md)
+# and the cuda repository's bad variants, starts the loopback HTTPS server and writes the test manifests.
+# Once per script. Sets SIM_PORT, SIM_SCHEME, SIM_URL (the server's root URL), and the throwaway keys'
+# fingerprints: SIM_KEY_FPR (cuda), SIM_CTK_KEY_FPR (nvidia-container-toolkit), SIM_UBUNTU_KEY_FPR (the
+# distribution archive), SIM_BAD_FPR (a stranger's), with SIM_KEY_SHA256 / SIM_CTK_KEY_SHA256 (keyrings).
 sim_init() {
   local gpuprep=$1 build_dir=${3:-} t0
   t0=$(_sim_ms)
@@ -89,30 +92,40 @@ sim_init() {
   echo $$ >"$SIM_DIR/owner.pid"
   trap sim_cleanup EXIT
   trap 'exit 130' INT TERM
-  mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/www/repo" "$SIM_DIR/gnupg"
+  mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/common/guest" "$SIM_DIR/www" "$SIM_DIR/gnupg"
   install -m 0755 "$gpuprep" "$SIM_DIR/common/bin/gpuprep"
   _sim_packages "$build_dir"
 
-  # Throwaway signing keys: the repository's, and a stranger's for the bad-key scenarios.
+  # Throwaway signing keys: one per repository, like the real ones, and a stranger's for the bad-key scenarios.
   export GNUPGHOME=$SIM_DIR/gnupg
   chmod 700 "$GNUPGHOME"
-  gpg --batch --quiet --passphrase '' --quick-gen-key "gpuprep sim repo <sim-repo@localhost>" ed25519 sign never 2>/dev/null ||
-    sim_fail "gpg key generation"
-  gpg --batch --quiet --passphrase '' --quick-gen-key "someone else <stranger@localhost>" ed25519 sign never 2>/dev/null ||
-    sim_fail "gpg key generation"
-  SIM_KEY_FPR=$(gpg --batch --with-colons --fingerprint sim-repo@localhost 2>/dev/null | awk -F: '/^fpr:/ {print $10; exit}')
-  SIM_BAD_FPR=$(gpg --batch --with-colons --fingerprint stranger@localhost 2>/dev/null | awk -F: '/^fpr:/ {print $10; exit}')
-  gpg --batch --export "$SIM_KEY_FPR" >"$SIM_DIR/www/sim-archive-keyring.gpg"
-  gpg --batch --armor --export "$SIM_KEY_FPR" >"$SIM_DIR/www/sim-archive-key.pub"
+  local who
+  for who in "sim cuda repository <sim-cuda@localhost>" "sim container toolkit repository <sim-ctk@localhost>" \
+    "sim ubuntu archive <sim-ubuntu@localhost>" "someone else <stranger@localhost>"; do
+    gpg --batch --quiet --passphrase '' --quick-gen-key "$who" ed25519 sign never 2>/dev/null || sim_fail "gpg key generation"
+  done
+  SIM_KEY_FPR=$(_sim_fpr sim-cuda@localhost)
+  SIM_CTK_KEY_FPR=$(_sim_fpr sim-ctk@localhost)
+  SIM_UBUNTU_KEY_FPR=$(_sim_fpr sim-ubuntu@localhost)
+  SIM_BAD_FPR=$(_sim_fpr stranger@localhost)
+  gpg --batch --export "$SIM_KEY_FPR" >"$SIM_DIR/www/cuda.gpg"
+  gpg --batch --export "$SIM_CTK_KEY_FPR" >"$SIM_DIR/www/nvidia-container-toolkit.gpg"
+  gpg --batch --export "$SIM_UBUNTU_KEY_FPR" >"$SIM_DIR/common/guest/ubuntu-archive-keyring.gpg"
   gpg --batch --export "$SIM_BAD_FPR" >"$SIM_DIR/www/stranger-keyring.gpg"
-  SIM_KEY_SHA256=$(sha256sum "$SIM_DIR/www/sim-archive-keyring.gpg" | cut -d' ' -f1)
+  SIM_KEY_SHA256=$(sha256sum "$SIM_DIR/www/cuda.gpg" | cut -d' ' -f1)
+  # shellcheck disable=SC2034  # for the scenarios
+  SIM_CTK_KEY_SHA256=$(sha256sum "$SIM_DIR/www/nvidia-container-toolkit.gpg" | cut -d' ' -f1)
 
-  _sim_index "$SIM_DIR/www/repo" "$SIM_KEY_FPR"
-  # badsig/: the same packages signed by the stranger's key; badsum/: one .deb altered after indexing.
-  cp -a "$SIM_DIR/www/repo" "$SIM_DIR/www/badsig"
+  # Release fields as the real repositories write them (NVIDIA's repo tooling: Origin NVIDIA, Label NVIDIA
+  # CUDA; the container toolkit's are test values).
+  _sim_index "$SIM_DIR/www/cuda" "$SIM_KEY_FPR" "NVIDIA" "NVIDIA CUDA"
+  _sim_index "$SIM_DIR/www/nvidia-container-toolkit" "$SIM_CTK_KEY_FPR" "NVIDIA" "NVIDIA Container Toolkit"
+  _sim_index_dist "$SIM_DIR/www/ubuntu" "$SIM_UBUNTU_KEY_FPR"
+  # badsig/: the cuda packages signed by the stranger's key; badsum/: one .deb altered after indexing.
+  cp -a "$SIM_DIR/www/cuda" "$SIM_DIR/www/badsig"
   rm -f "$SIM_DIR/www/badsig/"{Release,InRelease,Release.gpg,Packages,Packages.gz}
-  _sim_index "$SIM_DIR/www/badsig" "$SIM_BAD_FPR"
-  cp -a "$SIM_DIR/www/repo" "$SIM_DIR/www/badsum"
+  _sim_index "$SIM_DIR/www/badsig" "$SIM_BAD_FPR" "NVIDIA" "NVIDIA CUDA"
+  cp -a "$SIM_DIR/www/cuda" "$SIM_DIR/www/badsum"
   printf 'tampered' >>"$SIM_DIR/www/badsum/libnccl2_2.18.5-1+cuda12.2_amd64.deb"
 
   # Served over HTTPS with a throwaway certificate for 127.0.0.1 that only the simulated server trusts
@@ -121,9 +134,9 @@ sim_init() {
   local tls=()
   if [[ $SIM_SCHEME == https ]]; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=gpuprep sim 127.0.0.1" \
-      -addext "subjectAltName=IP:127.0.0.1" -keyout "$SIM_DIR/tls.key" -out "$SIM_DIR/common/tls.crt" 2>/dev/null ||
+      -addext "subjectAltName=IP:127.0.0.1" -keyout "$SIM_DIR/tls.key" -out "$SIM_DIR/common/guest/tls.crt" 2>/dev/null ||
       sim_fail "openssl: creating the loopback certificate"
-    tls=("$SIM_DIR/common/tls.crt" "$SIM_DIR/tls.key")
+    tls=("$SIM_DIR/common/guest/tls.crt" "$SIM_DIR/tls.key")
   fi
   python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
   SIM_HTTP_PID=$!
@@ -131,18 +144,27 @@ sim_init() {
   for i in $(seq 100); do [[ -s $SIM_DIR/http.port ]] && break; sleep 0.05; done
   [[ -s $SIM_DIR/http.port ]] || sim_fail "HTTP server did not start"
   SIM_PORT=$(cat "$SIM_DIR/http.port")
+  SIM_URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
 
-  _sim_manifest stack repo sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"
-  _sim_manifest stack-badkey repo stranger-keyring.gpg "$SIM_KEY_FPR" ""      # key served != pinned fingerprint
-  _sim_manifest stack-badsha repo sim-archive-keyring.gpg "" "$(printf '0%.0s' $(seq 64))"  # sha256 pin wrong
-  _sim_manifest stack-badsig badsig sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # repo signed by another key
-  _sim_manifest stack-badsum badsum sim-archive-keyring.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # a .deb fails its checksum
-  echo "sim: packages, signed repository and $SIM_SCHEME://127.0.0.1:$SIM_PORT/ ready in $(($(_sim_ms) - t0)) ms" >&2
+  # The simulated host's own sources: the distribution archive, as an Ubuntu server has it.
+  printf 'deb %s/ubuntu/ jammy main\ndeb %s/ubuntu/ jammy-updates main\n' "$SIM_URL" "$SIM_URL" \
+    >"$SIM_DIR/common/guest/sources.list"
+
+  _sim_manifest stack cuda cuda.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"
+  _sim_manifest stack-badkey cuda stranger-keyring.gpg "$SIM_KEY_FPR" ""      # key served != pinned fingerprint
+  _sim_manifest stack-badsha cuda cuda.gpg "" "$(printf '0%.0s' $(seq 64))"  # sha256 pin wrong
+  _sim_manifest stack-badsig badsig cuda.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # repo signed by another key
+  _sim_manifest stack-badsum badsum cuda.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"  # a .deb fails its checksum
+  echo "sim: packages, three signed repositories and $SIM_URL/ ready in $(($(_sim_ms) - t0)) ms" >&2
 }
 
-# _sim_packages [BUILD_DIR]: the stub .debs into $SIM_DIR/www/repo and sim-holdlock into common/.
+_sim_fpr() { gpg --batch --with-colons --fingerprint "$1" 2>/dev/null | awk -F: '/^fpr:/ {print $10; exit}'; }
+
+# _sim_packages [BUILD_DIR]: the stub .debs into $SIM_DIR/www/{cuda,nvidia-container-toolkit,ubuntu} and
+# sim-holdlock into common/guest.
 _sim_packages() {
-  local key cache tmp
+  local key cache tmp src t0
+  t0=$(_sim_ms)
   if [[ -n $1 && -d $1 ]]; then
     key=$(cat "$SIM_LIB_DIR/build-packages.sh" "$SIM_LIB_DIR"/src/* "$SIM_LIB_DIR/build-packages-containers.sh" \
       "$SIM_LIB_DIR/../support/fake_dockerd.py" <(uname -r) | sha256sum | cut -c1-16)
@@ -150,34 +172,60 @@ _sim_packages() {
     if [[ ! -d $cache ]]; then
       tmp=$(mktemp -d "$1/tests-sim-cache.tmp.XXXXXX")
       { bash "$SIM_LIB_DIR/build-packages.sh" "$tmp/repo" "$tmp/build" &&
-        bash "$SIM_LIB_DIR/build-packages-containers.sh" "$tmp/repo" "$tmp/build"; } ||
+        bash "$SIM_LIB_DIR/build-packages-containers.sh" "$tmp/repo/ubuntu/pool/jammy" "$tmp/build"; } ||
         { rm -rf "$tmp"; sim_fail "building stub packages"; }
       mkdir -p "$1/tests-sim-cache"
       find "$1/tests-sim-cache" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' ! -name "$key" -exec rm -rf {} + 2>/dev/null
       install -m 0755 "$tmp/build/sim-holdlock" "$tmp/sim-holdlock"
       rm -rf "$tmp/build"
       mv -T "$tmp" "$cache" 2>/dev/null || rm -rf "$tmp"  # another run may have won the race
+      echo "sim: built the stub packages in $(($(_sim_ms) - t0)) ms" >&2
     fi
-    cp -a "$cache/repo/." "$SIM_DIR/www/repo/"
-    install -m 0755 "$cache/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
+    src=$cache
   else
-    { bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build" &&
-      bash "$SIM_LIB_DIR/build-packages-containers.sh" "$SIM_DIR/www/repo" "$SIM_DIR/build"; } ||
+    { bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/pkgs/repo" "$SIM_DIR/pkgs/build" &&
+      bash "$SIM_LIB_DIR/build-packages-containers.sh" "$SIM_DIR/pkgs/repo/ubuntu/pool/jammy" "$SIM_DIR/pkgs/build"; } ||
       sim_fail "building stub packages"
-    install -m 0755 "$SIM_DIR/build/sim-holdlock" "$SIM_DIR/common/sim-holdlock"
+    install -m 0755 "$SIM_DIR/pkgs/build/sim-holdlock" "$SIM_DIR/pkgs/sim-holdlock"
+    rm -rf "$SIM_DIR/pkgs/build"
+    src=$SIM_DIR/pkgs
   fi
+  cp -a "$src/repo/." "$SIM_DIR/www/"
+  install -m 0755 "$src/sim-holdlock" "$SIM_DIR/common/guest/sim-holdlock"
 }
 
-# _sim_index DIR FPR: a flat ("/") apt repository in DIR, signed with FPR (InRelease and Release.gpg).
+# _sim_index DIR FPR ORIGIN LABEL: a flat ("/") apt repository in DIR, signed with FPR (InRelease and
+# Release.gpg), like NVIDIA's.
 _sim_index() {
   (
     cd "$1" || exit 1
     apt-ftparchive packages . >Packages 2>/dev/null
     gzip -9kn Packages
-    apt-ftparchive -o APT::FTPArchive::Release::Origin="gpuprep-sim" -o APT::FTPArchive::Release::Label="gpuprep-sim" \
+    apt-ftparchive -o APT::FTPArchive::Release::Origin="$3" -o APT::FTPArchive::Release::Label="$4" \
       release . >Release
     gpg --batch --yes --quiet --local-user "$2" --clearsign -o InRelease Release
     gpg --batch --yes --quiet --local-user "$2" --armor --detach-sign -o Release.gpg Release
+  ) || sim_fail "indexing $1"
+}
+
+# _sim_index_dist DIR FPR: the distribution archive in DIR (pool/SUITE/*.deb) as Ubuntu's: dists/SUITE/
+# with component main, Origin/Label Ubuntu, suites jammy and jammy-updates, signed with FPR.
+_sim_index_dist() {
+  (
+    cd "$1" || exit 1
+    local suite
+    for suite in jammy jammy-updates; do
+      mkdir -p "dists/$suite/main/binary-amd64"
+      apt-ftparchive packages "pool/$suite" >"dists/$suite/main/binary-amd64/Packages" 2>/dev/null
+      gzip -9kn "dists/$suite/main/binary-amd64/Packages"
+      apt-ftparchive -o APT::FTPArchive::Release::Origin=Ubuntu -o APT::FTPArchive::Release::Label=Ubuntu \
+        -o APT::FTPArchive::Release::Suite="$suite" -o APT::FTPArchive::Release::Codename=jammy \
+        -o APT::FTPArchive::Release::Version=22.04 -o APT::FTPArchive::Release::Architectures=amd64 \
+        -o APT::FTPArchive::Release::Components=main release "dists/$suite" >"$suite.Release"
+      mv "$suite.Release" "dists/$suite/Release"
+      gpg --batch --yes --quiet --local-user "$2" --clearsign -o "dists/$suite/InRelease" "dists/$suite/Release"
+      gpg --batch --yes --quiet --local-user "$2" --armor --detach-sign -o "dists/$suite/Release.gpg" "dists/$suite/Release"
+    done
   ) || sim_fail "indexing $1"
 }
 
@@ -186,14 +234,49 @@ _sim_manifest() {
   local fpr_line='' sha_line=''
   [[ -n $4 ]] && fpr_line="key_fingerprint: \"$4\""
   [[ -n $5 ]] && sha_line="keyring_sha256: \"$5\""
-  sed -e "s|@NAME@|sim-$1|g" -e "s|@URL@|$SIM_SCHEME://127.0.0.1:$SIM_PORT/$2/|g" \
-    -e "s|@KEYRING_URL@|$SIM_SCHEME://127.0.0.1:$SIM_PORT/$3|g" -e "s|@FINGERPRINT_LINE@|$fpr_line|" \
+  sed -e "s|@NAME@|sim-$1|g" -e "s|@URL@|$SIM_URL/$2/|g" \
+    -e "s|@KEYRING_URL@|$SIM_URL/$3|g" -e "s|@FINGERPRINT_LINE@|$fpr_line|" \
     -e "s|@SHA256_LINE@|$sha_line|" "$SIM_LIB_DIR/stack.yaml.in" >"$SIM_DIR/common/$1.yaml"
 }
 
+# sim_site_file STACK [NAME [EXTRA_YAML]]: a site file for the embedded stack STACK that overrides only its
+# repositories' addresses and keys, pointing them at the simulated server (the form a site uses for a
+# mirror). EXTRA_YAML (optional) is appended as is. Written to common/NAME.yaml (default site-STACK) for every
+# later host, and into the current host's /sim; prints the path inside the host (/sim/NAME.yaml).
+sim_site_file() {
+  local stack=$1 name=${2:-site-$1} f
+  f=$SIM_DIR/common/$name.yaml
+  {
+    echo "apiVersion: gpuprep/v1"
+    echo "kind: Stack"
+    echo "metadata: {name: $name}"
+    echo "extends: $stack"
+    echo "repository_overrides:"
+    echo "  cuda: {url: $SIM_URL/cuda/, keyring_url: $SIM_URL/cuda.gpg, key_fingerprint: $SIM_KEY_FPR}"
+    echo "  nvidia-container-toolkit: {url: $SIM_URL/nvidia-container-toolkit/, keyring_url: $SIM_URL/nvidia-container-toolkit.gpg, key_fingerprint: $SIM_CTK_KEY_FPR}"
+    if [[ -n ${3:-} ]]; then printf '%s\n' "$3"; fi
+  } >"$f"
+  if [[ -n $SIM_HOST && -d $SIM_HOST/sim ]]; then cp "$f" "$SIM_HOST/sim/"; fi
+  echo "/sim/$name.yaml"
+}
+
+# _sim_gpu_id: the PCI device id of the simulated GPUs: SIM_GPU_ID if set, else by model SIM_GPU
+# (H100 = H100 SXM 0x2330, the default; V100 = V100 SXM2 0x1db1; B200 = 0x2901).
+_sim_gpu_id() {
+  if [[ -n ${SIM_GPU_ID:-} ]]; then echo "$SIM_GPU_ID"; return 0; fi
+  case ${SIM_GPU:-H100} in
+    H100 | h100) echo 0x2330 ;;
+    V100 | v100) echo 0x1db1 ;;
+    B200 | b200) echo 0x2901 ;;
+    *) sim_fail "SIM_GPU=$SIM_GPU: unknown model (H100, V100, B200; or set SIM_GPU_ID)" ;;
+  esac
+}
+
 # sim_new_host: a fresh bare server (Ubuntu 22.04, GPUs on nouveau, nothing NVIDIA installed).
-# Fixture knobs (environment): SIM_GPUS (default 8 H100 SXM 0x2330), SIM_GPU_ID (0x2330), SIM_NVSWITCH=1
-# (4 NVSwitches 0x22a3), SIM_SECURE_BOOT=1, SIM_NOUVEAU=0 (no nouveau module on this kernel).
+# Its apt sources hold the distribution archive (jammy, jammy-updates), with lists already downloaded.
+# Fixture knobs (environment): SIM_GPUS (default 8), SIM_GPU=H100|V100|B200 (default H100 SXM) or SIM_GPU_ID
+# (a PCI device id), SIM_NVSWITCH=1 (4 NVSwitches, SIM_NVSWITCH_ID, default 0x22a3), SIM_SECURE_BOOT=1,
+# SIM_NOUVEAU=0 (no nouveau module on this kernel).
 sim_new_host() {
   local t0 h
   t0=$(_sim_ms)
@@ -203,9 +286,9 @@ sim_new_host() {
   rm -rf "$h"
   mkdir -p "$h"/{upper,work,merged,run,procdriver} "$h/sim"/{bin,log,control,guest}
   cp "$SIM_DIR/common/"*.yaml "$h/sim/"
-  [[ -f $SIM_DIR/common/tls.crt ]] && cp "$SIM_DIR/common/tls.crt" "$h/sim/guest/"
+  cp "$SIM_DIR/common/guest/"* "$h/sim/guest/"
   install -m 0755 "$SIM_DIR/common/bin/gpuprep" "$h/sim/bin/gpuprep"
-  install -m 0755 "$SIM_LIB_DIR/guest/"* "$SIM_DIR/common/sim-holdlock" "$h/sim/guest/"
+  install -m 0755 "$SIM_LIB_DIR/guest/"* "$h/sim/guest/"
   : >"$h/sim/log/commands.log"
   : >"$h/sim/log/apt-get.log"
   [[ ${SIM_NOUVEAU:-1} == 1 ]] && touch "$h/sim/control/has-nouveau"
@@ -225,7 +308,8 @@ sim_new_host() {
 # _sim_sysfs DIR: the fake /sys (same layout as tests/fixtures/hosts): NVIDIA GPUs (+ NVSwitches), one NIC,
 # EFI variables, the CPU list.
 _sim_sysfs() {
-  local s=$1 i bdf n=${SIM_GPUS:-8}
+  local s=$1 i bdf n=${SIM_GPUS:-8} gpu_id
+  gpu_id=$(_sim_gpu_id) || exit 1
   local gpu_bdfs=(0000:18:00.0 0000:2a:00.0 0000:3a:00.0 0000:5d:00.0 0000:9a:00.0 0000:ab:00.0 0000:ba:00.0 0000:db:00.0)
   mkdir -p "$s/bus/pci/devices" "$s/bus/pci/drivers/mlx5_core" "$s/module" "$s/firmware/efi/efivars" "$s/devices/system/cpu"
   _dev() {  # _dev BDF VENDOR DEVICE CLASS DRIVER
@@ -238,10 +322,10 @@ _sim_sysfs() {
     return 0
   }
   for ((i = 0; i < n && i < ${#gpu_bdfs[@]}; i++)); do
-    _dev "${gpu_bdfs[$i]}" 0x10de "${SIM_GPU_ID:-0x2330}" 0x030200 ""
+    _dev "${gpu_bdfs[$i]}" 0x10de "$gpu_id" 0x030200 ""
   done
   if [[ ${SIM_NVSWITCH:-0} == 1 ]]; then
-    for bdf in 0000:05:00.0 0000:06:00.0 0000:07:00.0 0000:08:00.0; do _dev "$bdf" 0x10de 0x22a3 0x068000 ""; done
+    for bdf in 0000:05:00.0 0000:06:00.0 0000:07:00.0 0000:08:00.0; do _dev "$bdf" 0x10de "${SIM_NVSWITCH_ID:-0x22a3}" 0x068000 ""; done
   fi
   _dev 0000:0c:00.0 0x15b3 0x1021 0x020000 mlx5_core
   # efivarfs: 4 attribute bytes (NV|BS|RT = 0x06), then the value

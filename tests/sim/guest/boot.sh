@@ -39,12 +39,17 @@ version=$(cat /var/lib/gpuprep-sim/nvidia-module-version 2>/dev/null || true)
 if [[ -n $version && ! -d /sys/module/nouveau ]]; then
   mkdir -p /sys/module/nvidia /proc/driver/nvidia /sys/bus/pci/drivers/nvidia /sys/bus/pci/drivers/nvidia-nvswitch
   echo "$version" >/sys/module/nvidia/version
-  printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct 19 18:56:32 UTC 2023\nGCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n' \
-    "$version" >/proc/driver/nvidia/version
+  # the NVRM line of each flavour (the open modules name themselves)
+  if [[ $(cat /var/lib/gpuprep-sim/nvidia-module-flavour 2>/dev/null) == open ]]; then
+    nvrm="NVIDIA UNIX Open Kernel Module for x86_64  $version  Release Build  (dvs-builder@U22-I3-B15-1-1)  Thu Sep 25 19:03:44 UTC 2025"
+  else
+    nvrm="NVIDIA UNIX x86_64 Kernel Module  $version  Thu Oct 19 18:56:32 UTC 2023"
+  fi
+  printf 'NVRM version: %s\nGCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n' "$nvrm" >/proc/driver/nvidia/version
   while read -r bdf class; do
     if [[ $class == 0x03* ]]; then bind "$bdf" nvidia; else bind "$bdf" nvidia-nvswitch; fi
   done < <(nvidia_devices)
-  echo "boot: nvidia $version loaded"
+  echo "boot: nvidia $version loaded ($(cat /var/lib/gpuprep-sim/nvidia-module-flavour 2>/dev/null || echo proprietary))"
 elif [[ -n $version ]]; then
   echo "boot: nvidia $version not loaded (nouveau holds the GPUs)"
 fi

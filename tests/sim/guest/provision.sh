@@ -22,7 +22,7 @@ ln -s ../usr/lib/os-release /etc/os-release
 printf 'DISTRIB_ID=Ubuntu\nDISTRIB_RELEASE=22.04\nDISTRIB_CODENAME=jammy\nDISTRIB_DESCRIPTION="Ubuntu 22.04.4 LTS"\n' >/etc/lsb-release
 echo "bookworm/sid" >/etc/debian_version
 
-# apt talks only to the simulated NVIDIA repository (which gpuprep adds).
+# apt talks only to the simulated distribution archive (below) and the repositories gpuprep adds.
 mkdir -p /etc/apt/sources-disabled-by-sim
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*; do
   [[ -e $f ]] && mv "$f" /etc/apt/sources-disabled-by-sim/
@@ -50,6 +50,12 @@ mkdir -p /etc/modprobe.d
 if [[ -f /sim/guest/tls.crt ]]; then
   cat /sim/guest/tls.crt >>/etc/ssl/certs/ca-certificates.crt
 fi
+
+# The distribution archive (the simulated jammy and jammy-updates), configured as on an Ubuntu server: its
+# key in trusted.gpg.d (as the ubuntu-keyring package installs it), /etc/apt/sources.list, lists downloaded.
+install -m 0644 /sim/guest/ubuntu-archive-keyring.gpg /etc/apt/trusted.gpg.d/ubuntu-keyring-2018-archive.gpg
+install -m 0644 /sim/guest/sources.list /etc/apt/sources.list
+apt-get -qq update
 
 # Recording stand-ins; the real apt-get is kept and counted.
 install -d /usr/lib/gpuprep-sim /var/lib/gpuprep-sim

@@ -1,6 +1,13 @@
-/* Stand-in libcuda.so.<SIM_DRIVER_VERSION> for the simulated GPU server (tests/sim): cuInit, cuDriverGetVersion,
- * cuDeviceGetCount, cuGetErrorString/Name with the driver API's codes, answering from the fake sysfs. */
+/* Stand-in libcuda.so.<driver version> for the simulated GPU server (tests/sim): cuInit, cuDriverGetVersion,
+ * cuDeviceGetCount, cuGetErrorString/Name with the driver API's codes, answering from the fake sysfs.
+ * Compiled once; the driver version is the one in the name it is installed under (libcuda.so.580.95.05). */
 #include "simgpu.h"
+
+static const char* driver_version(void) {
+  static char v[64];
+  if (!v[0]) sim_own_version((const void*)driver_version, "libcuda.so.", v, sizeof v);
+  return v;
+}
 
 typedef int CUresult;
 enum {
@@ -20,7 +27,7 @@ CUresult cuInit(unsigned int flags) {
   sim_loaded_version(loaded, sizeof loaded);
   struct sim_gpu gpus[SIM_MAX_GPUS];
   if (!loaded[0]) g_init_result = CUDA_ERROR_NO_DEVICE;
-  else if (strcmp(loaded, SIM_DRIVER_VERSION) != 0) g_init_result = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+  else if (strcmp(loaded, driver_version()) != 0) g_init_result = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
   else if (sim_gpus(gpus, SIM_MAX_GPUS) == 0) g_init_result = CUDA_ERROR_NO_DEVICE;
   else g_init_result = CUDA_SUCCESS;
   g_init = g_init_result == CUDA_SUCCESS;
@@ -29,7 +36,7 @@ CUresult cuInit(unsigned int flags) {
 
 CUresult cuDriverGetVersion(int* version) {
   if (!version) return CUDA_ERROR_INVALID_VALUE;
-  *version = SIM_CUDA_DRIVER_API;
+  *version = sim_cuda_api_for_driver(driver_version());
   return CUDA_SUCCESS;
 }
 

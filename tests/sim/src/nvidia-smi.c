@@ -1,6 +1,7 @@
 /* Stand-in nvidia-smi for the simulated GPU server (tests/sim): the output formats of the real tool for
  * the forms gpuprep and people use (-L, --query-gpu=... --format=csv[,noheader][,nounits], --version, the
- * summary header, and the NVML failure messages), through the stand-in libnvidia-ml.so.1 (dlopen). */
+ * summary header, and the NVML failure messages), through the stand-in libnvidia-ml.so.1 (dlopen). Its own
+ * version is the NVML library's (they ship in the same package), so one build serves every release. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ static int (*Memory)(dev_t_, mem_t*);
 static int (*Cc)(dev_t_, int*, int*);
 static int (*CudaVersion)(int*);
 static const char* (*BusId)(dev_t_);
+static int (*NvmlVersion)(char*, unsigned);
+static char g_version[64];  /* this nvidia-smi's (= the NVML library's) driver version, "580.95.05" */
 
 static void load(void) {
   void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
@@ -37,7 +40,12 @@ static void load(void) {
   SYM(Count, "nvmlDeviceGetCount_v2"); SYM(Handle, "nvmlDeviceGetHandleByIndex_v2"); SYM(Name, "nvmlDeviceGetName");
   SYM(Uuid, "nvmlDeviceGetUUID"); SYM(Memory, "nvmlDeviceGetMemoryInfo"); SYM(Cc, "nvmlDeviceGetCudaComputeCapability");
   SYM(CudaVersion, "nvmlSystemGetCudaDriverVersion_v2"); SYM(BusId, "simNvmlDeviceBusId");
+  SYM(NvmlVersion, "nvmlSystemGetNVMLVersion");
 #undef SYM
+  char nv[80] = "";
+  if (NvmlVersion) NvmlVersion(nv, sizeof nv);  /* "13.580.95.05": CUDA major, then the driver version */
+  const char* dot = strchr(nv, '.');
+  snprintf(g_version, sizeof g_version, "%s", dot ? dot + 1 : nv);
   int r = Init();
   if (r == 9) {
     printf("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
@@ -45,8 +53,8 @@ static void load(void) {
     exit(9);
   }
   if (r == 18) {
-    char v[32];
-    snprintf(v, sizeof v, "%s", SIM_DRIVER_VERSION);
+    char v[64];
+    snprintf(v, sizeof v, "%s", g_version);
     char* last = strrchr(v, '.');
     if (last && last != strchr(v, '.')) *last = 0;  /* "535.129.03" -> "535.129" */
     printf("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: %s\n", v);
@@ -132,11 +140,11 @@ int main(int argc, char** argv) {
   unsigned count = 0;
   Count(&count);
   if (version) {
-    snprintf(buf, sizeof buf, "%s", SIM_DRIVER_VERSION);
+    snprintf(buf, sizeof buf, "%s", g_version);
     char* last = strrchr(buf, '.');
     if (last && last != strchr(buf, '.')) *last = 0;
     printf("NVIDIA-SMI version  : %s\nNVML version        : %s\nDRIVER version      : %s\nCUDA Version        : %d.%d\n",
-           SIM_DRIVER_VERSION, buf, drv, cuda / 1000, cuda % 1000 / 10);
+           g_version, buf, drv, cuda / 1000, cuda % 1000 / 10);
     return 0;
   }
   for (unsigned g = 0; g < count; ++g) {
@@ -152,7 +160,7 @@ int main(int argc, char** argv) {
   strftime(date, sizeof date, "%a %b %e %H:%M:%S %Y", localtime(&now));
   printf("%s       \n", date);
   printf("+---------------------------------------------------------------------------------------+\n");
-  printf("| NVIDIA-SMI %-22s Driver Version: %-12s CUDA Version: %d.%-6d|\n", SIM_DRIVER_VERSION, drv, cuda / 1000,
+  printf("| NVIDIA-SMI %-22s Driver Version: %-12s CUDA Version: %d.%-6d|\n", g_version, drv, cuda / 1000,
          cuda % 1000 / 10);
   printf("|-----------------------------------------+----------------------+----------------------+\n");
   for (unsigned g = 0; g < count; ++g) {

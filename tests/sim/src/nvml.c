@@ -1,7 +1,14 @@
-/* Stand-in libnvidia-ml.so.<SIM_DRIVER_VERSION> for the simulated GPU server (tests/sim): the NVML entry
+/* Stand-in libnvidia-ml.so.<driver version> for the simulated GPU server (tests/sim): the NVML entry
  * points gpuprep and nvidia-smi use, with NVML's return codes and error strings, answering from the fake
- * sysfs. Built at test time: gcc -shared -DSIM_DRIVER_VERSION='"535.129.03"' -DSIM_CUDA_MAJOR=12. */
+ * sysfs. Compiled once; its driver version is the one in the name it is installed under
+ * (libnvidia-ml.so.580.95.05), so every packaged release reports its own version. */
 #include "simgpu.h"
+
+static const char* driver_version(void) {
+  static char v[64];
+  if (!v[0]) sim_own_version((const void*)driver_version, "libnvidia-ml.so.", v, sizeof v);
+  return v;
+}
 
 typedef int nvmlReturn_t;
 typedef struct sim_gpu* nvmlDevice_t;
@@ -33,7 +40,7 @@ nvmlReturn_t nvmlInit_v2(void) {
   char loaded[64];
   sim_loaded_version(loaded, sizeof loaded);
   if (!loaded[0]) return NVML_ERROR_DRIVER_NOT_LOADED;
-  if (strcmp(loaded, SIM_DRIVER_VERSION) != 0) return NVML_ERROR_LIB_RM_VERSION_MISMATCH;
+  if (strcmp(loaded, driver_version()) != 0) return NVML_ERROR_LIB_RM_VERSION_MISMATCH;
   g_count = sim_gpus(g_gpus, SIM_MAX_GPUS);
   ++g_init;
   return NVML_SUCCESS;
@@ -60,18 +67,18 @@ const char* nvmlErrorString(nvmlReturn_t r) {
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
   if (!g_init) return NVML_ERROR_UNINITIALIZED;
-  return copy_str(version, length, SIM_DRIVER_VERSION);
+  return copy_str(version, length, driver_version());
 }
 
 nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned int length) {
   char buf[80];
-  snprintf(buf, sizeof buf, "%d.%s", SIM_CUDA_MAJOR, SIM_DRIVER_VERSION);
+  snprintf(buf, sizeof buf, "%d.%s", sim_cuda_api_for_driver(driver_version()) / 1000, driver_version());
   return copy_str(version, length, buf);
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
   if (!v) return NVML_ERROR_INVALID_ARGUMENT;
-  *v = SIM_CUDA_DRIVER_API;
+  *v = sim_cuda_api_for_driver(driver_version());
   return NVML_SUCCESS;
 }
 

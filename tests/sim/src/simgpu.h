@@ -4,7 +4,11 @@
  * prefixes every path, for testing the stand-ins outside the simulation. */
 #ifndef GPUPREP_SIM_SIMGPU_H
 #define GPUPREP_SIM_SIMGPU_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <dirent.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +25,40 @@ struct sim_gpu {
 static inline void sim_path(char* out, size_t n, const char* rel) {
   const char* root = getenv("GPUPREP_SIM_ROOT");
   snprintf(out, n, "%s%s", root ? root : "", rel);
+}
+
+/* The version a stand-in library was packaged as, read from its own file name: each is compiled once and
+ * installed under the versioned name of every package release (libnvidia-ml.so.580.95.05,
+ * libcudnn.so.9.12.0...), so the code at ADDR finds "580.95.05" after STEM ("libnvidia-ml.so.") in the
+ * real path of the file it was loaded from. "" when the name does not have that form. */
+static inline void sim_own_version(const void* addr, const char* stem, char* out, size_t n) {
+  Dl_info info;
+  char real[PATH_MAX];
+  out[0] = 0;
+  if (!dladdr(addr, &info) || !info.dli_fname || !realpath(info.dli_fname, real)) return;
+  const char* base = strrchr(real, '/');
+  base = base ? base + 1 : real;
+  size_t len = strlen(stem);
+  if (strncmp(base, stem, len) != 0 || strlen(base + len) >= n) return;
+  strcpy(out, base + len);
+}
+
+/* "12.9.79" -> {12, 9, 79}; missing parts are 0. */
+static inline void sim_split3(const char* v, int out[3]) {
+  out[0] = out[1] = out[2] = 0;
+  sscanf(v, "%d.%d.%d", &out[0], &out[1], &out[2]);
+}
+
+/* The CUDA driver API version (cuDriverGetVersion) a driver branch reports: the CUDA release each branch
+ * shipped with (R535 12.2, R550 12.4, R570 12.8, R575 12.9, R580 13.0, R590 13.1, R595 13.2). */
+static inline int sim_cuda_api_for_driver(const char* driver) {
+  static const int table[][2] = {{525, 12000}, {530, 12010}, {535, 12020}, {545, 12030}, {550, 12040},
+                                 {555, 12050}, {560, 12060}, {565, 12070}, {570, 12080}, {575, 12090},
+                                 {580, 13000}, {590, 13010}, {595, 13020}};
+  int branch = atoi(driver), api = 11080;
+  for (size_t i = 0; i < sizeof table / sizeof *table; ++i)
+    if (branch >= table[i][0]) api = table[i][1];
+  return api;
 }
 
 static inline int sim_read_file(const char* rel, char* buf, size_t n) {
@@ -100,7 +138,8 @@ static inline int sim_gpus(struct sim_gpu* gpus, int max) {
   return count;
 }
 
-/* Name, memory (MiB) and compute capability as nvidia-smi shows them, for the fixture's GPUs. */
+/* Name, memory (MiB) and compute capability as nvidia-smi shows them, for the fixture's GPUs (memory
+ * figures are test values of the right size). */
 struct sim_model {
   unsigned device;
   const char* name;
@@ -110,6 +149,8 @@ struct sim_model {
 static const struct sim_model sim_models[] = {
     {0x2330, "NVIDIA H100 80GB HBM3", 81559, 9, 0},
     {0x20b0, "NVIDIA A100-SXM4-40GB", 40960, 8, 0},
+    {0x1db1, "Tesla V100-SXM2-16GB", 16384, 7, 0},
+    {0x2901, "NVIDIA B200", 183359, 10, 0},
 };
 static inline const struct sim_model* sim_model(unsigned device) {
   static const struct sim_model unknown = {0, "NVIDIA Graphics Device", 0, 0, 0};

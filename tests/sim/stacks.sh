@@ -1,0 +1,155 @@
+# shellcheck shell=bash
+# Scenario steps shared by the embedded-stack scenarios (tests/integration/sim_stacks_*.sh): an embedded
+# default stack, through a site file that overrides only its repositories' addresses and keys
+# (lib.sh: sim_site_file), applied to a bare simulated server and checked against what a real host needs:
+# the stack's pins exactly although newer releases exist in NVIDIA's repository and in the distribution's,
+# every package of every layer pinned and held, `apt-get upgrade` harmless, doctor clean.
+# Source after lib.sh.
+
+# sim_nvidia_installed: "PACKAGE VERSION" of every installed package from NVIDIA's repositories, sorted.
+sim_nvidia_installed() {
+  sim_run dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' 2>/dev/null |
+    awk '$1 == "installed" && $2 ~ /^(nvidia-|libnvidia-|cuda-|libcudnn|libnccl)/ {print $2, $3}' | LC_ALL=C sort
+}
+
+# sim_pins: "PACKAGE VERSION PRIORITY" for each package gpuprep's apt preferences file pins by version, sorted.
+sim_pins() {
+  sim_run cat /etc/apt/preferences.d/gpuprep 2>/dev/null | awk '
+    /^Package:/ { n = split($0, a, /[ \t]+/); delete names; for (i = 2; i <= n; i++) names[a[i]] = 1; v = "" }
+    /^Pin:[ \t]+version[ \t]/ { v = $3 }
+    /^Pin-Priority:/ { for (p in names) print p, v, $2; delete names }' | LC_ALL=C sort
+}
+
+sim_holds() { sim_run apt-mark showhold | LC_ALL=C sort; }
+
+# sim_check_pinned_and_held WHAT [EXCLUDE_REGEX]: every installed NVIDIA package (but those matching
+# EXCLUDE_REGEX: what an earlier stack left and this one does not manage) is held and pinned at its installed
+# version above priority 1000, apt's candidate is that version (the pin works for apt itself), and no linux-*
+# package is pinned or held.
+sim_check_pinned_and_held() {
+  local installed pins holds missing_hold missing_pin p v cand bad=""
+  installed=$(sim_nvidia_installed | grep -Ev "${2:-^$}")
+  pins=$(sim_pins)
+  holds=$(sim_holds)
+  missing_hold=$(comm -23 <(cut -d' ' -f1 <<<"$installed") <(echo "$holds"))
+  check_eq "$1: every installed NVIDIA package is held (apt-mark showhold)" "" "$missing_hold"
+  missing_pin=$(comm -23 <(echo "$installed") <(awk '$3 > 1000 {print $1, $2}' <<<"$pins" | LC_ALL=C sort))
+  check_eq "$1: every one is pinned at its installed version, priority > 1000 (/etc/apt/preferences.d/gpuprep)" "" "$missing_pin"
+  check_eq "$1: no linux-* package pinned or held" "" "$(grep -E '^linux-' <<<"$pins$(printf '\n')$holds")"
+  # shellcheck disable=SC2046  # one package name per word
+  cand=$(sim_run apt-cache policy $(cut -d' ' -f1 <<<"$installed") | awk '/^[^ ]/ {sub(/:$/, "", $1); p = $1} /^  Candidate:/ {print p, $2}' | LC_ALL=C sort)
+  while read -r p v; do
+    [[ -n $p ]] || continue
+    [[ $(grep "^$p " <<<"$cand") == "$p $v" ]] || bad+="$p: candidate $(grep "^$p " <<<"$cand" | cut -d' ' -f2), installed $v; "
+  done <<<"$installed"
+  check_eq "$1: apt's candidate for each is the installed version (the pins hold against newer releases)" "" "$bad"
+}
+
+# sim_check_versions WHAT "PACKAGE VERSION"...: the installed versions, exactly.
+sim_check_versions() {
+  local what=$1 want got
+  shift
+  want=$(printf '%s\n' "$@" | LC_ALL=C sort)
+  got=$(for pv in "$@"; do
+    p=${pv%% *}
+    printf '%s %s\n' "$p" "$(sim_run dpkg-query -W -f '${Version}' "$p" 2>/dev/null)"
+  done | LC_ALL=C sort)
+  check_eq "$what" "$(tr '\n' ';' <<<"$want")" "$(tr '\n' ';' <<<"$got")"
+}
+
+# sim_doctor_clean MANIFEST LAYER...: doctor --json reports none of LAYERs as warn or fail.
+sim_doctor_clean() {
+  local m=$1 layers
+  shift
+  sim_gp doctor --manifest "$m" doctor --json
+  layers=$(python3 - "$SIM_DIR/doctor.out" "$@" <<'PY' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sys.argv[2:]
+by = {l["name"]: l for l in d["layers"]}
+out = []
+for name in want:
+    l = by.get(name)
+    if l is None:
+        out.append(name + "=missing")
+    elif l["status"] in ("warn", "fail"):
+        msgs = "; ".join(f["status"] + ": " + f["message"] for f in l.get("findings", []) if f["status"] in ("warn", "fail"))
+        out.append(name + "=" + l["status"] + " (" + (msgs or l.get("detail", "")) + ")")
+print("\n".join(out))
+PY
+)
+  check_eq "doctor: no warn or fail on the layers gpuprep installed ($*)" "" "$layers"
+}
+
+# sim_stack_converge NAME MANIFEST: plan, then apply -> exit 3 -> simulated reboot -> resume -> verify 0.
+sim_stack_converge() {
+  local name=$1 m=$2 rc
+  sim_snapshot "$name-bare"
+  sim_gp "$name-plan" --manifest "$m" plan
+  check_rc "plan" 0 "$name-plan"
+  check_eq "plan changed nothing" "" "$(sim_diff "$name-bare")"
+  sim_gp "$name-apply" --manifest "$m" apply --yes
+  check_rc "apply on the bare server stops for the reboot" 3 "$name-apply"
+  check_eq "one apt-get install transaction" 1 "$(sim_log apt-get | grep -c ' install ')"
+  rc=0
+  sim_reboot || rc=$?
+  check_eq "the resume unit converges after the simulated reboot" 0 "$rc"
+  sim_gp "$name-verify" --manifest "$m" verify
+  check_rc "verify" 0 "$name-verify"
+}
+
+# sim_check_upgrade_harmless MANIFEST: `apt-get upgrade -y` moves the kernel metas (installed old before
+# apply) and no NVIDIA package; verify still passes.
+sim_check_upgrade_harmless() {
+  local before after
+  before=$(sim_nvidia_installed)
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q upgrade >"$SIM_DIR/upgrade.out" 2>&1
+  check_eq "apt-get upgrade -y exits 0" 0 "$?"
+  after=$(sim_nvidia_installed)
+  check_eq "apt-get upgrade -y changed no NVIDIA package" "" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]')"
+  check_eq "but it did upgrade the kernel metas (not pinned, not held)" "5.15.0.160.160 5.15.0.160.160" \
+    "$(sim_run dpkg-query -W -f '${Version} ' linux-image-generic linux-headers-generic | sed 's/ $//')"
+  sim_gp upgrade-verify --manifest "$1" verify
+  check_rc "verify after the upgrade" 0 upgrade-verify
+}
+
+# sim_old_kernel_metas: installs the distribution's older kernel metas (jammy), as a host would have them.
+sim_old_kernel_metas() {
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -qq install linux-image-generic=5.15.0.25.27 \
+    linux-headers-generic=5.15.0.25.27 >/dev/null 2>&1 || sim_fail "installing the old kernel metas"
+  : >"$SIM_HOST/sim/log/apt-get.log"
+}
+
+# sim_stack_scenario STACK HOST_DESCRIPTION "DOCTOR_LAYERS" CHECK...: the whole scenario for one embedded stack
+# on a new host (the caller sets the host knobs: SIM_GPU, SIM_NVSWITCH...): listed by `manifest list`, site
+# file, old kernel metas, plan/apply/reboot/resume/verify, then each CHECK ("DESCRIPTION|PKG VER|PKG VER..."):
+# the installed versions exactly; pinned and held; doctor clean on DOCTOR_LAYERS; apt-get upgrade harmless.
+sim_stack_scenario() {
+  local stack=$1 host=$2 layers=$3 c site
+  shift 3
+  sim_section "$stack on $host, kernel metas from the distribution installed"
+  sim_new_host
+  sim_gp list manifest list
+  check_rc "manifest list" 0 list
+  check "it lists $stack" grep -qw -- "$stack" "$SIM_DIR/list.out"
+  site=$(sim_site_file "$stack")
+  sim_old_kernel_metas
+  sim_stack_converge "${stack%%-*}" "$site"
+
+  sim_section "the stack's pins, exactly (newer releases are in NVIDIA's repository and the distribution's)"
+  for c in "$@"; do
+    local what=${c%%|*} rest=${c#*|} pvs=()
+    IFS='|' read -ra pvs <<<"$rest"
+    sim_check_versions "$what" "${pvs[@]}"
+  done
+
+  sim_section "pinned and held"
+  sim_check_pinned_and_held "$stack"
+
+  sim_section "doctor"
+  # shellcheck disable=SC2086  # a list of layer names
+  sim_doctor_clean "$site" $layers
+
+  sim_section "apt-get upgrade afterwards"
+  sim_check_upgrade_harmless "$site"
+}

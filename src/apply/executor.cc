@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <optional>
 
 #include "apply/image_pull.h"
 #include "apply/keys.h"
@@ -61,13 +62,18 @@ class Executor {
       spdlog::info("{} [{}]", step.title, step.id);
       std::string error;
       bool reboot = false;
+      // An install that fails before dpkg touched anything (a download refused by apt's checksum, a
+      // resolver error) leaves the host as it was: this run's sources and pins are taken back too.
+      const std::optional<std::string> dpkg_before =
+          step.id == "apt.install" ? env_.fs->Read("/var/lib/dpkg/status") : std::nullopt;
       for (const auto& a : step.actions) {
         error = Do(a, reboot);
         if (!error.empty() || reboot) break;
       }
       if (reboot) return Reboot(step);
       Record(step, error.empty() ? "done" : "failed", error);
-      if (step.id == "apt.install") undo_.clear();  // from here on the repositories stay configured
+      if (step.id == "apt.install" && (error.empty() || env_.fs->Read("/var/lib/dpkg/status") != dpkg_before))
+        undo_.clear();  // packages changed: from here on the repositories and pins stay configured
       if (!error.empty()) {
         Undo();
         journal_.state = "failed";
@@ -144,8 +150,12 @@ class Executor {
       case Action::Kind::kVerify: {
         VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts, env_.docker};
         auto report = VerifyLayer(a.layer, v);
-        if (report.status == layers::Status::kFail)
-          return report.detail + (report.fix ? " (fix: " + *report.fix + ")" : "");
+        if (report.status == layers::Status::kFail) {
+          std::vector<std::string> failed;  // the failing findings only: what the operator must act on
+          for (const auto& f : report.findings)
+            if (f.status == layers::Status::kFail) failed.push_back(f.message);
+          return Join(failed, "; ") + (report.fix ? " (fix: " + *report.fix + ")" : "");
+        }
         spdlog::info("verified {}: {}", a.layer, report.detail);
         return "";
       }

@@ -4,6 +4,8 @@
 
 #include "apply/verify_container.h"
 #include "apt/dpkg_status.h"
+#include "util/strings.h"
+#include "apt/preferences.h"
 #include "plan/host_state.h"
 #include "probe/parsers.h"
 #include "util/version.h"
@@ -197,9 +199,49 @@ const std::vector<std::string>& VerifiableLayers() {
   return kLayers;
 }
 
+namespace {
+
+// The layer's packages that are installed are held and pinned at their installed version in gpuprep's
+// preferences file (what apply leaves; an upgrade cannot move them).
+void PinsAndHolds(const VerifyEnv& env, const std::vector<manifest::AptPackage>& pkgs, LayerReport& r) {
+  if (pkgs.empty()) return;
+  std::set<std::string> names;
+  for (const auto& p : pkgs) names.insert(p.name);
+  auto dpkg = apt::ReadDpkgStatus(*env.fs, names);
+  auto pins = apt::ParsePreferences(env.fs->Read(apt::kPreferencesPath).value_or(""));
+  std::vector<std::string> unheld, unpinned;
+  size_t installed = 0;
+  for (const auto& p : pkgs) {
+    auto it = dpkg.find(p.name);
+    if (it == dpkg.end() || !it->second.installed) continue;
+    ++installed;
+    if (!it->second.held) unheld.push_back(p.name);
+    auto pin = pins.find(p.name);
+    if (pin == pins.end() || pin->second != it->second.version) unpinned.push_back(p.name + "=" + it->second.version);
+  }
+  if (installed == 0) return;  // not installed through these packages: the layer's own checks say so
+  if (!unheld.empty())
+    r.Add(r.name + ".not-held", Status::kFail, "not held: " + Join(unheld, ", ") + " (an upgrade could move them)",
+          "sudo gpuprep apply --yes --only " + r.name);
+  if (!unpinned.empty())
+    r.Add(r.name + ".not-pinned", Status::kFail,
+          "not pinned in " + std::string(apt::kPreferencesPath) + ": " + Join(unpinned, ", "),
+          "sudo gpuprep apply --yes --only " + r.name);
+  if (unheld.empty() && unpinned.empty())
+    r.Add(r.name + ".pinned", Status::kOk, "packages held and pinned at their installed versions");
+}
+
+}  // namespace
+
 LayerReport VerifyLayer(const std::string& layer, const VerifyEnv& env) {
   LayerReport r;
   r.name = layer;
+  const manifest::Stack& s = *env.stack;
+  if (layer == "driver") PinsAndHolds(env, s.driver.packages, r);
+  else if (layer == "fabricmanager") PinsAndHolds(env, s.driver.fabricmanager_packages, r);
+  else if (layer == "cuda") PinsAndHolds(env, s.cuda.packages, r);
+  else if (layer == "cudnn") PinsAndHolds(env, s.cudnn.packages, r);
+  else if (layer == "nccl") PinsAndHolds(env, s.nccl.packages, r);
   if (layer == "driver") Driver(env, r);
   else if (layer == "fabricmanager") FabricManager(env, r);
   else if (layer == "cuda") Cuda(env, r);

@@ -132,6 +132,14 @@ Closure ComputeClosure(const Index& index, const std::map<std::string, std::stri
       if (auto c = chosen.find(who); c != chosen.end()) upstreams.insert(DebVersion::Parse(c->second).upstream);
     for (const auto& c : *list)
       if (ok(c.version) && upstreams.count(DebVersion::Parse(c.version).upstream)) return c.version;
+    // A lower bound (">= 13.0.88") names the component the requirer was built with: take the lowest version
+    // that satisfies it (apt's newest would mix in a later release's components); no bound: the newest.
+    bool lower_bound = false;
+    for (const auto& [who, rs] : relations[name])
+      for (const auto& r : rs) lower_bound = lower_bound || r.op == ">=" || r.op == ">>";
+    if (lower_bound)
+      for (auto it = list->rbegin(); it != list->rend(); ++it)
+        if (ok(it->version)) return it->version;
     for (const auto& c : *list)
       if (ok(c.version)) return c.version;
     return "";

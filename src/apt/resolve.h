@@ -44,9 +44,11 @@ struct Closure {
   bool ok() const { return error.empty(); }
 };
 
-// What apt installs for `roots` (name, exact version): the roots and, following Depends/Pre-Depends,
-// every package that the repository index provides, at the version apt would take: the installed one
-// when it satisfies every relation, else the highest that does. Relations on packages the index lacks
+// What apt installs for `roots` (name, exact version) once every package is pinned: the roots and, following
+// Depends/Pre-Depends, every package that the repository index provides, at the installed version when it
+// satisfies every relation, else the requirer's own release (same upstream version), else for a lower bound
+// (">= 13.0.88") the lowest version that satisfies it (the component the requirer was built with), else the
+// highest. Relations on packages the index lacks
 // (libc6, dkms from the distribution) and kernel packages are left to apt and not followed.
 Closure ComputeClosure(const Index& index, const std::map<std::string, std::string>& installed,
                        const std::vector<std::pair<std::string, std::string>>& roots);

@@ -1,4 +1,6 @@
 // The shared check behind the cudnn and nccl layers (layers/rules.h CheckCudaLibrary).
+#include <algorithm>
+
 #include "layers/check.h"
 #include "layers/rules.h"
 
@@ -27,7 +29,10 @@ LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, con
   std::string installed = label + " " + have->str();
   if (have->major() != want.major())
     r.Add(layer + ".major-mismatch", Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix(layer));
-  else if (have->Prefix(want.size()) != want)
+  // cudnn_version.h and the libraries give three parts (9.12.0) where the stack pins four (9.12.0.46): compare
+  // the parts both have, at least major.minor.patch.
+  else if (have->Prefix(std::max<size_t>(std::min(have->size(), want.size()), 3)) !=
+           want.Prefix(std::max<size_t>(std::min(have->size(), want.size()), 3)))
     r.Add(layer + ".version-mismatch", Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix(layer));
   else
     r.Add(layer + ".match", Status::kOk, installed + " matches the stack's " + want.str());

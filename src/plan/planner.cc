@@ -229,9 +229,10 @@ class Planner {
     for (const auto& [name, version] : plan_.pins) {
       auto it = dpkg.find(name);
       const bool at_pin = it != dpkg.end() && it->second.installed && it->second.version == version;
-      if (!at_pin && it != dpkg.end() && it->second.installed &&
-          std::find_if(roots_.begin(), roots_.end(), [&](const auto& r) { return r.first == name; }) == roots_.end())
-        install_.push_back(name + "=" + version);  // a component that drifted from the closure
+      // Every package of the closure that is not at its version is named on the install line with it: apt
+      // gives up an installed package of another branch (or flavour) only for packages it is asked for.
+      const std::string word = name + "=" + version;
+      if (!at_pin && std::find(install_.begin(), install_.end(), word) == install_.end()) install_.push_back(word);
       if (!at_pin || !it->second.held) hold_.push_back(name);
       if (it != dpkg.end() && it->second.held && !at_pin) allow_held_ = true;
     }
@@ -403,7 +404,8 @@ class Planner {
     l.found = st.found;
     l.wanted = req.version;
     if (!st.installed) redist_.push_back(req);
-  // docker, container_toolkit, image (plan/containers.cc): their packages join the one transaction.
+  }
+
   // docker, container_toolkit, image (plan/containers.cc): pinned packages go through Packages() (resolved,
   // in the closure, pinned and held); the distribution's docker.io joins the transaction by name.
   void Containers() {

@@ -118,55 +118,12 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
   std::vector<std::string> verify = {gpuprep};
   if (!plan.manifest.empty()) verify.insert(verify.end(), {"--manifest", plan.manifest});
   verify.insert(verify.end(), {"verify", "--only"});
-  if (!plan.unresolved.empty()) {
-    // The rule of apt/resolve.h: the highest version, among the stack repositories' own, whose upstream part
-    // is the pin and whose revision, where it names a CUDA build, names the stack's.
-    out << "\n# Exact versions are resolved from the repositories' index when this script runs.\n"
-        << "gp_resolve() {  # NAME UPSTREAM CUDA URL...\n"
-        << "  local name=$1 up=$2 cuda=$3 best='' v origin u ok; shift 3\n"
-        << "  while IFS='|' read -r _ v origin; do\n"
-        << "    v=${v// /}; ok=''\n"
-        << "    for u in \"$@\"; do case \"$origin\" in *\"${u%/}\"*) ok=1 ;; esac; done\n"
-        << "    [ -n \"$ok\" ] || continue\n"
-        << "    case \"$v\" in \"$up\"-*) ;; *) continue ;; esac\n"
-        << "    if [ -n \"$cuda\" ]; then case \"$v\" in *+cuda*) case \"$v\" in *\"+cuda$cuda\" | *\"+cuda$cuda\"[!0-9.]*) ;; *) continue ;; esac ;; esac; fi\n"
-        << "    if [ -z \"$best\" ] || dpkg --compare-versions \"$v\" gt \"$best\"; then best=$v; fi\n"
-        << "  done < <(apt-cache madison \"$name\")\n"
-        << "  if [ -z \"$best\" ]; then echo \"gpuprep: $name $up is not in the repository\" >&2; return 1; fi\n"
-        << "  printf '%s=%s\\n' \"$name\" \"$best\"\n"
-        << "}\n";
-  }
   int n = 0;
   for (const auto& s : plan.steps) {
     out << "\n# " << ++n << ". " << Comment(s.title) << " [" << Comment(s.id) << "]\n";
     for (const auto& a : s.actions) {
       switch (a.kind) {
-        case Action::Kind::kRun: {
-          std::vector<std::string> argv = a.argv;
-          std::vector<std::string> vars;
-          for (auto& w : argv) {
-            auto u = plan.unresolved.find(w);
-            if (u == plan.unresolved.end()) continue;
-            const std::string var = "pin" + std::to_string(vars.size() + 1);
-            std::vector<std::string> call = {"gp_resolve", u->second.name, u->second.upstream, u->second.cuda};
-            call.insert(call.end(), plan.repo_urls.begin(), plan.repo_urls.end());
-            out << var << "=\"$(" << sys::ShellJoin(call) << ")\"\n";
-            vars.push_back(var);
-            w = "\x01" + var;
-          }
-          std::string line = EnvPrefix(a) + sys::ShellJoin(argv);
-          for (const auto& var : vars) {  // the placeholders, quoted or not, become "$pinN"
-            for (const std::string& form : {sys::ShellQuote("\x01" + var), "\x01" + var}) {
-              size_t at = line.find(form);
-              if (at != std::string::npos) {
-                line.replace(at, form.size(), "\"$" + var + "\"");
-                break;
-              }
-            }
-          }
-          out << line << "\n";
-          break;
-        }
+        case Action::Kind::kRun: out << EnvPrefix(a) << sys::ShellJoin(a.argv) << "\n"; break;
         case Action::Kind::kWrite: {
           const std::string p = sys::ShellQuote(a.path);
           out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
@@ -232,6 +189,23 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
           break;
         }
       }
+    }
+    if (plan.needs_index && s.id == "apt.update") {
+      // The exact versions, and the packages apt installs with them, come from the repositories' index,
+      // which is on this host only now: the rest of the plan is gpuprep's own, made from it (the same rule
+      // and closure apply uses), and runs in place of this script.
+      std::vector<std::string> replan = {gpuprep};
+      if (!plan.manifest.empty()) replan.insert(replan.end(), {"--manifest", plan.manifest});
+      replan.insert(replan.end(), {"plan", "--format", "sh"});
+      out << "\n# " << ++n << ". the rest of the plan, with the exact versions resolved from the index just fetched\n"
+          << "if [ -n \"${GPUPREP_REPLANNED:-}\" ]; then\n"
+          << "  echo 'gpuprep: the repositories'\"'\"' index is still missing after apt-get update' >&2\n"
+          << "  exit 1\n"
+          << "fi\n"
+          << "rest=\"$(" << sys::ShellJoin(replan) << ")\"\n"
+          << (fetches ? "rm -rf -- \"$tmp\"\n" : "")
+          << "GPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n";
+      break;
     }
   }
   return out.str();

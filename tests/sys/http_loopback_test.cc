@@ -41,16 +41,6 @@ class Server {
   pid_t pid_ = -1;
 };
 
-// The first IPv4 address of this machine that is not loopback ("" when there is none).
-std::string OwnAddress() {
-  sys::RealCommandRunner run;
-  sys::Command c;
-  c.argv = {"hostname", "-I"};
-  for (const auto& w : SplitWords(run.Run(c).out))
-    if (w.find('.') != std::string::npos && !StartsWith(w, "127.")) return w;
-  return "";
-}
-
 sys::HttpResponse GetWithRetry(sys::HttpClient& http, const std::string& url) {
   sys::HttpResponse r;
   for (int i = 0; i < 50; ++i) {  // the server needs a moment to listen
@@ -74,14 +64,6 @@ TEST_CASE("curl client: plain http only to an address that is loopback as connec
     CHECK(r.ok());
     CHECK(r.body == "key");
   }
-  const std::string own = OwnAddress();
-  if (own.empty()) {
-    WARN("no non-loopback IPv4 address here: the refusal half is not exercised");
-    return;
-  }
-  Server s(root.path(), own, port + 1);
-  auto r = GetWithRetry(*http, "http://" + own + ":" + std::to_string(port + 1) + "/k.gpg");
-  CHECK_FALSE(r.ok());
-  CHECK(r.body.empty());
-  CHECK(r.error == "plain http connected to " + own + ", not a loopback address; nothing was used");
+  // The refusal half (a server on a non-loopback address) is not exercised here: tests send traffic to
+  // loopback addresses only. sys/http_curl.cc decides on the address libcurl reports it connected to.
 }

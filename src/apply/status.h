@@ -27,7 +27,7 @@ struct LayerVerdict {
 struct RunStatus {
   std::string stack, manifest;
   std::string state;              // "done" | "reboot-required" | "failed" | "nothing-to-do"
-  int exit_code = 0;              // the exit code apply returns (PRODUCT.md)
+  int exit_code = 0;              // the exit code apply returns (docs/cli.md)
   std::string message;            // the one-line error or reboot notice; "" on success
   std::string started, finished;  // UTC, ISO 8601
   std::vector<LayerVerdict> layers;

@@ -2,10 +2,10 @@
 // `gpuprep doctor --json` outputs as one table grouped by finding (src/fleet/). Reads only the files named;
 // exit 0 when no host fails, 1 when one does, 2 for a file that is not a doctor snapshot.
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <ostream>
 
 #include "cli/commands.h"
+#include "sys/host_info.h"
 #include "fleet/model.h"
 #include "fleet/render.h"
 #include "util/error.h"
@@ -19,12 +19,7 @@ struct FleetOptions {
   std::vector<std::string> files;
 };
 
-std::string Absolute(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  std::error_code ec;
-  auto cwd = std::filesystem::current_path(ec);
-  return ec ? path : (cwd / path).lexically_normal().string();
-}
+std::string Absolute(const std::string& path) { return sys::AbsoluteFromCwd(path); }
 
 int RunFleetReport(Context& ctx, const FleetOptions& o) {
   const std::string format = ctx.opts.json ? "json" : o.format;

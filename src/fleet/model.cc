@@ -94,7 +94,7 @@ Host ParseSnapshot(const std::string& text, const std::string& display_path) {
     h.layers[name] = status;
     if (Rank(status) > Rank(h.worst)) h.worst = status;
     if (!l.contains("findings") || l["findings"].empty()) {
-      // A document with only the PRODUCT.md layer keys: the layer's detail and fix stand for its finding.
+      // A document with only the documented layer keys (docs/json.md): the layer's detail and fix stand for its finding.
       if (status == "warn" || status == "fail")
         h.findings.push_back(
             {name, status, name + ".uncoded", r.Str(l, at, "detail", false), r.Str(l, at, "fix", true)});

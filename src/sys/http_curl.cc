@@ -89,7 +89,7 @@ size_t OnStreamData(char* data, size_t size, size_t n, void* user) {
 }
 
 // Runs after the connection is made and before the request is sent: plain http only to loopback, judged by
-// the address actually connected (PRODUCT.md), not by the URL's text.
+// the address actually connected (docs/cli.md), not by the URL's text.
 int OnPrereq(void* user, char* conn_primary_ip, char*, int, int) {
   auto* st = static_cast<StreamState*>(user);
   st->peer = conn_primary_ip ? conn_primary_ip : "";

@@ -20,7 +20,10 @@ expect() {  # expect NAME TREE WANT_RC PATTERN [stack]
     echo "ok   $name"
   fi
 }
-expect "healthy host passes" healthy-h100 0 " 0 warn, 0 fail, "
+# The legacy R535 stack: everything installed passes; the branch is past its end of life (June 2026), which
+# doctor warns about (this test runs after that date).
+expect "healthy host passes" healthy-h100 0 " 1 warn, 0 fail, "
+expect "the legacy branch is past its end of life" healthy-h100 0 "reached end of life in 2026-06"
 expect "nouveau is named with its fix" bare-nouveau 1 "fix: sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau"
 expect "module/library mismatch -> reboot" mismatch 1 "Driver/library version mismatch\")"
 expect "NVSwitch without fabric manager" nvswitch-no-fm 1 "4 NVSwitches but no fabric manager"

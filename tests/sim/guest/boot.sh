@@ -25,6 +25,9 @@ bind() {  # bind BDF DRIVER|""
 }
 
 rm -rf /sys/module/nvidia /sys/module/nouveau /proc/driver/nvidia
+# The build machine's own pyenv (inherited from the lower layer) takes a lock in its shims directory from
+# every login shell; one killed by the simulated power cut would make each later ssh session wait a minute.
+rm -f /root/.pyenv/shims/.pyenv-shim
 while read -r bdf class; do bind "$bdf" ""; done < <(nvidia_devices)
 
 if [[ -e /sim/control/has-nouveau ]] &&

@@ -24,7 +24,10 @@ std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, c
 }
 
 std::vector<std::string> UpdateArgv(const AptOptions& opts) {
-  return {"apt-get", "-o", "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s), "update"};
+  // Uncompressed lists: gpuprep reads the Packages files to resolve exact versions (Docker-based images set
+  // Acquire::GzipIndexes, which would store them as .lz4).
+  return {"apt-get", "-o", "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s), "-o",
+          "Acquire::GzipIndexes=false", "update"};
 }
 
 std::vector<std::string> HoldArgv(const std::vector<std::string>& packages) {

@@ -20,7 +20,7 @@ std::map<std::string, std::string> AptEnv();
 // apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold
 //   -o DPkg::Lock::Timeout=N [-o APT::Status-Fd=3] [--allow-change-held-packages] install PKG...
 std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, const AptOptions& opts);
-// apt-get -o DPkg::Lock::Timeout=N update
+// apt-get -o DPkg::Lock::Timeout=N -o Acquire::GzipIndexes=false update
 std::vector<std::string> UpdateArgv(const AptOptions& opts);
 // apt-mark hold PKG...
 std::vector<std::string> HoldArgv(const std::vector<std::string>& packages);

@@ -64,7 +64,7 @@ struct Host {
     // Behave like the real programs where later steps depend on it.
     runner.On("apt-get -y", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(false); });
     runner.On("apt-mark hold", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(true); });
-    runner.On("apt-get -o DPkg::Lock::Timeout=600 update", test::Exit(0), -1, [this](const sys::Command&) {
+    runner.On("apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update", test::Exit(0), -1, [this](const sys::Command&) {
       root.Write("/var/lib/apt/lists/" + apt::ListsPrefix(stack.repositories[0]) + "Packages", test::RepoPackages(stack));
     });
     runner.On("systemctl enable", test::Exit(0), -1, [this](const sys::Command& c) {
@@ -135,7 +135,7 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   CHECK(r.message ==
         "a reboot is required (/var/run/reboot-required exists; driver 535.129.03 is installed but no nvidia kernel "
         "module is loaded); reboot, and gpuprep-resume.service resumes after boot (or run: gpuprep apply --resume --yes)");
-  CHECK(h.runner.Joined() == std::vector<std::string>{"apt-get -o DPkg::Lock::Timeout=600 update",
+  CHECK(h.runner.Joined() == std::vector<std::string>{"apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update",
                                                       kInstall,
                                                       "update-initramfs -u",
                                                       kHold,
@@ -266,12 +266,12 @@ TEST_CASE("apt-get update failing (a bad signature) restores the sources as they
   h.root.Write("/etc/apt/sources.list.d/old.list", "deb https://repo.example/cuda /\n");
   h.root.Write("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list", "deb https://repo.example/cuda/ /\n");
   h.runner.rules.insert(h.runner.rules.begin(),
-                        {"apt-get -o DPkg::Lock::Timeout=600 update",
+                        {"apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update",
                          test::Exit(100, "", "E: The repository 'https://repo.example/cuda  InRelease' is not signed.\n"),
                          -1, nullptr});
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
-  CHECK(r.message == "apt.update: apt-get -o DPkg::Lock::Timeout=600 update exited with 100: E: The repository "
+  CHECK(r.message == "apt.update: apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update exited with 100: E: The repository "
                      "'https://repo.example/cuda  InRelease' is not signed.");
   CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
   CHECK(h.root.Read("/etc/apt/sources.list.d/old.list") == "deb https://repo.example/cuda /\n");

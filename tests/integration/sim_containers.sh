@@ -14,23 +14,29 @@ SRC=$2
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply verify plan
 M=(--manifest /sim/containers.yaml)
 D=sha256:$(printf '%s' "gpuprep sim image" | sha256sum | cut -d' ' -f1)
 
 sim_new_host
-# The stack: the simulated server's, with the toolkit (the repository's 1.17.8-1 stubs), Ubuntu's Docker and
-# a digest-pinned image whose CUDA comes from the image itself.
-python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/containers.yaml" "$D" <<'PY'
+# The stack: the simulated server's, with the toolkit from its own repository (1.19.1, resolved from the index:
+# 1.17.8 and 1.20.0 sit beside it), Ubuntu's Docker and a digest-pinned image whose CUDA comes from the image.
+python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/containers.yaml" "$D" "$SIM_URL" "$SIM_CTK_KEY_FPR" <<'PY'
 import sys
-src, dst, digest = sys.argv[1:]
+src, dst, digest, url, fpr = sys.argv[1:]
 s = open(src).read()
-tk = "\n".join(["container_toolkit:", "  version: 1.17.8", "  packages:"] +
-               ["    - {name: %s, version: 1.17.8-1}" % n for n in
+tk = "\n".join(["container_toolkit:", "  version: 1.19.1", "  packages:"] +
+               ["    - {name: %s}" % n for n in
                 ("nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
                  "libnvidia-container1")]) + "\n"
 assert "container_toolkit:\n  enabled: false\n" in s
 s = s.replace("container_toolkit:\n  enabled: false\n", tk)
+repo = ("  - name: nvidia-container-toolkit\n    url: %s/nvidia-container-toolkit/\n"
+        "    keyring_url: %s/nvidia-container-toolkit.gpg\n"
+        "    keyring_path: /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg\n"
+        "    key_fingerprint: %s\n"
+        "    list_path: /etc/apt/sources.list.d/nvidia-container-toolkit.list\n" % (url, url, fpr))
+assert "\ndriver:" in s
+s = s.replace("\ndriver:", repo + "\ndriver:", 1)
 s = s.replace("  cuda_unknown_reason: \"not known (as in the embedded stack)\"\n",
               "  cuda_unknown_reason: \"read from the image's CUDA_VERSION\"\n  digest: \"%s\"\n" % digest)
 s = s.replace("\nworkload:", "\ndocker:\n  engine: docker.io\n  gpu_access: runtime\n\nworkload:")
@@ -66,7 +72,8 @@ sim_snapshot bare
 sim_section "plan: Docker, the toolkit, daemon.json (with its diff), the image"
 sim_gp plan "${M[@]}" plan
 check_rc "plan" 0 plan
-check "the toolkit joins the one transaction, pinned; docker.io by name" grep -q ' nvidia-container-toolkit=1.17.8-1 nvidia-container-toolkit-base=1.17.8-1 libnvidia-container-tools=1.17.8-1 libnvidia-container1=1.17.8-1 docker.io' "$SIM_DIR/plan.out"
+# Offline (no lists for the repositories yet): the upstream pins; apply resolves the revisions first.
+check "the toolkit joins the one transaction, pinned; docker.io by name" grep -qF " 'nvidia-container-toolkit=1.19.1-*' 'nvidia-container-toolkit-base=1.19.1-*' 'libnvidia-container-tools=1.19.1-*' 'libnvidia-container1=1.19.1-*' docker.io" "$SIM_DIR/plan.out"
 check "daemon.json's diff is shown" grep -q '^       + *"nvidia": {' "$SIM_DIR/plan.out"
 check "the image is pulled pinned by digest" grep -qF "pull nvcr.io/nvidia/pytorch:23.10-py3@$D" "$SIM_DIR/plan.out"
 check_eq "plan changed nothing" "" "$(sim_diff bare)"

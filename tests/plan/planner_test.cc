@@ -113,7 +113,7 @@ TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, h
   CHECK(install->actions[0].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
         "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
-  CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 update");
+  CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update");
   const auto* list = Find(p, "repo.cuda.list");
   REQUIRE(list->actions.size() == 1);
   CHECK(list->actions[0].contents ==

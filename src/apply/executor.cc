@@ -3,12 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <ctime>
 #include <functional>
 #include <optional>
 
 #include "apply/image_pull.h"
 #include "apply/keys.h"
+#include "sys/clock.h"
 #include "sys/locks.h"
 #include "apply/verify.h"
 #include "apt/commands.h"
@@ -24,23 +24,6 @@ namespace {
 
 using plan::Action;
 
-std::string ClockNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// The last non-empty line of a program's output, for a one-line error.
-std::string LastLine(const std::string& text) {
-  auto lines = Split(text, '\n');
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-    if (!Trim(*it).empty()) return std::string(Trim(*it));
-  return "";
-}
-
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   for (const auto& x : v)
     if (x == s) return true;
@@ -50,7 +33,7 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 class Executor {
  public:
   Executor(const plan::Plan& plan, Journal& journal, ExecEnv& env) : plan_(plan), journal_(journal), env_(env) {
-    if (!env_.now) env_.now = ClockNow;
+    if (!env_.now) env_.now = sys::NowUtc;
   }
 
   ExecResult Run() {

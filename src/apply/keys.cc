@@ -5,16 +5,6 @@
 #include "util/strings.h"
 
 namespace gp::apply {
-namespace {
-
-std::string LastLine(const std::string& text) {
-  auto lines = Split(text, '\n');
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-    if (!Trim(*it).empty()) return std::string(Trim(*it));
-  return "";
-}
-
-}  // namespace
 
 KeyDownload DownloadKey(const std::string& url, const std::string& sha256, const std::string& fingerprint,
                         sys::Fs& fs, sys::CommandRunner& runner, sys::HttpClient& http) {

@@ -5,25 +5,10 @@
 #include "apply/keys.h"
 #include "apt/commands.h"
 #include "apt/sources.h"
+#include "sys/tree.h"
 #include "util/strings.h"
 
 namespace gp::apply {
-namespace {
-
-void RemoveTree(sys::Fs& fs, const std::string& path) {
-  if (fs.IsDir(path) && !fs.ReadLink(path))
-    for (const auto& name : fs.List(path)) RemoveTree(fs, path + "/" + name);
-  fs.Remove(path);
-}
-
-std::string LastLine(const std::string& text) {
-  auto lines = Split(text, '\n');
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
-    if (!Trim(*it).empty()) return std::string(Trim(*it));
-  return "";
-}
-
-}  // namespace
 
 std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
   return {"apt-get",
@@ -44,11 +29,11 @@ PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptReposi
   PreflightResult out;
   sys::Fs& fs = *env.fs;
   const std::string dir = kPreflightDir;
-  RemoveTree(fs, dir);
+  sys::RemoveTree(fs.HostPath(dir));
   struct Cleanup {
     sys::Fs& fs;
     std::string dir;
-    ~Cleanup() { RemoveTree(fs, dir); }
+    ~Cleanup() { sys::RemoveTree(fs.HostPath(dir)); }
   } cleanup{fs, dir};
   for (const char* sub : {"/lists/partial", "/sources.list.d", "/keys"}) {
     auto r = fs.MakeDirs(dir + sub, 0755);

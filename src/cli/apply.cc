@@ -5,8 +5,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <ctime>
-#include <filesystem>
 #include <ostream>
 
 #include "apply/executor.h"
@@ -15,6 +13,7 @@
 #include "apt/index.h"
 #include "util/strings.h"
 #include "apply/status.h"
+#include "sys/clock.h"
 #include "sys/host_info.h"
 #include "sys/locks.h"
 #include "cli/commands.h"
@@ -54,19 +53,10 @@ std::shared_ptr<spdlog::logger> LogToFile(const sys::Fs& fs) {
 
 std::string SelfPath() { return sys::SelfExecutable("/usr/local/bin/gpuprep"); }
 
-std::string UtcNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Leaves the run's verdict in /var/lib/gpuprep/status.json and, with --callback, POSTs it (best effort:
 // a status file or callback that cannot be written is logged, never changes the exit code).
 void RecordStatus(Context& ctx, sys::Fs& fs, const ApplyOptions& o, apply::RunStatus s) {
-  s.finished = UtcNow();
+  s.finished = sys::NowUtc();
   const std::string text = apply::StatusToText(s);
   if (auto w = apply::WriteStatus(fs, s); !w.ok) spdlog::warn("cannot write {}: {}", apply::kStatusPath, w.error);
   if (o.callback.empty() || !ctx.runner) return;
@@ -110,7 +100,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   apply::RunStatus status;
   status.stack = t.stack.name;
   status.manifest = t.manifest;
-  status.started = UtcNow();
+  status.started = sys::NowUtc();
 
   plan::PlanInput in;
   in.stack = &t.stack;

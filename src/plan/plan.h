@@ -80,14 +80,6 @@ struct Plan {
   std::string resolved_from;
   std::vector<std::pair<std::string, std::string>> pins;
   bool needs_index = false;
-  // Install words whose exact version is resolved when the plan runs ("cuda-drivers-535=535.129.03-*"):
-  // the package, its upstream version and CUDA build (see apt/resolve.h), and the repository URLs it may
-  // come from. `--format sh` resolves them with the same rule.
-  struct Unresolved {
-    std::string name, upstream, cuda;
-  };
-  std::map<std::string, Unresolved> unresolved;
-  std::vector<std::string> repo_urls;
   bool refused() const;                  // any layer refused
   bool empty() const { return steps.empty(); }
   std::vector<std::string> Refusals() const;  // "cudnn: <reason>" per refused layer

@@ -102,7 +102,12 @@ class Planner {
     const std::string status = fs_.Read("/var/lib/dpkg/status").value_or("");
     apt::Index installed;
     apt::ParsePackages(status, "", installed, true);
-    for (const auto& name : installed.Names()) installed_[name] = installed.Find(name)->front().version;
+    std::set<std::string> names;
+    for (const auto& name : installed.Names()) {
+      installed_[name] = installed.Find(name)->front().version;
+      names.insert(name);
+    }
+    held_ = apt::ParseDpkgStatus(status, names);  // once, not once per package asked about
     status_text_ = status;
     arch_ = apt::DpkgArch(facts_.arch);
     if (in_.index) {
@@ -116,7 +121,6 @@ class Planner {
         plan_.resolved_from = "the host's apt lists";
       }
     }
-    for (const auto* r : AptRepositories()) plan_.repo_urls.push_back(r->url);
     if (auto text = fs_.Read(apt::kPreferencesPath)) {
       prefs_text_ = *text;
       old_pins_ = apt::ParsePreferences(*text);
@@ -176,7 +180,6 @@ class Planner {
         } else {
           const std::string word = p.name + "=" + rule.upstream + "-*";
           install_.push_back(word);
-          plan_.unresolved[word] = {p.name, rule.upstream, rule.cuda};
           missing.push_back(rule.str());
         }
       }
@@ -188,10 +191,9 @@ class Planner {
     return Join(parts, "; ");
   }
 
-  bool IsHeld(const std::string& name) const {
-    auto e = apt::ParseDpkgStatus(status_text_, {name});
-    auto it = e.find(name);
-    return it != e.end() && it->second.held;
+  bool IsHeld(const std::string& name) const {  // an installed package
+    auto it = held_.find(name);
+    return it != held_.end() && it->second.held;
   }
 
   // Every package the layers install or keep, at exact versions (the closure through the index), then
@@ -222,7 +224,7 @@ class Planner {
     } else {
       return;  // resolved at apply time
     }
-    std::set<std::string> names;
+    std::set<std::string> names;  // the pins, and earlier pins that may be held but no longer installed
     for (const auto& [name, version] : plan_.pins) names.insert(name);
     for (const auto& [name, version] : old_pins_) names.insert(name);
     auto dpkg = apt::ParseDpkgStatus(status_text_, names);
@@ -561,6 +563,7 @@ class Planner {
   const sys::Fs& fs_;
   Plan plan_;
   std::map<std::string, std::string> installed_;  // every installed package -> version
+  std::map<std::string, apt::DpkgEntry> held_;    // installed packages' dpkg state (hold)
   std::string status_text_, arch_, prefs_text_, prefs_want_;
   const apt::Index* index_ = nullptr;
   apt::RepoIndex host_index_;

@@ -6,5 +6,6 @@
 namespace gp::sys {
 
 std::string TodayUtc();  // "YYYY-MM-DD"
+std::string NowUtc();    // "YYYY-MM-DDTHH:MM:SSZ" (journal and status timestamps)
 
 }  // namespace gp::sys

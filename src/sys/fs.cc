@@ -239,10 +239,9 @@ WriteResult DiskFs::Rename(const std::string& from, const std::string& to) {
 }
 
 WriteResult DiskFs::Remove(const std::string& path) {
-  const std::string real = Real(path, false);
-  if (::unlink(real.c_str()) == 0 || errno == ENOENT) return {};
-  if ((errno == EISDIR || errno == EPERM) && ::rmdir(real.c_str()) == 0) return {};  // an empty directory
-  return {false, ErrnoText("cannot remove", real), ""};
+  if (::unlink(Real(path, false).c_str()) != 0 && errno != ENOENT)
+    return {false, ErrnoText("cannot remove", Real(path, false)), ""};
+  return {};
 }
 
 std::string WhyUnreadable(const Fs& fs, const std::string& path, const std::string& shown) {

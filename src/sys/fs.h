@@ -46,7 +46,7 @@ class Fs {
                                   bool keep_backup = true) = 0;
   // Moves a file aside (rename); used to retire conflicting apt lists with a backup.
   virtual WriteResult Rename(const std::string& from, const std::string& to) = 0;
-  virtual WriteResult Remove(const std::string& path) = 0;  // like rm -f (or rmdir of an empty directory): ok when already absent
+  virtual WriteResult Remove(const std::string& path) = 0;  // like rm -f: ok when already absent
   virtual WriteResult MakeDirs(const std::string& path, unsigned mode = 0755) = 0;
 
   // The path on this machine that `path` maps to (root + path). For messages and for handing files to

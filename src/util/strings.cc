@@ -147,4 +147,11 @@ std::optional<unsigned long long> ParseBytes(std::string_view s) {
   return static_cast<unsigned long long>(std::llround(v));
 }
 
+std::string LastLine(std::string_view text) {
+  auto lines = Split(text, '\n');
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+    if (!Trim(*it).empty()) return std::string(Trim(*it));
+  return "";
+}
+
 }  // namespace gp

@@ -12,6 +12,8 @@ std::string_view Trim(std::string_view s);
 std::vector<std::string> Split(std::string_view s, char sep);
 // Splits on runs of blanks (space/tab); no empty fields.
 std::vector<std::string> SplitWords(std::string_view s);
+// The last line of `text` that is not blank, trimmed ("" when none): a program's one-line error.
+std::string LastLine(std::string_view text);
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 std::string ToLower(std::string_view s);

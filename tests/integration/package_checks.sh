@@ -13,7 +13,10 @@ check() { local d=$1; shift; if "$@"; then echo "  ok: $d"; else echo "  FAILED:
 out=$(bash "$src/packaging/check-binary.sh" "$bin" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/    /'
-if objdump -p "$bin" | grep -q 'NEEDED *libspdlog'; then
+# Read the whole header first: with pipefail, `objdump | grep -q` fails when grep stops early and objdump
+# takes SIGPIPE, which would test a linked build as if it were the portable one.
+needed=$(objdump -p "$bin" | grep 'NEEDED')
+if grep -q 'NEEDED *libspdlog' <<<"$needed"; then
   check "a build linking libspdlog is refused" test "$rc" = 1
   check "  for Ubuntu 22.04, naming libspdlog.so.1.10" grep -q '^check-binary: ubuntu-22.04: .*needs libspdlog.so.1.10, which ubuntu-22.04 does not ship' <<<"$out"
   check "  for Ubuntu 24.04, naming libyaml-cpp.so.0.7" grep -q 'needs libyaml-cpp.so.0.7, which ubuntu-24.04 does not ship' <<<"$out"

@@ -126,7 +126,9 @@ void List(Context& ctx) {
                      {"architectures", s.architectures},
                      {"driver_branch", s.driver.branch},
                      {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
-                     {"image", s.image.ref}});
+                     {"image", s.image.ref},
+                     {"legacy", s.legacy},
+                     {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)}});
     }
     PrintJson(ctx, json{{"stacks", out}});
     return;
@@ -139,8 +141,15 @@ void List(Context& ctx) {
              << b << "  " << std::setw(6) << c << "  " << std::setw(7) << d << "  " << e << "\n";
   };
   row("NAME", "OS", "DRIVER", "CUDA", "IMAGE");
-  for (const auto& s : stacks)
-    row(s.name, OsList(s), "R" + std::to_string(s.driver.branch), PinText(s.cuda.version), s.image.ref);
+  // A legacy stack is kept for hosts already on it and never picked without --manifest: say so on its row.
+  for (const auto& s : stacks) {
+    std::string image = s.image.ref;
+    if (s.legacy)
+      image += s.driver.end_of_life.empty() ? "  (legacy: only with --manifest)"
+                                            : "  (legacy: only with --manifest; driver branch end of life " +
+                                                  s.driver.end_of_life + ")";
+    row(s.name, OsList(s), "R" + std::to_string(s.driver.branch), PinText(s.cuda.version), image);
+  }
 }
 
 // One "field  value  origin" line per value, in manifest order.

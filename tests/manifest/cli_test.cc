@@ -44,12 +44,17 @@ TEST_CASE("manifest list and show", "[manifest]") {
   CHECK(r.code == 0);
   CHECK(r.out.find("NAME ") == 0);
   CHECK(r.out.find("ubuntu22.04-r535-cuda12.2  ubuntu 22.04") != std::string::npos);
-  CHECK(r.out.find("R535    12.2.2   nvcr.io/nvidia/pytorch:23.10-py3\n") != std::string::npos);
+  CHECK(r.out.find("R535    12.2.2   nvcr.io/nvidia/pytorch:23.10-py3  (legacy: only with --manifest; driver "
+                   "branch end of life 2026-06)\n") != std::string::npos);
+  CHECK(r.out.find("R580    13.0.2   nvcr.io/nvidia/pytorch:25.12-py3\n") != std::string::npos);
 
   r = Gpuprep({"manifest", "list", "--json"});
   CHECK(r.code == 0);
   CHECK(r.out.find("\"name\": \"hopper-r580-cuda13.0\"") != std::string::npos);
   CHECK(r.out.find("\"driver_branch\": 580") != std::string::npos);
+  CHECK(r.out.find("\"legacy\": true") != std::string::npos);
+  CHECK(r.out.find("\"legacy\": false") != std::string::npos);
+  CHECK(r.out.find("\"driver_end_of_life\": \"2026-06\"") != std::string::npos);
 
   r = Gpuprep({"manifest", "show", kDir + "site.yaml"});
   CHECK(r.code == 0);

@@ -211,14 +211,20 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
     const std::string& name = n.fields[i].first;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
       std::string msg = "repository_overrides: the stack has no repository \"" + name + "\"";
-      if (auto g = DidYouMean(name, names)) msg += " (did you mean \"" + *g + "\"?)";
+      if (auto g = DidYouMean(name, names))
+        msg += " (did you mean \"" + *g + "\"?)";
+      else
+        msg += " (it has: " + Join(names, ", ") + ")";
       Fail(n.key_marks[i], msg);
     }
     Fields f(n.fields[i].second, "repository_overrides." + name, &s.origins);
     f.Only({"url", "keyring_url", "key_fingerprint", "keyring_sha256"});
-    auto url = f.String("url");
-    if (url && !StartsWith(*url, "https://")) Fail(f.node().Find("url")->mark, "repository url must start with https://");
-    auto keyring_url = f.String("keyring_url");
+    // The same rules as the stack's own repositories: apt verifies what it downloads against the pinned key,
+    // so a mirror may be http or file://; the keyring itself is fetched by gpuprep and must be https
+    // (plain http only from loopback).
+    std::optional<std::string> url, keyring_url;
+    if (const Node* u = f.Get("url")) url = AsUrl(*u, UrlRuleKind::kApt);
+    if (const Node* k = f.Get("keyring_url")) keyring_url = AsUrl(*k, UrlRuleKind::kFetch);
     auto fpr = f.String("key_fingerprint");
     auto sha = f.String("keyring_sha256");
     if (fpr) CheckFingerprint(f, *fpr);

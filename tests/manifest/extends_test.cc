@@ -3,6 +3,7 @@
 
 #include "manifest/helpers.h"
 #include "manifest/loader.h"
+#include "support/launch_support.h"
 #include "sys/fs.h"
 #include "util/strings.h"
 
@@ -83,4 +84,40 @@ TEST_CASE("extends errors", "[manifest]") {
         "2 cannot fetch https://example.com/s.yaml: no HTTP client here");
   CHECK(ErrorOf([&] { m::LoadStack("http://example.com/s.yaml", ctx); }) ==
         "2 plain http is accepted only for loopback addresses: use https://");
+}
+
+TEST_CASE("repository_overrides: address and key only, validated like the stack's own", "[manifest]") {
+  gp::sys::DiskFs fs("/");
+  m::LoadContext ctx{&fs, nullptr};
+  const std::string dir = gp::test::TempDir();
+  auto site = [&](const std::string& body) {
+    const std::string path = dir + "/site.yaml";
+    fs.WriteAtomic(path, std::string("apiVersion: gpuprep/v1\nkind: Stack\nextends: hopper-r580-cuda13.0\nmetadata:\n"
+                         "  name: site\nrepository_overrides:\n") + body, 0644, false);
+    return path;
+  };
+  // A plain-http mirror is fine for apt (it verifies against the pinned key); the key stays the stack's.
+  m::Stack s = m::LoadStack(site("  cuda:\n    url: http://mirror.example.internal/cuda/\n"), ctx);
+  for (const auto& r : s.repositories)
+    if (r.name == "cuda") {
+      CHECK(r.url == "http://mirror.example.internal/cuda/");
+      CHECK(r.key_fingerprint == "EB693B3035CD5710E231E123A4B469963BF863CC");
+    }
+  const std::string path = dir + "/site.yaml";
+  CHECK(ErrorOf([&] { m::LoadStack(site("  cdua:\n    url: http://m/\n"), ctx); }) ==
+        "2 " + path + ":7:3: repository_overrides: the stack has no repository \"cdua\" (did you mean \"cuda\"?)");
+  CHECK(ErrorOf([&] { m::LoadStack(site("  mirror:\n    url: http://m/\n"), ctx); }) ==
+        "2 " + path +
+            ":7:3: repository_overrides: the stack has no repository \"mirror\" (it has: cuda, cuda, cuda, "
+            "nvidia-container-toolkit)");
+  // User info in a URL, and a keyring over plain http from a non-loopback host, are refused like in a stack.
+  CHECK(gp::StartsWith(ErrorOf([&] { m::LoadStack(site("  cuda:\n    url: https://u:p@m.example/\n"), ctx); }),
+                       "2 " + path + ":8:10: \"https://u:p@m.example/\": "));
+  CHECK(gp::StartsWith(
+      ErrorOf([&] {
+        m::LoadStack(site("  cuda:\n    keyring_url: http://m.example/k.pub\n    key_fingerprint: "
+                          "EB693B3035CD5710E231E123A4B469963BF863CC\n"),
+                     ctx);
+      }),
+      "2 " + path + ":8:18: \"http://m.example/k.pub\": "));
 }

@@ -35,7 +35,7 @@ struct Gpu {
   std::string name;                 // from the catalogue; "unknown NVIDIA GPU 0x1234" otherwise
   std::string architecture;         // "hopper"; "" when unknown
   std::string compute_capability;   // "9.0"; "" when unknown
-  std::optional<uint64_t> memory_bytes;  // from NVML/nvidia-smi when available
+  std::optional<uint64_t> memory_bytes;  // nvmlDeviceGetMemoryInfo's total, when NVML answers
   std::string driver;               // bound kernel driver
   bool known = false;               // found in the compat catalogue
   std::string subsystem_vendor_id;  // "0x10de": with subsystem_device_id, which board (A2 vs A16); "" unknown

@@ -54,6 +54,7 @@ void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<
       if (ToLower(g.pci) == d.pci) {
         g.uuid = d.uuid;
         g.serial = d.serial;
+        if (d.memory_total) g.memory_bytes = *d.memory_total;
       }
 }
 

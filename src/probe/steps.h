@@ -27,7 +27,7 @@ void ProbeNccl(const ProbeEnv& env, HostFacts& facts);         // nccl.cc (after
 void ProbeDocker(const ProbeEnv& env, HostFacts& facts);       // docker.cc: engine, daemon.json, CDI, toolkit
 void ProbeServices(const ProbeEnv& env, HostFacts& facts);     // services.cc: fabric manager, persistenced, reboot
 void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);     // identity.cc: hostname, machine-id
-// identity.cc: copies NVML's UUID and serial onto the GPU with the same PCI address.
+// identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 
 // A library found by headers, dpkg, pip wheels and (live only) a dlopen'ed version call: cuDNN, NCCL.

@@ -33,6 +33,11 @@ struct NvmlPciInfo {
   char bus_id[32];
 };
 using NvmlPciFn = int (*)(void*, NvmlPciInfo*);  // nvmlDeviceGetPciInfo_v3
+// nvmlMemory_t for nvmlDeviceGetMemoryInfo (https://docs.nvidia.com/deploy/nvml-api/structnvmlMemory__t.html).
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};
+using NvmlMemFn = int (*)(void*, NvmlMemory*);  // nvmlDeviceGetMemoryInfo
 using CuErrFn = int (*)(int, const char**);     // cuGetErrorString
 
 struct Opened {
@@ -159,6 +164,7 @@ NvmlInfo DlopenNativeLibs::Nvml() {
   auto pci = DlSym<NvmlPciFn>(o.handle, "nvmlDeviceGetPciInfo_v3");
   auto uuid = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetUUID");
   auto serial = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetSerial");
+  auto memory = DlSym<NvmlMemFn>(o.handle, "nvmlDeviceGetMemoryInfo");
   for (long i = 0; handle && pci && r.device_count && i < *r.device_count && i < 64; ++i) {
     void* dev = nullptr;
     NvmlPciInfo info{};
@@ -169,6 +175,7 @@ NvmlInfo DlopenNativeLibs::Nvml() {
     d.pci = addr;
     if (uuid && uuid(dev, buf, sizeof buf) == 0) d.uuid = std::string(buf, strnlen(buf, sizeof buf));
     if (serial && serial(dev, buf, sizeof buf) == 0) d.serial = std::string(buf, strnlen(buf, sizeof buf));
+    if (NvmlMemory m{}; memory && memory(dev, &m) == 0 && m.total > 0) d.memory_total = m.total;
     r.devices.push_back(std::move(d));
   }
   if (auto fn = DlSym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();

@@ -20,6 +20,7 @@ struct NvmlDevice {
   std::string pci;     // "0000:18:00.0" (domain:bus:device.0, lower-case hex, as sysfs writes it)
   std::string uuid;    // nvmlDeviceGetUUID: "GPU-5b1c..."; "" when NVML did not give it
   std::string serial;  // nvmlDeviceGetSerial: the board serial; "" when not available (consumer boards)
+  std::optional<unsigned long long> memory_total;  // nvmlDeviceGetMemoryInfo: total framebuffer bytes
 };
 
 struct NvmlInfo {

@@ -123,6 +123,8 @@ check "the kept callback URL is gone" test ! -e "$SIM_HOST/upper/var/lib/gpuprep
 sim_run /usr/bin/gpuprep --manifest /sim/stack.yaml doctor --json >"$SIM_DIR/doctor-after.json" 2>/dev/null
 check_eq "doctor --json names every GPU by NVML's UUID and serial, matched by PCI address" "8 8 0000:18:00.0" \
   "$(python3 -c "import json; g=json.load(open('$SIM_DIR/doctor-after.json'))['host']['gpus']; print(sum(1 for x in g if (x['uuid'] or '').startswith('GPU-')), sum(1 for x in g if (x['serial'] or '').isdigit()), g[0]['pci'])")"
+check_eq "  and gives each GPU's memory as NVML reports it (H100 80GB: 81559 MiB)" "8 $((81559 << 20))" \
+  "$(python3 -c "import json; g=json.load(open('$SIM_DIR/doctor-after.json'))['host']['gpus']; print(sum(1 for x in g if x['memory_bytes']), g[0]['memory_bytes'])")"
 rc=0
 sim_run /usr/bin/gpuprep --manifest /sim/stack.yaml verify >"$SIM_DIR/verify.out" 2>&1 || rc=$?
 check_eq "the packaged gpuprep verifies the host after first boot" 0 "$rc"

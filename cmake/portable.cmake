@@ -19,8 +19,10 @@ if(GPUPREP_PORTABLE)
   target_compile_definitions(gp_spdlog_header_only INTERFACE SPDLOG_FMT_EXTERNAL)
   target_link_libraries(gp_spdlog_header_only INTERFACE fmt::fmt-header-only Threads::Threads)
   # The hardening Debian's own packages get from dpkg-buildflags (lintian checks for it): full RELRO and
-  # bind-now always, fortified calls and stack protector where optimised.
-  add_compile_options($<$<CONFIG:Release>:-D_FORTIFY_SOURCE=2> $<$<CONFIG:Release>:-fstack-protector-strong>)
+  # bind-now always, fortified calls and stack protector where optimised (Release, and RelWithDebInfo,
+  # which CI tests and packages from).
+  set(GP_OPTIMISED $<OR:$<CONFIG:Release>,$<CONFIG:RelWithDebInfo>>)
+  add_compile_options($<${GP_OPTIMISED}:-D_FORTIFY_SOURCE=2> $<${GP_OPTIMISED}:-fstack-protector-strong>)
   add_link_options(-Wl,-z,relro -Wl,-z,now)
   set(GP_YAML_LIB gp_yaml_static)
   set(GP_LOG_LIBS gp_spdlog_header_only)

@@ -29,6 +29,7 @@ struct LaunchFlags {
   int nodes = 1, node_rank = 0;
   std::vector<std::string> volumes, envs, command;
   bool interactive = false;
+  bool registry = false;   // --registry: read the image's CUDA from its registry when the engine lacks it
   std::map<std::string, CLI::Option*> opts;  // to tell "given" from "default"
   bool Given(const std::string& flag) const {
     auto it = opts.find(flag);
@@ -106,11 +107,23 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   std::string stack_reason;
   const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx, stack_reason);
 
-  if (!target.from_snapshot && ctx.unix_http) {  // the image's own CUDA, from the local engine
-    std::string image = req.image ? *req.image : stack ? launch::StackImageRef(*stack) : "";
+  // The image's own CUDA: from the local engine, else (--registry) from its registry. The image as
+  // Resolve picks it: the flag, the profile's, the stack's.
+  const std::string image = req.image                            ? *req.image
+                            : profile && !profile->image.empty() ? profile->image
+                            : stack                              ? launch::StackImageRef(*stack)
+                                                                 : "";
+  if (!target.from_snapshot && ctx.unix_http && !image.empty() && image != "none") {
     probe::ProbeEnv penv;
     penv.docker = ctx.unix_http;
-    if (!image.empty() && image != "none") probe::ProbeImage(penv, image, target.host);
+    probe::ProbeImage(penv, image, target.host);
+  }
+  if (f.registry) {
+    ReadImageFromRegistry(ctx, image, target.host);
+    const probe::ImageInfo& read = target.host.docker.image;
+    if (!read.registry_error.empty())
+      spdlog::warn("could not read {} from its registry ({}); its CUDA comes from the stack's tables", image,
+                   read.registry_error);
   }
   launch::ResolveInputs in;
   in.target = &target;
@@ -147,6 +160,8 @@ void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
   f->opts["--nodes"] = sub->add_option("--nodes", f->nodes, "Number of nodes (multi-node training)");
   f->opts["--node-rank"] = sub->add_option("--node-rank", f->node_rank, "This node's rank, 0..nodes-1");
   add("--master", f->master, "ADDR:PORT of the rank-0 node");
+  f->opts["--registry"] = sub->add_flag(
+      "--registry", f->registry, "Read the image's CUDA from its registry when the local engine does not have it (network)");
   add("--format", f->format, "docker (default) | json | compose | torchrun | slurm | k8s");
   sub->add_option("command", f->command, "The container command, after --");
   sub->callback([f, &ctx, &exit_code] { exit_code = RunLaunch(*f, ctx); });

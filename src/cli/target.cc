@@ -56,6 +56,25 @@ void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFact
   }
 }
 
+void ReadImageFromRegistry(Context& ctx, const std::string& ref, probe::HostFacts& facts) {
+  probe::ImageInfo& image = facts.docker.image;
+  if (ref.empty() || ref == "none" || (image.present && image.ref == ref)) return;
+  if (!ctx.make_http) {
+    image.ref = ref;
+    image.registry_error = "no HTTP client";
+    return;
+  }
+  std::unique_ptr<sys::HttpClient> http = ctx.make_http();
+  probe::ProbeRegistryImage(*http, ref, facts.arch, image);
+  if (!image.registry_error.empty()) spdlog::debug("registry: {}", image.registry_error);
+}
+
+void ReadStackImageFromRegistry(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts) {
+  const std::string ref = docker::ImagePullReference(stack.image.ref, stack.image.digest, stack.image.mirror);
+  if (facts.docker.image.present) return;  // the engine has it (maybe at another digest: doctor says so)
+  ReadImageFromRegistry(ctx, ref, facts);
+}
+
 Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;
   t.manifest = manifest_spec;

@@ -44,4 +44,10 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec);
 // facts.docker.image for the stack's image as apply pulls it (digest, mirror), when the engine answered.
 void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts);
 
+// --registry: `ref` read from its registry into facts.docker.image (probe::ProbeRegistryImage, with an
+// HttpClient from ctx.make_http) unless the local engine has it. No-op for "" or "none".
+void ReadImageFromRegistry(Context& ctx, const std::string& ref, probe::HostFacts& facts);
+// The same for the stack's image as apply pulls it (pinned by digest, on its mirror).
+void ReadStackImageFromRegistry(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts);
+
 }  // namespace gp::cli

@@ -171,6 +171,12 @@ sys::HttpResponse Engine::Call(const std::string& method, const std::string& pat
   return http_.Request(socket_, req);
 }
 
+Engine::Engine(sys::UnixHttp& http, std::string socket, const std::string& api_version)
+    : http_(http), socket_(std::move(socket)) {
+  if (!api_version.empty() && api_version.size() <= 16 && api_version.find_first_not_of("0123456789.") == std::string::npos)
+    api_ = "/v" + api_version;
+}
+
 std::string Engine::Api() {
   if (api_.empty()) {
     auto v = Version();

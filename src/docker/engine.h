@@ -62,7 +62,9 @@ struct ContainerResult {
 
 class Engine {
  public:
-  Engine(sys::UnixHttp& http, std::string socket) : http_(http), socket_(std::move(socket)) {}
+  // `api_version` ("1.51"), when the caller already read /version, spares the round trip Api() makes
+  // otherwise; "" (or anything but digits and dots) means ask.
+  Engine(sys::UnixHttp& http, std::string socket, const std::string& api_version = "");
 
   std::optional<EngineVersion> Version(EngineError* err = nullptr);
   // GET /images/{name}/json; nullopt with err->status 404 when the image is not there.

@@ -43,14 +43,14 @@ bool ValidTag(std::string_view t) {
   return true;
 }
 
+}  // namespace
+
 bool ValidDigest(std::string_view d) {
   if (!StartsWith(d, "sha256:") || d.size() != 71) return false;
   for (char c : d.substr(7))
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
 }
-
-}  // namespace
 
 std::string ImageRef::str() const {
   std::string s = Name();
@@ -133,10 +133,15 @@ ImageCudaEnv CudaFromEnv(const std::vector<std::string>& env) {
   ImageCudaEnv r;
   for (const auto& kv : env) {
     if (StartsWith(kv, "CUDA_VERSION=")) {
-      r.cuda_raw = kv.substr(13);
-      r.cuda = NormalizeCudaVersion(r.cuda_raw).value_or("");
+      r.cuda = NormalizeCudaVersion(kv.substr(13)).value_or("");
+      r.cuda_raw = r.cuda.empty() ? "" : std::string(Trim(kv.substr(13)));
     } else if (StartsWith(kv, "CUDA_DRIVER_VERSION=")) {
-      r.driver = kv.substr(20);
+      r.driver = Version::Parse(kv.substr(20)) ? kv.substr(20) : "";
+    } else if (StartsWith(kv, "NVIDIA_REQUIRE_CUDA=")) {
+      r.require = kv.substr(20);
+      bool printable = r.require.size() <= 512;
+      for (char c : r.require) printable = printable && c >= 0x20 && c < 0x7f;
+      if (!printable) r.require.clear();
     }
   }
   return r;

@@ -19,6 +19,9 @@ struct ImageRef {
   std::string str() const;
 };
 
+// "sha256:" and 64 lower-case hex digits (the only digest gpuprep checks).
+bool ValidDigest(std::string_view d);
+
 // nullopt when `text` is not a reference (empty, upper-case path, bad tag or digest, a leading '-').
 std::optional<ImageRef> ParseImageRef(std::string_view text);
 
@@ -38,7 +41,10 @@ std::optional<std::string> NormalizeCudaVersion(std::string_view raw);
 struct ImageCudaEnv {
   std::string cuda;         // normalised "12.2.2"; "" when the image declares none
   std::string cuda_raw;     // as declared: "12.2.2.009"
-  std::string driver;       // CUDA_DRIVER_VERSION ("535.104.05"): the driver the image's CUDA was built with
+  std::string driver;       // CUDA_DRIVER_VERSION ("535.104.05"): the driver the image's CUDA was built with;
+                            // "" when absent or not a version
+  std::string require;      // NVIDIA_REQUIRE_CUDA ("cuda>=9.0" in NGC framework images: only a floor), at
+                            // most 512 printable bytes, else ""
 };
 // From an image config's Env ("KEY=VALUE" strings).
 ImageCudaEnv CudaFromEnv(const std::vector<std::string>& env);

@@ -39,7 +39,8 @@ DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& 
                           const manifest::Compat& compat) {
   DriverVerdict v;
   if (!image.cuda && !image.driver_min_branch) {
-    v.message = "the CUDA version inside " + image.ref + " is not known to gpuprep; the driver was not checked";
+    v.message = "the CUDA version inside " + image.ref +
+                " is not known to gpuprep; the driver was not checked (--registry reads it from the image's registry)";
     return v;
   }
   if (!driver) {

@@ -195,9 +195,10 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
     all_dc = all_dc && m && m->datacenter;
   }
   ImageCuda image = ImageCudaFor(c.image, in.stack, *in.compat);
-  // The image itself, when the local engine has it: its config's CUDA_VERSION outranks every table.
+  // The image itself, when the local engine has it or its registry was read (--registry): its config's
+  // CUDA_VERSION outranks every table.
   const probe::ImageInfo& local = t.host.docker.image;
-  if (local.present && local.ref == c.image && !local.cuda.empty())
+  if ((local.present || local.from_registry) && local.ref == c.image && !local.cuda.empty())
     if (auto cuda = Version::Parse(local.cuda)) image.cuda = *cuda;
   DriverVerdict v = CheckDriver(image, HostDriverVersion(t), all_dc, *in.compat);
   if (v.kind == DriverVerdict::Kind::kTooOld) throw FlagError("--image", v.message);

@@ -18,15 +18,23 @@ LayerReport CheckImage(const CheckInput& in) {
   const manifest::ImageFacts* facts = in.compat.ImageByRef(img.ref);
   manifest::Pinned cuda = img.cuda;
   if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
-  // The image itself, when the local engine has it: its config's CUDA_VERSION outranks every table.
+  // The image itself, when the local engine has it or its registry was read (--registry): its config's
+  // CUDA_VERSION outranks every table.
   const probe::ImageInfo& local = in.host.docker.image;
+  const bool read = local.present || local.from_registry;
+  const std::string where = local.present ? "" : ", read from its registry";
   std::string from = "";
-  if (local.present && !local.cuda.empty()) {
+  if (read && !local.cuda.empty()) {
     if (auto v = Version::Parse(local.cuda)) {
       cuda = manifest::Pinned{v, false, "CUDA_VERSION=" + local.cuda_raw + " in the image's config"};
-      from = " (the image's CUDA_VERSION " + local.cuda_raw + ")";
+      from = " (the image's CUDA_VERSION " + local.cuda_raw + where + ")";
     }
+  } else if (read && !cuda.known()) {
+    cuda.reason += std::string(cuda.reason.empty() ? "" : "; ") + "the image's config declares no CUDA_VERSION" + where;
   }
+  if (!local.registry_error.empty())
+    r.Add("image.registry", Status::kWarn, "could not read " + local.ref + " from its registry: " + local.registry_error,
+          "check the network and the image reference; doctor then judges the image by the stack's tables");
   if (local.inspected && !local.present) {
     r.Add(Status::kWarn, local.ref + " is not pulled", ApplyFix("image"));
   } else if (local.present) {

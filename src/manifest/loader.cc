@@ -119,6 +119,31 @@ Node TreeOf(const Source& src) {
   return ParseTree(std::string(src.file->data, src.file->size), src.display);
 }
 
+void EraseField(Node& map, const std::string& key) {
+  for (size_t i = 0; i < map.fields.size(); ++i)
+    if (map.fields[i].first == key) {
+      map.fields.erase(map.fields.begin() + static_cast<long>(i));
+      map.key_marks.erase(map.key_marks.begin() + static_cast<long>(i));
+      return;
+    }
+}
+
+// A child that knows a value the parent marked unknown replaces the parent's reason too: `version: V`
+// drops the parent's `unknown_reason:`, `cuda: V` (image) its `cuda_unknown_reason:`. Otherwise the merged
+// stack would hold a known value with a stale reason, refused with an error pointing into the parent.
+void DropReplacedReasons(Node& parent, const Node& child) {
+  if (parent.kind != Node::Kind::kMap || child.kind != Node::Kind::kMap) return;
+  static const std::pair<const char*, const char*> kPairs[] = {{"version", "unknown_reason"},
+                                                               {"cuda", "cuda_unknown_reason"}};
+  for (const auto& [value, reason] : kPairs) {
+    const Node* v = child.Find(value);
+    if (v && !(v->kind == Node::Kind::kScalar && v->scalar == "unknown") && !child.Find(reason))
+      EraseField(parent, reason);
+  }
+  for (const auto& [key, value] : child.fields)
+    if (Node* p = parent.Find(key)) DropReplacedReasons(*p, value);
+}
+
 // Parses `src`, follows its `extends:` chain and returns the merged tree. `seen` holds the files on the
 // current chain (for cycles); `chain` collects the extends targets, base first.
 Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& seen,
@@ -145,21 +170,10 @@ Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& se
   Node base = LoadTree(parent, ctx, seen, chain);
   seen.pop_back();
   chain.push_back(ext->scalar);
-  for (size_t i = 0; i < root.fields.size(); ++i) {
-    if (root.fields[i].first != "extends") continue;
-    root.fields.erase(root.fields.begin() + static_cast<long>(i));
-    root.key_marks.erase(root.key_marks.begin() + static_cast<long>(i));
-    break;
-  }
+  EraseField(root, "extends");
   // metadata describes one file: a child that has its own does not inherit the parent's description.
-  if (root.Find("metadata")) {
-    for (size_t i = 0; i < base.fields.size(); ++i)
-      if (base.fields[i].first == "metadata") {
-        base.fields.erase(base.fields.begin() + static_cast<long>(i));
-        base.key_marks.erase(base.key_marks.begin() + static_cast<long>(i));
-        break;
-      }
-  }
+  if (root.Find("metadata")) EraseField(base, "metadata");
+  DropReplacedReasons(base, root);
   return MergeTrees(base, root);
 }
 

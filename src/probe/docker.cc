@@ -88,7 +88,7 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
   }
   d.engine_reachable = true;
   d.socket = socket;
-  if (auto v = ParseDockerVersionBody(ver.body)) d.version = *v;
+  if (auto v = ParseDockerVersionBody(ver.body, &d.api_version)) d.version = *v;
   auto info = env.docker->Get(socket, "/info", kSocketTimeout);
   if (!info.ok()) {
     d.detail = socket + " /info: " + (info.error.empty() ? "HTTP " + std::to_string(info.status) : info.error);
@@ -139,9 +139,16 @@ DaemonJson ParseDaemonJson(std::string_view text) {
   return r;
 }
 
-std::optional<std::string> ParseDockerVersionBody(std::string_view body) {
+std::optional<std::string> ParseDockerVersionBody(std::string_view body, std::string* api_version) {
   auto j = json::parse(body.begin(), body.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  if (api_version) {
+    auto a = j.find("ApiVersion");
+    *api_version = a != j.end() && a->is_string() ? a->get<std::string>() : "";
+    if (api_version->empty() || api_version->size() > 16 ||
+        api_version->find_first_not_of("0123456789.") != std::string::npos)
+      api_version->clear();
+  }
   auto it = j.find("Version");
   if (it == j.end() || !it->is_string()) return std::nullopt;
   return it->get<std::string>();

@@ -93,12 +93,17 @@ struct ImageInfo {
   std::string cuda;          // CUDA_VERSION from its config, normalised ("12.2.2")
   std::string cuda_raw;      // as declared ("12.2.2.009")
   std::string cuda_driver;   // CUDA_DRIVER_VERSION ("535.104.05")
+  // Read from the image's registry instead (doctor/launch --registry, when the engine does not have it):
+  // cuda, cuda_raw, cuda_driver and digest then come from the registry's manifest and config.
+  bool from_registry = false;
+  std::string registry_error;  // why the registry could not be read ("" when it was, or was not asked)
 };
 
 struct DockerInfo {
   bool cli_found = false;
   bool engine_reachable = false;
   std::string version;                  // server version
+  std::string api_version;              // the engine's API version ("1.51"), from the same /version answer
   std::vector<std::string> runtimes;    // "runc", "nvidia"
   std::string default_runtime;
   bool cdi = false;                     // engine has CDI enabled and an nvidia.com/gpu spec exists

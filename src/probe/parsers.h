@@ -100,8 +100,9 @@ struct DaemonJson {
   std::string error;                   // parse error text; empty when fine
 };
 DaemonJson ParseDaemonJson(std::string_view text);
-// Docker Engine API GET /version -> "Version"; GET /info -> runtimes, default runtime, CDI.
-std::optional<std::string> ParseDockerVersionBody(std::string_view body);
+// Docker Engine API GET /version -> "Version" (and, when `api_version` is given, "ApiVersion" when it is
+// digits and dots, else ""); GET /info -> runtimes, default runtime, CDI.
+std::optional<std::string> ParseDockerVersionBody(std::string_view body, std::string* api_version = nullptr);
 struct DockerInfoBody {
   std::vector<std::string> runtimes;       // keys of "Runtimes", sorted
   std::string default_runtime;             // "DefaultRuntime"

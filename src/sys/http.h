@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gp::sys {
 
@@ -16,7 +18,25 @@ struct HttpResponse {
   int status = 0;          // HTTP status; 0 when no response
   std::string body;
   std::string error;       // transport error ("connection refused", "timed out", TLS failure)
+  // The last response's headers (after redirects), names lower-cased, values trimmed; filled by Send only.
+  std::vector<std::pair<std::string, std::string>> headers;
   bool ok() const { return error.empty() && status >= 200 && status < 300; }
+  // The first value of header `lower_name` ("www-authenticate"); "" when absent.
+  std::string Header(std::string_view lower_name) const {
+    for (const auto& [k, v] : headers)
+      if (k == lower_name) return v;
+    return "";
+  }
+};
+
+// One GET with request headers that answers the response's headers too (a registry's token challenge,
+// its Docker-Content-Digest). A non-2xx status is an answer (status, body and headers), not an error.
+struct HttpRequest {
+  std::string url;                          // as for Get
+  std::vector<std::string> headers;         // "Name: value"; a line with CR or LF is refused, nothing sent
+  std::chrono::milliseconds timeout{15000};  // the whole request
+  std::string ca_file;                      // a CA bundle to trust instead of the system's ("" = the system's)
+  size_t max_body = 0;                      // a larger body is an error; 0 = the client's limit (256 MiB)
 };
 
 // One streamed GET (a redistributable archive): the bytes go to `on_data` as they arrive, nothing is
@@ -45,6 +65,14 @@ class HttpClient {
   virtual ~HttpClient() = default;
   // GET into memory. Only https, or http/file for loopback and local mirrors (caller enforces pins).
   virtual HttpResponse Get(const std::string& url, std::chrono::milliseconds timeout) = 0;
+  // GET with headers (see HttpRequest). The default serves a request without headers, CA or limit through
+  // Get (clients that only answer plain GETs); anything else is refused as a transport error.
+  virtual HttpResponse Send(const HttpRequest& req) {
+    if (req.headers.empty() && req.ca_file.empty() && req.max_body == 0) return Get(req.url, req.timeout);
+    HttpResponse r;
+    r.error = "this HTTP client cannot send request headers";
+    return r;
+  }
   // Streamed GET (see StreamRequest). Clients that cannot stream say so.
   virtual StreamResult Stream(const StreamRequest& req) {
     StreamResult r;

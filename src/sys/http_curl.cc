@@ -2,6 +2,8 @@
 // never map libcurl and its dependencies. curl.h is included for types and constants only.
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
 #include <mutex>
 
 #include "sys/dl.h"
@@ -22,6 +24,8 @@ struct CurlApi {
   CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
   void (*easy_cleanup)(CURL*) = nullptr;
   const char* (*easy_strerror)(CURLcode) = nullptr;
+  curl_slist* (*slist_append)(curl_slist*, const char*) = nullptr;
+  void (*slist_free_all)(curl_slist*) = nullptr;
 };
 
 const CurlApi& Api() {
@@ -38,7 +42,9 @@ const CurlApi& Api() {
         !DlBind(api.handle, "curl_easy_perform", api.easy_perform) ||
         !DlBind(api.handle, "curl_easy_getinfo", api.easy_getinfo) ||
         !DlBind(api.handle, "curl_easy_cleanup", api.easy_cleanup) ||
-        !DlBind(api.handle, "curl_easy_strerror", api.easy_strerror)) {
+        !DlBind(api.handle, "curl_easy_strerror", api.easy_strerror) ||
+        !DlBind(api.handle, "curl_slist_append", api.slist_append) ||
+        !DlBind(api.handle, "curl_slist_free_all", api.slist_free_all)) {
       api.error = "libcurl.so.4 lacks curl_easy_* symbols";
       api.handle = nullptr;
     }
@@ -46,19 +52,54 @@ const CurlApi& Api() {
   return api;
 }
 
+constexpr size_t kMaxHeaderBytes = 64u << 10;  // one response's headers
+
 struct Sink {
   std::string body;
+  size_t max_body = kMaxBody;
   bool too_big = false;
+  std::vector<std::pair<std::string, std::string>> headers;
+  size_t header_bytes = 0;
+  bool headers_too_big = false;
 };
 
 size_t OnData(char* data, size_t size, size_t n, void* user) {
   auto* sink = static_cast<Sink*>(user);
   const size_t len = size * n;
-  if (sink->body.size() + len > kMaxBody) {
+  if (sink->body.size() + len > sink->max_body) {
     sink->too_big = true;
     return 0;  // aborts the transfer
   }
   sink->body.append(data, len);
+  return len;
+}
+
+// One header line per call, the status line included: a status line starts the next response's headers
+// (a redirect's are dropped), "Name: value" lines are kept with the name lower-cased.
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  const size_t len = size * n;
+  std::string line(data, len);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  if (line.compare(0, 5, "HTTP/") == 0) {
+    sink->headers.clear();
+    sink->header_bytes = 0;
+    return len;
+  }
+  sink->header_bytes += len;
+  if (sink->header_bytes > kMaxHeaderBytes) {
+    sink->headers_too_big = true;
+    return 0;
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string::npos || colon == 0) return len;  // the blank line, or a folded continuation
+  std::string name = line.substr(0, colon);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t b = colon + 1;
+  while (b < line.size() && (line[b] == ' ' || line[b] == '\t')) ++b;
+  size_t e = line.size();
+  while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t')) --e;
+  sink->headers.emplace_back(std::move(name), line.substr(b, e - b));
   return len;
 }
 
@@ -180,7 +221,23 @@ class CurlHttpClient : public HttpClient {
   }
 
   HttpResponse Get(const std::string& url, std::chrono::milliseconds timeout) override {
+    HttpRequest req;
+    req.url = url;
+    req.timeout = timeout;
+    HttpResponse r = Send(req);
+    r.headers.clear();  // Get answers status and body only
+    return r;
+  }
+
+  HttpResponse Send(const HttpRequest& req) override {
     HttpResponse res;
+    const std::string& url = req.url;
+    for (const auto& h : req.headers) {
+      if (h.find_first_of("\r\n") != std::string::npos || h.find(':') == std::string::npos) {
+        res.error = "a request header is not one \"Name: value\" line; nothing was sent";
+        return res;
+      }
+    }
     const CurlApi& api = Api();
     if (!api.handle) {
       res.error = api.error;
@@ -191,21 +248,31 @@ class CurlHttpClient : public HttpClient {
       res.error = "curl_easy_init failed";
       return res;
     }
+    curl_slist* headers = nullptr;
+    for (const auto& h : req.headers) headers = api.slist_append(headers, h.c_str());
     Sink sink;
+    if (req.max_body) sink.max_body = std::min(req.max_body, kMaxBody);
     char errbuf[CURL_ERROR_SIZE] = {0};
     api.easy_setopt(curl, CURLOPT_URL, url.c_str());
     api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnData);
     api.easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+    api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, &OnHeader);
+    api.easy_setopt(curl, CURLOPT_HEADERDATA, &sink);
+    if (headers) api.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
     api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
     api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+    // An Authorization header is sent to the host asked, never to the host a redirect leads to (libcurl's
+    // default, said here so no one turns it on): registries send blobs to a CDN by redirect.
+    api.easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
     api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
     api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
     api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
     api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
-    api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
-    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long>(timeout.count(), 15000)));
+    api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
+    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
     api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
     CURLcode rc = api.easy_perform(curl);
     long status = 0;
@@ -218,6 +285,7 @@ class CurlHttpClient : public HttpClient {
     const std::string connected = ip ? ip : "";
     const std::string last_url = effective ? effective : url;  // after redirects (only ever to https)
     api.easy_cleanup(curl);
+    if (headers) api.slist_free_all(headers);
     res.status = static_cast<int>(status);
     const bool plain_http = last_url.compare(0, 7, "http://") == 0 || last_url.compare(0, 7, "HTTP://") == 0;
     if (plain_http && rc == CURLE_OK && !IsLoopbackHost(connected) && connected != "::1") {
@@ -225,11 +293,16 @@ class CurlHttpClient : public HttpClient {
                   ", not a loopback address; nothing was used";
       res.status = 0;
     } else if (sink.too_big) {
-      res.error = "response larger than 256 MiB";
+      const size_t m = sink.max_body;
+      res.error = "response larger than " + (m % (1u << 20) == 0 ? std::to_string(m >> 20) + " MiB"
+                                                                 : std::to_string(m >> 10) + " KiB");
+    } else if (sink.headers_too_big) {
+      res.error = "response headers larger than 64 KiB";
     } else if (rc != CURLE_OK) {
       res.error = errbuf[0] ? errbuf : api.easy_strerror(rc);
     } else {
       res.body = std::move(sink.body);
+      res.headers = std::move(sink.headers);
       if (res.status == 0 && url.rfind("file://", 0) == 0) res.status = 200;  // file:// has no status
     }
     return res;

@@ -1,6 +1,7 @@
 // `extends:` — deep merge, list replacement, origins per file, relative paths, cycles, missing targets.
 #include <catch2/catch.hpp>
 
+#include "apply/harness.h"
 #include "manifest/helpers.h"
 #include "manifest/loader.h"
 #include "support/launch_support.h"
@@ -120,4 +121,43 @@ TEST_CASE("repository_overrides: address and key only, validated like the stack'
                      ctx);
       }),
       "2 " + path + ":8:18: \"http://m.example/k.pub\": "));
+}
+
+TEST_CASE("a site file gives a known CUDA to an image its stack calls unknown; errors point into the site file",
+          "[manifest]") {
+  gp::test::TempRoot t;
+  gp::sys::DiskFs fs("/");
+  m::LoadContext ctx{&fs, nullptr};
+  const std::string head = "apiVersion: gpuprep/v1\nkind: Stack\nextends: ubuntu22.04-r535-cuda12.2\n"
+                           "metadata: {name: site}\nimage:\n";
+  t.Write("/site.yaml", head + "  cuda: 12.2.2\n");
+  m::Stack s = m::LoadStack(t.path() + "/site.yaml", ctx);
+  REQUIRE(s.image.cuda.known());
+  CHECK(s.image.cuda.version->str() == "12.2.2");
+  CHECK(s.image.cuda.reason.empty());  // the embedded stack's reason for not knowing went with its "unknown"
+  CHECK(s.origins.at("image.cuda") == t.path() + "/site.yaml:6:9");
+  CHECK(s.image.ref == "nvcr.io/nvidia/pytorch:23.10-py3");
+  CHECK(gp::StartsWith(s.origins.at("image.ref"), kBase + ":"));
+
+  t.Write("/bad.yaml", head + "  cuda: 12.x\n");
+  CHECK(gp::StartsWith(ErrorOf([&] { m::LoadStack(t.path() + "/bad.yaml", ctx); }), "2 " + t.path() + "/bad.yaml:6:9: "));
+  t.Write("/both.yaml", head + "  cuda: 12.2.2\n  cuda_unknown_reason: \"still unsure\"\n");
+  CHECK(ErrorOf([&] { m::LoadStack(t.path() + "/both.yaml", ctx); }) ==
+        "2 " + t.path() + "/both.yaml:7:3: cuda_unknown_reason is only allowed with cuda: unknown");
+  t.Write("/silent.yaml", head + "  cuda: unknown\n");  // unknown again: the stack's reason stands
+  CHECK(m::LoadStack(t.path() + "/silent.yaml", ctx).image.cuda.unknown);
+}
+
+TEST_CASE("a site file pins a version its stack left unknown: the stack's unknown_reason goes too", "[manifest]") {
+  gp::test::TempRoot t;
+  gp::sys::DiskFs fs("/");
+  m::LoadContext ctx{&fs, nullptr};
+  t.Write("/base.yaml", std::string(gp::test::Edit("cudnn: {version: 8.9.7.29, cuda_major: 12}",
+                                                   "cudnn: {version: unknown, unknown_reason: \"no notes\", cuda_major: 12}")));
+  t.Write("/site.yaml", "apiVersion: gpuprep/v1\nkind: Stack\nextends: base.yaml\nmetadata: {name: s}\n"
+                        "cudnn: {version: 8.9.7.29}\n");
+  m::Stack s = m::LoadStack(t.path() + "/site.yaml", ctx);
+  REQUIRE(s.cudnn.version.known());
+  CHECK(s.cudnn.version.version->str() == "8.9.7.29");
+  CHECK(s.origins.at("cudnn.version") == t.path() + "/site.yaml:5:18");
 }

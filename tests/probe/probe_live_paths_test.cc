@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "manifest/loader.h"
+#include "probe/parsers.h"
 #include "probe/probe.h"
 #include "support/fakes.h"
 #include "sys/fs.h"
@@ -307,4 +308,48 @@ TEST_CASE("live paths: an empty CUDA_HOME is not credited with another toolkit's
   CHECK(h.cuda.version == "12.1");
   CHECK(h.cuda.path == "/usr/local/cuda-12.1");
   CHECK(runner.calls.empty());
+}
+
+namespace {
+// Answers GET paths over the "socket", recording each; no timeout expectations.
+class RecordingDocker : public sys::UnixHttp {
+ public:
+  sys::HttpResponse Get(const std::string&, const std::string& path, std::chrono::milliseconds) override {
+    requests.push_back(path);
+    auto it = answers.find(path);
+    if (it == answers.end()) return {404, R"({"message":"No such image"})", ""};
+    return it->second;
+  }
+  std::map<std::string, sys::HttpResponse> answers;
+  std::vector<std::string> requests;
+};
+}  // namespace
+
+TEST_CASE("live probe: the stack's image is one inspect call; the API version the probe read is not asked again",
+          "[probe]") {
+  RecordingDocker docker;
+  docker.answers["/version"] = {200, R"({"Version":"28.3.2","ApiVersion":"1.51"})", ""};
+  docker.answers["/v1.51/images/nvcr.io/nvidia/pytorch:24.05-py3/json"] = {
+      200, R"({"Id":"sha256:1","RepoDigests":[],"Config":{"Env":["CUDA_VERSION=12.4.1.003"]}})", ""};
+  probe::ProbeEnv env;
+  env.docker = &docker;
+  probe::HostFacts facts;
+  facts.docker.engine_reachable = true;
+  facts.docker.socket = "/var/run/docker.sock";
+  CHECK(probe::ParseDockerVersionBody(docker.answers["/version"].body, &facts.docker.api_version) == "28.3.2");
+  CHECK(facts.docker.api_version == "1.51");
+  probe::ProbeImage(env, "nvcr.io/nvidia/pytorch:24.05-py3", facts);
+  CHECK(docker.requests == std::vector<std::string>{"/v1.51/images/nvcr.io/nvidia/pytorch:24.05-py3/json"});
+  CHECK(facts.docker.image.present);
+  CHECK(facts.docker.image.cuda == "12.4.1");
+
+  // Without the probe's answer (an engine whose /version lacked ApiVersion), the engine is asked first.
+  docker.requests.clear();
+  facts.docker.api_version = "";
+  probe::ProbeImage(env, "nvcr.io/nvidia/pytorch:24.05-py3", facts);
+  CHECK(docker.requests ==
+        std::vector<std::string>{"/version", "/v1.51/images/nvcr.io/nvidia/pytorch:24.05-py3/json"});
+  std::string api;
+  CHECK(probe::ParseDockerVersionBody(R"({"Version":"1","ApiVersion":"1.51/../x"})", &api) == "1");
+  CHECK(api.empty());
 }

@@ -6,6 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
 #include <fstream>
 #include <map>
 #include <memory>
@@ -49,7 +53,8 @@ class TempRoot {
   bool Exists(const std::string& p) const { return fs_->Exists(p); }
   void Symlink(const std::string& target, const std::string& p) {
     fs_->MakeDirs(p.substr(0, p.rfind('/')), 0755);
-    (void)::symlink(target.c_str(), fs_->HostPath(p).c_str());
+    if (::symlink(target.c_str(), fs_->HostPath(p).c_str()) != 0)
+      throw std::runtime_error("symlink " + fs_->HostPath(p) + ": " + std::strerror(errno));
   }
 
  private:

@@ -4,6 +4,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,8 +87,9 @@ class StandInRegistry {
   // The state registry_server.py documents; read again by the server for every request.
   void SetState(const nlohmann::json& state) {
     std::ofstream(dir_ + "/state.json.tmp") << state.dump();
-    ::rename((dir_ + "/state.json.tmp").c_str(), (dir_ + "/state.json").c_str());
-    ::truncate((dir_ + "/log").c_str(), 0);
+    if (::rename((dir_ + "/state.json.tmp").c_str(), (dir_ + "/state.json").c_str()) != 0)
+      throw std::runtime_error("stand-in registry: cannot write " + dir_ + "/state.json");
+    std::ofstream(dir_ + "/log", std::ios::trunc);  // the request log starts again
   }
   std::string domain() const { return "127.0.0.1:" + port_; }
   const std::string& ca() const { return ca_; }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "sys/tree.h"
 #include "manifest/loader.h"
 #include "probe/parsers.h"
 #include "probe/probe.h"
@@ -30,10 +31,7 @@ class TempTree {
     char tmpl[] = "/tmp/gpuprep-probe-XXXXXX";
     root = ::mkdtemp(tmpl);
   }
-  ~TempTree() {
-    std::string cmd = "rm -rf '" + root + "'";
-    (void)std::system(cmd.c_str());
-  }
+  ~TempTree() { gp::sys::RemoveTree(root); }
   void Write(const std::string& path, const std::string& text) {
     std::string full = root + path;
     for (size_t i = root.size() + 1; i < full.size(); ++i) {

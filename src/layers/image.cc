@@ -20,7 +20,7 @@ LayerReport CheckImage(const CheckInput& in) {
   if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
   // The image itself, when the local engine has it: its config's CUDA_VERSION outranks every table.
   const probe::ImageInfo& local = in.host.docker.image;
-  std::string from = "";
+  std::string from;
   if (local.present && !local.cuda.empty()) {
     if (auto v = Version::Parse(local.cuda)) {
       cuda = manifest::Pinned{v, false, "CUDA_VERSION=" + local.cuda_raw + " in the image's config"};

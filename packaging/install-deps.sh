@@ -20,6 +20,8 @@ pkgs=(
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
   # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)
   xz-utils openssl libarchive-tools
+  # the curl client's loopback rule in a private network namespace (tests/integration/http_netns.sh)
+  iproute2
   # fuzzing and static analysis (libapt-pkg is the fuzzers' version-ordering oracle)
   clang clang-tidy libapt-pkg-dev
 )

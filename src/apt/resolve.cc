@@ -60,6 +60,7 @@ Resolution ResolvePin(const Index& index, const PinRule& rule) {
     for (const auto* c : match) builds.insert(CudaBuild(c->version));
     if (builds.size() > 1) {
       std::vector<std::string> versions;
+      versions.reserve(match.size());
       for (const auto* c : match) versions.push_back(c->version);
       return {"", rule.str() + ": ambiguous, the repository has builds for several CUDA versions (" +
                       Join(versions, ", ") + "); the stack names no CUDA version to choose"};

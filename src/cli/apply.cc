@@ -11,7 +11,6 @@
 #include "apply/journal.h"
 #include "apply/preflight.h"
 #include "apt/index.h"
-#include "util/strings.h"
 #include "apply/status.h"
 #include "sys/clock.h"
 #include "sys/host_info.h"

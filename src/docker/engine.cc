@@ -235,7 +235,7 @@ std::optional<std::string> Engine::RemoteDigest(const std::string& ref, EngineEr
   }
   auto j = json::parse(r.body, nullptr, false);
   if (j.is_discarded() || !j.contains("Descriptor") || !j["Descriptor"].is_object() ||
-      !j["Descriptor"].value("digest", "").size()) {
+      j["Descriptor"].value("digest", "").empty()) {
     Set(err, {r.status, "distribution inspect: no Descriptor.digest"});
     return std::nullopt;
   }

@@ -14,7 +14,7 @@ struct CheckInput {
   const manifest::Stack& stack;
   const manifest::Compat& compat;
   const probe::HostFacts& host;
-  std::string today = "";  // "YYYY-MM-DD" (UTC) from the clock seam; "" skips date checks (end of life)
+  std::string today;         // "YYYY-MM-DD" (UTC) from the clock seam; "" skips date checks (end of life)
 };
 
 LayerReport CheckOs(const CheckInput& in);                // OS supported by the stack, dpkg state, reboot

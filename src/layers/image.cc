@@ -23,7 +23,7 @@ LayerReport CheckImage(const CheckInput& in) {
   const probe::ImageInfo& local = in.host.docker.image;
   const bool read = local.present || local.from_registry;
   const std::string where = local.present ? "" : ", read from its registry";
-  std::string from = "";
+  std::string from;
   if (read && !local.cuda.empty()) {
     if (auto v = Version::Parse(local.cuda)) {
       cuda = manifest::Pinned{v, false, "CUDA_VERSION=" + local.cuda_raw + " in the image's config"};

@@ -239,11 +239,12 @@ class Planner {
       if (it != dpkg.end() && it->second.held && !at_pin) allow_held_ = true;
     }
     // gpuprep's earlier pins that this stack no longer wants (a stack change) are released first.
-    for (const auto& [name, version] : old_pins_) {
+    for (const auto& old : old_pins_) {  // not a structured binding: C++17 lambdas cannot capture those
+      const std::string& name = old.first;
       auto it = dpkg.find(name);
-      const bool kept = std::find_if(plan_.pins.begin(), plan_.pins.end(),
-                                     [&](const auto& p) { return p.first == name && p.second == version; }) !=
-                        plan_.pins.end();
+      const bool kept = std::find_if(plan_.pins.begin(), plan_.pins.end(), [&old](const auto& p) {
+                          return p.first == old.first && p.second == old.second;
+                        }) != plan_.pins.end();
       if (!kept && it != dpkg.end() && it->second.held) unhold_.push_back(name);
     }
     if (!unhold_.empty()) allow_held_ = true;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <string_view>
 
 #include "sys/dl.h"
 #include "sys/http.h"
@@ -109,13 +110,30 @@ bool LoopbackIp(const char* ip) {
   return a.rfind("127.", 0) == 0 || a == "::1" || a.rfind("::ffff:127.", 0) == 0;
 }
 
+// Plain http goes only to loopback, judged on the address actually connected (docs/cli.md), not on the URL's
+// text. Every URL that is not https:// or file:// (in any letter case) is guarded.
+struct PeerGuard {
+  bool plain_http = false;
+  bool refused = false;
+  std::string peer;
+};
+
+bool StartsWithNoCase(const std::string& s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  return true;
+}
+
+bool NeedsLoopbackPeer(const std::string& url) {
+  return !StartsWithNoCase(url, "https://") && !StartsWithNoCase(url, "file://");
+}
+
 struct StreamState {
   const StreamRequest* req = nullptr;
   uint64_t bytes = 0;
   bool stopped = false;
-  bool plain_http = false;
-  bool refused_peer = false;
-  std::string peer;
+  PeerGuard guard;
 };
 
 size_t OnStreamData(char* data, size_t size, size_t n, void* user) {
@@ -129,13 +147,12 @@ size_t OnStreamData(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
-// Runs after the connection is made and before the request is sent: plain http only to loopback, judged by
-// the address actually connected (docs/cli.md), not by the URL's text.
+// Runs after the connection is made and before the request is sent, so a refused request never leaves.
 int OnPrereq(void* user, char* conn_primary_ip, char*, int, int) {
-  auto* st = static_cast<StreamState*>(user);
-  st->peer = conn_primary_ip ? conn_primary_ip : "";
-  if (st->plain_http && !LoopbackIp(conn_primary_ip)) {
-    st->refused_peer = true;
+  auto* g = static_cast<PeerGuard*>(user);
+  g->peer = conn_primary_ip ? conn_primary_ip : "";
+  if (g->plain_http && !LoopbackIp(conn_primary_ip)) {
+    g->refused = true;
     return CURL_PREREQFUNC_ABORT;
   }
   return CURL_PREREQFUNC_OK;
@@ -173,7 +190,7 @@ class CurlHttpClient : public HttpClient {
     }
     StreamState st;
     st.req = &req;
-    st.plain_http = req.url.rfind("http://", 0) == 0;
+    st.guard.plain_http = NeedsLoopbackPeer(req.url);
     char errbuf[CURL_ERROR_SIZE] = {0};
     api.easy_setopt(curl, CURLOPT_URL, req.url.c_str());
     api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnStreamData);
@@ -194,8 +211,8 @@ class CurlHttpClient : public HttpClient {
     api.easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
     api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
     if (req.offset > 0) api.easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(req.offset));
-    if (st.plain_http) {
-      api.easy_setopt(curl, CURLOPT_PREREQDATA, &st);
+    if (st.guard.plain_http) {
+      api.easy_setopt(curl, CURLOPT_PREREQDATA, &st.guard);
       if (api.easy_setopt(curl, CURLOPT_PREREQFUNCTION, &OnPrereq) != CURLE_OK) {
         api.easy_cleanup(curl);
         res.error = req.url + ": this libcurl cannot tell which address it connected to, so plain http is refused";
@@ -209,8 +226,8 @@ class CurlHttpClient : public HttpClient {
     res.status = static_cast<int>(status);
     res.bytes = st.bytes;
     res.stopped = st.stopped;
-    if (st.refused_peer) {
-      res.error = req.url + ": plain http is only allowed from a loopback address (connected to " + st.peer + ")";
+    if (st.guard.refused) {
+      res.error = req.url + ": plain http is only allowed from a loopback address (connected to " + st.guard.peer + ")";
     } else if (st.stopped) {
       res.error = "stopped";
     } else if (rc != CURLE_OK) {
@@ -274,10 +291,18 @@ class CurlHttpClient : public HttpClient {
     api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
     api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
     api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+    // Plain http to a peer that is not loopback is stopped before the request is sent (where this libcurl
+    // has CURLOPT_PREREQFUNCTION, 7.80 and later), and its answer is never used (the check after the
+    // transfer, on any libcurl).
+    PeerGuard guard;
+    guard.plain_http = NeedsLoopbackPeer(url);
+    if (guard.plain_http) {
+      api.easy_setopt(curl, CURLOPT_PREREQDATA, &guard);
+      api.easy_setopt(curl, CURLOPT_PREREQFUNCTION, &OnPrereq);
+    }
     CURLcode rc = api.easy_perform(curl);
     long status = 0;
     api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    // Plain http is for loopback only, decided on the address actually connected (not the URL's text).
     const char* ip = nullptr;
     const char* effective = nullptr;
     api.easy_getinfo(curl, CURLINFO_PRIMARY_IP, &ip);
@@ -287,8 +312,9 @@ class CurlHttpClient : public HttpClient {
     api.easy_cleanup(curl);
     if (headers) api.slist_free_all(headers);
     res.status = static_cast<int>(status);
-    const bool plain_http = last_url.compare(0, 7, "http://") == 0 || last_url.compare(0, 7, "HTTP://") == 0;
-    if (plain_http && rc == CURLE_OK && !IsLoopbackHost(connected) && connected != "::1") {
+    if (guard.refused) {
+      res.error = "plain http connected to " + guard.peer + ", not a loopback address; no request was sent";
+    } else if (NeedsLoopbackPeer(last_url) && rc == CURLE_OK && !IsLoopbackHost(connected) && connected != "::1") {
       res.error = "plain http connected to " + (connected.empty() ? std::string("an unknown address") : connected) +
                   ", not a loopback address; nothing was used";
       res.status = 0;

@@ -2,7 +2,6 @@
 //  - Version: dotted numbers as NVIDIA prints them (driver 535.161.08, 515.76; CUDA 12.2.2, 13.0.88;
 //    cuDNN 8.9.7.29; NCCL 2.18.3; toolkit 1.17.8). Missing trailing parts compare as 0 (12.2 == 12.2.0).
 //  - DebVersion: dpkg's ordering of package versions (epoch:upstream-revision, with '~' before anything).
-//  - Constraint: ">= 535.54.03", "= 8.9.7", "< 580", "535" (a driver branch: major equals 535).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -63,21 +62,5 @@ struct DebVersion {
 std::string CudnnVersionFromCode(long code);
 std::string NcclVersionFromCode(long code);
 std::string CudaVersionFromCode(long code);
-
-// A version requirement. Grammar: [op] VERSION, op one of >=, >, <=, <, =, ==, !=; blanks allowed after op.
-// A bare single number ("535") means "branch 535": the major part equals it.
-class Constraint {
- public:
-  enum class Op { kGe, kGt, kLe, kLt, kEq, kNe, kBranch };
-  static std::optional<Constraint> Parse(std::string_view text);
-  bool Matches(const Version& v) const;
-  Op op() const { return op_; }
-  const Version& version() const { return version_; }
-  std::string str() const;  // canonical text, e.g. ">= 535.54.03", "branch 535"
-
- private:
-  Op op_ = Op::kGe;
-  Version version_;
-};
 
 }  // namespace gp

@@ -18,8 +18,12 @@ mount --bind "$host/sim" "$m/sim"
 # as systemd keeps them running on a real server.
 chroot "$m" /bin/sh -c 'for d in /usr/lib/gpuprep-sim/daemons/*; do
   [ -x "$d" ] && [ -e "/run/gpuprep-sim/active/${d##*/}" ] && "$d"; done; true' </dev/null >/dev/null 2>&1 || true
+# A sanitizer build's options reach the binary under test inside (.ci/run's ASan+UBSan pass).
+san_env=()
+[[ -n ${ASAN_OPTIONS:-} ]] && san_env+=("ASAN_OPTIONS=$ASAN_OPTIONS")
+[[ -n ${UBSAN_OPTIONS:-} ]] && san_env+=("UBSAN_OPTIONS=$UBSAN_OPTIONS")
 set +e
 chroot "$m" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-  LANG=C.UTF-8 TERM="${TERM:-dumb}" ${SIM_ENV:-} "$@"
+  LANG=C.UTF-8 TERM="${TERM:-dumb}" "${san_env[@]}" ${SIM_ENV:-} "$@"
 rc=$?
 exit $rc

@@ -64,6 +64,6 @@ TEST_CASE("curl client: plain http only to an address that is loopback as connec
     CHECK(r.ok());
     CHECK(r.body == "key");
   }
-  // The refusal half (a server on a non-loopback address) is not exercised here: tests send traffic to
-  // loopback addresses only. sys/http_curl.cc decides on the address libcurl reports it connected to.
+  // The refusal half (a server on a non-loopback address) runs in a private network namespace:
+  // tests/sys/http_netns_test.cc, through tests/integration/http_netns.sh.
 }

@@ -3,7 +3,6 @@
 #include "util/version.h"
 
 using gp::CompareDebVersions;
-using gp::Constraint;
 using gp::Version;
 
 TEST_CASE("dotted versions compare numerically, missing parts are zero") {
@@ -39,20 +38,4 @@ TEST_CASE("NVIDIA version codes") {
   CHECK(gp::NcclVersionFromCode(22809) == "2.28.9");
   CHECK(gp::CudaVersionFromCode(12020) == "12.2");
   CHECK(gp::CudaVersionFromCode(13000) == "13.0");
-}
-
-TEST_CASE("constraints") {
-  auto c = Constraint::Parse(">= 535.54.03");
-  REQUIRE(c);
-  CHECK(c->Matches(Version::Must("535.54.03")));
-  CHECK(c->Matches(Version::Must("580.65.06")));
-  CHECK_FALSE(c->Matches(Version::Must("530.30.02")));
-  auto branch = Constraint::Parse("535");
-  REQUIRE(branch);
-  CHECK(branch->op() == Constraint::Op::kBranch);
-  CHECK(branch->Matches(Version::Must("535.161.08")));
-  CHECK_FALSE(branch->Matches(Version::Must("550.54.15")));
-  CHECK(Constraint::Parse("<580")->Matches(Version::Must("575.57.08")));
-  CHECK_FALSE(Constraint::Parse(">= abc"));
-  CHECK(Constraint::Parse(">=535.54.03")->str() == ">= 535.54.03");
 }

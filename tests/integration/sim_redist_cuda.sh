@@ -51,7 +51,7 @@ sim_run ldconfig -p >"$SIM_DIR/ldconfig.out"
 check "ldconfig -p lists libcudart from current" grep -q 'libcudart.so.12 .*=> /opt/gpuprep/cuda/current/lib/libcudart.so.12' "$SIM_DIR/ldconfig.out"
 check "ldconfig -p lists libcublas from current" grep -q 'libcublas.so.12 .*=> /opt/gpuprep/cuda/current/lib/libcublas.so.12' "$SIM_DIR/ldconfig.out"
 check "verify loaded libcudart 12.2 from the prefix" grep -q 'CUDA toolkit 12.2.2 in /opt/gpuprep/cuda/current; libcudart 12.2 loads' "$SIM_DIR/cuda-redist-verify.out" "$SIM_DIR/cuda-redist-verify.err"
-check_eq "no CUDA toolkit package from apt" "" "$(sim_nvidia_installed | grep '^cuda-' || true)"
+check_eq "no CUDA toolkit package from apt" "" "$(sim_nvidia_installed | grep -E '^(cuda-(toolkit|cudart|nvcc|libraries)|libcublas)' || true)"
 
 sim_gp doctor --manifest /sim/cuda-redist.yaml doctor --json
 check "doctor: cuda ok, found in the redist prefix" python3 -c "

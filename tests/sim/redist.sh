@@ -39,12 +39,16 @@ PY
 # sim_redist_cuda_tree DIR: NVIDIA's CUDA 12.2.2 redist layout in DIR (redistrib_12.2.2.json + one archive per
 # component), the versions of https://developer.download.nvidia.com/compute/cuda/redist/redistrib_12.2.2.json:
 # cuda_cudart 12.2.140 (a stand-in libcudart.so.12.2.140 answering cudaRuntimeGetVersion), cuda_nvcc 12.2.140,
-# libcublas 12.2.5.6.
+# libcublas 12.2.5.6 (a stand-in ELF with soname libcublas.so.12, so that ldconfig takes it).
 sim_redist_cuda_tree() {
   gcc -O2 -shared -fPIC -Wl,-soname,libcudart.so.12 -DSIM_KIND_CUDART -o "$SIM_DIR/libcudart.so" \
     "$SIM_LIB_DIR/src/versionlib.c" -ldl || sim_fail "building the libcudart stand-in"
+  printf 'int cublasGetVersion_sim(void) { return 12; }\n' >"$SIM_DIR/cublas_stub.c"
+  gcc -O2 -shared -fPIC -Wl,-soname,libcublas.so.12 -o "$SIM_DIR/libcublas.so" "$SIM_DIR/cublas_stub.c" ||
+    sim_fail "building the libcublas stand-in"
   local c
-  for c in "cuda_cudart 12.2.140 --lib $SIM_DIR/libcudart.so" "cuda_nvcc 12.2.140" "libcublas 12.2.5.6"; do
+  for c in "cuda_cudart 12.2.140 --lib $SIM_DIR/libcudart.so" "cuda_nvcc 12.2.140" \
+    "libcublas 12.2.5.6 --lib $SIM_DIR/libcublas.so"; do
     read -ra a <<<"$c"
     python3 "$SIM_REDIST_MAKE" "$1" --release 12.2.2 --component "${a[0]}" --version "${a[1]}" "${a[@]:2}" \
       >/dev/null || sim_fail "make_redist.py ${a[0]}"

@@ -46,7 +46,7 @@ sim_redist_cuda_tree() {
   printf 'int cublasGetVersion_sim(void) { return 12; }\n' >"$SIM_DIR/cublas_stub.c"
   gcc -O2 -shared -fPIC -Wl,-soname,libcublas.so.12 -o "$SIM_DIR/libcublas.so" "$SIM_DIR/cublas_stub.c" ||
     sim_fail "building the libcublas stand-in"
-  local c
+  local c a
   for c in "cuda_cudart 12.2.140 --lib $SIM_DIR/libcudart.so" "cuda_nvcc 12.2.140" \
     "libcublas 12.2.5.6 --lib $SIM_DIR/libcublas.so"; do
     read -ra a <<<"$c"

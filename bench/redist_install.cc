@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   }
   gp::manifest::ComponentSpec c;
   c.version.version = gp::Version::Parse("9.12.0.46");
-  c.cuda_major = 12;
+  c.cuda_major = 13;
   c.source = "redist";
   c.redist.release = "9.12.0";
   c.redist.components = {"cudnn"};

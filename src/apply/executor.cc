@@ -205,6 +205,15 @@ class Executor {
     }
     redist::InstallOptions opt;
     opt.progress = [](const std::string& line) { spdlog::info("{}", line); };
+    opt.bytes = [this](const std::string& name, uint64_t done, uint64_t total) {
+      const int pct = static_cast<int>(done * 100 / total);
+      if (env_.progress)  // a terminal: one line redrawn in place, with a bar
+        return env_.progress("downloading " + name + " [" + std::string(pct / 5, '#') +
+                             std::string(20 - pct / 5, '.') + "] " + std::to_string(pct) + "% of " +
+                             std::to_string(total >> 20) + " MiB");
+      if (pct % 10 == 0 && pct < 100)  // a log: a line per 10%; the end is reported as installed
+        spdlog::info("downloading {}: {}% ({} of {} bytes)", name, pct, done, total);
+    };
     auto r = redist::Install(a.redist, *env_.fs, *http_, opt);
     if (!r.ok()) return r.error;
     spdlog::info("installed {} ({} bytes{}); {} -> {}{}", r.prefix, r.bytes,

@@ -8,6 +8,7 @@
 #include "apt/preferences.h"
 #include "plan/host_state.h"
 #include "probe/parsers.h"
+#include "redist/request.h"
 #include "util/version.h"
 
 namespace gp::apply {
@@ -76,7 +77,19 @@ void Toolkit(const VerifyEnv& env, LayerReport& r) {
   const std::string minor = pin.Prefix(2).str();
   std::string home;
   probe::CudaVersionJson vj;
+  const std::string fix = "sudo gpuprep apply --yes --only cuda";
+  if (spec.source == "redist") {
+    // gpuprep's install of NVIDIA's archives: current -> the version whose redistrib JSON it verified (the
+    // archives carry no version.json); libcudart below must load from it at that version.
+    const std::string current = redist::CurrentLinkFor("cuda");
+    auto target = env.fs->ReadLink(current);
+    if (!target || !env.fs->IsDir(current + "/lib"))
+      return r.Add(Status::kFail, "the CUDA toolkit is not installed in " + current + " (source: redist)", fix);
+    home = current;
+    vj.version = *target;
+  }
   for (const std::string& dir : {"/usr/local/cuda-" + minor, std::string("/usr/local/cuda")}) {
+    if (!home.empty()) break;
     if (auto text = env.fs->ReadPrefix(dir + "/version.json", 1 << 20)) {
       vj = probe::ParseCudaVersionJson(*text);
       if (!vj.version.empty()) {
@@ -85,7 +98,6 @@ void Toolkit(const VerifyEnv& env, LayerReport& r) {
       }
     }
   }
-  const std::string fix = "sudo gpuprep apply --yes --only cuda";
   if (home.empty()) {
     if (spec.optional) return r.Add(Status::kSkip, "the CUDA toolkit is not installed (optional in this stack)");
     return r.Add(Status::kFail, "the CUDA toolkit is not installed (no version.json under /usr/local/cuda-" + minor +

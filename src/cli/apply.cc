@@ -170,7 +170,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   journal.skip = skip;
   if (in.apt.status_fd)
     env.progress = [&ctx](const std::string& line) {
-      *ctx.err << "\rgpuprep: " << (line.rfind("pulling ", 0) == 0 ? "" : "apt: ") << line << "\033[K" << std::flush;
+      *ctx.err << "\rgpuprep: " << (line.rfind("pulling ", 0) == 0 || line.rfind("downloading ", 0) == 0 ? "" : "apt: ") << line << "\033[K" << std::flush;
     };
   auto result = apply::Execute(p, journal, env);
   if (in.apt.status_fd) *ctx.err << "\r\033[K" << std::flush;

@@ -32,6 +32,13 @@ LayerReport CheckCuda(const CheckInput& in) {
       r.Add("cuda.missing", Status::kFail, "CUDA toolkit not installed", ApplyFix("cuda"));
     return r;
   }
+  // `source: redist`: the stack's toolkit is gpuprep's install of NVIDIA's archives under /opt/gpuprep/cuda; a
+  // toolkit found elsewhere (apt, a runfile, pip wheels) is not it.
+  if (spec.source == "redist" && host.path.rfind("/opt/gpuprep/cuda/", 0) != 0)
+    r.Add("cuda.not-redist", Status::kFail,
+          "CUDA " + host.version + " is in " + (host.path.empty() ? host.source : host.path) +
+              ", not the stack's redistributable install in /opt/gpuprep/cuda (source: redist)",
+          ApplyFix("cuda"));
   std::string installed = "installed CUDA " + have->str();
   bool same_release = have->Prefix(2) == want.Prefix(2);
   if (have->major() != want.major())

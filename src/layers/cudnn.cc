@@ -11,7 +11,7 @@ LayerReport CheckCudnn(const CheckInput& in) {
   const std::string prefix = "/opt/gpuprep/cudnn/current/";
   if (in.stack.cudnn.enabled && in.stack.cudnn.source == "redist" && in.host.cudnn.found &&
       in.host.cudnn.source.find(prefix) == std::string::npos)
-    r.Add(Status::kFail,
+    r.Add("cudnn.not-redist", Status::kFail,
           "cuDNN " + in.host.cudnn.version + " comes from " + in.host.cudnn.source +
               ", not the stack's redistributable install in /opt/gpuprep/cudnn (source: redist)",
           ApplyFix("cudnn"));

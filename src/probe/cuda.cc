@@ -1,8 +1,10 @@
-// The CUDA toolkit: where it is (CUDA_HOME, /usr/local/cuda, /usr/local/cuda-X.Y, nvcc on PATH) and its
-// full version. Sources, cheapest first: version.json, the wheels' dist-info names (a toolkit assembled
+// The CUDA toolkit: where it is (CUDA_HOME, gpuprep's redistributable install /opt/gpuprep/cuda/current,
+// /usr/local/cuda, /usr/local/cuda-X.Y, nvcc on PATH) and its full version. Sources, cheapest first:
+// version.json, the wheels' dist-info names (a toolkit assembled
 // from pip wheels: nvidia_cuda_nvcc-13.0.88.dist-info says 13.0.88 exactly as `nvcc --version` would,
 // without spawning nvcc, which costs milliseconds), `nvcc --version` (live only, last file-less resort),
-// cudart through dlopen (live only: "13.0"), and finally the dpkg cuda-toolkit-X-Y package.
+// cudart through dlopen (live only: "13.0"), the redistributable install's directory name, and finally the
+// dpkg cuda-toolkit-X-Y package.
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,9 @@ bool DateStyle(const std::string& v) {  // "12.6.20241114": the third part is a 
   return p && p->size() >= 3 && p->parts()[2] >= 19000000;
 }
 
+// gpuprep's install of NVIDIA's redistributable CUDA archives (`source: redist`): current -> 12.2.2.
+constexpr const char* kRedistCurrent = "/opt/gpuprep/cuda/current";
+
 // Toolkit prefixes in order of preference, without duplicates.
 std::vector<std::string> Candidates(const ProbeEnv& env) {
   const sys::Fs& fs = *env.fs;
@@ -36,6 +41,7 @@ std::vector<std::string> Candidates(const ProbeEnv& env) {
     out.push_back(p);
   };
   if (Live(env)) add(EnvVar(env, "CUDA_HOME"));
+  add(kRedistCurrent);  // deliberate, like the cuDNN one (probe/library.cc): before /usr/local/cuda
   add("/usr/local/cuda");
   std::vector<std::pair<Version, std::string>> versioned;
   for (const auto& name : fs.List("/usr/local")) {
@@ -117,6 +123,13 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
   const sys::Fs& fs = *env.fs;
   Component& c = facts.cuda;
   const std::vector<std::string> candidates = Candidates(env);
+  // The redistributable install's versioned prefix, named by gpuprep after the release label of the redistrib
+  // JSON whose archives it verified (NVIDIA's archives carry no version.json).
+  std::string redist_prefix, redist_version;
+  if (auto target = fs.ReadLink(kRedistCurrent); target && Version::Parse(*target)) {
+    redist_prefix = ResolveLink(kRedistCurrent, *target);
+    redist_version = *target;
+  }
   for (const auto& prefix : candidates) {
     if (auto vj = fs.Read(prefix + "/version.json")) {
       auto parsed = ParseCudaVersionJson(*vj);
@@ -140,6 +153,10 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
       } else {
         c.notes.push_back(prefix + "/bin/nvcc --version failed" + (res.timed_out ? " (timed out)" : ""));
       }
+    }
+    if (c.version.empty() && prefix == redist_prefix && fs.IsDir(prefix + "/lib")) {
+      c.version = redist_version;
+      c.source = std::string("redist:") + kRedistCurrent;
     }
     if (!c.version.empty() || fs.Exists(prefix + "/bin/nvcc")) {
       c.path = prefix;
@@ -191,7 +208,7 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
   if (c.found) {
     if (auto v = Version::Parse(c.version)) c.cuda_major = static_cast<int>(v->major());
   } else {
-    facts.probe_notes.push_back("cuda: no CUDA toolkit found (/usr/local/cuda*, CUDA_HOME, nvcc on PATH, dpkg)");
+    facts.probe_notes.push_back("cuda: no CUDA toolkit found (/usr/local/cuda*, /opt/gpuprep/cuda, CUDA_HOME, nvcc on PATH, dpkg)");
   }
 }
 

@@ -10,6 +10,7 @@
 #include "sys/archive.h"
 #include "sys/sha256.h"
 #include "sys/tree.h"
+#include "sys/writeback.h"
 #include "util/strings.h"
 
 namespace gp::redist {
@@ -18,29 +19,39 @@ namespace {
 std::string Parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
 std::string Base(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
+// A versioned prefix's name as PrefixFor makes it: "9.12.0.46-cuda12", "13.0.2".
+bool IsVersionDirName(const std::string& n) {
+  std::string v = n;
+  if (auto cu = n.rfind("-cuda"); cu != std::string::npos) {
+    const std::string major = n.substr(cu + 5);
+    if (major.empty() || major.find_first_not_of("0123456789") != std::string::npos) return false;
+    v = n.substr(0, cu);
+  }
+  return !v.empty() && v.front() >= '0' && v.front() <= '9' && v.back() != '.' &&
+         v.find_first_not_of("0123456789.") == std::string::npos && v.find("..") == std::string::npos;
+}
+
 void Sleep(const InstallOptions& opt, std::chrono::milliseconds d) {
   if (opt.sleep) opt.sleep(d);
   else std::this_thread::sleep_for(d);
 }
 
-// One archive: download (with resumes) -> sha256 + pipe -> extraction thread -> `staging`.
+// One archive, three threads: this one downloads (with resumes) and hashes each piece as it arrives, then
+// copies it into the pipe; the extraction thread decodes xz and writes files into `staging`; `writeback`
+// starts the disk writes of finished (and large, growing) files meanwhile.
 std::string StreamArchive(sys::HttpClient& http, const std::string& url, const RedistArchive& a,
-                          const std::string& staging, const InstallOptions& opt, InstallResult& result) {
-  ChunkPipe pipe;
+                          const std::string& staging, const InstallOptions& opt, sys::Writeback& writeback,
+                          InstallResult& result) {
+  BytePipe pipe;
   sys::ExtractResult extracted;
   std::thread reader([&] {
-    std::string chunk;
-    sys::ArchiveInput input = [&](const void** data) -> long {
-      int rc = pipe.Pop(chunk);
-      if (rc <= 0) return rc;
-      *data = chunk.data();
-      return static_cast<long>(chunk.size());
-    };
+    sys::ArchiveInput input = [&](const void** data) -> long { return pipe.Read(data); };
     sys::ArchivePlacer place = [&](const sys::ArchiveEntry& e, std::string& rel, std::string& rel_link) {
       return PlaceEntry(e, a.top_dir, rel, rel_link);
     };
+    sys::ArchiveWritten written = [&](const std::string& path) { writeback.Kick(path); };
     try {
-      extracted = sys::ExtractTar(input, staging, place);
+      extracted = sys::ExtractTar(input, staging, place, written);
     } catch (const std::exception& e) {
       extracted.error = e.what();
     }
@@ -49,7 +60,7 @@ std::string StreamArchive(sys::HttpClient& http, const std::string& url, const R
 
   std::string error;
   bool too_big = false;
-  uint64_t got = 0;
+  uint64_t got = 0, percent = 0;
   std::string sha_hex;
   try {
     sys::Sha256 sha;
@@ -66,6 +77,10 @@ std::string StreamArchive(sys::HttpClient& http, const std::string& url, const R
         }
         sha.Update(d, n);
         got += n;
+        if (opt.bytes && a.size > 0 && got * 100 / a.size != percent) {
+          percent = got * 100 / a.size;
+          opt.bytes(Base(a.relative_path), got, a.size);
+        }
         return pipe.Push(d, n);
       };
       sys::StreamResult res = http.Stream(r);
@@ -183,43 +198,76 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
       sys::RemoveTree(hparent + "/" + name);
   const std::string staging = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".partial", error);
   if (staging.empty()) return out.error = error, out;
+  sys::Writeback writeback;
   for (const auto& a : archives) {
     if (opt.progress) opt.progress("downloading " + a.relative_path + " (" + std::to_string(a.size) + " bytes)");
-    error = StreamArchive(http, req.archive_base + a.relative_path, a, staging, opt, out);
+    error = StreamArchive(http, req.archive_base + a.relative_path, a, staging, opt, writeback, out);
     if (!error.empty()) {
       sys::RemoveTree(staging);
       return out.error = error, out;
     }
   }
+  writeback.Drain();
   if (!fs.IsDir(parent + "/" + Base(staging) + "/lib")) {
     sys::RemoveTree(staging);
     return out.error = req.json_url + ": the archives hold no lib/ directory; nothing was installed", out;
   }
-  if (auto s = sys::SyncFilesystem(staging); !s.ok) {
+  // Every file and directory of the tree on disk before it becomes visible (most pages are already written
+  // out by `writeback`); the renames below fsync their parent directories.
+  if (auto s = sys::SyncTree(staging); !s.ok) {
     sys::RemoveTree(staging);
     return out.error = s.error, out;
   }
   if (auto prev = fs.ReadLink(req.current_link)) out.previous = *prev;
-  // An earlier copy of the same version that `current` does not use is replaced; one it uses is moved aside
-  // only for the instant of the rename.
-  const std::string host_prefix = hparent + "/" + Base(req.prefix);
-  std::string aside;
-  if (fs.Exists(req.prefix) || fs.ReadLink(req.prefix)) {
-    aside = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".old", error);
-    if (aside.empty() || !sys::RenameDir(host_prefix, aside + "/tree").ok) {
-      sys::RemoveTree(staging);
-      if (!aside.empty()) sys::RemoveTree(aside);
-      return out.error = "cannot move the earlier " + req.prefix + " aside", out;
-    }
-  }
-  if (auto r = sys::RenameDir(staging, host_prefix); !r.ok) {
+  const std::string name = Base(req.prefix);
+  const std::string host_prefix = hparent + "/" + name;
+  if (Parent(req.current_link) != parent) {
     sys::RemoveTree(staging);
-    return out.error = r.error, out;
+    return out.error = req.current_link + " is not beside " + req.prefix + "; nothing was installed", out;
   }
-  if (!aside.empty()) sys::RemoveTree(aside);
-  if (Parent(req.current_link) != parent) return out.error = req.current_link + " is not beside " + req.prefix, out;
-  if (auto r = sys::SwitchSymlink(hparent + "/" + Base(req.current_link), Base(req.prefix)); !r.ok)
+  if (fs.Exists(req.prefix) || fs.ReadLink(req.prefix)) {
+    // The same version again (a damaged tree, a removed loader entry): the new tree and the old one trade
+    // names in one rename, so `current`, which may point at this very name, never dangles. The old tree is then
+    // at the staging name and goes.
+    bool unsupported = false;
+    auto x = sys::ExchangeDirs(staging, host_prefix, unsupported);
+    if (!x.ok && !unsupported) {
+      sys::RemoveTree(staging);
+      return out.error = x.error + "; nothing was installed", out;
+    }
+    if (!x.ok) {
+      // A filesystem without RENAME_EXCHANGE: the old tree is moved aside and the new one renamed in, so
+      // `current` dangles between two renames.
+      std::string aside = sys::MakeTempDir(hparent, "." + name + ".old", error);
+      if (aside.empty() || !sys::RenameDir(host_prefix, aside + "/tree").ok) {
+        sys::RemoveTree(staging);
+        if (!aside.empty()) sys::RemoveTree(aside);
+        return out.error = "cannot move the earlier " + req.prefix + " aside; nothing was installed", out;
+      }
+      auto r = sys::RenameDir(staging, host_prefix);
+      if (!r.ok) {  // put the old tree back
+        sys::RenameDir(aside + "/tree", host_prefix);
+        sys::RemoveTree(aside);
+        sys::RemoveTree(staging);
+        return out.error = r.error + "; nothing was installed", out;
+      }
+      sys::RemoveTree(aside);
+    } else {
+      sys::RemoveTree(staging);
+    }
+  } else if (auto r = sys::RenameDir(staging, host_prefix); !r.ok) {
+    sys::RemoveTree(staging);
+    return out.error = r.error + "; nothing was installed", out;
+  }
+  if (auto r = sys::SwitchSymlink(hparent + "/" + Base(req.current_link), name); !r.ok)
     return out.error = r.error, out;
+  // Kept: the new version and the one `current` pointed at before (a rollback away, and in use until the new
+  // one verifies). Older versioned trees of this layer go when the version changes.
+  if (!out.previous.empty() && out.previous != name)
+    for (const auto& entry : fs.List(parent))
+      if (entry != name && entry != out.previous && IsVersionDirName(entry) && !fs.ReadLink(parent + "/" + entry) &&
+          sys::RemoveTree(hparent + "/" + entry).ok)
+        out.pruned.push_back(parent + "/" + entry);
   auto w = fs.WriteAtomic(req.ldconf_path, LdConfText(req.current_link), 0644, true);
   if (!w.ok) return out.error = w.error, out;
   return out;

@@ -3,8 +3,10 @@
 //   2. each archive is downloaded with libcurl (TLS verified; a dropped transfer resumed with a Range
 //      request, up to `attempts` tries with doubling backoff), hashed and extracted by libarchive as the
 //      bytes arrive, into a hidden staging directory beside the prefix; every entry passes redist/paths.h;
-//   3. only when every archive's size and sha256 match is the staging directory synced and renamed to the
-//      versioned prefix, `current` switched to it by a symlink rename, and the ld.so.conf.d entry written.
+//   3. only when every archive's size and sha256 match is the staging directory synced (its files' writeback
+//      started while decoding) and renamed to the versioned prefix (the same version again: exchanged with
+//      the old tree in one rename), `current` switched to it by a symlink rename, the ld.so.conf.d entry
+//      written. The version `current` pointed at before is kept; older versioned prefixes of the layer go.
 // A corrupt, truncated, tampered or hostile archive leaves nothing visible: the staging directory is
 // removed, the prefix never appears, `current` keeps pointing at the previous version (which stays).
 #pragma once
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "redist/request.h"
 #include "sys/fs.h"
@@ -25,12 +28,16 @@ struct InstallOptions {
   std::chrono::milliseconds backoff{1000};                // before the 2nd try; doubles after each
   std::function<void(std::chrono::milliseconds)> sleep;   // default: std::this_thread::sleep_for
   std::function<void(const std::string&)> progress;       // one line per archive; may be empty
+  // Download progress of one archive (its file name, bytes so far, its size), called from the download thread
+  // each time the whole percentage changes; may be empty.
+  std::function<void(const std::string& name, uint64_t done, uint64_t total)> bytes;
 };
 
 struct InstallResult {
   std::string error;      // "" on success; one line
   std::string prefix;     // the installed prefix
-  std::string previous;   // what `current` pointed at before ("" when nothing)
+  std::string previous;   // what `current` pointed at before ("" when nothing); kept
+  std::vector<std::string> pruned;  // older versioned prefixes removed (neither the new one nor `previous`)
   uint64_t bytes = 0;     // archive bytes downloaded
   int resumes = 0;        // transfers resumed after a drop
   bool ok() const { return error.empty(); }

@@ -132,7 +132,8 @@ ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
 
 }  // namespace
 
-ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place) {
+ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
+                         const ArchiveWritten& written) {
   ExtractResult res;
   const ArchiveApi& api = Api();
   if (!api.handle) {
@@ -184,6 +185,7 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     if (api.write_header(out.get(), e) < ARCHIVE_WARN) return fail(out.get(), "cannot extract " + desc.path);
     ++res.entries;
     if (desc.type == ArchiveEntry::Type::kFile) {
+      uint64_t file_bytes = 0, told = 0;
       for (;;) {
         const void* buf = nullptr;
         size_t len = 0;
@@ -194,9 +196,15 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
         if (api.write_block(out.get(), buf, len, off) < ARCHIVE_WARN)
           return fail(out.get(), "cannot write " + desc.path);
         res.bytes += len;
+        file_bytes += len;
+        if (written && file_bytes - told >= kWrittenStep) {
+          told = file_bytes;
+          written(target);
+        }
       }
     }
     if (api.finish_entry(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish " + desc.path);
+    if (written && desc.type == ArchiveEntry::Type::kFile) written(target);
   }
   if (api.write_close(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish the extraction");
   return res;

@@ -34,9 +34,15 @@ struct ExtractResult {
   bool ok() const { return error.empty(); }
 };
 
+// Told about a regular file being written (its path on this machine): every `kWrittenStep` bytes of its data
+// and once when it is complete; for early writeback (sys/writeback.h). Runs on the extracting thread.
+using ArchiveWritten = std::function<void(const std::string& path)>;
+inline constexpr uint64_t kWrittenStep = 32u << 20;
+
 // Extracts the tar stream from `input` under the existing directory `dest` (a path on this machine; it is
 // resolved with realpath first). Ownership is not restored, permissions pass through the umask, setuid bits
 // are dropped.
-ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place);
+ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
+                         const ArchiveWritten& written = {});
 
 }  // namespace gp::sys

@@ -48,15 +48,6 @@ WriteResult RemoveTree(const std::string& path) {
   return {};
 }
 
-WriteResult SyncFilesystem(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Fail("cannot open", path, errno);
-  int rc = ::syncfs(fd);
-  int err = errno;
-  ::close(fd);
-  return rc == 0 ? WriteResult{} : Fail("cannot sync", path, err);
-}
-
 WriteResult SwitchSymlink(const std::string& link, const std::string& target) {
   const std::string tmp = link + ".gpuprep-new";
   ::unlink(tmp.c_str());
@@ -77,6 +68,16 @@ WriteResult RenameDir(const std::string& from, const std::string& to) {
   if (::lstat(to.c_str(), &st) == 0) return Fail("cannot rename into", to, EEXIST);
   if (::rename(from.c_str(), to.c_str()) != 0) return Fail("cannot rename " + from + " to", to, errno);
   SyncDir(Parent(to));
+  return {};
+}
+
+WriteResult ExchangeDirs(const std::string& a, const std::string& b, bool& unsupported) {
+  unsupported = false;
+  if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
+    unsupported = errno == EINVAL || errno == ENOSYS;
+    return Fail("cannot exchange " + a + " with", b, errno);
+  }
+  SyncDir(Parent(b));
   return {};
 }
 

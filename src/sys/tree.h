@@ -10,9 +10,6 @@ namespace gp::sys {
 // Like rm -rf: removes `path` and everything below it without following symlinks; ok when absent.
 WriteResult RemoveTree(const std::string& path);
 
-// Flushes the filesystem holding `path` (syncfs), so a renamed-in tree survives a power cut whole.
-WriteResult SyncFilesystem(const std::string& path);
-
 // Makes `link` a symlink to `target` atomically: a new link beside it (LINK.gpuprep-new), renamed over
 // `link`, directory fsynced. A reader sees the old target or the new one, never neither.
 WriteResult SwitchSymlink(const std::string& link, const std::string& target);
@@ -22,6 +19,10 @@ void RemoveIfEmpty(const std::string& path);
 
 // rename(2) of a directory into place; fails when `to` exists (never merges into an older tree).
 WriteResult RenameDir(const std::string& from, const std::string& to);
+
+// Swaps two existing paths in one step (renameat2 RENAME_EXCHANGE): whoever looks up `a` or `b` finds one tree
+// or the other, never nothing. `unsupported` is set when the filesystem cannot (EINVAL, ENOSYS).
+WriteResult ExchangeDirs(const std::string& a, const std::string& b, bool& unsupported);
 
 // A fresh, empty directory with a unique name under `parent` ("PARENT/PREFIX.XXXXXX"), mode 0755;
 // "" when it cannot be made (`error` then says why).

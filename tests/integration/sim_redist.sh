@@ -12,7 +12,6 @@ source "$SRC/tests/sim/lib.sh"
 source "$SRC/tests/sim/redist.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply verify plan doctor
 t_start=$(_sim_ms)
 
 sim_redist_tree "$SIM_DIR/www/redist" good

@@ -35,3 +35,38 @@ assert n == 1
 open(dst, "w").write(text)
 PY
 }
+
+# sim_redist_cuda_tree DIR: NVIDIA's CUDA 12.2.2 redist layout in DIR (redistrib_12.2.2.json + one archive per
+# component), the versions of https://developer.download.nvidia.com/compute/cuda/redist/redistrib_12.2.2.json:
+# cuda_cudart 12.2.140 (a stand-in libcudart.so.12.2.140 answering cudaRuntimeGetVersion), cuda_nvcc 12.2.140,
+# libcublas 12.2.5.6 (a stand-in ELF with soname libcublas.so.12, so that ldconfig takes it).
+sim_redist_cuda_tree() {
+  gcc -O2 -shared -fPIC -Wl,-soname,libcudart.so.12 -DSIM_KIND_CUDART -o "$SIM_DIR/libcudart.so" \
+    "$SIM_LIB_DIR/src/versionlib.c" -ldl || sim_fail "building the libcudart stand-in"
+  printf 'int cublasGetVersion_sim(void) { return 12; }\n' >"$SIM_DIR/cublas_stub.c"
+  gcc -O2 -shared -fPIC -Wl,-soname,libcublas.so.12 -o "$SIM_DIR/libcublas.so" "$SIM_DIR/cublas_stub.c" ||
+    sim_fail "building the libcublas stand-in"
+  local c a
+  for c in "cuda_cudart 12.2.140 --lib $SIM_DIR/libcudart.so" "cuda_nvcc 12.2.140" \
+    "libcublas 12.2.5.6 --lib $SIM_DIR/libcublas.so"; do
+    read -ra a <<<"$c"
+    python3 "$SIM_REDIST_MAKE" "$1" --release 12.2.2 --component "${a[0]}" --version "${a[1]}" "${a[@]:2}" \
+      >/dev/null || sim_fail "make_redist.py ${a[0]}"
+  done
+}
+
+# sim_redist_cuda_manifest NAME BASE: $SIM_DIR/common/NAME.yaml, the sim stack with CUDA 12.2.2's cudart, nvcc
+# and cuBLAS from NVIDIA's redistributable archives at BASE instead of apt.
+sim_redist_cuda_manifest() {
+  python3 - "$SIM_DIR/common/stack.yaml" "$SIM_DIR/common/$1.yaml" "$1" "$2" <<'PY' || sim_fail "writing $1.yaml"
+import re, sys
+src, dst, name, base = sys.argv[1:5]
+text = open(src).read()
+text = re.sub(r"(?m)^  name: .*$", "  name: sim-" + name, text, count=1)
+cuda = ("cuda:\n  version: 12.2.2\n  source: redist\n  redist:\n    release: \"12.2.2\"\n"
+        "    components: [cuda_cudart, cuda_nvcc, libcublas]\n    base: " + base + "\n")
+text, n = re.subn(r"(?m)^cuda:\n(?:  .*\n)+", cuda, text)
+assert n == 1
+open(dst, "w").write(text)
+PY
+}

@@ -19,18 +19,6 @@ namespace {
 std::string Parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
 std::string Base(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
-// A versioned prefix's name as PrefixFor makes it: "9.12.0.46-cuda12", "13.0.2".
-bool IsVersionDirName(const std::string& n) {
-  std::string v = n;
-  if (auto cu = n.rfind("-cuda"); cu != std::string::npos) {
-    const std::string major = n.substr(cu + 5);
-    if (major.empty() || major.find_first_not_of("0123456789") != std::string::npos) return false;
-    v = n.substr(0, cu);
-  }
-  return !v.empty() && v.front() >= '0' && v.front() <= '9' && v.back() != '.' &&
-         v.find_first_not_of("0123456789.") == std::string::npos && v.find("..") == std::string::npos;
-}
-
 void Sleep(const InstallOptions& opt, std::chrono::milliseconds d) {
   if (opt.sleep) opt.sleep(d);
   else std::this_thread::sleep_for(d);
@@ -261,13 +249,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   }
   if (auto r = sys::SwitchSymlink(hparent + "/" + Base(req.current_link), name); !r.ok)
     return out.error = r.error, out;
-  // Kept: the new version and the one `current` pointed at before (a rollback away, and in use until the new
-  // one verifies). Older versioned trees of this layer go when the version changes.
-  if (!out.previous.empty() && out.previous != name)
-    for (const auto& entry : fs.List(parent))
-      if (entry != name && entry != out.previous && IsVersionDirName(entry) && !fs.ReadLink(parent + "/" + entry) &&
-          sys::RemoveTree(hparent + "/" + entry).ok)
-        out.pruned.push_back(parent + "/" + entry);
+  // Every other version stays where it is: teams may run several side by side (LD_LIBRARY_PATH on a versioned
+  // prefix), and the one `current` pointed at before is a rollback away. Removing one is the owner's choice.
   auto w = fs.WriteAtomic(req.ldconf_path, LdConfText(req.current_link), 0644, true);
   if (!w.ok) return out.error = w.error, out;
   return out;

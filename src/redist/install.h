@@ -37,7 +37,6 @@ struct InstallResult {
   std::string error;      // "" on success; one line
   std::string prefix;     // the installed prefix
   std::string previous;   // what `current` pointed at before ("" when nothing); kept
-  std::vector<std::string> pruned;  // older versioned prefixes removed (neither the new one nor `previous`)
   uint64_t bytes = 0;     // archive bytes downloaded
   int resumes = 0;        // transfers resumed after a drop
   bool ok() const { return error.empty(); }

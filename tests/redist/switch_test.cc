@@ -1,5 +1,5 @@
 // Switching versions (redist/install.h): a reinstall of the version in use is exchanged in one rename, so
-// `current` never dangles; the version `current` pointed at before is kept and older ones are pruned; and the
+// `current` never dangles; every other version (the one `current` pointed at before, older ones) stays; and the
 // durability helpers (sys/writeback.h) the install relies on.
 #include <catch2/catch.hpp>
 
@@ -69,7 +69,6 @@ TEST_CASE("redist switch: reinstalling the version in use never leaves current d
   INFO(r.error);
   REQUIRE(r.ok());
   CHECK(r.previous == "9.12.0.46-cuda12");
-  CHECK(r.pruned.empty());
   CHECK(looks > 0);
   CHECK(misses == 0);
   CHECK_FALSE(root.Exists("/opt/gpuprep/cudnn/9.12.0.46-cuda12/lib/stale.so"));
@@ -77,7 +76,7 @@ TEST_CASE("redist switch: reinstalling the version in use never leaves current d
   CHECK(Listing(root) == "9.12.0.46-cuda12 current");  // no staging or old tree left behind
 }
 
-TEST_CASE("redist switch: the previous version is kept, older ones pruned, nothing else touched", "[redist]") {
+TEST_CASE("redist switch: versions stay side by side, nothing else touched", "[redist]") {
   test::TempRoot root, aux;
   const std::string www = aux.path() + "/www";
   auto http = sys::MakeCurlHttpClient();
@@ -89,27 +88,27 @@ TEST_CASE("redist switch: the previous version is kept, older ones pruned, nothi
     return r;
   };
   install("9.12.0.1");
-  // Not versioned prefixes of gpuprep's making: never pruned.
+  // Trees gpuprep did not make, and a link, are left alone too.
   root.Write("/opt/gpuprep/cudnn/team-a/lib/keep.so", "x");
   root.Write("/opt/gpuprep/cudnn/9.12-custom/lib/keep.so", "x");
   root.Symlink("9.12.0.1-cuda12", "/opt/gpuprep/cudnn/9.12.0.0-cuda12");
 
   auto r2 = install("9.12.0.46");
   CHECK(r2.previous == "9.12.0.1-cuda12");
-  CHECK(r2.pruned.empty());
   CHECK(Listing(root) == "9.12-custom 9.12.0.0-cuda12 9.12.0.1-cuda12 9.12.0.46-cuda12 current team-a");
 
   auto r3 = install("9.12.1.2");
   CHECK(r3.previous == "9.12.0.46-cuda12");
-  CHECK(r3.pruned == std::vector<std::string>{"/opt/gpuprep/cudnn/9.12.0.1-cuda12"});
-  CHECK(Listing(root) == "9.12-custom 9.12.0.0-cuda12 9.12.0.46-cuda12 9.12.1.2-cuda12 current team-a");
+  CHECK(Listing(root) ==
+        "9.12-custom 9.12.0.0-cuda12 9.12.0.1-cuda12 9.12.0.46-cuda12 9.12.1.2-cuda12 current team-a");
+  CHECK(root.Exists("/opt/gpuprep/cudnn/9.12.0.1-cuda12/lib/libcudnn.so.9.12.0.1"));
   CHECK(root.fs().ReadLink("/opt/gpuprep/cudnn/current") == std::optional<std::string>("9.12.1.2-cuda12"));
   CHECK(root.Exists("/opt/gpuprep/cudnn/9.12.0.46-cuda12/lib/libcudnn.so.9.12.0.46"));
 
-  SECTION("going back to the kept version prunes nothing it still needs") {
+  SECTION("going back to an earlier version switches `current` and keeps the others") {
     auto r4 = install("9.12.0.46");
     CHECK(r4.previous == "9.12.1.2-cuda12");
-    CHECK(r4.pruned.empty());
+    CHECK(root.Exists("/opt/gpuprep/cudnn/9.12.1.2-cuda12/lib/libcudnn.so.9.12.1.2"));
     CHECK(root.fs().ReadLink("/opt/gpuprep/cudnn/current") == std::optional<std::string>("9.12.0.46-cuda12"));
   }
 }

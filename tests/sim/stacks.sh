@@ -3,8 +3,12 @@
 # default stack, through a site file that overrides only its repositories' addresses and keys
 # (lib.sh: sim_site_file), applied to a bare simulated server and checked against what a real host needs:
 # the stack's pins exactly although newer releases exist in NVIDIA's repository and in the distribution's,
-# every package of every layer pinned and held, `apt-get upgrade` harmless, doctor clean.
+# every package of every layer pinned and held, `apt-get upgrade` harmless, doctor clean, and the container
+# half (containers.sh): Docker, the nvidia runtime, the image, a container that sees every GPU.
 # Source after lib.sh.
+
+# shellcheck source=tests/sim/containers.sh
+source "${BASH_SOURCE[0]%/*}/containers.sh"
 
 # sim_nvidia_installed: "PACKAGE VERSION" of every installed package from NVIDIA's repositories, sorted.
 sim_nvidia_installed() {
@@ -81,9 +85,19 @@ PY
   check_eq "doctor: no warn or fail on the layers gpuprep installed ($*)" "" "$layers"
 }
 
+# sim_registry_embedded: the simulated NVIDIA registry (containers.sh) holding every image an embedded stack
+# names, each with the environment its config sets: NGC PyTorch 25.12 "based on CUDA 13.1.0"
+# (NVIDIA_PYTORCH_VERSION, as NGC's PyTorch images set it), NVIDIA's CUDA 12.9.1 cuDNN runtime image (no PyTorch).
+sim_registry_embedded() {
+  sim_registry "nvcr.io/nvidia/pytorch:25.12-py3 CUDA_VERSION=13.1.0 NVIDIA_PYTORCH_VERSION=25.12" \
+    "nvcr.io/nvidia/cuda:12.9.1-cudnn-runtime-ubuntu22.04 CUDA_VERSION=12.9.1"
+}
+
 # sim_stack_converge NAME MANIFEST: plan, then apply -> exit 3 -> simulated reboot -> resume -> verify 0.
+# The simulated registry serves the embedded stacks' images (sim_registry_embedded).
 sim_stack_converge() {
   local name=$1 m=$2 rc
+  [[ -s $SIM_HOST/sim/dockerd-state.json ]] || sim_registry_embedded
   sim_snapshot "$name-bare"
   sim_gp "$name-plan" --manifest "$m" plan
   check_rc "plan" 0 "$name-plan"
@@ -120,10 +134,48 @@ sim_old_kernel_metas() {
   : >"$SIM_HOST/sim/log/apt-get.log"
 }
 
+# sim_preinstall_docker: the distribution's docker.io installed before gpuprep runs (an engine already there),
+# started by its package.
+sim_preinstall_docker() {
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -qq install docker.io >/dev/null 2>&1 ||
+    sim_fail "installing docker.io before gpuprep"
+  sim_run test -S /var/run/docker.sock || sim_fail "the pre-installed engine does not answer"
+  : >"$SIM_HOST/sim/log/commands.log"
+}
+
+# sim_check_stack_containers NAME: after sim_stack_converge NAME with an embedded stack (its docker: section:
+# the distribution's docker.io, runtime mode): the docker layer installed docker.io from the distribution's
+# archive in the one transaction and started it (SIM_DOCKER=install, the default) or left the pre-installed
+# engine alone (SIM_DOCKER=preinstalled); daemon.json registers the nvidia runtime; the stack's image
+# (SIM_IMAGE) pulled once at its digest; verify's container lists every GPU (SIM_GPUS, default 8) and, for a
+# PyTorch image (SIM_IMAGE_TORCH=torch, the default; no-torch otherwise), torch counts them.
+sim_check_stack_containers() {
+  local name=$1 origin
+  [[ -n ${SIM_IMAGE:-} ]] || sim_fail "sim_check_stack_containers: set SIM_IMAGE to the stack's image"
+  origin=$(sim_run apt-cache policy docker.io | awk '/^ \*\*\* / {getline; print $2, $3; exit}')
+  check_eq "docker.io is installed from the distribution's archive (jammy)" "$SIM_URL/ubuntu jammy/main" "$origin"
+  if [[ ${SIM_DOCKER:-install} == preinstalled ]]; then
+    check "plan: the engine already there is left alone" grep -q 'docker .*an existing engine is left as it is' "$SIM_DIR/$name-plan.out"
+    check_eq "docker.io is not in gpuprep's transaction" 0 "$(sim_log apt-get | grep ' install ' | grep -c 'docker\.io')"
+    check "the engine is not enabled or started again" sh -c "! grep -q 'systemctl enable --now docker' '$SIM_HOST/sim/log/commands.log'"
+  else
+    check_eq "docker.io joins gpuprep's one transaction, by name" 1 "$(sim_log apt-get | grep ' install ' | grep -c ' docker\.io')"
+    check "the engine is enabled and started" grep -qx 'systemctl enable --now docker.service' "$SIM_HOST/sim/log/commands.log"
+  fi
+  check "the engine answers on its socket" sim_run test -S /var/run/docker.sock
+  sim_check_daemon_json
+  check "Docker reloaded to read it (SIGHUP), not restarted" sh -c \
+    "grep -qx 'systemctl reload docker.service' '$SIM_HOST/sim/log/commands.log' && ! grep -q 'systemctl restart docker' '$SIM_HOST/sim/log/commands.log'"
+  sim_check_pulled "$SIM_IMAGE"
+  sim_check_container_gpus "$name-verify" "${SIM_GPUS:-8}" "${SIM_IMAGE_TORCH:-torch}"
+}
+
 # sim_stack_scenario STACK HOST_DESCRIPTION "DOCTOR_LAYERS" CHECK...: the whole scenario for one embedded stack
-# on a new host (the caller sets the host knobs: SIM_GPU, SIM_NVSWITCH...): listed by `manifest list`, site
-# file, old kernel metas, plan/apply/reboot/resume/verify, then each CHECK ("DESCRIPTION|PKG VER|PKG VER..."):
-# the installed versions exactly; pinned and held; doctor clean on DOCTOR_LAYERS; apt-get upgrade harmless.
+# on a new host (the caller sets the host knobs: SIM_GPU, SIM_NVSWITCH...; and SIM_IMAGE, SIM_IMAGE_TORCH,
+# SIM_DOCKER for the container half): listed by `manifest list`, site file, old kernel metas,
+# plan/apply/reboot/resume/verify, the container half (sim_check_stack_containers), then each CHECK
+# ("DESCRIPTION|PKG VER|PKG VER..."): the installed versions exactly; pinned and held; doctor clean on
+# DOCTOR_LAYERS; apt-get upgrade harmless.
 sim_stack_scenario() {
   local stack=$1 host=$2 layers=$3 c site
   shift 3
@@ -133,8 +185,15 @@ sim_stack_scenario() {
   check_rc "manifest list" 0 list
   check "it lists $stack" grep -qw -- "$stack" "$SIM_DIR/list.out"
   site=$(sim_site_file "$stack")
+  if [[ ${SIM_DOCKER:-install} == preinstalled ]]; then
+    sim_registry_embedded
+    sim_preinstall_docker
+  fi
   sim_old_kernel_metas
   sim_stack_converge "${stack%%-*}" "$site"
+
+  sim_section "the container half: Docker, the nvidia runtime, the image, a container that sees every GPU"
+  sim_check_stack_containers "${stack%%-*}"
 
   sim_section "the stack's pins, exactly (newer releases are in NVIDIA's repository and the distribution's)"
   for c in "$@"; do

@@ -11,7 +11,8 @@ sim_image_digest() { echo "sha256:$(printf 'gpuprep sim image %s' "$1" | sha256s
 # it starts and on every request): a registry holding each REF at sim_image_digest REF, its config's
 # environment ENV... (no spaces in a value). An image whose environment sets PYTORCH_VERSION or
 # NVIDIA_PYTORCH_VERSION (as NGC's PyTorch images do) gets the torch check's python (/sim/image/torch); any other image a python without torch
-# (/sim/image/plain), so a torch check run on it fails as it would on the real image.
+# (/sim/image/plain), so a torch check run on it fails as it would on the real image. The engine answers with
+# version SIM_ENGINE_VERSION (default 24.0.7, the sim's docker.io).
 sim_registry() {
   mkdir -p "$SIM_HOST/sim/image/torch" "$SIM_HOST/sim/image/plain"
   # torch.cuda counts the GPUs the container runtime handed in (nvidia-smi is the driver's, as the toolkit
@@ -31,7 +32,7 @@ exit 1
 SH
   chmod 0755 "$SIM_HOST/sim/image/torch/python" "$SIM_HOST/sim/image/plain/python"
   python3 - "$SIM_HOST/sim/dockerd-state.json" "$@" <<'PY' || sim_fail "writing the simulated registry"
-import hashlib, json, sys
+import hashlib, json, os, sys
 registry = {}
 for spec in sys.argv[2:]:
     ref, *env = spec.split()
@@ -44,7 +45,7 @@ for spec in sys.argv[2:]:
         "bin": "/sim/image/torch" if any(e.startswith(("PYTORCH_VERSION=", "NVIDIA_PYTORCH_VERSION=")) for e in env)
                else "/sim/image/plain",
     }
-state = {"version": "24.0.7", "api_version": "1.43", "daemon_json": "/etc/docker/daemon.json",
+state = {"version": os.environ.get("SIM_ENGINE_VERSION", "24.0.7"), "api_version": "1.43", "daemon_json": "/etc/docker/daemon.json",
          "store": "/var/lib/docker/images.json", "hook": "/usr/bin/nvidia-container-runtime-hook",
          "cdi_dirs": ["/etc/cdi", "/var/run/cdi"], "registry": registry}
 json.dump(state, open(sys.argv[1], "w"), indent=1)

@@ -12,19 +12,19 @@ source "${BASH_SOURCE[0]%/*}/containers.sh"
 
 # sim_nvidia_installed: "PACKAGE VERSION" of every installed package from NVIDIA's repositories, sorted.
 sim_nvidia_installed() {
-  sim_run dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' 2>/dev/null |
+  sim_inspect dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' 2>/dev/null |
     awk '$1 == "installed" && $2 ~ /^(nvidia-|libnvidia-|cuda-|libcudnn|libnccl)/ {print $2, $3}' | LC_ALL=C sort
 }
 
 # sim_pins: "PACKAGE VERSION PRIORITY" for each package gpuprep's apt preferences file pins by version, sorted.
 sim_pins() {
-  sim_run cat /etc/apt/preferences.d/gpuprep 2>/dev/null | awk '
+  sim_inspect cat /etc/apt/preferences.d/gpuprep 2>/dev/null | awk '
     /^Package:/ { n = split($0, a, /[ \t]+/); delete names; for (i = 2; i <= n; i++) names[a[i]] = 1; v = "" }
     /^Pin:[ \t]+version[ \t]/ { v = $3 }
     /^Pin-Priority:/ { for (p in names) print p, v, $2; delete names }' | LC_ALL=C sort
 }
 
-sim_holds() { sim_run apt-mark showhold | LC_ALL=C sort; }
+sim_holds() { sim_inspect apt-mark showhold | LC_ALL=C sort; }
 
 # sim_check_pinned_and_held WHAT [EXCLUDE_REGEX]: every installed NVIDIA package (but those matching
 # EXCLUDE_REGEX: what an earlier stack left and this one does not manage) is held and pinned at its installed
@@ -41,7 +41,7 @@ sim_check_pinned_and_held() {
   check_eq "$1: every one is pinned at its installed version, priority > 1000 (/etc/apt/preferences.d/gpuprep)" "" "$missing_pin"
   check_eq "$1: no linux-* package pinned or held" "" "$(grep -E '^linux-' <<<"$pins$(printf '\n')$holds")"
   # shellcheck disable=SC2046  # one package name per word
-  cand=$(sim_run apt-cache policy $(cut -d' ' -f1 <<<"$installed") | awk '/^[^ ]/ {sub(/:$/, "", $1); p = $1} /^  Candidate:/ {print p, $2}' | LC_ALL=C sort)
+  cand=$(sim_inspect apt-cache policy $(cut -d' ' -f1 <<<"$installed") | awk '/^[^ ]/ {sub(/:$/, "", $1); p = $1} /^  Candidate:/ {print p, $2}' | LC_ALL=C sort)
   while read -r p v; do
     [[ -n $p ]] || continue
     [[ $(grep "^$p " <<<"$cand") == "$p $v" ]] || bad+="$p: candidate $(grep "^$p " <<<"$cand" | cut -d' ' -f2), installed $v; "
@@ -51,12 +51,15 @@ sim_check_pinned_and_held() {
 
 # sim_check_versions WHAT "PACKAGE VERSION"...: the installed versions, exactly.
 sim_check_versions() {
-  local what=$1 want got
+  local what=$1 want got inst
   shift
   want=$(printf '%s\n' "$@" | LC_ALL=C sort)
+  # One session for all (dpkg-query prints only the installed ones; a missing one shows as "PKG ").
+  inst=$(sim_inspect dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' "${@%% *}" 2>/dev/null |
+    awk '$1 == "installed" {print $2, $3}')
   got=$(for pv in "$@"; do
     p=${pv%% *}
-    printf '%s %s\n' "$p" "$(sim_run dpkg-query -W -f '${Version}' "$p" 2>/dev/null)"
+    printf '%s %s\n' "$p" "$(awk -v p="$p" '$1 == p {print $2}' <<<"$inst")"
   done | LC_ALL=C sort)
   check_eq "$what" "$(tr '\n' ';' <<<"$want")" "$(tr '\n' ';' <<<"$got")"
 }
@@ -122,7 +125,7 @@ sim_check_upgrade_harmless() {
   after=$(sim_nvidia_installed)
   check_eq "apt-get upgrade -y changed no NVIDIA package" "" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]')"
   check_eq "but it did upgrade the kernel metas (not pinned, not held)" "5.15.0.160.160 5.15.0.160.160" \
-    "$(sim_run dpkg-query -W -f '${Version} ' linux-image-generic linux-headers-generic | sed 's/ $//')"
+    "$(sim_inspect dpkg-query -W -f '${Version} ' linux-image-generic linux-headers-generic | sed 's/ $//')"
   sim_gp upgrade-verify --manifest "$1" verify
   check_rc "verify after the upgrade" 0 upgrade-verify
 }
@@ -152,7 +155,7 @@ sim_preinstall_docker() {
 sim_check_stack_containers() {
   local name=$1 origin
   [[ -n ${SIM_IMAGE:-} ]] || sim_fail "sim_check_stack_containers: set SIM_IMAGE to the stack's image"
-  origin=$(sim_run apt-cache policy docker.io | awk '/^ \*\*\* / {getline; print $2, $3; exit}')
+  origin=$(sim_inspect apt-cache policy docker.io | awk '/^ \*\*\* / {getline; print $2, $3; exit}')
   check_eq "docker.io is installed from the distribution's archive (jammy)" "$SIM_URL/ubuntu jammy/main" "$origin"
   if [[ ${SIM_DOCKER:-install} == preinstalled ]]; then
     check "plan: the engine already there is left alone" grep -q 'docker .*an existing engine is left as it is' "$SIM_DIR/$name-plan.out"
@@ -161,7 +164,7 @@ sim_check_stack_containers() {
   else
     check_eq "docker.io joins gpuprep's one transaction, by name" 1 "$(sim_log apt-get | grep ' install ' | grep -c ' docker\.io')"
   fi
-  check "the engine is enabled (started at boot)" sim_run test -L /etc/systemd/system/multi-user.target.wants/docker.service
+  check "the engine is enabled (started at boot)" sim_inspect test -L /etc/systemd/system/multi-user.target.wants/docker.service
   check "the engine answers on its socket after the reboot" sim_run test -S /var/run/docker.sock
   sim_check_daemon_json
   check "Docker reloaded to read it (SIGHUP), not restarted" sh -c \

@@ -29,6 +29,12 @@ docker::ContainerRun GpuRun(const manifest::Stack& s, const std::string& image, 
   return run;
 }
 
+bool CarriesPyTorch(const docker::ImageDetails& d) {
+  for (const auto& e : d.env)
+    if (StartsWith(e, "PYTORCH_VERSION=") || StartsWith(e, "NVIDIA_PYTORCH_VERSION=")) return true;
+  return false;
+}
+
 // The failure of a container run as one finding.
 void Failed(const docker::ContainerResult& res, const std::string& what, layers::LayerReport& r) {
   std::string message = res.ran ? LastLines(res.err.empty() ? res.out : res.err) : res.error.message;
@@ -99,7 +105,8 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers
   const std::string image = StackImage(s);
   r.wanted = image;
   if (image.empty()) return r.Add(Status::kSkip, "stack " + s.name + " names no image to run a container from");
-  if (!engine.InspectImage(image, &err)) {
+  auto details = engine.InspectImage(image, &err);
+  if (!details) {
     if (err.status == 404)
       return r.Add(Status::kFail, image + " is not pulled (verify never pulls)", "sudo gpuprep apply --yes --only image");
     return r.Add(Status::kFail, "image inspect " + image + ": " + err.message, "gpuprep doctor");
@@ -117,6 +124,10 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers
                    "gpuprep doctor (check the driver layer and NVIDIA_VISIBLE_DEVICES)");
     return r.Add(Status::kOk, "a container sees every GPU (" + std::to_string(listed) + ", nvidia-smi -L)");
   }
+  // The torch check needs PyTorch in the image: NGC's PyTorch images (and PyTorch's own) set PYTORCH_VERSION in
+  // their config. A CUDA base image has none; its GPU check is nvidia-smi -L above.
+  if (!CarriesPyTorch(*details))
+    return r.Add(Status::kSkip, image + " carries no PyTorch (no PYTORCH_VERSION in its config): no torch check");
   auto res = engine.Run(GpuRun(s, image, {"python", "-c", kTorchCheck}));
   if (!res.ran || res.exit_code != 0) return Failed(res, "the torch check in " + image, r);
   auto words = SplitWords(LastLines(res.out));

@@ -90,6 +90,13 @@ json StackJson(const Stack& s) {
   json fc = json::array();
   for (const auto& v : s.image.forward_compat) fc.push_back(v.str());
   image["forward_compat"] = fc;
+  json docker = nullptr;  // no docker: section: apply does not set Docker up
+  if (s.docker.present)
+    docker = {{"engine", s.docker.engine},
+              {"packages", PackagesJson(s.docker.packages)},
+              {"gpu_access", s.docker.gpu_access},
+              {"default_runtime", s.docker.default_runtime},
+              {"toolkit_mode", s.docker.toolkit_mode.empty() ? json(nullptr) : json(s.docker.toolkit_mode)}};
   return {{"name", s.name},
           {"description", s.description},
           {"source", s.source},
@@ -103,6 +110,7 @@ json StackJson(const Stack& s) {
           {"nccl", ComponentJson(s.nccl)},
           {"container_toolkit", ComponentJson(s.container_toolkit)},
           {"image", image},
+          {"docker", docker},
           {"workload",
            {{"profile", s.workload.profile},
             {"min_cpus_per_gpu", s.workload.min_cpus_per_gpu},
@@ -201,6 +209,13 @@ void ShowText(const Stack& s, std::ostream& out) {
   }
   add("image.ref", s.image.ref);
   add("image.cuda", PinText(s.image.cuda));
+  if (s.docker.present) {
+    add("docker.engine", s.docker.engine);
+    add("docker.packages", pkgs(s.docker.packages));
+    add("docker.gpu_access", s.docker.gpu_access);
+    add("docker.default_runtime", s.docker.default_runtime ? "true" : "false");
+    if (!s.docker.toolkit_mode.empty()) add("docker.toolkit_mode", s.docker.toolkit_mode);
+  }
   add("workload.profile", s.workload.profile);
   add("workload.min_cpus_per_gpu", std::to_string(s.workload.min_cpus_per_gpu));
   add("workload.min_ram_per_gpu", HumanBytes(s.workload.min_ram_per_gpu));

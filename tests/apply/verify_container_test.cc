@@ -36,7 +36,7 @@ struct Setup {
     std::filesystem::remove_all(bin, ec);
   }
   nlohmann::json State(bool pulled) const {
-    nlohmann::json img = {{"digest", "sha256:" + std::string(64, 'a')}, {"env", {"CUDA_VERSION=12.2.2.009"}},
+    nlohmann::json img = {{"digest", "sha256:" + std::string(64, 'a')}, {"env", {"CUDA_VERSION=12.2.2.009", "PYTORCH_VERSION=2.1.0a0+32f93b1", "NVIDIA_PYTORCH_VERSION=23.10"}},
                           {"bin", bin}};
     return pulled ? nlohmann::json{{"images", {{kRef, img}}}} : nlohmann::json{{"registry", {{kRef, img}}}};
   }
@@ -69,6 +69,23 @@ TEST_CASE("verify containers: every GPU in a container, torch counts them", "[ap
   auto few = s.Verify("container_toolkit", fake);
   CHECK(few.status == Status::kFail);
   CHECK(few.detail == "a container lists 2 GPUs but the host has 4");
+}
+
+TEST_CASE("verify containers: an image without PyTorch gets no torch check", "[apply][verify][docker]") {
+  Setup s;
+  // A CUDA base image (nvcr.io/nvidia/cuda): CUDA_VERSION and no PYTORCH_VERSION in its config; its python would fail.
+  const std::string ref = "nvcr.io/nvidia/cuda:12.9.1-cudnn-runtime-ubuntu22.04";
+  s.stack.image.ref = ref;
+  test::WriteScript(s.bin, "python", "echo 'ModuleNotFoundError: No module named torch' >&2; exit 1");
+  nlohmann::json img = {{"digest", "sha256:" + std::string(64, 'b')}, {"env", {"CUDA_VERSION=12.9.1"}}, {"bin", s.bin}};
+  test::FakeEngine fake(nlohmann::json{{"images", {{ref, img}}}});
+  test::WriteScript(fake.dir(), "nvidia-container-runtime-hook", "exit 0");
+  auto tk = s.Verify("container_toolkit", fake);
+  CHECK(tk.status == Status::kOk);
+  CHECK(tk.detail == "a container sees every GPU (2, nvidia-smi -L)");
+  auto r = s.Verify("image", fake);
+  CHECK(r.status == Status::kSkip);
+  CHECK(r.detail == ref + " carries no PyTorch (no PYTORCH_VERSION in its config): no torch check");
 }
 
 TEST_CASE("verify containers: the classic failures by name, with their fix", "[apply][verify][docker]") {

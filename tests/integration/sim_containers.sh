@@ -12,10 +12,12 @@ set -uo pipefail
 GPUPREP=$1
 SRC=$2
 source "$SRC/tests/sim/lib.sh"
+source "$SRC/tests/sim/containers.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
 M=(--manifest /sim/containers.yaml)
-D=sha256:$(printf '%s' "gpuprep sim image" | sha256sum | cut -d' ' -f1)
+IMAGE=nvcr.io/nvidia/pytorch:23.10-py3
+D=$(sim_image_digest "$IMAGE")
 
 sim_new_host
 # The stack: the simulated server's, with the toolkit from its own repository (1.19.1, resolved from the index:
@@ -44,27 +46,7 @@ s = s.replace("name: sim-stack", "name: sim-containers")
 open(dst, "w").write(s)
 PY
 # NVIDIA's registry, as the stand-in engine serves it: one image, its config's environment as NGC sets it.
-mkdir -p "$SIM_HOST/sim/image/bin"
-cat >"$SIM_HOST/sim/dockerd-state.json" <<JSON
-{"version": "24.0.7", "api_version": "1.43", "daemon_json": "/etc/docker/daemon.json", "store": "/var/lib/docker/images.json",
- "hook": "/usr/bin/nvidia-container-runtime-hook", "cdi_dirs": ["/etc/cdi", "/var/run/cdi"],
- "registry": {"nvcr.io/nvidia/pytorch:23.10-py3": {"digest": "$D", "id": "sha256:$(printf 'c%.0s' $(seq 64))",
-   "layers": [29534055, 1048576000, 734003200],
-   "env": ["PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-           "CUDA_VERSION=12.2.2.009", "CUDA_DRIVER_VERSION=535.104.05", "NVIDIA_REQUIRE_CUDA=cuda>=9.0"],
-   "bin": "/sim/image/bin"}}}
-JSON
-# The image's python: torch.cuda counts the GPUs the container runtime handed in (nvidia-smi is the driver's,
-# as the toolkit mounts it into a container).
-cat >"$SIM_HOST/sim/image/bin/python" <<'SH'
-#!/bin/sh
-case "$1 $2" in *torch.cuda.device_count*) ;; *) echo "sim image: only the torch check is simulated" >&2; exit 2 ;; esac
-out=$(nvidia-smi -L 2>/dev/null)
-n=$(printf '%s\n' "$out" | grep -c '^GPU ')
-[ "$n" -gt 0 ] || { echo "RuntimeError: No CUDA GPUs are available" >&2; exit 1; }
-printf '%s %s\n' "$n" "$(printf '%s\n' "$out" | head -n 1 | sed 's/^GPU 0: \(.*\) (UUID.*/\1/')"
-SH
-chmod 0755 "$SIM_HOST/sim/image/bin/python"
+sim_registry "$IMAGE CUDA_VERSION=12.2.2.009 CUDA_DRIVER_VERSION=535.104.05 NVIDIA_REQUIRE_CUDA=cuda>=9.0 NVIDIA_PYTORCH_VERSION=23.10"
 # An admin's daemon.json from cloud-init, with keys to keep and "runtimes": null.
 sim_run sh -c 'mkdir -p /etc/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\"}" >/etc/docker/daemon.json'
 sim_snapshot bare
@@ -97,14 +79,13 @@ check_eq "daemon.json: every key kept in order, the nvidia runtime added" \
 check "the replaced daemon.json is kept as a backup" sim_run grep -q '"runtimes": null' /etc/docker/daemon.json.gpuprep-bak
 check "Docker reloaded, not restarted" grep -qx 'systemctl reload docker.service' "$SIM_HOST/sim/log/commands.log"
 check "never restarted" sh -c "! grep -q 'systemctl restart docker' '$SIM_HOST/sim/log/commands.log'"
-check_eq "the engine pulled the image through the Engine API, once" 1 "$(grep -c '"path": "/v1.43/images/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl")"
-check "its digest is recorded" sim_run grep -qF "\"nvcr.io/nvidia/pytorch:23.10-py3@$D\": \"$D\"" /var/lib/gpuprep/images.json
+sim_check_pulled "$IMAGE"
+check "recorded for the digest-pinned reference" sim_run grep -qF "\"$IMAGE@$D\": \"$D\"" /var/lib/gpuprep/images.json
 
 sim_section "a container sees every GPU"
 sim_gp verify "${M[@]}" verify
 check_rc "verify" 0 verify
-check "nvidia-smi -L in a container lists all 8 GPUs" grep -q 'container_toolkit *ok *a container sees every GPU (8, nvidia-smi -L)' "$SIM_DIR/verify.out"
-check "the torch check counts them and names them" grep -q 'image *ok *torch in .* sees 8 GPUs (' "$SIM_DIR/verify.out"
+sim_check_container_gpus verify 8 torch
 sim_gp doctor "${M[@]}" doctor --json
 img=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=[x for x in d["layers"] if x["name"]=="image"][0]; print(l["found"], "|", l["detail"])' "$SIM_DIR/doctor.out" 2>&1)
 check "doctor: the image's digest and its own CUDA_VERSION" grep -q "^$D | .*the image's CUDA_VERSION 12.2.2.009" <<<"$img"

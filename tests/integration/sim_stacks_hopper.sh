@@ -4,7 +4,8 @@
 # repositories' addresses and keys (tests/sim/stacks.sh): listed by `manifest list`; plan, apply -> reboot ->
 # resume -> verify; the stack's pins installed exactly although newer releases exist in NVIDIA's repository
 # and in the distribution's; every package pinned and held; `apt-get upgrade` changes no NVIDIA package;
-# doctor clean on the layers gpuprep installed.
+# doctor clean on the layers gpuprep installed; the distribution's docker.io installed by the docker layer,
+# the nvidia runtime in daemon.json, NGC PyTorch 25.12 pulled, a container that sees every GPU and torch counting them.
 # Usage: bash sim_stacks_hopper.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -17,8 +18,10 @@ sim_need_verbs apply verify plan
 t_start=$(_sim_ms)
 
 export SIM_GPU=H100 SIM_NVSWITCH=1
+# The container half: the distribution's docker.io installed by gpuprep, NGC PyTorch 25.12 (torch counts the GPUs).
+export SIM_DOCKER=install SIM_IMAGE=nvcr.io/nvidia/pytorch:25.12-py3 SIM_IMAGE_TORCH=torch
 D=580.95.05-0ubuntu1
-sim_stack_scenario hopper-r580-cuda13.0 "a bare HGX H100 (8 GPUs, NVSwitches)" "gpu driver fabricmanager cuda cudnn nccl" \
+sim_stack_scenario hopper-r580-cuda13.0 "a bare HGX H100 (8 GPUs, NVSwitches)" "gpu driver fabricmanager cuda cudnn nccl docker container_toolkit image" \
   "driver 580.95.05, open modules, every component at one revision; fabric manager at the driver's version|nvidia-driver-580-open $D|nvidia-dkms-580-open $D|libnvidia-compute-580 $D|nvidia-utils-580 $D|nvidia-compute-utils-580 $D|nvidia-fabricmanager-580 580.95.05-1" \
   "CUDA 13.0.2 with its own components (not the newest 13.0.96)|cuda-toolkit-13-0 13.0.2-1|cuda-cudart-13-0 13.0.88-1|cuda-nvcc-13-0 13.0.88-1" \
   "cuDNN 9.12.0.46 for CUDA 13, NCCL 2.27.7 built for CUDA 13.0|libcudnn9-cuda-13 9.12.0.46-1|libnccl2 2.27.7-1+cuda13.0"

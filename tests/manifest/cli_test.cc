@@ -1,5 +1,6 @@
 // `gpuprep manifest ...` through gp::cli::RunCli with a real DiskFs: exit codes and exact output lines.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "support/cli.h"
 
@@ -76,4 +77,16 @@ TEST_CASE("manifest list and show", "[manifest]") {
   CHECK(r.code == 0);
   CHECK(r.out.find("\"extends\": [\n    \"hopper-r580-cuda13.0\"\n  ]") != std::string::npos);
   CHECK(r.out.find("\"driver.version\": \"manifests/stacks/hopper-r580-cuda13.0.yaml:") != std::string::npos);
+  // The docker: section, inherited from the Hopper stack; none in the legacy stack.
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["docker"]["engine"] == "docker.io");
+  CHECK(doc["docker"]["gpu_access"] == "runtime");
+  CHECK(doc["docker"]["packages"] == nlohmann::json::array({{{"name", "docker.io"}, {"version", ""}}}));
+  CHECK(doc["docker"]["toolkit_mode"].is_null());
+  r = Gpuprep({"manifest", "show", "--json", "ubuntu22.04-r535-cuda12.2"});
+  CHECK(nlohmann::json::parse(r.out)["docker"].is_null());
+  r = Gpuprep({"manifest", "show", "volta-r580-cuda12.9"});
+  CHECK(r.out.find("\n  docker.engine ") != std::string::npos);
+  CHECK(r.out.find(" docker.io  # manifests/stacks/hopper-r580-cuda13.0.yaml:") != std::string::npos);
+  CHECK(r.out.find("\n  docker.gpu_access ") != std::string::npos);
 }

@@ -109,6 +109,24 @@ TEST_CASE("the Blackwell stack extends the Hopper one", "[manifest]") {
   CHECK(b.RepositoriesFor("debian", "12").size() == 2);
 }
 
+TEST_CASE("the R580 stacks set up the distribution's Docker in the runtime mode; the legacy one does not", "[manifest]") {
+  for (const char* name : {"hopper-r580-cuda13.0", "blackwell-r580-cuda13.0", "volta-r580-cuda12.9"}) {
+    INFO(name);
+    m::Stack s = m::LoadStack(name, m::LoadContext{});
+    CHECK(s.docker.present);
+    CHECK(s.docker.engine == "docker.io");
+    REQUIRE(s.docker.packages.size() == 1);
+    CHECK(s.docker.packages[0].name == "docker.io");
+    CHECK(s.docker.packages[0].version.empty());  // the distribution's package, by name
+    CHECK(s.docker.packages[0].upstream.empty());
+    CHECK(s.docker.gpu_access == "runtime");      // Debian 12's docker.io (20.10) has no CDI (Docker 25)
+    CHECK_FALSE(s.docker.default_runtime);
+    CHECK(s.docker.toolkit_mode.empty());          // the toolkit's own default
+    CHECK(gp::StartsWith(s.origins.at("docker.engine"), "manifests/stacks/hopper-r580-cuda13.0.yaml:"));
+  }
+  CHECK_FALSE(m::LoadStack("ubuntu22.04-r535-cuda12.2", m::LoadContext{}).docker.present);
+}
+
 TEST_CASE("ChooseDefaultStack picks the newest stack for the host and says why", "[manifest]") {
   auto c = m::ChooseDefaultStack("ubuntu", "22.04", {"hopper"});
   CHECK(c.name == "hopper-r580-cuda13.0");

@@ -15,8 +15,9 @@ mount --bind "$host/run" "$m/run"
 mkdir -p "$m/sim"
 mount --bind "$host/sim" "$m/sim"
 # The daemons of active units (a stub package's /usr/lib/gpuprep-sim/daemons/UNIT) run in every session,
-# as systemd keeps them running on a real server.
-chroot "$m" /bin/sh -c 'for d in /usr/lib/gpuprep-sim/daemons/*; do
+# as systemd keeps them running on a real server. SIM_DAEMONS=0 (lib.sh: sim_inspect): a session that only reads
+# the host's state starts none.
+[ "${SIM_DAEMONS:-1}" = 0 ] || chroot "$m" /bin/sh -c 'for d in /usr/lib/gpuprep-sim/daemons/*; do
   [ -x "$d" ] && [ -e "/run/gpuprep-sim/active/${d##*/}" ] && "$d"; done; true' </dev/null >/dev/null 2>&1 || true
 # A sanitizer build's options reach the binary under test inside (.ci/run's ASan+UBSan pass).
 san_env=()

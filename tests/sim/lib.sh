@@ -358,6 +358,12 @@ sim_run() {
   _sim_enter "$@" </dev/null
 }
 
+# sim_inspect ARGV...: like sim_run, for a command that only reads the host's state (dpkg-query, apt-cache,
+# cat): the session starts no daemon of an active unit (each session would start the stand-in dockerd anew).
+sim_inspect() {
+  SIM_DAEMONS=0 _sim_enter "$@" </dev/null
+}
+
 # sim_run_bg ARGV...: like sim_run, in the background; sim_kill cuts the power (SIGKILL to every process).
 sim_run_bg() {
   # unshare itself must be the background job (not a subshell), so that killing it kills the namespace

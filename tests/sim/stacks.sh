@@ -3,24 +3,28 @@
 # default stack, through a site file that overrides only its repositories' addresses and keys
 # (lib.sh: sim_site_file), applied to a bare simulated server and checked against what a real host needs:
 # the stack's pins exactly although newer releases exist in NVIDIA's repository and in the distribution's,
-# every package of every layer pinned and held, `apt-get upgrade` harmless, doctor clean.
+# every package of every layer pinned and held, `apt-get upgrade` harmless, doctor clean, and the container
+# half (containers.sh): Docker, the nvidia runtime, the image, a container that sees every GPU.
 # Source after lib.sh.
+
+# shellcheck source=tests/sim/containers.sh
+source "${BASH_SOURCE[0]%/*}/containers.sh"
 
 # sim_nvidia_installed: "PACKAGE VERSION" of every installed package from NVIDIA's repositories, sorted.
 sim_nvidia_installed() {
-  sim_run dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' 2>/dev/null |
+  sim_inspect dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' 2>/dev/null |
     awk '$1 == "installed" && $2 ~ /^(nvidia-|libnvidia-|cuda-|libcudnn|libnccl)/ {print $2, $3}' | LC_ALL=C sort
 }
 
 # sim_pins: "PACKAGE VERSION PRIORITY" for each package gpuprep's apt preferences file pins by version, sorted.
 sim_pins() {
-  sim_run cat /etc/apt/preferences.d/gpuprep 2>/dev/null | awk '
+  sim_inspect cat /etc/apt/preferences.d/gpuprep 2>/dev/null | awk '
     /^Package:/ { n = split($0, a, /[ \t]+/); delete names; for (i = 2; i <= n; i++) names[a[i]] = 1; v = "" }
     /^Pin:[ \t]+version[ \t]/ { v = $3 }
     /^Pin-Priority:/ { for (p in names) print p, v, $2; delete names }' | LC_ALL=C sort
 }
 
-sim_holds() { sim_run apt-mark showhold | LC_ALL=C sort; }
+sim_holds() { sim_inspect apt-mark showhold | LC_ALL=C sort; }
 
 # sim_check_pinned_and_held WHAT [EXCLUDE_REGEX]: every installed NVIDIA package (but those matching
 # EXCLUDE_REGEX: what an earlier stack left and this one does not manage) is held and pinned at its installed
@@ -37,7 +41,7 @@ sim_check_pinned_and_held() {
   check_eq "$1: every one is pinned at its installed version, priority > 1000 (/etc/apt/preferences.d/gpuprep)" "" "$missing_pin"
   check_eq "$1: no linux-* package pinned or held" "" "$(grep -E '^linux-' <<<"$pins$(printf '\n')$holds")"
   # shellcheck disable=SC2046  # one package name per word
-  cand=$(sim_run apt-cache policy $(cut -d' ' -f1 <<<"$installed") | awk '/^[^ ]/ {sub(/:$/, "", $1); p = $1} /^  Candidate:/ {print p, $2}' | LC_ALL=C sort)
+  cand=$(sim_inspect apt-cache policy $(cut -d' ' -f1 <<<"$installed") | awk '/^[^ ]/ {sub(/:$/, "", $1); p = $1} /^  Candidate:/ {print p, $2}' | LC_ALL=C sort)
   while read -r p v; do
     [[ -n $p ]] || continue
     [[ $(grep "^$p " <<<"$cand") == "$p $v" ]] || bad+="$p: candidate $(grep "^$p " <<<"$cand" | cut -d' ' -f2), installed $v; "
@@ -47,12 +51,15 @@ sim_check_pinned_and_held() {
 
 # sim_check_versions WHAT "PACKAGE VERSION"...: the installed versions, exactly.
 sim_check_versions() {
-  local what=$1 want got
+  local what=$1 want got inst
   shift
   want=$(printf '%s\n' "$@" | LC_ALL=C sort)
+  # One session for all (dpkg-query prints only the installed ones; a missing one shows as "PKG ").
+  inst=$(sim_inspect dpkg-query -W -f '${db:Status-Status} ${Package} ${Version}\n' "${@%% *}" 2>/dev/null |
+    awk '$1 == "installed" {print $2, $3}')
   got=$(for pv in "$@"; do
     p=${pv%% *}
-    printf '%s %s\n' "$p" "$(sim_run dpkg-query -W -f '${Version}' "$p" 2>/dev/null)"
+    printf '%s %s\n' "$p" "$(awk -v p="$p" '$1 == p {print $2}' <<<"$inst")"
   done | LC_ALL=C sort)
   check_eq "$what" "$(tr '\n' ';' <<<"$want")" "$(tr '\n' ';' <<<"$got")"
 }
@@ -81,9 +88,19 @@ PY
   check_eq "doctor: no warn or fail on the layers gpuprep installed ($*)" "" "$layers"
 }
 
+# sim_registry_embedded: the simulated NVIDIA registry (containers.sh) holding every image an embedded stack
+# names, each with the environment its config sets: NGC PyTorch 25.12 "based on CUDA 13.1.0"
+# (NVIDIA_PYTORCH_VERSION, as NGC's PyTorch images set it), NVIDIA's CUDA 12.9.1 cuDNN runtime image (no PyTorch).
+sim_registry_embedded() {
+  sim_registry "nvcr.io/nvidia/pytorch:25.12-py3 CUDA_VERSION=13.1.0 NVIDIA_PYTORCH_VERSION=25.12" \
+    "nvcr.io/nvidia/cuda:12.9.1-cudnn-runtime-ubuntu22.04 CUDA_VERSION=12.9.1"
+}
+
 # sim_stack_converge NAME MANIFEST: plan, then apply -> exit 3 -> simulated reboot -> resume -> verify 0.
+# The simulated registry serves the embedded stacks' images (sim_registry_embedded).
 sim_stack_converge() {
   local name=$1 m=$2 rc
+  [[ -s $SIM_HOST/sim/dockerd-state.json ]] || sim_registry_embedded
   sim_snapshot "$name-bare"
   sim_gp "$name-plan" --manifest "$m" plan
   check_rc "plan" 0 "$name-plan"
@@ -108,7 +125,7 @@ sim_check_upgrade_harmless() {
   after=$(sim_nvidia_installed)
   check_eq "apt-get upgrade -y changed no NVIDIA package" "" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]')"
   check_eq "but it did upgrade the kernel metas (not pinned, not held)" "5.15.0.160.160 5.15.0.160.160" \
-    "$(sim_run dpkg-query -W -f '${Version} ' linux-image-generic linux-headers-generic | sed 's/ $//')"
+    "$(sim_inspect dpkg-query -W -f '${Version} ' linux-image-generic linux-headers-generic | sed 's/ $//')"
   sim_gp upgrade-verify --manifest "$1" verify
   check_rc "verify after the upgrade" 0 upgrade-verify
 }
@@ -120,10 +137,48 @@ sim_old_kernel_metas() {
   : >"$SIM_HOST/sim/log/apt-get.log"
 }
 
+# sim_preinstall_docker: the distribution's docker.io installed before gpuprep runs (an engine already there),
+# started by its package.
+sim_preinstall_docker() {
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -qq install docker.io >/dev/null 2>&1 ||
+    sim_fail "installing docker.io before gpuprep"
+  sim_run test -S /var/run/docker.sock || sim_fail "the pre-installed engine does not answer"
+  : >"$SIM_HOST/sim/log/commands.log"
+}
+
+# sim_check_stack_containers NAME: after sim_stack_converge NAME with an embedded stack (its docker: section:
+# the distribution's docker.io, runtime mode): the docker layer installed docker.io from the distribution's
+# archive in the one transaction, enabled (SIM_DOCKER=install, the default) or left the pre-installed
+# engine alone (SIM_DOCKER=preinstalled); daemon.json registers the nvidia runtime; the stack's image
+# (SIM_IMAGE) pulled once at its digest; verify's container lists every GPU (SIM_GPUS, default 8) and, for a
+# PyTorch image (SIM_IMAGE_TORCH=torch, the default; no-torch otherwise), torch counts them.
+sim_check_stack_containers() {
+  local name=$1 origin
+  [[ -n ${SIM_IMAGE:-} ]] || sim_fail "sim_check_stack_containers: set SIM_IMAGE to the stack's image"
+  origin=$(sim_inspect apt-cache policy docker.io | awk '/^ \*\*\* / {getline; print $2, $3; exit}')
+  check_eq "docker.io is installed from the distribution's archive (jammy)" "$SIM_URL/ubuntu jammy/main" "$origin"
+  if [[ ${SIM_DOCKER:-install} == preinstalled ]]; then
+    check "plan: the engine already there is left alone" grep -q 'docker .*an existing engine is left as it is' "$SIM_DIR/$name-plan.out"
+    check_eq "docker.io is not in gpuprep's transaction" 0 "$(sim_log apt-get | grep ' install ' | grep -c 'docker\.io')"
+    check "the engine is not enabled or started again" sh -c "! grep -q 'systemctl enable --now docker' '$SIM_HOST/sim/log/commands.log'"
+  else
+    check_eq "docker.io joins gpuprep's one transaction, by name" 1 "$(sim_log apt-get | grep ' install ' | grep -c ' docker\.io')"
+  fi
+  check "the engine is enabled (started at boot)" sim_inspect test -L /etc/systemd/system/multi-user.target.wants/docker.service
+  check "the engine answers on its socket after the reboot" sim_run test -S /var/run/docker.sock
+  sim_check_daemon_json
+  check "Docker reloaded to read it (SIGHUP), not restarted" sh -c \
+    "grep -qx 'systemctl reload docker.service' '$SIM_HOST/sim/log/commands.log' && ! grep -q 'systemctl restart docker' '$SIM_HOST/sim/log/commands.log'"
+  sim_check_pulled "$SIM_IMAGE"
+  sim_check_container_gpus "$name-verify" "${SIM_GPUS:-8}" "${SIM_IMAGE_TORCH:-torch}"
+}
+
 # sim_stack_scenario STACK HOST_DESCRIPTION "DOCTOR_LAYERS" CHECK...: the whole scenario for one embedded stack
-# on a new host (the caller sets the host knobs: SIM_GPU, SIM_NVSWITCH...): listed by `manifest list`, site
-# file, old kernel metas, plan/apply/reboot/resume/verify, then each CHECK ("DESCRIPTION|PKG VER|PKG VER..."):
-# the installed versions exactly; pinned and held; doctor clean on DOCTOR_LAYERS; apt-get upgrade harmless.
+# on a new host (the caller sets the host knobs: SIM_GPU, SIM_NVSWITCH...; and SIM_IMAGE, SIM_IMAGE_TORCH,
+# SIM_DOCKER for the container half): listed by `manifest list`, site file, old kernel metas,
+# plan/apply/reboot/resume/verify, the container half (sim_check_stack_containers), then each CHECK
+# ("DESCRIPTION|PKG VER|PKG VER..."): the installed versions exactly; pinned and held; doctor clean on
+# DOCTOR_LAYERS; apt-get upgrade harmless.
 sim_stack_scenario() {
   local stack=$1 host=$2 layers=$3 c site
   shift 3
@@ -133,8 +188,15 @@ sim_stack_scenario() {
   check_rc "manifest list" 0 list
   check "it lists $stack" grep -qw -- "$stack" "$SIM_DIR/list.out"
   site=$(sim_site_file "$stack")
+  if [[ ${SIM_DOCKER:-install} == preinstalled ]]; then
+    sim_registry_embedded
+    sim_preinstall_docker
+  fi
   sim_old_kernel_metas
   sim_stack_converge "${stack%%-*}" "$site"
+
+  sim_section "the container half: Docker, the nvidia runtime, the image, a container that sees every GPU"
+  sim_check_stack_containers "${stack%%-*}"
 
   sim_section "the stack's pins, exactly (newer releases are in NVIDIA's repository and the distribution's)"
   for c in "$@"; do

@@ -8,11 +8,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
-
 #include <fstream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <spdlog/sinks/null_sink.h>
@@ -53,8 +52,11 @@ class TempRoot {
   bool Exists(const std::string& p) const { return fs_->Exists(p); }
   void Symlink(const std::string& target, const std::string& p) {
     fs_->MakeDirs(p.substr(0, p.rfind('/')), 0755);
-    if (::symlink(target.c_str(), fs_->HostPath(p).c_str()) != 0)
-      throw std::runtime_error("symlink " + fs_->HostPath(p) + ": " + std::strerror(errno));
+    // Like `ln -sfn`: an existing link is replaced (the fake `systemctl enable` runs more than once).
+    const std::string host = fs_->HostPath(p);
+    if (::symlink(target.c_str(), host.c_str()) != 0 &&
+        (errno != EEXIST || ::unlink(host.c_str()) != 0 || ::symlink(target.c_str(), host.c_str()) != 0))
+      throw std::runtime_error("symlink " + host + ": " + std::strerror(errno));
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "apply/harness.h"
 #include "redist/install.h"
 #include "redist/loopback.h"
+#include "redist/requests.h"
 #include "sys/http.h"
 #include "sys/writeback.h"
 #include "util/strings.h"
@@ -21,24 +22,10 @@ using namespace gp;
 namespace {
 
 redist::Request Req(const std::string& base, const std::string& version) {
-  manifest::ComponentSpec c;
-  c.version = test::Pin(version);
-  c.cuda_major = 12;
-  c.source = "redist";
-  c.redist.release = "9.12.0";
-  c.redist.components = {"cudnn"};
-  c.redist.base = base;
-  return redist::MakeRequest("cudnn", c, "x86_64");
+  return test::CudnnRequest(base, version);
 }
-
-redist::InstallOptions Opts(const std::string& ca) {
-  redist::InstallOptions o;
-  o.ca_file = ca;
-  o.backoff = std::chrono::milliseconds(1);
-  return o;
-}
-
-std::string Listing(test::TempRoot& root) { return Join(root.fs().List("/opt/gpuprep/cudnn"), " "); }
+redist::InstallOptions Opts(const std::string& ca) { return test::FastRetries(ca); }
+std::string Listing(test::TempRoot& root) { return test::CudnnListing(root); }
 
 }  // namespace
 

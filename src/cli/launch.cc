@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/target.h"
+#include "docker/image_ref.h"
 #include "launch/driver_check.h"
 #include "launch/profile.h"
 #include "launch/render.h"
@@ -19,6 +20,7 @@
 #include "sys/fs_errors.h"
 #include "sys/host_info.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::cli {
@@ -113,17 +115,19 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
                             : profile && !profile->image.empty() ? profile->image
                             : stack                              ? launch::StackImageRef(*stack)
                                                                  : "";
-  if (!target.from_snapshot && ctx.unix_http && !image.empty() && image != "none") {
+  // Nothing is asked about a reference that is not one: Resolve reports it as the flag's one error line.
+  const bool lookable = !image.empty() && image != "none" && docker::ParseImageRef(image).has_value();
+  if (!target.from_snapshot && ctx.unix_http && lookable) {
     probe::ProbeEnv penv;
     penv.docker = ctx.unix_http;
     probe::ProbeImage(penv, image, target.host);
   }
-  if (f.registry) {
+  if (f.registry && lookable) {
     ReadImageFromRegistry(ctx, image, target.host);
     const probe::ImageInfo& read = target.host.docker.image;
     if (!read.registry_error.empty())
-      spdlog::warn("could not read {} from its registry ({}); its CUDA comes from the stack's tables", image,
-                   read.registry_error);
+      spdlog::warn("could not read {} from its registry ({}); its CUDA comes from the stack's tables",
+                   TerminalSafe(image), TerminalSafe(read.registry_error));
   }
   launch::ResolveInputs in;
   in.target = &target;

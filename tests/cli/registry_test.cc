@@ -131,4 +131,11 @@ TEST_CASE("launch --registry: a tag no table knows is checked against the host's
                                          "its registry (GET ") &&
                            Catch::Contains("MANIFEST_UNKNOWN: manifest unknown); its CUDA comes from the stack's "
                                            "tables\n"));
+
+  // A reference that is not one is never sent anywhere nor echoed raw: the flag's one error line.
+  const int before = http.sent;
+  auto hostile = Run({"launch", "--host", old, "--image", reg.domain() + "/x\n:1", "--registry"}, http);
+  CHECK(hostile.code == 2);
+  CHECK(hostile.err == "gpuprep: error: --image: \"" + reg.domain() + "/x\\n:1\" is not an image reference\n");
+  CHECK(http.sent == before);
 }

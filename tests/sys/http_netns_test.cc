@@ -3,8 +3,6 @@
 // (`unshare -n`, lo up, 192.0.2.1/32 added to lo: no interface leads out, so nothing can leave it).
 // Hidden from the default run ([.netns]); the test refuses to run in the machine's own network namespace.
 #include <catch2/catch.hpp>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "apply/harness.h"
 #include "sys/http.h"
+#include "sys/python_http_server.h"
 
 using namespace gp;
 
@@ -26,32 +24,6 @@ std::string NetNs(const char* pid) {
   const ssize_t n = ::readlink(link.c_str(), buf, sizeof buf - 1);
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
-
-// python3 -m http.server on every address of this namespace (only lo's), its request log in `log`.
-class Server {
- public:
-  Server(const std::string& dir, int port, const std::string& log) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      if (!std::freopen(log.c_str(), "w", stderr)) _exit(126);
-      const std::string p = std::to_string(port);
-      ::execlp("python3", "python3", "-m", "http.server", "--bind", "0.0.0.0", "--directory", dir.c_str(),
-               p.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  ~Server() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
-
- private:
-  pid_t pid_ = -1;
-};
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
@@ -76,14 +48,10 @@ TEST_CASE("curl client: plain http to a non-loopback peer is refused before the 
   const std::string log = root.path() + "/server.log";
   const int port = 20000 + static_cast<int>(::getpid() % 20000);
   const std::string p = std::to_string(port);
-  Server server(root.path(), port, log);
+  test::PythonHttpServer server(root.path(), "0.0.0.0", port, log);  // every address here: only lo's
   auto http = sys::MakeCurlHttpClient();
 
-  sys::HttpResponse r;
-  for (int i = 0; i < 100 && !r.ok(); ++i) {  // the server needs a moment to listen
-    if (i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    r = http->Get("http://127.0.0.1:" + p + "/k.gpg", std::chrono::seconds(5));
-  }
+  sys::HttpResponse r = test::GetOnceListening(*http, "http://127.0.0.1:" + p + "/k.gpg");
   INFO(r.error);
   REQUIRE(r.ok());  // the server answers on loopback
 

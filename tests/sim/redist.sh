@@ -20,20 +20,31 @@ sim_redist_tree() {
     --lib "$SIM_DIR/libcudnn.so" >/dev/null || sim_fail "make_redist.py $2"
 }
 
-# sim_redist_manifest NAME BASE: $SIM_DIR/common/NAME.yaml, the sim stack with cuDNN 9.12.0.46 for CUDA 12
-# from NVIDIA's redistributable archive at BASE (URL or directory) instead of apt.
-sim_redist_manifest() {
-  python3 - "$SIM_DIR/common/stack.yaml" "$SIM_DIR/common/$1.yaml" "$1" "$2" <<'PY' || sim_fail "writing $1.yaml"
+# sim_stack_with_section NAME SECTION YAML: $SIM_DIR/common/NAME.yaml, the sim stack (named sim-NAME) with its
+# top-level SECTION replaced by YAML (the whole section, its key line included).
+sim_stack_with_section() {
+  python3 - "$SIM_DIR/common/stack.yaml" "$SIM_DIR/common/$1.yaml" "$1" "$2" "$3" <<'PY' || sim_fail "writing $1.yaml"
 import re, sys
-src, dst, name, base = sys.argv[1:5]
+src, dst, name, section, body = sys.argv[1:6]
 text = open(src).read()
 text = re.sub(r"(?m)^  name: .*$", "  name: sim-" + name, text, count=1)
-cudnn = ("cudnn:\n  version: 9.12.0.46\n  cuda_major: 12\n  source: redist\n  redist:\n"
-         "    release: \"9.12.0\"\n    base: " + base + "\n")
-text, n = re.subn(r"(?m)^cudnn:\n(?:  .*\n)+", cudnn, text)
+text, n = re.subn(r"(?m)^" + re.escape(section) + r":\n(?:  .*\n)+", lambda m: body, text)
 assert n == 1
 open(dst, "w").write(text)
 PY
+}
+
+# sim_redist_manifest NAME BASE: $SIM_DIR/common/NAME.yaml, the sim stack with cuDNN 9.12.0.46 for CUDA 12
+# from NVIDIA's redistributable archive at BASE (URL or directory) instead of apt.
+sim_redist_manifest() {
+  sim_stack_with_section "$1" cudnn "cudnn:
+  version: 9.12.0.46
+  cuda_major: 12
+  source: redist
+  redist:
+    release: \"9.12.0\"
+    base: $2
+"
 }
 
 # sim_redist_cuda_tree DIR: NVIDIA's CUDA 12.2.2 redist layout in DIR (redistrib_12.2.2.json + one archive per
@@ -58,15 +69,12 @@ sim_redist_cuda_tree() {
 # sim_redist_cuda_manifest NAME BASE: $SIM_DIR/common/NAME.yaml, the sim stack with CUDA 12.2.2's cudart, nvcc
 # and cuBLAS from NVIDIA's redistributable archives at BASE instead of apt.
 sim_redist_cuda_manifest() {
-  python3 - "$SIM_DIR/common/stack.yaml" "$SIM_DIR/common/$1.yaml" "$1" "$2" <<'PY' || sim_fail "writing $1.yaml"
-import re, sys
-src, dst, name, base = sys.argv[1:5]
-text = open(src).read()
-text = re.sub(r"(?m)^  name: .*$", "  name: sim-" + name, text, count=1)
-cuda = ("cuda:\n  version: 12.2.2\n  source: redist\n  redist:\n    release: \"12.2.2\"\n"
-        "    components: [cuda_cudart, cuda_nvcc, libcublas]\n    base: " + base + "\n")
-text, n = re.subn(r"(?m)^cuda:\n(?:  .*\n)+", cuda, text)
-assert n == 1
-open(dst, "w").write(text)
-PY
+  sim_stack_with_section "$1" cuda "cuda:
+  version: 12.2.2
+  source: redist
+  redist:
+    release: \"12.2.2\"
+    components: [cuda_cudart, cuda_nvcc, libcublas]
+    base: $2
+"
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
+#include "plan/plan_queries.h"
 #include "apt/index.h"
 #include "apt/preferences.h"
 #include "apt/sources.h"
@@ -16,28 +17,14 @@
 #include "util/error.h"
 
 using namespace gp;
+using gp::test::Find;
+using gp::test::Ids;
+using gp::test::Layer;
 using gp::test::TempRoot;
 
 namespace {
 
 const std::string kDigest = "sha256:" + std::string(64, 'd');
-
-std::vector<std::string> Ids(const plan::Plan& p) {
-  std::vector<std::string> out;
-  for (const auto& s : p.steps) out.push_back(s.id);
-  return out;
-}
-const plan::Step* Find(const plan::Plan& p, const std::string& id) {
-  for (const auto& s : p.steps)
-    if (s.id == id) return &s;
-  return nullptr;
-}
-const plan::LayerDecision& Layer(const plan::Plan& p, const std::string& name) {
-  for (const auto& l : p.layers)
-    if (l.name == name) return l;
-  FAIL("no layer " << name);
-  return p.layers.front();
-}
 
 struct Fixture {
   TempRoot root;

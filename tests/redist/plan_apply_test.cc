@@ -8,12 +8,14 @@
 #include "apply/executor.h"
 #include "apply/harness.h"
 #include "plan/planner.h"
+#include "plan/plan_queries.h"
 #include "plan/render.h"
 #include "redist/loopback.h"
 #include "support/fakes.h"
 #include "util/strings.h"
 
 using namespace gp;
+using gp::test::Layer;
 
 namespace {
 
@@ -57,12 +59,6 @@ struct RedistHost {
     return apply::Execute(p, journal, env);
   }
 };
-
-const plan::LayerDecision& Layer(const plan::Plan& p, const std::string& name) {
-  for (const auto& l : p.layers)
-    if (l.name == name) return l;
-  throw std::logic_error("no layer " + name);
-}
 
 }  // namespace
 

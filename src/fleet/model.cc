@@ -58,17 +58,12 @@ class Reader {
 }  // namespace
 
 Host ParseSnapshot(const std::string& text, const std::string& display_path) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    auto [line, col] = LineColumnAt(text, e.byte == 0 ? 0 : e.byte - 1);
-    throw FileError(display_path, line, col, "invalid JSON: " + ParseErrorReason(e.what()));
-  }
+  // One parse, with the snapshot reader's size and depth limits and its path:line:col errors.
+  const json doc = probe::ParseSnapshotJson(text, display_path);
   Reader r(text, display_path);
   if (!doc.is_object() || !doc.contains("layers") || !doc.contains("host"))
     r.Fail("", "not a gpuprep doctor --json document (no \"host\" and \"layers\")");
-  probe::HostFacts facts = probe::HostFromSnapshotText(text, display_path);
+  probe::HostFacts facts = probe::HostFromSnapshot(doc, text, display_path);
   Host h;
   h.file = display_path;
   h.hostname = facts.hostname;

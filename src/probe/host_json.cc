@@ -408,6 +408,10 @@ HostFacts HostFromJson(const nlohmann::json& doc, const std::string& display_pat
 }
 
 HostFacts HostFromSnapshotText(const std::string& text, const std::string& display_path) {
+  return HostFromSnapshot(ParseSnapshotJson(text, display_path), text, display_path);
+}
+
+json ParseSnapshotJson(const std::string& text, const std::string& display_path) {
   if (text.size() > kMaxSnapshotBytes)
     throw FileError(display_path, 1, 1,
                     "snapshot is larger than the " + std::to_string(kMaxSnapshotBytes >> 20) + " MiB limit");
@@ -435,6 +439,10 @@ HostFacts HostFromSnapshotText(const std::string& text, const std::string& displ
     throw FileError(display_path, line, col,
                     "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
+  return doc;
+}
+
+HostFacts HostFromSnapshot(const json& doc, const std::string& text, const std::string& display_path) {
   JsonLocator where(text);
   Reader r(display_path, [&where](const std::string& path) { return where.Find(path); });
   return ReadNested(r, doc);

@@ -167,6 +167,17 @@ TEST_CASE("fleet-report: bad snapshots are exit 2 with file:line:col", "[fleet][
 
   r = gp::test::Gpuprep({"fleet-report", (t.path / "missing.json").string()});
   CHECK(r.code == 2);
+
+  // The snapshot reader's limits hold here too: deep nesting and a number no double holds are one line each.
+  const std::string deep = t.Write("deep.json", "{\"host\": " + std::string(100000, '[') + "}");
+  r = gp::test::Gpuprep({"fleet-report", deep});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: " + deep + ":1:41: nested deeper than 32 levels\n");
+  const std::string huge = t.Write("huge.json", "{\"host\": {\"cpus\": 1e999}, \"layers\": []}");
+  r = gp::test::Gpuprep({"fleet-report", huge});
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("gpuprep: error: " + huge + ":1:", 0) == 0);
+  CHECK(r.err.find("invalid JSON: ") != std::string::npos);
 }
 
 TEST_CASE("fleet-report: exit code follows the worst host; -o writes the page", "[fleet][cli]") {

@@ -110,6 +110,11 @@ Fields::Fields(const Node& node, std::string path, Origins* origins)
   Expect(node, Node::Kind::kMap, "a map");
 }
 
+std::string Suggestion(const std::string& word, const std::vector<std::string>& names, const std::string& label) {
+  if (auto guess = DidYouMean(word, names)) return " (did you mean \"" + *guess + "\"?)";
+  return " (" + label + ": " + Join(names, ", ") + ")";
+}
+
 Fields& Fields::Only(std::initializer_list<const char*> known) {
   std::vector<std::string> names(known.begin(), known.end());
   for (size_t i = 0; i < node_.fields.size(); ++i) {
@@ -117,12 +122,7 @@ Fields& Fields::Only(std::initializer_list<const char*> known) {
     bool ok = false;
     for (const auto& k : names) ok = ok || k == key;
     if (ok) continue;
-    std::string msg = "unknown key \"" + key + "\"";
-    if (auto guess = DidYouMean(key, names))
-      msg += " (did you mean \"" + *guess + "\"?)";
-    else
-      msg += " (expected one of: " + Join(names, ", ") + ")";
-    Fail(node_.key_marks[i], msg);
+    Fail(node_.key_marks[i], "unknown key \"" + key + "\"" + Suggestion(key, names, "expected one of"));
   }
   return *this;
 }

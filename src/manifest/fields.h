@@ -32,6 +32,10 @@ std::string AsDebVersion(const Node& n);  // a Debian version
 std::string AsUrl(const Node& n, UrlRuleKind rule);
 std::string AsConfinedPath(const Node& n, const std::vector<std::string>& dirs);
 
+// What follows an "unknown X" message: ` (did you mean "y"?)` when one of `names` is close, else
+// ` (LABEL: a, b, c)`, e.g. LABEL "expected one of".
+std::string Suggestion(const std::string& word, const std::vector<std::string>& names, const std::string& label);
+
 // One map of a document: rejects unknown keys, reads fields and records where each came from.
 class Fields {
  public:

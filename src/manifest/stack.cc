@@ -27,12 +27,7 @@ std::string OneOf(const Node& n, const std::vector<std::string>& allowed, const 
   std::string v = AsString(n);
   for (const auto& a : allowed)
     if (v == a) return v;
-  std::string msg = "unknown " + what + " \"" + v + "\"";
-  if (auto guess = DidYouMean(v, allowed))
-    msg += " (did you mean \"" + *guess + "\"?)";
-  else
-    msg += " (expected one of: " + Join(allowed, ", ") + ")";
-  Fail(n.mark, msg);
+  Fail(n.mark, "unknown " + what + " \"" + v + "\"" + Suggestion(v, allowed, "expected one of"));
 }
 
 OsTarget ParseOs(const Node& n, const std::string& path, Origins* origins) {
@@ -210,12 +205,8 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
   for (size_t i = 0; i < n.fields.size(); ++i) {
     const std::string& name = n.fields[i].first;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string msg = "repository_overrides: the stack has no repository \"" + name + "\"";
-      if (auto g = DidYouMean(name, names))
-        msg += " (did you mean \"" + *g + "\"?)";
-      else
-        msg += " (it has: " + Join(names, ", ") + ")";
-      Fail(n.key_marks[i], msg);
+      Fail(n.key_marks[i],
+           "repository_overrides: the stack has no repository \"" + name + "\"" + Suggestion(name, names, "it has"));
     }
     Fields f(n.fields[i].second, "repository_overrides." + name, &s.origins);
     f.Only({"url", "keyring_url", "key_fingerprint", "keyring_sha256"});

@@ -3,7 +3,8 @@
 //  - ShellQuote then a POSIX shell's word splitting gives the word back (for words without NUL);
 //  - TerminalSafe output is valid UTF-8 with no control characters;
 //  - ReplaceInvalidUtf8 output is valid UTF-8; a URL CheckUrl accepts has no user info or blanks;
-//  - a path CheckConfinedPath accepts has no "..", "//" and starts with the allowed directory.
+//  - a path CheckConfinedPath accepts has no "." or ".." component, no "//" and starts with the allowed
+//    directory.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -83,9 +84,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (rule == gp::UrlRule::kFetch && u->scheme == "http" && !gp::IsLoopbackHost(u->host)) std::abort();
   }
   if (gp::CheckConfinedPath(in, {"/etc/apt/sources.list.d/"}).empty()) {
-    if (in.rfind("/etc/apt/sources.list.d/", 0) != 0 || in.find("/..") != std::string::npos ||
-        in.find("//") != std::string::npos || in.find('\n') != std::string::npos)
+    if (in.rfind("/etc/apt/sources.list.d/", 0) != 0 || in.find("//") != std::string::npos ||
+        in.find('\n') != std::string::npos)
       std::abort();
+    // No "." or ".." component ("..list" is a file name like any other).
+    for (size_t i = 0; i < in.size();) {
+      size_t j = in.find('/', i + 1);
+      if (j == std::string::npos) j = in.size();
+      const std::string part = in.substr(i + 1, j - i - 1);
+      if (part == "." || part == "..") std::abort();
+      i = j;
+    }
   }
   (void)gp::ValidName(in);
   (void)gp::ValidDebName(in);

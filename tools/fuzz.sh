@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang, ASan+UBSan) in build-fuzz/ and runs each one.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# CI runs it with 50 s per target (5 targets: about 4 minutes after the build). For long runs give hours:
+# CI runs it with 20 s per target (5 targets: under 2 minutes after the build). For long runs give hours:
 #   tools/fuzz.sh 3600            # an hour per target; the corpus grows in build-fuzz/corpus/<target>
 # First every input in fuzz/regressions/<target>/ (each one crashed once) is replayed; then the target runs
 # from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in build-fuzz/crashes/ and

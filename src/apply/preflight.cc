@@ -24,6 +24,57 @@ std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
           "update"};
 }
 
+std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list, const std::string& sources_parts,
+                                               const std::string& host_dir) {
+  return {"apt-get",
+          "-q",
+          "-o", "Dir::Etc::SourceList=" + sources_list,
+          "-o", "Dir::Etc::SourceParts=" + sources_parts,
+          "-o", "Dir::State::Lists=" + host_dir + "/lists",
+          "-o", "Dir::Cache::pkgcache=",
+          "-o", "Dir::Cache::srcpkgcache=",
+          "-o", "Acquire::GzipIndexes=false",
+          "-o", "Acquire::Languages=none",
+          "-o", "APT::Get::List-Cleanup=false",
+          "update"};
+}
+
+apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& env) {
+  const std::string from = "the index of this host's apt sources, fetched just now";
+  sys::Fs& fs = *env.fs;
+  const std::string dir = kPreflightHostDir;
+  sys::RemoveTree(fs.HostPath(dir));
+  struct Cleanup {
+    sys::Fs& fs;
+    std::string dir;
+    ~Cleanup() { sys::RemoveTree(fs.HostPath(dir)); }
+  } cleanup{fs, dir};
+  if (auto r = fs.MakeDirs(dir + "/lists/partial", 0755); !r.ok) {
+    spdlog::warn("cannot tell whether {} can be installed: {}", package, r.error);
+    return {apt::Availability::kUnknown, from};
+  }
+  sys::Command cmd;
+  cmd.argv = HostSourcesUpdateArgv(fs.HostPath("/etc/apt/sources.list"), fs.HostPath("/etc/apt/sources.list.d"),
+                                   fs.HostPath(dir));
+  cmd.env = apt::AptEnv();
+  cmd.timeout = std::chrono::minutes(10);
+  spdlog::info("asking this host's apt sources for {} (apt-get update into {})", package, dir);
+  auto res = env.runner->Run(cmd);
+  auto answer = apt::FindKernelPackage(fs, dir + "/lists", package, from);
+  if (answer.state == apt::Availability::kAvailable) return answer;
+  // apt-get update exits 0 after some fetch failures ("W: Failed to fetch ...", "W: Some index files failed
+  // to download"): a package missing from a partial index proves nothing.
+  const bool partial = !res.ok() || res.err.find("W: Failed to fetch") != std::string::npos ||
+                       res.err.find("W: Some index files failed") != std::string::npos ||
+                       res.err.find("E: ") != std::string::npos;
+  if (partial && answer.state == apt::Availability::kMissing) answer.state = apt::Availability::kUnknown;
+  if (answer.state == apt::Availability::kUnknown) {
+    std::string why = LastLine(res.err);
+    spdlog::warn("cannot tell whether this host's apt sources publish {}{}", package, why.empty() ? "" : ": " + why);
+  }
+  return answer;
+}
+
 PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptRepository*>& repos,
                                      const std::string& arch, ExecEnv& env) {
   PreflightResult out;

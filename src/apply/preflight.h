@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apply/executor.h"
+#include "apt/availability.h"
 #include "apt/index.h"
 #include "manifest/model.h"
 
@@ -26,5 +27,17 @@ std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir);
 // Fetches and checks each repository's key, runs PrivateUpdateArgv, and reads the lists for `arch`.
 PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptRepository*>& repos,
                                      const std::string& arch, ExecEnv& env);
+
+inline constexpr const char* kPreflightHostDir = "/var/lib/gpuprep/preflight-host";
+
+// The apt-get argv that refreshes the host's own sources (its configuration as it stands) into a private
+// `host_dir`/lists: the host's lists and package caches stay as they are.
+std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list, const std::string& sources_parts,
+                                               const std::string& host_dir);
+
+// Whether the host's distribution publishes the kernel package `package` today (the running kernel's
+// headers), read from the host's sources fetched by HostSourcesUpdateArgv before any change. kUnknown when
+// apt could not fetch every source (the answer would not be trustworthy): apply then goes on as before.
+apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& env);
 
 }  // namespace gp::apply

@@ -10,6 +10,7 @@
 #include "apply/executor.h"
 #include "apply/journal.h"
 #include "apply/preflight.h"
+#include "apt/availability.h"
 #include "apt/index.h"
 #include "apply/status.h"
 #include "sys/clock.h"
@@ -113,6 +114,10 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   in.apt.status_fd = ctx.err_is_tty && !ctx.opts.json && !ctx.opts.quiet;
   const bool pending = previous && previous->state != "done" && previous->stack == t.stack.name;
   if (pending) in.verify_layers = previous->touched_layers;
+  // Whether the distribution publishes the running kernel's headers is asked of its sources below, not of
+  // the host's lists (which may be months old): until then the plan takes them as installable.
+  apt::ListsAnswer headers;
+  in.headers = &headers;
   plan::Plan p = plan::BuildPlan(in);
 
   apply::ExecEnv env;
@@ -141,6 +146,13 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     }
     in.index = &fresh.index;
     p = plan::BuildPlan(in);
+  }
+  // DKMS needs the running kernel's headers, which come from the distribution, not the stack's
+  // repositories: a provider's own kernel, or one so old its archive dropped it, has none, and apt would
+  // fail after the repositories were added. Asked of the host's own sources, before any change.
+  if (!p.kernel_headers.empty() && p.blockers.empty()) {
+    headers = apply::FetchKernelPackageAnswer(p.kernel_headers, env);
+    if (headers.state == apt::Availability::kMissing) p = plan::BuildPlan(in);
   }
   if (!p.blockers.empty()) {
     const std::string msg = "refused before any change: " + Join(p.blockers, "; ");

@@ -80,6 +80,9 @@ struct Plan {
   std::string resolved_from;
   std::vector<std::pair<std::string, std::string>> pins;
   bool needs_index = false;
+  // The kernel headers package the install adds for DKMS ("" = none): apply asks the distribution's
+  // index for it before any change.
+  std::string kernel_headers;
   bool refused() const;                  // any layer refused
   bool empty() const { return steps.empty(); }
   std::vector<std::string> Refusals() const;  // "cudnn: <reason>" per refused layer

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "apt/availability.h"
 #include "apt/dpkg_status.h"
 #include "apt/preferences.h"
 #include "apt/resolve.h"
@@ -271,6 +272,16 @@ class Planner {
     return "";
   }
 
+  // Why a driver install is refused when the distribution does not publish the running kernel's headers:
+  // a provider's own kernel, or a distribution kernel so old its archive dropped it.
+  std::string HeadersMissing(const std::string& headers, const std::string& from) const {
+    return "kernel " + facts_.kernel + " has no headers package (" + headers + " is not in " + from +
+           "), so DKMS cannot build NVIDIA's module for it: install the distribution's current kernel (its "
+           "meta package: linux-generic on Ubuntu, linux-image-" + (arch_.empty() ? "amd64" : arch_) +
+           " on Debian) and reboot, or install this kernel's headers from its provider (/lib/modules/" +
+           facts_.kernel + "/build), then run gpuprep apply again; or leave the driver as it is with --skip driver";
+  }
+
   void Driver() {
     const auto& d = stack_.driver;
     if (!Selected("driver")) return void(Add("driver", Kind::kSkipped, "not selected"));
@@ -312,7 +323,13 @@ class Planner {
     if (!error.empty()) return block(error);
     driver_installs_ = install_.size() > before;
     if (driver_installs_ && !facts_.driver.kernel_headers && !facts_.kernel.empty()) {
-      install_.insert(install_.begin() + static_cast<long>(before), "linux-headers-" + facts_.kernel);
+      const std::string headers = apt::KernelHeadersPackage(facts_.kernel);
+      const apt::ListsAnswer found =
+          in_.headers ? *in_.headers
+                      : apt::FindKernelPackage(fs_, "/var/lib/apt/lists", headers, "the host's apt lists");
+      if (found.state == apt::Availability::kMissing) return block(HeadersMissing(headers, found.from));
+      install_.insert(install_.begin() + static_cast<long>(before), headers);
+      plan_.kernel_headers = headers;
       detail += "; kernel headers for " + facts_.kernel;
     }
     if (driver_installs_ && facts_.driver.secure_boot.value_or(false) && !d.signed_modules &&

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "apt/availability.h"
 #include "apt/commands.h"
 #include "apt/index.h"
 #include "manifest/model.h"
@@ -34,6 +35,10 @@ struct PlanInput {
   // planner reads the host's apt lists when they hold every repository, else leaves exact revisions to
   // apply time (Plan::needs_index).
   const apt::Index* index = nullptr;
+  // Whether the host's distribution publishes the running kernel's headers, read from its sources just now
+  // (apply's preflight). Without it the planner reads the host's apt lists. kMissing refuses a driver
+  // install that would need them: DKMS could not build NVIDIA's module, and apt would fail mid-way.
+  const apt::ListsAnswer* headers = nullptr;
 };
 
 Plan BuildPlan(const PlanInput& in);

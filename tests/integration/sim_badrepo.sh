@@ -49,5 +49,35 @@ bad_repo badsum "a package fails apt's checksum" 'hash sum mismatch|checksum|apt
   '^[<>] \./(usr/share/keyrings/cuda-archive-keyring\.gpg|etc/apt/sources\.list\.d/cuda-ubuntu2204-x86_64\.list|var/lib/apt/lists/|var/cache/apt/)' \
   "the repository's keyring and list and apt's caches"
 
+# The repositories are sound, the host is not servable: its kernel (a provider's own build) has no headers
+# package in the distribution, so DKMS could not build the driver. apply asks the host's own sources before
+# any change; plan reads the host's lists.
+sim_section "a kernel the distribution publishes no headers for"
+sim_new_host
+kernel=6.18.44-provider-gpu
+echo "$kernel" >"$SIM_HOST/osrelease"
+check_eq "the simulated server runs the provider's kernel" "$kernel" "$(sim_inspect cat /proc/sys/kernel/osrelease)"
+sim_snapshot bare
+sim_gp noheaders-plan --manifest /sim/stack.yaml plan
+check "plan shows the driver refused, from the host's lists" \
+  grep -q "linux-headers-$kernel is not in the host's apt lists" "$SIM_DIR/noheaders-plan.out"
+sim_gp noheaders --manifest /sim/stack.yaml apply --yes
+check_rc "apply refuses" 1 noheaders
+check_eq "the error, word for word" "gpuprep: error: refused before any change: kernel $kernel has no headers package \
+(linux-headers-$kernel is not in the index of this host's apt sources, fetched just now), so DKMS cannot build \
+NVIDIA's module for it: install the distribution's current kernel (its meta package: linux-generic on Ubuntu, \
+linux-image-amd64 on Debian) and reboot, or install this kernel's headers from its provider \
+(/lib/modules/$kernel/build), then run gpuprep apply again; or leave the driver as it is with --skip driver" \
+  "$(sim_err noheaders | tail -n 1)"
+check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff bare)"
+check_eq "no command recorded" "" "$(sim_log commands)"
+check "the host's sources were read into a private directory" \
+  grep -q "Dir::State::Lists=/var/lib/gpuprep/preflight-host/lists .*update" "$SIM_HOST/sim/log/apt-get.log"
+check "no install transaction" sh -c "! grep -q ' install ' '$SIM_HOST/sim/log/apt-get.log'"
+check "the private lists are gone" sim_inspect test ! -e /var/lib/gpuprep/preflight-host
+sim_gp noheaders-skip --manifest /sim/stack.yaml plan --skip driver
+check_rc "with --skip driver the rest plans" 0 noheaders-skip
+check "and nothing asks for the headers" sh -c "! grep -q 'headers' '$SIM_DIR/noheaders-skip.out'"
+
 echo "sim_badrepo: scenarios took $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_badrepo

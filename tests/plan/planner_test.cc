@@ -196,6 +196,59 @@ TEST_CASE("Secure Boot without signed modules blocks the plan with MOK instructi
   CHECK(f.Build().blockers.empty());
 }
 
+TEST_CASE("a kernel the distribution publishes no headers for blocks the driver install", "[plan]") {
+  Fixture f;
+  const std::string distro = "/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy-updates_main_binary-amd64_Packages";
+  const std::string other = "Package: linux-headers-5.15.0-126-generic\nVersion: 5.15.0-126.136\nArchitecture: amd64\n\n";
+  SECTION("the host's lists carry them: installed first in the transaction") {
+    f.root.Write(distro, other + "Package: linux-headers-5.15.0-105-generic\nVersion: 5.15.0-105.115\n\n");
+    auto p = f.Build();
+    CHECK(p.blockers.empty());
+    CHECK(p.kernel_headers == "linux-headers-5.15.0-105-generic");
+    const auto& argv = Find(p, "apt.install")->actions[0].argv;
+    const auto at = std::find(argv.begin(), argv.end(), "install");
+    REQUIRE(at + 1 < argv.end());
+    CHECK(at[1] == "linux-headers-5.15.0-105-generic");
+  }
+  SECTION("the host's lists do not (its archive dropped this ABI): refused with the way out") {
+    f.root.Write(distro, other);
+    auto p = f.Build();
+    REQUIRE(p.blockers.size() == 1);
+    CHECK(p.blockers[0] ==
+          "kernel 5.15.0-105-generic has no headers package (linux-headers-5.15.0-105-generic is not in the host's "
+          "apt lists), so DKMS cannot build NVIDIA's module for it: install the distribution's current kernel "
+          "(its meta package: linux-generic on Ubuntu, linux-image-amd64 on Debian) and reboot, or install this "
+          "kernel's headers from its provider (/lib/modules/5.15.0-105-generic/build), then run gpuprep apply "
+          "again; or leave the driver as it is with --skip driver");
+    CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kRefused);
+    CHECK(p.kernel_headers.empty());
+    // apply's answer, read from the host's sources just now, decides over the host's old lists.
+    apt::ListsAnswer fresh{apt::Availability::kAvailable, "the index fetched just now"};
+    f.in.headers = &fresh;
+    CHECK(f.Build().blockers.empty());
+    fresh.state = apt::Availability::kUnknown;  // apply before asking: the headers are taken as installable
+    CHECK(f.Build().kernel_headers == "linux-headers-5.15.0-105-generic");
+    fresh.state = apt::Availability::kMissing;
+    REQUIRE(f.Build().blockers.size() == 1);
+    CHECK(f.Build().blockers[0].find("is not in the index fetched just now") != std::string::npos);
+  }
+  SECTION("headers already there, or no driver to install: the lists are not asked") {
+    f.root.Write(distro, other);
+    f.facts.driver.kernel_headers = true;
+    CHECK(f.Build().blockers.empty());
+    CHECK(f.Build().kernel_headers.empty());
+    f.facts.driver.kernel_headers = false;
+    f.in.skip = {"driver"};
+    CHECK(f.Build().blockers.empty());
+  }
+  SECTION("a kernel release no package can be named after is refused without reading anything") {
+    f.facts.kernel = "6.1.0-Custom";
+    auto p = f.Build();
+    REQUIRE(p.blockers.size() == 1);
+    CHECK(StartsWith(p.blockers[0], "kernel 6.1.0-Custom has no headers package (linux-headers-6.1.0-Custom is not in"));
+  }
+}
+
 TEST_CASE("NVSwitch hosts get the fabric manager at the driver's version, enabled and held", "[plan]") {
   Fixture f;
   f.facts.nvswitch_count = 4;

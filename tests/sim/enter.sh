@@ -8,6 +8,9 @@ shift
 m=$host/merged
 mount -t overlay gpuprep-sim -o "lowerdir=/,upperdir=$host/upper,workdir=$host/work" "$m"
 mount -t proc proc "$m/proc"
+# A kernel release other than this machine's (a provider's own kernel): HOST_DIR/osrelease, if present,
+# is what the simulated server's /proc/sys/kernel/osrelease reads.
+[[ -f $host/osrelease ]] && mount --bind "$host/osrelease" "$m/proc/sys/kernel/osrelease"
 mount --bind "$host/procdriver" "$m/proc/driver"
 mount --rbind /dev "$m/dev"
 mount --bind "$host/sys" "$m/sys"

@@ -28,6 +28,8 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*; do
   [[ -e $f ]] && mv "$f" /etc/apt/sources-disabled-by-sim/
 done
 rm -rf /var/lib/apt/lists
+# A server keeps its lists uncompressed; this build machine's container image compresses them.
+rm -f /etc/apt/apt.conf.d/docker-gzip-indexes
 mkdir -p /var/lib/apt/lists/partial
 rm -f /var/cache/apt/*.bin
 

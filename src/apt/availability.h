@@ -1,0 +1,29 @@
+// Whether apt could install a kernel package by name (the running kernel's headers, which DKMS needs to
+// build NVIDIA's module), read from the Packages files apt keeps in a lists directory: the host's
+// /var/lib/apt/lists, or a private one that apply fetches from the host's own sources before any change.
+#pragma once
+#include <string>
+
+#include "sys/fs.h"
+
+namespace gp::apt {
+
+enum class Availability { kUnknown, kAvailable, kMissing };
+
+struct ListsAnswer {
+  Availability state = Availability::kUnknown;
+  std::string from;  // where the answer was read, for messages: "the host's apt lists"
+};
+
+// kAvailable when a Packages file in `lists_dir` has a stanza for `package`. kMissing when none has, every
+// Packages file there could be read, and at least one carries kernel header packages (a distribution
+// archive was read: it would list `package` if it still published it). kUnknown otherwise: no lists,
+// compressed lists (Acquire::GzipIndexes), or only third-party repositories. A `package` that is not a
+// valid Debian package name (a kernel release with capitals) cannot exist: kMissing.
+ListsAnswer FindKernelPackage(const sys::Fs& fs, const std::string& lists_dir, const std::string& package,
+                              std::string from);
+
+// The name of the kernel headers package for a kernel release: "linux-headers-6.8.0-48-generic".
+std::string KernelHeadersPackage(const std::string& kernel_release);
+
+}  // namespace gp::apt

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -32,5 +32,22 @@ for s in "plain" "a b\x01c'd\x01" "\$(reboot)\x01\`id\`" "http://127.0.0.1@examp
          "/etc/apt/sources.list.d/cuda.list" "caf\xc3\xa9 \xff\x1b[2J" "file:///srv/mirror/"; do
   i=$((i + 1))
   printf '%b' "$s" >"$out/fuzz_input/seed-$i"
+done
+# What servers send: NVIDIA's redistrib JSON in both layouts (the unit tests' copies), registry challenges,
+# image references.
+python3 - "$out/fuzz_remote" tests/redist/redistrib_test.cc <<'PY'
+import re, sys
+text = open(sys.argv[2]).read()
+for i, body in enumerate(re.findall(r'R"J\((.*?)\)J"', text, re.S)):
+    open(f"{sys.argv[1]}/json-{i}", "w").write(body)
+PY
+i=0
+for s in 'Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/ubuntu:pull"' \
+         'Basic realm="x", Bearer realm="https://nvcr.io/proxy_auth",scope="repository:nvidia/pytorch:pull,push"' \
+         'Bearer realm="http://127.0.0.1:5000/t\"q\"",error="insufficient_scope"' \
+         nvcr.io/nvidia/pytorch:25.12-py3 ubuntu "mirror.local:5000/nvidia/pytorch@sha256:$(printf 'a%.0s' $(seq 64))" \
+         "[::1]:5000/a/b:c" "12.2.2.009"; do
+  i=$((i + 1))
+  printf '%s' "$s" >"$out/fuzz_remote/seed-$i"
 done
 echo "fuzz/seeds.sh: $(find "$out" -type f | wc -l) seeds in $out"

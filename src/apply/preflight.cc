@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <utility>
+
 #include "apply/keys.h"
 #include "apt/commands.h"
 #include "apt/sources.h"
@@ -10,12 +12,17 @@
 
 namespace gp::apply {
 
-std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
+namespace {
+
+// apt-get update of the sources `sources_list` and `sources_parts` into `dir`/lists (host paths), leaving
+// the host's lists and package caches alone.
+std::vector<std::string> UpdateArgv(const std::string& sources_list, const std::string& sources_parts,
+                                    const std::string& dir) {
   return {"apt-get",
           "-q",
-          "-o", "Dir::Etc::SourceList=" + host_dir + "/sources.list",
-          "-o", "Dir::Etc::SourceParts=" + host_dir + "/sources.list.d",
-          "-o", "Dir::State::Lists=" + host_dir + "/lists",
+          "-o", "Dir::Etc::SourceList=" + sources_list,
+          "-o", "Dir::Etc::SourceParts=" + sources_parts,
+          "-o", "Dir::State::Lists=" + dir + "/lists",
           "-o", "Dir::Cache::pkgcache=",
           "-o", "Dir::Cache::srcpkgcache=",
           "-o", "Acquire::GzipIndexes=false",
@@ -24,31 +31,36 @@ std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
           "update"};
 }
 
+// A private directory of gpuprep's: whatever an earlier run left there is removed first, and the directory
+// with everything in it when this goes out of scope.
+class ScratchDir {
+ public:
+  ScratchDir(sys::Fs& fs, std::string dir) : fs_(fs), dir_(std::move(dir)) { sys::RemoveTree(fs_.HostPath(dir_)); }
+  ~ScratchDir() { sys::RemoveTree(fs_.HostPath(dir_)); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+ private:
+  sys::Fs& fs_;
+  std::string dir_;
+};
+
+}  // namespace
+
+std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
+  return UpdateArgv(host_dir + "/sources.list", host_dir + "/sources.list.d", host_dir);
+}
+
 std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list, const std::string& sources_parts,
                                                const std::string& host_dir) {
-  return {"apt-get",
-          "-q",
-          "-o", "Dir::Etc::SourceList=" + sources_list,
-          "-o", "Dir::Etc::SourceParts=" + sources_parts,
-          "-o", "Dir::State::Lists=" + host_dir + "/lists",
-          "-o", "Dir::Cache::pkgcache=",
-          "-o", "Dir::Cache::srcpkgcache=",
-          "-o", "Acquire::GzipIndexes=false",
-          "-o", "Acquire::Languages=none",
-          "-o", "APT::Get::List-Cleanup=false",
-          "update"};
+  return UpdateArgv(sources_list, sources_parts, host_dir);
 }
 
 apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& env) {
   const std::string from = "the index of this host's apt sources, fetched just now";
   sys::Fs& fs = *env.fs;
   const std::string dir = kPreflightHostDir;
-  sys::RemoveTree(fs.HostPath(dir));
-  struct Cleanup {
-    sys::Fs& fs;
-    std::string dir;
-    ~Cleanup() { sys::RemoveTree(fs.HostPath(dir)); }
-  } cleanup{fs, dir};
+  const ScratchDir scratch(fs, dir);
   if (auto r = fs.MakeDirs(dir + "/lists/partial", 0755); !r.ok) {
     spdlog::warn("cannot tell whether {} can be installed: {}", package, r.error);
     return {apt::Availability::kUnknown, from};
@@ -80,12 +92,7 @@ PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptReposi
   PreflightResult out;
   sys::Fs& fs = *env.fs;
   const std::string dir = kPreflightDir;
-  sys::RemoveTree(fs.HostPath(dir));
-  struct Cleanup {
-    sys::Fs& fs;
-    std::string dir;
-    ~Cleanup() { sys::RemoveTree(fs.HostPath(dir)); }
-  } cleanup{fs, dir};
+  const ScratchDir scratch(fs, dir);
   for (const char* sub : {"/lists/partial", "/sources.list.d", "/keys"}) {
     auto r = fs.MakeDirs(dir + sub, 0755);
     if (!r.ok) return {{}, r.error};

@@ -33,7 +33,10 @@ Stack LoadStack(const std::string& spec, const LoadContext& ctx);
 
 // Parses one stack document; `display_path` is what errors name. `extends` targets are loaded through
 // ctx (relative paths resolve beside display_path). Exposed for tests.
-Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx);
+// `check_claims`: also fail when a board the stack claims (its architectures less boards_excluded) cannot run on
+// its pinned driver per compat.yaml (driver_rules, per-release support); `manifest validate` sets it.
+Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx,
+                 bool check_claims = false);
 
 // Parses a compat document (tests feed broken ones).
 Compat ParseCompat(const std::string& text, const std::string& display_path);

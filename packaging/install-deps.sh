@@ -24,6 +24,9 @@ pkgs=(
   iproute2
   # fuzzing and static analysis (libapt-pkg is the fuzzers' version-ordering oracle)
   clang clang-tidy libapt-pkg-dev
+  # the differential tests (tests/differential): Docker's reference and size parsers, built with Go from the
+  # distribution's packaged sources, and dash beside bash for the shell round trips
+  golang-go golang-github-docker-distribution-dev golang-github-docker-go-units-dev dash
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

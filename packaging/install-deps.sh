@@ -12,12 +12,16 @@ pkgs=(
   cmake ninja-build g++ pkg-config ccache
   libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libssl-dev libarchive-dev
+  # fleet-report's fast snapshot reader (simdjson On-Demand; the portable .deb build goes without it)
+  libsimdjson-dev
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace
   # the .deb and its checks (packaging/ci-package.sh): man page from --help, objdump, lintian; the cloud-init,
   # Ansible (over SSH to a loopback sshd in the simulated server) and headless-browser tests
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
+  # bench/fleet.sh times fleet-report with GNU time
+  time
   # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)
   xz-utils openssl libarchive-tools
   # the curl client's loopback rule in a private network namespace (tests/integration/http_netns.sh)

@@ -120,7 +120,7 @@ class Pass {
         return false;
       }
     }
-    h.manifest = manifest.text;
+    h.manifest = std::move(manifest.text);
     const char* trailing = nullptr;
     return host && layers && doc.current_location().get(trailing) == simdjson::OUT_OF_BOUNDS;
   }
@@ -148,8 +148,8 @@ class Pass {
         return false;
       }
     }
-    h.hostname = hostname.text;
-    h.machine_id = machine_id.text;
+    h.hostname = std::move(hostname.text);
+    h.machine_id = std::move(machine_id.text);
     return os && gpus;
   }
 
@@ -189,7 +189,7 @@ class Pass {
       if (!pci.string || !name.string || (uuid.present && !uuid.null && !uuid.string) ||
           (serial.present && !serial.null && !serial.string))
         return false;
-      h.gpus.push_back({pci.text, name.text, uuid.text, serial.text});
+      h.gpus.push_back({std::move(pci.text), std::move(name.text), std::move(uuid.text), std::move(serial.text)});
     }
     return true;
   }
@@ -231,7 +231,7 @@ class Pass {
     if (findings.empty()) {  // absent, null, [] or {}: the layer's detail and fix stand for its finding
       if (!Reported(status.text)) return true;
       if (!detail.string || !fix.present || !(fix.null || fix.string)) return false;
-      h.findings.push_back({name.text, status.text, name.text + ".uncoded", detail.text, fix.text});
+      h.findings.push_back({name.text, status.text, name.text + ".uncoded", std::move(detail.text), std::move(fix.text)});
       return true;
     }
     for (auto& f : findings) {
@@ -242,7 +242,8 @@ class Pass {
         return false;
       std::string code = f.code.text.empty() ? name.text + ".uncoded" : f.code.text;
       if (!ValidCode(code)) return false;
-      h.findings.push_back({name.text, f.status.text, std::move(code), f.message.text, f.fix.text});
+      h.findings.push_back(
+          {name.text, std::move(f.status.text), std::move(code), std::move(f.message.text), std::move(f.fix.text)});
     }
     return true;
   }

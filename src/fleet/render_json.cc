@@ -61,6 +61,14 @@ class Writer {
       String(s);
   }
   void Number(size_t n) { out_ += std::to_string(n); }
+  // A member whose value is a string (or null, when `nullable` and empty).
+  void Field(const char* key, const std::string& value, bool nullable = false) {
+    Next(key);
+    if (nullable)
+      NullableString(value);
+    else
+      String(value);
+  }
   void Strings(const std::vector<std::string>& list) {
     Open('[');
     for (const auto& s : list) {
@@ -86,33 +94,22 @@ class Writer {
 
 void WriteHost(Writer& w, const Report& r, const Host& h) {
   w.Open('{');
-  w.Next("label");
-  w.String(h.label);
-  w.Next("file");
-  w.String(h.file);
-  w.Next("hostname");
-  w.NullableString(h.hostname);
-  w.Next("machine_id");
-  w.NullableString(h.machine_id);
-  w.Next("os");
-  w.String(h.os);
-  w.Next("manifest");
-  w.String(h.manifest);
-  w.Next("status");
-  w.String(h.worst);
+  w.Field("label", h.label);
+  w.Field("file", h.file);
+  w.Field("hostname", h.hostname, true);
+  w.Field("machine_id", h.machine_id, true);
+  w.Field("os", h.os);
+  w.Field("manifest", h.manifest);
+  w.Field("status", h.worst);
   w.Next("gpus");
   w.Open('[');
   for (const auto& g : h.gpus) {
     w.Next();
     w.Open('{');
-    w.Next("pci");
-    w.String(g.pci);
-    w.Next("name");
-    w.String(g.name);
-    w.Next("uuid");
-    w.NullableString(g.uuid);
-    w.Next("serial");
-    w.NullableString(g.serial);
+    w.Field("pci", g.pci);
+    w.Field("name", g.name);
+    w.Field("uuid", g.uuid, true);
+    w.Field("serial", g.serial, true);
     w.Close('}');
   }
   w.Close(']');
@@ -142,8 +139,7 @@ void WriteHost(Writer& w, const Report& r, const Host& h) {
 void RenderJson(const Report& r, std::ostream& out) {
   Writer w(out);
   w.Open('{');
-  w.Next("gpuprep");
-  w.String(GPUPREP_VERSION);
+  w.Field("gpuprep", GPUPREP_VERSION);
   w.Next("summary");
   w.Open('{');
   w.Next("hosts");
@@ -169,12 +165,9 @@ void RenderJson(const Report& r, std::ostream& out) {
   for (const auto& g : r.groups) {
     w.Next();
     w.Open('{');
-    w.Next("code");
-    w.String(g.code);
-    w.Next("layer");
-    w.String(g.layer);
-    w.Next("status");
-    w.String(g.status);
+    w.Field("code", g.code);
+    w.Field("layer", g.layer);
+    w.Field("status", g.status);
     w.Next("hosts");
     w.Strings(g.hosts);
     w.Next("messages");

@@ -7,6 +7,9 @@
 #if GPUPREP_SIMDJSON
 #include <simdjson.h>
 
+#include <utility>
+#include <vector>
+
 #include "fleet/snapshot_rules.h"
 #include "probe/host_json.h"
 
@@ -38,27 +41,12 @@ class Pass {
     Type t;
     if (v.type().get(t)) return false;
     switch (t) {
-      case Type::object: {
-        if (depth + 1 > probe::kMaxSnapshotDepth) return false;
-        od::object o;
-        if (v.get_object().get(o)) return false;
-        for (auto field : o) {
-          std::string_view key;
-          od::value child;
-          if (field.unescaped_key().get(key) || field.value().get(child) || !Skip(child, depth + 1)) return false;
-        }
-        return true;
-      }
-      case Type::array: {
-        if (depth + 1 > probe::kMaxSnapshotDepth) return false;
-        od::array a;
-        if (v.get_array().get(a)) return false;
-        for (auto item : a) {
-          od::value child;
-          if (item.get(child) || !Skip(child, depth + 1)) return false;
-        }
-        return true;
-      }
+      case Type::object:
+        return depth + 1 <= probe::kMaxSnapshotDepth &&
+               Members(v, [depth](std::string_view, od::value child) { return Skip(child, depth + 1); });
+      case Type::array:
+        return depth + 1 <= probe::kMaxSnapshotDepth &&
+               Items(v, [depth](od::value child) { return Skip(child, depth + 1); });
       case Type::string: {
         std::string_view s;
         return !v.get_string().get(s);
@@ -112,7 +100,7 @@ class Pass {
         if (host || !Host(v, h)) return false;
         host = true;
       } else if (key == "layers") {
-        if (layers || !Layers(v, h)) return false;
+        if (layers || !Items(v, [&h](od::value layer) { return Layer(layer, h); })) return false;
         layers = true;
       } else if (key == "manifest") {
         if (!Keep(v, manifest, 1) || !(manifest.null || manifest.string)) return false;
@@ -126,131 +114,118 @@ class Pass {
   }
 
  private:
-  static bool Host(od::value v, fleet::Host& h) {
+  // each(key, value) for every member of the object `v`; false when `v` is not one or `each` says false.
+  template <typename Each>
+  static bool Members(od::value v, Each&& each) {
     od::object o;
     if (v.get_object().get(o)) return false;
-    Kept hostname, machine_id;
-    bool os = false, gpus = false;
     for (auto field : o) {
       std::string_view key;
       od::value child;
-      if (field.unescaped_key().get(key) || field.value().get(child)) return false;
-      if (key == "hostname" || key == "machine_id") {
-        Kept& k = key == "hostname" ? hostname : machine_id;
-        if (!Keep(child, k, 2) || !(k.null || k.string)) return false;
-      } else if (key == "os") {
-        if (os || !Os(child, h)) return false;
-        os = true;
-      } else if (key == "gpus") {
-        if (gpus || !Gpus(child, h)) return false;
-        gpus = true;
-      } else if (!Skip(child, 2)) {
-        return false;
-      }
+      if (field.unescaped_key().get(key) || field.value().get(child) || !each(key, child)) return false;
     }
+    return true;
+  }
+
+  // each(value) for every element of the array `v`.
+  template <typename Each>
+  static bool Items(od::value v, Each&& each) {
+    od::array a;
+    if (v.get_array().get(a)) return false;
+    for (auto item : a) {
+      od::value child;
+      if (item.get(child) || !each(child)) return false;
+    }
+    return true;
+  }
+
+  // Members kept by name (`names[i]` into `kept[i]`), the others checked and skipped; at nesting `depth`.
+  template <size_t N>
+  static bool KeepMembers(od::value v, const char* const (&names)[N], Kept (&kept)[N], int depth) {
+    return Members(v, [&](std::string_view key, od::value child) {
+      for (size_t i = 0; i < N; ++i)
+        if (key == names[i]) return Keep(child, kept[i], depth);
+      return Skip(child, depth);
+    });
+  }
+
+  static bool StringOrNull(const Kept& k) { return !k.present || k.null || k.string; }
+
+  static bool Host(od::value v, fleet::Host& h) {
+    Kept hostname, machine_id;
+    bool os = false, gpus = false;
+    const bool ok = Members(v, [&](std::string_view key, od::value child) {
+      if (key == "hostname" || key == "machine_id")
+        return Keep(child, key == "hostname" ? hostname : machine_id, 2);
+      if (key == "os") return !std::exchange(os, true) && Os(child, h);
+      if (key == "gpus")
+        return !std::exchange(gpus, true) && Items(child, [&h](od::value g) { return Gpu(g, h); });
+      return Skip(child, 2);
+    });
+    if (!ok || !os || !gpus || !StringOrNull(hostname) || !StringOrNull(machine_id)) return false;
     h.hostname = std::move(hostname.text);
     h.machine_id = std::move(machine_id.text);
-    return os && gpus;
+    return true;
   }
 
   static bool Os(od::value v, fleet::Host& h) {
-    od::object o;
-    if (v.get_object().get(o)) return false;
-    Kept id, version;
-    for (auto field : o) {
-      std::string_view key;
-      od::value child;
-      if (field.unescaped_key().get(key) || field.value().get(child)) return false;
-      if (key == "id" || key == "version_id") {
-        if (!Keep(child, key == "id" ? id : version, 3)) return false;
-      } else if (!Skip(child, 3)) {
-        return false;
-      }
-    }
-    if (!id.string || !version.string) return false;
-    h.os = OsLabel(id.text, version.text);
+    static const char* const kNames[] = {"id", "version_id"};
+    Kept k[2];
+    if (!KeepMembers(v, kNames, k, 3) || !k[0].string || !k[1].string) return false;
+    h.os = OsLabel(k[0].text, k[1].text);
     return true;
   }
 
-  static bool Gpus(od::value v, fleet::Host& h) {
-    od::array a;
-    if (v.get_array().get(a)) return false;
-    for (auto item : a) {
-      od::object o;
-      if (item.get_object().get(o)) return false;
-      Kept pci, name, uuid, serial;
-      for (auto field : o) {
-        std::string_view key;
-        od::value child;
-        if (field.unescaped_key().get(key) || field.value().get(child)) return false;
-        Kept* k = key == "pci" ? &pci : key == "name" ? &name : key == "uuid" ? &uuid : key == "serial" ? &serial : nullptr;
-        if (k ? !Keep(child, *k, 4) : !Skip(child, 4)) return false;
-      }
-      if (!pci.string || !name.string || (uuid.present && !uuid.null && !uuid.string) ||
-          (serial.present && !serial.null && !serial.string))
-        return false;
-      h.gpus.push_back({std::move(pci.text), std::move(name.text), std::move(uuid.text), std::move(serial.text)});
-    }
+  static bool Gpu(od::value v, fleet::Host& h) {
+    static const char* const kNames[] = {"pci", "name", "uuid", "serial"};
+    Kept k[4];
+    if (!KeepMembers(v, kNames, k, 4) || !k[0].string || !k[1].string || !StringOrNull(k[2]) ||
+        !StringOrNull(k[3]))
+      return false;
+    h.gpus.push_back(
+        {std::move(k[0].text), std::move(k[1].text), std::move(k[2].text), std::move(k[3].text)});
     return true;
   }
-
-  static bool Layers(od::value v, fleet::Host& h) {
-    od::array a;
-    if (v.get_array().get(a)) return false;
-    for (auto item : a) {
-      od::value layer;
-      if (item.get(layer) || !Layer(layer, h)) return false;
-    }
-    return true;
-  }
-
-  struct FindingFields {
-    Kept status, code, message, fix;
-  };
 
   static bool Layer(od::value v, fleet::Host& h) {
-    od::object o;
-    if (v.get_object().get(o)) return false;
-    Kept name, status, detail, fix;
+    static const char* const kNames[] = {"name", "status", "detail", "fix"};
+    Kept k[4];
+    Kept& name = k[0];
+    Kept& status = k[1];
     bool findings_seen = false;
-    std::vector<FindingFields> findings;
-    for (auto field : o) {
-      std::string_view key;
-      od::value child;
-      if (field.unescaped_key().get(key) || field.value().get(child)) return false;
-      if (key == "findings") {
-        if (findings_seen || !Findings(child, findings)) return false;
-        findings_seen = true;
-        continue;
-      }
-      Kept* k = key == "name" ? &name : key == "status" ? &status : key == "detail" ? &detail : key == "fix" ? &fix : nullptr;
-      if (k ? !Keep(child, *k, 3) : !Skip(child, 3)) return false;
-    }
-    if (!name.string || !KnownLayer(name.text) || !status.string || !ValidStatus(status.text)) return false;
+    std::vector<Kept> findings;  // per finding: status, code, message, fix
+    const bool ok = Members(v, [&](std::string_view key, od::value child) {
+      if (key == "findings") return !std::exchange(findings_seen, true) && Findings(child, findings);
+      for (size_t i = 0; i < 4; ++i)
+        if (key == kNames[i]) return Keep(child, k[i], 3);
+      return Skip(child, 3);
+    });
+    if (!ok || !name.string || !KnownLayer(name.text) || !status.string || !ValidStatus(status.text))
+      return false;
     AddLayer(h, name.text, status.text);
     if (findings.empty()) {  // absent, null, [] or {}: the layer's detail and fix stand for its finding
       if (!Reported(status.text)) return true;
-      if (!detail.string || !fix.present || !(fix.null || fix.string)) return false;
-      h.findings.push_back({name.text, status.text, name.text + ".uncoded", std::move(detail.text), std::move(fix.text)});
+      if (!k[2].string || !k[3].present || !StringOrNull(k[3])) return false;
+      h.findings.push_back(
+          {name.text, status.text, name.text + ".uncoded", std::move(k[2].text), std::move(k[3].text)});
       return true;
     }
-    for (auto& f : findings) {
-      if (!f.status.string || !ValidStatus(f.status.text)) return false;
-      if (!Reported(f.status.text)) continue;
-      if ((f.code.present && !f.code.null && !f.code.string) || !f.message.string || !f.fix.present ||
-          !(f.fix.null || f.fix.string))
-        return false;
-      std::string code = f.code.text.empty() ? name.text + ".uncoded" : f.code.text;
+    for (size_t f = 0; f < findings.size(); f += 4) {
+      Kept* fk = &findings[f];
+      if (!fk[0].string || !ValidStatus(fk[0].text)) return false;
+      if (!Reported(fk[0].text)) continue;
+      if (!StringOrNull(fk[1]) || !fk[2].string || !fk[3].present || !StringOrNull(fk[3])) return false;
+      std::string code = fk[1].text.empty() ? name.text + ".uncoded" : fk[1].text;
       if (!ValidCode(code)) return false;
       h.findings.push_back(
-          {name.text, std::move(f.status.text), std::move(code), std::move(f.message.text), std::move(f.fix.text)});
+          {name.text, std::move(fk[0].text), std::move(code), std::move(fk[2].text), std::move(fk[3].text)});
     }
     return true;
   }
 
-  // A layer's findings: an array of objects (null and {} count as none; anything else is the reference's to
-  // refuse).
-  static bool Findings(od::value v, std::vector<FindingFields>& out) {
+  // A layer's findings, four Kept each (status, code, message, fix): an array of objects; null and {} count
+  // as none; anything else is the reference's to refuse.
+  static bool Findings(od::value v, std::vector<Kept>& out) {
     Type t;
     if (v.type().get(t)) return false;
     if (t == Type::null) {
@@ -262,23 +237,13 @@ class Pass {
       size_t n = 1;
       return !v.get_object().get(o) && !o.count_fields().get(n) && n == 0;
     }
-    od::array a;
-    if (t != Type::array || v.get_array().get(a)) return false;
-    for (auto item : a) {
-      od::object o;
-      if (item.get_object().get(o)) return false;
-      FindingFields f;
-      for (auto field : o) {
-        std::string_view key;
-        od::value child;
-        if (field.unescaped_key().get(key) || field.value().get(child)) return false;
-        Kept* k = key == "status" ? &f.status : key == "code" ? &f.code : key == "message" ? &f.message
-                  : key == "fix" ? &f.fix : nullptr;
-        if (k ? !Keep(child, *k, 5) : !Skip(child, 5)) return false;
-      }
-      out.push_back(std::move(f));
-    }
-    return true;
+    static const char* const kNames[] = {"status", "code", "message", "fix"};
+    return Items(v, [&out](od::value f) {
+      Kept k[4];
+      if (!KeepMembers(f, kNames, k, 5)) return false;
+      for (auto& one : k) out.push_back(std::move(one));
+      return true;
+    });
   }
 };
 

@@ -89,3 +89,13 @@ def show(s, limit=90):
     """A case as one readable line."""
     r = repr(s)
     return r if len(r) <= limit else r[: limit - 12] + "... (%d characters)" % len(r)
+
+
+def main(doc, gen, check, check_args):
+    """The command line every suite has: `gen`, or `check` with `check_args` file names."""
+    if sys.argv[1:2] == ["gen"]:
+        gen()
+    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 2 + check_args:
+        sys.exit(check(*sys.argv[2:]))
+    else:
+        sys.exit(doc)

@@ -6,7 +6,7 @@
 """
 import sys
 
-from common import Report, paired, rng, show, unhex, write_cases
+from common import main, Report, paired, rng, show, unhex, write_cases
 
 HEX = "0123456789abcdef"
 SHA = "sha256:" + "a" * 64
@@ -175,9 +175,4 @@ def check(oracle_file, gpuprep_file):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["gen"]:
-        gen()
-    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
-        sys.exit(check(sys.argv[2], sys.argv[3]))
-    else:
-        sys.exit(__doc__)
+    main(__doc__, gen, check, 2)

@@ -9,7 +9,7 @@ import concurrent.futures
 import subprocess
 import sys
 
-from common import Report, paired, rng, show, unhex, write_cases
+from common import main, Report, paired, rng, show, unhex, write_cases
 
 EPOCHS = ["", "", "", "0:", "1:", "2:", "10:", "+1:", "-1:", "-0:", "+0:", "01:", "2147483647:", "2147483648:",
           "99999999999999999999:", "-99999999999999999999:", " 1:", "\n1:", "a:", ":", "+:", "1a:", "1 :"]
@@ -103,9 +103,4 @@ def check(cases_file, gpuprep_file):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["gen"]:
-        gen()
-    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
-        sys.exit(check(sys.argv[2], sys.argv[3]))
-    else:
-        sys.exit(__doc__)
+    main(__doc__, gen, check, 2)

@@ -13,7 +13,7 @@ import stat
 import subprocess
 import sys
 
-from common import Report, paired, rng, show, unhex, write_cases
+from common import main, Report, paired, rng, show, unhex, write_cases
 
 RECORDER = "gp-record"
 RESERVED = ["if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do", "done", "in",
@@ -127,9 +127,4 @@ def check(gpuprep_file, work):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["gen"]:
-        gen()
-    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 4:
-        sys.exit(check(sys.argv[2], sys.argv[3]))
-    else:
-        sys.exit(__doc__)
+    main(__doc__, gen, check, 2)

@@ -11,7 +11,7 @@ documented reasons (docs/values.md), which are listed.
 import ipaddress
 import sys
 
-from common import Report, paired, rng, show, unhex, write_cases
+from common import main, Report, paired, rng, show, unhex, write_cases
 
 # gpuprep's refusal (ParseUrl's reason) -> what docs/values.md says about it.
 DELIBERATE = {
@@ -154,9 +154,4 @@ def check(gpuprep_file):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["gen"]:
-        gen()
-    elif sys.argv[1:2] == ["check"] and len(sys.argv) == 3:
-        sys.exit(check(sys.argv[2]))
-    else:
-        sys.exit(__doc__)
+    main(__doc__, gen, check, 1)

@@ -145,8 +145,8 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     }
     const double ab = t.c.lora_adapter_bytes;
     const double T = l.trainable;
-    s.weights = {"weights", "weights", base / sw + ab * T,
-                 bf + Shard(sw, how) + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters",
+    s.weights = {"weights", "weights", (base + ab * T) / sw,
+                 "(" + bf + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters)" + Shard(sw, how),
                  t.method == Method::kQlora ? kQlora : kPeft, true};
     s.gradients = {"gradients", "gradients", ab * T / sg, Bytes(ab) + " B x " + Count(T) + " adapter parameters" +
                    Shard(sg, how), kPeft, true};

@@ -33,9 +33,9 @@ void Apply(Task& t, const Setting& s);
 // Also turns --params with architecture settings into an architecture.
 void Finish(Task& t);
 
-// "7e9", "7.5B", "350M", "6738415616" -> a parameter count; nullopt when not one.
-bool ParseCount(const std::string& s, uint64_t* out);
+// "7e9", "7.5B", "350M", "6738415616" -> a parameter count; false when not one.
+bool ParseCount(const std::string& text, uint64_t* out);
 // "80GB" (10^9), "80GiB" (2^30), "81559MiB", "500MB", "1073741824" -> bytes.
-bool ParseSize(const std::string& s, uint64_t* out);
+bool ParseSize(const std::string& text, uint64_t* out);
 
 }  // namespace gp::size

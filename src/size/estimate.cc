@@ -191,6 +191,7 @@ std::optional<Fit> SmallestFit(Task t, uint64_t gpu_memory) {
   // Per-GPU memory only falls as the data-parallel degree grows (shards get smaller, buffers stay), so
   // the smallest fit is found by doubling, then halving the interval.
   const int max_k = 65536 / unit;
+  if (max_k < 2) return std::nullopt;
   int lo = 1, hi = 2;
   while (hi <= max_k && !fits(hi, nullptr)) lo = hi, hi *= 2;
   if (hi > max_k) {

@@ -161,6 +161,9 @@ Architecture ParseHfConfig(const std::string& text, const std::string& display_p
   } else {
     r.Fail("model_type", "\"" + type + "\" is not modelled (supported: llama, mistral, qwen2, bert, t5)");
   }
+  // Keeps every count within 64 bits: the attention width is at most 2^22, as the MLP width is.
+  if (static_cast<long long>(a.heads) * a.HeadDim() > (1LL << 22))
+    r.Fail(type == "t5" ? "d_kv" : "head_dim", "heads x head size above 4194304");
   return a;
 }
 

@@ -182,40 +182,44 @@ void Model(Task& t, const Setting& s) {
   t.model_source = "table";
 }
 
+int TwoOrFour(const Setting& s) {
+  const auto n = static_cast<int>(Int(s, 2, 4));
+  if (n == 3) s.origin.Fail("must be 2 or 4, got 3");
+  return n;
+}
+
 void ApplyConstant(Task& t, const Setting& s) {
+  static const std::pair<const char*, bool Constants::*> kFlags[] = {
+      {"constants.ddp_bucket_view", &Constants::ddp_bucket_view},
+      {"constants.foreach_optimizer", &Constants::foreach_optimizer},
+      {"constants.zero_grad_set_to_none", &Constants::zero_grad_set_to_none},
+      {"constants.qlora_double_quant", &Constants::qlora_double_quant},
+      {"constants.qlora_saves_inputs", &Constants::qlora_saves_inputs}};
   Constants& c = t.c;
   const std::string& k = s.key;
-  uint64_t bytes = 0;
+  for (const auto& [key, field] : kFlags)
+    if (k == key) {
+      c.*field = Bool(s);
+      return;
+    }
+  uint64_t n = 0;
   if (k == "constants.cuda_context") {
-    if (!ParseSize(s.value, &bytes) || bytes > (uint64_t{1} << 40))
+    if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 40))
       s.origin.Fail("expected a size such as 0.5GB or 512MiB, got \"" + s.value + "\"");
-    c.cuda_context = bytes;
+    c.cuda_context = n;
   } else if (k == "constants.headroom") {
     c.headroom = Fraction(s);
   } else if (k == "constants.grad_bytes") {
-    c.grad_bytes = static_cast<int>(Int(s, 2, 4));
-    if (c.grad_bytes == 3) s.origin.Fail("must be 2 or 4, got 3");
+    c.grad_bytes = TwoOrFour(s);
+  } else if (k == "constants.lora_adapter_bytes") {
+    c.lora_adapter_bytes = TwoOrFour(s);
   } else if (k == "constants.activation_factor") {
     c.activation_factor = Real(s, 0.5, 4);
-  } else if (k == "constants.zero_reduce_bucket" || k == "constants.zero3_prefetch_bucket") {
-    uint64_t n = 0;
-    if (!ParseCount(s.value, &n)) s.origin.Fail("expected a number of elements such as 5e8, got \"" + s.value + "\"");
-    (k == "constants.zero_reduce_bucket" ? c.zero_reduce_bucket : c.zero3_prefetch_bucket) = n;
-  } else if (k == "constants.ddp_bucket_view") {
-    c.ddp_bucket_view = Bool(s);
-  } else if (k == "constants.foreach_optimizer") {
-    c.foreach_optimizer = Bool(s);
-  } else if (k == "constants.zero_grad_set_to_none") {
-    c.zero_grad_set_to_none = Bool(s);
-  } else if (k == "constants.qlora_double_quant") {
-    c.qlora_double_quant = Bool(s);
-  } else if (k == "constants.qlora_saves_inputs") {
-    c.qlora_saves_inputs = Bool(s);
-  } else if (k == "constants.lora_adapter_bytes") {
-    c.lora_adapter_bytes = static_cast<int>(Int(s, 2, 4));
-    if (c.lora_adapter_bytes == 3) s.origin.Fail("must be 2 or 4, got 3");
   } else if (k == "constants.fp8_copy_bytes") {
     c.fp8_copy_bytes = Real(s, 0, 4);
+  } else if (k == "constants.zero_reduce_bucket" || k == "constants.zero3_prefetch_bucket") {
+    if (!ParseCount(s.value, &n)) s.origin.Fail("expected a number of elements such as 5e8, got \"" + s.value + "\"");
+    (k == "constants.zero_reduce_bucket" ? c.zero_reduce_bucket : c.zero3_prefetch_bucket) = n;
   }
 }
 

@@ -31,11 +31,12 @@ std::string Shipped(int gpus) {
 }  // namespace
 
 std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verbose) {
+  // The first fitting row whose memory was measured (a marketed size is only approximate), else the first.
   const BoardRow* row = nullptr;
   for (const BoardRow& x : r.rows)
-    if (x.best) {
+    if (x.best && (!row || (row->board.Approximate() && !x.board.Approximate()))) {
       row = &x;
-      break;
+      if (!row->board.Approximate()) break;
     }
   if (!row) return "";
   const Option& o = *row->best;
@@ -53,18 +54,20 @@ std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verb
       << " + " << n.kept << " checkpoint(s) x " << Gb(n.checkpoint)
       << (n.dataset > 0 ? " + dataset " + Gb(n.dataset) : std::string()) << "\n";
   out << "    one checkpoint: " << n.checkpoint_formula << "\n";
-  const std::string shipped = Shipped(o.per_server);
-  if (!shipped.empty())
-    out << "  " << o.per_server << "-GPU data-center servers ship " << shipped << " (--verbose: the servers and their sources)\n";
   for (const std::string& note : n.notes) out << "  note: " << note << "\n";
   if (verbose) {
     out << "  source of the CPU cores: " << kCpuSource << "\n";
     out << "  source of the RAM floor: " << kRamSource << "\n";
+  }
+  const std::string shipped = Shipped(o.per_server);
+  if (!shipped.empty())
+    out << "  " << o.per_server << "-GPU data-center servers ship " << shipped
+        << (verbose ? ":\n" : " (--verbose: the servers and their sources)\n");
+  if (verbose)
     for (const ReferenceServer& s : ReferenceServers())
       if (s.gpus == o.per_server)
-        out << "  " << s.name << ": " << s.cpus << (s.vcpus ? " vCPUs, " : " cores, ") << s.ram_text << " RAM"
+        out << "    " << s.name << ": " << s.cpus << (s.vcpus ? " vCPUs, " : " cores, ") << s.ram_text << " RAM"
             << (s.storage.empty() ? "" : ", " + s.storage) << " (" << s.source << ")\n";
-  }
   return out.str();
 }
 

@@ -74,6 +74,7 @@ std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const
       }
     if (!hit) {
       std::vector<std::string> names;
+      names.reserve(all.size());
       for (const size::Board& b : all) names.push_back(b.name);
       std::string msg = "no board \"" + std::string(Trim(raw)) + "\"";
       if (auto guess = DidYouMean(std::string(Trim(raw)), names)) msg += " (did you mean \"" + *guess + "\"?)";

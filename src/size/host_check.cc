@@ -48,7 +48,8 @@ void AddHostItems(const Task& t, const HostSpec& h, const Option& o, HostVerdict
                               std::to_string(need.kept) + " checkpoint(s) x " + Gb(need.checkpoint) +
                               (need.dataset > 0 ? " + dataset " + Gb(need.dataset) : std::string());
   if (!h.disk_free)
-    v.items.push_back({"disk", "unknown", "not in the snapshot", Gb(need.Storage()), storage});
+    v.items.push_back({"disk", "unknown", "", Gb(need.Storage()),
+                       storage + "; the free space under /var is not known for this host"});
   else
     v.items.push_back({"disk", static_cast<double>(*h.disk_free) < need.Storage() ? "short" : "ok",
                        Gb(static_cast<double>(*h.disk_free)) + " free under /var", Gb(need.Storage()), storage});
@@ -105,7 +106,7 @@ HostVerdict JudgeHost(const Task& t, const HostSpec& h) {
   v.items.push_back({"GPU memory", best ? "ok" : "short", Gb(v.gpu_memory) + " per GPU",
                      Gb(o.at.per_gpu) + " per GPU",
                      std::string(Name(o.strategy)) + (o.tp > 1 ? " with tp " + std::to_string(o.tp) : "") + " on " +
-                         std::to_string(n) + " GPUs; memory from " + v.gpu_memory_from});
+                         std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + "; memory from " + v.gpu_memory_from});
   AddHostItems(t, h, o, v);
   v.fits = std::none_of(v.items.begin(), v.items.end(), [](const HostItem& i) { return i.status == "short"; });
   return v;

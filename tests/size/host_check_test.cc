@@ -46,6 +46,20 @@ TEST_CASE("size --host: 8x H100 fits a 70B LoRA run, 4x L40S does not", "[size][
   CHECK(fleet.out.find("1 of 2 hosts fit\n") != std::string::npos);
 }
 
+TEST_CASE("size --root: a host tree judged with the catalogue's memory", "[size][host]") {
+  const std::string root = std::string(GP_FIXTURES) + "/hosts/";
+  auto h100 = Gpuprep({"--root", root + "healthy-h100", "size", "--model", "llama-3-70b", "--method", "lora"});
+  CHECK(h100.code == 0);
+  CHECK(h100.out.find("(8x H100 SXM5 80GB, 224 CPUs, ") != std::string::npos);
+  CHECK(h100.out.find("): fits\n") != std::string::npos);
+  CHECK(h100.out.find("memory from the catalogue (nvidia-smi: ") != std::string::npos);
+  CHECK(h100.out.find("  disk: unknown, needs ") != std::string::npos);
+  auto l40s = Gpuprep({"--root", root + "secure-boot-unsigned", "size", "--model", "llama-3-70b", "--method", "lora"});
+  CHECK(l40s.code == 1);
+  CHECK(l40s.out.find("(1x L40S, 32 CPUs, ") != std::string::npos);
+  CHECK(l40s.out.find("needs 247.51 GB per GPU (ddp on 1 GPU;") != std::string::npos);
+}
+
 TEST_CASE("size --host --json: the verdicts", "[size][host]") {
   auto r = Gpuprep(Args({"--json", "--host", Snapshot("h100x8-p5.json"), "--host", Snapshot("l40sx4-g6e.json")}));
   REQUIRE(r.code == 1);

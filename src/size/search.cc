@@ -39,6 +39,7 @@ std::vector<Layout> Layouts(const Task& t, int gpus, bool multi, int domain) {
   }
   if (gpus == 1) return {{base.back() == shard3 && t.offload != Offload::kNone ? base.back() : base.front(), 1}};
   std::vector<Layout> out;
+  out.reserve(base.size() * 4);  // tp 1, 2, 4 and 8
   for (Strategy s : base) out.push_back({s, 1});
   const Architecture& a = t.arch;
   if (!a.HasShape()) return out;

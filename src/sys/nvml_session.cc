@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -113,7 +114,8 @@ struct GpmPair {
   bool have_previous = false;
   std::chrono::steady_clock::time_point previous_at;
 };
-constexpr auto kGpmMinSpan = std::chrono::milliseconds(100);
+constexpr auto kGpmMinSpan = std::chrono::milliseconds(101);
+constexpr auto kGpmMaxWait = std::chrono::milliseconds(15);
 
 // The per-tick field batch (one nvmlDeviceGetFieldValues per GPU per tick). A field that answers
 // NOT_SUPPORTED is not asked again.
@@ -437,8 +439,14 @@ void ReadGpm(const Api& api, Dev& d, NvmlReading& r) {
   static_assert(sizeof kIds / sizeof *kIds <= nvml::kGpmOldestMax, "at most 98 metrics per call");
   const bool mig = d.info.mig_enabled.value_or(false);
   for (GpmPair& p : d.gpm) {
-    const auto now = std::chrono::steady_clock::now();
-    if (p.have_previous && now - p.previous_at < kGpmMinSpan) continue;  // too soon: keep the baseline
+    auto now = std::chrono::steady_clock::now();
+    if (p.have_previous && now - p.previous_at < kGpmMinSpan) {
+      // A tick a few ms early (scheduling jitter at a 100 ms interval) waits for the span; one far too
+      // soon keeps its baseline and gives no metrics.
+      if (now - p.previous_at < kGpmMinSpan - kGpmMaxWait) continue;
+      std::this_thread::sleep_until(p.previous_at + kGpmMinSpan);
+      now = std::chrono::steady_clock::now();
+    }
     int s = mig ? api.gpm_mig_get(d.handle, p.gpu_instance_id, p.current) : api.gpm_get(d.handle, p.current);
     if (Lost(d, s)) return;
     if (s != nvml::kSuccess) {

@@ -67,7 +67,8 @@ std::string SetThreshold(Thresholds& t, const std::string& assignment) {
     return "";
   }
   auto guess = DidYouMean(name, names);
-  return "unknown threshold \"" + name + "\"" + (guess ? " (did you mean \"" + *guess + "\"?)" : "");
+  return "unknown threshold \"" + name + "\"" +
+         (guess ? " (did you mean \"" + *guess + "\"?)" : " (--list-thresholds prints them)");
 }
 
 }  // namespace gp::watch

@@ -66,7 +66,9 @@ struct GpuWindow {
 
   std::optional<double> DutyZeroRatio() const;
   std::optional<double> TrafficRatio() const;  // mean traffic over peak (NVLink, else PCIe)
-  bool HasGpm() const { return sm_active.n * 2 >= ok && sm_active.n > 0; }
+  // GPM is there when it answered for at least a quarter of the answered samples (its first sample of a
+  // run, and one too soon after the previous, give no metrics).
+  bool HasGpm() const { return sm_active.n > 0 && sm_active.n * 4 >= ok; }
 };
 
 struct MigWindow {

@@ -215,12 +215,13 @@ static int load_trace(const char* path) {
     g_env_pids[g_nenv_pids++] = (unsigned)strtoul(s, &s, 10);
   }
   char line[2048];
-  int step = -1;
+  int step = -1, saw_gpus = 0;
   while (fgets(line, sizeof line, f)) {
     char* p = line;
     char* word = token(&p);
     if (!word) continue;
     if (!strcmp(word, "gpus")) {
+      saw_gpus = 1;
       g_ngpus = atoi(token(&p));
       if (g_ngpus > MAX_GPUS) g_ngpus = MAX_GPUS;
       for (int i = 0; i < g_ngpus; ++i) {
@@ -291,7 +292,9 @@ static int load_trace(const char* path) {
     if (!g->uuid[0]) snprintf(g->uuid, sizeof g->uuid, "GPU-%08x-5151-4d0c-8e2a-%012x", 0x5eedu * (unsigned)(i + 1), g->bus);
     for (unsigned k = 0; k < g->ngi; ++k) g_mig[i][k] = (struct mig_handle){0x4d494721, i, (int)k};
   }
-  return g_ngpus > 0 && g_nsteps > 0 ? 0 : -1;
+  if (!saw_gpus || (g_ngpus > 0 && g_nsteps == 0)) return -1;
+  if (g_nsteps == 0) g_nsteps = 1; /* a host with no GPU */
+  return 0;
 }
 
 /* ---------------------------------------------------------------- time integration */
@@ -381,7 +384,12 @@ static int call_unsupported(const struct gpu* g, const char* call) {
 
 nvmlReturn_t nvmlInit_v2(void) {
   const char* path = getenv("GPUPREP_STANDIN_TRACE");
-  if (!path || (!g_ngpus && load_trace(path) != 0)) return NVML_ERROR_DRIVER_NOT_LOADED;
+  static int loaded = 0;
+  if (!path) return NVML_ERROR_DRIVER_NOT_LOADED;
+  if (!loaded) {
+    if (load_trace(path) != 0) return NVML_ERROR_DRIVER_NOT_LOADED;
+    loaded = 1;
+  }
   if (g_init_error) return g_init_error;
   if (!g_init) { g_t0_mono = mono_s(); g_t0_wall_us = wall_us(); }
   ++g_init;

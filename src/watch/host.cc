@@ -4,6 +4,8 @@
 #include <charconv>
 #include <deque>
 
+#include "util/strings.h"
+
 namespace gp::watch {
 namespace {
 
@@ -75,22 +77,50 @@ void HostSampler::ReadPressure(HostSample& out) const {
 
 void HostSampler::Rescan(const std::set<unsigned>& roots) {
   children_.clear();
-  for (const std::string& name : fs_.List("/proc")) {
+  scanned_roots_ = roots;
+  // The kernel lists each task's children in /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN, proc(5)):
+  // walking down from the GPU processes reads a few hundred small files instead of every /proc/PID/stat.
+  const unsigned probe = *roots.begin();
+  if (fs_.Exists("/proc/" + std::to_string(probe) + "/task/" + std::to_string(probe) + "/children")) {
+    std::deque<unsigned> queue(roots.begin(), roots.end());
+    std::set<unsigned> seen(roots.begin(), roots.end());
+    while (!queue.empty() && seen.size() < kMaxDescendants) {
+      const unsigned pid = queue.front();
+      queue.pop_front();
+      const std::string task = ProcPath(pid, "task");
+      size_t n = 0;
+      for (const std::string& tid : fs_.List(task)) {
+        if (++n > kMaxThreads) break;
+        auto text = fs_.ReadPrefix(task + "/" + tid + "/children", 1 << 16);
+        if (!text) continue;
+        for (char& c : *text)
+          if (c == '\n') c = ' ';
+        for (const std::string& word : SplitWords(*text)) {
+          auto child = ParsePid(word);
+          if (!child || !seen.insert(*child).second) continue;
+          children_[pid].push_back(*child);
+          queue.push_back(*child);
+        }
+      }
+    }
+    return;
+  }
+  for (const std::string& name : fs_.List("/proc")) {  // without it: every process's parent
     auto pid = ParsePid(name);
     if (!pid) continue;
     auto text = fs_.ReadPrefix(ProcPath(*pid, "stat"), kStatMax);
     auto st = text ? ParseTaskStat(*text) : std::nullopt;
     if (st && st->ppid != 0 && st->ppid != *pid) children_[st->ppid].push_back(*pid);
   }
-  scanned_roots_ = roots;
 }
 
-void HostSampler::ReadStatic(unsigned pid, Known& k, long long time_ms) const {
+void HostSampler::ReadStatic(unsigned pid, Known& k, long long time_ms, bool cgroup) const {
   k.static_at_ms = time_ms;
   if (auto status = fs_.ReadPrefix(ProcPath(pid, "status"), kSmallMax))
     k.cpus_allowed = CpusAllowedFromStatus(*status);
   k.cgroup_limit.reset();
   k.cgroup_cpu_stat.clear();
+  if (!cgroup) return;
   auto cg = fs_.ReadPrefix(ProcPath(pid, "cgroup"), kSmallMax);
   if (!cg) return;
   CgroupPaths paths = ParseProcCgroup(*cg);
@@ -237,7 +267,10 @@ HostSample HostSampler::Sample(long long time_ms, const std::map<unsigned, std::
     k.cpu_ticks = ticks;
     k.at_ms = time_ms;
     k.have = true;
-    if (k.static_at_ms < 0 || time_ms - k.static_at_ms >= opt_.rescan_ms) ReadStatic(pid, k, time_ms);
+    // Allowed CPUs matter for the GPU processes and their loaders, the cgroup for the GPU processes
+    // (their workers share it): other descendants cost one stat read per tick.
+    if (p.role != ProcessRole::kChild && (k.static_at_ms < 0 || time_ms - k.static_at_ms >= opt_.rescan_ms))
+      ReadStatic(pid, k, time_ms, p.role == ProcessRole::kGpu);
     p.cpus_allowed = k.cpus_allowed;
     if (p.role == ProcessRole::kGpu) {
       auto main =

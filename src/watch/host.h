@@ -3,9 +3,10 @@
 // host-wide, pressure stall information, and for every GPU process NVML lists and each of its descendants
 // (PyTorch's DataLoader workers name themselves pt_data_worker: torch/utils/data/_utils/worker.py calls
 // torch.multiprocessing._set_thread_name("pt_data_worker")) its CPU, state, allowed CPUs and cgroup CPU
-// limit and throttling. Cost is kept per tick to the processes that matter: the whole process table is
-// walked only to find descendants, every `rescan_ms` or when the set of GPU processes changes; all threads
-// of the GPU processes are read every `threads_ms`.
+// limit and throttling. Cost is kept per tick to the processes that matter: descendants are looked for
+// only every `rescan_ms` or when the set of GPU processes changes; all threads
+// of the GPU processes are read every `threads_ms`. Descendants are found through the kernel's
+// /proc/PID/task/TID/children lists where it has them, else from every process's parent in /proc/PID/stat.
 #pragma once
 #include <map>
 #include <set>
@@ -59,7 +60,7 @@ class HostSampler {
   void ReadCpus(HostSample& out);
   void ReadPressure(HostSample& out) const;
   void Rescan(const std::set<unsigned>& roots);
-  void ReadStatic(unsigned pid, Known& k, long long time_ms) const;
+  void ReadStatic(unsigned pid, Known& k, long long time_ms, bool cgroup) const;
   void ReadCgroupThrottle(Known& k, HostProcess& p) const;
   void ReadThreads(unsigned pid, HostProcess& p, long long time_ms);
   double CpuPct(uint64_t ticks, long long ms) const;

@@ -112,6 +112,11 @@ TEST_CASE("HostSampler: cgroup v1 quota and throttled_time, no PSI", "[watch][ho
   CHECK(gpu->cgroup_cpu_limit == Approx(1.5));  // cfs_quota 150000 / period 100000
   CHECK(gpu->cgroup_nr_throttled == 3u);
   CHECK(gpu->cgroup_throttled_ms == Approx(2000));  // throttled_time is in ns
+  // No children lists in this tree: the loaders were found from every process's parent instead.
+  REQUIRE(Find(h.second, 202));
+  CHECK(Find(h.second, 202)->gpus == std::vector<unsigned>{0});
+  CHECK(Find(h.second, 201)->role == watch::ProcessRole::kLoader);
+  CHECK(Find(h.second, 300) == nullptr);
 }
 
 TEST_CASE("HostSampler: a PID visible here, one not", "[watch][host]") {

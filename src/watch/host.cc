@@ -284,8 +284,8 @@ HostSample HostSampler::Sample(long long time_ms, const std::map<unsigned, std::
         k.have_main = true;
       }
       ReadCgroupThrottle(k, p);
-      if (read_threads) ReadThreads(pid, p, time_ms);
     }
+    if (read_threads && p.role != ProcessRole::kChild) ReadThreads(pid, p, time_ms);
     next[pid] = std::move(k);
     out.processes.push_back(std::move(p));
   }

@@ -5,7 +5,7 @@
 // torch.multiprocessing._set_thread_name("pt_data_worker")) its CPU, state, allowed CPUs and cgroup CPU
 // limit and throttling. Cost is kept per tick to the processes that matter: descendants are looked for
 // only every `rescan_ms` or when the set of GPU processes changes; all threads
-// of the GPU processes are read every `threads_ms`. Descendants are found through the kernel's
+// of the GPU processes and their loaders are read every `threads_ms`. Descendants are found through the kernel's
 // /proc/PID/task/TID/children lists where it has them, else from every process's parent in /proc/PID/stat.
 #pragma once
 #include <map>

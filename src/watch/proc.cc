@@ -8,18 +8,9 @@
 namespace gp::watch {
 namespace {
 
-std::vector<std::string_view> Words(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
+// Blank-separated words and '\n'-separated lines (util/strings.h).
+std::vector<std::string> Words(std::string_view line) { return SplitWords(line); }
+std::vector<std::string> Lines(std::string_view text) { return Split(text, '\n'); }
 
 template <typename T>
 std::optional<T> Number(std::string_view s) {
@@ -39,24 +30,12 @@ std::optional<double> Decimal(std::string_view s) {
   return v;
 }
 
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string_view::npos) nl = text.size();
-    out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<ProcStat> ParseProcStat(std::string_view text) {
   ProcStat st;
   bool saw_total = false;
-  for (std::string_view line : Lines(text)) {
+  for (const std::string& line : Lines(text)) {
     auto w = Words(line);
     if (w.empty()) continue;
     if (w[0] == "cpu") {
@@ -110,7 +89,7 @@ std::optional<TaskStat> ParseTaskStat(std::string_view text) {
 
 std::optional<PressureLine> ParsePressure(std::string_view text) {
   PressureLine p;
-  for (std::string_view line : Lines(text)) {
+  for (const std::string& line : Lines(text)) {
     auto w = Words(line);
     if (w.size() < 2 || w[1].substr(0, 6) != "avg10=") continue;
     auto v = Decimal(w[1].substr(6));
@@ -125,10 +104,10 @@ std::optional<PressureLine> ParsePressure(std::string_view text) {
 }
 
 std::optional<unsigned> CpusAllowedFromStatus(std::string_view status) {
-  for (std::string_view line : Lines(status)) {
+  for (const std::string& line : Lines(status)) {
     constexpr std::string_view key = "Cpus_allowed_list:";
     if (line.substr(0, key.size()) != key) continue;
-    std::string_view list = Trim(line.substr(key.size()));
+    const std::string_view list = Trim(std::string_view(line).substr(key.size()));
     unsigned count = 0;
     for (const std::string& part : Split(list, ',')) {
       const size_t dash = part.find('-');
@@ -145,11 +124,11 @@ std::optional<unsigned> CpusAllowedFromStatus(std::string_view status) {
 
 CgroupPaths ParseProcCgroup(std::string_view text) {
   CgroupPaths p;
-  for (std::string_view line : Lines(text)) {
+  for (const std::string& line : Lines(text)) {
     const size_t a = line.find(':');
     const size_t b = a == std::string_view::npos ? a : line.find(':', a + 1);
     if (b == std::string_view::npos) continue;
-    std::string_view controllers = line.substr(a + 1, b - a - 1);
+    const std::string controllers = line.substr(a + 1, b - a - 1);
     std::string path(line.substr(b + 1));
     if (path.empty() || path[0] != '/' || path.find("/..") != std::string::npos) continue;
     if (line.substr(0, a) == "0" && controllers.empty()) {
@@ -180,7 +159,7 @@ std::optional<double> CpuLimitV1(std::string_view quota_us, std::string_view per
 
 CpuThrottle ParseCpuStat(std::string_view text) {
   CpuThrottle t;
-  for (std::string_view line : Lines(text)) {
+  for (const std::string& line : Lines(text)) {
     auto w = Words(line);
     if (w.size() != 2) continue;
     auto v = Number<uint64_t>(w[1]);

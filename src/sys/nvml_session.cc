@@ -1,6 +1,7 @@
 // DlopenNvmlSession: sys/nvml_session.h over libnvidia-ml.so.1. Signatures and semantics from nvml.h
 // (public copy: github.com/NVIDIA/go-nvml gen/nvml/nvml.h); layouts in sys/nvml_abi.h.
 #include "sys/nvml_session.h"
+#include "util/input.h"
 
 #include <algorithm>
 #include <atomic>
@@ -249,9 +250,9 @@ void Session::Facts(Dev& d) {
   char buf[96];
   NvmlGpu& g = d.info;
   if (api_.uuid && api_.uuid(d.handle, buf, sizeof buf) == nvml::kSuccess)
-    g.uuid = std::string(buf, strnlen(buf, sizeof buf));
+    g.uuid = ReplaceInvalidUtf8(std::string_view(buf, strnlen(buf, sizeof buf)));  // printed in UTF-8 records
   if (api_.name && api_.name(d.handle, buf, sizeof buf) == nvml::kSuccess)
-    g.name = std::string(buf, strnlen(buf, sizeof buf));
+    g.name = ReplaceInvalidUtf8(std::string_view(buf, strnlen(buf, sizeof buf)));
   if (nvml::PciInfo p{}; api_.pci && api_.pci(d.handle, &p) == nvml::kSuccess) {
     char addr[32];
     std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", p.domain & 0xffffu, p.bus & 0xffu, p.device & 0x1fu);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <deque>
 
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::watch {
@@ -190,7 +191,7 @@ void HostSampler::ReadThreads(unsigned pid, HostProcess& p, long long time_ms) {
     if (!st) continue;
     HostThread t;
     t.tid = *tid;
-    t.comm = st->comm;
+    t.comm = ReplaceInvalidUtf8(st->comm);  // names are bytes; the record is UTF-8 (as replayed)
     t.state = st->state;
     const uint64_t ticks = st->utime + st->stime;
     auto it = thread_ticks_.find(*tid);
@@ -253,7 +254,7 @@ HostSample HostSampler::Sample(long long time_ms, const std::map<unsigned, std::
     HostProcess p;
     p.pid = pid;
     p.ppid = st->ppid;
-    p.comm = st->comm;
+    p.comm = ReplaceInvalidUtf8(st->comm);
     p.state = st->state;
     p.gpus = gpus;
     std::sort(p.gpus.begin(), p.gpus.end());

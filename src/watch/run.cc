@@ -54,6 +54,7 @@ int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, Hos
             Output& out) {
   using Clock = std::chrono::steady_clock;
   std::vector<sys::NvmlGpu> selected;
+  selected.reserve(positions.size());
   for (size_t p : positions) selected.push_back(session.Gpus()[p]);
   GpuSampler sampler(selected);
   Judge judge(options.thresholds, options.window_ms);

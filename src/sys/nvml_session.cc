@@ -1,7 +1,6 @@
 // DlopenNvmlSession: sys/nvml_session.h over libnvidia-ml.so.1. Signatures and semantics from nvml.h
 // (public copy: github.com/NVIDIA/go-nvml gen/nvml/nvml.h); layouts in sys/nvml_abi.h.
 #include "sys/nvml_session.h"
-#include "util/input.h"
 
 #include <algorithm>
 #include <atomic>
@@ -16,90 +15,16 @@
 #include "sys/deadline_worker.h"
 #include "sys/dl.h"
 #include "sys/nvml_abi.h"
+#include "sys/nvml_api.h"
 #include "sys/nvml_processes.h"
+#include "util/input.h"
 
 namespace gp::sys {
 namespace {
 
-using Device = void*;  // nvmlDevice_t
+using nvml::Api;
+using nvml::Device;
 using nvml::GpmSample;
-
-// Every entry point used, by its exported (versioned) name. Null when the library does not export it.
-struct Api {
-  int (*init)() = nullptr;                         // nvmlInit_v2
-  int (*shutdown)() = nullptr;                     // nvmlShutdown
-  const char* (*error_string)(int) = nullptr;      // nvmlErrorString
-  int (*count)(unsigned*) = nullptr;               // nvmlDeviceGetCount_v2
-  int (*handle)(unsigned, Device*) = nullptr;      // nvmlDeviceGetHandleByIndex_v2
-  int (*uuid)(Device, char*, unsigned) = nullptr;  // nvmlDeviceGetUUID
-  int (*name)(Device, char*, unsigned) = nullptr;  // nvmlDeviceGetName
-  int (*pci)(Device, nvml::PciInfo*) = nullptr;    // nvmlDeviceGetPciInfo_v3
-  int (*arch)(Device, unsigned*) = nullptr;        // nvmlDeviceGetArchitecture
-  int (*samples)(Device, int, unsigned long long, unsigned*, unsigned*, nvml::Sample*) = nullptr;
-  int (*memory_v2)(Device, nvml::MemoryV2*) = nullptr;   // nvmlDeviceGetMemoryInfo_v2
-  int (*memory)(Device, nvml::Memory*) = nullptr;        // nvmlDeviceGetMemoryInfo
-  int (*power)(Device, unsigned*) = nullptr;             // nvmlDeviceGetPowerUsage
-  int (*enforced_limit)(Device, unsigned*) = nullptr;    // nvmlDeviceGetEnforcedPowerLimit
-  int (*default_limit)(Device, unsigned*) = nullptr;     // nvmlDeviceGetPowerManagementDefaultLimit
-  int (*energy)(Device, unsigned long long*) = nullptr;  // nvmlDeviceGetTotalEnergyConsumption
-  int (*clock)(Device, int, unsigned*) = nullptr;        // nvmlDeviceGetClockInfo
-  int (*max_clock)(Device, int, unsigned*) = nullptr;    // nvmlDeviceGetMaxClockInfo
-  int (*event_reasons)(Device,
-                       unsigned long long*) = nullptr;  // nvmlDeviceGetCurrentClocksEventReasons (R535+)
-  int (*throttle_reasons)(Device,
-                          unsigned long long*) = nullptr;     // ...ClocksThrottleReasons (deprecated 13.0)
-  int (*fields)(Device, int, nvml::FieldValue*) = nullptr;    // nvmlDeviceGetFieldValues
-  int (*processes)(Device, unsigned*, void*) = nullptr;       // nvmlDeviceGetComputeRunningProcesses_v3
-  int (*pcie_gen)(Device, unsigned*) = nullptr;               // nvmlDeviceGetMaxPcieLinkGeneration
-  int (*pcie_width)(Device, unsigned*) = nullptr;             // nvmlDeviceGetMaxPcieLinkWidth
-  int (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;    // nvmlDeviceGetMigMode
-  int (*mig_count)(Device, unsigned*) = nullptr;              // nvmlDeviceGetMaxMigDeviceCount
-  int (*mig_handle)(Device, unsigned, Device*) = nullptr;     // nvmlDeviceGetMigDeviceHandleByIndex
-  int (*gpu_instance_id)(Device, unsigned*) = nullptr;        // nvmlDeviceGetGpuInstanceId
-  int (*gpm_support)(Device, nvml::GpmSupport*) = nullptr;    // nvmlGpmQueryDeviceSupport
-  int (*gpm_alloc)(GpmSample*) = nullptr;                     // nvmlGpmSampleAlloc
-  int (*gpm_free)(GpmSample) = nullptr;                       // nvmlGpmSampleFree
-  int (*gpm_get)(Device, GpmSample) = nullptr;                // nvmlGpmSampleGet
-  int (*gpm_mig_get)(Device, unsigned, GpmSample) = nullptr;  // nvmlGpmMigSampleGet
-  int (*gpm_metrics)(nvml::GpmMetricsGet*) = nullptr;         // nvmlGpmMetricsGet
-};
-
-void Bind(void* lib, Api& a) {
-  DlBind(lib, "nvmlInit_v2", a.init);
-  DlBind(lib, "nvmlShutdown", a.shutdown);
-  DlBind(lib, "nvmlErrorString", a.error_string);
-  DlBind(lib, "nvmlDeviceGetCount_v2", a.count);
-  DlBind(lib, "nvmlDeviceGetHandleByIndex_v2", a.handle);
-  DlBind(lib, "nvmlDeviceGetUUID", a.uuid);
-  DlBind(lib, "nvmlDeviceGetName", a.name);
-  DlBind(lib, "nvmlDeviceGetPciInfo_v3", a.pci);
-  DlBind(lib, "nvmlDeviceGetArchitecture", a.arch);
-  DlBind(lib, "nvmlDeviceGetSamples", a.samples);
-  DlBind(lib, "nvmlDeviceGetMemoryInfo_v2", a.memory_v2);
-  DlBind(lib, "nvmlDeviceGetMemoryInfo", a.memory);
-  DlBind(lib, "nvmlDeviceGetPowerUsage", a.power);
-  DlBind(lib, "nvmlDeviceGetEnforcedPowerLimit", a.enforced_limit);
-  DlBind(lib, "nvmlDeviceGetPowerManagementDefaultLimit", a.default_limit);
-  DlBind(lib, "nvmlDeviceGetTotalEnergyConsumption", a.energy);
-  DlBind(lib, "nvmlDeviceGetClockInfo", a.clock);
-  DlBind(lib, "nvmlDeviceGetMaxClockInfo", a.max_clock);
-  DlBind(lib, "nvmlDeviceGetCurrentClocksEventReasons", a.event_reasons);
-  DlBind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", a.throttle_reasons);
-  DlBind(lib, "nvmlDeviceGetFieldValues", a.fields);
-  DlBind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", a.processes);
-  DlBind(lib, "nvmlDeviceGetMaxPcieLinkGeneration", a.pcie_gen);
-  DlBind(lib, "nvmlDeviceGetMaxPcieLinkWidth", a.pcie_width);
-  DlBind(lib, "nvmlDeviceGetMigMode", a.mig_mode);
-  DlBind(lib, "nvmlDeviceGetMaxMigDeviceCount", a.mig_count);
-  DlBind(lib, "nvmlDeviceGetMigDeviceHandleByIndex", a.mig_handle);
-  DlBind(lib, "nvmlDeviceGetGpuInstanceId", a.gpu_instance_id);
-  DlBind(lib, "nvmlGpmQueryDeviceSupport", a.gpm_support);
-  DlBind(lib, "nvmlGpmSampleAlloc", a.gpm_alloc);
-  DlBind(lib, "nvmlGpmSampleFree", a.gpm_free);
-  DlBind(lib, "nvmlGpmSampleGet", a.gpm_get);
-  DlBind(lib, "nvmlGpmMigSampleGet", a.gpm_mig_get);
-  DlBind(lib, "nvmlGpmMetricsGet", a.gpm_metrics);
-}
 
 int64_t WallMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <ostream>
 
 #include "cli/commands.h"
@@ -73,7 +74,11 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   for (const std::string& a : f.thresholds)
     if (std::string e = watch::SetThreshold(o.thresholds, a); !e.empty()) throw FlagError("--threshold", e);
   if (f.list_thresholds) {
-    for (const auto& t : watch::ListThresholds(o.thresholds)) *ctx.out << t.name << "=" << t.value << "\n";
+    for (const auto& t : watch::ListThresholds(o.thresholds)) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.10g", t.value);  // 1073741824, not 1.07374e+09
+      *ctx.out << t.name << "=" << value << "\n";
+    }
     return kExitOk;
   }
   o.window_given = !f.window.empty();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -393,7 +394,7 @@ void ReadGpm(const Api& api, Dev& d, NvmlReading& r) {
                                         &g.nvlink_tx_mib_s,  &g.nvlink_rx_mib_s};
         for (unsigned i = 0; i < get->num_metrics; ++i) {
           const nvml::GpmMetric& x = get->metrics[i];
-          if (x.nvml_return == nvml::kSuccess && x.value == x.value && x.value >= 0) *out[i] = x.value;
+          if (x.nvml_return == nvml::kSuccess && std::isfinite(x.value) && x.value >= 0) *out[i] = x.value;
         }
         if (mig)
           r.mig_gpm.emplace_back(p.gpu_instance_id, g);

@@ -74,7 +74,10 @@ int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, Hos
     std::map<unsigned, std::vector<unsigned>> pids;
     for (const GpuSample& g : s.gpus)
       if (g.processes)
-        for (const GpuProcess& p : *g.processes) pids[p.pid].push_back(g.id.index);
+        for (const GpuProcess& p : *g.processes) {
+          auto& gpus = pids[p.pid];  // a process with several contexts on one GPU is listed once per context
+          if (std::find(gpus.begin(), gpus.end(), g.id.index) == gpus.end()) gpus.push_back(g.id.index);
+        }
     s.host = host.Sample(s.time_ms, pids);
     out.OnSample(s);
     if (auto v = judge.Add(s); !v.empty()) out.OnVerdicts(v);

@@ -50,30 +50,39 @@ NvmlProcess ToProcess(const Raw& r) {
 DecodedProcesses DecodeProcesses(const std::vector<uint8_t>& buffer, unsigned count, uint64_t memory_total,
                                  const std::function<bool(unsigned)>& pid_visible) {
   static constexpr size_t kStrides[] = {sizeof(nvml::ProcessInfo), 32, 16};
-  DecodedProcesses best;
-  int best_visible = -1;
+  // The strides under which every entry is plausible, in order of preference.
+  std::vector<DecodedProcesses> plausible;
   for (size_t stride : kStrides) {
     if (static_cast<size_t>(count) * stride > buffer.size()) continue;
-    bool all_plausible = true;
-    int visible = 0;
-    std::vector<NvmlProcess> out;
-    for (size_t i = 0; i < count && all_plausible; ++i) {
+    DecodedProcesses d{stride, {}};
+    bool ok = true;
+    for (size_t i = 0; i < count && ok; ++i) {
       Raw r = At(buffer, stride, i);
-      all_plausible = Plausible(r, memory_total);
-      if (all_plausible && pid_visible && pid_visible(r.pid)) ++visible;
-      out.push_back(ToProcess(r));
+      ok = Plausible(r, memory_total);
+      d.processes.push_back(ToProcess(r));
     }
-    if (!all_plausible || visible <= best_visible) continue;
-    best = {stride, std::move(out)};
-    best_visible = visible;
+    if (ok) plausible.push_back(std::move(d));
   }
-  if (best_visible >= 0) return best;
-  best.stride = sizeof(nvml::ProcessInfo);
-  for (size_t i = 0; i < count && (i + 1) * best.stride <= buffer.size(); ++i) {
-    Raw r = At(buffer, best.stride, i);
-    if (r.pid != 0) best.processes.push_back(ToProcess(r));
+  // One entry reads the same under every stride; with one plausible stride /proc need not be asked.
+  if (count <= 1 && !plausible.empty()) return std::move(plausible.front());
+  if (plausible.size() == 1 || (!plausible.empty() && !pid_visible)) return std::move(plausible.front());
+  int best_visible = -1;
+  size_t best = 0;
+  for (size_t k = 0; k < plausible.size(); ++k) {
+    int visible = 0;
+    for (const NvmlProcess& p : plausible[k].processes) visible += pid_visible(p.pid) ? 1 : 0;
+    if (visible > best_visible) {
+      best_visible = visible;
+      best = k;
+    }
   }
-  return best;
+  if (!plausible.empty()) return std::move(plausible[best]);
+  DecodedProcesses fallback{sizeof(nvml::ProcessInfo), {}};
+  for (size_t i = 0; i < count && (i + 1) * fallback.stride <= buffer.size(); ++i) {
+    Raw r = At(buffer, fallback.stride, i);
+    if (r.pid != 0) fallback.processes.push_back(ToProcess(r));
+  }
+  return fallback;
 }
 
 }  // namespace gp::sys

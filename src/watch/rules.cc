@@ -166,7 +166,14 @@ std::optional<Verdict> JudgeMig(const GpuWindow& gw, const MigWindow& m, long lo
   e["memory_used_bytes"] = m.max_memory_used ? J(*m.max_memory_used) : J(nullptr);
   v.evidence = e;
   auto sm = m.sm_active.Get();
-  if (!sm) return std::nullopt;
+  if (!sm) {  // GPM reaches other instances of this GPU, not this one
+    v.kind = VerdictKind::kActivityUnknown;
+    v.confidence = Confidence::kLow;
+    v.detail =
+        "no GPM metrics reach this MIG instance (NVML's utilisation is not supported on MIG-enabled GPUs)";
+    v.fix = FixFor(v.kind);
+    return v;
+  }
   const std::string smtext = "SM activity " + Fixed(*sm, 2);
   if (*sm < t.idle_sm_active) {
     v.kind = m.max_processes ? VerdictKind::kIdleMemoryHeld : VerdictKind::kIdle;
@@ -232,12 +239,11 @@ std::vector<Verdict> JudgeWindow(const std::vector<Sample>& samples, long long s
     }
     if (g.mig_mode.value_or(false)) {
       std::vector<MigWindow> mig = ReduceMig(samples, i);
-      bool any = false;
-      for (const MigWindow& m : mig)
-        if (auto v = JudgeMig(g, m, start_ms, end_ms, t)) {
-          out.push_back(std::move(*v));
-          any = true;
-        }
+      const bool any =
+          std::any_of(mig.begin(), mig.end(), [](const MigWindow& m) { return m.sm_active.n > 0; });
+      if (any)
+        for (const MigWindow& m : mig)
+          if (auto v = JudgeMig(g, m, start_ms, end_ms, t)) out.push_back(std::move(*v));
       if (!any)
         verdict(
             VerdictKind::kActivityUnknown, Confidence::kLow,

@@ -120,7 +120,14 @@ std::vector<GpuSample> GpuSampler::Convert(const std::vector<sys::NvmlReading>& 
       g.process_entry_bytes = static_cast<unsigned>(r.process_stride);
     }
     if (r.gpm) g.gpm = ToGpm(*r.gpm);
-    for (const auto& [gi, m] : r.mig_gpm) g.mig_instances.push_back({gi, ToGpm(m)});
+    // Every MIG GPU instance the session found, with GPM's metrics where they reached it (else nulls): an
+    // instance GPM does not reach is "activity unknown", not absent.
+    for (unsigned gi : info.gpu_instance_ids) {
+      MigInstance m{gi, {}};
+      for (const auto& [id, metrics] : r.mig_gpm)
+        if (id == gi) m.gpm = ToGpm(metrics);
+      g.mig_instances.push_back(m);
+    }
 
     Previous& p = prev_[i];
     if (p.have) {

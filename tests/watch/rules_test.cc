@@ -256,6 +256,28 @@ TEST_CASE("rules: gaps and MIG without GPM are activity_unknown; a lost GPU gets
   CHECK(mig_gpm[0].gpu_instance_id == 1u);
   CHECK(mig_gpm[0].kind == VerdictKind::kHealthy);
   CHECK(mig_gpm[1].kind == VerdictKind::kIdle);
+  // GPM reaches instance 1 only: instance 2's activity is unknown, said for that instance.
+  auto mig_partial = Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) {
+    g.mig_mode = true;
+    g.duty_pct.reset();
+    g.gpm.reset();
+    g.mig_instances = {{1, watch::Gpm{0.9, 0.4, 0.5, 0.4}}, {2, watch::Gpm{}}};
+  }));
+  REQUIRE(mig_partial.size() == 2);
+  CHECK(mig_partial[0].kind == VerdictKind::kHealthy);
+  CHECK(mig_partial[1].gpu_instance_id == 2u);
+  CHECK(mig_partial[1].kind == VerdictKind::kActivityUnknown);
+  CHECK(mig_partial[1].confidence == watch::Confidence::kLow);
+  // Instances listed, GPM reaching none (an A100): one verdict for the GPU.
+  auto mig_none = Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) {
+    g.mig_mode = true;
+    g.duty_pct.reset();
+    g.gpm.reset();
+    g.mig_instances = {{1, watch::Gpm{}}, {2, watch::Gpm{}}};
+  }));
+  REQUIRE(mig_none.size() == 1);
+  CHECK(mig_none[0].kind == VerdictKind::kActivityUnknown);
+  CHECK_FALSE(mig_none[0].gpu_instance_id.has_value());
   auto lost = Judge(test::Window(2, 10, [](watch::GpuSample& g, int i, unsigned u) {
     if (u == 1 && i >= 3) g.state = watch::GpuState::kLost;
   }));

@@ -65,3 +65,25 @@ TEST_CASE("sampler: rates from cumulative counters, across a wrap, a reset dropp
   lost.state = sys::NvmlReadState::kLost;
   CHECK(s.Convert({lost})[0].state == watch::GpuState::kLost);
 }
+
+TEST_CASE("sampler: every MIG instance is recorded, GPM values only where GPM reached it",
+          "[watch][sampler]") {
+  sys::NvmlGpu info;
+  info.index = 0;
+  info.mig_enabled = true;
+  info.gpu_instance_ids = {1, 2, 5};
+  watch::GpuSampler s({info});
+  sys::NvmlReading r;
+  r.time_us = 1000000;
+  r.mig_gpm = {{5, sys::NvmlGpm{40.0, 20.0, 10.0, 30.0}}, {1, sys::NvmlGpm{86.0, 40.0, 50.0, 45.0}}};
+  auto g = s.Convert({r})[0];
+  CHECK(g.mig_mode == true);
+  REQUIRE(g.mig_instances.size() == 3);
+  CHECK(g.mig_instances[0].gpu_instance_id == 1u);
+  CHECK(*g.mig_instances[0].gpm.sm_active_ratio == Approx(0.86));
+  CHECK(g.mig_instances[1].gpu_instance_id == 2u);  // listed, not reached: every value null
+  CHECK_FALSE(g.mig_instances[1].gpm.sm_active_ratio);
+  CHECK_FALSE(g.mig_instances[1].gpm.tensor_active_ratio);
+  CHECK(g.mig_instances[2].gpu_instance_id == 5u);
+  CHECK(*g.mig_instances[2].gpm.tensor_active_ratio == Approx(0.10));
+}

@@ -14,6 +14,7 @@
 #include "sys/host_info.h"
 #include "util/error.h"
 #include "watch/duration.h"
+#include "watch/host.h"
 #include "watch/jsonl.h"
 #include "watch/run.h"
 #include "watch/text.h"
@@ -97,10 +98,13 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   if (!f.duration.empty()) o.duration_ms = Duration("--duration", f.duration);
 
   // The session's process-list check asks /proc from the worker threads, possibly after a stuck call
-  // returns late: it owns its filesystem.
+  // returns late: it owns its filesystem. In a child pid namespace NVML's host PIDs name nothing here.
   std::shared_ptr<sys::Fs> proc_fs = ctx.make_fs("/");
+  const bool child_pid_namespace = watch::InChildPidNamespace(*proc_fs);
   sys::NvmlSessionOptions so;
-  so.pid_visible = [proc_fs](unsigned pid) { return proc_fs->Exists("/proc/" + std::to_string(pid)); };
+  so.pid_visible = [proc_fs, child_pid_namespace](unsigned pid) {
+    return !child_pid_namespace && proc_fs->Exists("/proc/" + std::to_string(pid));
+  };
   if (!ctx.open_nvml) throw Error(kExitFailed, "watch: NVML cannot be loaded here");
   sys::NvmlOpenResult opened = ctx.open_nvml(so);
   if (!opened.session) throw Error(kExitFailed, "watch: " + opened.error);

@@ -30,7 +30,14 @@ const char* const kV1CpuMounts[] = {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgrou
 
 }  // namespace
 
-bool HostSampler::PidVisible(unsigned pid) const { return fs_.Exists("/proc/" + std::to_string(pid)); }
+bool InChildPidNamespace(const sys::Fs& fs) {
+  auto link = fs.ReadLink("/proc/self/ns/pid");
+  return link && link->rfind("pid:[", 0) == 0 && *link != "pid:[4026531836]";
+}
+
+bool HostSampler::PidVisible(unsigned pid) const {
+  return !child_pid_namespace_ && fs_.Exists("/proc/" + std::to_string(pid));
+}
 
 double HostSampler::CpuPct(uint64_t ticks, long long ms) const {
   if (ms <= 0 || opt_.ticks_per_second <= 0) return 0;

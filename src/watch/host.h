@@ -5,8 +5,9 @@
 // torch.multiprocessing._set_thread_name("pt_data_worker")) its CPU, state, allowed CPUs and cgroup CPU
 // limit and throttling. Cost is kept per tick to the processes that matter: descendants are looked for
 // only every `rescan_ms` or when the set of GPU processes changes; all threads
-// of the GPU processes and their loaders are read every `threads_ms`. Descendants are found through the kernel's
-// /proc/PID/task/TID/children lists where it has them, else from every process's parent in /proc/PID/stat.
+// of the GPU processes and their loaders are read every `threads_ms`. Descendants are found through the
+// kernel's /proc/PID/task/TID/children lists where it has them, else from every process's parent in
+// /proc/PID/stat.
 #pragma once
 #include <map>
 #include <set>
@@ -22,6 +23,13 @@ namespace gp::watch {
 // The name PyTorch's DataLoader gives its worker processes.
 inline constexpr const char* kLoaderWorkerName = "pt_data_worker";
 
+// Whether this process runs in a pid namespace other than the kernel's initial one (a container started
+// without --pid=host): /proc/self/ns/pid names another namespace than "pid:[4026531836]", the inode the
+// kernel gives the initial one (PROC_PID_INIT_INO = 0xEFFFFFFC, include/linux/proc_ns.h). NVML reports
+// host PIDs, which there name other processes or none. False when the link cannot be read (unknown: the
+// PIDs are then checked one by one against /proc).
+bool InChildPidNamespace(const sys::Fs& fs);
+
 struct HostSamplerOptions {
   long ticks_per_second = 100;  // the unit of /proc/PID/stat times (sysconf(_SC_CLK_TCK))
   long long rescan_ms = 10000;
@@ -30,13 +38,14 @@ struct HostSamplerOptions {
 
 class HostSampler {
  public:
-  HostSampler(const sys::Fs& fs, HostSamplerOptions options) : fs_(fs), opt_(options) {}
+  HostSampler(const sys::Fs& fs, HostSamplerOptions options)
+      : fs_(fs), opt_(options), child_pid_namespace_(InChildPidNamespace(fs)) {}
 
   // One tick at `time_ms` (any monotonic millisecond count): `gpu_pids` maps each PID NVML reported to
   // the GPU indexes it runs on.
   HostSample Sample(long long time_ms, const std::map<unsigned, std::vector<unsigned>>& gpu_pids);
 
-  // Whether `pid` exists in this pid namespace (/proc/PID).
+  // Whether NVML's `pid` names a process here: /proc/PID exists and this is the initial pid namespace.
   bool PidVisible(unsigned pid) const;
 
  private:
@@ -67,6 +76,7 @@ class HostSampler {
 
   const sys::Fs& fs_;
   HostSamplerOptions opt_;
+  bool child_pid_namespace_;
   std::vector<CpuTimes> prev_cpus_;
   std::map<unsigned, Known> known_;
   std::map<unsigned, ThreadTicks> thread_ticks_;

@@ -58,7 +58,8 @@ std::vector<Verdict> Judge::Add(const Sample& s) {
     AddNote("pressure stall information (/proc/pressure) is absent: the PSI conditions are not used");
   if (!s.host.unattributed_pids.empty())
     AddNote(
-        "NVML lists PIDs this pid namespace does not show (a container): their CPU and loader workers cannot "
+        "NVML lists host PIDs this pid namespace does not share (a container): their CPU and loader workers "
+        "cannot "
         "be attributed; input-bound falls back to the host's CPUs");
   for (const GpuSample& g : s.gpus) {
     if (g.process_entry_bytes != 0 && g.process_entry_bytes != 24)

@@ -98,7 +98,7 @@ struct HostSample {
   std::vector<double> cpu_busy_pct;         // per core, since the previous tick (empty on the first)
   std::optional<unsigned> procs_blocked;    // /proc/stat: tasks in uninterruptible sleep (D) host-wide
   std::optional<Pressure> pressure;         // unset: /proc/pressure absent (kernel without PSI)
-  std::vector<unsigned> unattributed_pids;  // NVML PIDs not visible in this pid namespace (a container)
+  std::vector<unsigned> unattributed_pids;  // NVML PIDs that name no process here (a container)
   std::vector<HostProcess> processes;       // GPU processes and their descendants
 };
 

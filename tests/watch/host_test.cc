@@ -1,6 +1,9 @@
 // The host side of watch over fixture /proc trees (tests/fixtures/proc/make.py): two instants one second
 // apart, read through the same Fs seam the live host is.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "sys/fs.h"
 #include "watch/host.h"
@@ -124,4 +127,33 @@ TEST_CASE("HostSampler: a PID visible here, one not", "[watch][host]") {
   watch::HostSampler s(fs, {});
   CHECK(s.PidVisible(100));
   CHECK_FALSE(s.PidVisible(4242));
+}
+
+TEST_CASE("HostSampler: in a child pid namespace no NVML PID is attributed, even one that exists", "[watch][host]") {
+  // A tree of its own: /proc/100 exists, and /proc/self/ns/pid names the initial pid namespace or another.
+  char dir[] = "/tmp/gpuprep-pidns-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string root = dir;
+  REQUIRE(std::system(("mkdir -p " + root + "/proc/100 " + root + "/proc/self/ns").c_str()) == 0);
+  sys::DiskFs fs(root);
+  const std::map<unsigned, std::vector<unsigned>> gpu_pids = {{100, {0}}};
+  SECTION("no ns link (unknown): /proc decides") {
+    CHECK_FALSE(watch::InChildPidNamespace(fs));
+    CHECK(watch::HostSampler(fs, {}).Sample(0, gpu_pids).unattributed_pids.empty());
+  }
+  SECTION("the initial pid namespace") {
+    REQUIRE(symlink("pid:[4026531836]", (root + "/proc/self/ns/pid").c_str()) == 0);
+    CHECK_FALSE(watch::InChildPidNamespace(fs));
+    watch::HostSampler s(fs, {});
+    CHECK(s.PidVisible(100));
+    CHECK(s.Sample(0, gpu_pids).unattributed_pids.empty());
+  }
+  SECTION("a container's pid namespace") {
+    REQUIRE(symlink("pid:[4026532187]", (root + "/proc/self/ns/pid").c_str()) == 0);
+    CHECK(watch::InChildPidNamespace(fs));
+    watch::HostSampler s(fs, {});
+    CHECK_FALSE(s.PidVisible(100));
+    CHECK(s.Sample(0, gpu_pids).unattributed_pids == std::vector<unsigned>{100});
+  }
+  REQUIRE(std::system(("rm -rf " + root).c_str()) == 0);
 }

@@ -32,8 +32,14 @@ run_trace() {  # run_trace TRACE [extra watch args]
     sleepers+=("$!")
     pids+=("$!")
   done
-  LD_LIBRARY_PATH=$lib GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${sleepers[*]:-}" \
+  rm -f "$work/$name.log"
+  LD_LIBRARY_PATH=$lib GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${sleepers[*]:-}" GPUPREP_STANDIN_LOG=$work/$name.log \
     "$bin" watch --json --interval 100ms --window 1s --duration 2200ms "$@" >"$work/$name.jsonl" 2>"$work/$name.err" || rc=$?
+  # nvmlDeviceGetPcieThroughput measures a 20 ms window per call (nvml.h): never in the loop.
+  if grep -q nvmlDeviceGetPcieThroughput "$work/$name.log" 2>/dev/null; then
+    echo "$name: FAIL: nvmlDeviceGetPcieThroughput was called"
+    return 1
+  fi
   "$bin" watch --replay "$work/$name.jsonl" --json >"$work/$name.replay.jsonl" 2>>"$work/$name.err" || rrc=$?
   python3 "$src/tests/watch/check_trace.py" "$trace" "$work/$name.jsonl" "$rc" "$work/$name.replay.jsonl" "$rrc" || {
     sed 's/^/  stderr: /' "$work/$name.err"

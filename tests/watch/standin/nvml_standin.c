@@ -516,6 +516,19 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(void* dev, unsigned long 
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(void* dev, unsigned* v) { DEVICE_CALL(dev, "nvmlDeviceGetMaxPcieLinkGeneration"); *v = g->pcie_gen; RETURN(NVML_SUCCESS); }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(void* dev, unsigned* v) { DEVICE_CALL(dev, "nvmlDeviceGetMaxPcieLinkWidth"); *v = g->pcie_width; RETURN(NVML_SUCCESS); }
 
+/* "Retrieve PCIe utilization information. This function is querying a byte counter over a 20ms interval"
+ * (nvml.h): it blocks that long. gpuprep must never call it in its loop; each call is logged. */
+nvmlReturn_t nvmlDeviceGetPcieThroughput(void* dev, int counter, unsigned* kbps) {
+  DEVICE_CALL(dev, "nvmlDeviceGetPcieThroughput");
+  pthread_mutex_unlock(&g->mu);
+  const char* log = getenv("GPUPREP_STANDIN_LOG");
+  if (log) { FILE* f = fopen(log, "a"); if (f) { fprintf(f, "nvmlDeviceGetPcieThroughput\n"); fclose(f); } }
+  usleep(20000);
+  if (!kbps || counter < 0 || counter > 1) return NVML_ERROR_INVALID_ARGUMENT;
+  *kbps = 0;
+  return NVML_SUCCESS;
+}
+
 static int field_unsupported(const struct gpu* g, unsigned id) {
   for (int k = 0; k < g->nunsupported_fields; ++k) if ((unsigned)g->unsupported_fields[k] == id) return 1;
   return 0;

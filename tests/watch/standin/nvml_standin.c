@@ -37,9 +37,13 @@ typedef struct { unsigned version; unsigned long long total, reserved, free, use
 typedef struct { char busIdLegacy[16]; unsigned domain, bus, device, pciDeviceId, pciSubSystemId; char busId[32]; } nvmlPciInfo_t;
 typedef struct { unsigned metricId; nvmlReturn_t nvmlReturn; double value; struct { char *shortName, *longName, *unit; } metricInfo; } nvmlGpmMetric_t;
 typedef struct standin_gpm_sample* nvmlGpmSample_t;
-/* nvmlGpmMetricsGet_t with the 98-entry metrics[] of the 11.8-12.8 headers: this stand-in plays a driver
- * built against those, so it writes nothing past numMetrics and refuses numMetrics > 98. */
+/* nvmlGpmMetricsGet_t with the 98-entry metrics[] of the 11.8-12.8 headers: by default this stand-in plays
+ * a driver built against those, so it writes nothing past numMetrics and refuses numMetrics > 98. With
+ * `gpm_layout 333` in the trace it plays one built against the 13.2+ headers (NVML_GPM_METRIC_MAX 333, the
+ * version still 1): it reads the caller's struct at that size, so a smaller buffer overruns, and refuses
+ * entries past numMetrics that are not zero (a caller that did not zero the struct). */
 typedef struct { unsigned version, numMetrics; nvmlGpmSample_t sample1, sample2; nvmlGpmMetric_t metrics[98]; } nvmlGpmMetricsGet_t;
+typedef struct { unsigned version, numMetrics; nvmlGpmSample_t sample1, sample2; nvmlGpmMetric_t metrics[333]; } nvmlGpmMetricsGet333_t;
 typedef struct { unsigned version, isSupportedDevice; } nvmlGpmSupport_t;
 
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
@@ -97,7 +101,7 @@ struct standin_gpm_sample { int magic; int gpu; int scope; double t; double v[N_
 
 static struct gpu g_gpus[MAX_GPUS];
 static struct mig_handle g_mig[MAX_GPUS][MAX_GI];
-static int g_ngpus, g_init, g_init_error, g_stride = 24, g_nsteps;
+static int g_ngpus, g_init, g_init_error, g_stride = 24, g_nsteps, g_gpm_layout = 98;
 static double g_step_ms = 100, g_sample_ms = 50;
 static struct dyn g_steps[MAX_STEPS][MAX_GPUS];
 static struct event g_events[MAX_EVENTS];
@@ -233,6 +237,7 @@ static int load_trace(const char* path) {
       }
     } else if (!strcmp(word, "driver")) snprintf(g_driver, sizeof g_driver, "%s", token(&p));
     else if (!strcmp(word, "process_stride")) g_stride = atoi(token(&p));
+    else if (!strcmp(word, "gpm_layout")) g_gpm_layout = atoi(token(&p));
     else if (!strcmp(word, "step_ms")) g_step_ms = atof(token(&p));
     else if (!strcmp(word, "sample_ms")) g_sample_ms = atof(token(&p));
     else if (!strcmp(word, "init_error")) g_init_error = atoi(token(&p));
@@ -658,6 +663,17 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* m) {
   if (!m) return NVML_ERROR_INVALID_ARGUMENT;
   if (m->version != 1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
   if (m->numMetrics > 98) return NVML_ERROR_INVALID_ARGUMENT;
+  if (g_gpm_layout == 333) {
+    static nvmlGpmMetricsGet333_t whole; /* the struct as such a driver sees it (calls are serialised here) */
+    static const nvmlGpmMetric_t zero;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&mu);
+    memcpy(&whole, m, sizeof whole);
+    int dirty = 0;
+    for (unsigned k = m->numMetrics; k < 333; ++k) dirty |= memcmp(&whole.metrics[k], &zero, sizeof zero) != 0;
+    pthread_mutex_unlock(&mu);
+    if (dirty) return NVML_ERROR_INVALID_ARGUMENT;
+  }
   const struct standin_gpm_sample *a = m->sample1, *b = m->sample2;
   if (!a || !b || a->magic != 0x47504d31 || b->magic != 0x47504d31 || !a->valid || !b->valid) return NVML_ERROR_INVALID_ARGUMENT;
   if (a->gpu != b->gpu || a->scope != b->scope || b->t <= a->t) return NVML_ERROR_INVALID_ARGUMENT;

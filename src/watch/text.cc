@@ -28,13 +28,16 @@ std::string RenderVerdictText(const Verdict& v) {
 }
 
 std::string RenderSummaryText(const Summary& s) {
-  std::string out = "summary: " + std::to_string(s.samples) + " samples over " +
-                    FormatDuration(std::max(0LL, s.end_ms - s.start_ms)) + " (window " +
+  std::string out = "summary: " + std::to_string(s.samples) + (s.samples == 1 ? " sample" : " samples") +
+                    " over " + FormatDuration(std::max(0LL, s.end_ms - s.start_ms)) + " (window " +
                     FormatDuration(s.window_ms) + ", interval " + FormatDuration(s.interval_ms) + ")\n";
   if (!s.judged) out += "  not judged: " + s.reason.value_or("") + "\n";
   for (const GpuSummary& g : s.gpus) {
     out += "  " + Gpu(g.gpu) + " " + TerminalSafe(g.name) + ":";
     for (const auto& [name, n] : g.windows) out += " " + name + " " + std::to_string(n);
+    if (g.windows.empty()) out += " no verdict";
+    for (const LostGpu& l : s.lost_gpus)
+      if (l.gpu.index == g.gpu.index) out += ", lost";
     if (g.gaps) out += ", " + std::to_string(g.gaps) + " gaps";
     out += "\n";
   }

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-50}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_manifest fuzz_version fuzz_probe_parsers fuzz_snapshot fuzz_input fuzz_remote fuzz_size)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_manifest fuzz_version fuzz_probe_parsers fuzz_snapshot fuzz_input fuzz_remote fuzz_size fuzz_watch_record)
 build=build-fuzz
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)

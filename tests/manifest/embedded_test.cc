@@ -14,6 +14,7 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
   auto files = gp::ListEmbedded("manifests/");
   REQUIRE(files.size() >= 4);
   for (const gp::EmbeddedFile* f : files) {
+    if (!gp::EndsWith(f->path, ".yaml")) continue;  // shipped-stacks.lock: tests/manifest/digest_test.cc
     INFO(f->path);
     std::string kind = m::ValidateDocument(std::string(f->data, f->size), f->path, m::LoadContext{});
     CHECK(kind == (std::string(f->path) == "manifests/compat.yaml" ? "Compat"

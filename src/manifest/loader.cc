@@ -193,9 +193,21 @@ void CheckStack(const Stack& s, const Node& root) {
            std::string(name) + " is built for CUDA " + std::to_string(*comp->cuda_major) +
                " but the stack's CUDA is " + s.cuda.version.version->str());
   }
+  const Compat& compat = EmbeddedCompat();
+  if (s.cuda.enabled && s.cuda.version.known() && compat.IsCudaPreview(*s.cuda.version.version)) {
+    const Version& v = *s.cuda.version.version;
+    Fail(At(root, "cuda", "version")->mark, "CUDA " + v.str() + " is the " + compat.CudaReleaseName(v) +
+                                                ", not a release; NVIDIA's GA of CUDA " + v.Prefix(2).str() + " is " +
+                                                compat.DriverBranchFor(v)->ga->str());
+  }
+  if (const DriverBranchInfo* b = compat.BranchInfo(s.driver.branch);
+      b && !b->end_of_life.empty() && !s.driver.end_of_life.empty() && b->end_of_life != s.driver.end_of_life)
+    Fail(At(root, "driver", "end_of_life")->mark, "R" + std::to_string(s.driver.branch) + " reaches end of life in " +
+                                                      b->end_of_life + " (compat.yaml driver_branches), not " +
+                                                      s.driver.end_of_life);
   if (s.container_toolkit.enabled && s.container_toolkit.version.known()) {
     const Version& v = *s.container_toolkit.version.version;
-    for (const auto& adv : EmbeddedCompat().toolkit_advisories)
+    for (const auto& adv : compat.toolkit_advisories)
       if (v < adv.fixed_in)
         Fail(At(root, "container_toolkit", "version")->mark, "container toolkit " + v.str() +
                                                                  " is affected by " + Join(adv.cves, ", ") +

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "docker/image_ref.h"
+#include "layers/rules.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
 #include "util/error.h"
@@ -20,10 +21,7 @@ manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
 }
 
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host) {
-  std::vector<std::string> archs;
-  for (const auto& g : host.gpus)
-    if (!g.architecture.empty()) archs.push_back(g.architecture);
-  return manifest::ChooseDefaultStack(host.os.id, host.os.version_id, archs);
+  return manifest::ChooseDefaultStack(layers::HostQueryFor(manifest::EmbeddedCompat(), host));
 }
 
 ProbedHost ProbeTarget(Context& ctx) {

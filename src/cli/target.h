@@ -33,7 +33,7 @@ ProbedHost ProbeTarget(Context& ctx);
 manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
                                           std::unique_ptr<sys::HttpClient>& http);
 
-// The default stack for a probed host: manifest::ChooseDefaultStack over its OS and GPU architectures.
+// The default stack for a probed host: manifest::ChooseDefaultStack over its OS, GPU architectures and boards.
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 
 // Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on

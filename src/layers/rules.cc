@@ -130,27 +130,31 @@ void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts
   }
 }
 
+manifest::HostQuery HostQueryFor(const manifest::Compat& compat, const probe::HostFacts& host) {
+  manifest::HostQuery q;
+  q.os_id = host.os.id;
+  q.os_version_id = host.os.version_id;
+  for (const auto& g : host.gpus)
+    if (!g.architecture.empty()) q.architectures.push_back(g.architecture);
+  q.boards = HostGpuModels(compat, host);
+  return q;
+}
+
 std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFacts& host) {
-  const std::vector<const manifest::GpuModel*> models = HostGpuModels(compat, host);
-  std::string best;
-  std::tuple<bool, Version, int> best_key;
+  manifest::HostQuery q = HostQueryFor(compat, host);
+  q.architectures.clear();  // the known boards decide
+  std::optional<manifest::Stack> best;
   for (const std::string& name : manifest::EmbeddedStackNames()) {
-    const manifest::Stack s = manifest::LoadStack(name, manifest::LoadContext{});
-    if (!host.os.id.empty() && !s.SupportsOs(host.os.id, host.os.version_id)) continue;
+    manifest::Stack s = manifest::LoadStack(name, manifest::LoadContext{});
     if (!s.driver.version.known()) continue;
-    const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
-    std::optional<int> cuda_major;
-    if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
-    const bool all = std::all_of(models.begin(), models.end(), [&](const manifest::GpuModel* m) {
-      return s.Claims(*m) && m->StackCannotRun(*s.driver.version.version, open, cuda_major).empty();
-    });
-    auto key = std::make_tuple(!s.legacy, s.cuda.version.known() ? *s.cuda.version.version : Version(), s.driver.branch);
-    if (all && (best.empty() || key > best_key)) {
-      best = name;
-      best_key = key;
+    if (host.os.id.empty() && !s.os.empty()) {  // an unknown OS: any the stack lists
+      q.os_id = s.os.front().id;
+      q.os_version_id = s.os.front().version_id;
     }
+    if (!manifest::SupportsHost(s, q)) continue;
+    if (!best || (s.legacy != best->legacy ? !s.legacy : manifest::RanksAbove(s, *best))) best = std::move(s);
   }
-  return best;
+  return best ? best->name : "";
 }
 
 }  // namespace gp::layers

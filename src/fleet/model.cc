@@ -81,7 +81,7 @@ Host ParseSnapshot(const std::string& text, const std::string& display_path) {
     const json& l = layers[i];
     if (!l.is_object()) r.Fail(at, "expected an object");
     const std::string name = r.Str(l, at, "name", false);
-    const auto& known = layers::LayerNames();
+    const auto& known = layers::ReportNames();
     if (std::find(known.begin(), known.end(), name) == known.end())
       r.Fail(at + ".name", "unknown layer \"" + name + "\"");
     const std::string status = r.Str(l, at, "status", false);
@@ -126,7 +126,7 @@ Report BuildReport(std::vector<Host> hosts) {
   std::set<std::string> present;
   for (const auto& h : hosts)
     for (const auto& [name, status] : h.layers) present.insert(name);
-  for (const auto& name : layers::LayerNames())
+  for (const auto& name : layers::ReportNames())
     if (present.count(name)) r.layers.push_back(name);
 
   std::map<std::string, size_t> index;

@@ -21,8 +21,10 @@ expect() {  # expect NAME TREE WANT_RC PATTERN [stack]
   fi
 }
 # The legacy R535 stack: everything installed passes; the branch is past its end of life (June 2026), which
-# doctor warns about (this test runs after that date).
-expect "healthy host passes" healthy-h100 0 " 1 warn, 0 fail, "
+# doctor warns about (this test runs after that date), and a newer stack exists for the host (the stack row).
+expect "healthy host passes" healthy-h100 0 " 2 warn, 0 fail, "
+expect "a newer stack exists for it (a warning: the host stays on its stack)" healthy-h100 0 \
+  "a newer stack exists for this host: hopper-r580.173.02-cuda13.0.3"
 expect "the legacy branch is past its end of life" healthy-h100 0 "reached end of life in 2026-06"
 expect "nouveau is named with its fix" bare-nouveau 1 "fix: sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau"
 expect "module/library mismatch -> reboot" mismatch 1 "Driver/library version mismatch\")"

@@ -17,14 +17,14 @@ TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanage
     CHECK(r.status == Status::kOk);
     CHECK_FALSE(r.fix.has_value());
   }
-  CHECK(names == layers::LayerNames());
+  CHECK(names == layers::ReportNames());  // the stack row, then every layer
 }
 
 TEST_CASE("CheckAll: fabricmanager only with NVSwitches", "[layers][doctor]") {
   test::Inputs t;
   t.host.nvswitch_count = 0;
   auto all = layers::CheckAll(t.in());
-  CHECK(all.size() == layers::LayerNames().size() - 1);
+  CHECK(all.size() == layers::ReportNames().size() - 1);
   for (const auto& r : all) CHECK(r.name != "fabricmanager");
 }
 

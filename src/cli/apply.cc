@@ -136,6 +136,9 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   apt::ListsAnswer headers;
   in.headers = &headers;
   plan::Plan p = plan::BuildPlan(in);
+  if (!p.move_from.empty())
+    spdlog::info("moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
+                 p.move_from, t.stack.name, p.move_changes.size());
 
   apply::ExecEnv env;
   env.fs = t.fs.get();

@@ -64,12 +64,18 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
   std::unique_ptr<sys::HttpClient> http;
   const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
   if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
-  try {
-    if (probe_fs && !t.from_snapshot)
+  if (probe_fs && !t.from_snapshot) {
+    try {
       if (auto hs = apply::ReadHostStack(*probe_fs)) {
         reason = std::string("this host's stack (") + apply::kStatusPath + ")";
         return LoadHostStack(ctx, *probe_fs, *hs);
       }
+    } catch (const Error& e) {  // the host's own stack, not usable as recorded: no other stack's image instead
+      spdlog::warn("{}", e.what());
+      return std::nullopt;
+    }
+  }
+  try {
     const auto names = manifest::EmbeddedStackNames();
     if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end()) {
       reason = "the stack doctor checked in " + t.snapshot_path;

@@ -56,8 +56,9 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
   return t;
 }
 
-// --manifest, else the stack doctor used for the snapshot, else the probed host's recorded stack (status.json),
-// else the default for the host's OS and GPUs. Without --manifest a stack that cannot be found is not an error:
+// --manifest, else the stack doctor used for the snapshot, else the probed host's site file, else its
+// recorded stack (status.json), else the default for the host's OS and GPUs. Without --manifest a stack that
+// cannot be found is not an error:
 // --image or the profile may name the image (Resolve says so when nothing does).
 // `reason` is set when the stack was not named (printed when the stack's image is used).
 std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, sys::Fs* probe_fs, std::string& reason) {
@@ -66,11 +67,16 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
   if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
   if (probe_fs && !t.from_snapshot) {
     try {
-      if (auto hs = apply::ReadHostStack(*probe_fs)) {
+      const auto hs = apply::ReadHostStack(*probe_fs);
+      if (auto site = LoadSiteStack(*probe_fs, hs)) {
+        reason = std::string("the site file ") + kSiteFile;
+        return site;
+      }
+      if (hs) {
         reason = std::string("this host's stack (") + apply::kStatusPath + ")";
         return LoadHostStack(ctx, *probe_fs, *hs);
       }
-    } catch (const Error& e) {  // the host's own stack, not usable as recorded: no other stack's image instead
+    } catch (const Error& e) {  // the host's own stack, not usable as it is: no other stack's image instead
       spdlog::warn("{}", e.what());
       return std::nullopt;
     }

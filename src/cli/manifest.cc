@@ -128,6 +128,8 @@ json StackJson(const Stack& s) {
 struct HostView {
   std::optional<apply::HostStack> host_stack;
   std::string host_stack_error;  // status.json cannot be read ("" = fine)
+  std::string site_stack;        // the name in the host's site file (kSiteFile), "" without one
+  std::string site_error;        // the site file cannot be used ("" = fine)
   std::optional<manifest::DefaultChoice> choice;
   std::string choice_error;      // no embedded stack supports the host
 };
@@ -139,6 +141,11 @@ HostView ViewHost(Context& ctx) {
     v.host_stack = apply::ReadHostStack(*p.fs);
   } catch (const Error& e) {
     v.host_stack_error = e.what();
+  }
+  try {
+    if (auto site = LoadSiteStack(*p.fs, v.host_stack)) v.site_stack = site->name;
+  } catch (const Error& e) {
+    v.site_error = e.what();
   }
   try {
     v.choice = DefaultStackFor(p.facts);
@@ -187,6 +194,9 @@ void List(Context& ctx) {
     json doc = {{"stacks", out}, {"default", d}, {"host_stack", hs}};
     if (!host.choice_error.empty()) doc["default_error"] = host.choice_error;
     if (!host.host_stack_error.empty()) doc["host_stack_error"] = host.host_stack_error;
+    doc["site_file"] =
+        host.site_stack.empty() ? json(nullptr) : json{{"path", kSiteFile}, {"stack", host.site_stack}};
+    if (!host.site_error.empty()) doc["site_file_error"] = host.site_error;
     PrintJson(ctx, doc);
     return;
   }
@@ -213,6 +223,11 @@ void List(Context& ctx) {
     *ctx.out << "\ndefault for a new host like this one: " << host.choice->name << ", " << host.choice->reason << "\n";
   else
     *ctx.out << "\nno default for this host: " << host.choice_error << "\n";
+  if (!host.site_stack.empty())
+    *ctx.out << "this host's site file: " << kSiteFile << " (stack " << host.site_stack
+             << "); doctor, plan and apply use it before the stack apply recorded\n";
+  else if (!host.site_error.empty())
+    *ctx.out << "this host's site file: not usable (" << host.site_error << ")\n";
   if (host.host_stack)
     *ctx.out << "this host's stack: " << host.host_stack->record.stack << " ("
              << (host.host_stack->converged ? "converged" : "the last apply, not finished") << ", "

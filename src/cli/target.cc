@@ -43,16 +43,27 @@ bool EmbeddedNameForm(const std::string& m) {
   return m.find('/') == std::string::npos && !EndsWith(m, ".yaml") && !EndsWith(m, ".yml");
 }
 
+std::string RecordedWhat(const apply::HostStack& hs) {
+  return hs.converged ? "the stack this host converged to" : "the stack the last apply on this host ran";
+}
+
 // The stack of a verb run without --manifest, in the order of StackSource.
 void ChooseStack(Context& ctx, Target& t) {
-  // The site file (/etc/gpuprep/site.yaml) ranks between --manifest and the recorded stack: its choice goes here.
+  if (auto site = LoadSiteStack(*t.fs, t.host_stack)) {
+    t.stack = std::move(*site);
+    t.spec = kSiteFile;
+    t.source = StackSource::kSite;
+    spdlog::info("using stack {}: the site file {}{}; another stack only with --manifest", t.stack.name,
+                 kSiteFile,
+                 t.host_stack ? ", with the content of " + RecordedWhat(*t.host_stack) : std::string());
+    return;
+  }
   if (t.host_stack) {
     t.stack = LoadHostStack(ctx, *t.fs, *t.host_stack);
     t.spec = t.host_stack->record.manifest;
     t.source = StackSource::kRecorded;
     spdlog::info("using stack {}: {} ({}); another stack only with --manifest", t.stack.name,
-                 t.host_stack->converged ? "the stack this host converged to" : "the stack the last apply on this host ran",
-                 apply::kStatusPath);
+                 RecordedWhat(*t.host_stack), apply::kStatusPath);
     return;
   }
   auto choice = DefaultStackFor(t.facts);
@@ -97,6 +108,22 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
                      ShortHash(now) + "); gpuprep does not move a host by itself: review the change with "
                      "`gpuprep plan --manifest " + m + "`, make it with `sudo gpuprep apply --manifest " + m + " --yes`");
   return s;
+}
+
+std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded) {
+  if (!host.Exists(kSiteFile)) return std::nullopt;
+  manifest::Stack s = manifest::LoadStack(kSiteFile, manifest::LoadContext{&host, nullptr});
+  if (!recorded || recorded->record.content_hash.empty()) return s;
+  const std::string now = manifest::ContentHash(s);
+  const apply::StackRecord& r = recorded->record;
+  if (now == r.content_hash) return s;
+  const std::string site = kSiteFile;
+  throw UsageError("the site file " + site + " (stack " + s.name + ", content " + ShortHash(now) +
+                   ") is not " + RecordedWhat(*recorded) + ", " + r.stack + " (content " +
+                   ShortHash(r.content_hash) + ", recorded in " + apply::kStatusPath +
+                   "); gpuprep does not move a host by itself: review the " +
+                   "change with `gpuprep plan --manifest " + site +
+                   "`, make it with `sudo gpuprep apply --manifest " + site + " --yes`");
 }
 
 namespace {

@@ -13,11 +13,16 @@
 
 namespace gp::cli {
 
-// Where a verb's stack came from, highest precedence first (docs/cli.md "Which stack"). ChooseStack is the one
-// place the order lives: --manifest, then the site file (/etc/gpuprep/site.yaml; chosen in ChooseStack above the
-// recorded stack), then the stack this host converged to, then the default for a host never applied.
+// The site file: a host's own stack file, used without --manifest before the stack apply recorded (read
+// through the host's Fs: under --root, the tree's).
+inline constexpr const char* kSiteFile = "/etc/gpuprep/site.yaml";
+
+// Where a verb's stack came from, highest precedence first (docs/cli.md "Which stack"). ChooseStack is the
+// one place the order lives: --manifest, then the site file, then the stack this host converged to, then the
+// default for a host never applied.
 enum class StackSource {
   kFlag,      // --manifest (apply --resume: the journal's)
+  kSite,      // kSiteFile, when the host has one (its content must be the recorded stack's: LoadSiteStack)
   kRecorded,  // the stack apply recorded in /var/lib/gpuprep/status.json (apply/status.h ReadHostStack)
   kDefault,   // no record: manifest::ChooseDefaultStack for the probed host
 };
@@ -59,9 +64,16 @@ manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 // its file gone, or its content hash differs from the one apply recorded. A host never moves by itself.
 manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStack& hs);
 
-// Loads `manifest_spec` when given; else the stack ChooseStack picks for the probed host (the recorded stack,
-// else the default), saying which and why on stderr. Probes the host. Throws gp::FileError /
-// gp::Error(kExitUsage) for manifest errors. On a live host, also asks the engine about the stack's image.
+// The host's site file (kSiteFile, read through `host`), loaded, or nullopt when the host has none. Throws
+// gp::FileError for a bad file, and gp::Error(kExitUsage) with the commands to review and make the move when
+// `recorded` (the host's recorded stack) has another content: a new or edited site file moves no host by
+// itself.
+std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded);
+
+// Loads `manifest_spec` when given; else the stack ChooseStack picks for the probed host (the site file, else
+// the recorded stack, else the default), saying which and why on stderr. Probes the host. Throws
+// gp::FileError / gp::Error(kExitUsage) for manifest errors. On a live host, also asks the engine about the
+// stack's image.
 Target LoadTarget(Context& ctx, const std::string& manifest_spec);
 
 // facts.docker.image for the stack's image as apply pulls it (digest, mirror), when the engine answered.

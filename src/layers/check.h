@@ -15,6 +15,8 @@ struct CheckInput {
   const manifest::Compat& compat;
   const probe::HostFacts& host;
   std::string today;         // "YYYY-MM-DD" (UTC) from the clock seam; "" skips date checks (end of life)
+  // The host's site file when the stack is it ("" otherwise): a move to a newer stack starts by editing it.
+  std::string site_file;
 };
 
 LayerReport CheckStack(const CheckInput& in);             // the stack itself: a newer one for this host (doctor)

@@ -64,11 +64,16 @@ LayerReport CheckStack(const CheckInput& in) {
   }
   const bool reboot = !(have.driver.version.known() && newer.driver.version.known() &&
                         *have.driver.version.version == *newer.driver.version.version);
+  // A host whose stack is its site file moves by editing it (else the next run without --manifest refuses).
+  const std::string& site = in.site_file;
+  const std::string target = site.empty() ? def.name : site;
   r.Add("stack.newer-available", Status::kWarn,
-        "a newer stack exists for this host: " + def.name + " (" + Pins(newer) + "; this host's " + *same + ": " +
-            Pins(have) + "); the host stays on its stack until moved",
-        "review the move with: gpuprep plan --manifest " + def.name + "; make it with: sudo gpuprep apply --manifest " +
-            def.name + " --yes" + (reboot ? " (the driver changes: one reboot)" : ""));
+        "a newer stack exists for this host: " + def.name + " (" + Pins(newer) + "; this host's " + *same +
+            ": " + Pins(have) + "); the host stays on its stack until moved",
+        (site.empty() ? "" : "make " + site + " extend " + def.name + " instead of " + *same + "; ") +
+            "review the move with: gpuprep plan --manifest " + target +
+            "; make it with: sudo gpuprep apply --manifest " + target + " --yes" +
+            (reboot ? " (the driver changes: one reboot)" : ""));
   return r;
 }
 

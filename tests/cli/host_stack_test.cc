@@ -203,3 +203,100 @@ TEST_CASE("host stack: older status.json files and interrupted moves", "[cli][ho
     CHECK(json::parse(h.Run({"plan", "--format", "json"}).out)["stack"] == kOld);
   }
 }
+
+TEST_CASE("host stack: --manifest, then the site file, then the recorded stack, then the default",
+          "[cli][host-stack]") {
+  Host h;
+  const std::string site =
+      "apiVersion: gpuprep/v1\nkind: Stack\nextends: " + kOld + "\nmetadata: {name: site}\n";
+  h.Write("/etc/gpuprep/site.yaml", site);
+  SECTION("a host never applied: the site file, not the default") {
+    auto r = h.Run({"doctor", "--json"});
+    const json doc = json::parse(r.out);
+    CHECK(doc["manifest"] == "site");
+    CHECK(
+        r.err.find("gpuprep: using stack site: the site file /etc/gpuprep/site.yaml; another stack only with "
+                   "--manifest\n") != std::string::npos);
+    const json stack = Layer(doc, "stack");
+    CHECK(stack["status"] == "warn");
+    CHECK(stack["found"] == "site (the content of " + kOld + ")");
+    REQUIRE(stack["findings"].size() == 1);
+    CHECK(stack["findings"][0]["code"] == "stack.newer-available");
+    // Moving a site-file host starts with the file: --manifest NEW alone would leave it naming the old stack.
+    CHECK(stack["findings"][0]["fix"] ==
+          "make /etc/gpuprep/site.yaml extend " + kNew + " instead of " + kOld +
+              "; review the move with: gpuprep plan --manifest /etc/gpuprep/site.yaml; "
+              "make it with: sudo gpuprep apply --manifest /etc/gpuprep/site.yaml "
+              "--yes (the driver changes: one reboot)");
+    auto table = h.Run({"doctor"});
+    CHECK(table.out.find("a newer stack exists for this host: " + kNew) != std::string::npos);
+    CHECK(table.out.find("make /etc/gpuprep/site.yaml extend " + kNew) != std::string::npos);
+  }
+  SECTION("--manifest wins over the site file") {
+    auto r = h.Run({"--manifest", kNew, "plan", "--format", "json"});
+    REQUIRE(r.code == 0);
+    CHECK(json::parse(r.out)["stack"] == kNew);
+  }
+  SECTION("the site file wins over the recorded stack when it has the recorded content") {
+    h.Status({{"stack", kOld},
+              {"manifest", kOld},
+              {"state", "done"},
+              {"converged", Converged(kOld, kOld, Hash(kOld))}});
+    auto r = h.Run({"plan", "--format", "json"});
+    REQUIRE(r.code == 0);
+    CHECK(json::parse(r.out)["stack"] == "site");
+    CHECK(json::parse(r.out)["move"].is_null());
+    CHECK(
+        r.err.find(
+            "using stack site: the site file /etc/gpuprep/site.yaml, with the content of the stack this host "
+            "converged to; another stack only with --manifest") != std::string::npos);
+  }
+  SECTION("a site file with other pins than the host converged to moves nothing by itself") {
+    h.Status({{"stack", kOld},
+              {"manifest", kOld},
+              {"state", "done"},
+              {"converged", Converged(kOld, kOld, Hash(kOld))}});
+    h.Write("/etc/gpuprep/site.yaml",
+            "apiVersion: gpuprep/v1\nkind: Stack\nextends: " + kNew + "\nmetadata: {name: site}\n");
+    for (const char* verb : {"doctor", "plan"}) {
+      auto r = h.Run({verb});
+      CHECK(r.code == 2);
+      CHECK(r.err.rfind("gpuprep: error: the site file /etc/gpuprep/site.yaml (stack site, content sha256:",
+                        0) == 0);
+      CHECK(r.err.find(") is not the stack this host converged to, " + kOld + " (content sha256:") !=
+            std::string::npos);
+      CHECK(
+          r.err.find(
+              "recorded in /var/lib/gpuprep/status.json); gpuprep does not move a host by itself: review the "
+              "change with `gpuprep plan --manifest /etc/gpuprep/site.yaml`, make it with `sudo gpuprep "
+              "apply "
+              "--manifest /etc/gpuprep/site.yaml --yes`\n") != std::string::npos);
+    }
+  }
+  SECTION("a bad site file: its line and column, exit 2") {
+    h.Write("/etc/gpuprep/site.yaml", site + "drivr: {}\n");
+    auto r = h.Run({"doctor"});
+    CHECK(r.code == 2);
+    CHECK(r.err.rfind("gpuprep: error: /etc/gpuprep/site.yaml:5:1: unknown key \"drivr\"", 0) == 0);
+  }
+}
+
+TEST_CASE("host stack: manifest list names the site file", "[cli][host-stack]") {
+  Host h;
+  h.Write("/etc/gpuprep/site.yaml",
+          "apiVersion: gpuprep/v1\nkind: Stack\nextends: " + kOld + "\nmetadata: {name: site}\n");
+  auto list = h.Run({"manifest", "list"});
+  CHECK(list.out.find(
+            "this host's site file: /etc/gpuprep/site.yaml (stack site); doctor, plan and apply use it "
+            "before the stack apply recorded\n") != std::string::npos);
+  const json lj = json::parse(h.Run({"--json", "manifest", "list"}).out);
+  CHECK(lj["site_file"] == json{{"path", "/etc/gpuprep/site.yaml"}, {"stack", "site"}});
+  h.Status({{"stack", kNew},
+            {"manifest", kNew},
+            {"state", "done"},
+            {"converged", Converged(kNew, kNew, Hash(kNew))}});
+  const json other = json::parse(h.Run({"--json", "manifest", "list"}).out);
+  CHECK(other["site_file"].is_null());
+  CHECK(other["site_file_error"].get<std::string>().rfind("the site file /etc/gpuprep/site.yaml (stack site",
+                                                          0) == 0);
+}

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
-# ctest-labels: sim
 # Embedded stacks on the simulated server (tests/sim/stacks.sh), when the repository and the host move:
 # - a site file pinning a driver point release NVIDIA pruned (580.82.07) -> apply refuses before any change,
 #   with one line naming the package, the version wanted and the nearest versions the repository has;
@@ -10,7 +9,8 @@
 # - that host keeps hopper-r580-cuda13.0 although a newer stack (hopper-r580.173.02-cuda13.0.3) is embedded and is
 #   the default for a new host: without --manifest, doctor warns stack.newer-available with the commands to move,
 #   plan and apply change nothing; `plan --manifest NEW` lists what the move changes and the reboot;
-#   `apply --manifest NEW` moves it with one reboot, ends verified, and the host's stack is NEW from then on.
+#   `apply --manifest NEW` moves it with one reboot, ends verified, and the host's stack is NEW from then on;
+# - /etc/gpuprep/site.yaml with that content is used before the record; one with other pins stops apply (exit 2).
 # Usage: bash sim_stacks_change.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -137,6 +137,21 @@ sim_gp moved-doctor doctor --json
 check_rc "doctor without --manifest" 0 moved-doctor
 check_eq "the stack row: ok, the stack gpuprep picks for a new host like this one" "ok $NEW" \
   "$(python3 -c 'import json,sys; l=[x for x in json.load(open(sys.argv[1]))["layers"] if x["name"] == "stack"][0]; print(l["status"], l["wanted"])' "$SIM_DIR/moved-doctor.out")"
+
+sim_section "the site file /etc/gpuprep/site.yaml: used before the recorded stack; other pins move nothing"
+sim_run sh -c 'mkdir -p /etc/gpuprep && cp "$1" /etc/gpuprep/site.yaml' sh "$NEWSITE"
+sim_gp site-plan plan
+check_rc "plan with a site file that has the content of the host's stack" 0 site-plan
+check "  it uses the site file and says so" grep -qF "using stack site-$NEW: the site file /etc/gpuprep/site.yaml, with the content of the stack this host converged to" "$SIM_DIR/site-plan.err"
+check "  nothing to do" grep -qx 'nothing to do' "$SIM_DIR/site-plan.out"
+sim_run cp "$HOPPER" /etc/gpuprep/site.yaml
+sim_snapshot site
+apt0=$(sim_count apt-get)
+sim_gp site-apply apply --yes
+check_rc "apply --yes with a site file naming other pins (a config-management run): refused" 2 site-apply
+check "  with the commands to move" grep -qF 'review the change with `gpuprep plan --manifest /etc/gpuprep/site.yaml`, make it with `sudo gpuprep apply --manifest /etc/gpuprep/site.yaml --yes`' "$SIM_DIR/site-apply.err"
+check_eq "  no apt-get call, no file changed" "$apt0" "$(sim_count apt-get)$(sim_diff site)"
+sim_run rm /etc/gpuprep/site.yaml
 
 echo "sim_stacks_change: scenarios took $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_stacks_change

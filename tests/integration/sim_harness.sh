@@ -77,7 +77,7 @@ check_eq "nvidia-fabricmanager-580" "580.178.04-1 580.173.02-1 580.173.02-0ubunt
   "$(madison nvidia-fabricmanager-580)"
 check_eq "cuda-toolkit-13-0" "13.0.3-1 13.0.2-1 13.0.1-1 13.0.0-1" "$(madison cuda-toolkit-13-0)"
 check_eq "cuda-toolkit-12-9 and 12-2" "12.9.1-1 12.9.0-1 / 12.2.2-1 12.2.0-1" "$(madison cuda-toolkit-12-9) / $(madison cuda-toolkit-12-2)"
-check_eq "libcudnn9-cuda-13 and -12" "9.25.1.1-1 9.25.0.15-1 9.24.1.1-1 9.14.0.64-1 9.13.0.50-1 9.12.0.46-1 / 9.10.2.21-1 9.8.0.87-1" \
+check_eq "libcudnn9-cuda-13 and -12" "9.25.1.1-1 9.24.1.1-1 9.23.2.1-1 9.14.0.64-1 9.13.0.50-1 9.12.0.46-1 / 9.10.2.21-1 9.8.0.87-1" \
   "$(madison libcudnn9-cuda-13) / $(madison libcudnn9-cuda-12)"
 check_eq "libcudnn8 (CUDA build in the revision)" "8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2" "$(madison libcudnn8)"
 check_eq "libnccl2 (CUDA build in the revision)" \

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
-# ctest-labels: sim
 # The embedded default stack hopper-r580.173.02-cuda13.0.3 itself, on the simulated HGX H100 (8 GPUs, NVSwitches), through a site file that overrides only its
 # repositories' addresses and keys (tests/sim/stacks.sh): listed by `manifest list`; plan, apply -> reboot ->
 # resume -> verify; the stack's pins installed exactly although newer releases exist in NVIDIA's repository

@@ -373,7 +373,8 @@ cudnn9() {  # cudnn9 CUDA_MAJOR VERSION
   symlink libcudnn.so.9 "$LIBDIR/libcudnn.so"
   finish
 }
-for v in 9.12.0.46-1 9.13.0.50-1 9.14.0.64-1 9.24.1.1-1 9.25.0.15-1 9.25.1.1-1; do cudnn9 13 "$v"; done
+# CUDA 13 builds: releases NVIDIA's redistrib_<label>.json files name (9.23.2.1, 9.24.1.1, 9.25.1.1 among them).
+for v in 9.12.0.46-1 9.13.0.50-1 9.14.0.64-1 9.23.2.1-1 9.24.1.1-1 9.25.1.1-1; do cudnn9 13 "$v"; done
 for v in 9.8.0.87-1 9.10.2.21-1; do cudnn9 12 "$v"; done
 
 # cuDNN 8: the CUDA build is in the revision (8.9.7.29-1+cuda12.2).
@@ -426,6 +427,8 @@ EOF
 done
 
 # ------------------------------------------------------------------ NVIDIA Container Toolkit (own repository)
+# 1.20.1 is a test value (no such release was seen): a release after the current stacks' 1.20.0 in the same
+# repository, so a test can tell the pin from apt's candidate.
 CTK=nvidia-container-toolkit
 for up in 1.17.8 1.19.1 1.20.0 1.20.1; do
   v=$up-1

@@ -66,7 +66,7 @@ LayerReport CheckStack(const CheckInput& in) {
                         *have.driver.version.version == *newer.driver.version.version);
   // A host whose stack is its site file moves by editing it (else the next run without --manifest refuses).
   const std::string& site = in.site_file;
-  const std::string target = site.empty() ? def.name : site;
+  const std::string& target = site.empty() ? def.name : site;
   r.Add("stack.newer-available", Status::kWarn,
         "a newer stack exists for this host: " + def.name + " (" + Pins(newer) + "; this host's " + *same +
             ": " + Pins(have) + "); the host stays on its stack until moved",

@@ -7,6 +7,7 @@
 
 #include "doctor/report.h"
 #include "layers/check.h"
+#include "layers/rules.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
 #include "sys/fs.h"
@@ -39,9 +40,7 @@ int main(int argc, char** argv) {
   env.compat = &compat;
   probe::HostFacts host = probe::ProbeHost(env);
   auto t2 = Clock::now();
-  std::vector<std::string> archs;
-  for (const auto& g : host.gpus) archs.push_back(g.architecture);
-  auto choice = manifest::ChooseDefaultStack(host.os.id, host.os.version_id, archs);
+  auto choice = manifest::ChooseDefaultStack(layers::HostQueryFor(compat, host));
   auto t3 = Clock::now();
   sys::DiskFs local("/");
   manifest::Stack stack = manifest::LoadStack(choice.name, {&local, nullptr});

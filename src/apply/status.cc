@@ -3,9 +3,48 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "manifest/digest.h"
+#include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::apply {
+namespace {
+
+nlohmann::ordered_json RecordJson(const StackRecord& r) {
+  return {{"stack", r.stack}, {"manifest", r.manifest}, {"content_hash", r.content_hash}, {"finished", r.finished}};
+}
+
+// How a recorded stack is loaded again: an embedded name, an absolute path or an https URL (CheckUrl kFetch).
+std::string ManifestProblem(const std::string& m) {
+  if (m.empty()) return "";
+  if (ValidName(m)) return "";
+  if (m.find("://") != std::string::npos) return CheckUrl(m, UrlRule::kFetch);
+  if (m[0] != '/') return "is not an embedded stack name, an absolute path or a URL";
+  if (m.size() > 4096 || InvalidUtf8At(m) || ControlCharAt(m)) return "is not a usable path";
+  return "";
+}
+
+// Reads one stack record from `j` (the document or its "converged" object); "" when valid, else why.
+std::string ReadRecord(const nlohmann::json& j, StackRecord& r, bool with_finished) {
+  auto str = [&](const char* key, std::string& out) -> bool {
+    if (!j.contains(key) || j[key].is_null()) return true;
+    if (!j[key].is_string()) return false;
+    out = j[key].get<std::string>();
+    return true;
+  };
+  if (!str("stack", r.stack) || !str("manifest", r.manifest) || !str("content_hash", r.content_hash) ||
+      (with_finished && !str("finished", r.finished)))
+    return "a stack field is not a string";
+  if (!r.stack.empty() && !ValidName(r.stack)) return "stack \"" + r.stack + "\" is not a stack name";
+  if (std::string why = ManifestProblem(r.manifest); !why.empty()) return "manifest \"" + r.manifest + "\" " + why;
+  if (!r.content_hash.empty() && !manifest::IsContentHash(r.content_hash))
+    return "content_hash \"" + r.content_hash + "\" is not sha256:<64 hex>";
+  if (r.manifest.empty()) r.manifest = r.stack;  // the embedded default, recorded by an older gpuprep
+  return "";
+}
+
+}  // namespace
 
 std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& journal, int exit_code) {
   using K = plan::LayerDecision::Kind;
@@ -72,11 +111,51 @@ std::string StatusToText(const RunStatus& s) {
   doc["started"] = s.started;
   doc["finished"] = s.finished;
   doc["layers"] = layers;
+  doc["content_hash"] = s.content_hash;
+  doc["converged"] = s.converged ? RecordJson(*s.converged) : nlohmann::ordered_json(nullptr);
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 sys::WriteResult WriteStatus(sys::Fs& fs, const RunStatus& s) {
   return fs.WriteAtomic(kStatusPath, StatusToText(s), 0644, /*keep_backup=*/false);
+}
+
+std::optional<StatusRecords> ReadStatusRecords(const sys::Fs& fs) {
+  if (!fs.Exists(kStatusPath)) return std::nullopt;
+  auto fail = [](const std::string& why) -> std::optional<StatusRecords> {
+    throw UsageError(std::string(kStatusPath) + ": " + why + "; name the stack to use with --manifest (gpuprep manifest list)");
+  };
+  constexpr size_t kLimit = 1 << 20;
+  auto text = fs.ReadPrefix(kStatusPath, kLimit + 1);
+  if (!text) return fail("cannot be read");
+  if (text->size() > kLimit) return fail("larger than 1 MiB");
+  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return fail("is not a JSON object");
+  StatusRecords r;
+  if (std::string why = ReadRecord(doc, r.last, false); !why.empty()) return fail(why);
+  if (doc.contains("state") && doc["state"].is_string()) r.state = doc["state"].get<std::string>();
+  if (doc.contains("converged") && !doc["converged"].is_null()) {
+    if (!doc["converged"].is_object()) return fail("converged is not an object");
+    StackRecord conv;
+    if (std::string why = ReadRecord(doc["converged"], conv, true); !why.empty()) return fail("converged: " + why);
+    if (!conv.stack.empty()) r.converged = conv;
+  }
+  return r;
+}
+
+std::optional<HostStack> HostStackOf(const StatusRecords& r) {
+  const StackRecord& last = r.last;
+  // An interrupted or failed move has changed the host towards the last run's stack: finish it, do not undo it.
+  const bool moving = (r.state == "reboot-required" || r.state == "failed") && !last.stack.empty() &&
+                      (!r.converged || last.stack != r.converged->stack || last.manifest != r.converged->manifest);
+  if (r.converged && !moving) return HostStack{*r.converged, true, r.state};
+  if (!last.stack.empty()) return HostStack{last, false, r.state};
+  return std::nullopt;
+}
+
+std::optional<HostStack> ReadHostStack(const sys::Fs& fs) {
+  auto r = ReadStatusRecords(fs);
+  return r ? HostStackOf(*r) : std::nullopt;
 }
 
 sys::WriteResult SaveCallback(sys::Fs& fs, const std::string& url) {

@@ -18,6 +18,7 @@
 #include "sys/locks.h"
 #include "cli/commands.h"
 #include "cli/target.h"
+#include "manifest/digest.h"
 #include "plan/planner.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -53,10 +54,23 @@ std::shared_ptr<spdlog::logger> LogToFile(const sys::Fs& fs) {
 
 std::string SelfPath() { return sys::SelfExecutable("/usr/local/bin/gpuprep"); }
 
+// The stack the host converged to before this run (carried into this run's status.json until it converges).
+std::optional<apply::StackRecord> PreviousConverged(const sys::Fs& fs) {
+  try {
+    if (auto r = apply::ReadStatusRecords(fs)) return r->converged;
+  } catch (const Error& e) {
+    spdlog::warn("{} (its converged stack is not carried over)", e.what());
+  }
+  return std::nullopt;
+}
+
 // Leaves the run's verdict in /var/lib/gpuprep/status.json and, with --callback, POSTs it (best effort:
 // a status file or callback that cannot be written is logged, never changes the exit code).
 void RecordStatus(Context& ctx, sys::Fs& fs, const ApplyOptions& o, apply::RunStatus s) {
   s.finished = sys::NowUtc();
+  // The host converged to this stack: it is the one doctor, plan and apply use from now on without --manifest.
+  if (s.state == "done" || s.state == "nothing-to-do")
+    s.converged = apply::StackRecord{s.stack, s.manifest, s.content_hash, s.finished};
   const std::string text = apply::StatusToText(s);
   if (auto w = apply::WriteStatus(fs, s); !w.ok) spdlog::warn("cannot write {}: {}", apply::kStatusPath, w.error);
   if (o.callback.empty() || !ctx.runner) return;
@@ -99,14 +113,17 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   auto file_log = LogToFile(*t.fs);
   apply::RunStatus status;
   status.stack = t.stack.name;
-  status.manifest = t.manifest;
+  status.manifest = t.spec;
+  status.content_hash = manifest::ContentHash(t.stack);
   status.started = sys::NowUtc();
+  status.converged = PreviousConverged(*t.fs);
 
   plan::PlanInput in;
   in.stack = &t.stack;
   in.facts = &t.facts;
   in.fs = t.fs.get();
   in.manifest = t.manifest;
+  in.from = t.host_stack_loaded ? &*t.host_stack_loaded : nullptr;  // a move: what it changes
   in.only = only;
   in.skip = skip;
   in.apt.lock_timeout_s = o.lock_timeout;
@@ -119,6 +136,9 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   apt::ListsAnswer headers;
   in.headers = &headers;
   plan::Plan p = plan::BuildPlan(in);
+  if (!p.move_from.empty())
+    spdlog::info("moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
+                 p.move_from, t.stack.name, p.move_changes.size());
 
   apply::ExecEnv env;
   env.fs = t.fs.get();
@@ -176,7 +196,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   }
 
   apply::Journal journal = pending ? *previous : apply::Journal{};
-  journal.manifest = t.manifest;
+  journal.manifest = t.spec;  // --resume loads exactly this stack again
   journal.stack = t.stack.name;
   journal.only = only;
   journal.skip = skip;

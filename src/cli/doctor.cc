@@ -20,7 +20,8 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
   sub->callback([&ctx, &exit_code, registry] {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
-    layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : ""};
+    layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
+                          t.source == StackSource::kSite ? kSiteFile : ""};
     std::vector<layers::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {
       PrintJson(ctx, doctor::ReportJson(t.stack.name, t.facts, reports));

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "apply/status.h"
 #include "cli/commands.h"
 #include "cli/target.h"
 #include "docker/image_ref.h"
@@ -55,14 +56,31 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
   return t;
 }
 
-// --manifest, else the stack doctor used for the snapshot, else the default for the host's OS and GPUs.
-// Without --manifest a stack that cannot be found is not an error: --image or the profile may name
-// the image (Resolve says so when nothing does).
-// `reason` is set when the stack was chosen by default (printed when the stack's image is used).
-std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, std::string& reason) {
+// --manifest, else the stack doctor used for the snapshot, else the probed host's site file, else its
+// recorded stack (status.json), else the default for the host's OS and GPUs. Without --manifest a stack that
+// cannot be found is not an error:
+// --image or the profile may name the image (Resolve says so when nothing does).
+// `reason` is set when the stack was not named (printed when the stack's image is used).
+std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, sys::Fs* probe_fs, std::string& reason) {
   std::unique_ptr<sys::HttpClient> http;
   const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
   if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
+  if (probe_fs && !t.from_snapshot) {
+    try {
+      const auto hs = apply::ReadHostStack(*probe_fs);
+      if (auto site = LoadSiteStack(*probe_fs, hs)) {
+        reason = std::string("the site file ") + kSiteFile;
+        return site;
+      }
+      if (hs) {
+        reason = std::string("this host's stack (") + apply::kStatusPath + ")";
+        return LoadHostStack(ctx, *probe_fs, *hs);
+      }
+    } catch (const Error& e) {  // the host's own stack, not usable as it is: no other stack's image instead
+      spdlog::warn("{}", e.what());
+      return std::nullopt;
+    }
+  }
   try {
     const auto names = manifest::EmbeddedStackNames();
     if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end()) {
@@ -107,7 +125,7 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
     profile = launch::LoadProfile(is_path ? Absolute(f.profile) : f.profile, *ctx.local_fs);
   }
   std::string stack_reason;
-  const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx, stack_reason);
+  const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx, probe_fs.get(), stack_reason);
 
   // The image's own CUDA: from the local engine, else (--registry) from its registry. The image as
   // Resolve picks it: the flag, the profile's, the stack's.

@@ -10,11 +10,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "apply/status.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
 #include "cli/task_doc.h"
 #include "launch/profile.h"
+#include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "sys/fs.h"
 #include "sys/fs_errors.h"
@@ -121,25 +123,81 @@ json StackJson(const Stack& s) {
           {"origins", s.origins}};
 }
 
+// What `manifest list` says about the host it runs on (or the --root tree): the stack apply recorded there and
+// the default a host never applied would get, with why. Probed from files only (no library is loaded).
+struct HostView {
+  std::optional<apply::HostStack> host_stack;
+  std::string host_stack_error;  // status.json cannot be read ("" = fine)
+  std::string site_stack;        // the name in the host's site file (kSiteFile), "" without one
+  std::string site_error;        // the site file cannot be used ("" = fine)
+  std::optional<manifest::DefaultChoice> choice;
+  std::string choice_error;      // no embedded stack supports the host
+};
+
+HostView ViewHost(Context& ctx) {
+  HostView v;
+  ProbedHost p = ProbeFiles(ctx);
+  try {
+    v.host_stack = apply::ReadHostStack(*p.fs);
+  } catch (const Error& e) {
+    v.host_stack_error = e.what();
+  }
+  try {
+    if (auto site = LoadSiteStack(*p.fs, v.host_stack)) v.site_stack = site->name;
+  } catch (const Error& e) {
+    v.site_error = e.what();
+  }
+  try {
+    v.choice = DefaultStackFor(p.facts);
+  } catch (const Error& e) {
+    v.choice_error = e.what();
+  }
+  return v;
+}
+
+std::string DriverText(const Stack& s) {
+  return "R" + std::to_string(s.driver.branch) + (manifest::EmbeddedCompat().IsLongTermSupport(s.driver.branch) ? " LTS" : "");
+}
+
 void List(Context& ctx) {
   std::vector<Stack> stacks;
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   for (const auto& name : manifest::EmbeddedStackNames()) stacks.push_back(manifest::LoadStack(name, lc));
+  const HostView host = ViewHost(ctx);
+  const std::string def = host.choice ? host.choice->name : "";
+  const std::string mine = host.host_stack ? host.host_stack->record.stack : "";
   if (ctx.opts.json) {
     json out = json::array();
     for (const auto& s : stacks) {
       json os = json::array();
       for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
+      const manifest::DriverBranchInfo* b = manifest::EmbeddedCompat().BranchInfo(s.driver.branch);
       out.push_back({{"name", s.name},
                      {"os", os},
                      {"architectures", s.architectures},
                      {"driver_branch", s.driver.branch},
+                     {"driver_designation", b ? json(b->designation) : json(nullptr)},
+                     {"driver", s.driver.version.known() ? json(s.driver.version.version->str()) : json(nullptr)},
                      {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
                      {"image", s.image.ref},
                      {"legacy", s.legacy},
-                     {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)}});
+                     {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)},
+                     {"content_hash", manifest::ContentHash(s)}});
     }
-    PrintJson(ctx, json{{"stacks", out}});
+    json d = host.choice ? json{{"name", host.choice->name}, {"reason", host.choice->reason}} : json(nullptr);
+    json hs = nullptr;
+    if (host.host_stack)
+      hs = {{"stack", host.host_stack->record.stack},
+            {"manifest", host.host_stack->record.manifest},
+            {"content_hash", host.host_stack->record.content_hash},
+            {"converged", host.host_stack->converged}};
+    json doc = {{"stacks", out}, {"default", d}, {"host_stack", hs}};
+    if (!host.choice_error.empty()) doc["default_error"] = host.choice_error;
+    if (!host.host_stack_error.empty()) doc["host_stack_error"] = host.host_stack_error;
+    doc["site_file"] =
+        host.site_stack.empty() ? json(nullptr) : json{{"path", kSiteFile}, {"stack", host.site_stack}};
+    if (!host.site_error.empty()) doc["site_file_error"] = host.site_error;
+    PrintJson(ctx, doc);
     return;
   }
   size_t wn = 4, wo = 2;
@@ -147,7 +205,7 @@ void List(Context& ctx) {
   auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
                  const std::string& e) {
     *ctx.out << std::left << std::setw(static_cast<int>(wn)) << a << "  " << std::setw(static_cast<int>(wo))
-             << b << "  " << std::setw(6) << c << "  " << std::setw(7) << d << "  " << e << "\n";
+             << b << "  " << std::setw(8) << c << "  " << std::setw(7) << d << "  " << e << "\n";
   };
   row("NAME", "OS", "DRIVER", "CUDA", "IMAGE");
   // A legacy stack is kept for hosts already on it and never picked without --manifest: say so on its row.
@@ -157,8 +215,25 @@ void List(Context& ctx) {
       image += s.driver.end_of_life.empty() ? "  (legacy: only with --manifest)"
                                             : "  (legacy: only with --manifest; driver branch end of life " +
                                                   s.driver.end_of_life + ")";
-    row(s.name, OsList(s), "R" + std::to_string(s.driver.branch), PinText(s.cuda.version), image);
+    if (s.name == def) image += "  (default for a new host like this one)";
+    if (s.name == mine) image += "  (this host's stack)";
+    row(s.name, OsList(s), DriverText(s), PinText(s.cuda.version), image);
   }
+  if (host.choice)
+    *ctx.out << "\ndefault for a new host like this one: " << host.choice->name << ", " << host.choice->reason << "\n";
+  else
+    *ctx.out << "\nno default for this host: " << host.choice_error << "\n";
+  if (!host.site_stack.empty())
+    *ctx.out << "this host's site file: " << kSiteFile << " (stack " << host.site_stack
+             << "); doctor, plan and apply use it before the stack apply recorded\n";
+  else if (!host.site_error.empty())
+    *ctx.out << "this host's site file: not usable (" << host.site_error << ")\n";
+  if (host.host_stack)
+    *ctx.out << "this host's stack: " << host.host_stack->record.stack << " ("
+             << (host.host_stack->converged ? "converged" : "the last apply, not finished") << ", "
+             << apply::kStatusPath << "); doctor, plan and apply keep it until --manifest names another\n";
+  else if (!host.host_stack_error.empty())
+    *ctx.out << "this host's stack: unknown (" << host.host_stack_error << ")\n";
 }
 
 // One "field  value  origin" line per value, in manifest order.
@@ -278,7 +353,7 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* cmd =
       app.add_subcommand("manifest", "List the embedded stacks, show one resolved, or validate a file");
   cmd->require_subcommand(1);
-  cmd->add_subcommand("list", "The embedded stacks: name, OS targets, driver branch, CUDA, image")
+  cmd->add_subcommand("list", "The embedded stacks (name, OS, driver branch, CUDA, image), this host's stack and its default")
       ->callback([&ctx, &exit_code] {
         List(ctx);
         exit_code = kExitOk;

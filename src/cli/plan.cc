@@ -37,6 +37,7 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     in.facts = &t.facts;
     in.fs = t.fs.get();
     in.manifest = t.manifest;
+    in.from = t.host_stack_loaded ? &*t.host_stack_loaded : nullptr;  // a move: what it changes
     in.restart_docker = opts->restart_docker;
     plan::Plan p = plan::BuildPlan(in);
     if (opts->format == "json" || ctx.opts.json)

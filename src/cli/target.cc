@@ -2,9 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "docker/image_ref.h"
+#include "layers/rules.h"
+#include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
+#include "sys/host_info.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -20,17 +25,114 @@ manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
 }
 
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host) {
-  std::vector<std::string> archs;
-  for (const auto& g : host.gpus)
-    if (!g.architecture.empty()) archs.push_back(g.architecture);
-  return manifest::ChooseDefaultStack(host.os.id, host.os.version_id, archs);
+  return manifest::ChooseDefaultStack(layers::HostQueryFor(manifest::EmbeddedCompat(), host));
 }
 
-ProbedHost ProbeTarget(Context& ctx) {
-  const bool live = ctx.opts.root.empty();
+namespace {
+
+std::string ShortHash(const std::string& h) { return h.size() > 19 ? h.substr(0, 19) + "..." : h; }
+
+// How to load `s`, loaded from `given`, again: its embedded name, the absolute path, or the URL.
+std::string SpecOf(const manifest::Stack& s, const std::string& given) {
+  if (StartsWith(s.source, "embedded:")) return s.name;
+  if (given.find("://") != std::string::npos) return given;
+  return sys::AbsoluteFromCwd(given);
+}
+
+bool EmbeddedNameForm(const std::string& m) {
+  return m.find('/') == std::string::npos && !EndsWith(m, ".yaml") && !EndsWith(m, ".yml");
+}
+
+std::string RecordedWhat(const apply::HostStack& hs) {
+  return hs.converged ? "the stack this host converged to" : "the stack the last apply on this host ran";
+}
+
+// The stack of a verb run without --manifest, in the order of StackSource.
+void ChooseStack(Context& ctx, Target& t) {
+  if (auto site = LoadSiteStack(*t.fs, t.host_stack)) {
+    t.stack = std::move(*site);
+    t.spec = kSiteFile;
+    t.source = StackSource::kSite;
+    spdlog::info("using stack {}: the site file {}{}; another stack only with --manifest", t.stack.name,
+                 kSiteFile,
+                 t.host_stack ? ", with the content of " + RecordedWhat(*t.host_stack) : std::string());
+    return;
+  }
+  if (t.host_stack) {
+    t.stack = LoadHostStack(ctx, *t.fs, *t.host_stack);
+    t.spec = t.host_stack->record.manifest;
+    t.source = StackSource::kRecorded;
+    spdlog::info("using stack {}: {} ({}); another stack only with --manifest", t.stack.name,
+                 RecordedWhat(*t.host_stack), apply::kStatusPath);
+    return;
+  }
+  auto choice = DefaultStackFor(t.facts);
+  spdlog::info("using stack {}: {}", choice.name, choice.reason);
+  t.stack = manifest::LoadStack(choice.name, manifest::LoadContext{ctx.local_fs, nullptr});
+  t.spec = choice.name;
+  t.source = StackSource::kDefault;
+}
+
+}  // namespace
+
+manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStack& hs) {
+  const apply::StackRecord& r = hs.record;
+  const std::string& m = r.manifest;
+  const std::string what = "this host's stack " + r.stack + (m != r.stack ? " (" + m + ")" : "") + ", recorded in " +
+                           apply::kStatusPath + ",";
+  if (EmbeddedNameForm(m)) {
+    const auto names = manifest::EmbeddedStackNames();
+    if (std::find(names.begin(), names.end(), m) == names.end())
+      throw UsageError(what + " is not embedded in this gpuprep; gpuprep does not pick another stack by itself: "
+                              "choose one with --manifest (gpuprep manifest list)");
+  }
+  std::unique_ptr<sys::HttpClient> http;
+  manifest::LoadContext lc{&host, nullptr};
+  if ((StartsWith(m, "https://") || StartsWith(m, "http://")) && ctx.make_http) {
+    http = ctx.make_http();
+    lc.http = http.get();
+  }
+  manifest::Stack s;
+  try {
+    s = manifest::LoadStack(m, lc);
+  } catch (const Error& e) {
+    throw UsageError(what + " cannot be loaded (" + e.what() + "); name the stack to use with --manifest");
+  }
+  if (r.content_hash.empty()) {
+    spdlog::info("{} was recorded by an earlier gpuprep, without a content hash: taking it as it is now", r.stack);
+    return s;
+  }
+  const std::string now = manifest::ContentHash(s);
+  if (now != r.content_hash)
+    throw UsageError(what + " has changed since apply recorded it (content " + ShortHash(r.content_hash) + ", now " +
+                     ShortHash(now) + "); gpuprep does not move a host by itself: review the change with "
+                     "`gpuprep plan --manifest " + m + "`, make it with `sudo gpuprep apply --manifest " + m + " --yes`");
+  return s;
+}
+
+std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded) {
+  if (!host.Exists(kSiteFile)) return std::nullopt;
+  manifest::Stack s = manifest::LoadStack(kSiteFile, manifest::LoadContext{&host, nullptr});
+  if (!recorded || recorded->record.content_hash.empty()) return s;
+  const std::string now = manifest::ContentHash(s);
+  const apply::StackRecord& r = recorded->record;
+  if (now == r.content_hash) return s;
+  const std::string site = kSiteFile;
+  throw UsageError("the site file " + site + " (stack " + s.name + ", content " + ShortHash(now) +
+                   ") is not " + RecordedWhat(*recorded) + ", " + r.stack + " (content " +
+                   ShortHash(r.content_hash) + ", recorded in " + apply::kStatusPath +
+                   "); gpuprep does not move a host by itself: review the " +
+                   "change with `gpuprep plan --manifest " + site +
+                   "`, make it with `sudo gpuprep apply --manifest " + site + " --yes`");
+}
+
+namespace {
+
+ProbedHost Probe(Context& ctx, bool files_only) {
+  const bool live = ctx.opts.root.empty() && !files_only;
   ProbedHost p;
   p.fs = ctx.make_fs(ctx.opts.root);  // a relative --root is relative to the working directory
-  if (!live && !p.fs->IsDir("/")) throw FlagError("--root", ctx.opts.root + ": not a directory");
+  if (!ctx.opts.root.empty() && !p.fs->IsDir("/")) throw FlagError("--root", ctx.opts.root + ": not a directory");
   probe::ProbeEnv env;
   env.fs = p.fs.get();
   env.runner = live ? ctx.runner : nullptr;
@@ -41,6 +143,11 @@ ProbedHost ProbeTarget(Context& ctx) {
   p.facts = probe::ProbeHost(env);
   return p;
 }
+
+}  // namespace
+
+ProbedHost ProbeTarget(Context& ctx) { return Probe(ctx, false); }
+ProbedHost ProbeFiles(Context& ctx) { return Probe(ctx, true); }
 
 void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts) {
   std::string ref = docker::ImagePullReference(stack.image.ref, stack.image.digest, stack.image.mirror);
@@ -79,16 +186,28 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;
   t.manifest = manifest_spec;
   std::unique_ptr<sys::HttpClient> http;
-  if (!manifest_spec.empty()) t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));
+  if (!manifest_spec.empty()) {
+    t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));
+    t.spec = SpecOf(t.stack, manifest_spec);
+    t.source = StackSource::kFlag;
+  }
 
   ProbedHost probed = ProbeTarget(ctx);
   t.fs = std::move(probed.fs);
   t.facts = std::move(probed.facts);
 
   if (manifest_spec.empty()) {
-    auto choice = DefaultStackFor(t.facts);
-    spdlog::info("using stack {}: {}", choice.name, choice.reason);
-    t.stack = manifest::LoadStack(choice.name, ManifestLoadContext(ctx, choice.name, http));
+    t.host_stack = apply::ReadHostStack(*t.fs);  // a malformed record stops here: no silent move
+    ChooseStack(ctx, t);
+  } else {
+    try {
+      t.host_stack = apply::ReadHostStack(*t.fs);
+      // --manifest names another stack than the host's: plan shows what the move changes.
+      if (t.host_stack && t.host_stack->record.manifest != t.spec)
+        t.host_stack_loaded = LoadHostStack(ctx, *t.fs, *t.host_stack);
+    } catch (const Error& e) {
+      spdlog::debug("the host's recorded stack: {}", e.what());
+    }
   }
   if (ctx.opts.root.empty()) ProbeStackImage(ctx, t.stack, t.facts);
   return t;

@@ -2,8 +2,10 @@
 // before anything else happens) and the probed host (live, or the --root tree).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "apply/status.h"
 #include "cli/context.h"
 #include "manifest/loader.h"
 #include "manifest/model.h"
@@ -11,11 +13,29 @@
 
 namespace gp::cli {
 
+// The site file: a host's own stack file, used without --manifest before the stack apply recorded (read
+// through the host's Fs: under --root, the tree's).
+inline constexpr const char* kSiteFile = "/etc/gpuprep/site.yaml";
+
+// Where a verb's stack came from, highest precedence first (docs/cli.md "Which stack"). ChooseStack is the
+// one place the order lives: --manifest, then the site file, then the stack this host converged to, then the
+// default for a host never applied.
+enum class StackSource {
+  kFlag,      // --manifest (apply --resume: the journal's)
+  kSite,      // kSiteFile, when the host has one (its content must be the recorded stack's: LoadSiteStack)
+  kRecorded,  // the stack apply recorded in /var/lib/gpuprep/status.json (apply/status.h ReadHostStack)
+  kDefault,   // no record: manifest::ChooseDefaultStack for the probed host
+};
+
 struct Target {
   std::unique_ptr<sys::Fs> fs;   // the host ("/") or the --root tree
   probe::HostFacts facts;
   manifest::Stack stack;
-  std::string manifest;          // the --manifest spec ("" when the default was chosen)
+  std::string manifest;          // the --manifest spec ("" when the stack was not named)
+  std::string spec;              // how to load exactly this stack again: an embedded NAME, an absolute PATH, a URL
+  StackSource source = StackSource::kDefault;
+  std::optional<apply::HostStack> host_stack;  // this host's recorded stack (status.json), when it has one
+  std::optional<manifest::Stack> host_stack_loaded;  // that stack, loaded, when it is not `stack` (a move)
 };
 
 // The probed host: the live "/" or the --root tree. With --root, nothing of the live host is run, loaded
@@ -27,18 +47,33 @@ struct ProbedHost {
 
 // Probes the host per ctx.opts.root. Throws FlagError("--root") when the tree is not a directory.
 ProbedHost ProbeTarget(Context& ctx);
+// The same from files only (OS, GPUs, status.json): no command runs, no library is loaded, no socket is asked.
+ProbedHost ProbeFiles(Context& ctx);
 
 // A LoadContext for reading `spec`: this machine's files, plus an HttpClient (created into `http`, which
 // must outlive the load) only when `spec` is a URL, so commands that never download never load libcurl.
 manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
                                           std::unique_ptr<sys::HttpClient>& http);
 
-// The default stack for a probed host: manifest::ChooseDefaultStack over its OS and GPU architectures.
+// The default stack for a probed host never applied: manifest::ChooseDefaultStack over its OS, GPU architectures
+// and boards.
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 
-// Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on
-// stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage) for manifest errors.
-// On a live host, LoadTarget also asks the engine about the stack's image (ProbeStackImage).
+// The host's recorded stack, loaded from its recorded manifest (files through `host`, the --root tree or "/").
+// Throws gp::Error(kExitUsage) with the command to move when it cannot be loaded as it was: no longer embedded,
+// its file gone, or its content hash differs from the one apply recorded. A host never moves by itself.
+manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStack& hs);
+
+// The host's site file (kSiteFile, read through `host`), loaded, or nullopt when the host has none. Throws
+// gp::FileError for a bad file, and gp::Error(kExitUsage) with the commands to review and make the move when
+// `recorded` (the host's recorded stack) has another content: a new or edited site file moves no host by
+// itself.
+std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded);
+
+// Loads `manifest_spec` when given; else the stack ChooseStack picks for the probed host (the site file, else
+// the recorded stack, else the default), saying which and why on stderr. Probes the host. Throws
+// gp::FileError / gp::Error(kExitUsage) for manifest errors. On a live host, also asks the engine about the
+// stack's image.
 Target LoadTarget(Context& ctx, const std::string& manifest_spec);
 
 // facts.docker.image for the stack's image as apply pulls it (digest, mirror), when the engine answered.

@@ -28,7 +28,7 @@ Report BuildReport(std::vector<Host> hosts) {
   std::set<std::string> present;
   for (const auto& h : hosts)
     for (const auto& [name, status] : h.layers) present.insert(name);
-  for (const auto& name : layers::LayerNames())
+  for (const auto& name : layers::ReportNames())
     if (present.count(name)) r.layers.push_back(name);
 
   // Per group, as it is built: the last host added (hosts come in order, so a host is added at most once) and

@@ -31,7 +31,7 @@ inline bool ValidCode(std::string_view c) {
 }
 
 inline bool KnownLayer(std::string_view name) {
-  const auto& known = layers::LayerNames();
+  const auto& known = layers::ReportNames();  // the layers and doctor's stack row
   return std::find(known.begin(), known.end(), name) != known.end();
 }
 

@@ -4,6 +4,7 @@ namespace gp::layers {
 
 std::vector<LayerReport> CheckAll(const CheckInput& in) {
   std::vector<LayerReport> out;
+  out.push_back(CheckStack(in));
   out.push_back(CheckOs(in));
   out.push_back(CheckHost(in));
   out.push_back(CheckGpu(in));

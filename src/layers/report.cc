@@ -47,4 +47,13 @@ const std::vector<std::string>& LayerNames() {
   return kNames;
 }
 
+const std::vector<std::string>& ReportNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = {"stack"};
+    names.insert(names.end(), LayerNames().begin(), LayerNames().end());
+    return names;
+  }();
+  return kNames;
+}
+
 }  // namespace gp::layers

@@ -41,4 +41,8 @@ struct LayerReport {
 // The canonical layer order (docs/cli.md, "Layers"), used for output and planning.
 const std::vector<std::string>& LayerNames();
 
+// What a doctor report holds, in order: the "stack" row (the stack checked against; not a layer apply installs
+// or --only selects), then LayerNames().
+const std::vector<std::string>& ReportNames();
+
 }  // namespace gp::layers

@@ -81,7 +81,15 @@ CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver
     v.message = d + " runs " + what + " (needs >= " + v.min_driver->str() + ")";
     return v;
   }
+  // From CUDA 13.4 NVIDIA gives a driver branch per CUDA minor rather than a minimum per release.
+  const manifest::CudaBranchRow* branch = v.min_driver ? nullptr : compat.DriverBranchFor(cuda);
+  const std::string minor = "CUDA " + cuda.Prefix(2).str();
+  if (branch && driver.major() >= static_cast<uint64_t>(branch->branch)) {
+    v.message = d + " runs " + what + " (" + minor + " needs an R" + std::to_string(branch->branch) + " or later driver)";
+    return v;
+  }
   std::string below = v.min_driver ? d + " is below " + what + "'s minimum " + v.min_driver->str()
+                      : branch     ? d + " is older than R" + std::to_string(branch->branch) + ", the driver branch of " + minor
                                    : "no minimum driver is known for " + what;
   if (in_mvc) {
     v.minor_compat = true;
@@ -122,27 +130,31 @@ void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts
   }
 }
 
+manifest::HostQuery HostQueryFor(const manifest::Compat& compat, const probe::HostFacts& host) {
+  manifest::HostQuery q;
+  q.os_id = host.os.id;
+  q.os_version_id = host.os.version_id;
+  for (const auto& g : host.gpus)
+    if (!g.architecture.empty()) q.architectures.push_back(g.architecture);
+  q.boards = HostGpuModels(compat, host);
+  return q;
+}
+
 std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFacts& host) {
-  const std::vector<const manifest::GpuModel*> models = HostGpuModels(compat, host);
-  std::string best;
-  std::tuple<bool, Version, int> best_key;
+  manifest::HostQuery q = HostQueryFor(compat, host);
+  q.architectures.clear();  // the known boards decide
+  std::optional<manifest::Stack> best;
   for (const std::string& name : manifest::EmbeddedStackNames()) {
-    const manifest::Stack s = manifest::LoadStack(name, manifest::LoadContext{});
-    if (!host.os.id.empty() && !s.SupportsOs(host.os.id, host.os.version_id)) continue;
+    manifest::Stack s = manifest::LoadStack(name, manifest::LoadContext{});
     if (!s.driver.version.known()) continue;
-    const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
-    std::optional<int> cuda_major;
-    if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
-    const bool all = std::all_of(models.begin(), models.end(), [&](const manifest::GpuModel* m) {
-      return s.Claims(*m) && m->StackCannotRun(*s.driver.version.version, open, cuda_major).empty();
-    });
-    auto key = std::make_tuple(!s.legacy, s.cuda.version.known() ? *s.cuda.version.version : Version(), s.driver.branch);
-    if (all && (best.empty() || key > best_key)) {
-      best = name;
-      best_key = key;
+    if (host.os.id.empty() && !s.os.empty()) {  // an unknown OS: any the stack lists
+      q.os_id = s.os.front().id;
+      q.os_version_id = s.os.front().version_id;
     }
+    if (!manifest::SupportsHost(s, q)) continue;
+    if (!best || (s.legacy != best->legacy ? !s.legacy : manifest::RanksAbove(s, *best))) best = std::move(s);
   }
-  return best;
+  return best ? best->name : "";
 }
 
 }  // namespace gp::layers

@@ -7,6 +7,7 @@
 
 #include "layers/check.h"
 #include "layers/report.h"
+#include "manifest/loader.h"
 #include "manifest/model.h"
 #include "probe/host.h"
 
@@ -35,7 +36,8 @@ std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& com
 bool AllDatacenter(const manifest::Compat& compat, const probe::HostFacts& host);
 
 // Can `driver` run CUDA `cuda`? (NVIDIA's CUDA Toolkit release notes, Table 3, and minor-version compatibility)
-//  ok   at or above that CUDA release's own minimum (Compat::MinDriverFor);
+//  ok   at or above that CUDA release's own minimum (Compat::MinDriverFor), or, for a CUDA minor NVIDIA gives
+//       as a driver branch instead (13.4 -> R615, Compat::DriverBranchFor), on that branch or a later one;
 //  warn below it but within the major's minor-version compatibility (branch >= min_branch and, when given,
 //       >= exact_min), or when `datacenter` and `forward_compat` names the driver's branch (a listed
 //       version V means "V or later of branch V.major");
@@ -57,8 +59,13 @@ CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver
 void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts& host, const Version& cuda,
                           const std::string& what, const std::string& fix, LayerReport& report);
 
-// The newest embedded stack (by CUDA, then driver branch; legacy ones too, last) that supports the host's OS (when
-// known), claims every known GPU of the host and whose pins can run each (GpuModel::StackCannotRun); "" when none.
+// What the default stack choice knows of the host (manifest::HostQuery): its OS, GPU architectures and known
+// boards.
+manifest::HostQuery HostQueryFor(const manifest::Compat& compat, const probe::HostFacts& host);
+
+// The embedded stack ranked highest (manifest::RanksAbove; legacy ones too, last) that supports the host's OS
+// (when known), claims every known GPU of the host and whose pins can run each (GpuModel::StackCannotRun); ""
+// when none.
 std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFacts& host);
 
 // "13.0.88" -> Version; nullopt for "" or junk.

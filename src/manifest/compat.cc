@@ -181,14 +181,61 @@ void ParseImages(const Node& list, Compat& out) {
   }
 }
 
+// `cuda_driver_branches: [{cuda: "13.4", branch: 615, ga: "13.4.1"}]`, newest first after parsing.
+void ParseCudaBranches(const Node& list, Compat& out) {
+  for (const Node& item : AsList(list)) {
+    Fields f(item, "cuda_driver_branches", nullptr);
+    f.Only({"cuda", "branch", "ga"});
+    CudaBranchRow row;
+    const Node& cuda = f.Require("cuda");
+    row.cuda = AsVersion(cuda);
+    if (row.cuda.size() != 2) Fail(cuda.mark, "cuda is a CUDA minor (like \"13.4\"), got \"" + cuda.scalar + "\"");
+    row.branch = Branch(f.Require("branch"));
+    if (const Node* ga = f.Get("ga")) {
+      row.ga = AsVersion(*ga);
+      if (row.ga->size() != 3 || row.ga->Prefix(2) != row.cuda)
+        Fail(ga->mark, "ga is a release of CUDA " + row.cuda.str() + " (like \"" + row.cuda.str() + ".1\"), got \"" + ga->scalar + "\"");
+    }
+    for (const auto& r : out.cuda_driver_branches)
+      if (r.cuda == row.cuda) Fail(item.mark, "CUDA " + row.cuda.str() + " is listed twice");
+    out.cuda_driver_branches.push_back(std::move(row));
+  }
+  std::stable_sort(out.cuda_driver_branches.begin(), out.cuda_driver_branches.end(),
+                   [](const CudaBranchRow& a, const CudaBranchRow& b) { return a.cuda > b.cuda; });
+}
+
+// `driver_branches: [{branch: 580, designation: long-term-support, end_of_life: "2028-06"}]`.
+void ParseDriverBranches(const Node& list, Compat& out) {
+  static const std::vector<std::string> kDesignations = {"long-term-support", "production", "new-feature"};
+  for (const Node& item : AsList(list)) {
+    Fields f(item, "driver_branches", nullptr);
+    f.Only({"branch", "designation", "end_of_life"});
+    DriverBranchInfo b;
+    b.branch = Branch(f.Require("branch"));
+    const Node& d = f.Require("designation");
+    b.designation = AsString(d);
+    if (std::find(kDesignations.begin(), kDesignations.end(), b.designation) == kDesignations.end())
+      Fail(d.mark, "unknown designation \"" + b.designation + "\"" + Suggestion(b.designation, kDesignations, "expected one of"));
+    if (const Node* e = f.Get("end_of_life")) {
+      b.end_of_life = AsString(*e);
+      const bool month = b.end_of_life.size() == 7 && b.end_of_life[4] == '-' &&
+                         b.end_of_life.find_first_not_of("0123456789-") == std::string::npos;
+      if (!month) Fail(e->mark, "end_of_life is a month (like \"2028-06\"), got \"" + b.end_of_life + "\"");
+    }
+    for (const auto& x : out.driver_branches)
+      if (x.branch == b.branch) Fail(item.mark, "branch " + std::to_string(b.branch) + " is listed twice");
+    out.driver_branches.push_back(std::move(b));
+  }
+}
+
 }  // namespace
 
 namespace {
 
 Compat CompatFromTree(const Node& root) {
   Fields doc(root, "", nullptr);
-  doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "minor_compat", "driver_rules", "gpus",
-            "nvswitch_pci_ids", "toolkit_advisories", "images"});
+  doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "cuda_driver_branches", "driver_branches",
+            "minor_compat", "driver_rules", "gpus", "nvswitch_pci_ids", "toolkit_advisories", "images"});
   CheckHeader(doc, {"Compat"});
   if (const Node* meta = doc.Get("metadata")) Fields(*meta, "metadata", nullptr).Only({"name"});
   Compat out;
@@ -203,6 +250,8 @@ Compat CompatFromTree(const Node& root) {
   }
   std::stable_sort(out.cuda_min_driver.begin(), out.cuda_min_driver.end(),
                    [](const CudaDriverRow& a, const CudaDriverRow& b) { return a.cuda > b.cuda; });
+  if (const Node* n = doc.Get("cuda_driver_branches")) ParseCudaBranches(*n, out);
+  if (const Node* n = doc.Get("driver_branches")) ParseDriverBranches(*n, out);
   for (const Node& item : AsList(doc.Require("minor_compat"))) {
     Fields f(item, "minor_compat", nullptr);
     f.Only({"cuda_major", "min_branch", "exact_min"});
@@ -259,6 +308,39 @@ std::optional<Version> Compat::MinDriverFor(const Version& cuda) const {
   }
   if (best) return best->min_driver;
   return std::nullopt;
+}
+
+const CudaBranchRow* Compat::DriverBranchFor(const Version& cuda) const {
+  for (const auto& row : cuda_driver_branches)
+    if (row.cuda.major() == cuda.major() && row.cuda.minor() == cuda.minor()) return &row;
+  return nullptr;
+}
+
+bool Compat::IsCudaPreview(const Version& cuda) const {
+  const CudaBranchRow* row = DriverBranchFor(cuda);
+  return row && row->ga && cuda.size() >= 3 && cuda.Prefix(3) < *row->ga;
+}
+
+std::string Compat::CudaReleaseName(const Version& cuda) const {
+  const std::string minor = cuda.Prefix(2).str();
+  const CudaBranchRow* row = DriverBranchFor(cuda);
+  if (row && row->ga) {
+    if (cuda.Prefix(3) < *row->ga) return minor + " developer preview";
+    const uint64_t update = cuda.patch() - row->ga->patch();
+    return update == 0 ? minor + " GA" : minor + " Update " + std::to_string(update);
+  }
+  return cuda.patch() == 0 ? minor + " GA" : minor + " Update " + std::to_string(cuda.patch());
+}
+
+const DriverBranchInfo* Compat::BranchInfo(int branch) const {
+  for (const auto& b : driver_branches)
+    if (b.branch == branch) return &b;
+  return nullptr;
+}
+
+bool Compat::IsLongTermSupport(int branch) const {
+  const DriverBranchInfo* b = BranchInfo(branch);
+  return b && b->designation == "long-term-support";
 }
 
 const MinorCompat* Compat::MinorCompatFor(int cuda_major) const {

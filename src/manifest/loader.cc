@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "manifest/fields.h"
 #include "manifest/prebuilt.h"
@@ -194,9 +195,21 @@ void CheckStack(const Stack& s, const Node& root) {
            std::string(name) + " is built for CUDA " + std::to_string(*comp->cuda_major) +
                " but the stack's CUDA is " + s.cuda.version.version->str());
   }
+  const Compat& compat = EmbeddedCompat();
+  if (s.cuda.enabled && s.cuda.version.known() && compat.IsCudaPreview(*s.cuda.version.version)) {
+    const Version& v = *s.cuda.version.version;
+    Fail(At(root, "cuda", "version")->mark, "CUDA " + v.str() + " is the " + compat.CudaReleaseName(v) +
+                                                ", not a release; NVIDIA's GA of CUDA " + v.Prefix(2).str() + " is " +
+                                                compat.DriverBranchFor(v)->ga->str());
+  }
+  if (const DriverBranchInfo* b = compat.BranchInfo(s.driver.branch);
+      b && !b->end_of_life.empty() && !s.driver.end_of_life.empty() && b->end_of_life != s.driver.end_of_life)
+    Fail(At(root, "driver", "end_of_life")->mark, "R" + std::to_string(s.driver.branch) + " reaches end of life in " +
+                                                      b->end_of_life + " (compat.yaml driver_branches), not " +
+                                                      s.driver.end_of_life);
   if (s.container_toolkit.enabled && s.container_toolkit.version.known()) {
     const Version& v = *s.container_toolkit.version.version;
-    for (const auto& adv : EmbeddedCompat().toolkit_advisories)
+    for (const auto& adv : compat.toolkit_advisories)
       if (v < adv.fixed_in)
         Fail(At(root, "container_toolkit", "version")->mark, "container toolkit " + v.str() +
                                                                  " is affected by " + Join(adv.cves, ", ") +
@@ -324,35 +337,51 @@ std::string ValidateDocument(const std::string& text, const std::string& display
   return kind;
 }
 
-DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os_version_id,
-                                 const std::vector<std::string>& gpu_architectures) {
+bool RanksAbove(const Stack& a, const Stack& b) {
+  const Compat& compat = EmbeddedCompat();
+  auto key = [&](const Stack& x) {
+    return std::make_tuple(compat.IsLongTermSupport(x.driver.branch),
+                           x.cuda.version.known() ? *x.cuda.version.version : Version(),
+                           x.driver.version.known() ? *x.driver.version.version : Version(), x.architectures.size());
+  };
+  return key(a) > key(b);
+}
+
+bool SupportsHost(const Stack& s, const HostQuery& host) {
+  if (!s.SupportsOs(host.os_id, host.os_version_id)) return false;
+  for (const auto& a : host.architectures)
+    if (!a.empty() && std::find(s.architectures.begin(), s.architectures.end(), a) == s.architectures.end()) return false;
+  const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
+  std::optional<int> cuda_major;
+  if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
+  return std::all_of(host.boards.begin(), host.boards.end(), [&](const GpuModel* g) {
+    return s.Claims(*g) && (!s.driver.version.known() || g->StackCannotRun(*s.driver.version.version, open, cuda_major).empty());
+  });
+}
+
+DefaultChoice ChooseDefaultStack(const HostQuery& host) {
   std::vector<std::string> archs;
-  for (const auto& a : gpu_architectures)
+  for (const auto& a : host.architectures)
     if (!a.empty() && std::find(archs.begin(), archs.end(), a) == archs.end()) archs.push_back(a);
   const Stack* best = nullptr;
+  // Names are visited in order: ties keep the first.
   for (const std::string& name : EmbeddedStackNames()) {
     const Stack& s = CachedEmbedded(name, EmbeddedStack(name));
-    if (s.legacy || !s.SupportsOs(os_id, os_version_id)) continue;
-    bool all = std::all_of(archs.begin(), archs.end(), [&](const std::string& a) {
-      return std::find(s.architectures.begin(), s.architectures.end(), a) != s.architectures.end();
-    });
-    if (!all) continue;
-    auto key = [](const Stack* x) {
-      return std::make_tuple(x->cuda.version.known() ? *x->cuda.version.version : Version(), x->driver.branch,
-                             x->architectures.size());
-    };
-    // Newest CUDA, then driver branch, then the broadest stack; names are visited in order: ties keep the
-    // first.
-    if (!best || key(&s) > key(best)) best = &s;
+    if (s.legacy || !SupportsHost(s, host)) continue;
+    if (!best || RanksAbove(s, *best)) best = &s;
   }
-  std::string host = os_id.empty() ? "an unknown OS (no /etc/os-release)" : os_id + " " + os_version_id;
+  std::string where = host.os_id.empty() ? "an unknown OS (no /etc/os-release)" : host.os_id + " " + host.os_version_id;
   std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";
   if (!best)
-    throw UsageError("no embedded stack supports " + host + " with " + gpus +
+    throw UsageError("no embedded stack supports " + where + " with " + gpus +
                      " (embedded: " + Join(EmbeddedStackNames(), ", ") + "); choose one with --manifest");
+  const Compat& compat = EmbeddedCompat();
+  const bool lts = compat.IsLongTermSupport(best->driver.branch);
   std::string cuda = best->cuda.version.known() ? best->cuda.version.version->str() : "unknown";
-  return {best->name, "the newest embedded stack (CUDA " + cuda + ", driver R" +
-                          std::to_string(best->driver.branch) + ") that supports " + host + " and " + gpus};
+  std::string driver = best->driver.version.known() ? best->driver.version.version->str() : "unknown";
+  return {best->name, std::string(lts ? "the newest long-term-support stack" : "the newest stack (no long-term-support one does)") +
+                          " (driver " + driver + ", R" + std::to_string(best->driver.branch) + (lts ? " LTS" : "") +
+                          ", CUDA " + cuda + ") that supports " + where + " and " + gpus};
 }
 
 }  // namespace gp::manifest

@@ -45,13 +45,30 @@ Compat ParseCompat(const std::string& text, const std::string& display_path);
 // the first error. Used by `manifest validate` (which checks Profile and Task bodies through their owners).
 std::string ValidateDocument(const std::string& text, const std::string& display_path, const LoadContext& ctx);
 
-// The default when no --manifest is given: the newest embedded stack whose `os` includes the host's OS
-// and whose architectures include every GPU's. `reason` says why it was picked (printed to stderr).
+// What the default choice knows about a host: its OS (/etc/os-release ID, VERSION_ID), its GPUs'
+// architectures and their catalogue entries (compat.yaml gpus; unknown boards are left out).
+struct HostQuery {
+  std::string os_id, os_version_id;
+  std::vector<std::string> architectures;
+  std::vector<const GpuModel*> boards;
+};
+
+// Whether `s` supports the host: its `os` lists the host's, its architectures every GPU's, and it claims every
+// known board with a driver that runs it (GpuModel::StackCannotRun).
+bool SupportsHost(const Stack& s, const HostQuery& host);
+
+// The order the default choice ranks stacks in: a long-term-support driver branch first (compat.yaml
+// driver_branches), then the newest CUDA, then the newest driver, then the broadest stack (most
+// architectures). True when `a` ranks above `b`.
+bool RanksAbove(const Stack& a, const Stack& b);
+
+// The default stack for a host that has never been applied (docs/cli.md "Which stack"): the embedded, non-legacy
+// stack that supports it and ranks highest (RanksAbove); `reason` says why (printed to stderr). Throws
+// UsageError naming the host when no embedded stack supports it.
 struct DefaultChoice {
   std::string name;
   std::string reason;
 };
-DefaultChoice ChooseDefaultStack(const std::string& os_id, const std::string& os_version_id,
-                                 const std::vector<std::string>& gpu_architectures);
+DefaultChoice ChooseDefaultStack(const HostQuery& host);
 
 }  // namespace gp::manifest

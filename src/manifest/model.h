@@ -32,6 +32,22 @@ struct CudaDriverRow {
   bool secondary = false;  // only third-party copies of NVIDIA's notes give this row (CUDA 13.3)
 };
 
+// From CUDA 13.4 NVIDIA gives a driver branch per CUDA minor instead of a row per release (compat.yaml
+// cuda_driver_branches). `ga`: for a minor numbered that way, the release number of its GA (13.4.1): the third
+// digit is a build number, below it is the developer preview, above it the updates (13.4.2 = Update 1).
+struct CudaBranchRow {
+  Version cuda;                    // "13.4" (major.minor)
+  int branch = 0;                  // 615
+  std::optional<Version> ga;       // "13.4.1"; nullopt: Update N is patch N (12.2.2 = 12.2 Update 2)
+};
+
+// A data-center driver branch's designation and end of life (compat.yaml driver_branches).
+struct DriverBranchInfo {
+  int branch = 0;
+  std::string designation;         // "long-term-support" | "production" | "new-feature"
+  std::string end_of_life;         // "2028-06" ("" = not stated)
+};
+
 struct MinorCompat {         // CUDA minor-version compatibility per major (Table 2)
   int cuda_major = 0;        // 12
   int min_branch = 0;        // 525
@@ -113,6 +129,8 @@ struct ImageFacts {           // what is known about an NGC image tag
 
 struct Compat {
   std::vector<CudaDriverRow> cuda_min_driver;  // every row of NVIDIA's table, newest first
+  std::vector<CudaBranchRow> cuda_driver_branches;  // CUDA minor -> driver branch, newest first
+  std::vector<DriverBranchInfo> driver_branches;
   std::vector<MinorCompat> minor_compat;
   std::vector<DriverRule> driver_rules;
   std::vector<GpuModel> gpus;                  // driver_rules already applied
@@ -122,6 +140,14 @@ struct Compat {
 
   // The minimum driver of the exact CUDA release (12.2 -> the 12.2 GA row, 12.2.2 -> 12.2 Update 2).
   std::optional<Version> MinDriverFor(const Version& cuda) const;
+  // The driver branch NVIDIA gives for the CUDA release's minor (13.4.2 -> R615); nullptr when none.
+  const CudaBranchRow* DriverBranchFor(const Version& cuda) const;
+  // "13.4 GA", "13.4 Update 1", "13.4 developer preview" (build-numbered minors), "12.2 Update 2", "12.2 GA".
+  std::string CudaReleaseName(const Version& cuda) const;
+  // True for a release below its minor's GA (13.4.0, the developer preview).
+  bool IsCudaPreview(const Version& cuda) const;
+  const DriverBranchInfo* BranchInfo(int branch) const;  // nullptr when compat.yaml does not list it
+  bool IsLongTermSupport(int branch) const;
   const MinorCompat* MinorCompatFor(int cuda_major) const;
   // The entry for a board: device id "0x2330" (any case, "0x" optional) and its PCI subsystem
   // ("0x10de", "0x16c0" as sysfs writes them; "" when unknown). An entry that lists the subsystem wins over

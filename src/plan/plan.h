@@ -83,6 +83,16 @@ struct Plan {
   // The kernel headers package the install adds for DKMS ("" = none): apply asks the distribution's
   // index for it before any change.
   std::string kernel_headers;
+  // Whether apply ends this plan with a reboot: a new driver loads only at the next boot (apply exits 3; with
+  // --reboot it reboots by itself and the resume unit continues).
+  bool reboot = false;
+  // A move from the stack the host runs (PlanInput::from) to this one: its name and every pinned value that
+  // changes (manifest::PinChanges: field, from, to; "" where one stack has no such field).
+  struct Change {
+    std::string field, from, to;
+  };
+  std::string move_from;
+  std::vector<Change> move_changes;
   bool refused() const;                  // any layer refused
   bool empty() const { return steps.empty(); }
   std::vector<std::string> Refusals() const;  // "cudnn: <reason>" per refused layer

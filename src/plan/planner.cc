@@ -1,5 +1,7 @@
 #include "plan/planner.h"
 
+#include "manifest/digest.h"
+
 #include <algorithm>
 #include <set>
 
@@ -81,6 +83,11 @@ class Planner {
       if (l.kind == Kind::kRefused && !blocked_layers_.count(l.name))
         plan_.blockers.push_back(l.name + ": " + l.detail + " (to leave the layer out: --skip " + l.name + ")");
     Steps();
+    plan_.reboot = driver_ok_ && driver_installs_;
+    if (in_.from && in_.from->name != stack_.name) {  // a move from the host's recorded stack: what it changes
+      plan_.move_from = in_.from->name;
+      for (const auto& c : manifest::PinChanges(*in_.from, stack_)) plan_.move_changes.push_back({c.field, c.from, c.to});
+    }
     return std::move(plan_);
   }
 

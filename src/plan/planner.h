@@ -39,6 +39,9 @@ struct PlanInput {
   // (apply's preflight). Without it the planner reads the host's apt lists. kMissing refuses a driver
   // install that would need them: DKMS could not build NVIDIA's module, and apt would fail mid-way.
   const apt::ListsAnswer* headers = nullptr;
+  // The stack this host runs (its status.json record) when the plan is for another one: the plan then lists
+  // what the move changes (Plan::move_changes).
+  const manifest::Stack* from = nullptr;
 };
 
 Plan BuildPlan(const PlanInput& in);

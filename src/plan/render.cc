@@ -76,6 +76,12 @@ std::string Heredoc(const std::string& contents) {
 std::string RenderText(const Plan& plan) {
   std::ostringstream out;
   out << "stack " << plan.stack << "\n";
+  if (!plan.move_from.empty()) {
+    out << "moving this host from stack " << plan.move_from << " (the stack it runs) to " << plan.stack << ":\n";
+    for (const auto& c : plan.move_changes)
+      out << "  " << c.field << ": " << (c.from.empty() ? "-" : c.from) << " -> " << (c.to.empty() ? "-" : c.to) << "\n";
+    if (plan.move_changes.empty()) out << "  no pinned value changes\n";
+  }
   for (const auto& l : plan.layers) {
     char line[64];
     std::snprintf(line, sizeof line, "  %-14s %-8s ", l.name.c_str(), DecisionName(l.kind));
@@ -84,6 +90,9 @@ std::string RenderText(const Plan& plan) {
     out << l.detail << "\n";
   }
   for (const auto& b : plan.blockers) out << "blocked: " << b << "\n";
+  if (plan.reboot)
+    out << "reboot: the new driver loads only after a reboot (apply exits 3; with --reboot it reboots, and "
+           "resumes after the boot)\n";
   if (plan.steps.empty()) {
     out << "nothing to do\n";
     return out.str();
@@ -106,6 +115,13 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
       << "# gpuprep plan for stack " << Comment(plan.stack) << ": the commands `gpuprep apply` runs, in order.\n"
       << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
       << "set -euo pipefail\n";
+  if (!plan.move_from.empty()) {
+    out << "# moving this host from stack " << Comment(plan.move_from) << ":\n";
+    for (const auto& c : plan.move_changes)
+      out << "#   " << Comment(c.field) << ": " << Comment(c.from.empty() ? "-" : c.from) << " -> "
+          << Comment(c.to.empty() ? "-" : c.to) << "\n";
+  }
+  if (plan.reboot) out << "# the new driver loads only after a reboot\n";
   for (const auto& l : plan.layers)
     out << "# layer " << Comment(l.name) << ": " << DecisionName(l.kind)
         << (l.detail.empty() ? "" : " - " + Comment(l.detail)) << "\n";
@@ -256,7 +272,17 @@ nlohmann::json RenderJson(const Plan& plan) {
     }
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});
   }
-  return {{"stack", plan.stack}, {"layers", layers}, {"steps", steps}, {"blockers", plan.blockers}};
+  json move = nullptr;
+  if (!plan.move_from.empty()) {
+    json changes = json::array();
+    for (const auto& c : plan.move_changes)
+      changes.push_back({{"field", c.field},
+                         {"from", c.from.empty() ? json(nullptr) : json(c.from)},
+                         {"to", c.to.empty() ? json(nullptr) : json(c.to)}});
+    move = {{"from", plan.move_from}, {"changes", changes}};
+  }
+  return {{"stack", plan.stack}, {"layers", layers},       {"steps", steps},
+          {"blockers", plan.blockers}, {"move", move}, {"reboot", plan.reboot}};
 }
 
 }  // namespace gp::plan

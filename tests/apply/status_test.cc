@@ -106,3 +106,44 @@ TEST_CASE("status: --callback URLs", "[apply][status]") {
   CHECK(c.argv[c.argv.size() - 2] == "--url");
   CHECK(c.stdin_data == std::optional<std::string>("{}"));
 }
+
+TEST_CASE("status: the converged stack and the run's content hash", "[apply][status]") {
+  gp::apply::RunStatus s;
+  s.stack = "hopper-r580-cuda13.0";
+  s.manifest = "hopper-r580-cuda13.0";
+  s.content_hash = "sha256:" + std::string(64, 'a');
+  s.state = "failed";
+  auto doc = nlohmann::json::parse(gp::apply::StatusToText(s));
+  CHECK(doc["content_hash"] == s.content_hash);
+  CHECK(doc["converged"].is_null());
+  s.converged = gp::apply::StackRecord{"old", "/etc/gpuprep/site.yaml", "sha256:" + std::string(64, 'b'), "T"};
+  doc = nlohmann::json::parse(gp::apply::StatusToText(s));
+  CHECK(doc["converged"] == nlohmann::json{{"stack", "old"},
+                                           {"manifest", "/etc/gpuprep/site.yaml"},
+                                           {"content_hash", "sha256:" + std::string(64, 'b')},
+                                           {"finished", "T"}});
+}
+
+TEST_CASE("status: which recorded stack is the host's", "[apply][status]") {
+  using gp::apply::HostStackOf;
+  gp::apply::StatusRecords r;
+  r.last = {"new", "new", "", ""};
+  CHECK(HostStackOf(r)->record.stack == "new");  // never converged: the last run's stack
+  CHECK_FALSE(HostStackOf(r)->converged);
+  r.converged = gp::apply::StackRecord{"old", "old", "", "T"};
+  for (const char* state : {"done", "nothing-to-do", "refused"}) {
+    INFO(state);
+    r.state = state;
+    CHECK(HostStackOf(r)->record.stack == "old");
+    CHECK(HostStackOf(r)->converged);
+  }
+  for (const char* state : {"reboot-required", "failed"}) {  // a move under way: finish it
+    INFO(state);
+    r.state = state;
+    CHECK(HostStackOf(r)->record.stack == "new");
+  }
+  r.last = {"old", "old", "", ""};  // a failed re-apply of the same stack
+  r.state = "failed";
+  CHECK(HostStackOf(r)->converged);
+  CHECK_FALSE(HostStackOf(gp::apply::StatusRecords{}));
+}

@@ -32,7 +32,7 @@ TEST_CASE("doctor JSON: top-level keys in docs/json.md order, with their types",
   CHECK(doc["host"].is_object());
   CHECK(doc["host"]["gpus"].size() == 8);
   REQUIRE(doc["layers"].is_array());
-  REQUIRE(doc["layers"].size() == 11);
+  REQUIRE(doc["layers"].size() == 12);  // the stack row and the 11 layers
 
   for (const auto& l : doc["layers"]) {
     std::vector<std::string> lk;
@@ -54,20 +54,21 @@ TEST_CASE("doctor JSON: top-level keys in docs/json.md order, with their types",
       CHECK((f["fix"].is_string() || f["fix"].is_null()));
     }
   }
-  const auto& cudnn = doc["layers"][6];
+  CHECK(doc["layers"][0]["name"] == "stack");  // the stack row first (a test stack of its own pins: ok)
+  const auto& cudnn = doc["layers"][7];
   CHECK(cudnn["name"] == "cudnn");
   CHECK(cudnn["status"] == "fail");
   CHECK(cudnn["found"].is_null());
   CHECK(cudnn["wanted"] == "8.9.7");
   CHECK(cudnn["detail"] == "cuDNN not installed");
   CHECK(cudnn["fix"] == "sudo gpuprep apply --yes --only cudnn");
-  CHECK(doc["layers"][3]["status"] == "warn");
+  CHECK(doc["layers"][4]["status"] == "warn");
   CHECK(doc["layers"][0]["fix"].is_null());
 
   std::vector<std::string> sk;
   for (auto it = doc["summary"].begin(); it != doc["summary"].end(); ++it) sk.push_back(it.key());
   CHECK(sk == std::vector<std::string>{"ok", "warn", "fail", "skip"});
-  CHECK(doc["summary"]["ok"] == 8);
+  CHECK(doc["summary"]["ok"] == 9);
   CHECK(doc["summary"]["warn"] == 1);
   CHECK(doc["summary"]["fail"] == 1);
   CHECK(doc["summary"]["skip"] == 1);
@@ -97,7 +98,7 @@ TEST_CASE("doctor table: rows, findings with fixes, summary; colour only when as
   // ok findings are for --verbose only
   CHECK(plain.find("kernel module and userspace driver agree") == std::string::npos);
   CHECK(plain.size() > 30);
-  CHECK(plain.substr(plain.size() - 29) == "8 ok, 1 warn, 1 fail, 1 skip\n");
+  CHECK(plain.substr(plain.size() - 29) == "9 ok, 1 warn, 1 fail, 1 skip\n");
 
   std::string colour = doctor::RenderTable(t.stack, t.host, reports, {true, false});
   CHECK(colour.find("\033[1;31mfail\033[0m") != std::string::npos);

@@ -22,8 +22,10 @@ expect() {  # expect NAME TREE WANT_RC PATTERN [stack]
   fi
 }
 # The legacy R535 stack: everything installed passes; the branch is past its end of life (June 2026), which
-# doctor warns about (this test runs after that date).
-expect "healthy host passes" healthy-h100 0 " 1 warn, 0 fail, "
+# doctor warns about (this test runs after that date), and a newer stack exists for the host (the stack row).
+expect "healthy host passes" healthy-h100 0 " 2 warn, 0 fail, "
+expect "a newer stack exists for it (a warning: the host stays on its stack)" healthy-h100 0 \
+  "a newer stack exists for this host: hopper-r580.173.02-cuda13.0.3"
 expect "the legacy branch is past its end of life" healthy-h100 0 "reached end of life in 2026-06"
 # The host layer's minimums are the sourced ratios (the shipped stacks give no numbers of their own).
 expect "host: CPU cores and RAM from the sourced ratios" healthy-h100 0 \
@@ -44,15 +46,15 @@ expect "H200 on open 550.54.15: warned, naming 550.90.07" h200-open-550 1 \
 expect "HGX H200 on R535: no R535 release lists it" hgx-h200-r535 0 \
   "no R535 release (betas aside) lists H200; the branches that do: R550 from 550.90.07"
 expect "HGX H200 on R535: the stack does not claim it" hgx-h200-r535 0 \
-  "stack ubuntu22.04-r535-cuda12.2 is not made for H200 (hopper; it claims volta, turing, ampere, ada, hopper less its boards_excluded); the newest that can is hopper-r580-cuda13.0"
+  "stack ubuntu22.04-r535-cuda12.2 is not made for H200 (hopper; it claims volta, turing, ampere, ada, hopper less its boards_excluded); the newest that can is hopper-r580.173.02-cuda13.0.3"
 expect "H20 on R545: the branch skips it" h20-r545 0 \
   "no R545 release (betas aside) lists H20; the branches that do: R535 from 535.161.07, R550 from 550.54.14"
 expect "GH200 on the proprietary modules is refused" gh200-proprietary 1 \
   "GH200 120GB runs only on NVIDIA's open kernel modules; the loaded module is proprietary"
 expect "GH200: the proprietary stack cannot run here" gh200-proprietary 1 \
-  "stack ubuntu22.04-r535-cuda12.2 cannot run here: GH200 120GB runs only on NVIDIA's open kernel modules; the newest that can is hopper-r580-cuda13.0"
+  "stack ubuntu22.04-r535-cuda12.2 cannot run here: GH200 120GB runs only on NVIDIA's open kernel modules; the newest that can is hopper-r580.173.02-cuda13.0.3"
 expect "P100 with a CUDA 13 stack: cannot run here, names the newest that can" p100-r580 1 \
-  "stack hopper-r580-cuda13.0 cannot run here: the open kernel modules do not drive Tesla P100 PCIe 16GB (pascal); the newest that can is volta-r580-cuda12.9" \
+  "stack hopper-r580-cuda13.0 cannot run here: the open kernel modules do not drive Tesla P100 PCIe 16GB (pascal); the newest that can is volta-r580.173.02-cuda12.9.1" \
   hopper-r580-cuda13.0
 expect "P100: CUDA 13 is past its last CUDA" p100-r580 1 \
   "the stack's CUDA 13.0.2 no longer supports Tesla P100 PCIe 16GB (compute capability 6.0; the last CUDA for it is 12.x)" \
@@ -61,10 +63,10 @@ expect "T4 on open 570: the README lag is a warning" t4-open-570 1 \
   "no R570 release (betas aside) lists Tesla T4; the branches that do: R575 from 575.57.08" volta-r580-cuda12.9
 # Without --manifest a P100 host gets the stack that can run it.
 out=$("$GPUPREP" doctor --root "$HOSTS/p100-r580" 2>&1)
-if ! grep -qF "using stack volta-r580-cuda12.9" <<<"$out" || grep -qF "cannot run here" <<<"$out"; then
+if ! grep -qF "using stack volta-r580.173.02-cuda12.9.1" <<<"$out" || grep -qF "cannot run here" <<<"$out"; then
   echo "FAIL P100 default stack"; echo "$out" | sed 's/^/     /'; fails=$((fails + 1))
 else
-  echo "ok   P100 default stack is volta-r580-cuda12.9"
+  echo "ok   P100 default stack is volta-r580.173.02-cuda12.9.1"
 fi
 # T4 on open 570 passes the GPU and driver layers (warnings only): not listed is not unsupported.
 layers=$("$GPUPREP" doctor --json --root "$HOSTS/t4-open-570" --manifest volta-r580-cuda12.9 2>/dev/null |

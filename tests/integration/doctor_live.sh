@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest-labels: fixtures
 # `gpuprep doctor` on the machine running the tests (the live host, real seams): invariants, not versions.
-#  - stdout of --json is one valid JSON object of docs/json.md's shape, every layer present (fabricmanager
+#  - stdout of --json is one valid JSON object of docs/json.md's shape, the stack row and every layer present (fabricmanager
 #    exactly when the host has NVSwitches), summary counts that add up, exit 0 iff no layer failed;
 #  - the table run exits with the same code and ends with the same summary;
 #  - on a host without an NVIDIA PCI device (the build machines) the gpu layer fails and the exit code is 1;
@@ -43,7 +43,7 @@ for k, t in [("kernel", str), ("arch", str), ("cpus", int), ("memory_bytes", int
     check(isinstance(host.get(k), t), "host.%s is %s" % (k, t.__name__))
 check(all(isinstance(host["os"].get(k), str) for k in ("id", "version_id", "pretty_name")), "host.os has id, version_id, pretty_name")
 names = [l["name"] for l in doc["layers"]]
-expected = ["os", "host", "gpu", "driver", "fabricmanager", "cuda", "cudnn", "nccl", "docker", "container_toolkit", "image"]
+expected = ["stack", "os", "host", "gpu", "driver", "fabricmanager", "cuda", "cudnn", "nccl", "docker", "container_toolkit", "image"]
 if host.get("nvswitch_count", 0) == 0:
     expected.remove("fabricmanager")
 check(names == expected, "every layer present, in order: %s" % names)

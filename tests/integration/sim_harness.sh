@@ -63,33 +63,33 @@ check "apt-get update against the three signed repositories" sim_run apt-get -q 
 madison() {  # madison PKG: the versions apt knows, newest first, space-separated
   sim_run apt-cache madison "$1" | awk -F' [|] ' '{print $2}' | tr -d ' ' | tr '\n' ' ' | sed 's/ $//'
 }
-check_eq "nvidia-driver-580: Ubuntu's build, then NVIDIA's five point releases in both revision styles (580.82.07 pruned)" \
-  "580.173.02-0ubuntu0.22.04.1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
+check_eq "nvidia-driver-580: NVIDIA's seven point releases in both revision styles (580.82.07 pruned), Ubuntu's build of 580.173.02 below NVIDIA's" \
+  "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.173.02-0ubuntu0.22.04.1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison nvidia-driver-580)"
-check_eq "nvidia-open-580 (NVIDIA's only)" "580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
+check_eq "nvidia-open-580 (NVIDIA's only)" "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison nvidia-open-580)"
 check_eq "cuda-drivers: the newest branch, then R535 in the old style" "595.71.05-1ubuntu1 535.183.01-1 535.129.03-1 535.104.05-1" \
   "$(madison cuda-drivers)"
 check_eq "nvidia-open (unsuffixed): the newest branch only" "595.71.05-1ubuntu1" "$(madison nvidia-open)"
-check_eq "cuda-compat-13-0 at the driver's versions" "580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
+check_eq "cuda-compat-13-0 at the driver's versions" "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison cuda-compat-13-0)"
-check_eq "nvidia-fabricmanager-580" "580.173.02-0ubuntu0.22.04.1 580.159.04-1 580.126.09-1 580.105.08-1 580.95.05-1 580.65.06-1" \
+check_eq "nvidia-fabricmanager-580" "580.178.04-1 580.173.02-1 580.173.02-0ubuntu0.22.04.1 580.159.04-1 580.126.09-1 580.105.08-1 580.95.05-1 580.65.06-1" \
   "$(madison nvidia-fabricmanager-580)"
 check_eq "cuda-toolkit-13-0" "13.0.3-1 13.0.2-1 13.0.1-1 13.0.0-1" "$(madison cuda-toolkit-13-0)"
 check_eq "cuda-toolkit-12-9 and 12-2" "12.9.1-1 12.9.0-1 / 12.2.2-1 12.2.0-1" "$(madison cuda-toolkit-12-9) / $(madison cuda-toolkit-12-2)"
-check_eq "libcudnn9-cuda-13 and -12" "9.14.0.64-1 9.13.0.50-1 9.12.0.46-1 / 9.10.2.21-1 9.8.0.87-1" \
+check_eq "libcudnn9-cuda-13 and -12" "9.25.1.1-1 9.24.1.1-1 9.23.2.1-1 9.14.0.64-1 9.13.0.50-1 9.12.0.46-1 / 9.10.2.21-1 9.8.0.87-1" \
   "$(madison libcudnn9-cuda-13) / $(madison libcudnn9-cuda-12)"
 check_eq "libcudnn8 (CUDA build in the revision)" "8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2" "$(madison libcudnn8)"
 check_eq "libnccl2 (CUDA build in the revision)" \
-  "2.28.3-1+cuda13.0 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.27.3-1+cuda12.9 2.19.3-1+cuda12.2 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8" \
+  "2.30.7-1+cuda13.3 2.30.7-1+cuda12.9 2.29.3-1+cuda13.1 2.28.9-1+cuda13.0 2.28.3-1+cuda13.0 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.27.3-1+cuda12.9 2.19.3-1+cuda12.2 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8" \
   "$(madison libnccl2)"
-check_eq "nvidia-container-toolkit (its own repository)" "1.20.0-1 1.19.1-1 1.17.8-1" "$(madison nvidia-container-toolkit)"
+check_eq "nvidia-container-toolkit (its own repository)" "1.20.1-1 1.20.0-1 1.19.1-1 1.17.8-1" "$(madison nvidia-container-toolkit)"
 check_eq "kernel metas in both pockets" "5.15.0.160.160 5.15.0.25.27" "$(madison linux-image-generic)"
 policy=$(sim_run apt-cache policy)
 check "the cuda repository's Release: Origin NVIDIA, Label NVIDIA CUDA" grep -q 'release o=NVIDIA,l=NVIDIA CUDA' <<<"$policy"
 check "the archive's: Origin Ubuntu, suite jammy-updates, codename jammy, component main" \
   grep -q 'release v=22.04,o=Ubuntu,a=jammy-updates,n=jammy,l=Ubuntu,c=main' <<<"$policy"
-check_eq "unpinned, apt's candidate for nvidia-driver-580 is Ubuntu's" "580.173.02-0ubuntu0.22.04.1" \
+check_eq "unpinned, apt's candidate for nvidia-driver-580 is the newest release in any origin" "580.178.04-1ubuntu1" \
   "$(sim_run apt-cache policy nvidia-driver-580 | awk '/Candidate:/ {print $2}')"
 
 # What apt does with these repositories when told only the top-level version (-s: apt's resolver, no change)
@@ -212,8 +212,8 @@ fi
 sim_section "without pins, apt-get upgrade moves the legacy stack (what gpuprep's pins must prevent)"
 sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -qq install "${PKGS[@]}" >/dev/null 2>&1  # complete the cut transaction
 sim_run env DEBIAN_FRONTEND=noninteractive apt-get -s upgrade >"$SIM_DIR/apt-s.out" 2>&1
-check_eq "the driver to the newest 535 and NCCL to a CUDA 13 build" \
-  "nvidia-driver-535 535.183.01-0ubuntu1 libnccl2 2.28.3-1+cuda13.0" "$(inst nvidia-driver-535) $(inst libnccl2)"
+check_eq "the driver to the newest 535 and NCCL to a build for another CUDA" \
+  "nvidia-driver-535 535.183.01-0ubuntu1 libnccl2 2.30.7-1+cuda13.3" "$(inst nvidia-driver-535) $(inst libnccl2)"
 
 sim_section "apt swaps branches: the 535 driver replaced by 580 open (Conflicts/Replaces), then reboot"
 check "apt-get install of R580 open, every component pinned" \

@@ -5,7 +5,12 @@
 # - a site file pinning a driver point release NVIDIA pruned (580.82.07) -> apply refuses before any change,
 #   with one line naming the package, the version wanted and the nearest versions the repository has;
 # - a host converged to the legacy ubuntu22.04-r535-cuda12.2, then applied hopper-r580-cuda13.0 -> gpuprep
-#   releases its own pins and holds, swaps the driver branch, converges and pins the new stack.
+#   releases its own pins and holds, swaps the driver branch, converges and pins the new stack;
+# - that host keeps hopper-r580-cuda13.0 although a newer stack (hopper-r580.173.02-cuda13.0.3) is embedded and is
+#   the default for a new host: without --manifest, doctor warns stack.newer-available with the commands to move,
+#   plan and apply change nothing; `plan --manifest NEW` lists what the move changes and the reboot;
+#   `apply --manifest NEW` moves it with one reboot, ends verified, and the host's stack is NEW from then on;
+# - /etc/gpuprep/site.yaml with that content is used before the record; one with other pins stops apply (exit 2).
 # Usage: bash sim_stacks_change.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -67,6 +72,86 @@ LEFT='^(cuda-[a-z-]+-12-2|libcudnn8|nvidia-fabricmanager-535) '
 check_eq "what the old stack left and the new one does not manage is neither pinned nor held" "" \
   "$(comm -12 <(sim_nvidia_installed | grep -E "$LEFT" | cut -d' ' -f1) <( (sim_pins | cut -d' ' -f1; sim_holds) | LC_ALL=C sort -u))"
 sim_check_pinned_and_held "after the change" "$LEFT"
+
+sim_section "a newer stack is embedded: the host keeps its stack (doctor warns; plan and apply change nothing)"
+NEW=hopper-r580.173.02-cuda13.0.3
+NEWSITE=$(sim_site_file "$NEW")
+sim_snapshot kept
+apt0=$(sim_count apt-get)
+cmd0=$(sim_count commands)
+check_eq "status.json: converged to the site file of hopper-r580-cuda13.0, with its content hash" \
+  "site-hopper-r580-cuda13.0 $HOPPER $(sim_gp_hash hopper-r580-cuda13.0)" \
+  "$(sim_inspect cat /var/lib/gpuprep/status.json | python3 -c 'import json,sys; c=json.load(sys.stdin)["converged"]; print(c["stack"], c["manifest"], c["content_hash"])')"
+sim_gp kept-doctor doctor --json
+check_rc "doctor without --manifest: warnings only" 0 kept-doctor
+check "it uses the host's stack and says so" grep -q "using stack site-hopper-r580-cuda13.0: the stack this host converged to" "$SIM_DIR/kept-doctor.err"
+check_eq "the stack row: stack.newer-available (warn) naming $NEW, the fix moves with --manifest $NEW" \
+  "warn stack.newer-available $NEW yes" \
+  "$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); l = [x for x in d["layers"] if x["name"] == "stack"][0]
+f = [x for x in l["findings"] if x["status"] == "warn"][0]
+print(l["status"], f["code"], l["wanted"], "yes" if "apply --manifest " + sys.argv[2] + " --yes" in f["fix"] else "no")' "$SIM_DIR/kept-doctor.out" "$NEW")"
+sim_doctor_clean "$HOPPER" gpu driver cuda cudnn nccl container_toolkit
+sim_gp kept-plan plan
+check_rc "plan without --manifest" 0 kept-plan
+check "plan: nothing to do (the host's stack, not the newer default)" grep -qx 'nothing to do' "$SIM_DIR/kept-plan.out"
+sim_gp kept-apply apply --yes
+check_rc "apply --yes without --manifest (a cron job, a resume unit)" 0 kept-apply
+check_eq "it finds nothing to do" "nothing to do: the host matches stack site-hopper-r580-cuda13.0" "$(sim_out kept-apply)"
+check_eq "no apt-get call, no recorded command" "$apt0 $cmd0" "$(sim_count apt-get) $(sim_count commands)"
+check_eq "no file changed outside gpuprep's log, journal and status" "" "$(sim_diff kept)"
+
+sim_section "apply --manifest NEW moves it: plan shows the changes and the reboot; one reboot; verified"
+sim_gp move-plan --manifest "$NEWSITE" plan
+check_rc "plan --manifest NEW" 0 move-plan
+check "it names the move from the host's stack" grep -q "^moving this host from stack site-hopper-r580-cuda13.0 (the stack it runs) to site-$NEW:" "$SIM_DIR/move-plan.out"
+for change in "driver.version: 580.95.05 -> 580.173.02" "cuda.version: 13.0.2 -> 13.0.3" "cudnn.version: 9.12.0.46 -> 9.25.1.1" \
+  "nccl.version: 2.27.7 -> 2.28.9" "container_toolkit.version: 1.19.1 -> 1.20.0"; do
+  check "  $change" grep -qF "  $change" "$SIM_DIR/move-plan.out"
+done
+check "and that it reboots" grep -q "^reboot: the new driver loads only after a reboot" "$SIM_DIR/move-plan.out"
+: >"$SIM_HOST/sim/log/apt-get.log"
+sim_gp move --manifest "$NEWSITE" apply --yes
+check_rc "apply --manifest NEW stops for the reboot" 3 move
+check_eq "one apt-get install transaction" 1 "$(sim_log apt-get | grep -c ' install ')"
+sim_gp moving-plan plan
+check_eq "until it converges, plan without --manifest plans the stack it moves to (a move is finished, not undone)" \
+  "stack site-$NEW" "$(head -n 1 "$SIM_DIR/moving-plan.out")"
+rc=0
+sim_reboot || rc=$?
+check_eq "the resume unit converges after one reboot" 0 "$rc"
+check "nothing asks for another reboot" sim_run test ! -e /var/run/reboot-required
+sim_gp move-verify verify
+check_rc "verify without --manifest: the host's stack is now NEW" 0 move-verify
+check "  and it says so" grep -q "using stack site-$NEW: the stack this host converged to" "$SIM_DIR/move-verify.err"
+N=580.173.02-1ubuntu1
+sim_check_versions "the new stack's pins" \
+  "nvidia-driver-580-open $N" "nvidia-dkms-580-open $N" "libnvidia-compute-580 $N" "nvidia-utils-580 $N" \
+  "cuda-toolkit-13-0 13.0.3-1" "libcudnn9-cuda-13 9.25.1.1-1" \
+  "libnccl2 2.28.9-1+cuda13.0" "nvidia-container-toolkit 1.20.0-1"
+check_eq "the new open module is loaded" "580.173.02" "$(sim_run cat /sys/module/nvidia/version)"
+check_eq "status.json: converged to NEW" "done site-$NEW $NEWSITE" \
+  "$(sim_inspect cat /var/lib/gpuprep/status.json | python3 -c 'import json,sys; d=json.load(sys.stdin); c=d["converged"]; print(d["state"], c["stack"], c["manifest"])')"
+sim_check_pinned_and_held "after the move" "$LEFT"
+sim_gp moved-doctor doctor --json
+check_rc "doctor without --manifest" 0 moved-doctor
+check_eq "the stack row: ok, the stack gpuprep picks for a new host like this one" "ok $NEW" \
+  "$(python3 -c 'import json,sys; l=[x for x in json.load(open(sys.argv[1]))["layers"] if x["name"] == "stack"][0]; print(l["status"], l["wanted"])' "$SIM_DIR/moved-doctor.out")"
+
+sim_section "the site file /etc/gpuprep/site.yaml: used before the recorded stack; other pins move nothing"
+sim_run sh -c 'mkdir -p /etc/gpuprep && cp "$1" /etc/gpuprep/site.yaml' sh "$NEWSITE"
+sim_gp site-plan plan
+check_rc "plan with a site file that has the content of the host's stack" 0 site-plan
+check "  it uses the site file and says so" grep -qF "using stack site-$NEW: the site file /etc/gpuprep/site.yaml, with the content of the stack this host converged to" "$SIM_DIR/site-plan.err"
+check "  nothing to do" grep -qx 'nothing to do' "$SIM_DIR/site-plan.out"
+sim_run cp "$HOPPER" /etc/gpuprep/site.yaml
+sim_snapshot site
+apt0=$(sim_count apt-get)
+sim_gp site-apply apply --yes
+check_rc "apply --yes with a site file naming other pins (a config-management run): refused" 2 site-apply
+check "  with the commands to move" grep -qF 'review the change with `gpuprep plan --manifest /etc/gpuprep/site.yaml`, make it with `sudo gpuprep apply --manifest /etc/gpuprep/site.yaml --yes`' "$SIM_DIR/site-apply.err"
+check_eq "  no apt-get call, no file changed" "$apt0" "$(sim_count apt-get)$(sim_diff site)"
+sim_run rm /etc/gpuprep/site.yaml
 
 echo "sim_stacks_change: scenarios took $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_stacks_change

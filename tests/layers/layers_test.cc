@@ -17,14 +17,14 @@ TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanage
     CHECK(r.status == Status::kOk);
     CHECK_FALSE(r.fix.has_value());
   }
-  CHECK(names == layers::LayerNames());
+  CHECK(names == layers::ReportNames());  // the stack row, then every layer
 }
 
 TEST_CASE("CheckAll: fabricmanager only with NVSwitches", "[layers][doctor]") {
   test::Inputs t;
   t.host.nvswitch_count = 0;
   auto all = layers::CheckAll(t.in());
-  CHECK(all.size() == layers::LayerNames().size() - 1);
+  CHECK(all.size() == layers::ReportNames().size() - 1);
   for (const auto& r : all) CHECK(r.name != "fabricmanager");
 }
 
@@ -143,8 +143,8 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   CHECK(bw.found == std::optional<std::string>("8x B200"));
   CHECK(bw.detail ==
         "stack ubuntu22-r535-cuda12.2 cannot run here: B200 runs only on NVIDIA's open kernel modules; the newest "
-        "that can is blackwell-r580-cuda13.0");
-  CHECK(bw.fix == std::optional<std::string>("sudo gpuprep apply --yes --manifest blackwell-r580-cuda13.0"));
+        "that can is blackwell-r580.173.02-cuda13.0.3");
+  CHECK(bw.fix == std::optional<std::string>("sudo gpuprep apply --yes --manifest blackwell-r580.173.02-cuda13.0.3"));
   // A stack whose pins could run the board but that does not claim its architecture only warns.
   b.stack.driver.flavour = "open";
   b.stack.driver.branch = 580;
@@ -152,7 +152,7 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   auto open = layers::CheckGpu(b.in());
   CHECK(open.status == Status::kWarn);
   CHECK(open.detail == "stack ubuntu22-r535-cuda12.2 is not made for B200 (blackwell; it claims ampere, hopper, ada); "
-                       "the newest that can is blackwell-r580-cuda13.0");
+                       "the newest that can is blackwell-r580.173.02-cuda13.0.3");
 }
 
 TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor]") {

@@ -15,6 +15,7 @@ TEST_CASE("MinDriverFor: exact rows, GA for major.minor, nearest update below", 
   CHECK(c.MinDriverFor(Version::Must("12.2.0"))->str() == "535.54.03");
   CHECK(c.MinDriverFor(Version::Must("12.2.3"))->str() == "535.104.05");  // no 12.2.3 row: 12.2 Update 2
   CHECK(c.MinDriverFor(Version::Must("13.0"))->str() == "580.65.06");
+  CHECK(c.MinDriverFor(Version::Must("13.0.3"))->str() == "580.126.20");  // redistrib_13.0.3.json's driver
   CHECK(c.MinDriverFor(Version::Must("13.1.0"))->str() == "590.44.01");
   CHECK(c.MinDriverFor(Version::Must("12.8"))->str() == "570.26");
   CHECK(c.MinDriverFor(Version::Must("12.5.0.23"))->str() == "555.42.02");
@@ -25,7 +26,7 @@ TEST_CASE("MinDriverFor: exact rows, GA for major.minor, nearest update below", 
 
 TEST_CASE("Table 3 is complete and ordered newest first", "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
-  CHECK(c.cuda_min_driver.size() == 55);  // 53 rows of Table 3 + two secondary 13.3 rows
+  CHECK(c.cuda_min_driver.size() == 56);  // 53 rows of Table 3, two secondary 13.3 rows, 13.0.3's packaged driver
   for (size_t i = 1; i < c.cuda_min_driver.size(); ++i)
     CHECK(c.cuda_min_driver[i - 1].cuda > c.cuda_min_driver[i].cuda);
   CHECK(c.cuda_min_driver.front().cuda.str() == "13.3.1");
@@ -287,4 +288,46 @@ TEST_CASE("broken compat documents", "[manifest]") {
   CHECK(err(rules + "  - {arch: volta, modules: closed}\n") ==
         "2 compat.yaml:7:28: modules must be open or proprietary, got \"closed\"");
   CHECK(err(rules + "  - {arch: volta, board: \"0x1db5\"}\n") == "2 compat.yaml:7:5: a driver rule names either arch or board");
+}
+
+TEST_CASE("from CUDA 13.4: a driver branch per CUDA minor, and the third digit a build number", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  REQUIRE(c.DriverBranchFor(Version::Must("13.4.2")));
+  CHECK(c.DriverBranchFor(Version::Must("13.4.2"))->branch == 615);
+  CHECK(c.DriverBranchFor(Version::Must("13.0.3"))->branch == 580);
+  CHECK(c.DriverBranchFor(Version::Must("13.3"))->branch == 610);
+  CHECK_FALSE(c.DriverBranchFor(Version::Must("13.5.0")));  // not in the material read: unknown, not guessed
+  CHECK_FALSE(c.DriverBranchFor(Version::Must("12.9.1")));
+  CHECK_FALSE(c.MinDriverFor(Version::Must("13.4.1")).has_value());  // no rows from 13.4 on
+  CHECK(c.CudaReleaseName(Version::Must("13.4.0")) == "13.4 developer preview");
+  CHECK(c.CudaReleaseName(Version::Must("13.4.1")) == "13.4 GA");
+  CHECK(c.CudaReleaseName(Version::Must("13.4.2")) == "13.4 Update 1");
+  CHECK(c.CudaReleaseName(Version::Must("13.2.2")) == "13.2 Update 2");
+  CHECK(c.CudaReleaseName(Version::Must("12.2.0")) == "12.2 GA");
+  CHECK(c.IsCudaPreview(Version::Must("13.4.0")));
+  CHECK_FALSE(c.IsCudaPreview(Version::Must("13.4.1")));
+  CHECK_FALSE(c.IsCudaPreview(Version::Must("13.0.0")));
+}
+
+TEST_CASE("driver branches: designation and end of life", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
+  CHECK(c.IsLongTermSupport(580));
+  CHECK(c.IsLongTermSupport(620));
+  CHECK(c.IsLongTermSupport(535));
+  CHECK_FALSE(c.IsLongTermSupport(595));
+  CHECK_FALSE(c.IsLongTermSupport(610));
+  CHECK_FALSE(c.IsLongTermSupport(590));  // not listed: not long-term support
+  CHECK(c.BranchInfo(580)->end_of_life == "2028-06");
+  CHECK(c.BranchInfo(620)->end_of_life == "2029-09");
+  CHECK(c.BranchInfo(595)->designation == "production");
+  const std::string head = "apiVersion: gpuprep/v1\nkind: Compat\ncuda_min_driver: []\nminor_compat: []\ngpus: []\n";
+  auto err = [](const std::string& text) { return ErrorOf([&] { m::ParseCompat(text, "compat.yaml"); }); };
+  CHECK(err(head + "driver_branches: [{branch: 580, designation: lts}]\n") ==
+        "2 compat.yaml:6:46: unknown designation \"lts\" (expected one of: long-term-support, production, new-feature)");
+  CHECK(err(head + "driver_branches: [{branch: 580, designation: production, end_of_life: 2028}]\n") ==
+        "2 compat.yaml:6:71: end_of_life is a month (like \"2028-06\"), got \"2028\"");
+  CHECK(err(head + "cuda_driver_branches: [{cuda: \"13.4.1\", branch: 615}]\n") ==
+        "2 compat.yaml:6:31: cuda is a CUDA minor (like \"13.4\"), got \"13.4.1\"");
+  CHECK(err(head + "cuda_driver_branches: [{cuda: \"13.4\", branch: 615, ga: \"13.5.1\"}]\n") ==
+        "2 compat.yaml:6:56: ga is a release of CUDA 13.4 (like \"13.4.1\"), got \"13.5.1\"");
 }

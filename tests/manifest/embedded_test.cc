@@ -14,6 +14,7 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
   auto files = gp::ListEmbedded("manifests/");
   REQUIRE(files.size() >= 4);
   for (const gp::EmbeddedFile* f : files) {
+    if (!gp::EndsWith(f->path, ".yaml")) continue;  // shipped-stacks.lock: tests/manifest/digest_test.cc
     INFO(f->path);
     std::string kind = m::ValidateDocument(std::string(f->data, f->size), f->path, m::LoadContext{});
     CHECK(kind == (std::string(f->path) == "manifests/compat.yaml" ? "Compat"
@@ -26,8 +27,10 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
 
 TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[manifest]") {
   const auto names = m::EmbeddedStackNames();
-  CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "hopper-r580-cuda13.0",
-                                          "ubuntu22.04-r535-cuda12.2", "volta-r580-cuda12.9"});
+  CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "blackwell-r580.173.02-cuda13.0.3",
+                                          "hopper-r580-cuda13.0", "hopper-r580.173.02-cuda13.0.3",
+                                          "ubuntu22.04-r535-cuda12.2", "volta-r580-cuda12.9",
+                                          "volta-r580.173.02-cuda12.9.1"});
   const m::Compat& compat = m::EmbeddedCompat();
   for (const auto& name : names) {
     INFO(name);
@@ -109,7 +112,9 @@ TEST_CASE("the Blackwell stack extends the Hopper one", "[manifest]") {
 }
 
 TEST_CASE("the R580 stacks set up the distribution's Docker in the runtime mode; the legacy one does not", "[manifest]") {
-  for (const char* name : {"hopper-r580-cuda13.0", "blackwell-r580-cuda13.0", "volta-r580-cuda12.9"}) {
+  for (const char* name : {"hopper-r580-cuda13.0", "blackwell-r580-cuda13.0", "volta-r580-cuda12.9",
+                           "hopper-r580.173.02-cuda13.0.3", "blackwell-r580.173.02-cuda13.0.3",
+                           "volta-r580.173.02-cuda12.9.1"}) {
     INFO(name);
     m::Stack s = m::LoadStack(name, m::LoadContext{});
     CHECK(s.docker.present);
@@ -126,27 +131,85 @@ TEST_CASE("the R580 stacks set up the distribution's Docker in the runtime mode;
   CHECK_FALSE(m::LoadStack("ubuntu22.04-r535-cuda12.2", m::LoadContext{}).docker.present);
 }
 
-TEST_CASE("ChooseDefaultStack picks the newest stack for the host and says why", "[manifest]") {
-  auto c = m::ChooseDefaultStack("ubuntu", "22.04", {"hopper"});
-  CHECK(c.name == "hopper-r580-cuda13.0");
+namespace {
+m::HostQuery Host(const std::string& id, const std::string& version, std::vector<std::string> archs,
+                  std::vector<std::string> pci_ids = {}) {
+  m::HostQuery q{id, version, std::move(archs), {}};
+  for (const auto& pci : pci_ids) q.boards.push_back(m::EmbeddedCompat().GpuByPciId(pci));
+  return q;
+}
+}  // namespace
+
+TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the host and says why", "[manifest]") {
+  auto c = m::ChooseDefaultStack(Host("ubuntu", "22.04", {"hopper"}));
+  CHECK(c.name == "hopper-r580.173.02-cuda13.0.3");
   CHECK(c.reason ==
-        "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and hopper GPUs");
-  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta"}).name == "volta-r580-cuda12.9");
-  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {"volta", "hopper"}).name == "volta-r580-cuda12.9");
-  CHECK(m::ChooseDefaultStack("debian", "12", {"ampere"}).name == "hopper-r580-cuda13.0");
-  CHECK(m::ChooseDefaultStack("ubuntu", "24.04", {"blackwell", "blackwell"}).name ==
-        "blackwell-r580-cuda13.0");
-  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).name ==
-        "hopper-r580-cuda13.0");  // the broadest of the newest
-  CHECK(m::ChooseDefaultStack("ubuntu", "22.04", {}).reason ==
-        "the newest embedded stack (CUDA 13.0.2, driver R580) that supports ubuntu 22.04 and no known GPU");
+        "the newest long-term-support stack (driver 580.173.02, R580 LTS, CUDA 13.0.3) that supports ubuntu 22.04 "
+        "and hopper GPUs");
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta"})).name == "volta-r580.173.02-cuda12.9.1");
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta", "hopper"})).name == "volta-r580.173.02-cuda12.9.1");
+  CHECK(m::ChooseDefaultStack(Host("debian", "12", {"ampere"})).name == "hopper-r580.173.02-cuda13.0.3");
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "24.04", {"blackwell", "blackwell"})).name ==
+        "blackwell-r580.173.02-cuda13.0.3");
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {})).name ==
+        "hopper-r580.173.02-cuda13.0.3");  // the broadest of the newest
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {})).reason ==
+        "the newest long-term-support stack (driver 580.173.02, R580 LTS, CUDA 13.0.3) that supports ubuntu 22.04 "
+        "and no known GPU");
+  // The boards decide too: the stack's driver must run every known board (GH200 needs the open modules, so a
+  // Volta + GH200 host has no stack).
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"hopper"}, {"0x2342"})).name == "hopper-r580.173.02-cuda13.0.3");
+  CHECK_THROWS_AS(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta", "hopper"}, {"0x1db1", "0x2342"})), gp::Error);
   try {
-    m::ChooseDefaultStack("ubuntu", "20.04", {"hopper"});
+    m::ChooseDefaultStack(Host("ubuntu", "20.04", {"hopper"}));
     FAIL("expected an error");
   } catch (const gp::Error& e) {
     CHECK(e.code() == gp::kExitUsage);
     CHECK(std::string(e.what()) ==
           "no embedded stack supports ubuntu 20.04 with hopper GPUs (embedded: blackwell-r580-cuda13.0, "
-          "hopper-r580-cuda13.0, ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9); choose one with --manifest");
+          "blackwell-r580.173.02-cuda13.0.3, hopper-r580-cuda13.0, hopper-r580.173.02-cuda13.0.3, "
+          "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1); choose one with --manifest");
   }
+}
+
+TEST_CASE("RanksAbove: long-term support first, then the newest CUDA, then the newest driver", "[manifest]") {
+  auto load = [](const char* n) { return m::LoadStack(n, m::LoadContext{}); };
+  const m::Stack old_hopper = load("hopper-r580-cuda13.0"), hopper = load("hopper-r580.173.02-cuda13.0.3"),
+                 volta = load("volta-r580.173.02-cuda12.9.1");
+  CHECK(m::RanksAbove(hopper, old_hopper));
+  CHECK_FALSE(m::RanksAbove(old_hopper, hopper));
+  CHECK(m::RanksAbove(hopper, volta));       // CUDA 13.0.3 over 12.9.1
+  CHECK(m::RanksAbove(old_hopper, volta));   // CUDA before the driver
+  m::Stack production = hopper;               // a newer branch that is not long-term support ranks below
+  production.driver.branch = 595;
+  production.driver.version.version = gp::Version::Must("595.71.05");
+  production.cuda.version.version = gp::Version::Must("13.2.1");
+  CHECK(m::RanksAbove(old_hopper, production));
+  CHECK_FALSE(m::RanksAbove(hopper, hopper));
+}
+
+TEST_CASE("the current stacks: R580 at 580.173.02, CUDA 13.0.3 / 12.9.1, the sourced libraries", "[manifest]") {
+  const m::Stack h = m::LoadStack("hopper-r580.173.02-cuda13.0.3", m::LoadContext{});
+  CHECK(h.extends_chain == std::vector<std::string>{"hopper-r580-cuda13.0"});
+  CHECK(h.driver.version.version->str() == "580.173.02");
+  CHECK(h.driver.flavour == "open");
+  CHECK(h.driver.end_of_life == "2028-06");
+  CHECK(h.cuda.version.version->str() == "13.0.3");
+  CHECK(h.cudnn.version.version->str() == "9.25.1.1");
+  CHECK(h.nccl.version.version->str() == "2.28.9");
+  CHECK(h.container_toolkit.version.version->str() == "1.20.0");
+  CHECK(h.image.ref == "nvcr.io/nvidia/pytorch:25.12-py3");
+  CHECK(h.repositories.size() == 4);  // the same repositories and keys as the stack it succeeds
+  const m::Stack b = m::LoadStack("blackwell-r580.173.02-cuda13.0.3", m::LoadContext{});
+  CHECK(b.architectures == std::vector<std::string>{"blackwell"});
+  CHECK(b.boards_excluded.empty());  // 580.173.02 lists every Blackwell board the older stack left out
+  CHECK(b.driver.version.version->str() == "580.173.02");
+  const m::Stack v = m::LoadStack("volta-r580.173.02-cuda12.9.1", m::LoadContext{});
+  CHECK(v.driver.flavour == "proprietary");
+  CHECK(v.driver.version.version->str() == "580.173.02");
+  CHECK(v.cuda.version.version->str() == "12.9.1");
+  CHECK(v.cudnn.version.version->str() == "9.10.2.21");  // the last cuDNN whose CUDA 12 build lists Volta
+  CHECK(v.nccl.version.version->str() == "2.30.7");
+  // The stacks they succeed stay embedded as they were (tests/manifest/digest_test.cc holds their content).
+  CHECK(m::LoadStack("hopper-r580-cuda13.0", m::LoadContext{}).driver.version.version->str() == "580.95.05");
 }

@@ -89,6 +89,11 @@ TEST_CASE("plan --format json and text", "[plan]") {
   auto text = plan::RenderText(p);
   CHECK(StartsWith(text, "stack test-r535\n  driver         install  535.129.03 (found: none) missing: cuda-drivers=535.129.03-1"));
   CHECK(Has(text, "5. one apt transaction for every missing package, pinned exactly [apt.install]"));
+  CHECK(text.find("\nreboot: the new driver loads only after a reboot (apply exits 3; with --reboot it reboots, "
+                  "and resumes after the boot)\n1. ") != std::string::npos);
+  CHECK(j["reboot"] == true);
+  CHECK(j["move"].is_null());
+  CHECK(Has(plan::RenderSh(p), "# the new driver loads only after a reboot"));
   plan::Plan empty;
   empty.stack = "s";
   CHECK(plan::RenderText(empty) == "stack s\nnothing to do\n");

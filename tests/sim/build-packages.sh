@@ -6,16 +6,17 @@
 #                                       revision styles, a newer branch behind the unsuffixed metas
 #   OUT_DIR/nvidia-container-toolkit/   the container toolkit's flat repository (libnvidia-container/stable/deb/amd64/)
 #   OUT_DIR/ubuntu/pool/{jammy,jammy-updates}/  the distribution archive: dkms, kernel headers and metas, and
-#                                       Ubuntu's own build of the R580 driver at a higher version than NVIDIA's
+#                                       Ubuntu's own build of an R580 release NVIDIA's repository also has
 # lib.sh indexes and signs them. Stand-in libraries and nvidia-smi are compiled ONCE from tests/sim/src/*.c
 # into BUILD_DIR and installed under each release's versioned file name (libnvidia-ml.so.580.95.05), from
 # which they report their version: many point releases cost no extra compiles. Never commit the results.
 #
 # Versions: the point releases, revision styles and package names follow what NVIDIA's and Ubuntu's
-# repositories publish (the R580 releases 580.65.06 ... 580.159.04, -0ubuntu1 up to 580.105.08 and -1ubuntu1
-# after; 595.71.05-1ubuntu1 behind nvidia-open/cuda-drivers; cuDNN 9.12.0.46-1 for CUDA 13; NCCL
-# 2.27.7-1+cuda13.0; Ubuntu's 580.173.02-0ubuntu0.22.04.1). Values marked "test value" are plausible
-# stand-ins where the real string is not known; only the tests read them.
+# repositories publish (the R580 releases 580.65.06 ... 580.178.04, -0ubuntu1 up to 580.105.08 and -1ubuntu1
+# after; 595.71.05-1ubuntu1 behind nvidia-open/cuda-drivers; cuDNN 9.12.0.46-1 ... 9.25.1.1-1 for CUDA 13;
+# NCCL 2.27.7-1+cuda13.0 ... 2.30.7-1+cuda13.3, newer releases built for newer CUDA minors only; Ubuntu's
+# 580.173.02-0ubuntu0.22.04.1, the same upstream release as NVIDIA's 580.173.02-1ubuntu1). Values marked "test
+# value" are plausible stand-ins where the real string is not known; only the tests read them.
 set -euo pipefail
 OUT=$1
 BUILD=$2
@@ -242,7 +243,9 @@ done
 # R580 (LTS): both revision styles; 580.82.07 is missing on purpose (a point release NVIDIA pruned).
 # cuda-compat-13-0 carries the driver's version, like NVIDIA's. The fabric manager's "-1" revision follows
 # the one R580 string seen for it (nvidia-fabricmanager-580=580.105.08-1); its other releases are test values.
-for v in 580.65.06-0ubuntu1 580.95.05-0ubuntu1 580.105.08-0ubuntu1 580.126.09-1ubuntu1 580.159.04-1ubuntu1; do
+# 580.173.02 (the newest production release, the current stacks' pin) and 580.178.04 after it.
+for v in 580.65.06-0ubuntu1 580.95.05-0ubuntu1 580.105.08-0ubuntu1 580.126.09-1ubuntu1 580.159.04-1ubuntu1 \
+  580.173.02-1ubuntu1 580.178.04-1ubuntu1; do
   up=${v%-*}
   driver_set cuda 580 "$up" "${v##*-}" "proprietary open"
   meta cuda nvidia-open-580 "$v" "nvidia-driver-580-open (= $v)" "NVIDIA driver 580, open kernel modules (simulated meta-package)"
@@ -263,8 +266,8 @@ meta cuda cuda-drivers 595.71.05-1ubuntu1 "nvidia-driver-595 (= 595.71.05-1ubunt
 # ------------------------------------------------------------------ CUDA toolkits
 # toolkit X-Y META COMPONENT: cuda-toolkit-X-Y META-1 depends on its components with ">=" like NVIDIA's
 # metas; cuda-cudart-X-Y and cuda-nvcc-X-Y COMPONENT-1 (each built once). Component versions: 13.0.48
-# (13.0.0), 13.0.88 (13.0.1 and 13.0.2), 12.9.37 (12.9.0), 12.9.79 (12.9.1) and 12.2.140 (12.2.2) as NVIDIA
-# ships them; 13.0.96 (13.0.3) and 12.2.53 (12.2.0) are test values.
+# (13.0.0), 13.0.88 (13.0.1 and 13.0.2), 13.0.96 (13.0.3: its cudart; its nvcc is 13.0.88), 12.9.37 (12.9.0),
+# 12.9.79 (12.9.1) and 12.2.140 (12.2.2) as NVIDIA ships them; 12.2.53 (12.2.0) is a test value.
 declare -A BUILT=()
 toolkit() {
   local xy=$1 meta_v=$2 comp=$3 dot=${1/-/.} major=${1%-*} root=usr/local/cuda-${1/-/.}
@@ -370,7 +373,8 @@ cudnn9() {  # cudnn9 CUDA_MAJOR VERSION
   symlink libcudnn.so.9 "$LIBDIR/libcudnn.so"
   finish
 }
-for v in 9.12.0.46-1 9.13.0.50-1 9.14.0.64-1; do cudnn9 13 "$v"; done
+# CUDA 13 builds: releases NVIDIA's redistrib_<label>.json files name (9.23.2.1, 9.24.1.1, 9.25.1.1 among them).
+for v in 9.12.0.46-1 9.13.0.50-1 9.14.0.64-1 9.23.2.1-1 9.24.1.1-1 9.25.1.1-1; do cudnn9 13 "$v"; done
 for v in 9.8.0.87-1 9.10.2.21-1; do cudnn9 12 "$v"; done
 
 # cuDNN 8: the CUDA build is in the revision (8.9.7.29-1+cuda12.2).
@@ -390,8 +394,9 @@ for v in 8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2; do
 done
 
 # ------------------------------------------------------------------ NCCL (CUDA build in the revision)
-for v in 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.28.3-1+cuda13.0 2.27.3-1+cuda12.9 2.18.5-1+cuda12.2 \
-  2.18.5-1+cuda11.8 2.19.3-1+cuda12.2; do
+# Newer releases exist only for newer CUDA minors (2.29.3 +cuda13.1, 2.30.7 +cuda13.3), as NVIDIA builds them.
+for v in 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.28.3-1+cuda13.0 2.28.9-1+cuda13.0 2.29.3-1+cuda13.1 \
+  2.30.7-1+cuda13.3 2.30.7-1+cuda12.9 2.27.3-1+cuda12.9 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8 2.19.3-1+cuda12.2; do
   up=${v%%-*}
   IFS=. read -ra p <<<"$up"
   code=$((p[0] * 10000 + p[1] * 100 + p[2]))
@@ -422,8 +427,10 @@ EOF
 done
 
 # ------------------------------------------------------------------ NVIDIA Container Toolkit (own repository)
+# 1.20.1 is a test value (no such release was seen): a release after the current stacks' 1.20.0 in the same
+# repository, so a test can tell the pin from apt's candidate.
 CTK=nvidia-container-toolkit
-for up in 1.17.8 1.19.1 1.20.0; do
+for up in 1.17.8 1.19.1 1.20.0 1.20.1; do
   v=$up-1
   pkg $CTK libnvidia-container1 "$v" "NVIDIA container runtime library (simulated)"
   install_file 0644 "$BUILD/libnvidia-container.NVC.so" "$LIBDIR/libnvidia-container.so.$up"
@@ -470,8 +477,9 @@ for pocket in "$JAMMY 5.15.0.25.27" "$UPDATES 5.15.0.160.160"; do
 done
 
 # Ubuntu's own build of R580 (nvidia-graphics-drivers-580, jammy-updates/security), with the same package
-# names as NVIDIA's and a higher version: without pins, apt prefers it. Its fabric manager version is a test
-# value.
+# names as NVIDIA's: above every release older stacks pin (without pins apt would move them to it), and the same
+# upstream release as NVIDIA's 580.173.02-1ubuntu1 at a lower revision (an upstream pin alone would match both;
+# gpuprep pins the exact revision the stack's repository has). Its fabric manager version is a test value.
 driver_set $UPDATES 580 580.173.02 0ubuntu0.22.04.1 "proprietary open"
 fm_pkg $UPDATES 580 580.173.02-0ubuntu0.22.04.1 580.173.02
 

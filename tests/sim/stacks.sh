@@ -88,6 +88,13 @@ PY
   check_eq "doctor: no warn or fail on the layers gpuprep installed ($*)" "" "$layers"
 }
 
+# sim_gp_hash STACK: the content hash this gpuprep holds for embedded STACK (manifest list --json, run outside
+# the sim: listing reads no system state it could change).
+sim_gp_hash() {
+  "$SIM_DIR/common/bin/gpuprep" --root "$SIM_DIR/common" manifest list --json 2>/dev/null |
+    python3 -c 'import json,sys; print([s["content_hash"] for s in json.load(sys.stdin)["stacks"] if s["name"] == sys.argv[1]][0])' "$1"
+}
+
 # sim_registry_embedded: the simulated NVIDIA registry (containers.sh) holding every image an embedded stack
 # names, each with the environment its config sets: NGC PyTorch 25.12 "based on CUDA 13.1.0"
 # (NVIDIA_PYTORCH_VERSION, as NGC's PyTorch images set it), NVIDIA's CUDA 12.9.1 cuDNN runtime image (no PyTorch).

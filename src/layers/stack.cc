@@ -1,0 +1,80 @@
+// stack row (doctor's first): the stack the report checks against, and whether gpuprep embeds a newer one for
+// this host. A newer stack is a warning, never a move: the host stays on its stack until an explicit
+// `apply --manifest NEW` (a converged host's stack is its recorded one, cli/target.h).
+//
+// The host's stack is compared by content (manifest/digest.h): an embedded stack, or a site file that only
+// moves its repositories, is the embedded stack with that content; a site file pinning other versions is its
+// own and is not compared. "Newer" is the default choice for a host never applied (manifest::ChooseDefaultStack:
+// long-term-support first, then newest CUDA and driver) when it ranks above the host's stack.
+#include <stdexcept>
+
+#include "layers/check.h"
+#include "layers/rules.h"
+#include "manifest/digest.h"
+#include "manifest/loader.h"
+#include "util/error.h"
+
+namespace gp::layers {
+namespace {
+
+std::string Pins(const manifest::Stack& s) {
+  auto v = [](const manifest::Pinned& p) { return p.known() ? p.version->str() : std::string("unknown"); };
+  return "driver " + v(s.driver.version) + ", CUDA " + v(s.cuda.version);
+}
+
+}  // namespace
+
+LayerReport CheckStack(const CheckInput& in) {
+  LayerReport r;
+  r.name = "stack";
+  const manifest::Stack& s = in.stack;
+  std::optional<std::string> same;
+  try {
+    same = manifest::EmbeddedIdentity(s);
+  } catch (const std::runtime_error& e) {  // no libcrypto to hash a site file with
+    r.found = s.name;
+    r.Add("stack.unhashed", Status::kSkip, std::string("cannot compare stack ") + s.name + " with the embedded ones: " + e.what());
+    return r;
+  }
+  r.found = s.name + (same && *same != s.name ? " (the content of " + *same + ")" : "");
+  manifest::DefaultChoice def;
+  try {
+    def = manifest::ChooseDefaultStack(HostQueryFor(in.compat, in.host));
+  } catch (const Error& e) {
+    r.Add("stack.no-default", Status::kSkip, e.what());
+    return r;
+  }
+  r.wanted = def.name;
+  if (!same) {
+    r.Add("stack.own-pins", Status::kOk,
+          "stack " + s.name + " pins versions of its own (no embedded stack has its content): not compared with " +
+              def.name + ", gpuprep's choice for a new host like this one");
+    return r;
+  }
+  if (*same == def.name) {
+    r.Add("stack.current", Status::kOk, *same + " is the stack gpuprep picks for a new host like this one");
+    return r;
+  }
+  const manifest::Stack have = manifest::LoadStack(*same, manifest::LoadContext{});
+  const manifest::Stack newer = manifest::LoadStack(def.name, manifest::LoadContext{});
+  if (!manifest::RanksAbove(newer, have)) {
+    r.Add("stack.chosen", Status::kOk,
+          *same + " ranks above " + def.name + ", gpuprep's choice for a new host like this one");
+    return r;
+  }
+  const bool reboot = !(have.driver.version.known() && newer.driver.version.known() &&
+                        *have.driver.version.version == *newer.driver.version.version);
+  // A host whose stack is its site file moves by editing it (else the next run without --manifest refuses).
+  const std::string& site = in.site_file;
+  const std::string& target = site.empty() ? def.name : site;
+  r.Add("stack.newer-available", Status::kWarn,
+        "a newer stack exists for this host: " + def.name + " (" + Pins(newer) + "; this host's " + *same +
+            ": " + Pins(have) + "); the host stays on its stack until moved",
+        (site.empty() ? "" : "make " + site + " extend " + def.name + " instead of " + *same + "; ") +
+            "review the move with: gpuprep plan --manifest " + target +
+            "; make it with: sudo gpuprep apply --manifest " + target + " --yes" +
+            (reboot ? " (the driver changes: one reboot)" : ""));
+  return r;
+}
+
+}  // namespace gp::layers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # ARCHITECTURE.md's rules hold in the code: each src/ folder includes only the folders its table row lists
 # and the folders below those (plus itself and util), yaml-cpp is included only in src/manifest/, and no file
 # outside src/sys/ (and main.cc) makes a system call directly.

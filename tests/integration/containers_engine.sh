@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # doctor and plan read the stack's image from the local engine (the stand-in Engine API,
 # tests/support/fake_dockerd.py, reached through DOCKER_HOST): its digest against the stack's pin, "not
 # pulled" when the engine lacks it, and the plan's pull step pinned by digest. Nothing else of the live

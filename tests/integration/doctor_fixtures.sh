@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # `gpuprep doctor --root` over every fixture host tree, as a user runs it: exit code, the verdict the tree
 # is built to show (in the table and in --json), and nothing of the live host read (the live machine's
 # CUDA must not appear).

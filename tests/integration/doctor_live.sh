@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # `gpuprep doctor` on the machine running the tests (the live host, real seams): invariants, not versions.
 #  - stdout of --json is one valid JSON object of docs/json.md's shape, every layer present (fabricmanager
 #    exactly when the host has NVSwitches), summary counts that add up, exit 0 iff no layer failed;

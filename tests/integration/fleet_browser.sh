@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: browser
 # The fleet report's HTML page in a real headless browser (Debian's chromium): doctor --json on the fixture
 # hosts, `gpuprep fleet-report --format html`, then the page as chromium renders it after its script ran:
 # every host's row and finding groups are there, the filter box and the status selector (preset through

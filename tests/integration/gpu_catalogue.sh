@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # The GPU catalogue in manifests/compat.yaml is exactly what tools/gpu_catalogue.py generates from the
 # checked-in inputs in tools/data/ (NVIDIA's open-gpu-kernel-modules README table and nvswitch ids, pci.ids'
 # NVIDIA block), and the check notices a hand edit.

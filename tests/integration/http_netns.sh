@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # The libcurl client refuses plain http to a peer that is not loopback, on a real connection that cannot
 # leave this machine: a private network namespace (`unshare -n`) whose only interface is lo, brought up and
 # given the TEST-NET-1 address 192.0.2.1/32 (RFC 5737), runs the unit test binary's hidden [netns] case

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # The launch story end to end, as a team lead runs it: `gpuprep doctor --json > node.json` on the server
 # (here: a fixture host tree through --root), then `gpuprep launch --host node.json --gpus 0,1 -- python
 # train.py` anywhere; the printed command is run by a real POSIX shell with the real docker CLI against

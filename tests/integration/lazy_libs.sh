@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: fixtures
 # ARCHITECTURE.md "Heavy libraries load lazily": doctor (and manifest list) start without mapping libcurl,
 # libcrypto or libarchive; they are dlopen'ed only by the commands that download, hash or extract.
 # Reads the dynamic loader's own record (glibc LD_DEBUG=files). Usage: bash lazy_libs.sh <gpuprep> <source-dir>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: package
 # packaging/check-binary.sh on the binary under test, against the per-distribution tables: a default build
 # links Debian 12's libspdlog.so.1.10/libfmt.so.9/libyaml-cpp.so.0.7 and must be refused for Ubuntu 22.04 and
 # 24.04 with the soname named; a GPUPREP_PORTABLE build (the .deb's) must pass for all three. Also: the

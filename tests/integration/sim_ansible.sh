@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: package,sim
 # packaging/ansible/ for real: Debian's ansible-playbook drives the simulated GPU server (tests/sim) over SSH
 # to an sshd listening on a loopback address inside it. The role copies and installs the .deb, runs
 # `gpuprep apply --yes` (exit 3: the driver wants a reboot), reboots through Ansible's own reboot module, waits

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # gpuprep on the simulated GPU server (tests/sim) with a repository that must not be trusted: the key
 # served is not the pinned fingerprint, the keyring's sha256 is not the pinned one, the repository is signed
 # by another key, a package fails apt's checksum. Each: exit 1, a one-line error, and the host untouched

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # The container half on the simulated server (tests/sim): a bare Ubuntu 22.04 server with 8 H100 reaches
 # "a container sees every GPU" through `gpuprep apply` alone: the driver (exit 3, reboot, the resume unit

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: package,sim
 # The .deb on the simulated GPU server (tests/sim; Debian 12 underneath, the only one of the three
 # distributions that can be installed for real here): packaging/build-deb.sh turns the binary under test into
 # gpuprep_*.deb; `apt-get install ./gpuprep_*.deb` installs it (Depends resolved by the real apt); the man page,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # Docker's own engine (docker-ce) from Docker's apt repository, its key pinned like NVIDIA's, on the simulated
 # server. A test stack (not a shipped one) names the repository as Docker's install guide gives it

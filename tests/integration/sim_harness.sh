@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # Self-test of the simulated GPU server (tests/sim), without gpuprep: the signed loopback repository, the
 # overlay host, the stub packages' contents, the fake sysfs and /proc/driver, the recording stand-ins and
 # the simulated reboot, driven with apt-get and dpkg directly. If this fails, the gpuprep scenarios

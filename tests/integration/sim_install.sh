@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # gpuprep on the simulated GPU server (tests/sim): a manifest error changes nothing (exit 2); a bare
 # Ubuntu 22.04 server with 8 H100 on nouveau -> apply -> exit 3 (reboot) -> simulated reboot -> the resume

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # gpuprep on the simulated GPU server (tests/sim) when things get in the way: apply killed with SIGKILL in
 # the middle of the install (a power cut while the driver's DKMS postinst runs) -> the rerun repairs dpkg and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # gpuprep on the simulated GPU server (tests/sim) with a stack whose cuDNN comes from NVIDIA's
 # redistributable archive (`source: redist`) instead of apt: installed from the loopback HTTPS server and,

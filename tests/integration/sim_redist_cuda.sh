@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # gpuprep on the simulated GPU server with a stack whose CUDA toolkit is three of NVIDIA's redistributable
 # archives (`source: redist`: cuda_cudart, cuda_nvcc, libcublas of redistrib_12.2.2.json) instead of apt: the whole

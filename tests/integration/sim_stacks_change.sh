@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # Embedded stacks on the simulated server (tests/sim/stacks.sh), when the repository and the host move:
 # - a site file pinning a driver point release NVIDIA pruned (580.82.07) -> apply refuses before any change,

@@ -19,7 +19,6 @@ done
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply fleet-report
 t_start=$(_sim_ms)
 if [[ -z $DEB ]]; then
   DEB=$(bash "$SRC/packaging/build-deb.sh" "$GPUPREP" "$SIM_DIR/deb") || sim_fail "packaging/build-deb.sh"

@@ -20,7 +20,6 @@ python3 -c 'import yaml' 2>/dev/null || { echo "SKIP: python3-yaml not found"; e
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply fleet-report
 
 if [[ -z $DEB ]]; then
   DEB=$(bash "$SRC/packaging/build-deb.sh" "$GPUPREP" "$SIM_DIR/deb") || sim_fail "packaging/build-deb.sh"

@@ -328,6 +328,8 @@ class Planner {
           in_.headers ? *in_.headers
                       : apt::FindKernelPackage(fs_, "/var/lib/apt/lists", headers, "the host's apt lists");
       if (found.state == apt::Availability::kMissing) return block(HeadersMissing(headers, found.from));
+      if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
+        return block(HeadersMissing(headers, "a Debian package name"));
       install_.insert(install_.begin() + static_cast<long>(before), headers);
       plan_.kernel_headers = headers;
       detail += "; kernel headers for " + facts_.kernel;
@@ -510,10 +512,8 @@ class Planner {
       NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
           Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
     if (!unhold_.empty()) {
-      std::vector<std::string> argv = {"apt-mark", "unhold"};
-      argv.insert(argv.end(), unhold_.begin(), unhold_.end());
       NewStep("apt.unhold", {}, "release gpuprep's holds on packages the stack no longer pins at these versions")
-          .actions.push_back(Action::Run(argv));
+          .actions.push_back(Action::Run(apt::UnholdArgv(unhold_)));
     }
     if (!prefs_want_.empty() && prefs_want_ != prefs_text_) {
       // gpuprep's own file: no backup beside it (apt would read, or warn about, every file in preferences.d).

@@ -30,9 +30,9 @@ namespace {
 const std::string kKey = std::string("\x99\x01\x0d\x04test-key-bytes", 18);
 const std::string kInstall =
     "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 "
-    "install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 "
+    "install -- linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 "
     "libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2";
-const std::string kHold = "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2";
+const std::string kHold = "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2";
 
 // Captures spdlog output for the life of the object.
 struct LogCapture {

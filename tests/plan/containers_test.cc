@@ -109,7 +109,7 @@ TEST_CASE("containers: a bare host installs Docker and the toolkit in one pinned
   REQUIRE(install);
   const std::string argv = sys::ShellJoin(install->actions[0].argv);
   // The toolkit resolved from the index at its upstream pin (not the newer 1.20.0-1); docker.io by name.
-  CHECK(argv.find(" install nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
+  CHECK(argv.find(" install -- nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
                   "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 docker.io") != std::string::npos);
   const std::string hold = sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv);
   for (const char* n : {" nvidia-container-toolkit", " nvidia-container-toolkit-base", " libnvidia-container-tools",

@@ -92,12 +92,12 @@ TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, h
   REQUIRE(install->actions.size() == 1);
   CHECK(sys::ShellJoin(install->actions[0].argv) ==
         "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
-        "-o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 "
+        "-o DPkg::Lock::Timeout=600 install -- linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 "
         "cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 "
         "libnccl-dev=2.18.5-1+cuda12.2");
   CHECK(install->actions[0].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
-        "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
+        "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
   CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update");
   const auto* list = Find(p, "repo.cuda.list");
   REQUIRE(list->actions.size() == 1);
@@ -139,8 +139,8 @@ TEST_CASE("installed but unheld packages are only held; a held package at anothe
   CHECK(Ids(p) == std::vector<std::string>{"apt.update", "apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
   CHECK(sys::ShellJoin(Find(p, "apt.install")->actions[0].argv) ==
         "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
-        "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install libcudnn8=8.9.7.29-1+cuda12.2");
-  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold libcudnn8 libnccl2");
+        "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install -- libcudnn8=8.9.7.29-1+cuda12.2");
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold -- libcudnn8 libnccl2");
   CHECK(Layer(p, "nccl").detail == "not held: libnccl2");
   CHECK(Layer(p, "cudnn").detail == "missing: libcudnn8=8.9.7.29-1+cuda12.2");
 }
@@ -164,8 +164,8 @@ TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[p
   f.in.only = {"cudnn"};
   auto p = f.Build();
   const auto& argv = Find(p, "apt.install")->actions[0].argv;
-  CHECK(std::vector<std::string>(argv.end() - 2, argv.end()) ==
-        std::vector<std::string>{"install", "libcudnn8=8.9.7.29-1+cuda12.2"});
+  CHECK(std::vector<std::string>(argv.end() - 3, argv.end()) ==
+        std::vector<std::string>{"install", "--", "libcudnn8=8.9.7.29-1+cuda12.2"});
   CHECK(Find(p, "driver.nouveau") == nullptr);
   CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kSkipped);
 
@@ -207,8 +207,9 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
     CHECK(p.kernel_headers == "linux-headers-5.15.0-105-generic");
     const auto& argv = Find(p, "apt.install")->actions[0].argv;
     const auto at = std::find(argv.begin(), argv.end(), "install");
-    REQUIRE(at + 1 < argv.end());
-    CHECK(at[1] == "linux-headers-5.15.0-105-generic");
+    REQUIRE(at + 2 < argv.end());
+    CHECK(at[1] == "--");
+    CHECK(at[2] == "linux-headers-5.15.0-105-generic");
   }
   SECTION("the host's lists do not (its archive dropped this ABI): refused with the way out") {
     f.root.Write(distro, other);
@@ -345,7 +346,7 @@ TEST_CASE("the pinned driver packages installed but not held are held even when 
   f.facts.driver.userspace_version = "535.129.03";
   auto p = f.Build();
   REQUIRE(Find(p, "apt.hold"));
-  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold cuda-drivers");
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold -- cuda-drivers");
 }
 
 TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]") {

@@ -54,10 +54,10 @@ TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted ar
   CHECK(Has(sh, "cat > /etc/modprobe.d/blacklist-nouveau.conf.gpuprep-new <<'GPUPREP_EOF'\nblacklist nouveau\n"
                 "options nouveau modeset=0\nGPUPREP_EOF"));
   CHECK(Has(sh, "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o "
-                "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic "
+                "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install -- linux-headers-5.15.0-105-generic "
                 "cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 "
                 "libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2"));
-  CHECK(Has(sh, "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2"));
+  CHECK(Has(sh, "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2"));
   CHECK(Has(sh, "Package: libnccl2\nPin: version 2.18.5-1+cuda12.2\nPin-Priority: 1001"));
   CHECK(Has(sh, "gpuprep --manifest '/etc/gpuprep/site stack.yaml' verify --only driver"));
   // bash itself accepts the script.

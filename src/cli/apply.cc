@@ -165,6 +165,13 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     throw Error(kExitFailed, msg);
   }
 
+  // --only/--skip: what this run does not touch, said before it starts (their holds and pins stay too).
+  if (!p.left_alone.empty()) {
+    const std::string left = "left alone: " + Join(p.left_alone, ", ") +
+                             " (not selected: their packages, holds and pins stay as they are)";
+    spdlog::info("{}", left);
+    *ctx.out << left << "\n";
+  }
   const bool resume_unit = t.fs->Exists(apply::kResumeUnitPath);
   if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) {
     spdlog::info("nothing to do: the host matches stack {}", t.stack.name);

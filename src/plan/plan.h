@@ -74,6 +74,8 @@ struct Plan {
   std::vector<LayerDecision> layers;     // in LayerNames() order, apt layers only
   std::vector<Step> steps;               // in execution order
   std::vector<std::string> blockers;     // reasons apply must stop before any change (Secure Boot, unpinned key)
+  // The stack's layers --only/--skip leave out: their packages, holds and pins stay as they are.
+  std::vector<std::string> left_alone;
   // Exact versions: where they came from ("the host's apt lists", "the repositories' index fetched at
   // apply time"; "" when not resolved), every package gpuprep pins and holds (the closure of the layers'
   // packages), and whether apply must fetch the repositories' index before it can decide.

@@ -83,6 +83,7 @@ std::string RenderText(const Plan& plan) {
     if (!l.wanted.empty()) out << l.wanted << " (found: " << (l.found.empty() ? "none" : l.found) << ") ";
     out << l.detail << "\n";
   }
+  if (!plan.left_alone.empty()) out << "left alone (not selected): " << Join(plan.left_alone, ", ") << "\n";
   for (const auto& b : plan.blockers) out << "blocked: " << b << "\n";
   if (plan.steps.empty()) {
     out << "nothing to do\n";
@@ -256,7 +257,8 @@ nlohmann::json RenderJson(const Plan& plan) {
     }
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});
   }
-  return {{"stack", plan.stack}, {"layers", layers}, {"steps", steps}, {"blockers", plan.blockers}};
+  return {{"stack", plan.stack},   {"layers", layers},           {"steps", steps},
+          {"blockers", plan.blockers}, {"left_alone", plan.left_alone}};
 }
 
 }  // namespace gp::plan

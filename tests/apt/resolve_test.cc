@@ -193,9 +193,17 @@ TEST_CASE("conflicting exact relations are an error naming both sides", "[apt][r
 }
 
 TEST_CASE("the preferences file pins each package exactly above 1000 and reads back", "[apt][resolve]") {
-  const std::string text = PreferencesContents("s", {{"libnccl2", "2.27.7-1+cuda13.0"}, {"nvidia-utils-580", "580.95.05-0ubuntu1"}});
-  CHECK(text.find("Package: libnccl2\nPin: version 2.27.7-1+cuda13.0\nPin-Priority: 1001\n") != std::string::npos);
+  const std::map<std::string, Pin> pins = {{"libnccl2", {"2.27.7-1+cuda13.0", {"nccl"}}},
+                                           {"nvidia-utils-580", {"580.95.05-0ubuntu1", {"driver", "fabricmanager"}}}};
+  const std::string text = PreferencesContents("s", pins);
+  CHECK(text.find("\nExplanation: gpuprep layers: nccl\nPackage: libnccl2\nPin: version 2.27.7-1+cuda13.0\n"
+                  "Pin-Priority: 1001\n") != std::string::npos);
+  CHECK(text.find("\nExplanation: gpuprep layers: driver, fabricmanager\nPackage: nvidia-utils-580\n") != std::string::npos);
+  CHECK(ReadPins(text) == pins);
   auto back = ParsePreferences(text);
   CHECK(back == std::map<std::string, std::string>{{"libnccl2", "2.27.7-1+cuda13.0"}, {"nvidia-utils-580", "580.95.05-0ubuntu1"}});
+  // A file written before the layers were recorded: the pins, owned by no named layer.
+  CHECK(ReadPins("Package: libnccl2\nPin: version 2.27.7-1+cuda13.0\nPin-Priority: 1001\n") ==
+        std::map<std::string, Pin>{{"libnccl2", {"2.27.7-1+cuda13.0", {}}}});
   CHECK(ParsePreferences("Package: *\nPin: release l=NVIDIA CUDA\nPin-Priority: 600\n").empty());
 }

@@ -103,4 +103,38 @@ check_eq "no recorded command (no reload)" "$cmd0" "$(sim_count commands)"
 check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff converged)"
 check_eq "nothing pulled again" 1 "$(grep -c '"path": "/v1.43/images/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl")"
 
+sim_section "apply --only L, for every layer: no other layer's hold or pin changes"
+# apt-mark showhold, and the stanzas of the pins file text on stdin, of every package that SKIP (a regex; ""
+# = none) does not match.
+holds_except() { sim_inspect apt-mark showhold | grep -Ev "${1:-^$}" | LC_ALL=C sort; }
+pins_except() {
+  awk -v RS= -v skip="${1:-^$}" '{ p = ""; n = split($0, l, "\n")
+    for (i = 1; i <= n; i++) if (l[i] ~ /^Package: /) p = substr(l[i], 10)
+    if (p == "" || p !~ skip) print $0 "\n" }'
+}
+pins_file() { sim_inspect cat /etc/apt/preferences.d/gpuprep; }
+holds0=$(holds_except)
+prefs0=$(pins_file)
+check "the converged host holds the driver, CUDA, cuDNN, NCCL and the toolkit (9 packages or more)" \
+  test "$(wc -l <<<"$holds0")" -ge 9
+check "each pin names its layer" grep -q '^Explanation: gpuprep layers: container_toolkit$' <<<"$prefs0"
+for L in driver fabricmanager cuda cudnn nccl docker container_toolkit image; do
+  sim_gp "only-$L" "${M[@]}" apply --yes --only "$L"
+  check_rc "apply --only $L on the converged host" 0 "only-$L"
+  check_eq "--only $L: apt-mark showhold byte for byte as before" "$holds0" "$(holds_except)"
+  check_eq "--only $L: the pins file byte for byte as before" "$prefs0" "$(pins_file)"
+  check "--only $L: it says which layers it left alone" grep -q "^left alone: .*(not selected: their packages, holds and pins stay as they are)" "$SIM_DIR/only-$L.out"
+done
+TK='^(nvidia-container-toolkit|nvidia-container-toolkit-base|libnvidia-container-tools|libnvidia-container1)$'
+sim_run apt-mark unhold nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools libnvidia-container1 >/dev/null
+sim_gp only-tk "${M[@]}" apply --yes --only container_toolkit
+check_rc "apply --only container_toolkit with the toolkit's holds gone" 0 only-tk
+check_eq "the toolkit's four packages are held again" 4 "$(sim_inspect apt-mark showhold | grep -cE "$TK")"
+check_eq "every other layer's holds as before" "$(grep -Ev "$TK" <<<"$holds0")" "$(holds_except "$TK")"
+check_eq "every other layer's pins as before" "$(pins_except "$TK" <<<"$prefs0")" "$(pins_file | pins_except "$TK")"
+check "and those are the driver's, CUDA's, cuDNN's and NCCL's" grep -q '^Explanation: gpuprep layers: driver$' <<<"$(pins_file | pins_except "$TK")"
+check_eq "the whole pins file as before" "$prefs0" "$(pins_file)"
+sim_gp only-verify "${M[@]}" verify
+check_rc "verify afterwards (every layer still held and pinned)" 0 only-verify
+
 sim_finish sim_containers

@@ -83,13 +83,12 @@ struct Fixture {
   void ToolkitInstalled() {
     std::string status = root.Read("/var/lib/dpkg/status");
     if (status == "<missing>") status.clear();
-    std::vector<std::pair<std::string, std::string>> pins;
+    std::map<std::string, apt::Pin> pins;
     for (const auto& p : stack.container_toolkit.packages) {
       status += test::DpkgStanza(p.name, "1.19.1-1");
-      pins.emplace_back(p.name, "1.19.1-1");
+      pins[p.name] = {"1.19.1-1", {"container_toolkit"}};
     }
     root.Write("/var/lib/dpkg/status", status);
-    std::sort(pins.begin(), pins.end());
     root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
   }
 };

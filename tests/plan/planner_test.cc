@@ -47,6 +47,16 @@ struct Fixture {
   }
   apt::Index index;
 
+  // The pins gpuprep writes for the stack, each naming its layer.
+  std::map<std::string, apt::Pin> Pins() const {
+    std::map<std::string, apt::Pin> pins;
+    for (const auto& p : stack.driver.packages) pins[p.name] = {p.version, {"driver"}};
+    for (const auto& [layer, c] : {std::pair<const char*, const manifest::ComponentSpec*>{"cuda", &stack.cuda},
+                                   {"cudnn", &stack.cudnn}, {"nccl", &stack.nccl}})
+      for (const auto& p : c->packages) pins[p.name] = {p.version, {layer}};
+    return pins;
+  }
+
   // What a converged host looks like on disk.
   void Converge() {
     std::string status;
@@ -57,12 +67,7 @@ struct Fixture {
     root.Write(stack.repositories[0].keyring_path, "key");
     root.Write(stack.repositories[0].list_path, apt::ListFileContents(stack.repositories[0], stack.name));
     root.Write("/var/lib/apt/lists/repo.example_cuda_Packages", test::RepoPackages(stack));
-    std::vector<std::pair<std::string, std::string>> pins;
-    for (const auto& p : stack.driver.packages) pins.emplace_back(p.name, p.version);
-    for (const auto* c : {&stack.cuda, &stack.cudnn, &stack.nccl})
-      for (const auto& p : c->packages) pins.emplace_back(p.name, p.version);
-    std::sort(pins.begin(), pins.end());
-    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
+    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, Pins()));
     root.Write("/etc/modprobe.d/blacklist-nouveau.conf", plan::kNouveauBlacklist);
     root.Write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
@@ -323,10 +328,10 @@ TEST_CASE("a driver at the pinned version from other packages is left alone", "[
                                            test::DpkgStanza("libcudnn8", "8.9.7.29-1+cuda12.2") +
                                            test::DpkgStanza("libnccl2", "2.18.5-1+cuda12.2") +
                                            test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2"));
-  f.root.Write(apt::kPreferencesPath, apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", "12.2.2-1"},
-                                                                             {"libcudnn8", "8.9.7.29-1+cuda12.2"},
-                                                                             {"libnccl-dev", "2.18.5-1+cuda12.2"},
-                                                                             {"libnccl2", "2.18.5-1+cuda12.2"}}));
+  f.root.Write(apt::kPreferencesPath, apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", {"12.2.2-1", {"cuda"}}},
+                                                                             {"libcudnn8", {"8.9.7.29-1+cuda12.2", {"cudnn"}}},
+                                                                             {"libnccl-dev", {"2.18.5-1+cuda12.2", {"nccl"}}},
+                                                                             {"libnccl2", {"2.18.5-1+cuda12.2", {"nccl"}}}}));
   f.facts.driver.userspace_version = "535.129.03";
   auto p = f.Build();
   CHECK(Ids(p).empty());

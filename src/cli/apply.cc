@@ -130,6 +130,8 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   env.facts = &t.facts;
   env.reboot = o.reboot;
   env.self_path = SelfPath();
+  env.fresh_verify = true;  // a library this process loaded while probing is not the one just installed
+  env.manifest = t.manifest;
   // Exact versions come from the repositories' index as it is now, read before the first change: a pin
   // the repository no longer carries stops apply here, with the host as it was.
   apply::PreflightResult fresh;

@@ -55,14 +55,16 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
   return t;
 }
 
-// --manifest, else the stack doctor used for the snapshot, else the default for the host's OS and GPUs.
+// --manifest, else the site file, else the stack doctor used for the snapshot, else the default for the host's
+// OS and GPUs.
 // Without --manifest a stack that cannot be found is not an error: --image or the profile may name
 // the image (Resolve says so when nothing does).
 // `reason` is set when the stack was chosen by default (printed when the stack's image is used).
 std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, std::string& reason) {
   std::unique_ptr<sys::HttpClient> http;
-  const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
-  if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
+  const std::string spec = ManifestOrSite(ctx, ctx.opts.manifest);
+  const manifest::LoadContext lc = ManifestLoadContext(ctx, spec, http);
+  if (!spec.empty()) return manifest::LoadStack(spec, lc);
   try {
     const auto names = manifest::EmbeddedStackNames();
     if (!t.manifest.empty() && std::find(names.begin(), names.end(), t.manifest) != names.end()) {

@@ -283,9 +283,11 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   auto show_spec = std::make_shared<std::string>(), validate_path = std::make_shared<std::string>();
   CLI::App* show =
       cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
-  show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL")->required();
+  show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL (default: --manifest, else the site file)");
   show->callback([&ctx, &exit_code, show_spec] {
-    Show(*show_spec, ctx);
+    const std::string spec = ManifestOrSite(ctx, show_spec->empty() ? ctx.opts.manifest : *show_spec);
+    if (spec.empty()) throw UsageError(std::string("manifest show: name a stack (no --manifest and no ") + kSiteManifest + ")");
+    Show(spec, ctx);
     exit_code = kExitOk;
   });
   CLI::App* validate =

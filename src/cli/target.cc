@@ -75,8 +75,15 @@ void ReadStackImageFromRegistry(Context& ctx, const manifest::Stack& stack, prob
   ReadImageFromRegistry(ctx, ref, facts);
 }
 
-Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
+std::string ManifestOrSite(Context& ctx, const std::string& given) {
+  if (!given.empty() || !ctx.local_fs || !ctx.local_fs->Exists(kSiteManifest)) return given;
+  spdlog::info("using the site file {} (--manifest overrides it)", kSiteManifest);
+  return kSiteManifest;
+}
+
+Target LoadTarget(Context& ctx, const std::string& given) {
   Target t;
+  const std::string manifest_spec = ManifestOrSite(ctx, given);
   t.manifest = manifest_spec;
   std::unique_ptr<sys::HttpClient> http;
   if (!manifest_spec.empty()) t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));

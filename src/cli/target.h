@@ -36,8 +36,16 @@ manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
 // The default stack for a probed host: manifest::ChooseDefaultStack over its OS and GPU architectures.
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 
-// Loads `manifest_spec` (or, when empty, the default stack for the probed host, saying which and why on
-// stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage) for manifest errors.
+// The site file: when it exists on the machine gpuprep runs on, it is the default --manifest of every verb.
+inline constexpr const char* kSiteManifest = "/etc/gpuprep/site.yaml";
+
+// The manifest a verb reads: `given` (--manifest, or what a resumed run recorded) when set, else the site
+// file when it exists (said on stderr), else "" (the default stack for the host is chosen).
+std::string ManifestOrSite(Context& ctx, const std::string& given);
+
+// Loads `manifest_spec` (ManifestOrSite: when empty, the site file, else the default stack for the probed
+// host, saying which and why on stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage)
+// for manifest errors.
 // On a live host, LoadTarget also asks the engine about the stack's image (ProbeStackImage).
 Target LoadTarget(Context& ctx, const std::string& manifest_spec);
 

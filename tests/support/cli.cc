@@ -9,7 +9,7 @@
 namespace gp::test {
 
 CliRun Gpuprep(const std::vector<std::string>& args, const CliOptions& options) {
-  sys::DiskFs local("/");
+  sys::DiskFs local(options.local_root);
   std::ostringstream out, err;
   cli::Context ctx;
   ctx.out = &out;

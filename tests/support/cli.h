@@ -15,6 +15,7 @@ struct CliRun {
 struct CliOptions {
   bool tty = false;                        // stdout is a terminal (colour)
   std::map<std::string, std::string> env;  // the process environment gpuprep sees
+  std::string local_root = "/";            // where "this machine's" files are (/etc/gpuprep/site.yaml...)
 };
 
 // RunCli({"gpuprep", args...}).

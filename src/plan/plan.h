@@ -28,7 +28,8 @@ struct Action {
   std::map<std::string, std::string> env;   // kRun
   std::chrono::seconds timeout{600};        // kRun
   bool apt_progress = false;                // kRun: apt-get install (APT::Status-Fd progress on a terminal)
-  std::string path;                         // kWrite, kMove (from), kFetch (destination)
+  std::string path;                         // kWrite (the file replaced), kMove (from), kFetch (destination)
+  std::string link;                         // kWrite: the symbolic link written through ("" = none; sys/fs.h)
   std::string to;                           // kMove
   std::string contents;                     // kWrite; kRebootCheck: the driver version that must be loaded
   unsigned mode = 0644;                     // kWrite, kFetch

@@ -84,6 +84,7 @@ class Planner {
     for (const auto& l : plan_.layers)
       if (l.kind == Kind::kSkipped && !Selected(l.name)) plan_.left_alone.push_back(l.name);
     Steps();
+    WriteThroughLinks();
     return std::move(plan_);
   }
 
@@ -467,6 +468,20 @@ class Planner {
     plan_.layers.insert(plan_.layers.end(), containers_.layers.begin(), containers_.layers.end());
     for (const auto& p : containers_.install) install_.push_back(p.name);
     plan_.blockers.insert(plan_.blockers.end(), containers_.blockers.begin(), containers_.blockers.end());
+  }
+
+  // A system file gpuprep edits (daemon.json, the nouveau blacklist) that is a symbolic link is written
+  // through it, as apply's WriteAtomic does (sys/fs.h ResolveWriteTarget), so `plan --format sh` writes the
+  // same file; a link leading out of /etc is bad input: exit 2, before anything changes.
+  void WriteThroughLinks() {
+    for (auto& step : plan_.steps)
+      for (auto& a : step.actions) {
+        if (a.kind != Action::Kind::kWrite || !a.keep_backup) continue;
+        const sys::WriteTarget t = sys::ResolveWriteTarget(fs_, a.path);
+        if (!t.error.empty()) throw UsageError(t.error);
+        a.link = t.link;
+        a.path = t.path;
+      }
   }
 
   // An engine already there is left as it is (plan/containers.cc), but the pins gpuprep gave the docker

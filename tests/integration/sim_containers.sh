@@ -5,7 +5,8 @@
 # "a container sees every GPU" through `gpuprep apply` alone: the driver (exit 3, reboot, the resume unit
 # finishes), Ubuntu's docker.io (its engine is the stand-in Engine API), the toolkit's four packages pinned
 # and held, the nvidia runtime added to an admin's daemon.json with every other key kept (and "runtimes":
-# null handled), Docker reloaded (SIGHUP), the image pulled through the Engine API at its pinned digest; then
+# null handled; the file is a link configuration management made, edited through the link), Docker reloaded
+# (SIGHUP), the image pulled through the Engine API at its pinned digest; then
 # verify runs nvidia-smi -L and the torch check in a container, doctor reads the image's CUDA from the image,
 # and a second apply changes nothing.
 # Usage: bash sim_containers.sh <gpuprep> <source-dir> <build-dir>
@@ -48,8 +49,9 @@ open(dst, "w").write(s)
 PY
 # NVIDIA's registry, as the stand-in engine serves it: one image, its config's environment as NGC sets it.
 sim_registry "$IMAGE CUDA_VERSION=12.2.2.009 CUDA_DRIVER_VERSION=535.104.05 NVIDIA_REQUIRE_CUDA=cuda>=9.0 NVIDIA_PYTORCH_VERSION=23.10"
-# An admin's daemon.json from cloud-init, with keys to keep and "runtimes": null.
-sim_run sh -c 'mkdir -p /etc/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\"}" >/etc/docker/daemon.json'
+# An admin's daemon.json, with keys to keep and "runtimes": null, managed by configuration management
+# elsewhere in /etc and linked into place (as configuration management tools do).
+sim_run sh -c 'mkdir -p /etc/docker /etc/cm/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\"}" >/etc/cm/docker/daemon.json && ln -s ../cm/docker/daemon.json /etc/docker/daemon.json'
 sim_snapshot bare
 
 sim_section "plan: Docker, the toolkit, daemon.json (with its diff), the image"
@@ -77,7 +79,12 @@ check_eq "the toolkit's packages are held" 4 "$(sim_run apt-mark showhold | grep
 keys=$(sim_run python3 -c 'import json; d=json.load(open("/etc/docker/daemon.json")); print(" ".join(d), "|", " ".join(d["log-opts"]), "|", d["runtimes"]["nvidia"]["path"], d["features"]["buildkit"])')
 check_eq "daemon.json: every key kept in order, the nvidia runtime added" \
   "log-driver log-opts runtimes features data-root | max-size max-file | nvidia-container-runtime True" "$keys"
-check "the replaced daemon.json is kept as a backup" sim_run grep -q '"runtimes": null' /etc/docker/daemon.json.gpuprep-bak
+check_eq "daemon.json is still the link configuration management made" ../cm/docker/daemon.json \
+  "$(sim_run readlink /etc/docker/daemon.json)"
+check "the link's target got the runtime" sim_run grep -q nvidia-container-runtime /etc/cm/docker/daemon.json
+check "the replaced file is kept as a backup beside the target" \
+  sim_run grep -q '"runtimes": null' /etc/cm/docker/daemon.json.gpuprep-bak
+check_eq "and nothing else is left in /etc/docker" daemon.json "$(sim_inspect ls -A /etc/docker)"
 check "Docker reloaded, not restarted" grep -qx 'systemctl reload docker.service' "$SIM_HOST/sim/log/commands.log"
 check "never restarted" sh -c "! grep -q 'systemctl restart docker' '$SIM_HOST/sim/log/commands.log'"
 sim_check_pulled "$IMAGE"
@@ -136,5 +143,15 @@ check "and those are the driver's, CUDA's, cuDNN's and NCCL's" grep -q '^Explana
 check_eq "the whole pins file as before" "$prefs0" "$(pins_file)"
 sim_gp only-verify "${M[@]}" verify
 check_rc "verify afterwards (every layer still held and pinned)" 0 only-verify
+
+sim_section "a daemon.json linked to a file outside /etc: refused, exit 2, nothing changed"
+sim_run sh -c 'mkdir -p /srv/cm && printf "{\"log-driver\": \"journald\"}\n" >/srv/cm/daemon.json && ln -sfn /srv/cm/daemon.json /etc/docker/daemon.json'
+sim_snapshot outside
+sim_gp outside "${M[@]}" apply --yes
+check_rc "apply refuses the link" 2 outside
+check_eq "one line naming the link and its target" \
+  "gpuprep: error: /etc/docker/daemon.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the file itself at /etc/docker/daemon.json, or link it to a file under /etc)" \
+  "$(sim_err outside | tail -n 1)"
+check_eq "nothing changed" "" "$(sim_diff outside)"
 
 sim_finish sim_containers

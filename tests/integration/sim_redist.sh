@@ -96,6 +96,8 @@ check "verified by a new process at the previous version" \
   grep -q 'verified cudnn in a new process: cuDNN 9.12.0 loads' "$SIM_DIR/back.err"
 sim_gp back-verify --manifest /sim/redist.yaml verify --only cudnn
 check_rc "verify --only cudnn afterwards" 0 back-verify
+check_eq "the loader entry was left as it was: no backup of it, however many switches" "gpuprep-cudnn.conf" \
+  "$(sim_inspect ls -A /etc/ld.so.conf.d | grep gpuprep)"
 
 sim_section "hostile and tampered archives: refused, nothing visible"
 for bad in redist-evil redist-badsha; do

@@ -199,6 +199,40 @@ TEST_CASE("containers: a daemon.json that is not JSON stops the plan with its po
   CHECK(f.root.Read("/etc/docker/daemon.json") == "{\n  \"debug\": true,,\n}\n");
 }
 
+TEST_CASE("containers: a symlinked daemon.json is edited through the link; one leaving /etc is refused", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  f.ToolkitInstalled();
+  // Configuration management owns the file and links it into place.
+  f.root.Write("/etc/cm/daemon.json", "{\"log-driver\": \"journald\"}\n");
+  f.root.Symlink("/etc/cm/daemon.json", "/etc/docker/daemon.json");
+  auto p = f.Build();
+  const auto* dj = Find(p, "docker.daemon-json");
+  REQUIRE(dj);
+  CHECK(dj->actions[0].path == "/etc/cm/daemon.json");  // apply and the sh script write the link's target
+  CHECK(dj->actions[0].link == "/etc/docker/daemon.json");
+  CHECK(dj->actions[0].contents.find("\"log-driver\": \"journald\"") != std::string::npos);  // the target's keys kept
+  CHECK(plan::RenderText(p).find("write /etc/cm/daemon.json (through the link /etc/docker/daemon.json) (mode 0644)") !=
+        std::string::npos);
+  const std::string sh = plan::RenderSh(p);
+  CHECK(sh.find("gpuprep_backup /etc/cm/daemon.json\nmv -f -- /etc/cm/daemon.json.gpuprep-new /etc/cm/daemon.json\n") !=
+        std::string::npos);
+  CHECK(sh.find("> /etc/docker/daemon.json") == std::string::npos);
+
+  f.root.Write("/srv/cm/daemon.json", "{}\n");
+  f.root.Symlink("/srv/cm/daemon.json", "/etc/docker/daemon.json");
+  try {
+    f.Build();
+    FAIL("a link out of /etc was planned");
+  } catch (const Error& e) {
+    CHECK(e.code() == kExitUsage);
+    CHECK(std::string(e.what()) ==
+          "/etc/docker/daemon.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked "
+          "system file only when the link stays inside /etc (put the file itself at /etc/docker/daemon.json, or link "
+          "it to a file under /etc)");
+  }
+}
+
 TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror", "[plan][containers]") {
   Fixture f;
   f.DockerRunning();

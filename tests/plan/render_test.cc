@@ -95,6 +95,29 @@ TEST_CASE("plan --format json and text", "[plan]") {
   CHECK(Has(plan::RenderSh(empty), "# nothing to do"));
 }
 
+TEST_CASE("plan --format sh keeps backups by apply's rule: never over an earlier one, never a duplicate", "[plan]") {
+  test::TempRoot dir;
+  const std::string file = dir.path() + "/etc/modprobe.d/blacklist-nouveau.conf";
+  dir.Write("/etc/modprobe.d/blacklist-nouveau.conf", "admin's\n");
+  dir.Write("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak", "as it was before gpuprep\n");
+  plan::Plan p;
+  p.steps.push_back({"driver.nouveau", {"driver"}, "blacklist nouveau", {plan::Action::Write(file, "new\n")}});
+  dir.Write("/plan.sh", plan::RenderSh(p));
+  sys::RealCommandRunner runner;
+  sys::Command run;
+  run.argv = {"bash", dir.path() + "/plan.sh"};
+  auto r = runner.Run(run);
+  INFO(r.err);
+  REQUIRE(r.ok());
+  CHECK(dir.Read("/etc/modprobe.d/blacklist-nouveau.conf") == "new\n");
+  CHECK(dir.Read("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak") == "as it was before gpuprep\n");
+  CHECK(dir.Read("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak.1") == "admin's\n");
+  // Run again over what it holds now, after the file got back the admin's bytes: .gpuprep-bak.1 has them.
+  dir.Write("/etc/modprobe.d/blacklist-nouveau.conf", "admin's\n");
+  REQUIRE(runner.Run(run).ok());
+  CHECK(dir.fs().List("/etc/modprobe.d").size() == 3);
+}
+
 TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's script", "[plan]") {
   const std::string root = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
   Run r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "sh"});

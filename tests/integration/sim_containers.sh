@@ -54,6 +54,29 @@ sim_registry "$IMAGE CUDA_VERSION=12.2.2.009 CUDA_DRIVER_VERSION=535.104.05 NVID
 sim_run sh -c 'mkdir -p /etc/docker /etc/cm/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\"}" >/etc/cm/docker/daemon.json && ln -s ../cm/docker/daemon.json /etc/docker/daemon.json'
 sim_snapshot bare
 
+sim_section "a docker package named like an apt option: refused where the stack is read, nothing runs"
+# apt-get reads a word starting with '-' as an option: -oDpkg::Pre-Invoke::=... runs a shell command as root.
+python3 - "$SIM_HOST/sim/containers.yaml" "$SIM_HOST/sim/hostile.yaml" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = "docker:\n  engine: docker.io\n"
+assert old in s
+open(sys.argv[2], "w").write(s.replace(old, old + '  packages:\n    - {name: "-oDpkg::Pre-Invoke::=touch${IFS}/PWNED"}\n'))
+PY
+sim_snapshot hostile
+apt0=$(sim_count apt-get)
+line=$(grep -n PWNED "$SIM_HOST/sim/hostile.yaml" | cut -d: -f1)
+why='"-oDpkg::Pre-Invoke::=touch${IFS}/PWNED" is not a Debian package name ([a-z0-9][a-z0-9+.-]+)'
+sim_gp hostile-validate manifest validate /sim/hostile.yaml
+check_rc "manifest validate refuses it" 2 hostile-validate
+check_eq "one line: where, and why" "gpuprep: error: /sim/hostile.yaml:$line:14: $why" "$(sim_err hostile-validate)"
+sim_gp hostile-apply --manifest /sim/hostile.yaml apply --yes
+check_rc "apply refuses it" 2 hostile-apply
+check_eq "apply's error is the same line" "gpuprep: error: /sim/hostile.yaml:$line:14: $why" "$(sim_err hostile-apply | tail -n 1)"
+check_eq "no apt-get ran" "$apt0" "$(sim_count apt-get)"
+check "no shell command ran through apt" sim_inspect test ! -e /PWNED
+check_eq "nothing changed" "" "$(sim_diff hostile)"
+
 sim_section "plan: Docker, the toolkit, daemon.json (with its diff), the image"
 sim_gp plan "${M[@]}" plan
 check_rc "plan" 0 plan

@@ -215,12 +215,12 @@ _sim_packages() {
   install -m 0755 "$src/sim-holdlock" "$SIM_DIR/common/guest/sim-holdlock"
 }
 
-# _sim_index DIR FPR ORIGIN LABEL: a flat ("/") apt repository in DIR, signed with FPR (InRelease and
-# Release.gpg), like NVIDIA's.
+# _sim_index DIR FPR ORIGIN LABEL [FILTER]: a flat ("/") apt repository in DIR, signed with FPR (InRelease and
+# Release.gpg), like NVIDIA's. FILTER (a command) edits the Packages text before it is signed.
 _sim_index() {
   (
     cd "$1" || exit 1
-    apt-ftparchive packages . >Packages 2>/dev/null
+    apt-ftparchive packages . 2>/dev/null | ${5:-cat} >Packages
     gzip -9kn Packages
     apt-ftparchive -o APT::FTPArchive::Release::Origin="$3" -o APT::FTPArchive::Release::Label="$4" \
       release . >Release

@@ -5,6 +5,7 @@
 
 #include "cli/context.h"
 #include "sys/clock.h"
+#include "sys/host_info.h"
 
 extern char** environ;
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
   ctx.make_http = [] { return sys::MakeCurlHttpClient(); };
   ctx.today = [] { return sys::TodayUtc(); };
+  ctx.root = sys::RunningAsRoot();
 
   std::ios::sync_with_stdio(false);
   int rc = cli::RunCli(argc, argv, ctx);

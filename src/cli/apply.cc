@@ -74,7 +74,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     throw FlagError("--root", "apply changes the live host; review a tree with: gpuprep plan --root DIR");
   auto only = plan::ParseLayerList("--only", o.only);
   auto skip = plan::ParseLayerList("--skip", o.skip);
-  if (!sys::RunningAsRoot()) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
+  if (!ctx.root) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
   if (!o.yes) throw FlagError("--yes", "required to change the host (review first with: gpuprep plan)");
   if (!o.callback.empty())
     if (auto why = apply::CallbackUrlProblem(o.callback); !why.empty()) throw FlagError("--callback", why);

@@ -39,6 +39,7 @@ struct Context {
   sys::UnixHttp* unix_http = nullptr;
   std::function<std::unique_ptr<sys::HttpClient>()> make_http;  // created on first download only
   std::function<std::string()> today;      // "YYYY-MM-DD" (UTC); unset: date checks are skipped
+  bool root = false;                       // running as root (effective uid 0): apply needs it
 
   bool use_color() const;  // a terminal, no --json, NO_COLOR unset
 };

@@ -5,6 +5,11 @@
 //  - ReplaceInvalidUtf8 output is valid UTF-8; a URL CheckUrl accepts has no user info or blanks;
 //  - a path CheckConfinedPath accepts has no "." or ".." component, no "//" and starts with the allowed
 //    directory.
+//  - ShellJoin leaves no first word unquoted that a shell reads as syntax (a reserved word, an assignment);
+//  - ValidIpv6 accepts exactly what the C library's inet_pton(AF_INET6) accepts;
+//  - a size ParseBytes accepts is below 2^63.
+#include <arpa/inet.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +18,7 @@
 
 #include "sys/process.h"
 #include "util/input.h"
+#include "util/strings.h"
 
 namespace {
 
@@ -50,6 +56,21 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
+// What a shell reads as syntax in command position: a reserved word, or NAME= / NAME+= (an assignment).
+bool Syntax(const std::string& w) {
+  for (const char* r : {"if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do", "done",
+                        "in", "function", "select", "time", "coproc", "!", "{", "}", "[[", "]]"})
+    if (w == r) return true;
+  size_t eq = w.find('=');
+  if (eq == std::string::npos) return false;
+  if (eq > 0 && w[eq - 1] == '+') --eq;
+  if (eq == 0 || (w[0] >= '0' && w[0] <= '9')) return false;
+  for (size_t i = 0; i < eq; ++i)
+    if (!((w[i] >= 'a' && w[i] <= 'z') || (w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= '0' && w[i] <= '9') || w[i] == '_'))
+      return false;
+  return true;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -66,7 +87,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     const std::string line = gp::sys::ShellJoin(argv);
     if (Split(line) != argv) std::abort();
+    const std::string first = line.substr(0, line.find(' '));
+    if (first.find('\'') == std::string::npos && Syntax(first)) std::abort();
+    unsigned char addr[16];
+    if (gp::ValidIpv6(in) != (inet_pton(AF_INET6, in.c_str(), addr) == 1)) std::abort();
   }
+  if (auto bytes = gp::ParseBytes(in); bytes && *bytes >= (1ULL << 63)) std::abort();
 
   const std::string safe = gp::TerminalSafe(in);
   if (gp::InvalidUtf8At(safe) || gp::ControlCharAt(safe)) std::abort();

@@ -74,6 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         again->tag != ref->tag || again->digest != ref->digest)
       std::abort();
     if (!ref->digest.empty() && !gp::docker::ValidDigest(ref->digest)) std::abort();
+    auto familiar = gp::docker::ParseImageRef(ref->Familiar());  // Docker's short form means the same image
+    if (!familiar || familiar->str() != text) std::abort();
   }
   (void)gp::docker::NormalizeCudaVersion(in);
   return 0;

@@ -12,18 +12,25 @@ pkgs=(
   cmake ninja-build g++ pkg-config ccache
   libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libssl-dev libarchive-dev
+  # fleet-report's fast snapshot reader (simdjson On-Demand; the portable .deb build goes without it)
+  libsimdjson-dev
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace
   # the .deb and its checks (packaging/ci-package.sh): man page from --help, objdump, lintian; the cloud-init,
   # Ansible (over SSH to a loopback sshd in the simulated server) and headless-browser tests
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
+  # bench/fleet.sh times fleet-report with GNU time
+  time
   # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)
   xz-utils openssl libarchive-tools
   # the curl client's loopback rule in a private network namespace (tests/integration/http_netns.sh)
   iproute2
   # fuzzing and static analysis (libapt-pkg is the fuzzers' version-ordering oracle)
   clang clang-tidy libapt-pkg-dev
+  # the differential tests (tests/differential): Docker's reference and size parsers, built with Go from the
+  # distribution's packaged sources, and dash beside bash for the shell round trips
+  golang-go golang-github-docker-distribution-dev golang-github-docker-go-units-dev dash
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

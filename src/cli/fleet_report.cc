@@ -8,6 +8,7 @@
 #include "sys/host_info.h"
 #include "fleet/model.h"
 #include "fleet/render.h"
+#include "fleet/snapshot.h"
 #include "util/error.h"
 
 namespace gp::cli {
@@ -27,18 +28,29 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
     throw FlagError("--format", "must be text, markdown, json or html, not \"" + o.format + "\"");
   if (o.files.empty()) throw UsageError("fleet-report: name at least one doctor --json snapshot");
   if (o.files.size() > 100000) throw UsageError("fleet-report: more than 100000 snapshots");
+  // One snapshot at a time: read, parsed into its Host (what the report keeps of it), its text dropped.
   std::vector<fleet::Host> hosts;
+  hosts.reserve(o.files.size());
+  fleet::SnapshotReader reader;
   for (const auto& f : o.files) {
     auto text = ctx.local_fs->Read(Absolute(f));
     if (!text) throw UsageError(f + ": cannot read this file");
-    hosts.push_back(fleet::ParseSnapshot(*text, f));
+    hosts.push_back(reader.Read(*text, f));
   }
   fleet::Report r = fleet::BuildReport(std::move(hosts));
+  const bool to_stdout = o.output.empty() || o.output == "-";
+  if (to_stdout && (format == "json" || format == "html")) {  // the large ones, written as they are made
+    if (format == "json")
+      fleet::RenderJson(r, *ctx.out);
+    else
+      fleet::RenderHtml(r, *ctx.out);
+    return fleet::ExitCodeFor(r);
+  }
   std::string out = format == "json"   ? fleet::RenderJson(r)
                     : format == "html" ? fleet::RenderHtml(r)
                     : format == "text" ? fleet::RenderText(r)
                                        : fleet::RenderMarkdown(r);
-  if (o.output.empty() || o.output == "-") {
+  if (to_stdout) {
     *ctx.out << out;
   } else {
     auto w = ctx.local_fs->WriteAtomic(Absolute(o.output), out, 0644, /*keep_backup=*/false);

@@ -1,6 +1,6 @@
 #include "docker/image_ref.h"
 
-#include <cctype>
+#include <algorithm>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -9,38 +9,87 @@
 namespace gp::docker {
 namespace {
 
-bool Lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+// The grammar of Docker's distribution/reference (regexp.go; https://github.com/distribution/reference),
+// written out by hand so that each rule can be tested on its own.
+constexpr size_t kMaxReferenceBytes = 1024;  // gpuprep's bound on the whole text (Docker has none)
+constexpr size_t kMaxPathBytes = 255;        // NameTotalLengthMax, applied to the path alone
 
-// One path component: [a-z0-9]+ joined by '.', '_', '__' or runs of '-'.
+bool Alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool AnyAlnum(char c) { return Alnum(c) || (c >= 'A' && c <= 'Z'); }
+bool Digit(char c) { return c >= '0' && c <= '9'; }
+bool Hex(char c) { return Digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// One path component: [a-z0-9]+ ((\.|_|__|-+) [a-z0-9]+)*.
 bool ValidComponent(std::string_view c) {
-  if (c.empty() || !Lower(c.front()) || !Lower(c.back())) return false;
-  for (size_t i = 0; i < c.size(); ++i) {
-    char ch = c[i];
-    if (Lower(ch) || ch == '-') continue;
-    if (ch == '.' || ch == '_') {
-      if (i + 1 < c.size() && !Lower(c[i + 1]) && !(ch == '_' && c[i + 1] == '_')) return false;
-      if (ch == '_' && i + 1 < c.size() && c[i + 1] == '_') ++i;
-      continue;
-    }
-    return false;
-  }
-  return true;
-}
-
-bool ValidDomain(std::string_view d) {
-  if (d.empty() || d.front() == '-' || d.front() == '.') return false;
-  for (char c : d)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != ':' && c != '[' && c != ']')
+  size_t i = 0;
+  for (;;) {
+    const size_t run = i;
+    while (i < c.size() && Alnum(c[i])) ++i;
+    if (i == run) return false;  // empty, or a separator not followed by [a-z0-9]
+    if (i == c.size()) return true;
+    if (c[i] == '.') {
+      ++i;
+    } else if (c[i] == '_') {
+      i += (i + 1 < c.size() && c[i + 1] == '_') ? 2 : 1;
+    } else if (c[i] == '-') {
+      while (i < c.size() && c[i] == '-') ++i;
+    } else {
       return false;
+    }
+  }
+}
+
+// One DNS-like label: [a-zA-Z0-9] or [a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9].
+bool ValidLabel(std::string_view l) {
+  if (l.empty() || !AnyAlnum(l.front()) || !AnyAlnum(l.back())) return false;
+  for (char c : l)
+    if (!AnyAlnum(c) && c != '-') return false;
   return true;
 }
 
+// host[:port]: labels joined by '.', or an IPv6 address in brackets (\[[a-fA-F0-9:]+\]); port [0-9]+.
+bool ValidDomain(std::string_view d) {
+  if (d.empty()) return false;
+  std::string_view host = d, port;
+  bool has_port = false;
+  if (d.front() == '[') {
+    const size_t close = d.find(']');
+    if (close == std::string_view::npos || close < 2) return false;
+    for (char c : d.substr(1, close - 1))
+      if (!Hex(c) && c != ':') return false;
+    host = {};
+    if (close + 1 < d.size()) {
+      if (d[close + 1] != ':') return false;
+      port = d.substr(close + 2);
+      has_port = true;
+    }
+  } else if (const size_t colon = d.find(':'); colon != std::string_view::npos) {
+    host = d.substr(0, colon);
+    port = d.substr(colon + 1);
+    has_port = true;
+  }
+  if (has_port && (port.empty() || !std::all_of(port.begin(), port.end(), Digit))) return false;
+  if (d.front() == '[') return true;
+  for (size_t i = 0;;) {
+    const size_t dot = host.find('.', i);
+    if (!ValidLabel(host.substr(i, dot == std::string_view::npos ? dot : dot - i))) return false;
+    if (dot == std::string_view::npos) return true;
+    i = dot + 1;
+  }
+}
+
+// [\w][\w.-]{0,127}, \w being [A-Za-z0-9_].
 bool ValidTag(std::string_view t) {
-  if (t.empty() || t.size() > 128) return false;
-  if (!(std::isalnum(static_cast<unsigned char>(t[0])) || t[0] == '_')) return false;
+  if (t.empty() || t.size() > 128 || !(AnyAlnum(t[0]) || t[0] == '_')) return false;
   for (char c : t)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') return false;
+    if (!AnyAlnum(c) && c != '_' && c != '.' && c != '-') return false;
   return true;
+}
+
+// 64 lower-case hex digits: what Docker takes for an image id, never a name.
+bool LooksLikeImageId(std::string_view s) {
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return Digit(c) || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace
@@ -60,7 +109,7 @@ std::string ImageRef::str() const {
 }
 
 std::optional<ImageRef> ParseImageRef(std::string_view text) {
-  if (text.empty() || text.size() > 512) return std::nullopt;
+  if (text.empty() || text.size() > kMaxReferenceBytes || LooksLikeImageId(text)) return std::nullopt;
   ImageRef r;
   std::string_view rest = text;
   if (auto at = rest.find('@'); at != std::string_view::npos) {
@@ -76,22 +125,42 @@ std::optional<ImageRef> ParseImageRef(std::string_view text) {
     if (!ValidTag(r.tag)) return std::nullopt;
     rest = rest.substr(0, colon);
   }
+  // The first component names a registry when it has a '.' or a ':' or is "localhost" (Docker's
+  // splitDockerDomain); index.docker.io is Docker Hub's old name for docker.io. A first component that
+  // looks like a registry but is not a valid host is refused, where Docker would keep the whole text as a
+  // path on no registry at all.
   size_t first = rest.find('/');
   std::string_view head = rest.substr(0, first);
   if (first != std::string_view::npos &&
-      (head.find('.') != std::string_view::npos || head.find(':') != std::string_view::npos || head == "localhost")) {
+      (head.find_first_of(".:") != std::string_view::npos || head == "localhost")) {
     if (!ValidDomain(head)) return std::nullopt;
-    r.domain = std::string(head);
+    r.domain = head == "index.docker.io" ? "docker.io" : std::string(head);
     rest = rest.substr(first + 1);
   } else {
     r.domain = "docker.io";
   }
-  for (const auto& c : Split(rest, '/'))
-    if (!ValidComponent(c)) return std::nullopt;
+  for (size_t i = 0;;) {
+    const size_t next = rest.find('/', i);
+    if (!ValidComponent(rest.substr(i, next == std::string_view::npos ? next : next - i)))
+      return std::nullopt;
+    if (next == std::string_view::npos) break;
+    i = next + 1;
+  }
   r.path = std::string(rest);
   if (r.domain == "docker.io" && r.path.find('/') == std::string::npos) r.path = "library/" + r.path;
-  if (r.Name().size() > 255) return std::nullopt;
+  if (r.path.size() > kMaxPathBytes) return std::nullopt;
   return r;
+}
+
+std::string ImageRef::Familiar() const {
+  std::string s = path;
+  if (domain != "docker.io")
+    s = domain + "/" + path;
+  else if (StartsWith(path, "library/") && path.find('/', 8) == std::string::npos)
+    s = path.substr(8);
+  if (!tag.empty()) s += ":" + tag;
+  if (!digest.empty()) s += "@" + digest;
+  return s;
 }
 
 std::string PullReference(const ImageRef& ref, const std::string& digest, const std::string& mirror) {

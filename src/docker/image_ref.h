@@ -1,4 +1,5 @@
-// Image references as Docker reads them ([DOMAIN/]PATH[:TAG][@DIGEST], docker.io and library/ implied),
+// Image references as Docker reads them ([DOMAIN/]PATH[:TAG][@DIGEST], docker.io and library/ implied, the
+// grammar of Docker's distribution/reference; docs/values.md lists where gpuprep is stricter),
 // the reference apply pulls (pinned by digest, rewritten onto a registry mirror), and the CUDA an image
 // declares in its config's environment (CUDA_VERSION, CUDA_DRIVER_VERSION).
 #pragma once
@@ -15,14 +16,19 @@ struct ImageRef {
   std::string tag;     // "23.10-py3"; "" when the reference has none (and no digest: "latest")
   std::string digest;  // "sha256:<64 hex>"; "" when none
   std::string Name() const { return domain + "/" + path; }
-  // name[:tag][@digest], with docker.io and library/ spelled out.
+  // name[:tag][@digest], with docker.io and library/ spelled out (Docker's normalised form).
   std::string str() const;
+  // The form Docker shows: docker.io/ dropped, and library/ for a one-component path ("ubuntu:22.04").
+  std::string Familiar() const;
 };
 
 // "sha256:" and 64 lower-case hex digits (the only digest gpuprep checks).
 bool ValidDigest(std::string_view d);
 
-// nullopt when `text` is not a reference (empty, upper-case path, bad tag or digest, a leading '-').
+// nullopt when `text` is not a reference as Docker reads it (empty, an upper-case path, a bad host, path
+// component, tag or digest, 64 hex digits, which Docker takes for an image id, a path over 255 bytes), and,
+// stricter than Docker: a digest other than sha256, a first component with '.' or ':' that is not a valid
+// registry host, or a text over 1024 bytes. "index.docker.io/x" is "docker.io/library/x".
 std::optional<ImageRef> ParseImageRef(std::string_view text);
 
 // What apply pulls and launch runs. Without a mirror: the reference, with `digest` (when given) added or

@@ -26,8 +26,21 @@ struct Host {
   std::vector<GpuId> gpus;
   std::map<std::string, std::string> layers;  // layer -> "ok" | "warn" | "fail" | "skip"
   std::vector<HostFinding> findings;          // warn and fail only, in the snapshot's order
-  std::string worst;                          // "fail" | "warn" | "ok"
+  std::string worst = "ok";                   // "fail" | "warn" | "ok"
 };
+
+// Field by field (the two snapshot readers are tested to give the same Host).
+inline bool operator==(const GpuId& a, const GpuId& b) {
+  return a.pci == b.pci && a.name == b.name && a.uuid == b.uuid && a.serial == b.serial;
+}
+inline bool operator==(const HostFinding& a, const HostFinding& b) {
+  return a.layer == b.layer && a.status == b.status && a.code == b.code && a.message == b.message && a.fix == b.fix;
+}
+inline bool operator==(const Host& a, const Host& b) {
+  return a.label == b.label && a.file == b.file && a.hostname == b.hostname && a.machine_id == b.machine_id &&
+         a.os == b.os && a.manifest == b.manifest && a.gpus == b.gpus && a.layers == b.layers &&
+         a.findings == b.findings && a.worst == b.worst;
+}
 
 struct Group {
   std::string code;                   // the finding's code; "<layer>.uncoded" for snapshots from before codes
@@ -44,7 +57,8 @@ struct Report {
   int failing = 0, warning = 0, ok = 0;  // hosts by worst status
 };
 
-// One snapshot's text. Throws FileError "PATH:LINE:COL: message" (exit 2) when it is not a doctor document.
+// One snapshot's text (fleet/snapshot.h; a SnapshotReader reused over many is faster). Throws FileError
+// "PATH:LINE:COL: message" (exit 2) when it is not a doctor document.
 Host ParseSnapshot(const std::string& text, const std::string& display_path);
 
 // Labels made unique (a repeated hostname gets " (file)"), groups built, columns chosen.

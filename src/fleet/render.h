@@ -1,6 +1,7 @@
 // The fleet report's four forms. Pure functions of the Report; every host-supplied string is escaped for
 // its medium (terminal control characters dropped, Markdown table cells, JSON, HTML).
 #pragma once
+#include <ostream>
 #include <string>
 
 #include "fleet/model.h"
@@ -11,11 +12,15 @@ namespace gp::fleet {
 std::string RenderText(const Report& r);
 // The same as GitHub-flavoured Markdown tables.
 std::string RenderMarkdown(const Report& r);
-// {"gpuprep","summary":{hosts,failing,warning,ok},"layers":[...],"hosts":[...],"findings":[...]}
+// {"gpuprep","summary":{hosts,failing,warning,ok},"layers":[...],"hosts":[...],"findings":[...]}, written to
+// `out` as it is made (a fleet's report can be tens of MB), or returned whole.
+void RenderJson(const Report& r, std::ostream& out);
 std::string RenderJson(const Report& r);
-// One self-contained HTML page (inline CSS and script, no external resource, a CSP that forbids any):
-// hosts x layers coloured by status, a filter box and a status selector; `#filter=TEXT&status=fail`
-// in the URL presets them.
+// One self-contained HTML page (inline CSS and script, no external resource, a CSP that forbids any) that
+// stays usable at 10,000 hosts: the finding groups first (each with its fix and its hosts folded away), then
+// the hosts x layers table (folded away past 200 hosts), a filter box and a status selector;
+// `#filter=TEXT&status=fail` in the URL presets them. Written to `out`, or returned whole.
+void RenderHtml(const Report& r, std::ostream& out);
 std::string RenderHtml(const Report& r);
 
 // Printable text: control characters (and ESC) replaced by '?', so a snapshot cannot drive the terminal.

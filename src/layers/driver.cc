@@ -55,26 +55,43 @@ bool OpenModules(const CheckInput& in) {
   return in.stack.driver.flavour == "open" || in.stack.driver.flavour == "server-open";
 }
 
-// The open kernel modules drive a GPU only from the first release whose README lists it (GpuModel::
-// min_open_driver), and no pre-Turing GPU at all.
-void CheckOpenModules(const CheckInput& in, const Version& dv, const manifest::GpuModel& m, LayerReport& r) {
-  const manifest::DriverSpec& spec = in.stack.driver;
-  const bool stack_open = spec.flavour == "open" || spec.flavour == "server-open";
-  if (!m.open_modules) {
-    r.Add(Status::kFail,
+// Flavour rules (compat.yaml driver_rules): a board only the open modules drive, or only the proprietary ones.
+void CheckFlavour(const CheckInput& in, const manifest::GpuModel& m, bool open, LayerReport& r) {
+  const std::string& flavour = in.stack.driver.flavour;
+  const bool stack_open = flavour == "open" || flavour == "server-open";
+  if (m.requires_open && !open)
+    r.Add("driver.needs-open-modules", Status::kFail,
+          m.name + " runs only on NVIDIA's open kernel modules; the " +
+              (in.host.driver.module.loaded ? std::string("loaded module is proprietary")
+                                            : "stack pins the " + flavour + " flavour"),
+          stack_open ? ApplyFix("driver") : "choose a stack with the open driver flavour: gpuprep manifest list");
+  if (!m.open_modules && open)
+    r.Add("driver.open-unsupported", Status::kFail,
           "the open kernel modules do not support " + m.name + " (" + m.arch + "; they support Turing and later)",
-          stack_open ? "choose a stack with the proprietary driver flavour: gpuprep manifest list"
-                     : ApplyFix("driver"));
-    return;
+          stack_open ? "choose a stack with the proprietary driver flavour: gpuprep manifest list" : ApplyFix("driver"));
+}
+
+// The per-release data (GpuModel::support, from NVIDIA's README of each release): a release that does not list
+// the board is a warning naming the first release of the host's branch that does, or the branches that do; the
+// README lags real support, so not listed is not proof of unsupported.
+void CheckListed(const CheckInput& in, const Version& dv, const manifest::GpuModel& m, LayerReport& r) {
+  using State = manifest::BoardSupport::State;
+  const manifest::BoardSupport s = m.SupportAt(dv);
+  const std::string branch = "R" + std::to_string(dv.major());
+  const manifest::Pinned& pin = in.stack.driver.version;
+  const bool stack_lists = pin.known() && m.SupportAt(*pin.version).state == State::kListed;
+  if (s.state == State::kNotYet) {
+    r.Add("driver.board-not-yet-listed", Status::kWarn,
+          "driver " + dv.str() + " predates " + s.first->str() + ", the first " + branch +
+              " release (betas aside) whose supported-GPU list names " + m.name,
+          stack_lists ? ApplyFix("driver") : "install " + s.first->str() + " or later: choose a stack with it (gpuprep manifest list)");
+  } else if (s.state == State::kNotInBranch) {
+    const std::string others = m.SupportingBranches();
+    r.Add("driver.board-not-in-branch", Status::kWarn,
+          "no " + branch + " release (betas aside) lists " + m.name +
+              (others.empty() ? std::string(" (no branch does yet)") : "; the branches that do: " + others),
+          stack_lists ? ApplyFix("driver") : "choose a stack on one of those branches: gpuprep manifest list");
   }
-  if (!m.min_open_driver || dv >= *m.min_open_driver) return;
-  const std::string need = m.min_open_driver->str();
-  const bool stack_enough = stack_open && spec.version.known() && *spec.version.version >= *m.min_open_driver;
-  r.Add(Status::kFail,
-        "open kernel modules " + dv.str() + " do not support " + m.name + " (the open modules list it from " +
-            need + ")",
-        stack_enough ? ApplyFix("driver")
-                     : "choose a stack with driver " + need + " or later: gpuprep manifest list");
 }
 
 void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r) {
@@ -82,8 +99,9 @@ void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r)
   const int stack_branch = in.stack.driver.branch;
   const bool open = OpenModules(in);
   for (const manifest::GpuModel* m : HostGpuModels(in.compat, in.host)) {
-    if (open) CheckOpenModules(in, dv, *m, r);
-    if (branch < m->min_driver_branch) {
+    CheckFlavour(in, *m, open, r);
+    CheckListed(in, dv, *m, r);
+    if (m->min_driver_branch && branch < m->min_driver_branch) {
       std::string need = "R" + std::to_string(m->min_driver_branch);
       r.Add("driver.branch-too-old", Status::kFail,
             "driver branch " + std::to_string(branch) + " does not support " + m->name + " (needs " + need +

@@ -32,7 +32,12 @@ LayerReport CheckGpu(const CheckInput& in) {
   for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
   r.found = Join(parts, ", ");
 
-  std::vector<std::string> unsupported;
+  const manifest::DriverSpec& d = in.stack.driver;
+  const bool open = d.flavour == "open" || d.flavour == "server-open";
+  std::optional<int> cuda_major;
+  if (in.stack.cuda.enabled && in.stack.cuda.version.known())
+    cuda_major = static_cast<int>(in.stack.cuda.version.version->major());
+  std::vector<const manifest::GpuModel*> seen;
   for (const auto& g : gpus) {
     const manifest::GpuModel* m = GpuModelOf(in.compat, g);
     if (!m) {
@@ -42,15 +47,24 @@ LayerReport CheckGpu(const CheckInput& in) {
             "check NVIDIA's support for device " + g.device_id + " and add it to manifests/compat.yaml");
       continue;
     }
-    const auto& archs = in.stack.architectures;
-    if (!archs.empty() && std::find(archs.begin(), archs.end(), m->arch) == archs.end() &&
-        std::find(unsupported.begin(), unsupported.end(), m->arch) == unsupported.end())
-      unsupported.push_back(m->arch);
-  }
-  for (const auto& arch : unsupported) {
-    r.Add("gpu.stack-arch", Status::kWarn,
-          "stack " + in.stack.name + " is not made for " + arch + " GPUs (it lists " + r.wanted + ")",
-          "choose a stack for " + arch + ": gpuprep manifest list");
+    if (std::find(seen.begin(), seen.end(), m) != seen.end()) continue;
+    seen.push_back(m);
+    // The stack's own pins against the board's rules (compat.yaml driver_rules): a stack that cannot run here
+    // fails, one that merely does not claim the board warns; both name the newest embedded stack that can.
+    std::string why = d.version.known() ? m->StackCannotRun(*d.version.version, open, cuda_major) : "";
+    if (why.empty() && in.stack.Claims(*m)) continue;
+    const std::string newest = NewestStackFor(in.compat, in.host);
+    const std::string fix = newest.empty() ? "no embedded stack can; write a site stack (gpuprep manifest list)"
+                                           : "sudo gpuprep apply --yes --manifest " + newest;
+    const std::string tail = newest.empty() ? "; no embedded stack can" : "; the newest that can is " + newest;
+    if (!why.empty())
+      r.Add("gpu.stack-cannot-run", Status::kFail,
+            "stack " + in.stack.name + " cannot run here: " + why + tail, fix);
+    else
+      r.Add("gpu.stack-arch", Status::kWarn,
+            "stack " + in.stack.name + " is not made for " + m->name + " (" + m->arch + "; it claims " + r.wanted +
+                (in.stack.boards_excluded.empty() ? "" : " less its boards_excluded") + ")" + tail,
+            fix);
   }
   if (r.findings.empty())
     r.Add("gpu.found", Status::kOk, std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");

@@ -1,7 +1,9 @@
 #include "layers/rules.h"
 
 #include <algorithm>
+#include <tuple>
 
+#include "manifest/loader.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -118,6 +120,29 @@ void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts
                  fix);
     }
   }
+}
+
+std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFacts& host) {
+  const std::vector<const manifest::GpuModel*> models = HostGpuModels(compat, host);
+  std::string best;
+  std::tuple<bool, Version, int> best_key;
+  for (const std::string& name : manifest::EmbeddedStackNames()) {
+    const manifest::Stack s = manifest::LoadStack(name, manifest::LoadContext{});
+    if (!host.os.id.empty() && !s.SupportsOs(host.os.id, host.os.version_id)) continue;
+    if (!s.driver.version.known()) continue;
+    const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
+    std::optional<int> cuda_major;
+    if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
+    const bool all = std::all_of(models.begin(), models.end(), [&](const manifest::GpuModel* m) {
+      return s.Claims(*m) && m->StackCannotRun(*s.driver.version.version, open, cuda_major).empty();
+    });
+    auto key = std::make_tuple(!s.legacy, s.cuda.version.known() ? *s.cuda.version.version : Version(), s.driver.branch);
+    if (all && (best.empty() || key > best_key)) {
+      best = name;
+      best_key = key;
+    }
+  }
+  return best;
 }
 
 }  // namespace gp::layers

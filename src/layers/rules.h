@@ -57,6 +57,10 @@ CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver
 void CheckCudaAgainstGpus(const manifest::Compat& compat, const probe::HostFacts& host, const Version& cuda,
                           const std::string& what, const std::string& fix, LayerReport& report);
 
+// The newest embedded stack (by CUDA, then driver branch; legacy ones too, last) that supports the host's OS (when
+// known), claims every known GPU of the host and whose pins can run each (GpuModel::StackCannotRun); "" when none.
+std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFacts& host);
+
 // "13.0.88" -> Version; nullopt for "" or junk.
 std::optional<Version> ParseFound(const std::string& text);
 

@@ -33,11 +33,31 @@ int Branch(const Node& n) {
   return static_cast<int>(b);
 }
 
+// `support: {"535": "535.129.03", "545": none}`: branch -> first official release that lists the board, or none.
+std::map<int, std::optional<Version>> ParseSupport(const Node& n) {
+  if (n.kind != Node::Kind::kMap) Fail(n.mark, "support must be a map of driver branches");
+  std::map<int, std::optional<Version>> out;
+  for (size_t i = 0; i < n.fields.size(); ++i) {
+    const auto& [key, value] = n.fields[i];
+    const bool digits = !key.empty() && key.size() <= 5 && key.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || key[0] == '0') Fail(n.key_marks[i], "\"" + key + "\" is not a driver branch (like \"535\")");
+    const int branch = std::stoi(key);
+    if (value.kind == Node::Kind::kScalar && value.scalar == "none") {
+      out[branch] = std::nullopt;
+      continue;
+    }
+    Version v = AsVersion(value);
+    if (static_cast<int>(v.major()) != branch)
+      Fail(value.mark, "release " + v.str() + " is not on branch " + key);
+    out[branch] = v;
+  }
+  return out;
+}
+
 void ParseGpus(const Node& list, Compat& out) {
   for (const Node& item : AsList(list)) {
     Fields f(item, "gpus", nullptr);
-    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch",
-            "last_driver_branch", "max_cuda_major", "min_open_driver", "open_modules"});
+    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch", "support"});
     GpuModel g;
     g.name = AsString(f.Require("name"));
     for (const Node& id : AsList(f.Require("pci_ids"))) g.pci_ids.push_back(PciId(id));
@@ -47,14 +67,48 @@ void ParseGpus(const Node& list, Compat& out) {
     g.cc = AsVersion(f.Require("cc"));
     g.datacenter = AsBool(f.Require("datacenter"));
     g.min_cuda = AsVersion(f.Require("min_cuda"));
-    g.min_driver_branch = Branch(f.Require("min_driver_branch"));
-    if (const Node* n = f.Get("last_driver_branch")) g.last_driver_branch = Branch(*n);
-    if (auto v = f.Int("max_cuda_major")) g.max_cuda_major = static_cast<int>(*v);
-    g.min_open_driver = f.VersionOf("min_open_driver");
-    g.open_modules = f.Bool("open_modules").value_or(true);
-    if (!g.open_modules && g.min_open_driver)
-      Fail(f.Require("open_modules").mark, "open_modules: false contradicts min_open_driver");
+    if (const Node* n = f.Get("min_driver_branch")) g.min_driver_branch = Branch(*n);
+    if (const Node* n = f.Get("support")) g.support = ParseSupport(*n);
     out.gpus.push_back(std::move(g));
+  }
+}
+
+const std::vector<std::string> kRuleArchs = {"maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+
+void ParseRules(const Node& list, Compat& out) {
+  for (const Node& item : AsList(list)) {
+    Fields f(item, "driver_rules", nullptr);
+    f.Only({"arch", "board", "modules", "last_branch", "last_cuda_major"});
+    DriverRule r;
+    r.arch = f.String("arch").value_or("");
+    if (const Node* b = f.Get("board")) r.board = PciId(*b);
+    if (r.arch.empty() == r.board.empty()) Fail(item.mark, "a driver rule names either arch or board");
+    if (!r.arch.empty() && std::find(kRuleArchs.begin(), kRuleArchs.end(), r.arch) == kRuleArchs.end())
+      Fail(f.node().Find("arch")->mark, "unknown architecture \"" + r.arch + "\"" + Suggestion(r.arch, kRuleArchs, "expected one of"));
+    r.modules = f.String("modules").value_or("");
+    if (!r.modules.empty() && r.modules != "open" && r.modules != "proprietary")
+      Fail(f.node().Find("modules")->mark, "modules must be open or proprietary, got \"" + r.modules + "\"");
+    if (const Node* n = f.Get("last_branch")) r.last_branch = Branch(*n);
+    if (auto v = f.Int("last_cuda_major")) r.last_cuda_major = static_cast<int>(*v);
+    out.driver_rules.push_back(std::move(r));
+  }
+}
+
+// The rules of a board's architecture, then those naming its device id.
+void ApplyRules(Compat& c) {
+  for (GpuModel& g : c.gpus) {
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const DriverRule& r : c.driver_rules) {
+        const bool hit = pass == 0 ? r.arch == g.arch
+                                   : !r.board.empty() && std::find(g.pci_ids.begin(), g.pci_ids.end(), r.board) !=
+                                                             g.pci_ids.end();
+        if (!hit) continue;
+        if (r.modules == "open") g.requires_open = true;
+        if (r.modules == "proprietary") g.open_modules = false;
+        if (r.last_branch) g.last_driver_branch = r.last_branch;
+        if (r.last_cuda_major) g.max_cuda_major = r.last_cuda_major;
+      }
+    }
   }
 }
 
@@ -92,8 +146,8 @@ namespace {
 
 Compat CompatFromTree(const Node& root) {
   Fields doc(root, "", nullptr);
-  doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "minor_compat", "gpus", "nvswitch_pci_ids",
-            "toolkit_advisories", "images"});
+  doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "minor_compat", "driver_rules", "gpus",
+            "nvswitch_pci_ids", "toolkit_advisories", "images"});
   CheckHeader(doc, {"Compat"});
   if (const Node* meta = doc.Get("metadata")) Fields(*meta, "metadata", nullptr).Only({"name"});
   Compat out;
@@ -117,7 +171,9 @@ Compat CompatFromTree(const Node& root) {
     mc.exact_min = f.VersionOf("exact_min");
     out.minor_compat.push_back(std::move(mc));
   }
+  if (const Node* n = doc.Get("driver_rules")) ParseRules(*n, out);
   ParseGpus(doc.Require("gpus"), out);
+  ApplyRules(out);
   if (const Node* n = doc.Get("nvswitch_pci_ids"))
     for (const Node& id : AsList(*n)) out.nvswitch_pci_ids.push_back(PciId(id));
   if (const Node* n = doc.Get("toolkit_advisories")) {
@@ -203,6 +259,44 @@ bool Compat::IsNvSwitch(const std::string& device_id) const {
   std::string id = ToLower(device_id);
   if (!StartsWith(id, "0x")) id = "0x" + id;
   return std::find(nvswitch_pci_ids.begin(), nvswitch_pci_ids.end(), id) != nvswitch_pci_ids.end();
+}
+
+BoardSupport GpuModel::SupportAt(const Version& driver) const {
+  BoardSupport s;
+  auto it = support.find(static_cast<int>(driver.major()));
+  if (it == support.end()) return s;
+  s.first = it->second;
+  if (!it->second)
+    s.state = BoardSupport::State::kNotInBranch;
+  else
+    s.state = driver >= *it->second ? BoardSupport::State::kListed : BoardSupport::State::kNotYet;
+  return s;
+}
+
+std::string GpuModel::SupportingBranches() const {
+  std::vector<std::string> parts;
+  for (const auto& [branch, first] : support)
+    if (first) parts.push_back("R" + std::to_string(branch) + " from " + first->str());
+  return Join(parts, ", ");
+}
+
+std::optional<Version> GpuModel::FirstListed() const {
+  for (const auto& [branch, first] : support)
+    if (first) return first;
+  return std::nullopt;
+}
+
+std::string GpuModel::StackCannotRun(const Version& driver, bool open, std::optional<int> cuda_major) const {
+  const int branch = static_cast<int>(driver.major());
+  if (requires_open && !open) return name + " runs only on NVIDIA's open kernel modules";
+  if (!open_modules && open) return "the open kernel modules do not drive " + name + " (" + arch + ")";
+  if (last_driver_branch && branch > *last_driver_branch)
+    return "R" + std::to_string(*last_driver_branch) + " is the last driver branch for " + name;
+  if (max_cuda_major && cuda_major && *cuda_major > *max_cuda_major)
+    return "CUDA " + std::to_string(*max_cuda_major) + ".x is the last CUDA for " + name;
+  if (min_driver_branch && branch < min_driver_branch)
+    return name + " needs driver branch " + std::to_string(min_driver_branch) + " or later";
+  return "";
 }
 
 const ImageFacts* Compat::ImageByRef(const std::string& ref) const {

@@ -203,12 +203,61 @@ void CheckStack(const Stack& s, const Node& root) {
   }
 }
 
-Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label) {
+// Every catalogue board the stack claims (architectures less boards_excluded) must run on its pinned driver:
+// the flavour and ceiling rules, and the per-release support data (a release that does not list a board does not
+// claim it). A boards_excluded entry must name a board of a claimed architecture.
+void CheckClaims(const Stack& s, const Node& root) {
+  const Compat& compat = EmbeddedCompat();
+  const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
+  std::optional<int> cuda_major;
+  if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
+  for (const auto& [key, boards] : {std::pair<const char*, const std::vector<ExcludedBoard>*>{"boards_excluded", &s.boards_excluded},
+                                    {"boards_noted", &s.boards_noted}}) {
+    const Node* list = root.Find(key);
+    if (!list || list->kind != Node::Kind::kList) continue;
+    for (size_t i = 0; i < boards->size() && i < list->items.size(); ++i) {
+      const ExcludedBoard& b = (*boards)[i];
+      const bool any = std::any_of(compat.gpus.begin(), compat.gpus.end(), [&](const GpuModel& g) {
+        return b.Matches(g) && std::find(s.architectures.begin(), s.architectures.end(), g.arch) != s.architectures.end();
+      });
+      if (!any)
+        Fail(list->items[i].mark, std::string(key) + ": no board of the stack's architectures is " + b.pci_id +
+                                      (b.subsystem.empty() ? "" : " " + b.subsystem));
+    }
+  }
+  if (!s.driver.version.known()) return;
+  const Version& v = *s.driver.version.version;
+  const Node* arch = root.Find("architectures");
+  for (const GpuModel& g : compat.gpus) {
+    if (!s.Claims(g)) continue;
+    std::string why = g.StackCannotRun(v, open, cuda_major);
+    const bool noted = std::any_of(s.boards_noted.begin(), s.boards_noted.end(),
+                                   [&](const ExcludedBoard& b) { return b.Matches(g); });
+    if (why.empty() && !noted) {
+      const BoardSupport sup = g.SupportAt(v);
+      if (sup.state == BoardSupport::State::kNotYet)
+        why = "driver " + v.str() + " predates " + sup.first->str() + ", the first R" + std::to_string(s.driver.branch) +
+              " release that lists it";
+      else if (sup.state == BoardSupport::State::kNotInBranch)
+        why = "no R" + std::to_string(s.driver.branch) + " release lists it";
+    }
+    if (why.empty()) continue;
+    std::string board = g.pci_ids.front() + (g.subsystems.empty() ? "" : " " + Join(g.subsystems, ", "));
+    Fail(arch ? arch->mark : root.mark, "stack claims " + g.name + " (" + board + ", " + g.arch +
+                                            ") but its driver " + v.str() + " (" + s.driver.flavour +
+                                            ") cannot run it: " + why + "; narrow architectures, add it to boards_excluded, or to boards_noted with why (README lag)");
+  }
+}
+
+// `claims`: also CheckClaims (manifest validate and the embedded stacks' test; doctor and apply report a board
+// the stack cannot run per host instead).
+Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label, bool claims = false) {
   std::vector<Source> seen{src};
   std::vector<std::string> chain;
   Node merged = LoadTree(src, ctx, seen, chain);
   Stack s = StackFromTree(merged);
   CheckStack(s, merged);
+  if (claims) CheckClaims(s, merged);
   s.source = source_label;
   s.extends_chain = std::move(chain);
   return s;
@@ -250,23 +299,25 @@ Stack LoadStack(const std::string& spec, const LoadContext& ctx) {
   return BuildStack(src, ctx, spec);
 }
 
-Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx) {
+Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx,
+                 bool check_claims) {
   Source src;
   src.display = display_path;
   src.id = IsUrl(display_path) ? display_path : AbsolutePath(display_path);
   src.text = text;
   src.embedded = StartsWith(display_path, kStackDir) && FindEmbedded(display_path) != nullptr;
-  return BuildStack(src, ctx, display_path);
+  return BuildStack(src, ctx, display_path, check_claims);
 }
 
 std::string ValidateDocument(const std::string& text, const std::string& display_path,
                              const LoadContext& ctx) {
   Node root = ParseTree(text, display_path);
   Fields doc(root, "", nullptr);
-  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile"});
+  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile", "Task"});
   if (kind == "Compat") ParseCompat(text, display_path);
-  if (kind == "Stack") ParseStack(text, display_path, ctx);
-  // Profile documents belong to src/launch (launch::ParseProfile); the CLI validates them there.
+  if (kind == "Stack") ParseStack(text, display_path, ctx, true);
+  // Profile documents belong to src/launch (launch::ParseProfile), Task documents to src/size
+  // (manifest/settings_doc.h reads them); the CLI validates them there.
   return kind;
 }
 

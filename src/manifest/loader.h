@@ -33,13 +33,16 @@ Stack LoadStack(const std::string& spec, const LoadContext& ctx);
 
 // Parses one stack document; `display_path` is what errors name. `extends` targets are loaded through
 // ctx (relative paths resolve beside display_path). Exposed for tests.
-Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx);
+// `check_claims`: also fail when a board the stack claims (its architectures less boards_excluded) cannot run on
+// its pinned driver per compat.yaml (driver_rules, per-release support); `manifest validate` sets it.
+Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx,
+                 bool check_claims = false);
 
 // Parses a compat document (tests feed broken ones).
 Compat ParseCompat(const std::string& text, const std::string& display_path);
 
-// Validates any gpuprep/v1 document (kind Stack, Compat or Profile) and returns its kind; throws on the
-// first error. Used by `manifest validate`.
+// Validates any gpuprep/v1 document (kind Stack, Compat, Profile or Task) and returns its kind; throws on
+// the first error. Used by `manifest validate` (which checks Profile and Task bodies through their owners).
 std::string ValidateDocument(const std::string& text, const std::string& display_path, const LoadContext& ctx);
 
 // The default when no --manifest is given: the newest embedded stack whose `os` includes the host's OS

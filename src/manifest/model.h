@@ -37,21 +37,54 @@ struct MinorCompat {         // CUDA minor-version compatibility per major (Tabl
   std::optional<Version> exact_min;  // 525.60.13
 };
 
+// A flavour or ceiling rule (compat.yaml driver_rules) for an architecture or one PCI device id.
+struct DriverRule {
+  std::string arch;                 // "volta" (empty for a board rule)
+  std::string board;                // "0x2342" (empty for an architecture rule)
+  std::string modules;              // "open" | "proprietary" | "" (either)
+  std::optional<int> last_branch;   // 580
+  std::optional<int> last_cuda_major;  // 12
+};
+
+// Whether one driver release supports a board, per the catalogue's per-release data (GpuModel::support).
+struct BoardSupport {
+  enum class State {
+    kUnknown,   // no data for the driver's branch (older or newer than the data, or no official release in it)
+    kListed,    // at or after the first official release of its branch that lists the board
+    kNotYet,    // the branch lists it from `first`, a later release
+    kNotInBranch,  // no official release of the branch lists it
+  };
+  State state = State::kUnknown;
+  std::optional<Version> first;  // kListed / kNotYet: the first official release of the branch that lists it
+};
+
 struct GpuModel {
   std::string name;                   // "H100 80GB HBM3" (the product name of NVIDIA's driver README)
   std::vector<std::string> pci_ids;   // lower-case "0x2330"
   std::vector<std::string> subsystems;  // boards it names, "10de:16c0" (subsystem vendor:device); empty = any
-  std::string arch;                   // ampere, hopper, ada, blackwell, turing, volta
+  std::string arch;                   // maxwell, pascal, volta, turing, ampere, ada, hopper, blackwell
   Version cc;                         // compute capability "9.0"
   bool datacenter = false;
   Version min_cuda;                   // first CUDA supporting the CC
-  int min_driver_branch = 0;          // e.g. 570 for B200
+  int min_driver_branch = 0;          // floor from min_cuda's first driver (e.g. 570 for B200); 0 = not stated
+  // Per driver branch: the first production, new-feature or data-center release whose support list names the
+  // board (nullopt: no official release of that branch does). Branches absent: no data.
+  std::map<int, std::optional<Version>> support;
+  // From compat.yaml driver_rules (the architecture's rule, then the board's):
   std::optional<int> last_driver_branch;   // 580 for V100
   std::optional<int> max_cuda_major;       // 12 for V100
-  // Open kernel modules only: the first open-gpu-kernel-modules release whose README lists the board
-  // (565.57.01 for H200 NVL). Absent: no such listing is known.
-  std::optional<Version> min_open_driver;
-  bool open_modules = true;                // false: the open kernel modules do not drive it (Volta)
+  bool open_modules = true;                // false: only the proprietary modules drive it (Volta and older)
+  bool requires_open = false;              // true: only the open kernel modules drive it (Blackwell, GH200)
+
+  // What the per-release data says about driver `driver` for this board.
+  BoardSupport SupportAt(const Version& driver) const;
+  // "R535 from 535.161.07, R550 from 550.54.14, ..." (every branch that lists it); "" when none does.
+  std::string SupportingBranches() const;
+  // The first official release that lists it, over all branches; nullopt when none does.
+  std::optional<Version> FirstListed() const;
+  // Whether a stack's driver (version, flavour open or not, CUDA major) can run this board; "" when it can,
+  // else why not (one sentence, naming the source's limit).
+  std::string StackCannotRun(const Version& driver, bool open, std::optional<int> cuda_major) const;
 };
 
 struct ToolkitAdvisory {
@@ -70,7 +103,8 @@ struct ImageFacts {           // what is known about an NGC image tag
 struct Compat {
   std::vector<CudaDriverRow> cuda_min_driver;  // every row of NVIDIA's table, newest first
   std::vector<MinorCompat> minor_compat;
-  std::vector<GpuModel> gpus;
+  std::vector<DriverRule> driver_rules;
+  std::vector<GpuModel> gpus;                  // driver_rules already applied
   std::vector<std::string> nvswitch_pci_ids;   // lower-case "0x1af1"
   std::vector<ToolkitAdvisory> toolkit_advisories;
   std::vector<ImageFacts> images;
@@ -171,6 +205,14 @@ struct Workload {
   unsigned long long min_shm_per_gpu = 0;   // bytes
 };
 
+// A board of a claimed architecture that the stack does not claim (`boards_excluded:`), with why.
+struct ExcludedBoard {
+  std::string pci_id;     // "0x2335"
+  std::string subsystem;  // "10de:220b"; "" = every board of the device id
+  std::string why;
+  bool Matches(const GpuModel& g) const;  // g is this device id and (any subsystem, or g names it)
+};
+
 struct Stack {
   std::string name;
   std::string description;
@@ -179,6 +221,10 @@ struct Stack {
   bool legacy = false;                    // kept for existing hosts: never chosen by default
   std::vector<OsTarget> os;
   std::vector<std::string> architectures; // GPU architectures this stack supports
+  std::vector<ExcludedBoard> boards_excluded;  // boards of those architectures it does not claim
+  // Boards it claims although the per-release data does not list them at its driver (the README lags real
+  // support, e.g. the T4 before R575), each with why; doctor still warns on them.
+  std::vector<ExcludedBoard> boards_noted;
   std::vector<AptRepository> repositories;
   DriverSpec driver;
   ComponentSpec cuda, cudnn, nccl, container_toolkit;
@@ -189,6 +235,8 @@ struct Stack {
   Origins origins;
 
   bool SupportsOs(const std::string& id, const std::string& version_id) const;
+  // Whether the stack claims the board: its architecture is listed and no boards_excluded entry matches.
+  bool Claims(const GpuModel& g) const;
   // The repositories that apply on that OS: those for every OS plus those whose `os` matches, in file order.
   std::vector<const AptRepository*> RepositoriesFor(const std::string& id, const std::string& version_id) const;
 };

@@ -10,7 +10,8 @@
 namespace gp::manifest {
 namespace {
 
-const std::vector<std::string> kArchitectures = {"volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+const std::vector<std::string> kArchitectures = {"maxwell", "pascal", "volta", "turing",
+                                                 "ampere",  "ada",    "hopper", "blackwell"};
 // An apt suite ("jammy", "stable/updates"): what may stand between the URL and the components.
 bool ValidSuite(const std::string& s) {
   if (s.empty() || s.size() > 128 || s[0] == '/' || s[0] == '-') return false;
@@ -219,6 +220,28 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
   }
 }
 
+// `boards_excluded:` / `boards_noted:` `[{pci_id: "0x2335", subsystem: "10de:18be", why: "..."}]`.
+void ParseBoards(const Node& n, const std::string& key, std::vector<ExcludedBoard>& out, Stack& s) {
+  for (const Node& item : AsList(n)) {
+    Fields f(item, key, &s.origins);
+    f.Only({"pci_id", "subsystem", "why"});
+    ExcludedBoard b;
+    const Node& id = f.Require("pci_id");
+    b.pci_id = ToLower(AsString(id));
+    if (b.pci_id.size() != 6 || !StartsWith(b.pci_id, "0x") ||
+        b.pci_id.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+      Fail(id.mark, "\"" + id.scalar + "\" is not a PCI device id (like \"0x2335\")");
+    if (const Node* sub = f.Get("subsystem")) {
+      b.subsystem = ToLower(AsString(*sub));
+      if (b.subsystem.size() != 9 || b.subsystem[4] != ':' ||
+          b.subsystem.find_first_not_of("0123456789abcdef:") != std::string::npos || b.subsystem.rfind(':') != 4)
+        Fail(sub->mark, "\"" + sub->scalar + "\" is not a PCI subsystem (like \"10de:220b\")");
+    }
+    b.why = AsLine(f.Require("why"));
+    out.push_back(std::move(b));
+  }
+}
+
 void ParseWorkload(const Node& n, Stack& s) {
   Fields f(n, "workload", &s.origins);
   f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu"});
@@ -250,7 +273,8 @@ Stack StackFromTree(const Node& root) {
   Stack s;
   Fields doc(root, "", &s.origins);
   doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "repository_overrides",
-            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "docker", "workload", "notes"});
+            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "docker", "workload", "notes",
+            "boards_excluded", "boards_noted"});
   CheckHeader(doc, {"Stack"});
   Fields meta(doc.Require("metadata"), "metadata", &s.origins);
   meta.Only({"name", "description"});
@@ -262,6 +286,8 @@ Stack StackFromTree(const Node& root) {
   const Node& arch = doc.Require("architectures");
   for (const Node& item : AsList(arch))
     s.architectures.push_back(OneOf(item, kArchitectures, "architecture"));
+  if (const Node* b = doc.Get("boards_excluded")) ParseBoards(*b, "boards_excluded", s.boards_excluded, s);
+  if (const Node* b = doc.Get("boards_noted")) ParseBoards(*b, "boards_noted", s.boards_noted, s);
   if (const Node* r = doc.Get("repositories")) ParseRepositories(*r, s);
   if (const Node* o = doc.Get("repository_overrides")) ParseRepositoryOverrides(*o, s);
   s.legacy = doc.Bool("legacy").value_or(false);
@@ -276,6 +302,17 @@ Stack StackFromTree(const Node& root) {
   if (const Node* w = doc.Get("workload")) ParseWorkload(*w, s);
   s.notes = doc.String("notes").value_or("");
   return s;
+}
+
+bool ExcludedBoard::Matches(const GpuModel& g) const {
+  if (std::find(g.pci_ids.begin(), g.pci_ids.end(), pci_id) == g.pci_ids.end()) return false;
+  return subsystem.empty() || std::find(g.subsystems.begin(), g.subsystems.end(), subsystem) != g.subsystems.end();
+}
+
+bool Stack::Claims(const GpuModel& g) const {
+  if (std::find(architectures.begin(), architectures.end(), g.arch) == architectures.end()) return false;
+  return std::none_of(boards_excluded.begin(), boards_excluded.end(),
+                      [&](const ExcludedBoard& b) { return b.Matches(g); });
 }
 
 bool Stack::SupportsOs(const std::string& id, const std::string& version_id) const {

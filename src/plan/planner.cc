@@ -9,6 +9,7 @@
 #include "apt/resolve.h"
 #include "apt/sources.h"
 #include "layers/report.h"
+#include "manifest/loader.h"
 #include "plan/containers.h"
 #include "plan/host_state.h"
 #include "plan/pins.h"
@@ -334,12 +335,21 @@ class Planner {
         return block(gpu + " is " + g.architecture + ", which stack " + stack_.name + " does not support (" +
                      Join(stack_.architectures, ", ") + "); choose a stack for " + g.architecture +
                      " GPUs with --manifest");
-      if (g.architecture == "blackwell" && !open)
-        return block(gpu + " is Blackwell, which needs NVIDIA's open kernel modules; stack " + stack_.name +
-                     " pins the " + d.flavour + " flavour");
-      if ((g.architecture == "volta" || g.architecture == "pascal") && open)
-        return block(gpu + " is " + g.architecture + "; the open kernel modules of stack " + stack_.name +
-                     " support Turing and later");
+      // The flavour and ceiling rules of compat.yaml (driver_rules), as doctor and manifest validate apply them.
+      const manifest::GpuModel* m =
+          manifest::EmbeddedCompat().GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
+      std::optional<int> cuda_major;
+      if (stack_.cuda.enabled && stack_.cuda.version.known())
+        cuda_major = static_cast<int>(stack_.cuda.version.version->major());
+      if (m) {
+        for (const auto& ex : stack_.boards_excluded)
+          if (ex.Matches(*m))
+            return block(gpu + " is not claimed by stack " + stack_.name + ": " + ex.why +
+                         "; choose another stack with --manifest");
+        if (std::string why = m->StackCannotRun(*d.version.version, open, cuda_major); !why.empty())
+          return block(gpu + ": stack " + stack_.name + " (driver " + d.version.version->str() + ", " + d.flavour +
+                       ") cannot run it: " + why + "; choose another stack with --manifest");
+      }
     }
     driver_ok_ = true;
     const size_t before = install_.size();

@@ -209,16 +209,31 @@ std::string ShellQuote(const std::string& word) {
 }
 
 namespace {
-// NAME=... with NAME a shell variable name ([A-Za-z_][A-Za-z0-9_]*).
+// What a shell reads as an assignment when it comes first: NAME=... and bash's NAME+=... (NAME a shell
+// variable name, [A-Za-z_][A-Za-z0-9_]*). NAME[...]=... holds '[', which ShellQuote quotes anyway.
 bool LooksLikeAssignment(const std::string& w) {
-  const size_t eq = w.find('=');
+  size_t eq = w.find('=');
   if (eq == std::string::npos || eq == 0) return false;
+  if (w[eq - 1] == '+') --eq;
+  if (eq == 0) return false;
   for (size_t i = 0; i < eq; ++i) {
     const char c = w[i];
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
     if (!ok) return false;
   }
   return true;
+}
+
+// Words a shell reads as syntax in command position: POSIX's reserved words (XCU 2.4) and bash's
+// (function, select, time, coproc, [[, ]]). Those holding other characters than ShellQuote's safe ones
+// (!, {, }, [[, ]]) are quoted anyway.
+bool ReservedWord(const std::string& w) {
+  static const char* const kWords[] = {"case",  "do",       "done",   "elif", "else",  "esac",
+                                       "fi",    "for",      "if",     "in",   "then",  "until",
+                                       "while", "function", "select", "time", "coproc"};
+  for (const char* r : kWords)
+    if (w == r) return true;
+  return false;
 }
 }  // namespace
 
@@ -227,8 +242,9 @@ std::string ShellJoin(const std::vector<std::string>& argv) {
   for (size_t i = 0; i < argv.size(); ++i) {
     if (i) out += ' ';
     std::string w = ShellQuote(argv[i]);
-    // An unquoted NAME=VALUE first word would be an assignment, not the command: quote it.
-    if (i == 0 && w == argv[i] && LooksLikeAssignment(w)) w = "'" + w + "'";
+    // An unquoted first word that is an assignment or a reserved word would be read as syntax, not as the
+    // command: quote it.
+    if (i == 0 && w == argv[i] && (LooksLikeAssignment(w) || ReservedWord(w))) w = "'" + w + "'";
     out += w;
   }
   return out;

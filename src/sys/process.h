@@ -43,8 +43,12 @@ class RealCommandRunner : public CommandRunner {
   CommandResult Run(const Command& cmd) override;
 };
 
-// Renders argv for logs and "plan --format sh": each word POSIX-shell-quoted only when needed.
+// Renders argv for logs and "plan --format sh": each word POSIX-shell-quoted only when needed, so that
+// bash, dash and Python's shlex.split read the argv back. The first word is quoted too when a shell would
+// take it for syntax: a reserved word (if, time, ...) or an assignment (x=1, x+=1). (A program whose name
+// starts with '%' cannot be run by name from bash, which reads it as a job, quoted or not.)
 std::string ShellJoin(const std::vector<std::string>& argv);
+// One word: unchanged when it is made of [A-Za-z0-9@%+=:,./_-] only, else in single quotes ('' for "").
 std::string ShellQuote(const std::string& word);
 
 }  // namespace gp::sys

@@ -1,5 +1,7 @@
 #include "util/input.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 
@@ -56,6 +58,64 @@ std::string Lower(std::string_view s) {
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
+}
+
+// inet_pton(AF_INET) as glibc reads it: four decimal numbers 0-255 joined by '.', no leading zeros.
+bool DottedQuad(std::string_view s) {
+  int octets = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    const size_t j = std::min(s.find('.', i), s.size());
+    const std::string_view part = s.substr(i, j - i);
+    if (part.empty() || part.size() > 3 || (part.size() > 1 && part[0] == '0') || ++octets > 4) return false;
+    int v = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    if (v > 255) return false;
+    i = j;
+  }
+  return octets == 4;
+}
+
+// Whether libcurl's URL parser reads `host` as a numeric IPv4 address (urlapi.c ipv4_normalize): one to
+// four parts joined by '.', each a C number (decimal, 0x hex or 0 octal) that fits its place.
+bool CurlReadsAsIpv4(std::string_view host) {
+  std::vector<uint64_t> parts;
+  size_t i = 0;
+  for (;;) {
+    if (i >= host.size() || host[i] < '0' || host[i] > '9' || parts.size() == 4) return false;
+    int base = 10;
+    if (host[i] == '0' && i + 2 < host.size() && (host[i + 1] | 0x20) == 'x' &&
+        std::isxdigit(static_cast<unsigned char>(host[i + 2]))) {
+      base = 16;
+      i += 2;
+    } else if (host[i] == '0') {
+      base = 8;
+    }
+    uint64_t v = 0;
+    for (; i < host.size(); ++i) {
+      const char c = static_cast<char>(host[i] | 0x20);
+      const int d = (c >= '0' && c <= '9')                 ? c - '0'
+                    : (base == 16 && c >= 'a' && c <= 'f') ? c - 'a' + 10
+                                                           : 99;
+      if (d >= base) break;
+      v = std::min<uint64_t>(v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d), 1ULL << 40);
+    }
+    if (v > 0xFFFFFFFFULL) return false;
+    parts.push_back(v);
+    if (i == host.size()) break;
+    if (host[i] != '.') return false;
+    ++i;
+  }
+  // a (32 bits), a.b (8.24), a.b.c (8.8.16), a.b.c.d (8.8.8.8)
+  const uint64_t last_max = parts.size() == 1   ? 0xFFFFFFFFULL
+                            : parts.size() == 2 ? 0xFFFFFFULL
+                            : parts.size() == 3 ? 0xFFFFULL
+                                                : 0xFFULL;
+  for (size_t k = 0; k + 1 < parts.size(); ++k)
+    if (parts[k] > 0xFF) return false;
+  return parts.back() <= last_max;
 }
 
 }  // namespace
@@ -180,6 +240,37 @@ bool ValidPackageWord(std::string_view s) {
   return ValidDebName(s.substr(0, eq)) && ValidDebVersion(s.substr(eq + 1));
 }
 
+bool ValidIpv6(std::string_view s) {
+  if (s.empty() || (s[0] == ':' && (s.size() < 2 || s[1] != ':'))) return false;
+  size_t i = s[0] == ':' ? 1 : 0;
+  size_t token = i;  // where the current group starts (an IPv4 tail is read from there)
+  int words = 0, digits = 0;
+  bool compressed = false;
+  while (i < s.size()) {
+    const char c = s[i++];
+    if (std::isxdigit(static_cast<unsigned char>(c))) {
+      if (++digits > 4) return false;
+    } else if (c == ':') {
+      token = i;
+      if (digits == 0) {
+        if (compressed) return false;
+        compressed = true;
+      } else {
+        if (i == s.size() || ++words > 8) return false;
+        digits = 0;
+      }
+    } else if (c == '.' && words + 2 <= 8 && DottedQuad(s.substr(token))) {
+      words += 2;
+      digits = 0;
+      break;
+    } else {
+      return false;
+    }
+  }
+  if (digits > 0 && ++words > 8) return false;
+  return compressed ? words < 8 : words == 8;
+}
+
 std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
   const auto fail = [why](const char* reason) -> std::optional<Url> {
     if (why) *why = reason;
@@ -221,9 +312,7 @@ std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
       port = after.substr(1);
       port_sep = true;
     }
-    for (char c : host.substr(1, host.size() - 2))
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.'))
-        return fail("an IPv6 address holds hex digits, ':' and '.' only");
+    if (!ValidIpv6(host.substr(1, host.size() - 2))) return fail("not an IPv6 address between the brackets");
   } else {
     const size_t pc = authority.find(':');
     if (pc != std::string_view::npos) {
@@ -234,6 +323,10 @@ std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
     for (char c : host)
       if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-'))
         return fail("a host name holds letters, digits, '.' and '-' only");
+    // libcurl reads 127.1, 0x7f.0.0.1 and 010.0.0.1 as addresses (the last one as 8.0.0.1): one spelling
+    // only.
+    if (CurlReadsAsIpv4(host) && !DottedQuad(host))
+      return fail("an IPv4 address is written as four decimal numbers 0-255 without leading zeros");
   }
   if (port_sep) {
     if (port.size() > 5) return fail("the port is not a number from 1 to 65535");

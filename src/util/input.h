@@ -39,8 +39,15 @@ bool ValidDebVersion(std::string_view s);
 // A package word on an apt-get, apt-mark or dpkg command line: NAME or NAME=VERSION, each valid as above.
 bool ValidPackageWord(std::string_view s);
 
+// An IPv6 address as inet_pton(AF_INET6) reads it (RFC 4291 section 2.2; what libcurl checks a bracketed
+// host with): up to eight groups of 1-4 hex digits, at most one "::" standing for one or more zero groups,
+// optionally a dotted IPv4 address in the last 32 bits ("::ffff:192.0.2.1"). No zone id.
+bool ValidIpv6(std::string_view s);
+
 // A URL as gpuprep reads it (RFC 3986 subset): scheme "://" [host [":" port]] path. User information
-// ("user@"), whitespace, control characters, a fragment and percent-encoded host names are refused.
+// ("user@"), whitespace, control characters, a fragment and percent-encoded host names are refused, and so
+// are a bracketed host that is not an IPv6 address and a numeric IPv4 host in any spelling but four decimal
+// octets (libcurl would read "127.1" or "010.0.0.1" as an address). docs/values.md lists the differences.
 struct Url {
   std::string scheme;  // lower-case: "https", "http", "file"
   std::string host;    // lower-case; "[::1]" keeps its brackets; "" for file:///

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace gp {
 
@@ -126,28 +128,46 @@ std::string HumanBytes(unsigned long long bytes) {
 }
 
 std::optional<unsigned long long> ParseBytes(std::string_view s) {
-  s = Trim(s);
+  // go-units' sizeRegex: ^(\d+(\.\d+)*) ?([kKmMgGtTpP])?[iI]?[bB]?$ (more than one '.' then fails
+  // ParseFloat).
   size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  std::string num(s.substr(0, i));
-  std::string unit = ToLower(s.substr(i));
-  if (num.empty() || std::count(num.begin(), num.end(), '.') > 1 || num.front() == '.' || num.back() == '.')
-    return std::nullopt;
-  unsigned long long mult = 1;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1ULL << 10;
-  else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1ULL << 20;
-  else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1ULL << 30;
-  else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1ULL << 40;
-  else return std::nullopt;
-  if (num.find('.') == std::string::npos) {
-    auto v = ParseUnsigned(num);
-    if (!v || (*v != 0 && mult > ~0ULL / *v)) return std::nullopt;
-    return *v * mult;
+  const auto digits = [&] {
+    const size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (!digits()) return std::nullopt;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return std::nullopt;
   }
-  double v = std::stod(num) * static_cast<double>(mult);
-  if (v >= 1.8e19) return std::nullopt;
-  return static_cast<unsigned long long>(std::llround(v));
+  const std::string_view number = s.substr(0, i);
+  if (i < s.size() && s[i] == ' ') ++i;
+  int shift = 0;
+  if (i < s.size()) {
+    static const char kUnits[] = "kmgtp";
+    const char* u = std::strchr(kUnits, s[i] | 0x20);
+    if (u && *u) {
+      shift = 10 * static_cast<int>(u - kUnits + 1);
+      ++i;
+    }
+  }
+  if (i < s.size() && (s[i] | 0x20) == 'i') ++i;
+  if (i < s.size() && (s[i] | 0x20) == 'b') ++i;
+  if (i != s.size()) return std::nullopt;
+  // As go-units: the number as the nearest double (strconv.ParseFloat), times the unit, truncated. A power of
+  // two multiplies exactly. Docker's int64 overflows from 2^63 on; those are refused here.
+  double v = 0;
+  const auto r = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (r.ec == std::errc::result_out_of_range) {
+    if (number.find_first_not_of("0.") < number.find('.')) return std::nullopt;  // >= 1: overflowed
+    v = 0;                                                                       // < 1: underflowed
+  } else if (r.ec != std::errc() || r.ptr != number.data() + number.size()) {
+    return std::nullopt;
+  }
+  v = std::ldexp(v, shift);
+  if (!(v < 9223372036854775808.0)) return std::nullopt;
+  return static_cast<unsigned long long>(v);
 }
 
 std::string LastLine(std::string_view text) {

@@ -27,7 +27,10 @@ size_t EditDistance(std::string_view a, std::string_view b);
 std::optional<std::string> DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 // "85520809984" -> "79.6 GiB"; exact powers print without decimals ("64 MiB").
 std::string HumanBytes(unsigned long long bytes);
-// Parses "64m", "1g", "16GiB", "1.5G", "67108864" (docker's units: b,k,m,g,t, binary multiples).
+// A size as Docker reads --shm-size and --memory (go-units' RAMInBytes): a decimal number, one optional
+// space, an optional unit k, m, g, t or p (binary multiples, any case) with an optional i and an optional b:
+// "64m", "1g", "16GiB", "1.5G", "512 MB", "67108864". A fraction is truncated to whole bytes ("0.3MB" is
+// 314572). nullopt for anything else, and for 2^63 bytes or more (where Docker's int64 overflows).
 std::optional<unsigned long long> ParseBytes(std::string_view s);
 
 }  // namespace gp

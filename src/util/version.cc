@@ -1,5 +1,6 @@
 #include "util/version.h"
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
@@ -89,22 +90,68 @@ int VerRevCmp(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+namespace {
+
+bool Blank(char c) { return c == ' ' || c == '\t'; }
+bool Space(char c) { return Blank(c) || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+// dpkg's parseversion (lib/dpkg/parsehelp.c): fills `v` and returns the error dpkg refuses the text with, or
+// nullptr when dpkg reads it (perhaps with a warning: an upstream not starting with a digit, odd characters).
+// The epoch is read like strtol: leading white space and a sign are taken, so "+1:1.0" has epoch 1.
+const char* ParseLikeDpkg(std::string_view text, DebVersion& v) {
+  text = text.substr(0, text.find('\0'));  // dpkg reads C strings
+  size_t b = 0;
+  while (b < text.size() && Blank(text[b])) ++b;
+  if (b == text.size()) return "version string is empty";
+  size_t e = b;
+  while (e < text.size() && !Blank(text[e])) ++e;
+  for (size_t i = e; i < text.size(); ++i)
+    if (!Blank(text[i])) return "version string has embedded spaces";
+  std::string_view t = text.substr(b, e - b);
+  const char* error = nullptr;
+  if (const size_t colon = t.find(':'); colon != std::string_view::npos) {
+    size_t i = 0;
+    while (i < colon && Space(t[i])) ++i;
+    const bool negative = i < colon && t[i] == '-';
+    if (i < colon && (t[i] == '+' || t[i] == '-')) ++i;
+    const size_t digits = i;
+    uint64_t epoch = 0;
+    for (; i < colon && t[i] >= '0' && t[i] <= '9'; ++i)
+      epoch = std::min<uint64_t>(epoch * 10 + static_cast<uint64_t>(t[i] - '0'), 1ULL << 40);
+    if (i == digits)
+      error = "epoch in version is empty";
+    else if (i != colon)
+      error = "epoch in version is not number";
+    else if (negative && epoch > 0)
+      error = "epoch in version is negative";
+    else if (epoch > 2147483647)
+      error = "epoch in version is too big";
+    else if (colon + 1 == t.size())
+      error = "nothing after colon in version number";
+    v.epoch = error ? 0 : epoch;
+    t = t.substr(colon + 1);
+  }
+  const size_t dash = t.rfind('-');
+  v.upstream = std::string(t.substr(0, dash));
+  v.revision = dash == std::string_view::npos ? "" : std::string(t.substr(dash + 1));
+  if (error) return error;
+  if (dash != std::string_view::npos && v.revision.empty()) return "revision number is empty";
+  if (v.upstream.empty()) return "version number is empty";
+  return nullptr;
+}
+
+}  // namespace
+
 DebVersion DebVersion::Parse(std::string_view text) {
   DebVersion v;
-  text = Trim(text);
-  auto colon = text.find(':');
-  if (colon != std::string_view::npos) {
-    v.epoch = ParseUnsigned(text.substr(0, colon)).value_or(0);
-    text = text.substr(colon + 1);
-  }
-  auto dash = text.rfind('-');
-  if (dash != std::string_view::npos) {
-    v.upstream = std::string(text.substr(0, dash));
-    v.revision = std::string(text.substr(dash + 1));
-  } else {
-    v.upstream = std::string(text);
-  }
+  ParseLikeDpkg(text, v);
   return v;
+}
+
+std::string DebVersion::Problem(std::string_view text) {
+  DebVersion v;
+  const char* error = ParseLikeDpkg(text, v);
+  return error ? error : "";
 }
 
 int CompareDebVersions(std::string_view a, std::string_view b) {

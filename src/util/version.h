@@ -45,14 +45,20 @@ class Version {
 };
 
 // dpkg version comparison (deb-version(7)): returns <0, 0, >0. Never fails; malformed input is compared
-// by the same algorithm dpkg uses.
+// by the same algorithm dpkg uses (DebVersion::Problem says whether dpkg would refuse it).
 int CompareDebVersions(std::string_view a, std::string_view b);
 
 struct DebVersion {
   uint64_t epoch = 0;
   std::string upstream;  // "535.161.08", "8.9.7.29"
   std::string revision;  // "1", "0ubuntu1", "1+cuda12.2"; empty when absent
+  // Read as dpkg reads it: blanks around it dropped, the epoch up to the first ':' (strtol's syntax, so
+  // "+1:1.0" has epoch 1), the revision after the last '-'. Never fails: what dpkg refuses still gives
+  // its parts (epoch 0 when the epoch is bad).
   static DebVersion Parse(std::string_view text);
+  // dpkg's reason to refuse `text` ("epoch in version is negative", "version string has embedded spaces"),
+  // as `dpkg --compare-versions` reports it; "" when dpkg reads it (perhaps with only a warning).
+  static std::string Problem(std::string_view text);
 };
 
 // Builds NVIDIA-style code numbers back into versions:

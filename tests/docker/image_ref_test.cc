@@ -28,6 +28,32 @@ TEST_CASE("ParseImageRef: domains, docker.io defaults, tags and digests", "[dock
     CHECK_FALSE(ParseImageRef(bad));
 }
 
+TEST_CASE("ParseImageRef follows Docker's reference grammar and normalisation", "[docker][image_ref]") {
+  CHECK(ParseImageRef("index.docker.io/debian")->str() == "docker.io/library/debian");
+  CHECK(ParseImageRef("index.docker.io/nvidia/cuda:12.2.2-base")->str() ==
+        "docker.io/nvidia/cuda:12.2.2-base");
+  CHECK(ParseImageRef("docker.io/library/ubuntu:24.04")->Familiar() == "ubuntu:24.04");
+  CHECK(ParseImageRef("nvidia/cuda:12.2.2-base")->Familiar() == "nvidia/cuda:12.2.2-base");
+  CHECK(ParseImageRef("nvcr.io/nvidia/pytorch:24.05-py3")->Familiar() == "nvcr.io/nvidia/pytorch:24.05-py3");
+  CHECK(ParseImageRef("library/a/b")->Familiar() == "library/a/b");
+  CHECK(ParseImageRef("[::1]:5000/x")->domain == "[::1]:5000");
+  CHECK(ParseImageRef("a--b.example:5000/a__b/c---d/e.f")->path == "a__b/c---d/e.f");
+  // Hosts and path components Docker refuses; 64 hex digits (an image id); sha256 only.
+  for (const char* bad :
+       {"test.com:http/foo", "a.com:5000:6000/x", "dock..er/docker", "a.com./x", "ab-.com", "a___b", "a-.b",
+        "a_.b", "a._b", "-a.com/x", "a.com:/x", "[]/x", "[::g]/x", "[::1]x/y", "a_b.com/x", "a@sha512:abc"})
+    CHECK_FALSE(ParseImageRef(bad));
+  CHECK_FALSE(ParseImageRef(std::string(64, 'a')));
+  CHECK(ParseImageRef(std::string(64, 'a') + ":tag"));
+  CHECK(ParseImageRef(std::string(63, 'a')));
+  // 255 bytes of path, however long the registry (and library/ counts, as Docker counts it).
+  const std::string p255 = std::string(127, 'a') + "/" + std::string(127, 'b');
+  CHECK(ParseImageRef("registry.example.com:5000/" + p255));
+  CHECK_FALSE(ParseImageRef("registry.example.com:5000/" + p255 + "c"));
+  CHECK(ParseImageRef(std::string(247, 'x')));  // library/ + 247 = 255
+  CHECK_FALSE(ParseImageRef(std::string(248, 'x')));
+}
+
 TEST_CASE("PullReference pins by digest and rewrites onto a mirror", "[docker][image_ref]") {
   const std::string d = "sha256:" + std::string(64, 'a');
   auto ref = *ParseImageRef("nvcr.io/nvidia/pytorch:23.10-py3");

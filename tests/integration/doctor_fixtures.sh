@@ -32,6 +32,43 @@ expect "Blackwell on R535" blackwell-old-driver 1 "driver branch 535 does not su
 expect "V100 past R580" v100-new-driver 1 "driver branch 590 no longer supports Tesla V100 SXM2 32GB (its last branch is R580)"
 expect "unsigned DKMS under Secure Boot" secure-boot-unsigned 1 "Secure Boot is on and the DKMS-built nvidia module"
 expect "toolkit below a CVE fix" open-module 1 "toolkit 1.17.3 is affected by CVE-2025-23359" hopper-r580-cuda13.0
+# Support per driver release (compat.yaml gpus: support, production releases only; driver_rules).
+expect "H200 on open 550.54.15: warned, naming 550.90.07" h200-open-550 1 \
+  "driver 550.54.15 predates 550.90.07, the first R550 release (betas aside) whose supported-GPU list names H200" \
+  hopper-r580-cuda13.0
+expect "HGX H200 on R535: no R535 release lists it" hgx-h200-r535 0 \
+  "no R535 release (betas aside) lists H200; the branches that do: R550 from 550.90.07"
+expect "HGX H200 on R535: the stack does not claim it" hgx-h200-r535 0 \
+  "stack ubuntu22.04-r535-cuda12.2 is not made for H200 (hopper; it claims volta, turing, ampere, ada, hopper less its boards_excluded); the newest that can is hopper-r580-cuda13.0"
+expect "H20 on R545: the branch skips it" h20-r545 0 \
+  "no R545 release (betas aside) lists H20; the branches that do: R535 from 535.161.07, R550 from 550.54.14"
+expect "GH200 on the proprietary modules is refused" gh200-proprietary 1 \
+  "GH200 120GB runs only on NVIDIA's open kernel modules; the loaded module is proprietary"
+expect "GH200: the proprietary stack cannot run here" gh200-proprietary 1 \
+  "stack ubuntu22.04-r535-cuda12.2 cannot run here: GH200 120GB runs only on NVIDIA's open kernel modules; the newest that can is hopper-r580-cuda13.0"
+expect "P100 with a CUDA 13 stack: cannot run here, names the newest that can" p100-r580 1 \
+  "stack hopper-r580-cuda13.0 cannot run here: the open kernel modules do not drive Tesla P100 PCIe 16GB (pascal); the newest that can is volta-r580-cuda12.9" \
+  hopper-r580-cuda13.0
+expect "P100: CUDA 13 is past its last CUDA" p100-r580 1 \
+  "the stack's CUDA 13.0.2 no longer supports Tesla P100 PCIe 16GB (compute capability 6.0; the last CUDA for it is 12.x)" \
+  hopper-r580-cuda13.0
+expect "T4 on open 570: the README lag is a warning" t4-open-570 1 \
+  "no R570 release (betas aside) lists Tesla T4; the branches that do: R575 from 575.57.08" volta-r580-cuda12.9
+# Without --manifest a P100 host gets the stack that can run it.
+out=$("$GPUPREP" doctor --root "$HOSTS/p100-r580" 2>&1)
+if ! grep -qF "using stack volta-r580-cuda12.9" <<<"$out" || grep -qF "cannot run here" <<<"$out"; then
+  echo "FAIL P100 default stack"; echo "$out" | sed 's/^/     /'; fails=$((fails + 1))
+else
+  echo "ok   P100 default stack is volta-r580-cuda12.9"
+fi
+# T4 on open 570 passes the GPU and driver layers (warnings only): not listed is not unsupported.
+layers=$("$GPUPREP" doctor --json --root "$HOSTS/t4-open-570" --manifest volta-r580-cuda12.9 2>/dev/null |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(l["name"] + "=" + l["status"] for l in d["layers"] if l["name"] in ("gpu", "driver")))')
+if [ "$layers" != "gpu=ok driver=warn" ]; then
+  echo "FAIL T4 on open 570: $layers (want gpu=ok driver=warn)"; fails=$((fails + 1))
+else
+  echo "ok   T4 on open 570: gpu ok, driver warn"
+fi
 
 for tree in "$HOSTS"/*/; do
   json=$("$GPUPREP" doctor --json --root "$tree" --manifest "$STACK" 2>/dev/null)

@@ -107,11 +107,20 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   test::Inputs b;
   for (auto& g : b.host.gpus) g.device_id = "0x2901", g.name = "B200";
   auto bw = layers::CheckGpu(b.in());
-  CHECK(bw.status == Status::kWarn);
+  CHECK(bw.status == Status::kFail);  // the stack's proprietary flavour cannot drive Blackwell at all
   CHECK(bw.found == std::optional<std::string>("8x B200"));
   CHECK(bw.detail ==
-        "stack ubuntu22-r535-cuda12.2 is not made for blackwell GPUs (it lists ampere, hopper, ada)");
-  CHECK(bw.fix == std::optional<std::string>("choose a stack for blackwell: gpuprep manifest list"));
+        "stack ubuntu22-r535-cuda12.2 cannot run here: B200 runs only on NVIDIA's open kernel modules; the newest "
+        "that can is blackwell-r580-cuda13.0");
+  CHECK(bw.fix == std::optional<std::string>("sudo gpuprep apply --yes --manifest blackwell-r580-cuda13.0"));
+  // A stack whose pins could run the board but that does not claim its architecture only warns.
+  b.stack.driver.flavour = "open";
+  b.stack.driver.branch = 580;
+  b.stack.driver.version.version = gp::Version::Must("580.95.05");
+  auto open = layers::CheckGpu(b.in());
+  CHECK(open.status == Status::kWarn);
+  CHECK(open.detail == "stack ubuntu22-r535-cuda12.2 is not made for B200 (blackwell; it claims ampere, hopper, ada); "
+                       "the newest that can is blackwell-r580-cuda13.0");
 }
 
 TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor]") {

@@ -42,17 +42,20 @@ inline manifest::Compat SampleCompat() {
     return g;
   };
   GpuModel h100 = gpu("H100 SXM5 80GB", "0x2330", "hopper", "9.0", true, "11.8", 520);
-  h100.min_open_driver = V::Must("525.47.07");
+  // Per-release support as compat.yaml gives it: R525 lists it from 525.60.11, R535 from its first release.
+  h100.support = {{525, V::Must("525.60.11")}, {535, V::Must("535.54.03")}, {545, std::nullopt}};
   c.gpus.push_back(h100);
   // One device id, boards the open modules' README listed at different times (compat.yaml's A30 rows).
   GpuModel a30 = gpu("A30", "0x20b7", "ampere", "8.0", true, "11.0", 450);
   a30.subsystems = {"10de:1852"};
-  a30.min_open_driver = V::Must("525.147.05");
+  a30.support = {{525, V::Must("525.147.05")}, {535, V::Must("535.129.03")}};
   c.gpus.push_back(a30);
   a30.subsystems = {};
-  a30.min_open_driver = V::Must("515.48.07");
+  a30.support = {{515, V::Must("515.48.07")}, {525, V::Must("525.60.11")}, {535, V::Must("535.54.03")}};
   c.gpus.push_back(a30);
-  c.gpus.push_back(gpu("B200", "0x2901", "blackwell", "10.0", true, "12.8", 570));
+  GpuModel b200 = gpu("B200", "0x2901", "blackwell", "10.0", true, "12.8", 570);
+  b200.requires_open = true;
+  c.gpus.push_back(b200);
   c.gpus.push_back(gpu("B300", "0x3182", "blackwell", "10.3", true, "12.9", 575));
   c.gpus.push_back(gpu("RTX 4090", "0x2684", "ada", "8.9", false, "11.8", 520));
   GpuModel v100 = gpu("V100", "0x1db5", "volta", "7.0", true, "9.0", 384);

@@ -64,7 +64,7 @@ TEST_CASE("manifest list and show", "[manifest]") {
   CHECK(r.out.find(" 535.183.01  # " + kDir + "site.yaml:8:12\n") != std::string::npos);
   CHECK(r.out.find(" https://nvidia.github.io/libnvidia-container/stable/deb/amd64/ (key "
                    "C95B321B61E88C1809C4F759DDCAE044F796ECB0)  # "
-                   "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:27:5\n") != std::string::npos);
+                   "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:46:5\n") != std::string::npos);
   CHECK(r.out.find("image.cuda ") != std::string::npos);
 
   r = Gpuprep({"manifest", "show", "hoper-r580-cuda13.0"});

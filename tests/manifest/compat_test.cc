@@ -133,30 +133,124 @@ TEST_CASE("subsystem ids tell boards of one device id apart", "[manifest]") {
   CHECK(c.GpuByPci("0x2342", "0x10de", "0x16eb")->name == "GH200 120GB");
 }
 
-TEST_CASE("the open kernel modules' minimum: the first release whose README lists the board", "[manifest]") {
+namespace {
+// The first release of `branch` that lists the board, "none", or "no data".
+std::string FirstIn(const m::Compat& c, const char* dev, const char* sv, const char* sd, int branch) {
+  const m::GpuModel* g = c.GpuByPci(dev, sv, sd);
+  REQUIRE(g);
+  auto it = g->support.find(branch);
+  if (it == g->support.end()) return "no data";
+  return it->second ? it->second->str() : "none";
+}
+}  // namespace
+
+TEST_CASE("support per driver branch: the first production release whose README lists the board", "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
-  auto open_min = [&](const char* dev, const char* sv, const char* sd) {
-    const m::GpuModel* g = c.GpuByPci(dev, sv, sd);
-    REQUIRE(g);
-    return g->min_open_driver ? g->min_open_driver->str() : std::string("none");
-  };
-  CHECK(open_min("0x2335", "0x10de", "0x18be") == "550.40.65");  // H200
-  CHECK(open_min("0x233b", "0x10de", "0x1996") == "565.57.01");  // H200 NVL
-  CHECK(open_min("0x2330", "0x10de", "0x16c0") == "525.47.07");  // H100 80GB HBM3
-  CHECK(open_min("0x2901", "0x10de", "0x1999") == "570.86.15");  // B200
-  CHECK(open_min("0x3182", "0x10de", "0x20e6") == "580.82.07");  // B300
-  CHECK(open_min("0x1eb8", "0x10de", "0x12a2") == "575.51.02");  // Tesla T4: listed only from 575
-  // One device id, boards listed at different times: the board decides.
-  CHECK(open_min("0x20b7", "0x10de", "0x1532") == "515.48.07");  // A30
-  CHECK(open_min("0x20b7", "0x10de", "0x1852") == "525.147.05");
-  CHECK(open_min("0x20b7", "", "") == "515.48.07");  // unknown board: the device id's first listing
-  // The general minimum is unchanged by it: the driver of the first CUDA for the compute capability.
+  CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 550) == "550.90.07");  // H200
+  CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 535) == "none");       // no R535 release lists it
+  CHECK(FirstIn(c, "0x2329", "0x10de", "0x198b", 545) == "none");       // H20: R545 skips it
+  CHECK(FirstIn(c, "0x2329", "0x10de", "0x198b", 535) == "535.161.07");
+  CHECK(FirstIn(c, "0x26ba", "0x10de", "0x1957", 545) == "none");  // L20
+  CHECK(FirstIn(c, "0x27b6", "0x10de", "0x1933", 545) == "none");  // L2
+  CHECK(FirstIn(c, "0x20fd", "0x10de", "0x17f8", 545) == "none");  // AX800
+  CHECK(FirstIn(c, "0x2bb5", "0x10de", "0x220b", 590) == "none");  // RTX PRO 6000 Blackwell Server 10de:220b
+  CHECK(FirstIn(c, "0x2bb5", "0x10de", "0x220b", 580) == "580.126.09");
+  CHECK(FirstIn(c, "0x20b7", "0x10de", "0x1852", 535) == "535.129.03");  // A30: late within the branch
+  CHECK(FirstIn(c, "0x20b7", "0x10de", "0x1532", 535) == "535.54.03");
+  CHECK(FirstIn(c, "0x26b9", "0x10de", "0x1851", 535) == "535.104.05");  // L40S, not 535.54.03
+  CHECK(FirstIn(c, "0x27b8", "0x10de", "0x16ca", 525) == "525.105.17");  // L4, not 525.53
+  CHECK(FirstIn(c, "0x1eb8", "0x10de", "0x12a2", 570) == "none");        // T4: the README lags
+  CHECK(FirstIn(c, "0x1eb8", "0x10de", "0x12a2", 575) == "575.57.08");   // (575.51.03 is CUDA-only)
+  CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 470) == "no data");      // older than the open modules
+  // The floor from the compute capability is separate: below the per-release data it is the only check.
   CHECK(c.GpuByPci("0x2335", "0x10de", "0x18be")->min_driver_branch == 520);
+  const m::GpuModel* h200 = c.GpuByPci("0x2335", "0x10de", "0x18be");
+  using State = m::BoardSupport::State;
+  CHECK(h200->SupportAt(Version::Must("550.54.15")).state == State::kNotYet);
+  CHECK(h200->SupportAt(Version::Must("550.90.07")).state == State::kListed);
+  CHECK(h200->SupportAt(Version::Must("535.129.03")).state == State::kNotInBranch);
+  CHECK(h200->SupportAt(Version::Must("610.43.02")).state == State::kUnknown);
+  CHECK(h200->FirstListed()->str() == "550.90.07");
+  CHECK(h200->SupportingBranches().rfind("R550 from 550.90.07, R555 from 555.58", 0) == 0);
+}
+
+// One test per beta series: a board first listed in a beta gets the first production release after it; no
+// support value anywhere in the catalogue is a release of the series.
+namespace {
+void CheckBetaSeries(const std::string& prefix, const char* dev, const char* sv, const char* sd, int branch,
+                     const std::string& want) {
+  const m::Compat& c = m::EmbeddedCompat();
+  for (const m::GpuModel& g : c.gpus)
+    for (const auto& [b, first] : g.support) {
+      INFO(g.name << " R" << b);
+      CHECK_FALSE((first && first->str().rfind(prefix, 0) == 0));
+    }
+  CHECK(FirstIn(c, dev, sv, sd, branch) == want);
+}
+}  // namespace
+
+TEST_CASE("a Vulkan beta never decides: 515.49.x", "[manifest]") {
+  CheckBetaSeries("515.49.", "0x20b2", "0x10de", "0x1622", 515, "515.65.07");  // README lists it from 515.49.18
+}
+TEST_CASE("a Vulkan beta never decides: 525.47.x", "[manifest]") {
+  CheckBetaSeries("525.47.", "0x2330", "0x10de", "0x16c0", 525, "525.85.05");  // from 525.47.07
+}
+TEST_CASE("a Vulkan beta never decides: 535.43.x", "[manifest]") {
+  CheckBetaSeries("535.43.", "0x26b9", "0x10de", "0x1851", 535, "535.104.05");  // L40S, from 535.43.09
+}
+TEST_CASE("a Vulkan beta never decides: 550.40.x", "[manifest]") {
+  CheckBetaSeries("550.40.", "0x2335", "0x10de", "0x18be", 550, "550.90.07");  // H200, from 550.40.65
+}
+TEST_CASE("a Linux beta never decides: 550.40.07", "[manifest]") {
+  CheckBetaSeries("550.40.07", "0x26b9", "0x10de", "0x1851", 550, "550.54.14");  // L40S, listed in 550.40.07
+}
+TEST_CASE("a Vulkan beta never decides: 570.123.x", "[manifest]") {
+  CheckBetaSeries("570.123.", "0x2941", "0x10de", "0x2046", 570, "570.124.04");  // GB200, from 570.123.01
+}
+TEST_CASE("a Vulkan beta never decides: 580.94.x", "[manifest]") {
+  CheckBetaSeries("580.94.", "0x2e12", "0x10de", "0x21ec", 580, "580.119.02");  // GB10, from 580.94.13
+}
+TEST_CASE("a Vulkan beta never decides: 595.44.x", "[manifest]") {
+  // Every R595 tag of the data is a beta (595.44.x, 595.45.04): the branch has no data at all.
+  CheckBetaSeries("595.", "0x2335", "0x10de", "0x18be", 595, "no data");
+}
+
+TEST_CASE("driver rules: flavour and ceilings per architecture or board", "[manifest]") {
+  const m::Compat& c = m::EmbeddedCompat();
   const m::GpuModel* v100 = c.GpuByPciId("0x1db5");
-  CHECK_FALSE(v100->open_modules);  // Volta: the open modules support Turing and later
-  CHECK_FALSE(v100->min_open_driver);
-  CHECK(c.GpuByPciId("0x2920")->open_modules);  // B100: not in the README yet, so no open minimum known
-  CHECK_FALSE(c.GpuByPciId("0x2920")->min_open_driver);
+  CHECK_FALSE(v100->open_modules);
+  CHECK(v100->last_driver_branch == 580);
+  CHECK(v100->max_cuda_major == 12);
+  const m::GpuModel* p100 = c.GpuByPciId("0x15f8");  // Tesla P100 PCIe 16GB
+  REQUIRE(p100);
+  CHECK(p100->arch == "pascal");
+  CHECK(p100->cc.str() == "6.0");
+  CHECK_FALSE(p100->open_modules);
+  CHECK(p100->last_driver_branch == 580);
+  CHECK(p100->max_cuda_major == 12);
+  CHECK(p100->min_driver_branch == 367);
+  REQUIRE(c.GpuByPciId("0x13f2"));  // Tesla M60
+  CHECK(c.GpuByPciId("0x13f2")->arch == "maxwell");
+  CHECK(c.GpuByPciId("0x13f2")->min_driver_branch == 0);  // CUDA 6.5 predates Table 3
+  CHECK(c.GpuByPciId("0x1b38")->cc.str() == "6.1");      // Tesla P40
+  const m::GpuModel* t10 = c.GpuByPciId("0x1e35");       // Tesla T10 is Turing (TU102)
+  CHECK(t10->arch == "turing");
+  CHECK(t10->open_modules);
+  CHECK_FALSE(t10->last_driver_branch);
+  CHECK(c.GpuByPciId("0x2342")->requires_open);  // GH200
+  CHECK(c.GpuByPciId("0x2348")->requires_open);
+  CHECK_FALSE(c.GpuByPciId("0x2335")->requires_open);  // H200
+  CHECK(c.GpuByPciId("0x2901")->requires_open);        // Blackwell
+  const m::GpuModel* d6000 = c.GpuByPci("0x2bb9", "0x10de", "0x2091");  // RTX 6000D
+  REQUIRE(d6000);
+  CHECK(d6000->name == "RTX 6000D");
+  CHECK(d6000->arch == "blackwell");
+  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), false, 13) == "CUDA 12.x is the last CUDA for Tesla P100 PCIe 16GB");
+  CHECK(p100->StackCannotRun(Version::Must("590.48.01"), false, 12) == "R580 is the last driver branch for Tesla P100 PCIe 16GB");
+  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), true, 12) == "the open kernel modules do not drive Tesla P100 PCIe 16GB (pascal)");
+  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), false, 12).empty());
+  CHECK(c.GpuByPciId("0x2342")->StackCannotRun(Version::Must("580.95.05"), false, 13) ==
+        "GH200 120GB / 480GB runs only on NVIDIA's open kernel modules");
 }
 
 TEST_CASE("toolkit advisories up to CVE-2026-24260", "[manifest]") {
@@ -183,7 +277,14 @@ TEST_CASE("broken compat documents", "[manifest]") {
                           "arch: ampere, cc: \"8.6\", datacenter: true, min_cuda: \"11.1\", min_driver_branch: 455, ";
   CHECK(err(gpu + "subsystems: [\"10de157e\"]}\n") ==
         "2 compat.yaml:6:135: \"10de157e\" is not a PCI subsystem (like \"10de:16c0\")");
-  CHECK(err(gpu + "min_open_driver: \"515.x\"}\n") == "2 compat.yaml:6:139: \"515.x\" is not a version");
-  CHECK(err(gpu + "open_modules: false, min_open_driver: \"515.48.07\"}\n") ==
-        "2 compat.yaml:6:136: open_modules: false contradicts min_open_driver");
+  CHECK(err(gpu + "support: {\"535\": \"535.x\"}}\n") == "2 compat.yaml:6:139: \"535.x\" is not a version");
+  CHECK(err(gpu + "support: {\"535\": \"550.90.07\"}}\n") ==
+        "2 compat.yaml:6:139: release 550.90.07 is not on branch 535");
+  CHECK(err(gpu + "support: {\"R535\": none}}\n") == "2 compat.yaml:6:132: \"R535\" is not a driver branch (like \"535\")");
+  const std::string rules = head + "cuda_min_driver: []\nminor_compat: []\ngpus: []\ndriver_rules:\n";
+  CHECK(err(rules + "  - {arch: pascall, modules: proprietary}\n") ==
+        "2 compat.yaml:7:12: unknown architecture \"pascall\" (did you mean \"pascal\"?)");
+  CHECK(err(rules + "  - {arch: volta, modules: closed}\n") ==
+        "2 compat.yaml:7:28: modules must be open or proprietary, got \"closed\"");
+  CHECK(err(rules + "  - {arch: volta, board: \"0x1db5\"}\n") == "2 compat.yaml:7:5: a driver rule names either arch or board");
 }

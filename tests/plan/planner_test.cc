@@ -359,15 +359,20 @@ TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]"
   f.stack.architectures = {"ampere", "hopper"};
   f.facts.gpus[1].architecture = "blackwell";
   f.facts.gpus[1].name = "B200";
+  f.facts.gpus[1].device_id = "0x2901";  // the catalogue's rules (compat.yaml driver_rules) decide
   auto p = f.Build();
   CHECK(p.blockers == std::vector<std::string>{
                           "GPU 0000:11:00.0 (B200) is blackwell, which stack test-r535 does not support (ampere, "
                           "hopper); choose a stack for blackwell GPUs with --manifest"});
   f.stack.architectures.push_back("blackwell");
   CHECK(f.Build().blockers == std::vector<std::string>{
-                                  "GPU 0000:11:00.0 (B200) is Blackwell, which needs NVIDIA's open kernel modules; "
-                                  "stack test-r535 pins the proprietary flavour"});
+                                  "GPU 0000:11:00.0 (B200): stack test-r535 (driver 535.129.03, proprietary) cannot "
+                                  "run it: B200 runs only on NVIDIA's open kernel modules; choose another stack with "
+                                  "--manifest"});
   f.stack.driver.flavour = "open";
+  CHECK(f.Build().blockers.size() == 1);  // and R535 is below B200's floor, R570
+  f.stack.driver.branch = 580;
+  f.stack.driver.version.version = gp::Version::Must("580.95.05");
   CHECK(f.Build().blockers.empty());
 
   Fixture none;

@@ -73,3 +73,18 @@ TEST_CASE("ShellQuote quotes only what a POSIX shell would change", "[sys]") {
   CHECK(gp::sys::ShellQuote("it's") == "'it'\\''s'");
   CHECK(gp::sys::ShellJoin({"echo", "$HOME", "x=1"}) == "echo '$HOME' x=1");
 }
+
+TEST_CASE("ShellJoin quotes a first word a shell would read as syntax", "[sys]") {
+  using gp::sys::ShellJoin;
+  CHECK(ShellJoin({"if", "a"}) == "'if' a");
+  CHECK(ShellJoin({"time", "x"}) == "'time' x");
+  CHECK(ShellJoin({"coproc"}) == "'coproc'");
+  CHECK(ShellJoin({"!"}) == "'!'");
+  CHECK(ShellJoin({"x=1", "y=2"}) == "'x=1' y=2");
+  CHECK(ShellJoin({"x+=1"}) == "'x+=1'");
+  CHECK(ShellJoin({"_a1=b"}) == "'_a1=b'");
+  CHECK(ShellJoin({"1x=2"}) == "1x=2");  // not a variable name: a command
+  CHECK(ShellJoin({"+=1"}) == "+=1");
+  CHECK(ShellJoin({"docker", "if", "x+=1"}) ==
+        "docker if x+=1");  // only the first word is in command position
+}

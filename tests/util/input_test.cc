@@ -120,3 +120,26 @@ TEST_CASE("confined paths", "[util][input]") {
         "a path here holds letters, digits and . _ + ~ - / only");
   CHECK(CheckConfinedPath("/etc/cron.d/x", lists) == "must be a file directly in /etc/apt/sources.list.d/");
 }
+
+TEST_CASE("IPv6 literals as inet_pton reads them, numeric IPv4 hosts in one spelling", "[util][input]") {
+  for (const char* ok : {"::", "::1", "1::", "2001:db8::1", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::",
+                         "::2:3:4:5:6:7:8", "::ffff:127.0.0.1", "1:2:3:4:5:6:1.2.3.4", "ABCD::ef"})
+    CHECK(gp::ValidIpv6(ok));
+  for (const char* bad : {"", ":", ":1", "1:", ":::", "1:::2", "1::2::3", "12345::", "1::2:3:4:5:6:7:8",
+                          "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "ab.be", "::1.2.3", "::01.2.3.4",
+                          "::256.1.1.1", "1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "g::", "::1%eth0"})
+    CHECK_FALSE(gp::ValidIpv6(bad));
+  std::string why;
+  CHECK_FALSE(gp::ParseUrl("https://[ab.be]/x", &why));
+  CHECK(why == "not an IPv6 address between the brackets");
+  CHECK_FALSE(gp::ParseUrl("https://[:1]/x"));
+  CHECK(gp::ParseUrl("http://[::1]:8080/x")->host == "[::1]");
+  for (const char* numeric : {"http://127.1/", "http://0x7f.0.0.1/", "http://010.0.0.1/",
+                              "http://2130706433/", "http://127.000.000.001/"}) {
+    CHECK_FALSE(gp::ParseUrl(numeric, &why));
+    CHECK(why == "an IPv4 address is written as four decimal numbers 0-255 without leading zeros");
+  }
+  CHECK(gp::ParseUrl("https://1e100.net/"));  // a name, not a number
+  CHECK(gp::ParseUrl("https://1.2.3.4.5/"));  // five parts: libcurl reads a name too
+  CHECK(gp::ParseUrl("http://127.0.0.1/"));
+}

@@ -39,3 +39,26 @@ TEST_CASE("NVIDIA version codes") {
   CHECK(gp::CudaVersionFromCode(12020) == "12.2");
   CHECK(gp::CudaVersionFromCode(13000) == "13.0");
 }
+
+TEST_CASE("dpkg reads the epoch like strtol and refuses what dpkg --compare-versions refuses", "[util]") {
+  CHECK(gp::DebVersion::Parse("+1:1.0").epoch == 1);  // a sign is part of strtol's syntax
+  CHECK(CompareDebVersions("+1:1.0", "1:1.0") == 0);
+  CHECK(CompareDebVersions("+1:1.0", "2.0") > 0);
+  CHECK(CompareDebVersions("-0:1.0", "1.0") == 0);
+  CHECK(gp::DebVersion::Parse(" 1:2.0-3 ").upstream == "2.0");
+  CHECK(gp::DebVersion::Problem("+1:1.0").empty());
+  CHECK(gp::DebVersion::Problem("-0:1.0").empty());
+  CHECK(gp::DebVersion::Problem("a1.0").empty());  // only a warning for dpkg
+  const std::pair<const char*, const char*> refused[] = {
+      {"-1:1.0", "epoch in version is negative"},
+      {"2147483648:1", "epoch in version is too big"},
+      {"a:1", "epoch in version is empty"},
+      {"1a:1", "epoch in version is not number"},
+      {"1:", "nothing after colon in version number"},
+      {"1.0-", "revision number is empty"},
+      {"-1", "version number is empty"},
+      {"1 2", "version string has embedded spaces"},
+      {" ", "version string is empty"},
+  };
+  for (const auto& [text, why] : refused) CHECK(gp::DebVersion::Problem(text) == why);
+}

@@ -265,6 +265,7 @@ void Validate(const std::string& path, Context& ctx) {
   std::string kind = manifest::ValidateDocument(*text, path, lc);
   if (kind == "Profile") launch::ParseProfile(*text, path);
   if (kind == "Task") ValidateTaskDocument(*text, path, ctx);
+  if (kind == "Prices") ValidatePricesDocument(*text, path);
   if (ctx.opts.json)
     PrintJson(ctx, json{{"path", path}, {"ok", true}, {"kind", kind}}, -1);
   else
@@ -294,7 +295,7 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   });
   CLI::App* validate =
       cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
-  validate->add_option("path", *validate_path, "A Stack, Compat, Profile or Task YAML file, or an https URL")->required();
+  validate->add_option("path", *validate_path, "A Stack, Compat, Profile, Task or Prices YAML file, or an https URL")->required();
   validate->callback([&ctx, &exit_code, validate_path] {
     Validate(*validate_path, ctx);
     exit_code = kExitOk;

@@ -1,18 +1,29 @@
 // `gpuprep size [--task FILE] [--model NAME | --config FILE | --params N] [task flags...]` (docs/cli.md,
-// docs/size.md): the GPU memory a training task needs per GPU, term by term. Reads only the files named
-// (a Task document, a config.json); exit 0 with an answer, 2 for bad input.
+// docs/size.md): the GPU memory a training task needs per GPU, term by term; the servers that fit it, the
+// host around them and what they cost; whether real hosts fit it. Reads only the files named (a Task
+// document, a config.json, a price list, doctor snapshots) and, with --check-host, probes this host (or
+// --root) read-only; exit 0 with an answer, 1 when a judged host does not fit, 2 for bad input.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "cli/commands.h"
 #include "cli/json_out.h"
+#include "cli/size_inputs.h"
+#include "cli/target.h"
 #include "cli/task_doc.h"
+#include "manifest/loader.h"
 #include "manifest/settings_doc.h"
 #include "manifest/tree.h"
 #include "size/estimate.h"
 #include "size/hf_config.h"
+#include "prices/prices.h"
+#include "probe/host_json.h"
+#include "size/recommend.h"
 #include "size/render.h"
+#include "size/render_servers.h"
 #include "size/settings.h"
 #include "sys/fs_errors.h"
 #include "sys/host_info.h"
@@ -26,6 +37,10 @@ struct SizeOptions {
   std::map<std::string, CLI::Option*> options;
   std::string task_file;
   bool list_models = false;
+  std::string prices_file, flat_price, boards;
+  std::vector<std::string> hosts;
+  bool check_host = false;
+  int max_servers = 64;
 };
 
 std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const std::string& what) {
@@ -65,6 +80,34 @@ void LoadConfig(size::Task& t, Context& ctx) {
   t.model_source = "config " + t.config_path;
 }
 
+// The price table the options name, or none.
+std::optional<prices::Table> Prices(Context& ctx, const SizeOptions& o) {
+  if (!o.prices_file.empty() && !o.flat_price.empty())
+    throw FlagError("--price-per-gpu-hour", "give --prices FILE or --price-per-gpu-hour, not both");
+  if (!o.flat_price.empty()) return prices::Flat(o.flat_price);
+  if (o.prices_file.empty()) return std::nullopt;
+  const std::string text = ReadFile(ctx, o.prices_file, manifest::kMaxManifestBytes, "a price list");
+  return prices::Load(text, o.prices_file, KnownGpuNames(manifest::EmbeddedCompat()));
+}
+
+// Every host the options name: snapshots, then this host or the --root tree.
+std::vector<size::HostVerdict> JudgeHosts(Context& ctx, const SizeOptions& o, const size::Task& t) {
+  const manifest::Compat& compat = manifest::EmbeddedCompat();
+  std::vector<size::HostVerdict> out;
+  for (const std::string& f : o.hosts) {
+    const std::string text = ReadFile(ctx, f, probe::kMaxSnapshotBytes, "a doctor snapshot");
+    const probe::HostFacts h = probe::HostFromSnapshotText(text, f);
+    out.push_back(size::JudgeHost(t, HostSpecOf(h, compat, h.hostname.empty() ? f : h.hostname + " (" + f + ")")));
+  }
+  if (o.check_host || !ctx.opts.root.empty()) {
+    const ProbedHost p = ProbeTarget(ctx);
+    std::string label = ctx.opts.root.empty() ? "this host" : ctx.opts.root;
+    if (!p.facts.hostname.empty()) label = p.facts.hostname + " (" + label + ")";
+    out.push_back(size::JudgeHost(t, HostSpecOf(p.facts, compat, label)));
+  }
+  return out;
+}
+
 int RunSize(Context& ctx, const SizeOptions& o) {
   if (o.list_models) {
     if (ctx.opts.json)
@@ -90,11 +133,34 @@ int RunSize(Context& ctx, const SizeOptions& o) {
     fit.gpu_memory = t.gpu_memory;
     fit.fit = size::SmallestFit(t, t.gpu_memory);
   }
-  if (ctx.opts.json)
-    PrintJson(ctx, size::RenderJson(t, e, fit));
-  else
+  if (o.max_servers < 1 || o.max_servers > 4096) throw FlagError("--max-servers", "must be between 1 and 4096");
+  const std::optional<prices::Table> price_table = Prices(ctx, o);
+  std::vector<size::Board> boards = CatalogueBoards(manifest::EmbeddedCompat());
+  if (!o.boards.empty()) boards = FilterBoards(boards, o.boards);
+  size::SearchLimits limits;
+  limits.max_servers = o.max_servers;
+  const size::Recommendation rec = size::Recommend(t, boards, limits);
+  const size::Costs costs = price_table ? CostsOf(rec, *price_table) : size::Costs{};
+  const std::vector<size::HostVerdict> verdicts = JudgeHosts(ctx, o, t);
+  const bool judged = !verdicts.empty();
+  const bool all_fit =
+      std::all_of(verdicts.begin(), verdicts.end(), [](const size::HostVerdict& v) { return v.fits; });
+  if (ctx.opts.json) {
+    nlohmann::ordered_json j = size::RenderJson(t, e, fit);
+    j["servers"] = size::ServersJson(t, rec, costs);
+    j["hosts"] = judged ? size::VerdictsJson(verdicts) : nlohmann::ordered_json(nullptr);
+    PrintJson(ctx, j);
+  } else {
     *ctx.out << size::RenderText(t, e, fit, ctx.opts.verbose, ctx.use_color());
-  return kExitOk;
+    if (judged) {
+      *ctx.out << "\n" << size::RenderVerdictsText(verdicts);
+    } else {
+      *ctx.out << "\n" << size::RenderServersText(rec, costs, ctx.opts.verbose);
+      const std::string host = size::RenderHostNeedText(t, rec, ctx.opts.verbose);
+      if (!host.empty()) *ctx.out << "\n" << host;
+    }
+  }
+  return judged && !all_fit ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -113,6 +179,12 @@ void RegisterSize(CLI::App& app, Context& ctx, int& exit_code) {
       "size", "The GPU memory a training task needs per GPU, term by term (docs/size.md)");
   sub->add_option("--task", o->task_file, "A kind: Task YAML document; flags override its values");
   sub->add_flag("--list-models", o->list_models, "The shipped model table and its sources");
+  sub->add_option("--boards", o->boards, "Only these boards (comma-separated names or PCI ids)");
+  sub->add_option("--max-servers", o->max_servers, "Search multi-server configurations up to N servers (64)");
+  sub->add_option("--prices", o->prices_file, "A kind: Prices document: price per GPU-hour per GPU model");
+  sub->add_option("--price-per-gpu-hour", o->flat_price, "One price per GPU-hour for every board");
+  sub->add_option("--host", o->hosts, "Judge a host from its doctor --json snapshot (repeatable: a fleet)");
+  sub->add_flag("--check-host", o->check_host, "Judge this host (or the --root tree) against the task");
   for (const auto& k : size::SettingKeys()) {
     std::string& value = o->values[k.key];
     CLI::Option* opt = sub->add_option(k.flag, value, k.help)->group("Task");

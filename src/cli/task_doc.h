@@ -1,5 +1,6 @@
-// `kind: Task` documents are read by `gpuprep size --task` and checked by `gpuprep manifest validate`
-// through the same code (cli/size.cc), so both report the same errors at the same positions.
+// `kind: Task` and `kind: Prices` documents are read by `gpuprep size --task / --prices` and checked by
+// `gpuprep manifest validate` through the same code (cli/size.cc, cli/size_inputs.cc), so both report the
+// same errors at the same positions.
 #pragma once
 #include <string>
 
@@ -10,5 +11,8 @@ namespace gp::cli {
 // Parses the document, applies every setting, reads a `config:` it names, and checks the combination by
 // estimating it once. Throws gp::FileError / gp::Error (exit 2).
 void ValidateTaskDocument(const std::string& text, const std::string& path, Context& ctx);
+
+// Parses a Prices document and checks that every entry names a GPU of the catalogue. Throws gp::FileError.
+void ValidatePricesDocument(const std::string& text, const std::string& path);
 
 }  // namespace gp::cli

@@ -1,30 +1,41 @@
-// host layer (warnings only): CPU cores, RAM and /dev/shm per GPU against the stack's workload profile.
+// host layer (warnings only): CPU cores, RAM and /dev/shm against the GPUs, for the stack's workload.
 //
-// Thresholds come from the stack's `workload` (Stack.workload.min_*_per_gpu). A stack that names a profile
-// but gives no numbers gets that profile's defaults below; they are documented in docs and here:
-//   llm-finetune: >= 8 CPU cores and >= 128 GiB RAM per GPU (gpuprep's default for this
-//                 profile, docs/doctor.md); no /dev/shm minimum (NGC images run with --ipc=host, which
-//                 shares the host's /dev/shm, so only a manifest-given minimum is checked).
-//   general and every other profile: no defaults; only manifest-given minimums are checked.
+// Minimums come from the stack's `workload` numbers when it gives them (min_cpus_per_gpu, min_ram_per_gpu,
+// min_shm_per_gpu, per GPU). Otherwise the sourced ratios gpuprep size uses (size/host_ratios.h):
+//   CPU cores: gpus x (DataLoader workers + 1) + 4 for the operating system, with 2 workers per GPU for
+//              llm-finetune (and general or any other profile: the floor, the fewest workers any source
+//              gives), 4 for vision and multimodal, 2 for recommender (stas00/ml-engineering
+//              compute/cpu/README.md); CPUs are counted as the host reports them (logical CPUs).
+//   RAM:       at least the GPUs' memory (compute/cpu-memory/README.md), from NVML or the catalogue's board
+//              size; unknown memory leaves RAM unchecked.
+//   /dev/shm:  only a manifest-given minimum (NGC images run with --ipc=host, which shares the host's).
 // A shortfall is a warning: training still runs, only slower (data loaders starve, host RAM swaps).
+#include <optional>
+
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "size/host_ratios.h"
 #include "util/strings.h"
 
 namespace gp::layers {
 namespace {
 
-manifest::Workload Effective(const manifest::Workload& w) {
-  manifest::Workload out = w;
-  bool none = w.min_cpus_per_gpu == 0 && w.min_ram_per_gpu == 0 && w.min_shm_per_gpu == 0;
-  if (none && w.profile == "llm-finetune") {
-    out.min_cpus_per_gpu = 8;
-    out.min_ram_per_gpu = 128ULL << 30;
-  }
-  return out;
-}
-
 std::string PerGpu(unsigned long long total, size_t gpus) { return HumanBytes(total / gpus); }
+
+// The GPUs' memory together: NVML's totals, else the catalogue's board sizes; 0 when any is unknown.
+unsigned long long GpuMemory(const CheckInput& in) {
+  unsigned long long sum = 0;
+  for (const probe::Gpu& g : in.host.gpus) {
+    if (g.memory_bytes && *g.memory_bytes > 0) {
+      sum += *g.memory_bytes;
+      continue;
+    }
+    const manifest::GpuModel* m = in.compat.GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
+    if (!m || m->memory_mib == 0) return 0;
+    sum += m->memory_mib << 20;
+  }
+  return sum;
+}
 
 }  // namespace
 
@@ -32,41 +43,55 @@ LayerReport CheckHost(const CheckInput& in) {
   LayerReport r;
   r.name = "host";
   const probe::HostFacts& h = in.host;
-  manifest::Workload w = Effective(in.stack.workload);
-  std::vector<std::string> wanted;
-  if (w.min_cpus_per_gpu) wanted.push_back(">= " + std::to_string(w.min_cpus_per_gpu) + " CPUs");
-  if (w.min_ram_per_gpu) wanted.push_back(">= " + HumanBytes(w.min_ram_per_gpu) + " RAM");
-  if (w.min_shm_per_gpu) wanted.push_back(">= " + HumanBytes(w.min_shm_per_gpu) + " /dev/shm");
-  r.wanted = wanted.empty() ? "" : "per GPU (" + w.profile + "): " + Join(wanted, ", ");
+  const manifest::Workload& w = in.stack.workload;
   r.found = std::to_string(h.cpus) + " CPUs, " + HumanBytes(h.memory_bytes) + " RAM, " +
             HumanBytes(h.shm_bytes) + " /dev/shm";
-
-  size_t n = h.gpus.size();
+  const size_t n = h.gpus.size();
   if (n == 0) {
     r.Add("host.no-gpu", Status::kSkip, "no GPUs to size the host against");
     return r;
   }
-  std::string per = " per GPU for the " + w.profile + " workload";
-  std::string gpus = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
-  if (w.min_cpus_per_gpu && static_cast<unsigned long long>(h.cpus) < w.min_cpus_per_gpu * n) {
+  const std::optional<size::WorkloadKind> named = size::WorkloadOfProfile(w.profile);
+  const size::WorkloadKind kind = named.value_or(size::WorkloadKind::kLlm);  // the floor: the fewest workers
+  const int gpus = static_cast<int>(n);
+  const unsigned long long cpus_need =
+      w.min_cpus_per_gpu ? static_cast<unsigned long long>(w.min_cpus_per_gpu) * n
+                         : static_cast<unsigned long long>(size::CpuCoresFor(kind, gpus));
+  const unsigned long long gpu_mem = GpuMemory(in);
+  const unsigned long long ram_need = w.min_ram_per_gpu ? w.min_ram_per_gpu * n : gpu_mem;
+  const std::string gpus_text = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
+  const std::string cpu_why = w.min_cpus_per_gpu ? std::to_string(w.min_cpus_per_gpu) + " per GPU, the stack's"
+                                                 : size::CpuFormula(kind, gpus) + ": " +
+                                                       std::to_string(size::RatioFor(kind).dataloader_workers) +
+                                                       " DataLoader workers per GPU" +
+                                                       (named ? " for " + std::string(size::RatioFor(kind).name)
+                                                              : std::string(", the floor"));
+  const std::string ram_why = w.min_ram_per_gpu ? HumanBytes(w.min_ram_per_gpu) + " per GPU, the stack's"
+                                                : "the GPUs' memory";
+  std::vector<std::string> wanted = {">= " + std::to_string(cpus_need) + " CPUs (" + cpu_why + ")"};
+  wanted.push_back(ram_need ? ">= " + HumanBytes(ram_need) + " RAM (" + ram_why + ")"
+                            : "RAM unchecked (the GPUs' memory is unknown)");
+  if (w.min_shm_per_gpu) wanted.push_back(">= " + HumanBytes(w.min_shm_per_gpu * n) + " /dev/shm");
+  r.wanted = "for " + gpus_text + " (" + w.profile + "): " + Join(wanted, ", ");
+
+  const std::string workload = " for the " + w.profile + " workload";
+  if (static_cast<unsigned long long>(h.cpus) < cpus_need)
     r.Add("host.cpus", Status::kWarn,
-          std::to_string(h.cpus) + " CPU cores for " + gpus + ": below " +
-              std::to_string(w.min_cpus_per_gpu) + per,
-          "use a host with at least " + std::to_string(w.min_cpus_per_gpu * n) + " CPU cores, or fewer GPUs");
-  }
-  if (w.min_ram_per_gpu && h.memory_bytes < w.min_ram_per_gpu * n) {
+          std::to_string(h.cpus) + " CPU cores for " + gpus_text + ": below " + std::to_string(cpus_need) + " (" +
+              cpu_why + ")" + workload,
+          "use a host with at least " + std::to_string(cpus_need) + " CPU cores, or fewer GPUs");
+  if (ram_need && h.memory_bytes < ram_need)
     r.Add("host.memory", Status::kWarn,
-          PerGpu(h.memory_bytes, n) + " RAM per GPU: below " + HumanBytes(w.min_ram_per_gpu) + per,
-          "use a host with at least " + HumanBytes(w.min_ram_per_gpu * n) + " RAM, or fewer GPUs");
-  }
-  if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n) {
+          HumanBytes(h.memory_bytes) + " RAM for " + gpus_text + ": below " + HumanBytes(ram_need) + " (" + ram_why +
+              ")" + workload,
+          "use a host with at least " + HumanBytes(ram_need) + " RAM, or fewer GPUs");
+  if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n)
     r.Add("host.shm", Status::kWarn,
-          PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + per,
+          PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + " per GPU" + workload,
           "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) +
               "G /dev/shm");
-  }
   if (r.findings.empty())
-    r.Add("host.sized", Status::kOk, "CPU, RAM and /dev/shm per GPU meet the " + w.profile + " workload");
+    r.Add("host.sized", Status::kOk, "CPU, RAM and /dev/shm meet the " + w.profile + " workload");
   return r;
 }
 

@@ -54,10 +54,50 @@ std::map<int, std::optional<Version>> ParseSupport(const Node& n) {
   return out;
 }
 
+std::string OneOf(Fields& f, const char* key, const std::vector<std::string>& allowed) {
+  const Node& n = f.Require(key);
+  std::string v = AsString(n);
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+    Fail(n.mark, std::string(key) + " \"" + v + "\" is not one of " + Join(allowed, ", "));
+  return v;
+}
+
+// The board fields (tools/data/gpu-boards.tsv): all of them or none.
+void ParseBoard(Fields& f, GpuModel& g) {
+  const Node* board = f.Get("board");
+  if (!board) {
+    for (const char* k : {"memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source", "link_source"})
+      if (f.node().Find(k)) Fail(f.node().KeyMark(k), std::string(k) + " needs board");
+    return;
+  }
+  g.board = AsLine(*board);
+  const Node& mib = f.Require("memory_mib");
+  const long long m = AsInt(mib);
+  if (m < 1 || m > (1LL << 30)) Fail(mib.mark, "memory_mib must be between 1 and 2^30 MiB");
+  g.memory_mib = static_cast<uint64_t>(m);
+  g.memory_kind = OneOf(f, "memory", {"nvidia-smi", "rounded", "marketed", "system"});
+  g.form = OneOf(f, "form", {"sxm", "pcie", "superchip", "desktop", "unknown"});
+  for (const Node& n : AsList(f.Require("servers"))) {
+    const long long s = AsInt(n);
+    if (s < 1 || s > 64 || (!g.server_sizes.empty() && s <= g.server_sizes.back()))
+      Fail(n.mark, "servers must be ascending GPU counts between 1 and 64");
+    g.server_sizes.push_back(static_cast<int>(s));
+  }
+  if (g.server_sizes.empty()) Fail(f.node().KeyMark("servers"), "servers must name at least one GPU count");
+  const Node& nv = f.Require("nvlink");
+  const long long d = AsInt(nv);
+  if (d < 0 || d > 4096) Fail(nv.mark, "nvlink must be a GPU count between 0 and 4096");
+  g.nvlink_domain = static_cast<int>(d);
+  g.p2p = OneOf(f, "p2p", {"yes", "no", "unknown"});
+  g.memory_source = AsLine(f.Require("memory_source"));
+  g.link_source = AsLine(f.Require("link_source"));
+}
+
 void ParseGpus(const Node& list, Compat& out) {
   for (const Node& item : AsList(list)) {
     Fields f(item, "gpus", nullptr);
-    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch", "support"});
+    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch", "support",
+            "board", "memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source", "link_source"});
     GpuModel g;
     g.name = AsString(f.Require("name"));
     for (const Node& id : AsList(f.Require("pci_ids"))) g.pci_ids.push_back(PciId(id));
@@ -69,6 +109,7 @@ void ParseGpus(const Node& list, Compat& out) {
     g.min_cuda = AsVersion(f.Require("min_cuda"));
     if (const Node* n = f.Get("min_driver_branch")) g.min_driver_branch = Branch(*n);
     if (const Node* n = f.Get("support")) g.support = ParseSupport(*n);
+    ParseBoard(f, g);
     out.gpus.push_back(std::move(g));
   }
 }

@@ -9,6 +9,7 @@
 
 #include "manifest/fields.h"
 #include "manifest/prebuilt.h"
+#include "manifest/prices_doc.h"
 #include "manifest/stack_parse.h"
 #include "manifest/tree.h"
 #include "sys/fs.h"
@@ -313,11 +314,13 @@ std::string ValidateDocument(const std::string& text, const std::string& display
                              const LoadContext& ctx) {
   Node root = ParseTree(text, display_path);
   Fields doc(root, "", nullptr);
-  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile", "Task"});
+  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile", "Task", "Prices"});
   if (kind == "Compat") ParseCompat(text, display_path);
   if (kind == "Stack") ParseStack(text, display_path, ctx, true);
+  if (kind == "Prices") ParsePricesDoc(text, display_path);
   // Profile documents belong to src/launch (launch::ParseProfile), Task documents to src/size
-  // (manifest/settings_doc.h reads them); the CLI validates them there.
+  // (manifest/settings_doc.h reads them); the CLI validates them there, and the GPU names of a Prices
+  // document against the catalogue (src/prices/).
   return kind;
 }
 

@@ -1,6 +1,7 @@
 // The manifest model: plain values, no YAML types. manifest/loader.cc builds them from
 // manifests/*.yaml (embedded) or a user's file and validates them; everything else reads only these.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,6 +76,16 @@ struct GpuModel {
   std::optional<int> max_cuda_major;       // 12 for V100
   bool open_modules = true;                // false: only the proprietary modules drive it (Volta and older)
   bool requires_open = false;              // true: only the open kernel modules drive it (Blackwell, GH200)
+  // How the board is built into servers and what memory a job can use (tools/data/gpu-boards.tsv); a board
+  // without a sourced memory size has memory_mib 0 and the fields below empty.
+  std::string board;                  // the board model `gpuprep size` recommends ("H100 SXM5 80GB")
+  uint64_t memory_mib = 0;            // usable memory, MiB as nvidia-smi reports it; 0 = unknown
+  std::string memory_kind;            // nvidia-smi (measured) | rounded | marketed (approximate) | system (unified)
+  std::string form;                   // sxm | pcie | superchip | desktop | unknown
+  std::vector<int> server_sizes;      // GPUs per server on offer, ascending (4, 8)
+  int nvlink_domain = 0;              // GPUs one NVLink/NVSwitch domain joins; 0 = none assumed
+  std::string p2p;                    // yes | no | unknown
+  std::string memory_source, link_source;
 
   // What the per-release data says about driver `driver` for this board.
   BoardSupport SupportAt(const Version& driver) const;

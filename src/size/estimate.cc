@@ -118,6 +118,9 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   e.params_per_gpu = static_cast<uint64_t>(l.params);
 
   States s = ModelStates(t, l, e.shard);
+  e.trainable_per_gpu = l.trainable;
+  e.gather_bytes = s.weight_bytes;
+  e.grad_bytes = s.grad_bytes;
   const ActivationEstimate act = Activations(t, l.layers, l.first, l.last);
   Term a{"activations", "activations (incl. logits)", act.bytes, act.estimated ? act.formula : act.why_not,
          kActSource, act.estimated};

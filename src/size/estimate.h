@@ -25,6 +25,9 @@ struct Estimate {
   uint64_t params = 0;          // all parameters of the model
   uint64_t trainable = 0;       // trainable parameters (LoRA: the adapters)
   uint64_t params_per_gpu = 0;  // parameters this GPU holds before data-parallel sharding (after TP/PP)
+  double trainable_per_gpu = 0;  // trainable parameters of that share (LoRA: its adapters)
+  double gather_bytes = 2;      // bytes per parameter ZeRO-3/FSDP gather (the compute copy: 2, NF4 ~0.52, fp32 4)
+  double grad_bytes = 2;        // bytes per trainable parameter a gradient reduction moves
   int gpus = 1, dp = 1, shard = 1;  // GPUs, data-parallel degree, the group ZeRO/FSDP shards over
   std::vector<Term> terms;      // in the order of the keys above
   double allocated = 0;         // weights + gradients + optimizer + activations + buffers

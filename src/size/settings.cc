@@ -47,6 +47,16 @@ const std::vector<KeyInfo> kKeys = {
     {"compile", "--compile", "torch.compile of the model and loss (default false)", true},
     {"dropout", "--dropout", "Dropout probability (default: 0.1 for BERT and T5, 0 for decoders)", false},
     {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count", false},
+    {"host.workload", "--workload", "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)",
+     false},
+    {"host.embedding_rows", "--embedding-rows", "Recommender: rows of all embedding tables together (1e9, 50M)",
+     false},
+    {"host.embedding_dim", "--embedding-dim", "Recommender: embedding dimension", false},
+    {"host.embedding_bytes", "--embedding-bytes", "Recommender: bytes per embedding value, 2 or 4 (default 4)",
+     false},
+    {"host.embedding_offload", "--embedding-offload", "Recommender: tables live in host RAM (default false)", true},
+    {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
+    {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)", false},
     {"constants.cuda_context", "--cuda-context", "Memory outside the allocator per GPU (default 0.5GB)", false},
     {"constants.headroom", "--headroom", "Share of the allocated memory kept free (default 10%)", false},
     {"constants.grad_bytes", "--grad-bytes", "Bytes per gradient: 2 or 4 (default by strategy)", false},
@@ -223,6 +233,30 @@ void ApplyConstant(Task& t, const Setting& s) {
   }
 }
 
+void ApplyHost(Task& t, const Setting& s) {
+  const std::string& k = s.key;
+  uint64_t n = 0;
+  if (k == "host.workload") {
+    t.workload = Pick(s, {Choice<WorkloadKind>{"llm", WorkloadKind::kLlm}, {"vision", WorkloadKind::kVision},
+                          {"recommender", WorkloadKind::kRecommender}, {"multimodal", WorkloadKind::kMultimodal}});
+  } else if (k == "host.embedding_rows") {
+    if (!ParseCount(s.value, &t.embedding_rows))
+      s.origin.Fail("expected a row count such as 1e9 or 50M, got \"" + s.value + "\"");
+  } else if (k == "host.embedding_dim") {
+    t.embedding_dim = static_cast<int>(Int(s, 1, 65536));
+  } else if (k == "host.embedding_bytes") {
+    t.embedding_bytes = TwoOrFour(s);
+  } else if (k == "host.embedding_offload") {
+    t.embedding_offload = Bool(s);
+  } else if (k == "storage.checkpoints_kept") {
+    t.checkpoints_kept = static_cast<int>(Int(s, 0, 10000));
+  } else if (k == "storage.dataset") {
+    if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 60))
+      s.origin.Fail("expected a size such as 500GB or 2TB, got \"" + s.value + "\"");
+    t.dataset_bytes = n;
+  }
+}
+
 }  // namespace
 
 std::string Origin::str() const {
@@ -345,7 +379,8 @@ void Apply(Task& t, const Setting& s) {
   else if (k == "gpu_memory") {
     if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
       s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got \"" + s.value + "\"");
-  } else if (StartsWith(k, "constants.")) ApplyConstant(t, s);
+  } else if (StartsWith(k, "host.") || StartsWith(k, "storage.")) ApplyHost(t, s);
+  else if (StartsWith(k, "constants.")) ApplyConstant(t, s);
   else s.origin.Fail("unknown setting \"" + k + "\"");
 }
 

@@ -90,6 +90,20 @@ void CheckMethod(const Task& t) {
                             std::to_string(t.seq) + " does not fit");
 }
 
+// Embedding tables need both their rows and their dimension, and make the workload a recommender's.
+void CheckHost(Task& t) {
+  const bool rows = t.embedding_rows > 0, dim = t.embedding_dim > 0;
+  if (rows != dim)
+    At(t, rows ? "host.embedding_rows" : "host.embedding_dim")
+        .Fail(rows ? "--embedding-rows needs --embedding-dim" : "--embedding-dim needs --embedding-rows");
+  if (!rows && (Has(t, "host.embedding_offload") || Has(t, "host.embedding_bytes")))
+    At(t, Has(t, "host.embedding_offload") ? "host.embedding_offload" : "host.embedding_bytes")
+        .Fail("describe the tables first: --embedding-rows and --embedding-dim");
+  if (rows && t.workload && *t.workload != WorkloadKind::kRecommender)
+    At(t, "host.workload").Fail("embedding tables are a recommender's: --workload recommender");
+  if (rows) t.workload = WorkloadKind::kRecommender;
+}
+
 }  // namespace
 
 void Finish(Task& t) {
@@ -109,6 +123,7 @@ void Finish(Task& t) {
   CheckShape(t);
   CheckParallel(t);
   CheckMethod(t);
+  CheckHost(t);
 }
 
 }  // namespace gp::size

@@ -112,6 +112,7 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     }
     if (t.c.grad_bytes > 0) g = t.c.grad_bytes;
     s.weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;
+    s.grad_bytes = g;
     const double P = l.params;
     s.weights = {"weights", "weights", w * P / sw,
                  Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + layout + "]", wsrc, true};
@@ -145,6 +146,7 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     }
     const double ab = t.c.lora_adapter_bytes;
     const double T = l.trainable;
+    s.grad_bytes = ab;
     s.weights = {"weights", "weights", (base + ab * T) / sw,
                  "(" + bf + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters)" + Shard(sw, how),
                  t.method == Method::kQlora ? kQlora : kPeft, true};

@@ -3,9 +3,11 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "size/host_ratios.h"
 #include "size/model.h"
 
 namespace gp::size {
@@ -83,6 +85,16 @@ struct Task {
   double lora_dropout = 0;   // dropout before the LoRA A matrix keeps a mask and its output
   double dropout = -1;  // < 0: by family (BERT and T5 train with 0.1, decoders with 0)
   uint64_t gpu_memory = 0;  // --gpu-memory: bytes per GPU; 0 = not asked
+
+  // The host around the GPUs (host.h): the workload kind (unset: by the model's family), a recommender's
+  // embedding tables (all tables together) and whether they live in host RAM, the disk a run needs.
+  std::optional<WorkloadKind> workload;
+  uint64_t embedding_rows = 0;
+  int embedding_dim = 0;
+  int embedding_bytes = 4;           // fp32 tables
+  bool embedding_offload = false;    // tables in host RAM (UVM caching), a fraction cached in GPU memory
+  int checkpoints_kept = 1;
+  uint64_t dataset_bytes = 0;        // 0: not given
 
   Constants c;
   std::vector<std::string> notes;  // what the settings imply that the answer should say

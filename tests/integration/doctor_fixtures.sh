@@ -25,6 +25,11 @@ expect() {  # expect NAME TREE WANT_RC PATTERN [stack]
 # doctor warns about (this test runs after that date).
 expect "healthy host passes" healthy-h100 0 " 1 warn, 0 fail, "
 expect "the legacy branch is past its end of life" healthy-h100 0 "reached end of life in 2026-06"
+# The host layer's minimums are the sourced ratios (the shipped stacks give no numbers of their own).
+expect "host: CPU cores and RAM from the sourced ratios" healthy-h100 0 \
+  "for 8 GPUs (llm-finetune): >= 28 CPUs (8 x (2 + 1) + 4: 2 DataLoader workers per GPU for llm), >= 637.2 GiB RAM (the GPUs' memory)"
+expect "host: the general profile gets the floor" p100-r580 1 \
+  ">= 16 CPUs (4 x (2 + 1) + 4: 2 DataLoader workers per GPU, the floor)" volta-r580-cuda12.9
 expect "nouveau is named with its fix" bare-nouveau 1 "fix: sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau"
 expect "module/library mismatch -> reboot" mismatch 1 "Driver/library version mismatch\")"
 expect "NVSwitch without fabric manager" nvswitch-no-fm 1 "4 NVSwitches but no fabric manager"

@@ -48,35 +48,67 @@ TEST_CASE("os: unsupported system, interrupted dpkg, pending reboot", "[layers][
         "half-configured (nvidia-dkms-535); a reboot is pending (/var/run/reboot-required)");
 }
 
-TEST_CASE("host: CPU, RAM and shm per GPU against the workload (warnings only)", "[layers][doctor]") {
-  test::Inputs t;
-  t.host.cpus = 32;
+TEST_CASE("host: CPU cores and RAM against the sourced ratios, or the stack's numbers (warnings only)",
+          "[layers][doctor][host]") {
+  test::Inputs t;  // 8 H100s, profile llm-finetune without numbers
+  for (auto& g : t.host.gpus) g.memory_bytes = 81559ULL << 20;
+  t.host.cpus = 24;
   t.host.memory_bytes = 512ULL << 30;
   auto r = layers::CheckHost(t.in());
   CHECK(r.status == Status::kWarn);
-  CHECK(r.wanted == "per GPU (llm-finetune): >= 8 CPUs, >= 128 GiB RAM");
+  CHECK(r.wanted ==
+        "for 8 GPUs (llm-finetune): >= 28 CPUs (8 x (2 + 1) + 4: 2 DataLoader workers per GPU for llm), "
+        ">= 637.2 GiB RAM (the GPUs' memory)");
   REQUIRE(r.findings.size() == 2);
-  CHECK(r.findings[0].message == "32 CPU cores for 8 GPUs: below 8 per GPU for the llm-finetune workload");
-  CHECK(r.findings[0].fix ==
-        std::optional<std::string>("use a host with at least 64 CPU cores, or fewer GPUs"));
-  CHECK(r.findings[1].message == "64 GiB RAM per GPU: below 128 GiB per GPU for the llm-finetune workload");
-  CHECK(r.findings[1].fix == std::optional<std::string>("use a host with at least 1 TiB RAM, or fewer GPUs"));
+  CHECK(r.findings[0].code == "host.cpus");
+  CHECK(r.findings[0].message ==
+        "24 CPU cores for 8 GPUs: below 28 (8 x (2 + 1) + 4: 2 DataLoader workers per GPU for llm) for the "
+        "llm-finetune workload");
+  CHECK(r.findings[0].fix == std::optional<std::string>("use a host with at least 28 CPU cores, or fewer GPUs"));
+  CHECK(r.findings[1].code == "host.memory");
+  CHECK(r.findings[1].message ==
+        "512 GiB RAM for 8 GPUs: below 637.2 GiB (the GPUs' memory) for the llm-finetune workload");
+  CHECK(r.findings[1].fix == std::optional<std::string>("use a host with at least 637.2 GiB RAM, or fewer GPUs"));
 
-  // Manifest-given numbers win over the profile's defaults, shm included.
+  // What 8-GPU data-center servers ship (192 vCPUs, 2 TiB) meets the floor.
+  t.host.cpus = 192;
+  t.host.memory_bytes = 2048ULL << 30;
+  CHECK(layers::CheckHost(t.in()).status == Status::kOk);
+
+  // A vision profile needs 4 workers per GPU: 8 x (4 + 1) + 4 = 44.
+  t.stack.workload.profile = "vision";
+  t.host.cpus = 40;
+  auto vision = layers::CheckHost(t.in());
+  REQUIRE(vision.findings.size() == 1);
+  CHECK(vision.findings[0].message.find("below 44 (8 x (4 + 1) + 4") != std::string::npos);
+
+  // Manifest-given numbers win over the ratios, shm included.
+  t.stack.workload.profile = "llm-finetune";
+  t.stack.workload.min_cpus_per_gpu = 8;
   t.stack.workload.min_shm_per_gpu = 16ULL << 30;
   t.host.cpus = 128;
-  t.host.memory_bytes = 2048ULL << 30;
   t.host.shm_bytes = 64ULL << 20;
   auto shm = layers::CheckHost(t.in());
   CHECK(shm.status == Status::kWarn);
+  REQUIRE(shm.findings.size() == 1);
   CHECK(shm.detail == "8 MiB /dev/shm per GPU: below 16 GiB per GPU for the llm-finetune workload");
   CHECK(shm.fix == std::optional<std::string>("sudo mount -o remount,size=128G /dev/shm"));
+  t.host.cpus = 32;
+  auto cpus = layers::CheckHost(t.in());
+  CHECK(cpus.findings[0].message == "32 CPU cores for 8 GPUs: below 64 (8 per GPU, the stack's) for the "
+                                    "llm-finetune workload");
 
-  // The general profile sets no minimum; without GPUs there is nothing to size against.
+  // The general profile gets the floor (the fewest workers a source gives); GPU memory unknown to NVML and
+  // the catalogue leaves RAM unchecked; without GPUs there is nothing to size against.
   test::Inputs g;
   g.stack.workload = {};
-  g.host.cpus = 1;
-  CHECK(layers::CheckHost(g.in()).status == Status::kOk);
+  g.host.cpus = 28;
+  g.host.memory_bytes = 1ULL << 30;
+  auto general = layers::CheckHost(g.in());
+  CHECK(general.status == Status::kOk);
+  CHECK(general.wanted.find("RAM unchecked (the GPUs' memory is unknown)") != std::string::npos);
+  g.host.cpus = 27;
+  CHECK(layers::CheckHost(g.in()).status == Status::kWarn);
   g.host.gpus.clear();
   CHECK(layers::CheckHost(g.in()).status == Status::kSkip);
 }

@@ -34,8 +34,8 @@ TEST_CASE("a site file overrides an embedded stack; origins name each file", "[m
   // kept from the embedded stack (deep merge: sibling keys of an overridden map survive)
   CHECK(s.driver.branch == 535);
   CHECK(gp::StartsWith(s.origins.at("driver.branch"), kBase + ":"));
-  CHECK(s.workload.min_ram_per_gpu == 128ULL << 30);
-  CHECK(gp::StartsWith(s.origins.at("workload.min_ram_per_gpu"), kBase + ":"));
+  CHECK(s.workload.profile == "llm-finetune");
+  CHECK(gp::StartsWith(s.origins.at("workload.profile"), kBase + ":"));
   CHECK(s.cudnn.version.version->str() == "8.9.7.29");
   CHECK(s.image.ref == "nvcr.io/nvidia/pytorch:23.10-py3");
 }

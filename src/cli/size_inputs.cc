@@ -1,0 +1,149 @@
+// The catalogue, hosts and prices as `gpuprep size` sees them (size_inputs.h).
+#include "cli/size_inputs.h"
+
+#include <algorithm>
+
+#include "cli/task_doc.h"
+#include "manifest/loader.h"
+#include "util/error.h"
+#include "util/strings.h"
+
+namespace gp::cli {
+namespace {
+
+size::Board FromModel(const manifest::GpuModel& g) {
+  size::Board b;
+  b.name = g.board.empty() ? g.name : g.board;
+  b.datacenter = g.datacenter;
+  b.memory_mib = g.memory_mib;
+  b.memory_kind = g.memory_kind;
+  b.memory_source = g.memory_source;
+  b.form = g.form;
+  b.server_sizes = g.server_sizes;
+  b.nvlink = g.nvlink_domain;
+  b.p2p = g.p2p;
+  b.link_source = g.link_source;
+  return b;
+}
+
+void AddUnique(std::vector<std::string>& v, const std::string& s) {
+  if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+bool Names(const size::Board& b, const std::string& lower) {
+  if (ToLower(b.name) == lower) return true;
+  for (const auto& n : b.entries)
+    if (ToLower(n) == lower) return true;
+  return std::find(b.pci_ids.begin(), b.pci_ids.end(), lower) != b.pci_ids.end();
+}
+
+}  // namespace
+
+std::vector<size::Board> CatalogueBoards(const manifest::Compat& c) {
+  std::vector<size::Board> out;
+  for (const manifest::GpuModel& g : c.gpus) {
+    if (g.board.empty() && !g.datacenter) continue;
+    const std::string name = g.board.empty() ? g.name : g.board;
+    auto it = std::find_if(out.begin(), out.end(), [&](const size::Board& b) { return b.name == name; });
+    if (it == out.end()) {
+      out.push_back(FromModel(g));
+      it = out.end() - 1;
+    } else if (it->memory_mib == 0 && g.memory_mib > 0) {  // an unsized entry of the name came first
+      size::Board sized = FromModel(g);
+      sized.entries = it->entries;
+      sized.pci_ids = it->pci_ids;
+      *it = sized;
+    }
+    AddUnique(it->entries, g.name);
+    for (const auto& id : g.pci_ids) AddUnique(it->pci_ids, id);
+  }
+  return out;
+}
+
+std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const std::string& filter) {
+  std::vector<size::Board> out;
+  for (const std::string& raw : Split(filter, ',')) {
+    const std::string want = ToLower(std::string(Trim(raw)));
+    if (want.empty()) continue;
+    bool hit = false;
+    for (const size::Board& b : all)
+      if (Names(b, want)) {
+        hit = true;
+        if (std::none_of(out.begin(), out.end(), [&](const size::Board& x) { return x.name == b.name; }))
+          out.push_back(b);
+      }
+    if (!hit) {
+      std::vector<std::string> names;
+      names.reserve(all.size());
+      for (const size::Board& b : all) names.push_back(b.name);
+      std::string msg = "no board \"" + std::string(Trim(raw)) + "\"";
+      if (auto guess = DidYouMean(std::string(Trim(raw)), names)) msg += " (did you mean \"" + *guess + "\"?)";
+      throw FlagError("--boards", msg);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> KnownGpuNames(const manifest::Compat& c) {
+  std::vector<std::string> out;
+  for (const manifest::GpuModel& g : c.gpus) {
+    AddUnique(out, g.name);
+    if (!g.board.empty()) AddUnique(out, g.board);
+    for (const auto& id : g.pci_ids) AddUnique(out, id);
+  }
+  return out;
+}
+
+size::HostSpec HostSpecOf(const probe::HostFacts& h, const manifest::Compat& c, const std::string& label) {
+  size::HostSpec s;
+  s.label = label;
+  s.cpus = h.cpus;
+  s.memory = h.memory_bytes;
+  s.disk_free = h.disk_free_bytes;
+  s.nvswitches = h.nvswitch_count;
+  for (const probe::Gpu& g : h.gpus) {
+    size::HostGpu hg;
+    hg.device_id = g.device_id;
+    hg.nvml_bytes = g.memory_bytes;
+    const manifest::GpuModel* m = c.GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
+    hg.name = m ? (m->board.empty() ? m->name : m->board) : g.name;
+    if (m) hg.board = FromModel(*m);
+    s.gpus.push_back(std::move(hg));
+  }
+  return s;
+}
+
+size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t) {
+  size::Costs costs;
+  costs.currency = t.currency;
+  costs.hours_per_month = prices::kHoursPerMonth;
+  auto names = [](const size::Board& b) {
+    std::vector<std::string> n = {b.name};
+    n.insert(n.end(), b.entries.begin(), b.entries.end());
+    n.insert(n.end(), b.pci_ids.begin(), b.pci_ids.end());
+    return n;
+  };
+  auto cost = [](int gpus, double price) {
+    const prices::Cost c = prices::CostOf(gpus, price);
+    return size::RowCost{c.per_gpu_hour, c.per_hour, c.per_month};
+  };
+  for (const size::BoardRow& row : r.rows) {
+    const auto price = t.For(names(row.board));
+    if (!price) continue;
+    if (row.best) costs.by_board[row.board.name] = cost(row.best->gpus, *price);
+    for (const size::Alternative& a : row.alternatives)
+      costs.by_change[size::ChangeKey(a)] = cost(a.option.gpus, *price);
+  }
+  for (const size::Alternative& a : r.alternatives) {
+    for (const size::BoardRow& row : r.rows)
+      if (row.board.name == a.board)
+        if (const auto price = t.For(names(row.board))) costs.by_change[size::ChangeKey(a)] = cost(a.option.gpus, *price);
+  }
+  return costs;
+}
+
+void ValidatePricesDocument(const std::string& text, const std::string& path) {
+  prices::Load(text, path, KnownGpuNames(manifest::EmbeddedCompat()));
+}
+
+}  // namespace gp::cli

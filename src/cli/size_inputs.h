@@ -1,0 +1,34 @@
+// What `gpuprep size` needs from outside src/size/ (cli/size.cc): the catalogue's boards as size::Board
+// values, a probed host or a doctor snapshot as a size::HostSpec, and the configurations' costs from a
+// price table (src/prices/).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "manifest/model.h"
+#include "prices/prices.h"
+#include "probe/host.h"
+#include "size/host_check.h"
+#include "size/render_servers.h"
+
+namespace gp::cli {
+
+// One Board per board model of the catalogue (entries that carry the same `board` are one), in catalogue
+// order; data-center entries without a board become a board without memory (listed as unknown). Consumer
+// cards are included only when they have a board.
+std::vector<size::Board> CatalogueBoards(const manifest::Compat& c);
+
+// Only the boards `filter` names (comma-separated board names, catalogue names or PCI ids); throws
+// FlagError("--boards") for a name that matches none.
+std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const std::string& filter);
+
+// Every name a price may use: board names, catalogue entry names, PCI ids.
+std::vector<std::string> KnownGpuNames(const manifest::Compat& c);
+
+// The host as the size check sees it; `label` names it in the output.
+size::HostSpec HostSpecOf(const probe::HostFacts& h, const manifest::Compat& c, const std::string& label);
+
+// The cost of every row and alternative whose board has a price.
+size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t);
+
+}  // namespace gp::cli

@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
   ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
   ctx.make_http = [] { return sys::MakeCurlHttpClient(); };
   ctx.today = [] { return sys::TodayUtc(); };
+  ctx.open_nvml = [](const sys::NvmlSessionOptions& o) { return sys::OpenNvmlSession(o); };
+  ctx.make_waiter = [] { return std::make_unique<sys::StopSignal>(); };
+  ctx.wall_ms = [] { return sys::UnixMillis(); };
   ctx.root = sys::RunningAsRoot();
 
   std::ios::sync_with_stdio(false);

@@ -17,5 +17,6 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterSize(CLI::App& app, Context& ctx, int& exit_code);
+void RegisterWatch(CLI::App& app, Context& ctx, int& exit_code);
 
 }  // namespace gp::cli

@@ -10,7 +10,9 @@
 #include "sys/fs.h"
 #include "sys/http.h"
 #include "sys/native.h"
+#include "sys/nvml_session.h"
 #include "sys/process.h"
+#include "sys/stop_signal.h"
 
 namespace gp::cli {
 
@@ -39,6 +41,11 @@ struct Context {
   sys::UnixHttp* unix_http = nullptr;
   std::function<std::unique_ptr<sys::HttpClient>()> make_http;  // created on first download only
   std::function<std::string()> today;      // "YYYY-MM-DD" (UTC); unset: date checks are skipped
+  // watch: the NVML session, Ctrl-C/SIGTERM for a long run, and the wall clock (ms since 1970). Unset
+  // open_nvml reads as "NVML cannot be loaded".
+  std::function<sys::NvmlOpenResult(const sys::NvmlSessionOptions&)> open_nvml;
+  std::function<std::unique_ptr<sys::Waiter>()> make_waiter;
+  std::function<long long()> wall_ms;
   bool root = false;                       // running as root (effective uid 0): apply needs it
 
   bool use_color() const;  // a terminal, no --json, NO_COLOR unset

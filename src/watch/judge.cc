@@ -1,0 +1,98 @@
+#include "watch/judge.h"
+
+#include <algorithm>
+
+#include "watch/duration.h"
+
+namespace gp::watch {
+
+void Judge::AddNote(const std::string& note) {
+  if (std::find(summary_.notes.begin(), summary_.notes.end(), note) == summary_.notes.end())
+    summary_.notes.push_back(note);
+}
+
+void Judge::Count(const std::vector<Verdict>& verdicts) {
+  for (GpuSummary& g : summary_.gpus) {
+    bool any = false, lost = false;
+    for (const LostGpu& l : summary_.lost_gpus)
+      lost = lost || (l.gpu.index == g.gpu.index && l.time_ms < window_start_ + window_ms_);
+    for (const Verdict& v : verdicts) {
+      if (v.gpu.index != g.gpu.index) continue;
+      ++g.windows[VerdictName(v.kind)];
+      any = true;
+    }
+    if (!any && !lost) ++g.windows["unclassified"];
+  }
+}
+
+std::vector<Verdict> Judge::Close() {
+  std::vector<Verdict> v = JudgeWindow(open_, window_start_, window_start_ + window_ms_, t_);
+  Count(v);
+  ++summary_.windows;
+  summary_.judged = true;
+  open_.clear();
+  window_start_ += window_ms_;
+  return v;
+}
+
+std::vector<Verdict> Judge::Add(const Sample& s) {
+  std::vector<Verdict> out;
+  if (!started_) {
+    started_ = true;
+    window_start_ = s.time_ms;
+    summary_.start_ms = s.time_ms;
+    summary_.interval_ms = s.interval_ms;
+    summary_.window_ms = window_ms_;
+    for (const GpuSample& g : s.gpus) summary_.gpus.push_back({g.id, g.name, {}, 0});
+  }
+  while (s.time_ms >= window_start_ + window_ms_) {
+    if (open_.empty()) {  // nothing was sampled in this window (a stopped clock, a suspended host)
+      window_start_ += ((s.time_ms - window_start_) / window_ms_) * window_ms_;
+      break;
+    }
+    auto v = Close();
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  // Remarks that hold for the run, derived from the samples alone (so a replay makes the same ones).
+  if (!s.host.pressure)
+    AddNote("pressure stall information (/proc/pressure) is absent: the PSI conditions are not used");
+  if (!s.host.unattributed_pids.empty())
+    AddNote(
+        "NVML lists host PIDs this pid namespace does not share (a container): their CPU and loader workers "
+        "cannot "
+        "be attributed; input-bound falls back to the host's CPUs");
+  for (const GpuSample& g : s.gpus) {
+    if (g.process_entry_bytes != 0 && g.process_entry_bytes != 24)
+      AddNote("GPU " + std::to_string(g.id.index) + ": the driver wrote " +
+              std::to_string(g.process_entry_bytes) +
+              "-byte process entries (24 declared); the list was read with that stride");
+    if (g.state == GpuState::kGap)
+      AddNote("GPU " + std::to_string(g.id.index) +
+              ": NVML missed the deadline; its samples are gaps until the call returns");
+  }
+  open_.push_back(s);
+  ++summary_.samples;
+  for (size_t i = 0; i < s.gpus.size() && i < summary_.gpus.size(); ++i) {
+    const GpuSample& g = s.gpus[i];
+    if (g.state == GpuState::kGap) ++summary_.gpus[i].gaps;
+    if (g.state != GpuState::kLost) continue;
+    bool known = false;
+    for (const LostGpu& l : summary_.lost_gpus) known = known || l.gpu.index == g.id.index;
+    if (!known) summary_.lost_gpus.push_back({g.id, s.time_ms});
+  }
+  return out;
+}
+
+std::vector<Verdict> Judge::Finish(long long end_ms) {
+  std::vector<Verdict> out;
+  summary_.end_ms = end_ms;
+  if (started_ && !open_.empty() && end_ms >= window_start_ + window_ms_) out = Close();
+  if (!summary_.judged) {
+    summary_.reason = started_ ? "the run (" + FormatDuration(std::max(0LL, end_ms - summary_.start_ms)) +
+                                     ") is shorter than one window (" + FormatDuration(window_ms_) + ")"
+                               : std::string("no sample was taken");
+  }
+  return out;
+}
+
+}  // namespace gp::watch

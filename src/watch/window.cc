@@ -1,0 +1,251 @@
+#include "watch/window.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gp::watch {
+namespace {
+
+bool Has(const std::vector<unsigned>& v, unsigned x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+void ReduceHost(const Sample& s, const GpuSample& g, const Thresholds& t, HostStats& h) {
+  const HostSample& host = s.host;
+  std::vector<unsigned> gpu_pids;
+  if (g.processes)
+    for (const GpuProcess& p : *g.processes) gpu_pids.push_back(p.pid);
+  bool unattributed = false;
+  for (unsigned pid : gpu_pids) unattributed = unattributed || Has(host.unattributed_pids, pid);
+  if (unattributed) h.attributable = false;
+  ++h.ticks;
+  unsigned gpu_procs = 0, loaders = 0, loaders_running = 0, loaders_blocked = 0, loaders_busy = 0;
+  double loader_cpu = 0;
+  std::optional<double> main_cpu;
+  std::optional<double> available;
+  bool have_loader_cpu = false;
+  for (const HostProcess& p : host.processes) {
+    if (!Has(p.gpus, g.id.index)) continue;
+    if (p.role == ProcessRole::kGpu) {
+      ++gpu_procs;
+      if (p.main_thread_cpu_pct) main_cpu = std::max(main_cpu.value_or(0), *p.main_thread_cpu_pct);
+      continue;
+    }
+    if (p.role != ProcessRole::kLoader) continue;
+    ++loaders;
+    if (p.state == 'R') ++loaders_running;
+    if (p.state == 'D') ++loaders_blocked;
+    if (p.cpu_pct) {
+      loader_cpu += *p.cpu_pct;
+      have_loader_cpu = true;
+      if (*p.cpu_pct >= t.busy_thread_pct) ++loaders_busy;
+    }
+    // What the loaders may use: their allowed CPUs, the cgroup quota, the CPUs there are.
+    double cap = host.cpu_count ? host.cpu_count : 1e9;
+    if (p.cpus_allowed) cap = std::min(cap, static_cast<double>(*p.cpus_allowed));
+    if (p.cgroup_cpu_limit) cap = std::min(cap, *p.cgroup_cpu_limit);
+    available = std::max(available.value_or(0), cap);
+  }
+  // The cgroup limit and throttling are read on the GPU process (workers share its cgroup).
+  for (const HostProcess& p : host.processes) {
+    if (p.role != ProcessRole::kGpu || !Has(p.gpus, g.id.index)) continue;
+    if (p.cgroup_cpu_limit && available) available = std::min(*available, *p.cgroup_cpu_limit);
+    if (p.cgroup_throttled_ms)
+      h.cgroup_throttled_ms = h.cgroup_throttled_ms.value_or(0) + *p.cgroup_throttled_ms;
+  }
+  h.gpu_processes = std::max(h.gpu_processes, gpu_procs);
+  h.loaders = std::max(h.loaders, loaders);
+  if (have_loader_cpu) h.loader_cpu_pct.Add(loader_cpu);
+  h.loader_cpus_available.Add(available);
+  h.main_thread_cpu_pct.Add(main_cpu);
+  // Plain doubles (-1 = absent): GCC 12 warns spuriously about optionals copied out of optionals here.
+  const double psi_cpu = host.pressure ? host.pressure->cpu_some_avg10.value_or(-1) : -1;
+  const double psi_io = host.pressure ? host.pressure->io_some_avg10.value_or(-1) : -1;
+  if (psi_cpu >= 0) h.psi_cpu_some.Add(psi_cpu);
+  if (psi_io >= 0) h.psi_io_some.Add(psi_io);
+  std::optional<double> host_busy;
+  if (!host.cpu_busy_pct.empty()) {
+    double sum = 0;
+    for (double c : host.cpu_busy_pct) sum += c;
+    host_busy = sum / static_cast<double>(host.cpu_busy_pct.size());
+  }
+  h.host_cpu_busy_pct.Add(host_busy);
+  if (main_cpu && *main_cpu >= t.busy_thread_pct) ++h.main_busy_ticks;
+
+  bool saturated = false;
+  if (loaders > 0) {
+    if (have_loader_cpu && available && loader_cpu >= t.loader_saturated_ratio * 100.0 * *available)
+      saturated = true;
+    if (loaders_busy == loaders && have_loader_cpu) saturated = true;  // every worker at a full core
+    if (psi_cpu >= t.psi_cpu_some_pct && loaders_running > 0) saturated = true;
+    if (loaders_blocked > 0 || psi_io >= t.psi_io_some_pct) ++h.blocked_ticks;
+  } else if (unattributed) {
+    // The GPU processes are in another pid namespace: only the host as a whole can be seen.
+    if (host_busy && *host_busy >= t.loader_saturated_ratio * 100.0) saturated = true;
+    if (psi_cpu >= t.psi_cpu_some_pct) saturated = true;
+  }
+  if (saturated) ++h.saturated_ticks;
+}
+
+}  // namespace
+
+std::optional<double> GpuWindow::DutyZeroRatio() const {
+  const unsigned n = duty_samples + duty_empty_ticks;
+  if (n == 0) return std::nullopt;
+  return static_cast<double>(duty_zero + duty_empty_ticks) / n;
+}
+
+std::optional<double> GpuWindow::TrafficRatio() const {
+  auto nv = [&]() -> std::optional<double> {
+    if (!nvlink_peak || *nvlink_peak <= 0 || (!nvlink_tx.n && !nvlink_rx.n)) return std::nullopt;
+    return std::max(nvlink_tx.Get().value_or(0), nvlink_rx.Get().value_or(0)) / *nvlink_peak;
+  }();
+  if (nv) return nv;
+  if (!pcie_peak || *pcie_peak <= 0 || (!pcie_tx.n && !pcie_rx.n)) return std::nullopt;
+  return std::max(pcie_tx.Get().value_or(0), pcie_rx.Get().value_or(0)) / *pcie_peak;
+}
+
+GpuWindow ReduceGpu(const std::vector<Sample>& samples, size_t position, const Thresholds& t) {
+  GpuWindow w;
+  for (const Sample& s : samples) {
+    if (position >= s.gpus.size()) continue;
+    const GpuSample& g = s.gpus[position];
+    w.id = g.id;
+    w.name = g.name;
+    ++w.samples;
+    if (g.state == GpuState::kLost) {
+      w.lost = true;
+      w.traffic.emplace_back();
+      continue;
+    }
+    if (g.state == GpuState::kGap) {
+      ++w.gaps;
+      w.traffic.emplace_back();
+      continue;
+    }
+    ++w.ok;
+    if (g.duty_pct) {
+      w.duty_pct.Add(g.duty_pct);
+      w.duty_samples += g.duty_samples;
+      w.duty_zero += g.duty_zero_samples;
+      if (g.duty_buffer_empty && g.duty_samples == 0) ++w.duty_empty_ticks;
+      if (*g.duty_pct >= t.busy_duty_pct) ++w.busy_duty_ticks;
+    }
+    w.power_w.Add(g.power_w);
+    w.power_limit_w.Add(g.power_limit_enforced_w);
+    if (g.power_w && g.power_limit_enforced_w && *g.power_limit_enforced_w > 0)
+      w.power_ratio.Add(*g.power_w / *g.power_limit_enforced_w);
+    if (g.power_limit_default_w) w.power_limit_default_w = g.power_limit_default_w;
+    if (g.energy_j) {
+      w.energy_j += *g.energy_j;
+      w.have_energy = true;
+    }
+    if (g.sm_clock_mhz) w.sm_clock_mhz.Add(static_cast<double>(*g.sm_clock_mhz));
+    if (g.sm_clock_max_mhz) w.sm_clock_max_mhz = g.sm_clock_max_mhz;
+    if (g.clock_event_reasons) {
+      ++w.reasons_ticks;
+      for (int bit = 0; bit < 9; ++bit)
+        if (*g.clock_event_reasons & (1ull << bit)) ++w.reason_ticks[bit];
+    }
+    w.power_cap_ratio.Add(g.power_cap_ratio);
+    w.sw_thermal_ratio.Add(g.sw_thermal_ratio);
+    w.hw_thermal_ratio.Add(g.hw_thermal_ratio);
+    w.hw_power_brake_ratio.Add(g.hw_power_brake_ratio);
+    w.pcie_tx.Add(g.pcie_tx_bytes_per_s);
+    w.pcie_rx.Add(g.pcie_rx_bytes_per_s);
+    w.nvlink_tx.Add(g.nvlink_tx_bytes_per_s);
+    w.nvlink_rx.Add(g.nvlink_rx_bytes_per_s);
+    if (g.pcie_peak_bytes_per_s) w.pcie_peak = g.pcie_peak_bytes_per_s;
+    if (g.nvlink_peak_bytes_per_s) w.nvlink_peak = g.nvlink_peak_bytes_per_s;
+    std::optional<double> traffic;
+    if (g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s)
+      traffic = g.nvlink_tx_bytes_per_s.value_or(0) + g.nvlink_rx_bytes_per_s.value_or(0);
+    else if (g.pcie_tx_bytes_per_s || g.pcie_rx_bytes_per_s)
+      traffic = g.pcie_tx_bytes_per_s.value_or(0) + g.pcie_rx_bytes_per_s.value_or(0);
+    w.traffic.push_back(traffic);
+    if (g.gpm) {
+      w.sm_active.Add(g.gpm->sm_active_ratio);
+      w.sm_occupancy.Add(g.gpm->sm_occupancy_ratio);
+      w.tensor_active.Add(g.gpm->tensor_active_ratio);
+      w.dram_active.Add(g.gpm->dram_active_ratio);
+    }
+    if (g.mig_mode) w.mig_mode = g.mig_mode;
+    if (g.processes) {
+      const unsigned n = static_cast<unsigned>(g.processes->size());
+      w.max_processes = std::max(w.max_processes, n);
+      if (n > 0) ++w.process_ticks;
+      for (const GpuProcess& p : *g.processes)
+        if (!Has(w.pids, p.pid)) w.pids.push_back(p.pid);
+    }
+    if (g.memory_used_bytes)
+      w.max_memory_used = std::max(w.max_memory_used.value_or(0), *g.memory_used_bytes);
+    ReduceHost(s, g, t, w.host);
+  }
+  std::sort(w.pids.begin(), w.pids.end());
+  return w;
+}
+
+std::vector<MigWindow> ReduceMig(const std::vector<Sample>& samples, size_t position) {
+  std::vector<MigWindow> out;
+  auto find = [&](unsigned gi) -> MigWindow& {
+    for (MigWindow& m : out)
+      if (m.gpu_instance_id == gi) return m;
+    out.emplace_back();
+    out.back().gpu_instance_id = gi;
+    return out.back();
+  };
+  for (const Sample& s : samples) {
+    if (position >= s.gpus.size()) continue;
+    const GpuSample& g = s.gpus[position];
+    if (g.state != GpuState::kOk) continue;
+    for (const MigInstance& m : g.mig_instances) {
+      MigWindow& w = find(m.gpu_instance_id);
+      w.id = g.id;
+      ++w.samples;
+      w.sm_active.Add(m.gpm.sm_active_ratio);
+      w.tensor_active.Add(m.gpm.tensor_active_ratio);
+      w.sm_occupancy.Add(m.gpm.sm_occupancy_ratio);
+      w.dram_active.Add(m.gpm.dram_active_ratio);
+      unsigned n = 0;
+      uint64_t mem = 0;
+      if (g.processes)
+        for (const GpuProcess& p : *g.processes)
+          if (p.gpu_instance_id == m.gpu_instance_id) {
+            ++n;
+            mem += p.used_memory_bytes.value_or(0);
+          }
+      w.max_processes = std::max(w.max_processes, n);
+      if (n) w.max_memory_used = std::max(w.max_memory_used.value_or(0), mem);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const MigWindow& a, const MigWindow& b) { return a.gpu_instance_id < b.gpu_instance_id; });
+  return out;
+}
+
+std::optional<double> Correlation(const std::vector<std::optional<double>>& a,
+                                  const std::vector<std::optional<double>>& b) {
+  std::vector<std::pair<double, double>> xy;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i] && b[i]) xy.emplace_back(*a[i], *b[i]);
+  if (xy.size() < 4) return std::nullopt;
+  double mx = 0, my = 0;
+  for (auto [x, y] : xy) {
+    mx += x;
+    my += y;
+  }
+  mx /= static_cast<double>(xy.size());
+  my /= static_cast<double>(xy.size());
+  double sxx = 0, syy = 0, sxy = 0;
+  for (auto [x, y] : xy) {
+    sxx += (x - mx) * (x - mx);
+    syy += (y - my) * (y - my);
+    sxy += (x - mx) * (y - my);
+  }
+  const double n = static_cast<double>(xy.size());
+  const bool steady_x = std::sqrt(sxx / n) < 0.05 * std::fabs(mx);
+  const bool steady_y = std::sqrt(syy / n) < 0.05 * std::fabs(my);
+  if (steady_x && steady_y) return 1.0;
+  if (sxx <= 0 || syy <= 0) return 0.0;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+}  // namespace gp::watch

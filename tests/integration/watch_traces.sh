@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# ctest-labels: fixtures
+# `gpuprep watch` against the stand-in NVML (tests/watch/standin/) replaying every synthetic trace in
+# tests/watch/traces/: each gives the verdicts its `expect` lines name and no other, and `watch --replay`
+# of the live recording gives the same verdicts and summary. GPU processes are real sleepers (their PIDs
+# handed to the stand-in), so the host side is this machine's /proc.
+# Usage: watch_traces.sh GPUPREP_BINARY SOURCE_DIR BUILD_DIR
+set -euo pipefail
+bin=${1:?gpuprep binary}
+src=${2:?source dir}
+build=${3:?build dir}
+standin=$build/tests/standin
+[[ -f $standin/current/libnvidia-ml.so.1 ]] || { echo "watch_traces: stand-in NVML not built ($standin)"; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+run_trace() {  # run_trace TRACE [extra watch args]
+  local trace=$1
+  shift
+  local name lib n k sleepers=() rc=0 rrc=0
+  name=$(basename "$trace" .trace)
+  lib=$standin/current
+  grep -q '^# library: legacy' "$trace" && lib=$standin/legacy
+  n=$(grep -o '@[0-9]*' "$trace" | sort -u | wc -l)
+  for ((k = 0; k < n; k++)); do
+    sleep 300 &
+    sleepers+=("$!")
+    pids+=("$!")
+  done
+  rm -f "$work/$name.log"
+  LD_LIBRARY_PATH=$lib GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${sleepers[*]:-}" GPUPREP_STANDIN_LOG=$work/$name.log \
+    "$bin" watch --json --interval 100ms --window 1s --duration 2200ms "$@" >"$work/$name.jsonl" 2>"$work/$name.err" || rc=$?
+  # nvmlDeviceGetPcieThroughput measures a 20 ms window per call (nvml.h): never in the loop.
+  if grep -q nvmlDeviceGetPcieThroughput "$work/$name.log" 2>/dev/null; then
+    echo "$name: FAIL: nvmlDeviceGetPcieThroughput was called"
+    return 1
+  fi
+  "$bin" watch --replay "$work/$name.jsonl" --json >"$work/$name.replay.jsonl" 2>>"$work/$name.err" || rrc=$?
+  python3 "$src/tests/watch/check_trace.py" "$trace" "$work/$name.jsonl" "$rc" "$work/$name.replay.jsonl" "$rrc" || {
+    sed 's/^/  stderr: /' "$work/$name.err"
+    return 1
+  }
+  for p in "${sleepers[@]}"; do kill "$p" 2>/dev/null || true; done
+}
+
+status=0
+count=0
+for trace in "$src"/tests/watch/traces/*.trace; do
+  run_trace "$trace" || status=1
+  count=$((count + 1))
+done
+echo "watch_traces: $count traces"
+
+# ---------------------------------------------------------------- the run itself: stops, errors, exit codes
+special=$src/tests/watch/special
+check() {  # check NAME CONDITION...: prints ok or FAIL
+  local name=$1
+  shift
+  if "$@"; then echo "watch: ok: $name"; else echo "watch: FAIL: $name"; status=1; fi
+}
+live() {  # live TRACE ARGS...: runs watch against the stand-in; sets rc, out, err
+  local trace=$1
+  shift
+  rc=0
+  LD_LIBRARY_PATH=$standin/current GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_LOG=$work/nvml.log \
+    "$bin" watch "$@" >"$work/out" 2>"$work/err" || rc=$?
+  out=$(cat "$work/out")
+  err=$(cat "$work/err")
+}
+
+# A call stuck past --duration: the run ends on time, summary printed, no join, no nvmlShutdown.
+rm -f "$work/nvml.log"
+start=$(date +%s%N)
+live "$special/stall_forever.trace" --json --interval 100ms --window 1s --duration 1500ms
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+check "a stuck call does not hold the run past --duration (${elapsed_ms} ms)" test "$elapsed_ms" -lt 5000
+check "stuck: exit 0 with a summary" test "$rc" = 0 -a "$(tail -n1 "$work/out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["type"])')" = summary
+check "stuck: GPU 0 is gaps after the stall" grep -q '"state":"gap"' "$work/out"
+check "stuck: no nvmlShutdown under a call in progress" test ! -s "$work/nvml.log"
+# A normal run ends with nvmlShutdown.
+rm -f "$work/nvml.log"
+live "$src/tests/watch/traces/idle.trace" --interval 100ms --window 1s --duration 300ms
+check "a run shorter than one window: exit 0, not judged" test "$rc" = 0
+check "short run: the summary says why" grep -q "not judged: the run (.*) is shorter than one window (1s)" "$work/out"
+check "a normal run calls nvmlShutdown once" test "$(cat "$work/nvml.log" 2>/dev/null)" = nvmlShutdown
+# Ctrl-C (SIGINT) prints the summary and exits 0.
+LD_LIBRARY_PATH=$standin/current GPUPREP_STANDIN_TRACE=$src/tests/watch/traces/idle.trace \
+  "$bin" watch --json --interval 100ms --window 1s >"$work/int.out" 2>/dev/null &
+wpid=$!
+pids+=("$wpid")
+sleep 1.5
+kill -INT "$wpid"
+irc=0
+wait "$wpid" || irc=$?
+check "SIGINT: exit 0 with the summary" test "$irc" = 0 -a "$(tail -n1 "$work/int.out" | grep -c '"type":"summary"')" = 1
+# NVML cannot be initialised, no GPU, no NVML at all: exit 1, one line.
+live "$special/init_fails.trace"
+check "nvmlInit fails: exit 1" test "$rc" = 1
+check "nvmlInit fails: says why" test "$err" = "gpuprep: error: watch: nvmlInit_v2: Unknown Error"
+live "$special/no_gpu.trace"
+check "no GPU: exit 1" test "$rc" = 1 -a "$err" = "gpuprep: error: watch: NVML found no GPU"
+rc=0
+env -u LD_LIBRARY_PATH "$bin" watch --duration 1s >/dev/null 2>"$work/err" || rc=$?
+check "no libnvidia-ml.so.1: exit 1" test "$rc" = 1
+check "no libnvidia-ml.so.1: names the library" grep -q "cannot load libnvidia-ml.so.1" "$work/err"
+# Usage errors: exit 2, one line.
+live "$src/tests/watch/traces/idle.trace" --root /tmp
+check "--root refused" test "$rc" = 2 -a "$err" = "gpuprep: error: --root: watch samples the live host's GPUs; it cannot read them from a tree (use --replay FILE)"
+live "$src/tests/watch/traces/idle.trace" --interval 10ms
+check "--interval below 100ms" test "$rc" = 2 -a "$err" = "gpuprep: error: --interval: at least 100ms (GPM needs that between samples)"
+live "$src/tests/watch/traces/idle.trace" --duration 5d
+check "--duration 5d" test "$rc" = 2 -a "$err" = 'gpuprep: error: --duration: "5d" is not a duration (a number with ms, s, m or h; bare = seconds)'
+live "$src/tests/watch/traces/idle.trace" --gpu 7
+check "--gpu that names no GPU" test "$rc" = 2 -a "$err" = 'gpuprep: error: --gpu: "7" is neither the index nor the UUID of a GPU here (indexes: 0, 1)'
+live "$src/tests/watch/traces/idle.trace" --threshold idle_duty_pcx=3
+check "--threshold unknown" test "$rc" = 2 -a "$err" = 'gpuprep: error: --threshold: unknown threshold "idle_duty_pcx" (did you mean "idle_duty_pct"?)'
+rc=0
+"$bin" watch --list-thresholds --threshold held_memory_bytes=2147483648 >"$work/out" || rc=$?
+check "--list-thresholds: every threshold, values as set" test "$rc" = 0 -a "$(wc -l <"$work/out")" = 22 -a \
+  "$(grep -c '^held_memory_bytes=2147483648$\|^healthy_sm_active=0.8$' "$work/out")" = 2
+# --gpu by UUID samples only that GPU.
+live "$src/tests/watch/traces/idle.trace" --json --interval 100ms --duration 200ms
+uuid=$(head -n1 "$work/out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][1]["gpu"]["uuid"])')
+live "$src/tests/watch/traces/idle.trace" --json --interval 100ms --duration 200ms --gpu "$uuid"
+check "--gpu UUID selects that GPU" test "$(head -n1 "$work/out" | python3 -c 'import json,sys; print([g["gpu"]["index"] for g in json.load(sys.stdin)["gpus"]])')" = "[1]"
+# A recording that is not one: exit 2 with its line.
+printf '%s\n' '{"type":"sample","schema":1,"time":"2026-01-01T00:00:00.000Z"}' >"$work/bad.jsonl"
+rc=0
+"$bin" watch --replay "$work/bad.jsonl" >/dev/null 2>"$work/err" || rc=$?
+check "replay of a bad record: exit 2, FILE:LINE:COL" test "$rc" = 2 -a "$(cat "$work/err")" = "gpuprep: error: $work/bad.jsonl:1:1: sample.interval_ms: missing"
+exit $status

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""check_trace.py TRACE LIVE.jsonl LIVE_RC REPLAY.jsonl REPLAY_RC: the trace's `expect` lines hold for a
+live `gpuprep watch --json` run against the stand-in NVML, and its replay gave the same verdicts and
+summary. Prints what it checked; exits 1 on the first mismatch."""
+import json
+import sys
+
+trace, live_path, live_rc, replay_path, replay_rc = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+name = trace.rsplit("/", 1)[-1]
+
+
+def fail(msg):
+    print(f"{name}: FAIL: {msg}")
+    sys.exit(1)
+
+
+def records(path):
+    out = []
+    for n, line in enumerate(open(path), 1):
+        try:
+            out.append((line.rstrip("\n"), json.loads(line)))
+        except json.JSONDecodeError as e:
+            fail(f"{path}:{n}: not JSON: {e}")
+    return out
+
+
+def sel(text, count):
+    if text == "*":
+        return list(range(count))
+    if "-" in text:
+        a, b = text.split("-")
+        return list(range(int(a), int(b) + 1))
+    return [int(x) for x in text.split(",")]
+
+
+live = records(live_path)
+replay = records(replay_path)
+samples = [r for _, r in live if r["type"] == "sample"]
+verdict_lines = [l for l, r in live if r["type"] == "verdict"]
+summary = [r for _, r in live if r["type"] == "summary"]
+if len(summary) != 1 or live[-1][1]["type"] != "summary":
+    fail("the live run did not end with exactly one summary record")
+summary = summary[0]
+if not samples:
+    fail("no sample record")
+ngpus = len(samples[0]["gpus"])
+for _, r in live:
+    if r.get("schema") != 1:
+        fail(f"record without schema 1: {r.get('type')}")
+
+# Replay gives the same verdicts, byte for byte, and the same summary.
+replay_verdicts = [l for l, r in replay if r["type"] == "verdict"]
+if replay_verdicts != verdict_lines:
+    fail(f"replay verdicts differ from the live ones ({len(replay_verdicts)} vs {len(verdict_lines)} lines)")
+replay_summary = [l for l, r in replay if r["type"] == "summary"]
+live_summary_line = [l for l, r in live if r["type"] == "summary"]
+if replay_summary != live_summary_line:
+    fail(f"replay summary differs:\n live   {live_summary_line}\n replay {replay_summary}")
+if replay_rc != live_rc:
+    fail(f"replay exit {replay_rc}, live exit {live_rc}")
+
+verdicts = [r for _, r in live if r["type"] == "verdict"]
+if not summary["judged"]:
+    fail(f"nothing judged: {summary['reason']}")
+checked = 0
+seen = {}
+for v in verdicts:
+    key = (v["gpu"]["index"], v["gpu_instance_id"])
+    seen.setdefault(key, []).append(v)
+    for k in ("gpu", "window", "verdict", "confidence", "evidence", "fix", "reasons", "straggler_gpu"):
+        if k not in v:
+            fail(f"verdict without {k}")
+    if not v["evidence"]:
+        fail("verdict without evidence")
+
+expected_keys = set()
+for line in open(trace):
+    if not line.startswith("expect "):
+        continue
+    kv = dict(w.split("=", 1) if "=" in w else (w, "") for w in line.split()[1:])
+    if "exit" in kv:
+        if live_rc != int(kv["exit"]):
+            fail(f"exit {live_rc}, expected {kv['exit']}")
+        checked += 1
+        continue
+    if "lost" in kv:
+        lost = sorted(l["index"] for l in summary["lost_gpus"])
+        if lost != sel(kv["lost"], ngpus):
+            fail(f"lost_gpus {lost}, expected {kv['lost']}")
+        checked += 1
+        continue
+    if "note" in kv:
+        if not any(kv["note"].replace("_", " ") in n for n in summary["notes"]):
+            fail(f"no summary note containing {kv['note']!r}: {summary['notes']}")
+        checked += 1
+        continue
+    if "sample" in kv:  # sample=KEY:OP:VALUE on every ok sample of the selected GPUs
+        key, op, val = kv["sample"].split(":")
+        for s in samples:
+            for g in s["gpus"]:
+                if g["gpu"]["index"] not in sel(kv["gpu"], ngpus) or g["state"] != "ok":
+                    continue
+                x = g.get(key)
+                if op == "null" and x is not None:
+                    fail(f"GPU {g['gpu']['index']} {key}={x}, expected null")
+                if op == "le" and (x is not None and x > float(val)):
+                    fail(f"GPU {g['gpu']['index']} {key}={x} > {val}")
+                if op == "eq" and x != json.loads(val):
+                    fail(f"GPU {g['gpu']['index']} {key}={x}, expected {val}")
+        checked += 1
+        continue
+    if "state" in kv:  # state=gap:N at least N samples of the GPU in that state
+        st, n = kv["state"].split(":")
+        for i in sel(kv["gpu"], ngpus):
+            c = sum(1 for s in samples if s["gpus"][i]["state"] == st)
+            if c < int(n):
+                fail(f"GPU {i}: {c} samples in state {st}, expected at least {n}")
+        checked += 1
+        continue
+    inst = int(kv["instance"]) if "instance" in kv else None
+    for i in sel(kv["gpu"], ngpus):
+        key = (i, inst)
+        expected_keys.add(key)
+        got = seen.get(key, [])
+        if "none" in kv:
+            if got:
+                fail(f"GPU {i}: expected no verdict, got {[v['verdict'] for v in got]}")
+            checked += 1
+            continue
+        allowed = kv["verdict"].split("|")
+        if not got:
+            fail(f"GPU {i} instance {inst}: no verdict, expected {allowed[0]}")
+        names = [v["verdict"] for v in got]
+        if any(n not in allowed for n in names):
+            fail(f"GPU {i} instance {inst}: verdicts {names}, expected only {allowed}")
+        if allowed[0] not in names:
+            fail(f"GPU {i} instance {inst}: verdicts {names} never {allowed[0]}")
+        for v in got:
+            if v["verdict"] != allowed[0]:
+                continue
+            if "confidence" in kv and v["confidence"] != kv["confidence"]:
+                fail(f"GPU {i}: confidence {v['confidence']}, expected {kv['confidence']}")
+            if "straggler" in kv:
+                sg = v["straggler_gpu"]
+                if (sg or {}).get("index") != int(kv["straggler"]):
+                    fail(f"GPU {i}: straggler_gpu {sg}, expected GPU {kv['straggler']}")
+            if "reasons" in kv and sorted(v["reasons"]) != sorted(kv["reasons"].split(",")):
+                fail(f"GPU {i}: reasons {v['reasons']}, expected {kv['reasons']}")
+        checked += 1
+# No verdict for a GPU (or instance) the trace did not expect one for.
+for key in seen:
+    if key not in expected_keys:
+        fail(f"unexpected verdict for GPU {key[0]} instance {key[1]}: {[v['verdict'] for v in seen[key]]}")
+windows = summary["windows"]
+print(f"{name}: ok ({len(samples)} samples, {windows} windows, {len(verdicts)} verdicts, {checked} expectations, replay identical)")

@@ -1,0 +1,110 @@
+// The JSON Lines records: what is written reads back as the same sample (so a replay judges what the
+// live run judged), times are RFC 3339 UTC, and a recording that is not one is refused with its line.
+#include <catch2/catch.hpp>
+
+#include "util/error.h"
+#include "watch/jsonl.h"
+#include "watch/rules.h"
+#include "watch/synthetic.h"
+
+using namespace gp;
+
+namespace {
+std::string Line(const watch::Sample& s) { return watch::SampleJson(s).dump(); }
+
+std::string ErrorOf(const std::string& line) {
+  try {
+    watch::ParseRecord(line, "rec.jsonl", 3);
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("jsonl: RFC 3339 UTC with milliseconds, both ways", "[watch][jsonl]") {
+  CHECK(watch::Rfc3339(0) == "1970-01-01T00:00:00.000Z");
+  CHECK(watch::Rfc3339(1700000000123LL) == "2023-11-14T22:13:20.123Z");
+  CHECK(watch::Rfc3339(951782400000LL) == "2000-02-29T00:00:00.000Z");
+  CHECK(watch::ParseRfc3339("2023-11-14T22:13:20.123Z") == 1700000000123LL);
+  CHECK_FALSE(watch::ParseRfc3339("2023-02-30T00:00:00.000Z"));
+  CHECK_FALSE(watch::ParseRfc3339("2023-11-14T22:13:20Z"));
+  CHECK_FALSE(watch::ParseRfc3339("2023-11-14 22:13:20.123Z"));
+}
+
+TEST_CASE("jsonl: a sample reads back as itself, and judges the same", "[watch][jsonl]") {
+  auto window = test::Window(3, 6, [](watch::GpuSample& g, int i, unsigned u) {
+    g.duty_pct = 100.0 / 3 + i;  // no short decimal form
+    g.power_cap_ratio = 0.1 * u + 1e-9;
+    g.clock_event_reasons = 0x8000000000000004ull;
+    g.mig_instances = {{1, watch::Gpm{0.5, std::nullopt, 0.25, 0.125}}};
+    g.processes->push_back({77, std::nullopt, 3u});
+    g.process_entry_bytes = 32;
+    if (u == 2) g.state = watch::GpuState::kGap;
+  }, [](watch::HostSample& h, int i) {
+    h.unattributed_pids = {9};
+    h.processes[0].threads = {{1000, "python3", 'R', 99.5}, {1001, "pt_data_pin", 'S', std::nullopt}};
+    h.processes[0].cgroup_cpu_limit = 2.5;
+    h.processes[0].cgroup_nr_throttled = 3;
+    if (i == 1) h.pressure.reset();
+  });
+  std::vector<watch::Sample> back;
+  for (const auto& s : window) {
+    const std::string line = Line(s);
+    CHECK(line.find('\n') == std::string::npos);
+    watch::Record r = watch::ParseRecord(line, "rec.jsonl", 1);
+    REQUIRE(r.type == watch::Record::Type::kSample);
+    CHECK(Line(r.sample) == line);
+    back.push_back(r.sample);
+  }
+  auto a = watch::JudgeWindow(window, 0, 6000, {});
+  auto b = watch::JudgeWindow(back, 0, 6000, {});
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(watch::VerdictJson(a[i]).dump() == watch::VerdictJson(b[i]).dump());
+}
+
+TEST_CASE("jsonl: verdict and summary records carry the contract's keys", "[watch][jsonl]") {
+  auto v = watch::JudgeWindow(test::Window(1, 3, nullptr), 1700000000000LL, 1700000003000LL, {});
+  REQUIRE(v.size() == 1);
+  auto j = watch::VerdictJson(v[0]);
+  CHECK(j["type"] == "verdict");
+  CHECK(j["schema"] == 1);
+  CHECK(j["gpu"]["index"] == 0);
+  CHECK(j["gpu"]["pci_bus_id"] == "0000:10:00.0");
+  CHECK(j["window"]["start"] == "2023-11-14T22:13:20.000Z");
+  CHECK(j["window"]["end"] == "2023-11-14T22:13:23.000Z");
+  CHECK(j["verdict"] == "healthy");
+  CHECK(j["confidence"] == "high");
+  CHECK(j["straggler_gpu"].is_null());
+  CHECK(j["reasons"].is_array());
+  watch::Summary s;
+  s.lost_gpus.push_back({{2, "GPU-2", "0000:12:00.0"}, 1700000001000LL});
+  s.reason = "the run (5s) is shorter than one window (1m)";
+  auto js = watch::SummaryJson(s);
+  CHECK(js["type"] == "summary");
+  CHECK(js["judged"] == false);
+  CHECK(js["lost_gpus"][0]["index"] == 2);
+  CHECK(js["lost_gpus"][0]["time"] == "2023-11-14T22:13:21.000Z");
+  CHECK(watch::ParseRecord(js.dump(), "r", 1).type == watch::Record::Type::kSummary);
+}
+
+TEST_CASE("jsonl: what is not a record is refused with its line", "[watch][jsonl]") {
+  CHECK(ErrorOf("{") == "rec.jsonl:3:2: not a JSON record");
+  CHECK(ErrorOf("[]") == "rec.jsonl:3:1: record: must be an object");
+  CHECK(ErrorOf(R"({"type":"sample","schema":2})") == "rec.jsonl:3:1: schema: version 2 is not 1");
+  CHECK(ErrorOf(R"({"type":"other","schema":1})") == "rec.jsonl:3:1: type: \"other\" is not sample, verdict or summary");
+  CHECK(ErrorOf(R"({"type":"summary","schema":1,"end":"yesterday"})") ==
+        "rec.jsonl:3:1: end: not an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS.mmmZ)");
+  CHECK(ErrorOf("[[[[[[[[[[1]]]]]]]]]]") == "rec.jsonl:3:1: nested deeper than 8 levels");
+  std::string good = Line(test::Window(1, 1, nullptr)[0]);
+  auto broken = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    s.replace(s.find(from), from.size(), to);
+    return ErrorOf(s);
+  };
+  CHECK(broken("\"duty_pct\":100.0", "\"duty_pct\":101") == "rec.jsonl:3:1: gpus[0].duty_pct: out of range");
+  CHECK(broken("\"state\":\"ok\"", "\"state\":\"fine\"") == "rec.jsonl:3:1: gpus[0].state: must be ok, gap or lost");
+  CHECK(broken("\"power_w\":695.0", "\"power_w\":-1") == "rec.jsonl:3:1: gpus[0].power_w: out of range");
+  CHECK(broken("\"role\":\"gpu\"", "\"role\":\"root\"") == "rec.jsonl:3:1: host.processes[0].role: must be gpu, loader or child");
+  CHECK(broken("\"interval_ms\":1000", "\"interval_ms\":0") == "rec.jsonl:3:1: sample: interval_ms and window_ms must be above 0");
+}

@@ -1,0 +1,81 @@
+// watch --replay in-process: a committed recording gives back the verdicts and summary it holds, byte for
+// byte; a recording cut short or inconsistent is handled as documented.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+#include "watch/jsonl.h"
+#include "watch/run.h"
+
+using namespace gp;
+
+namespace {
+struct Collect : watch::Output {
+  std::vector<std::string> lines;
+  void OnSample(const watch::Sample&) override {}
+  void OnVerdicts(const std::vector<watch::Verdict>& v) override {
+    for (const auto& x : v) lines.push_back(watch::VerdictJson(x).dump());
+  }
+  void OnSummary(const watch::Summary& s) override { lines.push_back(watch::SummaryJson(s).dump()); }
+};
+
+std::vector<std::string> FileLines(const std::string& path, const char* type) {
+  std::ifstream f(path);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(f, l);)
+    if (l.find(std::string("\"type\":\"") + type + "\"") != std::string::npos) out.push_back(l);
+  return out;
+}
+
+std::string Temp(const std::string& text) {
+  char path[] = "/tmp/gpuprep-replay-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("replay: a recording gives back its own verdicts and summary", "[watch][replay]") {
+  const std::string path = std::string(GP_FIXTURES) + "/watch/hung_3gpu.jsonl";
+  watch::WatchOptions o;
+  o.window_given = false;  // the recording's window (1 s)
+  Collect c;
+  CHECK(watch::Replay(path, o, c) == kExitOk);
+  std::vector<std::string> want = FileLines(path, "verdict");
+  auto summary = FileLines(path, "summary");
+  want.insert(want.end(), summary.begin(), summary.end());
+  REQUIRE(want.size() == 7);
+  CHECK(c.lines == want);
+  CHECK(c.lines[0].find("\"verdict\":\"hung_collective\"") != std::string::npos);
+  CHECK(c.lines[0].find("\"straggler_gpu\":{\"index\":7") != std::string::npos);
+}
+
+TEST_CASE("replay: a recording without summary, or with changing GPUs", "[watch][replay]") {
+  const std::string full = std::string(GP_FIXTURES) + "/watch/hung_3gpu.jsonl";
+  std::vector<std::string> samples = FileLines(full, "sample");
+  REQUIRE(samples.size() >= 6);
+  std::string cut;
+  for (const auto& s : samples) cut += s + "\n";
+  const std::string cut_path = Temp(cut);
+  watch::WatchOptions o;
+  o.window_given = false;
+  Collect c;
+  CHECK(watch::Replay(cut_path, o, c) == kExitOk);
+  CHECK(c.lines.back().find("the recording has no summary record") != std::string::npos);
+  // A second sample naming other GPUs is not the same run.
+  std::string other = samples[1];
+  other.replace(other.find("\"index\":5"), 9, "\"index\":4");
+  const std::string bad_path = Temp(samples[0] + "\n" + other + "\n");
+  Collect d;
+  try {
+    watch::Replay(bad_path, o, d);
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(std::string(e.what()) == bad_path + ":2:1: gpus: not the GPUs of the first sample, in its order");
+  }
+  std::remove(cut_path.c_str());
+  std::remove(bad_path.c_str());
+}

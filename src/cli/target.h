@@ -43,11 +43,11 @@ inline constexpr const char* kSiteManifest = "/etc/gpuprep/site.yaml";
 // file when it exists (said on stderr), else "" (the default stack for the host is chosen).
 std::string ManifestOrSite(Context& ctx, const std::string& given);
 
-// Loads `manifest_spec` (ManifestOrSite: when empty, the site file, else the default stack for the probed
-// host, saying which and why on stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage)
+// Loads the manifest ManifestOrSite(ctx, given) names (when none: the default stack for the probed host,
+// saying which and why on stderr) and probes the host. Throws gp::FileError / gp::Error(kExitUsage)
 // for manifest errors.
 // On a live host, LoadTarget also asks the engine about the stack's image (ProbeStackImage).
-Target LoadTarget(Context& ctx, const std::string& manifest_spec);
+Target LoadTarget(Context& ctx, const std::string& given);
 
 // facts.docker.image for the stack's image as apply pulls it (digest, mirror), when the engine answered.
 void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts);

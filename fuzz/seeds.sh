@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -65,4 +65,34 @@ for s in '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 1100
 done
 { printf '\x01'; sed -n '/^apiVersion: gpuprep\/v1$/,/^constants:/p' docs/size.md; } >"$out/fuzz_size/task-1"
 printf '\x01apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nparams: 7e9\narchitecture: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocab: 32000}\nparallel: {strategy: fsdp, gpus: 8}\ngpu_memory: 80GB\n' >"$out/fuzz_size/task-2"
+# fuzz_apt_argv: each embedded stack, \x01, a Packages index serving its packages (each layer's version with a
+# -1 revision, and a +cudaX.Y build), \x01, a dpkg status, \x01, a pins file; plus the hostile inputs that once
+# reached apt's command line (a docker package named like an option, a dependency on one).
+python3 - "$out/fuzz_apt_argv" manifests/stacks/*.yaml <<'PY'
+import re, sys
+out, stacks = sys.argv[1], sys.argv[2:]
+for i, path in enumerate(stacks):
+    text = open(path).read()
+    stanzas, section, version = [], None, None
+    for line in text.splitlines():
+        m = re.match(r"^([a-z_]+):", line)
+        if m:
+            section, version = m.group(1), None
+        m = re.match(r"^  version: ([0-9][0-9.]*)", line)
+        if m:
+            version = m.group(1)
+        m = re.search(r"\{name: ([a-z0-9][a-z0-9+.-]+)", line)
+        if m and version:
+            for rev in ("-1", "-1+cuda13.0", "-0ubuntu1"):
+                stanzas.append("Package: %s\nVersion: %s%s\nArchitecture: amd64\n" % (m.group(1), version, rev))
+    status = stanzas[0].replace("Architecture", "Status: hold ok installed\nArchitecture") if stanzas else ""
+    pins = "Explanation: gpuprep layers: driver\nPackage: x-y\nPin: version 1.0-1\nPin-Priority: 1001\n"
+    open("%s/stack-%d" % (out, i), "w").write(text + "\x01" + "\n".join(stanzas) + "\x01" + status + "\x01" + pins)
+hostile = open(stacks[0]).read().replace("    - {name: docker.io}", '    - {name: "-oDpkg::Pre-Invoke::=touch${IFS}PWNED"}')
+open(out + "/hostile-docker-name", "w").write(hostile + "\x01\x01\x01")
+open(out + "/hostile-index", "w").write(open(stacks[0]).read() + "\x01" +
+    "Package: nvidia-driver-580-open\nVersion: 580.95.05-0ubuntu1\nArchitecture: amd64\n"
+    "Depends: --allow-unauthenticated (= 1)\n\nPackage: --allow-unauthenticated\nVersion: 1\nArchitecture: amd64\n"
+    "\x01\x01")
+PY
 echo "fuzz/seeds.sh: $(find "$out" -type f | wc -l) seeds in $out"

@@ -2,7 +2,8 @@
 # Builds gpuprep_<version>_amd64.deb from an already built binary (no second compile): stages the Debian
 # tree (binary, man page generated from the CLI's own --help, bash/zsh completions generated the same way,
 # the systemd units, the cloud-init template, docs), computes Depends (dpkg-shlibdeps for the linked
-# libraries, the tables in packaging/tables/ for the dlopen'ed ones and their *t64 names) and runs dpkg-deb.
+# libraries, the tables in packaging/tables/ for the ones gpuprep dlopens, listed by packaging/dlopened.sh from
+# src/sys/dl.h, and their *t64 names) and runs dpkg-deb.
 # Usage: build-deb.sh BINARY OUTDIR   -> prints the .deb's path. Needs: dpkg-dev, help2man, binutils.
 set -euo pipefail
 bin=$(readlink -f "$1")
@@ -95,7 +96,12 @@ for p in "${parts[@]}"; do
   fi
   depends+=("$p")
 done
-depends+=("$(alternatives libcurl.so.4)" "$(alternatives libcrypto.so.3)")
+# The libraries gpuprep itself dlopens (src/sys/dl.h, through dlopened.sh), with each distribution's name.
+while read -r so; do
+  alts=$(alternatives "$so")
+  [[ -n $alts ]] || { echo "build-deb: $so (dlopened) is in no table of packaging/tables/" >&2; exit 1; }
+  depends+=("$alts")
+done < <(bash "$here/dlopened.sh")
 dep_line=$(IFS=','; echo "${depends[*]}" | sed 's/,/, /g')
 
 (cd "$stage" && find usr -type f -printf '%P\n' | LC_ALL=C sort | sed 's|^|usr/|' | xargs md5sum) >"$stage/DEBIAN/md5sums"

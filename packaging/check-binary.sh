@@ -9,9 +9,10 @@ set -euo pipefail
 bin=$1
 deb=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
-# What the binary dlopens (src/sys/http_curl.cc, src/sys/sha256.cc); NVIDIA's own libraries come with the
-# driver and CUDA, not from the distribution, and are not dependencies.
-dlopened=(libcurl.so.4 libcrypto.so.3)
+# What the binary dlopens (src/sys/dl.h, listed by dlopened.sh: libcurl, libcrypto, libarchive); NVIDIA's own
+# libraries come with the driver and CUDA, not from the distribution, and are not dependencies.
+mapfile -t dlopened < <(bash "$here/dlopened.sh")
+[ ${#dlopened[@]} -gt 0 ] || { echo "check-binary: no dlopened sonames (packaging/dlopened.sh)" >&2; exit 1; }
 
 ver_gt() { [ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | tail -1)" = "$1" ]; }
 

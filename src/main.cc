@@ -5,6 +5,7 @@
 
 #include "cli/context.h"
 #include "sys/clock.h"
+#include "sys/host_info.h"
 
 extern char** environ;
 
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   ctx.open_nvml = [](const sys::NvmlSessionOptions& o) { return sys::OpenNvmlSession(o); };
   ctx.make_waiter = [] { return std::make_unique<sys::StopSignal>(); };
   ctx.wall_ms = [] { return sys::UnixMillis(); };
+  ctx.root = sys::RunningAsRoot();
 
   std::ios::sync_with_stdio(false);
   int rc = cli::RunCli(argc, argv, ctx);

@@ -11,6 +11,7 @@
 #include "sys/clock.h"
 #include "sys/locks.h"
 #include "apply/verify.h"
+#include "apply/verify_fresh.h"
 #include "apt/commands.h"
 #include "apt/keyring.h"
 #include "plan/host_state.h"
@@ -131,6 +132,12 @@ class Executor {
       case Action::Kind::kFetch: return Fetch(a);
       case Action::Kind::kRedist: return Redist(a);
       case Action::Kind::kVerify: {
+        if (env_.fresh_verify && VerifiesInFreshProcess(a.layer)) {
+          const auto r = VerifyInFreshProcess(*env_.runner, FreshVerifyArgv(env_.self_path, env_.manifest, a.layer));
+          if (!r.ok) return r.detail;
+          spdlog::info("verified {} in a new process: {}", a.layer, r.detail);
+          return "";
+        }
         VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts, env_.docker};
         auto report = VerifyLayer(a.layer, v);
         if (report.status == layers::Status::kFail) {

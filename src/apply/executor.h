@@ -29,6 +29,10 @@ struct ExecEnv {
   const probe::HostFacts* facts = nullptr;
   bool reboot = false;                   // --reboot: `systemctl reboot` after installing the resume unit
   std::string self_path = "/usr/local/bin/gpuprep";  // ExecStart of the resume unit
+  // Verify cuda, cudnn and nccl in a new `self_path ... verify --only LAYER` process (apply/verify_fresh.h),
+  // reading `manifest` as this run did ("" = the default choice). false: in this process (unit tests).
+  bool fresh_verify = false;
+  std::string manifest;
   std::function<void(const std::string&)> progress;   // apt progress lines (terminal only); may be empty
   std::function<std::string()> now;      // UTC timestamp for the journal; default: the clock
   sys::UnixHttp* docker = nullptr;       // the Engine API (image pulls, container verify); null: not reachable

@@ -1,12 +1,29 @@
 #include "apt/commands.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::apt {
 
 std::map<std::string, std::string> AptEnv() { return {{"DEBIAN_FRONTEND", "noninteractive"}}; }
+
+namespace {
+
+// "--", then the package words, each checked (commands.h).
+void AppendPackages(std::vector<std::string>& argv, const std::vector<std::string>& packages, bool globs) {
+  argv.push_back("--");
+  for (const auto& p : packages) {
+    const bool glob = globs && EndsWith(p, "-*") && p.find('=') != std::string::npos &&
+                      ValidPackageWord(p.substr(0, p.size() - 2));
+    if (!glob && !ValidPackageWord(p)) throw std::invalid_argument("not a package word: " + TerminalSafe(p));
+    argv.push_back(p);
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, const AptOptions& opts) {
   std::vector<std::string> argv = {"apt-get", "-y",
@@ -19,7 +36,7 @@ std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, c
   }
   if (opts.allow_change_held) argv.push_back("--allow-change-held-packages");
   argv.push_back("install");
-  argv.insert(argv.end(), packages.begin(), packages.end());
+  AppendPackages(argv, packages, /*globs=*/true);
   return argv;
 }
 
@@ -32,7 +49,13 @@ std::vector<std::string> UpdateArgv(const AptOptions& opts) {
 
 std::vector<std::string> HoldArgv(const std::vector<std::string>& packages) {
   std::vector<std::string> argv = {"apt-mark", "hold"};
-  argv.insert(argv.end(), packages.begin(), packages.end());
+  AppendPackages(argv, packages, false);
+  return argv;
+}
+
+std::vector<std::string> UnholdArgv(const std::vector<std::string>& packages) {
+  std::vector<std::string> argv = {"apt-mark", "unhold"};
+  AppendPackages(argv, packages, false);
   return argv;
 }
 

@@ -17,13 +17,20 @@ inline constexpr int kStatusFd = 3;
 // {"DEBIAN_FRONTEND": "noninteractive"}: no debconf prompt can stall an unattended first boot.
 std::map<std::string, std::string> AptEnv();
 
+// Package arguments always follow "--" (apt-get and apt-mark stop reading options there), and each must be
+// a package word (util/input.h ValidPackageWord: NAME or NAME=VERSION; an install also takes the
+// NAME=UPSTREAM-* form an offline plan shows): anything else throws std::invalid_argument, because every
+// name and version was validated where it entered (manifest, site file, Packages index, dpkg status).
+
 // apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold
-//   -o DPkg::Lock::Timeout=N [-o APT::Status-Fd=3] [--allow-change-held-packages] install PKG...
+//   -o DPkg::Lock::Timeout=N [-o APT::Status-Fd=3] [--allow-change-held-packages] install -- PKG...
 std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, const AptOptions& opts);
 // apt-get -o DPkg::Lock::Timeout=N -o Acquire::GzipIndexes=false update
 std::vector<std::string> UpdateArgv(const AptOptions& opts);
-// apt-mark hold PKG...
+// apt-mark hold -- PKG...
 std::vector<std::string> HoldArgv(const std::vector<std::string>& packages);
+// apt-mark unhold -- PKG...
+std::vector<std::string> UnholdArgv(const std::vector<std::string>& packages);
 // dpkg --configure -a
 std::vector<std::string> DpkgRepairArgv();
 

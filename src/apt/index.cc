@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "apt/sources.h"
+#include "util/input.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -12,13 +13,6 @@ std::string Relation::str() const { return op.empty() ? name : name + " (" + op 
 
 namespace {
 
-bool ValidName(std::string_view n) {
-  if (n.empty()) return false;
-  for (char c : n)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) return false;
-  return true;
-}
-
 std::optional<Relation> ParseRelation(std::string_view text) {
   text = Trim(text);
   Relation r;
@@ -26,7 +20,9 @@ std::optional<Relation> ParseRelation(std::string_view text) {
   std::string_view name = Trim(paren == std::string_view::npos ? text : text.substr(0, paren));
   // Architecture restrictions "[amd64]" and build profiles "<!nocheck>" only occur in source stanzas.
   if (size_t colon = name.find(':'); colon != std::string_view::npos) name = name.substr(0, colon);
-  if (!ValidName(name)) return std::nullopt;
+  // A repository is outside input: a name or version that is not Debian's (Policy 5.6.1, 5.6.12), such as
+  // "--allow-unauthenticated", never reaches a command line.
+  if (!ValidDebName(name)) return std::nullopt;
   r.name = std::string(name);
   if (paren == std::string_view::npos) return r;
   size_t close = text.find(')', paren);
@@ -39,7 +35,7 @@ std::optional<Relation> ParseRelation(std::string_view text) {
   if (op == ">") op = ">=";
   if (op != "=" && op != ">=" && op != "<=" && op != ">>" && op != "<<") return std::nullopt;
   std::string_view ver = Trim(inner.substr(i));
-  if (ver.empty() || ver.find_first_of(" \t") != std::string_view::npos) return std::nullopt;
+  if (!ValidDebVersion(ver)) return std::nullopt;
   r.op = op;
   r.version = std::string(ver);
   return r;
@@ -163,7 +159,7 @@ void ParsePackages(std::string_view text, const std::string& arch, Index& index,
         c.depends.insert(c.depends.end(), rel.begin(), rel.end());
       }
     });
-    if (!ValidName(name) || c.version.empty()) continue;
+    if (!ValidDebName(name) || !ValidDebVersion(c.version)) continue;  // see ParseRelation
     if (!arch.empty() && c.architecture != arch && c.architecture != "all") continue;
     if (installed_only && !EndsWith(status, "ok installed")) continue;
     for (const auto& clause : ParseRelations(provides))

@@ -88,7 +88,7 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     throw FlagError("--root", "apply changes the live host; review a tree with: gpuprep plan --root DIR");
   auto only = plan::ParseLayerList("--only", o.only);
   auto skip = plan::ParseLayerList("--skip", o.skip);
-  if (!sys::RunningAsRoot()) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
+  if (!ctx.root) throw UsageError("apply: must run as root (try: sudo gpuprep apply --yes)");
   if (!o.yes) throw FlagError("--yes", "required to change the host (review first with: gpuprep plan)");
   if (!o.callback.empty())
     if (auto why = apply::CallbackUrlProblem(o.callback); !why.empty()) throw FlagError("--callback", why);
@@ -150,6 +150,8 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   env.facts = &t.facts;
   env.reboot = o.reboot;
   env.self_path = SelfPath();
+  env.fresh_verify = true;  // a library this process loaded while probing is not the one just installed
+  env.manifest = t.manifest;
   // Exact versions come from the repositories' index as it is now, read before the first change: a pin
   // the repository no longer carries stops apply here, with the host as it was.
   apply::PreflightResult fresh;
@@ -185,6 +187,13 @@ int RunApply(Context& ctx, ApplyOptions& o) {
     throw Error(kExitFailed, msg);
   }
 
+  // --only/--skip: what this run does not touch, said before it starts (their holds and pins stay too).
+  if (!p.left_alone.empty()) {
+    const std::string left = "left alone: " + Join(p.left_alone, ", ") +
+                             " (not selected: their packages, holds and pins stay as they are)";
+    spdlog::info("{}", left);
+    *ctx.out << left << "\n";
+  }
   const bool resume_unit = t.fs->Exists(apply::kResumeUnitPath);
   if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) {
     spdlog::info("nothing to do: the host matches stack {}", t.stack.name);

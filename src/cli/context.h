@@ -46,6 +46,7 @@ struct Context {
   std::function<sys::NvmlOpenResult(const sys::NvmlSessionOptions&)> open_nvml;
   std::function<std::unique_ptr<sys::Waiter>()> make_waiter;
   std::function<long long()> wall_ms;
+  bool root = false;                       // running as root (effective uid 0): apply needs it
 
   bool use_color() const;  // a terminal, no --json, NO_COLOR unset
 };

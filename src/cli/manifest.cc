@@ -361,9 +361,12 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   auto show_spec = std::make_shared<std::string>(), validate_path = std::make_shared<std::string>();
   CLI::App* show =
       cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
-  show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL")->required();
+  show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL (default: --manifest, else the site file)");
   show->callback([&ctx, &exit_code, show_spec] {
-    Show(*show_spec, ctx);
+    std::string spec = show_spec->empty() ? ctx.opts.manifest : *show_spec;
+    if (spec.empty() && ctx.local_fs && ctx.local_fs->Exists(kSiteFile)) spec = kSiteFile;
+    if (spec.empty()) throw UsageError(std::string("manifest show: name a stack (no --manifest and no ") + kSiteFile + ")");
+    Show(spec, ctx);
     exit_code = kExitOk;
   });
   CLI::App* validate =

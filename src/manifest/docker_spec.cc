@@ -27,16 +27,9 @@ void ParseDocker(const Node& n, Stack& s) {
   DockerSpec& d = s.docker;
   d.present = true;
   if (const Node* e = f.Get("engine")) d.engine = Choice(*e, {"docker.io", "docker-ce"}, "docker engine");
-  if (const Node* p = f.Get("packages")) {
-    for (const Node& item : AsList(*p)) {
-      Fields pf(item, "docker.packages", nullptr);
-      pf.Only({"name", "version", "upstream"});
-      // No version: the distribution's package by name (docker.io). version/upstream: pinned through the
-      // resolver like NVIDIA's (Docker's own repository, listed under repositories with its key pinned).
-      d.packages.push_back(
-          {AsString(pf.Require("name")), pf.String("version").value_or(""), pf.String("upstream").value_or("")});
-    }
-  }
+  // No version: the distribution's package by name (docker.io). version/upstream: pinned through the
+  // resolver like NVIDIA's (Docker's own repository, listed under repositories with its key pinned).
+  if (const Node* p = f.Get("packages")) d.packages = ParsePackages(*p, "docker.packages");
   if (d.packages.empty()) d.packages.push_back({d.engine, "", ""});
   if (const Node* g = f.Get("gpu_access")) d.gpu_access = Choice(*g, {"runtime", "cdi"}, "gpu_access");
   d.default_runtime = f.Bool("default_runtime").value_or(false);

@@ -87,7 +87,7 @@ std::string AsDebName(const Node& n) {
 std::string AsDebVersion(const Node& n) {
   std::string v = AsLine(n);
   if (!ValidDebVersion(v))
-    Fail(n.mark, "\"" + v + "\" is not a Debian version (a digit, then letters, digits and . + ~ : -)");
+    Fail(n.mark, "\"" + v + "\" is not a Debian version ([epoch:]upstream[-revision], starting with a digit)");
   return v;
 }
 

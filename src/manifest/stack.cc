@@ -37,21 +37,6 @@ OsTarget ParseOs(const Node& n, const std::string& path, Origins* origins) {
   return {AsName(f.Require("id"), "os id"), AsName(f.Require("version_id"), "os version_id")};
 }
 
-std::vector<AptPackage> ParsePackages(const Node& list, const std::string& path) {
-  std::vector<AptPackage> out;
-  for (const Node& item : AsList(list)) {
-    Fields f(item, path, nullptr);
-    f.Only({"name", "version", "upstream"});
-    AptPackage p;
-    p.name = AsDebName(f.Require("name"));
-    if (const Node* v = f.Get("version")) p.version = AsDebVersion(*v);
-    if (const Node* u = f.Get("upstream")) p.upstream = AsDebVersion(*u);
-    if (!p.version.empty() && !p.upstream.empty())
-      Fail(item.KeyMark("upstream"), "give either version (the exact dpkg version) or upstream, not both");
-    out.push_back(std::move(p));
-  }
-  return out;
-}
 
 // `version:` is a version, or `unknown` with `unknown_reason:` saying why.
 Pinned ParsePinned(Fields& f, bool required) {
@@ -267,6 +252,22 @@ void ParseWorkload(const Node& n, Stack& s) {
 }
 
 }  // namespace
+
+std::vector<AptPackage> ParsePackages(const Node& list, const std::string& path) {
+  std::vector<AptPackage> out;
+  for (const Node& item : AsList(list)) {
+    Fields f(item, path, nullptr);
+    f.Only({"name", "version", "upstream"});
+    AptPackage p;
+    p.name = AsDebName(f.Require("name"));
+    if (const Node* v = f.Get("version")) p.version = AsDebVersion(*v);
+    if (const Node* u = f.Get("upstream")) p.upstream = AsDebVersion(*u);
+    if (!p.version.empty() && !p.upstream.empty())
+      Fail(item.KeyMark("upstream"), "give either version (the exact dpkg version) or upstream, not both");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
 
 Stack StackFromTree(const Node& root) {
   Stack s;

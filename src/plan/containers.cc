@@ -56,8 +56,8 @@ class ContainerPlanner {
   }
   // Pinned packages (a version or upstream) through the resolver; unpinned ones (the distribution's
   // docker.io) by name. Returns the detail ("" when nothing is missing); `error` when a pin cannot be served.
-  std::string Packages(const std::vector<manifest::AptPackage>& pkgs, const std::string& upstream,
-                       std::string& error) {
+  std::string Packages(const std::string& layer, const std::vector<manifest::AptPackage>& pkgs,
+                       const std::string& upstream, std::string& error) {
     std::vector<manifest::AptPackage> pinned;
     std::vector<std::string> missing;
     for (const auto& p : pkgs) {
@@ -73,7 +73,7 @@ class ContainerPlanner {
     std::vector<std::string> parts;
     if (!missing.empty()) parts.push_back("missing: " + Join(missing, ", "));
     if (!pinned.empty())
-      if (auto d = resolve_(pinned, upstream, error); !d.empty()) parts.push_back(d);
+      if (auto d = resolve_(layer, pinned, upstream, error); !d.empty()) parts.push_back(d);
     return Join(parts, "; ");
   }
   std::string InstalledEngine() const {
@@ -120,7 +120,7 @@ class ContainerPlanner {
                       "Docker is not installed and stack " + stack_.name +
                           " does not set it up (add a docker: section with engine: docker.io or docker-ce)"));
     std::string error;
-    std::string detail = Packages(spec.packages, "", error);
+    std::string detail = Packages("docker", spec.packages, "", error);
     if (!error.empty()) return void(Add("docker", Kind::kRefused, error));
     docker_ready_ = true;
     docker_installs_ = true;
@@ -143,7 +143,7 @@ class ContainerPlanner {
                       "the stack names no toolkit packages; add them or run with --skip container_toolkit"));
     std::vector<std::string> parts;
     std::string error;
-    if (auto p = Packages(c.packages, c.version.version->str(), error); !p.empty()) parts.push_back(p);
+    if (auto p = Packages("container_toolkit", c.packages, c.version.version->str(), error); !p.empty()) parts.push_back(p);
     if (!error.empty()) return void(Add("container_toolkit", Kind::kRefused, error));
     // The experimental channel is off: gpuprep's list names only stable/; an active experimental line elsewhere
     // is moved aside before apt reads the lists.

@@ -23,7 +23,8 @@ struct ContainerPlan {
 // The planner's own package decision (plan/planner.cc Packages): each package installed at its pin is kept,
 // else resolved from the repositories' index into the one transaction, pinned in the closure and held.
 // Returns the layer's detail ("" when nothing is missing); sets `error` when the index cannot serve a pin.
-using ResolvePackages = std::function<std::string(const std::vector<manifest::AptPackage>&,
+// `layer` is the layer the packages belong to (their pins are that layer's, plan/pins.h).
+using ResolvePackages = std::function<std::string(const std::string& layer, const std::vector<manifest::AptPackage>&,
                                                   const std::string& upstream, std::string& error)>;
 
 ContainerPlan PlanContainers(const PlanInput& in, const ResolvePackages& resolve);

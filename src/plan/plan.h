@@ -28,7 +28,8 @@ struct Action {
   std::map<std::string, std::string> env;   // kRun
   std::chrono::seconds timeout{600};        // kRun
   bool apt_progress = false;                // kRun: apt-get install (APT::Status-Fd progress on a terminal)
-  std::string path;                         // kWrite, kMove (from), kFetch (destination)
+  std::string path;                         // kWrite (the file replaced), kMove (from), kFetch (destination)
+  std::string link;                         // kWrite: the symbolic link written through ("" = none; sys/fs.h)
   std::string to;                           // kMove
   std::string contents;                     // kWrite; kRebootCheck: the driver version that must be loaded
   unsigned mode = 0644;                     // kWrite, kFetch
@@ -74,6 +75,8 @@ struct Plan {
   std::vector<LayerDecision> layers;     // in LayerNames() order, apt layers only
   std::vector<Step> steps;               // in execution order
   std::vector<std::string> blockers;     // reasons apply must stop before any change (Secure Boot, unpinned key)
+  // The stack's layers --only/--skip leave out: their packages, holds and pins stay as they are.
+  std::vector<std::string> left_alone;
   // Exact versions: where they came from ("the host's apt lists", "the repositories' index fetched at
   // apply time"; "" when not resolved), every package gpuprep pins and holds (the closure of the layers'
   // packages), and whether apply must fetch the repositories' index before it can decide.

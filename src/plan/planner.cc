@@ -14,6 +14,7 @@
 #include "manifest/loader.h"
 #include "plan/containers.h"
 #include "plan/host_state.h"
+#include "plan/pins.h"
 #include "redist/error.h"
 #include "redist/state.h"
 #include "util/error.h"
@@ -77,17 +78,21 @@ class Planner {
     Component("cudnn", stack_.cudnn);
     Component("nccl", stack_.nccl);
     Containers();
+    KeepEnginePins();
     Pins();
     // All or nothing: a selected layer that cannot be installed stops apply before its first change.
     for (const auto& l : plan_.layers)
       if (l.kind == Kind::kRefused && !blocked_layers_.count(l.name))
         plan_.blockers.push_back(l.name + ": " + l.detail + " (to leave the layer out: --skip " + l.name + ")");
+    for (const auto& l : plan_.layers)
+      if (l.kind == Kind::kSkipped && !Selected(l.name)) plan_.left_alone.push_back(l.name);
     Steps();
     plan_.reboot = driver_ok_ && driver_installs_;
     if (in_.from && in_.from->name != stack_.name) {  // a move from the host's recorded stack: what it changes
       plan_.move_from = in_.from->name;
       for (const auto& c : manifest::PinChanges(*in_.from, stack_)) plan_.move_changes.push_back({c.field, c.from, c.to});
     }
+    WriteThroughLinks();
     return std::move(plan_);
   }
 
@@ -132,7 +137,7 @@ class Planner {
     }
     if (auto text = fs_.Read(apt::kPreferencesPath)) {
       prefs_text_ = *text;
-      old_pins_ = apt::ParsePreferences(*text);
+      old_pins_ = apt::ReadPins(*text);
     }
   }
 
@@ -161,14 +166,14 @@ class Planner {
   // Decides each package of a layer: installed at the pin (kept), or to install at the version resolved
   // from the index. Returns the layer's detail ("" when nothing is missing); `error` is set when the
   // index cannot serve a pin (the layer is refused).
-  std::string Packages(const std::vector<manifest::AptPackage>& pkgs, const std::string& layer_version,
-                       std::string& error, bool cuda_builds = false) {
+  std::string Packages(const std::string& layer, const std::vector<manifest::AptPackage>& pkgs,
+                       const std::string& layer_version, std::string& error, bool cuda_builds = false) {
     std::vector<std::string> missing, unheld;
     for (const auto& p : pkgs) {
       const apt::PinRule rule = Rule(p, layer_version, cuda_builds);
       const std::string* have = InstalledVersion(p.name);
       if (have && apt::MatchesPin(*have, rule)) {
-        roots_.emplace_back(p.name, *have);
+        roots_.push_back({layer, p.name, *have});
         if (!IsHeld(p.name)) unheld.push_back(p.name);
         continue;
       }
@@ -178,7 +183,7 @@ class Planner {
           error = res.error;
           return "";
         }
-        roots_.emplace_back(p.name, res.version);
+        roots_.push_back({layer, p.name, res.version});
         install_.push_back(p.name + "=" + res.version);
         missing.push_back(p.name + "=" + res.version);
       } else {
@@ -205,39 +210,60 @@ class Planner {
     return it != held_.end() && it->second.held;
   }
 
-  // Every package the layers install or keep, at exact versions (the closure through the index), then
-  // what must change so that each is pinned in the preferences file and held.
+  // Every package the selected layers install or keep, at exact versions (the closure through the index),
+  // each naming the layers that need it; then the pins of the layers this run leaves alone, kept as they
+  // are (plan/pins.h); then what must change so that each of the run's packages is pinned and held.
   void Pins() {
     if (roots_.empty() && install_.empty()) return;
+    std::map<std::string, apt::Pin> want;
     if (index_) {
-      auto closure = apt::ComputeClosure(*index_, installed_, roots_);
+      auto closure = apt::ComputeClosure(*index_, installed_, RootPairs(""));
       if (!closure.ok()) {
         plan_.blockers.push_back("apt: " + closure.error);
         return;
       }
-      plan_.pins = closure.packages;
+      for (const auto& [name, version] : closure.packages) want[name].version = version;
+      // Which layers each package serves: each layer's own closure (names only; the versions are the run's).
+      std::set<std::string> layers;
+      for (const auto& r : roots_) layers.insert(r.layer);
+      for (const auto& layer : layers) {
+        auto own = apt::ComputeClosure(*index_, installed_, RootPairs(layer));
+        for (const auto& [name, version] : own.packages)
+          if (auto it = want.find(name); it != want.end()) it->second.layers.push_back(layer);
+      }
     } else if (install_.empty()) {
       // Everything is installed: gpuprep's own preferences, if they cover these packages at their installed
       // versions, are still the closure it computed when it installed them.
       bool covered = !old_pins_.empty();
-      for (const auto& [name, version] : roots_) covered = covered && old_pins_.count(name) && old_pins_[name] == version;
-      for (const auto& [name, version] : old_pins_) {
+      for (const auto& r : roots_) {
+        auto it = old_pins_.find(r.name);
+        covered = covered && it != old_pins_.end() && it->second.version == r.version;
+      }
+      for (const auto& [name, pin] : old_pins_) {
         const std::string* have = InstalledVersion(name);
-        covered = covered && have && *have == version;
+        covered = covered && have && *have == pin.version;
       }
       if (!covered) {
         plan_.needs_index = true;
         return;
       }
-      plan_.pins.assign(old_pins_.begin(), old_pins_.end());
+      want = old_pins_;
     } else {
       return;  // resolved at apply time
     }
+    std::set<std::string> left_alone;
+    for (const auto& l : ApplyLayers())
+      if (!Selected(l)) left_alone.insert(l);
+    const PinDecision pins = DecidePins(want, old_pins_, left_alone);
+    for (const auto& c : pins.conflicts)
+      plan_.blockers.push_back("apt: " + c + " (include both layers with --only, or run apply without --only/--skip)");
+    for (const auto& [name, pin] : pins.file) plan_.pins.emplace_back(name, pin.version);
     std::set<std::string> names;  // the pins, and earlier pins that may be held but no longer installed
-    for (const auto& [name, version] : plan_.pins) names.insert(name);
-    for (const auto& [name, version] : old_pins_) names.insert(name);
+    for (const auto& [name, pin] : pins.file) names.insert(name);
+    for (const auto& [name, pin] : old_pins_) names.insert(name);
     auto dpkg = apt::ParseDpkgStatus(status_text_, names);
-    for (const auto& [name, version] : plan_.pins) {
+    for (const auto& name : pins.managed) {
+      const std::string& version = pins.file.at(name).version;
       auto it = dpkg.find(name);
       const bool at_pin = it != dpkg.end() && it->second.installed && it->second.version == version;
       // Every package of the closure that is not at its version is named on the install line with it: apt
@@ -247,17 +273,21 @@ class Planner {
       if (!at_pin || !it->second.held) hold_.push_back(name);
       if (it != dpkg.end() && it->second.held && !at_pin) allow_held_ = true;
     }
-    // gpuprep's earlier pins that this stack no longer wants (a stack change) are released first.
-    for (const auto& old : old_pins_) {  // not a structured binding: C++17 lambdas cannot capture those
-      const std::string& name = old.first;
+    // gpuprep's earlier pins that no layer still owns at their version (a stack change) are released first.
+    for (const auto& name : pins.released) {
       auto it = dpkg.find(name);
-      const bool kept = std::find_if(plan_.pins.begin(), plan_.pins.end(), [&old](const auto& p) {
-                          return p.first == old.first && p.second == old.second;
-                        }) != plan_.pins.end();
-      if (!kept && it != dpkg.end() && it->second.held) unhold_.push_back(name);
+      if (it != dpkg.end() && it->second.held) unhold_.push_back(name);
     }
     if (!unhold_.empty()) allow_held_ = true;
-    prefs_want_ = apt::PreferencesContents(stack_.name, plan_.pins);
+    prefs_want_ = apt::PreferencesContents(stack_.name, pins.file);
+  }
+
+  // The roots of `layer` ("" = of every layer in the run) as (name, version) pairs.
+  std::vector<std::pair<std::string, std::string>> RootPairs(const std::string& layer) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& r : roots_)
+      if (layer.empty() || r.layer == layer) out.emplace_back(r.name, r.version);
+    return out;
   }
 
   std::string FoundVersion(const std::vector<manifest::AptPackage>& pkgs) const {
@@ -336,7 +366,7 @@ class Planner {
     const bool other_source = facts_.driver.module.loaded && facts_.driver.module.version == pinned &&
                               facts_.driver.userspace_version == pinned && FoundVersion(d.packages).empty();
     std::string error;
-    std::string detail = other_source ? "" : Packages(d.packages, pinned, error);
+    std::string detail = other_source ? "" : Packages("driver", d.packages, pinned, error);
     if (!error.empty()) return block(error);
     driver_installs_ = install_.size() > before;
     if (driver_installs_ && !facts_.driver.kernel_headers && !facts_.kernel.empty()) {
@@ -345,6 +375,8 @@ class Planner {
           in_.headers ? *in_.headers
                       : apt::FindKernelPackage(fs_, "/var/lib/apt/lists", headers, "the host's apt lists");
       if (found.state == apt::Availability::kMissing) return block(HeadersMissing(headers, found.from));
+      if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
+        return block(HeadersMissing(headers, "a Debian package name"));
       install_.insert(install_.begin() + static_cast<long>(before), headers);
       plan_.kernel_headers = headers;
       detail += "; kernel headers for " + facts_.kernel;
@@ -397,7 +429,7 @@ class Planner {
                             " (the fabric manager must run at exactly the driver's version)"));
     }
     std::string error;
-    std::string detail = Packages(d.fabricmanager_packages, want, error);
+    std::string detail = Packages("fabricmanager", d.fabricmanager_packages, want, error);
     if (!error.empty()) return void(Add("fabricmanager", Kind::kRefused, error));
     fm_enable_ = !UnitEnabled(fs_, "nvidia-fabricmanager.service");
     if (fm_enable_) detail += std::string(detail.empty() ? "" : "; ") + "nvidia-fabricmanager not enabled";
@@ -413,7 +445,7 @@ class Planner {
     if (c.source == "redist") return Redist(name, c);
     if (auto why = Unknown(name, c.version, c.packages); !why.empty()) return void(Add(name, Kind::kRefused, why));
     std::string error;
-    std::string detail = Packages(c.packages, c.version.version->str(), error, name == "cudnn" || name == "nccl");
+    std::string detail = Packages(name, c.packages, c.version.version->str(), error, name == "cudnn" || name == "nccl");
     if (!error.empty()) return void(Add(name, Kind::kRefused, error));
     LayerDecision& l = Add(name, detail.empty() ? Kind::kNone : Kind::kInstall,
                            detail.empty() ? "installed and held" : detail);
@@ -446,13 +478,43 @@ class Planner {
   // docker, container_toolkit, image (plan/containers.cc): pinned packages go through Packages() (resolved,
   // in the closure, pinned and held); the distribution's docker.io joins the transaction by name.
   void Containers() {
-    containers_ = PlanContainers(in_, [this](const std::vector<manifest::AptPackage>& pkgs,
+    containers_ = PlanContainers(in_, [this](const std::string& layer, const std::vector<manifest::AptPackage>& pkgs,
                                              const std::string& upstream, std::string& error) {
-      return Packages(pkgs, upstream, error);
+      return Packages(layer, pkgs, upstream, error);
     });
     plan_.layers.insert(plan_.layers.end(), containers_.layers.begin(), containers_.layers.end());
     for (const auto& p : containers_.install) install_.push_back(p.name);
     plan_.blockers.insert(plan_.blockers.end(), containers_.blockers.begin(), containers_.blockers.end());
+  }
+
+  // A system file gpuprep edits (daemon.json, the nouveau blacklist) that is a symbolic link is written
+  // through it, as apply's WriteAtomic does (sys/fs.h ResolveWriteTarget), so `plan --format sh` writes the
+  // same file; a link leading out of /etc is bad input: exit 2, before anything changes.
+  void WriteThroughLinks() {
+    for (auto& step : plan_.steps)
+      for (auto& a : step.actions) {
+        if (a.kind != Action::Kind::kWrite || !a.keep_backup) continue;
+        const sys::WriteTarget t = sys::ResolveWriteTarget(fs_, a.path);
+        if (!t.error.empty()) throw UsageError(t.error);
+        a.link = t.link;
+        a.path = t.path;
+      }
+  }
+
+  // An engine already there is left as it is (plan/containers.cc), but the pins gpuprep gave the docker
+  // layer's packages when it installed them stay that layer's: installed at the pin and pinned by gpuprep
+  // at that version, each is a root of the run, so the pin and the hold are kept.
+  void KeepEnginePins() {
+    if (!Selected("docker") || !stack_.docker.present) return;
+    for (const auto& p : stack_.docker.packages) {
+      if (p.version.empty() && p.upstream.empty()) continue;  // the distribution's engine by name: never pinned
+      const std::string* have = InstalledVersion(p.name);
+      auto old = old_pins_.find(p.name);
+      if (!have || old == old_pins_.end() || old->second.version != *have || !apt::MatchesPin(*have, Rule(p, "", false)))
+        continue;
+      if (std::none_of(roots_.begin(), roots_.end(), [&p](const Root& r) { return r.name == p.name; }))
+        roots_.push_back({"docker", p.name, *have});
+    }
   }
 
   Step& NewStep(std::string id, std::vector<std::string> layers, std::string title) {
@@ -527,10 +589,8 @@ class Planner {
       NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
           Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
     if (!unhold_.empty()) {
-      std::vector<std::string> argv = {"apt-mark", "unhold"};
-      argv.insert(argv.end(), unhold_.begin(), unhold_.end());
       NewStep("apt.unhold", {}, "release gpuprep's holds on packages the stack no longer pins at these versions")
-          .actions.push_back(Action::Run(argv));
+          .actions.push_back(Action::Run(apt::UnholdArgv(unhold_)));
     }
     if (!prefs_want_.empty() && prefs_want_ != prefs_text_) {
       // gpuprep's own file: no backup beside it (apt would read, or warn about, every file in preferences.d).
@@ -602,8 +662,11 @@ class Planner {
   std::string status_text_, arch_, prefs_text_, prefs_want_;
   const apt::Index* index_ = nullptr;
   apt::RepoIndex host_index_;
-  std::map<std::string, std::string> old_pins_;
-  std::vector<std::pair<std::string, std::string>> roots_;  // the layers' own packages at exact versions
+  std::map<std::string, apt::Pin> old_pins_;  // gpuprep's preferences file as it is
+  struct Root {
+    std::string layer, name, version;
+  };
+  std::vector<Root> roots_;  // the selected layers' own packages at exact versions
   std::vector<std::string> install_, hold_, unhold_;
   std::set<std::string> blocked_layers_;  // layers whose refusal already stands in plan_.blockers
   bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,

@@ -50,7 +50,9 @@ std::string Comment(const std::string& s) { return TerminalSafe(s); }
 std::string Describe(const Action& a) {
   switch (a.kind) {
     case Action::Kind::kRun: return EnvPrefix(a) + sys::ShellJoin(a.argv);
-    case Action::Kind::kWrite: return "write " + a.path + " (mode " + Octal(a.mode) + ")";
+    case Action::Kind::kWrite:
+      return "write " + a.path + (a.link.empty() ? "" : " (through the link " + a.link + ")") + " (mode " +
+             Octal(a.mode) + ")";
     case Action::Kind::kMove: return "move " + a.path + " to " + a.to;
     case Action::Kind::kFetch:
       return "fetch " + a.url + " -> " + a.path + " (" +
@@ -89,6 +91,7 @@ std::string RenderText(const Plan& plan) {
     if (!l.wanted.empty()) out << l.wanted << " (found: " << (l.found.empty() ? "none" : l.found) << ") ";
     out << l.detail << "\n";
   }
+  if (!plan.left_alone.empty()) out << "left alone (not selected): " << Join(plan.left_alone, ", ") << "\n";
   for (const auto& b : plan.blockers) out << "blocked: " << b << "\n";
   if (plan.reboot)
     out << "reboot: the new driver loads only after a reboot (apply exits 3; with --reboot it reboots, and "
@@ -131,6 +134,22 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
   for (const auto& s : plan.steps)
     for (const auto& a : s.actions) fetches = fetches || a.kind == Action::Kind::kFetch;
   if (fetches) out << "tmp=\"$(mktemp -d)\"\ntrap 'rm -rf -- \"$tmp\"' EXIT\n";
+  bool backups = false;
+  for (const auto& s : plan.steps)
+    for (const auto& a : s.actions) backups = backups || (a.kind == Action::Kind::kWrite && a.keep_backup);
+  // The backup rule apply follows (sys/fs.h WriteAtomic): the next free FILE.gpuprep-bak[.N], never over an
+  // earlier one, and none when one already holds the same bytes.
+  if (backups)
+    out << "gpuprep_backup() {\n"
+        << "  [ -e \"$1\" ] || return 0\n"
+        << "  local b=\"$1.gpuprep-bak\" i=0\n"
+        << "  while [ -e \"$b\" ] || [ -L \"$b\" ]; do\n"
+        << "    if cmp -s -- \"$1\" \"$b\"; then return 0; fi\n"
+        << "    i=$((i + 1))\n"
+        << "    b=\"$1.gpuprep-bak.$i\"\n"
+        << "  done\n"
+        << "  cp -p -- \"$1\" \"$b\"\n"
+        << "}\n";
   std::vector<std::string> verify = {gpuprep};
   if (!plan.manifest.empty()) verify.insert(verify.end(), {"--manifest", plan.manifest});
   verify.insert(verify.end(), {"verify", "--only"});
@@ -142,6 +161,7 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
         case Action::Kind::kRun: out << EnvPrefix(a) << sys::ShellJoin(a.argv) << "\n"; break;
         case Action::Kind::kWrite: {
           const std::string p = sys::ShellQuote(a.path);
+          if (!a.link.empty()) out << "# " << Comment(a.link) << " is a link to this file: written through it\n";
           out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
           // A here-document for text that ends with a newline (readable); other contents byte for byte
           // through printf, so the file is exactly what apply writes.
@@ -150,7 +170,7 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
           else
             out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
           out << "chmod " << Octal(a.mode) << " " << p << ".gpuprep-new\n";
-          if (a.keep_backup) out << "if [ -e " << p << " ]; then cp -p -- " << p << " " << p << ".gpuprep-bak; fi\n";
+          if (a.keep_backup) out << "gpuprep_backup " << p << "\n";
           out << "mv -f -- " << p << ".gpuprep-new " << p << "\n";
           break;
         }
@@ -246,6 +266,7 @@ nlohmann::json RenderJson(const Plan& plan) {
         case Action::Kind::kWrite:
           actions.push_back({{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}});
           if (!a.diff.empty()) actions.back()["diff"] = a.diff;
+          if (!a.link.empty()) actions.back()["link"] = a.link;
           break;
         case Action::Kind::kMove: actions.push_back({{"move", {a.path, a.to}}}); break;
         case Action::Kind::kFetch: {
@@ -281,8 +302,9 @@ nlohmann::json RenderJson(const Plan& plan) {
                          {"to", c.to.empty() ? json(nullptr) : json(c.to)}});
     move = {{"from", plan.move_from}, {"changes", changes}};
   }
-  return {{"stack", plan.stack}, {"layers", layers},       {"steps", steps},
-          {"blockers", plan.blockers}, {"move", move}, {"reboot", plan.reboot}};
+  return {{"stack", plan.stack},       {"layers", layers}, {"steps", steps},
+          {"blockers", plan.blockers}, {"move", move},     {"reboot", plan.reboot},
+          {"left_alone", plan.left_alone}};
 }
 
 }  // namespace gp::plan

@@ -251,7 +251,10 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
     return out.error = r.error, out;
   // Every other version stays where it is: teams may run several side by side (LD_LIBRARY_PATH on a versioned
   // prefix), and the one `current` pointed at before is a rollback away. Removing one is the owner's choice.
-  auto w = fs.WriteAtomic(req.ldconf_path, LdConfText(req.current_link), 0644, true);
+  // The loader entry names `current`, not a version: after a switch it usually says already what it should.
+  const std::string ldconf = LdConfText(req.current_link);
+  if (fs.Read(req.ldconf_path) == ldconf) return out;
+  auto w = fs.WriteAtomic(req.ldconf_path, ldconf, 0644, true);
   if (!w.ok) return out.error = w.error, out;
   return out;
 }

@@ -55,7 +55,7 @@ const ArchiveApi& Api() {
   static ArchiveApi api;
   static std::once_flag once;
   std::call_once(once, [] {
-    DlHandle lib = DlOpen("libarchive.so.13");
+    DlHandle lib = DlOpen(kLibarchiveSoname);
     api.handle = lib.handle;
     if (!api.handle) {
       api.error = lib.error;
@@ -82,7 +82,7 @@ const ArchiveApi& Api() {
               Bind(api, "archive_entry_set_hardlink", api.entry_set_hardlink) &&
               Bind(api, "archive_entry_size", api.entry_size) && Bind(api, "archive_entry_perm", api.entry_perm);
     if (!ok) {
-      api.error = "libarchive.so.13 lacks archive_* symbols";
+      api.error = std::string(kLibarchiveSoname) + " lacks archive_* symbols";
       api.handle = nullptr;
     }
   });

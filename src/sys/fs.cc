@@ -47,7 +47,65 @@ void FsyncDir(const std::string& dir) {
   }
 }
 
+// The components of an absolute or relative path, in order ("" and "." dropped; ".." kept).
+std::vector<std::string> Components(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    std::string c = path.substr(start, slash - start);
+    if (!c.empty() && c != ".") out.push_back(std::move(c));
+    start = slash + 1;
+  }
+  return out;
+}
+
+bool UnderEtc(const std::string& path) { return path.compare(0, 5, "/etc/") == 0; }
+
 }  // namespace
+
+WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path) {
+  WriteTarget t{path, "", ""};
+  if (!UnderEtc(path)) return t;
+  // Every component is followed, as the kernel would follow it: a linked directory (/etc/docker -> ...) leads
+  // elsewhere as surely as a linked file. `done` is the resolved path so far ("" = "/"), `todo` what is left
+  // (back() next).
+  std::string done;
+  std::vector<std::string> todo = Components(path);
+  std::reverse(todo.begin(), todo.end());
+  int links = 0;
+  bool through_dir = false;
+  while (!todo.empty()) {
+    const std::string c = todo.back();
+    todo.pop_back();
+    if (c == "..") {
+      done = done.empty() ? "" : Parent(done);
+      if (done == "/") done.clear();
+      continue;
+    }
+    const std::string next = done + "/" + c;
+    const auto target = fs.ReadLink(next);
+    if (!target || target->empty()) {
+      done = next;
+      continue;
+    }
+    if (++links > 40) return {path, path, path + ": too many levels of symbolic links"};
+    through_dir = through_dir || !todo.empty();
+    if ((*target)[0] == '/') done.clear();
+    auto parts = Components(*target);
+    todo.insert(todo.end(), parts.rbegin(), parts.rend());
+  }
+  if (done.empty()) done = "/";
+  if (done == path) return t;
+  t.path = done;
+  t.link = path;
+  if (!UnderEtc(done))
+    t.error = path + (through_dir ? " leads through a symbolic link to " : " is a symbolic link to ") + done +
+              ", outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
+              "file itself at " + path + ", or link it to a file under /etc)";
+  return t;
+}
 
 DiskFs::DiskFs(std::string root) : root_(std::move(root)) {
   while (!root_.empty() && root_.back() == '/') root_.pop_back();
@@ -193,8 +251,14 @@ WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
 
 WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& contents, unsigned mode,
                                 bool keep_backup) {
-  const std::string host = Real(path, false);
-  if (auto r = MakeDirs(Parent(path), 0755); !r.ok) return r;
+  std::string target = path;
+  if (keep_backup) {
+    WriteTarget t = ResolveWriteTarget(*this, path);
+    if (!t.error.empty()) return {false, t.error, ""};
+    target = t.path;
+  }
+  const std::string host = Real(target, false);
+  if (auto r = MakeDirs(Parent(target), 0755); !r.ok) return r;
   const std::string tmp = host + ".gpuprep-new";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return {false, ErrnoText("cannot write", tmp), ""};
@@ -210,18 +274,30 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
   struct stat st;
   if (keep_backup && ::stat(host.c_str(), &st) == 0) {
     // A hard link keeps the old contents under the backup name while the rename replaces the original,
-    // so there is no moment without a file at `path`.
-    // Never overwrite an earlier backup (it may hold the file as it was before gpuprep): take the next
-    // free name. Converged runs write nothing, so these only accumulate with real changes.
-    std::string suffix = ".gpuprep-bak";
-    for (int i = 1; ::link(host.c_str(), (host + suffix).c_str()) != 0; ++i) {
-      if (errno != EEXIST || i > 999) {
+    // so there is no moment without a file at `path`. Never overwrite an earlier backup (it may hold the
+    // file as it was before gpuprep): take the next free name; but a backup that already holds these
+    // bytes (a file rewritten with what it had before, like a library switch's loader entry) is enough.
+    const std::optional<std::string> old = Read(target);
+    for (int i = 0;; ++i) {
+      const std::string suffix = i == 0 ? ".gpuprep-bak" : ".gpuprep-bak." + std::to_string(i);
+      struct stat bst;
+      if (::lstat((host + suffix).c_str(), &bst) == 0) {
+        if (old && S_ISREG(bst.st_mode) && Read(target + suffix) == old) {
+          result.backup_path = target + suffix;
+          break;
+        }
+      } else if (::link(host.c_str(), (host + suffix).c_str()) == 0) {
+        result.backup_path = target + suffix;
+        break;
+      } else if (errno != EEXIST) {
         ::unlink(tmp.c_str());
         return {false, ErrnoText("cannot keep a backup of", host), ""};
       }
-      suffix = ".gpuprep-bak." + std::to_string(i);
+      if (i >= 999) {
+        ::unlink(tmp.c_str());
+        return {false, "cannot keep a backup of " + host + ": 1000 backups already", ""};
+      }
     }
-    result.backup_path = path + suffix;
   }
   if (::rename(tmp.c_str(), host.c_str()) != 0) {
     WriteResult r{false, ErrnoText("cannot replace", host), ""};

@@ -41,7 +41,11 @@ class Fs {
 
   // Atomic replace: writes PATH.gpuprep-new, fsyncs, keeps the old file as PATH.gpuprep-bak (when
   // `keep_backup` and it existed; an earlier backup is never overwritten: the next free of
-  // PATH.gpuprep-bak.1, .2, ... is used), renames over PATH, fsyncs the directory. Creates parents.
+  // PATH.gpuprep-bak.1, .2, ... is used, and none is written when one of them already holds the same bytes),
+  // renames over PATH, fsyncs the directory. Creates parents. With `keep_backup` (a system file gpuprep
+  // edits but does not own) PATH is first resolved by ResolveWriteTarget: a symbolic link under /etc is
+  // written through (its target replaced, the backup beside the target, the link kept), and one leading
+  // out of /etc is refused. Without it (gpuprep's own files) PATH itself is replaced, as rename(2) does.
   virtual WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode = 0644,
                                   bool keep_backup = true) = 0;
   // Moves a file aside (rename); used to retire conflicting apt lists with a backup.
@@ -56,6 +60,18 @@ class Fs {
   // contact something of the live host check this first (docs/cli.md, "--root").
   virtual bool IsLive() const = 0;
 };
+
+// Where a write of a system file gpuprep edits lands (WriteAtomic with keep_backup, and `plan --format sh`
+// alike). Under /etc every symbolic link on the way is followed, the file's own or a directory's, a chain of
+// them too (configuration management links such files): `path` becomes the file it finally names and `link`
+// the path as given; that file must itself be under /etc, else `error` says why (one line, for exit 2), as it
+// does for a loop. Elsewhere `path` as given.
+struct WriteTarget {
+  std::string path;   // the file that is replaced
+  std::string link;   // the link written through ("" when `path` is no link)
+  std::string error;  // "" when the write may go ahead
+};
+WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path);
 
 // Largest file Read() returns (manifests, snapshots, the dpkg status file are far below it).
 inline constexpr size_t kMaxRead = 64u << 20;

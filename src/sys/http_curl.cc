@@ -33,7 +33,7 @@ const CurlApi& Api() {
   static CurlApi api;
   static std::once_flag once;
   std::call_once(once, [] {
-    DlHandle lib = DlOpen("libcurl.so.4");
+    DlHandle lib = DlOpen(kLibcurlSoname);
     api.handle = lib.handle;
     if (!api.handle) {
       api.error = lib.error;
@@ -46,7 +46,7 @@ const CurlApi& Api() {
         !DlBind(api.handle, "curl_easy_strerror", api.easy_strerror) ||
         !DlBind(api.handle, "curl_slist_append", api.slist_append) ||
         !DlBind(api.handle, "curl_slist_free_all", api.slist_free_all)) {
-      api.error = "libcurl.so.4 lacks curl_easy_* symbols";
+      api.error = std::string(kLibcurlSoname) + " lacks curl_easy_* symbols";
       api.handle = nullptr;
     }
   });

@@ -30,7 +30,7 @@ const CryptoApi& Api() {
   static CryptoApi api;
   static std::once_flag once;
   std::call_once(once, [] {
-    DlHandle lib = DlOpen("libcrypto.so.3");
+    DlHandle lib = DlOpen(kLibcryptoSoname);
     api.handle = lib.handle;
     if (!api.handle) {
       api.error = lib.error;
@@ -42,7 +42,7 @@ const CryptoApi& Api() {
         !DlBind(api.handle, "EVP_DigestInit_ex", api.digest_init) ||
         !DlBind(api.handle, "EVP_DigestUpdate", api.digest_update) ||
         !DlBind(api.handle, "EVP_DigestFinal_ex", api.digest_final)) {
-      api.error = "libcrypto.so.3 lacks EVP_* symbols";
+      api.error = std::string(kLibcryptoSoname) + " lacks EVP_* symbols";
       api.handle = nullptr;
     }
   });

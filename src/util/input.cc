@@ -211,12 +211,33 @@ bool ValidDebName(std::string_view s) {
 }
 
 bool ValidDebVersion(std::string_view s) {
-  if (s.empty() || s.size() > 128 || !(s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (!alnum && c != '.' && c != '+' && c != '~' && c != ':' && c != '-') return false;
+  if (s.empty() || s.size() > 128) return false;
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  std::string_view rest = s;
+  if (const size_t colon = s.find(':'); colon != std::string_view::npos) {  // epoch: digits only
+    if (colon == 0) return false;
+    for (char c : s.substr(0, colon))
+      if (c < '0' || c > '9') return false;
+    rest = s.substr(colon + 1);
   }
+  std::string_view upstream = rest, revision;
+  if (const size_t dash = rest.rfind('-'); dash != std::string_view::npos) {
+    upstream = rest.substr(0, dash);
+    revision = rest.substr(dash + 1);
+    if (revision.empty()) return false;
+  }
+  if (upstream.empty() || upstream[0] < '0' || upstream[0] > '9') return false;
+  for (char c : upstream)
+    if (!alnum(c) && c != '.' && c != '+' && c != '~' && c != '-') return false;
+  for (char c : revision)
+    if (!alnum(c) && c != '.' && c != '+' && c != '~') return false;
   return true;
+}
+
+bool ValidPackageWord(std::string_view s) {
+  const size_t eq = s.find('=');
+  if (eq == std::string_view::npos) return ValidDebName(s);
+  return ValidDebName(s.substr(0, eq)) && ValidDebVersion(s.substr(eq + 1));
 }
 
 bool ValidIpv6(std::string_view s) {

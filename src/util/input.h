@@ -31,9 +31,13 @@ bool ValidName(std::string_view s);
 // A Debian package name (Debian Policy 5.6.1): [a-z0-9][a-z0-9+.-]+, at most 128 characters.
 bool ValidDebName(std::string_view s);
 
-// A Debian version as it may appear after `=` in an apt-get argument: [A-Za-z0-9.+~:-]{1,128},
-// starting with a digit (Debian Policy 5.6.12).
+// A Debian version (Debian Policy 5.6.12, at most 128 characters): [epoch:]upstream[-revision], the epoch
+// digits, the upstream part starting with a digit and made of [A-Za-z0-9.+~-], the revision (after the last
+// hyphen) of [A-Za-z0-9.+~]. Never starts with '-', so never an option word.
 bool ValidDebVersion(std::string_view s);
+
+// A package word on an apt-get, apt-mark or dpkg command line: NAME or NAME=VERSION, each valid as above.
+bool ValidPackageWord(std::string_view s);
 
 // An IPv6 address as inet_pton(AF_INET6) reads it (RFC 4291 section 2.2; what libcurl checks a bracketed
 // host with): up to eight groups of 1-4 hex digits, at most one "::" standing for one or more zero groups,

@@ -2,6 +2,8 @@
 // key armor and fingerprints, sha256, NVRM lines, apt progress lines.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+
 #include "apply/harness.h"
 #include "apt/commands.h"
 #include "apt/dpkg_status.h"
@@ -102,8 +104,21 @@ TEST_CASE("apt progress lines become percentages; other lines are ignored", "[ap
   CHECK(apt::ProgressText("pmerror:x:1:boom").empty());
   apt::AptOptions o;
   o.status_fd = true;
-  CHECK(apt::InstallArgv({"a=1"}, o) ==
+  CHECK(apt::InstallArgv({"ab=1"}, o) ==
         std::vector<std::string>{"apt-get", "-y", "-o", "Dpkg::Options::=--force-confdef", "-o",
                                  "Dpkg::Options::=--force-confold", "-o", "DPkg::Lock::Timeout=600", "-o",
-                                 "APT::Status-Fd=3", "install", "a=1"});
+                                 "APT::Status-Fd=3", "install", "--", "ab=1"});
+}
+
+TEST_CASE("package arguments follow --, and a word that is not a package never reaches apt", "[apply]") {
+  apt::AptOptions o;
+  CHECK(apt::HoldArgv({"libcudnn8", "libnccl2"}) == std::vector<std::string>{"apt-mark", "hold", "--", "libcudnn8", "libnccl2"});
+  CHECK(apt::UnholdArgv({"libcudnn8"}) == std::vector<std::string>{"apt-mark", "unhold", "--", "libcudnn8"});
+  CHECK(apt::InstallArgv({"nvidia-container-toolkit=1.19.1-*"}, o).back() == "nvidia-container-toolkit=1.19.1-*");
+  for (const char* bad : {"--allow-unauthenticated=1", "-oDpkg::Pre-Invoke::=touch${IFS}PWNED", "libfoo=-1", "x"}) {
+    CHECK_THROWS_AS(apt::InstallArgv({"libok=1.0", bad}, o), std::invalid_argument);
+    CHECK_THROWS_AS(apt::HoldArgv({bad}), std::invalid_argument);
+    CHECK_THROWS_AS(apt::UnholdArgv({bad}), std::invalid_argument);
+  }
+  CHECK_THROWS_AS(apt::HoldArgv({"libfoo=1.0-*"}), std::invalid_argument);  // globs only for an offline install line
 }

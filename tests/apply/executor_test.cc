@@ -30,9 +30,9 @@ namespace {
 const std::string kKey = std::string("\x99\x01\x0d\x04test-key-bytes", 18);
 const std::string kInstall =
     "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 "
-    "install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 "
+    "install -- linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 "
     "libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2";
-const std::string kHold = "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2";
+const std::string kHold = "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2";
 
 // Captures spdlog output for the life of the object.
 struct LogCapture {
@@ -434,4 +434,59 @@ TEST_CASE("on a terminal apt reports progress through APT::Status-Fd", "[apply]"
   CHECK(std::find_if(joined.begin(), joined.end(), [](const std::string& s) {
           return s.find(" -o APT::Status-Fd=3 install ") != std::string::npos;
         }) != joined.end());
+}
+
+TEST_CASE("cuda, cudnn and nccl are verified by a new gpuprep process; its verdict is the step's", "[apply]") {
+  // The probe that started this process loaded the libraries as they were; after a switch only a new process
+  // loads the new ones (apply/verify_fresh.h).
+  plan::Plan p;
+  p.steps.push_back({"verify.cudnn", {"cudnn"}, "verify cudnn", {plan::Action::Verify("cudnn")}});
+  p.steps.push_back({"verify.driver", {"driver"}, "verify driver", {plan::Action::Verify("driver")}});
+  const std::string argv = "/opt/gpuprep/bin/gpuprep --manifest /etc/gpuprep/site.yaml -q --json verify --only cudnn";
+  std::string logs;
+  auto run = [&](test::FakeCommandRunner& runner) {
+    TempRoot root;
+    LogCapture log;  // after the TempRoot, which quiets the logs
+    manifest::Stack stack = test::TestStack();
+    probe::HostFacts facts = test::BareHost();
+    test::FakeNative native = test::FakeNative::Healthy(2);
+    apply::ExecEnv env;
+    env.fs = &root.fs();
+    env.runner = &runner;
+    env.native = &native;
+    env.stack = &stack;
+    env.facts = &facts;
+    env.self_path = "/opt/gpuprep/bin/gpuprep";
+    env.fresh_verify = true;
+    env.manifest = "/etc/gpuprep/site.yaml";
+    apply::Journal j;
+    auto r = apply::Execute(p, j, env);
+    logs = log.text.str();
+    return r;
+  };
+  SECTION("it passes: the driver is still verified here") {
+    test::FakeCommandRunner runner;
+    runner.On(argv, test::Exit(0, R"({"gpuprep": "0.1.0", "layers": [{"name": "cudnn", "status": "ok",
+      "detail": "cuDNN 9.13.0 loads", "fix": null}]})"));
+    auto r = run(runner);
+    CHECK(runner.Joined() == std::vector<std::string>{argv});
+    CHECK(logs.find("verified cudnn in a new process: cuDNN 9.13.0 loads") != std::string::npos);
+    CHECK(r.exit_code == 1);  // verify.driver ran in this process (no module loaded in this temp root)
+  }
+  SECTION("it fails: the step fails with its detail and fix") {
+    test::FakeCommandRunner runner;
+    runner.On(argv, test::Exit(1, R"({"layers": [{"name": "cudnn", "status": "fail",
+      "detail": "cuDNN 9.12.0 loaded but the stack pins 9.13.0.50", "fix": "sudo gpuprep apply --yes --only cudnn"}]})"));
+    auto r = run(runner);
+    CHECK(r.exit_code == 1);
+    CHECK(r.message ==
+          "verify.cudnn: cuDNN 9.12.0 loaded but the stack pins 9.13.0.50 (fix: sudo gpuprep apply --yes --only cudnn)");
+  }
+  SECTION("no answer (a crash, a usage error): the step fails saying so") {
+    test::FakeCommandRunner runner;
+    runner.On(argv, test::Exit(2, "", "gpuprep: error: --manifest: no such file\n"));
+    auto r = run(runner);
+    CHECK(r.exit_code == 1);
+    CHECK(r.message == "verify.cudnn: verify in a new process (" + argv + ") exited with 2: gpuprep: error: --manifest: no such file");
+  }
 }

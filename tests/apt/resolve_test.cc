@@ -64,15 +64,38 @@ std::map<std::string, std::string> AsMap(const Closure& c) { return {c.packages.
 }  // namespace
 
 TEST_CASE("relations parse like dpkg's, alternatives and qualifiers included", "[apt][resolve]") {
-  auto rel = ParseRelations("libc6 (>= 2.34), a | b:any (= 1.0-1), c (<< 2), broken (~ 1)");
+  auto rel = ParseRelations("libc6 (>= 2.34), aa | bb:any (= 1.0-1), cc (<< 2), broken (~ 1)");
   REQUIRE(rel.size() == 3);  // the malformed clause is dropped
   CHECK(rel[0][0].str() == "libc6 (>= 2.34)");
   REQUIRE(rel[1].size() == 2);
-  CHECK(rel[1][1].name == "b");
+  CHECK(rel[1][1].name == "bb");
   CHECK(rel[1][1].op == "=");
   CHECK(Satisfies("1.9", rel[2][0]));
   CHECK_FALSE(Satisfies("2", rel[2][0]));
   CHECK(Satisfies("580.95.05-0ubuntu1", Relation{"x", "<=", "580.95.05-1"}));
+}
+
+TEST_CASE("a repository's names and versions that are not Debian's never enter the index", "[apt][resolve]") {
+  // What a hostile or broken Packages file may carry: an option word as a package name (apt-get would read
+  // "--allow-unauthenticated=1" on its command line as an option), a version that is one, a dependency on one.
+  Index index;
+  ParsePackages("Package: --allow-unauthenticated\nVersion: 1\nArchitecture: amd64\n\n"
+                "Package: libgood\nVersion: -oDpkg::Pre-Invoke::=touch\nArchitecture: amd64\n\n"
+                "Package: Upper\nVersion: 1.0\nArchitecture: amd64\n\n"
+                "Package: meta\nVersion: 1.0-1\nArchitecture: amd64\n"
+                "Depends: --allow-unauthenticated (= 1), libok (= 1.0 --force), libok (>= 1.0)\n"
+                "Provides: -x\n\n"
+                "Package: libok\nVersion: 1.0\nArchitecture: amd64\n",
+                "amd64", index);
+  CHECK(index.Names() == std::vector<std::string>{"libok", "meta"});
+  const auto* meta = index.Find("meta", "1.0-1");
+  REQUIRE(meta);
+  REQUIRE(meta->depends.size() == 1);  // only the well-formed relation is followed
+  CHECK(meta->depends[0][0].str() == "libok (>= 1.0)");
+  CHECK(meta->provides.empty());
+  auto closure = ComputeClosure(index, {}, {{"meta", "1.0-1"}});
+  REQUIRE(closure.ok());
+  CHECK(closure.packages == std::vector<std::pair<std::string, std::string>>{{"libok", "1.0"}, {"meta", "1.0-1"}});
 }
 
 TEST_CASE("the index keeps every point release, highest first, and only this architecture", "[apt][resolve]") {
@@ -170,9 +193,17 @@ TEST_CASE("conflicting exact relations are an error naming both sides", "[apt][r
 }
 
 TEST_CASE("the preferences file pins each package exactly above 1000 and reads back", "[apt][resolve]") {
-  const std::string text = PreferencesContents("s", {{"libnccl2", "2.27.7-1+cuda13.0"}, {"nvidia-utils-580", "580.95.05-0ubuntu1"}});
-  CHECK(text.find("Package: libnccl2\nPin: version 2.27.7-1+cuda13.0\nPin-Priority: 1001\n") != std::string::npos);
+  const std::map<std::string, Pin> pins = {{"libnccl2", {"2.27.7-1+cuda13.0", {"nccl"}}},
+                                           {"nvidia-utils-580", {"580.95.05-0ubuntu1", {"driver", "fabricmanager"}}}};
+  const std::string text = PreferencesContents("s", pins);
+  CHECK(text.find("\nExplanation: gpuprep layers: nccl\nPackage: libnccl2\nPin: version 2.27.7-1+cuda13.0\n"
+                  "Pin-Priority: 1001\n") != std::string::npos);
+  CHECK(text.find("\nExplanation: gpuprep layers: driver, fabricmanager\nPackage: nvidia-utils-580\n") != std::string::npos);
+  CHECK(ReadPins(text) == pins);
   auto back = ParsePreferences(text);
   CHECK(back == std::map<std::string, std::string>{{"libnccl2", "2.27.7-1+cuda13.0"}, {"nvidia-utils-580", "580.95.05-0ubuntu1"}});
+  // A file written before the layers were recorded: the pins, owned by no named layer.
+  CHECK(ReadPins("Package: libnccl2\nPin: version 2.27.7-1+cuda13.0\nPin-Priority: 1001\n") ==
+        std::map<std::string, Pin>{{"libnccl2", {"2.27.7-1+cuda13.0", {}}}});
   CHECK(ParsePreferences("Package: *\nPin: release l=NVIDIA CUDA\nPin-Priority: 600\n").empty());
 }

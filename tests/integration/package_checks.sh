@@ -3,7 +3,8 @@
 # packaging/check-binary.sh on the binary under test, against the per-distribution tables: a default build
 # links Debian 12's libspdlog.so.1.10/libfmt.so.9/libyaml-cpp.so.0.7 and must be refused for Ubuntu 22.04 and
 # 24.04 with the soname named; a GPUPREP_PORTABLE build (the .deb's) must pass for all three. Also: the
-# tables cite a public page on every row, and the completions generated from --help parse in bash.
+# tables cite a public page on every row, the libraries gpuprep dlopens (src/sys/dl.h) are in every table and in
+# the .deb's Depends, and the completions generated from --help parse in bash.
 # Usage: bash package_checks.sh <gpuprep-binary> <source-dir>. Exit 77 without objdump.
 set -uo pipefail
 bin=$1
@@ -44,6 +45,38 @@ dpkg-deb --root-owner-group --build "$tmp/stage" "$tmp/probe.deb" >/dev/null
 out=$(bash "$src/packaging/check-binary.sh" "$bin" "$tmp/probe.deb" 2>&1)
 check "libc6 (>= 2.36) is refused for Ubuntu 22.04 (glibc 2.35)" \
   grep -q "^check-binary: ubuntu-22.04: Depends libc6 (>= 2.36), ubuntu-22.04 has 2.35" <<<"$out"
+# gpuprep dlopens libarchive for redistributable archives: a Depends without it is refused on every distribution,
+# under each one's name (libarchive13t64 on 24.04).
+for d in "debian-12 libarchive13" "ubuntu-22.04 libarchive13" "ubuntu-24.04 libarchive13t64"; do
+  check "a Depends without libarchive is refused: ${d%% *} needs ${d#* }" \
+    grep -q "^check-binary: ${d%% *}: libarchive.so.13: Depends lacks ${d#* } (${d%% *})" <<<"$out"
+done
+# The dlopened sonames are the code's own (src/sys/dl.h): every DlOpen in src/ names one of its kLib...Soname
+# constants, never a literal, and the list has the three seams' libraries.
+check_eq() { if [[ $2 == "$3" ]]; then echo "  ok: $1"; else echo "  FAILED: $1: expected [$2], got [$3]" >&2; failures=$((failures + 1)); fi; }
+check_eq "packaging/dlopened.sh lists libcurl, libcrypto and libarchive" "libcurl.so.4 libcrypto.so.3 libarchive.so.13" \
+  "$(bash "$src/packaging/dlopened.sh" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "every DlOpen call in src/ names a kLib...Soname of src/sys/dl.h" "" \
+  "$(grep -rn 'DlOpen(' "$src/src" | grep -v 'src/sys/dl\.\(h\|cc\):' | grep -v 'DlOpen(kLib[A-Za-z]*Soname)')"
+for so in $(bash "$src/packaging/dlopened.sh"); do
+  const=$(sed -n "s/^inline constexpr const char\* \(kLib[A-Za-z]*Soname\) = \"$so\";\$/\1/p" "$src/src/sys/dl.h")
+  check "$so (${const:-no constant}) is what a seam in src/sys/ dlopens" grep -rqF "DlOpen(${const:-none})" "$src/src/sys"
+done
+# The package itself: its Depends names each dlopened library with every distribution's name.
+if command -v help2man >/dev/null && command -v dpkg-shlibdeps >/dev/null; then
+  deb=$(bash "$src/packaging/build-deb.sh" "$bin" "$tmp/deb") || { echo "  FAILED: build-deb.sh" >&2; failures=$((failures + 1)); }
+  deps=$(dpkg-deb -f "$deb" Depends 2>/dev/null)
+  for alt in "libcurl4 | libcurl4t64" "libssl3 | libssl3t64" "libarchive13 | libarchive13t64"; do
+    check "the .deb's Depends has $alt" grep -qF -- "$alt" <<<"$deps"
+  done
+  out=$(bash "$src/packaging/check-binary.sh" "$bin" "$deb" 2>&1)
+  # (Only the dlopened ones: a default build also links Debian 12's spdlog/fmt/yaml-cpp, refused above.)
+  check_eq "check-binary finds every dlopened library's package in the .deb's Depends, on every distribution" "" \
+    "$(grep -F -f <(bash "$src/packaging/dlopened.sh" | sed 's/$/: Depends lacks/') <<<"$out")"
+
+else
+  echo "  SKIP (this part): help2man or dpkg-shlibdeps missing, the .deb is not built here"
+fi
 # A table row without a public source is not allowed.
 check "every table row cites packages.ubuntu.com or packages.debian.org" \
   sh -c "! grep -vE '^#|^\$' '$src'/packaging/tables/*.tsv | grep -vE 'https://packages\.(ubuntu|debian)\.(com|org)/'"

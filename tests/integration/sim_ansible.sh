@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest-labels: sim package
+# ctest-labels: package,sim
 # packaging/ansible/ for real: Debian's ansible-playbook drives the simulated GPU server (tests/sim) over SSH
 # to an sshd listening on a loopback address inside it. The role copies and installs the .deb, runs
 # `gpuprep apply --yes` (exit 3: the driver wants a reboot), reboots through Ansible's own reboot module, waits
@@ -19,7 +19,6 @@ done
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply fleet-report
 t_start=$(_sim_ms)
 if [[ -z $DEB ]]; then
   DEB=$(bash "$SRC/packaging/build-deb.sh" "$GPUPREP" "$SIM_DIR/deb") || sim_fail "packaging/build-deb.sh"

@@ -2,8 +2,9 @@
 # ctest-labels: sim
 # gpuprep on the simulated GPU server (tests/sim) with a repository that must not be trusted: the key
 # served is not the pinned fingerprint, the keyring's sha256 is not the pinned one, the repository is signed
-# by another key, a package fails apt's checksum. Each: exit 1, a one-line error, and the host untouched
-# (no file changed outside gpuprep's own log and journal; no package installed).
+# by another key, a package fails apt's checksum, a signed index names a package like an apt option. Each:
+# exit 1, a one-line error, and the host untouched (no file changed outside gpuprep's own log and journal; no
+# package installed).
 # Usage: bash sim_badrepo.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -32,7 +33,7 @@ bad_repo() {  # bad_repo VARIANT WHAT ERROR_REGEX|=EXACT_LAST_LINE [ALLOWED_CHAN
   check_eq "no command recorded (update-initramfs, systemctl...)" "" "$(sim_log commands)"
   check_eq "no NVIDIA package installed" "" "$(sim_run dpkg-query -W -f '${db:Status-Status} ${Package}\n' 2>/dev/null |
     grep -E '^(installed|half|unpacked).*(nvidia|cuda|cudnn|nccl)')"
-  if [[ $1 != badsum ]]; then
+  if [[ $1 != badsum && $1 != hostile ]]; then
     check "no install transaction" sh -c "! grep -q ' install ' '$SIM_HOST/sim/log/apt-get.log'"
   fi
 }
@@ -49,6 +50,38 @@ bad_repo badsig "the repository is signed by another key" '^gpuprep: error: .*is
 bad_repo badsum "a package fails apt's checksum" 'hash sum mismatch|checksum|apt-get' \
   '^[<>] \./(usr/share/keyrings/cuda-archive-keyring\.gpg|etc/apt/sources\.list\.d/cuda-ubuntu2204-x86_64\.list|var/lib/apt/lists/|var/cache/apt/)' \
   "the repository's keyring and list and apt's caches"
+
+# A repository whose index, correctly signed, names a package like an apt option (a compromised mirror, a
+# broken tool): libnccl2 depends on "--allow-unauthenticated", which the index also lists. The index is data:
+# the name never reaches apt-get's or apt-mark's command line (it once did, as --allow-unauthenticated=1,
+# which apt-get read as that option). apt itself then cannot fetch the listed package.
+hostile_index() {
+  python3 -c '
+import sys
+text = sys.stdin.read()
+stanzas = text.rstrip("\n").split("\n\n")
+out = []
+for s in stanzas:
+    if s.startswith("Package: libnccl2\n") and "\nVersion: 2.18.5-1+cuda12.2\n" in s:
+        s = "\n".join(l if not l.startswith("Depends:") else l + ", --allow-unauthenticated (= 1)" for l in s.split("\n"))
+        if "\nDepends:" not in s:
+            s += "\nDepends: --allow-unauthenticated (= 1)"
+    out.append(s)
+out.append("Package: --allow-unauthenticated\nVersion: 1\nArchitecture: amd64\nFilename: ./allow-unauthenticated_1_amd64.deb\n"
+           "Size: 1000\nSHA256: " + "0" * 64)
+sys.stdout.write("\n\n".join(out) + "\n")'
+}
+cp -a "$SIM_DIR/www/cuda" "$SIM_DIR/www/hostile"
+rm -f "$SIM_DIR/www/hostile/"{Release,InRelease,Release.gpg,Packages,Packages.gz}
+_sim_index "$SIM_DIR/www/hostile" "$SIM_KEY_FPR" "NVIDIA" "NVIDIA CUDA" hostile_index
+_sim_manifest stack-hostile hostile cuda.gpg "$SIM_KEY_FPR" "$SIM_KEY_SHA256"
+check "the hostile index is what apt reads" grep -q '^Depends: .*--allow-unauthenticated (= 1)' "$SIM_DIR/www/hostile/Packages"
+bad_repo hostile "a signed index naming a package like an apt option" 'fetch|allow-unauthenticated' \
+  '^[<>] \./(usr/share/keyrings/cuda-archive-keyring\.gpg|etc/apt/sources\.list\.d/cuda-ubuntu2204-x86_64\.list|var/lib/apt/lists/|var/cache/apt/)' \
+  "the repository's keyring and list and apt's caches"
+check "no word of the index reached apt's command line" \
+  sh -c "! grep -e '--allow-unauthenticated' '$SIM_HOST/sim/log/apt-get.log' '$SIM_HOST/sim/log/commands.log'"
+check "the install line ends its options at --" grep -q ' install -- ' "$SIM_HOST/sim/log/apt-get.log"
 
 # The repositories are sound, the host is not servable: its kernel (a provider's own build) has no headers
 # package in the distribution, so DKMS could not build the driver. apply asks the host's own sources before

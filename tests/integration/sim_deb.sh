@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# ctest-labels: sim package
+# ctest-labels: package,sim
 # The .deb on the simulated GPU server (tests/sim; Debian 12 underneath, the only one of the three
 # distributions that can be installed for real here): packaging/build-deb.sh turns the binary under test into
 # gpuprep_*.deb; `apt-get install ./gpuprep_*.deb` installs it (Depends resolved by the real apt); the man page,
-# completions and units are where Debian looks; the packaged first-boot unit applies the stack at the
-# simulated boot, reboots, and the resume unit finishes, leaving /var/lib/gpuprep/status.json and POSTing it
+# completions and units are where Debian looks; the packaged first-boot unit applies the site file's stack
+# (/etc/gpuprep/site.yaml, no --manifest anywhere) at the simulated boot, reboots, and the resume unit finishes, leaving /var/lib/gpuprep/status.json and POSTing it
 # to a --callback. Then the cloud-init template's own commands, run as cloud-init would: the package fetched
 # over HTTPS and checked against its sha256 (a wrong sum installs nothing), apply --yes --reboot, the resume.
 # Usage: bash sim_deb.sh <gpuprep-binary> <source-dir> <build-dir> [DEB]  (DEB: test that package instead)
@@ -20,7 +20,6 @@ python3 -c 'import yaml' 2>/dev/null || { echo "SKIP: python3-yaml not found"; e
 source "$SRC/tests/sim/lib.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply fleet-report
 
 if [[ -z $DEB ]]; then
   DEB=$(bash "$SRC/packaging/build-deb.sh" "$GPUPREP" "$SIM_DIR/deb") || sim_fail "packaging/build-deb.sh"
@@ -94,8 +93,11 @@ sim_run /usr/bin/gpuprep doctor --json >"$SIM_DIR/doctor.json"
 check "doctor --json from the package carries the machine-id" python3 -c "import json; d=json.load(open('$SIM_DIR/doctor.json')); assert len(d['host']['machine_id'] or '') in (0, 32); assert all('code' in f for l in d['layers'] for f in l['findings'])"
 
 sim_section "first boot through the packaged unit"
-# As an operator would (systemctl edit --full): the packaged unit, with the site manifest on its command line.
-sed 's|apply --yes --reboot|--manifest /sim/stack.yaml apply --yes --reboot --callback '"$CALLBACK"'|' \
+# As an image builder would: the site's stack at /etc/gpuprep/site.yaml (the packaged unit names no manifest;
+# the site file is every verb's default), and, with systemctl edit --full, a callback on the unit's command line.
+mkdir -p "$SIM_HOST/upper/etc/gpuprep"
+cp "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/upper/etc/gpuprep/site.yaml"
+sed 's|apply --yes --reboot|apply --yes --reboot --callback '"$CALLBACK"'|' \
   "$SIM_HOST/upper/usr/lib/systemd/system/gpuprep-firstboot.service" >"$SIM_DIR/firstboot.service"
 check "the packaged unit runs apply --yes --reboot" grep -qx 'ExecStart=/usr/bin/gpuprep apply --yes --reboot' \
   "$SIM_HOST/upper/usr/lib/systemd/system/gpuprep-firstboot.service"
@@ -107,6 +109,8 @@ sim_reboot || rc=$?
 check_eq "first boot: apply stops for the driver's reboot" 3 "$rc"
 check "apply asked for the reboot" grep -q '^systemctl reboot' "$SIM_HOST/sim/log/commands.log"
 check_eq "status.json: reboot-required, exit 3" "reboot-required 3" "$(status_field 'd["state"], d["exit_code"]')"
+check_eq "the first boot applied the site file's stack" "/etc/gpuprep/site.yaml sim-stack" \
+  "$(status_field 'd["manifest"], d["stack"]')"
 check_eq "status.json: the driver layer waits for the reboot" "reboot-required" \
   "$(status_field '[l["verdict"] for l in d["layers"] if l["name"] == "driver"][0]')"
 check "status.json has start and finish times" status_field 'd["started"] and d["finished"] or sys.exit(1)'
@@ -127,8 +131,9 @@ check_eq "doctor --json names every GPU by NVML's UUID and serial, matched by PC
 check_eq "  and gives each GPU's memory as NVML reports it (H100 80GB: 81559 MiB)" "8 $((81559 << 20))" \
   "$(python3 -c "import json; g=json.load(open('$SIM_DIR/doctor-after.json'))['host']['gpus']; print(sum(1 for x in g if x['memory_bytes']), g[0]['memory_bytes'])")"
 rc=0
-sim_run /usr/bin/gpuprep --manifest /sim/stack.yaml verify >"$SIM_DIR/verify.out" 2>&1 || rc=$?
-check_eq "the packaged gpuprep verifies the host after first boot" 0 "$rc"
+sim_run /usr/bin/gpuprep verify >"$SIM_DIR/verify.out" 2>&1 || rc=$?
+check_eq "the packaged gpuprep verifies the host after first boot (the site file, no --manifest)" 0 "$rc"
+check "and says it used the site file" grep -q '^gpuprep: using stack .*: the site file /etc/gpuprep/site.yaml' "$SIM_DIR/verify.out"
 
 sim_section "cloud-init: the template's commands"
 sim_new_host

@@ -4,7 +4,9 @@
 # gpuprep on the simulated GPU server (tests/sim) with a stack whose cuDNN comes from NVIDIA's
 # redistributable archive (`source: redist`) instead of apt: installed from the loopback HTTPS server and,
 # on an air-gapped host, from a local directory; verified through the real loader (ldconfig + dlopen);
-# doctor agrees; a re-apply fetches nothing; a hostile archive is refused with nothing changed.
+# doctor agrees; a re-apply fetches nothing; switching to a newer version and back, each verified by a new
+# gpuprep process (this one loaded the old library while probing); a hostile archive is refused with nothing
+# changed.
 # Usage: bash sim_redist.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -34,7 +36,8 @@ installed_ok() {  # installed_ok NAME: the checks after a successful install
     "$(sim_run grep -v '^#' /etc/ld.so.conf.d/gpuprep-cudnn.conf)"
   sim_run ldconfig -p >"$SIM_DIR/ldconfig.out"
   check "ldconfig -p lists it" grep -q 'libcudnn.so.9 .*=> /opt/gpuprep/cudnn/current/lib/libcudnn.so.9' "$SIM_DIR/ldconfig.out"
-  check "apply verified cuDNN through the loader" grep -q 'verified cudnn: cuDNN 9.12.0 loads' "$SIM_DIR/$1.err"
+  check "apply verified cuDNN through the loader, in a new process" \
+    grep -q 'verified cudnn in a new process: cuDNN 9.12.0 loads' "$SIM_DIR/$1.err"
   check_eq "no apt-get ran" 0 "$(sim_count apt-get)"
 }
 
@@ -73,6 +76,28 @@ import json, sys
 d = json.load(open('$SIM_DIR/apt.out'))
 l = [x for x in d['layers'] if x['name'] == 'cudnn'][0]
 sys.exit(0 if l['status'] != 'ok' else 1)"
+
+sim_section "switching versions: to 9.13.0.50 and back to 9.12.0.46, each verified by a new process"
+# The probe at apply's start loads libcudnn.so.9 as it is; only a new process loads the one just switched to.
+sim_redist_tree "$SIM_DIR/www/redist" good 9.13.0.50 9.13.0
+sim_redist_manifest redist-913 "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist/" 9.13.0.50 9.13.0
+cp "$SIM_DIR/common/redist-913.yaml" "$SIM_HOST/sim/"
+sim_gp to913 --manifest /sim/redist-913.yaml apply --yes --only cudnn
+check_rc "apply of the newer version" 0 to913
+check_eq "current -> 9.13.0.50" 9.13.0.50-cuda12 "$(sim_run readlink /opt/gpuprep/cudnn/current)"
+check "verified by a new process at the new version" \
+  grep -q 'verified cudnn in a new process: cuDNN 9.13.0 loads' "$SIM_DIR/to913.err"
+check_eq "both versions side by side" "9.12.0.46-cuda12 9.13.0.50-cuda12 current" \
+  "$(sim_run ls -A /opt/gpuprep/cudnn | tr '\n' ' ' | sed 's/ $//')"
+sim_gp back --manifest /sim/redist.yaml apply --yes --only cudnn
+check_rc "apply of the previous version again" 0 back
+check_eq "current -> 9.12.0.46" 9.12.0.46-cuda12 "$(sim_run readlink /opt/gpuprep/cudnn/current)"
+check "verified by a new process at the previous version" \
+  grep -q 'verified cudnn in a new process: cuDNN 9.12.0 loads' "$SIM_DIR/back.err"
+sim_gp back-verify --manifest /sim/redist.yaml verify --only cudnn
+check_rc "verify --only cudnn afterwards" 0 back-verify
+check_eq "the loader entry was left as it was: no backup of it, however many switches" "gpuprep-cudnn.conf" \
+  "$(sim_inspect ls -A /etc/ld.so.conf.d | grep gpuprep)"
 
 sim_section "hostile and tampered archives: refused, nothing visible"
 for bad in redist-evil redist-badsha; do

@@ -15,7 +15,6 @@ source "$SRC/tests/sim/lib.sh"
 source "$SRC/tests/sim/stacks.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
-sim_need_verbs apply verify plan
 t_start=$(_sim_ms)
 
 export SIM_GPU=V100

@@ -109,3 +109,19 @@ TEST_CASE("manifest: text is UTF-8 without control characters; sizes are limited
   CHECK(Err(std::string(kMinimalStack) + "#" + std::string(1100 * 1024, 'x') + "\n") ==
         "2 stack.yaml:1:1: file is larger than the 1024 KiB limit for manifests");
 }
+
+TEST_CASE("manifest: docker packages are Debian package names and versions, like every other layer's", "[manifest][validation]") {
+  // The docker section follows kMinimalStack (its first package on line 18). apt-get would read a name starting with '-' as an option
+  // (-oDpkg::Pre-Invoke::=... runs a shell command as root).
+  const std::string base = std::string(kMinimalStack) + "docker:\n  engine: docker-ce\n  packages:\n";
+  CHECK(Err(base + "    - {name: \"-oDpkg::Pre-Invoke::=touch${IFS}PWNED\"}\n") ==
+        "2 stack.yaml:18:14: \"-oDpkg::Pre-Invoke::=touch${IFS}PWNED\" is not a Debian package name ([a-z0-9][a-z0-9+.-]+)");
+  CHECK(Err(base + "    - {name: docker-ce, upstream: \"--allow-unauthenticated\"}\n") ==
+        "2 stack.yaml:18:35: \"--allow-unauthenticated\" is not a Debian version ([epoch:]upstream[-revision], starting with a digit)");
+  CHECK(Err(base + "    - {name: docker-ce, version: \"5:28.3.2-1\", upstream: 28.3.2}\n") ==
+        "2 stack.yaml:18:48: give either version (the exact dpkg version) or upstream, not both");
+  m::Stack s = m::ParseStack(base + "    - {name: docker-ce, upstream: 28.3.2}\n    - {name: docker-ce-cli}\n", "stack.yaml",
+                             m::LoadContext{});
+  REQUIRE(s.docker.packages.size() == 2);
+  CHECK(s.docker.packages[0].upstream == "28.3.2");
+}

@@ -83,13 +83,12 @@ struct Fixture {
   void ToolkitInstalled() {
     std::string status = root.Read("/var/lib/dpkg/status");
     if (status == "<missing>") status.clear();
-    std::vector<std::pair<std::string, std::string>> pins;
+    std::map<std::string, apt::Pin> pins;
     for (const auto& p : stack.container_toolkit.packages) {
       status += test::DpkgStanza(p.name, "1.19.1-1");
-      pins.emplace_back(p.name, "1.19.1-1");
+      pins[p.name] = {"1.19.1-1", {"container_toolkit"}};
     }
     root.Write("/var/lib/dpkg/status", status);
-    std::sort(pins.begin(), pins.end());
     root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
   }
 };
@@ -109,7 +108,7 @@ TEST_CASE("containers: a bare host installs Docker and the toolkit in one pinned
   REQUIRE(install);
   const std::string argv = sys::ShellJoin(install->actions[0].argv);
   // The toolkit resolved from the index at its upstream pin (not the newer 1.20.0-1); docker.io by name.
-  CHECK(argv.find(" install nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
+  CHECK(argv.find(" install -- nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
                   "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 docker.io") != std::string::npos);
   const std::string hold = sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv);
   for (const char* n : {" nvidia-container-toolkit", " nvidia-container-toolkit-base", " libnvidia-container-tools",
@@ -198,6 +197,40 @@ TEST_CASE("containers: a daemon.json that is not JSON stops the plan with its po
   f.root.Write("/etc/docker/daemon.json", "{\n  \"debug\": true,,\n}\n");
   CHECK_THROWS_WITH(f.Build(), Catch::StartsWith("/etc/docker/daemon.json:2:17: not valid JSON: "));
   CHECK(f.root.Read("/etc/docker/daemon.json") == "{\n  \"debug\": true,,\n}\n");
+}
+
+TEST_CASE("containers: a symlinked daemon.json is edited through the link; one leaving /etc is refused", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  f.ToolkitInstalled();
+  // Configuration management owns the file and links it into place.
+  f.root.Write("/etc/cm/daemon.json", "{\"log-driver\": \"journald\"}\n");
+  f.root.Symlink("/etc/cm/daemon.json", "/etc/docker/daemon.json");
+  auto p = f.Build();
+  const auto* dj = Find(p, "docker.daemon-json");
+  REQUIRE(dj);
+  CHECK(dj->actions[0].path == "/etc/cm/daemon.json");  // apply and the sh script write the link's target
+  CHECK(dj->actions[0].link == "/etc/docker/daemon.json");
+  CHECK(dj->actions[0].contents.find("\"log-driver\": \"journald\"") != std::string::npos);  // the target's keys kept
+  CHECK(plan::RenderText(p).find("write /etc/cm/daemon.json (through the link /etc/docker/daemon.json) (mode 0644)") !=
+        std::string::npos);
+  const std::string sh = plan::RenderSh(p);
+  CHECK(sh.find("gpuprep_backup /etc/cm/daemon.json\nmv -f -- /etc/cm/daemon.json.gpuprep-new /etc/cm/daemon.json\n") !=
+        std::string::npos);
+  CHECK(sh.find("> /etc/docker/daemon.json") == std::string::npos);
+
+  f.root.Write("/srv/cm/daemon.json", "{}\n");
+  f.root.Symlink("/srv/cm/daemon.json", "/etc/docker/daemon.json");
+  try {
+    f.Build();
+    FAIL("a link out of /etc was planned");
+  } catch (const Error& e) {
+    CHECK(e.code() == kExitUsage);
+    CHECK(std::string(e.what()) ==
+          "/etc/docker/daemon.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked "
+          "system file only when the link stays inside /etc (put the file itself at /etc/docker/daemon.json, or link "
+          "it to a file under /etc)");
+  }
 }
 
 TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror", "[plan][containers]") {

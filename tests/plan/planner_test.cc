@@ -47,6 +47,16 @@ struct Fixture {
   }
   apt::Index index;
 
+  // The pins gpuprep writes for the stack, each naming its layer.
+  std::map<std::string, apt::Pin> Pins() const {
+    std::map<std::string, apt::Pin> pins;
+    for (const auto& p : stack.driver.packages) pins[p.name] = {p.version, {"driver"}};
+    for (const auto& [layer, c] : {std::pair<const char*, const manifest::ComponentSpec*>{"cuda", &stack.cuda},
+                                   {"cudnn", &stack.cudnn}, {"nccl", &stack.nccl}})
+      for (const auto& p : c->packages) pins[p.name] = {p.version, {layer}};
+    return pins;
+  }
+
   // What a converged host looks like on disk.
   void Converge() {
     std::string status;
@@ -57,12 +67,7 @@ struct Fixture {
     root.Write(stack.repositories[0].keyring_path, "key");
     root.Write(stack.repositories[0].list_path, apt::ListFileContents(stack.repositories[0], stack.name));
     root.Write("/var/lib/apt/lists/repo.example_cuda_Packages", test::RepoPackages(stack));
-    std::vector<std::pair<std::string, std::string>> pins;
-    for (const auto& p : stack.driver.packages) pins.emplace_back(p.name, p.version);
-    for (const auto* c : {&stack.cuda, &stack.cudnn, &stack.nccl})
-      for (const auto& p : c->packages) pins.emplace_back(p.name, p.version);
-    std::sort(pins.begin(), pins.end());
-    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, pins));
+    root.Write(apt::kPreferencesPath, apt::PreferencesContents(stack.name, Pins()));
     root.Write("/etc/modprobe.d/blacklist-nouveau.conf", plan::kNouveauBlacklist);
     root.Write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
@@ -92,12 +97,12 @@ TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, h
   REQUIRE(install->actions.size() == 1);
   CHECK(sys::ShellJoin(install->actions[0].argv) ==
         "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
-        "-o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 "
+        "-o DPkg::Lock::Timeout=600 install -- linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 "
         "cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 "
         "libnccl-dev=2.18.5-1+cuda12.2");
   CHECK(install->actions[0].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
-        "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
+        "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
   CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update");
   const auto* list = Find(p, "repo.cuda.list");
   REQUIRE(list->actions.size() == 1);
@@ -139,8 +144,8 @@ TEST_CASE("installed but unheld packages are only held; a held package at anothe
   CHECK(Ids(p) == std::vector<std::string>{"apt.update", "apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
   CHECK(sys::ShellJoin(Find(p, "apt.install")->actions[0].argv) ==
         "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
-        "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install libcudnn8=8.9.7.29-1+cuda12.2");
-  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold libcudnn8 libnccl2");
+        "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install -- libcudnn8=8.9.7.29-1+cuda12.2");
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold -- libcudnn8 libnccl2");
   CHECK(Layer(p, "nccl").detail == "not held: libnccl2");
   CHECK(Layer(p, "cudnn").detail == "missing: libcudnn8=8.9.7.29-1+cuda12.2");
 }
@@ -164,8 +169,8 @@ TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[p
   f.in.only = {"cudnn"};
   auto p = f.Build();
   const auto& argv = Find(p, "apt.install")->actions[0].argv;
-  CHECK(std::vector<std::string>(argv.end() - 2, argv.end()) ==
-        std::vector<std::string>{"install", "libcudnn8=8.9.7.29-1+cuda12.2"});
+  CHECK(std::vector<std::string>(argv.end() - 3, argv.end()) ==
+        std::vector<std::string>{"install", "--", "libcudnn8=8.9.7.29-1+cuda12.2"});
   CHECK(Find(p, "driver.nouveau") == nullptr);
   CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kSkipped);
 
@@ -207,8 +212,9 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
     CHECK(p.kernel_headers == "linux-headers-5.15.0-105-generic");
     const auto& argv = Find(p, "apt.install")->actions[0].argv;
     const auto at = std::find(argv.begin(), argv.end(), "install");
-    REQUIRE(at + 1 < argv.end());
-    CHECK(at[1] == "linux-headers-5.15.0-105-generic");
+    REQUIRE(at + 2 < argv.end());
+    CHECK(at[1] == "--");
+    CHECK(at[2] == "linux-headers-5.15.0-105-generic");
   }
   SECTION("the host's lists do not (its archive dropped this ABI): refused with the way out") {
     f.root.Write(distro, other);
@@ -322,10 +328,10 @@ TEST_CASE("a driver at the pinned version from other packages is left alone", "[
                                            test::DpkgStanza("libcudnn8", "8.9.7.29-1+cuda12.2") +
                                            test::DpkgStanza("libnccl2", "2.18.5-1+cuda12.2") +
                                            test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2"));
-  f.root.Write(apt::kPreferencesPath, apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", "12.2.2-1"},
-                                                                             {"libcudnn8", "8.9.7.29-1+cuda12.2"},
-                                                                             {"libnccl-dev", "2.18.5-1+cuda12.2"},
-                                                                             {"libnccl2", "2.18.5-1+cuda12.2"}}));
+  f.root.Write(apt::kPreferencesPath, apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", {"12.2.2-1", {"cuda"}}},
+                                                                             {"libcudnn8", {"8.9.7.29-1+cuda12.2", {"cudnn"}}},
+                                                                             {"libnccl-dev", {"2.18.5-1+cuda12.2", {"nccl"}}},
+                                                                             {"libnccl2", {"2.18.5-1+cuda12.2", {"nccl"}}}}));
   f.facts.driver.userspace_version = "535.129.03";
   auto p = f.Build();
   CHECK(Ids(p).empty());
@@ -345,7 +351,7 @@ TEST_CASE("the pinned driver packages installed but not held are held even when 
   f.facts.driver.userspace_version = "535.129.03";
   auto p = f.Build();
   REQUIRE(Find(p, "apt.hold"));
-  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold cuda-drivers");
+  CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) == "apt-mark hold -- cuda-drivers");
 }
 
 TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]") {

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "apply/harness.h"
 #include "cli/context.h"
@@ -54,10 +53,10 @@ TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted ar
   CHECK(Has(sh, "cat > /etc/modprobe.d/blacklist-nouveau.conf.gpuprep-new <<'GPUPREP_EOF'\nblacklist nouveau\n"
                 "options nouveau modeset=0\nGPUPREP_EOF"));
   CHECK(Has(sh, "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o "
-                "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install linux-headers-5.15.0-105-generic "
+                "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install -- linux-headers-5.15.0-105-generic "
                 "cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 "
                 "libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2"));
-  CHECK(Has(sh, "apt-mark hold cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2"));
+  CHECK(Has(sh, "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2"));
   CHECK(Has(sh, "Package: libnccl2\nPin: version 2.18.5-1+cuda12.2\nPin-Priority: 1001"));
   CHECK(Has(sh, "gpuprep --manifest '/etc/gpuprep/site stack.yaml' verify --only driver"));
   // bash itself accepts the script.
@@ -100,6 +99,29 @@ TEST_CASE("plan --format json and text", "[plan]") {
   CHECK(Has(plan::RenderSh(empty), "# nothing to do"));
 }
 
+TEST_CASE("plan --format sh keeps backups by apply's rule: never over an earlier one, never a duplicate", "[plan]") {
+  test::TempRoot dir;
+  const std::string file = dir.path() + "/etc/modprobe.d/blacklist-nouveau.conf";
+  dir.Write("/etc/modprobe.d/blacklist-nouveau.conf", "admin's\n");
+  dir.Write("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak", "as it was before gpuprep\n");
+  plan::Plan p;
+  p.steps.push_back({"driver.nouveau", {"driver"}, "blacklist nouveau", {plan::Action::Write(file, "new\n")}});
+  dir.Write("/plan.sh", plan::RenderSh(p));
+  sys::RealCommandRunner runner;
+  sys::Command run;
+  run.argv = {"bash", dir.path() + "/plan.sh"};
+  auto r = runner.Run(run);
+  INFO(r.err);
+  REQUIRE(r.ok());
+  CHECK(dir.Read("/etc/modprobe.d/blacklist-nouveau.conf") == "new\n");
+  CHECK(dir.Read("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak") == "as it was before gpuprep\n");
+  CHECK(dir.Read("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak.1") == "admin's\n");
+  // Run again over what it holds now, after the file got back the admin's bytes: .gpuprep-bak.1 has them.
+  dir.Write("/etc/modprobe.d/blacklist-nouveau.conf", "admin's\n");
+  REQUIRE(runner.Run(run).ok());
+  CHECK(dir.fs().List("/etc/modprobe.d").size() == 3);
+}
+
 TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's script", "[plan]") {
   const std::string root = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
   Run r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "sh"});
@@ -129,19 +151,21 @@ TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before to
   Run r = Gpuprep({"--root", root, "apply", "--yes"});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --root: apply changes the live host; review a tree with: gpuprep plan --root DIR\n");
+  // Root is a seam (cli::Context::root): both answers are checked whatever uid runs the tests.
   r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply"});
   CHECK(r.code == 2);
-  if (::geteuid() == 0)
-    CHECK(r.err == "gpuprep: error: --yes: required to change the host (review first with: gpuprep plan)\n");
-  else
-    CHECK(r.err == "gpuprep: error: apply: must run as root (try: sudo gpuprep apply --yes)\n");
+  CHECK(r.err == "gpuprep: error: apply: must run as root (try: sudo gpuprep apply --yes)\n");
+  test::CliOptions as_root;
+  as_root.root = true;
+  r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply"}, as_root);
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --yes: required to change the host (review first with: gpuprep plan)\n");
   r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply", "--only", "cudaa"});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --only: unknown layer \"cudaa\" (did you mean \"cuda\"?)\n");
 }
 
 TEST_CASE("gpuprep apply --resume without a journal is a usage error", "[apply]") {
-  if (::geteuid() != 0) return;  // the root check comes first
   test::TempRoot root;
   sys::DiskFs fs("/");
   std::ostringstream out, err;
@@ -149,6 +173,7 @@ TEST_CASE("gpuprep apply --resume without a journal is a usage error", "[apply]"
   ctx.out = &out;
   ctx.err = &err;
   ctx.local_fs = &fs;
+  ctx.root = true;  // the root check comes first; a seam, so this runs as any uid
   const std::string dir = root.path();
   ctx.make_fs = [dir](const std::string&) { return std::make_unique<sys::DiskFs>(dir); };
   const char* argv[] = {"gpuprep", "apply", "--resume", "--yes"};

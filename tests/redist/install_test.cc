@@ -83,6 +83,8 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
   const std::string conf = w.root.Read("/etc/ld.so.conf.d/gpuprep-cudnn.conf");
   const std::string url = server.Url("cudnn/linux-x86_64/cudnn-linux-x86_64-9.12.0.46_cuda12-archive.tar.xz");
 
+  // One server and one earlier install for every case below, each in turn (not Catch2 sections, which
+  // would start both again per case): each case leaves the host as it was, which it checks.
   auto attempt = [&](const std::string& variant) {
     test::MakeRedist(w.www(), variant);
     return redist::Install(Req(server.Url()), w.root.fs(), *http, Opts(server.ca()));
@@ -98,7 +100,8 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
   };
   const std::string top = "cudnn-linux-x86_64-9.12.0.46_cuda12-archive";
 
-  SECTION("wrong sha256 in the index") {
+  {
+    INFO("wrong sha256 in the index");
     test::MakeRedist(w.www(), "good");
     std::string json = test::Slurp(w.www() + "/redistrib_9.12.0.json");
     auto at = json.find("\"sha256\": \"") + 11;
@@ -110,55 +113,65 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
           std::string::npos);
     unchanged();
   }
-  SECTION("an archive changed after the index was written") {
+  {
+    INFO("an archive changed after the index was written");
     auto r = attempt("tamper");
     CHECK(r.error.rfind(url + ": ", 0) == 0);
     CHECK(r.error.find("; nothing was installed") != std::string::npos);
     unchanged();
   }
-  SECTION("a download shorter than the index says") {
+  {
+    INFO("a download shorter than the index says");
     auto r = attempt("short");
     CHECK(r.error.find(url + ": truncated: ") == 0);
     unchanged();
   }
-  SECTION("path traversal") {
+  {
+    INFO("path traversal");
     auto r = attempt("traversal");
     CHECK(r.error == url + ": archive entry \"" + top + "/../../gpuprep-redist-evil\": \"..\" climbs out of the prefix; nothing was installed");
     unchanged();
   }
-  SECTION("an absolute path") {
+  {
+    INFO("an absolute path");
     auto r = attempt("absolute");
     CHECK(r.error == url + ": archive entry \"/tmp/gpuprep-redist-evil\": absolute path; nothing was installed");
     unchanged();
   }
-  SECTION("a symlink that escapes, then a file written through it") {
+  {
+    INFO("a symlink that escapes, then a file written through it");
     auto r = attempt("symlink-escape");
     CHECK(r.error == url + ": archive entry \"" + top + "/lib/escape\": symlink to \"../../../../../../../../tmp\" leaves the prefix; nothing was installed");
     unchanged();
   }
-  SECTION("a symlink that escapes only through another link") {
+  {
+    INFO("a symlink that escapes only through another link");
     auto r = attempt("link-climb");
     CHECK(r.error == url + ": archive entry \"" + top + "/lib/up\": symlink to \"s/../../../gpuprep-redist-evil\" climbs after a name; nothing was installed");
     unchanged();
   }
-  SECTION("a hard link to a host file") {
+  {
+    INFO("a hard link to a host file");
     auto r = attempt("hardlink");
     CHECK(r.error == url + ": archive entry \"" + top + "/lib/hard\": hard link to \"/etc/passwd\" leaves the prefix; nothing was installed");
     unchanged();
   }
-  SECTION("a device file") {
+  {
+    INFO("a device file");
     auto r = attempt("device");
     CHECK(r.error == url + ": archive entry \"" + top + "/lib/nvidia0\": a device, FIFO or socket; nothing was installed");
     unchanged();
   }
-  SECTION("an index whose version is not the stack's") {
+  {
+    INFO("an index whose version is not the stack's");
     test::MakeRedist(w.www(), "good", "9.11.0.98");
     auto r = redist::Install(Req(server.Url()), w.root.fs(), *http, Opts(server.ca()));
     CHECK(r.error == server.Url("redistrib_9.12.0.json") +
                          ": cudnn is 9.11.0.98 in redistrib_9.12.0.json, the stack pins 9.12.0.46; nothing was installed");
     unchanged();
   }
-  SECTION("a pinned index that does not match its pin") {
+  {
+    INFO("a pinned index that does not match its pin");
     test::MakeRedist(w.www(), "good");
     auto req = Req(server.Url());
     req.json_sha256 = std::string(64, '0');
@@ -167,7 +180,8 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
     CHECK(r.error.find("the stack pins " + std::string(64, '0') + "; nothing was installed") != std::string::npos);
     unchanged();
   }
-  SECTION("TLS is verified: the loopback certificate is not in the system's store") {
+  {
+    INFO("TLS is verified: the loopback certificate is not in the system's store");
     test::MakeRedist(w.www(), "good");
     auto r = redist::Install(Req(server.Url()), w.root.fs(), *http, Opts(""));
     CHECK(r.error.rfind("cannot download " + server.Url("redistrib_9.12.0.json") + ": ", 0) == 0);

@@ -5,6 +5,27 @@
 # Mounts exist only inside the private namespaces of sim_run, so they vanish with them.
 
 SIM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# A command that does not exist (a helper renamed or removed, a tool that is not installed) fails the
+# scenario at once, wherever it is called: bash would print "command not found", return 127 and carry on,
+# and a scenario would pass without testing anything. Two nets: bash calls command_not_found_handle for a
+# name it cannot find (in a function, a condition or a $(...) alike; the handler runs in a subshell, so it
+# signals this script, which exits 1), and the ERR trap (inherited by functions and subshells: set -E) fails
+# on status 127 from anything else, such as a command missing inside the simulated server (sim_run).
+SIM_MAIN_PID=$$
+set -E
+_sim_not_found() {  # _sim_not_found WHAT: the verdict for a command that was not found (in a subshell too)
+  echo "FAIL: $1: command not found (status 127); the scenario cannot be trusted" >&2
+  [[ $BASHPID == "$SIM_MAIN_PID" ]] || kill -USR1 "$SIM_MAIN_PID" 2>/dev/null
+  exit 1
+}
+command_not_found_handle() {
+  echo "FAIL: $1: command not found (status 127); the scenario cannot be trusted" >&2
+  kill -USR1 "$SIM_MAIN_PID" 2>/dev/null
+  return 127
+}
+trap 'echo "FAIL: a command was not found (above): exit 1" >&2; exit 1' USR1
+trap 'if [[ $? == 127 ]]; then _sim_not_found "${BASH_COMMAND%% *} (line $LINENO)"; fi' ERR
 SIM_DIR=
 SIM_HOST=
 SIM_HTTP_PID=
@@ -194,12 +215,12 @@ _sim_packages() {
   install -m 0755 "$src/sim-holdlock" "$SIM_DIR/common/guest/sim-holdlock"
 }
 
-# _sim_index DIR FPR ORIGIN LABEL: a flat ("/") apt repository in DIR, signed with FPR (InRelease and
-# Release.gpg), like NVIDIA's.
+# _sim_index DIR FPR ORIGIN LABEL [FILTER]: a flat ("/") apt repository in DIR, signed with FPR (InRelease and
+# Release.gpg), like NVIDIA's. FILTER (a command) edits the Packages text before it is signed.
 _sim_index() {
   (
     cd "$1" || exit 1
-    apt-ftparchive packages . >Packages 2>/dev/null
+    apt-ftparchive packages . 2>/dev/null | ${5:-cat} >Packages
     gzip -9kn Packages
     apt-ftparchive -o APT::FTPArchive::Release::Origin="$3" -o APT::FTPArchive::Release::Label="$4" \
       release . >Release

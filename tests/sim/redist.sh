@@ -11,12 +11,13 @@ sim_redist_lib() {
   gcc -shared -fPIC -Wl,-soname,libcudnn.so.9 -o "$1" "$SIM_DIR/cudnn_stub.c" || sim_fail "building the libcudnn stand-in"
 }
 
-# sim_redist_tree DIR VARIANT [VERSION]: a redist tree (redistrib_9.12.0.json + archive) in DIR.
+# sim_redist_tree DIR VARIANT [VERSION [RELEASE]]: a redist tree (redistrib_RELEASE.json, default 9.12.0, +
+# archive) in DIR; another release beside it in the same DIR is a second index, as on NVIDIA's server.
 sim_redist_tree() {
-  local version=${3:-9.12.0.46} minor
+  local version=${3:-9.12.0.46} release=${4:-9.12.0} minor
   minor=$(cut -d. -f2 <<<"$version")
   sim_redist_lib "$SIM_DIR/libcudnn.so" "$((90000 + minor * 100))"
-  python3 "$SIM_REDIST_MAKE" "$1" --release 9.12.0 --version "$version" --cuda 12 --variant "$2" \
+  python3 "$SIM_REDIST_MAKE" "$1" --release "$release" --version "$version" --cuda 12 --variant "$2" \
     --lib "$SIM_DIR/libcudnn.so" >/dev/null || sim_fail "make_redist.py $2"
 }
 
@@ -34,15 +35,16 @@ open(dst, "w").write(text)
 PY
 }
 
-# sim_redist_manifest NAME BASE: $SIM_DIR/common/NAME.yaml, the sim stack with cuDNN 9.12.0.46 for CUDA 12
-# from NVIDIA's redistributable archive at BASE (URL or directory) instead of apt.
+# sim_redist_manifest NAME BASE [VERSION RELEASE]: $SIM_DIR/common/NAME.yaml, the sim stack with cuDNN VERSION
+# (default 9.12.0.46, release 9.12.0) for CUDA 12 from NVIDIA's redistributable archive at BASE (URL or
+# directory) instead of apt.
 sim_redist_manifest() {
   sim_stack_with_section "$1" cudnn "cudnn:
-  version: 9.12.0.46
+  version: ${3:-9.12.0.46}
   cuda_major: 12
   source: redist
   redist:
-    release: \"9.12.0\"
+    release: \"${4:-9.12.0}\"
     base: $2
 "
 }

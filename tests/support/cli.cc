@@ -9,7 +9,7 @@
 namespace gp::test {
 
 CliRun Gpuprep(const std::vector<std::string>& args, const CliOptions& options) {
-  sys::DiskFs local("/");
+  sys::DiskFs local(options.local_root);
   std::ostringstream out, err;
   cli::Context ctx;
   ctx.out = &out;
@@ -17,6 +17,7 @@ CliRun Gpuprep(const std::vector<std::string>& args, const CliOptions& options) 
   ctx.out_is_tty = options.tty;
   ctx.env = options.env;
   ctx.local_fs = &local;
+  ctx.root = options.root;
   ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
   std::vector<const char*> argv = {"gpuprep"};
   for (const auto& a : args) argv.push_back(a.c_str());

@@ -15,6 +15,8 @@ struct CliRun {
 struct CliOptions {
   bool tty = false;                        // stdout is a terminal (colour)
   std::map<std::string, std::string> env;  // the process environment gpuprep sees
+  std::string local_root = "/";            // where "this machine's" files are (/etc/gpuprep/site.yaml...)
+  bool root = false;                       // gpuprep runs as root (whatever uid the tests have)
 };
 
 // RunCli({"gpuprep", args...}).

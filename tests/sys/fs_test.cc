@@ -81,6 +81,81 @@ TEST_CASE("DiskFs::WriteAtomic replaces the file and never overwrites an earlier
   CHECK((st.st_mode & 0777) == 0600);
 }
 
+TEST_CASE("DiskFs::WriteAtomic writes no backup that an earlier one already holds byte for byte", "[sys]") {
+  // A redist switch rewrites its loader entry with the same text; each switch used to leave one more copy.
+  TempTree t;
+  DiskFs root(t.path);
+  const std::string conf = "/etc/ld.so.conf.d/gpuprep-cudnn.conf";
+  REQUIRE(root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true).ok);
+  for (int i = 0; i < 3; ++i) REQUIRE(root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true).ok);
+  CHECK(root.List("/etc/ld.so.conf.d") == std::vector<std::string>{"gpuprep-cudnn.conf", "gpuprep-cudnn.conf.gpuprep-bak"});
+  // Different bytes still get their own backup, after the earlier ones; then an identical one is found again.
+  REQUIRE(root.WriteAtomic(conf, "other\n", 0644, true).ok);
+  auto r = root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true);
+  REQUIRE(r.ok);
+  CHECK(r.backup_path == conf + ".gpuprep-bak.1");
+  CHECK(root.Read(conf + ".gpuprep-bak.1") == std::optional<std::string>("other\n"));
+  REQUIRE(root.WriteAtomic(conf, "other\n", 0644, true).ok);  // what it holds now is .gpuprep-bak's bytes
+  CHECK(root.List("/etc/ld.so.conf.d").size() == 3);
+}
+
+TEST_CASE("DiskFs::WriteAtomic edits a linked system file through the link, inside /etc only", "[sys]") {
+  // Configuration management links /etc/docker/daemon.json to the file it manages.
+  TempTree t;
+  t.Write("/etc/cm/docker/daemon.json", "{\"log-driver\": \"journald\"}\n");
+  fs::create_directories(t.path + "/etc/docker");
+  fs::create_symlink("../cm/docker/daemon.json", t.path + "/etc/docker/daemon.json");
+  DiskFs root(t.path);
+  CHECK(gp::sys::ResolveWriteTarget(root, "/etc/docker/daemon.json").path == "/etc/cm/docker/daemon.json");
+  auto r = root.WriteAtomic("/etc/docker/daemon.json", "{\"runtimes\": {}}\n", 0644, true);
+  REQUIRE(r.ok);
+  CHECK(r.backup_path == "/etc/cm/docker/daemon.json.gpuprep-bak");
+  CHECK(root.ReadLink("/etc/docker/daemon.json") == std::optional<std::string>("../cm/docker/daemon.json"));
+  CHECK(root.Read("/etc/cm/docker/daemon.json") == std::optional<std::string>("{\"runtimes\": {}}\n"));
+  CHECK(root.Read("/etc/cm/docker/daemon.json.gpuprep-bak") == std::optional<std::string>("{\"log-driver\": \"journald\"}\n"));
+  CHECK(root.List("/etc/docker") == std::vector<std::string>{"daemon.json"});
+
+  // A chain of links, the last one absolute: followed to its end.
+  fs::create_symlink("/etc/docker/daemon.json", t.path + "/etc/docker/second.json");
+  CHECK(gp::sys::ResolveWriteTarget(root, "/etc/docker/second.json").path == "/etc/cm/docker/daemon.json");
+
+  // A link that leaves /etc is refused, and nothing is written anywhere.
+  t.Write("/srv/cm/daemon.json", "{}\n");
+  fs::create_symlink("/srv/cm/daemon.json", t.path + "/etc/docker/out.json");
+  r = root.WriteAtomic("/etc/docker/out.json", "x", 0644, true);
+  CHECK_FALSE(r.ok);
+  CHECK(r.error == "/etc/docker/out.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked "
+                   "system file only when the link stays inside /etc (put the file itself at /etc/docker/out.json, or "
+                   "link it to a file under /etc)");
+  CHECK(root.Read("/srv/cm/daemon.json") == std::optional<std::string>("{}\n"));
+  CHECK(root.List("/srv/cm") == std::vector<std::string>{"daemon.json"});
+
+  // A linked directory leads elsewhere as surely: inside /etc it is followed, out of /etc refused.
+  fs::create_directories(t.path + "/etc/cm/modprobe");
+  fs::create_symlink("cm/modprobe", t.path + "/etc/modprobe.d");
+  r = root.WriteAtomic("/etc/modprobe.d/blacklist-nouveau.conf", "blacklist nouveau\n", 0644, true);
+  REQUIRE(r.ok);
+  CHECK(root.Read("/etc/cm/modprobe/blacklist-nouveau.conf") == std::optional<std::string>("blacklist nouveau\n"));
+  CHECK(gp::sys::ResolveWriteTarget(root, "/etc/modprobe.d/x.conf").path == "/etc/cm/modprobe/x.conf");
+  fs::create_directories(t.path + "/srv/ld");
+  fs::create_symlink("/srv/ld", t.path + "/etc/ld.so.conf.d");
+  r = root.WriteAtomic("/etc/ld.so.conf.d/gpuprep-cudnn.conf", "x\n", 0644, true);
+  CHECK_FALSE(r.ok);
+  CHECK(r.error == "/etc/ld.so.conf.d/gpuprep-cudnn.conf leads through a symbolic link to /srv/ld/gpuprep-cudnn.conf, "
+                   "outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
+                   "file itself at /etc/ld.so.conf.d/gpuprep-cudnn.conf, or link it to a file under /etc)");
+  CHECK(root.List("/srv/ld").empty());
+
+  // A loop is refused too; gpuprep's own files (no backup) replace a link itself, as rename(2) does.
+  fs::create_symlink("loop-b", t.path + "/etc/docker/loop-a");
+  fs::create_symlink("loop-a", t.path + "/etc/docker/loop-b");
+  CHECK(gp::sys::ResolveWriteTarget(root, "/etc/docker/loop-a").error ==
+        "/etc/docker/loop-a: too many levels of symbolic links");
+  REQUIRE(root.WriteAtomic("/etc/docker/out.json", "own", 0644, false).ok);
+  CHECK_FALSE(root.ReadLink("/etc/docker/out.json"));
+  CHECK(root.Read("/srv/cm/daemon.json") == std::optional<std::string>("{}\n"));
+}
+
 TEST_CASE("DiskFs::Remove is rm -f and Rename moves within the root", "[sys]") {
   TempTree t;
   t.Write("/etc/apt/sources.list.d/old.list", "deb x");

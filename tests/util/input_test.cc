@@ -48,6 +48,15 @@ TEST_CASE("names, Debian names and versions", "[util][input]") {
   CHECK(ValidDebVersion("1:2.0~rc1-0ubuntu1"));
   CHECK_FALSE(ValidDebVersion("1 2"));
   CHECK_FALSE(ValidDebVersion("x1"));
+  for (const char* ok : {"5:28.3.2-1~ubuntu.22.04~jammy", "580.95.05-0ubuntu1", "1.0", "2.27.7-1+cuda13.0", "1.0-rc-1"})
+    CHECK(ValidDebVersion(ok));
+  for (const char* bad : {"-1", "1-", ":1", "a:1", "1:x", "1:2:3", "1.0-a:b", "1=2", "1.0-x_y", "1 --force"})
+    CHECK_FALSE(ValidDebVersion(bad));
+  CHECK(ValidPackageWord("libcudnn8=8.9.7.29-1+cuda12.2"));
+  CHECK(ValidPackageWord("docker.io"));
+  for (const char* bad : {"--allow-unauthenticated=1", "-oDpkg::Pre-Invoke::=touch${IFS}PWNED", "x=--y", "a:amd64",
+                          "libfoo=", "=1.0", "libfoo=1.0=2"})
+    CHECK_FALSE(ValidPackageWord(bad));
 }
 
 TEST_CASE("ParseUrl: strict RFC 3986 subset", "[util][input]") {

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -50,4 +50,14 @@ for s in 'Bearer realm="https://auth.docker.io/token",service="registry.docker.i
   i=$((i + 1))
   printf '%s' "$s" >"$out/fuzz_remote/seed-$i"
 done
+# size: config.json shapes (first byte 0) and Task documents (first byte 1) from its unit tests and docs.
+i=0
+for s in '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "vocab_size": 32000}' \
+         '{"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864, "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2, "tie_word_embeddings": true, "vocab_size": 151936}' \
+         '{"model_type": "t5", "d_model": 512, "d_kv": 64, "d_ff": 2048, "num_layers": 6, "num_heads": 8, "vocab_size": 32128}'; do
+  i=$((i + 1))
+  { printf '\x00'; printf '%s' "$s"; } >"$out/fuzz_size/config-$i"
+done
+{ printf '\x01'; sed -n '/^apiVersion: gpuprep\/v1$/,/^constants:/p' docs/size.md; } >"$out/fuzz_size/task-1"
+printf '\x01apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nparams: 7e9\narchitecture: {layers: 32, hidden: 4096, heads: 32, ffn: 11008, vocab: 32000}\nparallel: {strategy: fsdp, gpus: 8}\ngpu_memory: 80GB\n' >"$out/fuzz_size/task-2"
 echo "fuzz/seeds.sh: $(find "$out" -type f | wc -l) seeds in $out"

@@ -92,6 +92,7 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
   RegisterVerify(app, ctx, exit_code);
   RegisterLaunch(app, ctx, exit_code);
   RegisterFleetReport(app, ctx, exit_code);
+  RegisterSize(app, ctx, exit_code);
 
   app.parse_complete_callback([&ctx] { SetUpLogging(ctx); });
   try {

@@ -16,5 +16,6 @@ void RegisterApply(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code);
+void RegisterSize(CLI::App& app, Context& ctx, int& exit_code);
 
 }  // namespace gp::cli

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
+#include "cli/task_doc.h"
 #include "launch/profile.h"
 #include "manifest/loader.h"
 #include "sys/fs.h"
@@ -263,6 +264,7 @@ void Validate(const std::string& path, Context& ctx) {
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   std::string kind = manifest::ValidateDocument(*text, path, lc);
   if (kind == "Profile") launch::ParseProfile(*text, path);
+  if (kind == "Task") ValidateTaskDocument(*text, path, ctx);
   if (ctx.opts.json)
     PrintJson(ctx, json{{"path", path}, {"ok", true}, {"kind", kind}}, -1);
   else
@@ -290,7 +292,7 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   });
   CLI::App* validate =
       cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
-  validate->add_option("path", *validate_path, "A Stack, Compat or Profile YAML file, or an https URL")->required();
+  validate->add_option("path", *validate_path, "A Stack, Compat, Profile or Task YAML file, or an https URL")->required();
   validate->callback([&ctx, &exit_code, validate_path] {
     Validate(*validate_path, ctx);
     exit_code = kExitOk;

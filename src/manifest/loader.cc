@@ -313,10 +313,11 @@ std::string ValidateDocument(const std::string& text, const std::string& display
                              const LoadContext& ctx) {
   Node root = ParseTree(text, display_path);
   Fields doc(root, "", nullptr);
-  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile"});
+  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile", "Task"});
   if (kind == "Compat") ParseCompat(text, display_path);
   if (kind == "Stack") ParseStack(text, display_path, ctx, true);
-  // Profile documents belong to src/launch (launch::ParseProfile); the CLI validates them there.
+  // Profile documents belong to src/launch (launch::ParseProfile), Task documents to src/size
+  // (manifest/settings_doc.h reads them); the CLI validates them there.
   return kind;
 }
 

@@ -1,0 +1,52 @@
+// The answer: the GPU memory a training task needs per GPU, term by term, each with the formula it was
+// computed by (numbers filled in) and the public source of that formula. A plain value, so the text and
+// JSON renderers (render.h) and later callers (which servers fit, host RAM for offload) share it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "size/task.h"
+
+namespace gp::size {
+
+struct Term {
+  std::string key;      // weights, gradients, optimizer, activations, buffers, cuda_context, headroom
+  std::string label;    // "weights"
+  double bytes = 0;     // per GPU
+  std::string formula;  // how `bytes` was computed, with the task's numbers
+  std::string source;   // the public source of the formula or constant
+  bool estimated = true;  // false: not estimated; `bytes` is 0 and the total is a lower bound
+};
+
+struct Estimate {
+  std::string model;            // the architecture's display name
+  uint64_t params = 0;          // all parameters of the model
+  uint64_t trainable = 0;       // trainable parameters (LoRA: the adapters)
+  uint64_t params_per_gpu = 0;  // parameters this GPU holds before data-parallel sharding (after TP/PP)
+  int gpus = 1, dp = 1, shard = 1;  // GPUs, data-parallel degree, the group ZeRO/FSDP shards over
+  std::vector<Term> terms;      // in the order of the keys above
+  double allocated = 0;         // weights + gradients + optimizer + activations + buffers
+  double per_gpu = 0;           // allocated + CUDA context + headroom
+  double total = 0;             // per_gpu * gpus
+  double host_per_gpu = 0;      // CPU RAM the offloaded states take, per GPU
+  bool lower_bound = false;     // some term was not estimated
+  std::vector<std::string> notes;
+
+  const Term* Find(const std::string& key) const;
+};
+
+// Throws gp::Error (exit 2) for combinations that cannot run (offload the strategy lacks, a GPU count that
+// the parallel degrees do not divide, MoE).
+Estimate EstimateTask(const Task& t);
+
+// The smallest GPU count (a multiple of tp*pp) whose per-GPU need fits `gpu_memory` bytes, searching up to
+// 65536 GPUs; nullopt when none does (DDP replicates everything, so more GPUs never help it).
+struct Fit {
+  int gpus = 0;
+  Estimate at;
+};
+std::optional<Fit> SmallestFit(Task t, uint64_t gpu_memory);
+
+}  // namespace gp::size

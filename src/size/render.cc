@@ -1,0 +1,189 @@
+// Text and JSON renderings of an estimate (render.h). Sizes in text are decimal GB (10^9 bytes); JSON
+// carries bytes.
+#include "size/render.h"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "size/format.h"
+#include "util/strings.h"
+
+namespace gp::size {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string Describe(const Task& t, const Estimate& e) {
+  std::string method = t.method == Method::kFull ? "full fine-tuning"
+                       : t.method == Method::kLora ? "LoRA r=" + std::to_string(t.lora_rank)
+                                                   : "QLoRA r=" + std::to_string(t.lora_rank);
+  std::string par = std::string(Name(t.strategy)) + " on " + std::to_string(t.gpus) + " GPU" + (t.gpus > 1 ? "s" : "");
+  if (t.tp > 1) par += ", tp " + std::to_string(t.tp);
+  if (t.pp > 1) par += ", pp " + std::to_string(t.pp);
+  std::string s = e.model + ": " + method + ", " + Name(t.precision) + ", " + Name(t.optimizer) +
+                  (t.offload != Offload::kNone ? std::string(" (offload ") + Name(t.offload) + ")" : "") + ", " + par;
+  s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
+       ", checkpointing " + Name(t.checkpointing) + (t.flash_attention ? ", flash attention" : ", eager attention") +
+       (t.chunked_loss ? ", chunked loss" : "") + (t.compile ? ", compiled" : "");
+  return s;
+}
+
+ordered_json Origins(const Task& t) {
+  ordered_json o = ordered_json::object();
+  for (const auto& [k, v] : t.origins) o[k] = v.str();
+  return o;
+}
+
+int64_t Round(double b) { return static_cast<int64_t>(std::llround(b)); }
+
+}  // namespace
+
+std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, bool verbose, bool color) {
+  std::ostringstream out;
+  const char* bold = color ? "\033[1m" : "";
+  const char* reset = color ? "\033[0m" : "";
+  out << Describe(t, e) << "\n";
+  out << "parameters " << Count(static_cast<double>(e.params)) << ", trainable "
+      << Count(static_cast<double>(e.trainable)) << "; " << Count(static_cast<double>(e.params_per_gpu))
+      << " on each GPU before data-parallel sharding (data parallel " << e.dp << ")\n\n";
+  auto row = [&](const std::string& label, const std::string& value) {
+    out << "  " << std::left << std::setw(30) << label << std::right << std::setw(12) << value << "\n";
+  };
+  out << "  " << std::left << std::setw(30) << "PER GPU" << std::right << std::setw(12) << "GB" << "\n";
+  for (const auto& term : e.terms) {
+    if (term.key == "cuda_context") row("allocated subtotal", GbNum(e.allocated));
+    if (term.key == "phases" && term.bytes == 0 && !verbose) continue;
+    row(term.label, term.estimated ? GbNum(term.bytes) : "not estimated");
+    if (verbose) {
+      out << "      = " << term.formula << "\n";
+      out << "      source: " << term.source << "\n";
+    }
+  }
+  out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12) << GbNum(e.per_gpu)
+      << reset << (e.lower_bound ? "  (lower bound)" : "") << "\n";
+  if (t.gpus > 1) row("all " + std::to_string(t.gpus) + " GPUs", GbNum(e.total));
+  if (e.host_per_gpu > 0) out << "\nCPU RAM for offloaded states: " << Gb(e.host_per_gpu) << " per GPU\n";
+  if (fit.gpu_memory > 0) {
+    out << "\n" << bold;
+    if (fit.fit)
+      out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory)) << " per GPU: " << fit.fit->gpus
+          << " (" << Gb(fit.fit->at.per_gpu) << " per GPU)";
+    else
+      out << "no GPU count up to 65536 fits " << Gb(static_cast<double>(fit.gpu_memory))
+          << " per GPU with this task (" << Name(t.strategy) << " does not shard enough)";
+    out << reset << "\n";
+  }
+  if (!e.notes.empty()) {
+    out << "\nnotes:\n";
+    for (const auto& n : e.notes) out << "  - " << n << "\n";
+  }
+  if (!verbose) out << "\n(--verbose shows each term's formula and source)\n";
+  return out.str();
+}
+
+ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) {
+  ordered_json terms = ordered_json::array();
+  for (const auto& term : e.terms)
+    terms.push_back({{"key", term.key},
+                     {"label", term.label},
+                     {"bytes", Round(term.bytes)},
+                     {"estimated", term.estimated},
+                     {"formula", term.formula},
+                     {"source", term.source}});
+  ordered_json lora = nullptr;
+  if (t.method != Method::kFull)
+    lora = {{"rank", t.lora_rank}, {"targets", t.lora_targets}, {"dropout", t.lora_dropout}};
+  const Constants& c = t.c;
+  ordered_json task = {
+      {"model", e.model},
+      {"model_source", t.model_source},
+      {"family", FamilyName(t.arch.family)},
+      {"params", e.params},
+      {"trainable_params", e.trainable},
+      {"method", Name(t.method)},
+      {"lora", lora},
+      {"precision", Name(t.precision)},
+      {"optimizer", Name(t.optimizer)},
+      {"offload", Name(t.offload)},
+      {"parallel",
+       {{"strategy", Name(t.strategy)}, {"gpus", t.gpus}, {"tp", t.tp}, {"pp", t.pp}, {"dp", e.dp}, {"shard", e.shard}}},
+      {"batch", {{"seq", t.seq}, {"micro_batch", t.micro_batch}, {"grad_accumulation", t.grad_accumulation}}},
+      {"grad_checkpointing", Name(t.checkpointing)},
+      {"flash_attention", t.flash_attention},
+      {"chunked_loss", t.chunked_loss},
+      {"compile", t.compile},
+      {"constants",
+       {{"cuda_context", c.cuda_context},
+        {"headroom", c.headroom},
+        {"grad_bytes", c.grad_bytes},
+        {"activation_factor", c.activation_factor},
+        {"zero_reduce_bucket", c.zero_reduce_bucket},
+        {"zero3_prefetch_bucket", c.zero3_prefetch_bucket},
+        {"ddp_bucket_view", c.ddp_bucket_view},
+        {"foreach_optimizer", c.foreach_optimizer},
+        {"zero_grad_set_to_none", c.zero_grad_set_to_none},
+        {"qlora_double_quant", c.qlora_double_quant},
+        {"qlora_saves_inputs", c.qlora_saves_inputs},
+        {"lora_adapter_bytes", c.lora_adapter_bytes},
+        {"fp8_copy_bytes", c.fp8_copy_bytes},
+        {"gpus_per_node", c.gpus_per_node}}},
+      {"origins", Origins(t)}};
+  ordered_json fitj = nullptr;
+  if (fit.gpu_memory > 0)
+    fitj = {{"gpu_memory_bytes", fit.gpu_memory},
+            {"gpus", fit.fit ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)},
+            {"per_gpu_bytes", fit.fit ? ordered_json(Round(fit.fit->at.per_gpu)) : ordered_json(nullptr)}};
+  return {{"gpuprep", GPUPREP_VERSION},
+          {"task", task},
+          {"per_gpu", {{"terms", terms}, {"allocated_bytes", Round(e.allocated)}, {"total_bytes", Round(e.per_gpu)}}},
+          {"gpus", t.gpus},
+          {"total_bytes", Round(e.total)},
+          {"host_offload_bytes_per_gpu", Round(e.host_per_gpu)},
+          {"lower_bound", e.lower_bound},
+          {"fit", fitj},
+          {"notes", e.notes}};
+}
+
+std::string RenderModelTable() {
+  std::ostringstream out;
+  out << std::left << std::setw(20) << "MODEL" << std::setw(17) << "FAMILY" << std::right << std::setw(7) << "LAYERS"
+      << std::setw(8) << "HIDDEN" << std::setw(7) << "HEADS" << std::setw(5) << "KV" << std::setw(7) << "FFN"
+      << std::setw(8) << "VOCAB" << std::setw(6) << "TIED" << std::setw(10) << "PARAMS" << "\n";
+  for (const auto& a : ModelTable()) {
+    out << std::left << std::setw(20) << a.name << std::setw(17) << FamilyName(a.family) << std::right;
+    if (a.family == Family::kVision) {
+      out << std::setw(48) << "-" << std::setw(10) << Count(static_cast<double>(a.vision_params)) << "\n";
+      continue;
+    }
+    out << std::setw(7) << (a.layers + a.decoder_layers) << std::setw(8) << a.hidden << std::setw(7) << a.heads
+        << std::setw(5) << a.kv_heads << std::setw(7) << a.ffn << std::setw(8) << a.vocab << std::setw(6)
+        << (a.tied_embeddings ? "yes" : "no") << std::setw(10) << Count(static_cast<double>(CountParams(a).total))
+        << "\n";
+  }
+  out << "\nSources: gpuprep size --list-models --json\n";
+  return out.str();
+}
+
+ordered_json ModelTableJson() {
+  ordered_json models = ordered_json::array();
+  for (const auto& a : ModelTable())
+    models.push_back({{"name", a.name},
+                      {"display", a.display},
+                      {"family", FamilyName(a.family)},
+                      {"layers", a.layers},
+                      {"decoder_layers", a.decoder_layers},
+                      {"hidden", a.hidden},
+                      {"heads", a.heads},
+                      {"kv_heads", a.kv_heads},
+                      {"ffn", a.ffn},
+                      {"vocab", a.vocab},
+                      {"tied_embeddings", a.tied_embeddings},
+                      {"params", CountParams(a).total},
+                      {"source", a.source},
+                      {"published_params", a.published_params},
+                      {"published_source", a.published_source}});
+  return {{"models", models}};
+}
+
+}  // namespace gp::size

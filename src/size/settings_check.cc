@@ -1,0 +1,114 @@
+// Finish (settings.h): the checks that need more than one setting, each reported at the setting that
+// cannot be combined with the others.
+#include <algorithm>
+
+#include "size/format.h"
+#include "size/settings.h"
+#include "util/error.h"
+
+namespace gp::size {
+namespace {
+
+const Origin& At(const Task& t, const std::string& key) {
+  static const Origin kNone;
+  auto it = t.origins.find(key);
+  return it == t.origins.end() ? kNone : it->second;
+}
+
+bool Has(const Task& t, const std::string& key) { return t.origins.count(key) > 0; }
+
+// --params, with the hyper-parameters given beside it, becomes a Llama-style decoder.
+void ParamsModel(Task& t) {
+  Architecture& a = t.arch;
+  a.name = Count(static_cast<double>(t.params_override)) + "-parameter model";
+  a.display = a.name;
+  a.family = Family::kDecoder;
+  a.gated_mlp = true;
+  if (a.kv_heads == 0) a.kv_heads = a.heads;
+  a.source = "given on the command line or in the task";
+  t.model_source = "parameter count";
+  if (!a.HasShape()) {
+    t.notes.push_back("activations need --layers, --hidden, --heads, --ffn and --vocab next to --params");
+    return;
+  }
+  const double computed = static_cast<double>(CountParams(a).total);
+  const double given = static_cast<double>(t.params_override);
+  if (std::abs(computed - given) > 0.1 * given)
+    t.notes.push_back("the hyper-parameters give " + Count(computed) + " parameters for a Llama-style decoder, not the " +
+                      Count(given) + " of --params; the model states use --params");
+}
+
+void CheckShape(const Task& t) {
+  const Architecture& a = t.arch;
+  if (a.family == Family::kVision || a.heads == 0) return;
+  if (a.head_dim == 0 && a.hidden % a.heads != 0)
+    At(t, "architecture.heads").Fail(std::to_string(a.heads) + " heads do not divide the hidden size " +
+                                     std::to_string(a.hidden));
+  if (a.kv_heads > 0 && a.heads % a.kv_heads != 0)
+    At(t, "architecture.kv_heads").Fail(std::to_string(a.kv_heads) + " key/value heads do not divide the " +
+                                        std::to_string(a.heads) + " attention heads");
+}
+
+void CheckParallel(const Task& t) {
+  const Architecture& a = t.arch;
+  if (a.heads > 0 && a.heads % t.tp != 0)
+    At(t, "parallel.tp").Fail("tensor parallelism " + std::to_string(t.tp) + " does not divide the model's " +
+                              std::to_string(a.heads) + " attention heads");
+  if (t.gpus % (t.tp * t.pp) != 0)
+    At(t, Has(t, "parallel.gpus") ? "parallel.gpus" : "parallel.tp")
+        .Fail("--tp x --pp = " + std::to_string(t.tp * t.pp) + " needs a multiple of " + std::to_string(t.tp * t.pp) +
+              " GPUs; --gpus is " + std::to_string(t.gpus));
+  if (a.HasShape() && t.pp > CountParams(a).Layers())
+    At(t, "parallel.pp").Fail("more pipeline stages than the model's " + std::to_string(CountParams(a).Layers()) +
+                              " layers");
+  if (t.offload == Offload::kOptimizer && (t.strategy == Strategy::kDdp || IsFsdp(t.strategy)))
+    At(t, "offload").Fail(t.strategy == Strategy::kDdp
+                              ? "DDP cannot offload; ZeRO (zero1, zero2, zero3) offloads the optimizer"
+                              : "FSDP offloads parameters, gradients and optimizer together: use --offload params");
+  if (t.offload == Offload::kParams && t.strategy != Strategy::kZero3 && t.strategy != Strategy::kFsdp &&
+      t.strategy != Strategy::kFsdpHybrid)
+    At(t, "offload").Fail("parameters are offloaded by zero3, fsdp and fsdp-hybrid only, not " +
+                          std::string(Name(t.strategy)));
+}
+
+void CheckMethod(const Task& t) {
+  const Architecture& a = t.arch;
+  if (a.family == Family::kVision && t.method != Method::kFull)
+    At(t, "method").Fail("LoRA and QLoRA are modelled for transformer models; " + a.display + " is a vision network");
+  if (t.method != Method::kFull && !a.HasShape())
+    At(t, "method").Fail("LoRA needs the model's layers, hidden size, heads, MLP size and vocabulary "
+                         "(--layers, --hidden, --heads, --ffn, --vocab with --params)");
+  if (t.method != Method::kFull && !a.gated_mlp &&
+      std::find(t.lora_targets.begin(), t.lora_targets.end(), "gate") != t.lora_targets.end()) {
+    if (Has(t, "lora.targets"))
+      At(t, "lora.targets").Fail(a.display + " has no gate projection (its MLP has two matrices: up, down)");
+  }
+  if (t.compile && a.family != Family::kDecoder)
+    At(t, "compile").Fail("torch.compile is modelled for decoder models only");
+  if (a.family == Family::kEncoder && a.positions > 0 && t.seq > a.positions)
+    At(t, "batch.seq").Fail(a.display + " has " + std::to_string(a.positions) + " positions; --seq " +
+                            std::to_string(t.seq) + " does not fit");
+}
+
+}  // namespace
+
+void Finish(Task& t) {
+  const bool model = Has(t, "model"), config = Has(t, "config"), params = Has(t, "params");
+  if (model && config) At(t, "config").Fail("give --model or --config, not both");
+  if (params && (model || config))
+    At(t, "params").Fail("--params describes a model of its own; drop --model/--config or --params");
+  if (!model && !config && !params)
+    throw UsageError("size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
+  for (const auto& [key, origin] : t.origins)
+    if (key.rfind("architecture.", 0) == 0 && key != "architecture.experts" && !params)
+      origin.Fail("architecture settings go with --params (a model of the table or a config.json has its own)");
+  if (config && t.arch.name.empty()) throw UsageError("size: the config file was not read");
+  if (params) ParamsModel(t);
+  if (t.method != Method::kFull && !Has(t, "lora.targets") && !t.arch.gated_mlp)
+    t.lora_targets = {"q", "k", "v", "o", "up", "down"};
+  CheckShape(t);
+  CheckParallel(t);
+  CheckMethod(t);
+}
+
+}  // namespace gp::size

@@ -1,0 +1,226 @@
+// Model states and buffers (states.h). Bytes per parameter, by precision and framework:
+//   fp32: weights 4, gradients 4, AdamW 8 (two fp32 moments).
+//   16-bit mixed, DeepSpeed (ZeRO paper layout): 16-bit weights 2, 16-bit gradients 2, optimizer K = 12
+//     (fp32 master copy 4 + two moments 8): 16 bytes.
+//   16-bit mixed, DDP with autocast: fp32 weights 4 + the 16-bit copies autocast makes 2, fp32 gradients 4,
+//     AdamW 8: 18 bytes (the Hugging Face model memory anatomy page's count).
+//   16-bit mixed, FSDP: fp32 flat parameters 4, fp32 gradients 4, AdamW 8, sharded; the 16-bit copies are
+//     the gathered units, counted in buffers.
+//   bf16 pure: weights 2, gradients 2, optimizer states in bf16 (AdamW 4); DeepSpeed still creates an fp32
+//     master copy and fp32 moments (16 bytes).
+//   fp8: as 16-bit mixed (Transformer Engine keeps the weights in higher precision), plus FP8 weight copies.
+#include "size/states.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "size/format.h"
+
+namespace gp::size {
+namespace {
+
+constexpr const char* kZero =
+    "Rajbhandari et al., ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, arXiv:1910.02054, "
+    "section 3.1 (2 + 2 + K bytes per parameter, K = 12) and section 5 (partitioning P_os, P_g, P_p)";
+constexpr const char* kAnatomy =
+    "huggingface/transformers docs/source/en/model_memory_anatomy.md (mixed precision: 6 bytes of weights, "
+    "4 of gradients, 8 of AdamW states per parameter)";
+constexpr const char* kUpcast =
+    "huggingface/accelerate docs/source/concept_guides/fsdp_and_deepspeed.md (DeepSpeed creates its flat "
+    "parameters and optimizer in fp32; FSDP in the parameter dtype)";
+constexpr const char* kPeft =
+    "huggingface/peft docs/source/developer_guides/memory_efficient_training.md (frozen base weights, gradients "
+    "and optimizer states only for the adapters, which PEFT keeps in fp32)";
+constexpr const char* kQlora =
+    "Dettmers et al., QLoRA: Efficient Finetuning of Quantized LLMs, arXiv:2305.14314, section 3 (NF4 in "
+    "blocks of 64 with one fp32 scale each; double quantization: 0.127 bit per parameter); bitsandbytes "
+    "bitsandbytes/nn/modules.py Params4bit (blocksize 64); embeddings and the output layer stay 16-bit";
+constexpr const char* kBnb8 =
+    "bitsandbytes docs/source/optimizers.mdx (8-bit optimizer states, 75% less than 32-bit Adam)";
+constexpr const char* kTe =
+    "NVIDIA/TransformerEngine docs/examples/fp8_primer.ipynb and te_gemma tutorial (weights are stored in "
+    "higher precision and cast to FP8 before each GEMM)";
+constexpr const char* kDdp =
+    "PyTorch torch.nn.parallel.DistributedDataParallel documentation, gradient_as_bucket_view (without it the "
+    "allreduce buckets hold a copy of every gradient)";
+constexpr const char* kDsConfig =
+    "deepspeedai/DeepSpeed deepspeed/runtime/zero/config.py@edaa7221 (reduce_bucket_size 5e8, "
+    "stage3_prefetch_bucket_size 5e7) and stage3.py estimate_zero3_model_states_mem_needs (4 bytes x the "
+    "largest layer)";
+constexpr const char* kFsdp =
+    "PyTorch FSDP documentation (FULL_SHARD gathers one unit at a time and BACKWARD_PRE prefetches the next; "
+    "SHARD_GRAD_OP keeps the parameters gathered from forward to backward); huggingface/accelerate "
+    "docs/source/usage_guides/fsdp.md (FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-2, HYBRID_SHARD within a node)";
+
+int StateCount(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdamW:
+    case Optimizer::kAdamW8bit: return 2;
+    case Optimizer::kSgdMomentum: return 1;
+    case Optimizer::kSgd: return 0;
+  }
+  return 0;
+}
+
+// Bytes of optimizer states per trainable parameter at `state_bytes` per state (8-bit: 1 per state).
+double StateBytes(Optimizer o, double state_bytes) {
+  if (o == Optimizer::kAdamW8bit) return 2;
+  return StateCount(o) * state_bytes;
+}
+
+std::string Shard(int n, const char* what) {
+  return n > 1 ? " / " + std::to_string(n) + " (" + what + ")" : "";
+}
+
+}  // namespace
+
+States ModelStates(const Task& t, const Local& l, int shard) {
+  States s;
+  const Strategy st = t.strategy;
+  const bool ds = IsDeepSpeed(st), fsdp = IsFsdp(st);
+  const bool shard_w = st == Strategy::kZero3 || fsdp;
+  const bool shard_g = st == Strategy::kZero2 || st == Strategy::kZero3 || fsdp;
+  const bool shard_o = st != Strategy::kDdp;
+  const int sw = shard_w ? shard : 1, sg = shard_g ? shard : 1, so = shard_o ? shard : 1;
+  const char* how = ds ? "ZeRO shards" : "FSDP shards";
+
+  double w = 2, g = 2, master = 0, state = 4;  // bytes per parameter
+  std::string wsrc = kZero, layout;
+  const bool full = t.method == Method::kFull;
+  if (full) {
+    if (t.precision == Precision::kFp32) {
+      w = 4, g = 4, master = 0, state = 4;
+      layout = "fp32";
+      wsrc = kAnatomy;
+    } else if (t.precision == Precision::kBf16Pure && !ds) {
+      w = 2, g = 2, master = 0, state = 2;
+      layout = "bf16 weights, gradients and optimizer states";
+      wsrc = kUpcast;
+    } else if (ds) {
+      w = 2, g = 2, master = 4, state = 4;
+      layout = "16-bit weights and gradients, fp32 master copy and moments";
+      if (t.precision == Precision::kBf16Pure)
+        s.notes.push_back("DeepSpeed keeps an fp32 master copy and fp32 optimizer states even for a bf16 model");
+    } else if (st == Strategy::kDdp) {
+      w = 6, g = 4, master = 0, state = 4;
+      layout = "fp32 weights + the 16-bit copies autocast makes, fp32 gradients";
+      wsrc = kAnatomy;
+    } else {  // FSDP mixed precision: fp32 flat parameters; 16-bit gathered units are buffers
+      w = 4, g = 4, master = 0, state = 4;
+      layout = "fp32 flat parameters and gradients (16-bit gathered units: buffers)";
+      wsrc = kUpcast;
+    }
+    if (t.c.grad_bytes > 0) g = t.c.grad_bytes;
+    s.weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;
+    const double P = l.params;
+    s.weights = {"weights", "weights", w * P / sw,
+                 Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + layout + "]", wsrc, true};
+    s.gradients = {"gradients", "gradients", g * P / sg, Bytes(g) + " B x " + Count(P) + Shard(sg, how), wsrc, true};
+    const double ob = master + StateBytes(t.optimizer, state);
+    std::string of = (master > 0 ? Bytes(master) + " B master copy + " : "") +
+                     std::to_string(StateCount(t.optimizer)) + " state(s)";
+    of += t.optimizer == Optimizer::kAdamW8bit ? " x 1 B (8-bit)" : " x " + Bytes(state) + " B";
+    s.optimizer = {"optimizer", "optimizer states", ob * P / so, "(" + of + ") x " + Count(P) + Shard(so, how),
+                   t.optimizer == Optimizer::kAdamW8bit ? std::string(kBnb8) : wsrc, true};
+    if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
+      s.step_temp = state * P / so;
+  } else {
+    // LoRA / QLoRA: frozen base weights, trainable adapters.
+    const double frozen_b = t.precision == Precision::kFp32 ? 4 : 2;
+    double base = 0;
+    std::string bf;
+    if (t.method == Method::kQlora) {
+      const double nf4 = t.c.qlora_double_quant ? 0.5 + 8.0 / 64 / 8 + 32.0 / (64 * 256) / 8 : 0.5 + 32.0 / 64 / 8;
+      base = nf4 * l.linear + frozen_b * (l.params - l.linear);
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%.4f B x %s linear weights (NF4%s) + %s B x %s other", nf4,
+                    Count(l.linear).c_str(), t.c.qlora_double_quant ? ", double quantization" : "",
+                    Bytes(frozen_b).c_str(), Count(l.params - l.linear).c_str());
+      bf = buf;
+      s.weight_bytes = l.params > 0 ? base / l.params : 2;
+    } else {
+      base = frozen_b * l.params;
+      bf = Bytes(frozen_b) + " B x " + Count(l.params) + " frozen";
+      s.weight_bytes = frozen_b;
+    }
+    const double ab = t.c.lora_adapter_bytes;
+    const double T = l.trainable;
+    s.weights = {"weights", "weights", (base + ab * T) / sw,
+                 "(" + bf + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters)" + Shard(sw, how),
+                 t.method == Method::kQlora ? kQlora : kPeft, true};
+    s.gradients = {"gradients", "gradients", ab * T / sg, Bytes(ab) + " B x " + Count(T) + " adapter parameters" +
+                   Shard(sg, how), kPeft, true};
+    const double master_b = ds && ab < 4 ? 4 : 0;
+    const double sb = StateBytes(t.optimizer, ab);
+    s.optimizer = {"optimizer", "optimizer states", (master_b + sb) * T / so,
+                   "(" + (master_b > 0 ? Bytes(master_b) + " B master + " : std::string()) + Bytes(sb) + " B) x " +
+                       Count(T) + " adapter parameters" + Shard(so, how),
+                   kPeft, true};
+    if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
+      s.step_temp = ab * T / so;
+  }
+  if (t.offload == Offload::kOptimizer) {
+    s.host += s.optimizer.bytes;
+    s.optimizer.formula = "offloaded to CPU RAM (" + Gb(s.optimizer.bytes) + " per GPU there): " + s.optimizer.formula;
+    s.optimizer.bytes = 0;
+  } else if (t.offload == Offload::kParams) {
+    for (Term* term : {&s.weights, &s.gradients, &s.optimizer}) {
+      s.host += term->bytes;
+      term->formula = "offloaded to CPU RAM (" + Gb(term->bytes) + " per GPU there): " + term->formula;
+      term->bytes = 0;
+    }
+  }
+  return s;
+}
+
+Term Buffers(const Task& t, const Local& l, const States& s, int shard, int dp) {
+  std::vector<std::string> parts;
+  std::vector<std::string> sources;
+  double bwd = 0;
+  auto add = [&](double bytes, const std::string& what, const char* src) {
+    if (bytes <= 0) return;
+    bwd += bytes;
+    parts.push_back(Gb(bytes) + " " + what);
+    if (std::find(sources.begin(), sources.end(), src) == sources.end()) sources.push_back(src);
+  };
+  const Strategy st = t.strategy;
+  const bool full = t.method == Method::kFull;
+  if (st == Strategy::kDdp && dp > 1 && !t.c.ddp_bucket_view)
+    add(s.gradients.bytes, "DDP allreduce buckets (a copy of the gradients)", kDdp);
+  if ((st == Strategy::kZero1 || st == Strategy::kZero2) && dp > 1)
+    add(static_cast<double>(t.c.zero_reduce_bucket) * 2, "ZeRO reduce bucket (" + Count(t.c.zero_reduce_bucket) +
+        " elements x 2 B)", kDsConfig);
+  if (st == Strategy::kZero3) {
+    const double layer = (full ? 4 : 2) * l.largest_layer;
+    add(layer, "largest layer gathered (" + std::string(full ? "16-bit weights and gradients" : "16-bit weights") + ")",
+        kDsConfig);
+    add(std::min(static_cast<double>(t.c.zero3_prefetch_bucket), l.params) * 2, "ZeRO-3 prefetch bucket", kDsConfig);
+    if (full && dp > 1)
+      add(std::min(static_cast<double>(t.c.zero_reduce_bucket), l.params) * 2, "ZeRO reduce bucket", kDsConfig);
+  }
+  if ((st == Strategy::kFsdp || st == Strategy::kFsdpHybrid) && (shard > 1 || t.offload == Offload::kParams)) {
+    const double wb = s.weight_bytes;
+    add(wb * (l.root + 2 * l.largest_layer),
+        "FSDP gathered units (the root unit with embeddings and output layer, the current and the prefetched layer)",
+        kFsdp);
+    if (full) add(2 * l.largest_layer, "unsharded 16-bit gradients of one unit before reduce-scatter", kFsdp);
+  }
+  if (st == Strategy::kFsdpGradOp && shard > 1)
+    add(s.weight_bytes * l.params, "SHARD_GRAD_OP: every unit stays gathered from forward to backward", kFsdp);
+  if (t.precision == Precision::kFp8) {
+    const bool gathered = st == Strategy::kZero3 || IsFsdp(st);
+    const double copies = t.c.fp8_copy_bytes * (gathered ? 2 * l.layer_linear : l.linear);
+    add(copies, "FP8 copies of the linear weights", kTe);
+  }
+  if (t.method == Method::kQlora) add(2 * l.largest_linear, "one 4-bit weight dequantized to 16 bits", kQlora);
+
+  Term term{"buffers", "temporary buffers", bwd, "", "", true};
+  std::string f = parts.empty() ? "none" : parts.front();
+  for (size_t i = 1; i < parts.size(); ++i) f += " + " + parts[i];
+  term.formula = f;
+  for (size_t i = 0; i < sources.size(); ++i) term.source += (i ? "; " : "") + sources[i];
+  if (term.source.empty()) term.source = "-";
+  return term;
+}
+
+}  // namespace gp::size

@@ -1,0 +1,169 @@
+// `gpuprep size` through the command line (docs/cli.md): exit codes, the table, the JSON document, Task
+// documents with path:line:col errors, `manifest validate` of a Task, colour only on a terminal.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "apply/harness.h"
+#include "support/cli.h"
+
+using gp::test::Gpuprep;
+using nlohmann::json;
+
+namespace {
+const char* kTask =
+    "apiVersion: gpuprep/v1\n"      // 1
+    "kind: Task\n"                  // 2
+    "metadata:\n"                   // 3
+    "  name: llama70b-lora\n"       // 4
+    "model: llama-2-70b\n"          // 5
+    "method: lora\n"                // 6
+    "lora: {rank: 16, targets: [q, v]}\n"  // 7
+    "parallel:\n"                   // 8
+    "  strategy: zero3\n"           // 9
+    "  gpus: 16\n"                  // 10
+    "batch: {seq: 4096, micro_batch: 1}\n"  // 11
+    "grad_checkpointing: full\n";   // 12
+}  // namespace
+
+TEST_CASE("size: the 70B answers, term by term", "[size][cli]") {
+  for (const char* method : {"full", "lora", "qlora"}) {
+    INFO(method);
+    auto r = Gpuprep({"size", "--model", "llama-2-70b", "--method", method, "--parallel", "zero3", "--gpus", "16"});
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    for (const char* row : {"weights", "gradients", "optimizer states", "activations (incl. logits)",
+                            "temporary buffers", "allocated subtotal", "CUDA context", "headroom", "per GPU",
+                            "all 16 GPUs"})
+      CHECK(r.out.find(row) != std::string::npos);
+  }
+  auto full = Gpuprep({"size", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16"});
+  CHECK(full.out.find("  weights                               8.62\n") != std::string::npos);
+  CHECK(full.out.find("  optimizer states                     51.73\n") != std::string::npos);
+  auto verbose = Gpuprep({"size", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16", "--verbose"});
+  CHECK(verbose.out.find("= 2 B x 68.98B parameters / 16 (ZeRO shards)") != std::string::npos);
+  CHECK(verbose.out.find("source: Rajbhandari et al., ZeRO") != std::string::npos);
+}
+
+TEST_CASE("size --json: the documented keys", "[size][cli]") {
+  auto r = Gpuprep({"size", "--json", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16",
+                    "--grad-checkpointing", "full", "--gpu-memory", "80GB"});
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["task"]["model"] == "Llama 2 70B");
+  CHECK(j["task"]["params"] == 68976648192ULL);
+  CHECK(j["task"]["parallel"]["strategy"] == "zero3");
+  CHECK(j["task"]["origins"]["parallel.gpus"] == "--gpus");
+  const json& terms = j["per_gpu"]["terms"];
+  REQUIRE(terms.size() == 8);
+  std::vector<std::string> keys;
+  int64_t sum = 0;
+  for (const auto& t : terms) {
+    keys.push_back(t["key"]);
+    CHECK(t["formula"].is_string());
+    CHECK(t["source"].is_string());
+    if (t["key"] != "cuda_context" && t["key"] != "headroom") sum += t["bytes"].get<int64_t>();
+  }
+  CHECK(keys == std::vector<std::string>{"weights", "gradients", "optimizer", "activations", "buffers", "phases",
+                                         "cuda_context", "headroom"});
+  CHECK(std::abs(sum - j["per_gpu"]["allocated_bytes"].get<int64_t>()) <= 8);
+  CHECK(j["gpus"] == 16);
+  CHECK(j["fit"]["gpus"] == 18);
+  CHECK(j["lower_bound"] == false);
+  CHECK(r.out.find('\033') == std::string::npos);
+}
+
+TEST_CASE("size: bad input is exit 2 with one error line", "[size][cli]") {
+  auto r = Gpuprep({"size", "--method", "lora"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "gpuprep: error: size: name the model: --model NAME (gpuprep size --list-models), --config FILE or "
+        "--params N\n");
+  CHECK(r.out.empty());
+  auto bad = Gpuprep({"size", "--model", "llama-2-70b", "--precision", "fp4"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err == "gpuprep: error: --precision: unknown value \"fp4\" (did you mean \"fp8\"?)\n");
+  auto moe = Gpuprep({"size", "--model", "mixtral-8x7b"});
+  CHECK(moe.code == 2);
+}
+
+TEST_CASE("size --task: a Task document, flags override it, errors point into it", "[size][cli]") {
+  gp::test::TempRoot root;
+  root.Write("/task.yaml", kTask);
+  const std::string task = root.path() + "/task.yaml";
+  auto r = Gpuprep({"size", "--task", task, "--json"});
+  REQUIRE(r.code == 0);
+  json j = json::parse(r.out);
+  CHECK(j["task"]["method"] == "lora");
+  CHECK(j["task"]["lora"]["targets"] == json::array({"q", "v"}));
+  CHECK(j["task"]["origins"]["lora.rank"] == task + ":7:14");
+  auto over = Gpuprep({"size", "--task", task, "--json", "--gpus", "32"});
+  CHECK(json::parse(over.out)["gpus"] == 32);
+
+  std::string bad = kTask;
+  bad.replace(bad.find("method: lora"), 12, "method: lroa");
+  root.Write("/bad.yaml", bad);
+  auto e = Gpuprep({"size", "--task", root.path() + "/bad.yaml"});
+  CHECK(e.code == 2);
+  CHECK(e.err == "gpuprep: error: " + root.path() + "/bad.yaml:6:9: unknown value \"lroa\" (did you mean \"lora\"?)\n");
+  std::string key = kTask;
+  key.replace(key.find("rank: 16"), 8, "rnak: 16");
+  root.Write("/key.yaml", key);
+  auto k = Gpuprep({"size", "--task", root.path() + "/key.yaml"});
+  CHECK(k.err ==
+        "gpuprep: error: " + root.path() + "/key.yaml:7:8: unknown key \"lora.rnak\" (did you mean \"rank\"?)\n");
+  std::string combo = kTask;
+  combo.replace(combo.find("  gpus: 16"), 10, "  gpus: 15\n  tp: 2");
+  root.Write("/combo.yaml", combo);
+  auto c = Gpuprep({"size", "--task", root.path() + "/combo.yaml"});
+  CHECK(c.err == "gpuprep: error: " + root.path() +
+                     "/combo.yaml:10:9: --tp x --pp = 2 needs a multiple of 2 GPUs; --gpus is 15\n");
+}
+
+TEST_CASE("manifest validate checks a Task document like size does", "[size][cli]") {
+  gp::test::TempRoot root;
+  root.Write("/task.yaml", kTask);
+  auto ok = Gpuprep({"manifest", "validate", root.path() + "/task.yaml"});
+  CHECK(ok.code == 0);
+  CHECK(ok.out == root.path() + "/task.yaml: ok (kind Task)\n");
+  std::string bad = kTask;
+  bad.replace(bad.find("seq: 4096"), 9, "seq: many");
+  root.Write("/bad.yaml", bad);
+  auto e = Gpuprep({"manifest", "validate", root.path() + "/bad.yaml"});
+  CHECK(e.code == 2);
+  CHECK(e.err == "gpuprep: error: " + root.path() + "/bad.yaml:11:14: expected a whole number, got \"many\"\n");
+}
+
+TEST_CASE("size --config reads a config.json, relative to a Task document", "[size][cli]") {
+  gp::test::TempRoot root;
+  root.Write("/m/config.json",
+             "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+             "\"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 8, "
+             "\"vocab_size\": 32000}");
+  auto r = Gpuprep({"size", "--json", "--config", root.path() + "/m/config.json"});
+  REQUIRE(r.code == 0);
+  CHECK(json::parse(r.out)["task"]["params"] == 7241732096ULL);
+  root.Write("/m/task.yaml", "apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nconfig: config.json\n");
+  auto t = Gpuprep({"size", "--json", "--task", root.path() + "/m/task.yaml"});
+  REQUIRE(t.code == 0);
+  CHECK(json::parse(t.out)["task"]["model_source"] == "config " + root.path() + "/m/config.json");
+  auto missing = Gpuprep({"size", "--config", root.path() + "/none.json"});
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("gpuprep: error: cannot read " + root.path() + "/none.json") == 0);
+}
+
+TEST_CASE("size: the model list, colour only on a terminal", "[size][cli]") {
+  auto l = Gpuprep({"size", "--list-models"});
+  CHECK(l.code == 0);
+  CHECK(l.out.find("llama-2-70b") != std::string::npos);
+  auto lj = Gpuprep({"size", "--list-models", "--json"});
+  CHECK(json::parse(lj.out)["models"].size() == 31);
+  auto tty = Gpuprep({"size", "--model", "llama-3-8b"}, {true, {}});
+  CHECK(tty.out.find("\033[1m") != std::string::npos);
+  auto no_color = Gpuprep({"size", "--model", "llama-3-8b"}, {true, {{"NO_COLOR", "1"}}});
+  CHECK(no_color.out.find('\033') == std::string::npos);
+  auto vision = Gpuprep({"size", "--model", "yolov8x"});
+  CHECK(vision.code == 0);
+  CHECK(vision.out.find("not estimated") != std::string::npos);
+  CHECK(vision.out.find("(lower bound)") != std::string::npos);
+}

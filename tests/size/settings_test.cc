@@ -1,0 +1,134 @@
+// Task settings: values parsed and checked where they enter, errors word for word at their origin.
+#include <catch2/catch.hpp>
+
+#include "manifest/helpers.h"
+#include "size/estimate.h"
+#include "size/settings.h"
+#include "size/task_args.h"
+
+using gp::test::ErrorOf;
+using gp::test::TaskFromArgs;
+namespace size = gp::size;
+
+namespace {
+std::string Error(const std::string& args) {
+  return ErrorOf([&] { size::EstimateTask(TaskFromArgs(args)); });
+}
+}  // namespace
+
+TEST_CASE("size settings: defaults and origins", "[size]") {
+  const size::Task t = TaskFromArgs("--model llama-2-7b --method lora --lora-targets q_proj,v_proj --tp 2 --gpus 4");
+  CHECK(t.method == size::Method::kLora);
+  CHECK(t.lora_targets == std::vector<std::string>{"q", "v"});
+  CHECK(t.precision == size::Precision::kBf16Mixed);
+  CHECK(t.strategy == size::Strategy::kDdp);
+  CHECK(t.origins.at("parallel.tp").str() == "--tp");
+  CHECK(t.origins.count("precision") == 0);
+  CHECK(TaskFromArgs("--model t5-small --method lora").lora_targets ==
+        std::vector<std::string>{"q", "k", "v", "o", "up", "down"});
+  CHECK(TaskFromArgs("--model llama-2-7b --lora-targets attention,down").lora_targets ==
+        std::vector<std::string>{"q", "k", "v", "o", "down"});
+  CHECK(TaskFromArgs("--model llama-2-7b --headroom 15%").c.headroom == Approx(0.15));
+  CHECK(TaskFromArgs("--model llama-2-7b --cuda-context 512MiB").c.cuda_context == 536870912ULL);
+  CHECK(TaskFromArgs("--model llama-2-7b --chunked-loss").chunked_loss);
+  CHECK_FALSE(TaskFromArgs("--model llama-2-7b --flash-attention=false").flash_attention);
+}
+
+TEST_CASE("size settings: bad values name the flag", "[size]") {
+  CHECK(Error("--model llama-2-7b --method loar") == "2 --method: unknown value \"loar\" (did you mean \"lora\"?)");
+  CHECK(Error("--model llama-2-7b --parallel zero4") ==
+        "2 --parallel: unknown value \"zero4\" (did you mean \"zero1\"?)");
+  CHECK(Error("--model llama-2-7") == "2 --model: unknown model \"llama-2-7\" (did you mean \"llama-2-7b\"?)");
+  CHECK(Error("--model gpt-9") ==
+        "2 --model: unknown model \"gpt-9\" (gpuprep size --list-models shows the table; --config FILE reads a "
+        "config.json)");
+  CHECK(Error("--model llama-2-7b --tp abc") == "2 --tp: expected a whole number, got \"abc\"");
+  CHECK(Error("--model llama-2-7b --gpus 0") == "2 --gpus: must be between 1 and 65536, got 0");
+  CHECK(Error("--model llama-2-7b --headroom 95%") == "2 --headroom: must be between 0 and 90, got 95");
+  CHECK(Error("--model llama-2-7b --flash-attention=maybe") ==
+        "2 --flash-attention: expected true or false, got \"maybe\"");
+  CHECK(Error("--model llama-2-7b --gpu-memory 80") ==
+        "2 --gpu-memory: expected a GPU memory size such as 80GB or 81559MiB, got \"80\"");
+  CHECK(Error("--model llama-2-7b --lora-targets q,qq") ==
+        "2 --lora-targets: unknown LoRA target \"qq\" (did you mean \"q\"?)");
+  CHECK(Error("--params lots") ==
+        "2 --params: expected a parameter count such as 7e9, 7.5B or 6738415616, got \"lots\"");
+}
+
+TEST_CASE("size settings: mixture-of-experts and context parallelism are refused", "[size]") {
+  CHECK(Error("--model mixtral-8x7b") ==
+        "2 --model: \"mixtral-8x7b\" is a mixture-of-experts model; gpuprep size models dense models only");
+  CHECK(Error("--params 47e9 --experts 8") ==
+        "2 --experts: mixture-of-experts models are not modelled (expert parallelism and routing change every "
+        "term)");
+  CHECK(Error("--model llama-2-7b --cp 2") ==
+        "2 --cp: context parallelism is not modelled (it splits the sequence, and the attention's communication "
+        "buffers with it)");
+  CHECK(Error("--params 7e9 --experts 1") == "no error");
+}
+
+TEST_CASE("size settings: combinations that cannot run", "[size]") {
+  CHECK(Error("--method full") ==
+        "2 size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
+  CHECK(Error("--model llama-2-7b --params 7e9") ==
+        "2 --params: --params describes a model of its own; drop --model/--config or --params");
+  CHECK(Error("--model llama-2-7b --layers 32") ==
+        "2 --layers: architecture settings go with --params (a model of the table or a config.json has its own)");
+  CHECK(Error("--model llama-2-7b --tp 3 --gpus 3") ==
+        "2 --tp: tensor parallelism 3 does not divide the model's 32 attention heads");
+  CHECK(Error("--model llama-2-7b --tp 4 --gpus 6") == "2 --gpus: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 6");
+  CHECK(Error("--model llama-2-7b --tp 4") == "2 --tp: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 1");
+  CHECK(Error("--model llama-3.2-1b --pp 32 --gpus 32") == "2 --pp: more pipeline stages than the model's 16 layers");
+  CHECK(Error("--model llama-2-7b --offload optimizer") ==
+        "2 --offload: DDP cannot offload; ZeRO (zero1, zero2, zero3) offloads the optimizer");
+  CHECK(Error("--model llama-2-7b --offload optimizer --parallel fsdp --gpus 8") ==
+        "2 --offload: FSDP offloads parameters, gradients and optimizer together: use --offload params");
+  CHECK(Error("--model llama-2-7b --offload params --parallel zero2 --gpus 8") ==
+        "2 --offload: parameters are offloaded by zero3, fsdp and fsdp-hybrid only, not zero2");
+  CHECK(Error("--model resnet-50 --method lora") ==
+        "2 --method: LoRA and QLoRA are modelled for transformer models; ResNet-50 is a vision network");
+  CHECK(Error("--params 7e9 --method lora") ==
+        "2 --method: LoRA needs the model's layers, hidden size, heads, MLP size and vocabulary (--layers, "
+        "--hidden, --heads, --ffn, --vocab with --params)");
+  CHECK(Error("--model bert-base-uncased --method lora --lora-targets q,gate") ==
+        "2 --lora-targets: BERT base (uncased) has no gate projection (its MLP has two matrices: up, down)");
+  CHECK(Error("--model bert-base-uncased --seq 1024") ==
+        "2 --seq: BERT base (uncased) has 512 positions; --seq 1024 does not fit");
+  CHECK(Error("--model t5-small --compile") == "2 --compile: torch.compile is modelled for decoder models only");
+  CHECK(Error("--params 7e9 --hidden 4096 --heads 30") == "2 --heads: 30 heads do not divide the hidden size 4096");
+}
+
+TEST_CASE("size settings: counts and sizes", "[size]") {
+  uint64_t n = 0;
+  CHECK((size::ParseCount("7e9", &n) && n == 7000000000ULL));
+  CHECK((size::ParseCount("7.5B", &n) && n == 7500000000ULL));
+  CHECK((size::ParseCount("350m", &n) && n == 350000000ULL));
+  CHECK((size::ParseCount("6738415616", &n) && n == 6738415616ULL));
+  CHECK_FALSE(size::ParseCount("-7e9", &n));
+  CHECK_FALSE(size::ParseCount("0", &n));
+  CHECK_FALSE(size::ParseCount("1e15", &n));
+  CHECK_FALSE(size::ParseCount("7 B", &n));
+  CHECK((size::ParseSize("80GB", &n) && n == 80000000000ULL));
+  CHECK((size::ParseSize("80GiB", &n) && n == 85899345920ULL));
+  CHECK((size::ParseSize("81559MiB", &n) && n == 85520809984ULL));
+  CHECK((size::ParseSize("0.5GB", &n) && n == 500000000ULL));
+  CHECK_FALSE(size::ParseSize("80 GB", &n));
+  CHECK_FALSE(size::ParseSize("GB", &n));
+  CHECK_FALSE(size::ParseSize("1.2.3GB", &n));
+}
+
+TEST_CASE("size: a bare parameter count, with and without a shape", "[size]") {
+  const size::Estimate bare = size::EstimateTask(TaskFromArgs("--params 7e9"));
+  CHECK(bare.lower_bound);
+  CHECK_FALSE(bare.Find("activations")->estimated);
+  CHECK(bare.Find("weights")->bytes == Approx(6 * 7e9));  // DDP mixed precision: fp32 + 16-bit copies
+  const size::Task shaped = TaskFromArgs(
+      "--params 6738415616 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000");
+  const size::Estimate e = size::EstimateTask(shaped);
+  CHECK_FALSE(e.lower_bound);
+  const size::Estimate table = size::EstimateTask(TaskFromArgs("--model llama-2-7b"));
+  CHECK(e.allocated == Approx(table.allocated));
+  CHECK(TaskFromArgs("--params 7e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000").notes.empty());
+  CHECK(TaskFromArgs("--params 70e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000").notes.size() ==
+        1);
+}

@@ -178,44 +178,35 @@ bool JsonScanner::MemberKey(std::string_view* key) {
   return true;
 }
 
-bool JsonScanner::NextKey(std::string_view& key) {
-  if (!ok()) return false;
+int JsonScanner::Step(char close) {
+  if (!ok()) return -1;
+  if (depth_ == 0) {  // no container open: a caller's mistake, refused rather than guessed at
+    Fail();
+    return -1;
+  }
   Blank();
-  if (p_ == end_) return Fail();
-  if (*p_ == '}') {
+  const uint64_t bit = uint64_t{1} << (depth_ - 1);
+  if (p_ < end_ && *p_ == close) {
     ++p_;
     --depth_;
-    return false;
+    return 0;
   }
-  const uint64_t bit = uint64_t{1} << (depth_ - 1);
-  if (first_ & bit) {
+  if (p_ < end_ && (first_ & bit)) {  // the first member or element: checked by whatever reads it
     first_ &= ~bit;
-  } else {
-    if (*p_ != ',') return Fail();
+    return 1;
+  }
+  if (p_ < end_ && *p_ == ',') {  // the next one ("[1,]" fails where the element is read)
     ++p_;
     Blank();
+    return 1;
   }
-  return MemberKey(&key);
+  Fail();
+  return -1;
 }
 
-bool JsonScanner::NextItem() {
-  if (!ok()) return false;
-  Blank();
-  if (p_ == end_) return Fail();
-  if (*p_ == ']') {
-    ++p_;
-    --depth_;
-    return false;
-  }
-  const uint64_t bit = uint64_t{1} << (depth_ - 1);
-  if (first_ & bit) {
-    first_ &= ~bit;
-    return true;
-  }
-  if (*p_ != ',') return Fail();
-  ++p_;
-  return true;  // the element itself is checked by whatever consumes it ("[1,]" fails there)
-}
+bool JsonScanner::NextKey(std::string_view& key) { return Step('}') > 0 && MemberKey(&key); }
+
+bool JsonScanner::NextItem() { return Step(']') > 0; }
 
 bool JsonScanner::String(std::string_view& raw, bool& escaped) {
   if (Peek() != Type::kString) return false;

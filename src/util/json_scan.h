@@ -62,6 +62,9 @@ class JsonScanner {
   bool Fail(Verdict v = Verdict::kInvalid);
   void Blank();
   bool Open(bool object);
+  // In an open container, at its next token: 0 at its end `close` (consumed), 1 where a member or element
+  // starts (its comma consumed when it is not the first), -1 on an error.
+  int Step(char close);
   bool MemberKey(std::string_view* key);  // at a key's opening quote (after blanks): the key, then ':'
   bool ScanString(std::string_view& raw, bool& escaped);  // after the opening quote, to after the closing one
   bool Escape();                                          // at a backslash

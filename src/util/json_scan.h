@@ -8,7 +8,8 @@
 //    encoded surrogates, nothing past U+10FFFF), with the escapes \" \\ \/ \b \f \n \r \t and \uXXXX, a high
 //    surrogate \uD800-\uDBFF only when a low one \uDC00-\uDFFF follows it, a low one never alone;
 //  - numbers by the grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, and true, false, null.
-// A number that might not fit in a double (nlohmann refuses those) is not guessed at: the verdict is kUnsure.
+// A number that might not fit in a double (nlohmann refuses those) is not guessed at, nor a NUL byte after the
+// root value (nlohmann's lexer ends its input there and ignores the rest): the verdict is kUnsure.
 // Errors are sticky: after the first one every call answers false and verdict() says which it was.
 #pragma once
 #include <cstdint>
@@ -22,7 +23,8 @@ class JsonScanner {
   enum class Verdict {
     kOk,       // no error so far
     kInvalid,  // the text is not JSON as above, or nests deeper than the limit: nlohmann refuses it too
-    kUnsure,   // a number as large as a double's limit: nlohmann's strtod decides
+    kUnsure,   // a number as large as a double's limit (nlohmann's strtod decides), or a NUL byte after the
+               // root value (nlohmann stops reading there)
   };
   enum class Type { kObject, kArray, kString, kNumber, kBool, kNull, kBad };
 

@@ -163,9 +163,9 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
            if (l["status"] == "ok") l["detail"] = std::string(5000, 'x');
        }),
        "same"},
-      {"a long message", edit([](json& d) { d["layers"][2]["findings"][0]["message"] = std::string(5000, 'x'); }),
+      {"a long message", edit([](json& d) { FailingFinding(d)["message"] = std::string(5000, 'x'); }),
        "deferred"},
-      {"a finding code null", edit([](json& d) { d["layers"][2]["findings"][0]["code"] = nullptr; }), "same"},
+      {"a finding code null", edit([](json& d) { FailingFinding(d)["code"] = nullptr; }), "same"},
       {"a bad finding code", edit([](json& d) { FailingFinding(d)["code"] = "Bad Code"; }), "deferred"},
       {"a bad code on an ok finding (not read)",
        edit([](json& d) {
@@ -186,6 +186,7 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
       {"a number no double holds", "{\"host\": {\"cpus\": 1e999}, \"layers\": []}", "deferred"},
       {"a byte-order mark", "\xEF\xBB\xBF" + base, "same"},
       {"trailing text", base + " x", "refused"},
+      {"a NUL byte, then text (nlohmann reads no further)", base + std::string("\0 x", 3), "deferred"},
       {"a key given twice (read)", "{\"host\": {}, " + base.substr(1), "deferred"},
       {"a key given twice (not read)", "{\"extra\": 1, \"extra\": 2, " + base.substr(1), "same"},
       {"an escaped key", std::string(base).replace(base.find("\"host\""), 6, "\"ho\\u0073t\""), "same"},
@@ -204,7 +205,7 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
       {"escapes in what is read",
        edit([](json& d) {
          d["host"]["hostname"] = "n\u00f6de-\xF0\x9F\x98\x80";
-         d["layers"][2]["findings"][0]["message"] = "a \"quoted\"\n\tmessage \\ \u0001";
+         FailingFinding(d)["message"] = "a \"quoted\"\n\tmessage \\ \u0001";
        }),
        "same"},
       {"escaped surrogates in what is read",

@@ -5,8 +5,10 @@
 #   gpuprep fleet-report --format FORMAT SNAPSHOT...   (every snapshot read, checked and reported)
 #   python3: json.load of every snapshot, nothing else
 # timed with GNU time (wall seconds, CPU seconds, peak RSS); prints the medians and their ratios (CPU time is
-# the steadier one on a shared machine). Then the three snapshot
-# readers on the same texts in one process (build/bench/fleet_parsers).
+# the steadier one on a shared machine), with the load average before and after. Then fleet-report's output in
+# each format is compared byte for byte with the report made from the reference reader alone
+# (build/bench/fleet_parsers report), and with FLEET_BASELINE=PATH also with another gpuprep binary's (an
+# earlier build); then the snapshot readers on the same texts in one process (build/bench/fleet_parsers).
 # Usage: bench/fleet.sh [BUILD_DIR] [N] [ROUNDS] [FORMAT]   (defaults: build 10000 5 json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +44,7 @@ run() {  # run LABEL CMD...: appends "seconds kilobytes" to $work/LABEL.times
   tail -1 "$work/$1.one" >>"$work/$1.times"  # GNU time says "Command exited with non-zero status" first
 }
 rm -f "$work"/*.times
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < ROUNDS; r++)); do
   run python python3 -c "$loop" "${files[@]}"
   run gpuprep "$GPUPREP" fleet-report --format "$FORMAT" "${files[@]}"
@@ -60,5 +63,29 @@ for name in ("python", "gpuprep"):
 print("fleet-report: %.1fx less wall time than the loop, %.1fx less CPU time" % (
     med["python"][0] / med["gpuprep"][0], med["python"][2] / med["gpuprep"][2]))
 PY
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+same_as() {  # same_as WHAT DIR: fleet-report's output in every format against DIR/report.FORMAT
+  local f rc
+  for f in text markdown json html; do
+    rc=0
+    "$GPUPREP" fleet-report --format "$f" "${files[@]}" >"$work/out.$f" 2>/dev/null || rc=$?
+    (( rc <= 1 )) || { echo "fleet.sh: fleet-report --format $f exited $rc" >&2; exit 1; }
+    cmp -s "$work/out.$f" "$2/report.$f" ||
+      { echo "fleet.sh: fleet-report --format $f differs from $1 ($work/out.$f, $2/report.$f)" >&2; exit 1; }
+  done
+  echo "fleet-report output (text, markdown, json, html): byte for byte $1"
+}
+if [[ -x $BUILD/bench/fleet_parsers ]]; then
+  mkdir -p "$work/reference"
+  "$BUILD/bench/fleet_parsers" report "$work/reference" "${files[@]}"
+  same_as "the report from the reference reader alone" "$work/reference"
+fi
+if [[ -n ${FLEET_BASELINE:-} ]]; then
+  mkdir -p "$work/baseline"
+  for f in text markdown json html; do
+    "$FLEET_BASELINE" fleet-report --format "$f" "${files[@]}" >"$work/baseline/report.$f" 2>/dev/null || true
+  done
+  same_as "$FLEET_BASELINE's" "$work/baseline"
+fi
 if [[ -x $BUILD/bench/fleet_parsers ]]; then "$BUILD/bench/fleet_parsers" 3 "${files[@]}"; fi
 [[ -n ${FLEET_DIR:-} ]] || rm -rf "$work"

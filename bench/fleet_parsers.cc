@@ -1,25 +1,32 @@
-// The three ways of reading fleet snapshots, side by side on the same texts (bench/README.md, "fleet-report"):
+// The ways of reading fleet snapshots, side by side on the same texts (bench/README.md, "fleet-report"):
 //  - nlohmann's DOM: the reference reader (fleet::ReadSnapshotChecked), a whole document tree per snapshot;
 //  - nlohmann's SAX interface: one pass, no tree, the same fields kept and every value checked (here only);
-//  - simdjson's On-Demand: fleet::SnapshotReader::ReadFast, what fleet-report runs.
-// The snapshots are read into memory first; each reader then reads all of them, `rounds` times (median).
+//  - gpuprep's scanner (util/json_scan.h): fleet::ReadSnapshotFast, what fleet-report runs, and the scanner
+//    alone validating each text (gp::ValidateJson), the floor of the first.
+// The snapshots are read into memory first; each reader then reads all of them, `rounds` times (the median
+// of its CPU time).
 // Usage: fleet_parsers ROUNDS SNAPSHOT...
+//        fleet_parsers report DIR SNAPSHOT...   the report in each format from the reference reader alone, into
+//                                               DIR/report.FORMAT (what fleet-report must print byte for byte)
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "fleet/model.h"
+#include "fleet/render.h"
 #include "fleet/snapshot.h"
 #include "fleet/snapshot_rules.h"
 #include "probe/host_json.h"
+#include "util/json_scan.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 // The SAX reader: a stack of what each open container is, the fields kept as they pass. Every value is
@@ -126,35 +133,59 @@ class Sax : public nlohmann::json_sax<json> {
   bool finding_seen_ = false;
 };
 
-double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+// This thread's CPU seconds: on a shared machine the wall clock also counts the time other processes ran.
+double CpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
 
 template <typename F>
 double Median(int rounds, F&& pass) {
   std::vector<double> t;
   for (int i = 0; i < rounds; ++i) {
-    const auto a = Clock::now();
+    const double a = CpuSeconds();
     pass();
-    t.push_back(Seconds(a, Clock::now()));
+    t.push_back(CpuSeconds() - a);
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
 
+std::string ReadFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// fleet-report's output in each of its formats with every snapshot read by the reference alone (the same
+// BuildReport and renderers), written to DIR/report.FORMAT.
+int Report(const std::string& dir, int argc, char** argv) {
+  std::vector<gp::fleet::Host> hosts;
+  for (int i = 3; i < argc; ++i) hosts.push_back(gp::fleet::ReadSnapshotChecked(ReadFile(argv[i]), argv[i]));
+  const gp::fleet::Report r = gp::fleet::BuildReport(std::move(hosts));
+  const std::pair<const char*, std::string> outs[] = {{"text", gp::fleet::RenderText(r)},
+                                                      {"markdown", gp::fleet::RenderMarkdown(r)},
+                                                      {"json", gp::fleet::RenderJson(r)},
+                                                      {"html", gp::fleet::RenderHtml(r)}};
+  for (const auto& [format, text] : outs) std::ofstream(dir + "/report." + format, std::ios::binary) << text;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 4 && std::string(argv[1]) == "report") return Report(argv[2], argc, argv);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fleet_parsers ROUNDS SNAPSHOT...\n");
+    std::fprintf(stderr, "usage: fleet_parsers ROUNDS SNAPSHOT... | fleet_parsers report DIR SNAPSHOT...\n");
     return 2;
   }
   const int rounds = std::max(1, std::atoi(argv[1]));
   std::vector<std::string> texts;
   size_t bytes = 0;
   for (int i = 2; i < argc; ++i) {
-    std::ifstream in(argv[i], std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    texts.push_back(s.str());
+    texts.push_back(ReadFile(argv[i]));
     bytes += texts.back().size();
   }
   size_t findings = 0;
@@ -168,17 +199,23 @@ int main(int argc, char** argv) {
       sax_ok += json::sax_parse(t, &handler) ? 1 : 0;
     }
   });
-  gp::fleet::SnapshotReader reader;
   size_t fast_ok = 0;
   const double fast = Median(rounds, [&] {
-    for (const auto& t : texts) fast_ok += reader.ReadFast(t).has_value() ? 1 : 0;
+    for (const auto& t : texts) fast_ok += gp::fleet::ReadSnapshotFast(t).has_value() ? 1 : 0;
+  });
+  size_t valid = 0;
+  const double scan = Median(rounds, [&] {
+    for (const auto& t : texts)
+      valid += gp::ValidateJson(t, gp::probe::kMaxSnapshotDepth) == gp::JsonScanner::Verdict::kOk ? 1 : 0;
   });
   const double mb = static_cast<double>(bytes) / 1e6;
-  std::printf("%zu snapshots, %.1f MB, median of %d\n", texts.size(), mb, rounds);
+  std::printf("%zu snapshots, %.1f MB, CPU time, median of %d\n", texts.size(), mb, rounds);
   std::printf("nlohmann DOM (reference)  %7.3f s  %6.0f MB/s\n", dom, mb / dom);
   std::printf("nlohmann SAX              %7.3f s  %6.0f MB/s  (%zu of %zu read)\n", sax, mb / sax,
               sax_ok / static_cast<size_t>(rounds), texts.size());
-  std::printf("simdjson On-Demand        %7.3f s  %6.0f MB/s  (%zu of %zu read)\n", fast, mb / fast,
+  std::printf("gpuprep scanner (fleet)   %7.3f s  %6.0f MB/s  (%zu of %zu read)\n", fast, mb / fast,
               fast_ok / static_cast<size_t>(rounds), texts.size());
+  std::printf("gpuprep scanner, validate %7.3f s  %6.0f MB/s  (%zu of %zu valid)\n", scan, mb / scan,
+              valid / static_cast<size_t>(rounds), texts.size());
   return findings == 0 ? 1 : 0;
 }

@@ -12,8 +12,6 @@ pkgs=(
   cmake ninja-build g++ pkg-config ccache
   libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libssl-dev libarchive-dev
-  # fleet-report's fast snapshot reader (simdjson On-Demand; the portable .deb build goes without it)
-  libsimdjson-dev
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace

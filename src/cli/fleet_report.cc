@@ -8,7 +8,6 @@
 #include "sys/host_info.h"
 #include "fleet/model.h"
 #include "fleet/render.h"
-#include "fleet/snapshot.h"
 #include "util/error.h"
 
 namespace gp::cli {
@@ -31,11 +30,10 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
   // One snapshot at a time: read, parsed into its Host (what the report keeps of it), its text dropped.
   std::vector<fleet::Host> hosts;
   hosts.reserve(o.files.size());
-  fleet::SnapshotReader reader;
   for (const auto& f : o.files) {
     auto text = ctx.local_fs->Read(Absolute(f));
     if (!text) throw UsageError(f + ": cannot read this file");
-    hosts.push_back(reader.Read(*text, f));
+    hosts.push_back(fleet::ParseSnapshot(*text, f));
   }
   fleet::Report r = fleet::BuildReport(std::move(hosts));
   const bool to_stdout = o.output.empty() || o.output == "-";

@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "fleet/snapshot.h"
 #include "fleet/snapshot_rules.h"
@@ -12,7 +13,11 @@
 namespace gp::fleet {
 
 Host ParseSnapshot(const std::string& text, const std::string& display_path) {
-  return SnapshotReader().Read(text, display_path);
+  if (auto h = ReadSnapshotFast(text)) {
+    h->file = display_path;
+    return std::move(*h);
+  }
+  return ReadSnapshotChecked(text, display_path);  // the reference decides, and its errors point
 }
 
 Report BuildReport(std::vector<Host> hosts) {

@@ -57,7 +57,7 @@ struct Report {
   int failing = 0, warning = 0, ok = 0;  // hosts by worst status
 };
 
-// One snapshot's text (fleet/snapshot.h; a SnapshotReader reused over many is faster). Throws FileError
+// One snapshot's text, read by the fast reader, else by the reference (fleet/snapshot.h). Throws FileError
 // "PATH:LINE:COL: message" (exit 2) when it is not a doctor document.
 Host ParseSnapshot(const std::string& text, const std::string& display_path);
 

@@ -6,13 +6,15 @@
 // Two readers, one contract:
 //  - ReadSnapshotChecked (nlohmann's DOM) is the reference: it accepts or refuses, and its errors point
 //    ("node.json:14:9: layers[2].status: expected ok, warn, fail or skip").
-//  - SnapshotReader::ReadFast (simdjson's On-Demand, one pass, no document tree) answers only when it is sure:
-//    for a document it is not (any error, a key it reads given twice, a byte-order mark) it answers nullopt and
-//    the caller runs the reference. Where it answers, the Host is the reference's (tests/fleet, fuzz_snapshot).
+//  - ReadSnapshotFast (util/json_scan.h: one pass, no document tree, the text read in place) answers only when
+//    it is sure. For a document it is not sure of (any error, a key it reads given twice, a string it reads
+//    over the field limit, a number near a double's limit) it answers nullopt and the caller runs the
+//    reference. Where it answers, the Host is the reference's; where it says the text is refused, the
+//    reference refuses it too (tests/fleet, fuzz_snapshot).
 #pragma once
-#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fleet/model.h"
 
@@ -21,23 +23,15 @@ namespace gp::fleet {
 // Throws FileError "PATH:LINE:COL: message" (exit 2) when `text` is not a doctor document.
 Host ReadSnapshotChecked(const std::string& text, const std::string& display_path);
 
-class SnapshotReader {
- public:
-  SnapshotReader();
-  ~SnapshotReader();
-  SnapshotReader(const SnapshotReader&) = delete;
-  SnapshotReader& operator=(const SnapshotReader&) = delete;
-
-  // Whether this build has the fast reader (simdjson; not in the portable .deb build, see CMakeLists.txt).
-  static bool Fast();
-  // The fast reader alone: the Host, or nullopt when the reference must decide (always, without it).
-  std::optional<Host> ReadFast(const std::string& text);
-  // ReadFast, else ReadSnapshotChecked: the Host, or the reference's error.
-  Host Read(const std::string& text, const std::string& display_path);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;  // the parser and its padded buffer, reused from one snapshot to the next
+// What the fast reader made of a text.
+enum class FastOutcome {
+  kAnswered,  // the Host, the reference's
+  kRefused,   // not JSON as the reference parses it, or over its size or nesting limit: the reference refuses it
+  kDeferred,  // anything else it gave up on (valid JSON that is not a doctor document, or unusual): ask the reference
 };
+
+// The fast reader alone: the Host, or nullopt (with the reason in `outcome` when given). Host::file stays "".
+// fleet::ParseSnapshot (model.h) runs this, then the reference when it answers nullopt.
+std::optional<Host> ReadSnapshotFast(std::string_view text, FastOutcome* outcome = nullptr);
 
 }  // namespace gp::fleet

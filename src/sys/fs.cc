@@ -182,9 +182,8 @@ std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t ma
   std::string out;
   // A regular file's size is known up front (the 700 KB dpkg status): reserve it once instead of growing
   // the string. /proc and /sys files report size 0 and simply grow. The chunk buffer stays small so no
-  // file-sized buffer is zero-filled and copied. 64 bytes more let a parser that reads past the end in wide
-  // loads (simdjson's padding, fleet-report's snapshots) use the text where it lies.
-  if (st.st_size > 0) out.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes) + 64);
+  // file-sized buffer is zero-filled and copied.
+  if (st.st_size > 0) out.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes));
   char buf[65536];
   while (out.size() < max_bytes) {
     ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));

@@ -113,7 +113,7 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   SetPrices(ctx, f, o);
   o.window_given = !f.window.empty();
   o.window_ms = o.window_given ? Duration("--window", f.window) : 60000;
-  WatchOutput out(ctx, PromPath(ctx, f.prometheus));
+  WatchOutput out(ctx, PromPath(ctx, f.prometheus), f.replay.empty());
   if (!f.replay.empty()) {
     if (!f.prometheus.empty()) throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
     if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")

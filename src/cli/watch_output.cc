@@ -16,10 +16,10 @@
 
 namespace gp::cli {
 
-WatchOutput::WatchOutput(Context& ctx, std::string prom_path)
+WatchOutput::WatchOutput(Context& ctx, std::string prom_path, bool live)
     : ctx_(ctx),
       prom_path_(std::move(prom_path)),
-      table_(ctx.out_is_tty && !ctx.opts.json && sys::TerminalColumns(STDOUT_FILENO)) {}
+      table_(live && ctx.out_is_tty && !ctx.opts.json && sys::TerminalColumns(STDOUT_FILENO)) {}
 
 void WatchOutput::Redraw(const watch::Sample& s) {
   const int columns = sys::TerminalColumns(STDOUT_FILENO).value_or(100);  // asked each time: a resize shows next tick

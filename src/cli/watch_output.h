@@ -16,7 +16,8 @@ namespace gp::cli {
 class WatchOutput : public watch::Output {
  public:
   // `prom_path`: absolute, ending in .prom, in an existing directory (checked by the caller); "" = none.
-  WatchOutput(Context& ctx, std::string prom_path);
+  // `live`: a live run (a replay has no samples to draw: its verdicts stay lines on a terminal too).
+  WatchOutput(Context& ctx, std::string prom_path, bool live);
   void OnSample(const watch::Sample& s) override;
   void OnVerdicts(const std::vector<watch::Verdict>& vs) override;
   void OnSummary(const watch::Summary& s) override;

@@ -88,4 +88,12 @@ LD_LIBRARY_PATH=$standin GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${pi
   "$bin" watch --interval 100ms --window 500ms --duration 1200ms >"$work/lines.txt" 2>/dev/null
 check "not a terminal: verdict lines" grep -q '  GPU 7 .* healthy (high confidence)' "$work/lines.txt"
 check "not a terminal: no escape sequences" test "$(grep -c $'\x1b' "$work/lines.txt")" = 0
+
+# A replay on a terminal has no samples to draw: its verdicts stay lines.
+LD_LIBRARY_PATH=$standin GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${pids[*]}" \
+  "$bin" watch --json --interval 100ms --window 500ms --duration 1200ms >"$work/rec.jsonl" 2>/dev/null
+t new-session -d -s replay -x 100 -y 40 "$bin watch --replay $work/rec.jsonl; echo EXITED \$?; sleep 30"
+check "replay on a terminal: the summary" wait_for replay '^EXITED 0$'
+t capture-pane -p -t replay -S - >"$work/replay.txt"
+check "replay on a terminal: verdict lines" grep -q '  GPU 7 .* healthy (high confidence)' "$work/replay.txt"
 exit $status

@@ -155,7 +155,8 @@ std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const 
   return std::move(*text);
 }
 
-std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file, const std::string& flat_price) {
+std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file,
+                                        const std::string& flat_price) {
   if (!prices_file.empty() && !flat_price.empty())
     throw FlagError("--price-per-gpu-hour", "give --prices FILE or --price-per-gpu-hour, not both");
   if (!flat_price.empty()) return prices::Flat(flat_price);

@@ -37,7 +37,8 @@ std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const 
 
 // The price table `--prices FILE` or `--price-per-gpu-hour` names (at most one), or none (both empty).
 // Shared by size and watch. Throws FlagError / FileError.
-std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file, const std::string& flat_price);
+std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file,
+                                        const std::string& flat_price);
 
 // The names a price list may give the GPU NVML calls `nvml_name` ("NVIDIA H100 80GB HBM3"): that name,
 // without the "NVIDIA " prefix (the catalogue's name), and that catalogue entry's board and PCI ids.

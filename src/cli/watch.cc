@@ -10,8 +10,8 @@
 #include <ostream>
 
 #include "cli/commands.h"
-#include "cli/watch_output.h"
 #include "cli/size_inputs.h"
+#include "cli/watch_output.h"
 #include "manifest/loader.h"
 #include "sys/clock.h"
 #include "sys/host_info.h"
@@ -44,7 +44,8 @@ long long Duration(const std::string& flag, const std::string& text) {
 // --fail-on's verdict names, checked before anything runs.
 std::vector<std::string> FailOn(const std::vector<std::string>& names) {
   std::vector<std::string> known, out;
-  for (int k = 0; k < watch::kVerdictKinds; ++k) known.emplace_back(watch::VerdictName(static_cast<watch::VerdictKind>(k)));
+  for (int k = 0; k < watch::kVerdictKinds; ++k)
+    known.emplace_back(watch::VerdictName(static_cast<watch::VerdictKind>(k)));
   for (const std::string& raw : names) {
     const std::string n(Trim(raw));
     if (n.empty()) continue;
@@ -74,10 +75,11 @@ int ApplyFailOn(int rc, const std::vector<std::string>& fail_on, const watch::Su
 // existing directory.
 std::string PromPath(Context& ctx, const std::string& flag) {
   if (flag.empty()) return "";
-  const std::string abs = sys::AbsoluteFromCwd(flag);
+  std::string abs = sys::AbsoluteFromCwd(flag);
   const std::string base = abs.substr(abs.rfind('/') + 1);
   if (base.size() <= 5 || base.compare(base.size() - 5, 5, ".prom") != 0)
-    throw FlagError("--prometheus", "\"" + TerminalSafe(flag) + "\": node_exporter's textfile collector reads only *.prom files");
+    throw FlagError("--prometheus", "\"" + TerminalSafe(flag) +
+                                        "\": node_exporter's textfile collector reads only *.prom files");
   const std::string dir = abs.substr(0, abs.rfind('/'));
   if (!ctx.local_fs || !ctx.local_fs->IsDir(dir.empty() ? "/" : dir))
     throw FlagError("--prometheus", "\"" + TerminalSafe(flag) + "\": its directory does not exist");
@@ -115,7 +117,8 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   o.window_ms = o.window_given ? Duration("--window", f.window) : 60000;
   WatchOutput out(ctx, PromPath(ctx, f.prometheus), f.replay.empty());
   if (!f.replay.empty()) {
-    if (!f.prometheus.empty()) throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
+    if (!f.prometheus.empty())
+      throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
     if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")
       throw UsageError(
           "--replay judges the recording as it was taken: --gpu, --interval and --duration do not apply");

@@ -2,7 +2,6 @@
 #include "cli/watch_output.h"
 
 #include <spdlog/spdlog.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,7 +21,8 @@ WatchOutput::WatchOutput(Context& ctx, std::string prom_path, bool live)
       table_(live && ctx.out_is_tty && !ctx.opts.json && sys::TerminalColumns(STDOUT_FILENO)) {}
 
 void WatchOutput::Redraw(const watch::Sample& s) {
-  const int columns = sys::TerminalColumns(STDOUT_FILENO).value_or(100);  // asked each time: a resize shows next tick
+  const int columns =
+      sys::TerminalColumns(STDOUT_FILENO).value_or(100);  // asked each time: a resize shows next tick
   // Home, then the table, each line cleared to its end, then the rest of the screen cleared.
   std::string text = watch::RenderTable(s, current_, columns, ctx_.use_color());
   std::string framed = "\x1b[H";
@@ -58,10 +58,11 @@ void WatchOutput::OnSample(const watch::Sample& s) {
 }
 
 void WatchOutput::OnVerdicts(const std::vector<watch::Verdict>& vs) {
-  if (!vs.empty()) current_ = {vs.end() - static_cast<std::ptrdiff_t>(std::count_if(vs.begin(), vs.end(), [&](const watch::Verdict& v) {
-                                  return v.start_ms == vs.back().start_ms;
-                                })),
-                                vs.end()};
+  if (!vs.empty())
+    current_ = {vs.end() - static_cast<std::ptrdiff_t>(std::count_if(
+                               vs.begin(), vs.end(),
+                               [&](const watch::Verdict& v) { return v.start_ms == vs.back().start_ms; })),
+                vs.end()};
   for (const watch::Verdict& v : vs) {
     if (table_) break;  // the table shows them
     if (ctx_.opts.json)

@@ -122,15 +122,16 @@ nlohmann::ordered_json CostJson(const RunCost& c) {
 std::string RenderCostText(const RunCost& c) {
   std::string out = "  cost: " + Fixed(c.gpu_hours, 4) + " GPU-hours paid (" + Fixed(c.wall_s, 1) + " s x " +
                     std::to_string(c.gpus) + " GPUs)" + Money(c, c.amount) + "\n";
-  out += "    idle " + Percent(c.idle.share) + Money(c, c.idle.amount) + ", underused " + Percent(c.underuse.share) +
-         Money(c, c.underuse.amount) + "\n";
+  out += "    idle " + Percent(c.idle.share) + Money(c, c.idle.amount) + ", underused " +
+         Percent(c.underuse.share) + Money(c, c.underuse.amount) + "\n";
   for (const auto& [name, line] : c.by_verdict) {
     if (line.gpu_hours <= 0 || IsIdleVerdict(name) || IsUnderuseVerdict(name)) continue;
     out += "    " + name + " " + Percent(line.share) + Money(c, line.amount) + "\n";
   }
   for (const char* u : kUnderuse) {
     const CostLine& line = c.by_verdict.at(u);
-    if (line.gpu_hours > 0) out += "    underused, " + std::string(u) + " " + Percent(line.share) + Money(c, line.amount) + "\n";
+    if (line.gpu_hours > 0)
+      out += "    underused, " + std::string(u) + " " + Percent(line.share) + Money(c, line.amount) + "\n";
   }
   if (!c.unpriced.empty()) {
     std::string list;
@@ -138,8 +139,9 @@ std::string RenderCostText(const RunCost& c) {
     out += "    no price for GPU " + list + " (--prices FILE or --price-per-gpu-hour): amounts not given\n";
   }
   if (c.sm_inactive_share)
-    out += "    SM inactive " + Percent(*c.sm_inactive_share) + " of the sampled time (information, not billed: SM " +
-           "activity of " + Fixed(c.sm_active_guidance, 2) + " or more is DCGM's guidance for effective use)\n";
+    out += "    SM inactive " + Percent(*c.sm_inactive_share) +
+           " of the sampled time (information, not billed: SM " + "activity of " +
+           Fixed(c.sm_active_guidance, 2) + " or more is DCGM's guidance for effective use)\n";
   return out;
 }
 

@@ -24,20 +24,25 @@ struct Family {
 
 // One evidence value of the last window, scaled to base units / ratios.
 struct Gauge {
-  const char* key;    // evidence key
-  double scale;       // to base units
+  const char* key;  // evidence key
+  double scale;     // to base units
   Family family;
 };
 
 const Gauge kGauges[] = {
-    {"duty_mean_pct", 0.01,
-     {"gpuprep_gpu_duty_cycle_ratio", "gauge", "Share of the last window a kernel ran (NVML utilisation samples)."}},
-    {"sm_active_ratio", 1,
+    {"duty_mean_pct",
+     0.01,
+     {"gpuprep_gpu_duty_cycle_ratio", "gauge",
+      "Share of the last window a kernel ran (NVML utilisation samples)."}},
+    {"sm_active_ratio",
+     1,
      {"gpuprep_gpu_sm_active_ratio", "gauge", "Mean SM activity over the last window (GPM, 0-1)."}},
     {"power_mean_w", 1, {"gpuprep_gpu_power_watts", "gauge", "Mean power draw over the last window."}},
-    {"power_limit_enforced_w", 1,
+    {"power_limit_enforced_w",
+     1,
      {"gpuprep_gpu_power_limit_watts", "gauge", "The enforced power limit in the last window."}},
-    {"memory_used_bytes", 1,
+    {"memory_used_bytes",
+     1,
      {"gpuprep_gpu_memory_used_bytes", "gauge", "Most GPU memory used in the last window."}},
 };
 
@@ -81,7 +86,8 @@ void PromState::Add(const std::vector<Verdict>& verdicts, long long window_ms) {
   for (Gpu& g : gpus_) {
     for (const Verdict& v : g.last) {
       ++g.windows[VerdictName(v.kind)];
-      g.seconds[VerdictName(v.kind)] += static_cast<double>(window_ms) / 1000.0 / static_cast<double>(g.last.size());
+      g.seconds[VerdictName(v.kind)] +=
+          static_cast<double>(window_ms) / 1000.0 / static_cast<double>(g.last.size());
       last_end_ms_ = std::max(last_end_ms_, v.end_ms);
     }
   }
@@ -97,11 +103,12 @@ std::string PromState::Render(bool up) const {
   out += "gpuprep_watch_windows_judged_total " + std::to_string(windows_) + "\n";
   Header(out, {"gpuprep_watch_last_window_end_timestamp_seconds", "gauge",
                "When the last judged window ended (Unix time); 0 before the first."});
-  out += "gpuprep_watch_last_window_end_timestamp_seconds " + Number(static_cast<double>(last_end_ms_) / 1000.0) +
-         "\n";
+  out += "gpuprep_watch_last_window_end_timestamp_seconds " +
+         Number(static_cast<double>(last_end_ms_) / 1000.0) + "\n";
   auto labels = [](const Gpu& g) {
-    return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PromLabelValue(g.id.uuid) + "\",pci_bus_id=\"" +
-           PromLabelValue(g.id.pci_bus_id) + "\",modelName=\"" + PromLabelValue(g.name) + "\"";
+    return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PromLabelValue(g.id.uuid) +
+           "\",pci_bus_id=\"" + PromLabelValue(g.id.pci_bus_id) + "\",modelName=\"" + PromLabelValue(g.name) +
+           "\"";
   };
   auto instance = [](const Verdict& v) {
     return v.gpu_instance_id ? ",GPU_I_ID=\"" + std::to_string(*v.gpu_instance_id) + "\"" : std::string();
@@ -112,19 +119,20 @@ std::string PromState::Render(bool up) const {
     for (const Verdict& v : g.last)
       for (int k = 0; k < kVerdictKinds; ++k) {
         const auto kind = static_cast<VerdictKind>(k);
-        out += "gpuprep_watch_verdict{" + labels(g) + instance(v) + ",verdict=\"" + VerdictName(kind) + "\"} " +
-               (kind == v.kind ? "1" : "0") + "\n";
+        out += "gpuprep_watch_verdict{" + labels(g) + instance(v) + ",verdict=\"" + VerdictName(kind) +
+               "\"} " + (kind == v.kind ? "1" : "0") + "\n";
       }
   Header(out, {"gpuprep_watch_verdict_windows_total", "counter", "Windows judged with each verdict."});
   for (const Gpu& g : gpus_)
     for (const auto& [name, n] : g.windows)
-      out += "gpuprep_watch_verdict_windows_total{" + labels(g) + ",verdict=\"" + name + "\"} " + std::to_string(n) +
-             "\n";
+      out += "gpuprep_watch_verdict_windows_total{" + labels(g) + ",verdict=\"" + name + "\"} " +
+             std::to_string(n) + "\n";
   Header(out, {"gpuprep_watch_verdict_seconds_total", "counter",
                "GPU time judged with each verdict (price it per GPU-hour for its cost)."});
   for (const Gpu& g : gpus_)
     for (const auto& [name, s] : g.seconds)
-      out += "gpuprep_watch_verdict_seconds_total{" + labels(g) + ",verdict=\"" + name + "\"} " + Number(s) + "\n";
+      out += "gpuprep_watch_verdict_seconds_total{" + labels(g) + ",verdict=\"" + name + "\"} " + Number(s) +
+             "\n";
   for (const Gauge& gauge : kGauges) {
     std::string lines;
     for (const Gpu& g : gpus_)

@@ -31,9 +31,9 @@ class PromState {
   struct Gpu {
     GpuId id;
     std::string name;
-    std::map<std::string, unsigned> windows;   // verdict -> windows
-    std::map<std::string, double> seconds;     // verdict -> judged seconds (MIG instances share)
-    std::vector<Verdict> last;                 // the last window's verdicts (one per MIG instance)
+    std::map<std::string, unsigned> windows;  // verdict -> windows
+    std::map<std::string, double> seconds;    // verdict -> judged seconds (MIG instances share)
+    std::vector<Verdict> last;                // the last window's verdicts (one per MIG instance)
   };
   Gpu& Find(const GpuId& id, const std::string& name);
   std::vector<Gpu> gpus_;

@@ -26,7 +26,8 @@ Summary Priced(const Summary& s, const WatchOptions& options) {
   Summary out = s;
   std::vector<std::optional<double>> prices;
   prices.reserve(s.gpus.size());
-  for (const GpuSummary& g : s.gpus) prices.push_back(options.price_of ? options.price_of(g.name) : std::nullopt);
+  for (const GpuSummary& g : s.gpus)
+    prices.push_back(options.price_of ? options.price_of(g.name) : std::nullopt);
   out.cost = CostOfRun(s, prices, options.currency, options.thresholds.healthy_sm_active);
   return out;
 }

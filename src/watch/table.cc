@@ -33,11 +33,14 @@ std::string RightPad(const std::string& s, size_t width) {
 
 const char* ColorOf(VerdictKind k) {
   switch (k) {
-    case VerdictKind::kHealthy: return "\x1b[32m";
+    case VerdictKind::kHealthy:
+      return "\x1b[32m";
     case VerdictKind::kIdle:
     case VerdictKind::kIdleMemoryHeld:
-    case VerdictKind::kHungCollective: return "\x1b[31m";
-    default: return "\x1b[33m";
+    case VerdictKind::kHungCollective:
+      return "\x1b[31m";
+    default:
+      return "\x1b[33m";
   }
 }
 
@@ -60,9 +63,10 @@ std::string RenderTable(const Sample& s, const std::vector<Verdict>& verdicts, i
   auto line = [&](const std::string& l) { out += CutToColumns(l, columns) + "\n"; };
   std::string names;
   for (const GpuSample& g : s.gpus)
-    if (names.find(TerminalSafe(g.name)) == std::string::npos) names += (names.empty() ? "" : ", ") + TerminalSafe(g.name);
-  line("gpuprep watch  " + Rfc3339(s.time_ms).substr(11, 8) + " UTC  " + std::to_string(s.gpus.size()) + " GPU(s) " +
-       names + "  (Ctrl-C: summary)");
+    if (names.find(TerminalSafe(g.name)) == std::string::npos)
+      names += (names.empty() ? "" : ", ") + TerminalSafe(g.name);
+  line("gpuprep watch  " + Rfc3339(s.time_ms).substr(11, 8) + " UTC  " + std::to_string(s.gpus.size()) +
+       " GPU(s) " + names + "  (Ctrl-C: summary)");
   line(Pad("GPU", 3) + RightPad("DUTY", 4) + RightPad("SM", 5) + Pad("MEM GiB", 12) + Pad("POWER W", 10) +
        RightPad("MHz", 6) + Pad("PCIe GB/s", 10) + Pad("NVLink GB/s", 11) + RightPad("PROC", 4) + "VERDICT");
   for (const GpuSample& g : s.gpus) {
@@ -77,7 +81,8 @@ std::string RenderTable(const Sample& s, const std::vector<Verdict>& verdicts, i
     }
     row += RightPad(Opt(g.duty_pct, "%.0f%%"), 4);
     row += RightPad(g.gpm ? Opt(g.gpm->sm_active_ratio, "%.2f") : "-", 5);
-    row += Pad(Opt(g.memory_used_bytes, "%.1f", 1 / kGiB) + "/" + Opt(g.memory_total_bytes, "%.0f", 1 / kGiB), 12);
+    row += Pad(Opt(g.memory_used_bytes, "%.1f", 1 / kGiB) + "/" + Opt(g.memory_total_bytes, "%.0f", 1 / kGiB),
+               12);
     row += Pad(Opt(g.power_w, "%.0f") + "/" + Opt(g.power_limit_enforced_w, "%.0f"), 10);
     row += RightPad(Opt(g.sm_clock_mhz, "%.0f"), 6);
     row += Pad(Rates(g.pcie_tx_bytes_per_s, g.pcie_rx_bytes_per_s), 10);
@@ -97,7 +102,8 @@ std::string RenderTable(const Sample& s, const std::vector<Verdict>& verdicts, i
   for (const Verdict& v : verdicts) {
     std::string l = "GPU " + std::to_string(v.gpu.index);
     if (v.gpu_instance_id) l += " instance " + std::to_string(*v.gpu_instance_id);
-    l += ": " + std::string(VerdictName(v.kind)) + " (" + ConfidenceName(v.confidence) + "): " + TerminalSafe(v.detail);
+    l += ": " + std::string(VerdictName(v.kind)) + " (" + ConfidenceName(v.confidence) +
+         "): " + TerminalSafe(v.detail);
     line(l);
   }
   return out;

@@ -17,7 +17,8 @@ TEST_CASE("prom: label values are escaped and one line", "[watch][prom]") {
 
 TEST_CASE("prom: one file per window with the GPU labels, up 0 at the end", "[watch][prom]") {
   watch::PromState p;
-  p.SetGpus({{{0, "GPU-a", "00000000:18:00.0"}, "NVIDIA \"H100\""}, {{1, "GPU-b", "00000000:29:00.0"}, "H100"}});
+  p.SetGpus(
+      {{{0, "GPU-a", "00000000:18:00.0"}, "NVIDIA \"H100\""}, {{1, "GPU-b", "00000000:29:00.0"}, "H100"}});
   CHECK(p.Render(true).find("gpuprep_watch_up 1\n") != std::string::npos);
   watch::Verdict v;
   v.gpu = {0, "GPU-a", "00000000:18:00.0"};
@@ -33,8 +34,10 @@ TEST_CASE("prom: one file per window with the GPU labels, up 0 at the end", "[wa
       "{gpu=\"0\",UUID=\"GPU-a\",pci_bus_id=\"00000000:18:00.0\",modelName=\"NVIDIA \\\"H100\\\"\"";
   CHECK(t.find("gpuprep_watch_verdict" + labels + ",verdict=\"idle\"} 1\n") != std::string::npos);
   CHECK(t.find("gpuprep_watch_verdict" + labels + ",verdict=\"healthy\"} 0\n") != std::string::npos);
-  CHECK(t.find("gpuprep_watch_verdict_windows_total" + labels + ",verdict=\"idle\"} 2\n") != std::string::npos);
-  CHECK(t.find("gpuprep_watch_verdict_seconds_total" + labels + ",verdict=\"idle\"} 120\n") != std::string::npos);
+  CHECK(t.find("gpuprep_watch_verdict_windows_total" + labels + ",verdict=\"idle\"} 2\n") !=
+        std::string::npos);
+  CHECK(t.find("gpuprep_watch_verdict_seconds_total" + labels + ",verdict=\"idle\"} 120\n") !=
+        std::string::npos);
   CHECK(t.find("gpuprep_gpu_duty_cycle_ratio" + labels + "} 0.25\n") != std::string::npos);
   CHECK(t.find("gpuprep_gpu_power_watts") == std::string::npos);  // null evidence: no sample
   CHECK(t.find("gpuprep_watch_last_window_end_timestamp_seconds 60\n") != std::string::npos);

@@ -64,7 +64,7 @@ live_verdicts_all = verdicts
 
 # The cost adds up: GPU-hours paid = wall time x GPUs; every GPU-hour is in exactly one line (a verdict,
 # unclassified or unjudged); shares sum to 1, amounts to the amount paid at the flat price the run gave.
-PRICE = 2.5  # watch_traces.sh passes --price-per-gpu-hour 2.5
+PRICE = 2.5  # watch_traces.sh and watch_loader_e2e.sh pass --price-per-gpu-hour 2.5
 
 
 def close(a, b, what):
@@ -83,6 +83,8 @@ def ms(t):
 close(cost["wall_s"], (ms(summary["end"]) - ms(summary["start"])) / 1000, "wall_s")
 close(cost["gpus"], ngpus, "gpus")
 close(cost["gpu_hours"], cost["wall_s"] * ngpus / 3600, "gpu_hours = wall x GPUs")
+if cost["amount"] is None:
+    fail("cost: no amount (the run must be given --price-per-gpu-hour 2.5)")
 close(cost["amount"], cost["gpu_hours"] * PRICE, "amount = GPU-hours x price")
 by = cost["by_verdict"]
 close(sum(l["share"] for l in by.values()), 1.0, "shares sum to 1")

@@ -24,7 +24,8 @@ void WatchOutput::Redraw(const watch::Sample& s) {
   const int columns =
       sys::TerminalColumns(STDOUT_FILENO).value_or(100);  // asked each time: a resize shows next tick
   // Home, then the table, each line cleared to its end, then the rest of the screen cleared.
-  std::string text = watch::RenderTable(s, current_, columns, ctx_.use_color());
+  const int rows = sys::TerminalRows(STDOUT_FILENO).value_or(0);
+  std::string text = watch::RenderTable(s, current_, columns, rows, ctx_.use_color());
   std::string framed = "\x1b[H";
   for (size_t start = 0; start < text.size();) {
     const size_t end = text.find('\n', start);

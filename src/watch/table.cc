@@ -58,7 +58,8 @@ std::string CutToColumns(const std::string& line, int columns) {
   return line.substr(0, n);
 }
 
-std::string RenderTable(const Sample& s, const std::vector<Verdict>& verdicts, int columns, bool color) {
+std::string RenderTable(const Sample& s, const std::vector<Verdict>& verdicts, int columns, int rows,
+                        bool color) {
   std::string out;
   auto line = [&](const std::string& l) { out += CutToColumns(l, columns) + "\n"; };
   std::string names;
@@ -99,13 +100,28 @@ std::string RenderTable(const Sample& s, const std::vector<Verdict>& verdicts, i
     else
       line(row + verdict);
   }
-  for (const Verdict& v : verdicts) {
+  std::vector<const Verdict*> order;
+  for (const Verdict& v : verdicts)
+    if (v.kind != VerdictKind::kHealthy) order.push_back(&v);
+  for (const Verdict& v : verdicts)
+    if (v.kind == VerdictKind::kHealthy) order.push_back(&v);
+  const auto used = static_cast<size_t>(std::count(out.begin(), out.end(), '\n'));
+  // Leave the last row free (the cursor sits there) and one for the "more" line when needed.
+  size_t room = order.size();
+  if (rows > 0) {
+    const size_t free_rows = static_cast<size_t>(rows) > used + 1 ? static_cast<size_t>(rows) - used - 1 : 0;
+    if (order.size() > free_rows) room = free_rows > 0 ? free_rows - 1 : 0;
+  }
+  for (size_t i = 0; i < order.size() && i < room; ++i) {
+    const Verdict& v = *order[i];
     std::string l = "GPU " + std::to_string(v.gpu.index);
     if (v.gpu_instance_id) l += " instance " + std::to_string(*v.gpu_instance_id);
     l += ": " + std::string(VerdictName(v.kind)) + " (" + ConfidenceName(v.confidence) +
          "): " + TerminalSafe(v.detail);
     line(l);
   }
+  if (room < order.size() && (rows <= 0 || used + 1 < static_cast<size_t>(rows)))
+    line("... " + std::to_string(order.size() - room) + " more verdicts (a taller terminal shows them)");
   return out;
 }
 

@@ -76,6 +76,15 @@ t capture-pane -p -t table >"$work/after.txt"
 check "the summary gives the cost lines" grep -q '^  cost: .* GPU-hours paid' "$work/after.txt"
 t kill-session -t table
 
+# A terminal too short for every evidence line: the redraw still never scrolls, the rest is counted.
+t new-session -d -s short -x 100 -y 14 "$work/run.sh"
+check "short terminal: the table" wait_for short '^7 .*healthy'
+sleep 0.3
+t capture-pane -p -t short >"$work/short.txt"
+check "short terminal: the evidence that fits, then a count" grep -q '^\.\.\. 6 more verdicts' "$work/short.txt"
+check "short terminal: nothing scrolled off" test "$(t display-message -p -t short '#{history_size}')" = 0
+t kill-session -t short
+
 # NO_COLOR: the same table, no colour codes.
 t new-session -d -s plain -x 100 -y 40 "NO_COLOR=1 $work/run.sh"
 check "NO_COLOR: the table" wait_for plain '^7 .*healthy'

@@ -58,7 +58,7 @@ gzip -9n -c "$out/gpuprep.1" >"$stage/usr/share/man/man1/gpuprep.1.gz"
 
 bash "$here/completions.sh" bash "$bin" >"$stage/usr/share/bash-completion/completions/gpuprep"
 bash "$here/completions.sh" zsh "$bin" >"$stage/usr/share/zsh/vendor-completions/_gpuprep"
-for unit in gpuprep-firstboot.service gpuprep-resume.service; do
+for unit in gpuprep-firstboot.service gpuprep-resume.service gpuprep-watch.service; do
   sed 's|@GPUPREP@|/usr/bin/gpuprep|' "$src/templates/$unit" >"$stage/usr/lib/systemd/system/$unit"
 done
 install -m 0644 "$src/templates/cloud-init.yaml" "$stage/usr/share/gpuprep/cloud-init.yaml"

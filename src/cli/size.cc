@@ -43,16 +43,6 @@ struct SizeOptions {
   int max_servers = 64;
 };
 
-std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const std::string& what) {
-  if (!ctx.local_fs) throw UsageError("cannot read " + path + ": no filesystem here");
-  const std::string abs = sys::AbsoluteFromCwd(path);
-  auto text = ctx.local_fs->Read(abs);
-  if (!text) throw UsageError(sys::WhyUnreadable(*ctx.local_fs, abs, path));
-  if (text->size() > limit)
-    throw FileError(path, 1, 1, "larger than the " + std::to_string(limit >> 20) + " MiB limit for " + what);
-  return std::move(*text);
-}
-
 std::vector<std::string> Leaves() {
   std::vector<std::string> keys;
   for (const auto& k : size::SettingKeys()) keys.emplace_back(k.key);
@@ -78,16 +68,6 @@ void LoadConfig(size::Task& t, Context& ctx) {
   const std::string text = ReadFile(ctx, t.config_path, size::kMaxConfigBytes, "a config.json");
   t.arch = size::ParseHfConfig(text, t.config_path);
   t.model_source = "config " + t.config_path;
-}
-
-// The price table the options name, or none.
-std::optional<prices::Table> Prices(Context& ctx, const SizeOptions& o) {
-  if (!o.prices_file.empty() && !o.flat_price.empty())
-    throw FlagError("--price-per-gpu-hour", "give --prices FILE or --price-per-gpu-hour, not both");
-  if (!o.flat_price.empty()) return prices::Flat(o.flat_price);
-  if (o.prices_file.empty()) return std::nullopt;
-  const std::string text = ReadFile(ctx, o.prices_file, manifest::kMaxManifestBytes, "a price list");
-  return prices::Load(text, o.prices_file, KnownGpuNames(manifest::EmbeddedCompat()));
 }
 
 // Every host the options name: snapshots, then this host or the --root tree.
@@ -134,7 +114,7 @@ int RunSize(Context& ctx, const SizeOptions& o) {
     fit.fit = size::SmallestFit(t, t.gpu_memory);
   }
   if (o.max_servers < 1 || o.max_servers > 4096) throw FlagError("--max-servers", "must be between 1 and 4096");
-  const std::optional<prices::Table> price_table = Prices(ctx, o);
+  const std::optional<prices::Table> price_table = LoadPrices(ctx, o.prices_file, o.flat_price);
   std::vector<size::Board> boards = CatalogueBoards(manifest::EmbeddedCompat());
   if (!o.boards.empty()) boards = FilterBoards(boards, o.boards);
   size::SearchLimits limits;

@@ -5,6 +5,9 @@
 
 #include "cli/task_doc.h"
 #include "manifest/loader.h"
+#include "manifest/tree.h"
+#include "sys/fs_errors.h"
+#include "sys/host_info.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -140,6 +143,39 @@ size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t) {
         if (const auto price = t.For(names(row.board))) costs.by_change[size::ChangeKey(a)] = cost(a.option.gpus, *price);
   }
   return costs;
+}
+
+std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const std::string& what) {
+  if (!ctx.local_fs) throw UsageError("cannot read " + path + ": no filesystem here");
+  const std::string abs = sys::AbsoluteFromCwd(path);
+  auto text = ctx.local_fs->Read(abs);
+  if (!text) throw UsageError(sys::WhyUnreadable(*ctx.local_fs, abs, path));
+  if (text->size() > limit)
+    throw FileError(path, 1, 1, "larger than the " + std::to_string(limit >> 20) + " MiB limit for " + what);
+  return std::move(*text);
+}
+
+std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file,
+                                        const std::string& flat_price) {
+  if (!prices_file.empty() && !flat_price.empty())
+    throw FlagError("--price-per-gpu-hour", "give --prices FILE or --price-per-gpu-hour, not both");
+  if (!flat_price.empty()) return prices::Flat(flat_price);
+  if (prices_file.empty()) return std::nullopt;
+  const std::string text = ReadFile(ctx, prices_file, manifest::kMaxManifestBytes, "a price list");
+  return prices::Load(text, prices_file, KnownGpuNames(manifest::EmbeddedCompat()));
+}
+
+std::vector<std::string> PriceNamesOfNvmlGpu(const manifest::Compat& c, const std::string& nvml_name) {
+  std::vector<std::string> out = {nvml_name};
+  const std::string prefix = "NVIDIA ";
+  const std::string bare = nvml_name.rfind(prefix, 0) == 0 ? nvml_name.substr(prefix.size()) : nvml_name;
+  AddUnique(out, bare);
+  for (const manifest::GpuModel& g : c.gpus) {
+    if (ToLower(g.name) != ToLower(bare)) continue;
+    if (!g.board.empty()) AddUnique(out, g.board);
+    for (const auto& id : g.pci_ids) AddUnique(out, id);
+  }
+  return out;
 }
 
 void ValidatePricesDocument(const std::string& text, const std::string& path) {

@@ -2,6 +2,7 @@
 // values, a probed host or a doctor snapshot as a size::HostSpec, and the configurations' costs from a
 // price table (src/prices/).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "size/render_servers.h"
 
 namespace gp::cli {
+
+struct Context;
 
 // One Board per board model of the catalogue (entries that carry the same `board` are one), in catalogue
 // order; data-center entries without a board become a board without memory (listed as unknown). Consumer
@@ -27,6 +30,19 @@ std::vector<std::string> KnownGpuNames(const manifest::Compat& c);
 
 // The host as the size check sees it; `label` names it in the output.
 size::HostSpec HostSpecOf(const probe::HostFacts& h, const manifest::Compat& c, const std::string& label);
+
+// A file the user named (relative to the working directory), at most `limit` bytes; `what` names it in
+// the error. Throws UsageError / FileError.
+std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const std::string& what);
+
+// The price table `--prices FILE` or `--price-per-gpu-hour` names (at most one), or none (both empty).
+// Shared by size and watch. Throws FlagError / FileError.
+std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file,
+                                        const std::string& flat_price);
+
+// The names a price list may give the GPU NVML calls `nvml_name` ("NVIDIA H100 80GB HBM3"): that name,
+// without the "NVIDIA " prefix (the catalogue's name), and that catalogue entry's board and PCI ids.
+std::vector<std::string> PriceNamesOfNvmlGpu(const manifest::Compat& c, const std::string& nvml_name);
 
 // The cost of every row and alternative whose board has a price.
 size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t);

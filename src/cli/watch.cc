@@ -1,7 +1,8 @@
 // `gpuprep watch`: sample every GPU (NVML) and the host (/proc) every --interval and judge each --window
 // why the GPUs are underused (src/watch/, docs/watch.md). --json writes JSON Lines (sample, verdict and
-// summary records, docs/json.md); --replay FILE judges such a recording again. Exit 0 when it ran, 1 when
-// NVML cannot be loaded or initialised, no GPU is found or a GPU was lost, 2 for bad usage (--root too).
+// summary records, docs/json.md); --replay FILE judges such a recording again; --prices prices the run's
+// GPU time; --prometheus FILE writes a node_exporter textfile. Exit 0 when it ran, 1 when NVML cannot be
+// loaded or initialised, no GPU is found, a GPU was lost or a --fail-on verdict held, 2 for bad usage.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -9,22 +10,24 @@
 #include <ostream>
 
 #include "cli/commands.h"
-#include "cli/json_out.h"
+#include "cli/size_inputs.h"
+#include "cli/watch_output.h"
+#include "manifest/loader.h"
 #include "sys/clock.h"
 #include "sys/host_info.h"
 #include "util/error.h"
+#include "util/input.h"
+#include "util/strings.h"
 #include "watch/duration.h"
 #include "watch/host.h"
-#include "watch/jsonl.h"
 #include "watch/run.h"
-#include "watch/text.h"
 
 namespace gp::cli {
 namespace {
 
 struct WatchFlags {
-  std::string duration, interval = "1s", window, replay;
-  std::vector<std::string> gpus, thresholds;
+  std::string duration, interval = "1s", window, replay, prices_file, flat_price, prometheus;
+  std::vector<std::string> gpus, thresholds, fail_on;
   bool list_thresholds = false;
 };
 
@@ -38,34 +41,60 @@ long long Duration(const std::string& flag, const std::string& text) {
   return *ms;
 }
 
-class StreamOutput : public watch::Output {
- public:
-  explicit StreamOutput(Context& ctx) : ctx_(ctx) {}
-  void OnSample(const watch::Sample& s) override {
-    if (!ctx_.opts.json) return;
-    PrintJson(ctx_, watch::SampleJson(s), -1);
-    ctx_.out->flush();
-  }
-  void OnVerdicts(const std::vector<watch::Verdict>& vs) override {
-    for (const watch::Verdict& v : vs) {
-      if (ctx_.opts.json)
-        PrintJson(ctx_, watch::VerdictJson(v), -1);
-      else
-        *ctx_.out << watch::RenderVerdictText(v);
+// --fail-on's verdict names, checked before anything runs.
+std::vector<std::string> FailOn(const std::vector<std::string>& names) {
+  std::vector<std::string> known, out;
+  for (int k = 0; k < watch::kVerdictKinds; ++k)
+    known.emplace_back(watch::VerdictName(static_cast<watch::VerdictKind>(k)));
+  for (const std::string& raw : names) {
+    const std::string n(Trim(raw));
+    if (n.empty()) continue;
+    if (!watch::VerdictFromName(n)) {
+      std::string msg = "unknown verdict \"" + TerminalSafe(n) + "\"";
+      if (auto guess = DidYouMean(n, known)) msg += " (did you mean \"" + *guess + "\"?)";
+      throw FlagError("--fail-on", msg);
     }
-    ctx_.out->flush();
+    out.push_back(n);
   }
-  void OnSummary(const watch::Summary& s) override {
-    if (ctx_.opts.json)
-      PrintJson(ctx_, watch::SummaryJson(s), -1);
-    else
-      *ctx_.out << watch::RenderSummaryText(s);
-    ctx_.out->flush();
-  }
+  return out;
+}
 
- private:
-  Context& ctx_;
-};
+// Exit 1 when any GPU had a listed verdict in any window of the run; else the run's own code.
+int ApplyFailOn(int rc, const std::vector<std::string>& fail_on, const watch::Summary& s) {
+  if (rc != kExitOk) return rc;
+  for (const watch::GpuSummary& g : s.gpus)
+    for (const std::string& n : fail_on)
+      if (auto it = g.windows.find(n); it != g.windows.end() && it->second > 0) {
+        spdlog::error("--fail-on: GPU {} was {} in {} window(s)", g.gpu.index, n, it->second);
+        rc = kExitFailed;
+      }
+  return rc;
+}
+
+// --prometheus FILE as an absolute path: a .prom name (the textfile collector reads no other) in an
+// existing directory.
+std::string PromPath(Context& ctx, const std::string& flag) {
+  if (flag.empty()) return "";
+  std::string abs = sys::AbsoluteFromCwd(flag);
+  const std::string base = abs.substr(abs.rfind('/') + 1);
+  if (base.size() <= 5 || base.compare(base.size() - 5, 5, ".prom") != 0)
+    throw FlagError("--prometheus", "\"" + TerminalSafe(flag) +
+                                        "\": node_exporter's textfile collector reads only *.prom files");
+  const std::string dir = abs.substr(0, abs.rfind('/'));
+  if (!ctx.local_fs || !ctx.local_fs->IsDir(dir.empty() ? "/" : dir))
+    throw FlagError("--prometheus", "\"" + TerminalSafe(flag) + "\": its directory does not exist");
+  return abs;
+}
+
+// --prices / --price-per-gpu-hour as the run's price look-up by NVML name.
+void SetPrices(Context& ctx, const WatchFlags& f, watch::WatchOptions& o) {
+  std::optional<prices::Table> table = LoadPrices(ctx, f.prices_file, f.flat_price);
+  if (!table) return;
+  o.currency = table->currency;
+  o.price_of = [t = *table](const std::string& nvml_name) {
+    return t.For(PriceNamesOfNvmlGpu(manifest::EmbeddedCompat(), nvml_name));
+  };
+}
 
 int RunWatch(Context& ctx, const WatchFlags& f) {
   if (!ctx.opts.root.empty())
@@ -82,14 +111,18 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
     }
     return kExitOk;
   }
+  const std::vector<std::string> fail_on = FailOn(f.fail_on);
+  SetPrices(ctx, f, o);
   o.window_given = !f.window.empty();
   o.window_ms = o.window_given ? Duration("--window", f.window) : 60000;
-  StreamOutput out(ctx);
+  WatchOutput out(ctx, PromPath(ctx, f.prometheus), f.replay.empty());
   if (!f.replay.empty()) {
+    if (!f.prometheus.empty())
+      throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
     if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")
       throw UsageError(
           "--replay judges the recording as it was taken: --gpu, --interval and --duration do not apply");
-    return watch::Replay(sys::AbsoluteFromCwd(f.replay), o, out);
+    return ApplyFailOn(watch::Replay(sys::AbsoluteFromCwd(f.replay), o, out), fail_on, out.summary());
   }
   o.interval_ms = Duration("--interval", f.interval);
   if (o.interval_ms < kMinIntervalMs)
@@ -128,7 +161,8 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
       o.duration_ms ? " for " + watch::FormatDuration(*o.duration_ms) : std::string(" until Ctrl-C"));
   std::unique_ptr<sys::Waiter> waiter = ctx.make_waiter();
   const std::function<long long()> wall = ctx.wall_ms ? ctx.wall_ms : [] { return sys::UnixMillis(); };
-  return watch::RunLive(*opened.session, positions, host, o, *waiter, wall, out);
+  return ApplyFailOn(watch::RunLive(*opened.session, positions, host, o, *waiter, wall, out), fail_on,
+                     out.summary());
 }
 
 }  // namespace
@@ -144,6 +178,11 @@ void RegisterWatch(CLI::App& app, Context& ctx, int& exit_code) {
       ->delimiter(',');
   sub->add_option("--replay", f->replay, "Judge a watch --json recording instead of sampling");
   sub->add_option("--threshold", f->thresholds, "NAME=VALUE: change a rule's threshold (repeatable)");
+  sub->add_option("--prices", f->prices_file, "A kind: Prices document (as size reads): the cost of the run");
+  sub->add_option("--price-per-gpu-hour", f->flat_price, "One price per GPU-hour for every GPU");
+  sub->add_option("--prometheus", f->prometheus, "Write the verdicts as a node_exporter textfile (*.prom)");
+  sub->add_option("--fail-on", f->fail_on, "Exit 1 when a GPU had one of these verdicts (comma-separated)")
+      ->delimiter(',');
   sub->add_flag("--list-thresholds", f->list_thresholds, "Print every threshold with its value and exit");
   sub->callback([&ctx, &exit_code, f] { exit_code = RunWatch(ctx, *f); });
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "watch/cost.h"
 #include "watch/jsonl_fields.h"
 
 namespace gp::watch {
@@ -213,7 +214,8 @@ J SummaryJson(const Summary& s) {
           {"reason", Opt(s.reason)},
           {"gpus", gpus},
           {"lost_gpus", lost},
-          {"notes", s.notes}};
+          {"notes", s.notes},
+          {"cost", s.cost ? CostJson(*s.cost) : J(nullptr)}};
 }
 
 }  // namespace gp::watch

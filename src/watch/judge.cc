@@ -13,15 +13,20 @@ void Judge::AddNote(const std::string& note) {
 
 void Judge::Count(const std::vector<Verdict>& verdicts) {
   for (GpuSummary& g : summary_.gpus) {
-    bool any = false, lost = false;
+    bool lost = false;
+    unsigned n = 0;
     for (const LostGpu& l : summary_.lost_gpus)
       lost = lost || (l.gpu.index == g.gpu.index && l.time_ms < window_start_ + window_ms_);
+    for (const Verdict& v : verdicts) n += v.gpu.index == g.gpu.index ? 1 : 0;
     for (const Verdict& v : verdicts) {
       if (v.gpu.index != g.gpu.index) continue;
       ++g.windows[VerdictName(v.kind)];
-      any = true;
+      g.verdict_ms[VerdictName(v.kind)] += static_cast<double>(window_ms_) / n;
     }
-    if (!any && !lost) ++g.windows["unclassified"];
+    if (n == 0 && !lost) {
+      ++g.windows["unclassified"];
+      g.verdict_ms["unclassified"] += static_cast<double>(window_ms_);
+    }
   }
 }
 
@@ -75,6 +80,10 @@ std::vector<Verdict> Judge::Add(const Sample& s) {
   for (size_t i = 0; i < s.gpus.size() && i < summary_.gpus.size(); ++i) {
     const GpuSample& g = s.gpus[i];
     if (g.state == GpuState::kGap) ++summary_.gpus[i].gaps;
+    if (g.state == GpuState::kOk && g.gpm && g.gpm->sm_active_ratio) {
+      summary_.gpus[i].sm_active_sum += *g.gpm->sm_active_ratio;
+      ++summary_.gpus[i].sm_active_samples;
+    }
     if (g.state != GpuState::kLost) continue;
     bool known = false;
     for (const LostGpu& l : summary_.lost_gpus) known = known || l.gpu.index == g.id.index;

@@ -6,6 +6,7 @@
 
 #include "sys/lines.h"
 #include "util/error.h"
+#include "watch/cost.h"
 #include "watch/jsonl.h"
 #include "watch/sampler.h"
 
@@ -20,6 +21,16 @@ bool SameGpus(const Sample& a, const Sample& b) {
 }
 
 }  // namespace
+
+Summary Priced(const Summary& s, const WatchOptions& options) {
+  Summary out = s;
+  std::vector<std::optional<double>> prices;
+  prices.reserve(s.gpus.size());
+  for (const GpuSummary& g : s.gpus)
+    prices.push_back(options.price_of ? options.price_of(g.name) : std::nullopt);
+  out.cost = CostOfRun(s, prices, options.currency, options.thresholds.healthy_sm_active);
+  return out;
+}
 
 std::vector<size_t> SelectGpus(const std::vector<sys::NvmlGpu>& gpus,
                                const std::vector<std::string>& selectors) {
@@ -94,7 +105,7 @@ int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, Hos
   }
   auto last = judge.Finish(wall_ms());
   if (!last.empty()) out.OnVerdicts(last);
-  out.OnSummary(judge.GetSummary());
+  out.OnSummary(Priced(judge.GetSummary(), options));
   session.Close();
   return judge.GetSummary().lost_gpus.empty() ? kExitOk : kExitFailed;
 }
@@ -137,7 +148,7 @@ int Replay(const std::string& path, const WatchOptions& options, Output& out) {
   if (end < last_time) throw UsageError(path + ": the summary's end is before the last sample");
   auto last = judge_slot->Finish(*end);
   if (!last.empty()) out.OnVerdicts(last);
-  out.OnSummary(judge_slot->GetSummary());
+  out.OnSummary(Priced(judge_slot->GetSummary(), options));
   return judge_slot->GetSummary().lost_gpus.empty() ? kExitOk : kExitFailed;
 }
 

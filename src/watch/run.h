@@ -23,7 +23,14 @@ struct WatchOptions {
   bool window_given = true;              // replay: false = judge with the recording's own window
   std::optional<long long> duration_ms;  // unset: until stopped
   Thresholds thresholds;
+  // The price per GPU-hour of a GPU by its NVML name (unset: none); empty: no prices. `currency` is the
+  // price list's ("" for one flat price).
+  std::function<std::optional<double>(const std::string& gpu_name)> price_of;
+  std::string currency;
 };
+
+// The summary with its cost (watch/cost.h) at the options' prices: what OnSummary receives.
+Summary Priced(const Summary& s, const WatchOptions& options);
 
 // Where results go as they happen (stdout as JSON Lines or text: cli/watch.cc).
 class Output {

@@ -1,6 +1,7 @@
 #include "watch/text.h"
 
 #include "util/input.h"
+#include "watch/cost.h"
 #include "watch/duration.h"
 #include "watch/jsonl.h"
 
@@ -43,6 +44,7 @@ std::string RenderSummaryText(const Summary& s) {
   }
   for (const LostGpu& l : s.lost_gpus)
     out += "  lost: " + Gpu(l.gpu) + " " + TerminalSafe(l.gpu.uuid) + " at " + Rfc3339(l.time_ms) + "\n";
+  if (s.cost) out += RenderCostText(*s.cost);
   for (const std::string& n : s.notes) out += "  note: " + TerminalSafe(n) + "\n";
   return out;
 }

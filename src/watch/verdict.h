@@ -51,8 +51,32 @@ struct LostGpu {
 struct GpuSummary {
   GpuId gpu;
   std::string name;
-  std::map<std::string, unsigned> windows;  // verdict name -> windows; "unclassified" for none
-  unsigned gaps = 0;                        // samples NVML did not answer in time
+  std::map<std::string, unsigned> windows;   // verdict name -> windows; "unclassified" for none
+  unsigned gaps = 0;                         // samples NVML did not answer in time
+  std::map<std::string, double> verdict_ms;  // judged time by verdict (MIG instances share a window)
+  double sm_active_sum = 0;                  // GPM SM activity over the ok samples that have it
+  unsigned sm_active_samples = 0;
+};
+
+// The cost of a run (watch/cost.h computes it).
+struct CostLine {
+  double share = 0;  // of the GPU-hours paid, 0-1
+  double gpu_hours = 0;
+  std::optional<double> amount;  // unset without a price for every GPU
+};
+
+struct RunCost {
+  double wall_s = 0;
+  unsigned gpus = 0;
+  double gpu_hours = 0;            // paid: wall_s x gpus / 3600
+  std::optional<double> amount;    // gpu_hours at each GPU's price; unset unless every GPU has one
+  std::string currency;            // "" for --price-per-gpu-hour or no price
+  std::vector<unsigned> unpriced;  // GPU indexes without a price
+  std::map<std::string, CostLine> by_verdict;  // every verdict name, "unclassified", "unjudged"
+  CostLine idle;                               // idle + idle_memory_held
+  CostLine underuse;                           // the underuse verdicts together
+  std::optional<double> sm_inactive_share;     // information, not billed; unset without GPM
+  double sm_active_guidance = 0.8;
 };
 
 struct Summary {
@@ -65,6 +89,7 @@ struct Summary {
   std::vector<GpuSummary> gpus;
   std::vector<LostGpu> lost_gpus;
   std::vector<std::string> notes;  // once-per-run remarks: container, PSI absent, ...
+  std::optional<RunCost> cost;     // set by the run when it ends (watch/cost.h)
 };
 
 }  // namespace gp::watch

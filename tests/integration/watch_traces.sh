@@ -34,13 +34,13 @@ run_trace() {  # run_trace TRACE [extra watch args]
   done
   rm -f "$work/$name.log"
   LD_LIBRARY_PATH=$lib GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${sleepers[*]:-}" GPUPREP_STANDIN_LOG=$work/$name.log \
-    "$bin" watch --json --interval 100ms --window 1s --duration 2200ms "$@" >"$work/$name.jsonl" 2>"$work/$name.err" || rc=$?
+    "$bin" watch --json --interval 100ms --window 1s --duration 2200ms --price-per-gpu-hour 2.5 "$@" >"$work/$name.jsonl" 2>"$work/$name.err" || rc=$?
   # nvmlDeviceGetPcieThroughput measures a 20 ms window per call (nvml.h): never in the loop.
   if grep -q nvmlDeviceGetPcieThroughput "$work/$name.log" 2>/dev/null; then
     echo "$name: FAIL: nvmlDeviceGetPcieThroughput was called"
     return 1
   fi
-  "$bin" watch --replay "$work/$name.jsonl" --json >"$work/$name.replay.jsonl" 2>>"$work/$name.err" || rrc=$?
+  "$bin" watch --replay "$work/$name.jsonl" --json --price-per-gpu-hour 2.5 >"$work/$name.replay.jsonl" 2>>"$work/$name.err" || rrc=$?
   python3 "$src/tests/watch/check_trace.py" "$trace" "$work/$name.jsonl" "$rc" "$work/$name.replay.jsonl" "$rrc" || {
     sed 's/^/  stderr: /' "$work/$name.err"
     return 1
@@ -128,6 +128,31 @@ live "$src/tests/watch/traces/idle.trace" --json --interval 100ms --duration 200
 uuid=$(head -n1 "$work/out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpus"][1]["gpu"]["uuid"])')
 live "$src/tests/watch/traces/idle.trace" --json --interval 100ms --duration 200ms --gpu "$uuid"
 check "--gpu UUID selects that GPU" test "$(head -n1 "$work/out" | python3 -c 'import json,sys; print([g["gpu"]["index"] for g in json.load(sys.stdin)["gpus"]])')" = "[1]"
+# --fail-on: exit 1 when a listed verdict held, 0 otherwise; an unknown name is a usage error.
+rc=0
+"$bin" watch --replay "$work/idle.jsonl" --fail-on throttled,idle >"$work/out" 2>"$work/err" || rc=$?
+check "--fail-on idle on an idle run: exit 1, summary printed" test "$rc" = 1 -a "$(grep -c '^summary: ' "$work/out")" = 1
+check "--fail-on says which GPU" grep -q -- "--fail-on: GPU 0 was idle in" "$work/err"
+rc=0
+"$bin" watch --replay "$work/idle.jsonl" --fail-on throttled,hung_collective >/dev/null 2>&1 || rc=$?
+check "--fail-on verdicts that did not hold: exit 0" test "$rc" = 0
+rc=0
+"$bin" watch --replay "$work/idle.jsonl" --fail-on idel >/dev/null 2>"$work/err" || rc=$?
+check "--fail-on unknown verdict: exit 2, one line" test "$rc" = 2 -a "$(cat "$work/err")" = 'gpuprep: error: --fail-on: unknown verdict "idel" (did you mean "idle"?)'
+rc=0
+"$bin" watch --replay "$work/idle.jsonl" --prices "$work/nope.yaml" >/dev/null 2>"$work/err" || rc=$?
+check "--prices of a missing file: exit 2" test "$rc" = 2
+# --prices: the price list size reads, looked up by the NVML name's catalogue board.
+printf '%s\n' 'apiVersion: gpuprep/v1' 'kind: Prices' 'metadata: {name: test}' 'currency: EUR' 'prices:' \
+  '  - {gpu: "H100 SXM5 80GB", per_gpu_hour: 4}' >"$work/prices.yaml"
+"$bin" watch --replay "$work/healthy_8gpu_power_cap.jsonl" --prices "$work/prices.yaml" --json >"$work/out"
+check "--prices: priced by board, in the list's currency" python3 -c '
+import json, sys
+c = json.loads(open(sys.argv[1]).read().splitlines()[-1])["cost"]
+assert c["currency"] == "EUR" and c["unpriced_gpus"] == [], c
+assert abs(c["amount"] - c["gpu_hours"] * 4) < 1e-9, c' "$work/out"
+"$bin" watch --replay "$work/a100_no_gpm.jsonl" --prices "$work/prices.yaml" >"$work/out"
+check "--prices without this GPU's model: no amount, says which" grep -q "no price for GPU 0" "$work/out"
 # A recording that is not one: exit 2 with its line.
 printf '%s\n' '{"type":"sample","schema":1,"time":"2026-01-01T00:00:00.000Z"}' >"$work/bad.jsonl"
 rc=0

@@ -60,6 +60,57 @@ if replay_rc != live_rc:
     fail(f"replay exit {replay_rc}, live exit {live_rc}")
 
 verdicts = [r for _, r in live if r["type"] == "verdict"]
+live_verdicts_all = verdicts
+
+# The cost adds up: GPU-hours paid = wall time x GPUs; every GPU-hour is in exactly one line (a verdict,
+# unclassified or unjudged); shares sum to 1, amounts to the amount paid at the flat price the run gave.
+PRICE = 2.5  # watch_traces.sh and watch_loader_e2e.sh pass --price-per-gpu-hour 2.5
+
+
+def close(a, b, what):
+    if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+        fail(f"cost: {what}: {a} != {b}")
+
+
+cost = summary.get("cost")
+if not cost:
+    fail("summary without cost")
+from datetime import datetime, timezone
+
+
+def ms(t):
+    return datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp() * 1000
+close(cost["wall_s"], (ms(summary["end"]) - ms(summary["start"])) / 1000, "wall_s")
+close(cost["gpus"], ngpus, "gpus")
+close(cost["gpu_hours"], cost["wall_s"] * ngpus / 3600, "gpu_hours = wall x GPUs")
+if cost["amount"] is None:
+    fail("cost: no amount (the run must be given --price-per-gpu-hour 2.5)")
+close(cost["amount"], cost["gpu_hours"] * PRICE, "amount = GPU-hours x price")
+by = cost["by_verdict"]
+close(sum(l["share"] for l in by.values()), 1.0, "shares sum to 1")
+close(sum(l["gpu_hours"] for l in by.values()), cost["gpu_hours"], "GPU-hours sum")
+close(sum(l["amount"] for l in by.values()), cost["amount"], "amounts sum")
+for l in by.values():
+    if l["share"] < 0 or l["gpu_hours"] < 0:
+        fail(f"cost: a negative line {l}")
+    close(l["amount"], l["gpu_hours"] * PRICE, "line amount")
+close(cost["idle"]["gpu_hours"], by["idle"]["gpu_hours"] + by["idle_memory_held"]["gpu_hours"], "idle")
+under = ["input_bound", "launch_or_small_batch", "communication_bound", "throttled", "hung_collective"]
+close(cost["underuse"]["gpu_hours"], sum(by[u]["gpu_hours"] for u in under), "underuse")
+# A verdict has time exactly when some GPU had it in a window; the judged time is whole windows.
+for vname, line in by.items():
+    had = sum(g["windows"].get(vname, 0) for g in summary["gpus"])
+    if vname != "unjudged" and (line["gpu_hours"] > 0) != (had > 0):
+        fail(f"cost: {vname} has {line['gpu_hours']} GPU-hours but {had} windows")
+judged_h = sum(n for g in summary["gpus"] for n in g["windows"].values()) * summary["window_ms"] / 3.6e6
+if not any(k[1] is not None for k in [(v["gpu"]["index"], v["gpu_instance_id"]) for v in live_verdicts_all]):
+    close(cost["gpu_hours"] - by["unjudged"]["gpu_hours"], judged_h, "judged time = windows x window")
+sm = [1 - g["gpm"]["sm_active_ratio"] for s in samples for g in s["gpus"]
+      if g["state"] == "ok" and g.get("gpm") and g["gpm"].get("sm_active_ratio") is not None]
+if sm:
+    close(cost["sm_inactive_share"], sum(sm) / len(sm), "SM inactive share")
+elif cost["sm_inactive_share"] is not None:
+    fail("cost: an SM inactive share without GPM samples")
 if not summary["judged"]:
     fail(f"nothing judged: {summary['reason']}")
 checked = 0

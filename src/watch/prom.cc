@@ -1,0 +1,152 @@
+// The node_exporter textfile of a watch run (prom.h).
+#include "watch/prom.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "util/input.h"
+
+namespace gp::watch {
+namespace {
+
+std::string Number(double v) {
+  if (std::isnan(v)) return "NaN";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+struct Family {
+  const char* name;
+  const char* type;
+  const char* help;
+};
+
+// One evidence value of the last window, scaled to base units / ratios.
+struct Gauge {
+  const char* key;  // evidence key
+  double scale;     // to base units
+  Family family;
+};
+
+const Gauge kGauges[] = {
+    {"duty_mean_pct",
+     0.01,
+     {"gpuprep_gpu_duty_cycle_ratio", "gauge",
+      "Share of the last window a kernel ran (NVML utilisation samples)."}},
+    {"sm_active_ratio",
+     1,
+     {"gpuprep_gpu_sm_active_ratio", "gauge", "Mean SM activity over the last window (GPM, 0-1)."}},
+    {"power_mean_w", 1, {"gpuprep_gpu_power_watts", "gauge", "Mean power draw over the last window."}},
+    {"power_limit_enforced_w",
+     1,
+     {"gpuprep_gpu_power_limit_watts", "gauge", "The enforced power limit in the last window."}},
+    {"memory_used_bytes",
+     1,
+     {"gpuprep_gpu_memory_used_bytes", "gauge", "Most GPU memory used in the last window."}},
+};
+
+void Header(std::string& out, const Family& f) {
+  out += "# HELP " + std::string(f.name) + " " + f.help + "\n# TYPE " + f.name + " " + f.type + "\n";
+}
+
+}  // namespace
+
+std::string PromLabelValue(const std::string& value) {
+  std::string out;
+  for (char c : TerminalSafe(value)) {  // one line of valid UTF-8 first
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+PromState::Gpu& PromState::Find(const GpuId& id, const std::string& name) {
+  for (Gpu& g : gpus_)
+    if (g.id.index == id.index) return g;
+  gpus_.push_back({id, name, {}, {}, {}});
+  return gpus_.back();
+}
+
+void PromState::SetGpus(const std::vector<std::pair<GpuId, std::string>>& gpus) {
+  for (const auto& [id, name] : gpus) Find(id, name);
+}
+
+void PromState::Add(const std::vector<Verdict>& verdicts, long long window_ms) {
+  window_ms_ = window_ms;
+  ++windows_;
+  for (Gpu& g : gpus_) g.last.clear();
+  for (const Verdict& v : verdicts) Find(v.gpu, "").last.push_back(v);
+  for (Gpu& g : gpus_) {
+    for (const Verdict& v : g.last) {
+      ++g.windows[VerdictName(v.kind)];
+      g.seconds[VerdictName(v.kind)] +=
+          static_cast<double>(window_ms) / 1000.0 / static_cast<double>(g.last.size());
+      last_end_ms_ = std::max(last_end_ms_, v.end_ms);
+    }
+  }
+}
+
+std::string PromState::Render(bool up) const {
+  std::string out;
+  Header(out, {"gpuprep_watch_up", "gauge", "1 while gpuprep watch runs; 0 once it has stopped."});
+  out += std::string("gpuprep_watch_up ") + (up ? "1" : "0") + "\n";
+  Header(out, {"gpuprep_watch_window_seconds", "gauge", "The time one verdict covers."});
+  out += "gpuprep_watch_window_seconds " + Number(static_cast<double>(window_ms_) / 1000.0) + "\n";
+  Header(out, {"gpuprep_watch_windows_judged_total", "counter", "Windows judged since the run started."});
+  out += "gpuprep_watch_windows_judged_total " + std::to_string(windows_) + "\n";
+  Header(out, {"gpuprep_watch_last_window_end_timestamp_seconds", "gauge",
+               "When the last judged window ended (Unix time); 0 before the first."});
+  out += "gpuprep_watch_last_window_end_timestamp_seconds " +
+         Number(static_cast<double>(last_end_ms_) / 1000.0) + "\n";
+  auto labels = [](const Gpu& g) {
+    return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PromLabelValue(g.id.uuid) +
+           "\",pci_bus_id=\"" + PromLabelValue(g.id.pci_bus_id) + "\",modelName=\"" + PromLabelValue(g.name) +
+           "\"";
+  };
+  auto instance = [](const Verdict& v) {
+    return v.gpu_instance_id ? ",GPU_I_ID=\"" + std::to_string(*v.gpu_instance_id) + "\"" : std::string();
+  };
+  Header(out, {"gpuprep_watch_verdict", "gauge",
+               "1 for the verdict of the last window (one per GPU or MIG instance), 0 for the others."});
+  for (const Gpu& g : gpus_)
+    for (const Verdict& v : g.last)
+      for (int k = 0; k < kVerdictKinds; ++k) {
+        const auto kind = static_cast<VerdictKind>(k);
+        out += "gpuprep_watch_verdict{" + labels(g) + instance(v) + ",verdict=\"" + VerdictName(kind) +
+               "\"} " + (kind == v.kind ? "1" : "0") + "\n";
+      }
+  Header(out, {"gpuprep_watch_verdict_windows_total", "counter", "Windows judged with each verdict."});
+  for (const Gpu& g : gpus_)
+    for (const auto& [name, n] : g.windows)
+      out += "gpuprep_watch_verdict_windows_total{" + labels(g) + ",verdict=\"" + name + "\"} " +
+             std::to_string(n) + "\n";
+  Header(out, {"gpuprep_watch_verdict_seconds_total", "counter",
+               "GPU time judged with each verdict (price it per GPU-hour for its cost)."});
+  for (const Gpu& g : gpus_)
+    for (const auto& [name, s] : g.seconds)
+      out += "gpuprep_watch_verdict_seconds_total{" + labels(g) + ",verdict=\"" + name + "\"} " + Number(s) +
+             "\n";
+  for (const Gauge& gauge : kGauges) {
+    std::string lines;
+    for (const Gpu& g : gpus_)
+      for (const Verdict& v : g.last) {
+        auto it = v.evidence.find(gauge.key);
+        if (it == v.evidence.end() || !it->is_number()) continue;
+        lines += std::string(gauge.family.name) + "{" + labels(g) + instance(v) + "} " +
+                 Number(it->get<double>() * gauge.scale) + "\n";
+      }
+    if (lines.empty()) continue;
+    Header(out, gauge.family);
+    out += lines;
+  }
+  return out;
+}
+
+}  // namespace gp::watch

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# ctest-labels: fixtures
+# `gpuprep watch --prometheus FILE` read by a real node_exporter: Debian's prometheus-node-exporter with only
+# the textfile collector, on loopback, scraped with curl while watch runs against the stand-in NVML (a GPU
+# whose NVML name and UUID carry a backslash and non-ASCII text): the gpuprep_ metrics are served with
+# dcgm-exporter's labels, node_textfile_scrape_error is 0, and once watch has stopped gpuprep_watch_up is 0.
+# Exits 77 (skipped) when the node_exporter binary is not installed (packaging/install-deps.sh installs it).
+# Usage: watch_prometheus.sh GPUPREP_BINARY SOURCE_DIR BUILD_DIR
+set -euo pipefail
+bin=${1:?gpuprep binary}
+src=${2:?source dir}
+build=${3:?build dir}
+ne=$(command -v prometheus-node-exporter || true)
+[[ -n $ne ]] || { echo "watch_prometheus: SKIP: prometheus-node-exporter is not installed"; exit 77; }
+command -v curl >/dev/null || { echo "watch_prometheus: SKIP: curl is not installed"; exit 77; }
+standin=$build/tests/standin/current
+[[ -f $standin/libnvidia-ml.so.1 ]] || { echo "watch_prometheus: stand-in NVML not built ($standin)"; exit 1; }
+work=$(mktemp -d)
+ne_pid=""
+w_pid=""
+cleanup() {
+  [[ -n $w_pid ]] && kill "$w_pid" 2>/dev/null || true
+  [[ -n $ne_pid ]] && kill "$ne_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+status=0
+check() {  # check NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then echo "watch_prometheus: ok: $name"; else echo "watch_prometheus: FAIL: $name"; status=1; fi
+}
+mkdir -p "$work/textfile"
+# An idle GPU and a busy one; the first one's name and UUID are hostile.
+cat >"$work/gpus.trace" <<'TRACE'
+gpus 2
+gpu * nvlink_links=18 nvlink_mbps=26562 gpm=1 arch=9 memory_mib=81559 power_default_w=700 sm_max_mhz=1980
+gpu 0 name="NVIDIA H100\ 80GB Ü" uuid="GPU-\bad"
+gpu 1 name="NVIDIA H100 80GB HBM3"
+step_ms 100
+sample_ms 50
+step
+at * duty=none mem_used_mib=0 power_w=70 power_limit_w=700 sm_mhz=345 reasons=0x1
+at * nvlink_tx_bps=0 nvlink_rx_bps=0 pcie_tx_bps=0 pcie_rx_bps=0 sm_active=0 sm_occ=0 tensor=0 dram=0 procs=none
+at 1 duty=100,100 mem_used_mib=70000 power_w=690 sm_mhz=1755 reasons=0x4 powercap_ratio=0.97 sm_active=88 sm_occ=42 tensor=55 dram=48
+TRACE
+
+# node_exporter on a free loopback port (a few tries: another test may hold one).
+port=""
+for try in 1 2 3 4 5; do
+  p=$((20000 + RANDOM % 20000))
+  "$ne" --collector.disable-defaults --collector.textfile --collector.textfile.directory="$work/textfile" \
+    --web.listen-address="127.0.0.1:$p" >"$work/ne.log" 2>&1 &
+  ne_pid=$!
+  for _ in $(seq 50); do
+    if curl -fsS "http://127.0.0.1:$p/metrics" >/dev/null 2>&1; then port=$p; break; fi
+    kill -0 "$ne_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [[ -n $port ]] && break
+  kill "$ne_pid" 2>/dev/null || true
+  wait "$ne_pid" 2>/dev/null || true
+  ne_pid=""
+done
+[[ -n $port ]] || { echo "watch_prometheus: FAIL: node_exporter did not start"; sed 's/^/  /' "$work/ne.log"; exit 1; }
+scrape() { curl -fsS "http://127.0.0.1:$port/metrics"; }
+
+prom=$work/textfile/gpuprep-watch.prom
+LD_LIBRARY_PATH=$standin GPUPREP_STANDIN_TRACE=$work/gpus.trace \
+  "$bin" watch --interval 100ms --window 500ms --duration 2500ms --prometheus "$prom" >"$work/out" 2>"$work/err" &
+w_pid=$!
+# Wait (bounded) for the first judged window in the file.
+for _ in $(seq 40); do
+  grep -q '^gpuprep_watch_windows_judged_total [1-9]' "$prom" 2>/dev/null && break
+  sleep 0.1
+done
+scrape >"$work/running.txt"
+check "node_exporter serves gpuprep_watch_up 1 while watch runs" grep -qx 'gpuprep_watch_up 1' "$work/running.txt"
+check "the textfile parsed (node_textfile_scrape_error 0)" grep -qx 'node_textfile_scrape_error 0' "$work/running.txt"
+check "the busy GPU's verdict with dcgm-exporter's labels" grep -q \
+  '^gpuprep_watch_verdict{UUID=".*",gpu="1",modelName="NVIDIA H100 80GB HBM3",pci_bus_id=".*",verdict="healthy"} 1$' "$work/running.txt"
+check "the idle GPU is idle, its hostile labels escaped" grep -qF \
+  'gpuprep_watch_verdict{UUID="GPU-\\bad",gpu="0",modelName="NVIDIA H100\\ 80GB Ü",pci_bus_id=' "$work/running.txt"
+check "a counter: verdict seconds" grep -q '^gpuprep_watch_verdict_seconds_total{.*verdict="idle"} 0\.5' "$work/running.txt"
+check "a ratio in 0-1: SM activity 0.88" grep -q '^gpuprep_gpu_sm_active_ratio{.*gpu="1".*} 0\.88' "$work/running.txt"
+check "no client timestamps in the file" test -z "$(grep -v '^#' "$prom" | sed 's/{.*}//' | awk 'NF != 2')"
+check "no leftover temporary beside the file" test "$(ls "$work/textfile")" = gpuprep-watch.prom
+rc=0
+wait "$w_pid" || rc=$?
+w_pid=""
+check "watch exits 0" test "$rc" = 0
+scrape >"$work/stopped.txt"
+check "after exit node_exporter serves gpuprep_watch_up 0" grep -qx 'gpuprep_watch_up 0' "$work/stopped.txt"
+check "after exit: still parsed" grep -qx 'node_textfile_scrape_error 0' "$work/stopped.txt"
+# Usage: a name node_exporter would not read, a missing directory, a replay.
+rc=0
+"$bin" watch --prometheus "$work/textfile/x.txt" >/dev/null 2>"$work/err" || rc=$?
+check "--prometheus without .prom: exit 2, one line" test "$rc" = 2 -a "$(wc -l <"$work/err")" = 1
+grep -q '^gpuprep: error: --prometheus: ' "$work/err" || { echo "  $(cat "$work/err")"; status=1; }
+rc=0
+"$bin" watch --prometheus "$work/nodir/x.prom" >/dev/null 2>"$work/err" || rc=$?
+check "--prometheus in a missing directory: exit 2" test "$rc" = 2
+exit $status

@@ -147,7 +147,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   in.stack = &stack;
   in.facts = &facts;
   in.fs = &fs;
-  for (const gp::apt::Index* idx : {static_cast<const gp::apt::Index*>(nullptr), &index}) {
+  const gp::apt::Index* const indexes[] = {nullptr, &index};  // offline, and with the repository's index
+  for (const gp::apt::Index* idx : indexes) {
     in.index = idx;
     try {
       CheckPlan(gp::plan::BuildPlan(in));

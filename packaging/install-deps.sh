@@ -18,8 +18,9 @@ pkgs=(
   # the .deb and its checks (packaging/ci-package.sh): man page from --help, objdump, lintian; the cloud-init,
   # Ansible (over SSH to a loopback sshd in the simulated server) and headless-browser tests
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium
-  # watch --prometheus is read back by a real node_exporter (tests/integration/watch_prometheus.sh)
-  prometheus-node-exporter
+  # watch --prometheus is read back by a real node_exporter (tests/integration/watch_prometheus.sh); watch's live
+  # table is read in a real terminal (tests/integration/watch_table.sh)
+  prometheus-node-exporter tmux
   # bench/fleet.sh times fleet-report with GNU time
   time
   # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)

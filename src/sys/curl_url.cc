@@ -23,7 +23,7 @@ const UrlApi& Api() {
   static UrlApi api;
   static std::once_flag once;
   std::call_once(once, [] {
-    DlHandle lib = DlOpen("libcurl.so.4");
+    DlHandle lib = DlOpen(kLibcurlSoname);
     if (!lib.handle) return;
     api.ok = DlBind(lib.handle, "curl_url", api.url) && DlBind(lib.handle, "curl_url_cleanup", api.cleanup) &&
              DlBind(lib.handle, "curl_url_set", api.set) && DlBind(lib.handle, "curl_url_get", api.get) &&

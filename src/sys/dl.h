@@ -14,6 +14,8 @@ namespace gp::sys {
 inline constexpr const char* kLibcurlSoname = "libcurl.so.4";
 inline constexpr const char* kLibcryptoSoname = "libcrypto.so.3";
 inline constexpr const char* kLibarchiveSoname = "libarchive.so.13";
+// NVIDIA's libraries, which the driver brings (never in the package's Depends), one kNvidia...Soname each.
+inline constexpr const char* kNvidiaMlSoname = "libnvidia-ml.so.1";  // watch's NVML session
 
 struct DlHandle {
   void* handle = nullptr;  // null when the library could not be loaded

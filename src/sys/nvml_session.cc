@@ -540,7 +540,7 @@ void Session::Close() {
 
 NvmlOpenResult OpenNvmlSession(const NvmlSessionOptions& options) {
   NvmlOpenResult out;
-  DlHandle lib = DlOpen("libnvidia-ml.so.1");
+  DlHandle lib = DlOpen(kNvidiaMlSoname);
   if (!lib.handle) {
     out.error = lib.error;
     return out;

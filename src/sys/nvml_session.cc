@@ -519,8 +519,12 @@ void Session::Close() {
   if (stuck) {
     // A call that never returned: leave every worker and the library as they are; nvmlShutdown under a
     // call still in progress is not safe, and joining would wait forever.
-    // The stuck task holds its GPU's state and the shared API table itself.
+    // The stuck task holds its GPU's state and the shared API table itself. The other GPUs' state (their GPM
+    // samples belong to the library, which is never shut down) stays reachable for the rest of the process,
+    // on purpose: nothing of a library still inside a call is freed.
+    static auto* const abandoned = new std::vector<std::shared_ptr<Dev>>();
     for (const auto& d : devs_) d->worker.Abandon();
+    abandoned->insert(abandoned->end(), devs_.begin(), devs_.end());
     devs_.clear();
     return;
   }

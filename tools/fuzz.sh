@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, clang, ASan+UBSan) in build-fuzz/ and runs each one.
+# Builds the libFuzzer targets (fuzz/: clang, ASan+UBSan, in the sanitizer build beside its tests) and runs
+# each one.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+# The build directory is $GPUPREP_FUZZ_BUILD, by default build-asan (configured here with clang when it
+# does not exist; an existing one must be a clang GPUPREP_SANITIZE + GPUPREP_FUZZ build, as .ci/run's is).
 # CI runs it with 20 s per target (9 targets: about 3.5 minutes after the build). For long runs give hours:
-#   tools/fuzz.sh 3600            # an hour per target; the corpus grows in build-fuzz/corpus/<target>
+#   tools/fuzz.sh 3600            # an hour per target; the corpus grows in BUILD/corpus/<target>
 # First every input in fuzz/regressions/<target>/ (each one crashed once) is replayed; then the target runs
-# from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in build-fuzz/crashes/ and
+# from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in BUILD/crashes/ and
 # fails the run: fix the bug, then commit the input to fuzz/regressions/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,14 +15,17 @@ seconds=${1:-50}
 shift || true
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_manifest fuzz_version fuzz_probe_parsers fuzz_snapshot fuzz_input fuzz_remote fuzz_size fuzz_watch_record fuzz_apt_argv)
-build=build-fuzz
+build=${GPUPREP_FUZZ_BUILD:-build-asan}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 if [[ ! -f $build/build.ninja ]]; then
-  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_C_COMPILER=clang -DGPUPREP_FUZZ=ON -DGPUPREP_TESTS=OFF "${launcher[@]}" >/dev/null
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+        -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+        -DGPUPREP_SANITIZE=ON -DGPUPREP_FUZZ=ON "${launcher[@]}" >/dev/null
 fi
-cmake --build $build -j"$(nproc)" --target fuzzers
+grep -q '^GPUPREP_FUZZ:BOOL=ON$' "$build/CMakeCache.txt" ||
+  { echo "fuzz.sh: $build is not a GPUPREP_FUZZ build (set GPUPREP_FUZZ_BUILD or remove it)" >&2; exit 2; }
+cmake --build "$build" -j"$(nproc)" --target fuzzers
 seeds=$build/seeds
 rm -rf "$seeds"
 bash fuzz/seeds.sh "$seeds" >/dev/null

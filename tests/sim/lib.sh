@@ -53,9 +53,20 @@ sim_require() {
     command -v "$t" >/dev/null || sim_fail "$t not found (install: dpkg-dev apt-utils gnupg gcc python3 openssl)"
   done
   # The upper layer must be on a filesystem overlayfs accepts as upper (not itself an overlay, as /tmp is
-  # inside some containers): /tmp, else /dev/shm.
-  local base
-  for base in ${SIM_BASE:-/tmp /dev/shm}; do
+  # inside some containers). /dev/shm first where it has 4 GiB free: on tmpfs dpkg's fsync calls cost
+  # nothing (a stack scenario takes a fifth less time than on ext4), and a scenario's upper layer holds a
+  # few hundred MiB at most; else /tmp. SIM_BASE (one directory or a list) overrides the choice.
+  local base candidates=${SIM_BASE:-}
+  if [[ -z $candidates ]]; then
+    local shm_free_k
+    shm_free_k=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
+    if [[ $shm_free_k =~ ^[0-9]+$ ]] && ((shm_free_k >= 4 * 1024 * 1024)); then
+      candidates="/dev/shm /tmp"
+    else
+      candidates="/tmp /dev/shm"
+    fi
+  fi
+  for base in $candidates; do
     t=$(mktemp -d "$base/gpuprep-sim-probe.XXXXXX" 2>/dev/null) || continue
     mkdir -p "$t/u" "$t/w" "$t/m"
     if unshare --mount --propagation private \
@@ -66,7 +77,7 @@ sim_require() {
     fi
     rm -rf "$t"
   done
-  sim_skip "overlayfs with lowerdir=/ is unavailable here (tried an upper layer in ${SIM_BASE:-/tmp /dev/shm})"
+  sim_skip "overlayfs with lowerdir=/ is unavailable here (tried an upper layer in $candidates)"
 }
 
 sim_cleanup() {

@@ -5,7 +5,6 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,8 +22,10 @@ struct TarEntry {
 
 namespace tar_detail {
 
+// `width - 1` octal digits and a NUL.
 inline void Octal(char* field, size_t width, uint64_t value) {
-  std::snprintf(field, width, "%0*llo", static_cast<int>(width - 1), static_cast<unsigned long long>(value));
+  for (size_t i = width - 1; i-- > 0; value >>= 3) field[i] = static_cast<char>('0' + (value & 7));
+  field[width - 1] = '\0';
 }
 
 // One pax record, "LEN key=value\n", where LEN counts itself.
@@ -51,7 +52,7 @@ inline std::string Block(const std::string& name, char type, const std::string& 
   std::memset(&h[148], ' ', 8);
   unsigned sum = 0;
   for (unsigned char c : h) sum += c;
-  std::snprintf(&h[148], 8, "%06o", sum);
+  Octal(&h[148], 7, sum);
   h[155] = ' ';
   return h;
 }

@@ -2,7 +2,6 @@
 // (tests/support/tar.h): the byte and entry limits stop before anything over them is written, hard links only to
 // regular files, no sparse files.
 #include <catch2/catch.hpp>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,8 +11,8 @@
 
 #include "redist/loopback.h"
 #include "support/tar.h"
+#include "support/temp_dir.h"
 #include "sys/archive.h"
-#include "sys/tree.h"
 
 using gp::sys::ArchiveEntry;
 using gp::sys::ExtractResult;
@@ -21,14 +20,7 @@ using gp::test::TarEntry;
 
 namespace {
 
-struct Dir {
-  Dir() {
-    char tmpl[] = "/tmp/gpuprep-archive-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~Dir() { gp::sys::RemoveTree(path); }
-  std::string path;
-};
+using Dir = gp::test::TempDir;
 
 // Hands out `head` and then `zeros` zero bytes (an archive too large to hold: a bomb made on the fly), in 64 KiB
 // pieces; counts what was read.

@@ -4,27 +4,20 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
-#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "support/temp_dir.h"
 #include "sys/tree.h"
 
 using gp::sys::RemoveTree;
 
 namespace {
 
-struct Dir {
-  Dir() {
-    char tmpl[] = "/tmp/gpuprep-tree-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~Dir() { RemoveTree(path); }
-  std::string path;
-};
+using Dir = gp::test::TempDir;
 
 void Touch(int dirfd, const char* name) {
   int fd = ::openat(dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);

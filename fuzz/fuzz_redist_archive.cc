@@ -62,8 +62,10 @@ struct Sandbox {
     }
     levels.push_back(p);
     staging = p + "/staging";
-    static const std::string* made = &base;
-    std::atexit([] { gp::sys::RemoveTree(*made); });  // libFuzzer ends with exit(): leave nothing behind
+    // libFuzzer ends with exit(): leave nothing behind. A copy of its own, as the handler runs after this
+    // object (a function-local static) is destroyed.
+    static const std::string* made = new std::string(base);
+    std::atexit([] { gp::sys::RemoveTree(*made); });
   }
 };
 

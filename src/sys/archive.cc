@@ -180,8 +180,9 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     if (res.entries >= limits.max_entries)
       return over(ExtractResult::Over::kEntries, "more than " + std::to_string(limits.max_entries) + " entries");
     if (desc.type == ArchiveEntry::Type::kFile && desc.size > limits.max_bytes - res.bytes)
-      return over(ExtractResult::Over::kBytes, bytes_limit + " (\"" + desc.path + "\" alone declares " +
-                                                   std::to_string(desc.size) + ")");
+      return over(ExtractResult::Over::kBytes, bytes_limit + " (\"" + desc.path + "\" would add " +
+                                                   std::to_string(desc.size) + " to the " + std::to_string(res.bytes) +
+                                                   " written)");
     std::string rel, rel_link;
     if (std::string why = place(desc, rel, rel_link); !why.empty()) {
       res.error = why;

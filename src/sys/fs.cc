@@ -6,10 +6,12 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -66,11 +68,19 @@ bool UnderEtc(const std::string& path) { return path.compare(0, 5, "/etc/") == 0
 
 // A new, empty temporary beside `host` ("HOST.gpuprep-new.<16 random hex digits>"), created with O_EXCL and
 // O_NOFOLLOW: whatever waits at a name someone could guess (a planted symbolic link, a file) is never opened,
-// so never written through or truncated. -1 with errno set when none can be made.
+// so never written through or truncated. -1 with errno set when none can be made. O_EXCL is what makes it safe;
+// the random name only keeps a planted file from making the write fail, so at first boot, before the kernel's
+// random pool is ready (getrandom would block), the clock and the pid stand in.
 int CreateTemp(const std::string& host, std::string& tmp) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     unsigned char r[8];
-    if (::getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) return -1;
+    if (::getrandom(r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
+      struct timespec ts{};
+      ::clock_gettime(CLOCK_REALTIME, &ts);
+      uint64_t v = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(ts.tv_sec) << 30) ^
+                   (static_cast<uint64_t>(::getpid()) << 48) ^ static_cast<uint64_t>(attempt);
+      std::memcpy(r, &v, sizeof r);
+    }
     static const char kHex[] = "0123456789abcdef";
     tmp = host + ".gpuprep-new.";
     for (unsigned char c : r) {

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -94,5 +94,48 @@ open(out + "/hostile-index", "w").write(open(stacks[0]).read() + "\x01" +
     "Package: nvidia-driver-580-open\nVersion: 580.95.05-0ubuntu1\nArchitecture: amd64\n"
     "Depends: --allow-unauthenticated (= 1)\n\nPackage: --allow-unauthenticated\nVersion: 1\nArchitecture: amd64\n"
     "\x01\x01")
+PY
+# Archives for the redist extraction: NVIDIA's layout and the hostile shapes the installer refuses (raw: first
+# byte 0, a plain tar, an xz and a gzip one), and the same shapes as structured entries (first byte 1).
+python3 - "$out/fuzz_redist_archive" <<'PY'
+import gzip, io, lzma, sys, tarfile
+out = sys.argv[1]
+top = "cudnn-linux-x86_64-9.12.0.46_cuda12-archive"
+def tar(members):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as t:
+        for name, kind, link, data in members:
+            ti = tarfile.TarInfo(name)
+            ti.type, ti.linkname, ti.size, ti.mtime = kind, link, len(data), 1700000000
+            t.addfile(ti, io.BytesIO(data) if data else None)
+    return buf.getvalue()
+D, F, S, H = tarfile.DIRTYPE, tarfile.REGTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE
+good = [(top, D, "", b""), (top + "/lib", D, "", b""), (top + "/lib/libcudnn.so.9.12.0.46", F, "", b"\x7fELF" * 64),
+        (top + "/lib/libcudnn.so.9", S, "libcudnn.so.9.12.0.46", b""), (top + "/lib/hard", H, top + "/lib/libcudnn.so.9.12.0.46", b"")]
+shapes = {
+    "good": good,
+    "hardlink-symlink": good + [(top + "/lib/a/b/up", S, "../../../include", b""), (top + "/include2", H, top + "/lib/a/b/up", b"")],
+    "link-climb": good + [(top + "/lib/s", S, ".", b""), (top + "/lib/up", S, "s/../../../x", b"")],
+    "symlink-escape": good + [(top + "/lib/e", S, "../../../../tmp", b""), (top + "/lib/e/x", F, "", b"x")],
+    "traversal": good + [(top + "/../../evil", F, "", b"x")],
+    "bytes": good + [(top + "/lib/big%d" % i, F, "", bytes(8192)) for i in range(4)],
+    "deep": good + [(top + "/" + "/".join(["d" * 200] * 6) + "/f", F, "", b"x")],
+}
+for name, members in shapes.items():
+    raw = tar(members)
+    open(f"{out}/raw-{name}", "wb").write(b"\0" + raw)
+    if name == "good":
+        open(f"{out}/xz-{name}", "wb").write(b"\0" + lzma.compress(raw, format=lzma.FORMAT_XZ))
+        open(f"{out}/gz-{name}", "wb").write(b"\0" + gzip.compress(raw))
+    kinds = {F: 0, D: 1, S: 2, H: 3}
+    s = bytearray(b"\1")
+    for path, kind, link, data in members:
+        under = path.startswith(top + "/")
+        rel = path[len(top) + 1:] if under else path
+        hard_under = kind == H and link.startswith(top + "/")
+        link = link[len(top) + 1:] if hard_under else link
+        s += bytes([kinds[kind] | (0x80 if under else 0) | (0x40 if hard_under else 0), min(len(rel), 255)])
+        s += rel.encode()[:255] + bytes([min(len(link), 255)]) + link.encode()[:255] + bytes([min(len(data) // 4096, 255)])
+    open(f"{out}/entries-{name}", "wb").write(bytes(s))
 PY
 echo "fuzz/seeds.sh: $(find "$out" -type f | wc -l) seeds in $out"

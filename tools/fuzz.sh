@@ -4,7 +4,8 @@
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # The build directory is $GPUPREP_FUZZ_BUILD, by default build-asan (configured here with clang when it
 # does not exist; an existing one must be a clang GPUPREP_SANITIZE + GPUPREP_FUZZ build, as .ci/run's is).
-# CI runs it with 20 s per target (9 targets: about 3.5 minutes after the build). For long runs give hours:
+# Without TARGETs, every target of fuzz/CMakeLists.txt's GP_FUZZERS list.
+# CI runs it with 20 s per target (10 targets: about 4 minutes after the build). For long runs give hours:
 #   tools/fuzz.sh 3600            # an hour per target; the corpus grows in BUILD/corpus/<target>
 # First every input in fuzz/regressions/<target>/ (each one crashed once) is replayed; then the target runs
 # from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in BUILD/crashes/ and
@@ -14,7 +15,10 @@ cd "$(dirname "$0")/.."
 seconds=${1:-50}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_manifest fuzz_version fuzz_probe_parsers fuzz_snapshot fuzz_input fuzz_remote fuzz_size fuzz_watch_record fuzz_apt_argv)
+if [[ ${#targets[@]} -eq 0 ]]; then
+  mapfile -t targets < <(sed -n '/^set(GP_FUZZERS/,/)/p' fuzz/CMakeLists.txt | grep -o '\bfuzz_[a-z0-9_]*')
+  [[ ${#targets[@]} -gt 0 ]] || { echo "fuzz.sh: no GP_FUZZERS list in fuzz/CMakeLists.txt" >&2; exit 2; }
+fi
 build=${GPUPREP_FUZZ_BUILD:-build-asan}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)

@@ -24,6 +24,20 @@ void Sleep(const InstallOptions& opt, std::chrono::milliseconds d) {
   else std::this_thread::sleep_for(d);
 }
 
+// Why an extraction stopped, for the user: which bound it hit and what the bound was.
+std::string Refusal(const sys::ExtractResult& x, const RedistArchive& a, const UnpackLimit& limit,
+                    const std::string& dir) {
+  if (x.over == sys::ExtractResult::Over::kBytes)
+    return "refused: it unpacks to " + x.error +
+           (limit.by_space ? ", and that is all the space free on " + dir + " less the " +
+                                 std::to_string(kKeepFree) + " bytes kept free"
+                           : ", and " + std::to_string(kUnpackRatio) + " times the archive's " + std::to_string(a.size) +
+                                 " bytes is the most accepted (a decompression bomb?)");
+  if (x.over == sys::ExtractResult::Over::kEntries)
+    return "refused: it holds " + x.error + ", the most accepted in one archive";
+  return x.error;
+}
+
 // One archive, three threads: this one downloads (with resumes) and hashes each piece as it arrives, then
 // copies it into the pipe; the extraction thread decodes xz and writes files into `staging`; `writeback`
 // starts the disk writes of finished (and large, growing) files meanwhile.
@@ -32,14 +46,16 @@ std::string StreamArchive(sys::HttpClient& http, const std::string& url, const R
                           InstallResult& result) {
   BytePipe pipe;
   sys::ExtractResult extracted;
+  const UnpackLimit limit = UnpackLimitFor(a.size, sys::FreeBytes(staging));
   std::thread reader([&] {
     sys::ArchiveInput input = [&](const void** data) -> long { return pipe.Read(data); };
+    ArchivePlacement placement(a.top_dir);
     sys::ArchivePlacer place = [&](const sys::ArchiveEntry& e, std::string& rel, std::string& rel_link) {
-      return PlaceEntry(e, a.top_dir, rel, rel_link);
+      return placement.Place(e, rel, rel_link);
     };
     sys::ArchiveWritten written = [&](const std::string& path) { writeback.Kick(path); };
     try {
-      extracted = sys::ExtractTar(input, staging, place, written);
+      extracted = sys::ExtractTar(input, staging, place, written, {limit.bytes, kMaxEntries});
     } catch (const std::exception& e) {
       extracted.error = e.what();
     }
@@ -97,22 +113,34 @@ std::string StreamArchive(sys::HttpClient& http, const std::string& url, const R
   }
   pipe.Close(!error.empty());
   reader.join();
+  result.unpacked += extracted.bytes;
+  const std::string refused = extracted.ok() ? "" : Refusal(extracted, a, limit, Parent(staging));
 
   // An entry refused (or a corrupt stream) mid-download is why the transfer stopped: say that. Otherwise the
   // transfer, the size and the digest come first; a clean digest with a broken archive last.
-  if (error == "stopped" && !extracted.ok()) return url + ": " + extracted.error + "; nothing was installed";
+  if (error == "stopped" && !extracted.ok()) return url + ": " + refused + "; nothing was installed";
   if (!error.empty()) return error + "; nothing was installed";
   if (got != a.size)
     return url + ": truncated: " + std::to_string(got) + " of " + std::to_string(a.size) + " bytes; nothing was installed";
   if (sha_hex != a.sha256)
     return url + ": sha256 mismatch: downloaded " + sha_hex + ", the redistrib JSON gives " + a.sha256 +
            "; nothing was installed";
-  if (!extracted.ok()) return url + ": " + extracted.error + "; nothing was installed";
+  if (!extracted.ok()) return url + ": " + refused + "; nothing was installed";
   if (extracted.entries == 0) return url + ": the archive is empty; nothing was installed";
   return "";
 }
 
 }  // namespace
+
+UnpackLimit UnpackLimitFor(uint64_t archive_size, std::optional<uint64_t> free_bytes) {
+  UnpackLimit out;
+  out.bytes = archive_size > UINT64_MAX / kUnpackRatio ? UINT64_MAX : archive_size * kUnpackRatio;
+  if (free_bytes) {
+    const uint64_t usable = *free_bytes > kKeepFree ? *free_bytes - kKeepFree : 0;
+    if (usable < out.bytes) out = {usable, true};
+  }
+  return out;
+}
 
 std::string FetchSmall(sys::HttpClient& http, const std::string& url, const InstallOptions& opt, size_t max_bytes,
                        std::string& error) {
@@ -183,69 +211,69 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   // apply holds its lock, so no other install is writing one now.
   for (const auto& name : fs.List(parent))
     if (StartsWith(name, "." + Base(req.prefix) + ".partial.") || StartsWith(name, "." + Base(req.prefix) + ".old."))
-      sys::RemoveTree(hparent + "/" + name);
-  const std::string staging = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".partial", error);
+      if (auto r = sys::RemoveTree(hparent + "/" + name); !r.ok && opt.progress) opt.progress(r.error);
+  // 0700 while it holds what is not yet verified; the tree's own modes from the archive.
+  const std::string staging = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".partial", error, 0700);
   if (staging.empty()) return out.error = error, out;
+  // Every failure from here on removes the staging tree; a removal that fails is part of the error (the next
+  // run removes what is left).
+  auto discard = [&](const std::string& dir, std::string why) {
+    if (auto r = sys::RemoveTree(dir); !r.ok) why += "; " + r.error;
+    return why;
+  };
+  auto fail = [&](const std::string& why) {
+    out.error = discard(staging, why);
+    return out;
+  };
   sys::Writeback writeback;
   for (const auto& a : archives) {
     if (opt.progress) opt.progress("downloading " + a.relative_path + " (" + std::to_string(a.size) + " bytes)");
     error = StreamArchive(http, req.archive_base + a.relative_path, a, staging, opt, writeback, out);
-    if (!error.empty()) {
-      sys::RemoveTree(staging);
-      return out.error = error, out;
-    }
+    if (!error.empty()) return fail(error);
   }
   writeback.Drain();
-  if (!fs.IsDir(parent + "/" + Base(staging) + "/lib")) {
-    sys::RemoveTree(staging);
-    return out.error = req.json_url + ": the archives hold no lib/ directory; nothing was installed", out;
-  }
+  if (!fs.IsDir(parent + "/" + Base(staging) + "/lib"))
+    return fail(req.json_url + ": the archives hold no lib/ directory; nothing was installed");
+  if (auto m = sys::SetDirMode(staging, 0755); !m.ok) return fail(m.error + "; nothing was installed");
   // Every file and directory of the tree on disk before it becomes visible (most pages are already written
   // out by `writeback`); the renames below fsync their parent directories.
-  if (auto s = sys::SyncTree(staging); !s.ok) {
-    sys::RemoveTree(staging);
-    return out.error = s.error, out;
-  }
+  if (auto s = sys::SyncTree(staging); !s.ok) return fail(s.error);
   if (auto prev = fs.ReadLink(req.current_link)) out.previous = *prev;
   const std::string name = Base(req.prefix);
   const std::string host_prefix = hparent + "/" + name;
-  if (Parent(req.current_link) != parent) {
-    sys::RemoveTree(staging);
-    return out.error = req.current_link + " is not beside " + req.prefix + "; nothing was installed", out;
-  }
+  if (Parent(req.current_link) != parent)
+    return fail(req.current_link + " is not beside " + req.prefix + "; nothing was installed");
+  // The earlier tree, once out of the way: its removal failing leaves a hidden tree the next run removes.
+  auto retire = [&](const std::string& dir) {
+    if (auto r = sys::RemoveTree(dir); !r.ok && opt.progress) opt.progress(r.error);
+  };
   if (fs.Exists(req.prefix) || fs.ReadLink(req.prefix)) {
     // The same version again (a damaged tree, a removed loader entry): the new tree and the old one trade
     // names in one rename, so `current`, which may point at this very name, never dangles. The old tree is then
     // at the staging name and goes.
     bool unsupported = false;
     auto x = sys::ExchangeDirs(staging, host_prefix, unsupported);
-    if (!x.ok && !unsupported) {
-      sys::RemoveTree(staging);
-      return out.error = x.error + "; nothing was installed", out;
-    }
+    if (!x.ok && !unsupported) return fail(x.error + "; nothing was installed");
     if (!x.ok) {
       // A filesystem without RENAME_EXCHANGE: the old tree is moved aside and the new one renamed in, so
       // `current` dangles between two renames.
       std::string aside = sys::MakeTempDir(hparent, "." + name + ".old", error);
       if (aside.empty() || !sys::RenameDir(host_prefix, aside + "/tree").ok) {
-        sys::RemoveTree(staging);
-        if (!aside.empty()) sys::RemoveTree(aside);
-        return out.error = "cannot move the earlier " + req.prefix + " aside; nothing was installed", out;
+        std::string why = "cannot move the earlier " + req.prefix + " aside; nothing was installed";
+        if (!aside.empty()) why = discard(aside, why);
+        return fail(why);
       }
       auto r = sys::RenameDir(staging, host_prefix);
       if (!r.ok) {  // put the old tree back
         sys::RenameDir(aside + "/tree", host_prefix);
-        sys::RemoveTree(aside);
-        sys::RemoveTree(staging);
-        return out.error = r.error + "; nothing was installed", out;
+        return fail(discard(aside, r.error + "; nothing was installed"));
       }
-      sys::RemoveTree(aside);
+      retire(aside);
     } else {
-      sys::RemoveTree(staging);
+      retire(staging);
     }
   } else if (auto r = sys::RenameDir(staging, host_prefix); !r.ok) {
-    sys::RemoveTree(staging);
-    return out.error = r.error + "; nothing was installed", out;
+    return fail(r.error + "; nothing was installed");
   }
   if (auto r = sys::SwitchSymlink(hparent + "/" + Base(req.current_link), name); !r.ok)
     return out.error = r.error, out;

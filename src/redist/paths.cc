@@ -32,6 +32,12 @@ std::string PlaceEntry(const sys::ArchiveEntry& e, const std::string& top_dir, s
                        std::string& rel_link) {
   const std::string shown = "archive entry \"" + e.path + "\"";
   if (e.path.empty()) return shown + ": empty name";
+  if (e.path.size() > kMaxEntryPath)
+    return "archive entry \"" + e.path.substr(0, 60) + "...\": a name of " + std::to_string(e.path.size()) +
+           " bytes, longer than " + std::to_string(kMaxEntryPath);
+  if (e.link.size() > kMaxEntryPath)
+    return shown + ": a link target of " + std::to_string(e.link.size()) + " bytes, longer than " +
+           std::to_string(kMaxEntryPath);
   if (e.path[0] == '/') return shown + ": absolute path";
   std::string path = e.path;
   while (EndsWith(path, "/")) path.pop_back();  // directories are stored as "dir/"
@@ -76,6 +82,25 @@ std::string PlaceEntry(const sys::ArchiveEntry& e, const std::string& top_dir, s
     }
   }
   return shown + ": unknown type";
+}
+
+std::string ArchivePlacement::Place(const sys::ArchiveEntry& e, std::string& rel, std::string& rel_link) {
+  using Type = sys::ArchiveEntry::Type;
+  std::string why = PlaceEntry(e, top_, rel, rel_link);
+  if (!why.empty()) return why;
+  Type now = e.type;
+  if (e.type == Type::kHardlink) {
+    auto it = placed_.find(rel_link);
+    if (it == placed_.end() || it->second != Type::kFile)
+      return "archive entry \"" + e.path + "\": hard link to \"" + e.link + "\", " +
+             (it == placed_.end() ? "which no earlier entry of the archive is"
+              : it->second == Type::kSymlink ? "a symbolic link"
+                                             : "a directory") +
+             " (a hard link must name a regular file)";
+    now = Type::kFile;  // one more name of that file
+  }
+  placed_[rel] = now;
+  return "";
 }
 
 }  // namespace gp::redist

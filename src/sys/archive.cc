@@ -133,7 +133,7 @@ ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
 }  // namespace
 
 ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
-                         const ArchiveWritten& written) {
+                         const ArchiveWritten& written, const ExtractLimits& limits) {
   ExtractResult res;
   const ArchiveApi& api = Api();
   if (!api.handle) {
@@ -165,21 +165,44 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     return res;
   };
   if (api.read_open(in.get(), &src, nullptr, &OnRead, nullptr) != ARCHIVE_OK) return fail(in.get(), "not a tar archive");
+  auto over = [&](ExtractResult::Over what, const std::string& why) {
+    res.over = what;
+    res.error = why;
+    return res;
+  };
+  const std::string bytes_limit = "more than " + std::to_string(limits.max_bytes) + " bytes of file data";
   for (;;) {
     struct archive_entry* e = nullptr;
     int rc = api.next_header(in.get(), &e);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive");
     ArchiveEntry desc = Describe(api, e);
+    if (res.entries >= limits.max_entries)
+      return over(ExtractResult::Over::kEntries, "more than " + std::to_string(limits.max_entries) + " entries");
+    if (desc.type == ArchiveEntry::Type::kFile && desc.size > limits.max_bytes - res.bytes)
+      return over(ExtractResult::Over::kBytes, bytes_limit + " (\"" + desc.path + "\" would add " +
+                                                   std::to_string(desc.size) + " to the " + std::to_string(res.bytes) +
+                                                   " written)");
     std::string rel, rel_link;
     if (std::string why = place(desc, rel, rel_link); !why.empty()) {
       res.error = why;
       return res;
     }
     const std::string target = root + "/" + rel;
+    if (target.size() >= PATH_MAX) {
+      res.error = "archive entry \"" + desc.path + "\": its path here would be longer than PATH_MAX";
+      return res;
+    }
     api.entry_set_pathname(e, target.c_str());
     if (desc.type == ArchiveEntry::Type::kHardlink) {
+      // Linux's link(2) does not follow a symbolic link: a hard link to one is a second symbolic link, somewhere
+      // its target was never checked from.
       const std::string link = root + "/" + rel_link;
+      struct stat st{};
+      if (link.size() >= PATH_MAX || ::lstat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        res.error = "archive entry \"" + desc.path + "\": hard link to \"" + desc.link + "\", not a regular file";
+        return res;
+      }
       api.entry_set_hardlink(e, link.c_str());
     }
     if (api.write_header(out.get(), e) < ARCHIVE_WARN) return fail(out.get(), "cannot extract " + desc.path);
@@ -193,6 +216,11 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
         rc = api.data_block(in.get(), &buf, &len, &off);
         if (rc == ARCHIVE_EOF) break;
         if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive at " + desc.path);
+        if (static_cast<uint64_t>(off) != file_bytes) {
+          res.error = "archive entry \"" + desc.path + "\": a sparse file (holes are not accepted)";
+          return res;
+        }
+        if (len > limits.max_bytes - res.bytes) return over(ExtractResult::Over::kBytes, bytes_limit);
         if (api.write_block(out.get(), buf, len, off) < ARCHIVE_WARN)
           return fail(out.get(), "cannot write " + desc.path);
         res.bytes += len;

@@ -3,12 +3,15 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,6 +65,34 @@ std::vector<std::string> Components(const std::string& path) {
 }
 
 bool UnderEtc(const std::string& path) { return path.compare(0, 5, "/etc/") == 0; }
+
+// A new, empty temporary beside `host` ("HOST.gpuprep-new.<16 random hex digits>"), created with O_EXCL and
+// O_NOFOLLOW: whatever waits at a name someone could guess (a planted symbolic link, a file) is never opened,
+// so never written through or truncated. -1 with errno set when none can be made. O_EXCL is what makes it safe;
+// the random name only keeps a planted file from making the write fail, so at first boot, before the kernel's
+// random pool is ready (getrandom would block), the clock and the pid stand in.
+int CreateTemp(const std::string& host, std::string& tmp) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    unsigned char r[8];
+    if (::getrandom(r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
+      struct timespec ts{};
+      ::clock_gettime(CLOCK_REALTIME, &ts);
+      uint64_t v = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(ts.tv_sec) << 30) ^
+                   (static_cast<uint64_t>(::getpid()) << 48) ^ static_cast<uint64_t>(attempt);
+      std::memcpy(r, &v, sizeof r);
+    }
+    static const char kHex[] = "0123456789abcdef";
+    tmp = host + ".gpuprep-new.";
+    for (unsigned char c : r) {
+      tmp += kHex[c >> 4];
+      tmp += kHex[c & 15];
+    }
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
 
 }  // namespace
 
@@ -258,16 +289,21 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
   }
   const std::string host = Real(target, false);
   if (auto r = MakeDirs(Parent(target), 0755); !r.ok) return r;
-  const std::string tmp = host + ".gpuprep-new";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return {false, ErrnoText("cannot write", tmp), ""};
+  std::string tmp;
+  int fd = CreateTemp(host, tmp);
+  if (fd < 0) return {false, ErrnoText("cannot create a temporary file beside", host), ""};
   if (!WriteAll(fd, contents) || ::fsync(fd) != 0) {
     WriteResult r{false, ErrnoText("cannot write", tmp), ""};
     ::close(fd);
     ::unlink(tmp.c_str());
     return r;
   }
-  ::fchmod(fd, mode);
+  if (::fchmod(fd, mode) != 0) {
+    WriteResult r{false, ErrnoText("cannot set the mode of", tmp), ""};
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return r;
+  }
   ::close(fd);
   WriteResult result;
   struct stat st;

@@ -39,9 +39,9 @@ class Fs {
   // Filesystem size of the mount holding `path`; nullopt when it cannot be known (a non-live root).
   virtual std::optional<SpaceInfo> Space(const std::string& path) const = 0;
 
-  // Atomic replace: writes PATH.gpuprep-new, fsyncs, keeps the old file as PATH.gpuprep-bak (when
-  // `keep_backup` and it existed; an earlier backup is never overwritten: the next free of
-  // PATH.gpuprep-bak.1, .2, ... is used, and none is written when one of them already holds the same bytes),
+  // Atomic replace: writes a fresh PATH.gpuprep-new.<random> (O_EXCL|O_NOFOLLOW: never through a planted
+  // link or file), fsyncs, keeps the old file as PATH.gpuprep-bak (when `keep_backup` and it existed; never
+  // over an earlier backup: the next free .gpuprep-bak.1, .2, ..., none if one already holds the same bytes),
   // renames over PATH, fsyncs the directory. Creates parents. With `keep_backup` (a system file gpuprep
   // edits but does not own) PATH is first resolved by ResolveWriteTarget: a symbolic link under /etc is
   // written through (its target replaced, the backup beside the target, the link kept), and one leading

@@ -1,14 +1,17 @@
 #include "sys/tree.h"
 
+#include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace gp::sys {
@@ -33,9 +36,45 @@ void SyncDir(const std::string& dir) {
   ::close(fd);
 }
 
-int RemoveOne(const char* path, const struct stat*, int type, struct FTW*) {
-  int rc = type == FTW_DP ? ::rmdir(path) : ::unlink(path);
-  return rc == 0 || errno == ENOENT ? 0 : -1;
+// The names in the directory open at `fd` ("." and ".." left out); false when it cannot be read.
+bool Names(int fd, std::vector<std::string>& out) {
+  out.clear();
+  int dup = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) return false;
+  DIR* d = ::fdopendir(dup);
+  if (!d) {
+    ::close(dup);
+    return false;
+  }
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+    errno = 0;
+  }
+  const bool ok = errno == 0;
+  ::closedir(d);
+  return ok;
+}
+
+// One directory on the way down: its name in its parent, its identity (checked on the way back up) and the
+// names still to remove in it.
+struct Level {
+  std::string name;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::vector<std::string> todo;
+  size_t next = 0;
+  bool kept = false;  // something in it could not be removed
+};
+
+// "a/b/name" below the walk's root, shortened in the middle: a failure deep in a hostile tree must not make
+// a message of many kilobytes.
+std::string Below(const std::vector<Level>& down, const std::string& name) {
+  std::string out;
+  for (size_t i = 1; i < down.size(); ++i) out += down[i].name + "/";
+  out += name;
+  if (out.size() > 240) out = out.substr(0, 100) + "..." + out.substr(out.size() - 100);
+  return out;
 }
 
 }  // namespace
@@ -44,7 +83,82 @@ WriteResult RemoveTree(const std::string& path) {
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? WriteResult{} : Fail("cannot remove", path, errno);
   if (!S_ISDIR(st.st_mode)) return ::unlink(path.c_str()) == 0 ? WriteResult{} : Fail("cannot remove", path, errno);
-  if (::nftw(path.c_str(), &RemoveOne, 32, FTW_DEPTH | FTW_PHYS) != 0) return Fail("cannot remove", path, errno);
+  // Depth first with one directory descriptor open at a time and every name relative to it (openat,
+  // unlinkat), so neither the tree's depth nor PATH_MAX limits the walk; each directory's names are read
+  // once, before its entries go. The way back up is "..", checked against the directory recorded on the way
+  // down (device and inode), so a directory moved meanwhile stops the walk instead of leading elsewhere.
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Fail("cannot remove", path, errno);
+  std::vector<Level> down(1);
+  down[0].dev = st.st_dev;
+  down[0].ino = st.st_ino;
+  std::string first;
+  uint64_t left = 0;
+  auto keep = [&](const std::string& name, int err) {
+    ++left;
+    if (first.empty()) first = Below(down, name) + ": " + ::strerror(err);
+    down.back().kept = true;
+  };
+  if (!Names(fd, down[0].todo)) keep(".", errno);
+  for (;;) {
+    Level& here = down.back();
+    if (here.next < here.todo.size()) {
+      const std::string name = here.todo[here.next++];
+      if (::unlinkat(fd, name.c_str(), 0) == 0 || errno == ENOENT) continue;
+      const int err = errno;
+      if (err != EISDIR && err != EPERM) {  // Linux says EISDIR for a directory, POSIX EPERM
+        keep(name, err);
+        continue;
+      }
+      if (::unlinkat(fd, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) continue;  // an empty one
+      if (errno != ENOTEMPTY && errno != EEXIST) {
+        keep(name, errno == ENOTDIR ? err : errno);  // a file that cannot go (EPERM: immutable)
+        continue;
+      }
+      const int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      struct stat sst{};
+      if (sub < 0 || ::fstat(sub, &sst) != 0) {
+        keep(name, errno);
+        if (sub >= 0) ::close(sub);
+        continue;
+      }
+      ::close(fd);
+      fd = sub;
+      Level next;
+      next.name = name;
+      next.dev = sst.st_dev;
+      next.ino = sst.st_ino;
+      down.push_back(std::move(next));
+      if (!Names(fd, down.back().todo)) keep(".", errno);
+      continue;
+    }
+    if (down.size() == 1) {
+      ::close(fd);
+      break;
+    }
+    // This directory is empty now (unless something in it stayed): back up, and remove it from its parent.
+    const int up = ::openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    const Level done = std::move(down.back());
+    down.pop_back();
+    struct stat ust{};
+    if (up < 0 || ::fstat(up, &ust) != 0 || ust.st_dev != down.back().dev || ust.st_ino != down.back().ino) {
+      if (up >= 0) ::close(up);
+      return {false, "cannot remove " + path + ": " + Below(down, done.name) + " was moved while it was being removed",
+              ""};
+    }
+    fd = up;
+    if (done.kept) down.back().kept = true;
+    else if (::unlinkat(fd, done.name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) keep(done.name, errno);
+  }
+  if (down[0].kept || ::rmdir(path.c_str()) != 0) {
+    if (first.empty()) return Fail("cannot remove", path, errno);
+    WriteResult r;
+    r.ok = false;
+    r.error = "cannot remove " + path + ": " + std::to_string(left) + (left == 1 ? " entry" : " entries") +
+              " could not be removed; the first, " + first;
+    return r;
+  }
   return {};
 }
 
@@ -81,7 +195,13 @@ WriteResult ExchangeDirs(const std::string& a, const std::string& b, bool& unsup
   return {};
 }
 
-std::string MakeTempDir(const std::string& parent, const std::string& prefix, std::string& error) {
+std::optional<uint64_t> FreeBytes(const std::string& path) {
+  struct statvfs st{};
+  if (::statvfs(path.c_str(), &st) != 0) return std::nullopt;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+std::string MakeTempDir(const std::string& parent, const std::string& prefix, std::string& error, unsigned mode) {
   std::string tmpl = parent + "/" + prefix + ".XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
@@ -89,8 +209,17 @@ std::string MakeTempDir(const std::string& parent, const std::string& prefix, st
     error = "cannot create a directory in " + parent + ": " + ::strerror(errno);
     return "";
   }
-  ::chmod(buf.data(), 0755);
+  ::chmod(buf.data(), mode);
   return buf.data();
+}
+
+WriteResult SetDirMode(const std::string& path, unsigned mode) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Fail("cannot open", path, errno);
+  const bool ok = ::fchmod(fd, mode) == 0;
+  const int err = errno;
+  ::close(fd);
+  return ok ? WriteResult{} : Fail("cannot change the mode of", path, err);
 }
 
 }  // namespace gp::sys

@@ -5,8 +5,8 @@
 # redistributable archive (`source: redist`) instead of apt: installed from the loopback HTTPS server and,
 # on an air-gapped host, from a local directory; verified through the real loader (ldconfig + dlopen);
 # doctor agrees; a re-apply fetches nothing; switching to a newer version and back, each verified by a new
-# gpuprep process (this one loaded the old library while probing); a hostile archive is refused with nothing
-# changed.
+# gpuprep process (this one loaded the old library while probing); a hostile archive, a tampered one and a
+# decompression bomb (~500 KB that unpack to 2 GiB, built here) are refused with nothing changed.
 # Usage: bash sim_redist.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -20,9 +20,11 @@ t_start=$(_sim_ms)
 sim_redist_tree "$SIM_DIR/www/redist" good
 sim_redist_tree "$SIM_DIR/www/redist-evil" symlink-escape
 sim_redist_tree "$SIM_DIR/www/redist-badsha" tamper
+sim_redist_tree "$SIM_DIR/www/redist-bomb" bomb
 sim_redist_manifest redist "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist/"
 sim_redist_manifest redist-evil "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist-evil/"
 sim_redist_manifest redist-badsha "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist-badsha/"
+sim_redist_manifest redist-bomb "$SIM_SCHEME://127.0.0.1:$SIM_PORT/redist-bomb/"
 sim_redist_manifest redist-local /sim/redist-local
 PREFIX=/opt/gpuprep/cudnn/9.12.0.46-cuda12
 
@@ -100,7 +102,7 @@ check_eq "the loader entry was left as it was: no backup of it, however many swi
   "$(sim_inspect ls -A /etc/ld.so.conf.d | grep gpuprep)"
 
 sim_section "hostile and tampered archives: refused, nothing visible"
-for bad in redist-evil redist-badsha; do
+for bad in redist-evil redist-badsha redist-bomb; do
   sim_new_host
   sim_snapshot bare
   sim_gp "$bad" --manifest "/sim/$bad.yaml" apply --yes --only cudnn
@@ -109,6 +111,9 @@ for bad in redist-evil redist-badsha; do
   check_eq "$bad: no file or directory changed outside gpuprep's log and journal" "" "$(sim_diff bare)"
 done
 check "the escape was refused by name" grep -q 'lib/escape": symlink to ".*" leaves the prefix' "$SIM_DIR/redist-evil.err"
+check "the bomb was refused at its limit, 32 times its size" \
+  grep -q "refused: it unpacks to more than [0-9]* bytes of file data .*, and 32 times the archive's [0-9]* bytes is the most accepted" \
+  "$SIM_DIR/redist-bomb.err"
 
 sim_section "air-gapped: a local directory, no network"
 sim_new_host

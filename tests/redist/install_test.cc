@@ -157,6 +157,31 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
     unchanged();
   }
   {
+    INFO("a hard link to an in-prefix symbolic link whose \"..\" climbs out from the hard link's place");
+    auto r = attempt("hardlink-symlink");
+    CHECK(r.error == url + ": archive entry \"" + top + "/include2\": hard link to \"" + top +
+                         "/lib/a/b/c/d/e/f/g/h/up\", a symbolic link (a hard link must name a regular file); "
+                         "nothing was installed");
+    unchanged();
+  }
+  {
+    INFO("a decompression bomb: ~500 KB that unpack to 2 GiB, the index right about it");
+    test::MakeRedist(w.www(), "bomb");
+    const std::string json = test::Slurp(w.www() + "/redistrib_9.12.0.json");
+    const uint64_t size = std::stoull(json.substr(json.find("\"size\": \"") + 9));
+    REQUIRE(size < (1u << 20));
+    auto r = redist::Install(Req(server.Url()), w.root.fs(), *http, Opts(server.ca()));
+    const uint64_t cap = redist::kUnpackRatio * size;
+    CHECK(r.error.rfind(url + ": refused: it unpacks to more than " + std::to_string(cap) + " bytes of file data (\"" +
+                            top + "/lib/zeros",
+                        0) == 0);
+    CHECK(r.error.find(", and 32 times the archive's " + std::to_string(size) +
+                       " bytes is the most accepted (a decompression bomb?); nothing was installed") != std::string::npos);
+    CHECK(r.unpacked <= cap);  // refused before the first byte over the limit
+    CHECK(r.unpacked > cap / 2);
+    unchanged();
+  }
+  {
     INFO("a device file");
     auto r = attempt("device");
     CHECK(r.error == url + ": archive entry \"" + top + "/lib/nvidia0\": a device, FIFO or socket; nothing was installed");
@@ -187,6 +212,18 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
     CHECK(r.error.rfind("cannot download " + server.Url("redistrib_9.12.0.json") + ": ", 0) == 0);
     unchanged();
   }
+}
+
+TEST_CASE("redist install: the unpack limit is the ratio, or the free space less what stays free", "[redist]") {
+  using redist::UnpackLimitFor;
+  const uint64_t gib = 1ull << 30;
+  CHECK(UnpackLimitFor(1000, std::nullopt).bytes == 32000);
+  CHECK_FALSE(UnpackLimitFor(1000, std::nullopt).by_space);
+  CHECK(UnpackLimitFor(1000, 100 * gib).bytes == 32000);
+  CHECK(UnpackLimitFor(gib, 10 * gib).bytes == 9 * gib);  // 32 GiB by the ratio; 10 GiB free less 1 GiB
+  CHECK(UnpackLimitFor(gib, 10 * gib).by_space);
+  CHECK(UnpackLimitFor(1000, gib / 2).bytes == 0);  // less free than is kept free: no file data at all
+  CHECK(UnpackLimitFor(UINT64_MAX / 2, std::nullopt).bytes == UINT64_MAX);
 }
 
 TEST_CASE("redist install: a connection dropped mid-transfer is resumed with a range request", "[redist]") {

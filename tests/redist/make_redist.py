@@ -17,6 +17,10 @@ Hostile cuDNN variants add one entry that an installer must refuse:
   symlink-escape  "<top>/lib/escape" -> "../../../../../tmp", then "<top>/lib/escape/evil" written through it
   link-climb      "<top>/lib/s" -> ".", then "<top>/lib/up" -> "s/../../../x"   (escapes only via the link)
   hardlink        "<top>/lib/hard" hard link to "/etc/passwd"
+  hardlink-symlink "<top>/lib/a/.../h/up" -> "../../../../../../../../../include" (inside the prefix from there),
+                  then "<top>/include2" hard link to it: the same link text, read from the top, climbs out
+  bomb            after the good entries, --bomb-mib MiB of zeros in 4 MiB files (default 2048): each file one
+                  more xz stream of the archive (xz streams concatenate), ~200 KB for 2 GiB; the index is right
   device          "<top>/lib/nvidia0", a character device
   tamper          the archive changed after the JSON was written (sha256 mismatch)
   short           the JSON's size is larger than the archive (truncated download)
@@ -173,11 +177,40 @@ def hostile(tar, top, v):
         add_link(tar, f"{top}/lib/up", "s/../../../gpuprep-redist-evil")
     elif v == "hardlink":
         add_link(tar, f"{top}/lib/hard", "/etc/passwd", tarfile.LNKTYPE)
+    elif v == "hardlink-symlink":
+        deep = "lib/a/b/c/d/e/f/g/h"
+        for i in range(len("lib/a"), len(deep) + 1, 2):
+            add_dir(tar, f"{top}/{deep[:i]}")
+        add_link(tar, f"{top}/{deep}/up", "../" * 9 + "include")
+        add_link(tar, f"{top}/include2", f"{top}/{deep}/up", tarfile.LNKTYPE)
     elif v == "device":
         ti = tarfile.TarInfo(f"{top}/lib/nvidia0")
         ti.type = tarfile.CHRTYPE
         ti.devmajor, ti.devminor = 195, 0
         tar.addfile(ti)
+
+
+def write_bomb(path, top, mib):
+    """Rewrites `path` as a decompression bomb: the tar's members (the good archive's, then `mib` MiB of zeros in
+    4 MiB files) as concatenated xz streams, the zeros compressed once and repeated. Built at run time: a few
+    hundred KB that unpack to GiBs."""
+    with lzma.open(path) as f:
+        good = f.read()
+    end = len(good)
+    while end >= 512 and good[end - 512:end] == bytes(512):  # drop the end-of-archive blocks
+        end -= 512
+    chunk = 4 * MIB
+    zeros = lzma.compress(bytes(chunk), format=lzma.FORMAT_XZ, preset=6)
+    with open(path, "wb") as out:
+        out.write(lzma.compress(good[:end], format=lzma.FORMAT_XZ, preset=0))
+        for i in range(mib * MIB // chunk):
+            ti = tarfile.TarInfo(f"{top}/lib/zeros{i}.bin")
+            ti.size = chunk
+            ti.mode = 0o644
+            ti.mtime = MTIME
+            out.write(lzma.compress(ti.tobuf(format=tarfile.GNU_FORMAT), format=lzma.FORMAT_XZ, preset=0))
+            out.write(zeros)
+        out.write(lzma.compress(bytes(1024), format=lzma.FORMAT_XZ, preset=0))
 
 
 def main():
@@ -192,6 +225,7 @@ def main():
     ap.add_argument("--lib")
     ap.add_argument("--bin")
     ap.add_argument("--pad-mb", type=int, default=0)
+    ap.add_argument("--bomb-mib", type=int, default=2048)
     a = ap.parse_args()
     cudnn = a.component == "cudnn"
     if cudnn and a.cuda is None:
@@ -221,6 +255,9 @@ def main():
                      library_like(min(64, a.pad_mb - i) * MIB, 100 + i), 0o755)
         hostile(tar, top, a.variant)
         add_file(tar, f"{top}/LICENSE", b"test licence (not NVIDIA's)\n")
+
+    if a.variant == "bomb":
+        write_bomb(path, top, a.bomb_mib)
 
     h = hashlib.sha256()
     md5 = hashlib.md5()

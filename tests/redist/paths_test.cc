@@ -60,3 +60,44 @@ TEST_CASE("redist paths: safe relative paths", "[redist]") {
   CHECK_FALSE(IsSafeRelativePath("./a.tar.xz"));
   CHECK_FALSE(IsSafeRelativePath(""));
 }
+
+TEST_CASE("redist paths: a hard link must name a regular file an earlier entry left there", "[redist]") {
+  gp::redist::ArchivePlacement place(kTop);
+  auto add = [&](const std::string& path, T type, const std::string& link = "") {
+    ArchiveEntry e;
+    e.path = kTop + "/" + path;
+    e.type = type;
+    e.link = link.empty() ? "" : kTop + "/" + link;
+    if (type == T::kSymlink) e.link = link;
+    std::string rel, rel_link;
+    std::string why = place.Place(e, rel, rel_link);
+    return why.empty() ? rel + (rel_link.empty() ? "" : " => " + rel_link) : "refused: " + why;
+  };
+  const std::string p = "refused: archive entry \"" + kTop + "/";
+  CHECK(add("lib", T::kDir) == "lib");
+  CHECK(add("lib/libx.so.1", T::kFile) == "lib/libx.so.1");
+  CHECK(add("lib/hard", T::kHardlink, "lib/libx.so.1") == "lib/hard => lib/libx.so.1");
+  CHECK(add("lib/hard2", T::kHardlink, "lib/hard") == "lib/hard2 => lib/hard");  // a link to a link to a file
+  // The finding: lib/a/b/up -> ../../../include stays inside from lib/a/b; the same text at the top climbs out.
+  CHECK(add("lib/a/b/up", T::kSymlink, "../../../include") == "lib/a/b/up");
+  CHECK(add("include2", T::kHardlink, "lib/a/b/up") ==
+        p + "include2\": hard link to \"" + kTop + "/lib/a/b/up\", a symbolic link (a hard link must name a regular file)");
+  CHECK(add("lib2", T::kHardlink, "lib") ==
+        p + "lib2\": hard link to \"" + kTop + "/lib\", a directory (a hard link must name a regular file)");
+  CHECK(add("early", T::kHardlink, "lib/later.so") == p + "early\": hard link to \"" + kTop +
+                                                          "/lib/later.so\", which no earlier entry of the archive is "
+                                                          "(a hard link must name a regular file)");
+  // What is there now counts: a file replaced by a symbolic link is no longer a file to link to.
+  CHECK(add("lib/libx.so.1", T::kSymlink, "libx.so.1.0") == "lib/libx.so.1");
+  CHECK(add("lib/hard3", T::kHardlink, "lib/libx.so.1").rfind(p + "lib/hard3\": hard link to", 0) == 0);
+}
+
+TEST_CASE("redist paths: names and link targets longer than kMaxEntryPath are refused", "[redist]") {
+  const std::string deep = kTop + "/" + std::string(gp::redist::kMaxEntryPath, 'a');
+  CHECK(Place(deep) == "refused: archive entry \"" + deep.substr(0, 60) + "...\": a name of " +
+                           std::to_string(deep.size()) + " bytes, longer than 1024");
+  const std::string near = kTop + "/" + std::string(gp::redist::kMaxEntryPath - kTop.size() - 1, 'a');
+  CHECK(Place(near) == near.substr(kTop.size() + 1));
+  CHECK(Place(kTop + "/lib/l", T::kSymlink, std::string(1025, 'b')) ==
+        "refused: archive entry \"" + kTop + "/lib/l\": a link target of 1025 bytes, longer than 1024");
+}

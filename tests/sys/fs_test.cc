@@ -81,6 +81,46 @@ TEST_CASE("DiskFs::WriteAtomic replaces the file and never overwrites an earlier
   CHECK((st.st_mode & 0777) == 0600);
 }
 
+TEST_CASE("DiskFs::WriteAtomic never writes through a link or into a file planted at a temporary's name", "[sys]") {
+  // `fleet-report -o report.txt` in a directory others can write: the temporary used to be report.txt.gpuprep-new,
+  // opened with O_CREAT|O_TRUNC, so a symbolic link planted there overwrote its target and made it 0644.
+  TempTree t;
+  t.Write("/victim", "secret");
+  REQUIRE(::chmod((t.path + "/victim").c_str(), 0600) == 0);
+  fs::create_directories(t.path + "/out");
+  fs::create_symlink(t.path + "/victim", t.path + "/out/report.txt.gpuprep-new");
+  t.Write("/out/other.txt.gpuprep-new", "planted");  // a planted regular file: neither truncated nor used
+  DiskFs root(t.path);
+  for (const std::string name : {"report.txt", "other.txt"}) {
+    INFO(name);
+    auto r = root.WriteAtomic("/out/" + name, "the report\n", 0644, false);
+    INFO(r.error);
+    REQUIRE(r.ok);
+    CHECK(root.Read("/out/" + name) == std::optional<std::string>("the report\n"));
+    struct stat st{};
+    REQUIRE(::lstat((t.path + "/out/" + name).c_str(), &st) == 0);
+    CHECK(S_ISREG(st.st_mode));
+    CHECK((st.st_mode & 0777) == 0644);
+  }
+  CHECK(root.Read("/victim") == std::optional<std::string>("secret"));
+  struct stat vst{};
+  REQUIRE(::stat((t.path + "/victim").c_str(), &vst) == 0);
+  CHECK((vst.st_mode & 0777) == 0600);
+  CHECK(root.ReadLink("/out/report.txt.gpuprep-new") == std::optional<std::string>(t.path + "/victim"));
+  CHECK(root.Read("/out/other.txt.gpuprep-new") == std::optional<std::string>("planted"));
+  // Nothing else left beside them: the temporaries were renamed into place.
+  CHECK(root.List("/out") == std::vector<std::string>{"other.txt", "other.txt.gpuprep-new", "report.txt",
+                                                      "report.txt.gpuprep-new"});
+  // A system file with its backup: the same, and the backup is the file it replaced.
+  fs::create_directories(t.path + "/etc/docker");
+  t.Write("/etc/docker/daemon.json", "{}\n");
+  fs::create_symlink(t.path + "/victim", t.path + "/etc/docker/daemon.json.gpuprep-new");
+  auto r = root.WriteAtomic("/etc/docker/daemon.json", "{\"a\": 1}\n", 0644, true);
+  REQUIRE(r.ok);
+  CHECK(root.Read("/etc/docker/daemon.json.gpuprep-bak") == std::optional<std::string>("{}\n"));
+  CHECK(root.Read("/victim") == std::optional<std::string>("secret"));
+}
+
 TEST_CASE("DiskFs::WriteAtomic writes no backup that an earlier one already holds byte for byte", "[sys]") {
   // A redist switch rewrites its loader entry with the same text; each switch used to leave one more copy.
   TempTree t;

@@ -81,7 +81,13 @@ check "the busy GPU's verdict with dcgm-exporter's labels" grep -q \
   '^gpuprep_watch_verdict{UUID=".*",gpu="1",modelName="NVIDIA H100 80GB HBM3",pci_bus_id=".*",verdict="healthy"} 1$' "$work/running.txt"
 check "the idle GPU is idle, its hostile labels escaped" grep -qF \
   'gpuprep_watch_verdict{UUID="GPU-\\bad",gpu="0",modelName="NVIDIA H100\\ 80GB Ü",pci_bus_id=' "$work/running.txt"
-check "a counter: verdict seconds" grep -q '^gpuprep_watch_verdict_seconds_total{.*verdict="idle"} 0\.5' "$work/running.txt"
+# The scrape may land after one window or after several (a loaded machine): the idle GPU's verdict seconds
+# are the 0.5 s window times the windows judged, both read from the same scrape.
+judged=$(sed -n 's/^gpuprep_watch_windows_judged_total \([0-9]*\)$/\1/p' "$work/running.txt")
+idle_s=$(sed -n 's/^gpuprep_watch_verdict_seconds_total{.*gpu="0".*verdict="idle"} \([0-9.]*\)$/\1/p' "$work/running.txt")
+check "a counter: verdict seconds ($idle_s s idle in $judged windows of 0.5 s)" \
+  python3 -c 'import sys; n, v = int(sys.argv[1]), float(sys.argv[2]); sys.exit(not (n >= 1 and abs(v - 0.5 * n) < 1e-9))' \
+  "${judged:-0}" "${idle_s:-nan}"
 check "a ratio in 0-1: SM activity 0.88" grep -q '^gpuprep_gpu_sm_active_ratio{.*gpu="1".*} 0\.88' "$work/running.txt"
 check "no client timestamps in the file" test -z "$(grep -v '^#' "$prom" | sed 's/{.*}//' | awk 'NF != 2')"
 check "no leftover temporary beside the file" test "$(ls "$work/textfile")" = gpuprep-watch.prom

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang, ASan+UBSan) in build-fuzz/ and runs each one.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# CI runs it with 20 s per target (9 targets: about 3.5 minutes after the build). For long runs give hours:
+# CI runs it with 20 s per target (10 targets: about 4 minutes after the build). For long runs give hours:
 #   tools/fuzz.sh 3600            # an hour per target; the corpus grows in build-fuzz/corpus/<target>
 # First every input in fuzz/regressions/<target>/ (each one crashed once) is replayed; then the target runs
 # from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in build-fuzz/crashes/ and
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-50}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_manifest fuzz_version fuzz_probe_parsers fuzz_snapshot fuzz_input fuzz_remote fuzz_size fuzz_watch_record fuzz_apt_argv)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_manifest fuzz_version fuzz_probe_parsers fuzz_snapshot fuzz_input fuzz_remote fuzz_size fuzz_watch_record fuzz_apt_argv fuzz_daemon_json)
 build=build-fuzz
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)

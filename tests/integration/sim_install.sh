@@ -214,7 +214,7 @@ if command -v curl >/dev/null; then
   sim_run sh -c 'cd /sim && bash part1.sh' >"$SIM_DIR/part1.out" 2>"$SIM_DIR/part1.err" || SIM_RC=$?
   check_rc "the first part sets up the repositories and stops" 0 part1
   check_eq "it installs nothing" 0 "$(sim_log apt-get | grep -c ' install ')"
-  second=$(sed -n 2p "$SIM_DIR/part1.out")
+  second=$(grep -A1 '^gpuprep: the repositories are set up' "$SIM_DIR/part1.out" | sed -n 2p)  # after apt's lines
   sha=$(sha256sum "$SIM_HOST/sim/stack.yaml" | cut -d' ' -f1)
   check_eq "it prints the command for the second part: the stack pinned by its sha256, --skip driver kept" \
     "  gpuprep --manifest /sim/stack.yaml --manifest-sha256 $sha plan --format sh --skip driver > gpuprep-plan-2.sh" \

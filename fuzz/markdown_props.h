@@ -125,7 +125,9 @@ inline void CheckMarkdownReport(const fleet::Report& r, const std::string& md) {
     Require(CodesOf(cells[1]) == std::vector<std::string>{TerminalSafe(g.code)});
     std::vector<std::string> hosts;
     for (const auto& h : g.hosts) hosts.push_back(TerminalSafe(h));
-    Require(TextOf(cells[2]) == std::to_string(g.hosts.size()) + ": " + Join(hosts, ", "));
+    const std::string count = std::to_string(g.hosts.size()) + ": ";  // the report's own words
+    Require(cells[2].compare(0, count.size(), count) == 0);
+    Require(TextOf(cells[2].substr(count.size())) == Join(hosts, ", "));
     std::vector<std::string> parts;
     size_t from = 0;
     for (size_t br; (br = cells[3].find("<br>", from)) != std::string::npos; from = br + 4)

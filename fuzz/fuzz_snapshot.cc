@@ -5,6 +5,7 @@
 //    DOM) accepts the document and gives the same Host; where the fast one refuses, the reference refuses too.
 //    So fleet::ParseSnapshot, the fast reader with the reference behind it, gives the reference's Host or its
 //    error on every input.
+//  - the host's Markdown fleet report has no markup from the snapshot's text (fuzz/markdown_props.h);
 //  - the scanner under the fast reader (util/json_scan.h), as a validator, against the parse the reference
 //    starts with (probe::ParseSnapshotJson: size, depth, nlohmann): it accepts exactly what that accepts, but
 //    for the numbers it leaves to nlohmann (a verdict of unsure).
@@ -14,7 +15,9 @@
 #include <optional>
 #include <string>
 
+#include "fleet/render.h"
 #include "fleet/snapshot.h"
+#include "markdown_props.h"
 #include "probe/host_json.h"
 #include "util/error.h"
 #include "util/json_scan.h"
@@ -42,6 +45,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!(f == *ref)) std::abort();
   }
   if (outcome == gp::fleet::FastOutcome::kRefused && ref) std::abort();
+  if (ref) {  // the host's Markdown report: no markup from what the snapshot says
+    const gp::fleet::Report report = gp::fleet::BuildReport({*ref});
+    gp::fuzz::CheckMarkdownReport(report, gp::fleet::RenderMarkdown(report));
+  }
 
   if (text.size() <= gp::probe::kMaxSnapshotBytes) {
     const auto verdict = gp::ValidateJson(text, gp::probe::kMaxSnapshotDepth);

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive,fuzz_daemon_json}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -14,6 +14,11 @@ for f in manifests/*.yaml manifests/*/*.yaml tests/fixtures/manifests/*.yaml tes
   seed fuzz_manifest "$f"
 done
 for f in tests/fixtures/snapshots/*.json; do seed fuzz_snapshot "$f"; done
+# daemon.json: each fixture host's, after a first byte that asks for everything (default runtime, CDI on).
+for f in tests/fixtures/hosts/*/etc/docker/daemon.json; do
+  n=$((n + 1))
+  { printf '\x07'; cat -- "$f"; } >"$out/fuzz_daemon_json/seed-$n"
+done
 # watch recordings: the whole file, and its first lines (a sample, then samples and a verdict).
 for f in tests/fixtures/watch/*.jsonl; do
   seed fuzz_watch_record "$f"

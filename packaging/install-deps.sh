@@ -32,6 +32,8 @@ pkgs=(
   # the differential tests (tests/differential): Docker's reference and size parsers, built with Go from the
   # distribution's packaged sources, and dash beside bash for the shell round trips
   golang-go golang-github-docker-distribution-dev golang-github-docker-go-units-dev dash
+  # the fleet report's Markdown read by GitHub's own renderer (tests/integration/differential_markdown.sh)
+  cmark-gfm
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

@@ -77,6 +77,9 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
 
   app.add_option("--manifest", ctx.opts.manifest, "Stack: embedded NAME, a YAML PATH, or an https URL")
       ->group("Global");
+  app.add_option("--manifest-sha256", ctx.opts.manifest_sha256,
+                 "With --manifest: refuse the stack unless its documents' sha256 is HEX (plan's scripts pin it)")
+      ->group("Global");
   app.add_flag("--json", ctx.opts.json, "Machine-readable output on stdout")->group("Global");
   app.add_option("--root", ctx.opts.root, "Probe the tree under DIR instead of the live host")
       ->group("Global")

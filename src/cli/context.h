@@ -18,6 +18,7 @@ namespace gp::cli {
 
 struct GlobalOptions {
   std::string manifest;   // --manifest NAME|PATH|URL ("" = choose the default)
+  std::string manifest_sha256;  // --manifest-sha256 HEX: the stack's documents must hash to it ("" = any)
   bool json = false;      // --json
   std::string root;       // --root DIR ("" = the live host)
   bool verbose = false;   // --verbose

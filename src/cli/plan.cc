@@ -8,17 +8,37 @@
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
+#include "manifest/digest.h"
 #include "plan/planner.h"
 #include "plan/render.h"
 #include "util/error.h"
 
 namespace gp::cli {
+namespace {
+
+// What the script needs to call gpuprep again as this plan was made: the same stack (how to load it again,
+// pinned by its documents' sha256), tree and flags.
+plan::ShOptions ShOptionsFor(const Context& ctx, const Target& t, const plan::PlanInput& in, bool restart_docker,
+                             bool one_shot) {
+  plan::ShOptions o;
+  o.manifest = t.spec.empty() ? t.manifest : t.spec;
+  if (!o.manifest.empty()) o.manifest_sha256 = manifest::DocumentsSha256(t.stack);
+  o.root = ctx.opts.root;
+  o.only = in.only;
+  o.skip = in.skip;
+  o.restart_docker = restart_docker;
+  o.one_shot = one_shot;
+  return o;
+}
+
+}  // namespace
 
 void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
   struct Options {
     std::string format = "text";
     std::vector<std::string> only, skip;
     bool restart_docker = false;
+    bool one_shot = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("plan", "Print the steps apply would run (text, a shell script, or JSON)");
@@ -26,9 +46,13 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_option("--only", opts->only, "Plan only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", opts->skip, "Leave these layers out (repeatable, or comma-separated)");
   sub->add_flag("--restart-docker", opts->restart_docker, "Plan as apply --restart-docker would run");
+  sub->add_flag("--one-shot", opts->one_shot,
+                "With --format sh: one script that makes and runs the rest of the plan itself, unreviewed "
+                "(default: it stops after the repository setup and prints the command for the second script)");
   sub->callback([&ctx, &exit_code, opts] {
     if (opts->format != "text" && opts->format != "sh" && opts->format != "json")
       throw FlagError("--format", "must be text, sh or json, not \"" + opts->format + "\"");
+    if (opts->one_shot && opts->format != "sh") throw FlagError("--one-shot", "only with --format sh");
     plan::PlanInput in;
     in.only = plan::ParseLayerList("--only", opts->only);
     in.skip = plan::ParseLayerList("--skip", opts->skip);
@@ -43,7 +67,7 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     if (opts->format == "json" || ctx.opts.json)
       PrintJson(ctx, plan::RenderJson(p));
     else if (opts->format == "sh")
-      *ctx.out << plan::RenderSh(p);
+      *ctx.out << plan::RenderSh(p, ShOptionsFor(ctx, t, in, opts->restart_docker, opts->one_shot));
     else
       *ctx.out << plan::RenderText(p);
     exit_code = kExitOk;

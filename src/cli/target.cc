@@ -11,6 +11,7 @@
 #include "probe/probe.h"
 #include "sys/host_info.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::cli {
@@ -182,14 +183,37 @@ void ReadStackImageFromRegistry(Context& ctx, const manifest::Stack& stack, prob
   ReadImageFromRegistry(ctx, ref, facts);
 }
 
+namespace {
+
+// --manifest-sha256: the loaded stack's documents hash to it (manifest::DocumentsSha256), else exit 2.
+void CheckManifestSha256(const Context& ctx, const std::string& manifest_spec, const manifest::Stack& stack) {
+  const std::string& want = ctx.opts.manifest_sha256;
+  if (want.empty()) return;
+  if (manifest_spec.empty()) throw FlagError("--manifest-sha256", "pins the stack --manifest names; give --manifest too");
+  const bool hex = want.size() == 64 && std::all_of(want.begin(), want.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (!hex) throw FlagError("--manifest-sha256", "must be 64 lower-case hex digits (a sha256)");
+  const std::string got = manifest::DocumentsSha256(stack);
+  if (got != want)
+    throw FlagError("--manifest-sha256", "the stack " + TerminalSafe(manifest_spec) + " now has sha256 " + got +
+                                             ", not " + want +
+                                             ": it changed since the plan was made; make and review a new plan");
+}
+
+}  // namespace
+
 Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;
   t.manifest = manifest_spec;
   std::unique_ptr<sys::HttpClient> http;
   if (!manifest_spec.empty()) {
     t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));
+    CheckManifestSha256(ctx, manifest_spec, t.stack);  // before anything is probed or planned
     t.spec = SpecOf(t.stack, manifest_spec);
     t.source = StackSource::kFlag;
+  } else {
+    CheckManifestSha256(ctx, manifest_spec, t.stack);
   }
 
   ProbedHost probed = ProbeTarget(ctx);

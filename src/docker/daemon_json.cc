@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-
+#include "docker/json_tree.h"
 #include "util/error.h"
 #include "util/json_locator.h"
+#include "util/json_scan.h"
 #include "util/strings.h"
 
 namespace gp::docker {
@@ -13,9 +13,31 @@ namespace {
 
 using nlohmann::ordered_json;
 
-[[noreturn]] void FailAt(const std::string& text, const std::string& display_path, const std::string& json_path,
-                         const std::string& message) {
-  auto [line, col] = JsonLocator(text).Find(json_path);
+// Offset of the value at `keys` (a member of the root object, then of that value...), the last of duplicate
+// keys as the tree keeps it; where the path stops matching, the last value found. One scan per key, no tree
+// and no map of every path (JsonLocator's would grow with depth times size).
+size_t ValueOffset(const std::string& text, const std::vector<std::string>& keys) {
+  size_t base = 0;
+  for (const auto& key : keys) {
+    JsonScanner s(std::string_view(text).substr(base), kMaxDaemonJsonDepth);
+    if (s.Peek() != JsonScanner::Type::kObject || !s.EnterObject()) return base;
+    std::optional<size_t> found;
+    std::string_view k;
+    while (s.NextKey(k)) {
+      const bool match = k == key;
+      s.Peek();
+      if (match) found = s.Offset();
+      if (!s.Skip()) break;
+    }
+    if (!found) return base;
+    base += *found;
+  }
+  return base;
+}
+
+[[noreturn]] void FailAt(const std::string& text, const std::string& display_path,
+                         const std::vector<std::string>& keys, const std::string& message) {
+  auto [line, col] = LineColumnAt(text, ValueOffset(text, keys));
   throw FileError(display_path, line, col, message);
 }
 
@@ -37,59 +59,19 @@ ordered_json& ObjectAt(ordered_json& parent, const std::string& key, const std::
     return parent[key];
   }
   if (!it->is_object())
-    FailAt(text, display_path, json_path,
+    FailAt(text, display_path, {key},
            "\"" + json_path + "\" is " + std::string(it->type_name()) + ", Docker expects an object; correct it by hand");
   return *it;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
-
 }  // namespace
-
-std::string LineDiff(const std::string& before, const std::string& after) {
-  const auto a = Lines(before), b = Lines(after);
-  const size_t n = a.size(), m = b.size();
-  std::vector<std::vector<unsigned>> lcs(n + 1, std::vector<unsigned>(m + 1, 0));
-  for (size_t i = n; i-- > 0;)
-    for (size_t j = m; j-- > 0;)
-      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-  std::string out;
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] == b[j]) {
-      out += "  " + a[i++] + "\n";
-      ++j;
-    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-      out += "- " + a[i++] + "\n";  // removals first, as diff prints them
-    } else {
-      out += "+ " + b[j++] + "\n";
-    }
-  }
-  return out;
-}
 
 DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const DaemonJsonWant& want,
                               const std::string& display_path) {
   const std::string text = current.value_or("");
   ordered_json doc = ordered_json::object();
-  if (!Trim(text).empty()) {
-    try {
-      doc = ordered_json::parse(text);
-    } catch (const ordered_json::parse_error& e) {
-      auto [line, col] = LineColumnAt(text, e.byte == 0 ? 0 : e.byte - 1);
-      throw FileError(display_path, line, col, "not valid JSON: " + ParseErrorReason(e.what()) +
-                                                   "; gpuprep leaves the file as it is: correct it by hand");
-    }
+  if (text.size() > kMaxDaemonJsonBytes || !Trim(text).empty()) {
+    doc = ReadJsonTree(text, display_path);  // size and depth checked first
     if (!doc.is_object())
       throw FileError(display_path, 1, 1,
                       "Docker's configuration must be a JSON object, found " + std::string(doc.type_name()));
@@ -104,7 +86,7 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
     runtimes[want.runtime] = ordered_json{{"path", want.runtime_path}, {"runtimeArgs", ordered_json::array()}};
     r.changes.push_back(rt_path + ": added (path " + want.runtime_path + ")");
   } else if (!rt->is_object()) {
-    FailAt(text, display_path, rt_path,
+    FailAt(text, display_path, {"runtimes", want.runtime},
            "\"" + rt_path + "\" is " + std::string(rt->type_name()) + ", Docker expects an object; correct it by hand");
   } else {
     auto path = rt->find("path");
@@ -140,7 +122,13 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
 
   r.changed = !r.changes.empty();
   if (r.changed) {
-    r.text = doc.dump(4) + "\n";
+    r.text = WriteJsonTree(doc) + "\n";
+    // What gpuprep writes it must be able to read again (a compact file grows when it is indented).
+    if (r.text.size() > kMaxDaemonJsonBytes)
+      throw FileError(display_path, 1, 1,
+                      "edited, the file would be " + std::to_string(r.text.size()) + " bytes, more than the " +
+                          std::to_string(kMaxDaemonJsonBytes) +
+                          " (1 MiB) gpuprep edits; gpuprep leaves the file as it is: shorten it by hand");
     r.diff = LineDiff(text, r.text);
   }
   return r;

@@ -1,5 +1,6 @@
 // The fleet report's four forms. Pure functions of the Report; every host-supplied string is escaped for
-// its medium (terminal control characters dropped, Markdown table cells, JSON, HTML).
+// its medium: control characters (C0 and C1) and ill-formed UTF-8 as escapes by util's TerminalSafe in text,
+// Markdown and HTML; Markdown cells as literal text or code spans; JSON; HTML entities.
 #pragma once
 #include <ostream>
 #include <string>
@@ -22,8 +23,5 @@ std::string RenderJson(const Report& r);
 // `#filter=TEXT&status=fail` in the URL presets them. Written to `out`, or returned whole.
 void RenderHtml(const Report& r, std::ostream& out);
 std::string RenderHtml(const Report& r);
-
-// Printable text: control characters (and ESC) replaced by '?', so a snapshot cannot drive the terminal.
-std::string Printable(const std::string& s);
 
 }  // namespace gp::fleet

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "fleet/render.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::fleet {
@@ -11,7 +12,7 @@ namespace {
 // Text and attribute values: printable, and & < > " ' as entities.
 std::string Esc(const std::string& s) {
   std::string out;
-  for (char c : Printable(s)) {
+  for (char c : TerminalSafe(s)) {
     switch (c) {
       case '&':
         out += "&amp;";

@@ -3,16 +3,10 @@
 #include <sstream>
 
 #include "fleet/render.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::fleet {
-
-std::string Printable(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-  return out;
-}
 
 namespace {
 
@@ -32,12 +26,12 @@ std::string RenderText(const Report& r) {
   o << "fleet: " << r.hosts.size() << " host" << (r.hosts.size() == 1 ? "" : "s") << ": " << r.failing
     << " failing, " << r.warning << " with warnings, " << r.ok << " ok\n\n";
   size_t w = 4;
-  for (const auto& h : r.hosts) w = std::max(w, Printable(h.label).size());
+  for (const auto& h : r.hosts) w = std::max(w, TerminalSafe(h.label).size());
   o << Pad("HOST", w);
   for (const auto& l : r.layers) o << Pad(l, std::max<size_t>(l.size(), 4));
   o << "\n";
   for (const auto& h : r.hosts) {
-    o << Pad(Printable(h.label), w);
+    o << Pad(TerminalSafe(h.label), w);
     for (const auto& l : r.layers) {
       auto it = h.layers.find(l);
       o << Pad(it == h.layers.end() ? "-" : it->second, std::max<size_t>(l.size(), 4));
@@ -51,13 +45,13 @@ std::string RenderText(const Report& r) {
   o << "\nfindings by code:\n";
   for (const auto& g : r.groups) {
     o << "\n"
-      << Upper(g.status) << " " << Printable(g.code) << " (" << g.hosts.size() << " host"
+      << Upper(g.status) << " " << TerminalSafe(g.code) << " (" << g.hosts.size() << " host"
       << (g.hosts.size() == 1 ? "" : "s") << "): ";
     std::vector<std::string> hs;
-    for (const auto& h : g.hosts) hs.push_back(Printable(h));
+    for (const auto& h : g.hosts) hs.push_back(TerminalSafe(h));
     o << Join(hs, ", ") << "\n";
-    for (const auto& m : g.messages) o << "  " << Printable(m) << "\n";
-    for (const auto& f : g.fixes) o << "  fix: " << Printable(f) << "\n";
+    for (const auto& m : g.messages) o << "  " << TerminalSafe(m) << "\n";
+    for (const auto& f : g.fixes) o << "  fix: " << TerminalSafe(f) << "\n";
   }
   return o.str();
 }

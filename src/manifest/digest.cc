@@ -146,4 +146,11 @@ std::vector<PinChange> PinChanges(const Stack& from, const Stack& to) {
   return out;
 }
 
+std::string DocumentsSha256(const Stack& s) {
+  if (s.documents.size() == 1) return sys::Sha256Hex(s.documents.front());
+  std::string list;
+  for (const auto& d : s.documents) list += sys::Sha256Hex(d) + "\n";
+  return sys::Sha256Hex(list);
+}
+
 }  // namespace gp::manifest

@@ -33,6 +33,12 @@ std::string ContentHash(const Stack& s);
 // The same hash computed from the content, always (what the lock's test compares against).
 std::string ComputeContentHash(const Stack& s);
 
+// What `--manifest-sha256` pins (docs/cli.md): the sha256 (64 lower-case hex digits) of the stack's document
+// as read, the bytes `sha256sum FILE` hashes; for a stack that extends others, the sha256 of the list of its
+// documents' sha256s, one per line ("HEX\n"), its own first. Every byte of every document counts, repositories
+// and keys included (ContentHash leaves those out). libcrypto is loaded on first use.
+std::string DocumentsSha256(const Stack& s);
+
 // One line of manifests/shipped-stacks.lock: "NAME sha256:HEX".
 struct ShippedStack {
   std::string name;

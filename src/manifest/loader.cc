@@ -149,7 +149,8 @@ void DropReplacedReasons(Node& parent, const Node& child) {
 // Parses `src`, follows its `extends:` chain and returns the merged tree. `seen` holds the files on the
 // current chain (for cycles); `chain` collects the extends targets, base first.
 Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& seen,
-              std::vector<std::string>& chain) {
+              std::vector<std::string>& chain, std::vector<std::string>& documents) {
+  documents.push_back(src.file ? std::string(src.file->data, src.file->size) : src.text);
   Node root = TreeOf(src);
   Fields doc(root, "", nullptr);
   CheckHeader(doc, {"Stack"});
@@ -169,7 +170,7 @@ Node LoadTree(const Source& src, const LoadContext& ctx, std::vector<Source>& se
     Fail(ext->mark, "extends cycle: " + Join(names, " -> "));
   }
   seen.push_back(parent);
-  Node base = LoadTree(parent, ctx, seen, chain);
+  Node base = LoadTree(parent, ctx, seen, chain, documents);
   seen.pop_back();
   chain.push_back(ext->scalar);
   EraseField(root, "extends");
@@ -267,13 +268,14 @@ void CheckClaims(const Stack& s, const Node& root) {
 // the stack cannot run per host instead).
 Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label, bool claims = false) {
   std::vector<Source> seen{src};
-  std::vector<std::string> chain;
-  Node merged = LoadTree(src, ctx, seen, chain);
+  std::vector<std::string> chain, documents;
+  Node merged = LoadTree(src, ctx, seen, chain, documents);
   Stack s = StackFromTree(merged);
   CheckStack(s, merged);
   if (claims) CheckClaims(s, merged);
   s.source = source_label;
   s.extends_chain = std::move(chain);
+  s.documents = std::move(documents);
   return s;
 }
 

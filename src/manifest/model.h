@@ -255,6 +255,8 @@ struct Stack {
   std::string description;
   std::string source;                     // "embedded:NAME" or the path/URL the user gave
   std::vector<std::string> extends_chain; // names/paths this stack was built from, base first
+  std::vector<std::string> documents;     // the text of each document it was read from, as read: its own
+                                          // first, then the one it extends, and so on (DocumentsSha256)
   bool legacy = false;                    // kept for existing hosts: never chosen by default
   std::vector<OsTarget> os;
   std::vector<std::string> architectures; // GPU architectures this stack supports

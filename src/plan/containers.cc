@@ -194,7 +194,10 @@ class ContainerPlanner {
     docker::DaemonJsonWant want;
     want.default_runtime = stack_.docker.default_runtime;
     if (stack_.docker.gpu_access == "cdi") want.cdi = true;
-    auto edit = docker::EditDaemonJson(fs_.Read(docker::kDaemonJsonPath), want);  // throws FileError: exit 2
+    // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
+    const sys::WriteTarget target = sys::ResolveWriteTarget(fs_, docker::kDaemonJsonPath);
+    const std::string shown = fs_.HostPath(target.error.empty() ? target.path : docker::kDaemonJsonPath);
+    auto edit = docker::EditDaemonJson(fs_.Read(docker::kDaemonJsonPath), want, shown);  // throws FileError: exit 2
     if (!edit.changed) return;
     parts.push_back("daemon.json: " + Join(edit.changes, ", "));
     Step& s = NewStep(out_.after, "docker.daemon-json", "container_toolkit",

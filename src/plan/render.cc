@@ -112,7 +112,23 @@ std::string RenderText(const Plan& plan) {
   return out.str();
 }
 
+std::vector<std::string> GpuprepArgv(const ShOptions& o, const std::string& verb) {
+  std::vector<std::string> argv = {o.gpuprep};
+  if (!o.root.empty()) argv.insert(argv.end(), {"--root", o.root});
+  if (!o.manifest.empty()) argv.insert(argv.end(), {"--manifest", o.manifest});
+  if (!o.manifest_sha256.empty()) argv.insert(argv.end(), {"--manifest-sha256", o.manifest_sha256});
+  argv.push_back(verb);
+  return argv;
+}
+
 std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
+  ShOptions o;
+  o.gpuprep = gpuprep;
+  o.manifest = plan.manifest;
+  return RenderSh(plan, o);
+}
+
+std::string RenderSh(const Plan& plan, const ShOptions& o) {
   std::ostringstream out;
   out << "#!/bin/bash\n"
       << "# gpuprep plan for stack " << Comment(plan.stack) << ": the commands `gpuprep apply` runs, in order.\n"
@@ -150,9 +166,8 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
         << "  done\n"
         << "  cp -p -- \"$1\" \"$b\"\n"
         << "}\n";
-  std::vector<std::string> verify = {gpuprep};
-  if (!plan.manifest.empty()) verify.insert(verify.end(), {"--manifest", plan.manifest});
-  verify.insert(verify.end(), {"verify", "--only"});
+  std::vector<std::string> verify = GpuprepArgv(o, "verify");
+  verify.push_back("--only");
   int n = 0;
   for (const auto& s : plan.steps) {
     out << "\n# " << ++n << ". " << Comment(s.title) << " [" << Comment(s.id) << "]\n";
@@ -218,9 +233,8 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
         case Action::Kind::kRedist: {
           // The one-pass verified install has no shell equivalent that keeps its guarantees; the script
           // hands this step to gpuprep itself.
-          std::vector<std::string> argv = {gpuprep};
-          if (!plan.manifest.empty()) argv.insert(argv.end(), {"--manifest", plan.manifest});
-          argv.insert(argv.end(), {"apply", "--yes", "--only", a.redist.layer});
+          std::vector<std::string> argv = GpuprepArgv(o, "apply");
+          argv.insert(argv.end(), {"--yes", "--only", a.redist.layer});
           out << "# " << DescribeRedist(a.redist) << "\n" << sys::ShellJoin(argv) << "\n";
           break;
         }
@@ -229,18 +243,31 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
     if (plan.needs_index && s.id == "apt.update") {
       // The exact versions, and the packages apt installs with them, come from the repositories' index,
       // which is on this host only now: the rest of the plan is gpuprep's own, made from it (the same rule
-      // and closure apply uses), and runs in place of this script.
-      std::vector<std::string> replan = {gpuprep};
-      if (!plan.manifest.empty()) replan.insert(replan.end(), {"--manifest", plan.manifest});
-      replan.insert(replan.end(), {"plan", "--format", "sh"});
-      out << "\n# " << ++n << ". the rest of the plan, with the exact versions resolved from the index just fetched\n"
-          << "if [ -n \"${GPUPREP_REPLANNED:-}\" ]; then\n"
-          << "  echo 'gpuprep: the repositories'\"'\"' index is still missing after apt-get update' >&2\n"
-          << "  exit 1\n"
-          << "fi\n"
-          << "rest=\"$(" << sys::ShellJoin(replan) << ")\"\n"
-          << (fetches ? "rm -rf -- \"$tmp\"\n" : "")
-          << "GPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n";
+      // and closure apply uses), with every flag of this plan and the stack pinned by its sha256.
+      std::vector<std::string> replan = GpuprepArgv(o, "plan");
+      replan.insert(replan.end(), {"--format", "sh"});
+      if (o.one_shot) replan.push_back("--one-shot");
+      if (!o.only.empty()) replan.insert(replan.end(), {"--only", Join(o.only, ",")});
+      if (!o.skip.empty()) replan.insert(replan.end(), {"--skip", Join(o.skip, ",")});
+      if (o.restart_docker) replan.push_back("--restart-docker");
+      if (o.one_shot) {
+        out << "\n# " << ++n << ". the rest of the plan, with the exact versions resolved from the index just fetched\n"
+            << "if [ -n \"${GPUPREP_REPLANNED:-}\" ]; then\n"
+            << "  echo 'gpuprep: the repositories'\"'\"' index is still missing after apt-get update' >&2\n"
+            << "  exit 1\n"
+            << "fi\n"
+            << "rest=\"$(" << sys::ShellJoin(replan) << ")\"\n"
+            << (fetches ? "rm -rf -- \"$tmp\"\n" : "")
+            << "GPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n";
+      } else {
+        // Stop here: the second script is made now, from the index, and reviewed before it runs.
+        const std::string command = sys::ShellJoin(replan) + " > gpuprep-plan-2.sh";
+        out << "\n# " << ++n << ". stop: the rest of the plan needs the index just fetched; make it, review it, run it\n"
+            << "printf '%s\\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their "
+               "index) is a second script: make it, review it, then run it as root:' "
+            << sys::ShellQuote("  " + command) << " '  bash gpuprep-plan-2.sh'\n"
+            << "exit 0\n";
+      }
       break;
     }
   }

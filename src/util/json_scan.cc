@@ -95,7 +95,7 @@ constexpr int64_t kMaxMagnitude = 308;
 }  // namespace
 
 JsonScanner::JsonScanner(std::string_view text, int max_depth)
-    : p_(text.data()), end_(text.data() + text.size()), max_depth_(std::clamp(max_depth, 0, 63)) {
+    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), max_depth_(std::clamp(max_depth, 0, 63)) {
   if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) p_ += 3;  // nlohmann skips a leading BOM
 }
 

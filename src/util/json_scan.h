@@ -12,6 +12,7 @@
 // root value (nlohmann's lexer ends its input there and ignores the rest): the verdict is kUnsure.
 // Errors are sticky: after the first one every call answers false and verdict() says which it was.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ class JsonScanner {
   // After the root value: true when only whitespace follows it.
   bool Finish();
 
+  // Offset in the text of the next byte the scanner reads (after Peek: the next value's first byte).
+  size_t Offset() const { return static_cast<size_t>(p_ - begin_); }
+
   Verdict verdict() const { return verdict_; }
   bool ok() const { return verdict_ == Verdict::kOk; }
 
@@ -76,6 +80,7 @@ class JsonScanner {
   bool Literal(std::string_view word);
   bool IsObject() const { return (objects_ >> (depth_ - 1)) & 1u; }
 
+  const char* begin_;
   const char* p_;
   const char* end_;
   int max_depth_;

@@ -52,11 +52,12 @@ TEST_CASE("the site file is the default manifest of every verb; --manifest overr
   CHECK(nlohmann::json::parse(r.out)["stack"] == "site-r535");
   CHECK(r.err.find(kSaid) != std::string::npos);
 
-  // The script's own gpuprep calls give no --manifest: on the host they choose the same site file.
+  // The script's own gpuprep calls name the stack the plan chose, the site file, pinned by its sha256: the
+  // stack it runs is the one that was reviewed, even if the site file changes in between.
   r = Gpuprep({"--root", root, "plan", "--format", "sh"}, o);
   CHECK(r.out.find("# gpuprep plan for stack site-r535:") != std::string::npos);
-  CHECK(r.out.find("\"$(gpuprep plan --format sh)\"") != std::string::npos);
-  CHECK(r.out.find("--manifest") == std::string::npos);
+  CHECK(r.out.find(" --manifest /etc/gpuprep/site.yaml --manifest-sha256 ") != std::string::npos);
+  CHECK(r.out.find(" plan --format sh > gpuprep-plan-2.sh'") != std::string::npos);
 
   r = Gpuprep({"manifest", "show"}, o);
   CHECK(r.code == 0);

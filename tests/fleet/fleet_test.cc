@@ -138,7 +138,7 @@ TEST_CASE("fleet report escapes what a snapshot says", "[fleet]") {
   std::string text = gp::fleet::RenderText(r);
   CHECK(text.find('\x1b') == std::string::npos);
   std::string md = gp::fleet::RenderMarkdown(r);
-  CHECK(md.find("&lt;script&gt;alert(1)&lt;/script&gt; \\| ?[31mred") != std::string::npos);
+  CHECK(md.find("\\<script\\>alert\\(1\\)\\</script\\> \\| \\\\e\\[31mred") != std::string::npos);
 }
 
 TEST_CASE("fleet-report: bad snapshots are exit 2 with file:line:col", "[fleet][cli]") {

@@ -39,8 +39,8 @@ shebang=$(sim_out plan | head -n 1)
 check "the script starts with #!/bin/bash or #!/bin/sh (got: $shebang)" test "$shebang" = "#!/bin/bash" -o "$shebang" = "#!/bin/sh"
 PLAN_SHELL=/bin/sh
 [[ $shebang == "#!/bin/bash" ]] && PLAN_SHELL=/bin/bash
-check "the script resolves exact versions from the index it fetches (gpuprep plan after apt-get update)" \
-  grep -q 'plan --format sh)"$' "$SIM_DIR/plan.out"
+check "the script stops after apt-get update and prints the command for the rest (exact versions from the index)" \
+  grep -q "plan --format sh > gpuprep-plan-2.sh' " "$SIM_DIR/plan.out"
 check "$PLAN_SHELL -n accepts the script" "$PLAN_SHELL" -n "$SIM_DIR/plan.out"
 check_eq "plan changed nothing" "" "$(sim_diff bare)"
 
@@ -184,10 +184,10 @@ check "the libraries got installed" sim_run sh -c "dpkg-query -W libcudnn8 libnc
 sim_gp imageverify "${M[@]}" verify
 check_rc "verify" 0 imageverify
 
-sim_section "plan --format sh, run by an admin on a bare server: reboot, run again, verified"
+sim_section "plan --format sh --one-shot, run by an admin on a bare server: reboot, run again, verified"
 if command -v curl >/dev/null; then
   sim_new_host
-  sim_gp plansh "${M[@]}" plan --format sh
+  sim_gp plansh "${M[@]}" plan --format sh --one-shot
   cp "$SIM_DIR/plansh.out" "$SIM_HOST/sim/plan.sh"
   SIM_RC=0
   sim_run "$PLAN_SHELL" /sim/plan.sh >"$SIM_DIR/plansh1.out" 2>"$SIM_DIR/plansh1.err" || SIM_RC=$?
@@ -199,6 +199,45 @@ if command -v curl >/dev/null; then
   check_rc "run again after the reboot, it ends verified" 0 plansh2
   sim_gp plansh_apply "${M[@]}" apply --yes
   check_rc "apply then finds nothing to do" 0 plansh_apply
+else
+  echo "  SKIP (this section): curl is not installed here; the plan's script downloads the key with curl"
+fi
+
+sim_section "plan --format sh --skip driver, in two reviewed parts: the driver stays uninstalled"
+if command -v curl >/dev/null; then
+  sim_new_host
+  sim_gp skip1 "${M[@]}" plan --format sh --skip driver
+  check_rc "plan --format sh --skip driver" 0 skip1
+  check "the script runs no plan made while it runs" sh -c "! grep -q 'exec bash' '$SIM_DIR/skip1.out'"
+  cp "$SIM_DIR/skip1.out" "$SIM_HOST/sim/part1.sh"
+  SIM_RC=0
+  sim_run sh -c 'cd /sim && bash part1.sh' >"$SIM_DIR/part1.out" 2>"$SIM_DIR/part1.err" || SIM_RC=$?
+  check_rc "the first part sets up the repositories and stops" 0 part1
+  check_eq "it installs nothing" 0 "$(sim_log apt-get | grep -c ' install ')"
+  second=$(grep -A1 '^gpuprep: the repositories are set up' "$SIM_DIR/part1.out" | sed -n 2p)  # after apt's lines
+  sha=$(sha256sum "$SIM_HOST/sim/stack.yaml" | cut -d' ' -f1)
+  check_eq "it prints the command for the second part: the stack pinned by its sha256, --skip driver kept" \
+    "  gpuprep --manifest /sim/stack.yaml --manifest-sha256 $sha plan --format sh --skip driver > gpuprep-plan-2.sh" \
+    "$second"
+  SIM_RC=0
+  sim_run sh -c "cd /sim && $second" >"$SIM_DIR/part2make.out" 2>"$SIM_DIR/part2make.err" || SIM_RC=$?
+  check_rc "the printed command makes the second part" 0 part2make
+  check_eq "the second part installs no driver package" 0 \
+    "$(grep '^apt-get' "$SIM_HOST/sim/gpuprep-plan-2.sh" | grep -Ec 'cuda-drivers|nvidia-driver|nvidia-dkms|nvidia-open')"
+  SIM_RC=0
+  sim_run sh -c 'cd /sim && bash gpuprep-plan-2.sh' >"$SIM_DIR/part2.out" 2>"$SIM_DIR/part2.err" || SIM_RC=$?
+  echo "  (the second part exited $SIM_RC)"
+  check_eq "one install transaction, without a driver package" "1 0" \
+    "$(sim_log apt-get | grep -c ' install ') $(sim_log apt-get | grep ' install ' | grep -Ec 'cuda-drivers|nvidia-driver|nvidia-dkms|nvidia-open')"
+  check "the libraries are installed" sim_inspect sh -c "dpkg-query -W libcudnn8 libnccl2 cuda-toolkit-12-2 >/dev/null"
+  check_eq "no driver package is installed" "" \
+    "$(sim_inspect dpkg-query -W -f '${db:Status-Status} ${Package}\n' 'cuda-drivers*' 'nvidia-driver-*' 'nvidia-dkms-*' 'nvidia-open*' 2>/dev/null | grep '^installed ')"
+  # A manifest changed after the plan was made: the second part's command refuses it.
+  printf '# changed after the plan was made\n' >>"$SIM_HOST/sim/stack.yaml"
+  SIM_RC=0
+  sim_run sh -c "cd /sim && $second" >"$SIM_DIR/part2changed.out" 2>"$SIM_DIR/part2changed.err" || SIM_RC=$?
+  check_rc "the same command with the manifest changed is refused" 2 part2changed
+  check "  saying it changed since the plan was made" grep -q 'it changed since the plan was made' "$SIM_DIR/part2changed.err"
 else
   echo "  SKIP (this section): curl is not installed here; the plan's script downloads the key with curl"
 fi

@@ -195,8 +195,24 @@ TEST_CASE("containers: a daemon.json that is not JSON stops the plan with its po
   Fixture f;
   f.DockerRunning();
   f.root.Write("/etc/docker/daemon.json", "{\n  \"debug\": true,,\n}\n");
-  CHECK_THROWS_WITH(f.Build(), Catch::StartsWith("/etc/docker/daemon.json:2:17: not valid JSON: "));
+  // the file as this machine sees it: under the root
+  CHECK_THROWS_WITH(f.Build(), Catch::StartsWith(f.root.path() + "/etc/docker/daemon.json:2:17: not valid JSON: "));
   CHECK(f.root.Read("/etc/docker/daemon.json") == "{\n  \"debug\": true,,\n}\n");
+}
+
+TEST_CASE("containers: a daemon.json over the size limit stops the plan, the file untouched", "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  // 5 MB of flat keys: refused before it is parsed, at the first byte past 1 MiB (line 1, column 1048577)
+  std::string big = "{";
+  for (int i = 0; big.size() < 5000000; ++i) big += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
+  big.back() = '}';
+  f.root.Write("/etc/docker/daemon.json", big);
+  CHECK_THROWS_WITH(f.Build(), f.root.path() + "/etc/docker/daemon.json:1:1048577: the file is " +
+                                   std::to_string(big.size()) +
+                                   " bytes, more than the 1048576 (1 MiB) gpuprep edits; gpuprep leaves the file "
+                                   "as it is: shorten it by hand");
+  CHECK(f.root.Read("/etc/docker/daemon.json") == big);
 }
 
 TEST_CASE("containers: a symlinked daemon.json is edited through the link; one leaving /etc is refused", "[plan][containers]") {

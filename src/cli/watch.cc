@@ -1,8 +1,9 @@
 // `gpuprep watch`: sample every GPU (NVML) and the host (/proc) every --interval and judge each --window
 // why the GPUs are underused (src/watch/, docs/watch.md). --json writes JSON Lines (sample, verdict and
 // summary records, docs/json.md); --replay FILE judges such a recording again; --prices prices the run's
-// GPU time; --prometheus FILE writes a node_exporter textfile; --root DIR reads the host side from a tree. Exit 0 when it ran, 1 when NVML cannot be
-// loaded or initialised, no GPU is found, a GPU was lost or a --fail-on verdict held, 2 for bad usage.
+// GPU time; --prometheus FILE writes a node_exporter textfile; --root DIR reads the host side from a tree.
+// Exit 0 when it ran, 1 when NVML cannot be loaded or initialised, no GPU is found, a GPU was lost or a
+// --fail-on verdict held, 2 for bad usage.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>

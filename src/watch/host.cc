@@ -43,7 +43,8 @@ bool HostSampler::PidVisible(unsigned pid) const {
 Job HostSampler::JobOf(unsigned pid) const {
   if (child_pid_namespace_) return UnknownJob("NVML's host PID is not in this pid namespace (a container)");
   if (auto k = known_.find(pid); k != known_.end() && k->second.job) return *k->second.job;
-  if (!fs_.Exists("/proc/" + std::to_string(pid))) return UnknownJob("the PID is not in /proc (ended, or hidden)");
+  if (!fs_.Exists("/proc/" + std::to_string(pid)))
+    return UnknownJob("the PID is not in /proc (ended, or hidden)");
   auto cg = fs_.ReadPrefix(ProcPath(pid, "cgroup"), kSmallMax);
   return cg ? JobFromProcCgroup(*cg) : UnknownJob("/proc/PID/cgroup cannot be read");
 }

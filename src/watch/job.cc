@@ -23,7 +23,8 @@ bool EndsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 bool Digits(std::string_view s, size_t max) {
-  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !s.empty() && s.size() <= max &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 bool Hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool ContainerId(std::string_view s) { return s.size() == 64 && std::all_of(s.begin(), s.end(), Hex); }
@@ -44,8 +45,8 @@ std::optional<std::string> PodUid(std::string_view s) {
 bool UnitName(std::string_view s) {
   if (s.empty() || s.size() > kMaxUnitName) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '-' ||
-           c == '_' || c == '.' || c == '\\' || c == '@';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' ||
+           c == '-' || c == '_' || c == '.' || c == '\\' || c == '@';
   });
 }
 
@@ -147,7 +148,8 @@ std::vector<std::string_view> Paths(std::string_view text) {
   size_t lines = 0;
   for (size_t at = 0; at < text.size() && lines < kMaxLines; ++lines) {
     const size_t nl = text.find('\n', at);
-    const std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    const std::string_view line =
+        text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
     at = nl == std::string_view::npos ? text.size() : nl + 1;
     const size_t a = line.find(':');
     const size_t b = a == std::string_view::npos ? a : line.find(':', a + 1);
@@ -174,7 +176,8 @@ bool Clean(std::string_view s, size_t max) {
 Job UnknownJob(const std::string& reason) {
   Job j;
   j.kind = "unknown";
-  j.reason = reason.size() > kMaxReasonBytes ? TerminalSafe(reason.substr(0, kMaxReasonBytes)) : TerminalSafe(reason);
+  j.reason = reason.size() > kMaxReasonBytes ? TerminalSafe(reason.substr(0, kMaxReasonBytes))
+                                             : TerminalSafe(reason);
   return j;
 }
 
@@ -207,7 +210,8 @@ std::string CheckJob(const Job& j) {
   if (j.kind == "docker" || j.kind == "containerd" || j.kind == "cri-o" || j.kind == "podman")
     return ContainerId(j.id) ? "" : "id: not a 64-hex-digit container id";
   if (j.kind == "systemd") return UnitName(j.id) ? "" : "id: not a systemd unit name";
-  if (j.kind == "cgroup") return !j.id.empty() && j.id[0] == '/' && Clean(j.id, max_path) ? "" : "id: not a cgroup path";
+  if (j.kind == "cgroup")
+    return !j.id.empty() && j.id[0] == '/' && Clean(j.id, max_path) ? "" : "id: not a cgroup path";
   return "kind: not slurm, kubernetes_pod, docker, containerd, cri-o, podman, systemd, cgroup or unknown";
 }
 

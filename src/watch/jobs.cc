@@ -181,7 +181,8 @@ std::string RenderJobsText(const std::vector<JobSummary>& jobs) {
     if (!e.gpus.empty()) out += " on GPU " + GpuList(e.gpus);
     out += ": " + (e.verdict ? "mostly " + *e.verdict : std::string("not judged"));
     std::string counts;
-    for (const auto& [name, n] : e.windows) counts += (counts.empty() ? "" : ", ") + name + " " + std::to_string(n);
+    for (const auto& [name, n] : e.windows)
+      counts += (counts.empty() ? "" : ", ") + name + " " + std::to_string(n);
     if (!counts.empty()) out += " (GPU-windows: " + counts + ")";
     out += "\n";
     if (e.cost) out += "      " + CostPhrase(*e.cost) + "\n";

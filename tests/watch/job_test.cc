@@ -1,8 +1,8 @@
 // A GPU process's job from /proc/PID/cgroup: the shapes Slurm, the kubelet, runc's drivers and systemd
 // write (v1, v2, hybrid; systemd and cgroupfs drivers), and hostile text.
-#include <catch2/catch.hpp>
-
 #include "watch/job.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gp;
 
@@ -48,8 +48,8 @@ TEST_CASE("job: Kubernetes pods under the systemd and cgroupfs drivers", "[watch
             "22de18008dbe.slice/crio-" +
             kId + ".scope\n") == "kubernetes_pod:" + uid);
   // Guaranteed pods hang off kubepods.slice directly.
-  CHECK(Key("0::/kubepods.slice/kubepods-pod0b7632a2_a56e_4278_987a_22de18008dbe.slice/cri-containerd-" + kId +
-            ".scope\n") == "kubernetes_pod:" + uid);
+  CHECK(Key("0::/kubepods.slice/kubepods-pod0b7632a2_a56e_4278_987a_22de18008dbe.slice/cri-containerd-" +
+            kId + ".scope\n") == "kubernetes_pod:" + uid);
   // cgroupfs driver, cgroup v1 hybrid: /kubepods/<qos>/pod<uid>/<container id>, the v2 line at the root.
   CHECK(Key("11:memory:/kubepods/burstable/pod" + uid + "/" + kId + "\n0::/\n") == "kubernetes_pod:" + uid);
   CHECK(Key("11:memory:/kubepods/pod" + uid + "/" + kId + "\n") == "kubernetes_pod:" + uid);
@@ -66,7 +66,8 @@ TEST_CASE("job: containers outside Kubernetes, by runtime and driver", "[watch][
   CHECK(Key("0::/machine.slice/libpod-" + kId + ".scope/container\n") == "podman:" + kId);
   CHECK(Key("3:memory:/libpod_parent/libpod-" + kId + "\n") == "podman:" + kId);
   // conmon's scope is the runtime's monitor, not the container.
-  CHECK(Key("0::/machine.slice/libpod-conmon-" + kId + ".scope\n") == "systemd:libpod-conmon-" + kId + ".scope");
+  CHECK(Key("0::/machine.slice/libpod-conmon-" + kId + ".scope\n") ==
+        "systemd:libpod-conmon-" + kId + ".scope");
   // A short or upper-case id is not a container id.
   CHECK(Key("0::/system.slice/docker-abc123.scope\n") == "systemd:docker-abc123.scope");
   CHECK(watch::JobLabel(watch::JobFromProcCgroup("0::/system.slice/docker-" + kId + ".scope\n")) ==
@@ -91,8 +92,8 @@ TEST_CASE("job: systemd units, the cgroup path, the root", "[watch][job]") {
 
 TEST_CASE("job: hostile text stays bounded and printable", "[watch][job]") {
   // No valid line: unknown, with the reason.
-  for (const std::string& bad : {std::string(), std::string("garbage"), std::string("x::/a\n"),
-                                 std::string("0::relative\n")}) {
+  for (const std::string& bad :
+       {std::string(), std::string("garbage"), std::string("x::/a\n"), std::string("0::relative\n")}) {
     auto j = watch::JobFromProcCgroup(bad);
     CHECK(j.kind == "unknown");
     CHECK(j.reason == "no cgroup line in /proc/PID/cgroup");

@@ -1,9 +1,10 @@
 // Per-job grouping through the judge: how a shared GPU's time is split, what each job's verdicts and
 // cost are, and that the jobs add up to the run.
+#include "watch/jobs.h"
+
 #include <catch2/catch.hpp>
 
 #include "synthetic.h"
-#include "watch/jobs.h"
 #include "watch/judge.h"
 #include "watch/run.h"
 

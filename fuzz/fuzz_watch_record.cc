@@ -1,17 +1,57 @@
 // `watch --replay FILE`: any bytes, line by line -> records or a gp::FileError (PATH:LINE:COL). A sample
 // that reads must write back to the same record, and the judge must take any such samples (zero limits,
-// huge counters, empty lists) without a crash, a NaN in its JSON or another exception type.
+// huge counters, empty lists) without a crash, a NaN in its JSON or another exception type; the jobs'
+// GPU time must add up to the run's. The same bytes as a /proc/PID/cgroup file: the job it names passes
+// the reader's check and reads back from a sample record as itself.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "util/error.h"
+#include "watch/cost.h"
+#include "watch/job.h"
+#include "watch/jobs.h"
 #include "watch/jsonl.h"
 #include "watch/judge.h"
 
+namespace {
+
+void CgroupFile(const std::string& text) {
+  gp::watch::Job job = gp::watch::JobFromProcCgroup(text);
+  if (!gp::watch::CheckJob(job).empty()) std::abort();
+  gp::watch::Sample s;
+  s.time_ms = 1;
+  s.interval_ms = 1000;
+  s.window_ms = 2000;
+  gp::watch::GpuSample g;
+  g.processes = std::vector<gp::watch::GpuProcess>{{1, std::nullopt, std::nullopt, job}};
+  s.gpus.push_back(g);
+  const std::string line = gp::watch::SampleJson(s).dump();
+  const auto back = gp::watch::ParseRecord(line, "cgroup", 1).sample.gpus.at(0).processes->at(0).job;
+  if (!back || back->Key() != job.Key() || back->cgroup != job.cgroup || back->reason != job.reason)
+    std::abort();
+}
+
+// The jobs' GPU-hours add up to the run's (watch/jobs.h).
+void JobsAddUp(gp::watch::Summary s) {
+  std::vector<std::optional<double>> prices(s.gpus.size(), 1.0);
+  s.cost = gp::watch::CostOfRun(s, prices, "", 0.8);
+  gp::watch::PriceJobs(s, prices, "", 0.8);
+  double sum = 0;
+  for (const auto& j : s.jobs) sum += j.cost ? j.cost->gpu_hours : 0;
+  if (!s.gpus.empty() && std::fabs(sum - s.cost->gpu_hours) > 1e-6 * std::max(1.0, s.cost->gpu_hours))
+    std::abort();
+  (void)gp::watch::SummaryJson(s).dump();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  CgroupFile(text);
   gp::watch::Judge judge({}, 2000);
   std::string first_gpus;
   size_t start = 0, number = 0;
@@ -36,5 +76,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& v : judge.Finish(INT64_MAX / 4)) (void)gp::watch::VerdictJson(v).dump();
   (void)gp::watch::SummaryJson(judge.GetSummary()).dump();
+  JobsAddUp(judge.GetSummary());
   return 0;
 }

@@ -24,6 +24,10 @@ for f in tests/fixtures/watch/*.jsonl; do
   seed fuzz_watch_record "$f"
   head -n 3 "$f" >"$out/fuzz_watch_record/head-$(basename "$f")"
 done
+# /proc/PID/cgroup files of the fixture trees (the target reads its bytes as one too).
+for f in tests/fixtures/proc/*/*/proc/*/cgroup tests/fixtures/proc/two-jobs/proc/*/cgroup; do
+  seed fuzz_watch_record "$f"
+done
 # Probe inputs: every small regular file of the fixture host trees (os-release, /proc, /sys, dpkg status,
 # headers, daemon.json, CDI specs...).
 while IFS= read -r -d '' f; do seed fuzz_probe_parsers "$f"; done \

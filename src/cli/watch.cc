@@ -1,8 +1,9 @@
 // `gpuprep watch`: sample every GPU (NVML) and the host (/proc) every --interval and judge each --window
 // why the GPUs are underused (src/watch/, docs/watch.md). --json writes JSON Lines (sample, verdict and
 // summary records, docs/json.md); --replay FILE judges such a recording again; --prices prices the run's
-// GPU time; --prometheus FILE writes a node_exporter textfile. Exit 0 when it ran, 1 when NVML cannot be
-// loaded or initialised, no GPU is found, a GPU was lost or a --fail-on verdict held, 2 for bad usage.
+// GPU time; --prometheus FILE writes a node_exporter textfile; --root DIR reads the host side from a tree.
+// Exit 0 when it ran, 1 when NVML cannot be loaded or initialised, no GPU is found, a GPU was lost or a
+// --fail-on verdict held, 2 for bad usage.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -97,9 +98,6 @@ void SetPrices(Context& ctx, const WatchFlags& f, watch::WatchOptions& o) {
 }
 
 int RunWatch(Context& ctx, const WatchFlags& f) {
-  if (!ctx.opts.root.empty())
-    throw FlagError(
-        "--root", "watch samples the live host's GPUs; it cannot read them from a tree (use --replay FILE)");
   watch::WatchOptions o;
   for (const std::string& a : f.thresholds)
     if (std::string e = watch::SetThreshold(o.thresholds, a); !e.empty()) throw FlagError("--threshold", e);
@@ -117,6 +115,7 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   o.window_ms = o.window_given ? Duration("--window", f.window) : 60000;
   WatchOutput out(ctx, PromPath(ctx, f.prometheus), f.replay.empty());
   if (!f.replay.empty()) {
+    if (!ctx.opts.root.empty()) throw FlagError("--root", "a live run only (a replay reads no host)");
     if (!f.prometheus.empty())
       throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
     if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")
@@ -132,7 +131,10 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
 
   // The session's process-list check asks /proc from the worker threads, possibly after a stuck call
   // returns late: it owns its filesystem. In a child pid namespace NVML's host PIDs name nothing here.
-  std::shared_ptr<sys::Fs> proc_fs = ctx.make_fs("/");
+  // --root DIR: the host side (/proc, /sys/fs/cgroup) is read from that tree; the GPUs are still NVML's.
+  std::shared_ptr<sys::Fs> proc_fs = ctx.make_fs(ctx.opts.root.empty() ? "/" : ctx.opts.root);
+  if (!ctx.opts.root.empty() && !proc_fs->IsDir("/proc"))
+    throw FlagError("--root", "\"" + TerminalSafe(ctx.opts.root) + "\": no proc directory under it");
   const bool child_pid_namespace = watch::InChildPidNamespace(*proc_fs);
   sys::NvmlSessionOptions so;
   so.pid_visible = [proc_fs, child_pid_namespace](unsigned pid) {

@@ -37,6 +37,30 @@ void Add(CostLine& into, const CostLine& l) {
   if (l.amount) into.amount = into.amount.value_or(0) + *l.amount;
 }
 
+// A cost with every line present and empty.
+RunCost Empty(double wall_s, unsigned gpus, const std::string& currency, double sm_active_guidance) {
+  RunCost c;
+  c.wall_s = wall_s;
+  c.gpus = gpus;
+  c.currency = currency;
+  c.sm_active_guidance = sm_active_guidance;
+  for (int k = 0; k < kVerdictKinds; ++k) c.by_verdict[VerdictName(static_cast<VerdictKind>(k))];
+  c.by_verdict["unclassified"];
+  c.by_verdict["unjudged"];
+  return c;
+}
+
+// Shares of c.gpu_hours, amounts (when every GPU has a price), and the idle and underuse totals.
+void Tally(RunCost& c, std::map<std::string, double>& amount, bool all_priced) {
+  for (auto& [name, line] : c.by_verdict) {
+    line.share = c.gpu_hours > 0 ? line.gpu_hours / c.gpu_hours : 0;
+    if (all_priced) line.amount = amount[name];
+    if (IsIdleVerdict(name)) Add(c.idle, line);
+    if (IsUnderuseVerdict(name)) Add(c.underuse, line);
+  }
+  if (!all_priced) c.idle.amount = c.underuse.amount = std::nullopt;
+}
+
 }  // namespace
 
 bool IsIdleVerdict(const std::string& name) { return name == "idle" || name == "idle_memory_held"; }
@@ -47,12 +71,9 @@ bool IsUnderuseVerdict(const std::string& name) {
 
 RunCost CostOfRun(const Summary& s, const std::vector<std::optional<double>>& price_per_gpu_hour,
                   const std::string& currency, double sm_active_guidance) {
-  RunCost c;
-  c.wall_s = static_cast<double>(std::max(0LL, s.end_ms - s.start_ms)) / 1000.0;
-  c.gpus = static_cast<unsigned>(s.gpus.size());
+  RunCost c = Empty(static_cast<double>(std::max(0LL, s.end_ms - s.start_ms)) / 1000.0,
+                    static_cast<unsigned>(s.gpus.size()), currency, sm_active_guidance);
   c.gpu_hours = c.wall_s * c.gpus / 3600.0;
-  c.currency = currency;
-  c.sm_active_guidance = sm_active_guidance;
   const double wall_ms = c.wall_s * 1000.0;
   bool all_priced = !s.gpus.empty();
   std::vector<double> price(s.gpus.size(), 0);
@@ -64,9 +85,6 @@ RunCost CostOfRun(const Summary& s, const std::vector<std::optional<double>>& pr
       c.unpriced.push_back(s.gpus[i].gpu.index);
     }
   }
-  for (int k = 0; k < kVerdictKinds; ++k) c.by_verdict[VerdictName(static_cast<VerdictKind>(k))];
-  c.by_verdict["unclassified"];
-  c.by_verdict["unjudged"];
   // Per GPU: the judged time by verdict, the rest unjudged; then shares and amounts.
   std::map<std::string, double> amount;
   double sm_active_sum = 0;
@@ -88,14 +106,31 @@ RunCost CostOfRun(const Summary& s, const std::vector<std::optional<double>>& pr
   double paid = 0;
   for (size_t i = 0; i < s.gpus.size(); ++i) paid += c.wall_s / 3600.0 * price[i];
   if (all_priced) c.amount = paid;
-  for (auto& [name, line] : c.by_verdict) {
-    line.share = c.gpu_hours > 0 ? line.gpu_hours / c.gpu_hours : 0;
-    if (all_priced) line.amount = amount[name];
-    if (IsIdleVerdict(name)) Add(c.idle, line);
-    if (IsUnderuseVerdict(name)) Add(c.underuse, line);
-  }
-  if (!all_priced) c.idle.amount = c.underuse.amount = std::nullopt;
+  Tally(c, amount, all_priced);
   if (sm_active_samples > 0) c.sm_inactive_share = 1.0 - sm_active_sum / sm_active_samples;
+  return c;
+}
+
+RunCost CostOfParts(const std::vector<CostPart>& parts, double wall_s, const std::string& currency,
+                    double sm_active_guidance) {
+  RunCost c = Empty(wall_s, static_cast<unsigned>(parts.size()), currency, sm_active_guidance);
+  bool all_priced = !parts.empty();
+  std::map<std::string, double> amount;
+  double paid = 0;
+  for (const CostPart& p : parts) {
+    if (!p.price) {
+      all_priced = false;
+      c.unpriced.push_back(p.gpu_index);
+    }
+    for (const auto& [name, ms] : p.verdict_ms) {
+      c.by_verdict[name].gpu_hours += ms / kMsPerHour;
+      c.gpu_hours += ms / kMsPerHour;
+      amount[name] += ms / kMsPerHour * p.price.value_or(0);
+      paid += ms / kMsPerHour * p.price.value_or(0);
+    }
+  }
+  if (all_priced) c.amount = paid;
+  Tally(c, amount, all_priced);
   return c;
 }
 
@@ -117,6 +152,11 @@ nlohmann::ordered_json CostJson(const RunCost& c) {
   if (c.amount) j["amount"] = *c.amount;
   if (c.sm_inactive_share) j["sm_inactive_share"] = *c.sm_inactive_share;
   return j;
+}
+
+std::string CostPhrase(const RunCost& c) {
+  return Fixed(c.gpu_hours, 4) + " GPU-hours" + Money(c, c.amount) + "; idle " + Percent(c.idle.share) +
+         Money(c, c.idle.amount) + ", underused " + Percent(c.underuse.share) + Money(c, c.underuse.amount);
 }
 
 std::string RenderCostText(const RunCost& c) {

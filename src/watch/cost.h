@@ -24,7 +24,20 @@ bool IsUnderuseVerdict(const std::string& name);
 RunCost CostOfRun(const Summary& s, const std::vector<std::optional<double>>& price_per_gpu_hour,
                   const std::string& currency, double sm_active_guidance);
 
+// One GPU's part of a job's time (watch/jobs.h): its judged time by verdict and its "unjudged" time, ms.
+struct CostPart {
+  unsigned gpu_index = 0;
+  std::optional<double> price;  // per GPU-hour
+  std::map<std::string, double> verdict_ms;
+};
+// The cost of GPU time given in parts: `gpu_hours` is their sum (not wall time x GPUs), `gpus` the parts,
+// shares are of that sum. No SM-inactive share.
+RunCost CostOfParts(const std::vector<CostPart>& parts, double wall_s, const std::string& currency,
+                    double sm_active_guidance);
+
 nlohmann::ordered_json CostJson(const RunCost& c);
+// "0.0024 GPU-hours = 0.0060 USD; idle 0.0%, underused 12.5% = 0.0008 USD" (a job's line).
+std::string CostPhrase(const RunCost& c);
 // "  cost: ..." lines for the text summary (terminal-safe: only numbers and fixed words).
 std::string RenderCostText(const RunCost& c);
 

@@ -6,6 +6,7 @@
 
 #include "util/input.h"
 #include "util/strings.h"
+#include "watch/job.h"
 
 namespace gp::watch {
 namespace {
@@ -37,6 +38,15 @@ bool InChildPidNamespace(const sys::Fs& fs) {
 
 bool HostSampler::PidVisible(unsigned pid) const {
   return !child_pid_namespace_ && fs_.Exists("/proc/" + std::to_string(pid));
+}
+
+Job HostSampler::JobOf(unsigned pid) const {
+  if (child_pid_namespace_) return UnknownJob("NVML's host PID is not in this pid namespace (a container)");
+  if (auto k = known_.find(pid); k != known_.end() && k->second.job) return *k->second.job;
+  if (!fs_.Exists("/proc/" + std::to_string(pid)))
+    return UnknownJob("the PID is not in /proc (ended, or hidden)");
+  auto cg = fs_.ReadPrefix(ProcPath(pid, "cgroup"), kSmallMax);
+  return cg ? JobFromProcCgroup(*cg) : UnknownJob("/proc/PID/cgroup cannot be read");
 }
 
 double HostSampler::CpuPct(uint64_t ticks, long long ms) const {
@@ -128,8 +138,10 @@ void HostSampler::ReadStatic(unsigned pid, Known& k, long long time_ms, bool cgr
     k.cpus_allowed = CpusAllowedFromStatus(*status);
   k.cgroup_limit.reset();
   k.cgroup_cpu_stat.clear();
+  k.job.reset();
   if (!cgroup) return;
   auto cg = fs_.ReadPrefix(ProcPath(pid, "cgroup"), kSmallMax);
+  k.job = cg ? JobFromProcCgroup(*cg) : UnknownJob("/proc/PID/cgroup cannot be read");
   if (!cg) return;
   CgroupPaths paths = ParseProcCgroup(*cg);
   // The limit that binds is the smallest along the path to the root; its cgroup's cpu.stat counts the

@@ -48,6 +48,11 @@ class HostSampler {
   // Whether NVML's `pid` names a process here: /proc/PID exists and this is the initial pid namespace.
   bool PidVisible(unsigned pid) const;
 
+  // The job of NVML's `pid` (watch/job.h): from its /proc/PID/cgroup, read with its other static facts
+  // (every `rescan_ms`) while it is a GPU process, else now; "unknown" with the reason when the PID is
+  // not visible here or its cgroup file cannot be read.
+  Job JobOf(unsigned pid) const;
+
  private:
   struct Known {  // what is remembered about one process between ticks
     uint64_t cpu_ticks = 0;
@@ -59,6 +64,7 @@ class HostSampler {
     std::optional<double> cgroup_limit;
     std::string cgroup_cpu_stat;  // the cpu.stat path, "" when none was found
     std::optional<CpuThrottle> throttle;
+    std::optional<Job> job;       // GPU processes: from /proc/PID/cgroup
     long long static_at_ms = -1;  // when allowed CPUs and cgroup were last read
   };
   struct ThreadTicks {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "watch/cost.h"
+#include "watch/jobs.h"
 #include "watch/jsonl_fields.h"
 
 namespace gp::watch {
@@ -25,6 +26,13 @@ const char* RoleName(ProcessRole r) {
 std::string StateChar(char c) { return std::string(1, c); }
 
 J IdJson(const GpuId& id) { return {{"index", id.index}, {"uuid", id.uuid}, {"pci_bus_id", id.pci_bus_id}}; }
+
+J JobJson(const Job& j) {
+  return {{"kind", j.kind},
+          {"id", j.id.empty() ? J(nullptr) : J(j.id)},
+          {"cgroup", j.cgroup.empty() ? J(nullptr) : J(j.cgroup)},
+          {"reason", j.reason.empty() ? J(nullptr) : J(j.reason)}};
+}
 
 J GpmJson(const Gpm& g) {
   J o = J::object();
@@ -117,10 +125,13 @@ J SampleJson(const Sample& s) {
     o["mig_instances"] = mig;
     if (g.processes) {
       J ps = J::array();
-      for (const GpuProcess& p : *g.processes)
-        ps.push_back({{"pid", p.pid},
-                      {"used_memory_bytes", Opt(p.used_memory_bytes)},
-                      {"gpu_instance_id", Opt(p.gpu_instance_id)}});
+      for (const GpuProcess& p : *g.processes) {
+        J e = {{"pid", p.pid},
+               {"used_memory_bytes", Opt(p.used_memory_bytes)},
+               {"gpu_instance_id", Opt(p.gpu_instance_id)}};
+        if (p.job) e["job"] = JobJson(*p.job);
+        ps.push_back(std::move(e));
+      }
       o["processes"] = ps;
     } else {
       o["processes"] = nullptr;
@@ -186,7 +197,8 @@ J VerdictJson(const Verdict& v) {
           {"evidence", v.evidence},
           {"reasons", v.reasons},
           {"straggler_gpu", v.straggler_gpu ? IdJson(*v.straggler_gpu) : J(nullptr)},
-          {"fix", v.fix}};
+          {"fix", v.fix},
+          {"jobs", v.jobs}};
 }
 
 J SummaryJson(const Summary& s) {
@@ -215,7 +227,8 @@ J SummaryJson(const Summary& s) {
           {"gpus", gpus},
           {"lost_gpus", lost},
           {"notes", s.notes},
-          {"cost", s.cost ? CostJson(*s.cost) : J(nullptr)}};
+          {"cost", s.cost ? CostJson(*s.cost) : J(nullptr)},
+          {"jobs", JobsJson(s.jobs)}};
 }
 
 }  // namespace gp::watch

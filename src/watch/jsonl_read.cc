@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "util/error.h"
+#include "watch/job.h"
 #include "watch/jsonl.h"
 #include "watch/jsonl_fields.h"
 
@@ -96,6 +97,20 @@ Gpm ReadGpm(const Reader& r, const J& o, const std::string& where) {
   return g;
 }
 
+// A process's job (watch/job.h): absent in recordings made before per-job grouping.
+Job ReadJob(const Reader& r, const J& o, const std::string& where) {
+  auto text = [&](const char* key, size_t max) {
+    return r.Has(o, key) ? r.String(o.at(key), where + "." + key, max) : std::string();
+  };
+  Job j;
+  j.kind = r.String(r.Get(o, "kind", where), where + ".kind", 16);
+  j.id = text("id", 4 * kMaxJobPathBytes + 3);
+  j.cgroup = text("cgroup", 4 * kMaxJobPathBytes + 3);
+  j.reason = text("reason", 1024);
+  if (std::string e = CheckJob(j); !e.empty()) r.Fail(where, e);
+  return j;
+}
+
 GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
   GpuSample g;
   g.id = ReadId(r, r.Get(o, "gpu", where), where + ".gpu");
@@ -142,6 +157,7 @@ GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
       p.pid = static_cast<unsigned>(r.Unsigned(r.Get(a[i], "pid", w), w + ".pid", 1u << 22));
       p.used_memory_bytes = r.OptUnsigned<uint64_t>(a[i], "used_memory_bytes", w, UINT64_MAX);
       p.gpu_instance_id = r.OptUnsigned<unsigned>(a[i], "gpu_instance_id", w, 1u << 16);
+      if (r.Has(a[i], "job")) p.job = ReadJob(r, a[i].at("job"), w + ".job");
       ps.push_back(p);
     }
     g.processes = std::move(ps);

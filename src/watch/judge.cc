@@ -11,23 +11,32 @@ void Judge::AddNote(const std::string& note) {
     summary_.notes.push_back(note);
 }
 
-void Judge::Count(const std::vector<Verdict>& verdicts) {
-  for (GpuSummary& g : summary_.gpus) {
+void Judge::Count(std::vector<Verdict>& verdicts) {
+  for (size_t position = 0; position < summary_.gpus.size(); ++position) {
+    GpuSummary& g = summary_.gpus[position];
+    const Shares shares = JobLedger::WindowShares(open_, position);
+    std::vector<std::string> keys;
+    for (const auto& [key, share] : shares)
+      if (share > 0 && key != kNoJob) keys.push_back(key);
     bool lost = false;
     unsigned n = 0;
     for (const LostGpu& l : summary_.lost_gpus)
       lost = lost || (l.gpu.index == g.gpu.index && l.time_ms < window_start_ + window_ms_);
     for (const Verdict& v : verdicts) n += v.gpu.index == g.gpu.index ? 1 : 0;
-    for (const Verdict& v : verdicts) {
+    std::vector<std::pair<std::string, double>> time;
+    for (Verdict& v : verdicts) {
       if (v.gpu.index != g.gpu.index) continue;
-      ++g.windows[VerdictName(v.kind)];
-      g.verdict_ms[VerdictName(v.kind)] += static_cast<double>(window_ms_) / n;
+      v.jobs = keys;
+      time.emplace_back(VerdictName(v.kind), static_cast<double>(window_ms_) / n);
     }
-    if (n == 0 && !lost) {
-      ++g.windows["unclassified"];
-      g.verdict_ms["unclassified"] += static_cast<double>(window_ms_);
+    if (n == 0 && !lost) time.emplace_back("unclassified", static_cast<double>(window_ms_));
+    for (const auto& [name, ms] : time) {
+      ++g.windows[name];
+      g.verdict_ms[name] += ms;
     }
+    jobs_.AddWindow(position, shares, time);
   }
+  summary_.jobs = jobs_.Jobs();
 }
 
 std::vector<Verdict> Judge::Close() {
@@ -76,6 +85,7 @@ std::vector<Verdict> Judge::Add(const Sample& s) {
               ": NVML missed the deadline; its samples are gaps until the call returns");
   }
   open_.push_back(s);
+  jobs_.AddSample(s);
   ++summary_.samples;
   for (size_t i = 0; i < s.gpus.size() && i < summary_.gpus.size(); ++i) {
     const GpuSample& g = s.gpus[i];
@@ -96,6 +106,7 @@ std::vector<Verdict> Judge::Finish(long long end_ms) {
   std::vector<Verdict> out;
   summary_.end_ms = end_ms;
   if (started_ && !open_.empty() && end_ms >= window_start_ + window_ms_) out = Close();
+  summary_.jobs = jobs_.Jobs();
   if (!summary_.judged) {
     summary_.reason = started_ ? "the run (" + FormatDuration(std::max(0LL, end_ms - summary_.start_ms)) +
                                      ") is shorter than one window (" + FormatDuration(window_ms_) + ")"

@@ -5,6 +5,7 @@
 #pragma once
 #include <vector>
 
+#include "watch/jobs.h"
 #include "watch/rules.h"
 #include "watch/sample.h"
 #include "watch/thresholds.h"
@@ -21,12 +22,13 @@ class Judge {
   std::vector<Verdict> Add(const Sample& s);
   // The run ended at `end_ms`: judges the open window when the run reached its end. Then Summary().
   std::vector<Verdict> Finish(long long end_ms);
+  // The summary so far, with the jobs (watch/jobs.h) up to the last window judged.
   const Summary& GetSummary() const { return summary_; }
   void AddNote(const std::string& note);
 
  private:
   std::vector<Verdict> Close();
-  void Count(const std::vector<Verdict>& v);
+  void Count(std::vector<Verdict>& v);
 
   Thresholds t_;
   long long window_ms_;
@@ -34,6 +36,7 @@ class Judge {
   long long window_start_ = 0;
   bool started_ = false;
   Summary summary_;
+  JobLedger jobs_;
 };
 
 }  // namespace gp::watch

@@ -7,6 +7,7 @@
 #include "sys/lines.h"
 #include "util/error.h"
 #include "watch/cost.h"
+#include "watch/jobs.h"
 #include "watch/jsonl.h"
 #include "watch/sampler.h"
 
@@ -29,6 +30,7 @@ Summary Priced(const Summary& s, const WatchOptions& options) {
   for (const GpuSummary& g : s.gpus)
     prices.push_back(options.price_of ? options.price_of(g.name) : std::nullopt);
   out.cost = CostOfRun(s, prices, options.currency, options.thresholds.healthy_sm_active);
+  PriceJobs(out, prices, options.currency, options.thresholds.healthy_sm_active);
   return out;
 }
 
@@ -90,6 +92,9 @@ int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, Hos
           if (std::find(gpus.begin(), gpus.end(), g.id.index) == gpus.end()) gpus.push_back(g.id.index);
         }
     s.host = host.Sample(s.time_ms, pids);
+    for (GpuSample& g : s.gpus)
+      if (g.processes)
+        for (GpuProcess& p : *g.processes) p.job = host.JobOf(p.pid);
     out.OnSample(s);
     if (auto v = judge.Add(s); !v.empty()) out.OnVerdicts(v);
     const bool all_lost = std::all_of(s.gpus.begin(), s.gpus.end(),

@@ -28,10 +28,22 @@ struct MigInstance {
   Gpm gpm;
 };
 
+// The job a GPU process belongs to, named from its cgroup (watch/job.h reads /proc/PID/cgroup). Every
+// string is bounded and free of control characters and ill-formed UTF-8 (it reaches terminals and JSON).
+struct Job {
+  std::string kind;    // slurm, kubernetes_pod, docker, containerd, cri-o, podman, systemd, cgroup, unknown
+  std::string id;      // the job number, pod UID, container id, unit name or cgroup path; "" for unknown
+  std::string cgroup;  // the cgroup path it was named from; "" when none was read
+  std::string reason;  // unknown: why no cgroup names it
+  // The grouping key: "kind:id", or the kind alone when it has no id ("unknown").
+  std::string Key() const { return id.empty() ? kind : kind + ":" + id; }
+};
+
 struct GpuProcess {
   unsigned pid = 0;  // host PID as NVML reports it
   std::optional<uint64_t> used_memory_bytes;
   std::optional<unsigned> gpu_instance_id;
+  std::optional<Job> job;  // unset in recordings made before per-job grouping
 };
 
 enum class GpuState { kOk, kGap, kLost };

@@ -3,6 +3,7 @@
 #include "util/input.h"
 #include "watch/cost.h"
 #include "watch/duration.h"
+#include "watch/jobs.h"
 #include "watch/jsonl.h"
 
 namespace gp::watch {
@@ -45,6 +46,7 @@ std::string RenderSummaryText(const Summary& s) {
   for (const LostGpu& l : s.lost_gpus)
     out += "  lost: " + Gpu(l.gpu) + " " + TerminalSafe(l.gpu.uuid) + " at " + Rfc3339(l.time_ms) + "\n";
   if (s.cost) out += RenderCostText(*s.cost);
+  out += RenderJobsText(s.jobs);
   for (const std::string& n : s.notes) out += "  note: " + TerminalSafe(n) + "\n";
   return out;
 }

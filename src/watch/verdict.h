@@ -41,6 +41,7 @@ struct Verdict {
   std::vector<std::string> reasons;                                    // throttled: which reasons
   std::optional<GpuId> straggler_gpu;  // hung_collective: the rank the others wait for
   std::string fix;
+  std::vector<std::string> jobs;  // the keys (Job::Key) of the jobs with a process on the GPU in the window
 };
 
 struct LostGpu {
@@ -79,6 +80,19 @@ struct RunCost {
   double sm_active_guidance = 0.8;
 };
 
+// One job's part of a run (watch/jobs.h): the GPUs its processes ran on, the verdicts of those GPUs'
+// windows it was in, and the GPU time attributed to it (a GPU's time split equally between the jobs with a
+// process on it, sample by sample).
+struct JobSummary {
+  Job job;                                  // kind "none": the GPU time no process held
+  std::vector<unsigned> gpus;               // indexes, ascending
+  std::map<std::string, unsigned> windows;  // (GPU, window) pairs it was in, by verdict; "unclassified"
+  std::map<size_t, std::map<std::string, double>> verdict_ms;  // by GPU position: its judged time, ms
+  std::map<size_t, double> run_share;  // by GPU position: its share of the GPU's read samples (0-1)
+  std::optional<std::string> verdict;  // the verdict holding most of its judged time; unset: none judged
+  std::optional<RunCost> cost;         // set with the run's cost (watch/jobs.h, PriceJobs)
+};
+
 struct Summary {
   long long start_ms = 0, end_ms = 0;
   long long interval_ms = 0, window_ms = 0;
@@ -90,6 +104,7 @@ struct Summary {
   std::vector<LostGpu> lost_gpus;
   std::vector<std::string> notes;  // once-per-run remarks: container, PSI absent, ...
   std::optional<RunCost> cost;     // set by the run when it ends (watch/cost.h)
+  std::vector<JobSummary> jobs;    // in order of first appearance, "none" last
 };
 
 }  // namespace gp::watch

@@ -109,8 +109,12 @@ env -u LD_LIBRARY_PATH "$bin" watch --duration 1s >/dev/null 2>"$work/err" || rc
 check "no libnvidia-ml.so.1: exit 1" test "$rc" = 1
 check "no libnvidia-ml.so.1: names the library" grep -q "cannot load libnvidia-ml.so.1" "$work/err"
 # Usage errors: exit 2, one line.
-live "$src/tests/watch/traces/idle.trace" --root /tmp
-check "--root refused" test "$rc" = 2 -a "$err" = "gpuprep: error: --root: watch samples the live host's GPUs; it cannot read them from a tree (use --replay FILE)"
+mkdir -p "$work/noproc"
+live "$src/tests/watch/traces/idle.trace" --root "$work/noproc"
+check "--root without a proc directory" test "$rc" = 2 -a "$err" = "gpuprep: error: --root: \"$work/noproc\": no proc directory under it"
+rc=0
+"$bin" --root "$work/noproc" watch --replay "$work/idle.jsonl" >/dev/null 2>"$work/err" || rc=$?
+check "--root with --replay refused" test "$rc" = 2 -a "$(cat "$work/err")" = "gpuprep: error: --root: a live run only (a replay reads no host)"
 live "$src/tests/watch/traces/idle.trace" --interval 10ms
 check "--interval below 100ms" test "$rc" = 2 -a "$err" = "gpuprep: error: --interval: at least 100ms (GPM needs that between samples)"
 live "$src/tests/watch/traces/idle.trace" --duration 5d

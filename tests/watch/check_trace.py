@@ -3,7 +3,11 @@
 live `gpuprep watch --json` run against the stand-in NVML, and its replay gave the same verdicts and
 summary. Prints what it checked; exits 1 on the first mismatch."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_jobs import check_jobs  # noqa: E402
 
 trace, live_path, live_rc, replay_path, replay_rc = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 name = trace.rsplit("/", 1)[-1]
@@ -125,10 +129,14 @@ for v in verdicts:
         fail("verdict without evidence")
 
 expected_keys = set()
+job_expects = []
 for line in open(trace):
     if not line.startswith("expect "):
         continue
     kv = dict(w.split("=", 1) if "=" in w else (w, "") for w in line.split()[1:])
+    if "job" in kv:
+        job_expects.append(kv)
+        continue
     if "exit" in kv:
         if live_rc != int(kv["exit"]):
             fail(f"exit {live_rc}, expected {kv['exit']}")
@@ -202,5 +210,6 @@ for line in open(trace):
 for key in seen:
     if key not in expected_keys:
         fail(f"unexpected verdict for GPU {key[0]} instance {key[1]}: {[v['verdict'] for v in seen[key]]}")
+checked += check_jobs(summary, verdicts, job_expects, fail)
 windows = summary["windows"]
 print(f"{name}: ok ({len(samples)} samples, {windows} windows, {len(verdicts)} verdicts, {checked} expectations, replay identical)")

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "util/error.h"
+#include "watch/job.h"
 #include "watch/jsonl.h"
 #include "watch/rules.h"
 #include "watch/synthetic.h"
@@ -39,6 +40,8 @@ TEST_CASE("jsonl: a sample reads back as itself, and judges the same", "[watch][
     g.clock_event_reasons = 0x8000000000000004ull;
     g.mig_instances = {{1, watch::Gpm{0.5, std::nullopt, 0.25, 0.125}}};
     g.processes->push_back({77, std::nullopt, 3u});
+    if (u == 0) (*g.processes)[0].job = watch::JobFromProcCgroup("0::/system.slice/slurmstepd.scope/job_9/step_0\n");
+    if (u == 1) (*g.processes)[0].job = watch::UnknownJob("/proc/PID/cgroup cannot be read");
     g.process_entry_bytes = 32;
     if (u == 2) g.state = watch::GpuState::kGap;
   }, [](watch::HostSample& h, int i) {
@@ -107,4 +110,33 @@ TEST_CASE("jsonl: what is not a record is refused with its line", "[watch][jsonl
   CHECK(broken("\"power_w\":695.0", "\"power_w\":-1") == "rec.jsonl:3:1: gpus[0].power_w: out of range");
   CHECK(broken("\"role\":\"gpu\"", "\"role\":\"root\"") == "rec.jsonl:3:1: host.processes[0].role: must be gpu, loader or child");
   CHECK(broken("\"interval_ms\":1000", "\"interval_ms\":0") == "rec.jsonl:3:1: sample: interval_ms and window_ms must be above 0");
+}
+
+TEST_CASE("jsonl: a process's job is written, read back and checked; a record without one still reads",
+          "[watch][jsonl]") {
+  auto sample = test::Window(1, 1, nullptr)[0];
+  const std::string old = Line(sample);  // a process without a job: as recordings before grouping
+  CHECK(old.find("\"job\"") == std::string::npos);
+  CHECK(!watch::ParseRecord(old, "r", 1).sample.gpus[0].processes->at(0).job);
+  (*sample.gpus[0].processes)[0].job = watch::JobFromProcCgroup("0::/system.slice/docker-" + std::string(64, 'a') + ".scope\n");
+  const std::string line = Line(sample);
+  CHECK(line.find(R"("job":{"kind":"docker","id":")" + std::string(64, 'a') + R"(","cgroup":"/system.slice/docker-)") !=
+        std::string::npos);
+  auto back = watch::ParseRecord(line, "r", 1).sample.gpus[0].processes->at(0).job;
+  REQUIRE(back);
+  CHECK(back->Key() == "docker:" + std::string(64, 'a'));
+  CHECK(Line(watch::ParseRecord(line, "r", 1).sample) == line);
+  auto broken = [&](const std::string& from, const std::string& to) {
+    std::string s = line;
+    s.replace(s.find(from), from.size(), to);
+    return ErrorOf(s);
+  };
+  CHECK(broken(R"("kind":"docker")", R"("kind":"lxc")") ==
+        "rec.jsonl:3:1: gpus[0].processes[0].job: kind: not slurm, kubernetes_pod, docker, containerd, cri-o, podman, "
+        "systemd, cgroup or unknown");
+  CHECK(broken(R"("id":"aaaa)", R"("id":"zaaa)") ==
+        "rec.jsonl:3:1: gpus[0].processes[0].job: id: not a 64-hex-digit container id");
+  CHECK(broken(R"("cgroup":"/system)", R"("cgroup":"\u001b[2J/system)") ==
+        "rec.jsonl:3:1: gpus[0].processes[0].job: cgroup: too long, or holds control characters");
+  CHECK(broken(R"("kind":"docker")", R"("kind":7)") == "rec.jsonl:3:1: gpus[0].processes[0].job.kind: must be a string");
 }

@@ -48,7 +48,21 @@ TEST_CASE("replay: a recording gives back its own verdicts and summary", "[watch
   auto summary = FileLines(path, "summary");
   want.insert(want.end(), summary.begin(), summary.end());
   REQUIRE(want.size() == 7);
-  CHECK(c.lines == want);
+  REQUIRE(c.lines.size() == want.size());
+  // The recording predates per-job grouping: the replay's records are its own, byte for byte, plus the
+  // "jobs" keys, whose processes are "unknown" (no job in the recording).
+  for (size_t i = 0; i < want.size(); ++i) {
+    auto j = nlohmann::ordered_json::parse(c.lines[i]);
+    REQUIRE(j.contains("jobs"));
+    if (j["type"] == "verdict") CHECK(j["jobs"] == nlohmann::ordered_json::array({"unknown"}));
+    if (j["type"] == "summary") {
+      REQUIRE(j["jobs"].size() == 1);
+      CHECK(j["jobs"][0]["key"] == "unknown");
+      CHECK(j["jobs"][0]["gpus"] == nlohmann::ordered_json::array({5, 6, 7}));
+    }
+    j.erase("jobs");
+    CHECK(j.dump() == want[i]);
+  }
   CHECK(c.lines[0].find("\"verdict\":\"hung_collective\"") != std::string::npos);
   CHECK(c.lines[0].find("\"straggler_gpu\":{\"index\":7") != std::string::npos);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "util/input.h"
+#include "util/strings.h"
 
 namespace gp::watch {
 namespace {
@@ -18,10 +19,6 @@ constexpr size_t kMaxReasonBytes = 256;
 
 using Parts = std::vector<std::string_view>;
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 bool Digits(std::string_view s, size_t max) {
   return !s.empty() && s.size() <= max &&
          std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });

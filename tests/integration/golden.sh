@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# ctest-labels: fixtures
+# The golden set: `plan --format json|sh|text` and `doctor --json` for every fixture host tree under
+# tests/fixtures/hosts × every embedded stack, byte for byte against tests/golden/ (exit codes and stderr
+# in each pair's .exit file). A change to how the code is organised changes none of these outputs; a change
+# that means to change them regenerates the set on purpose, in its own commit that says why:
+#   GOLDEN_UPDATE=1 bash tests/integration/golden.sh build/gpuprep . build
+# The date is fixed (faketime) so that a stack's end of life does not move the outputs.
+# Usage: bash golden.sh <gpuprep-binary> <source-dir> <build-dir>
+set -uo pipefail
+GPUPREP=$(realpath "$1")
+SRC=$(realpath "$2")
+HOSTS=$SRC/tests/fixtures/hosts
+GOLDEN=$SRC/tests/golden
+TODAY=2026-12-01
+if ! command -v faketime >/dev/null; then
+  echo "golden: faketime is missing (packaging/install-deps.sh installs it)" >&2
+  exit 1
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+run() {  # run FILE -- ARGS...: stdout to FILE, the exit code and stderr appended to the pair's .exit file
+  local file=$1 rc
+  shift
+  faketime -f "@$TODAY 12:00:00" "$GPUPREP" "$@" >"$file" 2>"$out/stderr"
+  rc=$?
+  {
+    echo "== $(basename "$file"): exit $rc"
+    sed "s#$SRC#@SRC@#g" "$out/stderr"
+  } >>"$exit_file"
+}
+
+mapfile -t stacks < <("$GPUPREP" manifest list | awk 'NR > 1 && NF && $1 !~ /:$/ && $1 != "default" {print $1}')
+if ((${#stacks[@]} < 2)); then
+  echo "golden: manifest list gave ${#stacks[@]} stacks" >&2
+  exit 1
+fi
+pairs=0
+for dir in "$HOSTS"/*/; do
+  host=$(basename "$dir")
+  mkdir -p "$out/$host"
+  for stack in "${stacks[@]}"; do
+    base=$out/$host/$stack
+    exit_file=$base.exit
+    : >"$exit_file"
+    run "$base.doctor.json" --root "$dir" --manifest "$stack" --json doctor
+    run "$base.plan.json" --root "$dir" --manifest "$stack" plan --format json
+    run "$base.plan.sh" --root "$dir" --manifest "$stack" plan --format sh
+    run "$base.plan.txt" --root "$dir" --manifest "$stack" plan --format text
+    # Nothing of this machine may appear (paths outside the tree are a leak of the live host).
+    sed -i "s#$SRC#@SRC@#g" "$base".*
+    pairs=$((pairs + 1))
+  done
+done
+
+if [ "${GOLDEN_UPDATE:-}" = 1 ]; then
+  rm -rf "$GOLDEN"
+  cp -r "$out" "$GOLDEN"
+  rm -f "$GOLDEN/stderr"
+  echo "golden: wrote $pairs host x stack pairs to tests/golden"
+  exit 0
+fi
+rm -f "$out/stderr"
+if diff -r -u "$GOLDEN" "$out" >"$out.diff" 2>&1; then
+  echo "golden: $pairs host x stack pairs, every output identical"
+  rm -f "$out.diff"
+  exit 0
+fi
+echo "golden: outputs differ from tests/golden (first 200 lines of the diff):"
+head -n 200 "$out.diff"
+echo "golden: if the change is meant, regenerate with GOLDEN_UPDATE=1 in a commit of its own that says why"
+rm -f "$out.diff"
+exit 1

@@ -16,9 +16,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static size_t total;  /* bytes read, printed so the reads cannot be optimised away */
+static size_t total; /* bytes read, printed so the reads cannot be optimised away */
 
-static void slurp(const char *path) {
+static void slurp(const char* path) {
   char buf[65536];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
@@ -27,10 +27,10 @@ static void slurp(const char *path) {
   close(fd);
 }
 
-static void slurp_dir(const char *dir) { /* every regular file directly in dir */
-  DIR *d = opendir(dir);
+static void slurp_dir(const char* dir) { /* every regular file directly in dir */
+  DIR* d = opendir(dir);
   if (!d) return;
-  struct dirent *e;
+  struct dirent* e;
   char p[4096];
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.') continue;
@@ -40,22 +40,22 @@ static void slurp_dir(const char *dir) { /* every regular file directly in dir *
   closedir(d);
 }
 
-static void list_dir(const char *dir) {
-  DIR *d = opendir(dir);
+static void list_dir(const char* dir) {
+  DIR* d = opendir(dir);
   if (!d) return;
   while (readdir(d)) total++;
   closedir(d);
 }
 
-static void exists(const char *path) {
+static void exists(const char* path) {
   struct stat st;
   if (stat(path, &st) == 0) total++;
 }
 
-static void *open_lib(const char *const *names) {
+static void* open_lib(const char* const* names) {
   char p[512];
-  for (const char *const *n = names; *n; ++n) {
-    void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+  for (const char* const* n = names; *n; ++n) {
+    void* h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
     if (h) return h;
     snprintf(p, sizeof p, "/usr/local/cuda/lib64/%s", *n);
     h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
@@ -64,12 +64,12 @@ static void *open_lib(const char *const *names) {
   return NULL;
 }
 
-static int call_version(const char *const *names, const char *symbol, int by_pointer) {
-  void *h = open_lib(names);
+static int call_version(const char* const* names, const char* symbol, int by_pointer) {
+  void* h = open_lib(names);
   if (!h) return -1;
   int v = -1;
   if (by_pointer) { /* int f(int*) : cudaRuntimeGetVersion, ncclGetVersion */
-    int (*f)(int *) = (int (*)(int *))dlsym(h, symbol);
+    int (*f)(int*) = (int (*)(int*))dlsym(h, symbol);
     if (f && f(&v) != 0) v = -1;
   } else { /* size_t f(void) : cudnnGetVersion */
     size_t (*f)(void) = (size_t(*)(void))dlsym(h, symbol);
@@ -89,13 +89,13 @@ int main(void) {
   statfs("/dev/shm", &sf);
   statfs("/var", &sf);
 
-  DIR *d = opendir("/sys/bus/pci/devices");
+  DIR* d = opendir("/sys/bus/pci/devices");
   if (d) {
-    struct dirent *e;
+    struct dirent* e;
     char p[512];
     while ((e = readdir(d))) {
       if (e->d_name[0] == '.') continue;
-      const char *files[] = {"vendor", "device", "class"};
+      const char* files[] = {"vendor", "device", "class"};
       for (int i = 0; i < 3; ++i) {
         snprintf(p, sizeof p, "/sys/bus/pci/devices/%s/%s", e->d_name, files[i]);
         slurp(p);
@@ -130,9 +130,9 @@ int main(void) {
   snprintf(p, sizeof p, "/lib/modules/%s/build", u.release);
   exists(p);
 
-  static const char *const cudart[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
-  static const char *const cudnn[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL};
-  static const char *const nccl[] = {"libnccl.so.2", "libnccl.so", NULL};
+  static const char* const cudart[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
+  static const char* const cudnn[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL};
+  static const char* const nccl[] = {"libnccl.so.2", "libnccl.so", NULL};
   int rt = call_version(cudart, "cudaRuntimeGetVersion", 1);
   int dn = call_version(cudnn, "cudnnGetVersion", 0);
   int nc = call_version(nccl, "ncclGetVersion", 1);

@@ -6,11 +6,13 @@
 // The snapshots are read into memory first; each reader then reads all of them, `rounds` times (the median
 // of its CPU time).
 // Usage: fleet_parsers ROUNDS SNAPSHOT...
-//        fleet_parsers report DIR SNAPSHOT...   the report in each format from the reference reader alone, into
-//                                               DIR/report.FORMAT (what fleet-report must print byte for byte)
+//        fleet_parsers report DIR SNAPSHOT...   the report in each format from the reference reader alone,
+//        into
+//                                               DIR/report.FORMAT (what fleet-report must print byte for
+//                                               byte)
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -51,7 +53,9 @@ class Sax : public nlohmann::json_sax<json> {
   bool end_object() override { return Close(); }
   bool start_array(std::size_t) override { return Open(false); }
   bool end_array() override { return Close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 
  private:
   struct Frame {
@@ -61,15 +65,24 @@ class Sax : public nlohmann::json_sax<json> {
   bool Open(bool object) {
     if (stack_.size() + 1 > gp::probe::kMaxSnapshotDepth) return false;
     Role parent = stack_.empty() ? kOther : stack_.back().role, role = kOther;
-    if (stack_.empty()) role = object ? kRoot : kOther;
-    else if (parent == kRoot && key_ == "host") role = kHost;
-    else if (parent == kRoot && key_ == "layers") role = kLayers;
-    else if (parent == kHost && key_ == "os") role = kOs;
-    else if (parent == kHost && key_ == "gpus") role = kGpus;
-    else if (parent == kGpus) role = kGpu;
-    else if (parent == kLayers) role = kLayer;
-    else if (parent == kLayer && key_ == "findings") role = kFindings;
-    else if (parent == kFindings) role = kFinding;
+    if (stack_.empty())
+      role = object ? kRoot : kOther;
+    else if (parent == kRoot && key_ == "host")
+      role = kHost;
+    else if (parent == kRoot && key_ == "layers")
+      role = kLayers;
+    else if (parent == kHost && key_ == "os")
+      role = kOs;
+    else if (parent == kHost && key_ == "gpus")
+      role = kGpus;
+    else if (parent == kGpus)
+      role = kGpu;
+    else if (parent == kLayers)
+      role = kLayer;
+    else if (parent == kLayer && key_ == "findings")
+      role = kFindings;
+    else if (parent == kFindings)
+      role = kFinding;
     stack_.push_back({role, {}, {}, {}, {}});
     return true;
   }
@@ -80,7 +93,8 @@ class Sax : public nlohmann::json_sax<json> {
     if (f.role == kLayer) {
       if (!gp::fleet::KnownLayer(f.a) || !gp::fleet::ValidStatus(f.b)) return false;
       gp::fleet::AddLayer(host, f.a, f.b);
-      if (gp::fleet::Reported(f.b) && !finding_seen_) host.findings.push_back({f.a, f.b, f.a + ".uncoded", f.c, f.d});
+      if (gp::fleet::Reported(f.b) && !finding_seen_)
+        host.findings.push_back({f.a, f.b, f.a + ".uncoded", f.c, f.d});
       finding_seen_ = false;
     }
     if (f.role == kFinding && gp::fleet::Reported(f.a)) {

@@ -1,13 +1,13 @@
-// What reaches apt-get, apt-mark and dpkg (plan/planner.cc, apt/commands.h) from outside input: a stack or site
-// file, a repository's Packages index, the dpkg status file and gpuprep's pins file, all four from the fuzzer
-// (split at \x01). The plan is built as apply builds it (with the index, and offline). Properties of every
-// apt-get / apt-mark / dpkg argv in the plan:
+// What reaches apt-get, apt-mark and dpkg (plan/planner.cc, apt/commands.h) from outside input: a stack or
+// site file, a repository's Packages index, the dpkg status file and gpuprep's pins file, all four from the
+// fuzzer (split at \x01). The plan is built as apply builds it (with the index, and offline). Properties of
+// every apt-get / apt-mark / dpkg argv in the plan:
 //  - every element after "--" is a package word (NAME or NAME=VERSION, Debian Policy 5.6.1 and 5.6.12; an
 //    offline install line may end a version in "-*"), and there is at most one "--";
 //  - no element before "--" comes from outside: each is one of the fixed words gpuprep itself writes;
 //  - dpkg is only ever `dpkg --configure -a`.
-// A gp::Error (bad input, exit 2) is a fine outcome; any other exception (the argv builders throw on a word that
-// is not a package) is a finding.
+// A gp::Error (bad input, exit 2) is a fine outcome; any other exception (the argv builders throw on a word
+// that is not a package) is a finding.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -51,12 +51,15 @@ class MapFs : public gp::sys::Fs {
     std::set<std::string> out;
     const std::string prefix = dir + "/";
     for (const auto& [k, v] : files)
-      if (k.compare(0, prefix.size(), prefix) == 0) out.insert(k.substr(prefix.size(), k.find('/', prefix.size()) - prefix.size()));
+      if (k.compare(0, prefix.size(), prefix) == 0)
+        out.insert(k.substr(prefix.size(), k.find('/', prefix.size()) - prefix.size()));
     return {out.begin(), out.end()};
   }
   std::optional<std::string> ReadLink(const std::string&) const override { return std::nullopt; }
   std::optional<gp::sys::SpaceInfo> Space(const std::string&) const override { return std::nullopt; }
-  gp::sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override { std::abort(); }
+  gp::sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override {
+    std::abort();
+  }
   gp::sys::WriteResult Rename(const std::string&, const std::string&) override { std::abort(); }
   gp::sys::WriteResult Remove(const std::string&) override { std::abort(); }
   gp::sys::WriteResult MakeDirs(const std::string&, unsigned) override { std::abort(); }
@@ -73,10 +76,22 @@ bool Digits(const std::string& s) {
 
 // The words gpuprep writes before "--" (apt/commands.cc, apply's own argv).
 bool FixedWord(const std::string& w) {
-  static const std::set<std::string> kWords = {
-      "apt-get", "apt-mark", "dpkg", "-y", "-o", "Dpkg::Options::=--force-confdef", "Dpkg::Options::=--force-confold",
-      "APT::Status-Fd=3", "--allow-change-held-packages", "install", "hold", "unhold", "update",
-      "Acquire::GzipIndexes=false", "--configure", "-a"};
+  static const std::set<std::string> kWords = {"apt-get",
+                                               "apt-mark",
+                                               "dpkg",
+                                               "-y",
+                                               "-o",
+                                               "Dpkg::Options::=--force-confdef",
+                                               "Dpkg::Options::=--force-confold",
+                                               "APT::Status-Fd=3",
+                                               "--allow-change-held-packages",
+                                               "install",
+                                               "hold",
+                                               "unhold",
+                                               "update",
+                                               "Acquire::GzipIndexes=false",
+                                               "--configure",
+                                               "-a"};
   const std::string lock = "DPkg::Lock::Timeout=";
   return kWords.count(w) > 0 || (w.compare(0, lock.size(), lock) == 0 && Digits(w.substr(lock.size())));
 }
@@ -106,8 +121,10 @@ void CheckPlan(const gp::plan::Plan& p) {
 std::vector<std::string> Parts(const std::string& in) {
   std::vector<std::string> out(1);
   for (char c : in) {
-    if (c == '\x01' && out.size() < 4) out.emplace_back();
-    else out.back() += c;
+    if (c == '\x01' && out.size() < 4)
+      out.emplace_back();
+    else
+      out.back() += c;
   }
   out.resize(4);
   return out;

@@ -1,7 +1,8 @@
 // /etc/docker/daemon.json, any bytes (the first byte picks what the stack asks: default runtime, CDI on/off):
 //  - EditDaemonJson gives an edit or a gp::FileError (exit 2, PATH:LINE:COL); never a crash, a hang, a
 //    stack overflow or another exception. Over 1 MiB or deeper than 32 levels it always refuses.
-//  - the tree reads what nlohmann::ordered_json::parse reads (value and order, duplicates included) and writes
+//  - the tree reads what nlohmann::ordered_json::parse reads (value and order, duplicates included) and
+//  writes
 //    exactly its dump(4);
 //  - an edit is lossless and stable: the new text parses, says what was asked, and holds every other key of
 //    the old one with its value and place; editing it again changes nothing;

@@ -58,15 +58,17 @@ std::vector<std::string> Split(const std::string& s) {
 
 // What a shell reads as syntax in command position: a reserved word, or NAME= / NAME+= (an assignment).
 bool Syntax(const std::string& w) {
-  for (const char* r : {"if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do", "done",
-                        "in", "function", "select", "time", "coproc", "!", "{", "}", "[[", "]]"})
+  for (const char* r :
+       {"if",   "then", "else",     "elif",   "fi",   "case",   "esac", "for", "while", "until", "do",
+        "done", "in",   "function", "select", "time", "coproc", "!",    "{",   "}",     "[[",    "]]"})
     if (w == r) return true;
   size_t eq = w.find('=');
   if (eq == std::string::npos) return false;
   if (eq > 0 && w[eq - 1] == '+') --eq;
   if (eq == 0 || (w[0] >= '0' && w[0] <= '9')) return false;
   for (size_t i = 0; i < eq; ++i)
-    if (!((w[i] >= 'a' && w[i] <= 'z') || (w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= '0' && w[i] <= '9') || w[i] == '_'))
+    if (!((w[i] >= 'a' && w[i] <= 'z') || (w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= '0' && w[i] <= '9') ||
+          w[i] == '_'))
       return false;
   return true;
 }

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     gp::manifest::Node root = gp::manifest::ParseTree(text, "fuzz.yaml");
-    const gp::manifest::Node* kind = root.kind == gp::manifest::Node::Kind::kMap ? root.Find("kind") : nullptr;
+    const gp::manifest::Node* kind =
+        root.kind == gp::manifest::Node::Kind::kMap ? root.Find("kind") : nullptr;
     const std::string k = kind && kind->kind == gp::manifest::Node::Kind::kScalar ? kind->scalar : "";
     if (k == "Compat") {
       (void)gp::manifest::ParseCompat(text, "fuzz.yaml");

@@ -1,16 +1,17 @@
-// The redist extraction as it runs on a host: sys::ExtractTar (real libarchive) into a staging directory, each
-// entry placed by redist::ArchivePlacement, within the limits the install sets (file data <= kUnpackRatio x the
-// archive's size, entries capped), then the staging tree removed with sys::RemoveTree. Properties, whatever the
-// archive and whether or not it was accepted:
+// The redist extraction as it runs on a host: sys::ExtractTar (real libarchive) into a staging directory,
+// each entry placed by redist::ArchivePlacement, within the limits the install sets (file data <=
+// kUnpackRatio x the archive's size, entries capped), then the staging tree removed with sys::RemoveTree.
+// Properties, whatever the archive and whether or not it was accepted:
 //  - nothing is written outside the staging directory: each directory above it holds only the one below;
 //  - in it, only regular files, directories and symbolic links; every link's target is relative and stays
 //    inside it lexically from the link's own directory, and resolves (when it does) inside it;
-//  - the file data on disk (each inode once) is within the byte limit, the names that are not directories within
+//  - the file data on disk (each inode once) is within the byte limit, the names that are not directories
+//  within
 //    the entry limit, and ExtractResult says no more than that;
 //  - RemoveTree leaves nothing.
 // Input: the first byte chooses the form. Even: the rest is the archive as it arrives (libarchive detects xz,
-// gzip or none). Odd: the rest describes entries, written as a tar by tests/support/tar.h, so that checksums are
-// right and the fuzzer reaches the placement rules: per entry, a kind byte (type; 0x80: under the top
+// gzip or none). Odd: the rest describes entries, written as a tar by tests/support/tar.h, so that checksums
+// are right and the fuzzer reaches the placement rules: per entry, a kind byte (type; 0x80: under the top
 // directory), a name, a link target (each a length byte and bytes) and a data length byte (x 4 KiB).
 #include <dirent.h>
 #include <fcntl.h>
@@ -37,8 +38,8 @@
 namespace {
 
 const char kTop[] = "cudnn-linux-x86_64-9.12.0.46_cuda12-archive";
-constexpr uint64_t kRatio = 32;        // redist::kUnpackRatio
-constexpr uint64_t kMaxEntries = 64;   // small, so the fuzzer reaches it
+constexpr uint64_t kRatio = 32;       // redist::kUnpackRatio
+constexpr uint64_t kMaxEntries = 64;  // small, so the fuzzer reaches it
 
 [[noreturn]] void Violated(const std::string& what) {
   std::fprintf(stderr, "property violated: %s\n", what.c_str());
@@ -51,7 +52,8 @@ struct Sandbox {
   std::vector<std::string> levels;  // BASE, BASE/l0, ... the staging directory's parent
   Sandbox() {
     char tmpl[64];
-    std::snprintf(tmpl, sizeof tmpl, "%s/gpuprep-fuzz-XXXXXX", ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    std::snprintf(tmpl, sizeof tmpl, "%s/gpuprep-fuzz-XXXXXX",
+                  ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     if (!::mkdtemp(tmpl)) Violated("cannot make the sandbox");
     base = tmpl;
     std::string p = base;
@@ -93,7 +95,8 @@ void CheckTree(const Sandbox& box, const gp::sys::ExtractResult& res, uint64_t m
     if (names.size() != 1 || names[0] != below) Violated("something was written into " + box.levels[i]);
   }
   auto last = Names(box.levels.back());
-  if (last.size() != 1 || last[0] != "staging") Violated("something was written beside the staging directory");
+  if (last.size() != 1 || last[0] != "staging")
+    Violated("something was written beside the staging directory");
   char real_root[PATH_MAX];
   if (!::realpath(box.staging.c_str(), real_root)) Violated("the staging directory went");
   const std::string root = real_root;
@@ -107,7 +110,7 @@ void CheckTree(const Sandbox& box, const gp::sys::ExtractResult& res, uint64_t m
     for (const auto& name : Names(dir)) {
       const std::string child = rel.empty() ? name : rel + "/" + name;
       const std::string path = box.staging + "/" + child;
-      struct stat st{};
+      struct stat st {};
       if (::lstat(path.c_str(), &st) != 0) Violated("cannot lstat " + child);
       if (S_ISDIR(st.st_mode)) {
         todo.push_back(child);
@@ -121,7 +124,8 @@ void CheckTree(const Sandbox& box, const gp::sys::ExtractResult& res, uint64_t m
         ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
         if (n < 0) Violated("cannot read the link " + child);
         if (!StaysInside(rel, std::string(buf, static_cast<size_t>(n))))
-          Violated("the link " + child + " -> " + std::string(buf, static_cast<size_t>(n)) + " leaves the prefix");
+          Violated("the link " + child + " -> " + std::string(buf, static_cast<size_t>(n)) +
+                   " leaves the prefix");
         char resolved[PATH_MAX];
         if (::realpath(path.c_str(), resolved) && std::string(resolved).rfind(root, 0) != 0)
           Violated("the link " + child + " resolves to " + resolved + ", outside the prefix");
@@ -130,7 +134,8 @@ void CheckTree(const Sandbox& box, const gp::sys::ExtractResult& res, uint64_t m
       }
     }
   }
-  if (bytes > max_bytes) Violated(std::to_string(bytes) + " bytes on disk, above the limit " + std::to_string(max_bytes));
+  if (bytes > max_bytes)
+    Violated(std::to_string(bytes) + " bytes on disk, above the limit " + std::to_string(max_bytes));
   if (res.bytes > max_bytes) Violated("ExtractResult.bytes above the limit");
   if (non_dirs > kMaxEntries || res.entries > kMaxEntries) Violated("more entries than the limit");
 }
@@ -181,14 +186,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return static_cast<long>(n);
   };
   gp::redist::ArchivePlacement placement(kTop);
-  gp::sys::ArchivePlacer place = [&](const gp::sys::ArchiveEntry& e, std::string& rel, std::string& rel_link) {
-    return placement.Place(e, rel, rel_link);
-  };
-  const gp::sys::ExtractResult res = gp::sys::ExtractTar(input, box.staging, place, {}, {max_bytes, kMaxEntries});
+  gp::sys::ArchivePlacer place = [&](const gp::sys::ArchiveEntry& e, std::string& rel,
+                                     std::string& rel_link) { return placement.Place(e, rel, rel_link); };
+  const gp::sys::ExtractResult res =
+      gp::sys::ExtractTar(input, box.staging, place, {}, {max_bytes, kMaxEntries});
   CheckTree(box, res, max_bytes);
   auto removed = gp::sys::RemoveTree(box.staging);
   if (!removed.ok) Violated(removed.error);
-  struct stat st{};
+  struct stat st {};
   if (::lstat(box.staging.c_str(), &st) == 0) Violated("RemoveTree left the staging directory");
   return 0;
 }

@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const auto& k : gp::size::SettingKeys()) leaves.emplace_back(k.key);
       for (const auto& s : gp::manifest::ParseSettingsDoc(text, "task.yaml", "Task", leaves).settings) {
         if (s.key == "config") continue;  // the fuzzer reads no files
-        gp::size::Apply(t, gp::size::Setting{s.key, s.value, gp::size::Origin{"task.yaml", s.line, s.col, ""}});
+        gp::size::Apply(t,
+                        gp::size::Setting{s.key, s.value, gp::size::Origin{"task.yaml", s.line, s.col, ""}});
       }
     }
     gp::size::Finish(t);

@@ -1,10 +1,11 @@
 // Snapshots, any bytes:
 //  - `launch --host FILE`: HostFacts or a gp::Error pointing at PATH:LINE:COL. Never a crash (deep nesting
 //    included), a hang or another exception type.
-//  - fleet-report's two readers (src/fleet/snapshot.h) agree: where the fast one answers, the reference (nlohmann
-//    DOM) accepts the document and gives the same Host; where the fast one refuses, the reference refuses too.
-//    So fleet::ParseSnapshot, the fast reader with the reference behind it, gives the reference's Host or its
-//    error on every input.
+//  - fleet-report's two readers (src/fleet/snapshot.h) agree: where the fast one answers, the reference
+//  (nlohmann
+//    DOM) accepts the document and gives the same Host; where the fast one refuses, the reference refuses
+//    too. So fleet::ParseSnapshot, the fast reader with the reference behind it, gives the reference's Host
+//    or its error on every input.
 //  - the host's Markdown fleet report has no markup from the snapshot's text (fuzz/markdown_props.h);
 //  - the scanner under the fast reader (util/json_scan.h), as a validator, against the parse the reference
 //    starts with (probe::ParseSnapshotJson: size, depth, nlohmann): it accepts exactly what that accepts, but

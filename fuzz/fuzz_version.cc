@@ -21,7 +21,8 @@ bool WellFormed(const std::string& v) {
   const size_t colon = rest.find(':');
   if (colon != std::string::npos) {
     const std::string epoch = rest.substr(0, colon);
-    if (epoch.empty() || epoch.size() > 9 || epoch.find_first_not_of("0123456789") != std::string::npos) return false;
+    if (epoch.empty() || epoch.size() > 9 || epoch.find_first_not_of("0123456789") != std::string::npos)
+      return false;
     rest = rest.substr(colon + 1);
   }
   if (rest.find(':') != std::string::npos) return false;

@@ -65,11 +65,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       gp::watch::Record r = gp::watch::ParseRecord(line, "fuzz.jsonl", number);
       if (r.type != gp::watch::Record::Type::kSample) continue;
       const std::string again = gp::watch::SampleJson(r.sample).dump();
-      if (gp::watch::SampleJson(gp::watch::ParseRecord(again, "again", 1).sample).dump() != again) std::abort();
+      if (gp::watch::SampleJson(gp::watch::ParseRecord(again, "again", 1).sample).dump() != again)
+        std::abort();
       std::string gpus;
       for (const auto& g : r.sample.gpus) gpus += std::to_string(g.id.index) + "/" + g.id.uuid + ",";
       if (first_gpus.empty()) first_gpus = gpus;
-      if (gpus != first_gpus) continue;  // the replay refuses such a sample; the judge assumes it never sees one
+      if (gpus != first_gpus)
+        continue;  // the replay refuses such a sample; the judge assumes it never sees one
       for (const auto& v : judge.Add(r.sample)) (void)gp::watch::VerdictJson(v).dump();
     } catch (const gp::Error&) {
     }

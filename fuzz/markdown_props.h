@@ -1,10 +1,10 @@
-// The Markdown fleet report's property, checked on any Report: no markup from snapshot text. The report is read
-// back the way GitHub's renderer reads it (cmark-gfm; tests/integration/differential_markdown.sh runs the real
-// one): a table row splits at each '|' not directly after a backslash; a text cell holds only escaped markup
-// characters (a backslash before any of \ ` * _ [ ] ( ) < > ! | ~ & : #, the '.' of "www." escaped, every '@'
-// followed by an empty comment), and read back it is the host's text as TerminalSafe shows it; a fix cell is
-// code spans, each fenced by a run of backticks longer than any inside it, that read back as the fix.
-// Aborts (a libFuzzer crash) where the report breaks that.
+// The Markdown fleet report's property, checked on any Report: no markup from snapshot text. The report is
+// read back the way GitHub's renderer reads it (cmark-gfm; tests/integration/differential_markdown.sh runs
+// the real one): a table row splits at each '|' not directly after a backslash; a text cell holds only
+// escaped markup characters (a backslash before any of \ ` * _ [ ] ( ) < > ! | ~ & : #, the '.' of "www."
+// escaped, every '@' followed by an empty comment), and read back it is the host's text as TerminalSafe shows
+// it; a fix cell is code spans, each fenced by a run of backticks longer than any inside it, that read back
+// as the fix. Aborts (a libFuzzer crash) where the report breaks that.
 #pragma once
 #include <cstdlib>
 #include <cstring>
@@ -94,7 +94,8 @@ inline std::vector<std::string> CodesOf(const std::string& cell) {
       content = content.substr(1, content.size() - 2);
     std::string text;
     for (size_t j = 0; j < content.size(); ++j) {
-      if (content[j] == '\\' && j + 1 < content.size() && content[j + 1] == '|') continue;  // GFM's \| in a table
+      if (content[j] == '\\' && j + 1 < content.size() && content[j + 1] == '|')
+        continue;  // GFM's \| in a table
       text += content[j];
     }
     out.push_back(text);
@@ -133,8 +134,10 @@ inline void CheckMarkdownReport(const fleet::Report& r, const std::string& md) {
     for (size_t br; (br = cells[3].find("<br>", from)) != std::string::npos; from = br + 4)
       parts.push_back(cells[3].substr(from, br - from));
     parts.push_back(cells[3].substr(from));
-    if (g.messages.empty()) Require(cells[3].empty());
-    else Require(parts.size() == g.messages.size());
+    if (g.messages.empty())
+      Require(cells[3].empty());
+    else
+      Require(parts.size() == g.messages.size());
     for (size_t i = 0; i < g.messages.size(); ++i) Require(TextOf(parts[i]) == TerminalSafe(g.messages[i]));
     std::vector<std::string> fixes;
     for (const auto& f : g.fixes)

@@ -30,7 +30,9 @@ int main(int argc, char** argv) {
   ctx.runner = &runner;
   ctx.native = &native;
   ctx.unix_http = &unix_http;
-  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
+  ctx.make_fs = [](const std::string& root) {
+    return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root);
+  };
   ctx.make_http = [] { return sys::MakeCurlHttpClient(); };
   ctx.today = [] { return sys::TodayUtc(); };
   ctx.open_nvml = [](const sys::NvmlSessionOptions& o) { return sys::OpenNvmlSession(o); };

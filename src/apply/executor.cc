@@ -8,16 +8,16 @@
 
 #include "apply/image_pull.h"
 #include "apply/keys.h"
-#include "sys/clock.h"
-#include "sys/locks.h"
 #include "apply/verify.h"
 #include "apply/verify_fresh.h"
 #include "apt/commands.h"
 #include "apt/keyring.h"
 #include "plan/host_state.h"
 #include "redist/install.h"
-#include "util/embedded.h"
+#include "sys/clock.h"
+#include "sys/locks.h"
 #include "sys/sha256.h"
+#include "util/embedded.h"
 #include "util/strings.h"
 
 namespace gp::apply {
@@ -33,7 +33,8 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 
 class Executor {
  public:
-  Executor(const plan::Plan& plan, Journal& journal, ExecEnv& env) : plan_(plan), journal_(journal), env_(env) {
+  Executor(const plan::Plan& plan, Journal& journal, ExecEnv& env)
+      : plan_(plan), journal_(journal), env_(env) {
     if (!env_.now) env_.now = sys::NowUtc;
   }
 
@@ -114,7 +115,8 @@ class Executor {
   // Returns "" on success, else one line saying what failed. Sets `reboot` for a required reboot.
   std::string Do(const Action& a, bool& reboot) {
     switch (a.kind) {
-      case Action::Kind::kRun: return RunCommand(a);
+      case Action::Kind::kRun:
+        return RunCommand(a);
       case Action::Kind::kWrite: {
         RememberFile(a.path);
         auto r = env_.fs->WriteAtomic(a.path, a.contents, a.mode, a.keep_backup);
@@ -129,11 +131,14 @@ class Executor {
         }
         return r.ok ? "" : r.error;
       }
-      case Action::Kind::kFetch: return Fetch(a);
-      case Action::Kind::kRedist: return Redist(a);
+      case Action::Kind::kFetch:
+        return Fetch(a);
+      case Action::Kind::kRedist:
+        return Redist(a);
       case Action::Kind::kVerify: {
         if (env_.fresh_verify && VerifiesInFreshProcess(a.layer)) {
-          const auto r = VerifyInFreshProcess(*env_.runner, FreshVerifyArgv(env_.self_path, env_.manifest, a.layer));
+          const auto r =
+              VerifyInFreshProcess(*env_.runner, FreshVerifyArgv(env_.self_path, env_.manifest, a.layer));
           if (!r.ok) return r.detail;
           spdlog::info("verified {} in a new process: {}", a.layer, r.detail);
           return "";
@@ -149,7 +154,8 @@ class Executor {
         spdlog::info("verified {}: {}", a.layer, report.detail);
         return "";
       }
-      case Action::Kind::kPull: return PullImage(a, env_);  // apply/image_pull.cc
+      case Action::Kind::kPull:
+        return PullImage(a, env_);  // apply/image_pull.cc
       case Action::Kind::kRebootCheck: {
         reboot_reasons_ = plan::RebootReasons(*env_.fs, *env_.stack);
         reboot = !reboot_reasons_.empty();
@@ -164,7 +170,8 @@ class Executor {
     cmd.argv = a.argv;
     cmd.env = a.env;
     cmd.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(a.timeout);
-    const bool apt = !a.argv.empty() && (a.argv[0] == "apt-get" || a.argv[0] == "dpkg" || a.argv[0] == "apt-mark");
+    const bool apt =
+        !a.argv.empty() && (a.argv[0] == "apt-get" || a.argv[0] == "dpkg" || a.argv[0] == "apt-mark");
     if (apt) {
       if (auto holder = sys::AptLockHolder(*env_.fs)) {
         std::string timeout = "a while";
@@ -184,11 +191,13 @@ class Executor {
     auto res = env_.runner->Run(cmd);
     if (res.ok()) return "";
     if (res.not_found) return a.argv[0] + ": not found";
-    if (res.timed_out) return sys::ShellJoin(a.argv) + ": timed out after " + std::to_string(a.timeout.count()) + " s";
+    if (res.timed_out)
+      return sys::ShellJoin(a.argv) + ": timed out after " + std::to_string(a.timeout.count()) + " s";
     std::string why = LastLine(res.err);
     if (why.empty()) why = LastLine(res.out);
     if (!res.err.empty()) spdlog::debug("{} stderr:\n{}", a.argv[0], res.err);
-    return sys::ShellJoin(a.argv) + " exited with " + std::to_string(res.exit_code) + (why.empty() ? "" : ": " + why);
+    return sys::ShellJoin(a.argv) + " exited with " + std::to_string(res.exit_code) +
+           (why.empty() ? "" : ": " + why);
   }
 
   std::string Fetch(const Action& a) {
@@ -224,8 +233,8 @@ class Executor {
     auto r = redist::Install(a.redist, *env_.fs, *http_, opt);
     if (!r.ok()) return r.error;
     spdlog::info("installed {} ({} bytes{}); {} -> {}{}", r.prefix, r.bytes,
-                 r.resumes ? ", resumed " + std::to_string(r.resumes) + " time(s)" : "", a.redist.current_link,
-                 r.prefix.substr(r.prefix.rfind('/') + 1),
+                 r.resumes ? ", resumed " + std::to_string(r.resumes) + " time(s)" : "",
+                 a.redist.current_link, r.prefix.substr(r.prefix.rfind('/') + 1),
                  r.previous.empty() ? "" : " (previous " + r.previous + " kept)");
     return "";
   }

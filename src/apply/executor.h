@@ -23,24 +23,24 @@ inline constexpr const char* kResumeUnitPath = "/etc/systemd/system/gpuprep-resu
 struct ExecEnv {
   sys::Fs* fs = nullptr;
   sys::CommandRunner* runner = nullptr;
-  sys::NativeLibs* native = nullptr;                           // verify steps
+  sys::NativeLibs* native = nullptr;                            // verify steps
   std::function<std::unique_ptr<sys::HttpClient>()> make_http;  // created on the first download only
   const manifest::Stack* stack = nullptr;
   const probe::HostFacts* facts = nullptr;
-  bool reboot = false;                   // --reboot: `systemctl reboot` after installing the resume unit
+  bool reboot = false;  // --reboot: `systemctl reboot` after installing the resume unit
   std::string self_path = "/usr/local/bin/gpuprep";  // ExecStart of the resume unit
   // Verify cuda, cudnn and nccl in a new `self_path ... verify --only LAYER` process (apply/verify_fresh.h),
   // reading `manifest` as this run did ("" = the default choice). false: in this process (unit tests).
   bool fresh_verify = false;
   std::string manifest;
-  std::function<void(const std::string&)> progress;   // apt progress lines (terminal only); may be empty
-  std::function<std::string()> now;      // UTC timestamp for the journal; default: the clock
-  sys::UnixHttp* docker = nullptr;       // the Engine API (image pulls, container verify); null: not reachable
+  std::function<void(const std::string&)> progress;  // apt progress lines (terminal only); may be empty
+  std::function<std::string()> now;                  // UTC timestamp for the journal; default: the clock
+  sys::UnixHttp* docker = nullptr;  // the Engine API (image pulls, container verify); null: not reachable
 };
 
 struct ExecResult {
-  int exit_code = 0;      // 0 done, 1 a step failed / a layer refused, 3 reboot required
-  std::string message;    // one line for "gpuprep: error:" or the reboot notice; "" on success
+  int exit_code = 0;    // 0 done, 1 a step failed / a layer refused, 3 reboot required
+  std::string message;  // one line for "gpuprep: error:" or the reboot notice; "" on success
 };
 
 // Runs `plan` and records it in `journal` (whose manifest/stack/only/skip the caller has set). The caller

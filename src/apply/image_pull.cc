@@ -36,7 +36,8 @@ std::string PullImage(const plan::Action& a, ExecEnv& env) {
   if (digest.empty()) digest = last.digest;
   if (!a.digest.empty() && digest != a.digest)
     return "pulled " + a.image + " as " + (digest.empty() ? "an image without a digest" : digest) +
-           " but the stack pins " + a.digest + "; it is not used (remove it: docker image rm " + a.image + ")";
+           " but the stack pins " + a.digest + "; it is not used (remove it: docker image rm " + a.image +
+           ")";
   nlohmann::ordered_json record = nlohmann::ordered_json::object();
   if (auto text = env.fs->Read(plan::kImagesRecord)) {
     auto j = nlohmann::ordered_json::parse(*text, nullptr, false);

@@ -17,7 +17,8 @@ std::string JournalToText(const Journal& j) {
   using nlohmann::json;
   json steps = json::array();
   for (const auto& s : j.steps)
-    steps.push_back({{"id", s.id}, {"layers", s.layers}, {"status", s.status}, {"at", s.at}, {"detail", s.detail}});
+    steps.push_back(
+        {{"id", s.id}, {"layers", s.layers}, {"status", s.status}, {"at", s.at}, {"detail", s.detail}});
   json doc = {{"gpuprep", GPUPREP_VERSION},
               {"manifest", j.manifest},
               {"stack", j.stack},
@@ -47,8 +48,8 @@ Journal JournalFromText(const std::string& text) {
     j.updated = doc.value("updated", "");
     j.touched_layers = doc.value("touched_layers", std::vector<std::string>{});
     for (const auto& s : doc.value("steps", json::array()))
-      j.steps.push_back({s.value("id", ""), s.value("layers", std::vector<std::string>{}), s.value("status", ""),
-                         s.value("at", ""), s.value("detail", "")});
+      j.steps.push_back({s.value("id", ""), s.value("layers", std::vector<std::string>{}),
+                         s.value("status", ""), s.value("at", ""), s.value("detail", "")});
   } catch (const json::exception& e) {
     throw Error(kExitFailed, std::string(kJournalPath) + ": not a gpuprep journal (" + e.what() + ")");
   }

@@ -15,16 +15,16 @@ inline constexpr const char* kJournalPath = "/var/lib/gpuprep/journal.json";
 struct JournalStep {
   std::string id;
   std::vector<std::string> layers;
-  std::string status;   // "done" | "failed"
-  std::string at;       // UTC timestamp
+  std::string status;  // "done" | "failed"
+  std::string at;      // UTC timestamp
   std::string detail;
 };
 
 struct Journal {
-  std::string manifest;             // --manifest as given
+  std::string manifest;  // --manifest as given
   std::string stack;
   std::vector<std::string> only, skip;
-  std::string state;                // "running" | "reboot-required" | "failed" | "done"
+  std::string state;  // "running" | "reboot-required" | "failed" | "done"
   std::string reboot_reason;
   std::string started, updated;
   std::vector<JournalStep> steps;

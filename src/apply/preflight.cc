@@ -18,16 +18,15 @@ namespace {
 // the host's lists and package caches alone.
 std::vector<std::string> UpdateArgv(const std::string& sources_list, const std::string& sources_parts,
                                     const std::string& dir) {
-  return {"apt-get",
-          "-q",
-          "-o", "Dir::Etc::SourceList=" + sources_list,
-          "-o", "Dir::Etc::SourceParts=" + sources_parts,
-          "-o", "Dir::State::Lists=" + dir + "/lists",
-          "-o", "Dir::Cache::pkgcache=",
-          "-o", "Dir::Cache::srcpkgcache=",
-          "-o", "Acquire::GzipIndexes=false",
-          "-o", "Acquire::Languages=none",
-          "-o", "APT::Get::List-Cleanup=false",
+  return {"apt-get", "-q",
+          "-o",      "Dir::Etc::SourceList=" + sources_list,
+          "-o",      "Dir::Etc::SourceParts=" + sources_parts,
+          "-o",      "Dir::State::Lists=" + dir + "/lists",
+          "-o",      "Dir::Cache::pkgcache=",
+          "-o",      "Dir::Cache::srcpkgcache=",
+          "-o",      "Acquire::GzipIndexes=false",
+          "-o",      "Acquire::Languages=none",
+          "-o",      "APT::Get::List-Cleanup=false",
           "update"};
 }
 
@@ -35,7 +34,9 @@ std::vector<std::string> UpdateArgv(const std::string& sources_list, const std::
 // with everything in it when this goes out of scope.
 class ScratchDir {
  public:
-  ScratchDir(sys::Fs& fs, std::string dir) : fs_(fs), dir_(std::move(dir)) { sys::RemoveTree(fs_.HostPath(dir_)); }
+  ScratchDir(sys::Fs& fs, std::string dir) : fs_(fs), dir_(std::move(dir)) {
+    sys::RemoveTree(fs_.HostPath(dir_));
+  }
   ~ScratchDir() { sys::RemoveTree(fs_.HostPath(dir_)); }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
@@ -51,7 +52,8 @@ std::vector<std::string> PrivateUpdateArgv(const std::string& host_dir) {
   return UpdateArgv(host_dir + "/sources.list", host_dir + "/sources.list.d", host_dir);
 }
 
-std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list, const std::string& sources_parts,
+std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list,
+                                               const std::string& sources_parts,
                                                const std::string& host_dir) {
   return UpdateArgv(sources_list, sources_parts, host_dir);
 }
@@ -66,8 +68,8 @@ apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& e
     return {apt::Availability::kUnknown, from};
   }
   sys::Command cmd;
-  cmd.argv = HostSourcesUpdateArgv(fs.HostPath("/etc/apt/sources.list"), fs.HostPath("/etc/apt/sources.list.d"),
-                                   fs.HostPath(dir));
+  cmd.argv = HostSourcesUpdateArgv(fs.HostPath("/etc/apt/sources.list"),
+                                   fs.HostPath("/etc/apt/sources.list.d"), fs.HostPath(dir));
   cmd.env = apt::AptEnv();
   cmd.timeout = std::chrono::minutes(10);
   spdlog::info("asking this host's apt sources for {} (apt-get update into {})", package, dir);
@@ -82,7 +84,8 @@ apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& e
   if (partial && answer.state == apt::Availability::kMissing) answer.state = apt::Availability::kUnknown;
   if (answer.state == apt::Availability::kUnknown) {
     std::string why = LastLine(res.err);
-    spdlog::warn("cannot tell whether this host's apt sources publish {}{}", package, why.empty() ? "" : ": " + why);
+    spdlog::warn("cannot tell whether this host's apt sources publish {}{}", package,
+                 why.empty() ? "" : ": " + why);
   }
   return answer;
 }
@@ -104,8 +107,9 @@ PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptReposi
   for (const auto* r : repos) {
     const std::string key_path = dir + "/keys/" + std::to_string(n++) + ".gpg";
     if (r->key_fingerprint.empty() && r->keyring_sha256.empty())
-      return {{}, "repository " + r->name + ": no key_fingerprint or keyring_sha256 pins " + r->keyring_url +
-                      "; gpuprep will not trust an unpinned key"};
+      return {{},
+              "repository " + r->name + ": no key_fingerprint or keyring_sha256 pins " + r->keyring_url +
+                  "; gpuprep will not trust an unpinned key"};
     auto key = DownloadKey(r->keyring_url, r->keyring_sha256, r->key_fingerprint, fs, *env.runner, *http);
     if (!key.ok()) return {{}, "repository " + r->name + ": " + key.error};
     auto w = fs.WriteAtomic(key_path, key.key, 0644, false);
@@ -125,15 +129,19 @@ PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptReposi
   if (!res.ok()) {
     std::string why = LastLine(res.err);
     if (why.empty()) why = LastLine(res.out);
-    return {{}, res.not_found ? "apt-get: not found"
-                              : "apt-get update of the stack's repositories failed" + (why.empty() ? "" : ": " + why)};
+    return {{},
+            res.not_found
+                ? "apt-get: not found"
+                : "apt-get update of the stack's repositories failed" + (why.empty() ? "" : ": " + why)};
   }
   // apt-get update exits 0 on some fetch failures ("W: Failed to fetch ..."): a repository without lists is
   // an error here.
   auto idx = apt::ReadRepoIndex(fs, repos, arch, dir + "/lists");
   if (!idx.complete) {
     std::string why = LastLine(res.err);
-    return {{}, "apt-get update fetched no package index for the stack's repositories" + (why.empty() ? "" : ": " + why)};
+    return {{},
+            "apt-get update fetched no package index for the stack's repositories" +
+                (why.empty() ? "" : ": " + why)};
   }
   out.index = std::move(idx.index);
   spdlog::info("the repositories' index holds {} packages", out.index.size());

@@ -32,8 +32,8 @@ inline constexpr const char* kPreflightHostDir = "/var/lib/gpuprep/preflight-hos
 
 // The apt-get argv that refreshes the host's own sources (its configuration as it stands) into a private
 // `host_dir`/lists: the host's lists and package caches stay as they are.
-std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list, const std::string& sources_parts,
-                                               const std::string& host_dir);
+std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list,
+                                               const std::string& sources_parts, const std::string& host_dir);
 
 // Whether the host's distribution publishes the kernel package `package` today (the running kernel's
 // headers), read from the host's sources fetched by HostSourcesUpdateArgv before any change. kUnknown when

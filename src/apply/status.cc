@@ -12,7 +12,10 @@ namespace gp::apply {
 namespace {
 
 nlohmann::ordered_json RecordJson(const StackRecord& r) {
-  return {{"stack", r.stack}, {"manifest", r.manifest}, {"content_hash", r.content_hash}, {"finished", r.finished}};
+  return {{"stack", r.stack},
+          {"manifest", r.manifest},
+          {"content_hash", r.content_hash},
+          {"finished", r.finished}};
 }
 
 // How a recorded stack is loaded again: an embedded name, an absolute path or an https URL (CheckUrl kFetch).
@@ -37,7 +40,8 @@ std::string ReadRecord(const nlohmann::json& j, StackRecord& r, bool with_finish
       (with_finished && !str("finished", r.finished)))
     return "a stack field is not a string";
   if (!r.stack.empty() && !ValidName(r.stack)) return "stack \"" + r.stack + "\" is not a stack name";
-  if (std::string why = ManifestProblem(r.manifest); !why.empty()) return "manifest \"" + r.manifest + "\" " + why;
+  if (std::string why = ManifestProblem(r.manifest); !why.empty())
+    return "manifest \"" + r.manifest + "\" " + why;
   if (!r.content_hash.empty() && !manifest::IsContentHash(r.content_hash))
     return "content_hash \"" + r.content_hash + "\" is not sha256:<64 hex>";
   if (r.manifest.empty()) r.manifest = r.stack;  // the embedded default, recorded by an older gpuprep
@@ -123,7 +127,8 @@ sys::WriteResult WriteStatus(sys::Fs& fs, const RunStatus& s) {
 std::optional<StatusRecords> ReadStatusRecords(const sys::Fs& fs) {
   if (!fs.Exists(kStatusPath)) return std::nullopt;
   auto fail = [](const std::string& why) -> std::optional<StatusRecords> {
-    throw UsageError(std::string(kStatusPath) + ": " + why + "; name the stack to use with --manifest (gpuprep manifest list)");
+    throw UsageError(std::string(kStatusPath) + ": " + why +
+                     "; name the stack to use with --manifest (gpuprep manifest list)");
   };
   constexpr size_t kLimit = 1 << 20;
   auto text = fs.ReadPrefix(kStatusPath, kLimit + 1);
@@ -137,7 +142,8 @@ std::optional<StatusRecords> ReadStatusRecords(const sys::Fs& fs) {
   if (doc.contains("converged") && !doc["converged"].is_null()) {
     if (!doc["converged"].is_object()) return fail("converged is not an object");
     StackRecord conv;
-    if (std::string why = ReadRecord(doc["converged"], conv, true); !why.empty()) return fail("converged: " + why);
+    if (std::string why = ReadRecord(doc["converged"], conv, true); !why.empty())
+      return fail("converged: " + why);
     if (!conv.stack.empty()) r.converged = conv;
   }
   return r;
@@ -145,9 +151,11 @@ std::optional<StatusRecords> ReadStatusRecords(const sys::Fs& fs) {
 
 std::optional<HostStack> HostStackOf(const StatusRecords& r) {
   const StackRecord& last = r.last;
-  // An interrupted or failed move has changed the host towards the last run's stack: finish it, do not undo it.
-  const bool moving = (r.state == "reboot-required" || r.state == "failed") && !last.stack.empty() &&
-                      (!r.converged || last.stack != r.converged->stack || last.manifest != r.converged->manifest);
+  // An interrupted or failed move has changed the host towards the last run's stack: finish it, do not undo
+  // it.
+  const bool moving =
+      (r.state == "reboot-required" || r.state == "failed") && !last.stack.empty() &&
+      (!r.converged || last.stack != r.converged->stack || last.manifest != r.converged->manifest);
   if (r.converged && !moving) return HostStack{*r.converged, true, r.state};
   if (!last.stack.empty()) return HostStack{last, false, r.state};
   return std::nullopt;

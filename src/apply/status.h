@@ -48,7 +48,8 @@ struct RunStatus {
 
 // The stack this host runs, from status.json: what doctor, plan and apply use without --manifest.
 //  - the converged record, unless the last run took the host towards another stack and changed something
-//    (state reboot-required or failed): then that run's stack, so an interrupted move is finished, not undone;
+//    (state reboot-required or failed): then that run's stack, so an interrupted move is finished, not
+//    undone;
 //  - no converged record (a run that has not converged yet, or a status.json written by an older gpuprep):
 //    the last run's stack (its manifest, or its name when it was the embedded default).
 struct HostStack {
@@ -67,7 +68,7 @@ struct StatusRecords {
   std::optional<StackRecord> converged;
 };
 std::optional<StatusRecords> ReadStatusRecords(const sys::Fs& fs);  // nullopt / throws as ReadHostStack
-std::optional<HostStack> HostStackOf(const StatusRecords& r);      // the rule of ReadHostStack
+std::optional<HostStack> HostStackOf(const StatusRecords& r);       // the rule of ReadHostStack
 
 // One verdict per layer the plan decided on, from the plan's decisions and the journal's step records.
 std::vector<LayerVerdict> LayerVerdicts(const plan::Plan& plan, const Journal& journal, int exit_code);

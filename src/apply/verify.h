@@ -17,10 +17,10 @@ namespace gp::apply {
 
 struct VerifyEnv {
   const sys::Fs* fs = nullptr;
-  sys::NativeLibs* native = nullptr;         // null (--root): library checks are `skip`
+  sys::NativeLibs* native = nullptr;  // null (--root): library checks are `skip`
   const manifest::Stack* stack = nullptr;
-  const probe::HostFacts* facts = nullptr;   // PCI GPUs, NVSwitches
-  sys::UnixHttp* docker = nullptr;           // the Engine API (container checks); null (--root): `skip`
+  const probe::HostFacts* facts = nullptr;  // PCI GPUs, NVSwitches
+  sys::UnixHttp* docker = nullptr;          // the Engine API (container checks); null (--root): `skip`
 };
 
 // The layers verify knows: driver, fabricmanager, cuda, cudnn, nccl.

@@ -21,7 +21,8 @@ std::string StackImage(const manifest::Stack& s) {
   return docker::ImagePullReference(s.image.ref, s.image.digest, s.image.mirror);
 }
 
-docker::ContainerRun GpuRun(const manifest::Stack& s, const std::string& image, std::vector<std::string> cmd) {
+docker::ContainerRun GpuRun(const manifest::Stack& s, const std::string& image,
+                            std::vector<std::string> cmd) {
   docker::ContainerRun run;
   run.image = image;
   run.cmd = std::move(cmd);
@@ -41,7 +42,8 @@ void Failed(const docker::ContainerResult& res, const std::string& what, layers:
   auto d = DiagnoseContainerError(message);
   if (d) return r.Add(Status::kFail, what + ": " + d->what + " (" + message + ")", d->fix);
   r.Add(Status::kFail,
-        what + (res.ran ? " exited with " + std::to_string(res.exit_code) : " failed at " + res.stage) + ": " + message,
+        what + (res.ran ? " exited with " + std::to_string(res.exit_code) : " failed at " + res.stage) +
+            ": " + message,
         "gpuprep doctor");
 }
 
@@ -49,20 +51,23 @@ void Failed(const docker::ContainerResult& res, const std::string& what, layers:
 
 std::optional<Diagnosis> DiagnoseContainerError(const std::string& m) {
   if (m.find("unknown or invalid runtime name: nvidia") != std::string::npos)
-    return Diagnosis{"Docker does not know the nvidia runtime (the toolkit is not registered in daemon.json, or "
-                     "Docker was not reloaded)",
-                     "sudo gpuprep apply --yes --only container_toolkit"};
+    return Diagnosis{
+        "Docker does not know the nvidia runtime (the toolkit is not registered in daemon.json, or "
+        "Docker was not reloaded)",
+        "sudo gpuprep apply --yes --only container_toolkit"};
   if (m.find("could not select device driver \"\" with capabilities: [[gpu]]") != std::string::npos)
-    return Diagnosis{"Docker has no GPU device driver: the NVIDIA Container Toolkit is not installed, or Docker "
-                     "started before it was",
-                     "sudo gpuprep apply --yes --only container_toolkit, then: sudo systemctl restart docker"};
+    return Diagnosis{
+        "Docker has no GPU device driver: the NVIDIA Container Toolkit is not installed, or Docker "
+        "started before it was",
+        "sudo gpuprep apply --yes --only container_toolkit, then: sudo systemctl restart docker"};
   if (m.find("could not select device driver \"cdi\"") != std::string::npos)
     return Diagnosis{"CDI is not enabled in Docker (Docker 25 to 28.2 need \"features\": {\"cdi\": true})",
                      "sudo gpuprep apply --yes --only container_toolkit --restart-docker"};
   if (m.find("unresolvable CDI devices") != std::string::npos)
-    return Diagnosis{"no CDI spec names the GPUs",
-                     "sudo nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml (or: sudo gpuprep apply --yes "
-                     "--only container_toolkit)"};
+    return Diagnosis{
+        "no CDI spec names the GPUs",
+        "sudo nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml (or: sudo gpuprep apply --yes "
+        "--only container_toolkit)"};
   if (ToLower(m).find("driver/library version mismatch") != std::string::npos)
     return Diagnosis{"NVML inside the container sees another driver than the loaded kernel module",
                      "reboot so the kernel module matches the installed driver libraries"};
@@ -80,7 +85,8 @@ std::string LastLines(const std::string& text) {
 }
 
 void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers::LayerReport& r) {
-  if (!env.docker) return r.Add(Status::kSkip, "Docker not contacted (--root: nothing of the live host is contacted)");
+  if (!env.docker)
+    return r.Add(Status::kSkip, "Docker not contacted (--root: nothing of the live host is contacted)");
   const manifest::Stack& s = *env.stack;
   docker::Engine engine(*env.docker, DockerSocket(env.facts));
   docker::EngineError err;
@@ -104,11 +110,13 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers
   }
   const std::string image = StackImage(s);
   r.wanted = image;
-  if (image.empty()) return r.Add(Status::kSkip, "stack " + s.name + " names no image to run a container from");
+  if (image.empty())
+    return r.Add(Status::kSkip, "stack " + s.name + " names no image to run a container from");
   auto details = engine.InspectImage(image, &err);
   if (!details) {
     if (err.status == 404)
-      return r.Add(Status::kFail, image + " is not pulled (verify never pulls)", "sudo gpuprep apply --yes --only image");
+      return r.Add(Status::kFail, image + " is not pulled (verify never pulls)",
+                   "sudo gpuprep apply --yes --only image");
     return r.Add(Status::kFail, "image inspect " + image + ": " + err.message, "gpuprep doctor");
   }
   const size_t gpus = env.facts ? env.facts->gpus.size() : 0;
@@ -119,20 +127,23 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers
     for (const auto& line : Split(res.out, '\n')) listed += StartsWith(Trim(line), "GPU ");
     r.found = std::to_string(listed) + " GPUs in a container";
     if (listed != gpus)
-      return r.Add(Status::kFail,
-                   "a container lists " + std::to_string(listed) + " GPUs but the host has " + std::to_string(gpus),
-                   "gpuprep doctor (check the driver layer and NVIDIA_VISIBLE_DEVICES)");
+      return r.Add(
+          Status::kFail,
+          "a container lists " + std::to_string(listed) + " GPUs but the host has " + std::to_string(gpus),
+          "gpuprep doctor (check the driver layer and NVIDIA_VISIBLE_DEVICES)");
     return r.Add(Status::kOk, "a container sees every GPU (" + std::to_string(listed) + ", nvidia-smi -L)");
   }
-  // The torch check needs PyTorch in the image: NGC's PyTorch images (and PyTorch's own) set PYTORCH_VERSION in
-  // their config. A CUDA base image has none; its GPU check is nvidia-smi -L above.
+  // The torch check needs PyTorch in the image: NGC's PyTorch images (and PyTorch's own) set PYTORCH_VERSION
+  // in their config. A CUDA base image has none; its GPU check is nvidia-smi -L above.
   if (!CarriesPyTorch(*details))
-    return r.Add(Status::kSkip, image + " carries no PyTorch (no PYTORCH_VERSION in its config): no torch check");
+    return r.Add(Status::kSkip,
+                 image + " carries no PyTorch (no PYTORCH_VERSION in its config): no torch check");
   auto res = engine.Run(GpuRun(s, image, {"python", "-c", kTorchCheck}));
   if (!res.ran || res.exit_code != 0) return Failed(res, "the torch check in " + image, r);
   auto words = SplitWords(LastLines(res.out));
   auto count = words.empty() ? std::nullopt : ParseUnsigned(words[0]);
-  if (!count) return r.Add(Status::kFail, "the torch check printed \"" + LastLines(res.out) + "\"", "gpuprep doctor");
+  if (!count)
+    return r.Add(Status::kFail, "the torch check printed \"" + LastLines(res.out) + "\"", "gpuprep doctor");
   std::string name;
   for (size_t i = 1; i < words.size(); ++i) name += (i > 1 ? " " : "") + words[i];
   r.found = std::to_string(*count) + " x " + name;

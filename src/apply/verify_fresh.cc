@@ -12,7 +12,8 @@ bool VerifiesInFreshProcess(const std::string& layer) {
   return layer == "cuda" || layer == "cudnn" || layer == "nccl";
 }
 
-std::vector<std::string> FreshVerifyArgv(const std::string& self, const std::string& manifest, const std::string& layer) {
+std::vector<std::string> FreshVerifyArgv(const std::string& self, const std::string& manifest,
+                                         const std::string& layer) {
   std::vector<std::string> argv = {self};
   if (!manifest.empty()) argv.insert(argv.end(), {"--manifest", manifest});
   argv.insert(argv.end(), {"-q", "--json", "verify", "--only", layer});
@@ -38,7 +39,8 @@ FreshVerify VerifyInFreshProcess(sys::CommandRunner& runner, const std::vector<s
   const std::string status = text("status");
   if (status.empty() || (res.exit_code != 0 && res.exit_code != 1)) {
     const std::string why = LastLine(res.err);
-    return {false, how + " exited with " + std::to_string(res.exit_code) + (why.empty() ? "" : ": " + TerminalSafe(why))};
+    return {false, how + " exited with " + std::to_string(res.exit_code) +
+                       (why.empty() ? "" : ": " + TerminalSafe(why))};
   }
   std::string detail = text("detail");
   if (status == "fail" || res.exit_code != 0) {

@@ -15,7 +15,8 @@ namespace gp::apply {
 bool VerifiesInFreshProcess(const std::string& layer);
 
 // SELF [--manifest MANIFEST] -q --json verify --only LAYER ("" manifest: the default choice, as this run).
-std::vector<std::string> FreshVerifyArgv(const std::string& self, const std::string& manifest, const std::string& layer);
+std::vector<std::string> FreshVerifyArgv(const std::string& self, const std::string& manifest,
+                                         const std::string& layer);
 
 struct FreshVerify {
   bool ok = false;

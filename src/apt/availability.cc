@@ -26,7 +26,9 @@ bool HasPackage(std::string_view text, std::string_view name, bool prefix) {
 
 }  // namespace
 
-std::string KernelHeadersPackage(const std::string& kernel_release) { return "linux-headers-" + kernel_release; }
+std::string KernelHeadersPackage(const std::string& kernel_release) {
+  return "linux-headers-" + kernel_release;
+}
 
 ListsAnswer FindKernelPackage(const sys::Fs& fs, const std::string& lists_dir, const std::string& package,
                               std::string from) {

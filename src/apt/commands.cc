@@ -27,9 +27,9 @@ void AppendPackages(std::vector<std::string>& argv, const std::vector<std::strin
 
 std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, const AptOptions& opts) {
   std::vector<std::string> argv = {"apt-get", "-y",
-                                   "-o", "Dpkg::Options::=--force-confdef",
-                                   "-o", "Dpkg::Options::=--force-confold",
-                                   "-o", "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s)};
+                                   "-o",      "Dpkg::Options::=--force-confdef",
+                                   "-o",      "Dpkg::Options::=--force-confold",
+                                   "-o",      "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s)};
   if (opts.status_fd) {
     argv.push_back("-o");
     argv.push_back("APT::Status-Fd=" + std::to_string(kStatusFd));
@@ -43,8 +43,12 @@ std::vector<std::string> InstallArgv(const std::vector<std::string>& packages, c
 std::vector<std::string> UpdateArgv(const AptOptions& opts) {
   // Uncompressed lists: gpuprep reads the Packages files to resolve exact versions (Docker-based images set
   // Acquire::GzipIndexes, which would store them as .lz4).
-  return {"apt-get", "-o", "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s), "-o",
-          "Acquire::GzipIndexes=false", "update"};
+  return {"apt-get",
+          "-o",
+          "DPkg::Lock::Timeout=" + std::to_string(opts.lock_timeout_s),
+          "-o",
+          "Acquire::GzipIndexes=false",
+          "update"};
 }
 
 std::vector<std::string> HoldArgv(const std::vector<std::string>& packages) {

@@ -7,8 +7,8 @@
 namespace gp::apt {
 
 struct AptOptions {
-  int lock_timeout_s = 600;      // -o DPkg::Lock::Timeout=N: a held lock is waited for, not failed on
-  bool status_fd = false;        // -o APT::Status-Fd=3 (progress lines; only on a terminal)
+  int lock_timeout_s = 600;        // -o DPkg::Lock::Timeout=N: a held lock is waited for, not failed on
+  bool status_fd = false;          // -o APT::Status-Fd=3 (progress lines; only on a terminal)
   bool allow_change_held = false;  // --allow-change-held-packages (a held package moves to a new pin)
 };
 

@@ -5,7 +5,8 @@
 
 namespace gp::apt {
 
-std::map<std::string, DpkgEntry> ParseDpkgStatus(const std::string& text, const std::set<std::string>& names) {
+std::map<std::string, DpkgEntry> ParseDpkgStatus(const std::string& text,
+                                                 const std::set<std::string>& names) {
   std::map<std::string, DpkgEntry> out;
   for (const auto& e : probe::ParseDpkgStatus(text)) {  // the probe's stanza scanner
     if (!names.count(e.package)) continue;

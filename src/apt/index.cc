@@ -54,7 +54,8 @@ void ForEachField(std::string_view stanza, F&& f) {
   size_t pos = 0;
   while (pos < stanza.size()) {
     size_t nl = stanza.find('\n', pos);
-    std::string_view line = stanza.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    std::string_view line =
+        stanza.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? stanza.size() : nl + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
@@ -144,16 +145,22 @@ void ParsePackages(std::string_view text, const std::string& arch, Index& index,
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find("\n\n", pos);
-    std::string_view stanza = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    std::string_view stanza =
+        text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     pos = end == std::string_view::npos ? text.size() : end + 2;
     std::string name, status, provides;
     Candidate c;
     ForEachField(stanza, [&](std::string_view key, const std::string& value) {
-      if (key == "Package") name = value;
-      else if (key == "Version") c.version = value;
-      else if (key == "Architecture") c.architecture = value;
-      else if (key == "Status") status = value;
-      else if (key == "Provides") provides = value;
+      if (key == "Package")
+        name = value;
+      else if (key == "Version")
+        c.version = value;
+      else if (key == "Architecture")
+        c.architecture = value;
+      else if (key == "Status")
+        status = value;
+      else if (key == "Provides")
+        provides = value;
       else if (key == "Depends" || key == "Pre-Depends") {
         auto rel = ParseRelations(value);
         c.depends.insert(c.depends.end(), rel.begin(), rel.end());

@@ -14,9 +14,9 @@ namespace gp::apt {
 
 // One relation of a Depends field: "libnvidia-gl-580 (= 580.95.05-0ubuntu1)".
 struct Relation {
-  std::string name;     // without an ":any" / ":amd64" qualifier
-  std::string op;       // "" (any version), "=", ">=", "<=", ">>", "<<"
-  std::string version;  // "" when op is ""
+  std::string name;         // without an ":any" / ":amd64" qualifier
+  std::string op;           // "" (any version), "=", ">=", "<=", ">>", "<<"
+  std::string version;      // "" when op is ""
   std::string str() const;  // "name (op version)" as apt prints it
 };
 using Clause = std::vector<Relation>;  // alternatives: "a | b"
@@ -29,8 +29,8 @@ bool Satisfies(const std::string& version, const Relation& r);
 
 struct Candidate {
   std::string version;
-  std::string architecture;        // "amd64", "all"
-  std::vector<Clause> depends;     // Depends and Pre-Depends
+  std::string architecture;     // "amd64", "all"
+  std::vector<Clause> depends;  // Depends and Pre-Depends
   std::vector<std::string> provides;
 };
 

@@ -98,7 +98,8 @@ std::optional<std::string> Dearmor(const std::string& armored) {
 std::string NormalizeFingerprint(const std::string& fpr) {
   std::string out;
   for (char c : fpr)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
 

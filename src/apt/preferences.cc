@@ -10,16 +10,17 @@ constexpr std::string_view kLayersLine = "Explanation: gpuprep layers:";
 }  // namespace
 
 std::string PreferencesContents(const std::string& stack, const std::map<std::string, Pin>& pins) {
-  std::string out =
-      "# gpuprep: the packages of stack " + stack + " at their exact versions (do not edit; gpuprep apply\n"
-      "# rewrites it, and `gpuprep apply` with another stack replaces it). Priority " +
-      std::to_string(kPinPriority) + " > 1000: apt takes these\n"
-      "# versions from any origin, and upgrades cannot move them.\n";
+  std::string out = "# gpuprep: the packages of stack " + stack +
+                    " at their exact versions (do not edit; gpuprep apply\n"
+                    "# rewrites it, and `gpuprep apply` with another stack replaces it). Priority " +
+                    std::to_string(kPinPriority) +
+                    " > 1000: apt takes these\n"
+                    "# versions from any origin, and upgrades cannot move them.\n";
   for (const auto& [name, pin] : pins) {
     out += "\n";
     if (!pin.layers.empty()) out += std::string(kLayersLine) + " " + Join(pin.layers, ", ") + "\n";
-    out += "Package: " + name + "\nPin: version " + pin.version + "\nPin-Priority: " + std::to_string(kPinPriority) +
-           "\n";
+    out += "Package: " + name + "\nPin: version " + pin.version +
+           "\nPin-Priority: " + std::to_string(kPinPriority) + "\n";
   }
   return out;
 }

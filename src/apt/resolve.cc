@@ -44,8 +44,10 @@ Resolution ResolvePin(const Index& index, const PinRule& rule) {
   if (!list || list->empty()) {
     std::string msg = rule.name + ": no such package in the repository";
     auto providers = index.Providers(rule.name);
-    if (!providers.empty()) msg += " (a virtual package provided by " + Join(providers, ", ") + ")";
-    else if (auto guess = DidYouMean(rule.name, index.Names())) msg += " (did you mean " + *guess + "?)";
+    if (!providers.empty())
+      msg += " (a virtual package provided by " + Join(providers, ", ") + ")";
+    else if (auto guess = DidYouMean(rule.name, index.Names()))
+      msg += " (did you mean " + *guess + "?)";
     return {"", msg};
   }
   if (!rule.exact.empty()) {
@@ -86,8 +88,9 @@ Resolution ResolvePin(const Index& index, const PinRule& rule) {
   std::string msg = rule.name + " " + (rule.exact.empty() ? rule.upstream : "=" + rule.exact) +
                     (rule.cuda.empty() || !rule.exact.empty() ? "" : " built for CUDA " + rule.cuda) +
                     " is not in the repository";
-  msg += nearest.empty() ? " (it has no version of it" + std::string(rule.cuda.empty() ? "" : " for that CUDA") + ")"
-                         : " (nearest: " + Join(nearest, ", ") + ")";
+  msg += nearest.empty()
+             ? " (it has no version of it" + std::string(rule.cuda.empty() ? "" : " for that CUDA") + ")"
+             : " (nearest: " + Join(nearest, ", ") + ")";
   return {"", msg};
 }
 
@@ -126,11 +129,13 @@ Closure ComputeClosure(const Index& index, const std::map<std::string, std::stri
           if (!Satisfies(v, r)) return false;
       return true;
     };
-    if (auto it = installed.find(name); it != installed.end() && index.Find(name, it->second) && ok(it->second))
+    if (auto it = installed.find(name);
+        it != installed.end() && index.Find(name, it->second) && ok(it->second))
       return it->second;
     std::set<std::string> upstreams;
     for (const auto& [who, rs] : relations[name])
-      if (auto c = chosen.find(who); c != chosen.end()) upstreams.insert(DebVersion::Parse(c->second).upstream);
+      if (auto c = chosen.find(who); c != chosen.end())
+        upstreams.insert(DebVersion::Parse(c->second).upstream);
     for (const auto& c : *list)
       if (ok(c.version) && upstreams.count(DebVersion::Parse(c.version).upstream)) return c.version;
     // A lower bound (">= 13.0.88") names the component the requirer was built with: take the lowest version
@@ -193,8 +198,8 @@ Closure ComputeClosure(const Index& index, const std::map<std::string, std::stri
       auto have = chosen.find(take->name);
       if (have != chosen.end() && Satisfies(have->second, *take)) continue;
       if (fixed.count(take->name)) {
-        out.error = name + "=" + chosen[name] + " needs " + take->str() + " but the stack pins " + take->name + "=" +
-                    have->second;
+        out.error = name + "=" + chosen[name] + " needs " + take->str() + " but the stack pins " +
+                    take->name + "=" + have->second;
         return out;
       }
       const std::string v = pick(take->name);

@@ -13,10 +13,10 @@ namespace gp::apt {
 
 // What a stack asks for one package.
 struct PinRule {
-  std::string name;      // "nvidia-open-580"
-  std::string exact;     // a full dpkg version from a site file: wins over everything else
-  std::string upstream;  // "580.95.05": the upstream part the dpkg version must have
-  std::string cuda;      // "13.0": for packages whose revision names the CUDA build ("2.27.7-1+cuda13.0")
+  std::string name;         // "nvidia-open-580"
+  std::string exact;        // a full dpkg version from a site file: wins over everything else
+  std::string upstream;     // "580.95.05": the upstream part the dpkg version must have
+  std::string cuda;         // "13.0": for packages whose revision names the CUDA build ("2.27.7-1+cuda13.0")
   std::string str() const;  // "nvidia-open-580 580.95.05" / "libnccl2 2.27.7 (+cuda13.0)" / "x=1.2-1"
 };
 

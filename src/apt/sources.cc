@@ -60,8 +60,8 @@ void ScanList(const std::string& path, const std::string& text, const manifest::
     std::string url, signed_by;
     if (!ParseDebLine(line, url, signed_by)) continue;
     if (NormalizeUrl(url) != want || signed_by == repo.keyring_path) continue;
-    out.push_back({path, "names " + repo.url + (signed_by.empty() ? " without signed-by"
-                                                                     : " with signed-by=" + signed_by)});
+    out.push_back({path, "names " + repo.url +
+                             (signed_by.empty() ? " without signed-by" : " with signed-by=" + signed_by)});
     return;
   }
 }
@@ -75,8 +75,9 @@ void ScanDeb822(const std::string& path, const std::string& text, const manifest
   auto flush = [&] {
     if (names_url && (inline_key || signed_by != repo.keyring_path))
       out.push_back({path, "names " + repo.url +
-                               (inline_key ? " with an inline Signed-By key"
-                                           : signed_by.empty() ? " without Signed-By" : " with Signed-By: " + signed_by)});
+                               (inline_key          ? " with an inline Signed-By key"
+                                : signed_by.empty() ? " without Signed-By"
+                                                    : " with Signed-By: " + signed_by)});
     names_url = inline_key = false;
     signed_by.clear();
   };

@@ -1,7 +1,7 @@
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <ostream>
 
 #include "cli/commands.h"
@@ -64,9 +64,7 @@ class RestoreLogger {
 
 }  // namespace
 
-bool Context::use_color() const {
-  return out_is_tty && !opts.json && env.find("NO_COLOR") == env.end();
-}
+bool Context::use_color() const { return out_is_tty && !opts.json && env.find("NO_COLOR") == env.end(); }
 
 int RunCli(int argc, const char* const* argv, Context& ctx) {
   RestoreLogger restore_logger;
@@ -77,13 +75,16 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
 
   app.add_option("--manifest", ctx.opts.manifest, "Stack: embedded NAME, a YAML PATH, or an https URL")
       ->group("Global");
-  app.add_option("--manifest-sha256", ctx.opts.manifest_sha256,
-                 "With --manifest: refuse the stack unless its documents' sha256 is HEX (plan's scripts pin it)")
+  app.add_option(
+         "--manifest-sha256", ctx.opts.manifest_sha256,
+         "With --manifest: refuse the stack unless its documents' sha256 is HEX (plan's scripts pin it)")
       ->group("Global");
   app.add_flag("--json", ctx.opts.json, "Machine-readable output on stdout")->group("Global");
   app.add_option("--root", ctx.opts.root, "Probe the tree under DIR instead of the live host")
       ->group("Global")
-      ->check([](const std::string& dir) { return dir.empty() ? std::string("must not be empty") : std::string(); });
+      ->check([](const std::string& dir) {
+        return dir.empty() ? std::string("must not be empty") : std::string();
+      });
   app.add_flag("--verbose", ctx.opts.verbose, "More detail, timestamps in logs")->group("Global");
   app.add_flag("-q,--quiet", ctx.opts.quiet, "Only errors on stderr")->group("Global");
 

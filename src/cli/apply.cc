@@ -1,25 +1,25 @@
 // `gpuprep apply --yes [--reboot] [--resume] [--only L] [--skip L] [--lock-timeout S]`: runs the plan on the
 // live host as root; resumable after the reboot a driver needs (apply/executor.h). Exit codes: docs/cli.md.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <ostream>
 
 #include "apply/executor.h"
 #include "apply/journal.h"
 #include "apply/preflight.h"
+#include "apply/status.h"
 #include "apt/availability.h"
 #include "apt/index.h"
-#include "apply/status.h"
-#include "sys/clock.h"
-#include "sys/host_info.h"
-#include "sys/locks.h"
 #include "cli/commands.h"
 #include "cli/target.h"
 #include "manifest/digest.h"
 #include "plan/planner.h"
+#include "sys/clock.h"
+#include "sys/host_info.h"
+#include "sys/locks.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -37,7 +37,8 @@ struct ApplyOptions {
 // writes to the file only (for the final error, which main prints on stderr itself).
 std::shared_ptr<spdlog::logger> LogToFile(const sys::Fs& fs) {
   try {
-    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(fs.HostPath("/var/log/gpuprep.log"), false);
+    auto sink =
+        std::make_shared<spdlog::sinks::basic_file_sink_mt>(fs.HostPath("/var/log/gpuprep.log"), false);
     sink->set_pattern("%Y-%m-%dT%H:%M:%S%z gpuprep[%P] %l: %v");
     sink->set_level(spdlog::level::debug);
     auto logger = spdlog::default_logger();
@@ -68,17 +69,20 @@ std::optional<apply::StackRecord> PreviousConverged(const sys::Fs& fs) {
 // a status file or callback that cannot be written is logged, never changes the exit code).
 void RecordStatus(Context& ctx, sys::Fs& fs, const ApplyOptions& o, apply::RunStatus s) {
   s.finished = sys::NowUtc();
-  // The host converged to this stack: it is the one doctor, plan and apply use from now on without --manifest.
+  // The host converged to this stack: it is the one doctor, plan and apply use from now on without
+  // --manifest.
   if (s.state == "done" || s.state == "nothing-to-do")
     s.converged = apply::StackRecord{s.stack, s.manifest, s.content_hash, s.finished};
   const std::string text = apply::StatusToText(s);
-  if (auto w = apply::WriteStatus(fs, s); !w.ok) spdlog::warn("cannot write {}: {}", apply::kStatusPath, w.error);
+  if (auto w = apply::WriteStatus(fs, s); !w.ok)
+    spdlog::warn("cannot write {}: {}", apply::kStatusPath, w.error);
   if (o.callback.empty() || !ctx.runner) return;
   auto res = ctx.runner->Run(apply::CallbackCommand(o.callback, text));
   if (!res.ok())
     spdlog::warn("callback {}: {}", o.callback,
-                 res.not_found ? std::string("curl not found") : "curl exited with " + std::to_string(res.exit_code) +
-                                                                      ": " + std::string(Trim(res.err)));
+                 res.not_found ? std::string("curl not found")
+                               : "curl exited with " + std::to_string(res.exit_code) + ": " +
+                                     std::string(Trim(res.err)));
   else
     spdlog::info("status sent to {}", o.callback);
 }
@@ -109,7 +113,9 @@ int RunApply(Context& ctx, ApplyOptions& o) {
 
   std::string why;
   auto lock = sys::ApplyLock::TryAcquire(*t.fs, why);
-  if (!lock) throw Error(kExitFailed, std::string("another gpuprep apply is running (") + sys::kLockPath + " " + why + ")");
+  if (!lock)
+    throw Error(kExitFailed,
+                std::string("another gpuprep apply is running (") + sys::kLockPath + " " + why + ")");
   auto file_log = LogToFile(*t.fs);
   apply::RunStatus status;
   status.stack = t.stack.name;
@@ -137,8 +143,9 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   in.headers = &headers;
   plan::Plan p = plan::BuildPlan(in);
   if (!p.move_from.empty())
-    spdlog::info("moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
-                 p.move_from, t.stack.name, p.move_changes.size());
+    spdlog::info(
+        "moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
+        p.move_from, t.stack.name, p.move_changes.size());
 
   apply::ExecEnv env;
   env.fs = t.fs.get();
@@ -156,7 +163,8 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   // the repository no longer carries stops apply here, with the host as it was.
   apply::PreflightResult fresh;
   if (p.needs_index && p.blockers.empty()) {
-    fresh = apply::FetchRepositoryIndex(plan::AptRepositoriesFor(t.stack, t.facts), apt::DpkgArch(t.facts.arch), env);
+    fresh = apply::FetchRepositoryIndex(plan::AptRepositoriesFor(t.stack, t.facts),
+                                        apt::DpkgArch(t.facts.arch), env);
     if (!fresh.ok()) {
       const std::string msg = fresh.error + "; nothing was changed";
       file_log->error("{}", msg);
@@ -211,13 +219,17 @@ int RunApply(Context& ctx, ApplyOptions& o) {
   journal.skip = skip;
   if (in.apt.status_fd)
     env.progress = [&ctx](const std::string& line) {
-      *ctx.err << "\rgpuprep: " << (line.rfind("pulling ", 0) == 0 || line.rfind("downloading ", 0) == 0 ? "" : "apt: ") << line << "\033[K" << std::flush;
+      *ctx.err << "\rgpuprep: "
+               << (line.rfind("pulling ", 0) == 0 || line.rfind("downloading ", 0) == 0 ? "" : "apt: ")
+               << line << "\033[K" << std::flush;
     };
   auto result = apply::Execute(p, journal, env);
   if (in.apt.status_fd) *ctx.err << "\r\033[K" << std::flush;
   status.exit_code = result.exit_code;
   status.message = result.message;
-  status.state = result.exit_code == kExitOk ? "done" : result.exit_code == kExitReboot ? "reboot-required" : "failed";
+  status.state = result.exit_code == kExitOk       ? "done"
+                 : result.exit_code == kExitReboot ? "reboot-required"
+                                                   : "failed";
   status.layers = apply::LayerVerdicts(p, journal, result.exit_code);
   RecordStatus(ctx, *t.fs, o, status);
   if (auto w = apply::SaveCallback(*t.fs, result.exit_code == kExitReboot ? o.callback : ""); !w.ok)
@@ -239,9 +251,11 @@ int RunApply(Context& ctx, ApplyOptions& o) {
 
 void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
   auto o = std::make_shared<ApplyOptions>();
-  CLI::App* sub = app.add_subcommand("apply", "Install what the stack needs on this host (root), verify, resume after reboot");
+  CLI::App* sub = app.add_subcommand(
+      "apply", "Install what the stack needs on this host (root), verify, resume after reboot");
   sub->add_flag("--yes", o->yes, "Really change the host (required)");
-  sub->add_flag("--reboot", o->reboot, "Reboot by itself when the driver needs it (the resume unit continues)");
+  sub->add_flag("--reboot", o->reboot,
+                "Reboot by itself when the driver needs it (the resume unit continues)");
   sub->add_flag("--resume", o->resume, "Continue the run recorded in /var/lib/gpuprep/journal.json");
   sub->add_option("--only", o->only, "Only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", o->skip, "Leave these layers out (repeatable, or comma-separated)");
@@ -249,8 +263,9 @@ void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
                 "Allow restarting Docker when a daemon.json change needs it although containers are running");
   sub->add_option("--lock-timeout", o->lock_timeout, "Seconds to wait for the apt/dpkg lock (default 600)")
       ->check(CLI::Range(0, 86400));
-  sub->add_option("--callback", o->callback,
-                  "POST /var/lib/gpuprep/status.json to this https URL when apply ends (http only to 127.0.0.1/[::1])");
+  sub->add_option(
+      "--callback", o->callback,
+      "POST /var/lib/gpuprep/status.json to this https URL when apply ends (http only to 127.0.0.1/[::1])");
   sub->callback([&ctx, &exit_code, o] { exit_code = RunApply(ctx, *o); });
 }
 

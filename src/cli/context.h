@@ -17,12 +17,12 @@
 namespace gp::cli {
 
 struct GlobalOptions {
-  std::string manifest;   // --manifest NAME|PATH|URL ("" = choose the default)
+  std::string manifest;         // --manifest NAME|PATH|URL ("" = choose the default)
   std::string manifest_sha256;  // --manifest-sha256 HEX: the stack's documents must hash to it ("" = any)
-  bool json = false;      // --json
-  std::string root;       // --root DIR ("" = the live host)
-  bool verbose = false;   // --verbose
-  bool quiet = false;     // -q/--quiet
+  bool json = false;            // --json
+  std::string root;             // --root DIR ("" = the live host)
+  bool verbose = false;         // --verbose
+  bool quiet = false;           // -q/--quiet
 };
 
 struct Context {
@@ -41,13 +41,13 @@ struct Context {
   sys::NativeLibs* native = nullptr;
   sys::UnixHttp* unix_http = nullptr;
   std::function<std::unique_ptr<sys::HttpClient>()> make_http;  // created on first download only
-  std::function<std::string()> today;      // "YYYY-MM-DD" (UTC); unset: date checks are skipped
+  std::function<std::string()> today;  // "YYYY-MM-DD" (UTC); unset: date checks are skipped
   // watch: the NVML session, Ctrl-C/SIGTERM for a long run, and the wall clock (ms since 1970). Unset
   // open_nvml reads as "NVML cannot be loaded".
   std::function<sys::NvmlOpenResult(const sys::NvmlSessionOptions&)> open_nvml;
   std::function<std::unique_ptr<sys::Waiter>()> make_waiter;
   std::function<long long()> wall_ms;
-  bool root = false;                       // running as root (effective uid 0): apply needs it
+  bool root = false;  // running as root (effective uid 0): apply needs it
 
   bool use_color() const;  // a terminal, no --json, NO_COLOR unset
 };

@@ -1,6 +1,7 @@
 // `gpuprep doctor`: probe the host (or the --root tree), check every layer against the stack, print a
-// table or the JSON of docs/json.md. Read-only. Exit 0 when no layer failed, 1 when one did, 2 on a bad manifest.
-// Offline unless --registry: then the stack's image, when the engine does not have it, is read from its registry.
+// table or the JSON of docs/json.md. Read-only. Exit 0 when no layer failed, 1 when one did, 2 on a bad
+// manifest. Offline unless --registry: then the stack's image, when the engine does not have it, is read from
+// its registry.
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
@@ -15,8 +16,9 @@ namespace gp::cli {
 void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* sub = app.add_subcommand("doctor", "Check every layer of this host against a stack (read-only)");
   auto registry = std::make_shared<bool>(false);
-  sub->add_flag("--registry", *registry,
-                "Read the stack's image's CUDA from its registry when the local engine does not have it (network)");
+  sub->add_flag(
+      "--registry", *registry,
+      "Read the stack's image's CUDA from its registry when the local engine does not have it (network)");
   sub->callback([&ctx, &exit_code, registry] {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);

@@ -5,9 +5,9 @@
 #include <ostream>
 
 #include "cli/commands.h"
-#include "sys/host_info.h"
 #include "fleet/model.h"
 #include "fleet/render.h"
+#include "sys/host_info.h"
 #include "util/error.h"
 
 namespace gp::cli {

@@ -1,9 +1,9 @@
 // `gpuprep launch`: a validated run configuration for this host or a saved host snapshot (docs/cli.md).
 // Flags -> LaunchRequest; host (probe or --host) + stack + profile -> launch::Resolve -> one renderer.
 // Nothing reaches stdout unless the whole config validated and rendered.
-#include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <ostream>
 
 #include "apply/status.h"
@@ -32,7 +32,7 @@ struct LaunchFlags {
   int nodes = 1, node_rank = 0;
   std::vector<std::string> volumes, envs, command;
   bool interactive = false;
-  bool registry = false;   // --registry: read the image's CUDA from its registry when the engine lacks it
+  bool registry = false;  // --registry: read the image's CUDA from its registry when the engine lacks it
   std::map<std::string, CLI::Option*> opts;  // to tell "given" from "default"
   bool Given(const std::string& flag) const {
     auto it = opts.find(flag);
@@ -61,7 +61,8 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
 // cannot be found is not an error:
 // --image or the profile may name the image (Resolve says so when nothing does).
 // `reason` is set when the stack was not named (printed when the stack's image is used).
-std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, sys::Fs* probe_fs, std::string& reason) {
+std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, sys::Fs* probe_fs,
+                                            std::string& reason) {
   std::unique_ptr<sys::HttpClient> http;
   const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
   if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
@@ -166,15 +167,20 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
 
 void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
   auto f = std::make_shared<LaunchFlags>();
-  CLI::App* sub = app.add_subcommand("launch", "A validated docker/compose/torchrun/Slurm/Kubernetes launch for a host");
-  auto add = [&](const char* name, std::string& v, const char* help) { f->opts[name] = sub->add_option(name, v, help); };
-  add("--host", f->host, "Host snapshot: the JSON `gpuprep doctor --json` printed there (default: probe this host)");
+  CLI::App* sub =
+      app.add_subcommand("launch", "A validated docker/compose/torchrun/Slurm/Kubernetes launch for a host");
+  auto add = [&](const char* name, std::string& v, const char* help) {
+    f->opts[name] = sub->add_option(name, v, help);
+  };
+  add("--host", f->host,
+      "Host snapshot: the JSON `gpuprep doctor --json` printed there (default: probe this host)");
   add("--profile", f->profile, "Team profile: embedded NAME or a YAML PATH");
   add("--image", f->image, "Container image (default: the profile's, else the stack's; none: bare torchrun)");
   add("--gpus", f->gpus, "all | none | N (a count) | i,j,... | device=i[,j...] (indices)");
   add("--shm", f->shm, "/dev/shm size for --ipc private: SIZE (16g) or auto (default)");
   add("--ipc", f->ipc, "host (default, NVIDIA's recommendation) | private");
-  f->opts["-v"] = sub->add_option("-v,--volume", f->volumes, "SRC:DST[:ro] bind mount (repeatable)")->allow_extra_args(false);
+  f->opts["-v"] = sub->add_option("-v,--volume", f->volumes, "SRC:DST[:ro] bind mount (repeatable)")
+                      ->allow_extra_args(false);
   f->opts["-e"] = sub->add_option("-e,--env", f->envs, "NAME=VALUE (repeatable)")->allow_extra_args(false);
   add("--workdir", f->workdir, "Working directory in the container");
   add("--name", f->name, "Container / job name");
@@ -183,7 +189,8 @@ void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
   f->opts["--node-rank"] = sub->add_option("--node-rank", f->node_rank, "This node's rank, 0..nodes-1");
   add("--master", f->master, "ADDR:PORT of the rank-0 node");
   f->opts["--registry"] = sub->add_flag(
-      "--registry", f->registry, "Read the image's CUDA from its registry when the local engine does not have it (network)");
+      "--registry", f->registry,
+      "Read the image's CUDA from its registry when the local engine does not have it (network)");
   add("--format", f->format, "docker (default) | json | compose | torchrun | slurm | k8s");
   sub->add_option("command", f->command, "The container command, after --");
   sub->callback([f, &ctx, &exit_code] { exit_code = RunLaunch(*f, ctx); });

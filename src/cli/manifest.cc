@@ -22,8 +22,8 @@
 #include "sys/fs_errors.h"
 #include "sys/host_info.h"
 #include "sys/http.h"
-#include "util/input.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::cli {
@@ -123,15 +123,15 @@ json StackJson(const Stack& s) {
           {"origins", s.origins}};
 }
 
-// What `manifest list` says about the host it runs on (or the --root tree): the stack apply recorded there and
-// the default a host never applied would get, with why. Probed from files only (no library is loaded).
+// What `manifest list` says about the host it runs on (or the --root tree): the stack apply recorded there
+// and the default a host never applied would get, with why. Probed from files only (no library is loaded).
 struct HostView {
   std::optional<apply::HostStack> host_stack;
   std::string host_stack_error;  // status.json cannot be read ("" = fine)
   std::string site_stack;        // the name in the host's site file (kSiteFile), "" without one
   std::string site_error;        // the site file cannot be used ("" = fine)
   std::optional<manifest::DefaultChoice> choice;
-  std::string choice_error;      // no embedded stack supports the host
+  std::string choice_error;  // no embedded stack supports the host
 };
 
 HostView ViewHost(Context& ctx) {
@@ -156,7 +156,8 @@ HostView ViewHost(Context& ctx) {
 }
 
 std::string DriverText(const Stack& s) {
-  return "R" + std::to_string(s.driver.branch) + (manifest::EmbeddedCompat().IsLongTermSupport(s.driver.branch) ? " LTS" : "");
+  return "R" + std::to_string(s.driver.branch) +
+         (manifest::EmbeddedCompat().IsLongTermSupport(s.driver.branch) ? " LTS" : "");
 }
 
 void List(Context& ctx) {
@@ -172,17 +173,18 @@ void List(Context& ctx) {
       json os = json::array();
       for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
       const manifest::DriverBranchInfo* b = manifest::EmbeddedCompat().BranchInfo(s.driver.branch);
-      out.push_back({{"name", s.name},
-                     {"os", os},
-                     {"architectures", s.architectures},
-                     {"driver_branch", s.driver.branch},
-                     {"driver_designation", b ? json(b->designation) : json(nullptr)},
-                     {"driver", s.driver.version.known() ? json(s.driver.version.version->str()) : json(nullptr)},
-                     {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
-                     {"image", s.image.ref},
-                     {"legacy", s.legacy},
-                     {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)},
-                     {"content_hash", manifest::ContentHash(s)}});
+      out.push_back(
+          {{"name", s.name},
+           {"os", os},
+           {"architectures", s.architectures},
+           {"driver_branch", s.driver.branch},
+           {"driver_designation", b ? json(b->designation) : json(nullptr)},
+           {"driver", s.driver.version.known() ? json(s.driver.version.version->str()) : json(nullptr)},
+           {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
+           {"image", s.image.ref},
+           {"legacy", s.legacy},
+           {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)},
+           {"content_hash", manifest::ContentHash(s)}});
     }
     json d = host.choice ? json{{"name", host.choice->name}, {"reason", host.choice->reason}} : json(nullptr);
     json hs = nullptr;
@@ -220,7 +222,8 @@ void List(Context& ctx) {
     row(s.name, OsList(s), DriverText(s), PinText(s.cuda.version), image);
   }
   if (host.choice)
-    *ctx.out << "\ndefault for a new host like this one: " << host.choice->name << ", " << host.choice->reason << "\n";
+    *ctx.out << "\ndefault for a new host like this one: " << host.choice->name << ", " << host.choice->reason
+             << "\n";
   else
     *ctx.out << "\nno default for this host: " << host.choice_error << "\n";
   if (!host.site_stack.empty())
@@ -353,7 +356,9 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* cmd =
       app.add_subcommand("manifest", "List the embedded stacks, show one resolved, or validate a file");
   cmd->require_subcommand(1);
-  cmd->add_subcommand("list", "The embedded stacks (name, OS, driver branch, CUDA, image), this host's stack and its default")
+  cmd->add_subcommand(
+         "list",
+         "The embedded stacks (name, OS, driver branch, CUDA, image), this host's stack and its default")
       ->callback([&ctx, &exit_code] {
         List(ctx);
         exit_code = kExitOk;
@@ -361,17 +366,22 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
   auto show_spec = std::make_shared<std::string>(), validate_path = std::make_shared<std::string>();
   CLI::App* show =
       cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
-  show->add_option("stack", *show_spec, "Embedded NAME, a YAML PATH or an https URL (default: --manifest, else the site file)");
+  show->add_option("stack", *show_spec,
+                   "Embedded NAME, a YAML PATH or an https URL (default: --manifest, else the site file)");
   show->callback([&ctx, &exit_code, show_spec] {
     std::string spec = show_spec->empty() ? ctx.opts.manifest : *show_spec;
     if (spec.empty() && ctx.local_fs && ctx.local_fs->Exists(kSiteFile)) spec = kSiteFile;
-    if (spec.empty()) throw UsageError(std::string("manifest show: name a stack (no --manifest and no ") + kSiteFile + ")");
+    if (spec.empty())
+      throw UsageError(std::string("manifest show: name a stack (no --manifest and no ") + kSiteFile + ")");
     Show(spec, ctx);
     exit_code = kExitOk;
   });
   CLI::App* validate =
       cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
-  validate->add_option("path", *validate_path, "A Stack, Compat, Profile, Task or Prices YAML file, or an https URL")->required();
+  validate
+      ->add_option("path", *validate_path,
+                   "A Stack, Compat, Profile, Task or Prices YAML file, or an https URL")
+      ->required();
   validate->callback([&ctx, &exit_code, validate_path] {
     Validate(*validate_path, ctx);
     exit_code = kExitOk;

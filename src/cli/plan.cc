@@ -1,7 +1,6 @@
 // `gpuprep plan [--format text|sh|json] [--only L] [--skip L]`: the steps `apply` would run on this host
 // (or a --root tree), computed exactly as apply computes them. Changes nothing.
 #include <CLI/CLI.hpp>
-
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -18,8 +17,8 @@ namespace {
 
 // What the script needs to call gpuprep again as this plan was made: the same stack (how to load it again,
 // pinned by its documents' sha256), tree and flags.
-plan::ShOptions ShOptionsFor(const Context& ctx, const Target& t, const plan::PlanInput& in, bool restart_docker,
-                             bool one_shot) {
+plan::ShOptions ShOptionsFor(const Context& ctx, const Target& t, const plan::PlanInput& in,
+                             bool restart_docker, bool one_shot) {
   plan::ShOptions o;
   o.manifest = t.spec.empty() ? t.manifest : t.spec;
   if (!o.manifest.empty()) o.manifest_sha256 = manifest::DocumentsSha256(t.stack);
@@ -41,14 +40,16 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     bool one_shot = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub = app.add_subcommand("plan", "Print the steps apply would run (text, a shell script, or JSON)");
+  CLI::App* sub =
+      app.add_subcommand("plan", "Print the steps apply would run (text, a shell script, or JSON)");
   sub->add_option("--format", opts->format, "text | sh | json");
   sub->add_option("--only", opts->only, "Plan only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", opts->skip, "Leave these layers out (repeatable, or comma-separated)");
   sub->add_flag("--restart-docker", opts->restart_docker, "Plan as apply --restart-docker would run");
-  sub->add_flag("--one-shot", opts->one_shot,
-                "With --format sh: one script that makes and runs the rest of the plan itself, unreviewed "
-                "(default: it stops after the repository setup and prints the command for the second script)");
+  sub->add_flag(
+      "--one-shot", opts->one_shot,
+      "With --format sh: one script that makes and runs the rest of the plan itself, unreviewed "
+      "(default: it stops after the repository setup and prints the command for the second script)");
   sub->callback([&ctx, &exit_code, opts] {
     if (opts->format != "text" && opts->format != "sh" && opts->format != "json")
       throw FlagError("--format", "must be text, sh or json, not \"" + opts->format + "\"");

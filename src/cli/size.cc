@@ -17,10 +17,10 @@
 #include "manifest/loader.h"
 #include "manifest/settings_doc.h"
 #include "manifest/tree.h"
-#include "size/estimate.h"
-#include "size/hf_config.h"
 #include "prices/prices.h"
 #include "probe/host_json.h"
+#include "size/estimate.h"
+#include "size/hf_config.h"
 #include "size/recommend.h"
 #include "size/render.h"
 #include "size/render_servers.h"
@@ -77,7 +77,8 @@ std::vector<size::HostVerdict> JudgeHosts(Context& ctx, const SizeOptions& o, co
   for (const std::string& f : o.hosts) {
     const std::string text = ReadFile(ctx, f, probe::kMaxSnapshotBytes, "a doctor snapshot");
     const probe::HostFacts h = probe::HostFromSnapshotText(text, f);
-    out.push_back(size::JudgeHost(t, HostSpecOf(h, compat, h.hostname.empty() ? f : h.hostname + " (" + f + ")")));
+    out.push_back(
+        size::JudgeHost(t, HostSpecOf(h, compat, h.hostname.empty() ? f : h.hostname + " (" + f + ")")));
   }
   if (o.check_host || !ctx.opts.root.empty()) {
     const ProbedHost p = ProbeTarget(ctx);
@@ -113,7 +114,8 @@ int RunSize(Context& ctx, const SizeOptions& o) {
     fit.gpu_memory = t.gpu_memory;
     fit.fit = size::SmallestFit(t, t.gpu_memory);
   }
-  if (o.max_servers < 1 || o.max_servers > 4096) throw FlagError("--max-servers", "must be between 1 and 4096");
+  if (o.max_servers < 1 || o.max_servers > 4096)
+    throw FlagError("--max-servers", "must be between 1 and 4096");
   const std::optional<prices::Table> price_table = LoadPrices(ctx, o.prices_file, o.flat_price);
   std::vector<size::Board> boards = CatalogueBoards(manifest::EmbeddedCompat());
   if (!o.boards.empty()) boards = FilterBoards(boards, o.boards);
@@ -155,8 +157,8 @@ void ValidateTaskDocument(const std::string& text, const std::string& path, Cont
 
 void RegisterSize(CLI::App& app, Context& ctx, int& exit_code) {
   auto o = std::make_shared<SizeOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "size", "The GPU memory a training task needs per GPU, term by term (docs/size.md)");
+  CLI::App* sub =
+      app.add_subcommand("size", "The GPU memory a training task needs per GPU, term by term (docs/size.md)");
   sub->add_option("--task", o->task_file, "A kind: Task YAML document; flags override its values");
   sub->add_flag("--list-models", o->list_models, "The shipped model table and its sources");
   sub->add_option("--boards", o->boards, "Only these boards (comma-separated names or PCI ids)");

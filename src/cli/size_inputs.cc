@@ -80,7 +80,8 @@ std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const
       names.reserve(all.size());
       for (const size::Board& b : all) names.push_back(b.name);
       std::string msg = "no board \"" + std::string(Trim(raw)) + "\"";
-      if (auto guess = DidYouMean(std::string(Trim(raw)), names)) msg += " (did you mean \"" + *guess + "\"?)";
+      if (auto guess = DidYouMean(std::string(Trim(raw)), names))
+        msg += " (did you mean \"" + *guess + "\"?)";
       throw FlagError("--boards", msg);
     }
   }
@@ -140,7 +141,8 @@ size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t) {
   for (const size::Alternative& a : r.alternatives) {
     for (const size::BoardRow& row : r.rows)
       if (row.board.name == a.board)
-        if (const auto price = t.For(names(row.board))) costs.by_change[size::ChangeKey(a)] = cost(a.option.gpus, *price);
+        if (const auto price = t.For(names(row.board)))
+          costs.by_change[size::ChangeKey(a)] = cost(a.option.gpus, *price);
   }
   return costs;
 }

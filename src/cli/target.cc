@@ -79,13 +79,14 @@ void ChooseStack(Context& ctx, Target& t) {
 manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStack& hs) {
   const apply::StackRecord& r = hs.record;
   const std::string& m = r.manifest;
-  const std::string what = "this host's stack " + r.stack + (m != r.stack ? " (" + m + ")" : "") + ", recorded in " +
-                           apply::kStatusPath + ",";
+  const std::string what = "this host's stack " + r.stack + (m != r.stack ? " (" + m + ")" : "") +
+                           ", recorded in " + apply::kStatusPath + ",";
   if (EmbeddedNameForm(m)) {
     const auto names = manifest::EmbeddedStackNames();
     if (std::find(names.begin(), names.end(), m) == names.end())
-      throw UsageError(what + " is not embedded in this gpuprep; gpuprep does not pick another stack by itself: "
-                              "choose one with --manifest (gpuprep manifest list)");
+      throw UsageError(what +
+                       " is not embedded in this gpuprep; gpuprep does not pick another stack by itself: "
+                       "choose one with --manifest (gpuprep manifest list)");
   }
   std::unique_ptr<sys::HttpClient> http;
   manifest::LoadContext lc{&host, nullptr};
@@ -100,14 +101,17 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
     throw UsageError(what + " cannot be loaded (" + e.what() + "); name the stack to use with --manifest");
   }
   if (r.content_hash.empty()) {
-    spdlog::info("{} was recorded by an earlier gpuprep, without a content hash: taking it as it is now", r.stack);
+    spdlog::info("{} was recorded by an earlier gpuprep, without a content hash: taking it as it is now",
+                 r.stack);
     return s;
   }
   const std::string now = manifest::ContentHash(s);
   if (now != r.content_hash)
-    throw UsageError(what + " has changed since apply recorded it (content " + ShortHash(r.content_hash) + ", now " +
-                     ShortHash(now) + "); gpuprep does not move a host by itself: review the change with "
-                     "`gpuprep plan --manifest " + m + "`, make it with `sudo gpuprep apply --manifest " + m + " --yes`");
+    throw UsageError(what + " has changed since apply recorded it (content " + ShortHash(r.content_hash) +
+                     ", now " + ShortHash(now) +
+                     "); gpuprep does not move a host by itself: review the change with "
+                     "`gpuprep plan --manifest " +
+                     m + "`, make it with `sudo gpuprep apply --manifest " + m + " --yes`");
   return s;
 }
 
@@ -133,7 +137,8 @@ ProbedHost Probe(Context& ctx, bool files_only) {
   const bool live = ctx.opts.root.empty() && !files_only;
   ProbedHost p;
   p.fs = ctx.make_fs(ctx.opts.root);  // a relative --root is relative to the working directory
-  if (!ctx.opts.root.empty() && !p.fs->IsDir("/")) throw FlagError("--root", ctx.opts.root + ": not a directory");
+  if (!ctx.opts.root.empty() && !p.fs->IsDir("/"))
+    throw FlagError("--root", ctx.opts.root + ": not a directory");
   probe::ProbeEnv env;
   env.fs = p.fs.get();
   env.runner = live ? ctx.runner : nullptr;
@@ -189,16 +194,17 @@ namespace {
 void CheckManifestSha256(const Context& ctx, const std::string& manifest_spec, const manifest::Stack& stack) {
   const std::string& want = ctx.opts.manifest_sha256;
   if (want.empty()) return;
-  if (manifest_spec.empty()) throw FlagError("--manifest-sha256", "pins the stack --manifest names; give --manifest too");
+  if (manifest_spec.empty())
+    throw FlagError("--manifest-sha256", "pins the stack --manifest names; give --manifest too");
   const bool hex = want.size() == 64 && std::all_of(want.begin(), want.end(), [](char c) {
                      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
                    });
   if (!hex) throw FlagError("--manifest-sha256", "must be 64 lower-case hex digits (a sha256)");
   const std::string got = manifest::DocumentsSha256(stack);
   if (got != want)
-    throw FlagError("--manifest-sha256", "the stack " + TerminalSafe(manifest_spec) + " now has sha256 " + got +
-                                             ", not " + want +
-                                             ": it changed since the plan was made; make and review a new plan");
+    throw FlagError("--manifest-sha256",
+                    "the stack " + TerminalSafe(manifest_spec) + " now has sha256 " + got + ", not " + want +
+                        ": it changed since the plan was made; make and review a new plan");
 }
 
 }  // namespace

@@ -28,11 +28,11 @@ enum class StackSource {
 };
 
 struct Target {
-  std::unique_ptr<sys::Fs> fs;   // the host ("/") or the --root tree
+  std::unique_ptr<sys::Fs> fs;  // the host ("/") or the --root tree
   probe::HostFacts facts;
   manifest::Stack stack;
-  std::string manifest;          // the --manifest spec ("" when the stack was not named)
-  std::string spec;              // how to load exactly this stack again: an embedded NAME, an absolute PATH, a URL
+  std::string manifest;  // the --manifest spec ("" when the stack was not named)
+  std::string spec;      // how to load exactly this stack again: an embedded NAME, an absolute PATH, a URL
   StackSource source = StackSource::kDefault;
   std::optional<apply::HostStack> host_stack;  // this host's recorded stack (status.json), when it has one
   std::optional<manifest::Stack> host_stack_loaded;  // that stack, loaded, when it is not `stack` (a move)
@@ -47,7 +47,8 @@ struct ProbedHost {
 
 // Probes the host per ctx.opts.root. Throws FlagError("--root") when the tree is not a directory.
 ProbedHost ProbeTarget(Context& ctx);
-// The same from files only (OS, GPUs, status.json): no command runs, no library is loaded, no socket is asked.
+// The same from files only (OS, GPUs, status.json): no command runs, no library is loaded, no socket is
+// asked.
 ProbedHost ProbeFiles(Context& ctx);
 
 // A LoadContext for reading `spec`: this machine's files, plus an HttpClient (created into `http`, which
@@ -55,13 +56,14 @@ ProbedHost ProbeFiles(Context& ctx);
 manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
                                           std::unique_ptr<sys::HttpClient>& http);
 
-// The default stack for a probed host never applied: manifest::ChooseDefaultStack over its OS, GPU architectures
-// and boards.
+// The default stack for a probed host never applied: manifest::ChooseDefaultStack over its OS, GPU
+// architectures and boards.
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host);
 
-// The host's recorded stack, loaded from its recorded manifest (files through `host`, the --root tree or "/").
-// Throws gp::Error(kExitUsage) with the command to move when it cannot be loaded as it was: no longer embedded,
-// its file gone, or its content hash differs from the one apply recorded. A host never moves by itself.
+// The host's recorded stack, loaded from its recorded manifest (files through `host`, the --root tree or
+// "/"). Throws gp::Error(kExitUsage) with the command to move when it cannot be loaded as it was: no longer
+// embedded, its file gone, or its content hash differs from the one apply recorded. A host never moves by
+// itself.
 manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStack& hs);
 
 // The host's site file (kSiteFile, read through `host`), loaded, or nullopt when the host has none. Throws

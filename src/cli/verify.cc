@@ -1,12 +1,12 @@
 // `gpuprep verify [--only L]`: active checks on the live host (apply/verify.h): the driver answers through
 // NVML, CUDA initialises, cuDNN and NCCL load at the pinned versions. Exit 1 when a check fails.
-#include <CLI/CLI.hpp>
+#include "apply/verify.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "apply/verify.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
@@ -35,14 +35,16 @@ std::vector<std::string> DefaultLayers(const Target& t) {
 
 void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
   auto only = std::make_shared<std::vector<std::string>>();
-  CLI::App* sub = app.add_subcommand("verify", "Active checks: driver and NVML agree, CUDA initialises, cuDNN/NCCL load");
+  CLI::App* sub =
+      app.add_subcommand("verify", "Active checks: driver and NVML agree, CUDA initialises, cuDNN/NCCL load");
   sub->add_option("--only", *only, "Verify only these layers (repeatable, or comma-separated)");
   sub->callback([&ctx, &exit_code, only] {
     auto layers = plan::ParseLayerList("--only", *only);
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (layers.empty()) layers = DefaultLayers(t);
     const bool live = ctx.opts.root.empty();
-    apply::VerifyEnv env{t.fs.get(), live ? ctx.native : nullptr, &t.stack, &t.facts, live ? ctx.unix_http : nullptr};
+    apply::VerifyEnv env{t.fs.get(), live ? ctx.native : nullptr, &t.stack, &t.facts,
+                         live ? ctx.unix_http : nullptr};
     nlohmann::json arr = nlohmann::json::array();
     int counts[4] = {0, 0, 0, 0};
     bool failed = false;
@@ -63,10 +65,11 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
       if (r.fix) table += std::string(21, ' ') + "fix: " + *r.fix + "\n";
     }
     if (ctx.opts.json) {
-      nlohmann::json doc = {{"gpuprep", GPUPREP_VERSION},
-                            {"manifest", t.stack.name},
-                            {"layers", arr},
-                            {"summary", {{"ok", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}}}};
+      nlohmann::json doc = {
+          {"gpuprep", GPUPREP_VERSION},
+          {"manifest", t.stack.name},
+          {"layers", arr},
+          {"summary", {{"ok", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}}}};
       PrintJson(ctx, doc);
     } else {
       *ctx.out << table;

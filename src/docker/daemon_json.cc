@@ -48,8 +48,8 @@ std::string Brief(const ordered_json& v) {
 
 // The object at `key` of `parent`, created when absent or null; throws when it is something else.
 ordered_json& ObjectAt(ordered_json& parent, const std::string& key, const std::string& json_path,
-                       const std::string& text, const std::string& display_path, std::vector<std::string>& changes,
-                       bool& created) {
+                       const std::string& text, const std::string& display_path,
+                       std::vector<std::string>& changes, bool& created) {
   created = false;
   auto it = parent.find(key);
   if (it == parent.end() || it->is_null()) {
@@ -60,7 +60,8 @@ ordered_json& ObjectAt(ordered_json& parent, const std::string& key, const std::
   }
   if (!it->is_object())
     FailAt(text, display_path, {key},
-           "\"" + json_path + "\" is " + std::string(it->type_name()) + ", Docker expects an object; correct it by hand");
+           "\"" + json_path + "\" is " + std::string(it->type_name()) +
+               ", Docker expects an object; correct it by hand");
   return *it;
 }
 
@@ -83,11 +84,13 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
   const std::string rt_path = "runtimes." + want.runtime;
   auto rt = runtimes.find(want.runtime);
   if (rt == runtimes.end() || rt->is_null()) {
-    runtimes[want.runtime] = ordered_json{{"path", want.runtime_path}, {"runtimeArgs", ordered_json::array()}};
+    runtimes[want.runtime] =
+        ordered_json{{"path", want.runtime_path}, {"runtimeArgs", ordered_json::array()}};
     r.changes.push_back(rt_path + ": added (path " + want.runtime_path + ")");
   } else if (!rt->is_object()) {
     FailAt(text, display_path, {"runtimes", want.runtime},
-           "\"" + rt_path + "\" is " + std::string(rt->type_name()) + ", Docker expects an object; correct it by hand");
+           "\"" + rt_path + "\" is " + std::string(rt->type_name()) +
+               ", Docker expects an object; correct it by hand");
   } else {
     auto path = rt->find("path");
     const bool ours = path != rt->end() && path->is_string() &&
@@ -103,8 +106,8 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
   if (want.default_runtime) {
     auto d = doc.find("default-runtime");
     if (d == doc.end() || !d->is_string() || d->get<std::string>() != want.runtime) {
-      r.changes.push_back("default-runtime: " + (d == doc.end() ? std::string("absent") : Brief(*d)) + " -> \"" +
-                          want.runtime + "\"");
+      r.changes.push_back("default-runtime: " + (d == doc.end() ? std::string("absent") : Brief(*d)) +
+                          " -> \"" + want.runtime + "\"");
       doc["default-runtime"] = want.runtime;
     }
   }
@@ -113,8 +116,8 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
     ordered_json& features = ObjectAt(doc, "features", "features", text, display_path, r.changes, created);
     auto c = features.find("cdi");
     if (c == features.end() || !c->is_boolean() || c->get<bool>() != *want.cdi) {
-      r.changes.push_back("features.cdi: " + (c == features.end() ? std::string("absent") : Brief(*c)) + " -> " +
-                          (*want.cdi ? "true" : "false"));
+      r.changes.push_back("features.cdi: " + (c == features.end() ? std::string("absent") : Brief(*c)) +
+                          " -> " + (*want.cdi ? "true" : "false"));
       features["cdi"] = *want.cdi;
       r.restart_required = true;
     }
@@ -126,8 +129,8 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
     // What gpuprep writes it must be able to read again (a compact file grows when it is indented).
     if (r.text.size() > kMaxDaemonJsonBytes)
       throw FileError(display_path, 1, 1,
-                      "edited, the file would be " + std::to_string(r.text.size()) + " bytes, more than the " +
-                          std::to_string(kMaxDaemonJsonBytes) +
+                      "edited, the file would be " + std::to_string(r.text.size()) +
+                          " bytes, more than the " + std::to_string(kMaxDaemonJsonBytes) +
                           " (1 MiB) gpuprep edits; gpuprep leaves the file as it is: shorten it by hand");
     r.diff = LineDiff(text, r.text);
   }

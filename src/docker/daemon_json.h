@@ -14,19 +14,20 @@ namespace gp::docker {
 inline constexpr const char* kDaemonJsonPath = "/etc/docker/daemon.json";
 
 struct DaemonJsonWant {
-  std::string runtime = "nvidia";                        // runtimes.<runtime>
+  std::string runtime = "nvidia";                         // runtimes.<runtime>
   std::string runtime_path = "nvidia-container-runtime";  // what `nvidia-ctk runtime configure` writes
-  bool default_runtime = false;                          // "default-runtime": runtime
-  std::optional<bool> cdi;                               // "features": {"cdi": ...}; nullopt = leave it
+  bool default_runtime = false;                           // "default-runtime": runtime
+  std::optional<bool> cdi;                                // "features": {"cdi": ...}; nullopt = leave it
 };
 
 struct DaemonJsonEdit {
-  bool changed = false;              // false: the file already says all of it (no write, no reload)
-  std::string text;                  // the new file (when changed): 4-space indent, trailing newline
-  std::vector<std::string> changes;  // one line per change: "runtimes.nvidia: added", "features.cdi: false -> true"
-  std::string diff;                  // line diff old -> new ("-"/"+"/" " prefixed), for `plan`
-  bool restart_required = false;     // a change dockerd does not take on SIGHUP (features.cdi: CDI is set up
-                                     // at start); false: `systemctl reload docker` (SIGHUP) is enough
+  bool changed = false;  // false: the file already says all of it (no write, no reload)
+  std::string text;      // the new file (when changed): 4-space indent, trailing newline
+  std::vector<std::string>
+      changes;       // one line per change: "runtimes.nvidia: added", "features.cdi: false -> true"
+  std::string diff;  // line diff old -> new ("-"/"+"/" " prefixed), for `plan`
+  bool restart_required = false;  // a change dockerd does not take on SIGHUP (features.cdi: CDI is set up
+                                  // at start); false: `systemctl reload docker` (SIGHUP) is enough
 };
 
 // `current`: the file's text, nullopt when absent. Empty or blank text counts as {}, "runtimes": null and

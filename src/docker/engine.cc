@@ -1,11 +1,10 @@
 #include "docker/engine.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "docker/image_ref.h"
 #include "util/strings.h"
@@ -29,9 +28,12 @@ void Set(EngineError* out, const EngineError& e) {
 
 std::string Bytes(uint64_t n) {
   char buf[32];
-  if (n >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1ull << 30));
-  else if (n >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1ull << 20));
-  else std::snprintf(buf, sizeof buf, "%llu kB", static_cast<unsigned long long>(n / 1000));
+  if (n >= (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(n) / (1ull << 30));
+  else if (n >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(n) / (1ull << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%llu kB", static_cast<unsigned long long>(n / 1000));
   return buf;
 }
 
@@ -65,8 +67,8 @@ class PullStream {
     if (j.is_discarded() || !j.is_object()) return;
     if (auto e = j.find("error"); e != j.end() && e->is_string()) {
       error = e->get<std::string>();
-      if (auto d = j.find("errorDetail"); d != j.end() && d->is_object() && d->contains("message") &&
-                                          (*d)["message"].is_string())
+      if (auto d = j.find("errorDetail");
+          d != j.end() && d->is_object() && d->contains("message") && (*d)["message"].is_string())
         error = (*d)["message"].get<std::string>();
       return;
     }
@@ -81,7 +83,8 @@ class PullStream {
         if (d != j.end() && d->is_object()) {
           if (d->contains("current") && (*d)["current"].is_number_unsigned())
             l.current = (*d)["current"].get<uint64_t>();
-          if (d->contains("total") && (*d)["total"].is_number_unsigned()) l.total = (*d)["total"].get<uint64_t>();
+          if (d->contains("total") && (*d)["total"].is_number_unsigned())
+            l.total = (*d)["total"].get<uint64_t>();
         }
       } else if (status == "Download complete" || status == "Pull complete" || status == "Already exists") {
         l.done = true;
@@ -106,7 +109,8 @@ class PullStream {
 }  // namespace
 
 std::string PullProgress::Text(const std::string& ref) const {
-  std::string s = "pulling " + ref + ": " + std::to_string(layers_done) + "/" + std::to_string(layers) + " layers";
+  std::string s =
+      "pulling " + ref + ": " + std::to_string(layers_done) + "/" + std::to_string(layers) + " layers";
   if (bytes_total) s += ", " + Bytes(bytes) + " of " + Bytes(bytes_total);
   return s;
 }
@@ -154,14 +158,17 @@ std::string QueryEscape(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-    else out += {'%', hex[c >> 4], hex[c & 15]};
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
+      out += static_cast<char>(c);
+    else
+      out += {'%', hex[c >> 4], hex[c & 15]};
   }
   return out;
 }
 
 sys::HttpResponse Engine::Call(const std::string& method, const std::string& path, const std::string& body,
-                               std::chrono::milliseconds timeout, std::function<void(std::string_view)> on_data) {
+                               std::chrono::milliseconds timeout,
+                               std::function<void(std::string_view)> on_data) {
   sys::UnixRequest req;
   req.method = method;
   req.path = Api() + path;
@@ -173,7 +180,8 @@ sys::HttpResponse Engine::Call(const std::string& method, const std::string& pat
 
 Engine::Engine(sys::UnixHttp& http, std::string socket, const std::string& api_version)
     : http_(http), socket_(std::move(socket)) {
-  if (!api_version.empty() && api_version.size() <= 16 && api_version.find_first_not_of("0123456789.") == std::string::npos)
+  if (!api_version.empty() && api_version.size() <= 16 &&
+      api_version.find_first_not_of("0123456789.") == std::string::npos)
     api_ = "/v" + api_version;
 }
 
@@ -242,17 +250,20 @@ std::optional<std::string> Engine::RemoteDigest(const std::string& ref, EngineEr
   return j["Descriptor"]["digest"].get<std::string>();
 }
 
-bool Engine::Pull(const std::string& ref, const std::function<void(const PullProgress&)>& progress, EngineError* err,
-                  PullProgress* last) {
+bool Engine::Pull(const std::string& ref, const std::function<void(const PullProgress&)>& progress,
+                  EngineError* err, PullProgress* last) {
   auto parsed = ParseImageRef(ref);
   if (!parsed) {
     Set(err, {0, "\"" + ref + "\" is not an image reference"});
     return false;
   }
-  const std::string tag = !parsed->digest.empty() ? parsed->digest : parsed->tag.empty() ? "latest" : parsed->tag;
+  const std::string tag = !parsed->digest.empty() ? parsed->digest
+                          : parsed->tag.empty()   ? "latest"
+                                                  : parsed->tag;
   PullStream stream(progress);
-  auto r = Call("POST", "/images/create?fromImage=" + QueryEscape(parsed->Name()) + "&tag=" + QueryEscape(tag), "",
-                std::chrono::seconds(300), [&stream](std::string_view d) { stream.Feed(d); });
+  auto r =
+      Call("POST", "/images/create?fromImage=" + QueryEscape(parsed->Name()) + "&tag=" + QueryEscape(tag), "",
+           std::chrono::seconds(300), [&stream](std::string_view d) { stream.Feed(d); });
   stream.Finish();
   if (last) *last = stream.p;
   if (!r.ok()) {
@@ -274,11 +285,14 @@ ContainerResult Engine::Run(const ContainerRun& run) {
   if (!run.cdi_devices.empty())
     host["DeviceRequests"] = json::array({{{"Driver", "cdi"}, {"DeviceIDs", run.cdi_devices}}});
   else if (run.gpus_all)
-    host["DeviceRequests"] = json::array(
-        {{{"Driver", ""}, {"Count", -1}, {"DeviceIDs", nullptr}, {"Capabilities", json::array({json::array({"gpu"})})},
-          {"Options", json::object()}}});
-  json body = {{"Image", run.image}, {"Cmd", run.cmd}, {"Tty", false}, {"AttachStdout", false},
-               {"AttachStderr", false}, {"Labels", {{"gpuprep", "verify"}}}, {"HostConfig", host}};
+    host["DeviceRequests"] = json::array({{{"Driver", ""},
+                                           {"Count", -1},
+                                           {"DeviceIDs", nullptr},
+                                           {"Capabilities", json::array({json::array({"gpu"})})},
+                                           {"Options", json::object()}}});
+  json body = {{"Image", run.image},    {"Cmd", run.cmd},        {"Tty", false},
+               {"AttachStdout", false}, {"AttachStderr", false}, {"Labels", {{"gpuprep", "verify"}}},
+               {"HostConfig", host}};
   auto fail = [&](const char* stage, const sys::HttpResponse& r) {
     res.stage = stage;
     res.error = ErrorOf(r);

@@ -17,8 +17,8 @@ namespace gp::docker {
 
 // The result of one call: ok, or the engine's own message ({"message": ...}) or the transport error.
 struct EngineError {
-  int status = 0;         // HTTP status; 0 when the engine was not reached
-  std::string message;    // "No such image: ...", "connect /var/run/docker.sock: No such file or directory"
+  int status = 0;       // HTTP status; 0 when the engine was not reached
+  std::string message;  // "No such image: ...", "connect /var/run/docker.sock: No such file or directory"
 };
 
 struct EngineVersion {
@@ -36,27 +36,27 @@ struct ImageDetails {
 
 struct PullProgress {
   size_t layers = 0, layers_done = 0;
-  uint64_t bytes = 0, bytes_total = 0;    // summed over layers that reported a size
-  std::string status;                     // the last status line ("Digest: sha256:...", "Pulling fs layer")
-  std::string digest;                     // from "Digest: sha256:..."
+  uint64_t bytes = 0, bytes_total = 0;  // summed over layers that reported a size
+  std::string status;                   // the last status line ("Digest: sha256:...", "Pulling fs layer")
+  std::string digest;                   // from "Digest: sha256:..."
   std::string Text(const std::string& ref) const;  // "pulling REF: 3/12 layers, 1.2 GiB of 8.9 GiB"
 };
 
 struct ContainerRun {
   std::string image;
   std::vector<std::string> cmd;
-  std::string runtime;                  // HostConfig.Runtime ("" = the engine's default)
-  bool gpus_all = true;                 // DeviceRequests: --gpus all (driver "", capabilities [[gpu]])
-  std::vector<std::string> cdi_devices; // DeviceRequests driver "cdi" (--device nvidia.com/gpu=all) instead
+  std::string runtime;                   // HostConfig.Runtime ("" = the engine's default)
+  bool gpus_all = true;                  // DeviceRequests: --gpus all (driver "", capabilities [[gpu]])
+  std::vector<std::string> cdi_devices;  // DeviceRequests driver "cdi" (--device nvidia.com/gpu=all) instead
   bool ipc_host = true;
   std::chrono::seconds timeout{300};
 };
 
 struct ContainerResult {
-  bool ran = false;        // created, started and waited for
+  bool ran = false;  // created, started and waited for
   int exit_code = -1;
-  std::string out, err;    // the logs, demultiplexed
-  std::string stage;       // where it failed: "create", "start", "wait", "logs"
+  std::string out, err;  // the logs, demultiplexed
+  std::string stage;     // where it failed: "create", "start", "wait", "logs"
   EngineError error;
 };
 
@@ -73,14 +73,15 @@ class Engine {
   std::optional<std::string> RemoteDigest(const std::string& ref, EngineError* err = nullptr);
   // POST /images/create?fromImage=NAME&tag=TAG|DIGEST; `progress` is called as the stream arrives. An
   // error inside the stream (HTTP 200 with {"error": ...}) is an error.
-  bool Pull(const std::string& ref, const std::function<void(const PullProgress&)>& progress, EngineError* err,
-            PullProgress* last = nullptr);
+  bool Pull(const std::string& ref, const std::function<void(const PullProgress&)>& progress,
+            EngineError* err, PullProgress* last = nullptr);
   // Create, start, wait, read the logs, remove.
   ContainerResult Run(const ContainerRun& run);
 
  private:
   sys::HttpResponse Call(const std::string& method, const std::string& path, const std::string& body,
-                         std::chrono::milliseconds timeout, std::function<void(std::string_view)> on_data = {});
+                         std::chrono::milliseconds timeout,
+                         std::function<void(std::string_view)> on_data = {});
   std::string Api();  // "/v1.47": the engine's own API version (from /version, asked once)
 
   sys::UnixHttp& http_;

@@ -41,16 +41,17 @@ std::string PullReference(const ImageRef& ref, const std::string& digest, const 
 // set; "" when `ref` is not a reference.
 std::string ImagePullReference(const std::string& ref, const std::string& digest, const std::string& mirror);
 
-// NGC's four-part CUDA_VERSION ("12.2.2.009") -> "12.2.2"; "12.4.1" and "13.0" stay; nullopt when not a version.
+// NGC's four-part CUDA_VERSION ("12.2.2.009") -> "12.2.2"; "12.4.1" and "13.0" stay; nullopt when not a
+// version.
 std::optional<std::string> NormalizeCudaVersion(std::string_view raw);
 
 struct ImageCudaEnv {
-  std::string cuda;         // normalised "12.2.2"; "" when the image declares none
-  std::string cuda_raw;     // as declared: "12.2.2.009"
-  std::string driver;       // CUDA_DRIVER_VERSION ("535.104.05"): the driver the image's CUDA was built with;
-                            // "" when absent or not a version
-  std::string require;      // NVIDIA_REQUIRE_CUDA ("cuda>=9.0" in NGC framework images: only a floor), at
-                            // most 512 printable bytes, else ""
+  std::string cuda;      // normalised "12.2.2"; "" when the image declares none
+  std::string cuda_raw;  // as declared: "12.2.2.009"
+  std::string driver;    // CUDA_DRIVER_VERSION ("535.104.05"): the driver the image's CUDA was built with;
+                         // "" when absent or not a version
+  std::string require;   // NVIDIA_REQUIRE_CUDA ("cuda>=9.0" in NGC framework images: only a floor), at
+                         // most 512 printable bytes, else ""
 };
 // From an image config's Env ("KEY=VALUE" strings).
 ImageCudaEnv CudaFromEnv(const std::vector<std::string>& env);

@@ -51,8 +51,7 @@ class TreeBuilder {
     if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos)
       why = why.substr(why.find("] ") + 2);  // "[json.exception.out_of_range.406] number overflow ..."
     throw FileError(display_path_, line, col,
-                    "not valid JSON: " + why +
-                        "; gpuprep leaves the file as it is: correct it by hand");
+                    "not valid JSON: " + why + "; gpuprep leaves the file as it is: correct it by hand");
   }
 
  private:

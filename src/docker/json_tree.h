@@ -5,9 +5,8 @@
 // stack (no recursion, whatever the depth). Pure; tested in tests/docker/json_tree_test.cc, fuzzed by
 // fuzz/fuzz_daemon_json.cc.
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace gp::docker {

@@ -85,7 +85,8 @@ std::string LineDiff(const std::string& before, const std::string& after) {
     }
   }
   std::vector<std::pair<size_t, size_t>> anchors;
-  for (size_t p = tails.empty() ? SIZE_MAX : tails.back(); p != SIZE_MAX; p = prev[p]) anchors.push_back(pairs[p]);
+  for (size_t p = tails.empty() ? SIZE_MAX : tails.back(); p != SIZE_MAX; p = prev[p])
+    anchors.push_back(pairs[p]);
   std::reverse(anchors.begin(), anchors.end());
 
   std::string out;

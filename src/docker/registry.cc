@@ -89,7 +89,10 @@ Descriptor ReadDescriptor(const json& d, const std::string& what) {
 class Session {
  public:
   Session(sys::HttpClient& http, const ImageRef& ref, const RegistryOptions& opt)
-      : http_(http), ref_(ref), opt_(opt), base_("https://" + RegistryHost(ref.domain) + "/v2/" + ref.path + "/") {}
+      : http_(http),
+        ref_(ref),
+        opt_(opt),
+        base_("https://" + RegistryHost(ref.domain) + "/v2/" + ref.path + "/") {}
 
   // GET base_ + `rel`; a 2xx answer, or Fail with the registry's words.
   sys::HttpResponse Get(const std::string& rel, const std::string& accept, size_t max_body) {
@@ -125,8 +128,8 @@ class Session {
     }
     const std::string where = RegistryHost(ref_.domain);
     if (!c)
-      throw Fail{where + " answers 401 and offers no Bearer token (" + (schemes.empty() ? "no challenge" : schemes) +
-                 "); gpuprep reads public images anonymously"};
+      throw Fail{where + " answers 401 and offers no Bearer token (" +
+                 (schemes.empty() ? "no challenge" : schemes) + "); gpuprep reads public images anonymously"};
     if (std::string why = CheckRealm(c->realm); !why.empty()) throw Fail{where + ": " + why};
     std::string url = c->realm + (c->realm.find('?') == std::string::npos ? "?" : "&");
     if (!c->service.empty()) url += "service=" + QueryEscape(c->service) + "&";
@@ -138,7 +141,8 @@ class Session {
     sys::HttpResponse r = http_.Send(req);
     const std::string realm = TerminalSafe(c->realm);
     if (!r.error.empty()) throw Fail{"token from " + realm + ": " + TerminalSafe(r.error)};
-    if (r.status != 200) throw Fail{"token from " + realm + ": " + RegistryWords(r) + " (anonymous access refused)"};
+    if (r.status != 200)
+      throw Fail{"token from " + realm + ": " + RegistryWords(r) + " (anonymous access refused)"};
     json j = ParseJson(r.body, "token from " + realm);
     std::string token = Str(j, "token");
     if (token.empty()) token = Str(j, "access_token");
@@ -170,8 +174,8 @@ void CheckManifestDigest(const sys::HttpResponse& r, const std::string& got, con
   if (!want.empty() && got != want) throw Fail{what + " is " + got + ", not " + want + " as asked; refused"};
   std::string header = r.Header("docker-content-digest");
   if (StartsWith(header, "sha256:") && header != got)
-    throw Fail{what + ": Docker-Content-Digest " + TerminalSafe(header.substr(0, 80)) + " but the bytes are " + got +
-               "; refused"};
+    throw Fail{what + ": Docker-Content-Digest " + TerminalSafe(header.substr(0, 80)) +
+               " but the bytes are " + got + "; refused"};
 }
 
 Descriptor PickPlatform(const json& index, const RegistryOptions& opt, const std::string& what) {
@@ -184,8 +188,8 @@ Descriptor PickPlatform(const json& index, const RegistryOptions& opt, const std
     if (d.os == opt.os && d.architecture == opt.architecture) return d;
     seen.push_back(TerminalSafe((d.os + "/" + d.architecture).substr(0, 64)));
   }
-  throw Fail{what + " has no " + opt.os + "/" + opt.architecture + " image (it has: " +
-             (seen.empty() ? std::string("none") : Join(seen, ", ")) + ")"};
+  throw Fail{what + " has no " + opt.os + "/" + opt.architecture +
+             " image (it has: " + (seen.empty() ? std::string("none") : Join(seen, ", ")) + ")"};
 }
 
 std::vector<std::string> ConfigEnv(const json& config) {
@@ -207,23 +211,26 @@ RemoteImage Read(sys::HttpClient& http, const ImageRef& ref, const RegistryOptio
   RemoteImage out;
   const std::string name = ref.str();
   const std::string want = ref.digest;
-  const std::string accept = std::string(kOciIndex) + ", " + kDockerList + ", " + kOciManifest + ", " + kDockerManifest;
-  sys::HttpResponse r =
-      session.Get("manifests/" + (want.empty() ? (ref.tag.empty() ? "latest" : ref.tag) : want), accept, kMaxManifest);
+  const std::string accept =
+      std::string(kOciIndex) + ", " + kDockerList + ", " + kOciManifest + ", " + kDockerManifest;
+  sys::HttpResponse r = session.Get(
+      "manifests/" + (want.empty() ? (ref.tag.empty() ? "latest" : ref.tag) : want), accept, kMaxManifest);
   out.digest = Digest(r.body);
   CheckManifestDigest(r, out.digest, want, "the manifest of " + name);
   json manifest = ParseJson(r.body, "the manifest of " + name);
   std::string type = MediaType(manifest, r);
   if (type == kOciIndex || type == kDockerList) {
     Descriptor d = PickPlatform(manifest, opt, "the index of " + name);
-    if (d.size > kMaxManifest) throw Fail{"the " + opt.architecture + " manifest of " + name + " is larger than 4 MiB"};
+    if (d.size > kMaxManifest)
+      throw Fail{"the " + opt.architecture + " manifest of " + name + " is larger than 4 MiB"};
     const std::string what = "the " + opt.os + "/" + opt.architecture + " manifest of " + name;
-    r = session.Get("manifests/" + d.digest, std::string(kOciManifest) + ", " + kDockerManifest, kMaxManifest);
+    r = session.Get("manifests/" + d.digest, std::string(kOciManifest) + ", " + kDockerManifest,
+                    kMaxManifest);
     out.platform_digest = Digest(r.body);
     CheckManifestDigest(r, out.platform_digest, d.digest, what);
     if (r.body.size() != d.size)
-      throw Fail{what + " is " + std::to_string(r.body.size()) + " bytes, the index says " + std::to_string(d.size) +
-                 "; refused"};
+      throw Fail{what + " is " + std::to_string(r.body.size()) + " bytes, the index says " +
+                 std::to_string(d.size) + "; refused"};
     manifest = ParseJson(r.body, what);
     type = MediaType(manifest, r);
   }
@@ -250,8 +257,8 @@ RemoteImage Read(sys::HttpClient& http, const ImageRef& ref, const RegistryOptio
 
 }  // namespace
 
-std::optional<RemoteImage> ReadRemoteImage(sys::HttpClient& http, const ImageRef& ref, const RegistryOptions& opt,
-                                           std::string* error) {
+std::optional<RemoteImage> ReadRemoteImage(sys::HttpClient& http, const ImageRef& ref,
+                                           const RegistryOptions& opt, std::string* error) {
   try {
     return Read(http, ref, opt);
   } catch (const Fail& f) {

@@ -18,21 +18,22 @@ namespace gp::docker {
 
 struct RegistryOptions {
   std::string os = "linux";
-  std::string architecture = "amd64";         // the platform an index is narrowed to
+  std::string architecture = "amd64";        // the platform an index is narrowed to
   std::chrono::milliseconds timeout{15000};  // each request
 };
 
 struct RemoteImage {
-  std::string digest;           // what the reference resolves to (an index's own digest: Docker's RepoDigests)
+  std::string digest;  // what the reference resolves to (an index's own digest: Docker's RepoDigests)
   std::string platform_digest;  // the platform's manifest when `digest` is an index; "" otherwise
   std::string config_digest;
-  std::vector<std::string> env;  // the config's config.Env ("KEY=VALUE"; lines with control characters dropped)
+  std::vector<std::string>
+      env;  // the config's config.Env ("KEY=VALUE"; lines with control characters dropped)
 };
 
 // Reads `ref`'s manifest and config from its registry (https only; docker.io is registry-1.docker.io).
 // nullopt with `error` saying why ("nvcr.io/nvidia/pytorch:99.01-py3: MANIFEST_UNKNOWN: manifest unknown").
-std::optional<RemoteImage> ReadRemoteImage(sys::HttpClient& http, const ImageRef& ref, const RegistryOptions& opt,
-                                           std::string* error);
+std::optional<RemoteImage> ReadRemoteImage(sys::HttpClient& http, const ImageRef& ref,
+                                           const RegistryOptions& opt, std::string* error);
 
 // The registry's host for an image domain ("docker.io" -> "registry-1.docker.io").
 std::string RegistryHost(const std::string& domain);

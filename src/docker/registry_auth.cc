@@ -10,7 +10,8 @@ namespace gp::docker {
 namespace {
 
 bool TokenChar(char c) {  // RFC 7230 tchar
-  return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
 // Reads auth-params `name=value` (value a token or a quoted-string) separated by commas, from `s` at `i`.
@@ -74,9 +75,12 @@ std::optional<BearerChallenge> ParseBearerChallenge(std::string_view header) {
     if (scheme != "bearer") continue;
     BearerChallenge c;
     for (const auto& [k, v] : params) {
-      if (k == "realm") c.realm = v;
-      else if (k == "service") c.service = v;
-      else if (k == "scope") c.scope = v;
+      if (k == "realm")
+        c.realm = v;
+      else if (k == "service")
+        c.service = v;
+      else if (k == "scope")
+        c.scope = v;
     }
     if (!c.realm.empty()) return c;
   }
@@ -90,7 +94,8 @@ std::string CheckRealm(const std::string& realm) {
   if (!url) return "the token realm \"" + TerminalSafe(realm) + "\" is not a URL: " + why;
   if (url->scheme == "https") return "";
   if (url->scheme == "http" && IsLoopbackHost(url->host)) return "";
-  return "the token realm \"" + TerminalSafe(realm) + "\" is not https (plain http only on a loopback address)";
+  return "the token realm \"" + TerminalSafe(realm) +
+         "\" is not https (plain http only on a loopback address)";
 }
 
 std::string PlatformArchitecture(const std::string& uname_machine) {

@@ -1,5 +1,5 @@
-// What `gpuprep doctor` prints: the JSON document of docs/json.md and the terminal table, built from the layer
-// reports; and the exit code they imply. Pure functions of their inputs (no I/O).
+// What `gpuprep doctor` prints: the JSON document of docs/json.md and the terminal table, built from the
+// layer reports; and the exit code they imply. Pure functions of their inputs (no I/O).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

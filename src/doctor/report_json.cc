@@ -43,8 +43,10 @@ nlohmann::ordered_json ReportJson(const std::string& manifest_name, const probe:
   for (const auto& r : reports) {
     ordered_json findings = ordered_json::array();
     for (const auto& f : r.findings)
-      findings.push_back(
-          {{"status", layers::StatusName(f.status)}, {"code", f.code}, {"message", f.message}, {"fix", OrNull(f.fix)}});
+      findings.push_back({{"status", layers::StatusName(f.status)},
+                          {"code", f.code},
+                          {"message", f.message},
+                          {"fix", OrNull(f.fix)}});
     layers.push_back({{"name", r.name},
                       {"status", layers::StatusName(r.status)},
                       {"found", OrNull(r.found)},

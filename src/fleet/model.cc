@@ -65,7 +65,8 @@ Report BuildReport(std::vector<Host> hosts) {
         g.hosts.push_back(h.label);
         b.last_host = i;
       }
-      if (g.messages.size() < 5 && std::find(g.messages.begin(), g.messages.end(), f.message) == g.messages.end())
+      if (g.messages.size() < 5 &&
+          std::find(g.messages.begin(), g.messages.end(), f.message) == g.messages.end())
         g.messages.push_back(f.message);
       if (!f.fix.empty() && b.fixes.insert(f.fix).second) g.fixes.push_back(f.fix);
     }

@@ -34,7 +34,8 @@ inline bool operator==(const GpuId& a, const GpuId& b) {
   return a.pci == b.pci && a.name == b.name && a.uuid == b.uuid && a.serial == b.serial;
 }
 inline bool operator==(const HostFinding& a, const HostFinding& b) {
-  return a.layer == b.layer && a.status == b.status && a.code == b.code && a.message == b.message && a.fix == b.fix;
+  return a.layer == b.layer && a.status == b.status && a.code == b.code && a.message == b.message &&
+         a.fix == b.fix;
 }
 inline bool operator==(const Host& a, const Host& b) {
   return a.label == b.label && a.file == b.file && a.hostname == b.hostname && a.machine_id == b.machine_id &&

@@ -116,8 +116,9 @@ void WriteHostRow(std::ostream& o, const Report& r, const Host& h) {
     gpu_ids.push_back(g.name + " " + (g.uuid.empty() ? g.serial.empty() ? g.pci : g.serial : g.uuid));
   o << "<tr class=\"host\" data-status=\"" << Esc(h.worst) << "\" data-label=\"" << Esc(h.label)
     << "\" data-search=\"" << Esc(LowerAscii(search)) << "\"><th scope=\"row\" title=\"" << Esc(h.file)
-    << (h.machine_id.empty() ? "" : " machine-id " + Esc(h.machine_id)) << "\">" << Esc(h.label) << "</th><td>"
-    << Esc(h.os) << "</td><td title=\"" << Esc(Join(gpu_ids, "; ")) << "\">" << h.gpus.size() << "</td>";
+    << (h.machine_id.empty() ? "" : " machine-id " + Esc(h.machine_id)) << "\">" << Esc(h.label)
+    << "</th><td>" << Esc(h.os) << "</td><td title=\"" << Esc(Join(gpu_ids, "; ")) << "\">" << h.gpus.size()
+    << "</td>";
   for (const auto& l : r.layers) {
     auto it = h.layers.find(l);
     if (it == h.layers.end()) {
@@ -127,8 +128,8 @@ void WriteHostRow(std::ostream& o, const Report& r, const Host& h) {
     std::string title;
     for (const auto& f : h.findings)
       if (f.layer == l) title += (title.empty() ? "" : "\n") + f.code + ": " + f.message;
-    o << "<td class=\"st s-" << Esc(it->second) << "\"" << (title.empty() ? "" : " title=\"" + Esc(title) + "\"")
-      << ">" << Esc(it->second) << "</td>";
+    o << "<td class=\"st s-" << Esc(it->second) << "\""
+      << (title.empty() ? "" : " title=\"" + Esc(title) + "\"") << ">" << Esc(it->second) << "</td>";
   }
   o << "</tr>\n";
 }
@@ -161,8 +162,9 @@ void RenderHtml(const Report& r, std::ostream& o) {
     for (const auto& label : g.hosts) rows.push_back(row[label]);
     WriteGroup(o, g, rows);
   }
-  o << "<details id=\"hosts\"" << (r.hosts.size() <= kOpenTableUpTo ? " open" : "") << "><summary><h2>Hosts</h2> ("
-    << r.hosts.size() << ")</summary>\n<table><thead><tr><th>host</th><th>os</th><th>GPUs</th>";
+  o << "<details id=\"hosts\"" << (r.hosts.size() <= kOpenTableUpTo ? " open" : "")
+    << "><summary><h2>Hosts</h2> (" << r.hosts.size()
+    << ")</summary>\n<table><thead><tr><th>host</th><th>os</th><th>GPUs</th>";
   for (const auto& l : r.layers) o << "<th>" << Esc(l) << "</th>";
   o << "</tr></thead>\n<tbody>\n";
   for (const auto& h : r.hosts) WriteHostRow(o, r, h);

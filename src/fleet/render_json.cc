@@ -45,7 +45,8 @@ class Writer {
   // As nlohmann writes it (dump with invalid UTF-8 replaced): printable ASCII without '"' and '\\' as it is,
   // anything else through nlohmann.
   void String(const std::string& s) {
-    if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; })) {
+    if (std::all_of(s.begin(), s.end(),
+                    [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; })) {
       out_ += '"';
       out_ += s;
       out_ += '"';

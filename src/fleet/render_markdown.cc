@@ -8,14 +8,16 @@
 namespace gp::fleet {
 namespace {
 
-// Text in a GitHub-flavoured Markdown table cell, shown as written and never as markup. After TerminalSafe (one
-// line, no control character): every ASCII punctuation character that starts markup (links and images `[ ] ( )
+// Text in a GitHub-flavoured Markdown table cell, shown as written and never as markup. After TerminalSafe
+// (one line, no control character): every ASCII punctuation character that starts markup (links and images `[
+// ] ( )
 // !`, HTML and autolinks `< >`, entities `&`, emphasis and strike-through `* _ ~`, code `` ` ``, the escape
-// itself `\`, and `|`, which GFM splits cells on) is backslash-escaped (CommonMark 0.30, section 2.4: any ASCII
-// punctuation may be). GFM's extended autolinks need no markup at all, so their triggers are broken too: `:`
-// (http://, https://, ftp://) is escaped, so is the `.` of "www.", and an e-mail address (user@host.tld) is
-// split by an empty HTML comment after its `@` (the autolink extension reads one text node at a time and an
-// escape does not split one). See https://github.github.com/gfm/ sections 6.9 (autolinks) and 4.10 (tables).
+// itself `\`, and `|`, which GFM splits cells on) is backslash-escaped (CommonMark 0.30, section 2.4: any
+// ASCII punctuation may be). GFM's extended autolinks need no markup at all, so their triggers are broken
+// too: `:` (http://, https://, ftp://) is escaped, so is the `.` of "www.", and an e-mail address
+// (user@host.tld) is split by an empty HTML comment after its `@` (the autolink extension reads one text node
+// at a time and an escape does not split one). See https://github.github.com/gfm/ sections 6.9 (autolinks)
+// and 4.10 (tables).
 std::string Cell(const std::string& s) {
   static const std::string kEscaped = "\\`*_[]()<>!|~&:#";
   const std::string safe = TerminalSafe(s);
@@ -35,10 +37,12 @@ std::string Cell(const std::string& s) {
   return out;
 }
 
-// A command in a table cell, shown exactly as written (after TerminalSafe): a code span whose backtick fence is
-// one longer than the longest run of backticks in it, padded with a space on each side when the text starts or
-// ends with a backtick or starts and ends with a space (CommonMark strips one such space from each side), and
-// `|` as `\|` (GFM reads that escape inside code spans in a table too; nothing else is escaped in a code span).
+// A command in a table cell, shown exactly as written (after TerminalSafe): a code span whose backtick fence
+// is one longer than the longest run of backticks in it, padded with a space on each side when the text
+// starts or ends with a backtick or starts and ends with a space (CommonMark strips one such space from each
+// side), and
+// `|` as `\|` (GFM reads that escape inside code spans in a table too; nothing else is escaped in a code
+// span).
 std::string Code(const std::string& s) {
   const std::string safe = TerminalSafe(s);
   if (safe.empty()) return "";
@@ -49,8 +53,8 @@ std::string Code(const std::string& s) {
   }
   const std::string fence(longest + 1, '`');
   const bool all_spaces = safe.find_first_not_of(' ') == std::string::npos;
-  const bool pad = !all_spaces && (safe.front() == '`' || safe.back() == '`' ||
-                                   (safe.front() == ' ' && safe.back() == ' '));
+  const bool pad = !all_spaces &&
+                   (safe.front() == '`' || safe.back() == '`' || (safe.front() == ' ' && safe.back() == ' '));
   std::string out = fence + (pad ? " " : "");
   for (char c : safe) {
     if (c == '|') out += '\\';

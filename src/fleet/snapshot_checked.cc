@@ -44,7 +44,8 @@ class Reader {
     auto it = o.find(key);
     if (it == o.end()) Fail(at, std::string("missing key \"") + key + "\"");
     const std::string p = at.empty() ? key : at + "." + key;
-    if (it->type() != type) Fail(p, type == json::value_t::object ? "expected an object" : "expected an array");
+    if (it->type() != type)
+      Fail(p, type == json::value_t::object ? "expected an object" : "expected an array");
     return *it;
   }
 
@@ -97,8 +98,10 @@ void ReadLayer(const Reader& r, const json& l, const std::string& at, Host& h) {
     if (!Reported(fs)) continue;
     std::string code = r.Str(f, fat, "code", false, true);
     if (code.empty()) code = name + ".uncoded";
-    if (!ValidCode(code)) r.Fail(fat + ".code", "not a finding code (lower-case letters, digits, '.', '-', '_')");
-    h.findings.push_back({name, fs, code, r.Str(f, fat, "message", true, false), r.Str(f, fat, "fix", true, true)});
+    if (!ValidCode(code))
+      r.Fail(fat + ".code", "not a finding code (lower-case letters, digits, '.', '-', '_')");
+    h.findings.push_back(
+        {name, fs, code, r.Str(f, fat, "message", true, false), r.Str(f, fat, "fix", true, true)});
   }
 }
 

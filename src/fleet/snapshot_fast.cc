@@ -1,8 +1,8 @@
-// The fast snapshot reader: one forward pass of util/json_scan.h over the text, no document tree. Every value is
-// checked as the reference's full parse would check it (strings' UTF-8 and escapes, numbers, nesting), and the
-// fields fleet-report shows are kept on the way as views into the text, decoded only when the reference would
-// read them. Anything unusual ends the pass and the reference (snapshot_checked.cc) decides, so this file holds
-// no error messages.
+// The fast snapshot reader: one forward pass of util/json_scan.h over the text, no document tree. Every value
+// is checked as the reference's full parse would check it (strings' UTF-8 and escapes, numbers, nesting), and
+// the fields fleet-report shows are kept on the way as views into the text, decoded only when the reference
+// would read them. Anything unusual ends the pass and the reference (snapshot_checked.cc) decides, so this
+// file holds no error messages.
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,10 +36,14 @@ class Pass {
     std::string_view key;
     while (s_.NextKey(key)) {
       bool ok;
-      if (key == "host") ok = !std::exchange(host, true) && ReadHost(h);
-      else if (key == "layers") ok = !std::exchange(layers, true) && ReadLayers(h);
-      else if (key == "manifest") ok = Keep(manifest);
-      else ok = s_.Skip();
+      if (key == "host")
+        ok = !std::exchange(host, true) && ReadHost(h);
+      else if (key == "layers")
+        ok = !std::exchange(layers, true) && ReadLayers(h);
+      else if (key == "manifest")
+        ok = Keep(manifest);
+      else
+        ok = s_.Skip();
       if (!ok) return false;
     }
     return s_.Finish() && host && layers && Optional(manifest, h.manifest);
@@ -66,8 +70,10 @@ class Pass {
   static bool Text(const Kept& k, std::string& out) {
     if (!k.string) return false;
     out.clear();
-    if (k.escaped) JsonScanner::Unescape(k.raw, out);
-    else out.assign(k.raw);
+    if (k.escaped)
+      JsonScanner::Unescape(k.raw, out);
+    else
+      out.assign(k.raw);
     return out.size() <= kMaxFieldBytes;
   }
   // A member that may be absent or null ("" then).
@@ -102,11 +108,16 @@ class Pass {
     std::string_view key;
     while (s_.NextKey(key)) {
       bool ok;
-      if (key == "hostname") ok = Keep(hostname);
-      else if (key == "machine_id") ok = Keep(machine_id);
-      else if (key == "os") ok = !std::exchange(os, true) && ReadOs(h);
-      else if (key == "gpus") ok = !std::exchange(gpus, true) && ReadGpus(h);
-      else ok = s_.Skip();
+      if (key == "hostname")
+        ok = Keep(hostname);
+      else if (key == "machine_id")
+        ok = Keep(machine_id);
+      else if (key == "os")
+        ok = !std::exchange(os, true) && ReadOs(h);
+      else if (key == "gpus")
+        ok = !std::exchange(gpus, true) && ReadGpus(h);
+      else
+        ok = s_.Skip();
       if (!ok) return false;
     }
     return s_.ok() && os && gpus && Optional(hostname, h.hostname) && Optional(machine_id, h.machine_id);
@@ -150,12 +161,18 @@ class Pass {
     std::string_view key;
     while (s_.NextKey(key)) {
       bool ok;
-      if (key == "name") ok = Keep(name);
-      else if (key == "status") ok = Keep(status);
-      else if (key == "detail") ok = Keep(detail);
-      else if (key == "fix") ok = Keep(fix);
-      else if (key == "findings") ok = !std::exchange(findings_seen, true) && ReadFindings();
-      else ok = s_.Skip();
+      if (key == "name")
+        ok = Keep(name);
+      else if (key == "status")
+        ok = Keep(status);
+      else if (key == "detail")
+        ok = Keep(detail);
+      else if (key == "fix")
+        ok = Keep(fix);
+      else if (key == "findings")
+        ok = !std::exchange(findings_seen, true) && ReadFindings();
+      else
+        ok = s_.Skip();
       if (!ok) return false;
     }
     std::string layer, state;
@@ -223,7 +240,8 @@ std::optional<Host> ReadSnapshotFast(std::string_view text, FastOutcome* outcome
       result = FastOutcome::kAnswered;
     } else {
       h.reset();
-      result = pass.verdict() == JsonScanner::Verdict::kInvalid ? FastOutcome::kRefused : FastOutcome::kDeferred;
+      result =
+          pass.verdict() == JsonScanner::Verdict::kInvalid ? FastOutcome::kRefused : FastOutcome::kDeferred;
     }
   }
   if (outcome) *outcome = result;

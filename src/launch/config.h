@@ -1,6 +1,7 @@
 // The run-config model: one plain value that every launch renderer (docker, json, compose, torchrun,
 // slurm, k8s) reads. Built and validated by launch/resolve.cc from the stack's defaults, a team profile,
-// the flags and the host facts; each field remembers where its value came from (docs/cli.md, "Where values come from").
+// the flags and the host facts; each field remembers where its value came from (docs/cli.md, "Where values
+// come from").
 #pragma once
 #include <cstdint>
 #include <map>
@@ -20,9 +21,9 @@ const char* OriginName(Origin o);  // "default", "stack", "profile", "flag", "ho
 struct GpuSelection {
   enum class Kind { kAll, kCount, kDevices, kNone };
   Kind kind = Kind::kAll;
-  int count = 0;              // kCount: N; kAll: the host's GPU count (0 when unknown)
-  std::vector<int> indices;   // kDevices
-  int Number() const;         // how many GPUs the container sees (0 when unknown for kAll)
+  int count = 0;             // kCount: N; kAll: the host's GPU count (0 when unknown)
+  std::vector<int> indices;  // kDevices
+  int Number() const;        // how many GPUs the container sees (0 when unknown for kAll)
 };
 
 // How GPUs reach containers on the target host: the NVIDIA runtime hook (`--gpus`) or CDI (`--device`).
@@ -35,8 +36,8 @@ struct Mount {
 };
 
 struct Ulimit {
-  std::string name;    // "memlock", "stack"
-  int64_t soft = 0;    // -1 = unlimited
+  std::string name;  // "memlock", "stack"
+  int64_t soft = 0;  // -1 = unlimited
   int64_t hard = 0;
 };
 
@@ -48,27 +49,27 @@ struct MultiNode {
 };
 
 struct RunConfig {
-  std::string image;                   // "" only when bare
-  bool bare = false;                   // --image none with --format torchrun: no container at all
+  std::string image;  // "" only when bare
+  bool bare = false;  // --image none with --format torchrun: no container at all
   GpuSelection gpus;
   GpuAccess access = GpuAccess::kRuntime;
-  std::string ipc = "host";            // "host" | "private"
-  std::optional<uint64_t> shm_bytes;   // --shm-size; none with ipc host (the host's /dev/shm is used)
-  uint64_t host_shm_bytes = 0;         // the host's /dev/shm (what ipc host gives), 0 when unknown
-  uint64_t auto_shm_bytes = 0;         // the `--shm auto` size for a private /dev/shm (k8s emptyDir)
+  std::string ipc = "host";           // "host" | "private"
+  std::optional<uint64_t> shm_bytes;  // --shm-size; none with ipc host (the host's /dev/shm is used)
+  uint64_t host_shm_bytes = 0;        // the host's /dev/shm (what ipc host gives), 0 when unknown
+  uint64_t auto_shm_bytes = 0;        // the `--shm auto` size for a private /dev/shm (k8s emptyDir)
   std::vector<Ulimit> ulimits;
   std::vector<Mount> mounts;
   std::vector<std::pair<std::string, std::string>> env;  // in order; names unique
-  std::vector<std::string> ports;      // docker -p syntax "8888:8888"
+  std::vector<std::string> ports;                        // docker -p syntax "8888:8888"
   std::string workdir;
-  std::string network;                 // "" = docker's default bridge; "host" for multi-node NCCL
-  std::string name;                    // container / job name ("" = none)
-  bool interactive = false;            // -it
-  std::vector<std::string> command;    // after `--`; empty = the image's default
+  std::string network;               // "" = docker's default bridge; "host" for multi-node NCCL
+  std::string name;                  // container / job name ("" = none)
+  bool interactive = false;          // -it
+  std::vector<std::string> command;  // after `--`; empty = the image's default
   MultiNode multi;
-  std::string profile;                 // profile name ("" = none)
-  std::string stack;                   // stack name the defaults came from
-  bool dataloader_heavy = false;       // the profile says the workload leans on DataLoader workers
+  std::string profile;            // profile name ("" = none)
+  std::string stack;              // stack name the defaults came from
+  bool dataloader_heavy = false;  // the profile says the workload leans on DataLoader workers
 
   std::map<std::string, Origin> origins;  // field ("image", "gpus", "shm", ...) -> origin
   std::vector<std::string> warnings;      // printed on stderr (wasteful but working choices)

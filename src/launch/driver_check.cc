@@ -40,7 +40,8 @@ DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& 
   DriverVerdict v;
   if (!image.cuda && !image.driver_min_branch) {
     v.message = "the CUDA version inside " + image.ref +
-                " is not known to gpuprep; the driver was not checked (--registry reads it from the image's registry)";
+                " is not known to gpuprep; the driver was not checked (--registry reads it from the image's "
+                "registry)";
     return v;
   }
   if (!driver) {
@@ -49,12 +50,15 @@ DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& 
   }
   const std::string d = "driver " + driver->str();
   if (image.driver_min_branch && static_cast<int>(driver->major()) < *image.driver_min_branch) {
-    const std::string needs = image.ref + " requires NVIDIA driver R" + std::to_string(*image.driver_min_branch) + " or later";
+    const std::string needs =
+        image.ref + " requires NVIDIA driver R" + std::to_string(*image.driver_min_branch) + " or later";
     if (ForwardCompatAdmits(image.forward_compat, *driver)) {
       v.kind = all_datacenter ? DriverVerdict::Kind::kWarn : DriverVerdict::Kind::kTooOld;
-      v.message = all_datacenter ? needs + ": " + d + " runs it only in CUDA forward-compatibility mode (data-center GPUs)"
-                                 : needs + "; " + d + " could run it only in forward-compatibility mode, which needs "
-                                           "data-center GPUs";
+      v.message = all_datacenter ? needs + ": " + d +
+                                       " runs it only in CUDA forward-compatibility mode (data-center GPUs)"
+                                 : needs + "; " + d +
+                                       " could run it only in forward-compatibility mode, which needs "
+                                       "data-center GPUs";
       return v;
     }
     v.kind = DriverVerdict::Kind::kTooOld;
@@ -65,12 +69,19 @@ DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& 
     v.kind = DriverVerdict::Kind::kOk;
     return v;
   }
-  const layers::CudaVerdict cv = layers::DriverRunsCuda(compat, *driver, *image.cuda, image.ref + "'s CUDA " + image.cuda->str(),
-                                                        all_datacenter, image.forward_compat);
+  const layers::CudaVerdict cv =
+      layers::DriverRunsCuda(compat, *driver, *image.cuda, image.ref + "'s CUDA " + image.cuda->str(),
+                             all_datacenter, image.forward_compat);
   switch (cv.status) {
-    case layers::Status::kOk: v.kind = DriverVerdict::Kind::kOk; return v;
-    case layers::Status::kFail: v.kind = DriverVerdict::Kind::kTooOld; break;
-    default: v.kind = DriverVerdict::Kind::kWarn; break;
+    case layers::Status::kOk:
+      v.kind = DriverVerdict::Kind::kOk;
+      return v;
+    case layers::Status::kFail:
+      v.kind = DriverVerdict::Kind::kTooOld;
+      break;
+    default:
+      v.kind = DriverVerdict::Kind::kWarn;
+      break;
   }
   v.message = cv.message;
   return v;

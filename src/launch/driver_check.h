@@ -16,7 +16,7 @@ namespace gp::launch {
 
 struct ImageCuda {
   std::string ref;
-  std::optional<Version> cuda;             // nullopt: unknown image, nothing can be checked
+  std::optional<Version> cuda;  // nullopt: unknown image, nothing can be checked
   std::optional<int> driver_min_branch;
   std::vector<Version> forward_compat;
 };

@@ -41,14 +41,17 @@ std::vector<std::string> EmbeddedProfileNames() {
 }
 
 Profile LoadProfile(const std::string& spec, const sys::Fs& fs) {
-  const bool is_path = spec.find('/') != std::string::npos || EndsWith(spec, ".yaml") || EndsWith(spec, ".yml");
+  const bool is_path =
+      spec.find('/') != std::string::npos || EndsWith(spec, ".yaml") || EndsWith(spec, ".yml");
   if (!is_path) {
     const EmbeddedFile* f = FindEmbedded(std::string(kPrefix) + spec + ".yaml");
     if (!f) {
       const auto names = EmbeddedProfileNames();
       std::string msg = "unknown profile \"" + spec + "\"";
-      if (auto guess = DidYouMean(spec, names)) msg += " (did you mean \"" + *guess + "\"?)";
-      else msg += " (profiles: " + Join(names, ", ") + ")";
+      if (auto guess = DidYouMean(spec, names))
+        msg += " (did you mean \"" + *guess + "\"?)";
+      else
+        msg += " (profiles: " + Join(names, ", ") + ")";
       throw FlagError("--profile", msg);
     }
     Profile p = ParseProfile(std::string(f->data, f->size), f->path);

@@ -33,11 +33,11 @@ namespace gp::launch {
 struct Profile {
   std::string name;
   std::string description;
-  std::string source;                       // "embedded:NAME" or the path the user gave
-  std::string image;                        // "" = the stack's
-  std::string ipc;                          // "" = default
-  std::string shm;                          // "" | "auto" | SIZE as written
-  std::optional<uint64_t> shm_per_gpu;      // bytes
+  std::string source;                   // "embedded:NAME" or the path the user gave
+  std::string image;                    // "" = the stack's
+  std::string ipc;                      // "" = default
+  std::string shm;                      // "" | "auto" | SIZE as written
+  std::optional<uint64_t> shm_per_gpu;  // bytes
   bool dataloader_heavy = false;
   std::string workdir;
   std::vector<Mount> mounts;

@@ -1,5 +1,6 @@
-// docker compose file for the run config (docker/docs, compose/how-tos/gpu-support.md): GPUs through deploy.resources.reservations.devices
-// (count or device_ids, capabilities [gpu]) or, on CDI hosts, CDI names in `devices`.
+// docker compose file for the run config (docker/docs, compose/how-tos/gpu-support.md): GPUs through
+// deploy.resources.reservations.devices (count or device_ids, capabilities [gpu]) or, on CDI hosts, CDI names
+// in `devices`.
 #include "launch/render.h"
 #include "launch/template.h"
 
@@ -26,15 +27,18 @@ std::string GpuBlock(const RunConfig& c) {
     return out;
   }
   std::string sel;
-  if (g.kind == GpuSelection::Kind::kAll) sel = "count: all";
-  else if (g.kind == GpuSelection::Kind::kCount) sel = "count: " + std::to_string(g.count);
+  if (g.kind == GpuSelection::Kind::kAll)
+    sel = "count: all";
+  else if (g.kind == GpuSelection::Kind::kCount)
+    sel = "count: " + std::to_string(g.count);
   else {
     sel = "device_ids: [";
-    for (size_t i = 0; i < g.indices.size(); ++i) sel += (i ? ", " : "") + YamlQuote(std::to_string(g.indices[i]));
+    for (size_t i = 0; i < g.indices.size(); ++i)
+      sel += (i ? ", " : "") + YamlQuote(std::to_string(g.indices[i]));
     sel += "]";
   }
-  return "deploy:\n  resources:\n    reservations:\n      devices:\n        - driver: nvidia\n          " + sel +
-         "\n          capabilities: [gpu]";
+  return "deploy:\n  resources:\n    reservations:\n      devices:\n        - driver: nvidia\n          " +
+         sel + "\n          capabilities: [gpu]";
 }
 
 }  // namespace

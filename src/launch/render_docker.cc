@@ -9,7 +9,8 @@
 namespace gp::launch {
 
 std::string DockerSize(uint64_t bytes) {
-  const std::pair<uint64_t, const char*> units[] = {{1ULL << 40, "t"}, {1ULL << 30, "g"}, {1ULL << 20, "m"}, {1ULL << 10, "k"}};
+  const std::pair<uint64_t, const char*> units[] = {
+      {1ULL << 40, "t"}, {1ULL << 30, "g"}, {1ULL << 20, "m"}, {1ULL << 10, "k"}};
   for (const auto& [mult, suffix] : units)
     if (bytes >= mult && bytes % mult == 0) return std::to_string(bytes / mult) + suffix;
   return std::to_string(bytes);
@@ -24,7 +25,8 @@ std::vector<std::string> GpuArgs(const RunConfig& c) {
     std::vector<std::string> out;
     if (g.kind == GpuSelection::Kind::kAll) return {"--device", "nvidia.com/gpu=all"};
     if (g.kind == GpuSelection::Kind::kCount)
-      for (int i = 0; i < g.count; ++i) out.insert(out.end(), {"--device", "nvidia.com/gpu=" + std::to_string(i)});
+      for (int i = 0; i < g.count; ++i)
+        out.insert(out.end(), {"--device", "nvidia.com/gpu=" + std::to_string(i)});
     for (int i : g.indices) out.insert(out.end(), {"--device", "nvidia.com/gpu=" + std::to_string(i)});
     return out;
   }
@@ -32,7 +34,8 @@ std::vector<std::string> GpuArgs(const RunConfig& c) {
   if (g.kind == GpuSelection::Kind::kCount) return {"--gpus", std::to_string(g.count)};
   std::vector<std::string> ids;
   for (int i : g.indices) ids.push_back(std::to_string(i));
-  // docker reads --gpus as CSV: the comma list must be one quoted field (NVIDIA container toolkit docs, "--gpus '\"device=0,1\"'").
+  // docker reads --gpus as CSV: the comma list must be one quoted field (NVIDIA container toolkit docs,
+  // "--gpus '\"device=0,1\"'").
   return {"--gpus", "\"device=" + Join(ids, ",") + "\""};
 }
 
@@ -91,14 +94,16 @@ std::vector<std::string> TorchrunArgv(const RunConfig& c) {
     out.push_back("--master_addr=" + c.multi.master_addr);
     out.push_back("--master_port=" + std::to_string(c.multi.master_port));
   }
-  // torchrun [options] SCRIPT args... runs `python -u SCRIPT args...` per GPU, and [options] -m MODULE args...
-  // runs `python -u -m MODULE args...`; its options all come before SCRIPT/MODULE. Any other python option
+  // torchrun [options] SCRIPT args... runs `python -u SCRIPT args...` per GPU, and [options] -m MODULE
+  // args... runs `python -u -m MODULE args...`; its options all come before SCRIPT/MODULE. Any other python
+  // option
   // (-c, -W, -X, -O...) has no torchrun spelling, so the command then runs as given under --no-python.
   const std::vector<std::string>& cmd = c.command;
   const std::string& first = cmd[0];
   const std::string base = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
-  const bool python = base.size() >= 6 && base.compare(0, 6, "python") == 0 &&
-                      base.find_first_not_of("0123456789.", 6) == std::string::npos;  // python, python3, python3.12
+  const bool python =
+      base.size() >= 6 && base.compare(0, 6, "python") == 0 &&
+      base.find_first_not_of("0123456789.", 6) == std::string::npos;  // python, python3, python3.12
   auto is_option = [](const std::string& a) { return !a.empty() && a[0] == '-'; };
   size_t i = 0;
   bool direct = false;  // SCRIPT (or -m MODULE) goes straight after torchrun's options

@@ -16,7 +16,8 @@ nlohmann::json GpusJson(const GpuSelection& g) {
 std::string RenderJson(const RunConfig& c) {
   using nlohmann::json;
   json mounts = json::array();
-  for (const Mount& m : c.mounts) mounts.push_back({{"source", m.source}, {"target", m.target}, {"read_only", m.read_only}});
+  for (const Mount& m : c.mounts)
+    mounts.push_back({{"source", m.source}, {"target", m.target}, {"read_only", m.read_only}});
   json env = json::array();
   for (const auto& [k, v] : c.env) env.push_back({{"name", k}, {"value", v}});
   json ulimits = json::array();
@@ -41,12 +42,14 @@ std::string RenderJson(const RunConfig& c) {
       {"command", c.command},
       {"nodes", c.multi.nodes},
       {"node_rank", c.multi.node_rank},
-      {"master", c.multi.master_addr.empty() ? json(nullptr)
-                                             : json(c.multi.master_addr + ":" + std::to_string(c.multi.master_port))},
+      {"master", c.multi.master_addr.empty()
+                     ? json(nullptr)
+                     : json(c.multi.master_addr + ":" + std::to_string(c.multi.master_port))},
       {"profile", c.profile.empty() ? json(nullptr) : json(c.profile)},
       {"stack", c.stack.empty() ? json(nullptr) : json(c.stack)},
   };
-  json out = {{"config", config}, {"origins", origins}, {"docker_argv", DockerArgv(c)}, {"warnings", c.warnings}};
+  json out = {
+      {"config", config}, {"origins", origins}, {"docker_argv", DockerArgv(c)}, {"warnings", c.warnings}};
   if (!c.command.empty() && c.gpus.Number() > 0) out["torchrun_argv"] = TorchrunArgv(c);
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

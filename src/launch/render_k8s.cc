@@ -23,7 +23,8 @@ std::string DnsLabel(const std::string& s) {
 
 // Kubernetes quantity: "16Gi" / "512Mi" when exact, else bytes.
 std::string Quantity(uint64_t bytes) {
-  const std::pair<uint64_t, const char*> units[] = {{1ULL << 40, "Ti"}, {1ULL << 30, "Gi"}, {1ULL << 20, "Mi"}, {1ULL << 10, "Ki"}};
+  const std::pair<uint64_t, const char*> units[] = {
+      {1ULL << 40, "Ti"}, {1ULL << 30, "Gi"}, {1ULL << 20, "Mi"}, {1ULL << 10, "Ki"}};
   for (const auto& [mult, suffix] : units)
     if (bytes >= mult && bytes % mult == 0) return std::to_string(bytes / mult) + suffix;
   return std::to_string(bytes);
@@ -52,7 +53,9 @@ std::string NoExpand(const std::string& s) {
 std::string RenderK8s(const RunConfig& c) {
   std::map<std::string, std::string> v;
   v["comment"] = c.profile.empty() ? "" : " (profile " + c.profile + ")";
-  v["name"] = YamlQuote(DnsLabel(!c.name.empty() ? c.name : !c.profile.empty() ? "gpuprep-" + c.profile : "gpuprep-job"));
+  v["name"] = YamlQuote(DnsLabel(!c.name.empty()      ? c.name
+                                 : !c.profile.empty() ? "gpuprep-" + c.profile
+                                                      : "gpuprep-job"));
   v["container"] = YamlQuote("train");
   v["image"] = YamlQuote(c.image);
   std::string args;
@@ -61,7 +64,8 @@ std::string RenderK8s(const RunConfig& c) {
   v["command"] = c.command.empty() ? "" : "args: [" + args + "]";
   v["working_dir"] = c.workdir.empty() ? "" : "workingDir: " + YamlQuote(c.workdir);
   std::string env;
-  for (const auto& [k, val] : c.env) env += "\n  - name: " + YamlQuote(k) + "\n    value: " + YamlQuote(NoExpand(val));
+  for (const auto& [k, val] : c.env)
+    env += "\n  - name: " + YamlQuote(k) + "\n    value: " + YamlQuote(NoExpand(val));
   v["env"] = env.empty() ? "" : "env:" + env;
   std::string ports;
   for (const std::string& p : c.ports)
@@ -74,7 +78,8 @@ std::string RenderK8s(const RunConfig& c) {
   for (size_t i = 0; i < c.mounts.size(); ++i) {
     const Mount& m = c.mounts[i];
     const std::string name = "mount-" + std::to_string(i);
-    mounts += "- name: " + name + "\n  mountPath: " + YamlQuote(m.target) + (m.read_only ? "\n  readOnly: true" : "") + "\n";
+    mounts += "- name: " + name + "\n  mountPath: " + YamlQuote(m.target) +
+              (m.read_only ? "\n  readOnly: true" : "") + "\n";
     vols += "- name: " + name + "\n  hostPath:\n    path: " + YamlQuote(m.source) + "\n";
   }
   if (!mounts.empty()) mounts.pop_back(), vols.pop_back();

@@ -11,12 +11,14 @@ namespace gp::launch {
 
 namespace {
 
-// enroot/pyxis spell a registry with '#': "nvcr.io/nvidia/pytorch:24.05-py3" -> "nvcr.io#nvidia/pytorch:24.05-py3".
+// enroot/pyxis spell a registry with '#': "nvcr.io/nvidia/pytorch:24.05-py3" ->
+// "nvcr.io#nvidia/pytorch:24.05-py3".
 std::string PyxisImage(const std::string& ref) {
   const size_t slash = ref.find('/');
   if (slash == std::string::npos) return ref;
   const std::string first = ref.substr(0, slash);
-  const bool registry = first.find('.') != std::string::npos || first.find(':') != std::string::npos || first == "localhost";
+  const bool registry =
+      first.find('.') != std::string::npos || first.find(':') != std::string::npos || first == "localhost";
   return registry ? first + "#" + ref.substr(slash + 1) : ref;
 }
 
@@ -31,8 +33,9 @@ std::string RenderSlurm(const RunConfig& c) {
   v["nodes"] = std::to_string(c.multi.nodes);
   const int n = c.gpus.Number();
   v["gpus_directive"] = n > 0 ? "#SBATCH --gpus-per-node=" + std::to_string(n) : "";
-  v["master_addr"] = c.multi.master_addr.empty() ? "$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)"
-                                                 : sys::ShellQuote(c.multi.master_addr);
+  v["master_addr"] = c.multi.master_addr.empty()
+                         ? "$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)"
+                         : sys::ShellQuote(c.multi.master_addr);
   v["master_port"] = std::to_string(c.multi.master_port);
   std::string exports;
   std::vector<std::string> names;
@@ -47,7 +50,8 @@ std::string RenderSlurm(const RunConfig& c) {
   std::vector<std::string> mounts;
   for (const Mount& m : c.mounts) {
     if (m.source.find(',') != std::string::npos || m.target.find(',') != std::string::npos)
-      throw FlagError("-v", "pyxis --container-mounts cannot carry a ',' in a path: " + m.source + ":" + m.target);
+      throw FlagError("-v",
+                      "pyxis --container-mounts cannot carry a ',' in a path: " + m.source + ":" + m.target);
     mounts.push_back(m.source + ":" + m.target + (m.read_only ? ":ro" : ""));
   }
   if (!mounts.empty()) srun.push_back("--container-mounts=" + Join(mounts, ","));

@@ -49,15 +49,20 @@ void ResolveGpus(const LaunchRequest& req, const Target& t, RunConfig& c) {
       return;
     case GpuSelection::Kind::kDevices:
       for (int idx : c.gpus.indices) {
-        const bool exists = std::any_of(gpus.begin(), gpus.end(), [idx](const probe::Gpu& g) { return g.index == idx; });
+        const bool exists =
+            std::any_of(gpus.begin(), gpus.end(), [idx](const probe::Gpu& g) { return g.index == idx; });
         if (!exists) {
-          std::string has = have == 0 ? "it has none" : "it has " + std::to_string(have) + ": " + IndexList(gpus);
-          throw FlagError("--gpus", "GPU " + std::to_string(idx) + " does not exist on " + where + " (" + has + ")");
+          std::string has =
+              have == 0 ? "it has none" : "it has " + std::to_string(have) + ": " + IndexList(gpus);
+          throw FlagError("--gpus",
+                          "GPU " + std::to_string(idx) + " does not exist on " + where + " (" + has + ")");
         }
       }
       if (req.format == "slurm" || req.format == "k8s")
-        throw FlagError("--gpus", "the " + req.format + " format can only count GPUs (the scheduler picks them); use --gpus " +
-                                      std::to_string(c.gpus.indices.size()) + " instead of a list of indices");
+        throw FlagError("--gpus", "the " + req.format +
+                                      " format can only count GPUs (the scheduler picks them); use --gpus " +
+                                      std::to_string(c.gpus.indices.size()) +
+                                      " instead of a list of indices");
       return;
   }
 }
@@ -81,8 +86,9 @@ void ResolveShmIpc(const LaunchRequest& req, const Profile* p, const Target& t, 
   if (shm != "auto") size = ParseShm(shm);
   if (size && c.ipc == "host") {
     if (req.ipc && shm_origin == Origin::kFlag)
-      throw FlagError("--shm", "a size has no effect with --ipc host (the container uses the host's /dev/shm); "
-                               "use --ipc private or --shm auto");
+      throw FlagError("--shm",
+                      "a size has no effect with --ipc host (the container uses the host's /dev/shm); "
+                      "use --ipc private or --shm auto");
     if (c.origins["ipc"] != Origin::kFlag) {
       c.ipc = "private";  // a shm size (flag or profile) asks for a private IPC namespace
       c.origins["ipc"] = shm_origin;
@@ -93,7 +99,8 @@ void ResolveShmIpc(const LaunchRequest& req, const Profile* p, const Target& t, 
   }
   c.origins["shm"] = shm_origin;
   const uint64_t mem = t.host.memory_bytes;
-  c.auto_shm_bytes = AutoShmBytes(mem, p && p->shm_per_gpu ? *p->shm_per_gpu : kDefaultShmPerGpu, c.gpus.Number());
+  c.auto_shm_bytes =
+      AutoShmBytes(mem, p && p->shm_per_gpu ? *p->shm_per_gpu : kDefaultShmPerGpu, c.gpus.Number());
   if (c.ipc == "host") return;
   if (size) {
     if (mem && *size > mem)
@@ -110,8 +117,9 @@ void ResolveShmIpc(const LaunchRequest& req, const Profile* p, const Target& t, 
   // batches in shm) stalls or dies with "bus error"; it still runs, so this is a warning.
   if (c.dataloader_heavy && *c.shm_bytes < (2ULL << 30) * static_cast<uint64_t>(std::max(1, c.gpus.Number())))
     c.warnings.push_back("--ipc private with " + HumanBytes(*c.shm_bytes) + " of shm for " +
-                         std::to_string(c.gpus.Number()) + " GPU(s) will starve the DataLoader workers of profile " +
-                         c.profile + "; use --ipc host or --shm auto");
+                         std::to_string(c.gpus.Number()) +
+                         " GPU(s) will starve the DataLoader workers of profile " + c.profile +
+                         "; use --ipc host or --shm auto");
 }
 
 void ResolveMulti(const LaunchRequest& req, RunConfig& c) {
@@ -130,9 +138,11 @@ void ResolveMulti(const LaunchRequest& req, RunConfig& c) {
     std::tie(c.multi.master_addr, c.multi.master_port) = ParseMaster(*req.master);
   }
   if (c.multi.nodes > 1 && req.format == "k8s")
-    throw FlagError("--nodes", "the k8s format renders a single-node Job; use --format slurm or run torchrun per node");
+    throw FlagError("--nodes",
+                    "the k8s format renders a single-node Job; use --format slurm or run torchrun per node");
   if (c.multi.nodes > 1 && c.multi.master_addr.empty() && req.format != "slurm")
-    throw FlagError("--nodes", std::to_string(c.multi.nodes) + " nodes need --master ADDR:PORT (the rank-0 node)");
+    throw FlagError("--nodes",
+                    std::to_string(c.multi.nodes) + " nodes need --master ADDR:PORT (the rank-0 node)");
   if (c.multi.nodes > 1 && !req.node_rank && req.format != "slurm" && req.format != "k8s")
     throw FlagError("--nodes", "each node runs its own command: give --node-rank (0.." +
                                    std::to_string(c.multi.nodes - 1) + ")");
@@ -140,11 +150,15 @@ void ResolveMulti(const LaunchRequest& req, RunConfig& c) {
 
 void ResolveMounts(const LaunchRequest& req, const Profile* p, const ResolveInputs& in, RunConfig& c) {
   auto add = [&c](const Mount& m) {
-    auto same = std::find_if(c.mounts.begin(), c.mounts.end(), [&m](const Mount& x) { return x.target == m.target; });
-    if (same != c.mounts.end()) *same = m;  // a flag replaces the profile's mount at the same target
-    else c.mounts.push_back(m);
+    auto same =
+        std::find_if(c.mounts.begin(), c.mounts.end(), [&m](const Mount& x) { return x.target == m.target; });
+    if (same != c.mounts.end())
+      *same = m;  // a flag replaces the profile's mount at the same target
+    else
+      c.mounts.push_back(m);
   };
-  if (p) for (const Mount& m : p->mounts) add(m), c.origins["mounts"] = Origin::kProfile;
+  if (p)
+    for (const Mount& m : p->mounts) add(m), c.origins["mounts"] = Origin::kProfile;
   std::vector<Mount> from_flags;
   for (const std::string& v : req.volumes) {
     from_flags.push_back(ParseMount(v));
@@ -154,19 +168,24 @@ void ResolveMounts(const LaunchRequest& req, const Profile* p, const ResolveInpu
   if (!in.live_fs) return;  // a snapshot's files are not here to check
   for (const Mount& m : c.mounts) {
     if (in.live_fs->Exists(m.source)) continue;
-    const bool flag = std::any_of(from_flags.begin(), from_flags.end(),
-                                  [&m](const Mount& x) { return x.source == m.source && x.target == m.target; });
-    throw FlagError(flag ? "-v" : "--profile", m.source + " does not exist on this host (mounted at " + m.target + ")");
+    const bool flag = std::any_of(from_flags.begin(), from_flags.end(), [&m](const Mount& x) {
+      return x.source == m.source && x.target == m.target;
+    });
+    throw FlagError(flag ? "-v" : "--profile",
+                    m.source + " does not exist on this host (mounted at " + m.target + ")");
   }
 }
 
 void ResolveEnv(const LaunchRequest& req, const Profile* p, RunConfig& c) {
   auto set = [&c](const std::string& k, const std::string& v) {
     auto it = std::find_if(c.env.begin(), c.env.end(), [&k](const auto& e) { return e.first == k; });
-    if (it != c.env.end()) it->second = v;
-    else c.env.emplace_back(k, v);
+    if (it != c.env.end())
+      it->second = v;
+    else
+      c.env.emplace_back(k, v);
   };
-  if (p) for (const auto& [k, v] : p->env) set(k, v), c.origins["env." + k] = Origin::kProfile;
+  if (p)
+    for (const auto& [k, v] : p->env) set(k, v), c.origins["env." + k] = Origin::kProfile;
   for (const std::string& e : req.envs) {
     auto [k, v] = ParseEnv(e);
     set(k, v);
@@ -180,18 +199,23 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
   const std::string& f = req.format;
   if (c.bare) return;  // no container runtime involved; the host's own driver runs the job
   if (f == "docker" || f == "json" || f == "compose" || f == "torchrun") {
-    if (HasNvidiaRuntime(t)) c.access = GpuAccess::kRuntime;
-    else if (HasCdi(t)) c.access = GpuAccess::kCdi;
+    if (HasNvidiaRuntime(t))
+      c.access = GpuAccess::kRuntime;
+    else if (HasCdi(t))
+      c.access = GpuAccess::kCdi;
     else
-      throw FlagError("--gpus", (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
-                                    " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
-                                    "GPUs (fix there: sudo gpuprep apply --yes --only container_toolkit; gpuprep doctor there "
-                                    "gives the full install)");
+      throw FlagError(
+          "--gpus",
+          (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
+              " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
+              "GPUs (fix there: sudo gpuprep apply --yes --only container_toolkit; gpuprep doctor there "
+              "gives the full install)");
     c.origins["access"] = Origin::kHost;
   }
   bool all_dc = !t.host.gpus.empty();
   for (const auto& g : t.host.gpus) {
-    const manifest::GpuModel* m = in.compat->GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
+    const manifest::GpuModel* m =
+        in.compat->GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
     all_dc = all_dc && m && m->datacenter;
   }
   ImageCuda image = ImageCudaFor(c.image, in.stack, *in.compat);
@@ -224,8 +248,10 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   const auto& formats = LaunchFormats();
   if (std::find(formats.begin(), formats.end(), req.format) == formats.end()) {
     std::string msg = "unknown format \"" + req.format + "\"";
-    if (auto g = DidYouMean(req.format, formats)) msg += " (did you mean \"" + *g + "\"?)";
-    else msg += " (formats: " + Join(formats, ", ") + ")";
+    if (auto g = DidYouMean(req.format, formats))
+      msg += " (did you mean \"" + *g + "\"?)";
+    else
+      msg += " (formats: " + Join(formats, ", ") + ")";
     throw FlagError("--format", msg);
   }
   RunConfig c;
@@ -238,8 +264,9 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   if (req.image) c.image = *req.image, c.origins["image"] = Origin::kFlag;
   if (req.image && *req.image == "none") {  // bare metal: only the torchrun line, no container
     if (req.format != "torchrun")
-      throw FlagError("--image", "none (no container) is only for --format torchrun, which then prints the bare "
-                                 "torchrun line");
+      throw FlagError("--image",
+                      "none (no container) is only for --format torchrun, which then prints the bare "
+                      "torchrun line");
     c.image.clear();
     c.bare = true;
   }
@@ -258,14 +285,18 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
     throw FlagError("--gpus", "none leaves torchrun no process to start (--nproc_per_node would be 0)");
   ResolveMulti(req, c);
   if (c.multi.nodes > 1 && c.gpus.kind == GpuSelection::Kind::kNone)
-    throw FlagError("--gpus", "none contradicts --nodes " + std::to_string(c.multi.nodes) + " (a multi-node GPU job)");
+    throw FlagError("--gpus",
+                    "none contradicts --nodes " + std::to_string(c.multi.nodes) + " (a multi-node GPU job)");
   ResolveShmIpc(req, p, *in.target, c);
   if (req.format == "slurm" && (req.shm || req.ipc))
-    c.warnings.push_back(std::string(req.shm ? "--shm" : "--ipc") +
-                         " has no effect in the slurm format: enroot containers share the node's IPC namespace and "
-                         "/dev/shm");
+    c.warnings.push_back(
+        std::string(req.shm ? "--shm" : "--ipc") +
+        " has no effect in the slurm format: enroot containers share the node's IPC namespace and "
+        "/dev/shm");
 
-  c.ulimits = {{"memlock", -1, -1}, {"stack", 67108864, 67108864}};  // NGC images' banner: --ulimit memlock=-1 --ulimit stack=67108864
+  c.ulimits = {
+      {"memlock", -1, -1},
+      {"stack", 67108864, 67108864}};  // NGC images' banner: --ulimit memlock=-1 --ulimit stack=67108864
   c.origins["ulimits"] = Origin::kStack;
 
   ResolveMounts(req, p, in, c);
@@ -280,8 +311,9 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
                     "must be an absolute path inside the container, got \"" + c.workdir + "\"");
   if (req.name) {
     if (!ValidContainerName(*req.name))
-      throw FlagError("--name", "\"" + *req.name + "\" is not a valid name (letters, digits, _ . -, starting with a "
-                                "letter or digit)");
+      throw FlagError("--name", "\"" + *req.name +
+                                    "\" is not a valid name (letters, digits, _ . -, starting with a "
+                                    "letter or digit)");
     c.name = *req.name;
     c.origins["name"] = Origin::kFlag;
   }
@@ -292,9 +324,10 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
     // rendezvous facts as the variables torch.distributed's env:// init reads.
     c.network = "host";
     c.origins["network"] = Origin::kFlag;
-    const std::pair<std::string, std::string> vars[] = {
-        {"MASTER_ADDR", c.multi.master_addr}, {"MASTER_PORT", std::to_string(c.multi.master_port)},
-        {"NNODES", std::to_string(c.multi.nodes)}, {"NODE_RANK", std::to_string(c.multi.node_rank)}};
+    const std::pair<std::string, std::string> vars[] = {{"MASTER_ADDR", c.multi.master_addr},
+                                                        {"MASTER_PORT", std::to_string(c.multi.master_port)},
+                                                        {"NNODES", std::to_string(c.multi.nodes)},
+                                                        {"NODE_RANK", std::to_string(c.multi.node_rank)}};
     for (const auto& [k, v] : vars) {
       if (std::none_of(c.env.begin(), c.env.end(), [&k = k](const auto& e) { return e.first == k; })) {
         c.env.emplace_back(k, v);

@@ -37,11 +37,11 @@ struct LaunchRequest {
 };
 
 struct ResolveInputs {
-  const Target* target = nullptr;              // required
-  const manifest::Stack* stack = nullptr;      // null: no stack (then --image is required)
-  const manifest::Compat* compat = nullptr;    // required
-  const Profile* profile = nullptr;            // null: no --profile
-  const sys::Fs* live_fs = nullptr;            // the live host's files, for mount sources; null with --host
+  const Target* target = nullptr;            // required
+  const manifest::Stack* stack = nullptr;    // null: no stack (then --image is required)
+  const manifest::Compat* compat = nullptr;  // required
+  const Profile* profile = nullptr;          // null: no --profile
+  const sys::Fs* live_fs = nullptr;          // the live host's files, for mount sources; null with --host
 };
 
 constexpr uint64_t kDefaultShmPerGpu = 8ULL << 30;

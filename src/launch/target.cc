@@ -7,9 +7,7 @@
 
 namespace gp::launch {
 
-std::string Target::Describe() const {
-  return from_snapshot ? "the host in " + snapshot_path : "this host";
-}
+std::string Target::Describe() const { return from_snapshot ? "the host in " + snapshot_path : "this host"; }
 
 Target TargetFromSnapshot(const std::string& text, const std::string& display_path) {
   Target t;
@@ -49,7 +47,8 @@ bool HasNvidiaRuntime(const Target& t) {
   const auto& d = t.host.docker;
   if (std::find(d.runtimes.begin(), d.runtimes.end(), "nvidia") != d.runtimes.end()) return true;
   // Registered in /etc/docker/daemon.json (what a --root probe sees without contacting the engine).
-  if (std::find(d.daemon_json_runtimes.begin(), d.daemon_json_runtimes.end(), "nvidia") != d.daemon_json_runtimes.end())
+  if (std::find(d.daemon_json_runtimes.begin(), d.daemon_json_runtimes.end(), "nvidia") !=
+      d.daemon_json_runtimes.end())
     return true;
   if (t.host.toolkit.packages.count("nvidia-container-toolkit")) return true;
   // A snapshot without host.docker: the doctor verdicts stand in (docs/json.md).

@@ -19,9 +19,9 @@ struct LayerVerdict {
 struct Target {
   probe::HostFacts host;
   bool from_snapshot = false;
-  std::string snapshot_path;                  // as the user gave it (--host)
-  std::string manifest;                       // the snapshot's "manifest" (stack doctor used), "" if none
-  std::map<std::string, LayerVerdict> layers; // by layer name
+  std::string snapshot_path;                   // as the user gave it (--host)
+  std::string manifest;                        // the snapshot's "manifest" (stack doctor used), "" if none
+  std::map<std::string, LayerVerdict> layers;  // by layer name
   // "this host" (live) or "the host in node.json" (snapshot), for messages.
   std::string Describe() const;
 };
@@ -33,8 +33,9 @@ Target TargetFromSnapshot(const std::string& text, const std::string& display_pa
 // snapshot's driver layer "found"; nullopt when there is none.
 std::optional<Version> HostDriverVersion(const Target& t);
 
-// True when `docker run --gpus` works there: an "nvidia" runtime registered (engine or daemon.json), the toolkit's packages
-// installed, or (snapshots without host.docker) the docker and container_toolkit layers are ok.
+// True when `docker run --gpus` works there: an "nvidia" runtime registered (engine or daemon.json), the
+// toolkit's packages installed, or (snapshots without host.docker) the docker and container_toolkit layers
+// are ok.
 bool HasNvidiaRuntime(const Target& t);
 // True when the engine resolves CDI names for NVIDIA GPUs (host.docker.cdi).
 bool HasCdi(const Target& t);

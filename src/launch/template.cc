@@ -8,7 +8,9 @@
 
 namespace gp::launch {
 
-std::string YamlQuote(const std::string& s) { return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string YamlQuote(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string EmbeddedTemplate(const std::string& name) {
   const EmbeddedFile* f = FindEmbedded("templates/" + name);

@@ -53,10 +53,12 @@ GpuSelection ParseGpus(const std::string& value) {
   if (!device_form && list.find(',') == std::string::npos) {
     auto n = ParseUnsigned(list);
     if (!n || *n > 1024)
-      throw FlagError("--gpus", "expected all, none, a count, a list of indices (0,1) or device=0,1; got \"" + value + "\"");
+      throw FlagError("--gpus", "expected all, none, a count, a list of indices (0,1) or device=0,1; got \"" +
+                                    value + "\"");
     if (*n == 0)  // docker reads "0" as a count too, silently starting a container without GPUs
-      throw FlagError("--gpus", "0 requests no GPU; for GPU index 0 use --gpus device=0 (or --gpus none for a CPU-only "
-                                "container)");
+      throw FlagError("--gpus",
+                      "0 requests no GPU; for GPU index 0 use --gpus device=0 (or --gpus none for a CPU-only "
+                      "container)");
     sel.kind = GpuSelection::Kind::kCount;
     sel.count = static_cast<int>(*n);
     return sel;
@@ -65,7 +67,8 @@ GpuSelection ParseGpus(const std::string& value) {
   for (const std::string& part : Split(list, ',')) {
     auto n = ParseUnsigned(Trim(part));
     if (!n || *n > 1024)
-      throw FlagError("--gpus", "\"" + part + "\" is not a GPU index (expected a list such as 0,1 or device=0,1)");
+      throw FlagError("--gpus",
+                      "\"" + part + "\" is not a GPU index (expected a list such as 0,1 or device=0,1)");
     const int idx = static_cast<int>(*n);
     if (std::find(sel.indices.begin(), sel.indices.end(), idx) != sel.indices.end())
       throw FlagError("--gpus", "GPU " + std::to_string(idx) + " is listed twice");
@@ -80,9 +83,11 @@ Mount ParseMount(const std::string& value) {
     throw FlagError("-v", "expected SRC:DST or SRC:DST:ro, got \"" + value + "\"");
   Mount m{parts[0], parts[1], false};
   if (parts.size() == 3) {
-    if (parts[2] == "ro") m.read_only = true;
+    if (parts[2] == "ro")
+      m.read_only = true;
     else if (parts[2] != "rw")
-      throw FlagError("-v", "unknown mount option \"" + parts[2] + "\" in \"" + value + "\" (expected ro or rw)");
+      throw FlagError("-v",
+                      "unknown mount option \"" + parts[2] + "\" in \"" + value + "\" (expected ro or rw)");
   }
   if (m.source.empty() || m.source[0] != '/')
     throw FlagError("-v", "the source must be an absolute host path, got \"" + m.source + "\"");
@@ -93,8 +98,7 @@ Mount ParseMount(const std::string& value) {
 
 std::pair<std::string, std::string> ParseEnv(const std::string& value) {
   const size_t eq = value.find('=');
-  if (eq == std::string::npos)
-    throw FlagError("-e", "expected NAME=VALUE, got \"" + value + "\"");
+  if (eq == std::string::npos) throw FlagError("-e", "expected NAME=VALUE, got \"" + value + "\"");
   std::string name = value.substr(0, eq);
   if (!ValidEnvName(name))
     throw FlagError("-e", "invalid environment variable name \"" + name +
@@ -109,7 +113,8 @@ std::pair<std::string, int> ParseMaster(const std::string& value) {
   if (addr.empty() || !port || *port == 0 || *port > 65535)
     throw FlagError("--master", "expected ADDR:PORT (e.g. 10.0.0.1:29500), got \"" + value + "\"");
   bool addr_ok = std::all_of(addr.begin(), addr.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '[' || c == ']';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '[' ||
+           c == ']';
   });
   if (!addr_ok) throw FlagError("--master", "\"" + addr + "\" is not a host name or IP address");
   return {addr, static_cast<int>(*port)};

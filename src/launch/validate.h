@@ -12,7 +12,8 @@ namespace gp::launch {
 // POSIX shell name: [A-Za-z_][A-Za-z0-9_]*.
 bool ValidEnvName(const std::string& name);
 
-// "all" | "none" | "N" (a count >= 1, as docker reads it) | "i,j,..." | "device=i[,j...]" (indices). "none" is kNone (no GPU); "0" is an error.
+// "all" | "none" | "N" (a count >= 1, as docker reads it) | "i,j,..." | "device=i[,j...]" (indices). "none"
+// is kNone (no GPU); "0" is an error.
 GpuSelection ParseGpus(const std::string& value);
 
 // "SRC:DST" or "SRC:DST:ro|rw"; SRC and DST absolute. A SRC may itself not contain ':' (docker's rule).

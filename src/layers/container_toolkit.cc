@@ -11,7 +11,8 @@ namespace gp::layers {
 namespace {
 
 // NVIDIA's install guide installs these four at one version
-// (NVIDIA/cloud-native-docs, container-toolkit/install-guide.md: NVIDIA_CONTAINER_TOOLKIT_VERSION for all four).
+// (NVIDIA/cloud-native-docs, container-toolkit/install-guide.md: NVIDIA_CONTAINER_TOOLKIT_VERSION for all
+// four).
 const std::vector<std::string> kDefaultPackages = {"nvidia-container-toolkit",
                                                    "nvidia-container-toolkit-base",
                                                    "libnvidia-container-tools", "libnvidia-container1"};
@@ -38,7 +39,8 @@ void CheckAdvisories(const CheckInput& in, const Version& tv, LayerReport& r) {
       pin.known() && *pin.version >= newest_fix
           ? ToolkitInstallFix(in.stack.container_toolkit)
           : "choose a stack with container toolkit " + newest_fix.str() + " or later: gpuprep manifest list";
-  r.Add("container_toolkit.cve", Status::kFail, "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
+  r.Add("container_toolkit.cve", Status::kFail,
+        "toolkit " + tv.str() + " is affected by " + Join(parts, "; "), fix);
 }
 
 void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
@@ -51,8 +53,8 @@ void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
   else if (cdi)
     r.Add("container_toolkit.cdi", Status::kOk, "Docker reaches the GPUs through CDI");
   else
-    r.Add("container_toolkit.not-configured", Status::kFail, "Docker has no nvidia runtime and no CDI spec for the GPUs",
-          ApplyFix("container_toolkit"));
+    r.Add("container_toolkit.not-configured", Status::kFail,
+          "Docker has no nvidia runtime and no CDI spec for the GPUs", ApplyFix("container_toolkit"));
 }
 
 }  // namespace
@@ -84,25 +86,30 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
   auto tv = ParseFound(DebVersion::Parse(first_version).upstream);
   if (tv) r.found = tv->str();
   if (!spec.enabled) {
-    r.Add("container_toolkit.not-in-stack", Status::kSkip, "the container toolkit is not part of stack " + in.stack.name);
+    r.Add("container_toolkit.not-in-stack", Status::kSkip,
+          "the container toolkit is not part of stack " + in.stack.name);
     return r;
   }
   if (spec.version.unknown) {
-    r.Add("container_toolkit.version-unknown", Status::kSkip, "the stack's container toolkit version is unknown: " + spec.version.reason);
+    r.Add("container_toolkit.version-unknown", Status::kSkip,
+          "the stack's container toolkit version is unknown: " + spec.version.reason);
     return r;
   }
   if (have.empty()) {
-    r.Add("container_toolkit.missing", Status::kFail, "NVIDIA Container Toolkit not installed", ToolkitInstallFix(spec));
+    r.Add("container_toolkit.missing", Status::kFail, "NVIDIA Container Toolkit not installed",
+          ToolkitInstallFix(spec));
     return r;
   }
   if (!missing.empty())
-    r.Add("container_toolkit.packages-missing", Status::kFail, "toolkit packages missing: " + Join(missing, ", "), ToolkitInstallFix(spec));
+    r.Add("container_toolkit.packages-missing", Status::kFail,
+          "toolkit packages missing: " + Join(missing, ", "), ToolkitInstallFix(spec));
   if (differ)
-    r.Add("container_toolkit.version-skew", Status::kFail, "toolkit packages at different versions (" + Join(have, ", ") + ")",
-          ToolkitInstallFix(spec));
+    r.Add("container_toolkit.version-skew", Status::kFail,
+          "toolkit packages at different versions (" + Join(have, ", ") + ")", ToolkitInstallFix(spec));
   if (missing.empty() && !differ)
-    r.Add("container_toolkit.installed", Status::kOk, "toolkit " + (tv ? tv->str() : first_version) + " installed, " +
-                           std::to_string(have.size()) + " packages at one version");
+    r.Add("container_toolkit.installed", Status::kOk,
+          "toolkit " + (tv ? tv->str() : first_version) + " installed, " + std::to_string(have.size()) +
+              " packages at one version");
   if (tv) {
     CheckAdvisories(in, *tv, r);
     if (spec.version.known() && *tv < *spec.version.version)

@@ -17,7 +17,8 @@ LayerReport CheckCuda(const CheckInput& in) {
     return r;
   }
   if (spec.version.unknown) {
-    r.Add("cuda.version-unknown", Status::kSkip, "the stack's CUDA version is unknown: " + spec.version.reason);
+    r.Add("cuda.version-unknown", Status::kSkip,
+          "the stack's CUDA version is unknown: " + spec.version.reason);
     return r;
   }
   const Version& want = *spec.version.version;
@@ -27,13 +28,14 @@ LayerReport CheckCuda(const CheckInput& in) {
   std::optional<Version> have = host.found ? ParseFound(host.version) : std::nullopt;
   if (!have) {
     if (spec.optional)
-      r.Add("cuda.optional-missing", Status::kSkip, "CUDA toolkit not installed (optional in this stack: containers bring their own)");
+      r.Add("cuda.optional-missing", Status::kSkip,
+            "CUDA toolkit not installed (optional in this stack: containers bring their own)");
     else
       r.Add("cuda.missing", Status::kFail, "CUDA toolkit not installed", ApplyFix("cuda"));
     return r;
   }
-  // `source: redist`: the stack's toolkit is gpuprep's install of NVIDIA's archives under /opt/gpuprep/cuda; a
-  // toolkit found elsewhere (apt, a runfile, pip wheels) is not it.
+  // `source: redist`: the stack's toolkit is gpuprep's install of NVIDIA's archives under /opt/gpuprep/cuda;
+  // a toolkit found elsewhere (apt, a runfile, pip wheels) is not it.
   if (spec.source == "redist" && host.path.rfind("/opt/gpuprep/cuda/", 0) != 0)
     r.Add("cuda.not-redist", Status::kFail,
           "CUDA " + host.version + " is in " + (host.path.empty() ? host.source : host.path) +
@@ -42,9 +44,11 @@ LayerReport CheckCuda(const CheckInput& in) {
   std::string installed = "installed CUDA " + have->str();
   bool same_release = have->Prefix(2) == want.Prefix(2);
   if (have->major() != want.major())
-    r.Add("cuda.major-mismatch", Status::kFail, installed + " is another major than the stack's " + want.str(), ApplyFix("cuda"));
+    r.Add("cuda.major-mismatch", Status::kFail,
+          installed + " is another major than the stack's " + want.str(), ApplyFix("cuda"));
   else if (!same_release)
-    r.Add("cuda.version-mismatch", Status::kWarn, installed + " differs from the stack's " + want.str(), ApplyFix("cuda"));
+    r.Add("cuda.version-mismatch", Status::kWarn, installed + " differs from the stack's " + want.str(),
+          ApplyFix("cuda"));
   else
     r.Add("cuda.match", Status::kOk, installed + " matches the stack's " + want.str());
 

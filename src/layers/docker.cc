@@ -15,12 +15,13 @@ LayerReport CheckDocker(const CheckInput& in) {
     r.Add("docker.engine", Status::kOk, "Docker engine " + d.version + " answers on its socket");
   } else if (!d.cli_found) {
     r.Add("docker.missing", Status::kFail, "Docker is not installed",
-          in.stack.docker.present
-              ? ApplyFix("docker")
-              : "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl enable --now docker");
+          in.stack.docker.present ? ApplyFix("docker")
+                                  : "install Docker Engine (https://docs.docker.com/engine/install/), then: "
+                                    "sudo systemctl enable --now docker");
   } else if (!in.host.live) {
     r.found = "installed";
-    r.Add("docker.installed", Status::kOk, "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");
+    r.Add("docker.installed", Status::kOk,
+          "Docker is installed (the engine is not contacted for a --root tree or a snapshot)");
   } else {
     r.found = "CLI only";
     r.Add("docker.engine-down", Status::kFail,
@@ -28,7 +29,8 @@ LayerReport CheckDocker(const CheckInput& in) {
           "sudo systemctl enable --now docker");
   }
   if (!d.daemon_json_error.empty())
-    r.Add("docker.daemon-json", Status::kFail, "/etc/docker/daemon.json does not parse: " + d.daemon_json_error,
+    r.Add("docker.daemon-json", Status::kFail,
+          "/etc/docker/daemon.json does not parse: " + d.daemon_json_error,
           "correct /etc/docker/daemon.json, then: sudo systemctl restart docker");
   return r;
 }

@@ -12,7 +12,8 @@ namespace {
 const char* kMismatch = "Failed to initialize NVML: Driver/library version mismatch";
 
 std::string NouveauFix() {
-  return ApplyFix("driver") + " (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
+  return ApplyFix("driver") +
+         " (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
          "sudo tee /etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)";
 }
 
@@ -55,7 +56,8 @@ bool OpenModules(const CheckInput& in) {
   return in.stack.driver.flavour == "open" || in.stack.driver.flavour == "server-open";
 }
 
-// Flavour rules (compat.yaml driver_rules): a board only the open modules drive, or only the proprietary ones.
+// Flavour rules (compat.yaml driver_rules): a board only the open modules drive, or only the proprietary
+// ones.
 void CheckFlavour(const CheckInput& in, const manifest::GpuModel& m, bool open, LayerReport& r) {
   const std::string& flavour = in.stack.driver.flavour;
   const bool stack_open = flavour == "open" || flavour == "server-open";
@@ -64,16 +66,19 @@ void CheckFlavour(const CheckInput& in, const manifest::GpuModel& m, bool open, 
           m.name + " runs only on NVIDIA's open kernel modules; the " +
               (in.host.driver.module.loaded ? std::string("loaded module is proprietary")
                                             : "stack pins the " + flavour + " flavour"),
-          stack_open ? ApplyFix("driver") : "choose a stack with the open driver flavour: gpuprep manifest list");
+          stack_open ? ApplyFix("driver")
+                     : "choose a stack with the open driver flavour: gpuprep manifest list");
   if (!m.open_modules && open)
     r.Add("driver.open-unsupported", Status::kFail,
-          "the open kernel modules do not support " + m.name + " (" + m.arch + "; they support Turing and later)",
-          stack_open ? "choose a stack with the proprietary driver flavour: gpuprep manifest list" : ApplyFix("driver"));
+          "the open kernel modules do not support " + m.name + " (" + m.arch +
+              "; they support Turing and later)",
+          stack_open ? "choose a stack with the proprietary driver flavour: gpuprep manifest list"
+                     : ApplyFix("driver"));
 }
 
-// The per-release data (GpuModel::support, from NVIDIA's README of each release): a release that does not list
-// the board is a warning naming the first release of the host's branch that does, or the branches that do; the
-// README lags real support, so not listed is not proof of unsupported.
+// The per-release data (GpuModel::support, from NVIDIA's README of each release): a release that does not
+// list the board is a warning naming the first release of the host's branch that does, or the branches that
+// do; the README lags real support, so not listed is not proof of unsupported.
 void CheckListed(const CheckInput& in, const Version& dv, const manifest::GpuModel& m, LayerReport& r) {
   using State = manifest::BoardSupport::State;
   const manifest::BoardSupport s = m.SupportAt(dv);
@@ -84,13 +89,16 @@ void CheckListed(const CheckInput& in, const Version& dv, const manifest::GpuMod
     r.Add("driver.board-not-yet-listed", Status::kWarn,
           "driver " + dv.str() + " predates " + s.first->str() + ", the first " + branch +
               " release (betas aside) whose supported-GPU list names " + m.name,
-          stack_lists ? ApplyFix("driver") : "install " + s.first->str() + " or later: choose a stack with it (gpuprep manifest list)");
+          stack_lists
+              ? ApplyFix("driver")
+              : "install " + s.first->str() + " or later: choose a stack with it (gpuprep manifest list)");
   } else if (s.state == State::kNotInBranch) {
     const std::string others = m.SupportingBranches();
-    r.Add("driver.board-not-in-branch", Status::kWarn,
-          "no " + branch + " release (betas aside) lists " + m.name +
-              (others.empty() ? std::string(" (no branch does yet)") : "; the branches that do: " + others),
-          stack_lists ? ApplyFix("driver") : "choose a stack on one of those branches: gpuprep manifest list");
+    r.Add(
+        "driver.board-not-in-branch", Status::kWarn,
+        "no " + branch + " release (betas aside) lists " + m.name +
+            (others.empty() ? std::string(" (no branch does yet)") : "; the branches that do: " + others),
+        stack_lists ? ApplyFix("driver") : "choose a stack on one of those branches: gpuprep manifest list");
   }
 }
 
@@ -140,7 +148,8 @@ LayerReport CheckDriver(const CheckInput& in) {
               " reached end of life in " + spec.end_of_life + " and gets no more security fixes",
           "move to a current stack: gpuprep manifest list, then sudo gpuprep apply --yes --manifest NAME");
   if (spec.version.unknown) {
-    r.Add("driver.version-unknown", Status::kSkip, "the stack's driver version is unknown: " + spec.version.reason);
+    r.Add("driver.version-unknown", Status::kSkip,
+          "the stack's driver version is unknown: " + spec.version.reason);
     return r;
   }
 
@@ -215,13 +224,16 @@ LayerReport CheckDriver(const CheckInput& in) {
   // Older than the stack's pin matters on its own only when nothing above already says the driver must
   // change.
   if (spec.version.known() && *dv < *spec.version.version && r.status != Status::kFail)
-    r.Add("driver.outdated", Status::kWarn, "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
+    r.Add("driver.outdated", Status::kWarn,
+          "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
           ApplyFix("driver"));
 
-  // The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down GPU state when
-  // the last client exits, so every job start pays for re-initialisation. Data-center hosts only.
+  // The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down
+  // GPU state when the last client exits, so every job start pays for re-initialisation. Data-center hosts
+  // only.
   if (d.module.loaded && !d.persistenced_enabled && AllDatacenter(in.compat, in.host))
-    r.Add("driver.persistenced", Status::kWarn, "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
+    r.Add("driver.persistenced", Status::kWarn,
+          "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
           "sudo systemctl enable --now nvidia-persistenced");
 
   std::vector<std::string> unheld = Unheld(in);

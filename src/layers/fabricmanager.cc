@@ -19,12 +19,14 @@ LayerReport CheckFabricManager(const CheckInput& in) {
 
   const int n = in.host.nvswitch_count;
   if (n == 0) {
-    r.Add("fabricmanager.not-needed", Status::kSkip, "no NVSwitch on this host: fabric manager is not needed");
+    r.Add("fabricmanager.not-needed", Status::kSkip,
+          "no NVSwitch on this host: fabric manager is not needed");
     return r;
   }
   std::string switches = std::to_string(n) + " NVSwitch" + (n == 1 ? "" : "es");
   if (!fm.installed) {
-    r.Add("fabricmanager.missing", Status::kFail, switches + " but no fabric manager: CUDA finds no usable GPU until it runs",
+    r.Add("fabricmanager.missing", Status::kFail,
+          switches + " but no fabric manager: CUDA finds no usable GPU until it runs",
           ApplyFix("fabricmanager"));
     return r;
   }
@@ -41,7 +43,8 @@ LayerReport CheckFabricManager(const CheckInput& in) {
       r.Add("fabricmanager.match", Status::kOk, "fabric manager " + upstream + " matches the driver");
   }
   if (!fm.enabled && !fm.running)
-    r.Add("fabricmanager.not-running", Status::kFail, "fabric manager is installed but neither enabled nor running",
+    r.Add("fabricmanager.not-running", Status::kFail,
+          "fabric manager is installed but neither enabled nor running",
           "sudo systemctl enable --now nvidia-fabricmanager");
   return r;
 }

@@ -54,20 +54,23 @@ LayerReport CheckGpu(const CheckInput& in) {
     std::string why = d.version.known() ? m->StackCannotRun(*d.version.version, open, cuda_major) : "";
     if (why.empty() && in.stack.Claims(*m)) continue;
     const std::string newest = NewestStackFor(in.compat, in.host);
-    const std::string fix = newest.empty() ? "no embedded stack can; write a site stack (gpuprep manifest list)"
-                                           : "sudo gpuprep apply --yes --manifest " + newest;
-    const std::string tail = newest.empty() ? "; no embedded stack can" : "; the newest that can is " + newest;
+    const std::string fix = newest.empty()
+                                ? "no embedded stack can; write a site stack (gpuprep manifest list)"
+                                : "sudo gpuprep apply --yes --manifest " + newest;
+    const std::string tail =
+        newest.empty() ? "; no embedded stack can" : "; the newest that can is " + newest;
     if (!why.empty())
       r.Add("gpu.stack-cannot-run", Status::kFail,
             "stack " + in.stack.name + " cannot run here: " + why + tail, fix);
     else
       r.Add("gpu.stack-arch", Status::kWarn,
-            "stack " + in.stack.name + " is not made for " + m->name + " (" + m->arch + "; it claims " + r.wanted +
-                (in.stack.boards_excluded.empty() ? "" : " less its boards_excluded") + ")" + tail,
+            "stack " + in.stack.name + " is not made for " + m->name + " (" + m->arch + "; it claims " +
+                r.wanted + (in.stack.boards_excluded.empty() ? "" : " less its boards_excluded") + ")" + tail,
             fix);
   }
   if (r.findings.empty())
-    r.Add("gpu.found", Status::kOk, std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
+    r.Add("gpu.found", Status::kOk,
+          std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
   return r;
 }
 

@@ -30,7 +30,8 @@ unsigned long long GpuMemory(const CheckInput& in) {
       sum += *g.memory_bytes;
       continue;
     }
-    const manifest::GpuModel* m = in.compat.GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
+    const manifest::GpuModel* m =
+        in.compat.GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
     if (!m || m->memory_mib == 0) return 0;
     sum += m->memory_mib << 20;
   }
@@ -54,20 +55,20 @@ LayerReport CheckHost(const CheckInput& in) {
   const std::optional<size::WorkloadKind> named = size::WorkloadOfProfile(w.profile);
   const size::WorkloadKind kind = named.value_or(size::WorkloadKind::kLlm);  // the floor: the fewest workers
   const int gpus = static_cast<int>(n);
-  const unsigned long long cpus_need =
-      w.min_cpus_per_gpu ? static_cast<unsigned long long>(w.min_cpus_per_gpu) * n
-                         : static_cast<unsigned long long>(size::CpuCoresFor(kind, gpus));
+  const unsigned long long cpus_need = w.min_cpus_per_gpu
+                                           ? static_cast<unsigned long long>(w.min_cpus_per_gpu) * n
+                                           : static_cast<unsigned long long>(size::CpuCoresFor(kind, gpus));
   const unsigned long long gpu_mem = GpuMemory(in);
   const unsigned long long ram_need = w.min_ram_per_gpu ? w.min_ram_per_gpu * n : gpu_mem;
   const std::string gpus_text = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
-  const std::string cpu_why = w.min_cpus_per_gpu ? std::to_string(w.min_cpus_per_gpu) + " per GPU, the stack's"
-                                                 : size::CpuFormula(kind, gpus) + ": " +
-                                                       std::to_string(size::RatioFor(kind).dataloader_workers) +
-                                                       " DataLoader workers per GPU" +
-                                                       (named ? " for " + std::string(size::RatioFor(kind).name)
-                                                              : std::string(", the floor"));
-  const std::string ram_why = w.min_ram_per_gpu ? HumanBytes(w.min_ram_per_gpu) + " per GPU, the stack's"
-                                                : "the GPUs' memory";
+  const std::string cpu_why =
+      w.min_cpus_per_gpu
+          ? std::to_string(w.min_cpus_per_gpu) + " per GPU, the stack's"
+          : size::CpuFormula(kind, gpus) + ": " + std::to_string(size::RatioFor(kind).dataloader_workers) +
+                " DataLoader workers per GPU" +
+                (named ? " for " + std::string(size::RatioFor(kind).name) : std::string(", the floor"));
+  const std::string ram_why =
+      w.min_ram_per_gpu ? HumanBytes(w.min_ram_per_gpu) + " per GPU, the stack's" : "the GPUs' memory";
   std::vector<std::string> wanted = {">= " + std::to_string(cpus_need) + " CPUs (" + cpu_why + ")"};
   wanted.push_back(ram_need ? ">= " + HumanBytes(ram_need) + " RAM (" + ram_why + ")"
                             : "RAM unchecked (the GPUs' memory is unknown)");
@@ -77,17 +78,18 @@ LayerReport CheckHost(const CheckInput& in) {
   const std::string workload = " for the " + w.profile + " workload";
   if (static_cast<unsigned long long>(h.cpus) < cpus_need)
     r.Add("host.cpus", Status::kWarn,
-          std::to_string(h.cpus) + " CPU cores for " + gpus_text + ": below " + std::to_string(cpus_need) + " (" +
-              cpu_why + ")" + workload,
+          std::to_string(h.cpus) + " CPU cores for " + gpus_text + ": below " + std::to_string(cpus_need) +
+              " (" + cpu_why + ")" + workload,
           "use a host with at least " + std::to_string(cpus_need) + " CPU cores, or fewer GPUs");
   if (ram_need && h.memory_bytes < ram_need)
     r.Add("host.memory", Status::kWarn,
-          HumanBytes(h.memory_bytes) + " RAM for " + gpus_text + ": below " + HumanBytes(ram_need) + " (" + ram_why +
-              ")" + workload,
+          HumanBytes(h.memory_bytes) + " RAM for " + gpus_text + ": below " + HumanBytes(ram_need) + " (" +
+              ram_why + ")" + workload,
           "use a host with at least " + HumanBytes(ram_need) + " RAM, or fewer GPUs");
   if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n)
     r.Add("host.shm", Status::kWarn,
-          PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + " per GPU" + workload,
+          PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + " per GPU" +
+              workload,
           "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) +
               "G /dev/shm");
   if (r.findings.empty())

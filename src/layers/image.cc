@@ -30,17 +30,20 @@ LayerReport CheckImage(const CheckInput& in) {
       from = " (the image's CUDA_VERSION " + local.cuda_raw + where + ")";
     }
   } else if (read && !cuda.known()) {
-    cuda.reason += std::string(cuda.reason.empty() ? "" : "; ") + "the image's config declares no CUDA_VERSION" + where;
+    cuda.reason +=
+        std::string(cuda.reason.empty() ? "" : "; ") + "the image's config declares no CUDA_VERSION" + where;
   }
   if (!local.registry_error.empty())
-    r.Add("image.registry", Status::kWarn, "could not read " + local.ref + " from its registry: " + local.registry_error,
+    r.Add("image.registry", Status::kWarn,
+          "could not read " + local.ref + " from its registry: " + local.registry_error,
           "check the network and the image reference; doctor then judges the image by the stack's tables");
   if (local.inspected && !local.present) {
     r.Add(Status::kWarn, local.ref + " is not pulled", ApplyFix("image"));
   } else if (local.present) {
     r.found = local.digest.empty() ? "pulled" : local.digest;
     if (!img.digest.empty() && !local.digest.empty() && local.digest != img.digest)
-      r.Add(Status::kFail, local.ref + " is " + local.digest + " but the stack pins " + img.digest, ApplyFix("image"));
+      r.Add(Status::kFail, local.ref + " is " + local.digest + " but the stack pins " + img.digest,
+            ApplyFix("image"));
   }
   if (!cuda.known()) {
     r.Add("image.cuda-unknown", Status::kSkip,

@@ -22,7 +22,8 @@ LayerReport CheckOs(const CheckInput& in) {
     r.Add("os.unknown", Status::kFail, "no /etc/os-release: the operating system is unknown",
           "probe a complete system (the --root tree needs etc/os-release)");
   } else if (!in.stack.SupportsOs(os.id, os.version_id)) {
-    r.Add("os.unsupported", Status::kFail, label + " is not a system of stack " + in.stack.name + " (" + r.wanted + ")",
+    r.Add("os.unsupported", Status::kFail,
+          label + " is not a system of stack " + in.stack.name + " (" + r.wanted + ")",
           "choose a stack for " + label + ": gpuprep manifest list");
   } else {
     r.Add("os.supported", Status::kOk, label + " is supported by stack " + in.stack.name);
@@ -33,7 +34,8 @@ LayerReport CheckOs(const CheckInput& in) {
           "sudo dpkg --configure -a");
   }
   if (in.host.reboot_required)
-    r.Add("os.reboot-pending", Status::kWarn, "a reboot is pending (/var/run/reboot-required)", "sudo reboot");
+    r.Add("os.reboot-pending", Status::kWarn, "a reboot is pending (/var/run/reboot-required)",
+          "sudo reboot");
   return r;
 }
 

@@ -4,20 +4,28 @@ namespace gp::layers {
 
 const char* StatusName(Status s) {
   switch (s) {
-    case Status::kOk: return "ok";
-    case Status::kWarn: return "warn";
-    case Status::kFail: return "fail";
-    case Status::kSkip: return "skip";
+    case Status::kOk:
+      return "ok";
+    case Status::kWarn:
+      return "warn";
+    case Status::kFail:
+      return "fail";
+    case Status::kSkip:
+      return "skip";
   }
   return "skip";
 }
 
 int Severity(Status s) {
   switch (s) {
-    case Status::kSkip: return 0;
-    case Status::kOk: return 1;
-    case Status::kWarn: return 2;
-    case Status::kFail: return 3;
+    case Status::kSkip:
+      return 0;
+    case Status::kOk:
+      return 1;
+    case Status::kWarn:
+      return 2;
+    case Status::kFail:
+      return 3;
   }
   return 0;
 }
@@ -41,8 +49,8 @@ void LayerReport::Add(std::string code, Status s, std::string message, std::opti
 }
 
 const std::vector<std::string>& LayerNames() {
-  static const std::vector<std::string> kNames = {"os",   "host",  "gpu",    "driver", "fabricmanager",
-                                                  "cuda", "cudnn", "nccl",   "docker", "container_toolkit",
+  static const std::vector<std::string> kNames = {"os",   "host",  "gpu",  "driver", "fabricmanager",
+                                                  "cuda", "cudnn", "nccl", "docker", "container_toolkit",
                                                   "image"};
   return kNames;
 }

@@ -14,8 +14,8 @@ int Severity(Status s);
 
 struct Finding {
   Status status = Status::kOk;
-  std::string message;               // one sentence: what was found
-  std::optional<std::string> fix;    // the exact command or action; required for warn and fail
+  std::string message;             // one sentence: what was found
+  std::optional<std::string> fix;  // the exact command or action; required for warn and fail
   // Stable machine-readable name, "<layer>.<what>" ("driver.module-mismatch", "container_toolkit.cve"):
   // reports group by it and scripts match on it; the message may be reworded, the code is not.
   // "" only for findings made outside the layer checks (verify).
@@ -23,8 +23,8 @@ struct Finding {
 };
 
 struct LayerReport {
-  std::string name;                  // os, host, gpu, driver, fabricmanager, cuda, cudnn, nccl, docker,
-                                     // container_toolkit, image
+  std::string name;  // os, host, gpu, driver, fabricmanager, cuda, cudnn, nccl, docker,
+                     // container_toolkit, image
   Status status = Status::kSkip;
   std::optional<std::string> found;  // what the host has ("535.161.08"), null when nothing
   std::string wanted;                // what the stack wants (">= 535.104.05", "8.9.7")
@@ -41,8 +41,8 @@ struct LayerReport {
 // The canonical layer order (docs/cli.md, "Layers"), used for output and planning.
 const std::vector<std::string>& LayerNames();
 
-// What a doctor report holds, in order: the "stack" row (the stack checked against; not a layer apply installs
-// or --only selects), then LayerNames().
+// What a doctor report holds, in order: the "stack" row (the stack checked against; not a layer apply
+// installs or --only selects), then LayerNames().
 const std::vector<std::string>& ReportNames();
 
 }  // namespace gp::layers

@@ -85,12 +85,14 @@ CudaVerdict DriverRunsCuda(const manifest::Compat& compat, const Version& driver
   const manifest::CudaBranchRow* branch = v.min_driver ? nullptr : compat.DriverBranchFor(cuda);
   const std::string minor = "CUDA " + cuda.Prefix(2).str();
   if (branch && driver.major() >= static_cast<uint64_t>(branch->branch)) {
-    v.message = d + " runs " + what + " (" + minor + " needs an R" + std::to_string(branch->branch) + " or later driver)";
+    v.message = d + " runs " + what + " (" + minor + " needs an R" + std::to_string(branch->branch) +
+                " or later driver)";
     return v;
   }
-  std::string below = v.min_driver ? d + " is below " + what + "'s minimum " + v.min_driver->str()
-                      : branch     ? d + " is older than R" + std::to_string(branch->branch) + ", the driver branch of " + minor
-                                   : "no minimum driver is known for " + what;
+  std::string below =
+      v.min_driver ? d + " is below " + what + "'s minimum " + v.min_driver->str()
+      : branch ? d + " is older than R" + std::to_string(branch->branch) + ", the driver branch of " + minor
+               : "no minimum driver is known for " + what;
   if (in_mvc) {
     v.minor_compat = true;
     v.status = Status::kWarn;

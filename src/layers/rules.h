@@ -35,7 +35,8 @@ std::vector<const manifest::GpuModel*> HostGpuModels(const manifest::Compat& com
 // True when the host has GPUs and every one is a known data-center model (forward compatibility applies).
 bool AllDatacenter(const manifest::Compat& compat, const probe::HostFacts& host);
 
-// Can `driver` run CUDA `cuda`? (NVIDIA's CUDA Toolkit release notes, Table 3, and minor-version compatibility)
+// Can `driver` run CUDA `cuda`? (NVIDIA's CUDA Toolkit release notes, Table 3, and minor-version
+// compatibility)
 //  ok   at or above that CUDA release's own minimum (Compat::MinDriverFor), or, for a CUDA minor NVIDIA gives
 //       as a driver branch instead (13.4 -> R615, Compat::DriverBranchFor), on that branch or a later one;
 //  warn below it but within the major's minor-version compatibility (branch >= min_branch and, when given,

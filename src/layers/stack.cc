@@ -4,8 +4,9 @@
 //
 // The host's stack is compared by content (manifest/digest.h): an embedded stack, or a site file that only
 // moves its repositories, is the embedded stack with that content; a site file pinning other versions is its
-// own and is not compared. "Newer" is the default choice for a host never applied (manifest::ChooseDefaultStack:
-// long-term-support first, then newest CUDA and driver) when it ranks above the host's stack.
+// own and is not compared. "Newer" is the default choice for a host never applied
+// (manifest::ChooseDefaultStack: long-term-support first, then newest CUDA and driver) when it ranks above
+// the host's stack.
 #include <stdexcept>
 
 #include "layers/check.h"
@@ -33,7 +34,8 @@ LayerReport CheckStack(const CheckInput& in) {
     same = manifest::EmbeddedIdentity(s);
   } catch (const std::runtime_error& e) {  // no libcrypto to hash a site file with
     r.found = s.name;
-    r.Add("stack.unhashed", Status::kSkip, std::string("cannot compare stack ") + s.name + " with the embedded ones: " + e.what());
+    r.Add("stack.unhashed", Status::kSkip,
+          std::string("cannot compare stack ") + s.name + " with the embedded ones: " + e.what());
     return r;
   }
   r.found = s.name + (same && *same != s.name ? " (the content of " + *same + ")" : "");
@@ -47,8 +49,9 @@ LayerReport CheckStack(const CheckInput& in) {
   r.wanted = def.name;
   if (!same) {
     r.Add("stack.own-pins", Status::kOk,
-          "stack " + s.name + " pins versions of its own (no embedded stack has its content): not compared with " +
-              def.name + ", gpuprep's choice for a new host like this one");
+          "stack " + s.name +
+              " pins versions of its own (no embedded stack has its content): not compared with " + def.name +
+              ", gpuprep's choice for a new host like this one");
     return r;
   }
   if (*same == def.name) {

@@ -21,8 +21,9 @@ std::string PciId(const Node& n) {
 // "10de:16c0": PCI subsystem vendor and device, lower-case hex.
 std::string Subsystem(const Node& n) {
   std::string id = ToLower(AsString(n));
-  bool ok = id.size() == 9 && id[4] == ':' && id.find_first_not_of("0123456789abcdef:") == std::string::npos &&
-            id.find(':') == 4 && id.rfind(':') == 4;
+  bool ok = id.size() == 9 && id[4] == ':' &&
+            id.find_first_not_of("0123456789abcdef:") == std::string::npos && id.find(':') == 4 &&
+            id.rfind(':') == 4;
   if (!ok) Fail(n.mark, "\"" + n.scalar + "\" is not a PCI subsystem (like \"10de:16c0\")");
   return id;
 }
@@ -33,14 +34,17 @@ int Branch(const Node& n) {
   return static_cast<int>(b);
 }
 
-// `support: {"535": "535.129.03", "545": none}`: branch -> first official release that lists the board, or none.
+// `support: {"535": "535.129.03", "545": none}`: branch -> first official release that lists the board, or
+// none.
 std::map<int, std::optional<Version>> ParseSupport(const Node& n) {
   if (n.kind != Node::Kind::kMap) Fail(n.mark, "support must be a map of driver branches");
   std::map<int, std::optional<Version>> out;
   for (size_t i = 0; i < n.fields.size(); ++i) {
     const auto& [key, value] = n.fields[i];
-    const bool digits = !key.empty() && key.size() <= 5 && key.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || key[0] == '0') Fail(n.key_marks[i], "\"" + key + "\" is not a driver branch (like \"535\")");
+    const bool digits =
+        !key.empty() && key.size() <= 5 && key.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || key[0] == '0')
+      Fail(n.key_marks[i], "\"" + key + "\" is not a driver branch (like \"535\")");
     const int branch = std::stoi(key);
     if (value.kind == Node::Kind::kScalar && value.scalar == "none") {
       out[branch] = std::nullopt;
@@ -66,7 +70,8 @@ std::string OneOf(Fields& f, const char* key, const std::vector<std::string>& al
 void ParseBoard(Fields& f, GpuModel& g) {
   const Node* board = f.Get("board");
   if (!board) {
-    for (const char* k : {"memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source", "link_source"})
+    for (const char* k :
+         {"memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source", "link_source"})
       if (f.node().Find(k)) Fail(f.node().KeyMark(k), std::string(k) + " needs board");
     return;
   }
@@ -96,8 +101,9 @@ void ParseBoard(Fields& f, GpuModel& g) {
 void ParseGpus(const Node& list, Compat& out) {
   for (const Node& item : AsList(list)) {
     Fields f(item, "gpus", nullptr);
-    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch", "support",
-            "board", "memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source", "link_source"});
+    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch",
+            "support", "board", "memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source",
+            "link_source"});
     GpuModel g;
     g.name = AsString(f.Require("name"));
     for (const Node& id : AsList(f.Require("pci_ids"))) g.pci_ids.push_back(PciId(id));
@@ -114,7 +120,8 @@ void ParseGpus(const Node& list, Compat& out) {
   }
 }
 
-const std::vector<std::string> kRuleArchs = {"maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+const std::vector<std::string> kRuleArchs = {"maxwell", "pascal", "volta",  "turing",
+                                             "ampere",  "ada",    "hopper", "blackwell"};
 
 void ParseRules(const Node& list, Compat& out) {
   for (const Node& item : AsList(list)) {
@@ -125,7 +132,8 @@ void ParseRules(const Node& list, Compat& out) {
     if (const Node* b = f.Get("board")) r.board = PciId(*b);
     if (r.arch.empty() == r.board.empty()) Fail(item.mark, "a driver rule names either arch or board");
     if (!r.arch.empty() && std::find(kRuleArchs.begin(), kRuleArchs.end(), r.arch) == kRuleArchs.end())
-      Fail(f.node().Find("arch")->mark, "unknown architecture \"" + r.arch + "\"" + Suggestion(r.arch, kRuleArchs, "expected one of"));
+      Fail(f.node().Find("arch")->mark,
+           "unknown architecture \"" + r.arch + "\"" + Suggestion(r.arch, kRuleArchs, "expected one of"));
     r.modules = f.String("modules").value_or("");
     if (!r.modules.empty() && r.modules != "open" && r.modules != "proprietary")
       Fail(f.node().Find("modules")->mark, "modules must be open or proprietary, got \"" + r.modules + "\"");
@@ -141,8 +149,8 @@ void ApplyRules(Compat& c) {
     for (int pass = 0; pass < 2; ++pass) {
       for (const DriverRule& r : c.driver_rules) {
         const bool hit = pass == 0 ? r.arch == g.arch
-                                   : !r.board.empty() && std::find(g.pci_ids.begin(), g.pci_ids.end(), r.board) !=
-                                                             g.pci_ids.end();
+                                   : !r.board.empty() && std::find(g.pci_ids.begin(), g.pci_ids.end(),
+                                                                   r.board) != g.pci_ids.end();
         if (!hit) continue;
         if (r.modules == "open") g.requires_open = true;
         if (r.modules == "proprietary") g.open_modules = false;
@@ -189,12 +197,14 @@ void ParseCudaBranches(const Node& list, Compat& out) {
     CudaBranchRow row;
     const Node& cuda = f.Require("cuda");
     row.cuda = AsVersion(cuda);
-    if (row.cuda.size() != 2) Fail(cuda.mark, "cuda is a CUDA minor (like \"13.4\"), got \"" + cuda.scalar + "\"");
+    if (row.cuda.size() != 2)
+      Fail(cuda.mark, "cuda is a CUDA minor (like \"13.4\"), got \"" + cuda.scalar + "\"");
     row.branch = Branch(f.Require("branch"));
     if (const Node* ga = f.Get("ga")) {
       row.ga = AsVersion(*ga);
       if (row.ga->size() != 3 || row.ga->Prefix(2) != row.cuda)
-        Fail(ga->mark, "ga is a release of CUDA " + row.cuda.str() + " (like \"" + row.cuda.str() + ".1\"), got \"" + ga->scalar + "\"");
+        Fail(ga->mark, "ga is a release of CUDA " + row.cuda.str() + " (like \"" + row.cuda.str() +
+                           ".1\"), got \"" + ga->scalar + "\"");
     }
     for (const auto& r : out.cuda_driver_branches)
       if (r.cuda == row.cuda) Fail(item.mark, "CUDA " + row.cuda.str() + " is listed twice");
@@ -215,7 +225,8 @@ void ParseDriverBranches(const Node& list, Compat& out) {
     const Node& d = f.Require("designation");
     b.designation = AsString(d);
     if (std::find(kDesignations.begin(), kDesignations.end(), b.designation) == kDesignations.end())
-      Fail(d.mark, "unknown designation \"" + b.designation + "\"" + Suggestion(b.designation, kDesignations, "expected one of"));
+      Fail(d.mark, "unknown designation \"" + b.designation + "\"" +
+                       Suggestion(b.designation, kDesignations, "expected one of"));
     if (const Node* e = f.Get("end_of_life")) {
       b.end_of_life = AsString(*e);
       const bool month = b.end_of_life.size() == 7 && b.end_of_life[4] == '-' &&
@@ -369,7 +380,8 @@ const GpuModel* Compat::GpuByPci(const std::string& device_id, const std::string
     if (std::find(g.pci_ids.begin(), g.pci_ids.end(), id) == g.pci_ids.end()) continue;
     if (g.subsystems.empty()) {
       if (!any_board) any_board = &g;
-    } else if (!sub.empty() && std::find(g.subsystems.begin(), g.subsystems.end(), sub) != g.subsystems.end()) {
+    } else if (!sub.empty() &&
+               std::find(g.subsystems.begin(), g.subsystems.end(), sub) != g.subsystems.end()) {
       return &g;
     }
   }

@@ -22,7 +22,8 @@ std::string PackagesText(const std::vector<AptPackage>& pkgs) {
   std::vector<std::string> parts;
   parts.reserve(pkgs.size());
   for (const auto& p : pkgs)
-    parts.push_back(p.name + (p.version.empty() ? "" : "=" + p.version) + (p.upstream.empty() ? "" : "@" + p.upstream));
+    parts.push_back(p.name + (p.version.empty() ? "" : "=" + p.version) +
+                    (p.upstream.empty() ? "" : "@" + p.upstream));
   return Join(parts, ",");
 }
 
@@ -72,7 +73,8 @@ std::string ComputeContentHash(const Stack& s) {
 }
 
 std::string ContentHash(const Stack& s) {
-  // An embedded stack's source is "embedded:NAME"; its lock entry is its hash (tests/manifest/digest_test.cc).
+  // An embedded stack's source is "embedded:NAME"; its lock entry is its hash
+  // (tests/manifest/digest_test.cc).
   if (StartsWith(s.source, "embedded:")) {
     const std::string name = s.source.substr(9);
     for (const auto& e : ShippedStacks())
@@ -98,7 +100,8 @@ std::vector<ShippedStack> ParseShippedStacks(const std::string& text, const std:
     if (parts.size() != 2 || !ValidName(parts[0]) || !IsContentHash(parts[1]))
       throw FileError(display_path, line_no, 1, "expected \"NAME sha256:<64 hex>\", got \"" + line + "\"");
     for (const auto& e : out)
-      if (e.name == parts[0]) throw FileError(display_path, line_no, 1, "stack " + parts[0] + " is listed twice");
+      if (e.name == parts[0])
+        throw FileError(display_path, line_no, 1, "stack " + parts[0] + " is listed twice");
     out.push_back({parts[0], parts[1]});
   }
   return out;
@@ -112,11 +115,13 @@ const std::vector<ShippedStack>& ShippedStacks() {
   return kLock;
 }
 
-std::optional<std::string> EmbeddedStackWithHash(const std::string& hash, const std::vector<std::string>& prefer) {
+std::optional<std::string> EmbeddedStackWithHash(const std::string& hash,
+                                                 const std::vector<std::string>& prefer) {
   const auto names = EmbeddedStackNames();
   std::vector<std::string> same;
   for (const auto& e : ShippedStacks())
-    if (e.hash == hash && std::find(names.begin(), names.end(), e.name) != names.end()) same.push_back(e.name);
+    if (e.hash == hash && std::find(names.begin(), names.end(), e.name) != names.end())
+      same.push_back(e.name);
   for (const auto& p : prefer)
     if (std::find(same.begin(), same.end(), p) != same.end()) return p;
   if (same.empty()) return std::nullopt;

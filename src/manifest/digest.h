@@ -35,8 +35,8 @@ std::string ComputeContentHash(const Stack& s);
 
 // What `--manifest-sha256` pins (docs/cli.md): the sha256 (64 lower-case hex digits) of the stack's document
 // as read, the bytes `sha256sum FILE` hashes; for a stack that extends others, the sha256 of the list of its
-// documents' sha256s, one per line ("HEX\n"), its own first. Every byte of every document counts, repositories
-// and keys included (ContentHash leaves those out). libcrypto is loaded on first use.
+// documents' sha256s, one per line ("HEX\n"), its own first. Every byte of every document counts,
+// repositories and keys included (ContentHash leaves those out). libcrypto is loaded on first use.
 std::string DocumentsSha256(const Stack& s);
 
 // One line of manifests/shipped-stacks.lock: "NAME sha256:HEX".
@@ -50,9 +50,12 @@ std::vector<ShippedStack> ParseShippedStacks(const std::string& text, const std:
 
 // The embedded stack whose content equals `hash`, or nullopt (a site file that pins other versions). Stacks
 // that differ only in what they claim (hopper and blackwell: architectures) share a hash: then the first of
-// `prefer` that has it (a stack's own name, then its extends chain nearest first), else the first in the lock.
-std::optional<std::string> EmbeddedStackWithHash(const std::string& hash, const std::vector<std::string>& prefer = {});
-// The embedded stack `s` is by content: EmbeddedStackWithHash(ContentHash(s)) preferring its name and extends chain.
+// `prefer` that has it (a stack's own name, then its extends chain nearest first), else the first in the
+// lock.
+std::optional<std::string> EmbeddedStackWithHash(const std::string& hash,
+                                                 const std::vector<std::string>& prefer = {});
+// The embedded stack `s` is by content: EmbeddedStackWithHash(ContentHash(s)) preferring its name and extends
+// chain.
 std::optional<std::string> EmbeddedIdentity(const Stack& s);
 
 // One difference between two stacks' pinned contents: {"driver.version", "580.95.05", "580.173.02"}; "" for

@@ -44,7 +44,8 @@ void ParseDocker(const Node& n, Stack& s) {
   }
   if (d.gpu_access == "cdi" && d.default_runtime)
     Fail(f.node().Find("default_runtime")->mark,
-         "default_runtime sets the nvidia runtime as Docker's default; with gpu_access: cdi Docker reaches the GPUs "
+         "default_runtime sets the nvidia runtime as Docker's default; with gpu_access: cdi Docker reaches "
+         "the GPUs "
          "without it");
 }
 

@@ -72,22 +72,23 @@ std::string AsLine(const Node& n) {
 std::string AsName(const Node& n, const std::string& what) {
   std::string v = AsLine(n);
   if (!ValidName(v))
-    Fail(n.mark, what + " \"" + v + "\" is not a valid name (letters, digits and . _ + ~ -, starting with a "
-                 "letter or digit, at most 128)");
+    Fail(n.mark, what + " \"" + v +
+                     "\" is not a valid name (letters, digits and . _ + ~ -, starting with a "
+                     "letter or digit, at most 128)");
   return v;
 }
 
 std::string AsDebName(const Node& n) {
   std::string v = AsLine(n);
-  if (!ValidDebName(v))
-    Fail(n.mark, "\"" + v + "\" is not a Debian package name ([a-z0-9][a-z0-9+.-]+)");
+  if (!ValidDebName(v)) Fail(n.mark, "\"" + v + "\" is not a Debian package name ([a-z0-9][a-z0-9+.-]+)");
   return v;
 }
 
 std::string AsDebVersion(const Node& n) {
   std::string v = AsLine(n);
   if (!ValidDebVersion(v))
-    Fail(n.mark, "\"" + v + "\" is not a Debian version ([epoch:]upstream[-revision], starting with a digit)");
+    Fail(n.mark,
+         "\"" + v + "\" is not a Debian version ([epoch:]upstream[-revision], starting with a digit)");
   return v;
 }
 
@@ -110,7 +111,8 @@ Fields::Fields(const Node& node, std::string path, Origins* origins)
   Expect(node, Node::Kind::kMap, "a map");
 }
 
-std::string Suggestion(const std::string& word, const std::vector<std::string>& names, const std::string& label) {
+std::string Suggestion(const std::string& word, const std::vector<std::string>& names,
+                       const std::string& label) {
   if (auto guess = DidYouMean(word, names)) return " (did you mean \"" + *guess + "\"?)";
   return " (" + label + ": " + Join(names, ", ") + ")";
 }

@@ -25,16 +25,17 @@ const std::vector<Node>& AsList(const Node& n);
 unsigned long long AsBytes(const Node& n);  // "128GiB", "64m", 1073741824
 std::vector<std::string> AsStringList(const Node& n);
 // Typed strings for values that reach a shell, an apt source line, a path or a terminal (util/input.h):
-std::string AsLine(const Node& n);     // one line: no control characters at all, at most 1024 bytes
+std::string AsLine(const Node& n);  // one line: no control characters at all, at most 1024 bytes
 std::string AsName(const Node& n, const std::string& what);  // [A-Za-z0-9][A-Za-z0-9._+~-]{0,127}
-std::string AsDebName(const Node& n);     // a Debian package name
-std::string AsDebVersion(const Node& n);  // a Debian version
+std::string AsDebName(const Node& n);                        // a Debian package name
+std::string AsDebVersion(const Node& n);                     // a Debian version
 std::string AsUrl(const Node& n, UrlRuleKind rule);
 std::string AsConfinedPath(const Node& n, const std::vector<std::string>& dirs);
 
 // What follows an "unknown X" message: ` (did you mean "y"?)` when one of `names` is close, else
 // ` (LABEL: a, b, c)`, e.g. LABEL "expected one of".
-std::string Suggestion(const std::string& word, const std::vector<std::string>& names, const std::string& label);
+std::string Suggestion(const std::string& word, const std::vector<std::string>& names,
+                       const std::string& label);
 
 // One map of a document: rejects unknown keys, reads fields and records where each came from.
 class Fields {

@@ -200,14 +200,14 @@ void CheckStack(const Stack& s, const Node& root) {
   if (s.cuda.enabled && s.cuda.version.known() && compat.IsCudaPreview(*s.cuda.version.version)) {
     const Version& v = *s.cuda.version.version;
     Fail(At(root, "cuda", "version")->mark, "CUDA " + v.str() + " is the " + compat.CudaReleaseName(v) +
-                                                ", not a release; NVIDIA's GA of CUDA " + v.Prefix(2).str() + " is " +
-                                                compat.DriverBranchFor(v)->ga->str());
+                                                ", not a release; NVIDIA's GA of CUDA " + v.Prefix(2).str() +
+                                                " is " + compat.DriverBranchFor(v)->ga->str());
   }
   if (const DriverBranchInfo* b = compat.BranchInfo(s.driver.branch);
       b && !b->end_of_life.empty() && !s.driver.end_of_life.empty() && b->end_of_life != s.driver.end_of_life)
-    Fail(At(root, "driver", "end_of_life")->mark, "R" + std::to_string(s.driver.branch) + " reaches end of life in " +
-                                                      b->end_of_life + " (compat.yaml driver_branches), not " +
-                                                      s.driver.end_of_life);
+    Fail(At(root, "driver", "end_of_life")->mark,
+         "R" + std::to_string(s.driver.branch) + " reaches end of life in " + b->end_of_life +
+             " (compat.yaml driver_branches), not " + s.driver.end_of_life);
   if (s.container_toolkit.enabled && s.container_toolkit.version.known()) {
     const Version& v = *s.container_toolkit.version.version;
     for (const auto& adv : compat.toolkit_advisories)
@@ -219,25 +219,28 @@ void CheckStack(const Stack& s, const Node& root) {
 }
 
 // Every catalogue board the stack claims (architectures less boards_excluded) must run on its pinned driver:
-// the flavour and ceiling rules, and the per-release support data (a release that does not list a board does not
-// claim it). A boards_excluded entry must name a board of a claimed architecture.
+// the flavour and ceiling rules, and the per-release support data (a release that does not list a board does
+// not claim it). A boards_excluded entry must name a board of a claimed architecture.
 void CheckClaims(const Stack& s, const Node& root) {
   const Compat& compat = EmbeddedCompat();
   const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
   std::optional<int> cuda_major;
-  if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
-  for (const auto& [key, boards] : {std::pair<const char*, const std::vector<ExcludedBoard>*>{"boards_excluded", &s.boards_excluded},
-                                    {"boards_noted", &s.boards_noted}}) {
+  if (s.cuda.enabled && s.cuda.version.known())
+    cuda_major = static_cast<int>(s.cuda.version.version->major());
+  for (const auto& [key, boards] :
+       {std::pair<const char*, const std::vector<ExcludedBoard>*>{"boards_excluded", &s.boards_excluded},
+        {"boards_noted", &s.boards_noted}}) {
     const Node* list = root.Find(key);
     if (!list || list->kind != Node::Kind::kList) continue;
     for (size_t i = 0; i < boards->size() && i < list->items.size(); ++i) {
       const ExcludedBoard& b = (*boards)[i];
       const bool any = std::any_of(compat.gpus.begin(), compat.gpus.end(), [&](const GpuModel& g) {
-        return b.Matches(g) && std::find(s.architectures.begin(), s.architectures.end(), g.arch) != s.architectures.end();
+        return b.Matches(g) &&
+               std::find(s.architectures.begin(), s.architectures.end(), g.arch) != s.architectures.end();
       });
       if (!any)
-        Fail(list->items[i].mark, std::string(key) + ": no board of the stack's architectures is " + b.pci_id +
-                                      (b.subsystem.empty() ? "" : " " + b.subsystem));
+        Fail(list->items[i].mark, std::string(key) + ": no board of the stack's architectures is " +
+                                      b.pci_id + (b.subsystem.empty() ? "" : " " + b.subsystem));
     }
   }
   if (!s.driver.version.known()) return;
@@ -251,22 +254,24 @@ void CheckClaims(const Stack& s, const Node& root) {
     if (why.empty() && !noted) {
       const BoardSupport sup = g.SupportAt(v);
       if (sup.state == BoardSupport::State::kNotYet)
-        why = "driver " + v.str() + " predates " + sup.first->str() + ", the first R" + std::to_string(s.driver.branch) +
-              " release that lists it";
+        why = "driver " + v.str() + " predates " + sup.first->str() + ", the first R" +
+              std::to_string(s.driver.branch) + " release that lists it";
       else if (sup.state == BoardSupport::State::kNotInBranch)
         why = "no R" + std::to_string(s.driver.branch) + " release lists it";
     }
     if (why.empty()) continue;
     std::string board = g.pci_ids.front() + (g.subsystems.empty() ? "" : " " + Join(g.subsystems, ", "));
-    Fail(arch ? arch->mark : root.mark, "stack claims " + g.name + " (" + board + ", " + g.arch +
-                                            ") but its driver " + v.str() + " (" + s.driver.flavour +
-                                            ") cannot run it: " + why + "; narrow architectures, add it to boards_excluded, or to boards_noted with why (README lag)");
+    Fail(arch ? arch->mark : root.mark,
+         "stack claims " + g.name + " (" + board + ", " + g.arch + ") but its driver " + v.str() + " (" +
+             s.driver.flavour + ") cannot run it: " + why +
+             "; narrow architectures, add it to boards_excluded, or to boards_noted with why (README lag)");
   }
 }
 
-// `claims`: also CheckClaims (manifest validate and the embedded stacks' test; doctor and apply report a board
-// the stack cannot run per host instead).
-Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label, bool claims = false) {
+// `claims`: also CheckClaims (manifest validate and the embedded stacks' test; doctor and apply report a
+// board the stack cannot run per host instead).
+Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label,
+                 bool claims = false) {
   std::vector<Source> seen{src};
   std::vector<std::string> chain, documents;
   Node merged = LoadTree(src, ctx, seen, chain, documents);
@@ -344,7 +349,8 @@ bool RanksAbove(const Stack& a, const Stack& b) {
   auto key = [&](const Stack& x) {
     return std::make_tuple(compat.IsLongTermSupport(x.driver.branch),
                            x.cuda.version.known() ? *x.cuda.version.version : Version(),
-                           x.driver.version.known() ? *x.driver.version.version : Version(), x.architectures.size());
+                           x.driver.version.known() ? *x.driver.version.version : Version(),
+                           x.architectures.size());
   };
   return key(a) > key(b);
 }
@@ -352,12 +358,15 @@ bool RanksAbove(const Stack& a, const Stack& b) {
 bool SupportsHost(const Stack& s, const HostQuery& host) {
   if (!s.SupportsOs(host.os_id, host.os_version_id)) return false;
   for (const auto& a : host.architectures)
-    if (!a.empty() && std::find(s.architectures.begin(), s.architectures.end(), a) == s.architectures.end()) return false;
+    if (!a.empty() && std::find(s.architectures.begin(), s.architectures.end(), a) == s.architectures.end())
+      return false;
   const bool open = s.driver.flavour == "open" || s.driver.flavour == "server-open";
   std::optional<int> cuda_major;
-  if (s.cuda.enabled && s.cuda.version.known()) cuda_major = static_cast<int>(s.cuda.version.version->major());
+  if (s.cuda.enabled && s.cuda.version.known())
+    cuda_major = static_cast<int>(s.cuda.version.version->major());
   return std::all_of(host.boards.begin(), host.boards.end(), [&](const GpuModel* g) {
-    return s.Claims(*g) && (!s.driver.version.known() || g->StackCannotRun(*s.driver.version.version, open, cuda_major).empty());
+    return s.Claims(*g) && (!s.driver.version.known() ||
+                            g->StackCannotRun(*s.driver.version.version, open, cuda_major).empty());
   });
 }
 
@@ -372,7 +381,8 @@ DefaultChoice ChooseDefaultStack(const HostQuery& host) {
     if (s.legacy || !SupportsHost(s, host)) continue;
     if (!best || RanksAbove(s, *best)) best = &s;
   }
-  std::string where = host.os_id.empty() ? "an unknown OS (no /etc/os-release)" : host.os_id + " " + host.os_version_id;
+  std::string where =
+      host.os_id.empty() ? "an unknown OS (no /etc/os-release)" : host.os_id + " " + host.os_version_id;
   std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";
   if (!best)
     throw UsageError("no embedded stack supports " + where + " with " + gpus +
@@ -381,9 +391,11 @@ DefaultChoice ChooseDefaultStack(const HostQuery& host) {
   const bool lts = compat.IsLongTermSupport(best->driver.branch);
   std::string cuda = best->cuda.version.known() ? best->cuda.version.version->str() : "unknown";
   std::string driver = best->driver.version.known() ? best->driver.version.version->str() : "unknown";
-  return {best->name, std::string(lts ? "the newest long-term-support stack" : "the newest stack (no long-term-support one does)") +
-                          " (driver " + driver + ", R" + std::to_string(best->driver.branch) + (lts ? " LTS" : "") +
-                          ", CUDA " + cuda + ") that supports " + where + " and " + gpus};
+  return {best->name, std::string(lts ? "the newest long-term-support stack"
+                                      : "the newest stack (no long-term-support one does)") +
+                          " (driver " + driver + ", R" + std::to_string(best->driver.branch) +
+                          (lts ? " LTS" : "") + ", CUDA " + cuda + ") that supports " + where + " and " +
+                          gpus};
 }
 
 }  // namespace gp::manifest

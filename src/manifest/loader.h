@@ -33,8 +33,8 @@ Stack LoadStack(const std::string& spec, const LoadContext& ctx);
 
 // Parses one stack document; `display_path` is what errors name. `extends` targets are loaded through
 // ctx (relative paths resolve beside display_path). Exposed for tests.
-// `check_claims`: also fail when a board the stack claims (its architectures less boards_excluded) cannot run on
-// its pinned driver per compat.yaml (driver_rules, per-release support); `manifest validate` sets it.
+// `check_claims`: also fail when a board the stack claims (its architectures less boards_excluded) cannot run
+// on its pinned driver per compat.yaml (driver_rules, per-release support); `manifest validate` sets it.
 Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx,
                  bool check_claims = false);
 
@@ -43,7 +43,8 @@ Compat ParseCompat(const std::string& text, const std::string& display_path);
 
 // Validates any gpuprep/v1 document (kind Stack, Compat, Profile or Task) and returns its kind; throws on
 // the first error. Used by `manifest validate` (which checks Profile and Task bodies through their owners).
-std::string ValidateDocument(const std::string& text, const std::string& display_path, const LoadContext& ctx);
+std::string ValidateDocument(const std::string& text, const std::string& display_path,
+                             const LoadContext& ctx);
 
 // What the default choice knows about a host: its OS (/etc/os-release ID, VERSION_ID), its GPUs'
 // architectures and their catalogue entries (compat.yaml gpus; unknown boards are left out).
@@ -53,8 +54,8 @@ struct HostQuery {
   std::vector<const GpuModel*> boards;
 };
 
-// Whether `s` supports the host: its `os` lists the host's, its architectures every GPU's, and it claims every
-// known board with a driver that runs it (GpuModel::StackCannotRun).
+// Whether `s` supports the host: its `os` lists the host's, its architectures every GPU's, and it claims
+// every known board with a driver that runs it (GpuModel::StackCannotRun).
 bool SupportsHost(const Stack& s, const HostQuery& host);
 
 // The order the default choice ranks stacks in: a long-term-support driver branch first (compat.yaml
@@ -62,9 +63,9 @@ bool SupportsHost(const Stack& s, const HostQuery& host);
 // architectures). True when `a` ranks above `b`.
 bool RanksAbove(const Stack& a, const Stack& b);
 
-// The default stack for a host that has never been applied (docs/cli.md "Which stack"): the embedded, non-legacy
-// stack that supports it and ranks highest (RanksAbove); `reason` says why (printed to stderr). Throws
-// UsageError naming the host when no embedded stack supports it.
+// The default stack for a host that has never been applied (docs/cli.md "Which stack"): the embedded,
+// non-legacy stack that supports it and ranks highest (RanksAbove); `reason` says why (printed to stderr).
+// Throws UsageError naming the host when no embedded stack supports it.
 struct DefaultChoice {
   std::string name;
   std::string reason;

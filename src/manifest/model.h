@@ -11,9 +11,10 @@
 
 namespace gp::manifest {
 
-// Where a value came from, shown by `manifest show` and `doctor --verbose` (docs/cli.md, "Where values come from"):
-// "default", "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:14:5" (embedded), "site.yaml:3:7" (a user file, path as
-// given), "https://host/s.yaml:3:7", "flag --manifest", "host probe". The loader records the file:line:col form.
+// Where a value came from, shown by `manifest show` and `doctor --verbose` (docs/cli.md, "Where values come
+// from"): "default", "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml:14:5" (embedded), "site.yaml:3:7" (a
+// user file, path as given), "https://host/s.yaml:3:7", "flag --manifest", "host probe". The loader records
+// the file:line:col form.
 using Origins = std::map<std::string, std::string>;  // field path ("driver.version") -> origin
 
 // A version that the facts may not give. unknown==true: doctor reports the layer `skip` with `reason`,
@@ -27,48 +28,48 @@ struct Pinned {
 
 // ---------------------------------------------------------------- compat facts (manifests/compat.yaml)
 struct CudaDriverRow {
-  Version cuda;        // "12.2.2"
-  Version min_driver;  // "535.104.05" (Linux x86_64, Table 3)
+  Version cuda;            // "12.2.2"
+  Version min_driver;      // "535.104.05" (Linux x86_64, Table 3)
   bool secondary = false;  // only third-party copies of NVIDIA's notes give this row (CUDA 13.3)
 };
 
 // From CUDA 13.4 NVIDIA gives a driver branch per CUDA minor instead of a row per release (compat.yaml
-// cuda_driver_branches). `ga`: for a minor numbered that way, the release number of its GA (13.4.1): the third
-// digit is a build number, below it is the developer preview, above it the updates (13.4.2 = Update 1).
+// cuda_driver_branches). `ga`: for a minor numbered that way, the release number of its GA (13.4.1): the
+// third digit is a build number, below it is the developer preview, above it the updates (13.4.2 = Update 1).
 struct CudaBranchRow {
-  Version cuda;                    // "13.4" (major.minor)
-  int branch = 0;                  // 615
-  std::optional<Version> ga;       // "13.4.1"; nullopt: Update N is patch N (12.2.2 = 12.2 Update 2)
+  Version cuda;               // "13.4" (major.minor)
+  int branch = 0;             // 615
+  std::optional<Version> ga;  // "13.4.1"; nullopt: Update N is patch N (12.2.2 = 12.2 Update 2)
 };
 
 // A data-center driver branch's designation and end of life (compat.yaml driver_branches).
 struct DriverBranchInfo {
   int branch = 0;
-  std::string designation;         // "long-term-support" | "production" | "new-feature"
-  std::string end_of_life;         // "2028-06" ("" = not stated)
+  std::string designation;  // "long-term-support" | "production" | "new-feature"
+  std::string end_of_life;  // "2028-06" ("" = not stated)
 };
 
-struct MinorCompat {         // CUDA minor-version compatibility per major (Table 2)
-  int cuda_major = 0;        // 12
-  int min_branch = 0;        // 525
+struct MinorCompat {                 // CUDA minor-version compatibility per major (Table 2)
+  int cuda_major = 0;                // 12
+  int min_branch = 0;                // 525
   std::optional<Version> exact_min;  // 525.60.13
 };
 
 // A flavour or ceiling rule (compat.yaml driver_rules) for an architecture or one PCI device id.
 struct DriverRule {
-  std::string arch;                 // "volta" (empty for a board rule)
-  std::string board;                // "0x2342" (empty for an architecture rule)
-  std::string modules;              // "open" | "proprietary" | "" (either)
-  std::optional<int> last_branch;   // 580
+  std::string arch;                    // "volta" (empty for a board rule)
+  std::string board;                   // "0x2342" (empty for an architecture rule)
+  std::string modules;                 // "open" | "proprietary" | "" (either)
+  std::optional<int> last_branch;      // 580
   std::optional<int> last_cuda_major;  // 12
 };
 
 // Whether one driver release supports a board, per the catalogue's per-release data (GpuModel::support).
 struct BoardSupport {
   enum class State {
-    kUnknown,   // no data for the driver's branch (older or newer than the data, or no official release in it)
-    kListed,    // at or after the first official release of its branch that lists the board
-    kNotYet,    // the branch lists it from `first`, a later release
+    kUnknown,  // no data for the driver's branch (older or newer than the data, or no official release in it)
+    kListed,   // at or after the first official release of its branch that lists the board
+    kNotYet,   // the branch lists it from `first`, a later release
     kNotInBranch,  // no official release of the branch lists it
   };
   State state = State::kUnknown;
@@ -76,31 +77,31 @@ struct BoardSupport {
 };
 
 struct GpuModel {
-  std::string name;                   // "H100 80GB HBM3" (the product name of NVIDIA's driver README)
-  std::vector<std::string> pci_ids;   // lower-case "0x2330"
+  std::string name;                     // "H100 80GB HBM3" (the product name of NVIDIA's driver README)
+  std::vector<std::string> pci_ids;     // lower-case "0x2330"
   std::vector<std::string> subsystems;  // boards it names, "10de:16c0" (subsystem vendor:device); empty = any
-  std::string arch;                   // maxwell, pascal, volta, turing, ampere, ada, hopper, blackwell
-  Version cc;                         // compute capability "9.0"
+  std::string arch;                     // maxwell, pascal, volta, turing, ampere, ada, hopper, blackwell
+  Version cc;                           // compute capability "9.0"
   bool datacenter = false;
-  Version min_cuda;                   // first CUDA supporting the CC
-  int min_driver_branch = 0;          // floor from min_cuda's first driver (e.g. 570 for B200); 0 = not stated
+  Version min_cuda;           // first CUDA supporting the CC
+  int min_driver_branch = 0;  // floor from min_cuda's first driver (e.g. 570 for B200); 0 = not stated
   // Per driver branch: the first production, new-feature or data-center release whose support list names the
   // board (nullopt: no official release of that branch does). Branches absent: no data.
   std::map<int, std::optional<Version>> support;
   // From compat.yaml driver_rules (the architecture's rule, then the board's):
-  std::optional<int> last_driver_branch;   // 580 for V100
-  std::optional<int> max_cuda_major;       // 12 for V100
-  bool open_modules = true;                // false: only the proprietary modules drive it (Volta and older)
-  bool requires_open = false;              // true: only the open kernel modules drive it (Blackwell, GH200)
+  std::optional<int> last_driver_branch;  // 580 for V100
+  std::optional<int> max_cuda_major;      // 12 for V100
+  bool open_modules = true;               // false: only the proprietary modules drive it (Volta and older)
+  bool requires_open = false;             // true: only the open kernel modules drive it (Blackwell, GH200)
   // How the board is built into servers and what memory a job can use (tools/data/gpu-boards.tsv); a board
   // without a sourced memory size has memory_mib 0 and the fields below empty.
-  std::string board;                  // the board model `gpuprep size` recommends ("H100 SXM5 80GB")
-  uint64_t memory_mib = 0;            // usable memory, MiB as nvidia-smi reports it; 0 = unknown
-  std::string memory_kind;            // nvidia-smi (measured) | rounded | marketed (approximate) | system (unified)
-  std::string form;                   // sxm | pcie | superchip | desktop | unknown
-  std::vector<int> server_sizes;      // GPUs per server on offer, ascending (4, 8)
-  int nvlink_domain = 0;              // GPUs one NVLink/NVSwitch domain joins; 0 = none assumed
-  std::string p2p;                    // yes | no | unknown
+  std::string board;        // the board model `gpuprep size` recommends ("H100 SXM5 80GB")
+  uint64_t memory_mib = 0;  // usable memory, MiB as nvidia-smi reports it; 0 = unknown
+  std::string memory_kind;  // nvidia-smi (measured) | rounded | marketed (approximate) | system (unified)
+  std::string form;         // sxm | pcie | superchip | desktop | unknown
+  std::vector<int> server_sizes;  // GPUs per server on offer, ascending (4, 8)
+  int nvlink_domain = 0;          // GPUs one NVLink/NVSwitch domain joins; 0 = none assumed
+  std::string p2p;                // yes | no | unknown
   std::string memory_source, link_source;
 
   // What the per-release data says about driver `driver` for this board.
@@ -119,22 +120,22 @@ struct ToolkitAdvisory {
   Version fixed_in;               // a toolkit below this version is affected
 };
 
-struct ImageFacts {           // what is known about an NGC image tag
-  std::string ref;            // "nvcr.io/nvidia/pytorch:23.08-py3"
+struct ImageFacts {  // what is known about an NGC image tag
+  std::string ref;   // "nvcr.io/nvidia/pytorch:23.08-py3"
   Pinned cuda, cudnn, nccl;
-  std::optional<int> driver_min_branch;          // "requires NVIDIA Driver release 535 or later"
-  std::vector<Version> forward_compat;           // data-center drivers usable in forward-compat mode
+  std::optional<int> driver_min_branch;  // "requires NVIDIA Driver release 535 or later"
+  std::vector<Version> forward_compat;   // data-center drivers usable in forward-compat mode
   std::string source;
 };
 
 struct Compat {
-  std::vector<CudaDriverRow> cuda_min_driver;  // every row of NVIDIA's table, newest first
+  std::vector<CudaDriverRow> cuda_min_driver;       // every row of NVIDIA's table, newest first
   std::vector<CudaBranchRow> cuda_driver_branches;  // CUDA minor -> driver branch, newest first
   std::vector<DriverBranchInfo> driver_branches;
   std::vector<MinorCompat> minor_compat;
   std::vector<DriverRule> driver_rules;
-  std::vector<GpuModel> gpus;                  // driver_rules already applied
-  std::vector<std::string> nvswitch_pci_ids;   // lower-case "0x1af1"
+  std::vector<GpuModel> gpus;                 // driver_rules already applied
+  std::vector<std::string> nvswitch_pci_ids;  // lower-case "0x1af1"
   std::vector<ToolkitAdvisory> toolkit_advisories;
   std::vector<ImageFacts> images;
 
@@ -166,7 +167,7 @@ struct OsTarget {
 };
 
 struct AptPackage {
-  std::string name;     // "libcudnn8"
+  std::string name;      // "libcudnn8"
   std::string version;   // "8.9.7.29-1+cuda12.2": an exact dpkg version (a site file's choice; wins).
   std::string upstream;  // "580.95.05": the upstream part the dpkg version must have. "" with no `version`:
                          // the layer's own version (driver.version, cuda.version...). The revision is
@@ -174,26 +175,26 @@ struct AptPackage {
 };
 
 struct AptRepository {
-  std::string name;          // "cuda", "nvidia-container-toolkit"
-  std::string url;           // "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/"
-  std::string suite = "/";   // flat repositories use "/"
+  std::string name;         // "cuda", "nvidia-container-toolkit"
+  std::string url;          // "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/"
+  std::string suite = "/";  // flat repositories use "/"
   std::vector<std::string> components;  // empty for flat repositories
-  std::string keyring_url;   // where the key comes from
-  std::string keyring_path;  // "/usr/share/keyrings/cuda-archive-keyring.gpg" (signed-by)
-  std::string key_fingerprint;  // "EB693B3035CD5710E231E123A4B469963BF863CC" (either this or sha256)
+  std::string keyring_url;              // where the key comes from
+  std::string keyring_path;             // "/usr/share/keyrings/cuda-archive-keyring.gpg" (signed-by)
+  std::string key_fingerprint;          // "EB693B3035CD5710E231E123A4B469963BF863CC" (either this or sha256)
   std::string keyring_sha256;
-  std::string list_path;     // "/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list"
-  OsTarget os;               // the one OS this repository is for (CUDA repos are per distro); id "" = every OS
+  std::string list_path;  // "/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list"
+  OsTarget os;            // the one OS this repository is for (CUDA repos are per distro); id "" = every OS
 };
 
 struct DriverSpec {
-  int branch = 0;                         // 535, 580
-  Pinned version;                         // exact upstream version, e.g. 535.129.03
-  std::string flavour = "proprietary";    // proprietary | open | server | server-open
-  bool signed_modules = false;            // prebuilt signed modules: Secure Boot needs no MOK
-  std::vector<AptPackage> packages;       // e.g. cuda-drivers-535=535.129.03-1
+  int branch = 0;                                  // 535, 580
+  Pinned version;                                  // exact upstream version, e.g. 535.129.03
+  std::string flavour = "proprietary";             // proprietary | open | server | server-open
+  bool signed_modules = false;                     // prebuilt signed modules: Secure Boot needs no MOK
+  std::vector<AptPackage> packages;                // e.g. cuda-drivers-535=535.129.03-1
   std::vector<AptPackage> fabricmanager_packages;  // installed only on NVSwitch hosts
-  std::string end_of_life;                // "2026-06": the branch's end-of-life month ("" = not stated)
+  std::string end_of_life;  // "2026-06": the branch's end-of-life month ("" = not stated)
 };
 
 // `source: redist`: NVIDIA's redistributable archives instead of apt packages (cuda, cudnn). The base is
@@ -206,40 +207,40 @@ struct RedistSpec {
   std::string json_sha256;              // optional pin of the redistrib JSON (64 lower-case hex)
 };
 
-struct ComponentSpec {                    // cuda, cudnn, nccl, container_toolkit
-  bool enabled = true;                    // false: layer not part of this stack (doctor: skip)
-  bool optional = false;                  // cuda: hosts that only run containers may skip it
+struct ComponentSpec {    // cuda, cudnn, nccl, container_toolkit
+  bool enabled = true;    // false: layer not part of this stack (doctor: skip)
+  bool optional = false;  // cuda: hosts that only run containers may skip it
   Pinned version;
-  std::optional<int> cuda_major;          // cuDNN/NCCL: which CUDA major they are built for
+  std::optional<int> cuda_major;  // cuDNN/NCCL: which CUDA major they are built for
   std::vector<AptPackage> packages;
-  std::string source = "apt";             // "apt" | "redist" (cuda, cudnn)
-  RedistSpec redist;                      // source == "redist"
+  std::string source = "apt";  // "apt" | "redist" (cuda, cudnn)
+  RedistSpec redist;           // source == "redist"
 };
 
 struct ImageSpec {
-  std::string ref;                        // "nvcr.io/nvidia/pytorch:23.10-py3"
-  Pinned cuda;                            // CUDA inside the image
+  std::string ref;  // "nvcr.io/nvidia/pytorch:23.10-py3"
+  Pinned cuda;      // CUDA inside the image
   std::optional<int> driver_min_branch;
-  std::vector<Version> forward_compat;    // data-center branches the image's notes allow
-  std::string digest;                     // optional pinned sha256:...
-  std::string mirror;                     // optional registry mirror "HOST[:PORT][/PREFIX]" (needs digest)
+  std::vector<Version> forward_compat;  // data-center branches the image's notes allow
+  std::string digest;                   // optional pinned sha256:...
+  std::string mirror;                   // optional registry mirror "HOST[:PORT][/PREFIX]" (needs digest)
 };
 
 // docker: (optional) the engine and how containers reach the GPUs (manifest/docker_spec.cc).
 struct DockerSpec {
-  bool present = false;                   // the stack has a docker section: apply sets Docker up
-  std::string engine = "docker.io";       // docker.io (the distribution's) | docker-ce (Docker's repository)
-  std::vector<AptPackage> packages;       // the engine's packages; default: {engine}
-  std::string gpu_access = "runtime";     // runtime: the nvidia runtime (--gpus) | cdi: Docker's CDI (--device)
-  bool default_runtime = false;           // "default-runtime": "nvidia" in daemon.json
-  std::string toolkit_mode;               // nvidia-container-runtime.mode: "" (the toolkit's default) | legacy | jit-cdi
+  bool present = false;                // the stack has a docker section: apply sets Docker up
+  std::string engine = "docker.io";    // docker.io (the distribution's) | docker-ce (Docker's repository)
+  std::vector<AptPackage> packages;    // the engine's packages; default: {engine}
+  std::string gpu_access = "runtime";  // runtime: the nvidia runtime (--gpus) | cdi: Docker's CDI (--device)
+  bool default_runtime = false;        // "default-runtime": "nvidia" in daemon.json
+  std::string toolkit_mode;  // nvidia-container-runtime.mode: "" (the toolkit's default) | legacy | jit-cdi
 };
 
 struct Workload {
-  std::string profile = "general";        // llm-finetune, vision, recommender, multimodal, general
+  std::string profile = "general";  // llm-finetune, vision, recommender, multimodal, general
   int min_cpus_per_gpu = 0;
-  unsigned long long min_ram_per_gpu = 0;   // bytes
-  unsigned long long min_shm_per_gpu = 0;   // bytes
+  unsigned long long min_ram_per_gpu = 0;  // bytes
+  unsigned long long min_shm_per_gpu = 0;  // bytes
 };
 
 // A board of a claimed architecture that the stack does not claim (`boards_excluded:`), with why.
@@ -253,13 +254,13 @@ struct ExcludedBoard {
 struct Stack {
   std::string name;
   std::string description;
-  std::string source;                     // "embedded:NAME" or the path/URL the user gave
-  std::vector<std::string> extends_chain; // names/paths this stack was built from, base first
-  std::vector<std::string> documents;     // the text of each document it was read from, as read: its own
-                                          // first, then the one it extends, and so on (DocumentsSha256)
-  bool legacy = false;                    // kept for existing hosts: never chosen by default
+  std::string source;                      // "embedded:NAME" or the path/URL the user gave
+  std::vector<std::string> extends_chain;  // names/paths this stack was built from, base first
+  std::vector<std::string> documents;      // the text of each document it was read from, as read: its own
+                                           // first, then the one it extends, and so on (DocumentsSha256)
+  bool legacy = false;                     // kept for existing hosts: never chosen by default
   std::vector<OsTarget> os;
-  std::vector<std::string> architectures; // GPU architectures this stack supports
+  std::vector<std::string> architectures;      // GPU architectures this stack supports
   std::vector<ExcludedBoard> boards_excluded;  // boards of those architectures it does not claim
   // Boards it claims although the per-release data does not list them at its driver (the README lags real
   // support, e.g. the T4 before R575), each with why; doctor still warns on them.
@@ -277,7 +278,8 @@ struct Stack {
   // Whether the stack claims the board: its architecture is listed and no boards_excluded entry matches.
   bool Claims(const GpuModel& g) const;
   // The repositories that apply on that OS: those for every OS plus those whose `os` matches, in file order.
-  std::vector<const AptRepository*> RepositoriesFor(const std::string& id, const std::string& version_id) const;
+  std::vector<const AptRepository*> RepositoriesFor(const std::string& id,
+                                                    const std::string& version_id) const;
 };
 
 }  // namespace gp::manifest

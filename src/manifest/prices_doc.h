@@ -15,9 +15,9 @@
 namespace gp::manifest {
 
 struct PriceEntry {
-  std::string gpu;           // as written (one line, at most 200 bytes)
-  double per_gpu_hour = 0;   // > 0, at most 1e6
-  int line = 0, col = 0;     // of the gpu value
+  std::string gpu;          // as written (one line, at most 200 bytes)
+  double per_gpu_hour = 0;  // > 0, at most 1e6
+  int line = 0, col = 0;    // of the gpu value
 };
 
 struct PricesDoc {

@@ -10,7 +10,8 @@ namespace {
 bool EnvName(const std::string& s) {
   if (s.empty() || s.size() > 256 || (s[0] >= '0' && s[0] <= '9')) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
   return true;
 }
 

@@ -5,7 +5,9 @@
 namespace gp::manifest {
 namespace {
 
-bool AllOf(const std::string& s, const char* allowed) { return s.find_first_not_of(allowed) == std::string::npos; }
+bool AllOf(const std::string& s, const char* allowed) {
+  return s.find_first_not_of(allowed) == std::string::npos;
+}
 
 constexpr const char* kPathChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-/";
 constexpr const char* kUrlChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-/:[]~%";
@@ -63,13 +65,14 @@ void ParseSource(Fields& f, const std::string& name, bool redist_allowed, Compon
   }
   if (!r) Fail(f.node().KeyMark("source"), "source: redist needs a redist: section (release, base)");
   if (c.enabled && !c.version.known())
-    Fail(f.node().KeyMark("source"), "source: redist needs a pinned version (the archive is checked against it)");
+    Fail(f.node().KeyMark("source"),
+         "source: redist needs a pinned version (the archive is checked against it)");
   Fields rf(*r, name + ".redist", nullptr);
   rf.Only({"release", "components", "base", "json_sha256"});
   const Node& rel = rf.Require("release");
   c.redist.release = AsString(rel);
-  if (c.redist.release.empty() || !AllOf(c.redist.release, "0123456789.") || c.redist.release.front() == '.' ||
-      c.redist.release.find("..") != std::string::npos)
+  if (c.redist.release.empty() || !AllOf(c.redist.release, "0123456789.") ||
+      c.redist.release.front() == '.' || c.redist.release.find("..") != std::string::npos)
     Fail(rel.mark, "release must be a dotted version such as 9.12.0 (the redistrib_<release>.json name)");
   if (const Node* comps = rf.Get("components")) {
     c.redist.components = AsStringList(*comps);

@@ -36,7 +36,8 @@ std::string Scalar(const Node& n, const std::string& key) {
   Fail(n.mark, key + ": expected a value, got " + KindName(n.kind));
 }
 
-void Walk(const Node& map, const std::string& prefix, const std::vector<std::string>& leaves, SettingsDoc& doc) {
+void Walk(const Node& map, const std::string& prefix, const std::vector<std::string>& leaves,
+          SettingsDoc& doc) {
   const std::vector<std::string> names = Children(leaves, prefix);
   for (size_t i = 0; i < map.fields.size(); ++i) {
     const auto& [name, value] = map.fields[i];
@@ -49,15 +50,16 @@ void Walk(const Node& map, const std::string& prefix, const std::vector<std::str
       doc.settings.push_back({key, Scalar(value, key), value.mark.line, value.mark.col});
       continue;
     }
-    if (value.kind != Node::Kind::kMap) Fail(value.mark, key + ": expected a map, got " + KindName(value.kind));
+    if (value.kind != Node::Kind::kMap)
+      Fail(value.mark, key + ": expected a map, got " + KindName(value.kind));
     Walk(value, key, leaves, doc);
   }
 }
 
 }  // namespace
 
-SettingsDoc ParseSettingsDoc(const std::string& text, const std::string& display_path, const std::string& kind,
-                             const std::vector<std::string>& leaves) {
+SettingsDoc ParseSettingsDoc(const std::string& text, const std::string& display_path,
+                             const std::string& kind, const std::vector<std::string>& leaves) {
   Node root = ParseTree(text, display_path);
   Fields top(root, "", nullptr);
   CheckHeader(top, {kind});

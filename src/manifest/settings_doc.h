@@ -16,15 +16,15 @@ struct DocSetting {
 };
 
 struct SettingsDoc {
-  std::string name;         // metadata.name
-  std::string description;  // metadata.description ("" when absent)
+  std::string name;                  // metadata.name
+  std::string description;           // metadata.description ("" when absent)
   std::vector<DocSetting> settings;  // in document order
 };
 
 // Throws gp::FileError "PATH:LINE:COL: message": apiVersion/kind (must be `kind`), metadata (name
 // required), unknown keys (`unknown key "rnak" (did you mean "rank"?)`), a map where a value belongs, a
 // nested list, a list item that is not a scalar or contains ','.
-SettingsDoc ParseSettingsDoc(const std::string& text, const std::string& display_path, const std::string& kind,
-                             const std::vector<std::string>& leaves);
+SettingsDoc ParseSettingsDoc(const std::string& text, const std::string& display_path,
+                             const std::string& kind, const std::vector<std::string>& leaves);
 
 }  // namespace gp::manifest

@@ -10,14 +10,14 @@
 namespace gp::manifest {
 namespace {
 
-const std::vector<std::string> kArchitectures = {"maxwell", "pascal", "volta", "turing",
+const std::vector<std::string> kArchitectures = {"maxwell", "pascal", "volta",  "turing",
                                                  "ampere",  "ada",    "hopper", "blackwell"};
 // An apt suite ("jammy", "stable/updates"): what may stand between the URL and the components.
 bool ValidSuite(const std::string& s) {
   if (s.empty() || s.size() > 128 || s[0] == '/' || s[0] == '-') return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-          c == '-' || c == '/'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-' || c == '/'))
       return false;
   return true;
 }
@@ -36,7 +36,6 @@ OsTarget ParseOs(const Node& n, const std::string& path, Origins* origins) {
   f.Only({"id", "version_id"});
   return {AsName(f.Require("id"), "os id"), AsName(f.Require("version_id"), "os version_id")};
 }
-
 
 // `version:` is a version, or `unknown` with `unknown_reason:` saying why.
 Pinned ParsePinned(Fields& f, bool required) {
@@ -77,8 +76,9 @@ void ParseDriver(const Node& n, Stack& s) {
   if (const Node* p = f.Get("packages")) s.driver.packages = ParsePackages(*p, "driver.packages");
   if (const Node* p = f.Get("fabricmanager_packages"))
     s.driver.fabricmanager_packages = ParsePackages(*p, "driver.fabricmanager_packages");
-  // Fabric Manager must run at exactly the driver's version: Ubuntu's cuda-drivers-fabricmanager-535 depends on
-  // nvidia-fabricmanager-535 (= the driver's version) (https://packages.ubuntu.com/jammy/cuda-drivers-fabricmanager-535).
+  // Fabric Manager must run at exactly the driver's version: Ubuntu's cuda-drivers-fabricmanager-535 depends
+  // on nvidia-fabricmanager-535 (= the driver's version)
+  // (https://packages.ubuntu.com/jammy/cuda-drivers-fabricmanager-535).
   if (s.driver.version.known()) {
     const Node* fm = f.node().Find("fabricmanager_packages");
     for (size_t i = 0; i < s.driver.fabricmanager_packages.size(); ++i) {
@@ -96,7 +96,8 @@ void ParseComponent(const Node& n, const std::string& name, bool takes_cuda_majo
   Fields f(n, name, origins);
   const bool redist = name == "cuda" || name == "cudnn";  // NCCL has no redistrib JSON
   if (takes_cuda_major)
-    f.Only({"enabled", "optional", "version", "unknown_reason", "cuda_major", "packages", "source", "redist"});
+    f.Only(
+        {"enabled", "optional", "version", "unknown_reason", "cuda_major", "packages", "source", "redist"});
   else
     f.Only({"enabled", "optional", "version", "unknown_reason", "packages", "source", "redist"});
   c.enabled = f.Bool("enabled").value_or(true);
@@ -164,19 +165,22 @@ void ParseRepositories(const Node& n, Stack& s) {
     if (const Node* suite = f.Get("suite")) {
       r.suite = AsLine(*suite);
       if (r.suite != "/" && !ValidSuite(r.suite))
-        Fail(suite->mark, "suite \"" + r.suite + "\" is not \"/\" or a suite name (letters, digits, . _ - /)");
+        Fail(suite->mark,
+             "suite \"" + r.suite + "\" is not \"/\" or a suite name (letters, digits, . _ - /)");
     }
     if (const Node* c = f.Get("components"))
       for (const Node& comp : AsList(*c)) r.components.push_back(AsName(comp, "component"));
     r.keyring_url = AsUrl(f.Require("keyring_url"), UrlRuleKind::kFetch);
-    r.keyring_path = AsConfinedPath(f.Require("keyring_path"), {"/usr/share/keyrings/", "/etc/apt/keyrings/"});
+    r.keyring_path =
+        AsConfinedPath(f.Require("keyring_path"), {"/usr/share/keyrings/", "/etc/apt/keyrings/"});
     r.key_fingerprint = f.String("key_fingerprint").value_or("");
     CheckFingerprint(f, r.key_fingerprint);
     r.keyring_sha256 = f.String("keyring_sha256").value_or("");
     CheckKeyringSha(f, r.keyring_sha256);
     const Node& list = f.Require("list_path");
     r.list_path = AsConfinedPath(list, {"/etc/apt/sources.list.d/"});
-    if (!EndsWith(r.list_path, ".list")) Fail(list.mark, "list_path must end in .list (apt reads only those)");
+    if (!EndsWith(r.list_path, ".list"))
+      Fail(list.mark, "list_path must end in .list (apt reads only those)");
     s.repositories.push_back(std::move(r));
   }
 }
@@ -191,8 +195,8 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
   for (size_t i = 0; i < n.fields.size(); ++i) {
     const std::string& name = n.fields[i].first;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      Fail(n.key_marks[i],
-           "repository_overrides: the stack has no repository \"" + name + "\"" + Suggestion(name, names, "it has"));
+      Fail(n.key_marks[i], "repository_overrides: the stack has no repository \"" + name + "\"" +
+                               Suggestion(name, names, "it has"));
     }
     Fields f(n.fields[i].second, "repository_overrides." + name, &s.origins);
     f.Only({"url", "keyring_url", "key_fingerprint", "keyring_sha256"});
@@ -207,7 +211,8 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
     if (fpr) CheckFingerprint(f, *fpr);
     if (sha) CheckKeyringSha(f, *sha);
     if (keyring_url && !fpr && !sha)
-      Fail(f.node().Find("keyring_url")->mark, "a new keyring_url needs its key_fingerprint or keyring_sha256");
+      Fail(f.node().Find("keyring_url")->mark,
+           "a new keyring_url needs its key_fingerprint or keyring_sha256");
     for (auto& r : s.repositories) {
       if (r.name != name) continue;
       if (url) r.url = *url;
@@ -234,7 +239,8 @@ void ParseBoards(const Node& n, const std::string& key, std::vector<ExcludedBoar
     if (const Node* sub = f.Get("subsystem")) {
       b.subsystem = ToLower(AsString(*sub));
       if (b.subsystem.size() != 9 || b.subsystem[4] != ':' ||
-          b.subsystem.find_first_not_of("0123456789abcdef:") != std::string::npos || b.subsystem.rfind(':') != 4)
+          b.subsystem.find_first_not_of("0123456789abcdef:") != std::string::npos ||
+          b.subsystem.rfind(':') != 4)
         Fail(sub->mark, "\"" + sub->scalar + "\" is not a PCI subsystem (like \"10de:220b\")");
     }
     b.why = AsLine(f.Require("why"));
@@ -273,8 +279,8 @@ Stack StackFromTree(const Node& root) {
   Stack s;
   Fields doc(root, "", &s.origins);
   doc.Only({"apiVersion", "kind", "metadata", "os", "architectures", "repositories", "repository_overrides",
-            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "docker", "workload", "notes",
-            "boards_excluded", "boards_noted"});
+            "legacy", "driver", "cuda", "cudnn", "nccl", "container_toolkit", "image", "docker", "workload",
+            "notes", "boards_excluded", "boards_noted"});
   CheckHeader(doc, {"Stack"});
   Fields meta(doc.Require("metadata"), "metadata", &s.origins);
   meta.Only({"name", "description"});
@@ -306,7 +312,8 @@ Stack StackFromTree(const Node& root) {
 
 bool ExcludedBoard::Matches(const GpuModel& g) const {
   if (std::find(g.pci_ids.begin(), g.pci_ids.end(), pci_id) == g.pci_ids.end()) return false;
-  return subsystem.empty() || std::find(g.subsystems.begin(), g.subsystems.end(), subsystem) != g.subsystems.end();
+  return subsystem.empty() ||
+         std::find(g.subsystems.begin(), g.subsystems.end(), subsystem) != g.subsystems.end();
 }
 
 bool Stack::Claims(const GpuModel& g) const {

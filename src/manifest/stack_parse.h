@@ -1,10 +1,10 @@
 // Private to src/manifest/: builds a Stack from a parsed (and `extends:`-merged) document tree.
 #pragma once
-#include "manifest/model.h"
-#include "manifest/tree.h"
-
 #include <string>
 #include <vector>
+
+#include "manifest/model.h"
+#include "manifest/tree.h"
 
 namespace gp::manifest {
 

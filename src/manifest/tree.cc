@@ -90,7 +90,8 @@ class TreeBuilder : public YAML::EventHandler {
       Fail(at, "control character " + TerminalSafe(value.substr(*ctl, 1)) + " in a value (byte " +
                    std::to_string(*ctl + 1) + ")");
     if (value.size() > kMaxScalar) Fail(at, "value longer than " + std::to_string(kMaxScalar) + " bytes");
-    if (++scalars_ > kMaxNodes) Fail(at, "more than " + std::to_string(kMaxNodes) + " values in one document");
+    if (++scalars_ > kMaxNodes)
+      Fail(at, "more than " + std::to_string(kMaxNodes) + " values in one document");
   }
 
   void Open(const YAML::Mark& m, const std::string& tag, YAML::anchor_t a, Node::Kind kind) {
@@ -187,8 +188,9 @@ std::string KindName(Node::Kind kind) {
 
 Node ParseTree(const std::string& text, const std::string& display_path) {
   if (text.size() > kMaxManifestBytes)
-    throw FileError(display_path, 1, 1,
-                    "file is larger than the " + std::to_string(kMaxManifestBytes / 1024) + " KiB limit for manifests");
+    throw FileError(
+        display_path, 1, 1,
+        "file is larger than the " + std::to_string(kMaxManifestBytes / 1024) + " KiB limit for manifests");
   auto file = std::make_shared<const std::string>(display_path);
   std::istringstream in(text);
   TreeBuilder builder(file);

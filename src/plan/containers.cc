@@ -15,9 +15,12 @@ namespace {
 
 using Kind = LayerDecision::Kind;
 
-bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
-// A Docker version as the engine or dpkg gives it: "28.3.2", "5:28.3.2-1~ubuntu.22.04~jammy", "24.0.7-0ubuntu2".
+// A Docker version as the engine or dpkg gives it: "28.3.2", "5:28.3.2-1~ubuntu.22.04~jammy",
+// "24.0.7-0ubuntu2".
 std::optional<Version> DockerVersion(const std::string& text) {
   std::string up = text.find(':') != std::string::npos || text.find('-') != std::string::npos
                        ? DebVersion::Parse(text).upstream
@@ -105,9 +108,10 @@ class ContainerPlanner {
       const char* floor = spec.gpu_access == "cdi" ? "25.0" : "19.03";
       if (v && *v < Version::Must(floor)) {
         l.kind = Kind::kRefused;
-        l.detail = "Docker " + v->str() + " is installed, older than " + floor +
-                   (spec.gpu_access == "cdi" ? " (CDI devices need Docker 25)" : " (--gpus needs Docker 19.03)") +
-                   "; gpuprep leaves an existing engine alone: upgrade it, then run apply again";
+        l.detail =
+            "Docker " + v->str() + " is installed, older than " + floor +
+            (spec.gpu_access == "cdi" ? " (CDI devices need Docker 25)" : " (--gpus needs Docker 19.03)") +
+            "; gpuprep leaves an existing engine alone: upgrade it, then run apply again";
         docker_ready_ = false;
         return;
       }
@@ -133,20 +137,23 @@ class ContainerPlanner {
 
   void Toolkit() {
     const auto& c = stack_.container_toolkit;
-    if (!c.enabled) return void(Add("container_toolkit", Kind::kNotApplicable, "not part of stack " + stack_.name));
+    if (!c.enabled)
+      return void(Add("container_toolkit", Kind::kNotApplicable, "not part of stack " + stack_.name));
     if (!Selected("container_toolkit")) return void(Add("container_toolkit", Kind::kSkipped, "not selected"));
     if (!c.version.known())
       return void(Add("container_toolkit", Kind::kRefused,
-                      "the stack's version is unknown (" + c.version.reason + "); pin one or run with --skip container_toolkit"));
+                      "the stack's version is unknown (" + c.version.reason +
+                          "); pin one or run with --skip container_toolkit"));
     if (c.packages.empty())
       return void(Add("container_toolkit", Kind::kRefused,
                       "the stack names no toolkit packages; add them or run with --skip container_toolkit"));
     std::vector<std::string> parts;
     std::string error;
-    if (auto p = Packages("container_toolkit", c.packages, c.version.version->str(), error); !p.empty()) parts.push_back(p);
+    if (auto p = Packages("container_toolkit", c.packages, c.version.version->str(), error); !p.empty())
+      parts.push_back(p);
     if (!error.empty()) return void(Add("container_toolkit", Kind::kRefused, error));
-    // The experimental channel is off: gpuprep's list names only stable/; an active experimental line elsewhere
-    // is moved aside before apt reads the lists.
+    // The experimental channel is off: gpuprep's list names only stable/; an active experimental line
+    // elsewhere is moved aside before apt reads the lists.
     auto experimental = ExperimentalToolkitLists(fs_);
     if (!experimental.empty()) {
       Step& s = NewStep(out_.before, "container_toolkit.experimental", "container_toolkit",
@@ -156,11 +163,13 @@ class ContainerPlanner {
     }
     const std::string& mode = stack_.docker.toolkit_mode;
     if (!mode.empty() && ToolkitRuntimeMode(fs_) != mode) {
-      NewStep(out_.after, "container_toolkit.mode", "container_toolkit", "set the NVIDIA runtime's mode to " + mode)
+      NewStep(out_.after, "container_toolkit.mode", "container_toolkit",
+              "set the NVIDIA runtime's mode to " + mode)
           .actions.push_back(Action::Run(
               {"nvidia-ctk", "config", "--in-place", "--set", "nvidia-container-runtime.mode=" + mode}));
-      parts.push_back("runtime mode " + (ToolkitRuntimeMode(fs_).empty() ? "unset" : ToolkitRuntimeMode(fs_)) +
-                      ", wanted " + mode);
+      parts.push_back("runtime mode " +
+                      (ToolkitRuntimeMode(fs_).empty() ? "unset" : ToolkitRuntimeMode(fs_)) + ", wanted " +
+                      mode);
     }
     if (stack_.docker.gpu_access == "cdi" && !HasNvidiaCdiSpec()) {
       // From 1.18 nvidia-cdi-refresh keeps /var/run/cdi/nvidia.yaml; a second spec in /etc/cdi would define
@@ -197,21 +206,23 @@ class ContainerPlanner {
     // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
     const sys::WriteTarget target = sys::ResolveWriteTarget(fs_, docker::kDaemonJsonPath);
     const std::string shown = fs_.HostPath(target.error.empty() ? target.path : docker::kDaemonJsonPath);
-    auto edit = docker::EditDaemonJson(fs_.Read(docker::kDaemonJsonPath), want, shown);  // throws FileError: exit 2
+    auto edit =
+        docker::EditDaemonJson(fs_.Read(docker::kDaemonJsonPath), want, shown);  // throws FileError: exit 2
     if (!edit.changed) return;
     parts.push_back("daemon.json: " + Join(edit.changes, ", "));
-    Step& s = NewStep(out_.after, "docker.daemon-json", "container_toolkit",
-                      "register the NVIDIA runtime in " + std::string(docker::kDaemonJsonPath) +
-                          " (every other key kept)");
+    Step& s = NewStep(
+        out_.after, "docker.daemon-json", "container_toolkit",
+        "register the NVIDIA runtime in " + std::string(docker::kDaemonJsonPath) + " (every other key kept)");
     Action w = Action::Write(docker::kDaemonJsonPath, edit.text, 0644, true);
     w.diff = edit.diff;
     s.actions.push_back(w);
     if (!d_.engine_reachable && !docker_installs_) return;  // a stopped engine reads it when it starts
     if (edit.restart_required) {
       if (d_.containers_running > 0 && !in_.restart_docker) {
-        out_.blockers.push_back("Docker must restart to take " + Join(edit.changes, ", ") + ", which would stop " +
-                                std::to_string(d_.containers_running) +
-                                " running container(s); run apply with --restart-docker to allow it, or stop them first");
+        out_.blockers.push_back(
+            "Docker must restart to take " + Join(edit.changes, ", ") + ", which would stop " +
+            std::to_string(d_.containers_running) +
+            " running container(s); run apply with --restart-docker to allow it, or stop them first");
       }
       NewStep(out_.after, "docker.restart", "container_toolkit",
               "restart Docker (" + Join(edit.changes, ", ") + " is read only at start)")
@@ -224,10 +235,12 @@ class ContainerPlanner {
 
   void Image() {
     const auto& img = stack_.image;
-    if (img.ref.empty()) return void(Add("image", Kind::kNotApplicable, "stack " + stack_.name + " names no image"));
+    if (img.ref.empty())
+      return void(Add("image", Kind::kNotApplicable, "stack " + stack_.name + " names no image"));
     if (!Selected("image")) return void(Add("image", Kind::kSkipped, "not selected"));
     const std::string pull = docker::ImagePullReference(img.ref, img.digest, img.mirror);
-    if (pull.empty()) return void(Add("image", Kind::kRefused, "\"" + img.ref + "\" is not an image reference"));
+    if (pull.empty())
+      return void(Add("image", Kind::kRefused, "\"" + img.ref + "\" is not an image reference"));
     if (!docker_ready_)
       return void(Add("image", stack_.docker.present ? Kind::kSkipped : Kind::kNotApplicable,
                       "no Docker engine to pull " + pull + " into (see the docker layer)"));
@@ -249,7 +262,8 @@ class ContainerPlanner {
     a.image = pull;
     a.digest = img.digest;
     a.timeout = std::chrono::seconds(3600);
-    NewStep(out_.after, "image.pull", "image", "pull " + pull + " through the Docker Engine API").actions.push_back(a);
+    NewStep(out_.after, "image.pull", "image", "pull " + pull + " through the Docker Engine API")
+        .actions.push_back(a);
   }
 
   const PlanInput& in_;

@@ -13,19 +13,20 @@
 namespace gp::plan {
 
 struct ContainerPlan {
-  std::vector<LayerDecision> layers;             // docker, container_toolkit, image (in this order)
-  std::vector<manifest::AptPackage> install;     // unpinned packages of the distribution (docker.io): by name
-  std::vector<Step> before;                      // before apt update (retire the experimental channel)
-  std::vector<Step> after;                       // after the install (and any reboot check)
-  std::vector<std::string> blockers;             // a restart that would stop running containers, ...
+  std::vector<LayerDecision> layers;          // docker, container_toolkit, image (in this order)
+  std::vector<manifest::AptPackage> install;  // unpinned packages of the distribution (docker.io): by name
+  std::vector<Step> before;                   // before apt update (retire the experimental channel)
+  std::vector<Step> after;                    // after the install (and any reboot check)
+  std::vector<std::string> blockers;          // a restart that would stop running containers, ...
 };
 
 // The planner's own package decision (plan/planner.cc Packages): each package installed at its pin is kept,
 // else resolved from the repositories' index into the one transaction, pinned in the closure and held.
 // Returns the layer's detail ("" when nothing is missing); sets `error` when the index cannot serve a pin.
 // `layer` is the layer the packages belong to (their pins are that layer's, plan/pins.h).
-using ResolvePackages = std::function<std::string(const std::string& layer, const std::vector<manifest::AptPackage>&,
-                                                  const std::string& upstream, std::string& error)>;
+using ResolvePackages =
+    std::function<std::string(const std::string& layer, const std::vector<manifest::AptPackage>&,
+                              const std::string& upstream, std::string& error)>;
 
 ContainerPlan PlanContainers(const PlanInput& in, const ResolvePackages& resolve);
 

@@ -58,7 +58,8 @@ std::vector<std::string> RebootReasons(const sys::Fs& fs, const manifest::Stack&
     bool installed = true;
     for (const auto& p : stack.driver.packages) {
       auto it = status.find(p.name);
-      if (it == status.end() || !it->second.installed || (!p.version.empty() && it->second.version != p.version))
+      if (it == status.end() || !it->second.installed ||
+          (!p.version.empty() && it->second.version != p.version))
         installed = false;
     }
     if (installed) {

@@ -6,8 +6,8 @@
 
 namespace gp::plan {
 
-PinDecision DecidePins(const std::map<std::string, apt::Pin>& want, const std::map<std::string, apt::Pin>& old,
-                       const std::set<std::string>& left_alone) {
+PinDecision DecidePins(const std::map<std::string, apt::Pin>& want,
+                       const std::map<std::string, apt::Pin>& old, const std::set<std::string>& left_alone) {
   PinDecision d;
   d.file = want;
   for (const auto& [name, pin] : want) d.managed.insert(name);

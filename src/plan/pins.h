@@ -1,5 +1,5 @@
-// Who owns gpuprep's pins and holds. A run (`apply`, or `apply --only L` / `--skip L`) decides the pins of the
-// layers it selects; the pins of the layers it leaves alone stay exactly as they are. A pin (and the hold
+// Who owns gpuprep's pins and holds. A run (`apply`, or `apply --only L` / `--skip L`) decides the pins of
+// the layers it selects; the pins of the layers it leaves alone stay exactly as they are. A pin (and the hold
 // that goes with it) is released only when no layer of the stack, in the run or left alone by it, still pins
 // that package at that version. Pure.
 #pragma once
@@ -23,7 +23,7 @@ struct PinDecision {
 // `left_alone`: the stack's layers the run does not select. An old pin without layers (a file written
 // before gpuprep recorded them) may belong to any layer: kept while any layer is left alone. A package that
 // a left-alone layer pins at another version than the run wants is a conflict (the run must include both).
-PinDecision DecidePins(const std::map<std::string, apt::Pin>& want, const std::map<std::string, apt::Pin>& old,
-                       const std::set<std::string>& left_alone);
+PinDecision DecidePins(const std::map<std::string, apt::Pin>& want,
+                       const std::map<std::string, apt::Pin>& old, const std::set<std::string>& left_alone);
 
 }  // namespace gp::plan

@@ -37,12 +37,18 @@ Action Action::Verify(std::string layer) {
 
 const char* DecisionName(LayerDecision::Kind k) {
   switch (k) {
-    case LayerDecision::Kind::kNone: return "none";
-    case LayerDecision::Kind::kInstall: return "install";
-    case LayerDecision::Kind::kReboot: return "reboot";
-    case LayerDecision::Kind::kRefused: return "refused";
-    case LayerDecision::Kind::kSkipped: return "skipped";
-    case LayerDecision::Kind::kNotApplicable: return "n/a";
+    case LayerDecision::Kind::kNone:
+      return "none";
+    case LayerDecision::Kind::kInstall:
+      return "install";
+    case LayerDecision::Kind::kReboot:
+      return "reboot";
+    case LayerDecision::Kind::kRefused:
+      return "refused";
+    case LayerDecision::Kind::kSkipped:
+      return "skipped";
+    case LayerDecision::Kind::kNotApplicable:
+      return "n/a";
   }
   return "?";
 }

@@ -3,8 +3,8 @@
 #pragma once
 #include <chrono>
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "redist/request.h"
@@ -14,34 +14,34 @@ namespace gp::plan {
 // One thing a step does. Exactly the fields of its kind are meaningful.
 struct Action {
   enum class Kind {
-    kRun,     // run argv (+env) through the CommandRunner
-    kWrite,   // write `contents` to `path` atomically with `mode`
-    kMove,    // rename `path` to `to` (retire a conflicting file, keeping it as a backup)
-    kFetch,   // download `url`, check sha256/fingerprint, write the (de-armored) key to `path`
-    kVerify,  // run the active verify checks of layer `layer`
+    kRun,          // run argv (+env) through the CommandRunner
+    kWrite,        // write `contents` to `path` atomically with `mode`
+    kMove,         // rename `path` to `to` (retire a conflicting file, keeping it as a backup)
+    kFetch,        // download `url`, check sha256/fingerprint, write the (de-armored) key to `path`
+    kVerify,       // run the active verify checks of layer `layer`
     kRebootCheck,  // detect whether a reboot is required (reasons read from the host, not guessed)
-    kRedist,  // install NVIDIA redistributable archives (`redist`, redist/install.h) and switch to them
-    kPull,    // pull `image` through the Engine API; the pulled digest must equal `digest` when set
+    kRedist,       // install NVIDIA redistributable archives (`redist`, redist/install.h) and switch to them
+    kPull,         // pull `image` through the Engine API; the pulled digest must equal `digest` when set
   };
   Kind kind = Kind::kRun;
-  std::vector<std::string> argv;            // kRun
-  std::map<std::string, std::string> env;   // kRun
-  std::chrono::seconds timeout{600};        // kRun
-  bool apt_progress = false;                // kRun: apt-get install (APT::Status-Fd progress on a terminal)
-  std::string path;                         // kWrite (the file replaced), kMove (from), kFetch (destination)
-  std::string link;                         // kWrite: the symbolic link written through ("" = none; sys/fs.h)
-  std::string to;                           // kMove
-  std::string contents;                     // kWrite; kRebootCheck: the driver version that must be loaded
-  unsigned mode = 0644;                     // kWrite, kFetch
-  bool keep_backup = true;                  // kWrite
-  std::string url;                          // kFetch
-  std::string sha256;                       // kFetch: lower-case hex of the downloaded bytes
-  std::string fingerprint;                  // kFetch: upper-case hex, no blanks
-  std::string layer;                        // kVerify
-  redist::Request redist;                   // kRedist
-  std::string diff;                         // kWrite: what changes, line by line (shown by `plan`), optional
-  std::string image;                        // kPull: the reference pulled (mirror and digest applied)
-  std::string digest;                       // kPull: the stack's pinned digest ("" = record what comes)
+  std::vector<std::string> argv;           // kRun
+  std::map<std::string, std::string> env;  // kRun
+  std::chrono::seconds timeout{600};       // kRun
+  bool apt_progress = false;               // kRun: apt-get install (APT::Status-Fd progress on a terminal)
+  std::string path;                        // kWrite (the file replaced), kMove (from), kFetch (destination)
+  std::string link;                        // kWrite: the symbolic link written through ("" = none; sys/fs.h)
+  std::string to;                          // kMove
+  std::string contents;                    // kWrite; kRebootCheck: the driver version that must be loaded
+  unsigned mode = 0644;                    // kWrite, kFetch
+  bool keep_backup = true;                 // kWrite
+  std::string url;                         // kFetch
+  std::string sha256;                      // kFetch: lower-case hex of the downloaded bytes
+  std::string fingerprint;                 // kFetch: upper-case hex, no blanks
+  std::string layer;                       // kVerify
+  redist::Request redist;                  // kRedist
+  std::string diff;                        // kWrite: what changes, line by line (shown by `plan`), optional
+  std::string image;                       // kPull: the reference pulled (mirror and digest applied)
+  std::string digest;                      // kPull: the stack's pinned digest ("" = record what comes)
 
   static Action Run(std::vector<std::string> argv, std::map<std::string, std::string> env = {});
   static Action Write(std::string path, std::string contents, unsigned mode = 0644, bool keep_backup = true);
@@ -51,9 +51,9 @@ struct Action {
 
 // A step: one journal entry. Its actions run in order; the first failure fails the step.
 struct Step {
-  std::string id;                    // stable: "apt.install", "repo.cuda.key", "verify.driver" (journal key)
-  std::vector<std::string> layers;   // the layers it serves
-  std::string title;                 // one line for humans (the comment in --format sh)
+  std::string id;                   // stable: "apt.install", "repo.cuda.key", "verify.driver" (journal key)
+  std::vector<std::string> layers;  // the layers it serves
+  std::string title;                // one line for humans (the comment in --format sh)
   std::vector<Action> actions;
 };
 
@@ -62,19 +62,19 @@ struct LayerDecision {
   enum class Kind { kNone, kInstall, kReboot, kRefused, kSkipped, kNotApplicable };
   std::string name;
   Kind kind = Kind::kNone;
-  std::string found;    // what the host has ("" when nothing)
-  std::string wanted;   // what the stack pins
-  std::string detail;   // why: "missing: libcudnn8=8.9.7.29-1+cuda12.2", or the refusal reason
+  std::string found;   // what the host has ("" when nothing)
+  std::string wanted;  // what the stack pins
+  std::string detail;  // why: "missing: libcudnn8=8.9.7.29-1+cuda12.2", or the refusal reason
 };
 // "none", "install", "reboot" (installed, waiting for a reboot), "refused", "skipped", "n/a"
 const char* DecisionName(LayerDecision::Kind k);
 
 struct Plan {
-  std::string stack;                     // stack name
-  std::string manifest;                  // --manifest as given ("" = default)
-  std::vector<LayerDecision> layers;     // in LayerNames() order, apt layers only
-  std::vector<Step> steps;               // in execution order
-  std::vector<std::string> blockers;     // reasons apply must stop before any change (Secure Boot, unpinned key)
+  std::string stack;                  // stack name
+  std::string manifest;               // --manifest as given ("" = default)
+  std::vector<LayerDecision> layers;  // in LayerNames() order, apt layers only
+  std::vector<Step> steps;            // in execution order
+  std::vector<std::string> blockers;  // reasons apply must stop before any change (Secure Boot, unpinned key)
   // The stack's layers --only/--skip leave out: their packages, holds and pins stay as they are.
   std::vector<std::string> left_alone;
   // Exact versions: where they came from ("the host's apt lists", "the repositories' index fetched at
@@ -96,7 +96,7 @@ struct Plan {
   };
   std::string move_from;
   std::vector<Change> move_changes;
-  bool refused() const;                  // any layer refused
+  bool refused() const;  // any layer refused
   bool empty() const { return steps.empty(); }
   std::vector<std::string> Refusals() const;  // "cudnn: <reason>" per refused layer
 };

@@ -1,7 +1,5 @@
 #include "plan/planner.h"
 
-#include "manifest/digest.h"
-
 #include <algorithm>
 #include <set>
 
@@ -11,6 +9,7 @@
 #include "apt/resolve.h"
 #include "apt/sources.h"
 #include "layers/report.h"
+#include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "plan/containers.h"
 #include "plan/host_state.h"
@@ -24,8 +23,8 @@
 namespace gp::plan {
 
 const std::vector<std::string>& ApplyLayers() {
-  static const std::vector<std::string> kLayers = {"driver", "fabricmanager", "cuda", "cudnn", "nccl",
-                                                       "docker", "container_toolkit", "image"};
+  static const std::vector<std::string> kLayers = {"driver", "fabricmanager",     "cuda", "cudnn", "nccl",
+                                                   "docker", "container_toolkit", "image"};
   return kLayers;
 }
 
@@ -63,7 +62,6 @@ bool UrlAllowed(const std::string& url) {
   return u && u->scheme == "file";
 }
 
-
 class Planner {
  public:
   explicit Planner(const PlanInput& in) : in_(in), stack_(*in.stack), facts_(*in.facts), fs_(*in.fs) {}
@@ -83,14 +81,17 @@ class Planner {
     // All or nothing: a selected layer that cannot be installed stops apply before its first change.
     for (const auto& l : plan_.layers)
       if (l.kind == Kind::kRefused && !blocked_layers_.count(l.name))
-        plan_.blockers.push_back(l.name + ": " + l.detail + " (to leave the layer out: --skip " + l.name + ")");
+        plan_.blockers.push_back(l.name + ": " + l.detail + " (to leave the layer out: --skip " + l.name +
+                                 ")");
     for (const auto& l : plan_.layers)
       if (l.kind == Kind::kSkipped && !Selected(l.name)) plan_.left_alone.push_back(l.name);
     Steps();
     plan_.reboot = driver_ok_ && driver_installs_;
-    if (in_.from && in_.from->name != stack_.name) {  // a move from the host's recorded stack: what it changes
+    if (in_.from &&
+        in_.from->name != stack_.name) {  // a move from the host's recorded stack: what it changes
       plan_.move_from = in_.from->name;
-      for (const auto& c : manifest::PinChanges(*in_.from, stack_)) plan_.move_changes.push_back({c.field, c.from, c.to});
+      for (const auto& c : manifest::PinChanges(*in_.from, stack_))
+        plan_.move_changes.push_back({c.field, c.from, c.to});
     }
     WriteThroughLinks();
     return std::move(plan_);
@@ -142,13 +143,16 @@ class Planner {
   }
 
   // The stack's repositories that serve the layers apply installs here.
-  std::vector<const manifest::AptRepository*> AptRepositories() const { return AptRepositoriesFor(stack_, facts_); }
+  std::vector<const manifest::AptRepository*> AptRepositories() const {
+    return AptRepositoriesFor(stack_, facts_);
+  }
 
   std::string CudaMajorMinor() const {
     return stack_.cuda.version.known() ? stack_.cuda.version.version->Prefix(2).str() : "";
   }
 
-  // cuDNN and NCCL packages may name the CUDA build in their revision (8.9.7.29-1+cuda12.2, 2.27.7-1+cuda13.0).
+  // cuDNN and NCCL packages may name the CUDA build in their revision
+  // (8.9.7.29-1+cuda12.2, 2.27.7-1+cuda13.0).
   apt::PinRule Rule(const manifest::AptPackage& p, const std::string& layer_version, bool cuda_builds) const {
     apt::PinRule r;
     r.name = p.name;
@@ -256,7 +260,8 @@ class Planner {
       if (!Selected(l)) left_alone.insert(l);
     const PinDecision pins = DecidePins(want, old_pins_, left_alone);
     for (const auto& c : pins.conflicts)
-      plan_.blockers.push_back("apt: " + c + " (include both layers with --only, or run apply without --only/--skip)");
+      plan_.blockers.push_back("apt: " + c +
+                               " (include both layers with --only, or run apply without --only/--skip)");
     for (const auto& [name, pin] : pins.file) plan_.pins.emplace_back(name, pin.version);
     std::set<std::string> names;  // the pins, and earlier pins that may be held but no longer installed
     for (const auto& [name, pin] : pins.file) names.insert(name);
@@ -269,7 +274,8 @@ class Planner {
       // Every package of the closure that is not at its version is named on the install line with it: apt
       // gives up an installed package of another branch (or flavour) only for packages it is asked for.
       const std::string word = name + "=" + version;
-      if (!at_pin && std::find(install_.begin(), install_.end(), word) == install_.end()) install_.push_back(word);
+      if (!at_pin && std::find(install_.begin(), install_.end(), word) == install_.end())
+        install_.push_back(word);
       if (!at_pin || !it->second.held) hold_.push_back(name);
       if (it != dpkg.end() && it->second.held && !at_pin) allow_held_ = true;
     }
@@ -304,9 +310,11 @@ class Planner {
   std::string Unknown(const std::string& layer, const manifest::Pinned& pin,
                       const std::vector<manifest::AptPackage>& pkgs) const {
     if (pin.unknown)
-      return "the stack's version is unknown (" + (pin.reason.empty() ? std::string("no verified source") : pin.reason) +
+      return "the stack's version is unknown (" +
+             (pin.reason.empty() ? std::string("no verified source") : pin.reason) +
              "); pin one in a site manifest (extends: " + stack_.name + ") or run with --skip " + layer;
-    if (pkgs.empty()) return "the stack names no packages for this layer; add them or run with --skip " + layer;
+    if (pkgs.empty())
+      return "the stack names no packages for this layer; add them or run with --skip " + layer;
     return "";
   }
 
@@ -315,9 +323,11 @@ class Planner {
   std::string HeadersMissing(const std::string& headers, const std::string& from) const {
     return "kernel " + facts_.kernel + " has no headers package (" + headers + " is not in " + from +
            "), so DKMS cannot build NVIDIA's module for it: install the distribution's current kernel (its "
-           "meta package: linux-generic on Ubuntu, linux-image-" + (arch_.empty() ? "amd64" : arch_) +
+           "meta package: linux-generic on Ubuntu, linux-image-" +
+           (arch_.empty() ? "amd64" : arch_) +
            " on Debian) and reboot, or install this kernel's headers from its provider (/lib/modules/" +
-           facts_.kernel + "/build), then run gpuprep apply again; or leave the driver as it is with --skip driver";
+           facts_.kernel +
+           "/build), then run gpuprep apply again; or leave the driver as it is with --skip driver";
   }
 
   void Driver() {
@@ -338,11 +348,13 @@ class Planner {
     const bool open = d.flavour == "open" || d.flavour == "server-open";
     for (const auto& g : facts_.gpus) {
       const std::string gpu = "GPU " + g.pci + " (" + g.name + ")";
-      if (!g.architecture.empty() && !stack_.architectures.empty() && !Contains(stack_.architectures, g.architecture))
+      if (!g.architecture.empty() && !stack_.architectures.empty() &&
+          !Contains(stack_.architectures, g.architecture))
         return block(gpu + " is " + g.architecture + ", which stack " + stack_.name + " does not support (" +
                      Join(stack_.architectures, ", ") + "); choose a stack for " + g.architecture +
                      " GPUs with --manifest");
-      // The flavour and ceiling rules of compat.yaml (driver_rules), as doctor and manifest validate apply them.
+      // The flavour and ceiling rules of compat.yaml (driver_rules), as doctor and manifest validate apply
+      // them.
       const manifest::GpuModel* m =
           manifest::EmbeddedCompat().GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
       std::optional<int> cuda_major;
@@ -354,8 +366,8 @@ class Planner {
             return block(gpu + " is not claimed by stack " + stack_.name + ": " + ex.why +
                          "; choose another stack with --manifest");
         if (std::string why = m->StackCannotRun(*d.version.version, open, cuda_major); !why.empty())
-          return block(gpu + ": stack " + stack_.name + " (driver " + d.version.version->str() + ", " + d.flavour +
-                       ") cannot run it: " + why + "; choose another stack with --manifest");
+          return block(gpu + ": stack " + stack_.name + " (driver " + d.version.version->str() + ", " +
+                       d.flavour + ") cannot run it: " + why + "; choose another stack with --manifest");
       }
     }
     driver_ok_ = true;
@@ -384,14 +396,17 @@ class Planner {
     if (driver_installs_ && facts_.driver.secure_boot.value_or(false) && !d.signed_modules &&
         !facts_.driver.dkms_signed) {
       plan_.blockers.push_back(
-          "Secure Boot is on and stack " + stack_.name + " builds unsigned DKMS modules: enrol a Machine Owner Key "
+          "Secure Boot is on and stack " + stack_.name +
+          " builds unsigned DKMS modules: enrol a Machine Owner Key "
           "first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, or sudo update-secureboot-policy "
-          "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or disable "
+          "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or "
+          "disable "
           "Secure Boot, or use a stack with driver.signed_modules: true");
       blocked_layers_.insert("driver");
       return void(Add("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned"));
     }
-    nouveau_ = !NouveauBlacklisted(fs_) && (facts_.driver.nouveau_loaded || NouveauLoaded(fs_) || driver_installs_);
+    nouveau_ =
+        !NouveauBlacklisted(fs_) && (facts_.driver.nouveau_loaded || NouveauLoaded(fs_) || driver_installs_);
     if (nouveau_) detail += std::string(detail.empty() ? "" : "; ") + "nouveau not blacklisted";
     persistenced_ = !UnitEnabled(fs_, "nvidia-persistenced.service") && !facts_.driver.persistenced_enabled;
     if (persistenced_) detail += std::string(detail.empty() ? "" : "; ") + "nvidia-persistenced not enabled";
@@ -405,24 +420,30 @@ class Planner {
       l.kind = Kind::kReboot;
       l.detail = "reboot required: " + Join(reboot_reasons_, "; ");
     } else {
-      l.detail = other_source
-                     ? "driver " + pinned + " is loaded and its libraries match (installed by other packages; left as they are)"
-                     : "installed and held";
+      l.detail =
+          other_source
+              ? "driver " + pinned +
+                    " is loaded and its libraries match (installed by other packages; left as they are)"
+              : "installed and held";
     }
   }
 
   void FabricManager() {
     const auto& d = stack_.driver;
-    if (facts_.nvswitch_count == 0) return void(Add("fabricmanager", Kind::kNotApplicable, "no NVSwitch on this host"));
+    if (facts_.nvswitch_count == 0)
+      return void(Add("fabricmanager", Kind::kNotApplicable, "no NVSwitch on this host"));
     if (!Selected("fabricmanager")) return void(Add("fabricmanager", Kind::kSkipped, "not selected"));
     if (!d.version.known())
-      return void(Add("fabricmanager", Kind::kRefused, "the driver version is unknown, so the fabric manager's is too"));
+      return void(Add("fabricmanager", Kind::kRefused,
+                      "the driver version is unknown, so the fabric manager's is too"));
     if (d.fabricmanager_packages.empty())
       return void(Add("fabricmanager", Kind::kRefused,
                       "this host has NVSwitches but the stack names no fabric manager packages"));
     const std::string want = d.version.version->str();
     for (const auto& p : d.fabricmanager_packages) {
-      const std::string up = !p.version.empty() ? DebVersion::Parse(p.version).upstream : p.upstream.empty() ? want : p.upstream;
+      const std::string up = !p.version.empty()   ? DebVersion::Parse(p.version).upstream
+                             : p.upstream.empty() ? want
+                                                  : p.upstream;
       if (up != want)
         return void(Add("fabricmanager", Kind::kRefused,
                         p.name + " " + up + " does not match driver " + want +
@@ -443,16 +464,20 @@ class Planner {
     if (!c.enabled) return void(Add(name, Kind::kNotApplicable, "not part of stack " + stack_.name));
     if (!Selected(name)) return void(Add(name, Kind::kSkipped, "not selected"));
     if (c.source == "redist") return Redist(name, c);
-    if (auto why = Unknown(name, c.version, c.packages); !why.empty()) return void(Add(name, Kind::kRefused, why));
+    if (auto why = Unknown(name, c.version, c.packages); !why.empty())
+      return void(Add(name, Kind::kRefused, why));
     std::string error;
-    std::string detail = Packages(name, c.packages, c.version.version->str(), error, name == "cudnn" || name == "nccl");
+    std::string detail =
+        Packages(name, c.packages, c.version.version->str(), error, name == "cudnn" || name == "nccl");
     if (!error.empty()) return void(Add(name, Kind::kRefused, error));
     LayerDecision& l = Add(name, detail.empty() ? Kind::kNone : Kind::kInstall,
                            detail.empty() ? "installed and held" : detail);
     l.found = FoundVersion(c.packages);
     // Installs apt did not make (pip wheels, tarballs, runfiles) do not satisfy the pins, but the plan says
     // what is there, as doctor does.
-    const probe::Component* probed = name == "cuda" ? &facts_.cuda : name == "cudnn" ? &facts_.cudnn : &facts_.nccl;
+    const probe::Component* probed = name == "cuda"    ? &facts_.cuda
+                                     : name == "cudnn" ? &facts_.cudnn
+                                                       : &facts_.nccl;
     if (l.found.empty() && probed->found)
       l.found = probed->version + " via " + (probed->source.empty() ? "another installer" : probed->source) +
                 ", not apt";
@@ -478,10 +503,10 @@ class Planner {
   // docker, container_toolkit, image (plan/containers.cc): pinned packages go through Packages() (resolved,
   // in the closure, pinned and held); the distribution's docker.io joins the transaction by name.
   void Containers() {
-    containers_ = PlanContainers(in_, [this](const std::string& layer, const std::vector<manifest::AptPackage>& pkgs,
-                                             const std::string& upstream, std::string& error) {
-      return Packages(layer, pkgs, upstream, error);
-    });
+    containers_ =
+        PlanContainers(in_, [this](const std::string& layer, const std::vector<manifest::AptPackage>& pkgs,
+                                   const std::string& upstream,
+                                   std::string& error) { return Packages(layer, pkgs, upstream, error); });
     plan_.layers.insert(plan_.layers.end(), containers_.layers.begin(), containers_.layers.end());
     for (const auto& p : containers_.install) install_.push_back(p.name);
     plan_.blockers.insert(plan_.blockers.end(), containers_.blockers.begin(), containers_.blockers.end());
@@ -507,10 +532,12 @@ class Planner {
   void KeepEnginePins() {
     if (!Selected("docker") || !stack_.docker.present) return;
     for (const auto& p : stack_.docker.packages) {
-      if (p.version.empty() && p.upstream.empty()) continue;  // the distribution's engine by name: never pinned
+      if (p.version.empty() && p.upstream.empty())
+        continue;  // the distribution's engine by name: never pinned
       const std::string* have = InstalledVersion(p.name);
       auto old = old_pins_.find(p.name);
-      if (!have || old == old_pins_.end() || old->second.version != *have || !apt::MatchesPin(*have, Rule(p, "", false)))
+      if (!have || old == old_pins_.end() || old->second.version != *have ||
+          !apt::MatchesPin(*have, Rule(p, "", false)))
         continue;
       if (std::none_of(roots_.begin(), roots_.end(), [&p](const Root& r) { return r.name == p.name; }))
         roots_.push_back({"docker", p.name, *have});
@@ -525,8 +552,10 @@ class Planner {
   std::vector<std::string> AptLayers() const {
     std::vector<std::string> out;
     for (const auto& l : plan_.layers)
-      if (l.kind == Kind::kInstall && l.name != "driver") out.push_back(l.name);
-      else if (l.kind == Kind::kInstall && driver_installs_) out.push_back(l.name);
+      if (l.kind == Kind::kInstall && l.name != "driver")
+        out.push_back(l.name);
+      else if (l.kind == Kind::kInstall && driver_installs_)
+        out.push_back(l.name);
     return out;
   }
 
@@ -539,13 +568,14 @@ class Planner {
           continue;
         }
         if (!UrlAllowed(r->keyring_url)) {
-          plan_.blockers.push_back("repository " + r->name + ": " + r->keyring_url +
-                                   " is not https (plain http and file:// only for loopback and local mirrors)");
+          plan_.blockers.push_back(
+              "repository " + r->name + ": " + r->keyring_url +
+              " is not https (plain http and file:// only for loopback and local mirrors)");
           continue;
         }
-        Step& s = NewStep("repo." + r->name + ".key", {}, "repository " + r->name + ": fetch the signing key " +
-                                                              r->keyring_url + " and check its " +
-                                                              (r->keyring_sha256.empty() ? "fingerprint" : "sha256"));
+        Step& s = NewStep("repo." + r->name + ".key", {},
+                          "repository " + r->name + ": fetch the signing key " + r->keyring_url +
+                              " and check its " + (r->keyring_sha256.empty() ? "fingerprint" : "sha256"));
         Action a;
         a.kind = Action::Kind::kFetch;
         a.url = r->keyring_url;
@@ -586,22 +616,25 @@ class Planner {
     // Always before an install: the versions were resolved from the repositories' current index, and the
     // host's lists must hold them too.
     if (!install_.empty())
-      NewStep("apt.update", {}, "refresh the package lists").actions.push_back(
-          Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
+      NewStep("apt.update", {}, "refresh the package lists")
+          .actions.push_back(Action::Run(apt::UpdateArgv(in_.apt), apt::AptEnv()));
     if (!unhold_.empty()) {
-      NewStep("apt.unhold", {}, "release gpuprep's holds on packages the stack no longer pins at these versions")
+      NewStep("apt.unhold", {},
+              "release gpuprep's holds on packages the stack no longer pins at these versions")
           .actions.push_back(Action::Run(apt::UnholdArgv(unhold_)));
     }
     if (!prefs_want_.empty() && prefs_want_ != prefs_text_) {
       // gpuprep's own file: no backup beside it (apt would read, or warn about, every file in preferences.d).
       const bool ours = prefs_text_.empty() || StartsWith(prefs_text_, "# gpuprep:");
-      NewStep("apt.pin", {}, "pin every package of the stack at its exact version (" +
-                                 std::string(apt::kPreferencesPath) + ", priority " +
-                                 std::to_string(apt::kPinPriority) + ")")
+      NewStep("apt.pin", {},
+              "pin every package of the stack at its exact version (" + std::string(apt::kPreferencesPath) +
+                  ", priority " + std::to_string(apt::kPinPriority) + ")")
           .actions.push_back(Action::Write(apt::kPreferencesPath, prefs_want_, 0644, !ours));
     } else if (plan_.needs_index && !install_.empty()) {
-      NewStep("apt.pin", {}, "pin every package of the stack at the exact version resolved from the repositories' "
-                             "index at apply time (" + std::string(apt::kPreferencesPath) + ")");
+      NewStep("apt.pin", {},
+              "pin every package of the stack at the exact version resolved from the repositories' "
+              "index at apply time (" +
+                  std::string(apt::kPreferencesPath) + ")");
     }
     if (!install_.empty()) {
       apt::AptOptions o = in_.apt;
@@ -614,7 +647,8 @@ class Planner {
     }
     // After the install: a failed install must not leave a host whose only display driver is blacklisted.
     if (nouveau_) {
-      Step& s = NewStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
+      Step& s =
+          NewStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
       s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
       s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
     }
@@ -633,7 +667,8 @@ class Planner {
       Action a;
       a.kind = Action::Kind::kRedist;
       a.redist = r;
-      Step& s = NewStep("redist." + r.layer, {r.layer}, r.layer + ": NVIDIA's redistributable archives into " + r.prefix);
+      Step& s = NewStep("redist." + r.layer, {r.layer},
+                        r.layer + ": NVIDIA's redistributable archives into " + r.prefix);
       s.actions.push_back(a);
       s.actions.push_back(Action::Run({"ldconfig"}));
     }
@@ -641,7 +676,8 @@ class Planner {
       Action a;
       a.kind = Action::Kind::kRebootCheck;
       a.contents = stack_.driver.version.version->str();
-      NewStep("reboot.check", {"driver"}, "reboot if the new driver is not the loaded one").actions.push_back(a);
+      NewStep("reboot.check", {"driver"}, "reboot if the new driver is not the loaded one")
+          .actions.push_back(a);
     }
     plan_.steps.insert(plan_.steps.end(), containers_.after.begin(), containers_.after.end());
     for (const auto& l : plan_.layers) {
@@ -669,8 +705,8 @@ class Planner {
   std::vector<Root> roots_;  // the selected layers' own packages at exact versions
   std::vector<std::string> install_, hold_, unhold_;
   std::set<std::string> blocked_layers_;  // layers whose refusal already stands in plan_.blockers
-  bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false, persistenced_ = false,
-       fm_enable_ = false;
+  bool allow_held_ = false, driver_ok_ = false, driver_installs_ = false, nouveau_ = false,
+       persistenced_ = false, fm_enable_ = false;
   std::vector<std::string> reboot_reasons_;
   std::vector<redist::Request> redist_;
   ContainerPlan containers_;

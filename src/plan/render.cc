@@ -20,7 +20,8 @@ std::string Octal(unsigned mode) {
 bool EnvName(const std::string& k) {
   if (k.empty() || (k[0] >= '0' && k[0] <= '9')) return false;
   for (char c : k)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
   return true;
 }
 
@@ -29,7 +30,8 @@ std::string DescribeRedist(const redist::Request& r) {
                      (r.cuda_major ? ", cuda" + std::to_string(*r.cuda_major) : "") + ")";
   return "install NVIDIA redistributable " + what + " listed in " + r.json_url +
          (r.json_sha256.empty() ? "" : " (sha256 " + r.json_sha256 + ")") + " into " + r.prefix +
-         ", checking each archive's sha256, then point " + r.current_link + " at it and write " + r.ldconf_path;
+         ", checking each archive's sha256, then point " + r.current_link + " at it and write " +
+         r.ldconf_path;
 }
 
 // NAME=VALUE words before the command; a name the shell would not read as an assignment goes through
@@ -37,8 +39,10 @@ std::string DescribeRedist(const redist::Request& r) {
 std::string EnvPrefix(const Action& a) {
   std::string out, odd;
   for (const auto& [k, v] : a.env) {
-    if (EnvName(k)) out += k + "=" + sys::ShellQuote(v) + " ";
-    else odd += sys::ShellQuote(k + "=" + v) + " ";
+    if (EnvName(k))
+      out += k + "=" + sys::ShellQuote(v) + " ";
+    else
+      odd += sys::ShellQuote(k + "=" + v) + " ";
   }
   return odd.empty() ? out : out + "env " + odd;
 }
@@ -49,19 +53,25 @@ std::string Comment(const std::string& s) { return TerminalSafe(s); }
 // The text form of one action (also the body of the sh form for kRun).
 std::string Describe(const Action& a) {
   switch (a.kind) {
-    case Action::Kind::kRun: return EnvPrefix(a) + sys::ShellJoin(a.argv);
+    case Action::Kind::kRun:
+      return EnvPrefix(a) + sys::ShellJoin(a.argv);
     case Action::Kind::kWrite:
       return "write " + a.path + (a.link.empty() ? "" : " (through the link " + a.link + ")") + " (mode " +
              Octal(a.mode) + ")";
-    case Action::Kind::kMove: return "move " + a.path + " to " + a.to;
+    case Action::Kind::kMove:
+      return "move " + a.path + " to " + a.to;
     case Action::Kind::kFetch:
       return "fetch " + a.url + " -> " + a.path + " (" +
              (a.sha256.empty() ? "fingerprint " + a.fingerprint : "sha256 " + a.sha256) + ")";
-    case Action::Kind::kVerify: return "verify " + a.layer;
-    case Action::Kind::kRebootCheck: return "check whether a reboot is required";
-    case Action::Kind::kRedist: return DescribeRedist(a.redist);
+    case Action::Kind::kVerify:
+      return "verify " + a.layer;
+    case Action::Kind::kRebootCheck:
+      return "check whether a reboot is required";
+    case Action::Kind::kRedist:
+      return DescribeRedist(a.redist);
     case Action::Kind::kPull:
-      return "pull " + a.image + " (Docker Engine API" + (a.digest.empty() ? ", digest recorded)" : ", digest must be " + a.digest + ")");
+      return "pull " + a.image + " (Docker Engine API" +
+             (a.digest.empty() ? ", digest recorded)" : ", digest must be " + a.digest + ")");
   }
   return "";
 }
@@ -79,9 +89,11 @@ std::string RenderText(const Plan& plan) {
   std::ostringstream out;
   out << "stack " << plan.stack << "\n";
   if (!plan.move_from.empty()) {
-    out << "moving this host from stack " << plan.move_from << " (the stack it runs) to " << plan.stack << ":\n";
+    out << "moving this host from stack " << plan.move_from << " (the stack it runs) to " << plan.stack
+        << ":\n";
     for (const auto& c : plan.move_changes)
-      out << "  " << c.field << ": " << (c.from.empty() ? "-" : c.from) << " -> " << (c.to.empty() ? "-" : c.to) << "\n";
+      out << "  " << c.field << ": " << (c.from.empty() ? "-" : c.from) << " -> "
+          << (c.to.empty() ? "-" : c.to) << "\n";
     if (plan.move_changes.empty()) out << "  no pinned value changes\n";
   }
   for (const auto& l : plan.layers) {
@@ -131,7 +143,8 @@ std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
 std::string RenderSh(const Plan& plan, const ShOptions& o) {
   std::ostringstream out;
   out << "#!/bin/bash\n"
-      << "# gpuprep plan for stack " << Comment(plan.stack) << ": the commands `gpuprep apply` runs, in order.\n"
+      << "# gpuprep plan for stack " << Comment(plan.stack)
+      << ": the commands `gpuprep apply` runs, in order.\n"
       << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
       << "set -euo pipefail\n";
   if (!plan.move_from.empty()) {
@@ -173,10 +186,13 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
     out << "\n# " << ++n << ". " << Comment(s.title) << " [" << Comment(s.id) << "]\n";
     for (const auto& a : s.actions) {
       switch (a.kind) {
-        case Action::Kind::kRun: out << EnvPrefix(a) << sys::ShellJoin(a.argv) << "\n"; break;
+        case Action::Kind::kRun:
+          out << EnvPrefix(a) << sys::ShellJoin(a.argv) << "\n";
+          break;
         case Action::Kind::kWrite: {
           const std::string p = sys::ShellQuote(a.path);
-          if (!a.link.empty()) out << "# " << Comment(a.link) << " is a link to this file: written through it\n";
+          if (!a.link.empty())
+            out << "# " << Comment(a.link) << " is a link to this file: written through it\n";
           out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
           // A here-document for text that ends with a newline (readable); other contents byte for byte
           // through printf, so the file is exactly what apply writes.
@@ -202,14 +218,16 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
           // The same checks as apply: the sha256 when pinned, and the fingerprint when pinned, matched
           // against primary keys only (the first fpr record after each pub record), never a subkey.
           if (!a.sha256.empty())
-            out << "echo " << sys::ShellQuote(a.sha256) << "\"  $tmp/key" << n << "\" | sha256sum --check --quiet\n";
+            out << "echo " << sys::ShellQuote(a.sha256) << "\"  $tmp/key" << n
+                << "\" | sha256sum --check --quiet\n";
           if (!a.fingerprint.empty())
             out << "gpg --batch --show-keys --with-colons " << tmp
-                << " | awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }' | grep -qx "
+                << " | awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }' | "
+                   "grep -qx "
                 << sys::ShellQuote(a.fingerprint) << "\n";
-          out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp << "; then gpg --batch --yes --dearmor --output "
-              << dst << " " << tmp << "; else install -m " << Octal(a.mode) << " " << tmp << " " << dst
-              << "; fi\n";
+          out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp
+              << "; then gpg --batch --yes --dearmor --output " << dst << " " << tmp << "; else install -m "
+              << Octal(a.mode) << " " << tmp << " " << dst << "; fi\n";
           break;
         }
         case Action::Kind::kVerify:
@@ -220,12 +238,12 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
         case Action::Kind::kPull:
           out << "docker pull " << sys::ShellQuote(a.image) << "\n";
           if (!a.digest.empty())
-            out << "docker image inspect --format '{{join .RepoDigests \"\\n\"}}' " << sys::ShellQuote(a.image)
-                << " | grep -qF " << sys::ShellQuote("@" + a.digest) << "\n";
+            out << "docker image inspect --format '{{join .RepoDigests \"\\n\"}}' "
+                << sys::ShellQuote(a.image) << " | grep -qF " << sys::ShellQuote("@" + a.digest) << "\n";
           break;
         case Action::Kind::kRebootCheck:
-          out << "if [ -e /var/run/reboot-required ] || ! grep -qs " << sys::ShellQuote(" " + a.contents + " ")
-              << " /proc/driver/nvidia/version; then\n"
+          out << "if [ -e /var/run/reboot-required ] || ! grep -qs "
+              << sys::ShellQuote(" " + a.contents + " ") << " /proc/driver/nvidia/version; then\n"
               << "  echo 'gpuprep: a reboot is required; reboot, then run the rest of this script' >&2\n"
               << "  exit 3\n"
               << "fi\n";
@@ -251,19 +269,21 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
       if (!o.skip.empty()) replan.insert(replan.end(), {"--skip", Join(o.skip, ",")});
       if (o.restart_docker) replan.push_back("--restart-docker");
       if (o.one_shot) {
-        out << "\n# " << ++n << ". the rest of the plan, with the exact versions resolved from the index just fetched\n"
+        out << "\n# " << ++n
+            << ". the rest of the plan, with the exact versions resolved from the index just fetched\n"
             << "if [ -n \"${GPUPREP_REPLANNED:-}\" ]; then\n"
             << "  echo 'gpuprep: the repositories'\"'\"' index is still missing after apt-get update' >&2\n"
             << "  exit 1\n"
             << "fi\n"
             << "rest=\"$(" << sys::ShellJoin(replan) << ")\"\n"
-            << (fetches ? "rm -rf -- \"$tmp\"\n" : "")
-            << "GPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n";
+            << (fetches ? "rm -rf -- \"$tmp\"\n" : "") << "GPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n";
       } else {
         // Stop here: the second script is made now, from the index, and reviewed before it runs.
         const std::string command = sys::ShellJoin(replan) + " > gpuprep-plan-2.sh";
-        out << "\n# " << ++n << ". stop: the rest of the plan needs the index just fetched; make it, review it, run it\n"
-            << "printf '%s\\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their "
+        out << "\n# " << ++n
+            << ". stop: the rest of the plan needs the index just fetched; make it, review it, run it\n"
+            << "printf '%s\\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions "
+               "from their "
                "index) is a second script: make it, review it, then run it as root:' "
             << sys::ShellQuote("  " + command) << " '  bash gpuprep-plan-2.sh'\n"
             << "exit 0\n";
@@ -289,13 +309,17 @@ nlohmann::json RenderJson(const Plan& plan) {
     json actions = json::array();
     for (const auto& a : s.actions) {
       switch (a.kind) {
-        case Action::Kind::kRun: actions.push_back({{"run", a.argv}, {"env", a.env}}); break;
+        case Action::Kind::kRun:
+          actions.push_back({{"run", a.argv}, {"env", a.env}});
+          break;
         case Action::Kind::kWrite:
           actions.push_back({{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}});
           if (!a.diff.empty()) actions.back()["diff"] = a.diff;
           if (!a.link.empty()) actions.back()["link"] = a.link;
           break;
-        case Action::Kind::kMove: actions.push_back({{"move", {a.path, a.to}}}); break;
+        case Action::Kind::kMove:
+          actions.push_back({{"move", {a.path, a.to}}});
+          break;
         case Action::Kind::kFetch: {
           json f = {{"fetch", a.url}, {"to", a.path}};
           if (!a.sha256.empty()) f["sha256"] = a.sha256;
@@ -303,19 +327,25 @@ nlohmann::json RenderJson(const Plan& plan) {
           actions.push_back(f);
           break;
         }
-        case Action::Kind::kVerify: actions.push_back({{"verify", a.layer}}); break;
-        case Action::Kind::kRebootCheck: actions.push_back({{"reboot_check", true}}); break;
+        case Action::Kind::kVerify:
+          actions.push_back({{"verify", a.layer}});
+          break;
+        case Action::Kind::kRebootCheck:
+          actions.push_back({{"reboot_check", true}});
+          break;
         case Action::Kind::kRedist: {
           const auto& r = a.redist;
-          json j = {{"layer", r.layer},       {"redistrib", r.json_url},  {"components", r.components},
-                    {"platform", r.platform}, {"version", r.version},     {"prefix", r.prefix},
+          json j = {{"layer", r.layer},          {"redistrib", r.json_url},    {"components", r.components},
+                    {"platform", r.platform},    {"version", r.version},       {"prefix", r.prefix},
                     {"current", r.current_link}, {"ld_so_conf", r.ldconf_path}};
           if (r.cuda_major) j["cuda_major"] = *r.cuda_major;
           if (!r.json_sha256.empty()) j["sha256"] = r.json_sha256;
           actions.push_back({{"redist", j}});
           break;
         }
-        case Action::Kind::kPull: actions.push_back({{"pull", a.image}, {"digest", a.digest}}); break;
+        case Action::Kind::kPull:
+          actions.push_back({{"pull", a.image}, {"digest", a.digest}});
+          break;
       }
     }
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});
@@ -329,8 +359,8 @@ nlohmann::json RenderJson(const Plan& plan) {
                          {"to", c.to.empty() ? json(nullptr) : json(c.to)}});
     move = {{"from", plan.move_from}, {"changes", changes}};
   }
-  return {{"stack", plan.stack},       {"layers", layers}, {"steps", steps},
-          {"blockers", plan.blockers}, {"move", move},     {"reboot", plan.reboot},
+  return {{"stack", plan.stack},          {"layers", layers}, {"steps", steps},
+          {"blockers", plan.blockers},    {"move", move},     {"reboot", plan.reboot},
           {"left_alone", plan.left_alone}};
 }
 

@@ -1,10 +1,9 @@
 // The three ways `gpuprep plan` prints a plan: text for people, a POSIX shell script an admin can review
 // and run by hand (`--format sh`), and JSON. All show exactly what `apply` would run.
 #pragma once
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "plan/plan.h"
 
@@ -18,9 +17,9 @@ std::string RenderText(const Plan& plan);
 // (manifest::DocumentsSha256; gpuprep refuses a manifest that no longer has it).
 struct ShOptions {
   std::string gpuprep = "gpuprep";
-  std::string manifest;                 // how to load the same stack: an embedded NAME, an absolute PATH, a URL
-  std::string manifest_sha256;          // "" = not pinned (library callers; the CLI always pins)
-  std::string root;                     // --root, when the plan was made for a tree
+  std::string manifest;         // how to load the same stack: an embedded NAME, an absolute PATH, a URL
+  std::string manifest_sha256;  // "" = not pinned (library callers; the CLI always pins)
+  std::string root;             // --root, when the plan was made for a tree
   std::vector<std::string> only, skip;  // layer names
   bool restart_docker = false;
   // Where the plan needs the repositories' index (exact versions are resolved from it, and it is on the

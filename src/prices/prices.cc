@@ -46,8 +46,8 @@ Table Flat(const std::string& text) {
   const double p = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(p) || p <= 0 || p > 1e6 ||
       text.find_first_not_of("0123456789.") != std::string::npos)
-    throw FlagError("--price-per-gpu-hour", "expected a price above 0 and at most 1000000 such as 2.49, got \"" +
-                                                text + "\"");
+    throw FlagError("--price-per-gpu-hour",
+                    "expected a price above 0 and at most 1000000 such as 2.49, got \"" + text + "\"");
   Table t;
   t.flat = p;
   return t;

@@ -14,8 +14,8 @@ namespace gp::prices {
 constexpr double kHoursPerMonth = 730;
 
 struct Table {
-  std::string path;       // the file as the user named it; "" for --price-per-gpu-hour
-  std::string currency;   // "USD"; "" for --price-per-gpu-hour
+  std::string path;      // the file as the user named it; "" for --price-per-gpu-hour
+  std::string currency;  // "USD"; "" for --price-per-gpu-hour
   std::vector<manifest::PriceEntry> entries;
   std::optional<double> flat;  // --price-per-gpu-hour: every GPU
 

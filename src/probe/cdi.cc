@@ -11,7 +11,8 @@ namespace {
 
 std::string Unquote(std::string_view v) {
   v = Trim(v);
-  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+    v = v.substr(1, v.size() - 2);
   return std::string(v);
 }
 
@@ -70,7 +71,8 @@ CdiSpec ParseCdiSpec(std::string_view text, bool is_json) {
   return spec;
 }
 
-bool ScanCdiSpecs(const sys::Fs& fs, const std::vector<std::string>& dirs, std::vector<std::string>& devices) {
+bool ScanCdiSpecs(const sys::Fs& fs, const std::vector<std::string>& dirs,
+                  std::vector<std::string>& devices) {
   bool nvidia_spec = false;
   std::vector<std::string> seen_dirs;
   for (const auto& dir : dirs) {

@@ -6,7 +6,6 @@
 // cudart through dlopen (live only: "13.0"), the redistributable install's directory name, and finally the
 // dpkg cuda-toolkit-X-Y package.
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "probe/parsers.h"
@@ -48,11 +47,13 @@ std::vector<std::string> Candidates(const ProbeEnv& env) {
     if (!StartsWith(name, "cuda-")) continue;
     if (auto v = Version::Parse(name.substr(5))) versioned.emplace_back(*v, "/usr/local/" + name);
   }
-  std::sort(versioned.begin(), versioned.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(versioned.begin(), versioned.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [v, p] : versioned) add(p);
   if (Live(env)) {
     for (const auto& dir : Split(EnvVar(env, "PATH"), ':')) {
-      if (!dir.empty() && EndsWith(dir, "/bin") && fs.Exists(dir + "/nvcc")) add(dir.substr(0, dir.size() - 4));
+      if (!dir.empty() && EndsWith(dir, "/bin") && fs.Exists(dir + "/nvcc"))
+        add(dir.substr(0, dir.size() - 4));
     }
   }
   return out;
@@ -64,8 +65,10 @@ bool FromDistInfo(const sys::Fs& fs, const std::string& dir, Component& c) {
     if (!StartsWith(name, "nvidia_cuda_")) continue;
     auto d = ParseDistInfoName(name);
     if (!d) continue;
-    if (StartsWith(d->project, "nvidia_cuda_nvcc")) nvcc = d;
-    else if (StartsWith(d->project, "nvidia_cuda_runtime")) runtime = d;
+    if (StartsWith(d->project, "nvidia_cuda_nvcc"))
+      nvcc = d;
+    else if (StartsWith(d->project, "nvidia_cuda_runtime"))
+      runtime = d;
   }
   const auto& best = nvcc ? nvcc : runtime;
   if (!best) return false;
@@ -109,7 +112,8 @@ std::optional<std::string> ParseNvccVersion(std::string_view text) {
   auto at = text.find("release ");
   if (at == std::string_view::npos) return std::nullopt;
   auto line_end = text.find('\n', at);
-  auto words = SplitWords(text.substr(at, line_end == std::string_view::npos ? std::string_view::npos : line_end - at));
+  auto words = SplitWords(
+      text.substr(at, line_end == std::string_view::npos ? std::string_view::npos : line_end - at));
   std::string release = words.size() > 1 ? words[1] : "";
   if (!release.empty() && release.back() == ',') release.pop_back();
   if (words.size() > 2 && words[2].size() > 1 && words[2][0] == 'V' && Version::Parse(words[2].substr(1))) {
@@ -136,9 +140,11 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
       if (!parsed.version.empty()) {
         c.version = parsed.version;
         c.source = "version.json";
-        if (parsed.field != "cuda_nvcc") c.notes.push_back("version.json: version from \"" + parsed.field + "\"");
+        if (parsed.field != "cuda_nvcc")
+          c.notes.push_back("version.json: version from \"" + parsed.field + "\"");
       } else {
-        c.notes.push_back(prefix + "/version.json: no usable version (" + (parsed.error.empty() ? "no version key" : parsed.error) + ")");
+        c.notes.push_back(prefix + "/version.json: no usable version (" +
+                          (parsed.error.empty() ? "no version key" : parsed.error) + ")");
       }
     }
     if (c.version.empty()) FromDistInfo(fs, prefix + "/dist-info", c);
@@ -208,7 +214,8 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
   if (c.found) {
     if (auto v = Version::Parse(c.version)) c.cuda_major = static_cast<int>(v->major());
   } else {
-    facts.probe_notes.push_back("cuda: no CUDA toolkit found (/usr/local/cuda*, /opt/gpuprep/cuda, CUDA_HOME, nvcc on PATH, dpkg)");
+    facts.probe_notes.push_back(
+        "cuda: no CUDA toolkit found (/usr/local/cuda*, /opt/gpuprep/cuda, CUDA_HOME, nvcc on PATH, dpkg)");
   }
 }
 

@@ -37,8 +37,10 @@ std::vector<std::string> Keys(const json& j, const char* key) {
 // An executable named `name` in one of PATH's directories (live) or the usual bin dirs (--root).
 std::string FindProgram(const ProbeEnv& env, const std::string& name) {
   std::vector<std::string> dirs;
-  if (Live(env)) dirs = Split(EnvVar(env, "PATH"), ':');
-  else dirs = {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"};
+  if (Live(env))
+    dirs = Split(EnvVar(env, "PATH"), ':');
+  else
+    dirs = {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"};
   for (const auto& d : dirs) {
     if (!d.empty() && d[0] == '/' && env.fs->Exists(d + "/" + name)) return d + "/" + name;
   }
@@ -56,8 +58,11 @@ void ProbeToolkit(const ProbeEnv& env, HostFacts& facts) {
   cmd.argv = {ctk, "--version"};
   cmd.timeout = kSocketTimeout;
   auto res = env.runner->Run(cmd);
-  if (auto v = res.ok() ? ParseCtkVersion(res.out) : std::nullopt) facts.toolkit.ctk_version = *v;
-  else facts.probe_notes.push_back("container_toolkit: " + ctk + " --version failed" + (res.timed_out ? " (timed out)" : ""));
+  if (auto v = res.ok() ? ParseCtkVersion(res.out) : std::nullopt)
+    facts.toolkit.ctk_version = *v;
+  else
+    facts.probe_notes.push_back("container_toolkit: " + ctk + " --version failed" +
+                                (res.timed_out ? " (timed out)" : ""));
 }
 
 void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& cdi_dirs) {
@@ -91,7 +96,8 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
   if (auto v = ParseDockerVersionBody(ver.body, &d.api_version)) d.version = *v;
   auto info = env.docker->Get(socket, "/info", kSocketTimeout);
   if (!info.ok()) {
-    d.detail = socket + " /info: " + (info.error.empty() ? "HTTP " + std::to_string(info.status) : info.error);
+    d.detail =
+        socket + " /info: " + (info.error.empty() ? "HTTP " + std::to_string(info.status) : info.error);
     return;
   }
   auto body = ParseDockerInfoBody(info.body);
@@ -131,7 +137,8 @@ DaemonJson ParseDaemonJson(std::string_view text) {
     return r;
   }
   r.runtimes = Keys(j, "runtimes");
-  if (auto it = j.find("default-runtime"); it != j.end() && it->is_string()) r.default_runtime = it->get<std::string>();
+  if (auto it = j.find("default-runtime"); it != j.end() && it->is_string())
+    r.default_runtime = it->get<std::string>();
   r.cdi_spec_dirs = StringList(j, "cdi-spec-dirs");
   if (auto f = j.find("features"); f != j.end() && f->is_object()) {
     if (auto c = f->find("cdi"); c != f->end() && c->is_boolean()) r.cdi_feature = c->get<bool>();
@@ -160,7 +167,8 @@ DockerInfoBody ParseDockerInfoBody(std::string_view body) {
   if (j.is_discarded() || !j.is_object()) return r;
   r.ok = true;
   r.runtimes = Keys(j, "Runtimes");
-  if (auto it = j.find("DefaultRuntime"); it != j.end() && it->is_string()) r.default_runtime = it->get<std::string>();
+  if (auto it = j.find("DefaultRuntime"); it != j.end() && it->is_string())
+    r.default_runtime = it->get<std::string>();
   r.cdi_spec_dirs = StringList(j, "CDISpecDirs");
   if (auto it = j.find("ContainersRunning"); it != j.end() && it->is_number_integer())
     r.containers_running = it->get<int>();
@@ -169,7 +177,8 @@ DockerInfoBody ParseDockerInfoBody(std::string_view body) {
       if (!dev.is_object()) continue;
       auto src = dev.find("Source");
       auto id = dev.find("ID");
-      if (src != dev.end() && src->is_string() && src->get<std::string>() == "cdi" && id != dev.end() && id->is_string()) {
+      if (src != dev.end() && src->is_string() && src->get<std::string>() == "cdi" && id != dev.end() &&
+          id->is_string()) {
         r.cdi_devices.push_back(id->get<std::string>());
       }
     }
@@ -206,7 +215,8 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
     bool enabled = daemon.cdi_feature.value_or(false);
     if (!daemon.cdi_feature) {
       if (const auto* p = FindPackage(facts, "docker-ce")) {
-        std::string up = DebVersion::Parse(p->version).upstream;  // "5:28.3.2-1~ubuntu.22.04~jammy" -> "28.3.2"
+        std::string up =
+            DebVersion::Parse(p->version).upstream;  // "5:28.3.2-1~ubuntu.22.04~jammy" -> "28.3.2"
         auto v = Version::Parse(up.substr(0, up.find_first_of("-~+")));
         enabled = v && *v >= Version::Must("28.3.0");
       }

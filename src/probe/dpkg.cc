@@ -37,9 +37,12 @@ std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
     if (line.empty()) {
       flush();
     } else if (line[0] != ' ' && line[0] != '\t') {
-      if (StartsWith(line, "Package:")) cur.package = std::string(Trim(line.substr(8)));
-      else if (StartsWith(line, "Status:")) cur.status = std::string(Trim(line.substr(7)));
-      else if (StartsWith(line, "Version:")) cur.version = std::string(Trim(line.substr(8)));
+      if (StartsWith(line, "Package:"))
+        cur.package = std::string(Trim(line.substr(8)));
+      else if (StartsWith(line, "Status:"))
+        cur.status = std::string(Trim(line.substr(7)));
+      else if (StartsWith(line, "Version:"))
+        cur.version = std::string(Trim(line.substr(8)));
     }
     if (nl == text.size()) break;
     pos = nl + 1;
@@ -49,7 +52,8 @@ std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
 }
 
 bool IsNvidiaRelatedPackage(std::string_view n) {
-  for (std::string_view p : {"nvidia-", "libnvidia-", "cuda-", "libcudnn", "cudnn", "libnccl", "docker", "containerd"}) {
+  for (std::string_view p :
+       {"nvidia-", "libnvidia-", "cuda-", "libcudnn", "cudnn", "libnccl", "docker", "containerd"}) {
     if (StartsWith(n, p)) return true;
   }
   return n == "cuda";

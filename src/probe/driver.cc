@@ -10,7 +10,8 @@ namespace {
 
 const char* const kSecureBootVar =
     "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
-const char* const kLibDirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"};
+const char* const kLibDirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+                                "/usr/lib"};
 
 std::string Basename(const std::string& path) {
   auto slash = path.rfind('/');
@@ -126,19 +127,23 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
       AttachGpuIdentity(nvml.devices, facts.gpus);
     }
   }
-  if (!d.module.loaded && d.userspace_version.empty()) facts.probe_notes.push_back("driver: no NVIDIA driver found");
+  if (!d.module.loaded && d.userspace_version.empty())
+    facts.probe_notes.push_back("driver: no NVIDIA driver found");
 
   d.nouveau_loaded = fs.Exists("/sys/module/nouveau");
   for (const char* dir : {"/etc/modprobe.d", "/lib/modprobe.d", "/usr/lib/modprobe.d"}) {
     for (const auto& name : fs.List(dir)) {
       if (!EndsWith(name, ".conf")) continue;
-      if (auto t = fs.Read(std::string(dir) + "/" + name); t && BlacklistsNouveau(*t)) d.nouveau_blacklisted = true;
+      if (auto t = fs.Read(std::string(dir) + "/" + name); t && BlacklistsNouveau(*t))
+        d.nouveau_blacklisted = true;
     }
   }
 
   if (fs.IsDir("/sys/firmware/efi")) {
-    if (auto sb = fs.ReadPrefix(kSecureBootVar, 16)) d.secure_boot = ParseSecureBootVar(*sb);
-    else facts.probe_notes.push_back("driver: EFI without a readable SecureBoot variable");
+    if (auto sb = fs.ReadPrefix(kSecureBootVar, 16))
+      d.secure_boot = ParseSecureBootVar(*sb);
+    else
+      facts.probe_notes.push_back("driver: EFI without a readable SecureBoot variable");
   }
 
   if (!facts.kernel.empty()) d.kernel_headers = ExistsInRoot(fs, "/lib/modules/" + facts.kernel + "/build");

@@ -11,33 +11,33 @@
 namespace gp::probe {
 
 struct OsInfo {
-  std::string id;            // "ubuntu" (os-release ID)
-  std::string version_id;    // "22.04"
-  std::string pretty_name;   // "Ubuntu 22.04.4 LTS"
-  std::string codename;      // "jammy" (VERSION_CODENAME)
+  std::string id;           // "ubuntu" (os-release ID)
+  std::string version_id;   // "22.04"
+  std::string pretty_name;  // "Ubuntu 22.04.4 LTS"
+  std::string codename;     // "jammy" (VERSION_CODENAME)
 };
 
 struct PciDevice {
-  std::string address;     // "0000:18:00.0"
-  std::string vendor_id;   // "0x10de"
-  std::string device_id;   // "0x2330"
-  std::string class_id;    // "0x030200"
-  std::string driver;      // bound driver name ("nvidia", "nouveau", "" when none)
+  std::string address;    // "0000:18:00.0"
+  std::string vendor_id;  // "0x10de"
+  std::string device_id;  // "0x2330"
+  std::string class_id;   // "0x030200"
+  std::string driver;     // bound driver name ("nvidia", "nouveau", "" when none)
   std::optional<int> numa_node;
   std::string subsystem_vendor_id;  // "0x10de" (sysfs subsystem_vendor; "" when absent)
   std::string subsystem_device_id;  // "0x16c1" (sysfs subsystem_device; "" when absent)
 };
 
 struct Gpu {
-  int index = 0;                    // order by PCI address (what nvidia-smi and CUDA use by default)
-  std::string pci;                  // "0000:18:00.0"
-  std::string device_id;            // "0x2330"
-  std::string name;                 // from the catalogue; "unknown NVIDIA GPU 0x1234" otherwise
-  std::string architecture;         // "hopper"; "" when unknown
-  std::string compute_capability;   // "9.0"; "" when unknown
+  int index = 0;                         // order by PCI address (what nvidia-smi and CUDA use by default)
+  std::string pci;                       // "0000:18:00.0"
+  std::string device_id;                 // "0x2330"
+  std::string name;                      // from the catalogue; "unknown NVIDIA GPU 0x1234" otherwise
+  std::string architecture;              // "hopper"; "" when unknown
+  std::string compute_capability;        // "9.0"; "" when unknown
   std::optional<uint64_t> memory_bytes;  // nvmlDeviceGetMemoryInfo's total, when NVML answers
-  std::string driver;               // bound kernel driver
-  bool known = false;               // found in the compat catalogue
+  std::string driver;                    // bound kernel driver
+  bool known = false;                    // found in the compat catalogue
   std::string subsystem_vendor_id;  // "0x10de": with subsystem_device_id, which board (A2 vs A16); "" unknown
   std::string subsystem_device_id;  // "0x157e"
   std::string uuid;                 // NVML's "GPU-..." UUID (live host with a working driver); "" otherwise
@@ -45,54 +45,55 @@ struct Gpu {
 };
 
 struct KernelModule {
-  bool loaded = false;                 // /proc/driver/nvidia/version or /sys/module/nvidia exists
-  std::string version;                 // "535.161.08"
-  bool open = false;                   // "Open Kernel Module" in the NVRM line
-  std::string nvrm_line;               // the raw first line
+  bool loaded = false;    // /proc/driver/nvidia/version or /sys/module/nvidia exists
+  std::string version;    // "535.161.08"
+  bool open = false;      // "Open Kernel Module" in the NVRM line
+  std::string nvrm_line;  // the raw first line
 };
 
 struct DriverInfo {
   KernelModule module;
-  std::string userspace_version;       // from libnvidia-ml.so.<version> file name or NVML
-  std::string userspace_source;        // "file:/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.161.08" | "nvml"
+  std::string userspace_version;  // from libnvidia-ml.so.<version> file name or NVML
+  std::string userspace_source;   // "file:/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.161.08" | "nvml"
   std::optional<std::string> nvml_error;  // e.g. "Driver/library version mismatch"
   std::optional<int> nvml_device_count;
-  bool nouveau_loaded = false;         // /sys/module/nouveau exists
-  bool nouveau_blacklisted = false;    // modprobe.d has "blacklist nouveau"
-  std::optional<bool> secure_boot;     // efivars SecureBoot-8be4df61-...; nullopt when not EFI/unknown
-  bool kernel_headers = false;         // /lib/modules/<kernel>/build exists
-  bool dkms_module = false;            // /var/lib/dkms/nvidia/<ver> exists
-  bool dkms_signed = false;            // DKMS/MOK signing key present (/var/lib/shim-signed/mok/MOK.der)
-  bool persistenced_enabled = false;   // nvidia-persistenced unit enabled or running
+  bool nouveau_loaded = false;        // /sys/module/nouveau exists
+  bool nouveau_blacklisted = false;   // modprobe.d has "blacklist nouveau"
+  std::optional<bool> secure_boot;    // efivars SecureBoot-8be4df61-...; nullopt when not EFI/unknown
+  bool kernel_headers = false;        // /lib/modules/<kernel>/build exists
+  bool dkms_module = false;           // /var/lib/dkms/nvidia/<ver> exists
+  bool dkms_signed = false;           // DKMS/MOK signing key present (/var/lib/shim-signed/mok/MOK.der)
+  bool persistenced_enabled = false;  // nvidia-persistenced unit enabled or running
   std::string persistenced_detail;
 };
 
 struct InstalledPackage {
   std::string name;
-  std::string version;      // dpkg version
-  std::string status;       // "install ok installed", ...
-  bool held = false;        // "hold" want state (apt-mark hold)
+  std::string version;  // dpkg version
+  std::string status;   // "install ok installed", ...
+  bool held = false;    // "hold" want state (apt-mark hold)
 };
 
-struct Component {           // cuda / cudnn / nccl as found on the host
+struct Component {  // cuda / cudnn / nccl as found on the host
   bool found = false;
-  std::string version;       // "13.0.88" (full when nvcc/version.json gives it), "9.19.0", "2.28.9"
-  std::string source;        // how it was found: "version.json", "nvcc", "header:/usr/include/cudnn_version.h",
-                             // "dlopen:/usr/local/cuda/lib64/libcudnn.so.9", "dpkg:libcudnn8", "pip:nvidia_cudnn_cu13"
-  std::string path;          // install prefix or library path
+  std::string version;  // "13.0.88" (full when nvcc/version.json gives it), "9.19.0", "2.28.9"
+  std::string
+      source;  // how it was found: "version.json", "nvcc", "header:/usr/include/cudnn_version.h",
+               // "dlopen:/usr/local/cuda/lib64/libcudnn.so.9", "dpkg:libcudnn8", "pip:nvidia_cudnn_cu13"
+  std::string path;               // install prefix or library path
   std::optional<int> cuda_major;  // the CUDA major it was built for (cuDNN/NCCL), when known
   std::vector<std::string> notes;
 };
 
 // The stack's image as the local engine has it (probe/image.cc; live only, one inspect call).
 struct ImageInfo {
-  std::string ref;           // the reference asked about
-  bool inspected = false;    // the engine answered (present or not)
-  bool present = false;      // the engine has it
-  std::string digest;        // its manifest digest (RepoDigests) for this repository
-  std::string cuda;          // CUDA_VERSION from its config, normalised ("12.2.2")
-  std::string cuda_raw;      // as declared ("12.2.2.009")
-  std::string cuda_driver;   // CUDA_DRIVER_VERSION ("535.104.05")
+  std::string ref;          // the reference asked about
+  bool inspected = false;   // the engine answered (present or not)
+  bool present = false;     // the engine has it
+  std::string digest;       // its manifest digest (RepoDigests) for this repository
+  std::string cuda;         // CUDA_VERSION from its config, normalised ("12.2.2")
+  std::string cuda_raw;     // as declared ("12.2.2.009")
+  std::string cuda_driver;  // CUDA_DRIVER_VERSION ("535.104.05")
   // Read from the image's registry instead (doctor/launch --registry, when the engine does not have it):
   // cuda, cuda_raw, cuda_driver and digest then come from the registry's manifest and config.
   bool from_registry = false;
@@ -102,18 +103,18 @@ struct ImageInfo {
 struct DockerInfo {
   bool cli_found = false;
   bool engine_reachable = false;
-  std::string version;                  // server version
-  std::string api_version;              // the engine's API version ("1.51"), from the same /version answer
-  std::vector<std::string> runtimes;    // "runc", "nvidia"
+  std::string version;                // server version
+  std::string api_version;            // the engine's API version ("1.51"), from the same /version answer
+  std::vector<std::string> runtimes;  // "runc", "nvidia"
   std::string default_runtime;
-  bool cdi = false;                     // engine has CDI enabled and an nvidia.com/gpu spec exists
-  std::vector<std::string> cdi_devices; // "nvidia.com/gpu=0", "nvidia.com/gpu=all"
-  std::string daemon_json_error;        // parse error in /etc/docker/daemon.json
+  bool cdi = false;                      // engine has CDI enabled and an nvidia.com/gpu spec exists
+  std::vector<std::string> cdi_devices;  // "nvidia.com/gpu=0", "nvidia.com/gpu=all"
+  std::string daemon_json_error;         // parse error in /etc/docker/daemon.json
   std::vector<std::string> daemon_json_runtimes;
-  std::string detail;                   // why the engine was not reached
-  std::string socket;                   // the socket that answered
-  int containers_running = -1;          // running containers (-1: unknown)
-  ImageInfo image;                      // the stack's image (ProbeImage)
+  std::string detail;           // why the engine was not reached
+  std::string socket;           // the socket that answered
+  int containers_running = -1;  // running containers (-1: unknown)
+  ImageInfo image;              // the stack's image (ProbeImage)
 };
 
 struct ToolkitInfo {
@@ -123,33 +124,33 @@ struct ToolkitInfo {
 
 struct FabricManagerInfo {
   bool installed = false;
-  std::string version;       // package upstream version
+  std::string version;  // package upstream version
   bool enabled = false;
   bool running = false;
 };
 
 struct HostFacts {
-  std::string hostname;        // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
-  std::string machine_id;      // /etc/machine-id (32 hex digits); "" when absent or malformed
+  std::string hostname;    // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
+  std::string machine_id;  // /etc/machine-id (32 hex digits); "" when absent or malformed
   OsInfo os;
-  std::string kernel;          // "5.15.0-105-generic" (/proc/sys/kernel/osrelease)
-  std::string arch;            // "x86_64"
+  std::string kernel;  // "5.15.0-105-generic" (/proc/sys/kernel/osrelease)
+  std::string arch;    // "x86_64"
   int cpus = 0;
-  uint64_t memory_bytes = 0;   // MemTotal
-  uint64_t shm_bytes = 0;      // /dev/shm size
-  std::optional<uint64_t> disk_free_bytes;   // free space under /var (apt, images)
-  std::vector<PciDevice> nvidia_pci;  // every NVIDIA function (GPUs, NVSwitches, audio)
+  uint64_t memory_bytes = 0;                // MemTotal
+  uint64_t shm_bytes = 0;                   // /dev/shm size
+  std::optional<uint64_t> disk_free_bytes;  // free space under /var (apt, images)
+  std::vector<PciDevice> nvidia_pci;        // every NVIDIA function (GPUs, NVSwitches, audio)
   std::vector<Gpu> gpus;
   int nvswitch_count = 0;
   DriverInfo driver;
   Component cuda, cudnn, nccl;
   std::map<std::string, InstalledPackage> packages;  // NVIDIA-related dpkg entries only
-  std::vector<std::string> dpkg_interrupted;          // packages half-configured (dpkg --configure -a needed)
+  std::vector<std::string> dpkg_interrupted;         // packages half-configured (dpkg --configure -a needed)
   DockerInfo docker;
   ToolkitInfo toolkit;
   FabricManagerInfo fabricmanager;
-  bool reboot_required = false;      // /var/run/reboot-required
-  bool live = true;                  // probed the live system (false with --root or from a snapshot)
+  bool reboot_required = false;          // /var/run/reboot-required
+  bool live = true;                      // probed the live system (false with --root or from a snapshot)
   std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)
 };
 

@@ -24,9 +24,11 @@ constexpr int kMaxSnapshotDepth = 32;
 // Parses the whole `doctor --json` document text (the "host" object inside it, or a bare host object).
 HostFacts HostFromSnapshotText(const std::string& text, const std::string& display_path);
 
-// The two halves of HostFromSnapshotText, for a reader that also needs the rest of the document (fleet-report):
-// the text parsed within the size and depth limits, errors as `path:line:col`; then the host read from it.
+// The two halves of HostFromSnapshotText, for a reader that also needs the rest of the document
+// (fleet-report): the text parsed within the size and depth limits, errors as `path:line:col`; then the host
+// read from it.
 nlohmann::json ParseSnapshotJson(const std::string& text, const std::string& display_path);
-HostFacts HostFromSnapshot(const nlohmann::json& doc, const std::string& text, const std::string& display_path);
+HostFacts HostFromSnapshot(const nlohmann::json& doc, const std::string& text,
+                           const std::string& display_path);
 
 }  // namespace gp::probe

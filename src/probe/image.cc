@@ -11,7 +11,8 @@ void ProbeImage(const ProbeEnv& env, const std::string& ref, HostFacts& facts) {
   d.image = ImageInfo{};
   d.image.ref = ref;
   if (!env.docker || !d.engine_reachable || d.socket.empty() || ref.empty()) return;
-  docker::Engine engine(*env.docker, d.socket, d.api_version);  // the probe's /version said it: not asked again
+  docker::Engine engine(*env.docker, d.socket,
+                        d.api_version);  // the probe's /version said it: not asked again
   docker::EngineError err;
   auto img = engine.InspectImage(ref, &err);
   if (!img) {
@@ -27,7 +28,8 @@ void ProbeImage(const ProbeEnv& env, const std::string& ref, HostFacts& facts) {
   d.image.cuda_driver = cuda.driver;
 }
 
-void ProbeRegistryImage(sys::HttpClient& http, const std::string& ref, const std::string& arch, ImageInfo& image) {
+void ProbeRegistryImage(sys::HttpClient& http, const std::string& ref, const std::string& arch,
+                        ImageInfo& image) {
   image.ref = ref;
   image.from_registry = false;
   image.registry_error.clear();

@@ -8,7 +8,8 @@ namespace gp::probe {
 namespace {
 
 std::vector<std::string> IncludeDirs(const HostFacts& facts) {
-  std::vector<std::string> dirs = {"/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"};
+  std::vector<std::string> dirs = {"/usr/include", "/usr/include/x86_64-linux-gnu",
+                                   "/usr/include/aarch64-linux-gnu"};
   if (!facts.cuda.path.empty()) dirs.push_back(facts.cuda.path + "/include");
   dirs.push_back("/usr/local/cuda/include");
   return dirs;
@@ -25,7 +26,8 @@ bool FromHeaders(const ProbeEnv& env, const HostFacts& facts, const LibrarySpec&
     auto cu = target->rfind("-cuda");
     redist_version = target->substr(0, cu);
     if (cu != std::string::npos)
-      if (auto n = ParseUnsigned(std::string_view(*target).substr(cu + 5))) c.cuda_major = static_cast<int>(*n);
+      if (auto n = ParseUnsigned(std::string_view(*target).substr(cu + 5)))
+        c.cuda_major = static_cast<int>(*n);
   }
   for (const auto& dir : dirs) {
     for (const auto& name : spec.header_names) {
@@ -36,7 +38,8 @@ bool FromHeaders(const ProbeEnv& env, const HostFacts& facts, const LibrarySpec&
       if (auto v = spec.parse_header(*text)) {
         c.version = *v;
         // The redist prefix's name carries the full version (9.12.0.46) where the header stops at 9.12.0.
-        if (StartsWith(dir, redist) && redist_version.size() > v->size() && StartsWith(redist_version, *v + "."))
+        if (StartsWith(dir, redist) && redist_version.size() > v->size() &&
+            StartsWith(redist_version, *v + "."))
           c.version = redist_version;
         c.source = "header:" + path;
         c.path = dir;
@@ -65,7 +68,8 @@ void FromDpkg(const HostFacts& facts, const LibrarySpec& spec, Component& c, boo
   }
 }
 
-void FromPip(const ProbeEnv& env, const HostFacts& facts, const LibrarySpec& spec, Component& c, bool take_version) {
+void FromPip(const ProbeEnv& env, const HostFacts& facts, const LibrarySpec& spec, Component& c,
+             bool take_version) {
   for (const auto& dir : DistInfoDirs(env, facts)) {
     for (const auto& name : env.fs->List(dir)) {
       if (!StartsWith(name, spec.pip_prefix)) continue;
@@ -95,7 +99,8 @@ std::optional<DistInfo> ParseDistInfoName(std::string_view name) {
   if (d.version[0] < '0' || d.version[0] > '9') return std::nullopt;
   auto cu = d.project.rfind("_cu");
   if (cu != std::string::npos) {
-    if (auto n = ParseUnsigned(std::string_view(d.project).substr(cu + 3))) d.cuda_major = static_cast<int>(*n);
+    if (auto n = ParseUnsigned(std::string_view(d.project).substr(cu + 3)))
+      d.cuda_major = static_cast<int>(*n);
   }
   return d;
 }
@@ -134,7 +139,8 @@ void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec
         // Same release: keep the more precise file answer (dpkg's 8.9.7.29), record what was loaded.
         c.notes.push_back("loaded " + call.path + " (" + lib_version + ")");
       } else {
-        if (have) c.notes.push_back(c.source + " says " + c.version + " but the loaded library is " + lib_version);
+        if (have)
+          c.notes.push_back(c.source + " says " + c.version + " but the loaded library is " + lib_version);
         c.version = lib_version;
         c.source = "dlopen:" + call.path;
       }
@@ -145,8 +151,9 @@ void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec
     }
   }
   c.found = have;
-  if (!have) facts.probe_notes.push_back(spec.label + ": not found (headers, dpkg, pip wheels" +
-                                         std::string(Live(env) ? ", dlopen)" : ")"));
+  if (!have)
+    facts.probe_notes.push_back(spec.label + ": not found (headers, dpkg, pip wheels" +
+                                std::string(Live(env) ? ", dlopen)" : ")"));
 }
 
 }  // namespace gp::probe

@@ -29,11 +29,23 @@ std::optional<uint64_t> SizeWithSuffix(std::string_view s, uint64_t mem_total) {
   uint64_t mult = 1;
   bool percent = false;
   switch (s.back()) {
-    case 'k': case 'K': mult = 1024ULL; break;
-    case 'm': case 'M': mult = 1024ULL * 1024; break;
-    case 'g': case 'G': mult = 1024ULL * 1024 * 1024; break;
-    case '%': percent = true; break;
-    default: break;
+    case 'k':
+    case 'K':
+      mult = 1024ULL;
+      break;
+    case 'm':
+    case 'M':
+      mult = 1024ULL * 1024;
+      break;
+    case 'g':
+    case 'G':
+      mult = 1024ULL * 1024 * 1024;
+      break;
+    case '%':
+      percent = true;
+      break;
+    default:
+      break;
   }
   if (mult != 1 || percent) s.remove_suffix(1);
   auto n = ParseUnsigned(s);
@@ -51,10 +63,14 @@ OsInfo ParseOsRelease(std::string_view text) {
     if (eq == std::string::npos || Trim(line).empty() || Trim(line)[0] == '#') continue;
     std::string key(Trim(std::string_view(line).substr(0, eq)));
     std::string value = Unquote(std::string_view(line).substr(eq + 1));
-    if (key == "ID") os.id = value;
-    else if (key == "VERSION_ID") os.version_id = value;
-    else if (key == "PRETTY_NAME") os.pretty_name = value;
-    else if (key == "VERSION_CODENAME") os.codename = value;
+    if (key == "ID")
+      os.id = value;
+    else if (key == "VERSION_ID")
+      os.version_id = value;
+    else if (key == "PRETTY_NAME")
+      os.pretty_name = value;
+    else if (key == "VERSION_CODENAME")
+      os.codename = value;
   }
   return os;
 }
@@ -124,24 +140,35 @@ std::string ArchFromDpkg(std::string_view dpkg_arch) {
 }
 
 std::string ArchFromElf(std::string_view h) {
-  if (h.size() < 20 || h.substr(0, 4) != "\x7f" "ELF") return "";
+  if (h.size() < 20 || h.substr(0, 4) !=
+                           "\x7f"
+                           "ELF")
+    return "";
   bool little = h[5] == 1;
   auto b0 = static_cast<unsigned char>(h[18]), b1 = static_cast<unsigned char>(h[19]);
   unsigned machine = little ? (b0 | (b1 << 8)) : ((b0 << 8) | b1);
   switch (machine) {
-    case 62: return "x86_64";
-    case 183: return "aarch64";
-    case 21: return little ? "ppc64le" : "ppc64";
-    case 3: return "i686";
-    default: return "";
+    case 62:
+      return "x86_64";
+    case 183:
+      return "aarch64";
+    case 21:
+      return little ? "ppc64le" : "ppc64";
+    case 3:
+      return "i686";
+    default:
+      return "";
   }
 }
 
 void ProbeOs(const ProbeEnv& env, HostFacts& facts) {
   const sys::Fs& fs = *env.fs;
-  if (auto t = fs.Read("/etc/os-release")) facts.os = ParseOsRelease(*t);
-  else if (auto u = fs.Read("/usr/lib/os-release")) facts.os = ParseOsRelease(*u);
-  else facts.probe_notes.push_back("os: /etc/os-release not found");
+  if (auto t = fs.Read("/etc/os-release"))
+    facts.os = ParseOsRelease(*t);
+  else if (auto u = fs.Read("/usr/lib/os-release"))
+    facts.os = ParseOsRelease(*u);
+  else
+    facts.probe_notes.push_back("os: /etc/os-release not found");
 
   if (auto k = fs.ReadPrefix("/proc/sys/kernel/osrelease", 256)) facts.kernel = std::string(Trim(*k));
   if (Live(env)) {
@@ -156,7 +183,8 @@ void ProbeOs(const ProbeEnv& env, HostFacts& facts) {
       facts.arch = ArchFromElf(*elf);
     }
   }
-  if (facts.kernel.empty()) facts.probe_notes.push_back("os: kernel release unknown (/proc/sys/kernel/osrelease)");
+  if (facts.kernel.empty())
+    facts.probe_notes.push_back("os: kernel release unknown (/proc/sys/kernel/osrelease)");
   if (facts.arch.empty()) facts.probe_notes.push_back("os: architecture unknown");
 
   if (auto online = fs.ReadPrefix("/sys/devices/system/cpu/online", 4096)) {

@@ -24,7 +24,8 @@ std::optional<int> CountCpuList(std::string_view text);
 // /proc/mounts: the size of the tmpfs mounted on /dev/shm from its "size=" option (k/m/g suffixes;
 // "size=N%" is taken of `mem_total`); nullopt when /dev/shm is absent or has no size option.
 std::optional<uint64_t> ParseShmSizeFromMounts(std::string_view mounts, uint64_t mem_total);
-// dpkg architecture name -> kernel machine name ("amd64" -> "x86_64", "arm64" -> "aarch64"); unknown: as given.
+// dpkg architecture name -> kernel machine name ("amd64" -> "x86_64", "arm64" -> "aarch64"); unknown: as
+// given.
 std::string ArchFromDpkg(std::string_view dpkg_arch);
 // e_machine of an ELF header (first 20 bytes at least) -> "x86_64" / "aarch64" / "ppc64le"; "" when not ELF.
 std::string ArchFromElf(std::string_view header);
@@ -77,7 +78,7 @@ std::optional<int> CudaMajorFromPackageName(std::string_view name);
 // ---------------------------------------------------------------- dpkg.cc
 struct DpkgEntry {
   std::string package;
-  std::string status;   // "install ok installed", "hold ok installed", "install ok half-configured"
+  std::string status;  // "install ok installed", "hold ok installed", "install ok half-configured"
   std::string version;
 };
 // /var/lib/dpkg/status (or an updates/ file): every stanza, in file order.
@@ -86,18 +87,19 @@ std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text);
 bool IsNvidiaRelatedPackage(std::string_view name);
 // The package is installed (config-files and not-installed are not).
 bool DpkgInstalled(std::string_view status);
-// The state needs `dpkg --configure -a` (half-configured, half-installed, unpacked, triggers-awaited/pending).
+// The state needs `dpkg --configure -a` (half-configured, half-installed, unpacked,
+// triggers-awaited/pending).
 bool DpkgInterrupted(std::string_view status);
 
 // ---------------------------------------------------------------- docker.cc
 // `nvidia-ctk --version`: "NVIDIA Container Toolkit CLI version 1.17.8" -> "1.17.8".
 std::optional<std::string> ParseCtkVersion(std::string_view text);
 struct DaemonJson {
-  std::vector<std::string> runtimes;   // keys of "runtimes"
-  std::string default_runtime;         // "default-runtime"
+  std::vector<std::string> runtimes;       // keys of "runtimes"
+  std::string default_runtime;             // "default-runtime"
   std::vector<std::string> cdi_spec_dirs;  // "cdi-spec-dirs"
-  std::optional<bool> cdi_feature;     // "features": {"cdi": bool}
-  std::string error;                   // parse error text; empty when fine
+  std::optional<bool> cdi_feature;         // "features": {"cdi": bool}
+  std::string error;                       // parse error text; empty when fine
 };
 DaemonJson ParseDaemonJson(std::string_view text);
 // Docker Engine API GET /version -> "Version" (and, when `api_version` is given, "ApiVersion" when it is

@@ -46,7 +46,8 @@ void ProbePci(const ProbeEnv& env, HostFacts& facts) {
     }
     facts.nvidia_pci.push_back(dev);
 
-    bool nvswitch = (env.compat && env.compat->IsNvSwitch(dev.device_id)) || StartsWith(dev.class_id, "0x0680");
+    bool nvswitch =
+        (env.compat && env.compat->IsNvSwitch(dev.device_id)) || StartsWith(dev.class_id, "0x0680");
     if (nvswitch) {
       ++facts.nvswitch_count;
       continue;
@@ -60,7 +61,8 @@ void ProbePci(const ProbeEnv& env, HostFacts& facts) {
     gpu.subsystem_device_id = dev.subsystem_device_id;
     gpu.driver = dev.driver;
     const manifest::GpuModel* model =
-        env.compat ? env.compat->GpuByPci(dev.device_id, dev.subsystem_vendor_id, dev.subsystem_device_id) : nullptr;
+        env.compat ? env.compat->GpuByPci(dev.device_id, dev.subsystem_vendor_id, dev.subsystem_device_id)
+                   : nullptr;
     if (model) {
       gpu.name = model->name;
       gpu.architecture = model->arch;

@@ -31,7 +31,8 @@ std::string ResolveLink(const std::string& link_path, const std::string& target)
 }
 
 bool ExistsInRoot(const sys::Fs& fs, const std::string& path) {
-  if (auto target = fs.ReadLink(path); target && !target->empty() && (*target)[0] == '/') return fs.Exists(*target);
+  if (auto target = fs.ReadLink(path); target && !target->empty() && (*target)[0] == '/')
+    return fs.Exists(*target);
   return fs.Exists(path);
 }
 
@@ -62,9 +63,15 @@ HostFacts ProbeHost(const ProbeEnv& env) {
   facts.live = env.fs->IsLive();
   using Step = void (*)(const ProbeEnv&, HostFacts&);
   const std::pair<const char*, Step> steps[] = {
-      {"os", ProbeOs},         {"gpu", ProbePci},     {"dpkg", ProbeDpkg},
-      {"driver", ProbeDriver}, {"cuda", ProbeCuda},   {"cudnn", ProbeCudnn},
-      {"nccl", ProbeNccl},     {"docker", ProbeDocker}, {"services", ProbeServices},
+      {"os", ProbeOs},
+      {"gpu", ProbePci},
+      {"dpkg", ProbeDpkg},
+      {"driver", ProbeDriver},
+      {"cuda", ProbeCuda},
+      {"cudnn", ProbeCudnn},
+      {"nccl", ProbeNccl},
+      {"docker", ProbeDocker},
+      {"services", ProbeServices},
       {"identity", ProbeIdentity},
   };
   for (const auto& [name, step] : steps) {

@@ -32,6 +32,7 @@ void ProbeImage(const ProbeEnv& env, const std::string& ref, HostFacts& facts);
 // Reads image `ref`'s manifest and config from its registry (docker/registry.h; libcurl and libcrypto load
 // here, so only on request) for the platform of `arch` (uname's "x86_64"), into `image`: from_registry and
 // the CUDA its config declares, or registry_error.
-void ProbeRegistryImage(sys::HttpClient& http, const std::string& ref, const std::string& arch, ImageInfo& image);
+void ProbeRegistryImage(sys::HttpClient& http, const std::string& ref, const std::string& arch,
+                        ImageInfo& image);
 
 }  // namespace gp::probe

@@ -14,7 +14,8 @@ bool UnitEnabled(const sys::Fs& fs, const std::string& unit) {
 }
 
 // Live only: pid of a process whose /proc/<pid>/comm is one of `names` (comm is cut at 15 characters).
-std::map<std::string, std::string> RunningProcesses(const sys::Fs& fs, const std::vector<std::string>& names) {
+std::map<std::string, std::string> RunningProcesses(const sys::Fs& fs,
+                                                    const std::vector<std::string>& names) {
   std::map<std::string, std::string> found;
   for (const auto& pid : fs.List("/proc")) {
     if (pid.empty() || pid[0] < '1' || pid[0] > '9') continue;
@@ -37,7 +38,8 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
   for (const auto& [name, pkg] : facts.packages) {
     if (!StartsWith(name, "nvidia-fabricmanager-") || name.find("-dev") != std::string::npos) continue;
     std::string up = DebVersion::Parse(pkg.version).upstream;
-    if (!fm.installed || Version::Parse(up).value_or(Version()) > Version::Parse(fm.version).value_or(Version())) {
+    if (!fm.installed ||
+        Version::Parse(up).value_or(Version()) > Version::Parse(fm.version).value_or(Version())) {
       fm.installed = true;
       fm.version = up;
     }
@@ -46,7 +48,8 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
 
   DriverInfo& d = facts.driver;
   d.persistenced_enabled = UnitEnabled(fs, "nvidia-persistenced.service");
-  d.persistenced_detail = d.persistenced_enabled ? "nvidia-persistenced.service enabled" : "nvidia-persistenced.service not enabled";
+  d.persistenced_detail = d.persistenced_enabled ? "nvidia-persistenced.service enabled"
+                                                 : "nvidia-persistenced.service not enabled";
 
   bool persistenced_installed = fs.Exists("/usr/bin/nvidia-persistenced");
   if (Live(env) && (fm.installed || persistenced_installed)) {

@@ -17,28 +17,29 @@ inline bool Live(const ProbeEnv& env) { return env.fs->IsLive(); }
 // The value of an environment variable from ProbeEnv::env, "" when unset.
 std::string EnvVar(const ProbeEnv& env, const std::string& name);
 
-void ProbeOs(const ProbeEnv& env, HostFacts& facts);           // os.cc: os, kernel, arch, CPUs, memory, shm, disk
-void ProbePci(const ProbeEnv& env, HostFacts& facts);          // pci.cc: NVIDIA functions, GPUs, NVSwitches
-void ProbeDpkg(const ProbeEnv& env, HostFacts& facts);         // dpkg.cc: packages, holds, interrupted dpkg
-void ProbeDriver(const ProbeEnv& env, HostFacts& facts);       // driver.cc: module, userspace, nouveau, SB, DKMS
-void ProbeCuda(const ProbeEnv& env, HostFacts& facts);         // cuda.cc: toolkit version and prefix
-void ProbeCudnn(const ProbeEnv& env, HostFacts& facts);        // cudnn.cc (after ProbeCuda and ProbeDpkg)
-void ProbeNccl(const ProbeEnv& env, HostFacts& facts);         // nccl.cc (after ProbeCuda and ProbeDpkg)
-void ProbeDocker(const ProbeEnv& env, HostFacts& facts);       // docker.cc: engine, daemon.json, CDI, toolkit
-void ProbeServices(const ProbeEnv& env, HostFacts& facts);     // services.cc: fabric manager, persistenced, reboot
-void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);     // identity.cc: hostname, machine-id
+void ProbeOs(const ProbeEnv& env, HostFacts& facts);      // os.cc: os, kernel, arch, CPUs, memory, shm, disk
+void ProbePci(const ProbeEnv& env, HostFacts& facts);     // pci.cc: NVIDIA functions, GPUs, NVSwitches
+void ProbeDpkg(const ProbeEnv& env, HostFacts& facts);    // dpkg.cc: packages, holds, interrupted dpkg
+void ProbeDriver(const ProbeEnv& env, HostFacts& facts);  // driver.cc: module, userspace, nouveau, SB, DKMS
+void ProbeCuda(const ProbeEnv& env, HostFacts& facts);    // cuda.cc: toolkit version and prefix
+void ProbeCudnn(const ProbeEnv& env, HostFacts& facts);   // cudnn.cc (after ProbeCuda and ProbeDpkg)
+void ProbeNccl(const ProbeEnv& env, HostFacts& facts);    // nccl.cc (after ProbeCuda and ProbeDpkg)
+void ProbeDocker(const ProbeEnv& env, HostFacts& facts);  // docker.cc: engine, daemon.json, CDI, toolkit
+void ProbeServices(const ProbeEnv& env,
+                   HostFacts& facts);  // services.cc: fabric manager, persistenced, reboot
+void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);  // identity.cc: hostname, machine-id
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 
 // A library found by headers, dpkg, pip wheels and (live only) a dlopen'ed version call: cuDNN, NCCL.
 struct LibrarySpec {
-  std::string label;                                          // "cudnn" (probe_notes prefix)
-  std::vector<std::string> header_names;                      // tried in each include dir, in order
+  std::string label;                      // "cudnn" (probe_notes prefix)
+  std::vector<std::string> header_names;  // tried in each include dir, in order
   std::function<std::optional<std::string>(std::string_view)> parse_header;
-  std::function<bool(const std::string&)> is_runtime_package; // dpkg package names that carry it
-  std::string pip_prefix;                                     // "nvidia_cudnn_cu"
+  std::function<bool(const std::string&)> is_runtime_package;  // dpkg package names that carry it
+  std::string pip_prefix;                                      // "nvidia_cudnn_cu"
   std::function<sys::LibCall(sys::NativeLibs&, const std::vector<std::string>&)> load;
-  std::function<std::string(long)> from_code;                 // version code -> "9.19.0"
+  std::function<std::string(long)> from_code;  // version code -> "9.19.0"
 };
 // library.cc: fills `c` from the sources above; the live library's answer wins when it loads.
 void ProbeLibrary(const ProbeEnv& env, HostFacts& facts, const LibrarySpec& spec, Component& c);

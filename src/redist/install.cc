@@ -20,8 +20,10 @@ std::string Parent(const std::string& p) { return p.substr(0, p.rfind('/')); }
 std::string Base(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 void Sleep(const InstallOptions& opt, std::chrono::milliseconds d) {
-  if (opt.sleep) opt.sleep(d);
-  else std::this_thread::sleep_for(d);
+  if (opt.sleep)
+    opt.sleep(d);
+  else
+    std::this_thread::sleep_for(d);
 }
 
 // Why an extraction stopped, for the user: which bound it hit and what the bound was.
@@ -29,10 +31,11 @@ std::string Refusal(const sys::ExtractResult& x, const RedistArchive& a, const U
                     const std::string& dir) {
   if (x.over == sys::ExtractResult::Over::kBytes)
     return "refused: it unpacks to " + x.error +
-           (limit.by_space ? ", and that is all the space free on " + dir + " less the " +
-                                 std::to_string(kKeepFree) + " bytes kept free"
-                           : ", and " + std::to_string(kUnpackRatio) + " times the archive's " + std::to_string(a.size) +
-                                 " bytes is the most accepted (a decompression bomb?)");
+           (limit.by_space
+                ? ", and that is all the space free on " + dir + " less the " + std::to_string(kKeepFree) +
+                      " bytes kept free"
+                : ", and " + std::to_string(kUnpackRatio) + " times the archive's " + std::to_string(a.size) +
+                      " bytes is the most accepted (a decompression bomb?)");
   if (x.over == sys::ExtractResult::Over::kEntries)
     return "refused: it holds " + x.error + ", the most accepted in one archive";
   return x.error;
@@ -91,8 +94,9 @@ std::string StreamArchive(sys::HttpClient& http, const std::string& url, const R
       result.bytes += res.bytes;
       if (res.ok()) break;
       if (res.stopped) {
-        error = too_big ? url + ": larger than the " + std::to_string(a.size) + " bytes the redistrib JSON gives"
-                        : "stopped";
+        error = too_big
+                    ? url + ": larger than the " + std::to_string(a.size) + " bytes the redistrib JSON gives"
+                    : "stopped";
         break;
       }
       if (!res.retryable || attempt >= opt.attempts) {
@@ -121,7 +125,8 @@ std::string StreamArchive(sys::HttpClient& http, const std::string& url, const R
   if (error == "stopped" && !extracted.ok()) return url + ": " + refused + "; nothing was installed";
   if (!error.empty()) return error + "; nothing was installed";
   if (got != a.size)
-    return url + ": truncated: " + std::to_string(got) + " of " + std::to_string(a.size) + " bytes; nothing was installed";
+    return url + ": truncated: " + std::to_string(got) + " of " + std::to_string(a.size) +
+           " bytes; nothing was installed";
   if (sha_hex != a.sha256)
     return url + ": sha256 mismatch: downloaded " + sha_hex + ", the redistrib JSON gives " + a.sha256 +
            "; nothing was installed";
@@ -142,8 +147,8 @@ UnpackLimit UnpackLimitFor(uint64_t archive_size, std::optional<uint64_t> free_b
   return out;
 }
 
-std::string FetchSmall(sys::HttpClient& http, const std::string& url, const InstallOptions& opt, size_t max_bytes,
-                       std::string& error) {
+std::string FetchSmall(sys::HttpClient& http, const std::string& url, const InstallOptions& opt,
+                       size_t max_bytes, std::string& error) {
   std::string body;
   auto backoff = opt.backoff;
   for (int attempt = 1;; ++attempt) {
@@ -195,7 +200,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
     for (const auto& comp : req.components) {
       RedistArchive a = FindArchive(json, comp, req.platform, req.cuda_major);
       if (!VersionMatches(a.version, req.version) && !VersionMatches(a.release_label, req.version))
-        throw RedistError(comp + " is " + a.version + " in " + Base(req.json_url) + ", the stack pins " + req.version);
+        throw RedistError(comp + " is " + a.version + " in " + Base(req.json_url) + ", the stack pins " +
+                          req.version);
       archives.push_back(a);
     }
   } catch (const RedistError& e) {
@@ -210,7 +216,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   // Staging trees of a run that was killed (power cut, SIGKILL) are hidden but take space: remove them.
   // apply holds its lock, so no other install is writing one now.
   for (const auto& name : fs.List(parent))
-    if (StartsWith(name, "." + Base(req.prefix) + ".partial.") || StartsWith(name, "." + Base(req.prefix) + ".old."))
+    if (StartsWith(name, "." + Base(req.prefix) + ".partial.") ||
+        StartsWith(name, "." + Base(req.prefix) + ".old."))
       if (auto r = sys::RemoveTree(hparent + "/" + name); !r.ok && opt.progress) opt.progress(r.error);
   // 0700 while it holds what is not yet verified; the tree's own modes from the archive.
   const std::string staging = sys::MakeTempDir(hparent, "." + Base(req.prefix) + ".partial", error, 0700);
@@ -227,7 +234,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   };
   sys::Writeback writeback;
   for (const auto& a : archives) {
-    if (opt.progress) opt.progress("downloading " + a.relative_path + " (" + std::to_string(a.size) + " bytes)");
+    if (opt.progress)
+      opt.progress("downloading " + a.relative_path + " (" + std::to_string(a.size) + " bytes)");
     error = StreamArchive(http, req.archive_base + a.relative_path, a, staging, opt, writeback, out);
     if (!error.empty()) return fail(error);
   }
@@ -249,8 +257,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   };
   if (fs.Exists(req.prefix) || fs.ReadLink(req.prefix)) {
     // The same version again (a damaged tree, a removed loader entry): the new tree and the old one trade
-    // names in one rename, so `current`, which may point at this very name, never dangles. The old tree is then
-    // at the staging name and goes.
+    // names in one rename, so `current`, which may point at this very name, never dangles. The old tree is
+    // then at the staging name and goes.
     bool unsupported = false;
     auto x = sys::ExchangeDirs(staging, host_prefix, unsupported);
     if (!x.ok && !unsupported) return fail(x.error + "; nothing was installed");
@@ -290,7 +298,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
 }  // namespace
 
 InstallResult Install(const Request& req, sys::Fs& fs, sys::HttpClient& http, const InstallOptions& opt) {
-  // The directories this run creates above the prefix (/opt/gpuprep, /opt/gpuprep/cudnn) go again when it fails.
+  // The directories this run creates above the prefix (/opt/gpuprep, /opt/gpuprep/cudnn) go again when it
+  // fails.
   std::vector<std::string> created;
   for (std::string d = Parent(req.prefix); !d.empty() && !fs.IsDir(d); d = Parent(d)) created.push_back(d);
   InstallResult out;

@@ -49,14 +49,17 @@ std::string PlaceEntry(const sys::ArchiveEntry& e, const std::string& top_dir, s
     return shown + ": outside the archive's top directory " + top_dir + "/";
   rel = norm == top_dir ? "" : norm.substr(top_dir.size() + 1);
   switch (e.type) {
-    case sys::ArchiveEntry::Type::kOther: return shown + ": a device, FIFO or socket";
+    case sys::ArchiveEntry::Type::kOther:
+      return shown + ": a device, FIFO or socket";
     case sys::ArchiveEntry::Type::kDir:
     case sys::ArchiveEntry::Type::kFile:
-      if (rel.empty() && e.type == sys::ArchiveEntry::Type::kFile) return shown + ": a file in place of the top directory";
+      if (rel.empty() && e.type == sys::ArchiveEntry::Type::kFile)
+        return shown + ": a file in place of the top directory";
       return "";
     case sys::ArchiveEntry::Type::kSymlink: {
       if (rel.empty()) return shown + ": a link in place of the top directory";
-      if (e.link.empty() || e.link[0] == '/') return shown + ": symlink to \"" + e.link + "\" leaves the prefix";
+      if (e.link.empty() || e.link[0] == '/')
+        return shown + ": symlink to \"" + e.link + "\" leaves the prefix";
       // ".." only before the first name: it then climbs from this entry's own directory, which holds no
       // symlink (libarchive refuses to extract through one). After a name it could follow a link's "..".
       bool named = false;
@@ -73,8 +76,7 @@ std::string PlaceEntry(const sys::ArchiveEntry& e, const std::string& top_dir, s
     }
     case sys::ArchiveEntry::Type::kHardlink: {
       std::string link;
-      if (e.link.empty() || e.link[0] == '/' || !Normalize(e.link, link) ||
-          !StartsWith(link, top_dir + "/"))
+      if (e.link.empty() || e.link[0] == '/' || !Normalize(e.link, link) || !StartsWith(link, top_dir + "/"))
         return shown + ": hard link to \"" + e.link + "\" leaves the prefix";
       rel_link = link.substr(top_dir.size() + 1);
       if (rel.empty()) return shown + ": a link in place of the top directory";
@@ -93,7 +95,7 @@ std::string ArchivePlacement::Place(const sys::ArchiveEntry& e, std::string& rel
     auto it = placed_.find(rel_link);
     if (it == placed_.end() || it->second != Type::kFile)
       return "archive entry \"" + e.path + "\": hard link to \"" + e.link + "\", " +
-             (it == placed_.end() ? "which no earlier entry of the archive is"
+             (it == placed_.end()            ? "which no earlier entry of the archive is"
               : it->second == Type::kSymlink ? "a symbolic link"
                                              : "a directory") +
              " (a hard link must name a regular file)";

@@ -20,8 +20,8 @@ bool IsSafeRelativePath(const std::string& path);
 // ".." climbs above the start.
 bool Normalize(const std::string& path, std::string& out);
 
-// Longest entry name or link target accepted, in bytes (NVIDIA's longest are under 200: CCCL's headers). It keeps
-// every path the extraction hands the kernel, the staging directory's included, well under PATH_MAX.
+// Longest entry name or link target accepted, in bytes (NVIDIA's longest are under 200: CCCL's headers). It
+// keeps every path the extraction hands the kernel, the staging directory's included, well under PATH_MAX.
 inline constexpr size_t kMaxEntryPath = 1024;
 
 // The rules for one entry alone, for an archive whose entries must all sit under `top_dir`: "" and `rel` (the
@@ -30,10 +30,10 @@ inline constexpr size_t kMaxEntryPath = 1024;
 std::string PlaceEntry(const sys::ArchiveEntry& e, const std::string& top_dir, std::string& rel,
                        std::string& rel_link);
 
-// The ArchivePlacer of one archive: PlaceEntry, and the rule that needs the entries before it: a hard link must
-// name a regular file that an earlier entry of the same archive left at that path. A hard link to a symbolic
-// link would be a second symbolic link elsewhere, whose leading ".." (checked from the first link's directory)
-// climbs from another directory, out of the prefix.
+// The ArchivePlacer of one archive: PlaceEntry, and the rule that needs the entries before it: a hard link
+// must name a regular file that an earlier entry of the same archive left at that path. A hard link to a
+// symbolic link would be a second symbolic link elsewhere, whose leading ".." (checked from the first link's
+// directory) climbs from another directory, out of the prefix.
 class ArchivePlacement {
  public:
   explicit ArchivePlacement(std::string top_dir) : top_(std::move(top_dir)) {}

@@ -1,10 +1,10 @@
 // A bounded byte ring between the download (writer: libcurl's callback on the download thread, which hashes
 // the same bytes) and the extraction (reader: libarchive's read callback on its own thread), so the network,
 // sha256 and xz decompression overlap instead of running one after the other.
-// One copy: libcurl's buffer into the ring. The reader is handed a pointer into the ring, valid until its next
-// Read (libarchive's read-callback contract), so nothing is copied or allocated per piece. When the reader is
-// slower (xz decoding) the ring fills and the writer waits, which slows the transfer down through TCP; when the
-// network is slower the reader waits. Each side wakes the other only when the other is waiting.
+// One copy: libcurl's buffer into the ring. The reader is handed a pointer into the ring, valid until its
+// next Read (libarchive's read-callback contract), so nothing is copied or allocated per piece. When the
+// reader is slower (xz decoding) the ring fills and the writer waits, which slows the transfer down through
+// TCP; when the network is slower the reader waits. Each side wakes the other only when the other is waiting.
 #pragma once
 #include <algorithm>
 #include <condition_variable>

@@ -22,7 +22,9 @@ std::string Str(const json& obj, const std::string& key, const std::string& wher
   return v.get<std::string>();
 }
 
-bool AllOf(const std::string& s, const char* allowed) { return s.find_first_not_of(allowed) == std::string::npos; }
+bool AllOf(const std::string& s, const char* allowed) {
+  return s.find_first_not_of(allowed) == std::string::npos;
+}
 
 }  // namespace
 
@@ -38,20 +40,20 @@ bool VersionMatches(const std::string& found, const std::string& pinned) {
   return found == pinned || (StartsWith(found, pinned) && found[pinned.size()] == '.');
 }
 
-RedistArchive FindArchive(const std::string& json_text, const std::string& component, const std::string& platform,
-                          std::optional<int> cuda_major) {
+RedistArchive FindArchive(const std::string& json_text, const std::string& component,
+                          const std::string& platform, std::optional<int> cuda_major) {
   json doc = json::parse(json_text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) throw RedistError("not a redistrib JSON object");
   RedistArchive a;
   a.component = component;
-  if (doc.contains("release_label") && doc["release_label"].is_string()) a.release_label = doc["release_label"];
+  if (doc.contains("release_label") && doc["release_label"].is_string())
+    a.release_label = doc["release_label"];
   const json& comp = Member(doc, component, "redistrib");
   a.version = Str(comp, "version", component);
   const json* entry = &Member(comp, platform, component);
   std::string where = component + "." + platform;
   if (!entry->contains("relative_path")) {  // cuDNN 9: one level per CUDA major
-    if (!cuda_major)
-      throw RedistError(where + ": has per-CUDA archives; the stack must say cuda_major");
+    if (!cuda_major) throw RedistError(where + ": has per-CUDA archives; the stack must say cuda_major");
     const std::string variant = "cuda" + std::to_string(*cuda_major);
     entry = &Member(*entry, variant, where);
     where += "." + variant;

@@ -19,13 +19,13 @@ struct RedistArchive {
   std::string top_dir;        // the archive's single top directory: the file name without ".tar.xz"
 };
 
-// The archive of `component` for `platform` ("linux-x86_64", "linux-sbsa") and, where the JSON has the per-CUDA
-// level (cuDNN 9: "cuda12"), `cuda_major`. Throws RedistError naming the JSON key that is missing or wrong:
-// not JSON, no such component/platform/variant, a relative_path that is absolute, climbs with "..", has
-// characters outside [A-Za-z0-9._+-/] or is not a .tar.xz, a sha256 that is not 64 hex digits, a size
+// The archive of `component` for `platform` ("linux-x86_64", "linux-sbsa") and, where the JSON has the
+// per-CUDA level (cuDNN 9: "cuda12"), `cuda_major`. Throws RedistError naming the JSON key that is missing or
+// wrong: not JSON, no such component/platform/variant, a relative_path that is absolute, climbs with "..",
+// has characters outside [A-Za-z0-9._+-/] or is not a .tar.xz, a sha256 that is not 64 hex digits, a size
 // that is not a decimal string.
-RedistArchive FindArchive(const std::string& json_text, const std::string& component, const std::string& platform,
-                          std::optional<int> cuda_major);
+RedistArchive FindArchive(const std::string& json_text, const std::string& component,
+                          const std::string& platform, std::optional<int> cuda_major);
 
 // The redistrib platform key for a machine architecture (uname -m): x86_64 -> linux-x86_64,
 // aarch64 -> linux-sbsa, ppc64le -> linux-ppc64le; "" for others.

@@ -12,7 +12,9 @@ std::string PrefixFor(const std::string& layer, const std::string& version, std:
   return std::string(kRedistRoot) + "/" + layer + "/" + name;
 }
 
-std::string CurrentLinkFor(const std::string& layer) { return std::string(kRedistRoot) + "/" + layer + "/current"; }
+std::string CurrentLinkFor(const std::string& layer) {
+  return std::string(kRedistRoot) + "/" + layer + "/current";
+}
 
 std::string LdConfPathFor(const std::string& layer) { return "/etc/ld.so.conf.d/gpuprep-" + layer + ".conf"; }
 

@@ -111,7 +111,8 @@ Ctx MakeCtx(const Task& t, bool selective_drop) {
   c.s = t.seq;
   c.r = t.lora_rank;
   c.full = t.method == Method::kFull;
-  c.autocast = t.strategy == Strategy::kDdp && t.precision != Precision::kFp32 && t.precision != Precision::kBf16Pure;
+  c.autocast =
+      t.strategy == Strategy::kDdp && t.precision != Precision::kFp32 && t.precision != Precision::kBf16Pure;
   c.flash = t.flash_attention && a.family != Family::kEncoderDecoder;
   c.dropout = t.dropout >= 0 ? t.dropout : (a.family == Family::kDecoder ? 0.0 : 0.1);
   return c;
@@ -134,9 +135,7 @@ double LoraDropout(const Ctx& c) {
   return n;
 }
 
-double Layer(const Ctx& c, LayerRole role) {
-  return LoraDropout(c) + LayerEager(c, role);
-}
+double Layer(const Ctx& c, LayerRole role) { return LoraDropout(c) + LayerEager(c, role); }
 
 double LayerEager(const Ctx& c, LayerRole role) {
   switch (role) {
@@ -179,9 +178,12 @@ std::string Symbolic(const Ctx& c, LayerRole role) {
 
 std::string Num(double v) {
   char buf[64];
-  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3g GB", v / 1e9);
-  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3g MB", v / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.0f B", v);
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3g GB", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3g MB", v / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", v);
   return buf;
 }
 
@@ -204,7 +206,7 @@ ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage,
   }
   const Ctx c = MakeCtx(t, t.checkpointing == Checkpointing::kSelective);
   const double tokens = static_cast<double>(t.seq) * t.micro_batch / t.tp;  // sequence parallel with TP
-  const int in_flight = first_stage ? t.pp : 1;                            // 1F1B keeps pp on stage 0
+  const int in_flight = first_stage ? t.pp : 1;                             // 1F1B keeps pp on stage 0
   // The layer kinds this stage holds: encoder-decoder stages split the stack in order.
   const ParamCounts pc = CountParams(a);
   double layer_sum = 0, largest = 0;
@@ -224,27 +226,32 @@ ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage,
     const double stored = c.e * c.h;
     layers_bytes = (counted * stored * in_flight + largest) * tokens;
     r.per_layer = stored * tokens;
-    std::snprintf(buf, sizeof buf, "full recomputation: %d layers x %.0f tokens x %.0f B (each layer's input)%s + one "
-                  "layer recomputed (%s)", counted, tokens, stored, in_flight > 1 ? " x in-flight micro-batches" : "",
+    std::snprintf(buf, sizeof buf,
+                  "full recomputation: %d layers x %.0f tokens x %.0f B (each layer's input)%s + one "
+                  "layer recomputed (%s)",
+                  counted, tokens, stored, in_flight > 1 ? " x in-flight micro-batches" : "",
                   Num(largest * tokens).c_str());
   } else {
     layers_bytes = layer_sum * tokens * in_flight;
     r.per_layer = counted > 0 ? layer_sum / counted * tokens : 0;
-    std::snprintf(buf, sizeof buf, "%d layers x %.0f tokens x %.0f B per token [%s] x %g (activation factor)%s",
-                  counted, tokens, counted > 0 ? layer_sum / counted / t.c.activation_factor : 0.0,
-                  Symbolic(c, pc.groups.front().role).c_str(), t.c.activation_factor,
-                  in_flight > 1 ? (" x " + std::to_string(in_flight) + " in-flight micro-batches").c_str() : "");
+    std::snprintf(
+        buf, sizeof buf, "%d layers x %.0f tokens x %.0f B per token [%s] x %g (activation factor)%s",
+        counted, tokens, counted > 0 ? layer_sum / counted / t.c.activation_factor : 0.0,
+        Symbolic(c, pc.groups.front().role).c_str(), t.c.activation_factor,
+        in_flight > 1 ? (" x " + std::to_string(in_flight) + " in-flight micro-batches").c_str() : "");
   }
   r.formula = buf;
   if (first_stage && a.family == Family::kEncoder)
     layers_bytes += (PostNorm(c) + (c.dropout > 0 ? c.h : 0)) * tokens;  // embedding LayerNorm and dropout
   if (last_stage && a.family != Family::kEncoder) {
     // Compiled, the loss keeps its 16-bit input and recomputes the log-probabilities in backward.
-    const double per_elem = t.compile ? (t.chunked_loss ? c.e : c.e + 8) : (t.chunked_loss ? c.e + 4 : c.e + 12);
-    r.logits = static_cast<double>(t.seq) * t.micro_batch * a.vocab * per_elem / t.tp +
-               PreNorm(c) * tokens + (c.full ? c.e * c.h * tokens : 0);
+    const double per_elem =
+        t.compile ? (t.chunked_loss ? c.e : c.e + 8) : (t.chunked_loss ? c.e + 4 : c.e + 12);
+    r.logits = static_cast<double>(t.seq) * t.micro_batch * a.vocab * per_elem / t.tp + PreNorm(c) * tokens +
+               (c.full ? c.e * c.h * tokens : 0);
     std::snprintf(buf, sizeof buf, " + logits %.0f tokens x %d vocabulary x %.0f B (%s cross-entropy)",
-                  static_cast<double>(t.seq) * t.micro_batch, a.vocab, per_elem, t.chunked_loss ? "chunked" : "whole");
+                  static_cast<double>(t.seq) * t.micro_batch, a.vocab, per_elem,
+                  t.chunked_loss ? "chunked" : "whole");
     r.formula += buf;
     if (t.tp > 1) r.formula += " / " + std::to_string(t.tp) + " (tensor parallel)";
   }

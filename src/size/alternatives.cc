@@ -53,8 +53,8 @@ std::optional<std::pair<const Board*, Option>> Best(const Task& t, const std::ve
   std::optional<std::pair<const Board*, Option>> best;
   std::map<std::tuple<uint64_t, std::vector<int>, int, bool>, bool> seen;
   for (const Board& b : boards) {
-    if (b.memory_mib == 0 || !seen.emplace(std::make_tuple(b.memory_mib, b.server_sizes, b.nvlink,
-                                                           b.MultiServer()), true).second)
+    if (b.memory_mib == 0 ||
+        !seen.emplace(std::make_tuple(b.memory_mib, b.server_sizes, b.nvlink, b.MultiServer()), true).second)
       continue;
     Found f = Search(t, b, max_servers);
     if (f.best && (!best || Smaller(*f.best, best->second))) best = std::make_pair(&b, *f.best);
@@ -96,7 +96,8 @@ std::vector<Alternative> TaskAlternatives(const Task& t, const std::vector<Board
                                           const SearchLimits& limits) {
   std::vector<Alternative> out;
   for (const Change& c : Changes(t))
-    if (auto best = Best(c.task, boards, limits.max_servers)) out.push_back(Make(c.flag, c.task, *best->first, best->second));
+    if (auto best = Best(c.task, boards, limits.max_servers))
+      out.push_back(Make(c.flag, c.task, *best->first, best->second));
   return out;
 }
 

@@ -9,17 +9,17 @@
 namespace gp::size {
 
 struct Board {
-  std::string name;                   // the board model ("H100 SXM5 80GB")
-  std::vector<std::string> entries;   // catalogue entry names it covers ("H100 80GB HBM3")
-  std::vector<std::string> pci_ids;   // "0x2330"
-  bool datacenter = true;             // false: a consumer card
-  uint64_t memory_mib = 0;            // usable memory, MiB as nvidia-smi reports it; 0 = no sourced size
-  std::string memory_kind;            // nvidia-smi | rounded | marketed | system (see tools/data/gpu-boards.tsv)
+  std::string name;                  // the board model ("H100 SXM5 80GB")
+  std::vector<std::string> entries;  // catalogue entry names it covers ("H100 80GB HBM3")
+  std::vector<std::string> pci_ids;  // "0x2330"
+  bool datacenter = true;            // false: a consumer card
+  uint64_t memory_mib = 0;           // usable memory, MiB as nvidia-smi reports it; 0 = no sourced size
+  std::string memory_kind;  // nvidia-smi | rounded | marketed | system (see tools/data/gpu-boards.tsv)
   std::string memory_source;
-  std::string form;                   // sxm | pcie | superchip | desktop | unknown
-  std::vector<int> server_sizes;      // GPUs per server on offer, ascending
-  int nvlink = 0;                     // GPUs one NVLink/NVSwitch domain joins (0: none assumed)
-  std::string p2p;                    // yes | no | unknown
+  std::string form;               // sxm | pcie | superchip | desktop | unknown
+  std::vector<int> server_sizes;  // GPUs per server on offer, ascending
+  int nvlink = 0;                 // GPUs one NVLink/NVSwitch domain joins (0: none assumed)
+  std::string p2p;                // yes | no | unknown
   std::string link_source;
 
   uint64_t MemoryBytes() const { return memory_mib << 20; }

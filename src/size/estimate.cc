@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kActSource =
     "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models, arXiv:2205.05198, "
-    "section 4 (per-layer inventory, full and selective recomputation, sequence parallelism), counted for the "
+    "section 4 (per-layer inventory, full and selective recomputation, sequence parallelism), counted for "
+    "the "
     "layer code of pytorch/torchtune torchtune/modules and huggingface/transformers (fp32 RMSNorm, repeated "
     "k/v, SwiGLU); logits: fp32 cross-entropy, chunked as torchtune CEWithChunkedOutputLoss";
 constexpr const char* kContextSource =
@@ -43,7 +44,8 @@ Local StageLocal(const Task& t, const ParamCounts& pc, int stage) {
   l.first = stage == 0;
   l.last = stage == t.pp - 1;
   if (!t.arch.HasShape()) {
-    const double total = t.params_override > 0 ? static_cast<double>(t.params_override) : static_cast<double>(pc.total);
+    const double total =
+        t.params_override > 0 ? static_cast<double>(t.params_override) : static_cast<double>(pc.total);
     l.params = l.linear = l.trainable = total / (tp * t.pp);
     return l;
   }
@@ -69,7 +71,8 @@ Local StageLocal(const Task& t, const ParamCounts& pc, int stage) {
     }
     index += g.count;
   }
-  double root = (l.first ? static_cast<double>(pc.embedding) : 0) + (l.last ? static_cast<double>(pc.head) : 0);
+  double root =
+      (l.first ? static_cast<double>(pc.embedding) : 0) + (l.last ? static_cast<double>(pc.head) : 0);
   if (t.pp > 1 && l.last && t.arch.tied_embeddings)  // the last stage keeps its own copy of the tied matrix
     root += static_cast<double>(t.arch.vocab) * t.arch.hidden;
   // A --params count given next to the shape scales every part to it.
@@ -96,7 +99,8 @@ Term Phases(const Task& t, const States& s, double activations) {
   const double peak = std::max(backward, step);
   Term term{"phases", "not at the same time", peak - activations - g, "", kPhaseSource, true};
   std::string f = "peak = max(backward start: activations " + Gb(activations) +
-                  (persist ? " + gradients " + Gb(g) + " (kept across micro-batches)" : std::string(" (gradients freed each step)")) +
+                  (persist ? " + gradients " + Gb(g) + " (kept across micro-batches)"
+                           : std::string(" (gradients freed each step)")) +
                   ", optimizer step: gradients " + Gb(g);
   if (s.step_temp > 0) f += " + foreach AdamW temporary " + Gb(s.step_temp);
   f += ") - activations - gradients";
@@ -122,16 +126,19 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   e.gather_bytes = s.weight_bytes;
   e.grad_bytes = s.grad_bytes;
   const ActivationEstimate act = Activations(t, l.layers, l.first, l.last);
-  Term a{"activations", "activations (incl. logits)", act.bytes, act.estimated ? act.formula : act.why_not,
-         kActSource, act.estimated};
+  Term a{"activations", "activations (incl. logits)",
+         act.bytes,     act.estimated ? act.formula : act.why_not,
+         kActSource,    act.estimated};
   Term b = Buffers(t, l, s, e.shard, e.dp);
   e.terms = {s.weights, s.gradients, s.optimizer, a, b, Phases(t, s, act.bytes)};
   for (const auto& term : e.terms) e.allocated += term.bytes;
   const double ctx = static_cast<double>(t.c.cuda_context);
-  e.terms.push_back({"cuda_context", "CUDA context", ctx, "constant " + Gb(ctx) + " per GPU", kContextSource, true});
+  e.terms.push_back(
+      {"cuda_context", "CUDA context", ctx, "constant " + Gb(ctx) + " per GPU", kContextSource, true});
   const double head = t.c.headroom * e.allocated;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%g%% of the allocated subtotal %s", t.c.headroom * 100, Gb(e.allocated).c_str());
+  std::snprintf(buf, sizeof buf, "%g%% of the allocated subtotal %s", t.c.headroom * 100,
+                Gb(e.allocated).c_str());
   e.terms.push_back({"headroom", "headroom", head, buf, kHeadroomSource, true});
   e.per_gpu = e.allocated + ctx + head;
   e.total = e.per_gpu * t.gpus;
@@ -142,7 +149,8 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   if (t.pp > 1)
     e.notes.push_back("pipeline parallel: the " + std::string(l.first ? "first" : "last") + " of " +
                       std::to_string(t.pp) + " stages (the heaviest), " + std::to_string(l.layers) +
-                      " layers; 1F1B keeps " + std::to_string(t.pp) + " micro-batches in flight on the first stage");
+                      " layers; 1F1B keeps " + std::to_string(t.pp) +
+                      " micro-batches in flight on the first stage");
   if (t.tp > 1)
     e.notes.push_back("tensor parallel " + std::to_string(t.tp) +
                       ": weights and activations split across it, with sequence parallelism (Megatron-LM)");
@@ -151,8 +159,10 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
     Task gc = t;
     gc.checkpointing = Checkpointing::kFull;
     char note[160];
-    std::snprintf(note, sizeof note, "activations are %.0f%% of the allocated memory; --grad-checkpointing full "
-                  "keeps %s of them", 100 * act.bytes / e.allocated,
+    std::snprintf(note, sizeof note,
+                  "activations are %.0f%% of the allocated memory; --grad-checkpointing full "
+                  "keeps %s of them",
+                  100 * act.bytes / e.allocated,
                   Gb(Activations(gc, l.layers, l.first, l.last).bytes).c_str());
     e.notes.push_back(note);
   }
@@ -172,7 +182,8 @@ Estimate EstimateTask(const Task& t) {
     throw UsageError("--gpus must be a multiple of --tp x --pp");
   const ParamCounts pc = CountParams(t.arch);
   if (t.pp > 1 && t.arch.HasShape() && pc.Layers() < t.pp)
-    throw FlagError("--pp", "more pipeline stages than the model has layers (" + std::to_string(pc.Layers()) + ")");
+    throw FlagError("--pp",
+                    "more pipeline stages than the model has layers (" + std::to_string(pc.Layers()) + ")");
   Estimate first = ForStage(t, pc, 0);
   if (t.pp == 1) return first;
   Estimate last = ForStage(t, pc, t.pp - 1);

@@ -12,29 +12,29 @@
 namespace gp::size {
 
 struct Term {
-  std::string key;      // weights, gradients, optimizer, activations, buffers, cuda_context, headroom
-  std::string label;    // "weights"
-  double bytes = 0;     // per GPU
-  std::string formula;  // how `bytes` was computed, with the task's numbers
-  std::string source;   // the public source of the formula or constant
+  std::string key;        // weights, gradients, optimizer, activations, buffers, cuda_context, headroom
+  std::string label;      // "weights"
+  double bytes = 0;       // per GPU
+  std::string formula;    // how `bytes` was computed, with the task's numbers
+  std::string source;     // the public source of the formula or constant
   bool estimated = true;  // false: not estimated; `bytes` is 0 and the total is a lower bound
 };
 
 struct Estimate {
-  std::string model;            // the architecture's display name
-  uint64_t params = 0;          // all parameters of the model
-  uint64_t trainable = 0;       // trainable parameters (LoRA: the adapters)
-  uint64_t params_per_gpu = 0;  // parameters this GPU holds before data-parallel sharding (after TP/PP)
+  std::string model;             // the architecture's display name
+  uint64_t params = 0;           // all parameters of the model
+  uint64_t trainable = 0;        // trainable parameters (LoRA: the adapters)
+  uint64_t params_per_gpu = 0;   // parameters this GPU holds before data-parallel sharding (after TP/PP)
   double trainable_per_gpu = 0;  // trainable parameters of that share (LoRA: its adapters)
-  double gather_bytes = 2;      // bytes per parameter ZeRO-3/FSDP gather (the compute copy: 2, NF4 ~0.52, fp32 4)
-  double grad_bytes = 2;        // bytes per trainable parameter a gradient reduction moves
+  double gather_bytes = 2;  // bytes per parameter ZeRO-3/FSDP gather (the compute copy: 2, NF4 ~0.52, fp32 4)
+  double grad_bytes = 2;    // bytes per trainable parameter a gradient reduction moves
   int gpus = 1, dp = 1, shard = 1;  // GPUs, data-parallel degree, the group ZeRO/FSDP shards over
-  std::vector<Term> terms;      // in the order of the keys above
-  double allocated = 0;         // weights + gradients + optimizer + activations + buffers
-  double per_gpu = 0;           // allocated + CUDA context + headroom
-  double total = 0;             // per_gpu * gpus
-  double host_per_gpu = 0;      // CPU RAM the offloaded states take, per GPU
-  bool lower_bound = false;     // some term was not estimated
+  std::vector<Term> terms;          // in the order of the keys above
+  double allocated = 0;             // weights + gradients + optimizer + activations + buffers
+  double per_gpu = 0;               // allocated + CUDA context + headroom
+  double total = 0;                 // per_gpu * gpus
+  double host_per_gpu = 0;          // CPU RAM the offloaded states take, per GPU
+  bool lower_bound = false;         // some term was not estimated
   std::vector<std::string> notes;
 
   const Term* Find(const std::string& key) const;

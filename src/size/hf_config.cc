@@ -37,7 +37,8 @@ class Reader {
     }
     if (!v->is_number_integer()) Fail(key, "expected a whole number");
     const long long n = v->get<long long>();
-    if (n < 1 || n > hi) Fail(key, "must be between 1 and " + std::to_string(hi) + ", got " + std::to_string(n));
+    if (n < 1 || n > hi)
+      Fail(key, "must be between 1 and " + std::to_string(hi) + ", got " + std::to_string(n));
     return static_cast<int>(n);
   }
 
@@ -62,7 +63,8 @@ class Reader {
 };
 
 json Parse(const std::string& text, const std::string& path) {
-  if (text.size() > kMaxConfigBytes) throw FileError(path, 1, 1, "larger than the 1 MiB limit for a config.json");
+  if (text.size() > kMaxConfigBytes)
+    throw FileError(path, 1, 1, "larger than the 1 MiB limit for a config.json");
   if (auto deep = JsonTooDeepAt(text, kMaxDepth)) {
     auto [line, col] = LineColumnAt(text, *deep);
     throw FileError(path, line, col, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
@@ -88,15 +90,18 @@ std::string NameOf(const Reader& r, const std::string& path) {
 }
 
 void RefuseMoe(const Reader& r, const std::string& type) {
-  static const char* kTypes[] = {"mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "dbrx",
-                                 "jamba", "olmoe", "granitemoe", "phimoe", "llama4", "gpt_oss"};
+  static const char* kTypes[] = {"mixtral",     "qwen2_moe", "qwen3_moe", "deepseek_v2",
+                                 "deepseek_v3", "dbrx",      "jamba",     "olmoe",
+                                 "granitemoe",  "phimoe",    "llama4",    "gpt_oss"};
   for (const char* t : kTypes)
     if (type == t)
-      r.Fail("model_type", "\"" + type + "\" is a mixture-of-experts model; gpuprep size models dense models only");
+      r.Fail("model_type",
+             "\"" + type + "\" is a mixture-of-experts model; gpuprep size models dense models only");
   for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
     const json* v = r.Get(key);
     if (v && v->is_number_integer() && v->get<long long>() > 1)
-      r.Fail(key, "mixture-of-experts models are not modelled (" + std::to_string(v->get<long long>()) + " experts)");
+      r.Fail(key, "mixture-of-experts models are not modelled (" + std::to_string(v->get<long long>()) +
+                      " experts)");
   }
 }
 
@@ -125,11 +130,11 @@ Architecture ParseHfConfig(const std::string& text, const std::string& display_p
     a.tied_embeddings = r.Bool("tie_word_embeddings", false);
     a.qkv_bias = type == "qwen2" ? true : r.Bool("attention_bias", false);
     if (a.head_dim == 0 && a.hidden % a.heads != 0)
-      r.Fail("num_attention_heads", std::to_string(a.heads) + " heads do not divide hidden_size " +
-                                        std::to_string(a.hidden));
+      r.Fail("num_attention_heads",
+             std::to_string(a.heads) + " heads do not divide hidden_size " + std::to_string(a.hidden));
     if (a.heads % a.kv_heads != 0)
-      r.Fail("num_key_value_heads", std::to_string(a.kv_heads) + " do not divide the " + std::to_string(a.heads) +
-                                        " attention heads");
+      r.Fail("num_key_value_heads", std::to_string(a.kv_heads) + " do not divide the " +
+                                        std::to_string(a.heads) + " attention heads");
   } else if (type == "bert") {
     a.family = Family::kEncoder;
     a.hidden = r.Int("hidden_size", 1 << 20);
@@ -141,8 +146,8 @@ Architecture ParseHfConfig(const std::string& text, const std::string& display_p
     a.token_types = r.Int("type_vocab_size", 1 << 10, 2);
     a.gated_mlp = false;
     if (a.hidden % a.heads != 0)
-      r.Fail("num_attention_heads", std::to_string(a.heads) + " heads do not divide hidden_size " +
-                                        std::to_string(a.hidden));
+      r.Fail("num_attention_heads",
+             std::to_string(a.heads) + " heads do not divide hidden_size " + std::to_string(a.hidden));
   } else if (type == "t5") {
     a.family = Family::kEncoderDecoder;
     a.hidden = r.Int("d_model", 1 << 20);

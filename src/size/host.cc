@@ -15,15 +15,21 @@ constexpr const char* kTorchx =
 // pure bf16 training), 8-bit AdamW two bytes, SGD with momentum one state.
 double StateBytes(const Task& t, double state) {
   switch (t.optimizer) {
-    case Optimizer::kAdamW: return 2 * state;
-    case Optimizer::kAdamW8bit: return 2;
-    case Optimizer::kSgdMomentum: return state;
-    case Optimizer::kSgd: return 0;
+    case Optimizer::kAdamW:
+      return 2 * state;
+    case Optimizer::kAdamW8bit:
+      return 2;
+    case Optimizer::kSgdMomentum:
+      return state;
+    case Optimizer::kSgd:
+      return 0;
   }
   return 0;
 }
 
-bool Mixed(Precision p) { return p == Precision::kBf16Mixed || p == Precision::kFp16Mixed || p == Precision::kFp8; }
+bool Mixed(Precision p) {
+  return p == Precision::kBf16Mixed || p == Precision::kFp16Mixed || p == Precision::kFp8;
+}
 
 }  // namespace
 
@@ -35,10 +41,13 @@ const std::vector<ReferenceServer>& ReferenceServers() {
       {"AWS g5.48xlarge", 8, 192, true, 768 * kGiB, "768 GiB", "", kTorchx},
       {"AWS g6e.48xlarge", 8, 192, true, 1536 * kGiB, "1536 GiB", "", kTorchx},
       {"AWS g6e.12xlarge", 4, 48, true, 384 * kGiB, "384 GiB", "", kTorchx},
-      {"NVIDIA DGX B200", 8, 112, false, 2000 * kGB, "2 TB", "2x 1.92 TB NVMe M.2 (OS, RAID 1), 8x 3.84 TB NVMe U.2 (RAID 0)",
-       "https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2x Xeon Platinum 8570, 112 "
+      {"NVIDIA DGX B200", 8, 112, false, 2000 * kGB, "2 TB",
+       "2x 1.92 TB NVMe M.2 (OS, RAID 1), 8x 3.84 TB NVMe U.2 (RAID 0)",
+       "https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (2x Xeon Platinum 8570, "
+       "112 "
        "cores; 2 TB, upgradable to 4 TB)"},
-      {"8x H200 SXM (NVIDIA, MLPerf Inference v4.1)", 8, 112, false, 2000 * kGB, "2 TB (32x 64GB)", "2 TB SSD",
+      {"8x H200 SXM (NVIDIA, MLPerf Inference v4.1)", 8, 112, false, 2000 * kGB, "2 TB (32x 64GB)",
+       "2 TB SSD",
        "https://raw.githubusercontent.com/mlcommons/inference_results_v4.1/main/closed/NVIDIA/systems/"
        "H200-SXM-141GBx8_TRT_MaxQ.json (2x Xeon Platinum 8480C, 56 cores each)"},
       {"8x B200 (Nebius, MLPerf Inference v6.0)", 8, 120, false, 1800 * kGB, "1.8 TB (32x 64GB)", "",
@@ -69,19 +78,21 @@ HostNeed NeedFor(const Task& t, const Estimate& e, int per_server, int servers, 
   n.ram_offload = e.host_per_gpu * per_server;
   if (t.embedding_rows > 0) {
     // TorchRec's planner: table storage = rows x dim x dtype x (1 + optimizer multiplier), Adam 2, SGD 0.
-    const double mult = t.optimizer == Optimizer::kAdamW       ? 2
-                        : t.optimizer == Optimizer::kAdamW8bit ? 2.0 / t.embedding_bytes
+    const double mult = t.optimizer == Optimizer::kAdamW         ? 2
+                        : t.optimizer == Optimizer::kAdamW8bit   ? 2.0 / t.embedding_bytes
                         : t.optimizer == Optimizer::kSgdMomentum ? 1
                                                                  : 0;
-    const double table = static_cast<double>(t.embedding_rows) * t.embedding_dim * t.embedding_bytes * (1 + mult);
+    const double table =
+        static_cast<double>(t.embedding_rows) * t.embedding_dim * t.embedding_bytes * (1 + mult);
     n.embeddings_formula = Count(static_cast<double>(t.embedding_rows)) + " rows x " +
-                           std::to_string(t.embedding_dim) + " x " + std::to_string(t.embedding_bytes) + " B x (1 + " +
-                           Bytes(mult) + " optimizer states) = " + Gb(table) + " in all";
+                           std::to_string(t.embedding_dim) + " x " + std::to_string(t.embedding_bytes) +
+                           " B x (1 + " + Bytes(mult) + " optimizer states) = " + Gb(table) + " in all";
     if (t.embedding_offload) {
       n.ram_embeddings = table / servers;
       n.embeddings_formula += ", / " + std::to_string(servers) + " server(s) in host RAM";
     } else {
-      n.notes.push_back("the embedding tables (" + Gb(table) + ") are taken to live in GPU memory, which the "
+      n.notes.push_back("the embedding tables (" + Gb(table) +
+                        ") are taken to live in GPU memory, which the "
                         "per-GPU estimate does not count: --embedding-offload puts them in host RAM");
     }
   }
@@ -91,14 +102,15 @@ HostNeed NeedFor(const Task& t, const Estimate& e, int per_server, int servers, 
     const double states = StateBytes(t, t.precision == Precision::kBf16Pure ? 2 : 4);
     const double per = w + master + states;
     n.checkpoint = per * P;
-    n.checkpoint_formula = "(" + Bytes(w) + " B weights + " + Bytes(master) + " B fp32 master + " + Bytes(states) +
-                           " B optimizer states) = " + Bytes(per) + " B x " + Count(P) + " parameters";
+    n.checkpoint_formula = "(" + Bytes(w) + " B weights + " + Bytes(master) + " B fp32 master + " +
+                           Bytes(states) + " B optimizer states) = " + Bytes(per) + " B x " + Count(P) +
+                           " parameters";
   } else {
     const double ab = t.c.lora_adapter_bytes, states = StateBytes(t, ab);
     const double T = static_cast<double>(e.trainable);
     n.checkpoint = (ab + states) * T;
-    n.checkpoint_formula = "(" + Bytes(ab) + " B adapter weights + " + Bytes(states) + " B optimizer states) x " +
-                           Count(T) + " adapter parameters";
+    n.checkpoint_formula = "(" + Bytes(ab) + " B adapter weights + " + Bytes(states) +
+                           " B optimizer states) x " + Count(T) + " adapter parameters";
   }
   n.base_weights = 2 * P;
   n.dataset = static_cast<double>(t.dataset_bytes);

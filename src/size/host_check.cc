@@ -28,7 +28,8 @@ std::string Summary(const HostSpec& h) {
       gpus = std::to_string(h.gpus.size()) + " GPUs (mixed)";
       break;
     }
-  std::string s = gpus + ", " + std::to_string(h.cpus) + " CPUs, " + Gb(static_cast<double>(h.memory)) + " RAM";
+  std::string s =
+      gpus + ", " + std::to_string(h.cpus) + " CPUs, " + Gb(static_cast<double>(h.memory)) + " RAM";
   if (h.disk_free) s += ", " + Gb(static_cast<double>(*h.disk_free)) + " free under /var";
   return s;
 }
@@ -36,8 +37,9 @@ std::string Summary(const HostSpec& h) {
 void AddHostItems(const Task& t, const HostSpec& h, const Option& o, HostVerdict& v) {
   const int n = static_cast<int>(h.gpus.size());
   const HostNeed need = NeedFor(t, o.at, n, 1, v.gpu_memory);
-  v.items.push_back({"CPU", h.cpus >= need.cpu_cores ? "ok" : "below", std::to_string(h.cpus) + " logical CPUs",
-                     std::to_string(need.cpu_cores) + " cores", need.cpu_formula});
+  v.items.push_back({"CPU", h.cpus >= need.cpu_cores ? "ok" : "below",
+                     std::to_string(h.cpus) + " logical CPUs", std::to_string(need.cpu_cores) + " cores",
+                     need.cpu_formula});
   const double ram = static_cast<double>(h.memory);
   std::string detail = "floor: the GPUs' memory " + Gb(need.ram_floor);
   if (need.ram_offload > 0) detail += " + offloaded states " + Gb(need.ram_offload);
@@ -52,7 +54,8 @@ void AddHostItems(const Task& t, const HostSpec& h, const Option& o, HostVerdict
                        storage + "; the free space under /var is not known for this host"});
   else
     v.items.push_back({"disk", static_cast<double>(*h.disk_free) < need.Storage() ? "short" : "ok",
-                       Gb(static_cast<double>(*h.disk_free)) + " free under /var", Gb(need.Storage()), storage});
+                       Gb(static_cast<double>(*h.disk_free)) + " free under /var", Gb(need.Storage()),
+                       storage});
   v.notes.insert(v.notes.end(), need.notes.begin(), need.notes.end());
 }
 
@@ -77,8 +80,9 @@ HostVerdict JudgeHost(const Task& t, const HostSpec& h) {
     if (v.gpu_memory == 0 || m < v.gpu_memory) v.gpu_memory = m, v.gpu_memory_from = from;
   }
   if (!unknown.empty()) {
-    v.items.push_back({"GPU memory", "unknown", "", "", "the memory of " + unknown +
-                       " is unknown: the host gave no NVML total and the catalogue has no sourced size"});
+    v.items.push_back({"GPU memory", "unknown", "", "",
+                       "the memory of " + unknown +
+                           " is unknown: the host gave no NVML total and the catalogue has no sourced size"});
     return v;
   }
   Board b = h.gpus[0].board ? *h.gpus[0].board : Board{};
@@ -88,27 +92,30 @@ HostVerdict JudgeHost(const Task& t, const HostSpec& h) {
   if (std::any_of(h.gpus.begin(), h.gpus.end(), [&](const HostGpu& g) { return g.name != h.gpus[0].name; }))
     v.notes.push_back("mixed GPUs: judged with the smallest memory and the first GPU's interconnect");
   if (b.Unified())
-    v.notes.push_back(b.memory_kind == "system"
-                          ? b.name + " shares the system memory with the CPU (NVML reports none): the figure is the "
-                                     "system's total, and the job's CPU side uses the same memory"
-                          : b.name + ": the Grace CPU's memory is reachable over NVLink-C2C but not counted");
+    v.notes.push_back(
+        b.memory_kind == "system"
+            ? b.name +
+                  " shares the system memory with the CPU (NVML reports none): the figure is the "
+                  "system's total, and the job's CPU side uses the same memory"
+            : b.name + ": the Grace CPU's memory is reachable over NVLink-C2C but not counted");
   const int domain = h.nvswitches > 0 ? n : b.DomainIn(n);
   std::optional<Option> closest;
   auto best = BestAt(t, b, n, n, domain, &closest);
   v.option = best ? best : closest;
   if (!v.option) {
-    v.items.push_back({"GPU memory", "short", Gb(v.gpu_memory), "", "no layout of this model runs on " +
-                       std::to_string(n) + " GPUs"});
+    v.items.push_back({"GPU memory", "short", Gb(v.gpu_memory), "",
+                       "no layout of this model runs on " + std::to_string(n) + " GPUs"});
     return v;
   }
   const Option& o = *v.option;
   v.shortfall = best ? 0 : o.at.per_gpu - v.gpu_memory;
-  v.items.push_back({"GPU memory", best ? "ok" : "short", Gb(v.gpu_memory) + " per GPU",
-                     Gb(o.at.per_gpu) + " per GPU",
-                     std::string(Name(o.strategy)) + (o.tp > 1 ? " with tp " + std::to_string(o.tp) : "") + " on " +
-                         std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + "; memory from " + v.gpu_memory_from});
+  v.items.push_back(
+      {"GPU memory", best ? "ok" : "short", Gb(v.gpu_memory) + " per GPU", Gb(o.at.per_gpu) + " per GPU",
+       std::string(Name(o.strategy)) + (o.tp > 1 ? " with tp " + std::to_string(o.tp) : "") + " on " +
+           std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + "; memory from " + v.gpu_memory_from});
   AddHostItems(t, h, o, v);
-  v.fits = std::none_of(v.items.begin(), v.items.end(), [](const HostItem& i) { return i.status == "short"; });
+  v.fits =
+      std::none_of(v.items.begin(), v.items.end(), [](const HostItem& i) { return i.status == "short"; });
   return v;
 }
 

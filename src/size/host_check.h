@@ -13,17 +13,17 @@
 namespace gp::size {
 
 struct HostGpu {
-  std::string name;                     // as the host reports it
-  std::string device_id;                // "0x2330"
-  std::optional<uint64_t> nvml_bytes;   // NVML's total, when the snapshot or the live driver gave one
-  std::optional<Board> board;           // the catalogue's board, when the catalogue knows the GPU
+  std::string name;                    // as the host reports it
+  std::string device_id;               // "0x2330"
+  std::optional<uint64_t> nvml_bytes;  // NVML's total, when the snapshot or the live driver gave one
+  std::optional<Board> board;          // the catalogue's board, when the catalogue knows the GPU
 };
 
 struct HostSpec {
-  std::string label;                    // hostname or the snapshot's path
-  int cpus = 0;                         // logical CPUs
-  uint64_t memory = 0;                  // RAM bytes
-  std::optional<uint64_t> disk_free;    // free bytes under /var
+  std::string label;                  // hostname or the snapshot's path
+  int cpus = 0;                       // logical CPUs
+  uint64_t memory = 0;                // RAM bytes
+  std::optional<uint64_t> disk_free;  // free bytes under /var
   int nvswitches = 0;
   std::vector<HostGpu> gpus;
 };
@@ -38,11 +38,11 @@ struct HostItem {
 struct HostVerdict {
   std::string label;
   bool fits = false;
-  std::string summary;                 // "8x H100 SXM5 80GB, 192 CPUs, 2.2 TB RAM, 8.0 TB free"
-  double gpu_memory = 0;               // bytes per GPU it was judged with (0: unknown)
-  std::string gpu_memory_from;         // "NVML" | "the catalogue (nvidia-smi total of the board)" | ...
-  std::optional<Option> option;        // the layout judged (the one that fits, else the closest)
-  double shortfall = 0;                // per GPU, when the GPUs are short
+  std::string summary;           // "8x H100 SXM5 80GB, 192 CPUs, 2.2 TB RAM, 8.0 TB free"
+  double gpu_memory = 0;         // bytes per GPU it was judged with (0: unknown)
+  std::string gpu_memory_from;   // "NVML" | "the catalogue (nvidia-smi total of the board)" | ...
+  std::optional<Option> option;  // the layout judged (the one that fits, else the closest)
+  double shortfall = 0;          // per GPU, when the GPUs are short
   std::vector<HostItem> items;
   std::vector<std::string> notes;
 };

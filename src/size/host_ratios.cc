@@ -6,14 +6,17 @@ namespace gp::size {
 namespace {
 
 const WorkloadRatio kRatios[] = {
-    {WorkloadKind::kLlm, "llm", 2, "\"2 workers is usually plenty for LMs, especially if the data is already preprocessed\""},
+    {WorkloadKind::kLlm, "llm", 2,
+     "\"2 workers is usually plenty for LMs, especially if the data is already preprocessed\""},
     {WorkloadKind::kVision, "vision", 4,
-     "\"If you do CV training, and, say, you need 4 workers per accelerator\" (dynamic transforms need 3-4 or more)"},
+     "\"If you do CV training, and, say, you need 4 workers per accelerator\" (dynamic transforms need 3-4 "
+     "or more)"},
     {WorkloadKind::kRecommender, "recommender", 2,
      "no source gives a recommender figure; its data is preprocessed tables, so the LM figure (2) is used "
      "(approximate)"},
     {WorkloadKind::kMultimodal, "multimodal", 4,
-     "\"dynamic transforms, which is often the case with computer vision models or VLMs, you may need 3-4 and "
+     "\"dynamic transforms, which is often the case with computer vision models or VLMs, you may need 3-4 "
+     "and "
      "sometimes more workers\": the CV figure (4)"},
 };
 

@@ -11,9 +11,9 @@ enum class WorkloadKind { kLlm, kVision, kRecommender, kMultimodal };
 
 struct WorkloadRatio {
   WorkloadKind kind;
-  const char* name;         // llm, vision, recommender, multimodal
-  int dataloader_workers;   // DataLoader worker processes per GPU, one CPU core each
-  const char* why;          // the source's words, or why the figure is an inference
+  const char* name;        // llm, vision, recommender, multimodal
+  int dataloader_workers;  // DataLoader worker processes per GPU, one CPU core each
+  const char* why;         // the source's words, or why the figure is an inference
 };
 
 const WorkloadRatio& RatioFor(WorkloadKind k);
@@ -30,11 +30,13 @@ std::string CpuFormula(WorkloadKind k, int gpus);  // "8 x (2 + 1) + 4"
 
 // The RAM floor: at least as much CPU memory on a server as its GPUs have.
 constexpr const char* kCpuSource =
-    "https://github.com/stas00/ml-engineering/blob/744d01e1/compute/cpu/README.md (\"1 cpu core per process that is tied to the accelerator\", "
+    "https://github.com/stas00/ml-engineering/blob/744d01e1/compute/cpu/README.md (\"1 cpu core per process "
+    "that is tied to the accelerator\", "
     "\"1 cpu core for each DataLoader worker\", \"add a few cores for the Operation system (let's say 4)\": "
     "8*(num_workers+1)+4)";
 constexpr const char* kRamSource =
-    "https://github.com/stas00/ml-engineering/blob/744d01e1/compute/cpu-memory/README.md (\"typically there should be at least as much CPU memory "
+    "https://github.com/stas00/ml-engineering/blob/744d01e1/compute/cpu-memory/README.md (\"typically there "
+    "should be at least as much CPU memory "
     "on each node as there is on the GPUs\")";
 
 }  // namespace gp::size

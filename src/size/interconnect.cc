@@ -20,7 +20,9 @@ namespace {
 // (stas00/ml-engineering training/model-parallelism/README.md).
 constexpr double kNetworkBytesPerSecond = 400e9 / 8;
 
-bool FullShard(Strategy s) { return s == Strategy::kZero3 || s == Strategy::kFsdp || s == Strategy::kFsdpHybrid; }
+bool FullShard(Strategy s) {
+  return s == Strategy::kZero3 || s == Strategy::kFsdp || s == Strategy::kFsdpHybrid;
+}
 
 std::string Seconds(double s) {
   char buf[32];
@@ -50,46 +52,50 @@ void DescribeLink(const Task& t, const Board& board, int domain, Option& o) {
   Traffic& tr = o.traffic;
   if (dp > 1 && FullShard(o.strategy)) {
     tr.bytes = micro * (2 * w * P + g * T);
-    tr.formula = (micro > 1 ? std::to_string(micro) + " micro-batches x " : std::string()) + "(2 all-gathers x " +
-                 Bytes(w) + " B x " + Count(P) + " weights + a reduce-scatter of " + Bytes(g) + " B x " + Count(T) +
-                 " gradients)";
+    tr.formula = (micro > 1 ? std::to_string(micro) + " micro-batches x " : std::string()) +
+                 "(2 all-gathers x " + Bytes(w) + " B x " + Count(P) + " weights + a reduce-scatter of " +
+                 Bytes(g) + " B x " + Count(T) + " gradients)";
   } else if (dp > 1) {
     tr.bytes = 2 * g * T;
     tr.formula = "an all-reduce of " + Bytes(g) + " B x " + Count(T) + " gradients (2x their bytes)";
   }
-  const bool in_domain = domain >= o.gpus;          // every GPU of the job on one NVLink domain
+  const bool in_domain = domain >= o.gpus;            // every GPU of the job on one NVLink domain
   const bool server_nvlink = domain >= o.per_server;  // the GPUs of a server share NVLink
   if (o.servers > 1 && !in_domain && dp > 1) {
     if (o.strategy == Strategy::kFsdpHybrid) {
       tr.network_bytes = 2 * g * T / o.per_server;
-      tr.formula += "; across servers only the all-reduce of each shard's gradients, 2 x " + Bytes(g) + " B x " +
-                    Count(T) + " / " + std::to_string(o.per_server);
+      tr.formula += "; across servers only the all-reduce of each shard's gradients, 2 x " + Bytes(g) +
+                    " B x " + Count(T) + " / " + std::to_string(o.per_server);
     } else {
       tr.network_bytes = tr.bytes;
     }
   }
-  std::string inside = server_nvlink ? (board.nvlink > board.LargestServer() ? "NVLink (NVL" +
-                                                                                   std::to_string(board.nvlink) + ")"
-                                                                             : "NVLink")
-                                     : board.p2p == "no" ? "PCIe, no peer-to-peer" : "PCIe";
+  std::string inside = server_nvlink       ? (board.nvlink > board.LargestServer()
+                                                  ? "NVLink (NVL" + std::to_string(board.nvlink) + ")"
+                                                  : "NVLink")
+                       : board.p2p == "no" ? "PCIe, no peer-to-peer"
+                                           : "PCIe";
   if (o.per_server == 1 && !in_domain) inside.clear();  // one GPU per server: nothing inside it to cross
   o.link = o.servers > 1 && !in_domain ? (inside.empty() ? "network" : inside + " + network") : inside;
 
   if (o.tp > 1)
     o.flags.push_back("tensor parallel " + std::to_string(o.tp) + " inside the NVLink domain (" +
-                      std::to_string(domain) + " GPUs): it all-reduces activations in every layer, so it stays "
+                      std::to_string(domain) +
+                      " GPUs): it all-reduces activations in every layer, so it stays "
                       "off PCIe and the network");
   if (!server_nvlink && FullShard(o.strategy) && dp > 1)
     o.flags.push_back(std::string(Name(o.strategy)) + " across PCIe-only GPUs moves " + Gb(tr.bytes) +
                       " per GPU per step (" + tr.formula + ", " + Times(tr.bytes / (w * P)) +
                       " the model's weights): without NVLink the step waits on PCIe");
   if (tr.network_bytes > 0)
-    o.flags.push_back("across " + std::to_string(o.servers) + " servers: " + Gb(tr.network_bytes) +
-                      " per GPU per step over the network; at 400 Gb/s per GPU (one ConnectX-7 per GPU, as DGX "
-                      "B200 servers ship) that is " + Seconds(tr.network_bytes / kNetworkBytesPerSecond) +
-                      " of communication per step");
+    o.flags.push_back(
+        "across " + std::to_string(o.servers) + " servers: " + Gb(tr.network_bytes) +
+        " per GPU per step over the network; at 400 Gb/s per GPU (one ConnectX-7 per GPU, as DGX "
+        "B200 servers ship) that is " +
+        Seconds(tr.network_bytes / kNetworkBytesPerSecond) + " of communication per step");
   if (board.p2p == "no")
-    o.flags.push_back(board.name + " has no peer-to-peer between cards: NCCL goes through host memory "
+    o.flags.push_back(board.name +
+                      " has no peer-to-peer between cards: NCCL goes through host memory "
                       "(NCCL_P2P_DISABLE=1, as accelerate sets for these cards)");
 }
 

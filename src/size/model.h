@@ -25,16 +25,16 @@ struct Architecture {
   int decoder_layers = 0;  // kEncoderDecoder only
   int hidden = 0;          // model width h (T5: d_model)
   int heads = 0;
-  int kv_heads = 0;        // grouped-query attention; == heads for multi-head attention
-  int head_dim = 0;        // 0: hidden / heads (T5: d_kv)
-  int ffn = 0;             // MLP inner width f
+  int kv_heads = 0;  // grouped-query attention; == heads for multi-head attention
+  int head_dim = 0;  // 0: hidden / heads (T5: d_kv)
+  int ffn = 0;       // MLP inner width f
   int vocab = 0;
   bool tied_embeddings = false;
-  bool gated_mlp = true;   // three MLP matrices (gate, up, down) instead of two
-  bool qkv_bias = false;   // biases on q, k, v (Qwen2); BERT has biases on every linear
-  int positions = 0;       // kEncoder: learned position embeddings
-  int token_types = 0;     // kEncoder: segment embeddings
-  int rel_buckets = 0;     // kEncoderDecoder: relative attention buckets
+  bool gated_mlp = true;       // three MLP matrices (gate, up, down) instead of two
+  bool qkv_bias = false;       // biases on q, k, v (Qwen2); BERT has biases on every linear
+  int positions = 0;           // kEncoder: learned position embeddings
+  int token_types = 0;         // kEncoder: segment embeddings
+  int rel_buckets = 0;         // kEncoderDecoder: relative attention buckets
   uint64_t vision_params = 0;  // kVision: the published count (its only number)
   std::string source;          // where the hyper-parameters come from (repository and path, or URL)
   // The count its publisher gives, and to what precision (1: exact; 1e7: "3.21B"; 1e9: "70B").
@@ -72,10 +72,10 @@ struct ParamCounts {
   uint64_t embedding = 0;  // token (+ position, segment) embeddings, the embedding norm
   uint64_t head = 0;       // untied output layer, final norms, pooler, relative-position tables
   std::vector<LayerGroup> groups;
-  uint64_t LayerParams() const;        // all layers together
-  uint64_t LinearParams() const;       // Linear weights of all layers
-  uint64_t LargestLayer() const;       // the largest single layer
-  int Layers() const;                  // all layers of all groups
+  uint64_t LayerParams() const;   // all layers together
+  uint64_t LinearParams() const;  // Linear weights of all layers
+  uint64_t LargestLayer() const;  // the largest single layer
+  int Layers() const;             // all layers of all groups
 };
 
 // Counts every parameter from the hyper-parameters (kVision: the published count, all in `head`).

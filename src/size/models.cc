@@ -27,11 +27,14 @@ constexpr const char* kT5 =
     "arXiv:1910.10683, sections 3.1.1 and 3.7 (d_kv 64), vocabulary 32128 as in huggingface/transformers "
     "src/transformers/models/t5/configuration_t5.py";
 constexpr const char* kTorchvision = "pytorch/vision torchvision/models/resnet.py (weights meta num_params)";
-constexpr const char* kYolo = "ultralytics/ultralytics docs/en/models/yolov8.md (COCO detection table, params (M))";
+constexpr const char* kYolo =
+    "ultralytics/ultralytics docs/en/models/yolov8.md (COCO detection table, params (M))";
 
 // Published counts.
-constexpr const char* kKerasLlama = "keras-team/keras-hub keras_hub/src/models/llama/llama_presets.py@71453d08";
-constexpr const char* kKerasLlama3 = "keras-team/keras-hub keras_hub/src/models/llama3/llama3_presets.py@71453d08";
+constexpr const char* kKerasLlama =
+    "keras-team/keras-hub keras_hub/src/models/llama/llama_presets.py@71453d08";
+constexpr const char* kKerasLlama3 =
+    "keras-team/keras-hub keras_hub/src/models/llama3/llama3_presets.py@71453d08";
 constexpr const char* kKerasMistral =
     "keras-team/keras-hub keras_hub/src/models/mistral/mistral_presets.py@71453d08";
 constexpr const char* kKerasQwen = "keras-team/keras-hub keras_hub/src/models/qwen/qwen_presets.py@71453d08";
@@ -39,15 +42,19 @@ constexpr const char* kKerasBert = "keras-team/keras-hub keras_hub/src/models/be
 constexpr const char* kKerasT5 = "keras-team/keras-hub keras_hub/src/models/t5/t5_presets.py@71453d08";
 constexpr const char* kTogether =
     "togethercomputer/together-python src/together/finetune.py (model_param_count), 2023";
-constexpr const char* kCard3 = "meta-llama/llama-models models/llama3/MODEL_CARD.md@a9c89c47 (\"8B and 70B\")";
-constexpr const char* kCard31 = "meta-llama/llama-models models/llama3_1/MODEL_CARD.md@a9c89c47 (\"8B, 70B and 405B\")";
-constexpr const char* kCard32 = "meta-llama/llama-models models/llama3_2/MODEL_CARD.md@a9c89c47 (\"1B (1.23B)\")";
+constexpr const char* kCard3 =
+    "meta-llama/llama-models models/llama3/MODEL_CARD.md@a9c89c47 (\"8B and 70B\")";
+constexpr const char* kCard31 =
+    "meta-llama/llama-models models/llama3_1/MODEL_CARD.md@a9c89c47 (\"8B, 70B and 405B\")";
+constexpr const char* kCard32 =
+    "meta-llama/llama-models models/llama3_2/MODEL_CARD.md@a9c89c47 (\"1B (1.23B)\")";
 constexpr const char* kPeft32 =
-    "huggingface/peft method_comparison/MetaMathQA/results/full-finetuning--llama-3.2-3B-lr_0.00001.json@5d602fdb "
+    "huggingface/peft "
+    "method_comparison/MetaMathQA/results/full-finetuning--llama-3.2-3B-lr_0.00001.json@5d602fdb "
     "(num_total_params)";
 
-Architecture Decoder(const char* name, const char* display, int vocab, int layers, int heads, int kv, int hidden,
-                     int ffn, bool tied, bool bias, const char* source) {
+Architecture Decoder(const char* name, const char* display, int vocab, int layers, int heads, int kv,
+                     int hidden, int ffn, bool tied, bool bias, const char* source) {
   Architecture a;
   a.name = name;
   a.display = display;
@@ -88,7 +95,8 @@ Architecture Bert(const char* name, const char* display, int layers, int hidden,
   return Published(a, count, 1, kKerasBert);
 }
 
-Architecture T5(const char* name, const char* display, int layers, int hidden, int heads, int ffn, uint64_t count) {
+Architecture T5(const char* name, const char* display, int layers, int hidden, int heads, int ffn,
+                uint64_t count) {
   Architecture a;
   a.name = name;
   a.display = display;
@@ -106,7 +114,8 @@ Architecture T5(const char* name, const char* display, int layers, int hidden, i
   return Published(a, count, 1, kKerasT5);
 }
 
-Architecture Vision(const char* name, const char* display, uint64_t count, uint64_t precision, const char* source) {
+Architecture Vision(const char* name, const char* display, uint64_t count, uint64_t precision,
+                    const char* source) {
   Architecture a;
   a.name = name;
   a.display = display;
@@ -121,25 +130,31 @@ std::vector<Architecture> Build() {
   return {
       Published(Decoder("llama-2-7b", "Llama 2 7B", 32000, 32, 32, 32, 4096, 11008, false, false, kTtLlama2),
                 6738415616, kExact, kKerasLlama),
-      Published(Decoder("llama-2-13b", "Llama 2 13B", 32000, 40, 40, 40, 5120, 13824, false, false, kTtLlama2),
-                13015864320, kExact, kTogether),
+      Published(
+          Decoder("llama-2-13b", "Llama 2 13B", 32000, 40, 40, 40, 5120, 13824, false, false, kTtLlama2),
+          13015864320, kExact, kTogether),
       Published(Decoder("llama-2-70b", "Llama 2 70B", 32000, 80, 64, 8, 8192, 28672, false, false, kTtLlama2),
                 68976648192, kExact, kTogether),
       Published(Decoder("llama-3-8b", "Llama 3 8B", 128256, 32, 32, 8, 4096, 14336, false, false, kTtLlama3),
                 8030261248, kExact, kKerasLlama3),
-      Published(Decoder("llama-3-70b", "Llama 3 70B", 128256, 80, 64, 8, 8192, 28672, false, false, kTtLlama3),
-                70000000000, kBillion, kCard3),
-      Published(Decoder("llama-3.1-8b", "Llama 3.1 8B", 128256, 32, 32, 8, 4096, 14336, false, false, kTtLlama31),
-                8030261248, kExact, kKerasLlama3),
-      Published(Decoder("llama-3.1-70b", "Llama 3.1 70B", 128256, 80, 64, 8, 8192, 28672, false, false, kTtLlama31),
-                70000000000, kBillion, kCard31),
       Published(
-          Decoder("llama-3.1-405b", "Llama 3.1 405B", 128256, 126, 128, 8, 16384, 53248, false, false, kTtLlama31),
-          405000000000, kBillion, kCard31),
-      Published(Decoder("llama-3.2-1b", "Llama 3.2 1B", 128256, 16, 32, 8, 2048, 8192, true, false, kTtLlama32),
-                1230000000, k10M, kCard32),
-      Published(Decoder("llama-3.2-3b", "Llama 3.2 3B", 128256, 28, 24, 8, 3072, 8192, true, false, kTtLlama32),
-                3212749824, kExact, kPeft32),
+          Decoder("llama-3-70b", "Llama 3 70B", 128256, 80, 64, 8, 8192, 28672, false, false, kTtLlama3),
+          70000000000, kBillion, kCard3),
+      Published(
+          Decoder("llama-3.1-8b", "Llama 3.1 8B", 128256, 32, 32, 8, 4096, 14336, false, false, kTtLlama31),
+          8030261248, kExact, kKerasLlama3),
+      Published(
+          Decoder("llama-3.1-70b", "Llama 3.1 70B", 128256, 80, 64, 8, 8192, 28672, false, false, kTtLlama31),
+          70000000000, kBillion, kCard31),
+      Published(Decoder("llama-3.1-405b", "Llama 3.1 405B", 128256, 126, 128, 8, 16384, 53248, false, false,
+                        kTtLlama31),
+                405000000000, kBillion, kCard31),
+      Published(
+          Decoder("llama-3.2-1b", "Llama 3.2 1B", 128256, 16, 32, 8, 2048, 8192, true, false, kTtLlama32),
+          1230000000, k10M, kCard32),
+      Published(
+          Decoder("llama-3.2-3b", "Llama 3.2 3B", 128256, 28, 24, 8, 3072, 8192, true, false, kTtLlama32),
+          3212749824, kExact, kPeft32),
       Published(Decoder("mistral-7b", "Mistral 7B", 32000, 32, 32, 8, 4096, 14336, false, false, kTtMistral),
                 7241732096, kExact, kKerasMistral),
       Published(Decoder("qwen2.5-0.5b", "Qwen2.5 0.5B", 151936, 24, 14, 2, 896, 4864, true, true, kTtQwen25),

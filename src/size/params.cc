@@ -26,7 +26,8 @@ u64 Biases(const std::vector<Linear>& ls) {
 
 void AddAttention(std::vector<Linear>& ls, const Architecture& a, bool bias_qkv, bool bias_o) {
   const u64 h = static_cast<u64>(a.hidden), d = static_cast<u64>(a.HeadDim());
-  const u64 q = static_cast<u64>(a.heads) * d, kv = static_cast<u64>(a.kv_heads > 0 ? a.kv_heads : a.heads) * d;
+  const u64 q = static_cast<u64>(a.heads) * d,
+            kv = static_cast<u64>(a.kv_heads > 0 ? a.kv_heads : a.heads) * d;
   ls.push_back({"q", h, q, bias_qkv});
   ls.push_back({"k", h, kv, bias_qkv});
   ls.push_back({"v", h, kv, bias_qkv});
@@ -54,10 +55,14 @@ LayerGroup Group(LayerRole role, int count, std::vector<Linear> ls, u64 norms) {
 
 const char* FamilyName(Family f) {
   switch (f) {
-    case Family::kDecoder: return "decoder";
-    case Family::kEncoder: return "encoder";
-    case Family::kEncoderDecoder: return "encoder-decoder";
-    case Family::kVision: return "vision";
+    case Family::kDecoder:
+      return "decoder";
+    case Family::kEncoder:
+      return "encoder";
+    case Family::kEncoderDecoder:
+      return "encoder-decoder";
+    case Family::kVision:
+      return "vision";
   }
   return "?";
 }

@@ -24,26 +24,26 @@ struct Option {
   int gpus = 0, servers = 1, per_server = 0;
   Strategy strategy = Strategy::kDdp;
   int tp = 1;
-  Estimate at;               // the per-GPU estimate of this layout
-  double memory = 0;         // the board's usable bytes per GPU
+  Estimate at;        // the per-GPU estimate of this layout
+  double memory = 0;  // the board's usable bytes per GPU
   Traffic traffic;
-  std::string link;          // what carries it: "NVSwitch", "NVLink (NVL72)", "PCIe", "PCIe, no peer-to-peer",
-                             // "network" (with the in-server link), "-" on one GPU
+  std::string link;  // what carries it: "NVSwitch", "NVLink (NVL72)", "PCIe", "PCIe, no peer-to-peer",
+                     // "network" (with the in-server link), "-" on one GPU
   std::vector<std::string> flags;  // interconnect findings, one sentence each
   double Spare() const { return memory - at.per_gpu; }
 };
 
 // A change to the task that would make it fit, with the configuration it then gets.
 struct Alternative {
-  std::string change;        // "--method lora"
+  std::string change;  // "--method lora"
   std::string board;
   Option option;
 };
 
 struct BoardRow {
   Board board;
-  std::optional<Option> best;         // nullopt: nothing up to the search limit fits
-  std::string why_not;                // when nothing fits: the need at the largest configuration tried
+  std::optional<Option> best;             // nullopt: nothing up to the search limit fits
+  std::string why_not;                    // when nothing fits: the need at the largest configuration tried
   std::vector<Alternative> alternatives;  // when nothing fits: changes that fit this board
 };
 
@@ -52,8 +52,8 @@ struct SearchLimits {
 };
 
 struct Recommendation {
-  std::vector<BoardRow> rows;         // fitting rows first (fewest GPUs, then least memory), then the rest
-  std::vector<std::string> unknown;   // boards of the catalogue without a sourced memory size
+  std::vector<BoardRow> rows;        // fitting rows first (fewest GPUs, then least memory), then the rest
+  std::vector<std::string> unknown;  // boards of the catalogue without a sourced memory size
   // When no board fits in one server: changes to the task and the smallest configuration each then gets.
   std::vector<Alternative> alternatives;
   SearchLimits limits;

@@ -15,16 +15,19 @@ namespace {
 using nlohmann::ordered_json;
 
 std::string Describe(const Task& t, const Estimate& e) {
-  std::string method = t.method == Method::kFull ? "full fine-tuning"
+  std::string method = t.method == Method::kFull   ? "full fine-tuning"
                        : t.method == Method::kLora ? "LoRA r=" + std::to_string(t.lora_rank)
                                                    : "QLoRA r=" + std::to_string(t.lora_rank);
-  std::string par = std::string(Name(t.strategy)) + " on " + std::to_string(t.gpus) + " GPU" + (t.gpus > 1 ? "s" : "");
+  std::string par =
+      std::string(Name(t.strategy)) + " on " + std::to_string(t.gpus) + " GPU" + (t.gpus > 1 ? "s" : "");
   if (t.tp > 1) par += ", tp " + std::to_string(t.tp);
   if (t.pp > 1) par += ", pp " + std::to_string(t.pp);
   std::string s = e.model + ": " + method + ", " + Name(t.precision) + ", " + Name(t.optimizer) +
-                  (t.offload != Offload::kNone ? std::string(" (offload ") + Name(t.offload) + ")" : "") + ", " + par;
+                  (t.offload != Offload::kNone ? std::string(" (offload ") + Name(t.offload) + ")" : "") +
+                  ", " + par;
   s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
-       ", checkpointing " + Name(t.checkpointing) + (t.flash_attention ? ", flash attention" : ", eager attention") +
+       ", checkpointing " + Name(t.checkpointing) +
+       (t.flash_attention ? ", flash attention" : ", eager attention") +
        (t.chunked_loss ? ", chunked loss" : "") + (t.compile ? ", compiled" : "");
   return s;
 }
@@ -50,7 +53,8 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
   auto row = [&](const std::string& label, const std::string& value) {
     out << "  " << std::left << std::setw(30) << label << std::right << std::setw(12) << value << "\n";
   };
-  out << "  " << std::left << std::setw(30) << "PER GPU" << std::right << std::setw(12) << "GB" << "\n";
+  out << "  " << std::left << std::setw(30) << "PER GPU" << std::right << std::setw(12) << "GB"
+      << "\n";
   for (const auto& term : e.terms) {
     if (term.key == "cuda_context") row("allocated subtotal", GbNum(e.allocated));
     if (term.key == "phases" && term.bytes == 0 && !verbose) continue;
@@ -60,15 +64,15 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
       out << "      source: " << term.source << "\n";
     }
   }
-  out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12) << GbNum(e.per_gpu)
-      << reset << (e.lower_bound ? "  (lower bound)" : "") << "\n";
+  out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12)
+      << GbNum(e.per_gpu) << reset << (e.lower_bound ? "  (lower bound)" : "") << "\n";
   if (t.gpus > 1) row("all " + std::to_string(t.gpus) + " GPUs", GbNum(e.total));
   if (e.host_per_gpu > 0) out << "\nCPU RAM for offloaded states: " << Gb(e.host_per_gpu) << " per GPU\n";
   if (fit.gpu_memory > 0) {
     out << "\n" << bold;
     if (fit.fit)
-      out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory)) << " per GPU: " << fit.fit->gpus
-          << " (" << Gb(fit.fit->at.per_gpu) << " per GPU)";
+      out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
+          << " per GPU: " << fit.fit->gpus << " (" << Gb(fit.fit->at.per_gpu) << " per GPU)";
     else
       out << "no GPU count up to 65536 fits " << Gb(static_cast<double>(fit.gpu_memory))
           << " per GPU with this task (" << Name(t.strategy) << " does not shard enough)";
@@ -107,7 +111,12 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
       {"optimizer", Name(t.optimizer)},
       {"offload", Name(t.offload)},
       {"parallel",
-       {{"strategy", Name(t.strategy)}, {"gpus", t.gpus}, {"tp", t.tp}, {"pp", t.pp}, {"dp", e.dp}, {"shard", e.shard}}},
+       {{"strategy", Name(t.strategy)},
+        {"gpus", t.gpus},
+        {"tp", t.tp},
+        {"pp", t.pp},
+        {"dp", e.dp},
+        {"shard", e.shard}}},
       {"batch", {{"seq", t.seq}, {"micro_batch", t.micro_batch}, {"grad_accumulation", t.grad_accumulation}}},
       {"grad_checkpointing", Name(t.checkpointing)},
       {"flash_attention", t.flash_attention},
@@ -136,7 +145,8 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
             {"per_gpu_bytes", fit.fit ? ordered_json(Round(fit.fit->at.per_gpu)) : ordered_json(nullptr)}};
   return {{"gpuprep", GPUPREP_VERSION},
           {"task", task},
-          {"per_gpu", {{"terms", terms}, {"allocated_bytes", Round(e.allocated)}, {"total_bytes", Round(e.per_gpu)}}},
+          {"per_gpu",
+           {{"terms", terms}, {"allocated_bytes", Round(e.allocated)}, {"total_bytes", Round(e.per_gpu)}}},
           {"gpus", t.gpus},
           {"total_bytes", Round(e.total)},
           {"host_offload_bytes_per_gpu", Round(e.host_per_gpu)},
@@ -147,19 +157,21 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
 
 std::string RenderModelTable() {
   std::ostringstream out;
-  out << std::left << std::setw(20) << "MODEL" << std::setw(17) << "FAMILY" << std::right << std::setw(7) << "LAYERS"
-      << std::setw(8) << "HIDDEN" << std::setw(7) << "HEADS" << std::setw(5) << "KV" << std::setw(7) << "FFN"
-      << std::setw(8) << "VOCAB" << std::setw(6) << "TIED" << std::setw(10) << "PARAMS" << "\n";
+  out << std::left << std::setw(20) << "MODEL" << std::setw(17) << "FAMILY" << std::right << std::setw(7)
+      << "LAYERS" << std::setw(8) << "HIDDEN" << std::setw(7) << "HEADS" << std::setw(5) << "KV"
+      << std::setw(7) << "FFN" << std::setw(8) << "VOCAB" << std::setw(6) << "TIED" << std::setw(10)
+      << "PARAMS"
+      << "\n";
   for (const auto& a : ModelTable()) {
     out << std::left << std::setw(20) << a.name << std::setw(17) << FamilyName(a.family) << std::right;
     if (a.family == Family::kVision) {
       out << std::setw(48) << "-" << std::setw(10) << Count(static_cast<double>(a.vision_params)) << "\n";
       continue;
     }
-    out << std::setw(7) << (a.layers + a.decoder_layers) << std::setw(8) << a.hidden << std::setw(7) << a.heads
-        << std::setw(5) << a.kv_heads << std::setw(7) << a.ffn << std::setw(8) << a.vocab << std::setw(6)
-        << (a.tied_embeddings ? "yes" : "no") << std::setw(10) << Count(static_cast<double>(CountParams(a).total))
-        << "\n";
+    out << std::setw(7) << (a.layers + a.decoder_layers) << std::setw(8) << a.hidden << std::setw(7)
+        << a.heads << std::setw(5) << a.kv_heads << std::setw(7) << a.ffn << std::setw(8) << a.vocab
+        << std::setw(6) << (a.tied_embeddings ? "yes" : "no") << std::setw(10)
+        << Count(static_cast<double>(CountParams(a).total)) << "\n";
   }
   out << "\nSources: gpuprep size --list-models --json\n";
   return out.str();

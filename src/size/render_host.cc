@@ -24,7 +24,8 @@ std::string Shipped(int gpus) {
   }
   if (cmax == 0) return "";
   char buf[128];
-  std::snprintf(buf, sizeof buf, "%.0f-%.0f CPUs and %.0f-%.0f GB of RAM per GPU", cmin, cmax, rmin / 1e9, rmax / 1e9);
+  std::snprintf(buf, sizeof buf, "%.0f-%.0f CPUs and %.0f-%.0f GB of RAM per GPU", cmin, cmax, rmin / 1e9,
+                rmax / 1e9);
   return buf;
 }
 
@@ -50,8 +51,8 @@ std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verb
   if (n.ram_embeddings > 0) out << " + embedding tables " << Gb(n.ram_embeddings);
   out << "\n";
   if (!n.embeddings_formula.empty()) out << "    embedding tables: " << n.embeddings_formula << "\n";
-  out << "  storage               " << Gb(n.Storage()) << " = the model's 16-bit weights " << Gb(n.base_weights)
-      << " + " << n.kept << " checkpoint(s) x " << Gb(n.checkpoint)
+  out << "  storage               " << Gb(n.Storage()) << " = the model's 16-bit weights "
+      << Gb(n.base_weights) << " + " << n.kept << " checkpoint(s) x " << Gb(n.checkpoint)
       << (n.dataset > 0 ? " + dataset " + Gb(n.dataset) : std::string()) << "\n";
   out << "    one checkpoint: " << n.checkpoint_formula << "\n";
   for (const std::string& note : n.notes) out << "  note: " << note << "\n";
@@ -66,8 +67,8 @@ std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verb
   if (verbose)
     for (const ReferenceServer& s : ReferenceServers())
       if (s.gpus == o.per_server)
-        out << "    " << s.name << ": " << s.cpus << (s.vcpus ? " vCPUs, " : " cores, ") << s.ram_text << " RAM"
-            << (s.storage.empty() ? "" : ", " + s.storage) << " (" << s.source << ")\n";
+        out << "    " << s.name << ": " << s.cpus << (s.vcpus ? " vCPUs, " : " cores, ") << s.ram_text
+            << " RAM" << (s.storage.empty() ? "" : ", " + s.storage) << " (" << s.source << ")\n";
   return out.str();
 }
 
@@ -100,16 +101,13 @@ ordered_json VerdictsJson(const std::vector<HostVerdict>& v) {
   for (const HostVerdict& h : v) {
     ordered_json items = ordered_json::array();
     for (const HostItem& i : h.items)
-      items.push_back({{"what", i.what}, {"status", i.status}, {"have", i.have}, {"need", i.need},
-                       {"detail", i.detail}});
+      items.push_back(
+          {{"what", i.what}, {"status", i.status}, {"have", i.have}, {"need", i.need}, {"detail", i.detail}});
     ordered_json option = nullptr;
     if (h.option)
-      option = {{"gpus", h.option->gpus},
-                {"strategy", Name(h.option->strategy)},
-                {"tp", h.option->tp},
-                {"per_gpu_bytes", Round(h.option->at.per_gpu)},
-                {"link", h.option->link},
-                {"flags", h.option->flags}};
+      option = {{"gpus", h.option->gpus}, {"strategy", Name(h.option->strategy)},
+                {"tp", h.option->tp},     {"per_gpu_bytes", Round(h.option->at.per_gpu)},
+                {"link", h.option->link}, {"flags", h.option->flags}};
     out.push_back({{"host", h.label},
                    {"fits", h.fits},
                    {"summary", h.summary},

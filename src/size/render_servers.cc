@@ -25,15 +25,17 @@ std::string Layout(const Option& o) {
 }
 
 std::string Config(const Option& o) {
-  return std::to_string(o.gpus) + " GPU" + (o.gpus > 1 ? "s" : "") + " (" + std::to_string(o.servers) + " x " +
-         std::to_string(o.per_server) + ")";
+  return std::to_string(o.gpus) + " GPU" + (o.gpus > 1 ? "s" : "") + " (" + std::to_string(o.servers) +
+         " x " + std::to_string(o.per_server) + ")";
 }
 
 std::string Memory(const Board& b) {
   return std::to_string(b.memory_mib) + " MiB" + (b.Approximate() ? "~" : " ");
 }
 
-std::string Pad(const std::string& s, size_t n) { return s.size() >= n ? s + " " : s + std::string(n - s.size(), ' '); }
+std::string Pad(const std::string& s, size_t n) {
+  return s.size() >= n ? s + " " : s + std::string(n - s.size(), ' ');
+}
 
 const RowCost* Find(const std::map<std::string, RowCost>& m, const std::string& key) {
   auto it = m.find(key);
@@ -69,11 +71,12 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
   std::ostringstream out;
   const bool priced = costs.Any();
   const std::string cur = costs.currency.empty() ? "" : " " + costs.currency;
-  out << "SERVERS THAT FIT: the smallest configuration per board, its per-GPU need against the memory nvidia-smi "
+  out << "SERVERS THAT FIT: the smallest configuration per board, its per-GPU need against the memory "
+         "nvidia-smi "
          "reports\n";
-  out << "  " << Pad("BOARD", 26) << Pad("MEMORY", 12) << Pad("GPUS (SERVERS x GPUS)", 22) << Pad("LAYOUT", 18)
-      << Pad("PER GPU", 10) << Pad("SPARE", 10) << (priced ? Pad("LINK", 24) + "PER HOUR / MONTH" + cur : "LINK")
-      << "\n";
+  out << "  " << Pad("BOARD", 26) << Pad("MEMORY", 12) << Pad("GPUS (SERVERS x GPUS)", 22)
+      << Pad("LAYOUT", 18) << Pad("PER GPU", 10) << Pad("SPARE", 10)
+      << (priced ? Pad("LINK", 24) + "PER HOUR / MONTH" + cur : "LINK") << "\n";
   bool approx = false, lower = false;
   for (const BoardRow& row : r.rows) {
     approx = approx || row.board.Approximate();
@@ -81,8 +84,8 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     if (!row.best) {
       out << "does not fit up to " << r.limits.max_servers << " servers: " << row.why_not << "\n";
       for (const Alternative& a : row.alternatives) {
-        out << "      would fit with " << a.change << ": " << Config(a.option) << ", " << Layout(a.option) << ", "
-            << Gb(a.option.at.per_gpu) << " per GPU";
+        out << "      would fit with " << a.change << ": " << Config(a.option) << ", " << Layout(a.option)
+            << ", " << Gb(a.option.at.per_gpu) << " per GPU";
         if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
           out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
         out << "\n";
@@ -90,8 +93,9 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     } else {
       const Option& o = *row.best;
       lower = lower || o.at.lower_bound;
-      out << Pad(Config(o), 22) << Pad(Layout(o), 18) << Pad(GbNum(o.at.per_gpu) + (o.at.lower_bound ? "+" : ""), 10)
-          << Pad(GbNum(o.Spare()), 10) << (priced ? Pad(o.link, 24) : o.link);
+      out << Pad(Config(o), 22) << Pad(Layout(o), 18)
+          << Pad(GbNum(o.at.per_gpu) + (o.at.lower_bound ? "+" : ""), 10) << Pad(GbNum(o.Spare()), 10)
+          << (priced ? Pad(o.link, 24) : o.link);
       if (const RowCost* c = Find(costs.by_board, row.board.name))
         out << Money(c->per_hour) << " / " << Money(c->per_month);
       out << "\n";
@@ -112,10 +116,11 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     out << "\n";
   }
   if (!r.alternatives.empty()) {
-    out << "\nNO BOARD FITS IN ONE SERVER; changes that shrink it (the smallest configuration each then gets):\n";
+    out << "\nNO BOARD FITS IN ONE SERVER; changes that shrink it (the smallest configuration each then "
+           "gets):\n";
     for (const Alternative& a : r.alternatives) {
-      out << "  " << Pad(a.change, 26) << a.board << ": " << Config(a.option) << ", " << Layout(a.option) << ", "
-          << Gb(a.option.at.per_gpu) << " per GPU";
+      out << "  " << Pad(a.change, 26) << a.board << ": " << Config(a.option) << ", " << Layout(a.option)
+          << ", " << Gb(a.option.at.per_gpu) << " per GPU";
       if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
         out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
       out << "\n";
@@ -150,19 +155,28 @@ ordered_json ServersJson(const Task& t, const Recommendation& r, const Costs& co
     j["why_not"] = row.best ? ordered_json(nullptr) : ordered_json(row.why_not);
     ordered_json alts = ordered_json::array();
     for (const Alternative& a : row.alternatives)
-      alts.push_back({{"change", a.change}, {"option", OptionJson(a.option)},
+      alts.push_back({{"change", a.change},
+                      {"option", OptionJson(a.option)},
                       {"cost", CostJson(Find(costs.by_change, ChangeKey(a)))}});
     j["alternatives"] = alts;
     boards.push_back(std::move(j));
   }
   ordered_json alts = ordered_json::array();
   for (const Alternative& a : r.alternatives)
-    alts.push_back({{"change", a.change}, {"board", a.board}, {"option", OptionJson(a.option)},
+    alts.push_back({{"change", a.change},
+                    {"board", a.board},
+                    {"option", OptionJson(a.option)},
                     {"cost", CostJson(Find(costs.by_change, ChangeKey(a)))}});
   ordered_json reference = ordered_json::array();
   for (const ReferenceServer& s : ReferenceServers())
-    reference.push_back({{"name", s.name}, {"gpus", s.gpus}, {"cpus", s.cpus}, {"vcpus", s.vcpus},
-                         {"ram_bytes", s.ram}, {"ram", s.ram_text}, {"storage", s.storage}, {"source", s.source}});
+    reference.push_back({{"name", s.name},
+                         {"gpus", s.gpus},
+                         {"cpus", s.cpus},
+                         {"vcpus", s.vcpus},
+                         {"ram_bytes", s.ram},
+                         {"ram", s.ram_text},
+                         {"storage", s.storage},
+                         {"source", s.source}});
   return {{"max_servers", r.limits.max_servers},
           {"currency", costs.Any() ? ordered_json(costs.currency) : ordered_json(nullptr)},
           {"hours_per_month", costs.Any() ? ordered_json(costs.hours_per_month) : ordered_json(nullptr)},

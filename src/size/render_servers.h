@@ -20,7 +20,7 @@ struct RowCost {
 };
 
 struct Costs {
-  std::string currency;                      // "" when the price came from --price-per-gpu-hour
+  std::string currency;  // "" when the price came from --price-per-gpu-hour
   double hours_per_month = 0;
   std::map<std::string, RowCost> by_board;   // board name -> cost of its row's configuration
   std::map<std::string, RowCost> by_change;  // alternative change + board -> cost

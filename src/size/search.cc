@@ -37,14 +37,16 @@ std::vector<Layout> Layouts(const Task& t, int gpus, bool multi, int domain) {
     if (multi && !ds) base.push_back(Strategy::kFsdpHybrid);
     base.push_back(shard3);
   }
-  if (gpus == 1) return {{base.back() == shard3 && t.offload != Offload::kNone ? base.back() : base.front(), 1}};
+  if (gpus == 1)
+    return {{base.back() == shard3 && t.offload != Offload::kNone ? base.back() : base.front(), 1}};
   std::vector<Layout> out;
   out.reserve(base.size() * 4);  // tp 1, 2, 4 and 8
   for (Strategy s : base) out.push_back({s, 1});
   const Architecture& a = t.arch;
   if (!a.HasShape()) return out;
   for (int tp : {2, 4, 8}) {
-    if (tp > domain || gpus % tp != 0 || a.heads % tp != 0 || (a.kv_heads > 0 && a.kv_heads % tp != 0)) continue;
+    if (tp > domain || gpus % tp != 0 || a.heads % tp != 0 || (a.kv_heads > 0 && a.kv_heads % tp != 0))
+      continue;
     for (Strategy s : base) {
       if (gpus / tp == 1 && s != base.front()) continue;  // one replica: the strategies coincide
       out.push_back({s, tp});

@@ -20,11 +20,14 @@ const std::vector<KeyInfo> kKeys = {
     {"architecture.layers", "--layers", "With --params: transformer layers", false},
     {"architecture.hidden", "--hidden", "With --params: hidden size", false},
     {"architecture.heads", "--heads", "With --params: attention heads", false},
-    {"architecture.kv_heads", "--kv-heads", "With --params: key/value heads (grouped-query attention)", false},
+    {"architecture.kv_heads", "--kv-heads", "With --params: key/value heads (grouped-query attention)",
+     false},
     {"architecture.ffn", "--ffn", "With --params: MLP inner size", false},
     {"architecture.vocab", "--vocab", "With --params: vocabulary size", false},
-    {"architecture.tied_embeddings", "--tied-embeddings", "With --params: input and output embeddings shared", true},
-    {"architecture.experts", "--experts", "Experts per MoE layer (mixture-of-experts is not modelled)", false},
+    {"architecture.tied_embeddings", "--tied-embeddings", "With --params: input and output embeddings shared",
+     true},
+    {"architecture.experts", "--experts", "Experts per MoE layer (mixture-of-experts is not modelled)",
+     false},
     {"method", "--method", "full | lora | qlora", false},
     {"lora.rank", "--lora-rank", "LoRA rank r (default 16)", false},
     {"lora.targets", "--lora-targets", "q,k,v,o,gate,up,down, or all, attention, mlp (default all)", false},
@@ -32,7 +35,8 @@ const std::vector<KeyInfo> kKeys = {
     {"precision", "--precision", "fp32 | bf16-mixed | fp16-mixed | bf16-pure | fp8", false},
     {"optimizer", "--optimizer", "adamw | adamw-8bit | sgd | sgd-momentum", false},
     {"offload", "--offload", "none | optimizer | params (states to CPU RAM)", false},
-    {"parallel.strategy", "--parallel", "ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op | fsdp-hybrid", false},
+    {"parallel.strategy", "--parallel", "ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op | fsdp-hybrid",
+     false},
     {"parallel.gpus", "--gpus", "GPUs in all (default 1)", false},
     {"parallel.tp", "--tp", "Tensor-parallel degree (default 1)", false},
     {"parallel.pp", "--pp", "Pipeline-parallel degree (default 1)", false},
@@ -42,39 +46,48 @@ const std::vector<KeyInfo> kKeys = {
     {"batch.micro_batch", "--micro-batch", "Sequences per GPU per forward pass (default 1)", false},
     {"batch.grad_accumulation", "--grad-accumulation", "Micro-batches per optimizer step (default 1)", false},
     {"grad_checkpointing", "--grad-checkpointing", "none | selective | full (default none)", false},
-    {"flash_attention", "--flash-attention", "Fused attention that keeps no probabilities (default true)", true},
+    {"flash_attention", "--flash-attention", "Fused attention that keeps no probabilities (default true)",
+     true},
     {"chunked_loss", "--chunked-loss", "Cross-entropy computed in chunks (default false)", true},
     {"compile", "--compile", "torch.compile of the model and loss (default false)", true},
     {"dropout", "--dropout", "Dropout probability (default: 0.1 for BERT and T5, 0 for decoders)", false},
-    {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count", false},
-    {"host.workload", "--workload", "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)",
+    {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count",
      false},
-    {"host.embedding_rows", "--embedding-rows", "Recommender: rows of all embedding tables together (1e9, 50M)",
-     false},
+    {"host.workload", "--workload",
+     "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)", false},
+    {"host.embedding_rows", "--embedding-rows",
+     "Recommender: rows of all embedding tables together (1e9, 50M)", false},
     {"host.embedding_dim", "--embedding-dim", "Recommender: embedding dimension", false},
-    {"host.embedding_bytes", "--embedding-bytes", "Recommender: bytes per embedding value, 2 or 4 (default 4)",
-     false},
-    {"host.embedding_offload", "--embedding-offload", "Recommender: tables live in host RAM (default false)", true},
+    {"host.embedding_bytes", "--embedding-bytes",
+     "Recommender: bytes per embedding value, 2 or 4 (default 4)", false},
+    {"host.embedding_offload", "--embedding-offload", "Recommender: tables live in host RAM (default false)",
+     true},
     {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
-    {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)", false},
-    {"constants.cuda_context", "--cuda-context", "Memory outside the allocator per GPU (default 0.5GB)", false},
+    {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
+     false},
+    {"constants.cuda_context", "--cuda-context", "Memory outside the allocator per GPU (default 0.5GB)",
+     false},
     {"constants.headroom", "--headroom", "Share of the allocated memory kept free (default 10%)", false},
     {"constants.grad_bytes", "--grad-bytes", "Bytes per gradient: 2 or 4 (default by strategy)", false},
-    {"constants.activation_factor", "--activation-factor", "Multiplies the activation inventory (default 1.15)",
+    {"constants.activation_factor", "--activation-factor",
+     "Multiplies the activation inventory (default 1.15)", false},
+    {"constants.zero_reduce_bucket", "--zero-reduce-bucket", "DeepSpeed reduce_bucket_size, elements (5e8)",
      false},
-    {"constants.zero_reduce_bucket", "--zero-reduce-bucket", "DeepSpeed reduce_bucket_size, elements (5e8)", false},
-    {"constants.zero3_prefetch_bucket", "--zero3-prefetch-bucket", "DeepSpeed stage3_prefetch_bucket_size (5e7)",
-     false},
+    {"constants.zero3_prefetch_bucket", "--zero3-prefetch-bucket",
+     "DeepSpeed stage3_prefetch_bucket_size (5e7)", false},
     {"constants.ddp_bucket_view", "--ddp-bucket-view", "DDP gradient_as_bucket_view (default false)", true},
-    {"constants.foreach_optimizer", "--foreach-optimizer", "PyTorch's multi-tensor optimizer step (default true)",
+    {"constants.foreach_optimizer", "--foreach-optimizer",
+     "PyTorch's multi-tensor optimizer step (default true)", true},
+    {"constants.zero_grad_set_to_none", "--zero-grad-set-to-none",
+     "zero_grad frees the gradients (default true)", true},
+    {"constants.qlora_double_quant", "--qlora-double-quant", "QLoRA double quantization (default true)",
      true},
-    {"constants.zero_grad_set_to_none", "--zero-grad-set-to-none", "zero_grad frees the gradients (default true)",
-     true},
-    {"constants.qlora_double_quant", "--qlora-double-quant", "QLoRA double quantization (default true)", true},
     {"constants.qlora_saves_inputs", "--qlora-saves-inputs",
      "4-bit layers keep their input, as bitsandbytes did before July 2024 (default false)", true},
-    {"constants.lora_adapter_bytes", "--lora-adapter-bytes", "Bytes per adapter weight: 2 or 4 (default 4)", false},
-    {"constants.fp8_copy_bytes", "--fp8-copy-bytes", "FP8 weight-copy bytes per linear weight (default 1)", false},
+    {"constants.lora_adapter_bytes", "--lora-adapter-bytes", "Bytes per adapter weight: 2 or 4 (default 4)",
+     false},
+    {"constants.fp8_copy_bytes", "--fp8-copy-bytes", "FP8 weight-copy bytes per linear weight (default 1)",
+     false},
 };
 
 template <typename E>
@@ -91,8 +104,10 @@ E Pick(const Setting& s, const Choice<E> (&choices)[N]) {
     names.push_back(c.name);
   }
   std::string msg = "unknown value \"" + s.value + "\"";
-  if (auto guess = DidYouMean(s.value, names)) msg += " (did you mean \"" + *guess + "\"?)";
-  else msg += " (expected " + Join(names, ", ") + ")";
+  if (auto guess = DidYouMean(s.value, names))
+    msg += " (did you mean \"" + *guess + "\"?)";
+  else
+    msg += " (expected " + Join(names, ", ") + ")";
   s.origin.Fail(msg);
 }
 
@@ -101,7 +116,8 @@ long long Int(const Setting& s, long long lo, long long hi) {
   if (!v || s.value.size() > 19) s.origin.Fail("expected a whole number, got \"" + s.value + "\"");
   const auto n = static_cast<long long>(*v);
   if (n < lo || n > hi)
-    s.origin.Fail("must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + s.value);
+    s.origin.Fail("must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
+                  s.value);
   return n;
 }
 
@@ -136,27 +152,33 @@ double Fraction(const Setting& s) {
 
 std::vector<std::string> Targets(const Setting& s) {
   static const std::vector<std::pair<std::string, std::string>> kAlias = {
-      {"q_proj", "q"},       {"k_proj", "k"},    {"v_proj", "v"},   {"o_proj", "o"},     {"output_proj", "o"},
-      {"gate_proj", "gate"}, {"up_proj", "up"},  {"down_proj", "down"}, {"query", "q"}, {"key", "k"},
-      {"value", "v"},        {"wi_0", "gate"},   {"wi_1", "up"},    {"wi", "up"},        {"wo", "down"},
-      {"w1", "gate"},        {"w3", "up"},       {"w2", "down"}};
+      {"q_proj", "q"},       {"k_proj", "k"},   {"v_proj", "v"},       {"o_proj", "o"}, {"output_proj", "o"},
+      {"gate_proj", "gate"}, {"up_proj", "up"}, {"down_proj", "down"}, {"query", "q"},  {"key", "k"},
+      {"value", "v"},        {"wi_0", "gate"},  {"wi_1", "up"},        {"wi", "up"},    {"wo", "down"},
+      {"w1", "gate"},        {"w3", "up"},      {"w2", "down"}};
   const std::vector<std::string> order = {"q", "k", "v", "o", "gate", "up", "down"};
   std::vector<std::string> picked;
   for (std::string name : Split(s.value, ',')) {
     name = std::string(Trim(name));
     std::vector<std::string> add;
-    if (name == "all" || name == "all-linear") add = order;
-    else if (name == "attention") add = {"q", "k", "v", "o"};
-    else if (name == "mlp") add = {"gate", "up", "down"};
-    else if (std::find(order.begin(), order.end(), name) != order.end()) add = {name};
+    if (name == "all" || name == "all-linear")
+      add = order;
+    else if (name == "attention")
+      add = {"q", "k", "v", "o"};
+    else if (name == "mlp")
+      add = {"gate", "up", "down"};
+    else if (std::find(order.begin(), order.end(), name) != order.end())
+      add = {name};
     else {
       auto it = std::find_if(kAlias.begin(), kAlias.end(), [&](const auto& a) { return a.first == name; });
       if (it == kAlias.end()) {
         std::vector<std::string> known = order;
         known.insert(known.end(), {"all", "attention", "mlp"});
         std::string msg = "unknown LoRA target \"" + name + "\"";
-        if (auto guess = DidYouMean(name, known)) msg += " (did you mean \"" + *guess + "\"?)";
-        else msg += " (targets: " + Join(known, ", ") + ")";
+        if (auto guess = DidYouMean(name, known))
+          msg += " (did you mean \"" + *guess + "\"?)";
+        else
+          msg += " (targets: " + Join(known, ", ") + ")";
         s.origin.Fail(msg);
       }
       add = {it->second};
@@ -184,8 +206,10 @@ void Model(Task& t, const Setting& s) {
   const Architecture* a = FindModel(s.value);
   if (!a) {
     std::string msg = "unknown model \"" + s.value + "\"";
-    if (auto guess = DidYouMean(ToLower(s.value), ModelNames())) msg += " (did you mean \"" + *guess + "\"?)";
-    else msg += " (gpuprep size --list-models shows the table; --config FILE reads a config.json)";
+    if (auto guess = DidYouMean(ToLower(s.value), ModelNames()))
+      msg += " (did you mean \"" + *guess + "\"?)";
+    else
+      msg += " (gpuprep size --list-models shows the table; --config FILE reads a config.json)";
     s.origin.Fail(msg);
   }
   t.arch = *a;
@@ -228,7 +252,8 @@ void ApplyConstant(Task& t, const Setting& s) {
   } else if (k == "constants.fp8_copy_bytes") {
     c.fp8_copy_bytes = Real(s, 0, 4);
   } else if (k == "constants.zero_reduce_bucket" || k == "constants.zero3_prefetch_bucket") {
-    if (!ParseCount(s.value, &n)) s.origin.Fail("expected a number of elements such as 5e8, got \"" + s.value + "\"");
+    if (!ParseCount(s.value, &n))
+      s.origin.Fail("expected a number of elements such as 5e8, got \"" + s.value + "\"");
     (k == "constants.zero_reduce_bucket" ? c.zero_reduce_bucket : c.zero3_prefetch_bucket) = n;
   }
 }
@@ -237,8 +262,10 @@ void ApplyHost(Task& t, const Setting& s) {
   const std::string& k = s.key;
   uint64_t n = 0;
   if (k == "host.workload") {
-    t.workload = Pick(s, {Choice<WorkloadKind>{"llm", WorkloadKind::kLlm}, {"vision", WorkloadKind::kVision},
-                          {"recommender", WorkloadKind::kRecommender}, {"multimodal", WorkloadKind::kMultimodal}});
+    t.workload = Pick(s, {Choice<WorkloadKind>{"llm", WorkloadKind::kLlm},
+                          {"vision", WorkloadKind::kVision},
+                          {"recommender", WorkloadKind::kRecommender},
+                          {"multimodal", WorkloadKind::kMultimodal}});
   } else if (k == "host.embedding_rows") {
     if (!ParseCount(s.value, &t.embedding_rows))
       s.origin.Fail("expected a row count such as 1e9 or 50M, got \"" + s.value + "\"");
@@ -299,16 +326,26 @@ bool ParseSize(const std::string& text, uint64_t* out) {
       num.back() == '.')
     return false;
   double mult = 0;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "kb") mult = 1e3;
-  else if (unit == "mb") mult = 1e6;
-  else if (unit == "gb") mult = 1e9;
-  else if (unit == "tb") mult = 1e12;
-  else if (unit == "kib") mult = 1024.0;
-  else if (unit == "mib") mult = 1048576.0;
-  else if (unit == "gib") mult = 1073741824.0;
-  else if (unit == "tib") mult = 1099511627776.0;
-  else return false;
+  if (unit.empty() || unit == "b")
+    mult = 1;
+  else if (unit == "kb")
+    mult = 1e3;
+  else if (unit == "mb")
+    mult = 1e6;
+  else if (unit == "gb")
+    mult = 1e9;
+  else if (unit == "tb")
+    mult = 1e12;
+  else if (unit == "kib")
+    mult = 1024.0;
+  else if (unit == "mib")
+    mult = 1048576.0;
+  else if (unit == "gib")
+    mult = 1073741824.0;
+  else if (unit == "tib")
+    mult = 1099511627776.0;
+  else
+    return false;
   const double v = std::strtod(num.c_str(), nullptr) * mult;
   if (!std::isfinite(v) || v > 1.8e19) return false;
   *out = static_cast<uint64_t>(std::llround(v));
@@ -322,66 +359,104 @@ void Apply(Task& t, const Setting& s) {
   const std::string& k = s.key;
   t.origins[k] = s.origin;
   auto dim = [&](int* field, long long hi) { *field = static_cast<int>(Int(s, 1, hi)); };
-  if (k == "model") Model(t, s);
+  if (k == "model")
+    Model(t, s);
   else if (k == "config") {
     if (s.value.empty()) s.origin.Fail("empty path");
     t.config_path = s.value;
   } else if (k == "params") {
     if (!ParseCount(s.value, &t.params_override))
       s.origin.Fail("expected a parameter count such as 7e9, 7.5B or 6738415616, got \"" + s.value + "\"");
-  } else if (k == "architecture.layers") dim(&t.arch.layers, 10000);
-  else if (k == "architecture.hidden") dim(&t.arch.hidden, 1 << 20);
-  else if (k == "architecture.heads") dim(&t.arch.heads, 1 << 16);
-  else if (k == "architecture.kv_heads") dim(&t.arch.kv_heads, 1 << 16);
-  else if (k == "architecture.ffn") dim(&t.arch.ffn, 1 << 22);
-  else if (k == "architecture.vocab") dim(&t.arch.vocab, 1 << 24);
-  else if (k == "architecture.tied_embeddings") t.arch.tied_embeddings = Bool(s);
+  } else if (k == "architecture.layers")
+    dim(&t.arch.layers, 10000);
+  else if (k == "architecture.hidden")
+    dim(&t.arch.hidden, 1 << 20);
+  else if (k == "architecture.heads")
+    dim(&t.arch.heads, 1 << 16);
+  else if (k == "architecture.kv_heads")
+    dim(&t.arch.kv_heads, 1 << 16);
+  else if (k == "architecture.ffn")
+    dim(&t.arch.ffn, 1 << 22);
+  else if (k == "architecture.vocab")
+    dim(&t.arch.vocab, 1 << 24);
+  else if (k == "architecture.tied_embeddings")
+    t.arch.tied_embeddings = Bool(s);
   else if (k == "architecture.experts") {
     if (Int(s, 1, 1 << 16) > 1)
-      s.origin.Fail("mixture-of-experts models are not modelled (expert parallelism and routing change every term)");
-  } else if (k == "method") t.method = Pick(s, {Choice<Method>{"full", Method::kFull}, {"lora", Method::kLora},
-                                                {"qlora", Method::kQlora}});
-  else if (k == "lora.rank") t.lora_rank = static_cast<int>(Int(s, 1, 65536));
-  else if (k == "lora.targets") t.lora_targets = Targets(s);
-  else if (k == "lora.dropout") t.lora_dropout = Real(s, 0, 0.9);
+      s.origin.Fail(
+          "mixture-of-experts models are not modelled (expert parallelism and routing change every term)");
+  } else if (k == "method")
+    t.method =
+        Pick(s, {Choice<Method>{"full", Method::kFull}, {"lora", Method::kLora}, {"qlora", Method::kQlora}});
+  else if (k == "lora.rank")
+    t.lora_rank = static_cast<int>(Int(s, 1, 65536));
+  else if (k == "lora.targets")
+    t.lora_targets = Targets(s);
+  else if (k == "lora.dropout")
+    t.lora_dropout = Real(s, 0, 0.9);
   else if (k == "precision")
-    t.precision = Pick(s, {Choice<Precision>{"fp32", Precision::kFp32}, {"bf16-mixed", Precision::kBf16Mixed},
-                           {"fp16-mixed", Precision::kFp16Mixed}, {"bf16-pure", Precision::kBf16Pure},
+    t.precision = Pick(s, {Choice<Precision>{"fp32", Precision::kFp32},
+                           {"bf16-mixed", Precision::kBf16Mixed},
+                           {"fp16-mixed", Precision::kFp16Mixed},
+                           {"bf16-pure", Precision::kBf16Pure},
                            {"fp8", Precision::kFp8}});
   else if (k == "optimizer")
-    t.optimizer = Pick(s, {Choice<Optimizer>{"adamw", Optimizer::kAdamW}, {"adamw-8bit", Optimizer::kAdamW8bit},
-                           {"sgd", Optimizer::kSgd}, {"sgd-momentum", Optimizer::kSgdMomentum}});
+    t.optimizer = Pick(s, {Choice<Optimizer>{"adamw", Optimizer::kAdamW},
+                           {"adamw-8bit", Optimizer::kAdamW8bit},
+                           {"sgd", Optimizer::kSgd},
+                           {"sgd-momentum", Optimizer::kSgdMomentum}});
   else if (k == "offload")
-    t.offload = Pick(s, {Choice<Offload>{"none", Offload::kNone}, {"optimizer", Offload::kOptimizer},
+    t.offload = Pick(s, {Choice<Offload>{"none", Offload::kNone},
+                         {"optimizer", Offload::kOptimizer},
                          {"params", Offload::kParams}});
   else if (k == "parallel.strategy")
-    t.strategy = Pick(s, {Choice<Strategy>{"ddp", Strategy::kDdp}, {"zero1", Strategy::kZero1},
-                          {"zero2", Strategy::kZero2}, {"zero3", Strategy::kZero3}, {"fsdp", Strategy::kFsdp},
-                          {"fsdp-grad-op", Strategy::kFsdpGradOp}, {"fsdp-hybrid", Strategy::kFsdpHybrid}});
-  else if (k == "parallel.gpus") t.gpus = static_cast<int>(Int(s, 1, 65536));
-  else if (k == "parallel.tp") t.tp = static_cast<int>(Int(s, 1, 1024));
-  else if (k == "parallel.pp") t.pp = static_cast<int>(Int(s, 1, 1024));
+    t.strategy = Pick(s, {Choice<Strategy>{"ddp", Strategy::kDdp},
+                          {"zero1", Strategy::kZero1},
+                          {"zero2", Strategy::kZero2},
+                          {"zero3", Strategy::kZero3},
+                          {"fsdp", Strategy::kFsdp},
+                          {"fsdp-grad-op", Strategy::kFsdpGradOp},
+                          {"fsdp-hybrid", Strategy::kFsdpHybrid}});
+  else if (k == "parallel.gpus")
+    t.gpus = static_cast<int>(Int(s, 1, 65536));
+  else if (k == "parallel.tp")
+    t.tp = static_cast<int>(Int(s, 1, 1024));
+  else if (k == "parallel.pp")
+    t.pp = static_cast<int>(Int(s, 1, 1024));
   else if (k == "parallel.cp") {
     if (Int(s, 1, 1024) > 1)
-      s.origin.Fail("context parallelism is not modelled (it splits the sequence, and the attention's "
-                    "communication buffers with it)");
-  } else if (k == "parallel.gpus_per_node") t.c.gpus_per_node = static_cast<int>(Int(s, 1, 1024));
-  else if (k == "batch.seq") t.seq = static_cast<int>(Int(s, 1, 10000000));
-  else if (k == "batch.micro_batch") t.micro_batch = static_cast<int>(Int(s, 1, 100000));
-  else if (k == "batch.grad_accumulation") t.grad_accumulation = static_cast<int>(Int(s, 1, 1000000));
+      s.origin.Fail(
+          "context parallelism is not modelled (it splits the sequence, and the attention's "
+          "communication buffers with it)");
+  } else if (k == "parallel.gpus_per_node")
+    t.c.gpus_per_node = static_cast<int>(Int(s, 1, 1024));
+  else if (k == "batch.seq")
+    t.seq = static_cast<int>(Int(s, 1, 10000000));
+  else if (k == "batch.micro_batch")
+    t.micro_batch = static_cast<int>(Int(s, 1, 100000));
+  else if (k == "batch.grad_accumulation")
+    t.grad_accumulation = static_cast<int>(Int(s, 1, 1000000));
   else if (k == "grad_checkpointing")
     t.checkpointing = Pick(s, {Choice<Checkpointing>{"none", Checkpointing::kNone},
-                               {"selective", Checkpointing::kSelective}, {"full", Checkpointing::kFull}});
-  else if (k == "flash_attention") t.flash_attention = Bool(s);
-  else if (k == "chunked_loss") t.chunked_loss = Bool(s);
-  else if (k == "compile") t.compile = Bool(s);
-  else if (k == "dropout") t.dropout = Real(s, 0, 0.9);
+                               {"selective", Checkpointing::kSelective},
+                               {"full", Checkpointing::kFull}});
+  else if (k == "flash_attention")
+    t.flash_attention = Bool(s);
+  else if (k == "chunked_loss")
+    t.chunked_loss = Bool(s);
+  else if (k == "compile")
+    t.compile = Bool(s);
+  else if (k == "dropout")
+    t.dropout = Real(s, 0, 0.9);
   else if (k == "gpu_memory") {
     if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
       s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got \"" + s.value + "\"");
-  } else if (StartsWith(k, "host.") || StartsWith(k, "storage.")) ApplyHost(t, s);
-  else if (StartsWith(k, "constants.")) ApplyConstant(t, s);
-  else s.origin.Fail("unknown setting \"" + k + "\"");
+  } else if (StartsWith(k, "host.") || StartsWith(k, "storage."))
+    ApplyHost(t, s);
+  else if (StartsWith(k, "constants."))
+    ApplyConstant(t, s);
+  else
+    s.origin.Fail("unknown setting \"" + k + "\"");
 }
 
 }  // namespace gp::size

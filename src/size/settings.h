@@ -13,7 +13,7 @@ struct KeyInfo {
   const char* key;   // document path, e.g. "parallel.tp"
   const char* flag;  // "--tp"
   const char* help;
-  bool boolean;      // a flag that may stand alone ("--chunked-loss" = "--chunked-loss=true")
+  bool boolean;  // a flag that may stand alone ("--chunked-loss" = "--chunked-loss=true")
 };
 
 // Every key, in the order they are applied (the model first).

@@ -34,50 +34,58 @@ void ParamsModel(Task& t) {
   const double computed = static_cast<double>(CountParams(a).total);
   const double given = static_cast<double>(t.params_override);
   if (std::abs(computed - given) > 0.1 * given)
-    t.notes.push_back("the hyper-parameters give " + Count(computed) + " parameters for a Llama-style decoder, not the " +
-                      Count(given) + " of --params; the model states use --params");
+    t.notes.push_back("the hyper-parameters give " + Count(computed) +
+                      " parameters for a Llama-style decoder, not the " + Count(given) +
+                      " of --params; the model states use --params");
 }
 
 void CheckShape(const Task& t) {
   const Architecture& a = t.arch;
   if (a.family == Family::kVision || a.heads == 0) return;
   if (a.head_dim == 0 && a.hidden % a.heads != 0)
-    At(t, "architecture.heads").Fail(std::to_string(a.heads) + " heads do not divide the hidden size " +
-                                     std::to_string(a.hidden));
+    At(t, "architecture.heads")
+        .Fail(std::to_string(a.heads) + " heads do not divide the hidden size " + std::to_string(a.hidden));
   if (a.kv_heads > 0 && a.heads % a.kv_heads != 0)
-    At(t, "architecture.kv_heads").Fail(std::to_string(a.kv_heads) + " key/value heads do not divide the " +
-                                        std::to_string(a.heads) + " attention heads");
+    At(t, "architecture.kv_heads")
+        .Fail(std::to_string(a.kv_heads) + " key/value heads do not divide the " + std::to_string(a.heads) +
+              " attention heads");
 }
 
 void CheckParallel(const Task& t) {
   const Architecture& a = t.arch;
   if (a.heads > 0 && a.heads % t.tp != 0)
-    At(t, "parallel.tp").Fail("tensor parallelism " + std::to_string(t.tp) + " does not divide the model's " +
-                              std::to_string(a.heads) + " attention heads");
+    At(t, "parallel.tp")
+        .Fail("tensor parallelism " + std::to_string(t.tp) + " does not divide the model's " +
+              std::to_string(a.heads) + " attention heads");
   if (t.gpus % (t.tp * t.pp) != 0)
     At(t, Has(t, "parallel.gpus") ? "parallel.gpus" : "parallel.tp")
-        .Fail("--tp x --pp = " + std::to_string(t.tp * t.pp) + " needs a multiple of " + std::to_string(t.tp * t.pp) +
-              " GPUs; --gpus is " + std::to_string(t.gpus));
+        .Fail("--tp x --pp = " + std::to_string(t.tp * t.pp) + " needs a multiple of " +
+              std::to_string(t.tp * t.pp) + " GPUs; --gpus is " + std::to_string(t.gpus));
   if (a.HasShape() && t.pp > CountParams(a).Layers())
-    At(t, "parallel.pp").Fail("more pipeline stages than the model's " + std::to_string(CountParams(a).Layers()) +
-                              " layers");
+    At(t, "parallel.pp")
+        .Fail("more pipeline stages than the model's " + std::to_string(CountParams(a).Layers()) + " layers");
   if (t.offload == Offload::kOptimizer && (t.strategy == Strategy::kDdp || IsFsdp(t.strategy)))
-    At(t, "offload").Fail(t.strategy == Strategy::kDdp
-                              ? "DDP cannot offload; ZeRO (zero1, zero2, zero3) offloads the optimizer"
-                              : "FSDP offloads parameters, gradients and optimizer together: use --offload params");
+    At(t, "offload")
+        .Fail(t.strategy == Strategy::kDdp
+                  ? "DDP cannot offload; ZeRO (zero1, zero2, zero3) offloads the optimizer"
+                  : "FSDP offloads parameters, gradients and optimizer together: use --offload params");
   if (t.offload == Offload::kParams && t.strategy != Strategy::kZero3 && t.strategy != Strategy::kFsdp &&
       t.strategy != Strategy::kFsdpHybrid)
-    At(t, "offload").Fail("parameters are offloaded by zero3, fsdp and fsdp-hybrid only, not " +
-                          std::string(Name(t.strategy)));
+    At(t, "offload")
+        .Fail("parameters are offloaded by zero3, fsdp and fsdp-hybrid only, not " +
+              std::string(Name(t.strategy)));
 }
 
 void CheckMethod(const Task& t) {
   const Architecture& a = t.arch;
   if (a.family == Family::kVision && t.method != Method::kFull)
-    At(t, "method").Fail("LoRA and QLoRA are modelled for transformer models; " + a.display + " is a vision network");
+    At(t, "method")
+        .Fail("LoRA and QLoRA are modelled for transformer models; " + a.display + " is a vision network");
   if (t.method != Method::kFull && !a.HasShape())
-    At(t, "method").Fail("LoRA needs the model's layers, hidden size, heads, MLP size and vocabulary "
-                         "(--layers, --hidden, --heads, --ffn, --vocab with --params)");
+    At(t, "method")
+        .Fail(
+            "LoRA needs the model's layers, hidden size, heads, MLP size and vocabulary "
+            "(--layers, --hidden, --heads, --ffn, --vocab with --params)");
   if (t.method != Method::kFull && !a.gated_mlp &&
       std::find(t.lora_targets.begin(), t.lora_targets.end(), "gate") != t.lora_targets.end()) {
     if (Has(t, "lora.targets"))
@@ -86,8 +94,9 @@ void CheckMethod(const Task& t) {
   if (t.compile && a.family != Family::kDecoder)
     At(t, "compile").Fail("torch.compile is modelled for decoder models only");
   if (a.family == Family::kEncoder && a.positions > 0 && t.seq > a.positions)
-    At(t, "batch.seq").Fail(a.display + " has " + std::to_string(a.positions) + " positions; --seq " +
-                            std::to_string(t.seq) + " does not fit");
+    At(t, "batch.seq")
+        .Fail(a.display + " has " + std::to_string(a.positions) + " positions; --seq " +
+              std::to_string(t.seq) + " does not fit");
 }
 
 // Embedding tables need both their rows and their dimension, and make the workload a recommender's.
@@ -112,10 +121,12 @@ void Finish(Task& t) {
   if (params && (model || config))
     At(t, "params").Fail("--params describes a model of its own; drop --model/--config or --params");
   if (!model && !config && !params)
-    throw UsageError("size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
+    throw UsageError(
+        "size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
   for (const auto& [key, origin] : t.origins)
     if (key.rfind("architecture.", 0) == 0 && key != "architecture.experts" && !params)
-      origin.Fail("architecture settings go with --params (a model of the table or a config.json has its own)");
+      origin.Fail(
+          "architecture settings go with --params (a model of the table or a config.json has its own)");
   if (config && t.arch.name.empty()) throw UsageError("size: the config file was not read");
   if (params) ParamsModel(t);
   if (t.method != Method::kFull && !Has(t, "lora.targets") && !t.arch.gated_mlp)

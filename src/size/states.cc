@@ -20,7 +20,8 @@ namespace gp::size {
 namespace {
 
 constexpr const char* kZero =
-    "Rajbhandari et al., ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, arXiv:1910.02054, "
+    "Rajbhandari et al., ZeRO: Memory Optimizations Toward Training Trillion Parameter Models, "
+    "arXiv:1910.02054, "
     "section 3.1 (2 + 2 + K bytes per parameter, K = 12) and section 5 (partitioning P_os, P_g, P_p)";
 constexpr const char* kAnatomy =
     "huggingface/transformers docs/source/en/model_memory_anatomy.md (mixed precision: 6 bytes of weights, "
@@ -29,7 +30,8 @@ constexpr const char* kUpcast =
     "huggingface/accelerate docs/source/concept_guides/fsdp_and_deepspeed.md (DeepSpeed creates its flat "
     "parameters and optimizer in fp32; FSDP in the parameter dtype)";
 constexpr const char* kPeft =
-    "huggingface/peft docs/source/developer_guides/memory_efficient_training.md (frozen base weights, gradients "
+    "huggingface/peft docs/source/developer_guides/memory_efficient_training.md (frozen base weights, "
+    "gradients "
     "and optimizer states only for the adapters, which PEFT keeps in fp32)";
 constexpr const char* kQlora =
     "Dettmers et al., QLoRA: Efficient Finetuning of Quantized LLMs, arXiv:2305.14314, section 3 (NF4 in "
@@ -41,7 +43,8 @@ constexpr const char* kTe =
     "NVIDIA/TransformerEngine docs/examples/fp8_primer.ipynb and te_gemma tutorial (weights are stored in "
     "higher precision and cast to FP8 before each GEMM)";
 constexpr const char* kDdp =
-    "PyTorch torch.nn.parallel.DistributedDataParallel documentation, gradient_as_bucket_view (without it the "
+    "PyTorch torch.nn.parallel.DistributedDataParallel documentation, gradient_as_bucket_view (without it "
+    "the "
     "allreduce buckets hold a copy of every gradient)";
 constexpr const char* kDsConfig =
     "deepspeedai/DeepSpeed deepspeed/runtime/zero/config.py@edaa7221 (reduce_bucket_size 5e8, "
@@ -50,14 +53,18 @@ constexpr const char* kDsConfig =
 constexpr const char* kFsdp =
     "PyTorch FSDP documentation (FULL_SHARD gathers one unit at a time and BACKWARD_PRE prefetches the next; "
     "SHARD_GRAD_OP keeps the parameters gathered from forward to backward); huggingface/accelerate "
-    "docs/source/usage_guides/fsdp.md (FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-2, HYBRID_SHARD within a node)";
+    "docs/source/usage_guides/fsdp.md (FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-2, HYBRID_SHARD within a "
+    "node)";
 
 int StateCount(Optimizer o) {
   switch (o) {
     case Optimizer::kAdamW:
-    case Optimizer::kAdamW8bit: return 2;
-    case Optimizer::kSgdMomentum: return 1;
-    case Optimizer::kSgd: return 0;
+    case Optimizer::kAdamW8bit:
+      return 2;
+    case Optimizer::kSgdMomentum:
+      return 1;
+    case Optimizer::kSgd:
+      return 0;
   }
   return 0;
 }
@@ -100,7 +107,8 @@ States ModelStates(const Task& t, const Local& l, int shard) {
       w = 2, g = 2, master = 4, state = 4;
       layout = "16-bit weights and gradients, fp32 master copy and moments";
       if (t.precision == Precision::kBf16Pure)
-        s.notes.push_back("DeepSpeed keeps an fp32 master copy and fp32 optimizer states even for a bf16 model");
+        s.notes.push_back(
+            "DeepSpeed keeps an fp32 master copy and fp32 optimizer states even for a bf16 model");
     } else if (st == Strategy::kDdp) {
       w = 6, g = 4, master = 0, state = 4;
       layout = "fp32 weights + the 16-bit copies autocast makes, fp32 gradients";
@@ -114,15 +122,22 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     s.weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;
     s.grad_bytes = g;
     const double P = l.params;
-    s.weights = {"weights", "weights", w * P / sw,
-                 Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + layout + "]", wsrc, true};
-    s.gradients = {"gradients", "gradients", g * P / sg, Bytes(g) + " B x " + Count(P) + Shard(sg, how), wsrc, true};
+    s.weights = {
+        "weights",  "weights",
+        w * P / sw, Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + layout + "]",
+        wsrc,       true};
+    s.gradients = {"gradients", "gradients", g * P / sg, Bytes(g) + " B x " + Count(P) + Shard(sg, how),
+                   wsrc,        true};
     const double ob = master + StateBytes(t.optimizer, state);
     std::string of = (master > 0 ? Bytes(master) + " B master copy + " : "") +
                      std::to_string(StateCount(t.optimizer)) + " state(s)";
     of += t.optimizer == Optimizer::kAdamW8bit ? " x 1 B (8-bit)" : " x " + Bytes(state) + " B";
-    s.optimizer = {"optimizer", "optimizer states", ob * P / so, "(" + of + ") x " + Count(P) + Shard(so, how),
-                   t.optimizer == Optimizer::kAdamW8bit ? std::string(kBnb8) : wsrc, true};
+    s.optimizer = {"optimizer",
+                   "optimizer states",
+                   ob * P / so,
+                   "(" + of + ") x " + Count(P) + Shard(so, how),
+                   t.optimizer == Optimizer::kAdamW8bit ? std::string(kBnb8) : wsrc,
+                   true};
     if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
       s.step_temp = state * P / so;
   } else {
@@ -131,7 +146,8 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     double base = 0;
     std::string bf;
     if (t.method == Method::kQlora) {
-      const double nf4 = t.c.qlora_double_quant ? 0.5 + 8.0 / 64 / 8 + 32.0 / (64 * 256) / 8 : 0.5 + 32.0 / 64 / 8;
+      const double nf4 =
+          t.c.qlora_double_quant ? 0.5 + 8.0 / 64 / 8 + 32.0 / (64 * 256) / 8 : 0.5 + 32.0 / 64 / 8;
       base = nf4 * l.linear + frozen_b * (l.params - l.linear);
       char buf[160];
       std::snprintf(buf, sizeof buf, "%.4f B x %s linear weights (NF4%s) + %s B x %s other", nf4,
@@ -147,23 +163,31 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     const double ab = t.c.lora_adapter_bytes;
     const double T = l.trainable;
     s.grad_bytes = ab;
-    s.weights = {"weights", "weights", (base + ab * T) / sw,
+    s.weights = {"weights",
+                 "weights",
+                 (base + ab * T) / sw,
                  "(" + bf + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters)" + Shard(sw, how),
-                 t.method == Method::kQlora ? kQlora : kPeft, true};
-    s.gradients = {"gradients", "gradients", ab * T / sg, Bytes(ab) + " B x " + Count(T) + " adapter parameters" +
-                   Shard(sg, how), kPeft, true};
+                 t.method == Method::kQlora ? kQlora : kPeft,
+                 true};
+    s.gradients = {"gradients", "gradients",
+                   ab * T / sg, Bytes(ab) + " B x " + Count(T) + " adapter parameters" + Shard(sg, how),
+                   kPeft,       true};
     const double master_b = ds && ab < 4 ? 4 : 0;
     const double sb = StateBytes(t.optimizer, ab);
-    s.optimizer = {"optimizer", "optimizer states", (master_b + sb) * T / so,
-                   "(" + (master_b > 0 ? Bytes(master_b) + " B master + " : std::string()) + Bytes(sb) + " B) x " +
-                       Count(T) + " adapter parameters" + Shard(so, how),
-                   kPeft, true};
+    s.optimizer = {"optimizer",
+                   "optimizer states",
+                   (master_b + sb) * T / so,
+                   "(" + (master_b > 0 ? Bytes(master_b) + " B master + " : std::string()) + Bytes(sb) +
+                       " B) x " + Count(T) + " adapter parameters" + Shard(so, how),
+                   kPeft,
+                   true};
     if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
       s.step_temp = ab * T / so;
   }
   if (t.offload == Offload::kOptimizer) {
     s.host += s.optimizer.bytes;
-    s.optimizer.formula = "offloaded to CPU RAM (" + Gb(s.optimizer.bytes) + " per GPU there): " + s.optimizer.formula;
+    s.optimizer.formula =
+        "offloaded to CPU RAM (" + Gb(s.optimizer.bytes) + " per GPU there): " + s.optimizer.formula;
     s.optimizer.bytes = 0;
   } else if (t.offload == Offload::kParams) {
     for (Term* term : {&s.weights, &s.gradients, &s.optimizer}) {
@@ -190,31 +214,39 @@ Term Buffers(const Task& t, const Local& l, const States& s, int shard, int dp) 
   if (st == Strategy::kDdp && dp > 1 && !t.c.ddp_bucket_view)
     add(s.gradients.bytes, "DDP allreduce buckets (a copy of the gradients)", kDdp);
   if ((st == Strategy::kZero1 || st == Strategy::kZero2) && dp > 1)
-    add(static_cast<double>(t.c.zero_reduce_bucket) * 2, "ZeRO reduce bucket (" + Count(t.c.zero_reduce_bucket) +
-        " elements x 2 B)", kDsConfig);
+    add(static_cast<double>(t.c.zero_reduce_bucket) * 2,
+        "ZeRO reduce bucket (" + Count(t.c.zero_reduce_bucket) + " elements x 2 B)", kDsConfig);
   if (st == Strategy::kZero3) {
     const double layer = (full ? 4 : 2) * l.largest_layer;
-    add(layer, "largest layer gathered (" + std::string(full ? "16-bit weights and gradients" : "16-bit weights") + ")",
+    add(layer,
+        "largest layer gathered (" + std::string(full ? "16-bit weights and gradients" : "16-bit weights") +
+            ")",
         kDsConfig);
-    add(std::min(static_cast<double>(t.c.zero3_prefetch_bucket), l.params) * 2, "ZeRO-3 prefetch bucket", kDsConfig);
+    add(std::min(static_cast<double>(t.c.zero3_prefetch_bucket), l.params) * 2, "ZeRO-3 prefetch bucket",
+        kDsConfig);
     if (full && dp > 1)
-      add(std::min(static_cast<double>(t.c.zero_reduce_bucket), l.params) * 2, "ZeRO reduce bucket", kDsConfig);
+      add(std::min(static_cast<double>(t.c.zero_reduce_bucket), l.params) * 2, "ZeRO reduce bucket",
+          kDsConfig);
   }
-  if ((st == Strategy::kFsdp || st == Strategy::kFsdpHybrid) && (shard > 1 || t.offload == Offload::kParams)) {
+  if ((st == Strategy::kFsdp || st == Strategy::kFsdpHybrid) &&
+      (shard > 1 || t.offload == Offload::kParams)) {
     const double wb = s.weight_bytes;
     add(wb * (l.root + 2 * l.largest_layer),
-        "FSDP gathered units (the root unit with embeddings and output layer, the current and the prefetched layer)",
+        "FSDP gathered units (the root unit with embeddings and output layer, the current and the prefetched "
+        "layer)",
         kFsdp);
     if (full) add(2 * l.largest_layer, "unsharded 16-bit gradients of one unit before reduce-scatter", kFsdp);
   }
   if (st == Strategy::kFsdpGradOp && shard > 1)
-    add(s.weight_bytes * l.params, "SHARD_GRAD_OP: every unit stays gathered from forward to backward", kFsdp);
+    add(s.weight_bytes * l.params, "SHARD_GRAD_OP: every unit stays gathered from forward to backward",
+        kFsdp);
   if (t.precision == Precision::kFp8) {
     const bool gathered = st == Strategy::kZero3 || IsFsdp(st);
     const double copies = t.c.fp8_copy_bytes * (gathered ? 2 * l.layer_linear : l.linear);
     add(copies, "FP8 copies of the linear weights", kTe);
   }
-  if (t.method == Method::kQlora) add(2 * l.largest_linear, "one 4-bit weight dequantized to 16 bits", kQlora);
+  if (t.method == Method::kQlora)
+    add(2 * l.largest_linear, "one 4-bit weight dequantized to 16 bits", kQlora);
 
   Term term{"buffers", "temporary buffers", bwd, "", "", true};
   std::string f = parts.empty() ? "none" : parts.front();

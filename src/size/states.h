@@ -23,8 +23,8 @@ struct Local {
 
 struct States {
   Term weights, gradients, optimizer;
-  double host = 0;       // bytes moved to CPU RAM by offload
-  double step_temp = 0;  // the optimizer step's full-size temporary (foreach AdamW), when there is one
+  double host = 0;          // bytes moved to CPU RAM by offload
+  double step_temp = 0;     // the optimizer step's full-size temporary (foreach AdamW), when there is one
   double weight_bytes = 2;  // bytes per parameter of the compute copy (FSDP units, ZeRO-3 gathers)
   double grad_bytes = 2;    // bytes per trainable parameter of the gradients (what a reduction moves)
   std::vector<std::string> notes;

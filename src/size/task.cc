@@ -4,66 +4,93 @@ namespace gp::size {
 
 const char* Name(Method m) {
   switch (m) {
-    case Method::kFull: return "full";
-    case Method::kLora: return "lora";
-    case Method::kQlora: return "qlora";
+    case Method::kFull:
+      return "full";
+    case Method::kLora:
+      return "lora";
+    case Method::kQlora:
+      return "qlora";
   }
   return "?";
 }
 
 const char* Name(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kBf16Mixed: return "bf16-mixed";
-    case Precision::kFp16Mixed: return "fp16-mixed";
-    case Precision::kBf16Pure: return "bf16-pure";
-    case Precision::kFp8: return "fp8";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kBf16Mixed:
+      return "bf16-mixed";
+    case Precision::kFp16Mixed:
+      return "fp16-mixed";
+    case Precision::kBf16Pure:
+      return "bf16-pure";
+    case Precision::kFp8:
+      return "fp8";
   }
   return "?";
 }
 
 const char* Name(Optimizer o) {
   switch (o) {
-    case Optimizer::kAdamW: return "adamw";
-    case Optimizer::kAdamW8bit: return "adamw-8bit";
-    case Optimizer::kSgd: return "sgd";
-    case Optimizer::kSgdMomentum: return "sgd-momentum";
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kAdamW8bit:
+      return "adamw-8bit";
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kSgdMomentum:
+      return "sgd-momentum";
   }
   return "?";
 }
 
 const char* Name(Offload o) {
   switch (o) {
-    case Offload::kNone: return "none";
-    case Offload::kOptimizer: return "optimizer";
-    case Offload::kParams: return "params";
+    case Offload::kNone:
+      return "none";
+    case Offload::kOptimizer:
+      return "optimizer";
+    case Offload::kParams:
+      return "params";
   }
   return "?";
 }
 
 const char* Name(Strategy s) {
   switch (s) {
-    case Strategy::kDdp: return "ddp";
-    case Strategy::kZero1: return "zero1";
-    case Strategy::kZero2: return "zero2";
-    case Strategy::kZero3: return "zero3";
-    case Strategy::kFsdp: return "fsdp";
-    case Strategy::kFsdpGradOp: return "fsdp-grad-op";
-    case Strategy::kFsdpHybrid: return "fsdp-hybrid";
+    case Strategy::kDdp:
+      return "ddp";
+    case Strategy::kZero1:
+      return "zero1";
+    case Strategy::kZero2:
+      return "zero2";
+    case Strategy::kZero3:
+      return "zero3";
+    case Strategy::kFsdp:
+      return "fsdp";
+    case Strategy::kFsdpGradOp:
+      return "fsdp-grad-op";
+    case Strategy::kFsdpHybrid:
+      return "fsdp-hybrid";
   }
   return "?";
 }
 
 const char* Name(Checkpointing c) {
   switch (c) {
-    case Checkpointing::kNone: return "none";
-    case Checkpointing::kSelective: return "selective";
-    case Checkpointing::kFull: return "full";
+    case Checkpointing::kNone:
+      return "none";
+    case Checkpointing::kSelective:
+      return "selective";
+    case Checkpointing::kFull:
+      return "full";
   }
   return "?";
 }
 
-bool IsDeepSpeed(Strategy s) { return s == Strategy::kZero1 || s == Strategy::kZero2 || s == Strategy::kZero3; }
+bool IsDeepSpeed(Strategy s) {
+  return s == Strategy::kZero1 || s == Strategy::kZero2 || s == Strategy::kZero3;
+}
 
 bool IsFsdp(Strategy s) {
   return s == Strategy::kFsdp || s == Strategy::kFsdpGradOp || s == Strategy::kFsdpHybrid;

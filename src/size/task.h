@@ -31,24 +31,24 @@ bool IsFsdp(Strategy s);       // fsdp, fsdp-grad-op, fsdp-hybrid
 
 // Every constant the estimate uses, each settable (settings.h lists the keys and where defaults come from).
 struct Constants {
-  uint64_t cuda_context = 500000000;       // bytes per GPU outside the allocator (CUDA context, kernels)
-  double headroom = 0.10;                  // fraction of the allocated subtotal kept free (fragmentation)
-  int grad_bytes = 0;                      // 0: by strategy (DeepSpeed 2, DDP/FSDP 4 under mixed precision)
-  uint64_t zero_reduce_bucket = 500000000;       // elements (DeepSpeed reduce_bucket_size default 5e8)
-  uint64_t zero3_prefetch_bucket = 50000000;     // elements (stage3_prefetch_bucket_size default 5e7)
-  bool ddp_bucket_view = false;            // DDP gradient_as_bucket_view (false: buckets copy the gradients)
-  bool foreach_optimizer = true;           // PyTorch's default multi-tensor step (a full-size temporary);
-                                           // false: fused or per-parameter steps (DeepSpeed: always false)
+  uint64_t cuda_context = 500000000;        // bytes per GPU outside the allocator (CUDA context, kernels)
+  double headroom = 0.10;                   // fraction of the allocated subtotal kept free (fragmentation)
+  int grad_bytes = 0;                       // 0: by strategy (DeepSpeed 2, DDP/FSDP 4 under mixed precision)
+  uint64_t zero_reduce_bucket = 500000000;  // elements (DeepSpeed reduce_bucket_size default 5e8)
+  uint64_t zero3_prefetch_bucket = 50000000;  // elements (stage3_prefetch_bucket_size default 5e7)
+  bool ddp_bucket_view = false;   // DDP gradient_as_bucket_view (false: buckets copy the gradients)
+  bool foreach_optimizer = true;  // PyTorch's default multi-tensor step (a full-size temporary);
+                                  // false: fused or per-parameter steps (DeepSpeed: always false)
   // Multiplies the activation inventory: an allowance for temporaries and allocator rounding the inventory
   // does not itemise, set from tests/size/measured.h (docs/size.md: the BERT and LitGPT rows need at least
   // 1.11, the torchtune 3B row allows at most 1.27).
   double activation_factor = 1.15;
-  bool zero_grad_set_to_none = true;       // optimizer.zero_grad frees gradients (PyTorch 2.0 and later)
-  bool qlora_double_quant = true;          // QLoRA double quantization of the 4-bit block scales
-  bool qlora_saves_inputs = false;         // bitsandbytes before its 2024 fix kept each 4-bit layer's input
-  int lora_adapter_bytes = 4;              // PEFT keeps adapters in fp32 (autocast_adapter_dtype)
-  double fp8_copy_bytes = 1.0;             // Transformer Engine's FP8 weight copies, per linear weight
-  int gpus_per_node = 8;                   // fsdp-hybrid shards within a node
+  bool zero_grad_set_to_none = true;  // optimizer.zero_grad frees gradients (PyTorch 2.0 and later)
+  bool qlora_double_quant = true;     // QLoRA double quantization of the 4-bit block scales
+  bool qlora_saves_inputs = false;    // bitsandbytes before its 2024 fix kept each 4-bit layer's input
+  int lora_adapter_bytes = 4;         // PEFT keeps adapters in fp32 (autocast_adapter_dtype)
+  double fp8_copy_bytes = 1.0;        // Transformer Engine's FP8 weight copies, per linear weight
+  int gpus_per_node = 8;              // fsdp-hybrid shards within a node
 };
 
 // Where a value was written: a file position, or a flag (settings.h fills it in).
@@ -64,8 +64,8 @@ struct Origin {
 struct Task {
   // The model: a table row, a Hugging Face config.json, or a bare parameter count.
   Architecture arch;
-  std::string model_source;   // "table", "config FILE", "parameter count"
-  std::string config_path;    // `config:` / --config, read by the caller (settings never read files)
+  std::string model_source;      // "table", "config FILE", "parameter count"
+  std::string config_path;       // `config:` / --config, read by the caller (settings never read files)
   uint64_t params_override = 0;  // --params: used for the model states instead of the computed count
 
   Method method = Method::kFull;
@@ -81,9 +81,9 @@ struct Task {
   Checkpointing checkpointing = Checkpointing::kNone;
   bool flash_attention = true;
   bool chunked_loss = false;
-  bool compile = false;      // torch.compile: fused element-wise chains are recomputed, not kept
-  double lora_dropout = 0;   // dropout before the LoRA A matrix keeps a mask and its output
-  double dropout = -1;  // < 0: by family (BERT and T5 train with 0.1, decoders with 0)
+  bool compile = false;     // torch.compile: fused element-wise chains are recomputed, not kept
+  double lora_dropout = 0;  // dropout before the LoRA A matrix keeps a mask and its output
+  double dropout = -1;      // < 0: by family (BERT and T5 train with 0.1, decoders with 0)
   uint64_t gpu_memory = 0;  // --gpu-memory: bytes per GPU; 0 = not asked
 
   // The host around the GPUs (host.h): the workload kind (unset: by the model's family), a recommender's
@@ -91,10 +91,10 @@ struct Task {
   std::optional<WorkloadKind> workload;
   uint64_t embedding_rows = 0;
   int embedding_dim = 0;
-  int embedding_bytes = 4;           // fp32 tables
-  bool embedding_offload = false;    // tables in host RAM (UVM caching), a fraction cached in GPU memory
+  int embedding_bytes = 4;         // fp32 tables
+  bool embedding_offload = false;  // tables in host RAM (UVM caching), a fraction cached in GPU memory
   int checkpoints_kept = 1;
-  uint64_t dataset_bytes = 0;        // 0: not given
+  uint64_t dataset_bytes = 0;  // 0: not given
 
   Constants c;
   std::vector<std::string> notes;  // what the settings imply that the answer should say

@@ -66,21 +66,26 @@ const ArchiveApi& Api() {
               Bind(api, "archive_read_support_filter_gzip", api.filter_gzip) &&
               Bind(api, "archive_read_support_filter_none", api.filter_none) &&
               Bind(api, "archive_read_support_format_tar", api.format_tar) &&
-              Bind(api, "archive_read_open", api.read_open) && Bind(api, "archive_read_next_header", api.next_header) &&
-              Bind(api, "archive_read_data_block", api.data_block) && Bind(api, "archive_read_free", api.read_free) &&
-              Bind(api, "archive_error_string", api.error_string) && Bind(api, "archive_write_disk_new", api.disk_new) &&
+              Bind(api, "archive_read_open", api.read_open) &&
+              Bind(api, "archive_read_next_header", api.next_header) &&
+              Bind(api, "archive_read_data_block", api.data_block) &&
+              Bind(api, "archive_read_free", api.read_free) &&
+              Bind(api, "archive_error_string", api.error_string) &&
+              Bind(api, "archive_write_disk_new", api.disk_new) &&
               Bind(api, "archive_write_disk_set_options", api.disk_options) &&
               Bind(api, "archive_write_header", api.write_header) &&
               Bind(api, "archive_write_data_block", api.write_block) &&
               Bind(api, "archive_write_finish_entry", api.finish_entry) &&
-              Bind(api, "archive_write_close", api.write_close) && Bind(api, "archive_write_free", api.write_free) &&
+              Bind(api, "archive_write_close", api.write_close) &&
+              Bind(api, "archive_write_free", api.write_free) &&
               Bind(api, "archive_entry_pathname", api.entry_pathname) &&
               Bind(api, "archive_entry_set_pathname", api.entry_set_pathname) &&
               Bind(api, "archive_entry_filetype", api.entry_filetype) &&
               Bind(api, "archive_entry_symlink", api.entry_symlink) &&
               Bind(api, "archive_entry_hardlink", api.entry_hardlink) &&
               Bind(api, "archive_entry_set_hardlink", api.entry_set_hardlink) &&
-              Bind(api, "archive_entry_size", api.entry_size) && Bind(api, "archive_entry_perm", api.entry_perm);
+              Bind(api, "archive_entry_size", api.entry_size) &&
+              Bind(api, "archive_entry_perm", api.entry_perm);
     if (!ok) {
       api.error = std::string(kLibarchiveSoname) + " lacks archive_* symbols";
       api.handle = nullptr;
@@ -117,15 +122,21 @@ ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
     return out;
   }
   switch (api.entry_filetype(e)) {
-    case AE_IFREG: out.type = ArchiveEntry::Type::kFile; break;
-    case AE_IFDIR: out.type = ArchiveEntry::Type::kDir; break;
+    case AE_IFREG:
+      out.type = ArchiveEntry::Type::kFile;
+      break;
+    case AE_IFDIR:
+      out.type = ArchiveEntry::Type::kDir;
+      break;
     case AE_IFLNK: {
       out.type = ArchiveEntry::Type::kSymlink;
       const char* t = api.entry_symlink(e);
       out.link = t ? t : "";
       break;
     }
-    default: out.type = ArchiveEntry::Type::kOther; break;
+    default:
+      out.type = ArchiveEntry::Type::kOther;
+      break;
   }
   return out;
 }
@@ -164,7 +175,8 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     res.error = src.failed ? "the download failed" : what + (e ? std::string(": ") + e : std::string());
     return res;
   };
-  if (api.read_open(in.get(), &src, nullptr, &OnRead, nullptr) != ARCHIVE_OK) return fail(in.get(), "not a tar archive");
+  if (api.read_open(in.get(), &src, nullptr, &OnRead, nullptr) != ARCHIVE_OK)
+    return fail(in.get(), "not a tar archive");
   auto over = [&](ExtractResult::Over what, const std::string& why) {
     res.over = what;
     res.error = why;
@@ -178,11 +190,12 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive");
     ArchiveEntry desc = Describe(api, e);
     if (res.entries >= limits.max_entries)
-      return over(ExtractResult::Over::kEntries, "more than " + std::to_string(limits.max_entries) + " entries");
+      return over(ExtractResult::Over::kEntries,
+                  "more than " + std::to_string(limits.max_entries) + " entries");
     if (desc.type == ArchiveEntry::Type::kFile && desc.size > limits.max_bytes - res.bytes)
       return over(ExtractResult::Over::kBytes, bytes_limit + " (\"" + desc.path + "\" would add " +
-                                                   std::to_string(desc.size) + " to the " + std::to_string(res.bytes) +
-                                                   " written)");
+                                                   std::to_string(desc.size) + " to the " +
+                                                   std::to_string(res.bytes) + " written)");
     std::string rel, rel_link;
     if (std::string why = place(desc, rel, rel_link); !why.empty()) {
       res.error = why;
@@ -195,12 +208,13 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     }
     api.entry_set_pathname(e, target.c_str());
     if (desc.type == ArchiveEntry::Type::kHardlink) {
-      // Linux's link(2) does not follow a symbolic link: a hard link to one is a second symbolic link, somewhere
-      // its target was never checked from.
+      // Linux's link(2) does not follow a symbolic link: a hard link to one is a second symbolic link,
+      // somewhere its target was never checked from.
       const std::string link = root + "/" + rel_link;
-      struct stat st{};
+      struct stat st {};
       if (link.size() >= PATH_MAX || ::lstat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        res.error = "archive entry \"" + desc.path + "\": hard link to \"" + desc.link + "\", not a regular file";
+        res.error =
+            "archive entry \"" + desc.path + "\": hard link to \"" + desc.link + "\", not a regular file";
         return res;
       }
       api.entry_set_hardlink(e, link.c_str());

@@ -12,9 +12,9 @@ namespace gp::sys {
 
 struct ArchiveEntry {
   enum class Type { kFile, kDir, kSymlink, kHardlink, kOther };  // kOther: devices, FIFOs, sockets
-  std::string path;   // as stored in the archive
+  std::string path;                                              // as stored in the archive
   Type type = Type::kFile;
-  std::string link;   // kSymlink: the target as stored; kHardlink: the archive path it links to
+  std::string link;  // kSymlink: the target as stored; kHardlink: the archive path it links to
   uint64_t size = 0;
   unsigned mode = 0;  // permission bits
 };
@@ -25,11 +25,12 @@ using ArchiveInput = std::function<long(const void** data)>;
 
 // Where an entry goes: "" to extract it at `rel` (and, for a hard link, to link it to `rel_link`), both
 // relative to the destination; or a one-line reason to refuse it, which stops the whole extraction.
-using ArchivePlacer = std::function<std::string(const ArchiveEntry& e, std::string& rel, std::string& rel_link)>;
+using ArchivePlacer =
+    std::function<std::string(const ArchiveEntry& e, std::string& rel, std::string& rel_link)>;
 
 // Bounds on one extraction, checked before anything is written: an entry whose declared size would take the
-// file data past `max_bytes`, a data block that would (a size that lied), or an entry past `max_entries` stops
-// the extraction there, so at most `max_bytes` of file data and `max_entries` entries reach the disk.
+// file data past `max_bytes`, a data block that would (a size that lied), or an entry past `max_entries`
+// stops the extraction there, so at most `max_bytes` of file data and `max_entries` entries reach the disk.
 struct ExtractLimits {
   uint64_t max_bytes = UINT64_MAX;    // file data, every file of the archive together
   uint64_t max_entries = UINT64_MAX;  // entries of any kind
@@ -37,10 +38,10 @@ struct ExtractLimits {
 
 struct ExtractResult {
   enum class Over { kNone, kBytes, kEntries };
-  std::string error;       // "" when every entry was extracted
-  Over over = Over::kNone; // which limit stopped it (error then says so too)
+  std::string error;        // "" when every entry was extracted
+  Over over = Over::kNone;  // which limit stopped it (error then says so too)
   uint64_t entries = 0;
-  uint64_t bytes = 0;      // file data written
+  uint64_t bytes = 0;  // file data written
   bool ok() const { return error.empty(); }
 };
 
@@ -51,8 +52,8 @@ inline constexpr uint64_t kWrittenStep = 32u << 20;
 
 // Extracts the tar stream from `input` under the existing directory `dest` (a path on this machine; it is
 // resolved with realpath first), within `limits`. Ownership is not restored, permissions pass through the
-// umask, setuid bits are dropped. Refused here whatever the placer said: a hard link to anything but a regular
-// file already extracted, sparse files (holes), a target path of PATH_MAX bytes or more.
+// umask, setuid bits are dropped. Refused here whatever the placer said: a hard link to anything but a
+// regular file already extracted, sparse files (holes), a target path of PATH_MAX bytes or more.
 ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
                          const ArchiveWritten& written = {}, const ExtractLimits& limits = {});
 

@@ -1,8 +1,9 @@
 // A thread that runs one task at a time for a caller who will not wait past a deadline. Used for calls
-// into libraries that can hang (NVML under load: github.com/microsoft/pai/issues/842, github.com/NVIDIA/dcgm-exporter/issues/227): the
-// caller gets "late" at the deadline and goes on; the task keeps running on the worker, which takes no
-// new task until it returns ("busy"). The worker's state is shared with the thread, so a worker stuck in
-// a call can be abandoned (Abandon) and the process can exit without joining it.
+// into libraries that can hang (NVML under load: github.com/microsoft/pai/issues/842,
+// github.com/NVIDIA/dcgm-exporter/issues/227): the caller gets "late" at the deadline and goes on; the task
+// keeps running on the worker, which takes no new task until it returns ("busy"). The worker's state is
+// shared with the thread, so a worker stuck in a call can be abandoned (Abandon) and the process can exit
+// without joining it.
 #pragma once
 #include <chrono>
 #include <condition_variable>

@@ -1,5 +1,4 @@
 #include "sys/fs.h"
-#include "sys/fs_errors.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +14,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "sys/fs_errors.h"
 
 namespace gp::sys {
 namespace {
@@ -68,14 +69,14 @@ bool UnderEtc(const std::string& path) { return path.compare(0, 5, "/etc/") == 0
 
 // A new, empty temporary beside `host` ("HOST.gpuprep-new.<16 random hex digits>"), created with O_EXCL and
 // O_NOFOLLOW: whatever waits at a name someone could guess (a planted symbolic link, a file) is never opened,
-// so never written through or truncated. -1 with errno set when none can be made. O_EXCL is what makes it safe;
-// the random name only keeps a planted file from making the write fail, so at first boot, before the kernel's
-// random pool is ready (getrandom would block), the clock and the pid stand in.
+// so never written through or truncated. -1 with errno set when none can be made. O_EXCL is what makes it
+// safe; the random name only keeps a planted file from making the write fail, so at first boot, before the
+// kernel's random pool is ready (getrandom would block), the clock and the pid stand in.
 int CreateTemp(const std::string& host, std::string& tmp) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     unsigned char r[8];
     if (::getrandom(r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
-      struct timespec ts{};
+      struct timespec ts {};
       ::clock_gettime(CLOCK_REALTIME, &ts);
       uint64_t v = static_cast<uint64_t>(ts.tv_nsec) ^ (static_cast<uint64_t>(ts.tv_sec) << 30) ^
                    (static_cast<uint64_t>(::getpid()) << 48) ^ static_cast<uint64_t>(attempt);
@@ -132,9 +133,11 @@ WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path) {
   t.path = done;
   t.link = path;
   if (!UnderEtc(done))
-    t.error = path + (through_dir ? " leads through a symbolic link to " : " is a symbolic link to ") + done +
-              ", outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
-              "file itself at " + path + ", or link it to a file under /etc)";
+    t.error =
+        path + (through_dir ? " leads through a symbolic link to " : " is a symbolic link to ") + done +
+        ", outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
+        "file itself at " +
+        path + ", or link it to a file under /etc)";
   return t;
 }
 
@@ -264,7 +267,8 @@ std::optional<SpaceInfo> DiskFs::Space(const std::string& path) const {
   if (!live_) return std::nullopt;  // a fixture directory's filesystem says nothing about the host it models
   struct statvfs st;
   if (::statvfs(path.c_str(), &st) != 0) return std::nullopt;
-  return SpaceInfo{static_cast<uint64_t>(st.f_blocks) * st.f_frsize, static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
+  return SpaceInfo{static_cast<uint64_t>(st.f_blocks) * st.f_frsize,
+                   static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
 }
 
 WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
@@ -273,7 +277,8 @@ WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
   for (size_t i = 1; i <= host.size(); ++i) {
     if (i == host.size() || host[i] == '/') {
       cur = host.substr(0, i);
-      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST) return {false, ErrnoText("cannot create", cur), ""};
+      if (::mkdir(cur.c_str(), mode) != 0 && errno != EEXIST)
+        return {false, ErrnoText("cannot create", cur), ""};
     }
   }
   return {};

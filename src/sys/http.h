@@ -15,9 +15,9 @@
 namespace gp::sys {
 
 struct HttpResponse {
-  int status = 0;          // HTTP status; 0 when no response
+  int status = 0;  // HTTP status; 0 when no response
   std::string body;
-  std::string error;       // transport error ("connection refused", "timed out", TLS failure)
+  std::string error;  // transport error ("connection refused", "timed out", TLS failure)
   // The last response's headers (after redirects), names lower-cased, values trimmed; filled by Send only.
   std::vector<std::pair<std::string, std::string>> headers;
   bool ok() const { return error.empty() && status >= 200 && status < 300; }
@@ -32,31 +32,31 @@ struct HttpResponse {
 // One GET with request headers that answers the response's headers too (a registry's token challenge,
 // its Docker-Content-Digest). A non-2xx status is an answer (status, body and headers), not an error.
 struct HttpRequest {
-  std::string url;                          // as for Get
-  std::vector<std::string> headers;         // "Name: value"; a line with CR or LF is refused, nothing sent
+  std::string url;                           // as for Get
+  std::vector<std::string> headers;          // "Name: value"; a line with CR or LF is refused, nothing sent
   std::chrono::milliseconds timeout{15000};  // the whole request
-  std::string ca_file;                      // a CA bundle to trust instead of the system's ("" = the system's)
-  size_t max_body = 0;                      // a larger body is an error; 0 = the client's limit (256 MiB)
+  std::string ca_file;  // a CA bundle to trust instead of the system's ("" = the system's)
+  size_t max_body = 0;  // a larger body is an error; 0 = the client's limit (256 MiB)
 };
 
 // One streamed GET (a redistributable archive): the bytes go to `on_data` as they arrive, nothing is
 // buffered whole. `offset` > 0 resumes an interrupted transfer (an HTTP Range request; a server that
 // ignores the range is an error, never silently restarted).
 struct StreamRequest {
-  std::string url;                // https://, http:// (refused unless the address connected is loopback), file://
+  std::string url;  // https://, http:// (refused unless the address connected is loopback), file://
   uint64_t offset = 0;
   std::chrono::milliseconds connect_timeout{15000};
   std::chrono::seconds stall_timeout{60};  // abort when under 1 KiB/s for this long
-  std::string ca_file;            // a CA bundle to trust instead of the system's ("" = the system's)
+  std::string ca_file;                     // a CA bundle to trust instead of the system's ("" = the system's)
   std::function<bool(const char* data, size_t len)> on_data;  // false stops the transfer
 };
 
 struct StreamResult {
-  int status = 0;           // HTTP status (200/206); 0 for file:// or no response
-  uint64_t bytes = 0;       // bytes handed to on_data by this call
-  std::string error;        // "" when the transfer completed
-  bool stopped = false;     // on_data returned false
-  bool retryable = false;   // a dropped connection, a timeout or a 5xx: worth resuming
+  int status = 0;          // HTTP status (200/206); 0 for file:// or no response
+  uint64_t bytes = 0;      // bytes handed to on_data by this call
+  std::string error;       // "" when the transfer completed
+  bool stopped = false;    // on_data returned false
+  bool retryable = false;  // a dropped connection, a timeout or a 5xx: worth resuming
   bool ok() const { return error.empty(); }
 };
 
@@ -87,8 +87,8 @@ std::unique_ptr<HttpClient> MakeCurlHttpClient();
 // Any request over the unix socket (the Engine API's POST/DELETE calls, streamed image pulls).
 struct UnixRequest {
   std::string method = "GET";
-  std::string path;                        // "/v1.47/images/create?fromImage=..." (caller escapes the query)
-  std::string body;                        // sent as application/json when not empty
+  std::string path;                         // "/v1.47/images/create?fromImage=..." (caller escapes the query)
+  std::string body;                         // sent as application/json when not empty
   std::chrono::milliseconds timeout{2000};  // whole request; with on_data: the longest silence between bytes
   std::function<void(std::string_view)> on_data;  // body bytes as they arrive (chunked coding removed)
 };

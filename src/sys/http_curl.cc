@@ -39,7 +39,8 @@ const CurlApi& Api() {
       api.error = lib.error;
       return;
     }
-    if (!DlBind(api.handle, "curl_easy_init", api.easy_init) || !DlBind(api.handle, "curl_easy_setopt", api.easy_setopt) ||
+    if (!DlBind(api.handle, "curl_easy_init", api.easy_init) ||
+        !DlBind(api.handle, "curl_easy_setopt", api.easy_setopt) ||
         !DlBind(api.handle, "curl_easy_perform", api.easy_perform) ||
         !DlBind(api.handle, "curl_easy_getinfo", api.easy_getinfo) ||
         !DlBind(api.handle, "curl_easy_cleanup", api.easy_cleanup) ||
@@ -169,8 +170,10 @@ bool Retryable(CURLcode rc, long status) {
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
       return true;
-    case CURLE_HTTP_RETURNED_ERROR: return status >= 500 || status == 429;
-    default: return false;
+    case CURLE_HTTP_RETURNED_ERROR:
+      return status >= 500 || status == 429;
+    default:
+      return false;
   }
 }
 
@@ -215,7 +218,8 @@ class CurlHttpClient : public HttpClient {
       api.easy_setopt(curl, CURLOPT_PREREQDATA, &st.guard);
       if (api.easy_setopt(curl, CURLOPT_PREREQFUNCTION, &OnPrereq) != CURLE_OK) {
         api.easy_cleanup(curl);
-        res.error = req.url + ": this libcurl cannot tell which address it connected to, so plain http is refused";
+        res.error =
+            req.url + ": this libcurl cannot tell which address it connected to, so plain http is refused";
         return res;
       }
     }
@@ -227,7 +231,8 @@ class CurlHttpClient : public HttpClient {
     res.bytes = st.bytes;
     res.stopped = st.stopped;
     if (st.guard.refused) {
-      res.error = req.url + ": plain http is only allowed from a loopback address (connected to " + st.guard.peer + ")";
+      res.error = req.url + ": plain http is only allowed from a loopback address (connected to " +
+                  st.guard.peer + ")";
     } else if (st.stopped) {
       res.error = "stopped";
     } else if (rc != CURLE_OK) {
@@ -289,7 +294,8 @@ class CurlHttpClient : public HttpClient {
     api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
     api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
     api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
-    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
+    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                    static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
     api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
     // Plain http to a peer that is not loopback is stopped before the request is sent (where this libcurl
     // has CURLOPT_PREREQFUNCTION, 7.80 and later), and its answer is never used (the check after the
@@ -314,14 +320,16 @@ class CurlHttpClient : public HttpClient {
     res.status = static_cast<int>(status);
     if (guard.refused) {
       res.error = "plain http connected to " + guard.peer + ", not a loopback address; no request was sent";
-    } else if (NeedsLoopbackPeer(last_url) && rc == CURLE_OK && !IsLoopbackHost(connected) && connected != "::1") {
-      res.error = "plain http connected to " + (connected.empty() ? std::string("an unknown address") : connected) +
+    } else if (NeedsLoopbackPeer(last_url) && rc == CURLE_OK && !IsLoopbackHost(connected) &&
+               connected != "::1") {
+      res.error = "plain http connected to " +
+                  (connected.empty() ? std::string("an unknown address") : connected) +
                   ", not a loopback address; nothing was used";
       res.status = 0;
     } else if (sink.too_big) {
       const size_t m = sink.max_body;
-      res.error = "response larger than " + (m % (1u << 20) == 0 ? std::to_string(m >> 20) + " MiB"
-                                                                 : std::to_string(m >> 10) + " KiB");
+      res.error = "response larger than " +
+                  (m % (1u << 20) == 0 ? std::to_string(m >> 20) + " MiB" : std::to_string(m >> 10) + " KiB");
     } else if (sink.headers_too_big) {
       res.error = "response headers larger than 64 KiB";
     } else if (rc != CURLE_OK) {

@@ -52,7 +52,8 @@ std::optional<std::string> AptLockHolder(const sys::Fs& fs) {
     ::close(fd);
     if (rc != 0 || fl.l_type == F_UNLCK) continue;
     std::string comm = "another process";
-    if (auto c = fs.ReadPrefix("/proc/" + std::to_string(fl.l_pid) + "/comm", 64)) comm = std::string(Trim(*c));
+    if (auto c = fs.ReadPrefix("/proc/" + std::to_string(fl.l_pid) + "/comm", 64))
+      comm = std::string(Trim(*c));
     return comm + " (pid " + std::to_string(fl.l_pid) + ")";
   }
   return std::nullopt;

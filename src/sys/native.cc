@@ -1,29 +1,30 @@
 // DlopenNativeLibs: version and health calls into NVIDIA's libraries through dlopen, no CUDA headers.
 // Libraries are opened RTLD_LAZY|RTLD_LOCAL and never closed: NCCL and NVML may start threads, and
 // unloading code a thread still runs crashes the process at exit.
-#include <cstdio>
-#include <cstring>
+#include "sys/native.h"
+
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
-#include "sys/native.h"
 #include "sys/dl.h"
 
 namespace gp::sys {
 namespace {
 
 // The C ABI of the few functions used (from NVIDIA's public headers; status codes: 0 = success).
-using IntFn = int (*)(int*);                    // cudaRuntimeGetVersion, ncclGetVersion, cuDriverGetVersion, cuDeviceGetCount
-using SizeFn = size_t (*)();                    // cudnnGetVersion
-using InitFn = int (*)(unsigned);               // cuInit
-using NvmlVoidFn = int (*)();                   // nvmlInit_v2, nvmlShutdown
-using NvmlStrFn = int (*)(char*, unsigned);     // nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion
-using NvmlCountFn = int (*)(unsigned*);         // nvmlDeviceGetCount_v2
-using NvmlErrFn = const char* (*)(int);         // nvmlErrorString
-using NvmlHandleFn = int (*)(unsigned, void**);  // nvmlDeviceGetHandleByIndex_v2
+using IntFn = int (*)(int*);  // cudaRuntimeGetVersion, ncclGetVersion, cuDriverGetVersion, cuDeviceGetCount
+using SizeFn = size_t (*)();  // cudnnGetVersion
+using InitFn = int (*)(unsigned);                      // cuInit
+using NvmlVoidFn = int (*)();                          // nvmlInit_v2, nvmlShutdown
+using NvmlStrFn = int (*)(char*, unsigned);            // nvmlSystemGetDriverVersion, nvmlSystemGetNVMLVersion
+using NvmlCountFn = int (*)(unsigned*);                // nvmlDeviceGetCount_v2
+using NvmlErrFn = const char* (*)(int);                // nvmlErrorString
+using NvmlHandleFn = int (*)(unsigned, void**);        // nvmlDeviceGetHandleByIndex_v2
 using NvmlDevStrFn = int (*)(void*, char*, unsigned);  // nvmlDeviceGetUUID, nvmlDeviceGetSerial
 // nvmlPciInfo_t as nvml.h declares it for nvmlDeviceGetPciInfo_v3
 // (https://docs.nvidia.com/deploy/nvml-api/structnvmlPciInfo__t.html).
@@ -33,7 +34,8 @@ struct NvmlPciInfo {
   char bus_id[32];
 };
 using NvmlPciFn = int (*)(void*, NvmlPciInfo*);  // nvmlDeviceGetPciInfo_v3
-// nvmlMemory_t for nvmlDeviceGetMemoryInfo (https://docs.nvidia.com/deploy/nvml-api/structnvmlMemory__t.html).
+// nvmlMemory_t for nvmlDeviceGetMemoryInfo
+// (https://docs.nvidia.com/deploy/nvml-api/structnvmlMemory__t.html).
 struct NvmlMemory {
   unsigned long long total, free, used;
 };
@@ -48,7 +50,8 @@ struct Opened {
 
 std::string PathOf(void* handle, const std::string& fallback) {
   struct link_map* map = nullptr;
-  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0]) return map->l_name;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0])
+    return map->l_name;
   return fallback;
 }
 
@@ -116,8 +119,10 @@ LibCall DlopenNativeLibs::CudnnVersion(const std::vector<std::string>& extra_dir
   }
   r.loaded = true;
   r.path = o.path;
-  if (auto fn = DlSym<SizeFn>(o.handle, "cudnnGetVersion")) r.value = static_cast<long>(fn());
-  else r.error = "cudnnGetVersion not found in " + o.path;
+  if (auto fn = DlSym<SizeFn>(o.handle, "cudnnGetVersion"))
+    r.value = static_cast<long>(fn());
+  else
+    r.error = "cudnnGetVersion not found in " + o.path;
   return r;
 }
 
@@ -157,8 +162,10 @@ NvmlInfo DlopenNativeLibs::Nvml() {
   }
   if (auto fn = DlSym<NvmlCountFn>(o.handle, "nvmlDeviceGetCount_v2")) {
     unsigned n = 0;
-    if (int s = fn(&n); s == 0) r.device_count = static_cast<long>(n);
-    else r.error = text(s);
+    if (int s = fn(&n); s == 0)
+      r.device_count = static_cast<long>(n);
+    else
+      r.error = text(s);
   }
   auto handle = DlSym<NvmlHandleFn>(o.handle, "nvmlDeviceGetHandleByIndex_v2");
   auto pci = DlSym<NvmlPciFn>(o.handle, "nvmlDeviceGetPciInfo_v3");
@@ -171,7 +178,8 @@ NvmlInfo DlopenNativeLibs::Nvml() {
     if (handle(static_cast<unsigned>(i), &dev) != 0 || pci(dev, &info) != 0) continue;
     NvmlDevice d;
     char addr[32];
-    std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", info.domain & 0xffffu, info.bus & 0xffu, info.device & 0x1fu);
+    std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", info.domain & 0xffffu, info.bus & 0xffu,
+                  info.device & 0x1fu);
     d.pci = addr;
     if (uuid && uuid(dev, buf, sizeof buf) == 0) d.uuid = std::string(buf, strnlen(buf, sizeof buf));
     if (serial && serial(dev, buf, sizeof buf) == 0) d.serial = std::string(buf, strnlen(buf, sizeof buf));
@@ -199,8 +207,10 @@ CudaDriverInfo DlopenNativeLibs::CudaDriver() {
   };
   if (auto fn = DlSym<IntFn>(o.handle, "cuDriverGetVersion")) {
     int v = 0;
-    if (int s = fn(&v); s == 0) r.driver_api_version = v;
-    else r.error = text("cuDriverGetVersion", s);
+    if (int s = fn(&v); s == 0)
+      r.driver_api_version = v;
+    else
+      r.error = text("cuDriverGetVersion", s);
   }
   auto init = DlSym<InitFn>(o.handle, "cuInit");
   if (!init) {
@@ -213,8 +223,10 @@ CudaDriverInfo DlopenNativeLibs::CudaDriver() {
   }
   if (auto fn = DlSym<IntFn>(o.handle, "cuDeviceGetCount")) {
     int n = 0;
-    if (int s = fn(&n); s == 0) r.device_count = n;
-    else r.error = text("cuDeviceGetCount", s);
+    if (int s = fn(&n); s == 0)
+      r.device_count = n;
+    else
+      r.error = text("cuDeviceGetCount", s);
   }
   return r;
 }

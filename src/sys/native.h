@@ -47,9 +47,10 @@ class NativeLibs {
   virtual ~NativeLibs() = default;
   // Each tries the sonames in order (e.g. libcudart.so.13, .so.12, .so.11, libcudart.so) with the
   // default loader search path plus `extra_dirs` (e.g. the CUDA toolkit's lib64).
-  virtual LibCall CudaRuntimeVersion(const std::vector<std::string>& extra_dirs) = 0;  // cudaRuntimeGetVersion
-  virtual LibCall CudnnVersion(const std::vector<std::string>& extra_dirs) = 0;        // cudnnGetVersion
-  virtual LibCall NcclVersion(const std::vector<std::string>& extra_dirs) = 0;         // ncclGetVersion
+  virtual LibCall CudaRuntimeVersion(
+      const std::vector<std::string>& extra_dirs) = 0;                           // cudaRuntimeGetVersion
+  virtual LibCall CudnnVersion(const std::vector<std::string>& extra_dirs) = 0;  // cudnnGetVersion
+  virtual LibCall NcclVersion(const std::vector<std::string>& extra_dirs) = 0;   // ncclGetVersion
   virtual NvmlInfo Nvml() = 0;
   virtual CudaDriverInfo CudaDriver() = 0;
 };

@@ -66,7 +66,8 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
         if (p[i] >= 0) ::close(p[i]);
   };
   if (::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) ||
-      (cmd.stdin_data && ::pipe2(in_pipe, O_CLOEXEC)) || (cmd.status_fd >= 0 && ::pipe2(st_pipe, O_CLOEXEC))) {
+      (cmd.stdin_data && ::pipe2(in_pipe, O_CLOEXEC)) ||
+      (cmd.status_fd >= 0 && ::pipe2(st_pipe, O_CLOEXEC))) {
     close_all();
     res.err = std::string("pipe: ") + std::strerror(errno);
     return res;
@@ -165,9 +166,12 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
         for (int i = 0; i < nfds; ++i) {
           if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
           int* fd = owners[i];
-          if (fd == &out_pipe[0]) Drain(*fd, &res.out, nullptr, nullptr);
-          else if (fd == &err_pipe[0]) Drain(*fd, &res.err, nullptr, nullptr);
-          else Drain(*fd, nullptr, &status_line_buf, &cmd.on_status_line);
+          if (fd == &out_pipe[0])
+            Drain(*fd, &res.out, nullptr, nullptr);
+          else if (fd == &err_pipe[0])
+            Drain(*fd, &res.err, nullptr, nullptr);
+          else
+            Drain(*fd, nullptr, &status_line_buf, &cmd.on_status_line);
         }
       }
     } else {
@@ -201,8 +205,10 @@ std::string ShellQuote(const std::string& word) {
   if (safe) return word;
   std::string out = "'";
   for (char c : word) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   out += "'";
   return out;
@@ -218,7 +224,8 @@ bool LooksLikeAssignment(const std::string& w) {
   if (eq == 0) return false;
   for (size_t i = 0; i < eq; ++i) {
     const char c = w[i];
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
     if (!ok) return false;
   }
   return true;

@@ -12,22 +12,22 @@
 namespace gp::sys {
 
 struct Command {
-  std::vector<std::string> argv;              // argv[0] is looked up in PATH when it has no '/'
-  std::map<std::string, std::string> env;     // added to (or overriding) the inherited environment
-  std::chrono::milliseconds timeout{30000};   // killed (SIGTERM, then SIGKILL after 2 s) when exceeded
-  std::optional<std::string> stdin_data;      // fed to stdin; otherwise stdin is /dev/null
-  bool passthrough_output = false;            // true: child writes to our stderr (apt progress); not captured
+  std::vector<std::string> argv;             // argv[0] is looked up in PATH when it has no '/'
+  std::map<std::string, std::string> env;    // added to (or overriding) the inherited environment
+  std::chrono::milliseconds timeout{30000};  // killed (SIGTERM, then SIGKILL after 2 s) when exceeded
+  std::optional<std::string> stdin_data;     // fed to stdin; otherwise stdin is /dev/null
+  bool passthrough_output = false;           // true: child writes to our stderr (apt progress); not captured
   // Called with each complete line the child writes to this extra fd (APT::Status-Fd progress); -1 = none.
   int status_fd = -1;
   std::function<void(const std::string&)> on_status_line;
 };
 
 struct CommandResult {
-  int exit_code = -1;        // the child's exit status; 128+N when killed by signal N; -1 when not started
+  int exit_code = -1;  // the child's exit status; 128+N when killed by signal N; -1 when not started
   bool timed_out = false;
-  bool not_found = false;    // argv[0] does not exist or is not executable
-  std::string out;           // captured stdout (empty with passthrough_output)
-  std::string err;           // captured stderr
+  bool not_found = false;  // argv[0] does not exist or is not executable
+  std::string out;         // captured stdout (empty with passthrough_output)
+  std::string err;         // captured stderr
   bool ok() const { return exit_code == 0 && !timed_out; }
 };
 

@@ -80,9 +80,11 @@ std::string Below(const std::vector<Level>& down, const std::string& name) {
 }  // namespace
 
 WriteResult RemoveTree(const std::string& path) {
-  struct stat st{};
-  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? WriteResult{} : Fail("cannot remove", path, errno);
-  if (!S_ISDIR(st.st_mode)) return ::unlink(path.c_str()) == 0 ? WriteResult{} : Fail("cannot remove", path, errno);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    return errno == ENOENT ? WriteResult{} : Fail("cannot remove", path, errno);
+  if (!S_ISDIR(st.st_mode))
+    return ::unlink(path.c_str()) == 0 ? WriteResult{} : Fail("cannot remove", path, errno);
   // Depth first with one directory descriptor open at a time and every name relative to it (openat,
   // unlinkat), so neither the tree's depth nor PATH_MAX limits the walk; each directory's names are read
   // once, before its entries go. The way back up is "..", checked against the directory recorded on the way
@@ -116,7 +118,7 @@ WriteResult RemoveTree(const std::string& path) {
         continue;
       }
       const int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      struct stat sst{};
+      struct stat sst {};
       if (sub < 0 || ::fstat(sub, &sst) != 0) {
         keep(name, errno);
         if (sub >= 0) ::close(sub);
@@ -141,15 +143,19 @@ WriteResult RemoveTree(const std::string& path) {
     ::close(fd);
     const Level done = std::move(down.back());
     down.pop_back();
-    struct stat ust{};
+    struct stat ust {};
     if (up < 0 || ::fstat(up, &ust) != 0 || ust.st_dev != down.back().dev || ust.st_ino != down.back().ino) {
       if (up >= 0) ::close(up);
-      return {false, "cannot remove " + path + ": " + Below(down, done.name) + " was moved while it was being removed",
-              ""};
+      return {
+          false,
+          "cannot remove " + path + ": " + Below(down, done.name) + " was moved while it was being removed",
+          ""};
     }
     fd = up;
-    if (done.kept) down.back().kept = true;
-    else if (::unlinkat(fd, done.name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) keep(done.name, errno);
+    if (done.kept)
+      down.back().kept = true;
+    else if (::unlinkat(fd, done.name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
+      keep(done.name, errno);
   }
   if (down[0].kept || ::rmdir(path.c_str()) != 0) {
     if (first.empty()) return Fail("cannot remove", path, errno);
@@ -178,7 +184,7 @@ WriteResult SwitchSymlink(const std::string& link, const std::string& target) {
 void RemoveIfEmpty(const std::string& path) { ::rmdir(path.c_str()); }
 
 WriteResult RenameDir(const std::string& from, const std::string& to) {
-  struct stat st{};
+  struct stat st {};
   if (::lstat(to.c_str(), &st) == 0) return Fail("cannot rename into", to, EEXIST);
   if (::rename(from.c_str(), to.c_str()) != 0) return Fail("cannot rename " + from + " to", to, errno);
   SyncDir(Parent(to));
@@ -196,12 +202,13 @@ WriteResult ExchangeDirs(const std::string& a, const std::string& b, bool& unsup
 }
 
 std::optional<uint64_t> FreeBytes(const std::string& path) {
-  struct statvfs st{};
+  struct statvfs st {};
   if (::statvfs(path.c_str(), &st) != 0) return std::nullopt;
   return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-std::string MakeTempDir(const std::string& parent, const std::string& prefix, std::string& error, unsigned mode) {
+std::string MakeTempDir(const std::string& parent, const std::string& prefix, std::string& error,
+                        unsigned mode) {
   std::string tmpl = parent + "/" + prefix + ".XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');

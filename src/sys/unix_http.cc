@@ -7,11 +7,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <optional>
-#include <algorithm>
 #include <string>
 
 #include "sys/http.h"
@@ -157,7 +157,8 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
   std::string request = req.method + " " + req.path +
                         " HTTP/1.1\r\nHost: docker\r\nUser-Agent: gpuprep\r\nAccept: application/json\r\n";
   if (!req.body.empty() || req.method == "POST")
-    request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(req.body.size()) + "\r\n";
+    request +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(req.body.size()) + "\r\n";
   request += "Connection: close\r\n\r\n" + req.body;
   size_t sent = 0;
   while (sent < request.size()) {
@@ -189,8 +190,10 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
   auto take_body = [&](std::string_view raw) {
     if (has_length && !chunked) raw = raw.substr(0, content_length - std::min(content_length, body_raw));
     body_raw += raw.size();
-    if (chunked) deliver(dechunk.Feed(raw));
-    else deliver(raw);
+    if (chunked)
+      deliver(dechunk.Feed(raw));
+    else
+      deliver(raw);
   };
   char buf[16384];
   for (;;) {
@@ -209,7 +212,7 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
       r.error = std::string("read: ") + std::strerror(errno);
       return r;
     }
-    if (n == 0) break;  // peer closed: the body ends here
+    if (n == 0) break;                                       // peer closed: the body ends here
     if (req.on_data) deadline = Clock::now() + req.timeout;  // a stream: the timeout bounds silence
     if (in_body) {
       take_body(std::string_view(buf, static_cast<size_t>(n)));
@@ -252,7 +255,8 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
     return r;
   }
   if (has_length && !chunked && body_raw < content_length) {
-    r.error = "incomplete body (" + std::to_string(body_raw) + " of " + std::to_string(content_length) + " bytes)";
+    r.error =
+        "incomplete body (" + std::to_string(body_raw) + " of " + std::to_string(content_length) + " bytes)";
     return r;
   }
   return r;

@@ -64,8 +64,10 @@ thread_local std::string g_sync_error;
 
 int SyncOne(const char* path, const struct stat* st, int type, struct FTW*) {
   int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
-  if (type == FTW_DP || type == FTW_D) flags |= O_DIRECTORY;
-  else if (type != FTW_F || !S_ISREG(st->st_mode)) return 0;  // symlinks: their directory's fsync records them
+  if (type == FTW_DP || type == FTW_D)
+    flags |= O_DIRECTORY;
+  else if (type != FTW_F || !S_ISREG(st->st_mode))
+    return 0;  // symlinks: their directory's fsync records them
   int fd = ::open(path, flags);
   if (fd < 0 || ::fsync(fd) != 0) {
     g_sync_error = std::string("cannot sync ") + path + ": " + ::strerror(errno);

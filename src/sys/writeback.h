@@ -1,8 +1,8 @@
 // Durability of an extracted tree without a stall at the end (redist/install.cc): while the archive is still
 // being decoded, a background thread asks the kernel to start writing each file's pages out
-// (sync_file_range(SYNC_FILE_RANGE_WRITE), which never waits for the disk), so that the fsyncs made before the
-// tree is renamed into place find little left to write. Only the tree's own files are flushed, never the whole
-// filesystem (syncfs would also wait for every other writer on the host).
+// (sync_file_range(SYNC_FILE_RANGE_WRITE), which never waits for the disk), so that the fsyncs made before
+// the tree is renamed into place find little left to write. Only the tree's own files are flushed, never the
+// whole filesystem (syncfs would also wait for every other writer on the host).
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -21,8 +21,8 @@ class Writeback {
   Writeback(const Writeback&) = delete;
   Writeback& operator=(const Writeback&) = delete;
 
-  // Queues `path` (a regular file on this machine, not followed if a link) for writeback; never blocks on I/O.
-  // A failure to start writeback is ignored: SyncTree is what makes the tree durable.
+  // Queues `path` (a regular file on this machine, not followed if a link) for writeback; never blocks on
+  // I/O. A failure to start writeback is ignored: SyncTree is what makes the tree durable.
   void Kick(const std::string& path);
   // Waits until every queued kick has been issued.
   void Drain();

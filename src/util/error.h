@@ -7,10 +7,10 @@
 namespace gp {
 
 enum ExitCode : int {
-  kExitOk = 0,         // nothing failed
-  kExitFailed = 1,     // a check or step failed (doctor, verify, apply)
-  kExitUsage = 2,      // bad usage, bad manifest, bad input, launch request the host cannot satisfy
-  kExitReboot = 3,     // a reboot is required before apply can continue
+  kExitOk = 0,      // nothing failed
+  kExitFailed = 1,  // a check or step failed (doctor, verify, apply)
+  kExitUsage = 2,   // bad usage, bad manifest, bad input, launch request the host cannot satisfy
+  kExitReboot = 3,  // a reboot is required before apply can continue
 };
 
 // A user-facing error. what() is the whole message after "gpuprep: error: ".

@@ -171,10 +171,18 @@ std::string TerminalSafe(std::string_view s) {
     const size_t n = SequenceAt(s, i, &cp);
     if (n == 0 || IsControl(cp)) {
       switch (n == 0 ? 0x100 : cp) {
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        case 0x1B: out += "\\e"; break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case 0x1B:
+          out += "\\e";
+          break;
         default:
           for (size_t k = 0; k < (n == 0 ? 1 : n); ++k) {
             std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(s[i + k]));
@@ -212,7 +220,9 @@ bool ValidDebName(std::string_view s) {
 
 bool ValidDebVersion(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;
-  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  const auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
   std::string_view rest = s;
   if (const size_t colon = s.find(':'); colon != std::string_view::npos) {  // epoch: digits only
     if (colon == 0) return false;
@@ -321,7 +331,8 @@ std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
       port_sep = true;
     }
     for (char c : host)
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-'))
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+            c == '-'))
         return fail("a host name holds letters, digits, '.' and '-' only");
     // libcurl reads 127.1, 0x7f.0.0.1 and 010.0.0.1 as addresses (the last one as 8.0.0.1): one spelling
     // only.

@@ -16,7 +16,8 @@ bool IsSpecial(char c) {
   return u == '"' || u == '\\' || u < 0x20 || u >= 0x80;
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (defined(__GNUC__) || defined(__clang__))
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+    (defined(__GNUC__) || defined(__clang__))
 constexpr bool kWordScan = true;
 #else
 constexpr bool kWordScan = false;
@@ -34,8 +35,9 @@ constexpr uint64_t kHighBits = 0x8080808080808080ULL;
 
 // The high bit of every byte of `w` that IsSpecial, eight at a time: per byte b, b - 0x20 has its high bit
 // set when b < 0x20, (b ^ '"') - 1 when b is '"', (b ^ '\\') - 1 when b is '\\', and b itself when b >= 0x80
-// (the other terms are set for no other b below 0x80). A subtraction borrows from the byte above only where the byte below matched, so a byte can
-// be marked falsely only above a true one: the lowest marked byte is always the first special one.
+// (the other terms are set for no other b below 0x80). A subtraction borrows from the byte above only where
+// the byte below matched, so a byte can be marked falsely only above a true one: the lowest marked byte is
+// always the first special one.
 GP_JSON_INLINE uint64_t SpecialBytes(uint64_t w) {
   const uint64_t quote = w ^ (kOnes * '"');
   const uint64_t backslash = w ^ (kOnes * '\\');
@@ -62,10 +64,14 @@ int Hex4(const char* p) {
   for (int i = 0; i < 4; ++i) {
     const char c = p[i];
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return -1;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return -1;
     v = v * 16 + d;
   }
   return v;
@@ -95,7 +101,10 @@ constexpr int64_t kMaxMagnitude = 308;
 }  // namespace
 
 JsonScanner::JsonScanner(std::string_view text, int max_depth)
-    : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), max_depth_(std::clamp(max_depth, 0, 63)) {
+    : begin_(text.data()),
+      p_(text.data()),
+      end_(text.data() + text.size()),
+      max_depth_(std::clamp(max_depth, 0, 63)) {
   if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) p_ += 3;  // nlohmann skips a leading BOM
 }
 

@@ -8,9 +8,9 @@
 //    encoded surrogates, nothing past U+10FFFF), with the escapes \" \\ \/ \b \f \n \r \t and \uXXXX, a high
 //    surrogate \uD800-\uDBFF only when a low one \uDC00-\uDFFF follows it, a low one never alone;
 //  - numbers by the grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, and true, false, null.
-// A number that might not fit in a double (nlohmann refuses those) is not guessed at, nor a NUL byte after the
-// root value (nlohmann's lexer ends its input there and ignores the rest): the verdict is kUnsure.
-// Errors are sticky: after the first one every call answers false and verdict() says which it was.
+// A number that might not fit in a double (nlohmann refuses those) is not guessed at, nor a NUL byte after
+// the root value (nlohmann's lexer ends its input there and ignores the rest): the verdict is kUnsure. Errors
+// are sticky: after the first one every call answers false and verdict() says which it was.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -84,9 +84,9 @@ class JsonScanner {
   const char* p_;
   const char* end_;
   int max_depth_;
-  int depth_ = 0;            // containers open
-  uint64_t objects_ = 0;     // bit d-1: level d is an object (else an array)
-  uint64_t first_ = 0;       // bit d-1: level d has had no member or element yet
+  int depth_ = 0;         // containers open
+  uint64_t objects_ = 0;  // bit d-1: level d is an object (else an array)
+  uint64_t first_ = 0;    // bit d-1: level d has had no member or element yet
   Verdict verdict_ = Verdict::kOk;
   std::string key_buffer_;  // a key with escapes, decoded
 };

@@ -117,7 +117,8 @@ std::string InputDetail(const GpuWindow& w, const Thresholds& t) {
 
 // Ranks spinning in a collective: busy duty at idle power with no traffic (and no tensor work where GPM
 // shows it). NCCL: a late rank makes "all the other GPUs ... block SMs, waiting for the last rank"
-// (github.com/NVIDIA/nccl/issues/403); github.com/Theano/libgpuarray/issues/387: "pegged at 100% except for one ... at idle".
+// (github.com/NVIDIA/nccl/issues/403); github.com/Theano/libgpuarray/issues/387: "pegged at 100% except for
+// one ... at idle".
 bool Spinning(const GpuWindow& w, const Thresholds& t) {
   if (w.lost || w.ok == 0 || !w.duty_pct.Get() || *w.duty_pct.Get() < t.busy_duty_pct) return false;
   if (!w.power_ratio.Get() || *w.power_ratio.Get() >= t.idle_power_ratio) return false;

@@ -71,7 +71,8 @@ struct GpuSample {
   std::optional<double> pcie_peak_bytes_per_s, nvlink_peak_bytes_per_s;  // one direction, all lanes/links
   std::optional<Gpm> gpm;                                                // the whole GPU
   std::optional<bool> mig_mode;
-  std::vector<MigInstance> mig_instances;  // per MIG GPU instance; its GPM values null where GPM does not reach it
+  std::vector<MigInstance>
+      mig_instances;  // per MIG GPU instance; its GPM values null where GPM does not reach it
   std::optional<std::vector<GpuProcess>> processes;
   unsigned process_entry_bytes = 0;  // the process-list stride NVML's answer was read with
 };

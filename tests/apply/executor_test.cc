@@ -1,6 +1,7 @@
 // The executor against a temp dir as "/" (DiskFs), a FakeCommandRunner and a fake HTTP client: the exact
 // command sequence, the files written, failure injection, reboot + resume, and an idempotent re-run.
-#include <catch2/catch.hpp>
+#include "apply/executor.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -9,16 +10,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <sstream>
 
-#include "apply/executor.h"
 #include "apply/harness.h"
-#include "sys/locks.h"
 #include "apt/index.h"
 #include "apt/sources.h"
 #include "plan/planner.h"
 #include "support/fakes.h"
+#include "sys/locks.h"
 #include "sys/sha256.h"
 #include "util/strings.h"
 
@@ -29,7 +30,8 @@ namespace {
 
 const std::string kKey = std::string("\x99\x01\x0d\x04test-key-bytes", 18);
 const std::string kInstall =
-    "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 "
+    "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o "
+    "DPkg::Lock::Timeout=600 "
     "install -- linux-headers-5.15.0-105-generic cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 "
     "libcudnn8=8.9.7.29-1+cuda12.2 libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2";
 const std::string kHold = "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2";
@@ -39,7 +41,8 @@ struct LogCapture {
   std::ostringstream text;
   std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
   LogCapture() {
-    auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(text));
+    auto logger =
+        std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(text));
     logger->set_pattern("%v");
     spdlog::set_default_logger(logger);
   }
@@ -64,11 +67,14 @@ struct Host {
     // Behave like the real programs where later steps depend on it.
     runner.On("apt-get -y", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(false); });
     runner.On("apt-mark hold", test::Exit(0), -1, [this](const sys::Command&) { Dpkg(true); });
-    runner.On("apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update", test::Exit(0), -1, [this](const sys::Command&) {
-      root.Write("/var/lib/apt/lists/" + apt::ListsPrefix(stack.repositories[0]) + "Packages", test::RepoPackages(stack));
-    });
+    runner.On("apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update", test::Exit(0), -1,
+              [this](const sys::Command&) {
+                root.Write("/var/lib/apt/lists/" + apt::ListsPrefix(stack.repositories[0]) + "Packages",
+                           test::RepoPackages(stack));
+              });
     runner.On("systemctl enable", test::Exit(0), -1, [this](const sys::Command& c) {
-      root.Symlink("/etc/systemd/system/" + c.argv[2], "/etc/systemd/system/multi-user.target.wants/" + c.argv[2]);
+      root.Symlink("/etc/systemd/system/" + c.argv[2],
+                   "/etc/systemd/system/multi-user.target.wants/" + c.argv[2]);
     });
     runner.On("systemctl disable", test::Exit(0), -1, [this](const sys::Command& c) {
       root.fs().Remove("/etc/systemd/system/multi-user.target.wants/" + c.argv[2]);
@@ -127,28 +133,30 @@ struct Host {
 
 }  // namespace
 
-TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume verifies, re-run is empty", "[apply]") {
+TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume verifies, re-run is empty",
+          "[apply]") {
   Host h;
   auto p = h.Plan();
   auto r = h.Run(p);
   CHECK(r.exit_code == 3);
   CHECK(r.message ==
-        "a reboot is required (/var/run/reboot-required exists; driver 535.129.03 is installed but no nvidia kernel "
-        "module is loaded); reboot, and gpuprep-resume.service resumes after boot (or run: gpuprep apply --resume --yes)");
-  CHECK(h.runner.Joined() == std::vector<std::string>{"apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update",
-                                                      kInstall,
-                                                      "update-initramfs -u",
-                                                      kHold,
-                                                      "systemctl enable nvidia-persistenced.service",
-                                                      "systemctl daemon-reload",
-                                                      "systemctl enable gpuprep-resume.service"});
+        "a reboot is required (/var/run/reboot-required exists; driver 535.129.03 is installed but no nvidia "
+        "kernel "
+        "module is loaded); reboot, and gpuprep-resume.service resumes after boot (or run: gpuprep apply "
+        "--resume --yes)");
+  CHECK(h.runner.Joined() ==
+        std::vector<std::string>{"apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update",
+                                 kInstall, "update-initramfs -u", kHold,
+                                 "systemctl enable nvidia-persistenced.service", "systemctl daemon-reload",
+                                 "systemctl enable gpuprep-resume.service"});
   CHECK(h.runner.calls[1].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   // Files: the key exactly as pinned, the signed-by list, the blacklist, the unit, the journal.
   CHECK(h.root.Read("/usr/share/keyrings/cuda-archive-keyring.gpg") == kKey);
   CHECK(h.root.Read("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list") ==
         "# gpuprep: repository cuda of stack test-r535 (do not edit; gpuprep apply rewrites it)\n"
         "deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] https://repo.example/cuda/ /\n");
-  CHECK(h.root.Read("/etc/modprobe.d/blacklist-nouveau.conf") == "blacklist nouveau\noptions nouveau modeset=0\n");
+  CHECK(h.root.Read("/etc/modprobe.d/blacklist-nouveau.conf") ==
+        "blacklist nouveau\noptions nouveau modeset=0\n");
   const std::string unit = h.root.Read("/etc/systemd/system/gpuprep-resume.service");
   CHECK(unit.find("\nExecStart=/opt/gpuprep/bin/gpuprep apply --resume --yes\n") != std::string::npos);
   CHECK(unit.find("\nType=oneshot\n") != std::string::npos);
@@ -159,8 +167,8 @@ TEST_CASE("bare host: one apt transaction, reboot with the resume unit, resume v
   std::vector<std::string> ids;
   for (const auto& s : j->steps) ids.push_back(s.id + ":" + s.status);
   CHECK(ids == std::vector<std::string>{"repo.cuda.key:done", "repo.cuda.list:done", "apt.update:done",
-                                        "apt.pin:done", "apt.install:done", "driver.nouveau:done", "apt.hold:done",
-                                        "driver.persistenced:done", "reboot.check:done"});
+                                        "apt.pin:done", "apt.install:done", "driver.nouveau:done",
+                                        "apt.hold:done", "driver.persistenced:done", "reboot.check:done"});
   CHECK(j->touched_layers == std::vector<std::string>{"driver", "cuda", "cudnn", "nccl"});
 
   // Rerun before the reboot: nothing to install, the reboot is still required (detected again).
@@ -195,7 +203,8 @@ TEST_CASE("a key whose sha256 does not match the pin fails before anything on th
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
   CHECK(r.message == "repo.cuda.key: https://repo.example/cuda/key.gpg: sha256 mismatch: downloaded " +
-                         sys::Sha256Hex("tampered") + ", the stack pins " + sys::Sha256Hex(kKey) + "; nothing was written");
+                         sys::Sha256Hex("tampered") + ", the stack pins " + sys::Sha256Hex(kKey) +
+                         "; nothing was written");
   CHECK(h.runner.calls.empty());
   CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
   CHECK_FALSE(h.root.Exists("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list"));
@@ -208,14 +217,16 @@ TEST_CASE("a key with another fingerprint is refused; the download is not left b
   h.stack.repositories[0].keyring_sha256.clear();
   h.stack.repositories[0].key_fingerprint = "EB693B3035CD5710E231E123A4B469963BF863CC";
   h.runner.On("gpg --batch --show-keys --with-colons",
-              test::Exit(0, "pub:-:4096:1:A4B469963BF863CC:1649870220:::-:::scESC::::::23::0:\n"
-                            "fpr:::::::::0000000000000000000000000000000000000000:\n"
-                            "uid:-::::1649870220::ABC::cudatools <cudatools@nvidia.com>::::::::::0:\n"));
+              test::Exit(0,
+                         "pub:-:4096:1:A4B469963BF863CC:1649870220:::-:::scESC::::::23::0:\n"
+                         "fpr:::::::::0000000000000000000000000000000000000000:\n"
+                         "uid:-::::1649870220::ABC::cudatools <cudatools@nvidia.com>::::::::::0:\n"));
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
-  CHECK(r.message == "repo.cuda.key: https://repo.example/cuda/key.gpg: key fingerprint mismatch: the key is "
-                     "0000000000000000000000000000000000000000, the stack pins "
-                     "EB693B3035CD5710E231E123A4B469963BF863CC; nothing was written");
+  CHECK(r.message ==
+        "repo.cuda.key: https://repo.example/cuda/key.gpg: key fingerprint mismatch: the key is "
+        "0000000000000000000000000000000000000000, the stack pins "
+        "EB693B3035CD5710E231E123A4B469963BF863CC; nothing was written");
   REQUIRE(h.runner.calls.size() == 1);
   CHECK(h.runner.calls[0].argv[4] == h.root.path() + "/var/lib/gpuprep/tmp/key.download");
   CHECK(h.runner.calls[0].env.at("GNUPGHOME") == h.root.path() + "/var/lib/gpuprep/gnupg");
@@ -228,21 +239,26 @@ TEST_CASE("a key with another fingerprint is refused; the download is not left b
   ok.stack.repositories[0].key_fingerprint = "EB693B3035CD5710E231E123A4B469963BF863CC";
   ok.runner.rules.insert(ok.runner.rules.begin(),
                          {"gpg --batch --show-keys",
-                          test::Exit(0, "pub:-:4096:1:A4B469963BF863CC:1649870220:::-:::scESC::::::23::0:\n"
-                                        "fpr:::::::::EB693B3035CD5710E231E123A4B469963BF863CC:\n"),
+                          test::Exit(0,
+                                     "pub:-:4096:1:A4B469963BF863CC:1649870220:::-:::scESC::::::23::0:\n"
+                                     "fpr:::::::::EB693B3035CD5710E231E123A4B469963BF863CC:\n"),
                           -1, nullptr});
   CHECK(ok.Run(ok.Plan()).exit_code == 3);
   CHECK(ok.root.Read("/usr/share/keyrings/cuda-archive-keyring.gpg") == kKey);
 }
 
-TEST_CASE("apt-get install failing stops the run with apt's own last line; nothing after it runs", "[apply]") {
+TEST_CASE("apt-get install failing stops the run with apt's own last line; nothing after it runs",
+          "[apply]") {
   Host h;
-  h.runner.rules.insert(h.runner.rules.begin(),
-                        {"apt-get -y", test::Exit(100, "", "Reading package lists...\nE: Unable to locate package cuda-drivers\n"),
-                         -1, nullptr});
+  h.runner.rules.insert(
+      h.runner.rules.begin(),
+      {"apt-get -y",
+       test::Exit(100, "", "Reading package lists...\nE: Unable to locate package cuda-drivers\n"), -1,
+       nullptr});
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
-  CHECK(r.message == "apt.install: " + kInstall + " exited with 100: E: Unable to locate package cuda-drivers");
+  CHECK(r.message ==
+        "apt.install: " + kInstall + " exited with 100: E: Unable to locate package cuda-drivers");
   CHECK(h.runner.Joined().back() == kInstall);
   auto j = apply::ReadJournal(h.root.fs());
   CHECK(j->state == "failed");
@@ -265,17 +281,21 @@ TEST_CASE("apt-get update failing (a bad signature) restores the sources as they
   Host h;
   h.root.Write("/etc/apt/sources.list.d/old.list", "deb https://repo.example/cuda /\n");
   h.root.Write("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list", "deb https://repo.example/cuda/ /\n");
-  h.runner.rules.insert(h.runner.rules.begin(),
-                        {"apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update",
-                         test::Exit(100, "", "E: The repository 'https://repo.example/cuda  InRelease' is not signed.\n"),
-                         -1, nullptr});
+  h.runner.rules.insert(
+      h.runner.rules.begin(),
+      {"apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update",
+       test::Exit(100, "", "E: The repository 'https://repo.example/cuda  InRelease' is not signed.\n"), -1,
+       nullptr});
   auto r = h.Run(h.Plan());
   CHECK(r.exit_code == 1);
-  CHECK(r.message == "apt.update: apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update exited with 100: E: The repository "
-                     "'https://repo.example/cuda  InRelease' is not signed.");
+  CHECK(r.message ==
+        "apt.update: apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update exited with "
+        "100: E: The repository "
+        "'https://repo.example/cuda  InRelease' is not signed.");
   CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
   CHECK(h.root.Read("/etc/apt/sources.list.d/old.list") == "deb https://repo.example/cuda /\n");
-  CHECK(h.root.Read("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list") == "deb https://repo.example/cuda/ /\n");
+  CHECK(h.root.Read("/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list") ==
+        "deb https://repo.example/cuda/ /\n");
   CHECK(h.root.fs().List("/etc/apt/sources.list.d") ==
         std::vector<std::string>{"cuda-ubuntu2204-x86_64.list", "old.list"});
   CHECK_FALSE(h.root.Exists("/etc/modprobe.d/blacklist-nouveau.conf"));
@@ -344,8 +364,9 @@ TEST_CASE("verify failing after the reboot fails the run with the fix", "[apply]
   h.native.nvml.device_count = 1;  // a GPU fell off the bus
   auto r = h.Run(h.Plan(h.journal.touched_layers));
   CHECK(r.exit_code == 1);
-  CHECK(r.message == "verify.driver: NVML counts 1 GPUs but PCI shows 2 (fix: gpuprep doctor (a GPU may have fallen "
-                     "off the bus; check dmesg for Xid errors))");
+  CHECK(r.message ==
+        "verify.driver: NVML counts 1 GPUs but PCI shows 2 (fix: gpuprep doctor (a GPU may have fallen "
+        "off the bus; check dmesg for Xid errors))");
   CHECK(h.root.Exists("/etc/systemd/system/gpuprep-resume.service"));  // kept for the next try
 }
 
@@ -436,13 +457,15 @@ TEST_CASE("on a terminal apt reports progress through APT::Status-Fd", "[apply]"
         }) != joined.end());
 }
 
-TEST_CASE("cuda, cudnn and nccl are verified by a new gpuprep process; its verdict is the step's", "[apply]") {
+TEST_CASE("cuda, cudnn and nccl are verified by a new gpuprep process; its verdict is the step's",
+          "[apply]") {
   // The probe that started this process loaded the libraries as they were; after a switch only a new process
   // loads the new ones (apply/verify_fresh.h).
   plan::Plan p;
   p.steps.push_back({"verify.cudnn", {"cudnn"}, "verify cudnn", {plan::Action::Verify("cudnn")}});
   p.steps.push_back({"verify.driver", {"driver"}, "verify driver", {plan::Action::Verify("driver")}});
-  const std::string argv = "/opt/gpuprep/bin/gpuprep --manifest /etc/gpuprep/site.yaml -q --json verify --only cudnn";
+  const std::string argv =
+      "/opt/gpuprep/bin/gpuprep --manifest /etc/gpuprep/site.yaml -q --json verify --only cudnn";
   std::string logs;
   auto run = [&](test::FakeCommandRunner& runner) {
     TempRoot root;
@@ -480,13 +503,15 @@ TEST_CASE("cuda, cudnn and nccl are verified by a new gpuprep process; its verdi
     auto r = run(runner);
     CHECK(r.exit_code == 1);
     CHECK(r.message ==
-          "verify.cudnn: cuDNN 9.12.0 loaded but the stack pins 9.13.0.50 (fix: sudo gpuprep apply --yes --only cudnn)");
+          "verify.cudnn: cuDNN 9.12.0 loaded but the stack pins 9.13.0.50 (fix: sudo gpuprep apply --yes "
+          "--only cudnn)");
   }
   SECTION("no answer (a crash, a usage error): the step fails saying so") {
     test::FakeCommandRunner runner;
     runner.On(argv, test::Exit(2, "", "gpuprep: error: --manifest: no such file\n"));
     auto r = run(runner);
     CHECK(r.exit_code == 1);
-    CHECK(r.message == "verify.cudnn: verify in a new process (" + argv + ") exited with 2: gpuprep: error: --manifest: no such file");
+    CHECK(r.message == "verify.cudnn: verify in a new process (" + argv +
+                           ") exited with 2: gpuprep: error: --manifest: no such file");
   }
 }

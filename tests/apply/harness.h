@@ -2,6 +2,8 @@
 // stack shaped like the embedded R535 one, a fake HTTP client and fake native libraries.
 #pragma once
 #include <ftw.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,22 +16,20 @@
 #include <stdexcept>
 #include <string>
 
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
-
 #include "manifest/model.h"
 #include "probe/host.h"
+#include "support/hosts.h"
 #include "sys/fs.h"
 #include "sys/http.h"
 #include "sys/native.h"
 #include "util/version.h"
-#include "support/hosts.h"
 
 namespace gp::test {
 
 // Other tests' RunCli calls leave spdlog pointing at a stream that is gone; apply tests log to nothing.
 inline void QuietLogs() {
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>("quiet", std::make_shared<spdlog::sinks::null_sink_mt>()));
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("quiet", std::make_shared<spdlog::sinks::null_sink_mt>()));
 }
 
 class TempRoot {
@@ -47,7 +47,9 @@ class TempRoot {
   }
   sys::DiskFs& fs() { return *fs_; }
   const std::string& path() const { return path_; }
-  void Write(const std::string& p, const std::string& contents) { fs_->WriteAtomic(p, contents, 0644, false); }
+  void Write(const std::string& p, const std::string& contents) {
+    fs_->WriteAtomic(p, contents, 0644, false);
+  }
   std::string Read(const std::string& p) const { return fs_->Read(p).value_or("<missing>"); }
   bool Exists(const std::string& p) const { return fs_->Exists(p); }
   void Symlink(const std::string& target, const std::string& p) {
@@ -119,7 +121,8 @@ inline std::string RepoPackages(const manifest::Stack& s) {
   std::string out;
   auto add = [&out](const manifest::AptPackage& p) {
     for (const std::string& v : {p.version, "9" + p.version})
-      out += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" + p.name + ".deb\n\n";
+      out += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" + p.name +
+             ".deb\n\n";
   };
   for (const auto& p : s.driver.packages) add(p);
   for (const auto& p : s.driver.fabricmanager_packages) add(p);
@@ -130,8 +133,8 @@ inline std::string RepoPackages(const manifest::Stack& s) {
 
 // One dpkg status stanza.
 inline std::string DpkgStanza(const std::string& name, const std::string& version, bool held = true) {
-  return "Package: " + name + "\nStatus: " + (held ? "hold" : "install") + " ok installed\nArchitecture: amd64\nVersion: " +
-         version + "\nDescription: test\n multi-line\n\n";
+  return "Package: " + name + "\nStatus: " + (held ? "hold" : "install") +
+         " ok installed\nArchitecture: amd64\nVersion: " + version + "\nDescription: test\n multi-line\n\n";
 }
 
 class FakeHttp : public sys::HttpClient {

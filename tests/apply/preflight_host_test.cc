@@ -3,8 +3,9 @@
 // with apt's copy: method (no network; file: would link the lists to paths outside the test's root). The
 // host's lists are untouched and the private directory is removed. apt-get is part of every host gpuprep
 // supports, so the test needs it.
-#include <catch2/catch.hpp>
 #include <sys/stat.h>
+
+#include <catch2/catch.hpp>
 
 #include "apply/harness.h"
 #include "apply/preflight.h"
@@ -31,7 +32,8 @@ struct Host {
     for (const auto& p : packages) {
       const auto eq = p.find('=');
       text += "Package: " + p.substr(0, eq) + "\nVersion: " + p.substr(eq + 1) +
-              "\nArchitecture: amd64\nFilename: ./" + p.substr(0, eq) + ".deb\nSize: 1\nDescription: test\n\n";
+              "\nArchitecture: amd64\nFilename: ./" + p.substr(0, eq) +
+              ".deb\nSize: 1\nDescription: test\n\n";
     }
     root.Write("/srv/" + name + "/Packages", text);
     Source("deb [trusted=yes] copy:" + root.path() + "/srv/" + name + " ./");
@@ -43,7 +45,6 @@ struct Host {
   apt::ListsAnswer Ask(const std::string& package) { return apply::FetchKernelPackageAnswer(package, env); }
   std::string sources;
 };
-
 
 }  // namespace
 
@@ -63,7 +64,8 @@ TEST_CASE("the host's own sources, fetched privately, say whether the kernel hea
   CHECK(h.Ask("linux-headers-5.15.0-105-generic").state == Availability::kMissing);
   CHECK(h.Ask("linux-headers-6.18.44-fc-v657-gpu").state == Availability::kMissing);
   // Nothing of the host's changed; nothing of the private fetch is left.
-  CHECK(h.root.Read("/var/lib/apt/lists/host-list_Packages") == "Package: linux-headers-5.15.0-105-generic\n\n");
+  CHECK(h.root.Read("/var/lib/apt/lists/host-list_Packages") ==
+        "Package: linux-headers-5.15.0-105-generic\n\n");
   CHECK(h.root.fs().List("/var/lib/apt/lists") == std::vector<std::string>{"host-list_Packages"});
   CHECK_FALSE(h.root.Exists(apply::kPreflightHostDir));
   CHECK_FALSE(h.root.Exists("/var/cache/apt/pkgcache.bin"));

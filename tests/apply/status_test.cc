@@ -116,7 +116,8 @@ TEST_CASE("status: the converged stack and the run's content hash", "[apply][sta
   auto doc = nlohmann::json::parse(gp::apply::StatusToText(s));
   CHECK(doc["content_hash"] == s.content_hash);
   CHECK(doc["converged"].is_null());
-  s.converged = gp::apply::StackRecord{"old", "/etc/gpuprep/site.yaml", "sha256:" + std::string(64, 'b'), "T"};
+  s.converged =
+      gp::apply::StackRecord{"old", "/etc/gpuprep/site.yaml", "sha256:" + std::string(64, 'b'), "T"};
   doc = nlohmann::json::parse(gp::apply::StatusToText(s));
   CHECK(doc["converged"] == nlohmann::json{{"stack", "old"},
                                            {"manifest", "/etc/gpuprep/site.yaml"},

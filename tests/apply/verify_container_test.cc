@@ -1,11 +1,12 @@
 // The container checks of verify against the stand-in Engine API: every GPU listed by nvidia-smi -L in a
 // container, the torch check, and the classic failures named with their fix.
+#include "apply/verify_container.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
 #include "apply/harness.h"
-#include "apply/verify_container.h"
 #include "support/fake_engine.h"
 #include "support/launch_support.h"
 #include "sys/http.h"
@@ -26,9 +27,11 @@ struct Setup {
     stack.image.ref = kRef;
     test::WriteScript(bin, "nvidia-smi",
                       "[ \"$NVIDIA_VISIBLE_DEVICES\" = void ] && exit 9\n"
-                      "echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)'; echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-1)'");
+                      "echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)'; echo 'GPU 1: NVIDIA H100 80GB HBM3 "
+                      "(UUID: GPU-1)'");
     test::WriteScript(bin, "python",
-                      "n=$(nvidia-smi -L | grep -c '^GPU ') || { echo 'RuntimeError: No CUDA GPUs are available' >&2; exit 1; }\n"
+                      "n=$(nvidia-smi -L | grep -c '^GPU ') || { echo 'RuntimeError: No CUDA GPUs are "
+                      "available' >&2; exit 1; }\n"
                       "echo \"$n NVIDIA H100 80GB HBM3\"");
   }
   ~Setup() {
@@ -36,8 +39,11 @@ struct Setup {
     std::filesystem::remove_all(bin, ec);
   }
   nlohmann::json State(bool pulled) const {
-    nlohmann::json img = {{"digest", "sha256:" + std::string(64, 'a')}, {"env", {"CUDA_VERSION=12.2.2.009", "PYTORCH_VERSION=2.1.0a0+32f93b1", "NVIDIA_PYTORCH_VERSION=23.10"}},
-                          {"bin", bin}};
+    nlohmann::json img = {
+        {"digest", "sha256:" + std::string(64, 'a')},
+        {"env",
+         {"CUDA_VERSION=12.2.2.009", "PYTORCH_VERSION=2.1.0a0+32f93b1", "NVIDIA_PYTORCH_VERSION=23.10"}},
+        {"bin", bin}};
     return pulled ? nlohmann::json{{"images", {{kRef, img}}}} : nlohmann::json{{"registry", {{kRef, img}}}};
   }
   layers::LayerReport Verify(const std::string& layer, const test::FakeEngine& fake) {
@@ -73,11 +79,13 @@ TEST_CASE("verify containers: every GPU in a container, torch counts them", "[ap
 
 TEST_CASE("verify containers: an image without PyTorch gets no torch check", "[apply][verify][docker]") {
   Setup s;
-  // A CUDA base image (nvcr.io/nvidia/cuda): CUDA_VERSION and no PYTORCH_VERSION in its config; its python would fail.
+  // A CUDA base image (nvcr.io/nvidia/cuda): CUDA_VERSION and no PYTORCH_VERSION in its config; its python
+  // would fail.
   const std::string ref = "nvcr.io/nvidia/cuda:12.9.1-cudnn-runtime-ubuntu22.04";
   s.stack.image.ref = ref;
   test::WriteScript(s.bin, "python", "echo 'ModuleNotFoundError: No module named torch' >&2; exit 1");
-  nlohmann::json img = {{"digest", "sha256:" + std::string(64, 'b')}, {"env", {"CUDA_VERSION=12.9.1"}}, {"bin", s.bin}};
+  nlohmann::json img = {
+      {"digest", "sha256:" + std::string(64, 'b')}, {"env", {"CUDA_VERSION=12.9.1"}}, {"bin", s.bin}};
   test::FakeEngine fake(nlohmann::json{{"images", {{ref, img}}}});
   test::WriteScript(fake.dir(), "nvidia-container-runtime-hook", "exit 0");
   auto tk = s.Verify("container_toolkit", fake);
@@ -100,25 +108,29 @@ TEST_CASE("verify containers: the classic failures by name, with their fix", "[a
   test::FakeEngine fake(s.State(true));  // no toolkit hook: Docker has no driver for --gpus
   auto r = s.Verify("container_toolkit", fake);
   CHECK(r.status == Status::kFail);
-  CHECK(r.detail == "nvidia-smi -L in a container: Docker has no GPU device driver: the NVIDIA Container Toolkit is "
-                    "not installed, or Docker started before it was (could not select device driver \"\" with "
-                    "capabilities: [[gpu]])");
-  CHECK(r.fix == std::optional<std::string>(
-                     "sudo gpuprep apply --yes --only container_toolkit, then: sudo systemctl restart docker"));
+  CHECK(r.detail ==
+        "nvidia-smi -L in a container: Docker has no GPU device driver: the NVIDIA Container Toolkit is "
+        "not installed, or Docker started before it was (could not select device driver \"\" with "
+        "capabilities: [[gpu]])");
+  CHECK(r.fix ==
+        std::optional<std::string>(
+            "sudo gpuprep apply --yes --only container_toolkit, then: sudo systemctl restart docker"));
   s.stack.docker.gpu_access = "cdi";
   r = s.Verify("image", fake);
-  CHECK(r.detail == "the torch check in " + kRef +
-                        ": no CDI spec names the GPUs (failed to inject CDI devices: unresolvable CDI devices "
-                        "nvidia.com/gpu=all)");
+  CHECK(r.detail ==
+        "the torch check in " + kRef +
+            ": no CDI spec names the GPUs (failed to inject CDI devices: unresolvable CDI devices "
+            "nvidia.com/gpu=all)");
 }
 
 TEST_CASE("DiagnoseContainerError names the first-boot failures", "[apply][verify][docker]") {
-  auto d = apply::DiagnoseContainerError(
-      "Error response from daemon: unknown or invalid runtime name: nvidia");
+  auto d =
+      apply::DiagnoseContainerError("Error response from daemon: unknown or invalid runtime name: nvidia");
   REQUIRE(d);
   CHECK(d->fix == "sudo gpuprep apply --yes --only container_toolkit");
   d = apply::DiagnoseContainerError(
-      "failed to create task for container: failed to create shim task: OCI runtime create failed: runc create "
+      "failed to create task for container: failed to create shim task: OCI runtime create failed: runc "
+      "create "
       "failed: unable to start container process: error during container init: error running hook #0: error "
       "running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: "
       "initialization error: nvml error: driver/library version mismatch: unknown");

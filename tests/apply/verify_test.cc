@@ -1,8 +1,9 @@
 // Active verification verdicts, word for word, with fake NVML/libcuda/cuDNN/NCCL answers.
+#include "apply/verify.h"
+
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
-#include "apply/verify.h"
 
 using namespace gp;
 
@@ -50,7 +51,8 @@ TEST_CASE("verify: mismatch, missing module, wrong library versions, no CUDA dev
   v.native.cudnn.value = 8905;
   r = v.Run("cudnn");
   CHECK(r.status == layers::Status::kFail);
-  CHECK(r.detail == "cuDNN 8.9.5 loaded from /usr/lib/x86_64-linux-gnu/libcudnn.so.8 but the stack pins 8.9.7.29");
+  CHECK(r.detail ==
+        "cuDNN 8.9.5 loaded from /usr/lib/x86_64-linux-gnu/libcudnn.so.8 but the stack pins 8.9.7.29");
   CHECK(r.fix == std::optional<std::string>("sudo gpuprep apply --yes --only cudnn"));
 
   v.native.nccl = {false, "", std::nullopt, "libnccl.so.2: cannot open shared object file"};
@@ -69,7 +71,8 @@ TEST_CASE("verify with --root loads nothing: library checks are skip", "[apply]"
   CHECK(d.status == layers::Status::kOk);  // the module file agrees with the pin; NVML part skipped
 }
 
-TEST_CASE("verify fabricmanager: the probed version against the loaded driver, never the stack's pin", "[apply]") {
+TEST_CASE("verify fabricmanager: the probed version against the loaded driver, never the stack's pin",
+          "[apply]") {
   V v;
   v.facts.nvswitch_count = 4;
   v.stack.driver.version.version = Version::Must("580.95.05");  // an R580 stack: no fabric manager pins
@@ -111,9 +114,11 @@ TEST_CASE("verify fabricmanager: pinned packages read from dpkg", "[apply]") {
   v.root.Write("/var/lib/dpkg/status",
                "Package: nvidia-fabricmanager-535\nStatus: hold ok installed\nVersion: 535.104.05-1\n\n");
   auto apart = v.Run("fabricmanager");
-  CHECK(apart.detail.find("nvidia-fabricmanager-535 535.104.05 does not match the loaded driver 535.129.03") !=
-        std::string::npos);
-  CHECK(apart.detail.find("not pinned in /etc/apt/preferences.d/gpuprep: nvidia-fabricmanager-535=535.104.05-1") !=
+  CHECK(
+      apart.detail.find("nvidia-fabricmanager-535 535.104.05 does not match the loaded driver 535.129.03") !=
+      std::string::npos);
+  CHECK(apart.detail.find(
+            "not pinned in /etc/apt/preferences.d/gpuprep: nvidia-fabricmanager-535=535.104.05-1") !=
         std::string::npos);
   CHECK(apart.found == std::optional<std::string>("535.104.05"));
 }

@@ -19,7 +19,8 @@ struct V {
   }
   void Toolkit(const std::string& dir, const std::string& nvcc) {
     root.Write(dir + "/version.json", "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"" + nvcc +
-                                          "\"}, \"cuda_nvcc\": {\"name\": \"CUDA NVCC\", \"version\": \"" + nvcc + "\"}}");
+                                          "\"}, \"cuda_nvcc\": {\"name\": \"CUDA NVCC\", \"version\": \"" +
+                                          nvcc + "\"}}");
   }
   layers::LayerReport Run() {
     apply::VerifyEnv env{&root.fs(), &native, &stack, &facts};
@@ -46,21 +47,25 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
   v.Toolkit("/usr/local/cuda-12.2", "12.2.140");
   r = v.Run();
   CHECK(r.status == layers::Status::kFail);
-  CHECK(r.detail.find("libcudart of the toolkit in /usr/local/cuda-12.2 could not be loaded") != std::string::npos);
-  CHECK(v.native.cudart_dirs == std::vector<std::string>{"/usr/local/cuda-12.2/lib64", "/usr/local/cuda-12.2/lib"});
+  CHECK(r.detail.find("libcudart of the toolkit in /usr/local/cuda-12.2 could not be loaded") !=
+        std::string::npos);
+  CHECK(v.native.cudart_dirs ==
+        std::vector<std::string>{"/usr/local/cuda-12.2/lib64", "/usr/local/cuda-12.2/lib"});
 
   // libcudart from another release.
   v.native.cudart = {true, "/usr/local/cuda-12.2/lib64/libcudart.so.12", 12040, ""};
   r = v.Run();
   CHECK(r.status == layers::Status::kFail);
-  CHECK(r.detail.find("libcudart 12.4 loaded from /usr/local/cuda-12.2/lib64/libcudart.so.12 but the stack pins "
-                      "12.2.2") != std::string::npos);
+  CHECK(r.detail.find(
+            "libcudart 12.4 loaded from /usr/local/cuda-12.2/lib64/libcudart.so.12 but the stack pins "
+            "12.2.2") != std::string::npos);
 
   // All agree.
   v.native.cudart.value = 12020;
   r = v.Run();
   CHECK(r.status == layers::Status::kOk);
-  CHECK(r.detail.find("CUDA toolkit 12.2.140 in /usr/local/cuda-12.2; libcudart 12.2 loads") != std::string::npos);
+  CHECK(r.detail.find("CUDA toolkit 12.2.140 in /usr/local/cuda-12.2; libcudart 12.2 loads") !=
+        std::string::npos);
 
   // A toolkit of another release under /usr/local/cuda.
   V w;
@@ -68,5 +73,6 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
   w.Toolkit("/usr/local/cuda", "12.4.131");
   r = w.Run();
   CHECK(r.status == layers::Status::kFail);
-  CHECK(r.detail.find("the CUDA toolkit in /usr/local/cuda is 12.4.131 but the stack pins 12.2.2") != std::string::npos);
+  CHECK(r.detail.find("the CUDA toolkit in /usr/local/cuda is 12.4.131 but the stack pins 12.2.2") !=
+        std::string::npos);
 }

@@ -1,9 +1,11 @@
 // apt/availability.h: whether the distribution publishes a kernel package, read from apt's lists.
-#include <catch2/catch.hpp>
+#include "apt/availability.h"
+
 #include <sys/stat.h>
 
+#include <catch2/catch.hpp>
+
 #include "apply/harness.h"
-#include "apt/availability.h"
 
 using namespace gp;
 using apt::Availability;
@@ -29,7 +31,8 @@ TEST_CASE("a kernel package is found in any Packages file of the lists directory
              Stanza("bash") + Stanza("linux-headers-5.15.0-25-generic"));
   root.Write("/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy-updates_main_binary-amd64_Packages",
              Stanza("linux-headers-5.15.0-105-generic") + Stanza("zlib1g"));
-  root.Write("/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy_InRelease", "Package: linux-headers-9\n");
+  root.Write("/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy_InRelease",
+             "Package: linux-headers-9\n");
   auto a = apt::FindKernelPackage(root.fs(), kLists, "linux-headers-5.15.0-105-generic", "the lists");
   CHECK(a.state == Availability::kAvailable);
   CHECK(a.from == "the lists");
@@ -44,14 +47,17 @@ TEST_CASE("a kernel package is found in any Packages file of the lists directory
   CHECK(Find(root, "linux-headers-9") == Availability::kMissing);
 }
 
-TEST_CASE("without a distribution archive in the lists the answer is unknown, not missing", "[apt][availability]") {
+TEST_CASE("without a distribution archive in the lists the answer is unknown, not missing",
+          "[apt][availability]") {
   test::TempRoot root;
   CHECK(Find(root, "linux-headers-5.15.0-105-generic") == Availability::kUnknown);  // no lists directory
-  root.Write("/var/lib/apt/lists/developer.download.nvidia.com_compute_cuda_repos_ubuntu2204_x86%5f64_Packages",
-             Stanza("cuda-drivers", "580.95.05-1") + Stanza("nvidia-driver-580-open", "580.95.05-0ubuntu1"));
+  root.Write(
+      "/var/lib/apt/lists/developer.download.nvidia.com_compute_cuda_repos_ubuntu2204_x86%5f64_Packages",
+      Stanza("cuda-drivers", "580.95.05-1") + Stanza("nvidia-driver-580-open", "580.95.05-0ubuntu1"));
   CHECK(Find(root, "linux-headers-5.15.0-105-generic") == Availability::kUnknown);  // third-party only
   // Compressed lists (Acquire::GzipIndexes, as Docker's Ubuntu images set it) are not read.
-  root.Write("/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy_main_binary-amd64_Packages.lz4", "\x04\"M\x18");
+  root.Write("/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy_main_binary-amd64_Packages.lz4",
+             "\x04\"M\x18");
   CHECK(Find(root, "linux-headers-5.15.0-105-generic") == Availability::kUnknown);
 }
 

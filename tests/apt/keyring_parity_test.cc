@@ -12,7 +12,8 @@ using namespace gp;
 
 namespace {
 std::string Armor(const std::string& body, const std::string& crc) {
-  return "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n" + body + "\n=" + crc + "\n-----END PGP PUBLIC KEY BLOCK-----\n";
+  return "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n" + body + "\n=" + crc +
+         "\n-----END PGP PUBLIC KEY BLOCK-----\n";
 }
 }  // namespace
 
@@ -21,7 +22,7 @@ TEST_CASE("Dearmor checks the CRC24 line", "[apt][keyring]") {
   auto ok = apt::Dearmor(Armor(body, "UFEC"));
   REQUIRE(ok);
   CHECK(*ok == std::string("\x99\x01\x0dgpuprep-test-key"));
-  CHECK_FALSE(apt::Dearmor(Armor(body, "UFED")));  // one bit off
+  CHECK_FALSE(apt::Dearmor(Armor(body, "UFED")));                            // one bit off
   CHECK_FALSE(apt::Dearmor(Armor("nQENZ3B1cHJlcC10ZXN0LWtleQ==", "UFEC")));  // damaged data
 }
 

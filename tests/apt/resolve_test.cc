@@ -1,11 +1,12 @@
 // The resolver against an index shaped like NVIDIA's CUDA repository: many point releases of each package,
 // both revision styles within a branch, meta packages with exact (=) and open (>=) relations on their
 // components, CUDA builds in the revision, i386 libraries in the same flat repository, a pruned release.
+#include "apt/resolve.h"
+
 #include <catch2/catch.hpp>
 
 #include "apt/index.h"
 #include "apt/preferences.h"
-#include "apt/resolve.h"
 
 using namespace gp;
 using namespace gp::apt;
@@ -24,13 +25,16 @@ std::string Stanza(const std::string& name, const std::string& version, const st
 std::string Driver580(const std::string& up, const std::string& rev) {
   const std::string v = up + "-" + rev;
   return Stanza("nvidia-driver-580-open", v,
-                "nvidia-dkms-580-open (= " + v + "), libnvidia-compute-580 (= " + v + "), nvidia-utils-580 (= " + v + ")") +
-         Stanza("nvidia-dkms-580-open", v,
-                "dkms, nvidia-kernel-common-580 (<= " + up + "-1), nvidia-kernel-common-580 (>= " + up + ")") +
+                "nvidia-dkms-580-open (= " + v + "), libnvidia-compute-580 (= " + v +
+                    "), nvidia-utils-580 (= " + v + ")") +
+         Stanza(
+             "nvidia-dkms-580-open", v,
+             "dkms, nvidia-kernel-common-580 (<= " + up + "-1), nvidia-kernel-common-580 (>= " + up + ")") +
          Stanza("nvidia-kernel-common-580", v, "", "amd64", "nvidia-kernel-common-580-" + up) +
          Stanza("libnvidia-compute-580", v, "libc6 (>= 2.34)") +
          Stanza("libnvidia-compute-580", v, "", "i386") +
-         Stanza("nvidia-utils-580", v, "libnvidia-compute-580 (>= " + up + "), nvidia-kernel-common-580-" + up) +
+         Stanza("nvidia-utils-580", v,
+                "libnvidia-compute-580 (>= " + up + "), nvidia-kernel-common-580-" + up) +
          Stanza("nvidia-fabricmanager-580", v, "linux-headers-generic | linux-headers") +
          Stanza("cuda-drivers-580", v, "nvidia-driver-580-open (>= " + up + ")");
 }
@@ -38,10 +42,10 @@ std::string Driver580(const std::string& up, const std::string& rev) {
 Index NvidiaLike() {
   std::string text;
   for (auto [up, rev] : std::vector<std::pair<std::string, std::string>>{{"580.65.06", "0ubuntu1"},
-                                                                        {"580.95.05", "0ubuntu1"},
-                                                                        {"580.105.08", "0ubuntu1"},
-                                                                        {"580.126.09", "1ubuntu1"},
-                                                                        {"580.159.04", "1ubuntu1"}})
+                                                                         {"580.95.05", "0ubuntu1"},
+                                                                         {"580.105.08", "0ubuntu1"},
+                                                                         {"580.126.09", "1ubuntu1"},
+                                                                         {"580.159.04", "1ubuntu1"}})
     text += Driver580(up, rev);
   // 580.82.07 was pruned: not in the index.
   for (const char* v : {"2.27.7-1+cuda13.0", "2.27.7-1+cuda12.9", "2.28.3-1+cuda13.0", "2.27.3-1+cuda12.9"}) {
@@ -50,7 +54,8 @@ Index NvidiaLike() {
   }
   for (auto [meta, comp] : std::vector<std::pair<std::string, std::string>>{
            {"13.0.0", "13.0.48"}, {"13.0.1", "13.0.88"}, {"13.0.2", "13.0.88"}, {"13.0.3", "13.0.96"}}) {
-    text += Stanza("cuda-toolkit-13-0", meta + "-1", "cuda-cudart-13-0 (>= " + comp + "), cuda-nvcc-13-0 (>= " + comp + ")");
+    text += Stanza("cuda-toolkit-13-0", meta + "-1",
+                   "cuda-cudart-13-0 (>= " + comp + "), cuda-nvcc-13-0 (>= " + comp + ")");
     text += Stanza("cuda-cudart-13-0", comp + "-1");
     text += Stanza("cuda-nvcc-13-0", comp + "-1");
   }
@@ -77,16 +82,18 @@ TEST_CASE("relations parse like dpkg's, alternatives and qualifiers included", "
 
 TEST_CASE("a repository's names and versions that are not Debian's never enter the index", "[apt][resolve]") {
   // What a hostile or broken Packages file may carry: an option word as a package name (apt-get would read
-  // "--allow-unauthenticated=1" on its command line as an option), a version that is one, a dependency on one.
+  // "--allow-unauthenticated=1" on its command line as an option), a version that is one, a dependency on
+  // one.
   Index index;
-  ParsePackages("Package: --allow-unauthenticated\nVersion: 1\nArchitecture: amd64\n\n"
-                "Package: libgood\nVersion: -oDpkg::Pre-Invoke::=touch\nArchitecture: amd64\n\n"
-                "Package: Upper\nVersion: 1.0\nArchitecture: amd64\n\n"
-                "Package: meta\nVersion: 1.0-1\nArchitecture: amd64\n"
-                "Depends: --allow-unauthenticated (= 1), libok (= 1.0 --force), libok (>= 1.0)\n"
-                "Provides: -x\n\n"
-                "Package: libok\nVersion: 1.0\nArchitecture: amd64\n",
-                "amd64", index);
+  ParsePackages(
+      "Package: --allow-unauthenticated\nVersion: 1\nArchitecture: amd64\n\n"
+      "Package: libgood\nVersion: -oDpkg::Pre-Invoke::=touch\nArchitecture: amd64\n\n"
+      "Package: Upper\nVersion: 1.0\nArchitecture: amd64\n\n"
+      "Package: meta\nVersion: 1.0-1\nArchitecture: amd64\n"
+      "Depends: --allow-unauthenticated (= 1), libok (= 1.0 --force), libok (>= 1.0)\n"
+      "Provides: -x\n\n"
+      "Package: libok\nVersion: 1.0\nArchitecture: amd64\n",
+      "amd64", index);
   CHECK(index.Names() == std::vector<std::string>{"libok", "meta"});
   const auto* meta = index.Find("meta", "1.0-1");
   REQUIRE(meta);
@@ -95,17 +102,20 @@ TEST_CASE("a repository's names and versions that are not Debian's never enter t
   CHECK(meta->provides.empty());
   auto closure = ComputeClosure(index, {}, {{"meta", "1.0-1"}});
   REQUIRE(closure.ok());
-  CHECK(closure.packages == std::vector<std::pair<std::string, std::string>>{{"libok", "1.0"}, {"meta", "1.0-1"}});
+  CHECK(closure.packages ==
+        std::vector<std::pair<std::string, std::string>>{{"libok", "1.0"}, {"meta", "1.0-1"}});
 }
 
-TEST_CASE("the index keeps every point release, highest first, and only this architecture", "[apt][resolve]") {
+TEST_CASE("the index keeps every point release, highest first, and only this architecture",
+          "[apt][resolve]") {
   Index index = NvidiaLike();
   const auto* list = index.Find("libnvidia-compute-580");
   REQUIRE(list);
   REQUIRE(list->size() == 5);  // the i386 builds are not counted
   CHECK(list->front().version == "580.159.04-1ubuntu1");
   CHECK(list->back().version == "580.65.06-0ubuntu1");
-  CHECK(index.Providers("nvidia-kernel-common-580-580.95.05") == std::vector<std::string>{"nvidia-kernel-common-580"});
+  CHECK(index.Providers("nvidia-kernel-common-580-580.95.05") ==
+        std::vector<std::string>{"nvidia-kernel-common-580"});
 }
 
 TEST_CASE("an upstream pin resolves to the repository's revision, whatever its style", "[apt][resolve]") {
@@ -126,10 +136,12 @@ TEST_CASE("packages that name their CUDA build take the stack's CUDA major.minor
   CHECK(ambiguous.error.find("ambiguous") != std::string::npos);
   auto none = ResolvePin(index, {"libnccl2", "", "2.27.3", "13.0"});
   CHECK_FALSE(none.ok());
-  CHECK(none.error == "libnccl2 2.27.3 built for CUDA 13.0 is not in the repository (nearest: 2.27.7-1+cuda13.0)");
+  CHECK(none.error ==
+        "libnccl2 2.27.3 built for CUDA 13.0 is not in the repository (nearest: 2.27.7-1+cuda13.0)");
   CHECK(MatchesPin("2.27.7-1+cuda13.0", {"libnccl2", "", "2.27.7", "13.0"}));
   CHECK_FALSE(MatchesPin("2.27.7-1+cuda12.9", {"libnccl2", "", "2.27.7", "13.0"}));
-  CHECK(MatchesPin("9.12.0.46-1", {"libcudnn9-cuda-13", "", "9.12.0.46", "13.0"}));  // no build in the revision
+  CHECK(
+      MatchesPin("9.12.0.46-1", {"libcudnn9-cuda-13", "", "9.12.0.46", "13.0"}));  // no build in the revision
 }
 
 TEST_CASE("a pruned point release is refused naming the nearest releases", "[apt][resolve]") {
@@ -137,14 +149,16 @@ TEST_CASE("a pruned point release is refused naming the nearest releases", "[apt
   auto r = ResolvePin(index, {"nvidia-driver-580-open", "", "580.82.07", ""});
   REQUIRE_FALSE(r.ok());
   CHECK(r.error ==
-        "nvidia-driver-580-open 580.82.07 is not in the repository (nearest: 580.65.06-0ubuntu1, 580.95.05-0ubuntu1)");
+        "nvidia-driver-580-open 580.82.07 is not in the repository (nearest: 580.65.06-0ubuntu1, "
+        "580.95.05-0ubuntu1)");
   auto missing = ResolvePin(index, {"nvidia-open-580", "", "580.95.05", ""});
   CHECK(missing.error.rfind("nvidia-open-580: no such package in the repository", 0) == 0);
   auto exact = ResolvePin(index, {"libnccl2", "2.27.7-2+cuda13.0", "", ""});
   CHECK(exact.error.find("is not in the repository") != std::string::npos);
 }
 
-TEST_CASE("the closure pins a meta package's components at its exact versions, not the newest", "[apt][resolve]") {
+TEST_CASE("the closure pins a meta package's components at its exact versions, not the newest",
+          "[apt][resolve]") {
   Index index = NvidiaLike();
   auto c = ComputeClosure(index, {}, {{"nvidia-driver-580-open", "580.95.05-0ubuntu1"}});
   REQUIRE(c.ok());
@@ -160,7 +174,8 @@ TEST_CASE("the closure pins a meta package's components at its exact versions, n
   CHECK(m.size() == 5);
 }
 
-TEST_CASE("a lower bound takes the component the meta was built with, unless a newer one is installed", "[apt][resolve]") {
+TEST_CASE("a lower bound takes the component the meta was built with, unless a newer one is installed",
+          "[apt][resolve]") {
   Index index = NvidiaLike();
   auto c = ComputeClosure(index, {}, {{"cuda-toolkit-13-0", "13.0.2-1"}});
   REQUIRE(c.ok());
@@ -184,24 +199,29 @@ TEST_CASE("kernel header packages are never part of the closure", "[apt][resolve
 
 TEST_CASE("conflicting exact relations are an error naming both sides", "[apt][resolve]") {
   Index index = NvidiaLike();
-  auto c = ComputeClosure(index, {}, {{"nvidia-driver-580-open", "580.95.05-0ubuntu1"},
-                                      {"libnvidia-compute-580", "580.159.04-1ubuntu1"}});
+  auto c = ComputeClosure(
+      index, {},
+      {{"nvidia-driver-580-open", "580.95.05-0ubuntu1"}, {"libnvidia-compute-580", "580.159.04-1ubuntu1"}});
   REQUIRE_FALSE(c.ok());
   CHECK(c.error ==
-        "nvidia-driver-580-open=580.95.05-0ubuntu1 needs libnvidia-compute-580 (= 580.95.05-0ubuntu1) but the stack pins "
+        "nvidia-driver-580-open=580.95.05-0ubuntu1 needs libnvidia-compute-580 (= 580.95.05-0ubuntu1) but "
+        "the stack pins "
         "libnvidia-compute-580=580.159.04-1ubuntu1");
 }
 
 TEST_CASE("the preferences file pins each package exactly above 1000 and reads back", "[apt][resolve]") {
-  const std::map<std::string, Pin> pins = {{"libnccl2", {"2.27.7-1+cuda13.0", {"nccl"}}},
-                                           {"nvidia-utils-580", {"580.95.05-0ubuntu1", {"driver", "fabricmanager"}}}};
+  const std::map<std::string, Pin> pins = {
+      {"libnccl2", {"2.27.7-1+cuda13.0", {"nccl"}}},
+      {"nvidia-utils-580", {"580.95.05-0ubuntu1", {"driver", "fabricmanager"}}}};
   const std::string text = PreferencesContents("s", pins);
   CHECK(text.find("\nExplanation: gpuprep layers: nccl\nPackage: libnccl2\nPin: version 2.27.7-1+cuda13.0\n"
                   "Pin-Priority: 1001\n") != std::string::npos);
-  CHECK(text.find("\nExplanation: gpuprep layers: driver, fabricmanager\nPackage: nvidia-utils-580\n") != std::string::npos);
+  CHECK(text.find("\nExplanation: gpuprep layers: driver, fabricmanager\nPackage: nvidia-utils-580\n") !=
+        std::string::npos);
   CHECK(ReadPins(text) == pins);
   auto back = ParsePreferences(text);
-  CHECK(back == std::map<std::string, std::string>{{"libnccl2", "2.27.7-1+cuda13.0"}, {"nvidia-utils-580", "580.95.05-0ubuntu1"}});
+  CHECK(back == std::map<std::string, std::string>{{"libnccl2", "2.27.7-1+cuda13.0"},
+                                                   {"nvidia-utils-580", "580.95.05-0ubuntu1"}});
   // A file written before the layers were recorded: the pins, owned by no named layer.
   CHECK(ReadPins("Package: libnccl2\nPin: version 2.27.7-1+cuda13.0\nPin-Priority: 1001\n") ==
         std::map<std::string, Pin>{{"libnccl2", {"2.27.7-1+cuda13.0", {}}}});

@@ -1,8 +1,8 @@
 // Hostile input through the whole CLI: each case gives one line and the documented exit code, valid JSON,
 // and nothing raw on the terminal.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -18,7 +18,8 @@ namespace {
 struct HostCopy {
   gp::test::TempRoot dir;
   explicit HostCopy(const std::string& fixture) {
-    const std::string cmd = "cp -a '" + std::string(GP_FIXTURES) + "/hosts/" + fixture + "/.' '" + dir.path() + "'";
+    const std::string cmd =
+        "cp -a '" + std::string(GP_FIXTURES) + "/hosts/" + fixture + "/.' '" + dir.path() + "'";
     REQUIRE(std::system(cmd.c_str()) == 0);
   }
   void Write(const std::string& path, const std::string& text) {
@@ -27,7 +28,8 @@ struct HostCopy {
 };
 
 bool OneLine(const std::string& err) {
-  return !err.empty() && err.back() == '\n' && err.find('\n') == err.size() - 1 && err.find('\x1b') == std::string::npos;
+  return !err.empty() && err.back() == '\n' && err.find('\n') == err.size() - 1 &&
+         err.find('\x1b') == std::string::npos;
 }
 }  // namespace
 
@@ -61,8 +63,9 @@ TEST_CASE("cli: invalid UTF-8 from a probed file gives valid JSON, with the repl
 
 TEST_CASE("cli: terminal escapes and newlines from files are escaped in the table", "[cli][hardening]") {
   HostCopy host("healthy-h100");
-  host.Write("/etc/os-release",
-             "PRETTY_NAME=\"Ubuntu\x1b[2J\x1b]0;owned\x07\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\n");
+  host.Write(
+      "/etc/os-release",
+      "PRETTY_NAME=\"Ubuntu\x1b[2J\x1b]0;owned\x07\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nID=ubuntu\n");
   host.Write("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  5\x1b[31m35\n");
   auto r = Gpuprep({"--root", host.dir.path(), "doctor"});
   CHECK(r.out.find('\x1b') == std::string::npos);
@@ -106,12 +109,14 @@ TEST_CASE("cli: manifest validate refuses hostile values with one line, exit 2",
                          "metadata:\n  name: \"evil\\n$(reboot)\"\n";
   auto r = Gpuprep({"manifest", "validate", path});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: " + path + ":5:9: expected one line, got a value with a line break or control character\n");
+  CHECK(r.err == "gpuprep: error: " + path +
+                     ":5:9: expected one line, got a value with a line break or control character\n");
   // validate reads URLs too; off-loopback plain http is refused before anything is fetched.
   r = Gpuprep({"manifest", "validate", "http://127.0.0.1@example.com/s.yaml"});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: http://127.0.0.1@example.com/s.yaml: not a usable URL: user information (user@) is "
-                 "not allowed\n");
+  CHECK(r.err ==
+        "gpuprep: error: http://127.0.0.1@example.com/s.yaml: not a usable URL: user information (user@) is "
+        "not allowed\n");
 }
 
 TEST_CASE("cli: the doctor document keeps its key order", "[cli][hardening]") {

@@ -1,6 +1,7 @@
-// The host's /etc/gpuprep/site.yaml (under --root, the tree's) is the stack of every verb run without --manifest
-// (docs/cli.md, "Which stack"): --manifest wins, stderr says when the site file is used, and without one the
-// default stack is chosen as before. `manifest show` without a stack shows this machine's site file.
+// The host's /etc/gpuprep/site.yaml (under --root, the tree's) is the stack of every verb run without
+// --manifest (docs/cli.md, "Which stack"): --manifest wins, stderr says when the site file is used, and
+// without one the default stack is chosen as before. `manifest show` without a stack shows this machine's
+// site file.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -16,7 +17,8 @@ namespace {
 
 const std::string kHost = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
 const std::string kSaid =
-    "gpuprep: using stack site-r535: the site file /etc/gpuprep/site.yaml; another stack only with --manifest\n";
+    "gpuprep: using stack site-r535: the site file /etc/gpuprep/site.yaml; another stack only with "
+    "--manifest\n";
 
 std::string Slurp(const std::string& path) {
   gp::sys::DiskFs fs("/");
@@ -71,7 +73,9 @@ TEST_CASE("the site file is the default manifest of every verb; --manifest overr
   host.Write("/etc/gpuprep/site.yaml", "apiVersion: gpuprep/v1\nkind: Stack\ndrivr: {}\n");
   r = Gpuprep({"--root", root, "doctor"}, o);
   CHECK(r.code == 2);
-  CHECK(gp::EndsWith(r.err, "gpuprep: error: /etc/gpuprep/site.yaml:3:1: unknown key \"drivr\" (did you mean \"driver\"?)\n"));
+  CHECK(gp::EndsWith(
+      r.err,
+      "gpuprep: error: /etc/gpuprep/site.yaml:3:1: unknown key \"drivr\" (did you mean \"driver\"?)\n"));
 }
 
 TEST_CASE("without a site file the default stack is chosen and named, as before", "[cli][site]") {
@@ -83,5 +87,6 @@ TEST_CASE("without a site file the default stack is chosen and named, as before"
   CHECK(r.err.find("gpuprep: using stack ") != std::string::npos);
   r = Gpuprep({"manifest", "show"}, o);
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: manifest show: name a stack (no --manifest and no /etc/gpuprep/site.yaml)\n");
+  CHECK(r.err ==
+        "gpuprep: error: manifest show: name a stack (no --manifest and no /etc/gpuprep/site.yaml)\n");
 }

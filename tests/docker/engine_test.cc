@@ -1,10 +1,11 @@
 // docker::Engine against the stand-in Engine API (tests/support/fake_dockerd.py): the calls gpuprep makes,
 // the streamed pull and its progress, the image's CUDA from its config, containers and the engine's errors.
+#include "docker/engine.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "docker/engine.h"
 #include "docker/image_ref.h"
 #include "support/fake_engine.h"
 #include "support/launch_support.h"
@@ -21,8 +22,9 @@ const std::string kRef = "nvcr.io/nvidia/pytorch:23.10-py3";
 json Registry(const std::string& bin = "") {
   json img = {{"digest", kDigest},
               {"id", "sha256:" + std::string(64, 'c')},
-              {"env", {"PATH=/usr/local/bin:/usr/bin", "CUDA_VERSION=12.2.2.009", "CUDA_DRIVER_VERSION=535.104.05",
-                       "NVIDIA_REQUIRE_CUDA=cuda>=9.0"}},
+              {"env",
+               {"PATH=/usr/local/bin:/usr/bin", "CUDA_VERSION=12.2.2.009", "CUDA_DRIVER_VERSION=535.104.05",
+                "NVIDIA_REQUIRE_CUDA=cuda>=9.0"}},
               {"layers", {1000000, 3000000, 500}}};
   if (!bin.empty()) img["bin"] = bin;
   return {{"registry", {{kRef, img}}}};
@@ -46,7 +48,8 @@ TEST_CASE("Engine: version, pull with streamed progress, digest and the image's 
 
   std::vector<docker::PullProgress> seen;
   docker::PullProgress last;
-  REQUIRE(engine.Pull(kRef, [&](const docker::PullProgress& p) { seen.push_back(p); }, &err, &last));
+  REQUIRE(engine.Pull(
+      kRef, [&](const docker::PullProgress& p) { seen.push_back(p); }, &err, &last));
   REQUIRE(seen.size() > 5);
   CHECK(last.layers == 3);
   CHECK(last.layers_done == 3);
@@ -86,7 +89,8 @@ TEST_CASE("Engine: errors come back in the engine's words", "[docker][engine]") 
   docker::EngineError err;
   CHECK_FALSE(engine.Pull("nvcr.io/nvidia/pytorch:99.99-py3", {}, &err));
   CHECK(err.status == 404);
-  CHECK(err.message == "manifest for nvcr.io/nvidia/pytorch:99.99-py3 not found: manifest unknown: manifest unknown");
+  CHECK(err.message ==
+        "manifest for nvcr.io/nvidia/pytorch:99.99-py3 not found: manifest unknown: manifest unknown");
   CHECK_FALSE(engine.RemoteDigest("nvcr.io/nvidia/pytorch:99.99-py3", &err));
   CHECK(err.message == "manifest unknown: manifest unknown");
 
@@ -98,9 +102,10 @@ TEST_CASE("Engine: errors come back in the engine's words", "[docker][engine]") 
 
 TEST_CASE("Engine: a GPU container runs, and the classic failures say what they are", "[docker][engine]") {
   const std::string bin = test::TempDir();
-  test::WriteScript(bin, "nvidia-smi",
-                    "[ \"$NVIDIA_VISIBLE_DEVICES\" = void ] && { echo 'nvidia-smi: not found' >&2; exit 127; }\n"
-                    "echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)'; echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-1)'");
+  test::WriteScript(
+      bin, "nvidia-smi",
+      "[ \"$NVIDIA_VISIBLE_DEVICES\" = void ] && { echo 'nvidia-smi: not found' >&2; exit 127; }\n"
+      "echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)'; echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-1)'");
   test::FakeEngine fake(Registry(bin));
   sys::RealUnixHttp http;
   docker::Engine engine(http, fake.socket());

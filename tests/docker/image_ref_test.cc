@@ -1,8 +1,9 @@
 // Image references (Docker's grammar, docker.io implied), pull references pinned by digest and rewritten
 // onto a mirror, and the CUDA version an image declares.
+#include "docker/image_ref.h"
+
 #include <catch2/catch.hpp>
 
-#include "docker/image_ref.h"
 #include "util/error.h"
 
 using namespace gp;
@@ -16,15 +17,16 @@ TEST_CASE("ParseImageRef: domains, docker.io defaults, tags and digests", "[dock
   CHECK(r->tag == "23.10-py3");
   CHECK(r->str() == "nvcr.io/nvidia/pytorch:23.10-py3");
   CHECK(ParseImageRef("ubuntu")->str() == "docker.io/library/ubuntu");
-  CHECK(ParseImageRef("nvidia/cuda:12.2.2-base-ubuntu22.04")->str() == "docker.io/nvidia/cuda:12.2.2-base-ubuntu22.04");
+  CHECK(ParseImageRef("nvidia/cuda:12.2.2-base-ubuntu22.04")->str() ==
+        "docker.io/nvidia/cuda:12.2.2-base-ubuntu22.04");
   auto port = ParseImageRef("mirror.local:5000/nvidia/pytorch@sha256:" + std::string(64, 'b'));
   REQUIRE(port);
   CHECK(port->domain == "mirror.local:5000");
   CHECK(port->tag.empty());
   CHECK(port->digest == "sha256:" + std::string(64, 'b'));
   CHECK(ParseImageRef("localhost/x:1")->domain == "localhost");
-  for (const char* bad : {"", "-x", "Nvidia/pytorch", "nvcr.io/nvidia/pytorch:", "a@sha256:12", "a:b c", "a//b",
-                          "nvcr.io/nvidia/pytorch:-x"})
+  for (const char* bad : {"", "-x", "Nvidia/pytorch", "nvcr.io/nvidia/pytorch:", "a@sha256:12", "a:b c",
+                          "a//b", "nvcr.io/nvidia/pytorch:-x"})
     CHECK_FALSE(ParseImageRef(bad));
 }
 
@@ -59,7 +61,8 @@ TEST_CASE("PullReference pins by digest and rewrites onto a mirror", "[docker][i
   auto ref = *ParseImageRef("nvcr.io/nvidia/pytorch:23.10-py3");
   CHECK(docker::PullReference(ref, "", "") == "nvcr.io/nvidia/pytorch:23.10-py3");
   CHECK(docker::PullReference(ref, d, "") == "nvcr.io/nvidia/pytorch:23.10-py3@" + d);
-  CHECK(docker::PullReference(ref, d, "mirror.example.com:5000/nvcr/") == "mirror.example.com:5000/nvcr/nvidia/pytorch@" + d);
+  CHECK(docker::PullReference(ref, d, "mirror.example.com:5000/nvcr/") ==
+        "mirror.example.com:5000/nvcr/nvidia/pytorch@" + d);
   CHECK_THROWS_WITH(docker::PullReference(ref, "", "mirror.example.com"),
                     "image mirror mirror.example.com: the stack pins no image.digest for "
                     "nvcr.io/nvidia/pytorch:23.10-py3; a mirror is used only for an image pinned by digest");

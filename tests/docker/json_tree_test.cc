@@ -2,6 +2,8 @@
 // exit 2), the tree reads duplicates and writes text exactly as nlohmann's ordered_json does, without its
 // recursion or its quadratic key look-up, LineDiff is linear, and the largest file gpuprep edits is edited
 // within a measured memory and time (a child process's peak RSS from wait4's rusage).
+#include "docker/json_tree.h"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "docker/daemon_json.h"
-#include "docker/json_tree.h"
 #include "util/error.h"
 
 using namespace gp;
@@ -34,13 +35,15 @@ std::string ErrorOf(const std::string& text) {
 }
 
 std::string Nested(int levels, const std::string& inner = "1") {
-  return std::string(static_cast<size_t>(levels), '[') + inner + std::string(static_cast<size_t>(levels), ']');
+  return std::string(static_cast<size_t>(levels), '[') + inner +
+         std::string(static_cast<size_t>(levels), ']');
 }
 
 // `{"k0": 0, "k1": 1, ...}` of about `bytes` bytes.
 std::string FlatKeys(size_t bytes) {
   std::string s = "{";
-  for (int i = 0; s.size() + 24 < bytes; ++i) s += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  for (int i = 0; s.size() + 24 < bytes; ++i)
+    s += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
   return s + "\"last\": true}";
 }
 
@@ -100,23 +103,27 @@ Measured InChild(const std::string& text) {
 TEST_CASE("daemon.json: nesting deeper than 32 levels is refused where it starts", "[docker][daemon_json]") {
   CHECK(ErrorOf("{\"a\": " + Nested(31) + "}").empty());  // 32 levels: edited
   CHECK(ErrorOf("{\"a\": " + Nested(32) + "}") ==
-        "/srv/root/etc/docker/daemon.json:1:38: nested deeper than 32 levels; gpuprep leaves the file as it is: "
+        "/srv/root/etc/docker/daemon.json:1:38: nested deeper than 32 levels; gpuprep leaves the file as it "
+        "is: "
         "correct it by hand");
   // what crashed the recursive writer (200 KB) and took 22.6 GB (100 KB): refused before parsing
-  CHECK(ErrorOf("{\"a\": " + Nested(100000) + "}").rfind("/srv/root/etc/docker/daemon.json:1:38: nested deeper", 0) ==
-        0);
+  CHECK(ErrorOf("{\"a\": " + Nested(100000) + "}")
+            .rfind("/srv/root/etc/docker/daemon.json:1:38: nested deeper", 0) == 0);
   CHECK(ErrorOf("{\"a\":\n" + std::string(50000, '{') + "\"x\":1") ==
-        "/srv/root/etc/docker/daemon.json:2:32: nested deeper than 32 levels; gpuprep leaves the file as it is: "
+        "/srv/root/etc/docker/daemon.json:2:32: nested deeper than 32 levels; gpuprep leaves the file as it "
+        "is: "
         "correct it by hand");
 }
 
 TEST_CASE("daemon.json: a file over 1 MiB is refused before it is parsed", "[docker][daemon_json]") {
   const std::string big = FlatKeys(5000000);
-  CHECK(ErrorOf(big) == "/srv/root/etc/docker/daemon.json:1:1048577: the file is " + std::to_string(big.size()) +
-                            " bytes, more than the 1048576 (1 MiB) gpuprep edits; gpuprep leaves the file as it is: "
-                            "shorten it by hand");
+  CHECK(ErrorOf(big) ==
+        "/srv/root/etc/docker/daemon.json:1:1048577: the file is " + std::to_string(big.size()) +
+            " bytes, more than the 1048576 (1 MiB) gpuprep edits; gpuprep leaves the file as it is: "
+            "shorten it by hand");
   std::string lines(2000000, '\n');  // blank: still counted, still refused, at its line
-  CHECK(ErrorOf(lines).rfind("/srv/root/etc/docker/daemon.json:1048577:1: the file is 2000000 bytes", 0) == 0);
+  CHECK(ErrorOf(lines).rfind("/srv/root/etc/docker/daemon.json:1048577:1: the file is 2000000 bytes", 0) ==
+        0);
   // at the limit: read, but indented it would pass it, so refused too (gpuprep reads again what it writes)
   const std::string at_limit = FlatKeys(docker::kMaxDaemonJsonBytes);
   REQUIRE(at_limit.size() <= docker::kMaxDaemonJsonBytes);
@@ -150,13 +157,15 @@ TEST_CASE("json tree: written exactly as ordered_json::dump(4), duplicates as it
   // Deep (32 levels) and wide: the same text, no recursion in the writer
   const std::string deep = "{\"a\": " + Nested(28, "{\"x\": [1, {\"y\": 2}]}") + "}";
   CHECK(docker::WriteJsonTree(docker::ReadJsonTree(deep, "d")) == ordered_json::parse(deep).dump(4));
-  CHECK_THROWS_WITH(docker::ReadJsonTree("{\"a\": 1e999}", "/etc/docker/daemon.json"),
-                    Catch::StartsWith("/etc/docker/daemon.json:1:11: not valid JSON: number overflow parsing '1e999'; "));
+  CHECK_THROWS_WITH(
+      docker::ReadJsonTree("{\"a\": 1e999}", "/etc/docker/daemon.json"),
+      Catch::StartsWith("/etc/docker/daemon.json:1:11: not valid JSON: number overflow parsing '1e999'; "));
   CHECK_THROWS_WITH(docker::ReadJsonTree("{\"a\": 1 /* c */}", "/etc/docker/daemon.json"),
                     Catch::StartsWith("/etc/docker/daemon.json:1:9: not valid JSON: syntax error"));
 }
 
-TEST_CASE("daemon.json: every key the edit did not mean to change is kept, at any size", "[docker][daemon_json]") {
+TEST_CASE("daemon.json: every key the edit did not mean to change is kept, at any size",
+          "[docker][daemon_json]") {
   // 800 KB of flat keys plus nested objects: every original member survives with its value and place
   std::string text = FlatKeys(800000);  // indented, still within the limit
   text.back() = ',';
@@ -227,7 +236,8 @@ TEST_CASE("daemon.json: the largest files are edited, or refused, in bounded mem
   };
   std::string nested_wide = "{";
   for (int i = 0; nested_wide.size() < docker::kMaxDaemonJsonBytes - 2000; ++i)
-    nested_wide += "\"n" + std::to_string(i) + "\": " + Nested(29, "{\"a\": \"xyz\", \"b\": [1, 2, 3]}") + ", ";
+    nested_wide +=
+        "\"n" + std::to_string(i) + "\": " + Nested(29, "{\"a\": \"xyz\", \"b\": [1, 2, 3]}") + ", ";
   nested_wide += "\"end\": 0}";
   const Case cases[] = {
       {"5 MB of flat keys (refused)", FlatKeys(5000000), 2},
@@ -247,7 +257,7 @@ TEST_CASE("daemon.json: the largest files are edited, or refused, in bounded mem
     CHECK(used_kb < 400 * 1024);  // release build: see docs; ASan: its overhead included
     CHECK(m.seconds < 20.0);
     if (std::getenv("GP_PRINT_FIGURES"))
-      std::fprintf(stderr, "%s: %ld KiB above the inherited %ld KiB, %.3f s\n", c.what, used_kb, m.baseline_kb,
-                   m.seconds);
+      std::fprintf(stderr, "%s: %ld KiB above the inherited %ld KiB, %.3f s\n", c.what, used_kb,
+                   m.baseline_kb, m.seconds);
   }
 }

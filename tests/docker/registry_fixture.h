@@ -2,9 +2,8 @@
 // 127.0.0.1, and builders for the documents a registry serves: config blobs, OCI and Docker manifests,
 // indexes, each with the sha256 digest of its exact bytes.
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,10 +49,12 @@ inline Doc ConfigDoc(const std::vector<std::string>& env, const std::string& typ
 inline Doc ManifestDoc(const Doc& config, const std::string& type = kOciManifestType) {
   const std::string layer = type == kOciManifestType ? "application/vnd.oci.image.layer.v1.tar+gzip"
                                                      : "application/vnd.docker.image.rootfs.diff.tar.gzip";
-  return MakeDoc(type, {{"schemaVersion", 2},
-                        {"mediaType", type},
-                        {"config", config.Descriptor()},
-                        {"layers", {{{"mediaType", layer}, {"digest", "sha256:" + std::string(64, '2')}, {"size", 1234}}}}});
+  return MakeDoc(
+      type,
+      {{"schemaVersion", 2},
+       {"mediaType", type},
+       {"config", config.Descriptor()},
+       {"layers", {{{"mediaType", layer}, {"digest", "sha256:" + std::string(64, '2')}, {"size", 1234}}}}});
 }
 
 inline nlohmann::json Platform(const std::string& os, const std::string& arch) {
@@ -64,9 +65,10 @@ class StandInRegistry {
  public:
   explicit StandInRegistry(const TempRoot& dir) : dir_(dir.path()) {
     ca_ = dir_ + "/registry.crt";
-    if (Spawn({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-               "-days", "1", "-subj", "/CN=gpuprep registry test", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-               "-keyout", dir_ + "/registry.key", "-out", ca_}) != 0)
+    if (Spawn({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+               "-nodes", "-days", "1", "-subj", "/CN=gpuprep registry test", "-addext",
+               "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", dir_ + "/registry.key", "-out",
+               ca_}) != 0)
       throw std::runtime_error("openssl req failed");
     SetState({{"token", nullptr}});
     Spawn({"python3", std::string(GP_SOURCE_DIR) + "/tests/docker/registry_server.py", dir_ + "/state.json",

@@ -1,9 +1,10 @@
 // Reading an image's CUDA from its registry before any pull: the real curl client against a stand-in
 // registry over loopback HTTPS (registry_server.py): the anonymous token flow, an index with several
 // platforms, OCI and Docker manifests, NGC's four-part CUDA_VERSION, and every refusal.
+#include "docker/registry.h"
+
 #include <catch2/catch.hpp>
 
-#include "docker/registry.h"
 #include "docker/registry_fixture.h"
 
 using namespace gp;
@@ -12,7 +13,8 @@ using nlohmann::json;
 namespace {
 
 const std::vector<std::string> kNgcEnv = {
-    "PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/"
+    "bin",
     "CUDA_VERSION=12.2.2.009", "CUDA_DRIVER_VERSION=535.104.05", "NVIDIA_REQUIRE_CUDA=cuda>=9.0",
     "NVIDIA_VISIBLE_DEVICES=all"};
 
@@ -42,8 +44,10 @@ json Entry(const test::Doc& d) { return {{"type", d.type}, {"body", d.body}}; }
 
 json State(const Repo& r, const std::string& token = "anon-token-1") {
   json s = {{"token", token}, {"blob_redirect", true}};
-  s["manifests"]["nvidia/pytorch"] = {{"24.05-py3", Entry(r.index)}, {r.index.digest, Entry(r.index)},
-                                      {r.amd64.digest, Entry(r.amd64)}, {r.arm64.digest, Entry(r.arm64)}};
+  s["manifests"]["nvidia/pytorch"] = {{"24.05-py3", Entry(r.index)},
+                                      {r.index.digest, Entry(r.index)},
+                                      {r.amd64.digest, Entry(r.amd64)},
+                                      {r.arm64.digest, Entry(r.arm64)}};
   s["blobs"]["nvidia/pytorch"] = {{r.config.digest, r.config.body}, {r.arm_config.digest, r.arm_config.body}};
   return s;
 }
@@ -54,7 +58,8 @@ docker::ImageRef Ref(const test::StandInRegistry& reg, const std::string& rest) 
   return *r;
 }
 
-std::string ReadFails(sys::HttpClient& http, const docker::ImageRef& ref, const docker::RegistryOptions& opt = {}) {
+std::string ReadFails(sys::HttpClient& http, const docker::ImageRef& ref,
+                      const docker::RegistryOptions& opt = {}) {
   std::string error;
   auto img = docker::ReadRemoteImage(http, ref, opt, &error);
   CHECK_FALSE(img);
@@ -70,17 +75,19 @@ TEST_CASE("registry: Bearer challenges as Docker Hub and nvcr.io send them", "[d
   CHECK(hub->realm == "https://auth.docker.io/token");
   CHECK(hub->service == "registry.docker.io");
   CHECK(hub->scope == "repository:library/ubuntu:pull");
-  auto ngc = docker::ParseBearerChallenge(R"(Bearer realm="https://nvcr.io/proxy_auth",scope="repository:nvidia/pytorch:pull,push")");
+  auto ngc = docker::ParseBearerChallenge(
+      R"(Bearer realm="https://nvcr.io/proxy_auth",scope="repository:nvidia/pytorch:pull,push")");
   REQUIRE(ngc);
   CHECK(ngc->realm == "https://nvcr.io/proxy_auth");
   CHECK(ngc->service.empty());
   // Two challenges in one value, a quoted-pair, a token value, and case in scheme and names.
-  auto two = docker::ParseBearerChallenge(R"(Basic realm="x", bearer Realm="https://a.example/t?x=\"1\"", service=svc)");
+  auto two = docker::ParseBearerChallenge(
+      R"(Basic realm="x", bearer Realm="https://a.example/t?x=\"1\"", service=svc)");
   REQUIRE(two);
   CHECK(two->realm == R"(https://a.example/t?x="1")");
   CHECK(two->service == "svc");
   CHECK_FALSE(docker::ParseBearerChallenge(R"(Basic realm="registry")"));
-  CHECK_FALSE(docker::ParseBearerChallenge(R"(Bearer service="x")"));              // no realm
+  CHECK_FALSE(docker::ParseBearerChallenge(R"(Bearer service="x")"));                 // no realm
   CHECK_FALSE(docker::ParseBearerChallenge(R"(Bearer realm="https://a.example/t)"));  // unterminated
   CHECK_FALSE(docker::ParseBearerChallenge("Bearer realm=\"https://a.example/\r\nX: y\""));
   CHECK_FALSE(docker::ParseBearerChallenge("Basic dXNlcjpwYXNz=="));
@@ -125,8 +132,8 @@ TEST_CASE("registry: a tag's index, the amd64 manifest and its config, through t
   CHECK(log[0]["status"] == 401);
   CHECK(log[0]["auth"] == "");
   CHECK_THAT(log[0]["accept"].get<std::string>(), Catch::Contains(test::kOciIndexType) &&
-                                                     Catch::Contains(test::kDockerListType) &&
-                                                     Catch::Contains(test::kDockerManifestType));
+                                                      Catch::Contains(test::kDockerListType) &&
+                                                      Catch::Contains(test::kDockerManifestType));
   CHECK(log[1]["path"] == "/token?service=stand-in%20registry&scope=repository%3Anvidia%2Fpytorch%3Apull");
   CHECK(log[1]["auth"] == "");
   CHECK(log[2]["path"] == "/v2/nvidia/pytorch/manifests/24.05-py3");
@@ -157,15 +164,16 @@ TEST_CASE("registry: a tag's index, the amd64 manifest and its config, through t
     s["manifests"]["nvidia/pytorch"][other] = Entry(repo.index);  // a registry serving other bytes
     reg.SetState(s);
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3@" + other)) ==
-          "the manifest of " + reg.domain() + "/nvidia/pytorch:24.05-py3@" + other + " is " + repo.index.digest +
-              ", not " + other + " as asked; refused");
+          "the manifest of " + reg.domain() + "/nvidia/pytorch:24.05-py3@" + other + " is " +
+              repo.index.digest + ", not " + other + " as asked; refused");
   }
   SECTION("an index without the host's platform") {
     docker::RegistryOptions ppc;
     ppc.architecture = "ppc64le";
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3"), ppc) ==
-          "the index of " + reg.domain() + "/nvidia/pytorch:24.05-py3 has no linux/ppc64le image (it has: linux/arm64, "
-          "linux/amd64)");
+          "the index of " + reg.domain() +
+              "/nvidia/pytorch:24.05-py3 has no linux/ppc64le image (it has: linux/arm64, "
+              "linux/amd64)");
   }
 }
 
@@ -173,7 +181,8 @@ TEST_CASE("registry: a single Docker v2 manifest without authentication", "[dock
   test::TempRoot dir;
   test::StandInRegistry reg(dir);
   test::TrustingHttp http(reg.ca());
-  auto config = test::ConfigDoc({"CUDA_VERSION=12.4.1", "NV_CUDA_LIB_VERSION=12.4.1-1"}, test::kDockerConfigType);
+  auto config =
+      test::ConfigDoc({"CUDA_VERSION=12.4.1", "NV_CUDA_LIB_VERSION=12.4.1-1"}, test::kDockerConfigType);
   auto manifest = test::ManifestDoc(config, test::kDockerManifestType);
   json s = {{"token", nullptr}};
   s["manifests"]["nvidia/cuda"]["12.4.1-base-ubuntu22.04"] = Entry(manifest);
@@ -208,8 +217,9 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
     s["private"] = {"nvidia/pytorch"};
     reg.SetState(s);
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")) ==
-          "GET " + base + "pytorch/manifests/24.05-py3: HTTP 401 UNAUTHORIZED: authentication required even with an "
-          "anonymous token (a private repository, or one that does not exist)");
+          "GET " + base +
+              "pytorch/manifests/24.05-py3: HTTP 401 UNAUTHORIZED: authentication required even with an "
+              "anonymous token (a private repository, or one that does not exist)");
   }
   SECTION("the token service refuses anonymous access") {
     json s = State(repo);
@@ -223,8 +233,9 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
     s["realm"] = "http://auth.example/token";
     reg.SetState(s);
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")) ==
-          reg.domain() + ": the token realm \"http://auth.example/token\" is not https (plain http only on a loopback "
-          "address)");
+          reg.domain() +
+              ": the token realm \"http://auth.example/token\" is not https (plain http only on a loopback "
+              "address)");
     CHECK(reg.Log().size() == 1);
   }
   SECTION("a config blob whose bytes are not the descriptor's digest") {
@@ -234,8 +245,9 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
     s["blobs"]["nvidia/pytorch"][repo.config.digest] = tampered;
     reg.SetState(s);
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")) ==
-          "the config blob of " + reg.domain() + "/nvidia/pytorch:24.05-py3 is sha256:" + sys::Sha256Hex(tampered) +
-              " (" + std::to_string(tampered.size()) + " bytes), but the manifest's descriptor says " +
+          "the config blob of " + reg.domain() +
+              "/nvidia/pytorch:24.05-py3 is sha256:" + sys::Sha256Hex(tampered) + " (" +
+              std::to_string(tampered.size()) + " bytes), but the manifest's descriptor says " +
               repo.config.digest + " (" + std::to_string(repo.config.body.size()) + " bytes); refused");
   }
   SECTION("a platform manifest that is not the one the index names") {
@@ -243,9 +255,10 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
     auto other = test::ManifestDoc(test::ConfigDoc({"CUDA_VERSION=11.0"}));
     s["manifests"]["nvidia/pytorch"][repo.amd64.digest] = Entry(other);
     reg.SetState(s);
-    CHECK_THAT(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")),
-               Catch::Contains("the linux/amd64 manifest of") && Catch::Contains("is " + other.digest + ", not " +
-                                                                                  repo.amd64.digest + " as asked; refused"));
+    CHECK_THAT(
+        ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")),
+        Catch::Contains("the linux/amd64 manifest of") &&
+            Catch::Contains("is " + other.digest + ", not " + repo.amd64.digest + " as asked; refused"));
   }
   SECTION("a Docker-Content-Digest that disagrees with the bytes") {
     json s = State(repo);
@@ -256,7 +269,8 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
   }
   SECTION("a manifest that is not JSON, or nested beyond reason") {
     json s = State(repo);
-    s["manifests"]["nvidia/pytorch"]["bad"] = {{"type", test::kOciManifestType}, {"body", "{\"schemaVersion\": 2,"}};
+    s["manifests"]["nvidia/pytorch"]["bad"] = {{"type", test::kOciManifestType},
+                                               {"body", "{\"schemaVersion\": 2,"}};
     s["manifests"]["nvidia/pytorch"]["deep"] = {{"type", test::kOciManifestType},
                                                 {"body", std::string(100, '[') + std::string(100, ']')}};
     reg.SetState(s);
@@ -270,6 +284,7 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
     quick.timeout = std::chrono::milliseconds(3000);
     auto ref = docker::ParseImageRef("127.0.0.1:1/nvidia/pytorch:24.05-py3");
     REQUIRE(ref);
-    CHECK_THAT(ReadFails(http, *ref, quick), Catch::StartsWith("GET https://127.0.0.1:1/v2/nvidia/pytorch/manifests/"));
+    CHECK_THAT(ReadFails(http, *ref, quick),
+               Catch::StartsWith("GET https://127.0.0.1:1/v2/nvidia/pytorch/manifests/"));
   }
 }

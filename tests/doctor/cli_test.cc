@@ -1,10 +1,10 @@
 // `gpuprep doctor` end to end through gp::cli::RunCli over the fixture host trees (--root): the verdicts
 // each tree is built to show, exit codes, the JSON on stdout, the default-stack line on stderr, colour.
+#include "support/cli.h"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-
-#include "support/cli.h"
 
 namespace {
 
@@ -82,12 +82,12 @@ TEST_CASE("doctor --root bare-nouveau: nouveau and no driver", "[doctor][fixture
   auto doc = r.json();
   auto driver = Layer(doc, "driver");
   CHECK(driver["status"] == "fail");
-  CHECK(
-      Finding(
-          driver,
-          "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load")["fix"] ==
-      "sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
-      "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)");
+  CHECK(Finding(
+            driver,
+            "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load")["fix"] ==
+        "sudo gpuprep apply --yes --only driver (or: printf 'blacklist nouveau\\noptions nouveau "
+        "modeset=0\\n' | sudo tee "
+        "/etc/modprobe.d/blacklist-nouveau.conf && sudo update-initramfs -u && sudo reboot)");
   CHECK(Finding(driver, "NVIDIA driver not installed")["fix"] == "sudo gpuprep apply --yes --only driver");
   CHECK(Finding(
             driver,
@@ -142,8 +142,10 @@ TEST_CASE("doctor --root v100-new-driver: V100 past its last branch", "[doctor][
   auto doc = Json("v100-new-driver").json();
   auto driver = Layer(doc, "driver");
   CHECK(driver["found"] == "590.44.01");
-  CHECK(Finding(driver, "driver branch 590 no longer supports Tesla V100 SXM2 32GB (its last branch is R580)")["fix"] ==
-        "sudo gpuprep apply --yes --only driver");
+  CHECK(
+      Finding(driver,
+              "driver branch 590 no longer supports Tesla V100 SXM2 32GB (its last branch is R580)")["fix"] ==
+      "sudo gpuprep apply --yes --only driver");
   CHECK(doc["host"]["cpus"] == 40);
   CHECK(HasLayer(doc, "fabricmanager") == false);
 }
@@ -155,8 +157,9 @@ TEST_CASE("doctor --root open-module: open kernel module, CDI, toolkit below a C
   auto tk = Layer(doc, "container_toolkit");
   CHECK(tk["status"] == "fail");
   CHECK(tk["found"] == "1.17.3");
-  CHECK(Finding(tk, "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4); CVE-2025-23266, "
-                    "CVE-2025-23267 (fixed in 1.17.8); CVE-2026-24260 (fixed in 1.19.1)")["fix"] ==
+  CHECK(Finding(tk,
+                "toolkit 1.17.3 is affected by CVE-2025-23359 (fixed in 1.17.4); CVE-2025-23266, "
+                "CVE-2025-23267 (fixed in 1.17.8); CVE-2026-24260 (fixed in 1.19.1)")["fix"] ==
         "sudo gpuprep apply --yes --only container_toolkit");
   CHECK(Layer(doc, "os")["status"] == "ok");
   CHECK(doc["host"]["shm_bytes"] == 512ULL << 30);
@@ -221,7 +224,8 @@ TEST_CASE("doctor: --root that is not a directory is a flag error, and an empty 
   Run missing = Doctor({"--root", std::string(GP_FIXTURES) + "/no-such-tree"});
   CHECK(missing.code == 2);
   CHECK(missing.out.empty());
-  CHECK(missing.err == "gpuprep: error: --root: " + std::string(GP_FIXTURES) + "/no-such-tree: not a directory\n");
+  CHECK(missing.err ==
+        "gpuprep: error: --root: " + std::string(GP_FIXTURES) + "/no-such-tree: not a directory\n");
 
   // A relative --root is relative to the working directory, as a user typing it expects.
   const std::string relative =

@@ -94,7 +94,8 @@ TEST_CASE("doctor table: rows, findings with fixes, summary; colour only when as
   CHECK(plain.find("\nLAYER              STATUS  FOUND") != std::string::npos);
   CHECK(plain.find("\ncudnn              fail    -  ") != std::string::npos);
   CHECK(plain.find("\n                           cuDNN not installed\n"
-                   "                           fix: sudo gpuprep apply --yes --only cudnn\n") != std::string::npos);
+                   "                           fix: sudo gpuprep apply --yes --only cudnn\n") !=
+        std::string::npos);
   // ok findings are for --verbose only
   CHECK(plain.find("kernel module and userspace driver agree") == std::string::npos);
   CHECK(plain.size() > 30);

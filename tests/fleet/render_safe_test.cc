@@ -50,10 +50,12 @@ TEST_CASE("Markdown report: snapshot text is never markup", "[fleet][markdown]")
                           "https://evil.example www.evil.example admin@evil.example",
                           "true");
   const std::string md = gp::fleet::RenderMarkdown(r);
-  CHECK(md.find("| host \\!\\[x\\]\\(http\\://e/i.png\\) | ubuntu 22.04 | 0 | **fail** |") != std::string::npos);
-  CHECK(md.find("| 1: host \\!\\[x\\]\\(http\\://e/i.png\\) | \\[click\\]\\(https\\://evil.example\\) "
-                "\\<img src=x onerror=alert\\(1\\)\\> \\&lt;b\\&gt; \\*em\\* \\| split https\\://evil.example "
-                "www\\.evil.example admin@<!-- -->evil.example |") != std::string::npos);
+  CHECK(md.find("| host \\!\\[x\\]\\(http\\://e/i.png\\) | ubuntu 22.04 | 0 | **fail** |") !=
+        std::string::npos);
+  CHECK(
+      md.find("| 1: host \\!\\[x\\]\\(http\\://e/i.png\\) | \\[click\\]\\(https\\://evil.example\\) "
+              "\\<img src=x onerror=alert\\(1\\)\\> \\&lt;b\\&gt; \\*em\\* \\| split https\\://evil.example "
+              "www\\.evil.example admin@<!-- -->evil.example |") != std::string::npos);
   CHECK(md.find("](") == std::string::npos);
   // every '<' is escaped, or starts the report's own <br> or empty comment
   for (size_t at = md.find('<'); at != std::string::npos; at = md.find('<', at + 1)) {
@@ -69,16 +71,17 @@ TEST_CASE("Markdown report: a fix is a code span shown as written", "[fleet][mar
   const Case cases[] = {
       {"sudo reboot", "`sudo reboot`"},
       {"apt-get update && apt-get install -y x", "`apt-get update && apt-get install -y x`"},
-      {"printf 'a\\nb'", "`printf 'a\\nb'`"},                  // a backslash stays one
-      {"grep -E 'a|b' f", "`grep -E 'a\\|b' f`"},               // GFM would split the cell on a bare '|'
-      {"echo `uname -r`", "`` echo `uname -r` ``"},             // the fence outgrows the run; padded, as it ends with one
+      {"printf 'a\\nb'", "`printf 'a\\nb'`"},      // a backslash stays one
+      {"grep -E 'a|b' f", "`grep -E 'a\\|b' f`"},  // GFM would split the cell on a bare '|'
+      {"echo `uname -r`",
+       "`` echo `uname -r` ``"},  // the fence outgrows the run; padded, as it ends with one
       {"a``b", "```a``b```"},
       {"`x`", "`` `x` ``"},
-      {" x ", "`  x  `"},                                       // CommonMark strips one space each side
+      {" x ", "`  x  `"},  // CommonMark strips one space each side
       {" x", "` x`"},
-      {"   ", "`   `"},                                         // all spaces: not stripped, not padded
-      {"a\\|b", "`a\\\\|b`"},                                   // shows a\|b
-      {"echo \x1b[31m\xc2\x9b", "`echo \\e[31m\\xC2\\x9B`"},   // controls as TerminalSafe writes them
+      {"   ", "`   `"},                                       // all spaces: not stripped, not padded
+      {"a\\|b", "`a\\\\|b`"},                                 // shows a\|b
+      {"echo \x1b[31m\xc2\x9b", "`echo \\e[31m\\xC2\\x9B`"},  // controls as TerminalSafe writes them
   };
   for (const auto& c : cases) {
     INFO(c.fix);
@@ -88,7 +91,12 @@ TEST_CASE("Markdown report: a fix is a code span shown as written", "[fleet][mar
 
 TEST_CASE("text report: no C0 or C1 control reaches the terminal", "[fleet][text]") {
   // U+009B (CSI as one UTF-8 code point, C2 9B) is read by many terminals like ESC [.
-  const auto r = OneGroup("host\xc2\x9b" "2J", "msg \x1b[31m\xc2\x9b" "31m \x07 bad \xff", "fix \xc2\x85 x");
+  const auto r = OneGroup(
+      "host\xc2\x9b"
+      "2J",
+      "msg \x1b[31m\xc2\x9b"
+      "31m \x07 bad \xff",
+      "fix \xc2\x85 x");
   const std::string text = gp::fleet::RenderText(r);
   CHECK(text.find("\xc2\x9b") == std::string::npos);
   CHECK(text.find("\xc2\x85") == std::string::npos);

@@ -1,8 +1,10 @@
-// The two snapshot readers (src/fleet/snapshot.h) agree: wherever the fast one (util/json_scan.h) answers, its
-// Host is the reference's (nlohmann DOM); wherever it refuses, the reference refuses too; and ParseSnapshot,
-// which runs both, gives the reference's Host or its error, word for word. Documents: doctor on every fixture
-// tree, the fixture snapshots, edits of them that probe the corners (duplicate keys, escapes, numbers, nesting
-// at the limit, what is read only sometimes), and seeded random mutations of them.
+// The two snapshot readers (src/fleet/snapshot.h) agree: wherever the fast one (util/json_scan.h) answers,
+// its Host is the reference's (nlohmann DOM); wherever it refuses, the reference refuses too; and
+// ParseSnapshot, which runs both, gives the reference's Host or its error, word for word. Documents: doctor
+// on every fixture tree, the fixture snapshots, edits of them that probe the corners (duplicate keys,
+// escapes, numbers, nesting at the limit, what is read only sometimes), and seeded random mutations of them.
+#include "fleet/snapshot.h"
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
@@ -16,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "fleet/snapshot.h"
 #include "support/cli.h"
 #include "util/error.h"
 
@@ -103,15 +104,16 @@ TEST_CASE("the fast snapshot reader answers every doctor document, as the refere
   REQUIRE(docs.size() >= 10);
   for (const auto& d : docs) {
     CHECK(Agreement(d) == "same");
-    CHECK(Agreement(json::parse(d).dump()) == "same");   // compact
-    CHECK(Agreement(json::parse(d).dump(4)) == "same");  // wider indentation
+    CHECK(Agreement(json::parse(d).dump()) == "same");               // compact
+    CHECK(Agreement(json::parse(d).dump(4)) == "same");              // wider indentation
     CHECK(Agreement(json::parse(d).dump(-1, ' ', true)) == "same");  // non-ASCII escaped
   }
   // ParseSnapshot takes the fast answer and names the file.
   CHECK(gp::fleet::ParseSnapshot(docs[0], "a/b.json").file == "a/b.json");
 }
 
-TEST_CASE("the fast snapshot reader defers what it is not sure of, and never answers a refused one", "[fleet]") {
+TEST_CASE("the fast snapshot reader defers what it is not sure of, and never answers a refused one",
+          "[fleet]") {
   const std::string base = DoctorJson("mismatch");
   const json doc = json::parse(base);
   auto edit = [&](const std::function<void(json&)>& f) {
@@ -144,16 +146,17 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
       {"findings null", edit([](json& d) { d["layers"][2]["findings"] = nullptr; }), "same"},
       {"findings {}", edit([](json& d) { d["layers"][2]["findings"] = json::object(); }), "same"},
       {"findings []", edit([](json& d) { d["layers"][2]["findings"] = json::array(); }), "same"},
-      {"findings {a:1}", edit([](json& d) { d["layers"][2]["findings"] = {{"a", 1}}; }), "deferred"},
+      {"findings {a:1}", edit([](json& d) {
+         d["layers"][2]["findings"] = {{"a", 1}};
+       }),
+       "deferred"},
       {"findings a string", edit([](json& d) { d["layers"][2]["findings"] = "x"; }), "deferred"},
-      {"uncoded layer without detail",
-       edit([](json& d) {
+      {"uncoded layer without detail", edit([](json& d) {
          for (auto& l : d["layers"])
            if (l["status"] == "fail") l.erase("findings"), l.erase("detail");
        }),
        "deferred"},
-      {"uncoded layers",
-       edit([](json& d) {
+      {"uncoded layers", edit([](json& d) {
          for (auto& l : d["layers"]) l.erase("findings");
        }),
        "same"},
@@ -167,15 +170,13 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
        "deferred"},
       {"a finding code null", edit([](json& d) { FailingFinding(d)["code"] = nullptr; }), "same"},
       {"a bad finding code", edit([](json& d) { FailingFinding(d)["code"] = "Bad Code"; }), "deferred"},
-      {"a bad code on an ok finding (not read)",
-       edit([](json& d) {
+      {"a bad code on an ok finding (not read)", edit([](json& d) {
          json& f = FailingFinding(d);
          f["status"] = "ok";
          f["code"] = "Bad Code";
        }),
        "same"},
-      {"unknown keys anywhere",
-       edit([](json& d) {
+      {"unknown keys anywhere", edit([](json& d) {
          d["extra"] = {{"n", {1, 2.5, -3, true, nullptr, "s"}}};
          d["host"]["gpus"][0]["extra"] = json::array();
          d["layers"][0]["extra"] = {{"k", "v"}};
@@ -190,20 +191,22 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
       {"a key given twice (read)", "{\"host\": {}, " + base.substr(1), "deferred"},
       {"a key given twice (not read)", "{\"extra\": 1, \"extra\": 2, " + base.substr(1), "same"},
       {"an escaped key", std::string(base).replace(base.find("\"host\""), 6, "\"ho\\u0073t\""), "same"},
-      {"invalid UTF-8 in a string", std::string(base).replace(base.find("\"ubuntu\""), 8, "\"ub\xFFntu\""), "refused"},
+      {"invalid UTF-8 in a string", std::string(base).replace(base.find("\"ubuntu\""), 8, "\"ub\xFFntu\""),
+       "refused"},
       {"a lone surrogate", "{\"x\": \"\\ud800\", " + base.substr(1), "refused"},
       {"a raw tab in a string", "{\"x\": \"a\tb\", " + base.substr(1), "refused"},
       {"32 levels", "{\"x\": " + std::string(31, '[') + std::string(31, ']') + ", " + base.substr(1), "same"},
-      {"33 levels", "{\"x\": " + std::string(32, '[') + std::string(32, ']') + ", " + base.substr(1), "refused"},
+      {"33 levels", "{\"x\": " + std::string(32, '[') + std::string(32, ']') + ", " + base.substr(1),
+       "refused"},
       {"not an object", "[]", "deferred"},
       {"empty", "", "refused"},
       {"a 64-hex machine id", edit([&](json& d) { d["host"]["machine_id"] = s64; }), "same"},
-      {"a hostname of 4096 bytes", edit([](json& d) { d["host"]["hostname"] = std::string(4096, 'h'); }), "same"},
+      {"a hostname of 4096 bytes", edit([](json& d) { d["host"]["hostname"] = std::string(4096, 'h'); }),
+       "same"},
       {"a hostname of 4097 bytes", edit([](json& d) { d["host"]["hostname"] = std::string(4097, 'h'); }),
        "deferred"},
       {"a hostname of 4096 bytes written as 8192", Put(marked, "\"@\"", "\"" + slashes + "\""), "same"},
-      {"escapes in what is read",
-       edit([](json& d) {
+      {"escapes in what is read", edit([](json& d) {
          d["host"]["hostname"] = "n\u00f6de-\xF0\x9F\x98\x80";
          FailingFinding(d)["message"] = "a \"quoted\"\n\tmessage \\ \u0001";
        }),
@@ -214,11 +217,11 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
        "same"},
       {"a key given twice under host (not read)", Put(marked, "\"@\"", "\"@\", \"kernel\": 1, \"kernel\": 2"),
        "same"},
-      {"a hostname given twice", Put(base, "\"hostname\"", "\"hostname\": \"a\", \"hostname\""),
-       "deferred"},
+      {"a hostname given twice", Put(base, "\"hostname\"", "\"hostname\": \"a\", \"hostname\""), "deferred"},
       {"a number at a double's limit", "{\"n\": 1e308, " + base.substr(1), "deferred"},
       {"a number just below it", "{\"n\": 9.9e306, " + base.substr(1), "same"},
-      {"over the size limit", "{\"pad\": \"" + std::string(16u << 20, 'p') + "\", " + base.substr(1), "refused"},
+      {"over the size limit", "{\"pad\": \"" + std::string(16u << 20, 'p') + "\", " + base.substr(1),
+       "refused"},
   };
   for (const auto& c : cases) {
     INFO(c.what);
@@ -234,12 +237,14 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
   CHECK(Agreement(deep) == "refused");
 }
 
-// Seeded random edits of real documents: bytes replaced, inserted, deleted and slices repeated, with the bytes
-// that matter most to a JSON reader. Whatever the fast reader says must hold (Agreement above), and each of
-// its three answers must come up, so the property is exercised rather than vacuous.
+// Seeded random edits of real documents: bytes replaced, inserted, deleted and slices repeated, with the
+// bytes that matter most to a JSON reader. Whatever the fast reader says must hold (Agreement above), and
+// each of its three answers must come up, so the property is exercised rather than vacuous.
 TEST_CASE("the fast snapshot reader agrees with the reference on mutated documents", "[fleet]") {
-  const std::vector<std::string> bases = {DoctorJson("mismatch"), json::parse(DoctorJson("healthy-h100")).dump()};
-  const std::string palette = std::string("\"\\{}[],:0-+e.Eu \t\nntf1") + '\0' + "\x1F\x7F\x80\xBF\xC3\xED\xF0\xF4\xFF";
+  const std::vector<std::string> bases = {DoctorJson("mismatch"),
+                                          json::parse(DoctorJson("healthy-h100")).dump()};
+  const std::string palette =
+      std::string("\"\\{}[],:0-+e.Eu \t\nntf1") + '\0' + "\x1F\x7F\x80\xBF\xC3\xED\xF0\xF4\xFF";
   std::mt19937 rng(20261201);  // fixed: the same cases every run
   std::map<std::string, int> seen;
   for (int i = 0; i < 600; ++i) {

@@ -1,15 +1,14 @@
 // The docker renderer, end to end: `gpuprep launch` prints a command, a real POSIX shell runs it with the
 // real docker CLI against the stand-in Engine API (tests/support/fake_dockerd.py), and the container
 // create request docker sends must equal the run config `--format json` reports for the same flags.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "support/launch_support.h"
 
-using nlohmann::json;
 using gp::test::Gpuprep;
 using gp::test::Snapshot;
+using nlohmann::json;
 
 namespace {
 
@@ -19,16 +18,27 @@ json ExpectedDeviceRequests(const json& config) {
   if (g["kind"] == "none") return json::array();
   if (config["gpu_access"] == "cdi") {
     json ids = json::array();
-    if (g["kind"] == "all") ids.push_back("nvidia.com/gpu=all");
+    if (g["kind"] == "all")
+      ids.push_back("nvidia.com/gpu=all");
     else if (g["kind"] == "count")
       for (int i = 0; i < g["count"].get<int>(); ++i) ids.push_back("nvidia.com/gpu=" + std::to_string(i));
     else
       for (int i : g["indices"]) ids.push_back("nvidia.com/gpu=" + std::to_string(i));
-    return json::array({{{"Driver", "cdi"}, {"Count", 0}, {"DeviceIDs", ids}, {"Capabilities", nullptr}, {"Options", nullptr}}});
+    return json::array({{{"Driver", "cdi"},
+                         {"Count", 0},
+                         {"DeviceIDs", ids},
+                         {"Capabilities", nullptr},
+                         {"Options", nullptr}}});
   }
-  json req = {{"Driver", ""}, {"Count", 0}, {"DeviceIDs", nullptr}, {"Capabilities", {{"gpu"}}}, {"Options", json::object()}};
-  if (g["kind"] == "all") req["Count"] = -1;
-  else if (g["kind"] == "count") req["Count"] = g["count"];
+  json req = {{"Driver", ""},
+              {"Count", 0},
+              {"DeviceIDs", nullptr},
+              {"Capabilities", {{"gpu"}}},
+              {"Options", json::object()}};
+  if (g["kind"] == "all")
+    req["Count"] = -1;
+  else if (g["kind"] == "count")
+    req["Count"] = g["count"];
   else {
     req["DeviceIDs"] = json::array();
     for (int i : g["indices"]) req["DeviceIDs"].push_back(std::to_string(i));
@@ -66,10 +76,13 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
 
   CHECK(body["Image"] == config["image"]);
   json cmd = format == "torchrun" ? json(doc["torchrun_argv"]) : config["command"];
-  if (cmd.empty()) CHECK(body["Cmd"].is_null());
-  else CHECK(body["Cmd"] == cmd);
+  if (cmd.empty())
+    CHECK(body["Cmd"].is_null());
+  else
+    CHECK(body["Cmd"] == cmd);
   json env = json::array();
-  for (const auto& e : config["env"]) env.push_back(e["name"].get<std::string>() + "=" + e["value"].get<std::string>());
+  for (const auto& e : config["env"])
+    env.push_back(e["name"].get<std::string>() + "=" + e["value"].get<std::string>());
   if (env.empty()) {
     CHECK(body["Env"].is_null());
   } else {  // docker de-duplicates -e through a map: the order of Env is not the command line's
@@ -80,7 +93,8 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   }
   json binds = json::array();
   for (const auto& m : config["mounts"])
-    binds.push_back(m["source"].get<std::string>() + ":" + m["target"].get<std::string>() + (m["read_only"] ? ":ro" : ""));
+    binds.push_back(m["source"].get<std::string>() + ":" + m["target"].get<std::string>() +
+                    (m["read_only"] ? ":ro" : ""));
   if (binds.empty()) {
     CHECK(hc["Binds"].is_null());
   } else {  // docker keeps -v in a set: the order of Binds is not the command line's
@@ -92,7 +106,8 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   CHECK(hc["IpcMode"] == config["ipc"]);
   CHECK(hc["ShmSize"] == (config["shm_bytes"].is_null() ? json(0) : config["shm_bytes"]));
   json ulimits = json::array();
-  for (const auto& u : config["ulimits"]) ulimits.push_back({{"Name", u["name"]}, {"Hard", u["hard"]}, {"Soft", u["soft"]}});
+  for (const auto& u : config["ulimits"])
+    ulimits.push_back({{"Name", u["name"]}, {"Hard", u["hard"]}, {"Soft", u["soft"]}});
   CHECK(hc["Ulimits"] == ulimits);
   const json devreq = hc["DeviceRequests"].is_null() ? json::array() : hc["DeviceRequests"];
   CHECK(devreq == ExpectedDeviceRequests(config));
@@ -100,8 +115,10 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   CHECK(hc["NetworkMode"] == (config["network"].is_null() ? json("default") : config["network"]));
   CHECK(body["WorkingDir"] == (config["workdir"].is_null() ? json("") : config["workdir"]));
   CHECK(body["Tty"] == config["interactive"]);
-  if (config["name"].is_null()) CHECK(!rec["query"].contains("name"));
-  else CHECK(rec["query"]["name"] == json::array({config["name"]}));
+  if (config["name"].is_null())
+    CHECK(!rec["query"].contains("name"));
+  else
+    CHECK(rec["query"]["name"] == json::array({config["name"]}));
   CHECK(doc["docker_argv"][0] == "docker");
   return config;
 }
@@ -111,13 +128,17 @@ const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
 
 }  // namespace
 
-TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's ipc and ulimits", "[launch]") {
+TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's ipc and ulimits",
+          "[launch]") {
   json c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--", "python", "train.py"});
   CHECK(c["gpus"]["indices"] == json::array({0, 1}));
   CHECK(c["ipc"] == "host");
   CHECK(c["shm_bytes"].is_null());
-  CHECK(c["ulimits"] == json::parse(R"([{"name":"memlock","soft":-1,"hard":-1},{"name":"stack","soft":67108864,"hard":67108864}])"));
-  auto text = Gpuprep({"launch", "--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--", "python", "train.py"});
+  CHECK(c["ulimits"] ==
+        json::parse(
+            R"([{"name":"memlock","soft":-1,"hard":-1},{"name":"stack","soft":67108864,"hard":67108864}])"));
+  auto text =
+      Gpuprep({"launch", "--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--", "python", "train.py"});
   CHECK(text.out ==
         "docker run --rm \\\n"
         "  --gpus '\"device=0,1\"' \\\n"
@@ -130,17 +151,28 @@ TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's
 TEST_CASE("launch docker: awkward mounts, env and command survive the shell exactly", "[launch]") {
   const std::string src = "/tmp/it's a \"dir\" $HOME\\x";
   const std::string value = "a b 'single' \"double\" $PATH `id` \\back\\slash\nsecond line\t!";
-  json c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "1", "--ipc", "private", "--shm", "16g", "-v",
-                      src + ":/data dir:ro", "-v", "/scratch:/scratch", "-e", "WEIRD=" + value, "-e", "EMPTY=",
-                      "--workdir", "/work space", "--name", "run-1.a_b", "--", "bash", "-c",
-                      "echo \"$WEIRD\" 'it''s' \\$x; exit 3", "two words", "--json"});
+  json c = RoundTrip({"--host",    kH100x2,
+                      "--image",   kImage,
+                      "--gpus",    "1",
+                      "--ipc",     "private",
+                      "--shm",     "16g",
+                      "-v",        src + ":/data dir:ro",
+                      "-v",        "/scratch:/scratch",
+                      "-e",        "WEIRD=" + value,
+                      "-e",        "EMPTY=",
+                      "--workdir", "/work space",
+                      "--name",    "run-1.a_b",
+                      "--",        "bash",
+                      "-c",        "echo \"$WEIRD\" 'it''s' \\$x; exit 3",
+                      "two words", "--json"});
   CHECK(c["mounts"][0]["source"] == src);
   CHECK(c["mounts"][0]["target"] == "/data dir");
   CHECK(c["env"][0]["value"] == value);
   CHECK(c["env"][1] == json({{"name", "EMPTY"}, {"value", ""}}));
   CHECK(c["shm_bytes"] == 17179869184ULL);
   CHECK(c["ipc"] == "private");
-  CHECK(c["command"] == json::array({"bash", "-c", "echo \"$WEIRD\" 'it''s' \\$x; exit 3", "two words", "--json"}));
+  CHECK(c["command"] ==
+        json::array({"bash", "-c", "echo \"$WEIRD\" 'it''s' \\$x; exit 3", "two words", "--json"}));
 }
 
 TEST_CASE("launch docker: a CDI-only host gets --device nvidia.com/gpu=N", "[launch]") {
@@ -164,7 +196,8 @@ TEST_CASE("launch docker: counts, all, none and the profile's private shm", "[la
   c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "none", "--", "python", "prep.py"});
   CHECK(c["gpus"]["kind"] == "none");
   // vision: 16 GiB per GPU with ipc private -> 32 GiB for 2 GPUs (well under half of the 2 TB host).
-  c = RoundTrip({"--host", kH100x2, "--image", kImage, "--profile", "vision", "--ipc", "private", "-e", "OMP_NUM_THREADS=4"});
+  c = RoundTrip({"--host", kH100x2, "--image", kImage, "--profile", "vision", "--ipc", "private", "-e",
+                 "OMP_NUM_THREADS=4"});
   CHECK(c["shm_bytes"] == 34359738368ULL);
   CHECK(c["env"] == json::parse(R"([{"name":"OMP_NUM_THREADS","value":"4"}])"));
   CHECK(c["workdir"] == "/workspace");
@@ -174,26 +207,33 @@ TEST_CASE("launch docker: multi-node gets host networking and the rendezvous var
   json c = RoundTrip({"--host", kH100x2, "--image", kImage, "--nodes", "2", "--node-rank", "1", "--master",
                       "10.0.0.1:29501", "--", "python", "train.py"});
   CHECK(c["network"] == "host");
-  CHECK(c["env"] == json::parse(R"([{"name":"MASTER_ADDR","value":"10.0.0.1"},{"name":"MASTER_PORT","value":"29501"},
+  CHECK(c["env"] ==
+        json::parse(R"([{"name":"MASTER_ADDR","value":"10.0.0.1"},{"name":"MASTER_PORT","value":"29501"},
                                    {"name":"NNODES","value":"2"},{"name":"NODE_RANK","value":"1"}])"));
 }
 
-TEST_CASE("launch torchrun: the container command is torchrun with --nproc_per_node from the GPUs", "[launch]") {
-  RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--", "python", "-u", "train.py", "--lr", "1e-3"},
+TEST_CASE("launch torchrun: the container command is torchrun with --nproc_per_node from the GPUs",
+          "[launch]") {
+  RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--", "python", "-u", "train.py", "--lr",
+             "1e-3"},
             "torchrun");
-  auto js = Gpuprep({"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--nodes", "2",
-                     "--node-rank", "0", "--master", "node0:29500", "--", "python", "-m", "pkg.train", "x y"});
+  auto js = Gpuprep({"launch",      "--format", "json",    "--host", kH100x2,       "--image", kImage,
+                     "--gpus",      "0,1",      "--nodes", "2",      "--node-rank", "0",       "--master",
+                     "node0:29500", "--",       "python",  "-m",     "pkg.train",   "x y"});
   REQUIRE(js.code == 0);
   CHECK(json::parse(js.out)["torchrun_argv"] ==
         json::array({"torchrun", "--nproc_per_node=2", "--nnodes=2", "--node_rank=0", "--master_addr=node0",
                      "--master_port=29500", "-m", "pkg.train", "x y"}));
-  js = Gpuprep({"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--gpus", "1", "--", "./run.sh", "a"});
-  CHECK(json::parse(js.out)["torchrun_argv"] == json::array({"torchrun", "--nproc_per_node=1", "--no-python", "./run.sh", "a"}));
+  js = Gpuprep({"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--gpus", "1", "--",
+                "./run.sh", "a"});
+  CHECK(json::parse(js.out)["torchrun_argv"] ==
+        json::array({"torchrun", "--nproc_per_node=1", "--no-python", "./run.sh", "a"}));
 }
 
 TEST_CASE("launch torchrun: python's own options keep python, under --no-python", "[launch]") {
   auto argv = [](std::vector<std::string> cmd) {
-    std::vector<std::string> args = {"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--"};
+    std::vector<std::string> args = {"launch", "--format", "json", "--host",
+                                     kH100x2,  "--image",  kImage, "--"};
     args.insert(args.end(), cmd.begin(), cmd.end());
     auto r = Gpuprep(args);
     INFO(r.err);
@@ -202,20 +242,24 @@ TEST_CASE("launch torchrun: python's own options keep python, under --no-python"
   };
   using V = std::vector<std::string>;
   // SCRIPT and -m MODULE are torchrun's own forms (it adds `python -u` itself).
-  CHECK(argv({"python", "-u", "train.py", "-c", "x"}) == V{"torchrun", "--nproc_per_node=2", "train.py", "-c", "x"});
+  CHECK(argv({"python", "-u", "train.py", "-c", "x"}) ==
+        V{"torchrun", "--nproc_per_node=2", "train.py", "-c", "x"});
   CHECK(argv({"/usr/bin/python3.12", "-u", "-m", "pkg.train", "-W"}) ==
         V{"torchrun", "--nproc_per_node=2", "-m", "pkg.train", "-W"});
   // Any other python option has no torchrun spelling: the command runs as given.
-  CHECK(argv({"python", "-c", "print(1)"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-c", "print(1)"});
+  CHECK(argv({"python", "-c", "print(1)"}) ==
+        V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-c", "print(1)"});
   CHECK(argv({"python", "-W", "ignore", "train.py"}) ==
         V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-W", "ignore", "train.py"});
   CHECK(argv({"python3", "-u", "-X", "dev", "train.py"}) ==
         V{"torchrun", "--nproc_per_node=2", "--no-python", "python3", "-u", "-X", "dev", "train.py"});
-  CHECK(argv({"python", "-m", "-x"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-m", "-x"});
+  CHECK(argv({"python", "-m", "-x"}) ==
+        V{"torchrun", "--nproc_per_node=2", "--no-python", "python", "-m", "-x"});
   CHECK(argv({"python"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python"});
-  CHECK(argv({"python-wrapper", "train.py"}) == V{"torchrun", "--nproc_per_node=2", "--no-python", "python-wrapper", "train.py"});
+  CHECK(argv({"python-wrapper", "train.py"}) ==
+        V{"torchrun", "--nproc_per_node=2", "--no-python", "python-wrapper", "train.py"});
 
-  auto text = Gpuprep({"launch", "--format", "torchrun", "--image", "none", "--host", kH100x2, "--", "python", "-c",
-                       "print(1)"});
+  auto text = Gpuprep({"launch", "--format", "torchrun", "--image", "none", "--host", kH100x2, "--", "python",
+                       "-c", "print(1)"});
   CHECK(text.out == "torchrun --nproc_per_node=2 --no-python python -c 'print(1)'\n");
 }

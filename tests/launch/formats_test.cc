@@ -1,17 +1,17 @@
 // compose and k8s output parse back (yaml-cpp) to the run config; the sbatch script runs under bash with
 // stand-in srun/scontrol that record their argv; json reports origins.
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "launch/template.h"
 #include "support/launch_support.h"
 #include "sys/process.h"
 
-using nlohmann::json;
 using gp::test::Gpuprep;
 using gp::test::Snapshot;
+using nlohmann::json;
 
 namespace {
 
@@ -41,10 +41,18 @@ std::string Unescape(std::string s) {
 }  // namespace
 
 TEST_CASE("launch compose: parses back to the run config", "[launch]") {
-  const std::vector<std::string> flags = {"--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--ipc", "private",
-                                          "--shm", "24g", "-v", "/data/my set:/data:ro", "-e", "NOTE=" + kAwkward,
-                                          "--workdir", "/workspace", "--name", "trainer", "--", "python", "train.py",
-                                          "--tag", kAwkward};
+  const std::vector<std::string> flags = {"--host",    kH100x2,
+                                          "--image",   kImage,
+                                          "--gpus",    "0,1",
+                                          "--ipc",     "private",
+                                          "--shm",     "24g",
+                                          "-v",        "/data/my set:/data:ro",
+                                          "-e",        "NOTE=" + kAwkward,
+                                          "--workdir", "/workspace",
+                                          "--name",    "trainer",
+                                          "--",        "python",
+                                          "train.py",  "--tag",
+                                          kAwkward};
   std::vector<std::string> args = {"launch", "--format", "compose"};
   args.insert(args.end(), flags.begin(), flags.end());
   YAML::Node doc = YAML::Load(Out(args));
@@ -79,17 +87,38 @@ TEST_CASE("launch compose: parses back to the run config", "[launch]") {
   CHECK(d["count"].as<std::string>() == "all");
   CHECK(!all["services"]["train"]["shm_size"]);
   CHECK(all["services"]["train"]["ipc"].as<std::string>() == "host");
-  YAML::Node cdi = YAML::Load(Out({"launch", "--format", "compose", "--host", Snapshot("h100x8-cdi.json"), "--image",
-                                   kImage, "--gpus", "2", "--interactive"}));
-  CHECK(Strings(cdi["services"]["train"]["devices"]) == std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=1"});
+  YAML::Node cdi = YAML::Load(Out({"launch", "--format", "compose", "--host", Snapshot("h100x8-cdi.json"),
+                                   "--image", kImage, "--gpus", "2", "--interactive"}));
+  CHECK(Strings(cdi["services"]["train"]["devices"]) ==
+        std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=1"});
   CHECK(!cdi["services"]["train"]["deploy"]);
   CHECK(cdi["services"]["train"]["tty"].as<bool>());
 }
 
 TEST_CASE("launch k8s: a Job with nvidia.com/gpu limits and a memory-backed /dev/shm", "[launch]") {
-  YAML::Node job = YAML::Load(Out({"launch", "--format", "k8s", "--host", kH100x2, "--image", kImage, "--gpus", "2",
-                                   "--profile", "multimodal", "-v", "/mnt/data:/data:ro", "-e", "NOTE=" + kAwkward,
-                                   "-e", "OUT=$(HOME)/out", "--name", "MM_Run.1", "--", "python", "train.py", kAwkward,
+  YAML::Node job = YAML::Load(Out({"launch",
+                                   "--format",
+                                   "k8s",
+                                   "--host",
+                                   kH100x2,
+                                   "--image",
+                                   kImage,
+                                   "--gpus",
+                                   "2",
+                                   "--profile",
+                                   "multimodal",
+                                   "-v",
+                                   "/mnt/data:/data:ro",
+                                   "-e",
+                                   "NOTE=" + kAwkward,
+                                   "-e",
+                                   "OUT=$(HOME)/out",
+                                   "--name",
+                                   "MM_Run.1",
+                                   "--",
+                                   "python",
+                                   "train.py",
+                                   kAwkward,
                                    "--out=$(HOME)/$$"}));
   CHECK(job["apiVersion"].as<std::string>() == "batch/v1");
   CHECK(job["kind"].as<std::string>() == "Job");
@@ -126,15 +155,40 @@ TEST_CASE("launch k8s: a Job with nvidia.com/gpu limits and a memory-backed /dev
   CHECK(vols[1]["name"].as<std::string>() == c["volumeMounts"][1]["name"].as<std::string>());
   CHECK(vols[1]["hostPath"]["path"].as<std::string>() == "/mnt/data");
 
-  YAML::Node sized = YAML::Load(Out({"launch", "--format", "k8s", "--host", kH100x2, "--image", kImage, "--shm", "512m"}));
-  CHECK(sized["spec"]["template"]["spec"]["volumes"][0]["emptyDir"]["sizeLimit"].as<std::string>() == "512Mi");
-  CHECK(sized["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>() == 2);
+  YAML::Node sized =
+      YAML::Load(Out({"launch", "--format", "k8s", "--host", kH100x2, "--image", kImage, "--shm", "512m"}));
+  CHECK(sized["spec"]["template"]["spec"]["volumes"][0]["emptyDir"]["sizeLimit"].as<std::string>() ==
+        "512Mi");
+  CHECK(
+      sized["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>() ==
+      2);
 }
 
 TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun rendezvous", "[launch]") {
-  const std::string script = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--nodes", "4",
-                                  "--gpus", "2", "-v", "/lustre/data:/data:ro", "-e", "NOTE=" + kAwkward, "--workdir",
-                                  "/workspace", "--name", "big-run", "--", "python", "train.py", "--tag", kAwkward});
+  const std::string script = Out({"launch",
+                                  "--format",
+                                  "slurm",
+                                  "--host",
+                                  kH100x2,
+                                  "--image",
+                                  kImage,
+                                  "--nodes",
+                                  "4",
+                                  "--gpus",
+                                  "2",
+                                  "-v",
+                                  "/lustre/data:/data:ro",
+                                  "-e",
+                                  "NOTE=" + kAwkward,
+                                  "--workdir",
+                                  "/workspace",
+                                  "--name",
+                                  "big-run",
+                                  "--",
+                                  "python",
+                                  "train.py",
+                                  "--tag",
+                                  kAwkward});
   CHECK(script.find("#SBATCH --nodes=4\n") != std::string::npos);
   CHECK(script.find("#SBATCH --gpus-per-node=2\n") != std::string::npos);
   CHECK(script.find("#SBATCH --job-name=big-run\n") != std::string::npos);
@@ -151,7 +205,9 @@ TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun r
   REQUIRE(runner.Run(chmod).ok());
   gp::sys::Command run;
   run.argv = {"bash", dir + "/job.sbatch"};
-  run.env = {{"PATH", dir + ":/usr/bin:/bin"}, {"SLURM_JOB_NODELIST", "gpu-node-[07-10]"}, {"SLURM_NNODES", "4"},
+  run.env = {{"PATH", dir + ":/usr/bin:/bin"},
+             {"SLURM_JOB_NODELIST", "gpu-node-[07-10]"},
+             {"SLURM_NNODES", "4"},
              {"SLURM_JOB_ID", "4242"}};
   auto r = runner.Run(run);
   INFO(r.err);
@@ -162,24 +218,26 @@ TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun r
   for (size_t start = 0, nul; (nul = all.find('\0', start)) != std::string::npos; start = nul + 1)
     argv.push_back(all.substr(start, nul - start));
   CHECK(argv == std::vector<std::string>{"--container-image=nvcr.io#nvidia/pytorch:24.06-py3",
-                                         "--container-mounts=/lustre/data:/data:ro", "--container-workdir=/workspace",
-                                         "--container-env=NOTE", "torchrun", "--nproc_per_node=2", "--nnodes=4",
-                                         "--rdzv_backend=c10d", "--rdzv_endpoint=gpu-node-07:29500",
-                                         "--rdzv_id=4242", "train.py", "--tag", kAwkward});
+                                         "--container-mounts=/lustre/data:/data:ro",
+                                         "--container-workdir=/workspace", "--container-env=NOTE", "torchrun",
+                                         "--nproc_per_node=2", "--nnodes=4", "--rdzv_backend=c10d",
+                                         "--rdzv_endpoint=gpu-node-07:29500", "--rdzv_id=4242", "train.py",
+                                         "--tag", kAwkward});
   std::ifstream envf(dir + "/srun.env");
   std::string env((std::istreambuf_iterator<char>(envf)), std::istreambuf_iterator<char>());
   CHECK(env.find("NOTE=" + kAwkward + "\n") != std::string::npos);
   CHECK(env.find("MASTER_ADDR=gpu-node-07\n") != std::string::npos);
 
   // A python option torchrun has no spelling for: --no-python after the rendezvous options, python kept.
-  const std::string opt = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--", "python",
-                               "-W", "ignore", "train.py"});
-  CHECK(opt.find(" --rdzv_id=\"$SLURM_JOB_ID\" \\\n  --no-python python -W ignore train.py\n") != std::string::npos);
+  const std::string opt = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--",
+                               "python", "-W", "ignore", "train.py"});
+  CHECK(opt.find(" --rdzv_id=\"$SLURM_JOB_ID\" \\\n  --no-python python -W ignore train.py\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("launch json: values and where each came from", "[launch]") {
-  json doc = json::parse(Out({"launch", "--json", "--host", kH100x2, "--profile", "llm-finetune", "--image", kImage,
-                              "--gpus", "none", "-e", "NCCL_DEBUG=INFO", "--", "python", "prep.py"}));
+  json doc = json::parse(Out({"launch", "--json", "--host", kH100x2, "--profile", "llm-finetune", "--image",
+                              kImage, "--gpus", "none", "-e", "NCCL_DEBUG=INFO", "--", "python", "prep.py"}));
   const json& o = doc["origins"];
   CHECK(o["image"] == "flag");
   CHECK(o["gpus"] == "flag");
@@ -190,12 +248,14 @@ TEST_CASE("launch json: values and where each came from", "[launch]") {
   CHECK(o["env.PYTORCH_CUDA_ALLOC_CONF"] == "profile");
   CHECK(doc["config"]["profile"] == "llm-finetune");
   CHECK(doc["config"]["env"][1] == json({{"name", "NCCL_DEBUG"}, {"value", "INFO"}}));
-  CHECK(doc["docker_argv"] == json::array({"docker", "run", "--rm", "--ipc=host", "--ulimit", "memlock=-1", "--ulimit",
-                                           "stack=67108864", "-e", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-                                           "-e", "NCCL_DEBUG=INFO", "-e", "TOKENIZERS_PARALLELISM=false", "-w",
-                                           "/workspace", kImage, "python", "prep.py"}));
+  CHECK(doc["docker_argv"] ==
+        json::array({"docker", "run", "--rm", "--ipc=host", "--ulimit", "memlock=-1", "--ulimit",
+                     "stack=67108864", "-e", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "-e",
+                     "NCCL_DEBUG=INFO", "-e", "TOKENIZERS_PARALLELISM=false", "-w", "/workspace", kImage,
+                     "python", "prep.py"}));
   // The shm size of a private IPC namespace comes from the host (the --shm auto rule).
-  json priv = json::parse(Out({"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--ipc", "private"}));
+  json priv = json::parse(
+      Out({"launch", "--format", "json", "--host", kH100x2, "--image", kImage, "--ipc", "private"}));
   CHECK(priv["origins"]["shm"] == "host");
   CHECK(priv["origins"]["ipc"] == "flag");
   CHECK(priv["origins"]["access"] == "host");
@@ -212,22 +272,25 @@ TEST_CASE("launch templates: placeholders, blocks and YAML quoting", "[launch]")
 }
 
 TEST_CASE("launch torchrun: --image none prints the bare torchrun line", "[launch]") {
-  CHECK(Out({"launch", "--format", "torchrun", "--image", "none", "--host", kH100x2, "--nodes", "2", "--node-rank", "1",
-             "--master", "10.1.2.3:29400", "--", "python", "train.py", "--data", "/my data"}) ==
-        "torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 --master_addr=10.1.2.3 --master_port=29400 train.py "
+  CHECK(Out({"launch", "--format", "torchrun", "--image", "none", "--host", kH100x2, "--nodes", "2",
+             "--node-rank", "1", "--master", "10.1.2.3:29400", "--", "python", "train.py", "--data",
+             "/my data"}) ==
+        "torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 --master_addr=10.1.2.3 --master_port=29400 "
+        "train.py "
         "--data '/my data'\n");
   // No container, so a host without the container toolkit is fine.
-  CHECK(Out({"launch", "--format", "torchrun", "--image", "none", "--host", Snapshot("no-runtime.json"), "--gpus", "1",
-             "--", "python", "t.py"}) == "torchrun --nproc_per_node=1 t.py\n");
+  CHECK(Out({"launch", "--format", "torchrun", "--image", "none", "--host", Snapshot("no-runtime.json"),
+             "--gpus", "1", "--", "python", "t.py"}) == "torchrun --nproc_per_node=1 t.py\n");
   auto r = Gpuprep({"launch", "--image", "none", "--host", kH100x2});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: --image: none (no container) is only for --format torchrun, which then prints the "
-                 "bare torchrun line\n");
+  CHECK(r.err ==
+        "gpuprep: error: --image: none (no container) is only for --format torchrun, which then prints the "
+        "bare torchrun line\n");
 }
 
 TEST_CASE("launch slurm: --master replaces the first node of the allocation", "[launch]") {
-  const std::string s = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--nodes", "2",
-                             "--master", "10.0.0.5:29400", "--", "python", "t.py"});
+  const std::string s = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--nodes",
+                             "2", "--master", "10.0.0.5:29400", "--", "python", "t.py"});
   CHECK(s.find("\nMASTER_ADDR=10.0.0.5\nMASTER_PORT=29400\n") != std::string::npos);
   CHECK(s.find("scontrol") == std::string::npos);
   CHECK(s.find("#SBATCH --gpus-per-node=2\n") != std::string::npos);  // --gpus all: the host's 2

@@ -118,7 +118,8 @@ TEST_CASE("driver: branch too old for Blackwell (from the catalogue, not hard-co
   f = FindingStarting(r, "B200 runs only");
   REQUIRE(f);
   CHECK(f->message == "B200 runs only on NVIDIA's open kernel modules; the loaded module is proprietary");
-  CHECK(f->fix == std::optional<std::string>("choose a stack with the open driver flavour: gpuprep manifest list"));
+  CHECK(f->fix ==
+        std::optional<std::string>("choose a stack with the open driver flavour: gpuprep manifest list"));
 
   // With a stack on a new enough branch, applying it is the fix.
   t.stack.driver.branch = 580;
@@ -126,7 +127,8 @@ TEST_CASE("driver: branch too old for Blackwell (from the catalogue, not hard-co
         std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 }
 
-TEST_CASE("driver: a release that does not list the board warns, naming the first that does", "[layers][doctor]") {
+TEST_CASE("driver: a release that does not list the board warns, naming the first that does",
+          "[layers][doctor]") {
   test::Inputs t;
   t.host.driver.module.version = t.host.driver.userspace_version = "525.53";  // a beta, older than 525.60.11
   t.stack.driver.branch = 535;
@@ -134,8 +136,9 @@ TEST_CASE("driver: a release that does not list the board warns, naming the firs
   const layers::Finding* f = FindingStarting(r, "driver 525.53 predates");
   REQUIRE(f);
   CHECK(f->status == Status::kWarn);
-  CHECK(f->message == "driver 525.53 predates 525.60.11, the first R525 release (betas aside) whose supported-GPU list "
-                      "names H100 SXM5 80GB");
+  CHECK(f->message ==
+        "driver 525.53 predates 525.60.11, the first R525 release (betas aside) whose supported-GPU list "
+        "names H100 SXM5 80GB");
   // The stack's 535.129.03 lists it: applying the stack fixes it.
   CHECK(f->fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));
 
@@ -145,8 +148,9 @@ TEST_CASE("driver: a release that does not list the board warns, naming the firs
   f = FindingStarting(r545, "no R545 release");
   REQUIRE(f);
   CHECK(f->status == Status::kWarn);
-  CHECK(f->message == "no R545 release (betas aside) lists H100 SXM5 80GB; the branches that do: R525 from 525.60.11, "
-                      "R535 from 535.54.03");
+  CHECK(f->message ==
+        "no R545 release (betas aside) lists H100 SXM5 80GB; the branches that do: R525 from 525.60.11, "
+        "R535 from 535.54.03");
   t.host.driver.module.open = true;
   CHECK(FindingStarting(Driver(t), "no R545 release"));
 
@@ -157,7 +161,8 @@ TEST_CASE("driver: a release that does not list the board warns, naming the firs
   CHECK_FALSE(FindingStarting(Driver(t), "no R580"));
 }
 
-TEST_CASE("driver: the board's subsystem picks its own support (A30 10de:1852 from 535.129.03)", "[layers][doctor]") {
+TEST_CASE("driver: the board's subsystem picks its own support (A30 10de:1852 from 535.129.03)",
+          "[layers][doctor]") {
   test::Inputs t;
   t.host.driver.module.version = t.host.driver.userspace_version = "535.104.05";
   for (auto& g : t.host.gpus) {
@@ -185,8 +190,10 @@ TEST_CASE("driver: the open kernel modules do not drive Volta", "[layers][doctor
   const layers::Finding* f = test::FindingWith(r, Status::kFail);
   REQUIRE(f);
   CHECK(f->message == "the open kernel modules do not support V100 (volta; they support Turing and later)");
-  CHECK(f->fix == std::optional<std::string>("sudo gpuprep apply --yes --only driver"));  // the stack is proprietary
+  CHECK(f->fix ==
+        std::optional<std::string>("sudo gpuprep apply --yes --only driver"));  // the stack is proprietary
   t.stack.driver.flavour = "open";
   CHECK(test::FindingWith(Driver(t), Status::kFail)->fix ==
-        std::optional<std::string>("choose a stack with the proprietary driver flavour: gpuprep manifest list"));
+        std::optional<std::string>(
+            "choose a stack with the proprietary driver flavour: gpuprep manifest list"));
 }

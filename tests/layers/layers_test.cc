@@ -64,11 +64,13 @@ TEST_CASE("host: CPU cores and RAM against the sourced ratios, or the stack's nu
   CHECK(r.findings[0].message ==
         "24 CPU cores for 8 GPUs: below 28 (8 x (2 + 1) + 4: 2 DataLoader workers per GPU for llm) for the "
         "llm-finetune workload");
-  CHECK(r.findings[0].fix == std::optional<std::string>("use a host with at least 28 CPU cores, or fewer GPUs"));
+  CHECK(r.findings[0].fix ==
+        std::optional<std::string>("use a host with at least 28 CPU cores, or fewer GPUs"));
   CHECK(r.findings[1].code == "host.memory");
   CHECK(r.findings[1].message ==
         "512 GiB RAM for 8 GPUs: below 637.2 GiB (the GPUs' memory) for the llm-finetune workload");
-  CHECK(r.findings[1].fix == std::optional<std::string>("use a host with at least 637.2 GiB RAM, or fewer GPUs"));
+  CHECK(r.findings[1].fix ==
+        std::optional<std::string>("use a host with at least 637.2 GiB RAM, or fewer GPUs"));
 
   // What 8-GPU data-center servers ship (192 vCPUs, 2 TiB) meets the floor.
   t.host.cpus = 192;
@@ -95,8 +97,9 @@ TEST_CASE("host: CPU cores and RAM against the sourced ratios, or the stack's nu
   CHECK(shm.fix == std::optional<std::string>("sudo mount -o remount,size=128G /dev/shm"));
   t.host.cpus = 32;
   auto cpus = layers::CheckHost(t.in());
-  CHECK(cpus.findings[0].message == "32 CPU cores for 8 GPUs: below 64 (8 per GPU, the stack's) for the "
-                                    "llm-finetune workload");
+  CHECK(cpus.findings[0].message ==
+        "32 CPU cores for 8 GPUs: below 64 (8 per GPU, the stack's) for the "
+        "llm-finetune workload");
 
   // The general profile gets the floor (the fewest workers a source gives); GPU memory unknown to NVML and
   // the catalogue leaves RAM unchecked; without GPUs there is nothing to size against.
@@ -142,17 +145,20 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   CHECK(bw.status == Status::kFail);  // the stack's proprietary flavour cannot drive Blackwell at all
   CHECK(bw.found == std::optional<std::string>("8x B200"));
   CHECK(bw.detail ==
-        "stack ubuntu22-r535-cuda12.2 cannot run here: B200 runs only on NVIDIA's open kernel modules; the newest "
+        "stack ubuntu22-r535-cuda12.2 cannot run here: B200 runs only on NVIDIA's open kernel modules; the "
+        "newest "
         "that can is blackwell-r580.173.02-cuda13.0.3");
-  CHECK(bw.fix == std::optional<std::string>("sudo gpuprep apply --yes --manifest blackwell-r580.173.02-cuda13.0.3"));
+  CHECK(bw.fix ==
+        std::optional<std::string>("sudo gpuprep apply --yes --manifest blackwell-r580.173.02-cuda13.0.3"));
   // A stack whose pins could run the board but that does not claim its architecture only warns.
   b.stack.driver.flavour = "open";
   b.stack.driver.branch = 580;
   b.stack.driver.version.version = gp::Version::Must("580.95.05");
   auto open = layers::CheckGpu(b.in());
   CHECK(open.status == Status::kWarn);
-  CHECK(open.detail == "stack ubuntu22-r535-cuda12.2 is not made for B200 (blackwell; it claims ampere, hopper, ada); "
-                       "the newest that can is blackwell-r580.173.02-cuda13.0.3");
+  CHECK(open.detail ==
+        "stack ubuntu22-r535-cuda12.2 is not made for B200 (blackwell; it claims ampere, hopper, ada); "
+        "the newest that can is blackwell-r580.173.02-cuda13.0.3");
 }
 
 TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor]") {
@@ -283,9 +289,10 @@ TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
   auto none = layers::CheckDocker(t.in());
   CHECK(none.status == Status::kFail);
   CHECK(none.detail == "Docker is not installed");
-  CHECK(none.fix == std::optional<std::string>(
-                        "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl "
-                        "enable --now docker"));
+  CHECK(none.fix ==
+        std::optional<std::string>(
+            "install Docker Engine (https://docs.docker.com/engine/install/), then: sudo systemctl "
+            "enable --now docker"));
 
   t.host.docker.cli_found = true;
   t.host.docker.detail = "connect /var/run/docker.sock: no such file";

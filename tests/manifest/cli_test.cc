@@ -1,8 +1,8 @@
 // `gpuprep manifest ...` through gp::cli::RunCli with a real DiskFs: exit codes and exact output lines.
+#include "support/cli.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
-#include "support/cli.h"
 
 namespace {
 
@@ -45,8 +45,9 @@ TEST_CASE("manifest list and show", "[manifest]") {
   CHECK(r.code == 0);
   CHECK(r.out.find("NAME ") == 0);
   CHECK(r.out.find("\nubuntu22.04-r535-cuda12.2         ubuntu 22.04  ") != std::string::npos);
-  CHECK(r.out.find("R535 LTS  12.2.2   nvcr.io/nvidia/pytorch:23.10-py3  (legacy: only with --manifest; driver "
-                   "branch end of life 2026-06)\n") != std::string::npos);
+  CHECK(
+      r.out.find("R535 LTS  12.2.2   nvcr.io/nvidia/pytorch:23.10-py3  (legacy: only with --manifest; driver "
+                 "branch end of life 2026-06)\n") != std::string::npos);
   CHECK(r.out.find("R580 LTS  13.0.2   nvcr.io/nvidia/pytorch:25.12-py3\n") != std::string::npos);
   // Then this machine: the stack a new host like it would get, and why.
   CHECK(r.out.find("\ndefault for a new host like this one: ") != std::string::npos);

@@ -26,7 +26,8 @@ TEST_CASE("MinDriverFor: exact rows, GA for major.minor, nearest update below", 
 
 TEST_CASE("Table 3 is complete and ordered newest first", "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
-  CHECK(c.cuda_min_driver.size() == 56);  // 53 rows of Table 3, two secondary 13.3 rows, 13.0.3's packaged driver
+  CHECK(c.cuda_min_driver.size() ==
+        56);  // 53 rows of Table 3, two secondary 13.3 rows, 13.0.3's packaged driver
   for (size_t i = 1; i < c.cuda_min_driver.size(); ++i)
     CHECK(c.cuda_min_driver[i - 1].cuda > c.cuda_min_driver[i].cuda);
   CHECK(c.cuda_min_driver.front().cuda.str() == "13.3.1");
@@ -94,15 +95,49 @@ TEST_CASE("the catalogue holds every data-center GPU the issue names", "[manifes
       if (g.name == name) return g.datacenter;
     return false;
   };
-  for (const char* name : {"A30", "A40", "A10", "A10G", "A2", "A16", "A800-SXM4-80GB", "A800 80GB PCIe",
-                           "A100-SXM4-40GB", "A100-SXM4-80GB", "A100 80GB PCIe", "A100-PCIE-40GB", "H800",
-                           "H800 PCIe", "H20", "H20-3e", "L20", "L2", "L4", "L40", "L40S", "TS4 / B100", "B200",
-                           "B300 SXM6 AC", "GB200", "GB300", "GH200 120GB", "GH200 480GB", "GH200 144G HBM3e",
-                           "H100 80GB HBM3", "H100 PCIe", "H100 NVL", "H100", "H200", "H200 NVL", "Tesla T4",
-                           "Tesla V100 SXM2 16GB", "Tesla V100 SXM2 32GB", "Tesla V100 PCIe 16GB",
-                           "Tesla V100 PCIe 32GB", "Tesla V100S PCIe 32GB", "Tesla V100 SXM3 32GB",
-                           "RTX PRO 6000 Blackwell Server Edition"})
-  {
+  for (const char* name : {"A30",
+                           "A40",
+                           "A10",
+                           "A10G",
+                           "A2",
+                           "A16",
+                           "A800-SXM4-80GB",
+                           "A800 80GB PCIe",
+                           "A100-SXM4-40GB",
+                           "A100-SXM4-80GB",
+                           "A100 80GB PCIe",
+                           "A100-PCIE-40GB",
+                           "H800",
+                           "H800 PCIe",
+                           "H20",
+                           "H20-3e",
+                           "L20",
+                           "L2",
+                           "L4",
+                           "L40",
+                           "L40S",
+                           "TS4 / B100",
+                           "B200",
+                           "B300 SXM6 AC",
+                           "GB200",
+                           "GB300",
+                           "GH200 120GB",
+                           "GH200 480GB",
+                           "GH200 144G HBM3e",
+                           "H100 80GB HBM3",
+                           "H100 PCIe",
+                           "H100 NVL",
+                           "H100",
+                           "H200",
+                           "H200 NVL",
+                           "Tesla T4",
+                           "Tesla V100 SXM2 16GB",
+                           "Tesla V100 SXM2 32GB",
+                           "Tesla V100 PCIe 16GB",
+                           "Tesla V100 PCIe 32GB",
+                           "Tesla V100S PCIe 32GB",
+                           "Tesla V100 SXM3 32GB",
+                           "RTX PRO 6000 Blackwell Server Edition"}) {
     INFO(name);
     CHECK(has(name));
   }
@@ -145,7 +180,8 @@ std::string FirstIn(const m::Compat& c, const char* dev, const char* sv, const c
 }
 }  // namespace
 
-TEST_CASE("support per driver branch: the first production release whose README lists the board", "[manifest]") {
+TEST_CASE("support per driver branch: the first production release whose README lists the board",
+          "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
   CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 550) == "550.90.07");  // H200
   CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 535) == "none");       // no R535 release lists it
@@ -162,7 +198,7 @@ TEST_CASE("support per driver branch: the first production release whose README 
   CHECK(FirstIn(c, "0x27b8", "0x10de", "0x16ca", 525) == "525.105.17");  // L4, not 525.53
   CHECK(FirstIn(c, "0x1eb8", "0x10de", "0x12a2", 570) == "none");        // T4: the README lags
   CHECK(FirstIn(c, "0x1eb8", "0x10de", "0x12a2", 575) == "575.57.08");   // (575.51.03 is CUDA-only)
-  CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 470) == "no data");      // older than the open modules
+  CHECK(FirstIn(c, "0x2335", "0x10de", "0x18be", 470) == "no data");     // older than the open modules
   // The floor from the compute capability is separate: below the per-release data it is the only check.
   CHECK(c.GpuByPci("0x2335", "0x10de", "0x18be")->min_driver_branch == 520);
   const m::GpuModel* h200 = c.GpuByPci("0x2335", "0x10de", "0x18be");
@@ -191,7 +227,8 @@ void CheckBetaSeries(const std::string& prefix, const char* dev, const char* sv,
 }  // namespace
 
 TEST_CASE("a Vulkan beta never decides: 515.49.x", "[manifest]") {
-  CheckBetaSeries("515.49.", "0x20b2", "0x10de", "0x1622", 515, "515.65.07");  // README lists it from 515.49.18
+  CheckBetaSeries("515.49.", "0x20b2", "0x10de", "0x1622", 515,
+                  "515.65.07");  // README lists it from 515.49.18
 }
 TEST_CASE("a Vulkan beta never decides: 525.47.x", "[manifest]") {
   CheckBetaSeries("525.47.", "0x2330", "0x10de", "0x16c0", 525, "525.85.05");  // from 525.47.07
@@ -233,22 +270,25 @@ TEST_CASE("driver rules: flavour and ceilings per architecture or board", "[mani
   REQUIRE(c.GpuByPciId("0x13f2"));  // Tesla M60
   CHECK(c.GpuByPciId("0x13f2")->arch == "maxwell");
   CHECK(c.GpuByPciId("0x13f2")->min_driver_branch == 0);  // CUDA 6.5 predates Table 3
-  CHECK(c.GpuByPciId("0x1b38")->cc.str() == "6.1");      // Tesla P40
-  const m::GpuModel* t10 = c.GpuByPciId("0x1e35");       // Tesla T10 is Turing (TU102)
+  CHECK(c.GpuByPciId("0x1b38")->cc.str() == "6.1");       // Tesla P40
+  const m::GpuModel* t10 = c.GpuByPciId("0x1e35");        // Tesla T10 is Turing (TU102)
   CHECK(t10->arch == "turing");
   CHECK(t10->open_modules);
   CHECK_FALSE(t10->last_driver_branch);
   CHECK(c.GpuByPciId("0x2342")->requires_open);  // GH200
   CHECK(c.GpuByPciId("0x2348")->requires_open);
-  CHECK_FALSE(c.GpuByPciId("0x2335")->requires_open);  // H200
-  CHECK(c.GpuByPciId("0x2901")->requires_open);        // Blackwell
+  CHECK_FALSE(c.GpuByPciId("0x2335")->requires_open);                   // H200
+  CHECK(c.GpuByPciId("0x2901")->requires_open);                         // Blackwell
   const m::GpuModel* d6000 = c.GpuByPci("0x2bb9", "0x10de", "0x2091");  // RTX 6000D
   REQUIRE(d6000);
   CHECK(d6000->name == "RTX 6000D");
   CHECK(d6000->arch == "blackwell");
-  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), false, 13) == "CUDA 12.x is the last CUDA for Tesla P100 PCIe 16GB");
-  CHECK(p100->StackCannotRun(Version::Must("590.48.01"), false, 12) == "R580 is the last driver branch for Tesla P100 PCIe 16GB");
-  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), true, 12) == "the open kernel modules do not drive Tesla P100 PCIe 16GB (pascal)");
+  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), false, 13) ==
+        "CUDA 12.x is the last CUDA for Tesla P100 PCIe 16GB");
+  CHECK(p100->StackCannotRun(Version::Must("590.48.01"), false, 12) ==
+        "R580 is the last driver branch for Tesla P100 PCIe 16GB");
+  CHECK(p100->StackCannotRun(Version::Must("580.95.05"), true, 12) ==
+        "the open kernel modules do not drive Tesla P100 PCIe 16GB (pascal)");
   CHECK(p100->StackCannotRun(Version::Must("580.95.05"), false, 12).empty());
   CHECK(c.GpuByPciId("0x2342")->StackCannotRun(Version::Must("580.95.05"), false, 13) ==
         "GH200 120GB / 480GB runs only on NVIDIA's open kernel modules");
@@ -274,23 +314,28 @@ TEST_CASE("broken compat documents", "[manifest]") {
         "2 compat.yaml:1:1: missing required key \"gpus\"");
   CHECK(err(head + "cuda_min_driver: []\nminor_compat: []\ngpus: []\nnvswitch_pci_ids: [\"22a3\"]\n") ==
         "2 compat.yaml:6:20: \"22a3\" is not a PCI device id (like \"0x2330\")");
-  const std::string gpu = head + "cuda_min_driver: []\nminor_compat: []\ngpus:\n  - {name: A2, pci_ids: [\"0x25b6\"], "
-                          "arch: ampere, cc: \"8.6\", datacenter: true, min_cuda: \"11.1\", min_driver_branch: 455, ";
+  const std::string gpu =
+      head +
+      "cuda_min_driver: []\nminor_compat: []\ngpus:\n  - {name: A2, pci_ids: [\"0x25b6\"], "
+      "arch: ampere, cc: \"8.6\", datacenter: true, min_cuda: \"11.1\", min_driver_branch: 455, ";
   CHECK(err(gpu + "subsystems: [\"10de157e\"]}\n") ==
         "2 compat.yaml:6:135: \"10de157e\" is not a PCI subsystem (like \"10de:16c0\")");
   CHECK(err(gpu + "support: {\"535\": \"535.x\"}}\n") == "2 compat.yaml:6:139: \"535.x\" is not a version");
   CHECK(err(gpu + "support: {\"535\": \"550.90.07\"}}\n") ==
         "2 compat.yaml:6:139: release 550.90.07 is not on branch 535");
-  CHECK(err(gpu + "support: {\"R535\": none}}\n") == "2 compat.yaml:6:132: \"R535\" is not a driver branch (like \"535\")");
+  CHECK(err(gpu + "support: {\"R535\": none}}\n") ==
+        "2 compat.yaml:6:132: \"R535\" is not a driver branch (like \"535\")");
   const std::string rules = head + "cuda_min_driver: []\nminor_compat: []\ngpus: []\ndriver_rules:\n";
   CHECK(err(rules + "  - {arch: pascall, modules: proprietary}\n") ==
         "2 compat.yaml:7:12: unknown architecture \"pascall\" (did you mean \"pascal\"?)");
   CHECK(err(rules + "  - {arch: volta, modules: closed}\n") ==
         "2 compat.yaml:7:28: modules must be open or proprietary, got \"closed\"");
-  CHECK(err(rules + "  - {arch: volta, board: \"0x1db5\"}\n") == "2 compat.yaml:7:5: a driver rule names either arch or board");
+  CHECK(err(rules + "  - {arch: volta, board: \"0x1db5\"}\n") ==
+        "2 compat.yaml:7:5: a driver rule names either arch or board");
 }
 
-TEST_CASE("from CUDA 13.4: a driver branch per CUDA minor, and the third digit a build number", "[manifest]") {
+TEST_CASE("from CUDA 13.4: a driver branch per CUDA minor, and the third digit a build number",
+          "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
   REQUIRE(c.DriverBranchFor(Version::Must("13.4.2")));
   CHECK(c.DriverBranchFor(Version::Must("13.4.2"))->branch == 615);
@@ -320,10 +365,12 @@ TEST_CASE("driver branches: designation and end of life", "[manifest]") {
   CHECK(c.BranchInfo(580)->end_of_life == "2028-06");
   CHECK(c.BranchInfo(620)->end_of_life == "2029-09");
   CHECK(c.BranchInfo(595)->designation == "production");
-  const std::string head = "apiVersion: gpuprep/v1\nkind: Compat\ncuda_min_driver: []\nminor_compat: []\ngpus: []\n";
+  const std::string head =
+      "apiVersion: gpuprep/v1\nkind: Compat\ncuda_min_driver: []\nminor_compat: []\ngpus: []\n";
   auto err = [](const std::string& text) { return ErrorOf([&] { m::ParseCompat(text, "compat.yaml"); }); };
   CHECK(err(head + "driver_branches: [{branch: 580, designation: lts}]\n") ==
-        "2 compat.yaml:6:46: unknown designation \"lts\" (expected one of: long-term-support, production, new-feature)");
+        "2 compat.yaml:6:46: unknown designation \"lts\" (expected one of: long-term-support, production, "
+        "new-feature)");
   CHECK(err(head + "driver_branches: [{branch: 580, designation: production, end_of_life: 2028}]\n") ==
         "2 compat.yaml:6:71: end_of_life is a month (like \"2028-06\"), got \"2028\"");
   CHECK(err(head + "cuda_driver_branches: [{cuda: \"13.4.1\", branch: 615}]\n") ==

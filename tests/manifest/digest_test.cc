@@ -28,7 +28,8 @@ TEST_CASE("every embedded stack is in the lock with the hash of its pinned conte
   }
 }
 
-TEST_CASE("a shipped stack stays embedded (old stacks are kept for the hosts that run them)", "[manifest][digest]") {
+TEST_CASE("a shipped stack stays embedded (old stacks are kept for the hosts that run them)",
+          "[manifest][digest]") {
   const auto names = m::EmbeddedStackNames();
   for (const auto& e : m::ShippedStacks()) {
     INFO(e.name);
@@ -65,8 +66,10 @@ TEST_CASE("the content hash moves with every pin and with nothing else", "[manif
   CHECK(m::ComputeContentHash(docker) != h);
 
   // An embedded stack's hash is its lock line; the site file that only moves its repositories has the same.
-  // Hopper and Blackwell stacks differ only in what they claim: the same content, told apart by name and extends.
-  CHECK(m::EmbeddedStackWithHash(h, {"hopper-r580-cuda13.0"}) == std::optional<std::string>("hopper-r580-cuda13.0"));
+  // Hopper and Blackwell stacks differ only in what they claim: the same content, told apart by name and
+  // extends.
+  CHECK(m::EmbeddedStackWithHash(h, {"hopper-r580-cuda13.0"}) ==
+        std::optional<std::string>("hopper-r580-cuda13.0"));
   CHECK(m::EmbeddedStackWithHash(h, {"x", "blackwell-r580-cuda13.0"}) ==
         std::optional<std::string>("blackwell-r580-cuda13.0"));
   CHECK(m::EmbeddedIdentity(base) == std::optional<std::string>("hopper-r580-cuda13.0"));
@@ -99,6 +102,7 @@ TEST_CASE("the lock's lines are NAME sha256:HEX, each name once", "[manifest][di
   CHECK(m::ParseShippedStacks("# comment\n\nx " + h + "\n", "l").size() == 1);
   CHECK_THROWS_WITH(m::ParseShippedStacks("x sha256:00\n", "l"),
                     "l:1:1: expected \"NAME sha256:<64 hex>\", got \"x sha256:00\"");
-  CHECK_THROWS_WITH(m::ParseShippedStacks("x " + h + "\nx " + h + "\n", "l"), "l:2:1: stack x is listed twice");
+  CHECK_THROWS_WITH(m::ParseShippedStacks("x " + h + "\nx " + h + "\n", "l"),
+                    "l:2:1: stack x is listed twice");
   CHECK_THROWS(m::ParseShippedStacks("bad/name " + h + "\n", "l"));
 }

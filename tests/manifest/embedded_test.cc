@@ -43,12 +43,14 @@ TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[
     CHECK(*s.cudnn.cuda_major == major);
     REQUIRE(s.nccl.cuda_major);
     CHECK(*s.nccl.cuda_major == major);
-    for (const auto& p : s.cudnn.packages)  // cuDNN 9 names the CUDA major; cuDNN 8 carries it in the revision
+    for (const auto& p :
+         s.cudnn.packages)  // cuDNN 9 names the CUDA major; cuDNN 8 carries it in the revision
       CHECK((gp::EndsWith(p.name, "-cuda-" + std::to_string(major)) || gp::StartsWith(p.name, "libcudnn8")));
     REQUIRE(s.container_toolkit.version.known());
     for (const auto& adv : compat.toolkit_advisories)
       CHECK(*s.container_toolkit.version.version >= adv.fixed_in);
-    // Every package pins the upstream version (the layer's) and leaves the revision to the repository's index.
+    // Every package pins the upstream version (the layer's) and leaves the revision to the repository's
+    // index.
     for (const auto* c : {&s.cuda, &s.cudnn, &s.nccl, &s.container_toolkit})
       for (const auto& p : c->packages) {
         CHECK(p.version.empty());
@@ -111,7 +113,8 @@ TEST_CASE("the Blackwell stack extends the Hopper one", "[manifest]") {
   CHECK(b.RepositoriesFor("debian", "12").size() == 2);
 }
 
-TEST_CASE("the R580 stacks set up the distribution's Docker in the runtime mode; the legacy one does not", "[manifest]") {
+TEST_CASE("the R580 stacks set up the distribution's Docker in the runtime mode; the legacy one does not",
+          "[manifest]") {
   for (const char* name : {"hopper-r580-cuda13.0", "blackwell-r580-cuda13.0", "volta-r580-cuda12.9",
                            "hopper-r580.173.02-cuda13.0.3", "blackwell-r580.173.02-cuda13.0.3",
                            "volta-r580.173.02-cuda12.9.1"}) {
@@ -123,9 +126,9 @@ TEST_CASE("the R580 stacks set up the distribution's Docker in the runtime mode;
     CHECK(s.docker.packages[0].name == "docker.io");
     CHECK(s.docker.packages[0].version.empty());  // the distribution's package, by name
     CHECK(s.docker.packages[0].upstream.empty());
-    CHECK(s.docker.gpu_access == "runtime");      // Debian 12's docker.io (20.10) has no CDI (Docker 25)
+    CHECK(s.docker.gpu_access == "runtime");  // Debian 12's docker.io (20.10) has no CDI (Docker 25)
     CHECK_FALSE(s.docker.default_runtime);
-    CHECK(s.docker.toolkit_mode.empty());          // the toolkit's own default
+    CHECK(s.docker.toolkit_mode.empty());  // the toolkit's own default
     CHECK(gp::StartsWith(s.origins.at("docker.engine"), "manifests/stacks/hopper-r580-cuda13.0.yaml:"));
   }
   CHECK_FALSE(m::LoadStack("ubuntu22.04-r535-cuda12.2", m::LoadContext{}).docker.present);
@@ -140,26 +143,32 @@ m::HostQuery Host(const std::string& id, const std::string& version, std::vector
 }
 }  // namespace
 
-TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the host and says why", "[manifest]") {
+TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the host and says why",
+          "[manifest]") {
   auto c = m::ChooseDefaultStack(Host("ubuntu", "22.04", {"hopper"}));
   CHECK(c.name == "hopper-r580.173.02-cuda13.0.3");
   CHECK(c.reason ==
-        "the newest long-term-support stack (driver 580.173.02, R580 LTS, CUDA 13.0.3) that supports ubuntu 22.04 "
+        "the newest long-term-support stack (driver 580.173.02, R580 LTS, CUDA 13.0.3) that supports ubuntu "
+        "22.04 "
         "and hopper GPUs");
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta"})).name == "volta-r580.173.02-cuda12.9.1");
-  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta", "hopper"})).name == "volta-r580.173.02-cuda12.9.1");
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta", "hopper"})).name ==
+        "volta-r580.173.02-cuda12.9.1");
   CHECK(m::ChooseDefaultStack(Host("debian", "12", {"ampere"})).name == "hopper-r580.173.02-cuda13.0.3");
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "24.04", {"blackwell", "blackwell"})).name ==
         "blackwell-r580.173.02-cuda13.0.3");
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {})).name ==
         "hopper-r580.173.02-cuda13.0.3");  // the broadest of the newest
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {})).reason ==
-        "the newest long-term-support stack (driver 580.173.02, R580 LTS, CUDA 13.0.3) that supports ubuntu 22.04 "
+        "the newest long-term-support stack (driver 580.173.02, R580 LTS, CUDA 13.0.3) that supports ubuntu "
+        "22.04 "
         "and no known GPU");
   // The boards decide too: the stack's driver must run every known board (GH200 needs the open modules, so a
   // Volta + GH200 host has no stack).
-  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"hopper"}, {"0x2342"})).name == "hopper-r580.173.02-cuda13.0.3");
-  CHECK_THROWS_AS(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta", "hopper"}, {"0x1db1", "0x2342"})), gp::Error);
+  CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"hopper"}, {"0x2342"})).name ==
+        "hopper-r580.173.02-cuda13.0.3");
+  CHECK_THROWS_AS(m::ChooseDefaultStack(Host("ubuntu", "22.04", {"volta", "hopper"}, {"0x1db1", "0x2342"})),
+                  gp::Error);
   try {
     m::ChooseDefaultStack(Host("ubuntu", "20.04", {"hopper"}));
     FAIL("expected an error");
@@ -168,7 +177,8 @@ TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the h
     CHECK(std::string(e.what()) ==
           "no embedded stack supports ubuntu 20.04 with hopper GPUs (embedded: blackwell-r580-cuda13.0, "
           "blackwell-r580.173.02-cuda13.0.3, hopper-r580-cuda13.0, hopper-r580.173.02-cuda13.0.3, "
-          "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1); choose one with --manifest");
+          "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1); choose one with "
+          "--manifest");
   }
 }
 
@@ -178,9 +188,9 @@ TEST_CASE("RanksAbove: long-term support first, then the newest CUDA, then the n
                  volta = load("volta-r580.173.02-cuda12.9.1");
   CHECK(m::RanksAbove(hopper, old_hopper));
   CHECK_FALSE(m::RanksAbove(old_hopper, hopper));
-  CHECK(m::RanksAbove(hopper, volta));       // CUDA 13.0.3 over 12.9.1
-  CHECK(m::RanksAbove(old_hopper, volta));   // CUDA before the driver
-  m::Stack production = hopper;               // a newer branch that is not long-term support ranks below
+  CHECK(m::RanksAbove(hopper, volta));      // CUDA 13.0.3 over 12.9.1
+  CHECK(m::RanksAbove(old_hopper, volta));  // CUDA before the driver
+  m::Stack production = hopper;             // a newer branch that is not long-term support ranks below
   production.driver.branch = 595;
   production.driver.version.version = gp::Version::Must("595.71.05");
   production.cuda.version.version = gp::Version::Must("13.2.1");
@@ -188,7 +198,8 @@ TEST_CASE("RanksAbove: long-term support first, then the newest CUDA, then the n
   CHECK_FALSE(m::RanksAbove(hopper, hopper));
 }
 
-TEST_CASE("the current stacks: R580 at 580.173.02, CUDA 13.0.3 / 12.9.1, the sourced libraries", "[manifest]") {
+TEST_CASE("the current stacks: R580 at 580.173.02, CUDA 13.0.3 / 12.9.1, the sourced libraries",
+          "[manifest]") {
   const m::Stack h = m::LoadStack("hopper-r580.173.02-cuda13.0.3", m::LoadContext{});
   CHECK(h.extends_chain == std::vector<std::string>{"hopper-r580-cuda13.0"});
   CHECK(h.driver.version.version->str() == "580.173.02");

@@ -94,8 +94,12 @@ TEST_CASE("repository_overrides: address and key only, validated like the stack'
   const std::string dir = gp::test::TempDir();
   auto site = [&](const std::string& body) {
     const std::string path = dir + "/site.yaml";
-    fs.WriteAtomic(path, std::string("apiVersion: gpuprep/v1\nkind: Stack\nextends: hopper-r580-cuda13.0\nmetadata:\n"
-                         "  name: site\nrepository_overrides:\n") + body, 0644, false);
+    fs.WriteAtomic(
+        path,
+        std::string("apiVersion: gpuprep/v1\nkind: Stack\nextends: hopper-r580-cuda13.0\nmetadata:\n"
+                    "  name: site\nrepository_overrides:\n") +
+            body,
+        0644, false);
     return path;
   };
   // A plain-http mirror is fine for apt (it verifies against the pinned key); the key stays the stack's.
@@ -107,30 +111,34 @@ TEST_CASE("repository_overrides: address and key only, validated like the stack'
     }
   const std::string path = dir + "/site.yaml";
   CHECK(ErrorOf([&] { m::LoadStack(site("  cdua:\n    url: http://m/\n"), ctx); }) ==
-        "2 " + path + ":7:3: repository_overrides: the stack has no repository \"cdua\" (did you mean \"cuda\"?)");
+        "2 " + path +
+            ":7:3: repository_overrides: the stack has no repository \"cdua\" (did you mean \"cuda\"?)");
   CHECK(ErrorOf([&] { m::LoadStack(site("  mirror:\n    url: http://m/\n"), ctx); }) ==
         "2 " + path +
             ":7:3: repository_overrides: the stack has no repository \"mirror\" (it has: cuda, cuda, cuda, "
             "nvidia-container-toolkit)");
   // User info in a URL, and a keyring over plain http from a non-loopback host, are refused like in a stack.
-  CHECK(gp::StartsWith(ErrorOf([&] { m::LoadStack(site("  cuda:\n    url: https://u:p@m.example/\n"), ctx); }),
-                       "2 " + path + ":8:10: \"https://u:p@m.example/\": "));
-  CHECK(gp::StartsWith(
-      ErrorOf([&] {
-        m::LoadStack(site("  cuda:\n    keyring_url: http://m.example/k.pub\n    key_fingerprint: "
-                          "EB693B3035CD5710E231E123A4B469963BF863CC\n"),
-                     ctx);
-      }),
-      "2 " + path + ":8:18: \"http://m.example/k.pub\": "));
+  CHECK(
+      gp::StartsWith(ErrorOf([&] { m::LoadStack(site("  cuda:\n    url: https://u:p@m.example/\n"), ctx); }),
+                     "2 " + path + ":8:10: \"https://u:p@m.example/\": "));
+  CHECK(gp::StartsWith(ErrorOf([&] {
+                         m::LoadStack(
+                             site("  cuda:\n    keyring_url: http://m.example/k.pub\n    key_fingerprint: "
+                                  "EB693B3035CD5710E231E123A4B469963BF863CC\n"),
+                             ctx);
+                       }),
+                       "2 " + path + ":8:18: \"http://m.example/k.pub\": "));
 }
 
-TEST_CASE("a site file gives a known CUDA to an image its stack calls unknown; errors point into the site file",
-          "[manifest]") {
+TEST_CASE(
+    "a site file gives a known CUDA to an image its stack calls unknown; errors point into the site file",
+    "[manifest]") {
   gp::test::TempRoot t;
   gp::sys::DiskFs fs("/");
   m::LoadContext ctx{&fs, nullptr};
-  const std::string head = "apiVersion: gpuprep/v1\nkind: Stack\nextends: ubuntu22.04-r535-cuda12.2\n"
-                           "metadata: {name: site}\nimage:\n";
+  const std::string head =
+      "apiVersion: gpuprep/v1\nkind: Stack\nextends: ubuntu22.04-r535-cuda12.2\n"
+      "metadata: {name: site}\nimage:\n";
   t.Write("/site.yaml", head + "  cuda: 12.2.2\n");
   m::Stack s = m::LoadStack(t.path() + "/site.yaml", ctx);
   REQUIRE(s.image.cuda.known());
@@ -141,7 +149,8 @@ TEST_CASE("a site file gives a known CUDA to an image its stack calls unknown; e
   CHECK(gp::StartsWith(s.origins.at("image.ref"), kBase + ":"));
 
   t.Write("/bad.yaml", head + "  cuda: 12.x\n");
-  CHECK(gp::StartsWith(ErrorOf([&] { m::LoadStack(t.path() + "/bad.yaml", ctx); }), "2 " + t.path() + "/bad.yaml:6:9: "));
+  CHECK(gp::StartsWith(ErrorOf([&] { m::LoadStack(t.path() + "/bad.yaml", ctx); }),
+                       "2 " + t.path() + "/bad.yaml:6:9: "));
   t.Write("/both.yaml", head + "  cuda: 12.2.2\n  cuda_unknown_reason: \"still unsure\"\n");
   CHECK(ErrorOf([&] { m::LoadStack(t.path() + "/both.yaml", ctx); }) ==
         "2 " + t.path() + "/both.yaml:7:3: cuda_unknown_reason is only allowed with cuda: unknown");
@@ -149,14 +158,17 @@ TEST_CASE("a site file gives a known CUDA to an image its stack calls unknown; e
   CHECK(m::LoadStack(t.path() + "/silent.yaml", ctx).image.cuda.unknown);
 }
 
-TEST_CASE("a site file pins a version its stack left unknown: the stack's unknown_reason goes too", "[manifest]") {
+TEST_CASE("a site file pins a version its stack left unknown: the stack's unknown_reason goes too",
+          "[manifest]") {
   gp::test::TempRoot t;
   gp::sys::DiskFs fs("/");
   m::LoadContext ctx{&fs, nullptr};
-  t.Write("/base.yaml", std::string(gp::test::Edit("cudnn: {version: 8.9.7.29, cuda_major: 12}",
-                                                   "cudnn: {version: unknown, unknown_reason: \"no notes\", cuda_major: 12}")));
-  t.Write("/site.yaml", "apiVersion: gpuprep/v1\nkind: Stack\nextends: base.yaml\nmetadata: {name: s}\n"
-                        "cudnn: {version: 8.9.7.29}\n");
+  t.Write("/base.yaml", std::string(gp::test::Edit(
+                            "cudnn: {version: 8.9.7.29, cuda_major: 12}",
+                            "cudnn: {version: unknown, unknown_reason: \"no notes\", cuda_major: 12}")));
+  t.Write("/site.yaml",
+          "apiVersion: gpuprep/v1\nkind: Stack\nextends: base.yaml\nmetadata: {name: s}\n"
+          "cudnn: {version: 8.9.7.29}\n");
   m::Stack s = m::LoadStack(t.path() + "/site.yaml", ctx);
   REQUIRE(s.cudnn.version.known());
   CHECK(s.cudnn.version.version->str() == "8.9.7.29");

@@ -114,16 +114,21 @@ TEST_CASE("whole-stack rules: CUDA major of cuDNN/NCCL, toolkit advisories", "[m
         "1.16.2)");
   CHECK(StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.17.8}")) ==
         "2 stack.yaml:13:30: container toolkit 1.17.8 is affected by CVE-2026-24260 (fixed in 1.19.1)");
-  CHECK(StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.17.7}")) ==
-        "2 stack.yaml:13:30: container toolkit 1.17.7 is affected by CVE-2025-23266, CVE-2025-23267 (fixed in "
-        "1.17.8)");
+  CHECK(
+      StackError(Edit("container_toolkit: {version: 1.19.1}", "container_toolkit: {version: 1.17.7}")) ==
+      "2 stack.yaml:13:30: container toolkit 1.17.7 is affected by CVE-2025-23266, CVE-2025-23267 (fixed in "
+      "1.17.8)");
   CHECK(StackError(std::string(kMinimalStack) + "notes: x\n") == "no error");
   // From CUDA 13.4 the third digit is a build number: 13.4.0 is the developer preview, not a release.
-  CHECK(StackError(Edit("cuda: {version: 12.2.2}\ncudnn: {version: 8.9.7.29, cuda_major: 12}\nnccl: {version: 2.18.5, cuda_major: 12}",
-                        "cuda: {version: 13.4.0}\ncudnn: {version: 8.9.7.29, cuda_major: 13}\nnccl: {version: 2.18.5, cuda_major: 13}")) ==
-        "2 stack.yaml:10:17: CUDA 13.4.0 is the 13.4 developer preview, not a release; NVIDIA's GA of CUDA 13.4 is 13.4.1");
+  CHECK(StackError(Edit("cuda: {version: 12.2.2}\ncudnn: {version: 8.9.7.29, cuda_major: 12}\nnccl: "
+                        "{version: 2.18.5, cuda_major: 12}",
+                        "cuda: {version: 13.4.0}\ncudnn: {version: 8.9.7.29, cuda_major: 13}\nnccl: "
+                        "{version: 2.18.5, cuda_major: 13}")) ==
+        "2 stack.yaml:10:17: CUDA 13.4.0 is the 13.4 developer preview, not a release; NVIDIA's GA of CUDA "
+        "13.4 is 13.4.1");
   // A stack's end of life agrees with compat.yaml's driver_branches.
   CHECK(StackError(Edit("  version: 535.129.03\n", "  version: 535.129.03\n  end_of_life: 2027-01\n")) ==
         "2 stack.yaml:10:16: R535 reaches end of life in 2026-06 (compat.yaml driver_branches), not 2027-01");
-  CHECK(StackError(Edit("  version: 535.129.03\n", "  version: 535.129.03\n  end_of_life: 2026-06\n")) == "no error");
+  CHECK(StackError(Edit("  version: 535.129.03\n", "  version: 535.129.03\n  end_of_life: 2026-06\n")) ==
+        "no error");
 }

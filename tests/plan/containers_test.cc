@@ -2,15 +2,16 @@
 // when present, the toolkit's four packages pinned and held in the one transaction with its repository,
 // daemon.json edited losslessly with its diff shown, reload vs restart (never silently over running
 // containers), the CDI spec and runtime mode, and the image pulled pinned by digest.
+#include "plan/containers.h"
+
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
-#include "plan/plan_queries.h"
 #include "apt/index.h"
 #include "apt/preferences.h"
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
-#include "plan/containers.h"
+#include "plan/plan_queries.h"
 #include "plan/planner.h"
 #include "plan/render.h"
 #include "sys/process.h"
@@ -44,8 +45,8 @@ struct Fixture {
     stack.container_toolkit.enabled = true;
     stack.container_toolkit.version = test::Pin("1.19.1");
     // Upstream pins, as the embedded stacks write them: the revision comes from the repository's index.
-    for (const char* n : {"nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
-                          "libnvidia-container1"})
+    for (const char* n : {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
+                          "libnvidia-container-tools", "libnvidia-container1"})
       stack.container_toolkit.packages.push_back({n, "", ""});
     stack.image.ref = "nvcr.io/nvidia/pytorch:23.10-py3";
     stack.docker.present = true;
@@ -55,14 +56,15 @@ struct Fixture {
     in.fs = &root.fs();
     in.only = {"docker", "container_toolkit", "image"};
   }
-  // As apply plans: with the repositories' index its preflight reads (the toolkit at 1.19.1-1 and a newer 1.20.0-1
-  // the pin must not take).
+  // As apply plans: with the repositories' index its preflight reads (the toolkit at 1.19.1-1 and a
+  // newer 1.20.0-1 the pin must not take).
   plan::Plan Build() {
     index = apt::Index();
     std::string packages = test::RepoPackages(stack);
     for (const auto& p : stack.container_toolkit.packages)
       for (const char* v : {"1.19.1-1", "1.20.0-1"})
-        packages += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" + p.name + ".deb\n\n";
+        packages += "Package: " + p.name + "\nVersion: " + v + "\nArchitecture: amd64\nFilename: ./" +
+                    p.name + ".deb\n\n";
     apt::ParsePackages(packages, "amd64", index);
     in.index = &index;
     auto p = plan::BuildPlan(in);
@@ -95,24 +97,27 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("containers: a bare host installs Docker and the toolkit in one pinned transaction, then registers, "
-          "pulls and verifies", "[plan][containers]") {
+TEST_CASE(
+    "containers: a bare host installs Docker and the toolkit in one pinned transaction, then registers, "
+    "pulls and verifies",
+    "[plan][containers]") {
   Fixture f;
   auto p = f.Build();
-  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "repo.nvidia-container-toolkit.key",
-                                            "repo.nvidia-container-toolkit.list", "apt.update", "apt.pin",
-                                            "apt.install", "apt.hold", "docker.enable", "docker.daemon-json",
-                                            "docker.reload", "image.pull", "verify.docker",
-                                            "verify.container_toolkit", "verify.image"});
+  CHECK(Ids(p) ==
+        std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "repo.nvidia-container-toolkit.key",
+                                 "repo.nvidia-container-toolkit.list", "apt.update", "apt.pin", "apt.install",
+                                 "apt.hold", "docker.enable", "docker.daemon-json", "docker.reload",
+                                 "image.pull", "verify.docker", "verify.container_toolkit", "verify.image"});
   const auto* install = Find(p, "apt.install");
   REQUIRE(install);
   const std::string argv = sys::ShellJoin(install->actions[0].argv);
   // The toolkit resolved from the index at its upstream pin (not the newer 1.20.0-1); docker.io by name.
   CHECK(argv.find(" install -- nvidia-container-toolkit=1.19.1-1 nvidia-container-toolkit-base=1.19.1-1 "
-                  "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 docker.io") != std::string::npos);
+                  "libnvidia-container-tools=1.19.1-1 libnvidia-container1=1.19.1-1 docker.io") !=
+        std::string::npos);
   const std::string hold = sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv);
-  for (const char* n : {" nvidia-container-toolkit", " nvidia-container-toolkit-base", " libnvidia-container-tools",
-                        " libnvidia-container1"})
+  for (const char* n : {" nvidia-container-toolkit", " nvidia-container-toolkit-base",
+                        " libnvidia-container-tools", " libnvidia-container1"})
     CHECK(hold.find(n) != std::string::npos);
   CHECK(hold.find("docker.io") == std::string::npos);  // the distribution's engine is not held
   const auto* pin = Find(p, "apt.pin");
@@ -132,7 +137,8 @@ TEST_CASE("containers: a bare host installs Docker and the toolkit in one pinned
   // plan shows the daemon.json diff
   const std::string text = plan::RenderText(p);
   CHECK(text.find("       + {\n") != std::string::npos);
-  CHECK(text.find("pull nvcr.io/nvidia/pytorch:23.10-py3 (Docker Engine API, digest recorded)") != std::string::npos);
+  CHECK(text.find("pull nvcr.io/nvidia/pytorch:23.10-py3 (Docker Engine API, digest recorded)") !=
+        std::string::npos);
 }
 
 TEST_CASE("containers: an existing engine is left alone; too old for CDI is refused", "[plan][containers]") {
@@ -146,17 +152,21 @@ TEST_CASE("containers: an existing engine is left alone; too old for CDI is refu
   p = f.Build();
   CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kRefused);
   CHECK(Layer(p, "docker").detail ==
-        "Docker 20.10.24 is installed, older than 25.0 (CDI devices need Docker 25); gpuprep leaves an existing "
+        "Docker 20.10.24 is installed, older than 25.0 (CDI devices need Docker 25); gpuprep leaves an "
+        "existing "
         "engine alone: upgrade it, then run apply again");
   CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kSkipped);
 }
 
-TEST_CASE("containers: a converged host changes nothing: no write, no reload, no pull", "[plan][containers]") {
+TEST_CASE("containers: a converged host changes nothing: no write, no reload, no pull",
+          "[plan][containers]") {
   Fixture f;
   f.DockerRunning();
   f.ToolkitInstalled();
-  f.root.Write("/etc/docker/daemon.json", R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})");
-  f.facts.docker.image = {"nvcr.io/nvidia/pytorch:23.10-py3", true, true, kDigest, "12.2.2", "12.2.2.009", ""};
+  f.root.Write("/etc/docker/daemon.json",
+               R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})");
+  f.facts.docker.image = {
+      "nvcr.io/nvidia/pytorch:23.10-py3", true, true, kDigest, "12.2.2", "12.2.2.009", ""};
   auto p = f.Build();
   CHECK(Ids(p).empty());
   CHECK(Layer(p, "container_toolkit").kind == plan::LayerDecision::Kind::kNone);
@@ -175,8 +185,10 @@ TEST_CASE("containers: CDI needs a restart, refused while containers run without
   auto p = f.Build();
   REQUIRE(p.blockers.size() == 1);
   CHECK(p.blockers[0] ==
-        "Docker must restart to take runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: absent -> "
-        "true, which would stop 3 running container(s); run apply with --restart-docker to allow it, or stop them "
+        "Docker must restart to take runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: "
+        "absent -> "
+        "true, which would stop 3 running container(s); run apply with --restart-docker to allow it, or stop "
+        "them "
         "first");
   CHECK(Find(p, "docker.restart"));
   CHECK(Find(p, "docker.reload") == nullptr);
@@ -191,31 +203,37 @@ TEST_CASE("containers: CDI needs a restart, refused while containers run without
   CHECK(f.Build().blockers.empty());
 }
 
-TEST_CASE("containers: a daemon.json that is not JSON stops the plan with its position", "[plan][containers]") {
+TEST_CASE("containers: a daemon.json that is not JSON stops the plan with its position",
+          "[plan][containers]") {
   Fixture f;
   f.DockerRunning();
   f.root.Write("/etc/docker/daemon.json", "{\n  \"debug\": true,,\n}\n");
   // the file as this machine sees it: under the root
-  CHECK_THROWS_WITH(f.Build(), Catch::StartsWith(f.root.path() + "/etc/docker/daemon.json:2:17: not valid JSON: "));
+  CHECK_THROWS_WITH(f.Build(),
+                    Catch::StartsWith(f.root.path() + "/etc/docker/daemon.json:2:17: not valid JSON: "));
   CHECK(f.root.Read("/etc/docker/daemon.json") == "{\n  \"debug\": true,,\n}\n");
 }
 
-TEST_CASE("containers: a daemon.json over the size limit stops the plan, the file untouched", "[plan][containers]") {
+TEST_CASE("containers: a daemon.json over the size limit stops the plan, the file untouched",
+          "[plan][containers]") {
   Fixture f;
   f.DockerRunning();
   // 5 MB of flat keys: refused before it is parsed, at the first byte past 1 MiB (line 1, column 1048577)
   std::string big = "{";
-  for (int i = 0; big.size() < 5000000; ++i) big += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
+  for (int i = 0; big.size() < 5000000; ++i)
+    big += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
   big.back() = '}';
   f.root.Write("/etc/docker/daemon.json", big);
-  CHECK_THROWS_WITH(f.Build(), f.root.path() + "/etc/docker/daemon.json:1:1048577: the file is " +
-                                   std::to_string(big.size()) +
-                                   " bytes, more than the 1048576 (1 MiB) gpuprep edits; gpuprep leaves the file "
-                                   "as it is: shorten it by hand");
+  CHECK_THROWS_WITH(f.Build(),
+                    f.root.path() + "/etc/docker/daemon.json:1:1048577: the file is " +
+                        std::to_string(big.size()) +
+                        " bytes, more than the 1048576 (1 MiB) gpuprep edits; gpuprep leaves the file "
+                        "as it is: shorten it by hand");
   CHECK(f.root.Read("/etc/docker/daemon.json") == big);
 }
 
-TEST_CASE("containers: a symlinked daemon.json is edited through the link; one leaving /etc is refused", "[plan][containers]") {
+TEST_CASE("containers: a symlinked daemon.json is edited through the link; one leaving /etc is refused",
+          "[plan][containers]") {
   Fixture f;
   f.DockerRunning();
   f.ToolkitInstalled();
@@ -227,12 +245,14 @@ TEST_CASE("containers: a symlinked daemon.json is edited through the link; one l
   REQUIRE(dj);
   CHECK(dj->actions[0].path == "/etc/cm/daemon.json");  // apply and the sh script write the link's target
   CHECK(dj->actions[0].link == "/etc/docker/daemon.json");
-  CHECK(dj->actions[0].contents.find("\"log-driver\": \"journald\"") != std::string::npos);  // the target's keys kept
-  CHECK(plan::RenderText(p).find("write /etc/cm/daemon.json (through the link /etc/docker/daemon.json) (mode 0644)") !=
+  CHECK(dj->actions[0].contents.find("\"log-driver\": \"journald\"") !=
+        std::string::npos);  // the target's keys kept
+  CHECK(plan::RenderText(p).find(
+            "write /etc/cm/daemon.json (through the link /etc/docker/daemon.json) (mode 0644)") !=
         std::string::npos);
   const std::string sh = plan::RenderSh(p);
-  CHECK(sh.find("gpuprep_backup /etc/cm/daemon.json\nmv -f -- /etc/cm/daemon.json.gpuprep-new /etc/cm/daemon.json\n") !=
-        std::string::npos);
+  CHECK(sh.find("gpuprep_backup /etc/cm/daemon.json\nmv -f -- /etc/cm/daemon.json.gpuprep-new "
+                "/etc/cm/daemon.json\n") != std::string::npos);
   CHECK(sh.find("> /etc/docker/daemon.json") == std::string::npos);
 
   f.root.Write("/srv/cm/daemon.json", "{}\n");
@@ -243,8 +263,10 @@ TEST_CASE("containers: a symlinked daemon.json is edited through the link; one l
   } catch (const Error& e) {
     CHECK(e.code() == kExitUsage);
     CHECK(std::string(e.what()) ==
-          "/etc/docker/daemon.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked "
-          "system file only when the link stays inside /etc (put the file itself at /etc/docker/daemon.json, or link "
+          "/etc/docker/daemon.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a "
+          "linked "
+          "system file only when the link stays inside /etc (put the file itself at /etc/docker/daemon.json, "
+          "or link "
           "it to a file under /etc)");
   }
 }
@@ -253,11 +275,14 @@ TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror
   Fixture f;
   f.DockerRunning();
   f.ToolkitInstalled();
-  f.root.Write("/etc/docker/daemon.json", R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})");
+  f.root.Write("/etc/docker/daemon.json",
+               R"({"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}})");
   f.root.Write("/etc/nvidia-container-runtime/config.toml",
-               "[nvidia-container-cli]\nmode = \"x\"\n\n[nvidia-container-runtime]\nlog-level = \"info\"\nmode = \"auto\"\n");
-  f.root.Write("/etc/apt/sources.list.d/old-toolkit.list",
-               "deb [signed-by=/k.gpg] https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
+               "[nvidia-container-cli]\nmode = \"x\"\n\n[nvidia-container-runtime]\nlog-level = "
+               "\"info\"\nmode = \"auto\"\n");
+  f.root.Write(
+      "/etc/apt/sources.list.d/old-toolkit.list",
+      "deb [signed-by=/k.gpg] https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
   f.root.Write("/etc/apt/sources.list.d/commented.list",
                "# deb https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
   CHECK(plan::ToolkitRuntimeMode(f.root.fs()) == "auto");
@@ -281,7 +306,8 @@ TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror
   CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kInstall);
 }
 
-TEST_CASE("containers: without Docker and without a docker section, the toolkit still installs", "[plan][containers]") {
+TEST_CASE("containers: without Docker and without a docker section, the toolkit still installs",
+          "[plan][containers]") {
   Fixture f;
   f.stack.docker = manifest::DockerSpec{};
   auto p = f.Build();

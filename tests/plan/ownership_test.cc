@@ -1,8 +1,7 @@
 // Who owns gpuprep's pins and holds (plan/pins.h): `apply --only L` (and `--skip`) changes no hold or pin of
 // another layer, for every layer name; a pin is released only when no layer of the stack still pins it.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "apply/harness.h"
@@ -36,14 +35,15 @@ struct Host {
     stack.repositories[0].keyring_sha256 = std::string(64, 'a');
     stack.container_toolkit.enabled = true;
     stack.container_toolkit.version = test::Pin("1.19.1");
-    for (const char* n : {"nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
-                          "libnvidia-container1"})
+    for (const char* n : {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
+                          "libnvidia-container-tools", "libnvidia-container1"})
       stack.container_toolkit.packages.push_back({n, "", ""});
     stack.docker.present = true;
     stack.docker.engine = "docker-ce";
     stack.docker.packages = {{"docker-ce", "", "28.3.2"}};
     facts.nvswitch_count = 4;
-    auto add = [this](const std::string& layer, const std::vector<manifest::AptPackage>& pkgs, const char* version) {
+    auto add = [this](const std::string& layer, const std::vector<manifest::AptPackage>& pkgs,
+                      const char* version) {
       for (const auto& p : pkgs) {
         layer_packages[layer].push_back(p.name);
         versions[p.name] = version ? version : p.version;
@@ -59,7 +59,8 @@ struct Host {
     std::string packages = test::RepoPackages(stack);
     for (const char* extra : {"docker-ce", "nvidia-container-toolkit", "nvidia-container-toolkit-base",
                               "libnvidia-container-tools", "libnvidia-container1"})
-      packages += "Package: " + std::string(extra) + "\nVersion: " + versions[extra] + "\nArchitecture: amd64\n\n";
+      packages +=
+          "Package: " + std::string(extra) + "\nVersion: " + versions[extra] + "\nArchitecture: amd64\n\n";
     apt::ParsePackages(packages, "amd64", index);
     in.stack = &stack;
     in.facts = &facts;
@@ -76,7 +77,8 @@ struct Host {
 
   void Converge(const std::set<std::string>& unheld = {}) {
     std::string status;
-    for (const auto& [name, version] : versions) status += test::DpkgStanza(name, version, !unheld.count(name));
+    for (const auto& [name, version] : versions)
+      status += test::DpkgStanza(name, version, !unheld.count(name));
     root.Write("/var/lib/dpkg/status", status);
     root.Write(stack.repositories[0].keyring_path, "key");
     root.Write(stack.repositories[0].list_path, apt::ListFileContents(stack.repositories[0], stack.name));
@@ -85,8 +87,10 @@ struct Host {
     root.Write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
     for (const char* unit : {"nvidia-persistenced.service", "nvidia-fabricmanager.service", "docker.service"})
-      root.Symlink(std::string("/lib/systemd/system/") + unit, std::string("/etc/systemd/system/multi-user.target.wants/") + unit);
-    root.Write("/etc/docker/daemon.json", docker::EditDaemonJson(std::nullopt, docker::DaemonJsonWant{}).text);
+      root.Symlink(std::string("/lib/systemd/system/") + unit,
+                   std::string("/etc/systemd/system/multi-user.target.wants/") + unit);
+    root.Write("/etc/docker/daemon.json",
+               docker::EditDaemonJson(std::nullopt, docker::DaemonJsonWant{}).text);
     facts.driver.nouveau_loaded = false;
     facts.driver.kernel_headers = true;
     facts.driver.module.loaded = true;
@@ -131,7 +135,8 @@ TEST_CASE("the host of these tests is converged: a full apply plans nothing", "[
   CHECK(p.left_alone.empty());
 }
 
-TEST_CASE("apply --only L changes no hold or pin of another layer, for every layer name", "[plan][ownership]") {
+TEST_CASE("apply --only L changes no hold or pin of another layer, for every layer name",
+          "[plan][ownership]") {
   for (const auto& layer : plan::ApplyLayers()) {
     for (bool needs_work : {false, true}) {
       INFO("--only " << layer << (needs_work ? ", its packages not held" : ", converged"));
@@ -181,7 +186,8 @@ TEST_CASE("apply --skip L leaves L's holds and pins as they are", "[plan][owners
     CHECK(Find(p, "apt.unhold") == nullptr);
     for (const auto& w : Words(p, "apt.hold")) CHECK(unheld.count(NameOf(w)) == 1);
     for (const auto& n : h.layer_packages[layer])
-      if (const auto* pin = Find(p, "apt.pin")) CHECK(Stanza(pin->actions[0].contents, n) == Stanza(before, n));
+      if (const auto* pin = Find(p, "apt.pin"))
+        CHECK(Stanza(pin->actions[0].contents, n) == Stanza(before, n));
   }
 }
 
@@ -189,8 +195,9 @@ TEST_CASE("pins: released only when no layer still owns them; conflicts and old 
   using apt::Pin;
   const std::map<std::string, Pin> want = {{"libcudnn9", {"9.13.0.50-1", {"cudnn"}}}};
   SECTION("a stack change without --only: what the new stack does not pin is released") {
-    auto d = plan::DecidePins(want, {{"libcudnn9", {"9.12.0.46-1", {"cudnn"}}}, {"cuda-drivers", {"535.129.03-1", {"driver"}}}},
-                              {});
+    auto d = plan::DecidePins(
+        want, {{"libcudnn9", {"9.12.0.46-1", {"cudnn"}}}, {"cuda-drivers", {"535.129.03-1", {"driver"}}}},
+        {});
     CHECK(d.file == want);
     CHECK(d.released == std::vector<std::string>{"cuda-drivers", "libcudnn9"});
     CHECK(d.conflicts.empty());
@@ -208,12 +215,14 @@ TEST_CASE("pins: released only when no layer still owns them; conflicts and old 
   }
   SECTION("a layer left alone pins it at another version: a conflict, nothing decided for it") {
     auto d = plan::DecidePins(want, {{"libcudnn9", {"9.12.0.46-1", {"cuda"}}}}, {"cuda"});
-    CHECK(d.conflicts == std::vector<std::string>{
-                             "libcudnn9 is pinned at 9.12.0.46-1 for cuda, which this run leaves alone, but cudnn "
-                             "needs 9.13.0.50-1"});
+    CHECK(d.conflicts ==
+          std::vector<std::string>{
+              "libcudnn9 is pinned at 9.12.0.46-1 for cuda, which this run leaves alone, but cudnn "
+              "needs 9.13.0.50-1"});
   }
   SECTION("a file written before layers were recorded: kept while any layer is left alone") {
-    const std::map<std::string, Pin> old = {{"cuda-drivers", {"535.129.03-1", {}}}, {"libcudnn9", {"9.12.0.46-1", {}}}};
+    const std::map<std::string, Pin> old = {{"cuda-drivers", {"535.129.03-1", {}}},
+                                            {"libcudnn9", {"9.12.0.46-1", {}}}};
     auto d = plan::DecidePins(want, old, {"driver"});
     CHECK(d.file.at("cuda-drivers") == Pin{"535.129.03-1", {}});
     CHECK(d.file.at("libcudnn9") == want.at("libcudnn9"));  // the run's own layer moves it

@@ -1,13 +1,14 @@
+#include "plan/planner.h"
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
-#include "plan/plan_queries.h"
 #include "apt/index.h"
 #include "apt/preferences.h"
-#include <algorithm>
 #include "apt/sources.h"
+#include "plan/plan_queries.h"
 #include "sys/process.h"
-#include "plan/planner.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -51,8 +52,10 @@ struct Fixture {
   std::map<std::string, apt::Pin> Pins() const {
     std::map<std::string, apt::Pin> pins;
     for (const auto& p : stack.driver.packages) pins[p.name] = {p.version, {"driver"}};
-    for (const auto& [layer, c] : {std::pair<const char*, const manifest::ComponentSpec*>{"cuda", &stack.cuda},
-                                   {"cudnn", &stack.cudnn}, {"nccl", &stack.nccl}})
+    for (const auto& [layer, c] :
+         {std::pair<const char*, const manifest::ComponentSpec*>{"cuda", &stack.cuda},
+          {"cudnn", &stack.cudnn},
+          {"nccl", &stack.nccl}})
       for (const auto& p : c->packages) pins[p.name] = {p.version, {layer}};
     return pins;
   }
@@ -82,16 +85,18 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, holds, reboot check, verify", "[plan]") {
+TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, holds, reboot check, verify",
+          "[plan]") {
   Fixture f;
   auto offline = f.BuildOffline();
   CHECK(offline.needs_index);  // no lists yet: exact revisions are resolved at apply time
   CHECK(offline.resolved_from.empty());
   auto p = f.BuildResolved();
   CHECK_FALSE(p.needs_index);
-  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "apt.update", "apt.pin", "apt.install",
-                                            "driver.nouveau", "apt.hold", "driver.persistenced", "reboot.check",
-                                            "verify.driver", "verify.cuda", "verify.cudnn", "verify.nccl"});
+  CHECK(Ids(p) == std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "apt.update", "apt.pin",
+                                           "apt.install", "driver.nouveau", "apt.hold", "driver.persistenced",
+                                           "reboot.check", "verify.driver", "verify.cuda", "verify.cudnn",
+                                           "verify.nccl"});
   const auto* install = Find(p, "apt.install");
   REQUIRE(install);
   REQUIRE(install->actions.size() == 1);
@@ -103,7 +108,8 @@ TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, h
   CHECK(install->actions[0].env == std::map<std::string, std::string>{{"DEBIAN_FRONTEND", "noninteractive"}});
   CHECK(sys::ShellJoin(Find(p, "apt.hold")->actions[0].argv) ==
         "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2");
-  CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) == "apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update");
+  CHECK(sys::ShellJoin(Find(p, "apt.update")->actions[0].argv) ==
+        "apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update");
   const auto* list = Find(p, "repo.cuda.list");
   REQUIRE(list->actions.size() == 1);
   CHECK(list->actions[0].contents ==
@@ -125,7 +131,8 @@ TEST_CASE("a converged host plans nothing", "[plan]") {
   CHECK(Ids(p).empty());
   for (const auto& l : p.layers) {
     INFO(l.name << ": " << l.detail);
-    CHECK((l.kind == plan::LayerDecision::Kind::kNone || l.kind == plan::LayerDecision::Kind::kNotApplicable));
+    CHECK(
+        (l.kind == plan::LayerDecision::Kind::kNone || l.kind == plan::LayerDecision::Kind::kNotApplicable));
   }
   CHECK(Layer(p, "cudnn").found == "8.9.7.29-1+cuda12.2");
 }
@@ -141,7 +148,8 @@ TEST_CASE("installed but unheld packages are only held; a held package at anothe
   s += test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2", true);
   f.root.Write("/var/lib/dpkg/status", s);
   auto p = f.Build();
-  CHECK(Ids(p) == std::vector<std::string>{"apt.update", "apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
+  CHECK(Ids(p) ==
+        std::vector<std::string>{"apt.update", "apt.install", "apt.hold", "verify.cudnn", "verify.nccl"});
   CHECK(sys::ShellJoin(Find(p, "apt.install")->actions[0].argv) ==
         "apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "
         "-o DPkg::Lock::Timeout=600 --allow-change-held-packages install -- libcudnn8=8.9.7.29-1+cuda12.2");
@@ -157,9 +165,10 @@ TEST_CASE("an unknown pin refuses that layer with the reason; the rest is still 
   f.stack.cudnn.version.reason = "no NVIDIA source";
   auto p = f.Build();
   CHECK(Layer(p, "cudnn").kind == plan::LayerDecision::Kind::kRefused);
-  CHECK(p.Refusals() == std::vector<std::string>{
-                            "cudnn: the stack's version is unknown (no NVIDIA source); pin one in a site manifest "
-                            "(extends: test-r535) or run with --skip cudnn"});
+  CHECK(p.Refusals() ==
+        std::vector<std::string>{
+            "cudnn: the stack's version is unknown (no NVIDIA source); pin one in a site manifest "
+            "(extends: test-r535) or run with --skip cudnn"});
   CHECK(Find(p, "apt.install")->actions[0].argv.back() == "libnccl-dev=2.18.5-1+cuda12.2");
   CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("libcudnn8") == std::string::npos);
 }
@@ -180,7 +189,8 @@ TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[p
   CHECK(Find(p, "reboot.check") == nullptr);
   CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("cuda-drivers") == std::string::npos);
 
-  CHECK(plan::ParseLayerList("--skip", {"cuda,nccl", "driver"}) == std::vector<std::string>{"cuda", "nccl", "driver"});
+  CHECK(plan::ParseLayerList("--skip", {"cuda,nccl", "driver"}) ==
+        std::vector<std::string>{"cuda", "nccl", "driver"});
   try {
     plan::ParseLayerList("--only", {"drivr"});
     FAIL("no error");
@@ -195,16 +205,19 @@ TEST_CASE("Secure Boot without signed modules blocks the plan with MOK instructi
   f.facts.driver.secure_boot = true;
   auto p = f.Build();
   REQUIRE(p.blockers.size() == 1);
-  CHECK(StartsWith(p.blockers[0], "Secure Boot is on and stack test-r535 builds unsigned DKMS modules: enrol a "
-                                  "Machine Owner Key first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"));
+  CHECK(StartsWith(p.blockers[0],
+                   "Secure Boot is on and stack test-r535 builds unsigned DKMS modules: enrol a "
+                   "Machine Owner Key first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"));
   f.stack.driver.signed_modules = true;
   CHECK(f.Build().blockers.empty());
 }
 
 TEST_CASE("a kernel the distribution publishes no headers for blocks the driver install", "[plan]") {
   Fixture f;
-  const std::string distro = "/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy-updates_main_binary-amd64_Packages";
-  const std::string other = "Package: linux-headers-5.15.0-126-generic\nVersion: 5.15.0-126.136\nArchitecture: amd64\n\n";
+  const std::string distro =
+      "/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy-updates_main_binary-amd64_Packages";
+  const std::string other =
+      "Package: linux-headers-5.15.0-126-generic\nVersion: 5.15.0-126.136\nArchitecture: amd64\n\n";
   SECTION("the host's lists carry them: installed first in the transaction") {
     f.root.Write(distro, other + "Package: linux-headers-5.15.0-105-generic\nVersion: 5.15.0-105.115\n\n");
     auto p = f.Build();
@@ -220,12 +233,15 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
     f.root.Write(distro, other);
     auto p = f.Build();
     REQUIRE(p.blockers.size() == 1);
-    CHECK(p.blockers[0] ==
-          "kernel 5.15.0-105-generic has no headers package (linux-headers-5.15.0-105-generic is not in the host's "
-          "apt lists), so DKMS cannot build NVIDIA's module for it: install the distribution's current kernel "
-          "(its meta package: linux-generic on Ubuntu, linux-image-amd64 on Debian) and reboot, or install this "
-          "kernel's headers from its provider (/lib/modules/5.15.0-105-generic/build), then run gpuprep apply "
-          "again; or leave the driver as it is with --skip driver");
+    CHECK(
+        p.blockers[0] ==
+        "kernel 5.15.0-105-generic has no headers package (linux-headers-5.15.0-105-generic is not in the "
+        "host's "
+        "apt lists), so DKMS cannot build NVIDIA's module for it: install the distribution's current kernel "
+        "(its meta package: linux-generic on Ubuntu, linux-image-amd64 on Debian) and reboot, or install "
+        "this "
+        "kernel's headers from its provider (/lib/modules/5.15.0-105-generic/build), then run gpuprep apply "
+        "again; or leave the driver as it is with --skip driver");
     CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kRefused);
     CHECK(p.kernel_headers.empty());
     // apply's answer, read from the host's sources just now, decides over the host's old lists.
@@ -251,7 +267,8 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
     f.facts.kernel = "6.1.0-Custom";
     auto p = f.Build();
     REQUIRE(p.blockers.size() == 1);
-    CHECK(StartsWith(p.blockers[0], "kernel 6.1.0-Custom has no headers package (linux-headers-6.1.0-Custom is not in"));
+    CHECK(StartsWith(p.blockers[0],
+                     "kernel 6.1.0-Custom has no headers package (linux-headers-6.1.0-Custom is not in"));
   }
 }
 
@@ -268,9 +285,10 @@ TEST_CASE("NVSwitch hosts get the fabric manager at the driver's version, enable
 
   f.stack.driver.fabricmanager_packages = {{"nvidia-fabricmanager-535", "535.104.05-1"}};
   p = f.Build();
-  CHECK(Layer(p, "fabricmanager").detail ==
-        "nvidia-fabricmanager-535 535.104.05 does not match driver 535.129.03 (the fabric manager must run at "
-        "exactly the driver's version)");
+  CHECK(
+      Layer(p, "fabricmanager").detail ==
+      "nvidia-fabricmanager-535 535.104.05 does not match driver 535.129.03 (the fabric manager must run at "
+      "exactly the driver's version)");
 }
 
 TEST_CASE("conflicting lists are moved aside; an interrupted dpkg is repaired first", "[plan]") {
@@ -304,17 +322,19 @@ TEST_CASE("installed driver with the old module still loaded plans only the rebo
 TEST_CASE("keys pinned by nothing, or fetched over plain http off loopback, block the plan", "[plan]") {
   Fixture f;
   f.stack.repositories[0].keyring_sha256.clear();
-  CHECK(f.Build().blockers == std::vector<std::string>{
-                                  "repository cuda: no key_fingerprint or keyring_sha256 pins "
-                                  "https://repo.example/cuda/key.gpg; gpuprep will not install an unpinned key"});
+  CHECK(f.Build().blockers ==
+        std::vector<std::string>{
+            "repository cuda: no key_fingerprint or keyring_sha256 pins "
+            "https://repo.example/cuda/key.gpg; gpuprep will not install an unpinned key"});
   f.stack.repositories[0].keyring_sha256 = std::string(64, 'a');
   f.stack.repositories[0].keyring_url = "http://mirror.example/key.gpg";
   CHECK(f.Build().blockers.size() == 1);
   f.stack.repositories[0].keyring_url = "http://127.0.0.1:8080/key.gpg";
   CHECK(f.Build().blockers.empty());
   // Loopback is decided on the parsed host: user information or a look-alike name is another host.
-  for (const char* other : {"http://127.0.0.1@mirror.example/key.gpg", "http://127.mirror.example/key.gpg",
-                            "http://localhost.mirror.example/key.gpg", "http://[::1]@mirror.example/key.gpg"}) {
+  for (const char* other :
+       {"http://127.0.0.1@mirror.example/key.gpg", "http://127.mirror.example/key.gpg",
+        "http://localhost.mirror.example/key.gpg", "http://[::1]@mirror.example/key.gpg"}) {
     f.stack.repositories[0].keyring_url = other;
     CHECK(f.Build().blockers.size() == 1);
   }
@@ -328,20 +348,24 @@ TEST_CASE("a driver at the pinned version from other packages is left alone", "[
                                            test::DpkgStanza("libcudnn8", "8.9.7.29-1+cuda12.2") +
                                            test::DpkgStanza("libnccl2", "2.18.5-1+cuda12.2") +
                                            test::DpkgStanza("libnccl-dev", "2.18.5-1+cuda12.2"));
-  f.root.Write(apt::kPreferencesPath, apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", {"12.2.2-1", {"cuda"}}},
-                                                                             {"libcudnn8", {"8.9.7.29-1+cuda12.2", {"cudnn"}}},
-                                                                             {"libnccl-dev", {"2.18.5-1+cuda12.2", {"nccl"}}},
-                                                                             {"libnccl2", {"2.18.5-1+cuda12.2", {"nccl"}}}}));
+  f.root.Write(apt::kPreferencesPath,
+               apt::PreferencesContents(f.stack.name, {{"cuda-toolkit-12-2", {"12.2.2-1", {"cuda"}}},
+                                                       {"libcudnn8", {"8.9.7.29-1+cuda12.2", {"cudnn"}}},
+                                                       {"libnccl-dev", {"2.18.5-1+cuda12.2", {"nccl"}}},
+                                                       {"libnccl2", {"2.18.5-1+cuda12.2", {"nccl"}}}}));
   f.facts.driver.userspace_version = "535.129.03";
   auto p = f.Build();
   CHECK(Ids(p).empty());
-  CHECK(Layer(p, "driver").detail ==
-        "driver 535.129.03 is loaded and its libraries match (installed by other packages; left as they are)");
-  f.facts.driver.userspace_version = "535.104.05";  // libraries of another version: install the pinned packages
+  CHECK(
+      Layer(p, "driver").detail ==
+      "driver 535.129.03 is loaded and its libraries match (installed by other packages; left as they are)");
+  f.facts.driver.userspace_version =
+      "535.104.05";  // libraries of another version: install the pinned packages
   CHECK(Find(f.Build(), "apt.install") != nullptr);
 }
 
-TEST_CASE("the pinned driver packages installed but not held are held even when the driver answers", "[plan]") {
+TEST_CASE("the pinned driver packages installed but not held are held even when the driver answers",
+          "[plan]") {
   Fixture f;
   f.Converge();
   std::string s = test::DpkgStanza("cuda-drivers", "535.129.03-1", false);
@@ -361,14 +385,16 @@ TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]"
   f.facts.gpus[1].name = "B200";
   f.facts.gpus[1].device_id = "0x2901";  // the catalogue's rules (compat.yaml driver_rules) decide
   auto p = f.Build();
-  CHECK(p.blockers == std::vector<std::string>{
-                          "GPU 0000:11:00.0 (B200) is blackwell, which stack test-r535 does not support (ampere, "
-                          "hopper); choose a stack for blackwell GPUs with --manifest"});
+  CHECK(p.blockers ==
+        std::vector<std::string>{
+            "GPU 0000:11:00.0 (B200) is blackwell, which stack test-r535 does not support (ampere, "
+            "hopper); choose a stack for blackwell GPUs with --manifest"});
   f.stack.architectures.push_back("blackwell");
-  CHECK(f.Build().blockers == std::vector<std::string>{
-                                  "GPU 0000:11:00.0 (B200): stack test-r535 (driver 535.129.03, proprietary) cannot "
-                                  "run it: B200 runs only on NVIDIA's open kernel modules; choose another stack with "
-                                  "--manifest"});
+  CHECK(f.Build().blockers ==
+        std::vector<std::string>{
+            "GPU 0000:11:00.0 (B200): stack test-r535 (driver 535.129.03, proprietary) cannot "
+            "run it: B200 runs only on NVIDIA's open kernel modules; choose another stack with "
+            "--manifest"});
   f.stack.driver.flavour = "open";
   CHECK(f.Build().blockers.size() == 1);  // and R535 is below B200's floor, R570
   f.stack.driver.branch = 580;
@@ -377,9 +403,10 @@ TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]"
 
   Fixture none;
   none.facts.gpus.clear();
-  CHECK(none.Build().blockers == std::vector<std::string>{
-                                     "no NVIDIA GPU on this host: stack test-r535 sets up a GPU driver (to install "
-                                     "only the libraries: --skip driver)"});
+  CHECK(
+      none.Build().blockers ==
+      std::vector<std::string>{"no NVIDIA GPU on this host: stack test-r535 sets up a GPU driver (to install "
+                               "only the libraries: --skip driver)"});
   none.in.skip = {"driver"};
   auto libs = none.Build();
   CHECK(libs.blockers.empty());

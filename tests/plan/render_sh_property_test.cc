@@ -2,7 +2,6 @@
 // `plan --format sh` is a script bash accepts (`bash -n`), and running it runs exactly the planned argv
 // vectors, with the planned environment, writes exactly the planned contents, and nothing else.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -20,10 +19,49 @@ namespace {
 // Pieces that break naive quoting: every shell metacharacter, command substitution, heredoc markers,
 // comment and line breaks, terminal escapes, non-ASCII.
 std::vector<std::string> Fragments(const std::string& marker) {
-  return {"\n", "\r", "'", "\"", "\\", "$", "`", ";", "&", "|", "(", ")", "<", ">", "*", "?", "[", "]", "{a,b}",
-          "~", "#", "!", " ", "\t", "=", "%", "-", "--x", "$(touch " + marker + ")", "`touch " + marker + "`",
-          "';touch " + marker + ";'", "\";touch " + marker + ";\"", "\ntouch " + marker + "\n", "GPUPREP_EOF",
-          "\nGPUPREP_EOF\ntouch " + marker + "\n", "$HOME", "${IFS}", "\x1b[2J", "\x7f", "\xc3\xa9", "a", "b", "0"};
+  return {"\n",
+          "\r",
+          "'",
+          "\"",
+          "\\",
+          "$",
+          "`",
+          ";",
+          "&",
+          "|",
+          "(",
+          ")",
+          "<",
+          ">",
+          "*",
+          "?",
+          "[",
+          "]",
+          "{a,b}",
+          "~",
+          "#",
+          "!",
+          " ",
+          "\t",
+          "=",
+          "%",
+          "-",
+          "--x",
+          "$(touch " + marker + ")",
+          "`touch " + marker + "`",
+          "';touch " + marker + ";'",
+          "\";touch " + marker + ";\"",
+          "\ntouch " + marker + "\n",
+          "GPUPREP_EOF",
+          "\nGPUPREP_EOF\ntouch " + marker + "\n",
+          "$HOME",
+          "${IFS}",
+          "\x1b[2J",
+          "\x7f",
+          "\xc3\xa9",
+          "a",
+          "b",
+          "0"};
 }
 
 std::string Hostile(std::mt19937& rng, const std::vector<std::string>& parts, size_t max_parts) {
@@ -36,7 +74,8 @@ std::string Hostile(std::mt19937& rng, const std::vector<std::string>& parts, si
 // A stand-in command: appends "ENV\x01ARG1\x01ARG2...\x02" to its log (\x01 and \x02 are never generated).
 const char* kRecorder =
     "#!/bin/bash\n"
-    "{ printf '%s' \"${GP_PROP_ENV-unset}\"; for a in \"$@\"; do printf '\\001%s' \"$a\"; done; printf '\\002'; }"
+    "{ printf '%s' \"${GP_PROP_ENV-unset}\"; for a in \"$@\"; do printf '\\001%s' \"$a\"; done; printf "
+    "'\\002'; }"
     " >> \"$GP_PROP_LOG\"\n";
 
 std::string Expected(const std::string& env, const std::vector<std::string>& args) {

@@ -41,8 +41,8 @@ std::string PrintedByStop(const std::string& script) {
   return r.out;
 }
 
-// The words bash reads from `command` (one line of shell ending with the script's redirection), without running
-// it and without the redirection.
+// The words bash reads from `command` (one line of shell ending with the script's redirection), without
+// running it and without the redirection.
 std::vector<std::string> Words(std::string command) {
   const std::string redirect = " > gpuprep-plan-2.sh";
   REQUIRE(EndsWith(command, redirect));
@@ -71,8 +71,8 @@ struct TempDir {
 TEST_CASE("plan --format sh stops after the repository setup and prints the pinned second command",
           "[plan][sh]") {
   const std::string sha = EmbeddedSha256(kStack);
-  auto r = test::Gpuprep({"--root", Root(), "--manifest", kStack, "plan", "--format", "sh", "--skip", "driver",
-                          "--only", "driver,cuda,cudnn,nccl", "--restart-docker"});
+  auto r = test::Gpuprep({"--root", Root(), "--manifest", kStack, "plan", "--format", "sh", "--skip",
+                          "driver", "--only", "driver,cuda,cudnn,nccl", "--restart-docker"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("exec bash") == std::string::npos);  // nothing made at run time runs unreviewed
@@ -83,21 +83,21 @@ TEST_CASE("plan --format sh stops after the repository setup and prints the pinn
   CHECK(StartsWith(printed[0], "gpuprep: the repositories are set up."));
   CHECK(printed[2] == "  bash gpuprep-plan-2.sh");
   const auto words = Words(printed[1]);
-  CHECK(words == std::vector<std::string>{"gpuprep", "--root", Root(), "--manifest", kStack, "--manifest-sha256", sha,
-                                          "plan", "--format", "sh", "--only", "driver,cuda,cudnn,nccl", "--skip",
-                                          "driver", "--restart-docker"});
+  CHECK(words == std::vector<std::string>{"gpuprep", "--root", Root(), "--manifest", kStack,
+                                          "--manifest-sha256", sha, "plan", "--format", "sh", "--only",
+                                          "driver,cuda,cudnn,nccl", "--skip", "driver", "--restart-docker"});
   // the printed command is ready to run: its output goes to the second script
   CHECK(EndsWith(printed[1], " > gpuprep-plan-2.sh"));
 }
 
 TEST_CASE("plan --format sh --one-shot runs the rest itself, flags and hash carried", "[plan][sh]") {
   const std::string sha = EmbeddedSha256(kStack);
-  auto r = test::Gpuprep({"--root", Root(), "--manifest", kStack, "plan", "--format", "sh", "--one-shot", "--skip",
-                          "driver"});
+  auto r = test::Gpuprep(
+      {"--root", Root(), "--manifest", kStack, "plan", "--format", "sh", "--one-shot", "--skip", "driver"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("\nrest=\"$(gpuprep --root " + Root() + " --manifest " + kStack + " --manifest-sha256 " + sha +
-                   " plan --format sh --one-shot --skip driver)\"\n") != std::string::npos);
+  CHECK(r.out.find("\nrest=\"$(gpuprep --root " + Root() + " --manifest " + kStack + " --manifest-sha256 " +
+                   sha + " plan --format sh --one-shot --skip driver)\"\n") != std::string::npos);
   CHECK(r.out.find("\nGPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n") != std::string::npos);
   r = test::Gpuprep({"--root", Root(), "--manifest", kStack, "plan", "--one-shot"});
   CHECK(r.code == 2);
@@ -132,11 +132,13 @@ TEST_CASE("--manifest-sha256: the stack must still hash to it", "[plan][sh][cli]
   REQUIRE(f);
   const std::string path = (dir.path / "stack.yaml").string();
   std::ofstream(path) << std::string(f->data, f->size) << "# changed after the plan was made\n";
-  r = test::Gpuprep({"--root", Root(), "--manifest", path, "--manifest-sha256", sha, "plan", "--format", "sh"});
+  r = test::Gpuprep(
+      {"--root", Root(), "--manifest", path, "--manifest-sha256", sha, "plan", "--format", "sh"});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(StartsWith(r.err, "gpuprep: error: --manifest-sha256: the stack " + path + " now has sha256 "));
-  CHECK(EndsWith(r.err, ", not " + sha + ": it changed since the plan was made; make and review a new plan\n"));
+  CHECK(
+      EndsWith(r.err, ", not " + sha + ": it changed since the plan was made; make and review a new plan\n"));
   r = test::Gpuprep({"--root", Root(), "--manifest", kStack, "--manifest-sha256", "sha256:" + sha, "plan"});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --manifest-sha256: must be 64 lower-case hex digits (a sha256)\n");

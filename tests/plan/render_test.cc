@@ -1,15 +1,15 @@
 // `gpuprep plan` output: the shell script an admin reviews (bash -n accepts it; exact lines), JSON, text,
 // and the CLI on the bare-nouveau fixture tree through --root.
-#include <catch2/catch.hpp>
+#include "plan/render.h"
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "apply/harness.h"
+#include "apt/index.h"
 #include "cli/context.h"
 #include "plan/planner.h"
-#include "apt/index.h"
-#include "plan/render.h"
 #include "support/cli.h"
 #include "sys/process.h"
 #include "util/strings.h"
@@ -32,30 +32,40 @@ plan::Plan BarePlan(test::TempRoot& root, manifest::Stack& stack, probe::HostFac
   return plan::BuildPlan(in);
 }
 
-bool Has(const std::string& text, const std::string& line) { return text.find("\n" + line + "\n") != std::string::npos; }
+bool Has(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
 
 using Run = test::CliRun;
 using test::Gpuprep;
 
 }  // namespace
 
-TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted argv, heredoc writes", "[plan]") {
+TEST_CASE("plan --format sh: bash, pipefail, a comment per step, exact quoted argv, heredoc writes",
+          "[plan]") {
   test::TempRoot root;
   auto stack = test::TestStack();
   auto facts = test::BareHost();
   auto sh = plan::RenderSh(BarePlan(root, stack, facts));
-  CHECK(StartsWith(sh, "#!/bin/bash\n# gpuprep plan for stack test-r535: the commands `gpuprep apply` runs, in order.\n"));
+  CHECK(StartsWith(
+      sh, "#!/bin/bash\n# gpuprep plan for stack test-r535: the commands `gpuprep apply` runs, in order.\n"));
   CHECK(Has(sh, "set -euo pipefail"));
-  CHECK(Has(sh, "# 1. repository cuda: fetch the signing key https://repo.example/cuda/key.gpg and check its sha256 [repo.cuda.key]"));
-  CHECK(Has(sh, "curl --fail --silent --show-error --location --proto-redir =https --output \"$tmp/key1\" "
-                "https://repo.example/cuda/key.gpg"));
+  CHECK(Has(sh,
+            "# 1. repository cuda: fetch the signing key https://repo.example/cuda/key.gpg and check its "
+            "sha256 [repo.cuda.key]"));
+  CHECK(Has(sh,
+            "curl --fail --silent --show-error --location --proto-redir =https --output \"$tmp/key1\" "
+            "https://repo.example/cuda/key.gpg"));
   CHECK(Has(sh, "echo " + std::string(64, 'a') + "\"  $tmp/key1\" | sha256sum --check --quiet"));
-  CHECK(Has(sh, "cat > /etc/modprobe.d/blacklist-nouveau.conf.gpuprep-new <<'GPUPREP_EOF'\nblacklist nouveau\n"
-                "options nouveau modeset=0\nGPUPREP_EOF"));
-  CHECK(Has(sh, "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o "
-                "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install -- linux-headers-5.15.0-105-generic "
-                "cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 "
-                "libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2"));
+  CHECK(Has(sh,
+            "cat > /etc/modprobe.d/blacklist-nouveau.conf.gpuprep-new <<'GPUPREP_EOF'\nblacklist nouveau\n"
+            "options nouveau modeset=0\nGPUPREP_EOF"));
+  CHECK(Has(sh,
+            "DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o "
+            "Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install -- "
+            "linux-headers-5.15.0-105-generic "
+            "cuda-drivers=535.129.03-1 cuda-toolkit-12-2=12.2.2-1 libcudnn8=8.9.7.29-1+cuda12.2 "
+            "libnccl2=2.18.5-1+cuda12.2 libnccl-dev=2.18.5-1+cuda12.2"));
   CHECK(Has(sh, "apt-mark hold -- cuda-drivers cuda-toolkit-12-2 libcudnn8 libnccl-dev libnccl2"));
   CHECK(Has(sh, "Package: libnccl2\nPin: version 2.18.5-1+cuda12.2\nPin-Priority: 1001"));
   CHECK(Has(sh, "gpuprep --manifest '/etc/gpuprep/site stack.yaml' verify --only driver"));
@@ -86,10 +96,13 @@ TEST_CASE("plan --format json and text", "[plan]") {
   CHECK(j["steps"][5]["actions"][0]["write"] == "/etc/modprobe.d/blacklist-nouveau.conf");
   CHECK(j["blockers"].empty());
   auto text = plan::RenderText(p);
-  CHECK(StartsWith(text, "stack test-r535\n  driver         install  535.129.03 (found: none) missing: cuda-drivers=535.129.03-1"));
+  CHECK(StartsWith(text,
+                   "stack test-r535\n  driver         install  535.129.03 (found: none) missing: "
+                   "cuda-drivers=535.129.03-1"));
   CHECK(Has(text, "5. one apt transaction for every missing package, pinned exactly [apt.install]"));
-  CHECK(text.find("\nreboot: the new driver loads only after a reboot (apply exits 3; with --reboot it reboots, "
-                  "and resumes after the boot)\n1. ") != std::string::npos);
+  CHECK(text.find(
+            "\nreboot: the new driver loads only after a reboot (apply exits 3; with --reboot it reboots, "
+            "and resumes after the boot)\n1. ") != std::string::npos);
   CHECK(j["reboot"] == true);
   CHECK(j["move"].is_null());
   CHECK(Has(plan::RenderSh(p), "# the new driver loads only after a reboot"));
@@ -99,13 +112,15 @@ TEST_CASE("plan --format json and text", "[plan]") {
   CHECK(Has(plan::RenderSh(empty), "# nothing to do"));
 }
 
-TEST_CASE("plan --format sh keeps backups by apply's rule: never over an earlier one, never a duplicate", "[plan]") {
+TEST_CASE("plan --format sh keeps backups by apply's rule: never over an earlier one, never a duplicate",
+          "[plan]") {
   test::TempRoot dir;
   const std::string file = dir.path() + "/etc/modprobe.d/blacklist-nouveau.conf";
   dir.Write("/etc/modprobe.d/blacklist-nouveau.conf", "admin's\n");
   dir.Write("/etc/modprobe.d/blacklist-nouveau.conf.gpuprep-bak", "as it was before gpuprep\n");
   plan::Plan p;
-  p.steps.push_back({"driver.nouveau", {"driver"}, "blacklist nouveau", {plan::Action::Write(file, "new\n")}});
+  p.steps.push_back(
+      {"driver.nouveau", {"driver"}, "blacklist nouveau", {plan::Action::Write(file, "new\n")}});
   dir.Write("/plan.sh", plan::RenderSh(p));
   sys::RealCommandRunner runner;
   sys::Command run;
@@ -131,12 +146,15 @@ TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's sc
   // No apt lists under the root: after apt-get update the script stops and prints the command for the rest of
   // the plan, which gpuprep makes from the index just fetched (exact versions, the closure); that command and
   // --one-shot are tested in render_stages_test.cc.
-  CHECK(r.out.find("plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'\nexit 0\n") != std::string::npos);
+  CHECK(r.out.find("plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'\nexit 0\n") !=
+        std::string::npos);
   CHECK(r.out.find("exec bash") == std::string::npos);
   CHECK(r.out.find("apt-get -y") == std::string::npos);  // the install itself is in the re-made plan
   // The toolkit joins the same pinned transaction (plan/containers.cc); Docker is not set up by this stack.
-  CHECK(r.out.find("\n# layer container_toolkit: install - missing: nvidia-container-toolkit 1.19.1") != std::string::npos);
-  CHECK(r.out.find("\n# layer docker: n/a - Docker is not installed and stack ubuntu22.04-r535-cuda12.2 does not set it "
+  CHECK(r.out.find("\n# layer container_toolkit: install - missing: nvidia-container-toolkit 1.19.1") !=
+        std::string::npos);
+  CHECK(r.out.find("\n# layer docker: n/a - Docker is not installed and stack ubuntu22.04-r535-cuda12.2 does "
+                   "not set it "
                    "up") != std::string::npos);
 
   r = Gpuprep({"--root", root, "--manifest", "ubuntu22.04-r535-cuda12.2", "plan", "--format", "yaml"});
@@ -151,7 +169,8 @@ TEST_CASE("gpuprep apply refuses --root and missing --yes with exit 2, before to
   const std::string root = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
   Run r = Gpuprep({"--root", root, "apply", "--yes"});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: --root: apply changes the live host; review a tree with: gpuprep plan --root DIR\n");
+  CHECK(r.err ==
+        "gpuprep: error: --root: apply changes the live host; review a tree with: gpuprep plan --root DIR\n");
   // Root is a seam (cli::Context::root): both answers are checked whatever uid runs the tests.
   r = Gpuprep({"--manifest", "ubuntu22.04-r535-cuda12.2", "apply"});
   CHECK(r.code == 2);

@@ -1,20 +1,21 @@
 // Price lists (src/prices/, manifest/prices_doc.h): the arithmetic of a configuration's cost, look-up by
 // board, catalogue name or PCI id, and hostile documents refused at the offending value's line and column.
+#include "prices/prices.h"
+
 #include <catch2/catch.hpp>
 
-#include "prices/prices.h"
 #include "util/error.h"
 
 namespace {
 
 const char* kDoc =
-    "apiVersion: gpuprep/v1\n"                                 // 1
-    "kind: Prices\n"                                           // 2
-    "metadata: {name: my-cloud}\n"                             // 3
-    "currency: USD\n"                                          // 4
-    "prices:\n"                                                // 5
-    "  - {gpu: \"H100 SXM5 80GB\", per_gpu_hour: 2.49}\n"      // 6
-    "  - {gpu: \"0x26b9\", per_gpu_hour: 1.10}\n";             // 7
+    "apiVersion: gpuprep/v1\n"                             // 1
+    "kind: Prices\n"                                       // 2
+    "metadata: {name: my-cloud}\n"                         // 3
+    "currency: USD\n"                                      // 4
+    "prices:\n"                                            // 5
+    "  - {gpu: \"H100 SXM5 80GB\", per_gpu_hour: 2.49}\n"  // 6
+    "  - {gpu: \"0x26b9\", per_gpu_hour: 1.10}\n";         // 7
 
 const std::vector<std::string> kKnown = {"H100 SXM5 80GB", "H100 80GB HBM3", "0x2330", "L40S", "0x26b9"};
 
@@ -62,7 +63,8 @@ TEST_CASE("prices: hostile documents, one error at the value", "[prices]") {
   CHECK(ErrorOf(With("currency: USD", "currency: usd")).find("prices.yaml:4:") == 0);
   CHECK(ErrorOf(With("\"0x26b9\"", "\"h100 sxm5 80gb\"")).find("prices.yaml:7:11: a second price") == 0);
   CHECK(ErrorOf(With("per_gpu_hour: 1.10}", "per_gpu_hour: 1.10, spot: true}")).find("prices.yaml:7:") == 0);
-  CHECK(ErrorOf(std::string(kDoc) + "  - {gpu: \"L40S\x1b[2J\", per_gpu_hour: 1}\n").find("prices.yaml:8:") == 0);
+  CHECK(ErrorOf(std::string(kDoc) + "  - {gpu: \"L40S\x1b[2J\", per_gpu_hour: 1}\n").find("prices.yaml:8:") ==
+        0);
   CHECK(ErrorOf(With("kind: Prices", "kind: Price")).find("prices.yaml:2:") == 0);
   CHECK_THROWS_AS(gp::prices::Flat("0"), gp::FlagError);
   CHECK_THROWS_AS(gp::prices::Flat("nan"), gp::FlagError);

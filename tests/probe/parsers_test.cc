@@ -1,7 +1,8 @@
 // The probe's pure parsers on every real format of facts/nvidia-compat.md §7 and the host files it reads.
+#include "probe/parsers.h"
+
 #include <catch2/catch.hpp>
 
-#include "probe/parsers.h"
 #include "util/version.h"
 
 using namespace gp::probe;
@@ -15,8 +16,9 @@ TEST_CASE("os-release: quoted and bare values", "[probe]") {
   CHECK(os.pretty_name == "Ubuntu 22.04.4 LTS");
   CHECK(os.codename == "jammy");
 
-  auto deb = ParseOsRelease("PRETTY_NAME='Debian GNU/Linux 12 (bookworm)'\n# comment\nVERSION_ID=\"12\"\n"
-                            "VERSION_CODENAME=bookworm\nID=debian\nX=\"say \\\"hi\\\"\"\n");
+  auto deb = ParseOsRelease(
+      "PRETTY_NAME='Debian GNU/Linux 12 (bookworm)'\n# comment\nVERSION_ID=\"12\"\n"
+      "VERSION_CODENAME=bookworm\nID=debian\nX=\"say \\\"hi\\\"\"\n");
   CHECK(deb.id == "debian");
   CHECK(deb.version_id == "12");
   CHECK(deb.pretty_name == "Debian GNU/Linux 12 (bookworm)");
@@ -37,23 +39,26 @@ TEST_CASE("meminfo, cpuinfo and the CPU online list", "[probe]") {
 
 TEST_CASE("/dev/shm size from /proc/mounts", "[probe]") {
   const uint64_t mem = 1000ULL << 30;
-  CHECK(ParseShmSizeFromMounts("shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k,inode64 0 0\n", mem) ==
-        64ULL << 20);
+  CHECK(ParseShmSizeFromMounts("shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k,inode64 0 0\n",
+                               mem) == 64ULL << 20);
   CHECK(ParseShmSizeFromMounts("tmpfs /dev/shm tmpfs rw,size=16g 0 0\n", mem) == 16ULL << 30);
   CHECK(ParseShmSizeFromMounts("tmpfs /dev/shm tmpfs rw,size=50% 0 0\n", mem) == mem / 2);
   // No size option: the caller applies tmpfs's default (half of RAM).
   CHECK_FALSE(ParseShmSizeFromMounts("tmpfs /dev/shm tmpfs rw,nosuid,nodev,inode64 0 0\n", mem));
   CHECK_FALSE(ParseShmSizeFromMounts("proc /proc proc rw 0 0\n", mem));
   // The last mount on /dev/shm shadows earlier ones.
-  CHECK(ParseShmSizeFromMounts("tmpfs /dev/shm tmpfs rw,size=1g 0 0\nshm /dev/shm tmpfs rw,size=2048k 0 0\n", mem) ==
-        2ULL << 20);
+  CHECK(ParseShmSizeFromMounts("tmpfs /dev/shm tmpfs rw,size=1g 0 0\nshm /dev/shm tmpfs rw,size=2048k 0 0\n",
+                               mem) == 2ULL << 20);
 }
 
 TEST_CASE("architecture from dpkg's arch file and from an ELF header", "[probe]") {
   CHECK(ArchFromDpkg("amd64\n") == "x86_64");
   CHECK(ArchFromDpkg("arm64") == "aarch64");
   CHECK(ArchFromDpkg("ppc64el") == "ppc64le");
-  std::string elf("\x7f" "ELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\xb7\x00", 20);
+  std::string elf(
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\xb7\x00",
+      20);
   CHECK(ArchFromElf(elf) == "aarch64");
   elf[18] = 62;
   CHECK(ArchFromElf(elf) == "x86_64");
@@ -67,7 +72,8 @@ TEST_CASE("NVRM line: proprietary, open, aarch64 and two-part versions", "[probe
   CHECK(prop.loaded);
   CHECK(prop.version == "550.90.07");
   CHECK_FALSE(prop.open);
-  CHECK(prop.nvrm_line == "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024");
+  CHECK(prop.nvrm_line ==
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024");
 
   auto open = ParseNvrmVersion(
       "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build  "
@@ -77,15 +83,19 @@ TEST_CASE("NVRM line: proprietary, open, aarch64 and two-part versions", "[probe
   CHECK(open.open);
 
   auto arch = ParseNvrmVersion(
-      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  525.60.11  Release Build  (archlinux-builder@localhost)\n");
+      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  525.60.11  Release Build  "
+      "(archlinux-builder@localhost)\n");
   CHECK(arch.version == "525.60.11");
-  auto two = ParseNvrmVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.76  Mon Sep 12 19:21:56 UTC 2022\n");
+  auto two = ParseNvrmVersion(
+      "NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.76  Mon Sep 12 19:21:56 UTC 2022\n");
   CHECK(two.version == "515.76");
   auto arm = ParseNvrmVersion(
-      "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  560.35.03  Release Build  (dvs-builder@U16-I3-B03-4-3)\n");
+      "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  560.35.03  Release Build  "
+      "(dvs-builder@U16-I3-B03-4-3)\n");
   CHECK(arm.version == "560.35.03");
   CHECK(arm.open);
-  auto arm_prop = ParseNvrmVersion("NVRM version: NVIDIA UNIX aarch64 Kernel Module  555.58  Tue Jun 25 2024\n");
+  auto arm_prop =
+      ParseNvrmVersion("NVRM version: NVIDIA UNIX aarch64 Kernel Module  555.58  Tue Jun 25 2024\n");
   CHECK(arm_prop.version == "555.58");
 
   CHECK_FALSE(ParseNvrmVersion("").loaded);
@@ -129,7 +139,8 @@ TEST_CASE("CUDA version.json: component versions preferred, date-style cuda.vers
   auto date_only = ParseCudaVersionJson(R"({"cuda":{"name":"CUDA SDK","version":"12.1.20230222"}})");
   CHECK(date_only.version == "12.1");
   CHECK(date_only.field == "cuda");
-  auto plain = ParseCudaVersionJson(R"({"cuda":{"name":"CUDA SDK","version":"13.3.1"},"cuda_crt":{"version":"13.3.1"}})");
+  auto plain = ParseCudaVersionJson(
+      R"({"cuda":{"name":"CUDA SDK","version":"13.3.1"},"cuda_crt":{"version":"13.3.1"}})");
   CHECK(plain.version == "13.3.1");
   auto bad = ParseCudaVersionJson("{\"cuda\": ");
   CHECK(bad.version.empty());
@@ -154,10 +165,12 @@ TEST_CASE("cuDNN headers: v9 and v8 layouts, v7 cudnn.h", "[probe]") {
   CHECK_FALSE(HeaderDefine(v9, "CUDNN_VERSION"));  // an expression, not a number
   const char* v8 =
       "#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n\n#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n"
-      "#define CUDNN_PATCHLEVEL 7\n\n#define CUDNN_VERSION (CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n";
+      "#define CUDNN_PATCHLEVEL 7\n\n#define CUDNN_VERSION (CUDNN_MAJOR * 1000 + CUDNN_MINOR * 100 + "
+      "CUDNN_PATCHLEVEL)\n";
   CHECK(ParseCudnnHeader(v8) == "8.9.7");
-  const char* v7 = "/* cudnn.h */\n#if !defined(CUDNN_H_)\n#define CUDNN_H_\n\n#define CUDNN_MAJOR 7\n"
-                   "#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n";
+  const char* v7 =
+      "/* cudnn.h */\n#if !defined(CUDNN_H_)\n#define CUDNN_H_\n\n#define CUDNN_MAJOR 7\n"
+      "#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n";
   CHECK(ParseCudnnHeader(v7) == "7.6.5");
   CHECK_FALSE(ParseCudnnHeader("#include \"cudnn_version.h\"\n"));
   // The library's codes use the same two multipliers.
@@ -169,7 +182,8 @@ TEST_CASE("nccl.h and NCCL version codes, including the <= 2.8 form", "[probe]")
   const char* h =
       "#define NCCL_MAJOR 2\n#define NCCL_MINOR 28\n#define NCCL_PATCH 9\n#define NCCL_SUFFIX \"\"\n\n"
       "#define NCCL_VERSION_CODE 22809\n"
-      "#define NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? (X) * 1000 + (Y) * 100 + (Z) : (X) * 10000 + (Y) * 100 + (Z))\n";
+      "#define NCCL_VERSION(X,Y,Z) (((X) <= 2 && (Y) <= 8) ? (X) * 1000 + (Y) * 100 + (Z) : (X) * 10000 + "
+      "(Y) * 100 + (Z))\n";
   CHECK(ParseNcclHeader(h) == "2.28.9");
   CHECK(HeaderDefine(h, "NCCL_VERSION_CODE") == 22809);
   CHECK(ParseNcclHeader("#define NCCL_MAJOR 2\n#define NCCL_MINOR 7\n#define NCCL_PATCH 8\n") == "2.7.8");
@@ -218,8 +232,9 @@ TEST_CASE("dpkg status stanzas, NVIDIA package filter and interrupted states", "
   CHECK_FALSE(DpkgInstalled(entries[2].status));
   CHECK_FALSE(DpkgInstalled("install ok not-installed"));
 
-  for (const char* n : {"nvidia-driver-535", "libnvidia-compute-535", "cuda-toolkit-12-2", "libcudnn9-cuda-12",
-                        "cudnn9-cuda-12", "libnccl2", "nvidia-container-toolkit", "docker-ce", "containerd.io"}) {
+  for (const char* n :
+       {"nvidia-driver-535", "libnvidia-compute-535", "cuda-toolkit-12-2", "libcudnn9-cuda-12",
+        "cudnn9-cuda-12", "libnccl2", "nvidia-container-toolkit", "docker-ce", "containerd.io"}) {
     CHECK(IsNvidiaRelatedPackage(n));
   }
   for (const char* n : {"base-files", "libc6", "linux-image-generic", "python3-nvidia-thing"}) {
@@ -270,18 +285,21 @@ TEST_CASE("Docker Engine API bodies: /version and /info", "[probe]") {
 
 TEST_CASE("CDI specs: nvidia-ctk YAML and JSON", "[probe]") {
   auto yaml = ParseCdiSpec(
-      "---\ncdiVersion: 0.5.0\ncontainerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n  hooks:\n  - args:\n"
+      "---\ncdiVersion: 0.5.0\ncontainerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n  hooks:\n  - "
+      "args:\n"
       "    - nvidia-cdi-hook\n    hookName: createContainer\n    path: /usr/bin/nvidia-cdi-hook\n"
       "devices:\n- containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\n  name: \"0\"\n"
       "- containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia1\n  name: all\n- name: '1'\n"
       "kind: nvidia.com/gpu\n",
       false);
   CHECK(yaml.kind == "nvidia.com/gpu");
-  CHECK(yaml.devices == std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=all", "nvidia.com/gpu=1"});
-  auto indented = ParseCdiSpec("kind: \"nvidia.com/gpu\"\ndevices:\n  - name: gpu0\n    containerEdits: {}\n", false);
+  CHECK(yaml.devices ==
+        std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=all", "nvidia.com/gpu=1"});
+  auto indented =
+      ParseCdiSpec("kind: \"nvidia.com/gpu\"\ndevices:\n  - name: gpu0\n    containerEdits: {}\n", false);
   CHECK(indented.devices == std::vector<std::string>{"nvidia.com/gpu=gpu0"});
-  auto json = ParseCdiSpec(R"({"cdiVersion":"0.5.0","kind":"nvidia.com/gpu","devices":[{"name":"0"},{"name":"all"}]})",
-                           true);
+  auto json = ParseCdiSpec(
+      R"({"cdiVersion":"0.5.0","kind":"nvidia.com/gpu","devices":[{"name":"0"},{"name":"all"}]})", true);
   CHECK(json.devices == std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=all"});
   CHECK(ParseCdiSpec("hello: world\n", false).kind.empty());
 }

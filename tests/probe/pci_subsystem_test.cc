@@ -1,5 +1,6 @@
 // The PCI probe reads each GPU's subsystem ids from sysfs, so boards that share a device id resolve to the
-// right catalogue entry (A2 and A16 are both 10de:25b6), and NVSwitches by every id the nvswitch driver accepts.
+// right catalogue entry (A2 and A16 are both 10de:25b6), and NVSwitches by every id the nvswitch driver
+// accepts.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,7 +59,7 @@ TEST_CASE("pci: subsystem ids tell A2 from A16 (one device id, 10de:25b6)", "[pr
   PciTree t;
   t.Device("0000:17:00.0", "0x25b6", "0x030200", "0x10de", "0x157e");  // README: NVIDIA A2 | 25B6 10DE 157E
   t.Device("0000:31:00.0", "0x25b6", "0x030200", "0x10de", "0x14a9");  // README: NVIDIA A16 | 25B6 10DE 14A9
-  t.Device("0000:4b:00.0", "0x25b6", "0x030200", "", "");             // no subsystem files
+  t.Device("0000:4b:00.0", "0x25b6", "0x030200", "", "");              // no subsystem files
   t.Device("0000:65:00.0", "0x25B6", "0x030200", "0x10DE", "0x9999");  // a board the README does not list
   probe::HostFacts h = t.Probe();
   REQUIRE(h.gpus.size() == 4);

@@ -38,7 +38,8 @@ class ForbiddenNative : public sys::NativeLibs {
 
 class ForbiddenDocker : public sys::UnixHttp {
  public:
-  sys::HttpResponse Get(const std::string& socket, const std::string& path, std::chrono::milliseconds) override {
+  sys::HttpResponse Get(const std::string& socket, const std::string& path,
+                        std::chrono::milliseconds) override {
     ++calls;
     FAIL_CHECK("a --root probe contacted " << socket << " " << path);
     return {};
@@ -55,7 +56,8 @@ struct RootProbe {
     env.native = &native;
     env.docker = &docker;
     env.compat = &manifest::EmbeddedCompat();
-    env.env = {{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"}, {"CUDA_HOME", "/usr/local/cuda"},
+    env.env = {{"PATH", "/usr/local/cuda/bin:/usr/bin:/bin"},
+               {"CUDA_HOME", "/usr/local/cuda"},
                {"DOCKER_HOST", "unix:///var/run/docker.sock"}};
     facts = probe::ProbeHost(env);
     CHECK(runner.calls.empty());
@@ -80,8 +82,8 @@ void CheckUbuntu2204Host(const HostFacts& h) {
   CHECK_FALSE(h.disk_free_bytes);  // a tree's filesystem says nothing about the modelled host
 }
 
-void CheckEightGpus(const HostFacts& h, const std::string& device, const std::string& name, const std::string& arch,
-                    const std::string& cc, const std::string& driver) {
+void CheckEightGpus(const HostFacts& h, const std::string& device, const std::string& name,
+                    const std::string& arch, const std::string& cc, const std::string& driver) {
   REQUIRE(h.gpus.size() == 8);
   const char* addrs[] = {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
                          "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"};
@@ -133,7 +135,8 @@ TEST_CASE("fixture bare-nouveau: H100s on nouveau, nothing NVIDIA installed", "[
   CHECK(h.toolkit.packages.empty());
   CHECK_FALSE(h.fabricmanager.installed);
   CHECK_FALSE(h.reboot_required);
-  CHECK(std::find(h.probe_notes.begin(), h.probe_notes.end(), "driver: no NVIDIA driver found") != h.probe_notes.end());
+  CHECK(std::find(h.probe_notes.begin(), h.probe_notes.end(), "driver: no NVIDIA driver found") !=
+        h.probe_notes.end());
 }
 
 TEST_CASE("fixture healthy-h100: every layer present and consistent", "[probe]") {
@@ -150,7 +153,8 @@ TEST_CASE("fixture healthy-h100: every layer present and consistent", "[probe]")
   CHECK(d.module.loaded);
   CHECK(d.module.version == "535.129.03");
   CHECK_FALSE(d.module.open);
-  CHECK(d.module.nvrm_line == "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023");
+  CHECK(d.module.nvrm_line ==
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023");
   CHECK(d.userspace_version == "535.129.03");
   CHECK(d.userspace_source == "file:/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03");
   CHECK_FALSE(d.nvml_error);
@@ -185,10 +189,11 @@ TEST_CASE("fixture healthy-h100: every layer present and consistent", "[probe]")
   CHECK_FALSE(h.packages.count("base-files"));
   CHECK(h.dpkg_interrupted.empty());
 
-  CHECK(h.toolkit.packages == std::map<std::string, std::string>{{"libnvidia-container-tools", "1.19.1-1"},
-                                                                 {"libnvidia-container1", "1.19.1-1"},
-                                                                 {"nvidia-container-toolkit", "1.19.1-1"},
-                                                                 {"nvidia-container-toolkit-base", "1.19.1-1"}});
+  CHECK(h.toolkit.packages ==
+        std::map<std::string, std::string>{{"libnvidia-container-tools", "1.19.1-1"},
+                                           {"libnvidia-container1", "1.19.1-1"},
+                                           {"nvidia-container-toolkit", "1.19.1-1"},
+                                           {"nvidia-container-toolkit-base", "1.19.1-1"}});
   CHECK(h.toolkit.ctk_version.empty());  // only `nvidia-ctk --version` on a live host gives it
   CHECK(h.docker.cli_found);
   CHECK_FALSE(h.docker.engine_reachable);
@@ -259,8 +264,9 @@ TEST_CASE("fixture open-module: open NVRM line, cuDNN 9 header, NCCL wheel, CDI 
   CHECK(h.nccl.cuda_major == 12);
   CHECK(h.docker.default_runtime == "nvidia");
   CHECK(h.docker.daemon_json_runtimes == std::vector<std::string>{"nvidia"});
-  CHECK(h.docker.cdi_devices == std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all",
-                                                         "nvidia.com/gpu=GPU-3a23c669-1f69-c64e-cf85-44e9b07e7a2a"});
+  CHECK(h.docker.cdi_devices ==
+        std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all",
+                                 "nvidia.com/gpu=GPU-3a23c669-1f69-c64e-cf85-44e9b07e7a2a"});
   CHECK_FALSE(h.docker.cdi);  // docker-ce 24 has no CDI unless daemon.json enables it
   CHECK(h.toolkit.packages.at("nvidia-container-toolkit") == "1.17.3-1");
 }
@@ -303,7 +309,8 @@ TEST_CASE("an empty --root: every component missing, notes instead of errors", "
   CHECK(h.gpus.empty());
   CHECK_FALSE(h.driver.module.loaded);
   CHECK_FALSE(h.cuda.found);
-  CHECK(std::find(h.probe_notes.begin(), h.probe_notes.end(), "os: /etc/os-release not found") != h.probe_notes.end());
+  CHECK(std::find(h.probe_notes.begin(), h.probe_notes.end(), "os: /etc/os-release not found") !=
+        h.probe_notes.end());
   CHECK(std::find(h.probe_notes.begin(), h.probe_notes.end(),
                   "dpkg: /var/lib/dpkg/status not found (not a Debian/Ubuntu host?)") != h.probe_notes.end());
 }

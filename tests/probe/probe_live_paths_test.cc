@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "sys/tree.h"
 #include "manifest/loader.h"
 #include "probe/parsers.h"
 #include "probe/probe.h"
 #include "support/fakes.h"
 #include "sys/fs.h"
+#include "sys/tree.h"
 
 using namespace gp;
 
@@ -61,7 +61,8 @@ class ScriptedNative : public sys::NativeLibs {
 
 class ScriptedDocker : public sys::UnixHttp {
  public:
-  sys::HttpResponse Get(const std::string& socket, const std::string& path, std::chrono::milliseconds timeout) override {
+  sys::HttpResponse Get(const std::string& socket, const std::string& path,
+                        std::chrono::milliseconds timeout) override {
     requests.push_back(socket + " " + path);
     CHECK(timeout.count() == 2000);
     auto it = answers.find(path);
@@ -82,25 +83,34 @@ sys::LibCall Loaded(const std::string& path, long value) {
 
 }  // namespace
 
-TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 codes, Docker engine, nvidia-ctk",
-          "[probe]") {
+TEST_CASE(
+    "live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 codes, Docker engine, nvidia-ctk",
+    "[probe]") {
   TempTree t;
-  t.Write("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 2023\n");
+  t.Write("/proc/driver/nvidia/version",
+          "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 2023\n");
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
-  REQUIRE(::symlink("libnvidia-ml.so.535.129.03", (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
+  REQUIRE(::symlink("libnvidia-ml.so.535.129.03",
+                    (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
   t.Write("/usr/local/cuda-12.4/bin/nvcc", "");
   t.Write("/var/run/docker.sock", "");
   t.Write("/usr/bin/nvidia-ctk", "");
   t.Write("/usr/bin/docker", "");
-  t.Write("/etc/cdi/nvidia.json", R"({"cdiVersion":"0.6.0","kind":"nvidia.com/gpu","devices":[{"name":"all"}]})");
+  t.Write("/etc/cdi/nvidia.json",
+          R"({"cdiVersion":"0.6.0","kind":"nvidia.com/gpu","devices":[{"name":"all"}]})");
   LiveViewFs fs(t.root);
 
   test::FakeCommandRunner runner;
   runner.strict = true;
-  runner.On("/usr/local/cuda-12.4/bin/nvcc --version",
-            test::Exit(0, "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n"));
-  runner.On("/usr/bin/nvidia-ctk --version",
-            test::Exit(0, "NVIDIA Container Toolkit CLI version 1.17.8\ncommit: f202b80a9b9d0db00d9b1d73c0128c8962c55f4d\n"));
+  runner.On(
+      "/usr/local/cuda-12.4/bin/nvcc --version",
+      test::Exit(0,
+                 "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n"));
+  runner.On(
+      "/usr/bin/nvidia-ctk --version",
+      test::Exit(
+          0,
+          "NVIDIA Container Toolkit CLI version 1.17.8\ncommit: f202b80a9b9d0db00d9b1d73c0128c8962c55f4d\n"));
   ScriptedNative native;
   native.nvml.loaded = true;
   native.nvml.path = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
@@ -109,11 +119,12 @@ TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 c
   native.nccl = Loaded("/usr/lib/x86_64-linux-gnu/libnccl.so.2", 2708);
   ScriptedDocker docker;
   docker.answers["/version"] = {200, R"({"Version":"28.3.2","ApiVersion":"1.51"})", ""};
-  docker.answers["/info"] = {200,
-                             R"({"Runtimes":{"nvidia":{"path":"nvidia-container-runtime"},"runc":{"path":"runc"}},
+  docker.answers["/info"] = {
+      200,
+      R"({"Runtimes":{"nvidia":{"path":"nvidia-container-runtime"},"runc":{"path":"runc"}},
                                  "DefaultRuntime":"runc","CDISpecDirs":["/etc/cdi","/var/run/cdi"],
                                  "DiscoveredDevices":[{"Source":"cdi","ID":"nvidia.com/gpu=all"}]})",
-                             ""};
+      ""};
 
   probe::ProbeEnv env;
   env.fs = &fs;
@@ -125,7 +136,8 @@ TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 c
   auto h = probe::ProbeHost(env);
 
   CHECK(h.live);
-  CHECK(runner.Joined() == std::vector<std::string>{"/usr/local/cuda-12.4/bin/nvcc --version", "/usr/bin/nvidia-ctk --version"});
+  CHECK(runner.Joined() ==
+        std::vector<std::string>{"/usr/local/cuda-12.4/bin/nvcc --version", "/usr/bin/nvidia-ctk --version"});
   CHECK(runner.calls[0].timeout.count() == 5000);
   CHECK(h.cuda.version == "12.4.131");
   CHECK(h.cuda.source == "nvcc");
@@ -138,7 +150,8 @@ TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 c
   CHECK(h.cudnn.source == "dlopen:/usr/lib/x86_64-linux-gnu/libcudnn.so.8");
   CHECK(h.nccl.version == "2.7.8");
   CHECK(h.toolkit.ctk_version == "1.17.8");
-  CHECK(docker.requests == std::vector<std::string>{"/var/run/docker.sock /version", "/var/run/docker.sock /info"});
+  CHECK(docker.requests ==
+        std::vector<std::string>{"/var/run/docker.sock /version", "/var/run/docker.sock /info"});
   CHECK(h.docker.engine_reachable);
   CHECK(h.docker.version == "28.3.2");
   CHECK(h.docker.runtimes == std::vector<std::string>{"nvidia", "runc"});
@@ -148,12 +161,14 @@ TEST_CASE("live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 c
   CHECK(h.docker.cli_found);
 }
 
-TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's version; header vs library", "[probe]") {
+TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's version; header vs library",
+          "[probe]") {
   TempTree t;
   t.Write("/usr/local/cuda-13.0/lib/libcudart.so.13", "");
   t.Write("/usr/local/cuda-13.0/include/cudnn_version.h",
           "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
-  t.Write("/usr/local/cuda-13.0/include/nccl.h", "#define NCCL_MAJOR 2\n#define NCCL_MINOR 27\n#define NCCL_PATCH 3\n");
+  t.Write("/usr/local/cuda-13.0/include/nccl.h",
+          "#define NCCL_MAJOR 2\n#define NCCL_MINOR 27\n#define NCCL_PATCH 3\n");
   LiveViewFs fs(t.root);
   test::FakeCommandRunner runner;
   runner.strict = true;
@@ -175,7 +190,8 @@ TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's ve
   CHECK(runner.calls.empty());
   CHECK(h.cuda.version == "13.0");
   CHECK(h.cuda.source == "dlopen:/usr/local/cuda-13.0/lib/libcudart.so.13");
-  CHECK(native.cudart_dirs == std::vector<std::string>{"/usr/local/cuda-13.0/lib64", "/usr/local/cuda-13.0/lib"});
+  CHECK(native.cudart_dirs ==
+        std::vector<std::string>{"/usr/local/cuda-13.0/lib64", "/usr/local/cuda-13.0/lib"});
   // Header and library agree: the header's answer stays, the library path is recorded.
   CHECK(h.cudnn.version == "9.19.0");
   CHECK(h.cudnn.source == "header:/usr/local/cuda-13.0/include/cudnn_version.h");
@@ -183,8 +199,9 @@ TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's ve
   // They disagree: the loaded library is what programs get, the header is noted.
   CHECK(h.nccl.version == "2.28.9");
   CHECK(h.nccl.source == "dlopen:/usr/local/cuda-13.0/lib/libnccl.so.2");
-  CHECK(h.nccl.notes == std::vector<std::string>{
-                            "header:/usr/local/cuda-13.0/include/nccl.h says 2.27.3 but the loaded library is 2.28.9"});
+  CHECK(h.nccl.notes ==
+        std::vector<std::string>{
+            "header:/usr/local/cuda-13.0/include/nccl.h says 2.27.3 but the loaded library is 2.28.9"});
   CHECK(docker.requests.empty());
   CHECK(h.docker.detail == "DOCKER_HOST=tcp://10.0.0.1:2375 is not a unix socket; not contacted");
 }
@@ -214,11 +231,13 @@ TEST_CASE("live paths: an nvcc that times out and an absent Docker socket are fi
   CHECK(h.docker.detail == "/var/run/docker.sock not found (engine not installed or not running)");
 }
 
-TEST_CASE("--root with null seams: a dangling libnvidia-ml.so.1 still finds the versioned library", "[probe]") {
+TEST_CASE("--root with null seams: a dangling libnvidia-ml.so.1 still finds the versioned library",
+          "[probe]") {
   TempTree t;
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.530.30.02", "");
-  REQUIRE(::symlink("libnvidia-ml.so.550.54.15", (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
+  REQUIRE(::symlink("libnvidia-ml.so.550.54.15",
+                    (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
   sys::DiskFs fs(t.root);
   probe::ProbeEnv env;  // runner, native and docker stay null, as main passes them with --root
   env.fs = &fs;
@@ -245,14 +264,16 @@ TEST_CASE("--root: /var/run -> /run (absolute, as on Ubuntu) resolves inside the
   CHECK(h.reboot_required);
 }
 
-TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken daemon.json is a finding", "[probe]") {
+TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken daemon.json is a finding",
+          "[probe]") {
   std::ifstream sh("/bin/sh", std::ios::binary);
   std::string header(64, '\0');
   sh.read(&header[0], 64);
   REQUIRE(sh.gcount() == 64);
   TempTree t;
   t.Write("/bin/sh", header);
-  t.Write("/etc/docker/daemon.json", "{\n  \"runtimes\": {\n    \"nvidia\": {\"path\": \"nvidia-container-runtime\",}\n  }\n}\n");
+  t.Write("/etc/docker/daemon.json",
+          "{\n  \"runtimes\": {\n    \"nvidia\": {\"path\": \"nvidia-container-runtime\",}\n  }\n}\n");
   sys::DiskFs fs(t.root);
   probe::ProbeEnv env;
   env.fs = &fs;
@@ -265,13 +286,18 @@ TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken
   CHECK(h.docker.daemon_json_runtimes.empty());
 }
 
-TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package; the updates journal wins", "[probe]") {
+TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package; the updates journal wins",
+          "[probe]") {
   TempTree t;
   t.Write("/var/lib/dpkg/status",
-          "Package: libnvidia-compute-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: 535.129.03-0ubuntu1\n\n"
-          "Package: libnvidia-compute-535\nStatus: deinstall ok config-files\nArchitecture: i386\nVersion: 535.104.05-0ubuntu1\n\n"
-          "Package: nvidia-utils-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: 535.129.03-0ubuntu1\n");
-  t.Write("/var/lib/dpkg/updates/0000", "Package: nvidia-utils-535\nStatus: purge ok not-installed\nArchitecture: amd64\n");
+          "Package: libnvidia-compute-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: "
+          "535.129.03-0ubuntu1\n\n"
+          "Package: libnvidia-compute-535\nStatus: deinstall ok config-files\nArchitecture: i386\nVersion: "
+          "535.104.05-0ubuntu1\n\n"
+          "Package: nvidia-utils-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: "
+          "535.129.03-0ubuntu1\n");
+  t.Write("/var/lib/dpkg/updates/0000",
+          "Package: nvidia-utils-535\nStatus: purge ok not-installed\nArchitecture: amd64\n");
   sys::DiskFs fs(t.root);
   probe::ProbeEnv env;
   env.fs = &fs;
@@ -302,7 +328,8 @@ TEST_CASE("live paths: an empty CUDA_HOME is not credited with another toolkit's
   auto h = probe::ProbeHost(env);
   CHECK(native.cudart_calls == 1);
   CHECK(native.cudart_dirs == std::vector<std::string>{"/opt/empty/lib64", "/opt/empty/lib",
-                                                       "/usr/local/cuda-12.1/lib64", "/usr/local/cuda-12.1/lib"});
+                                                       "/usr/local/cuda-12.1/lib64",
+                                                       "/usr/local/cuda-12.1/lib"});
   CHECK(h.cuda.version == "12.1");
   CHECK(h.cuda.path == "/usr/local/cuda-12.1");
   CHECK(runner.calls.empty());
@@ -323,8 +350,9 @@ class RecordingDocker : public sys::UnixHttp {
 };
 }  // namespace
 
-TEST_CASE("live probe: the stack's image is one inspect call; the API version the probe read is not asked again",
-          "[probe]") {
+TEST_CASE(
+    "live probe: the stack's image is one inspect call; the API version the probe read is not asked again",
+    "[probe]") {
   RecordingDocker docker;
   docker.answers["/version"] = {200, R"({"Version":"28.3.2","ApiVersion":"1.51"})", ""};
   docker.answers["/v1.51/images/nvcr.io/nvidia/pytorch:24.05-py3/json"] = {
@@ -334,7 +362,8 @@ TEST_CASE("live probe: the stack's image is one inspect call; the API version th
   probe::HostFacts facts;
   facts.docker.engine_reachable = true;
   facts.docker.socket = "/var/run/docker.sock";
-  CHECK(probe::ParseDockerVersionBody(docker.answers["/version"].body, &facts.docker.api_version) == "28.3.2");
+  CHECK(probe::ParseDockerVersionBody(docker.answers["/version"].body, &facts.docker.api_version) ==
+        "28.3.2");
   CHECK(facts.docker.api_version == "1.51");
   probe::ProbeImage(env, "nvcr.io/nvidia/pytorch:24.05-py3", facts);
   CHECK(docker.requests == std::vector<std::string>{"/v1.51/images/nvcr.io/nvidia/pytorch:24.05-py3/json"});

@@ -101,7 +101,8 @@ TEST_CASE("live probe: invariants that hold on any machine", "[probe][live]") {
   CHECK(h.shm_bytes > 0);
   CHECK(h.disk_free_bytes.has_value());
   CHECK(h.gpus.size() == NvidiaGpusOnPciBus());
-  const bool module = ::access("/proc/driver/nvidia/version", F_OK) == 0 || ::access("/sys/module/nvidia", F_OK) == 0;
+  const bool module =
+      ::access("/proc/driver/nvidia/version", F_OK) == 0 || ::access("/sys/module/nvidia", F_OK) == 0;
   CHECK(h.driver.module.loaded == module);
   if (h.driver.module.loaded) CHECK(Version::Parse(h.driver.module.version).has_value());
   if (!h.driver.userspace_version.empty()) CHECK(Version::Parse(h.driver.userspace_version).has_value());
@@ -115,7 +116,8 @@ TEST_CASE("live probe: invariants that hold on any machine", "[probe][live]") {
     if (c->cuda_major) CHECK(*c->cuda_major >= 10);
   }
   if (h.cuda.found) {
-    if (h.cuda.cuda_major) CHECK(static_cast<int>(Version::Parse(h.cuda.version)->major()) == *h.cuda.cuda_major);
+    if (h.cuda.cuda_major)
+      CHECK(static_cast<int>(Version::Parse(h.cuda.version)->major()) == *h.cuda.cuda_major);
     if (!h.cuda.path.empty()) CHECK(::access(h.cuda.path.c_str(), F_OK) == 0);
   }
 

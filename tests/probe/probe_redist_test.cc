@@ -1,12 +1,11 @@
 // gpuprep's redistributable installs under a --root tree: the probe finds the CUDA toolkit in
-// /opt/gpuprep/cuda/current (NVIDIA's archives carry no version.json: the version is the name of the directory
-// gpuprep switched `current` to), doctor's cuda layer insists on it when the stack says `source: redist`, and
-// verify checks its libcudart.
-#include <catch2/catch.hpp>
-
+// /opt/gpuprep/cuda/current (NVIDIA's archives carry no version.json: the version is the name of the
+// directory gpuprep switched `current` to), doctor's cuda layer insists on it when the stack says `source:
+// redist`, and verify checks its libcudart.
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "apply/harness.h"
 #include "apply/verify.h"
@@ -78,9 +77,10 @@ TEST_CASE("probe --root: the CUDA toolkit of a redist install, before /usr/local
     Point(root, "12.1.1");
     auto gone = ProbeRoot(root);
     CHECK_FALSE(gone.cuda.found);
-    CHECK(std::find(gone.probe_notes.begin(), gone.probe_notes.end(),
-                    "cuda: no CUDA toolkit found (/usr/local/cuda*, /opt/gpuprep/cuda, CUDA_HOME, nvcc on PATH, "
-                    "dpkg)") != gone.probe_notes.end());
+    CHECK(std::find(
+              gone.probe_notes.begin(), gone.probe_notes.end(),
+              "cuda: no CUDA toolkit found (/usr/local/cuda*, /opt/gpuprep/cuda, CUDA_HOME, nvcc on PATH, "
+              "dpkg)") != gone.probe_notes.end());
   }
 }
 
@@ -90,8 +90,9 @@ TEST_CASE("doctor cuda layer: source: redist wants gpuprep's install", "[layers]
   // The sample host's toolkit is an apt one in /usr/local/cuda-12.2.
   auto apt = layers::CheckCuda(t.in());
   CHECK(apt.status == layers::Status::kFail);
-  CHECK(apt.detail.find("CUDA 12.2.140 is in /usr/local/cuda-12.2, not the stack's redistributable install in "
-                        "/opt/gpuprep/cuda (source: redist)") != std::string::npos);
+  CHECK(
+      apt.detail.find("CUDA 12.2.140 is in /usr/local/cuda-12.2, not the stack's redistributable install in "
+                      "/opt/gpuprep/cuda (source: redist)") != std::string::npos);
   CHECK(apt.fix == std::optional<std::string>("sudo gpuprep apply --yes --only cuda"));
   bool coded = false;
   for (const auto& f : apt.findings) coded = coded || f.code == "cuda.not-redist";
@@ -105,7 +106,8 @@ TEST_CASE("doctor cuda layer: source: redist wants gpuprep's install", "[layers]
   CHECK(layers::CheckCuda(t.in()).status == layers::Status::kOk);
 }
 
-TEST_CASE("verify cuda: source: redist checks /opt/gpuprep/cuda/current and its libcudart", "[apply][redist]") {
+TEST_CASE("verify cuda: source: redist checks /opt/gpuprep/cuda/current and its libcudart",
+          "[apply][redist]") {
   test::TempRoot root;
   manifest::Stack stack = test::TestStack();  // CUDA 12.2.2
   stack.cuda.source = "redist";
@@ -135,7 +137,8 @@ TEST_CASE("verify cuda: source: redist checks /opt/gpuprep/cuda/current and its 
   native.cudart = {true, "/opt/gpuprep/cuda/current/lib/libcudart.so.12", 12020, ""};
   r = run();
   CHECK(r.status == layers::Status::kOk);
-  CHECK(r.detail.find("CUDA toolkit 12.2.2 in /opt/gpuprep/cuda/current; libcudart 12.2 loads") != std::string::npos);
+  CHECK(r.detail.find("CUDA toolkit 12.2.2 in /opt/gpuprep/cuda/current; libcudart 12.2 loads") !=
+        std::string::npos);
   CHECK(native.cudart_dirs ==
         std::vector<std::string>{"/opt/gpuprep/cuda/current/lib64", "/opt/gpuprep/cuda/current/lib"});
 }

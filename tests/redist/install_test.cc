@@ -1,13 +1,14 @@
 // The streaming install (redist/install.h) end to end with the real seams: libcurl against a loopback
 // HTTPS server (tests/redist/redist_server.py, byte ranges, dropped connections), libcrypto, libarchive,
 // real .tar.xz archives in NVIDIA's layout built by tests/redist/make_redist.py, a temp dir as "/".
+#include "redist/install.h"
+
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
-#include "redist/install.h"
-#include "redist/state.h"
 #include "redist/loopback.h"
 #include "redist/requests.h"
+#include "redist/state.h"
 #include "sys/http.h"
 #include "util/strings.h"
 
@@ -30,7 +31,8 @@ struct Work {
 
 }  // namespace
 
-TEST_CASE("redist install: a real .tar.xz from loopback HTTPS lands in a versioned prefix, switched in", "[redist]") {
+TEST_CASE("redist install: a real .tar.xz from loopback HTTPS lands in a versioned prefix, switched in",
+          "[redist]") {
   Work w;
   test::MakeRedist(w.www(), "good");
   test::LoopbackServer server(w.aux.path(), w.www());
@@ -55,7 +57,8 @@ TEST_CASE("redist install: a real .tar.xz from loopback HTTPS lands in a version
         std::optional<std::string>("libcudnn.so.9.12.0.46"));
   CHECK(w.root.Exists("/opt/gpuprep/cudnn/current/lib/libcudnn.so"));
   CHECK(w.root.Read("/etc/ld.so.conf.d/gpuprep-cudnn.conf") ==
-        "# gpuprep: NVIDIA redistributable install (/opt/gpuprep/cudnn/current)\n/opt/gpuprep/cudnn/current/lib\n");
+        "# gpuprep: NVIDIA redistributable install "
+        "(/opt/gpuprep/cudnn/current)\n/opt/gpuprep/cudnn/current/lib\n");
   auto st = redist::Inspect(w.root.fs(), req);
   CHECK(st.installed);
   CHECK(st.detail == "installed in /opt/gpuprep/cudnn/9.12.0.46-cuda12 (/opt/gpuprep/cudnn/current)");
@@ -67,7 +70,8 @@ TEST_CASE("redist install: a real .tar.xz from loopback HTTPS lands in a version
     REQUIRE(r2.ok());
     CHECK(r2.previous == "9.12.0.46-cuda12");
     CHECK(Listing(w.root) == "9.12.0.46-cuda12 9.12.1.2-cuda12 current");
-    CHECK(w.root.fs().ReadLink("/opt/gpuprep/cudnn/current") == std::optional<std::string>("9.12.1.2-cuda12"));
+    CHECK(w.root.fs().ReadLink("/opt/gpuprep/cudnn/current") ==
+          std::optional<std::string>("9.12.1.2-cuda12"));
     CHECK_FALSE(redist::Inspect(w.root.fs(), req).installed);  // the old pin is no longer current
   }
 }
@@ -91,7 +95,8 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
   };
   auto unchanged = [&] {
     CHECK(Listing(w.root) == before);
-    CHECK(w.root.fs().ReadLink("/opt/gpuprep/cudnn/current") == std::optional<std::string>("9.12.0.1-cuda12"));
+    CHECK(w.root.fs().ReadLink("/opt/gpuprep/cudnn/current") ==
+          std::optional<std::string>("9.12.0.1-cuda12"));
     CHECK(w.root.Read("/etc/ld.so.conf.d/gpuprep-cudnn.conf") == conf);
     CHECK_FALSE(w.root.Exists("/opt/gpuprep/gpuprep-redist-evil"));
     CHECK_FALSE(w.root.Exists("/opt/gpuprep-redist-evil"));
@@ -129,31 +134,40 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
   {
     INFO("path traversal");
     auto r = attempt("traversal");
-    CHECK(r.error == url + ": archive entry \"" + top + "/../../gpuprep-redist-evil\": \"..\" climbs out of the prefix; nothing was installed");
+    CHECK(r.error ==
+          url + ": archive entry \"" + top +
+              "/../../gpuprep-redist-evil\": \"..\" climbs out of the prefix; nothing was installed");
     unchanged();
   }
   {
     INFO("an absolute path");
     auto r = attempt("absolute");
-    CHECK(r.error == url + ": archive entry \"/tmp/gpuprep-redist-evil\": absolute path; nothing was installed");
+    CHECK(r.error ==
+          url + ": archive entry \"/tmp/gpuprep-redist-evil\": absolute path; nothing was installed");
     unchanged();
   }
   {
     INFO("a symlink that escapes, then a file written through it");
     auto r = attempt("symlink-escape");
-    CHECK(r.error == url + ": archive entry \"" + top + "/lib/escape\": symlink to \"../../../../../../../../tmp\" leaves the prefix; nothing was installed");
+    CHECK(r.error == url + ": archive entry \"" + top +
+                         "/lib/escape\": symlink to \"../../../../../../../../tmp\" leaves the prefix; "
+                         "nothing was installed");
     unchanged();
   }
   {
     INFO("a symlink that escapes only through another link");
     auto r = attempt("link-climb");
-    CHECK(r.error == url + ": archive entry \"" + top + "/lib/up\": symlink to \"s/../../../gpuprep-redist-evil\" climbs after a name; nothing was installed");
+    CHECK(r.error == url + ": archive entry \"" + top +
+                         "/lib/up\": symlink to \"s/../../../gpuprep-redist-evil\" climbs after a name; "
+                         "nothing was installed");
     unchanged();
   }
   {
     INFO("a hard link to a host file");
     auto r = attempt("hardlink");
-    CHECK(r.error == url + ": archive entry \"" + top + "/lib/hard\": hard link to \"/etc/passwd\" leaves the prefix; nothing was installed");
+    CHECK(r.error ==
+          url + ": archive entry \"" + top +
+              "/lib/hard\": hard link to \"/etc/passwd\" leaves the prefix; nothing was installed");
     unchanged();
   }
   {
@@ -172,11 +186,12 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
     REQUIRE(size < (1u << 20));
     auto r = redist::Install(Req(server.Url()), w.root.fs(), *http, Opts(server.ca()));
     const uint64_t cap = redist::kUnpackRatio * size;
-    CHECK(r.error.rfind(url + ": refused: it unpacks to more than " + std::to_string(cap) + " bytes of file data (\"" +
-                            top + "/lib/zeros",
+    CHECK(r.error.rfind(url + ": refused: it unpacks to more than " + std::to_string(cap) +
+                            " bytes of file data (\"" + top + "/lib/zeros",
                         0) == 0);
     CHECK(r.error.find(", and 32 times the archive's " + std::to_string(size) +
-                       " bytes is the most accepted (a decompression bomb?); nothing was installed") != std::string::npos);
+                       " bytes is the most accepted (a decompression bomb?); nothing was installed") !=
+          std::string::npos);
     CHECK(r.unpacked <= cap);  // refused before the first byte over the limit
     CHECK(r.unpacked > cap / 2);
     unchanged();
@@ -184,15 +199,18 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
   {
     INFO("a device file");
     auto r = attempt("device");
-    CHECK(r.error == url + ": archive entry \"" + top + "/lib/nvidia0\": a device, FIFO or socket; nothing was installed");
+    CHECK(r.error == url + ": archive entry \"" + top +
+                         "/lib/nvidia0\": a device, FIFO or socket; nothing was installed");
     unchanged();
   }
   {
     INFO("an index whose version is not the stack's");
     test::MakeRedist(w.www(), "good", "9.11.0.98");
     auto r = redist::Install(Req(server.Url()), w.root.fs(), *http, Opts(server.ca()));
-    CHECK(r.error == server.Url("redistrib_9.12.0.json") +
-                         ": cudnn is 9.11.0.98 in redistrib_9.12.0.json, the stack pins 9.12.0.46; nothing was installed");
+    CHECK(
+        r.error ==
+        server.Url("redistrib_9.12.0.json") +
+            ": cudnn is 9.11.0.98 in redistrib_9.12.0.json, the stack pins 9.12.0.46; nothing was installed");
     unchanged();
   }
   {
@@ -202,7 +220,8 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
     req.json_sha256 = std::string(64, '0');
     auto r = redist::Install(req, w.root.fs(), *http, Opts(server.ca()));
     CHECK(r.error.find(": sha256 mismatch: downloaded ") != std::string::npos);
-    CHECK(r.error.find("the stack pins " + std::string(64, '0') + "; nothing was installed") != std::string::npos);
+    CHECK(r.error.find("the stack pins " + std::string(64, '0') + "; nothing was installed") !=
+          std::string::npos);
     unchanged();
   }
   {
@@ -214,7 +233,8 @@ TEST_CASE("redist install: a refused download leaves nothing visible and current
   }
 }
 
-TEST_CASE("redist install: the unpack limit is the ratio, or the free space less what stays free", "[redist]") {
+TEST_CASE("redist install: the unpack limit is the ratio, or the free space less what stays free",
+          "[redist]") {
   using redist::UnpackLimitFor;
   const uint64_t gib = 1ull << 30;
   CHECK(UnpackLimitFor(1000, std::nullopt).bytes == 32000);
@@ -262,6 +282,7 @@ TEST_CASE("redist install: an air-gapped host reads a local directory", "[redist
   CHECK(redist::Inspect(w.root.fs(), req).installed);
   SECTION("a missing directory fails cleanly") {
     auto r2 = redist::Install(Req(w.aux.path() + "/nowhere", "9.12.0.46"), w.root.fs(), *http, Opts(""));
-    CHECK(r2.error.rfind("cannot download file://" + w.aux.path() + "/nowhere/redistrib_9.12.0.json: ", 0) == 0);
+    CHECK(r2.error.rfind("cannot download file://" + w.aux.path() + "/nowhere/redistrib_9.12.0.json: ", 0) ==
+          0);
   }
 }

@@ -17,7 +17,9 @@
 
 namespace gp::test {
 
-inline std::string RedistScript(const std::string& name) { return std::string(GP_SOURCE_DIR) + "/tests/redist/" + name; }
+inline std::string RedistScript(const std::string& name) {
+  return std::string(GP_SOURCE_DIR) + "/tests/redist/" + name;
+}
 
 inline std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -47,10 +49,14 @@ inline int Spawn(const std::vector<std::string>& argv, bool wait = true, pid_t* 
 }
 
 // make_redist.py OUT --release R --version V --cuda N [--variant X] [extra...]
-inline void MakeRedist(const std::string& out, const std::string& variant, const std::string& version = "9.12.0.46",
-                       std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {"python3", RedistScript("make_redist.py"), out, "--release", "9.12.0",
-                                   "--version", version, "--cuda", "12", "--variant", variant};
+inline void MakeRedist(const std::string& out, const std::string& variant,
+                       const std::string& version = "9.12.0.46", std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {"python3", RedistScript("make_redist.py"),
+                                   out,       "--release",
+                                   "9.12.0",  "--version",
+                                   version,   "--cuda",
+                                   "12",      "--variant",
+                                   variant};
   argv.insert(argv.end(), extra.begin(), extra.end());
   if (Spawn(argv) != 0) throw std::runtime_error("make_redist.py failed");
 }
@@ -58,17 +64,26 @@ inline void MakeRedist(const std::string& out, const std::string& variant, const
 class LoopbackServer {
  public:
   // Serves `root` over HTTPS (a fresh certificate under `dir`); `extra` goes to redist_server.py.
-  LoopbackServer(const std::string& dir, const std::string& root, std::vector<std::string> extra = {}) : dir_(dir) {
+  LoopbackServer(const std::string& dir, const std::string& root, std::vector<std::string> extra = {})
+      : dir_(dir) {
     ca_ = dir + "/tls.crt";
-    if (Spawn({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-               "-days", "1", "-subj", "/CN=gpuprep redist test", "-addext", "subjectAltName=IP:127.0.0.1",
-               "-keyout", dir + "/tls.key", "-out", ca_}) != 0)
+    if (Spawn({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+               "-nodes", "-days", "1", "-subj", "/CN=gpuprep redist test", "-addext",
+               "subjectAltName=IP:127.0.0.1", "-keyout", dir + "/tls.key", "-out", ca_}) != 0)
       throw std::runtime_error("openssl req failed");
-    std::vector<std::string> argv = {"python3", RedistScript("redist_server.py"), root, dir + "/port", dir + "/log",
-                                     "--cert", ca_, "--key", dir + "/tls.key"};
+    std::vector<std::string> argv = {"python3",
+                                     RedistScript("redist_server.py"),
+                                     root,
+                                     dir + "/port",
+                                     dir + "/log",
+                                     "--cert",
+                                     ca_,
+                                     "--key",
+                                     dir + "/tls.key"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     Spawn(argv, false, &pid_);
-    for (int i = 0; i < 200 && Slurp(dir + "/port").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    for (int i = 0; i < 200 && Slurp(dir + "/port").empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
     port_ = Slurp(dir + "/port");
     if (port_.empty()) throw std::runtime_error("redist_server.py did not start");
   }

@@ -1,7 +1,7 @@
 // Archive entry rules (redist/paths.h), table-driven: what lands where, and every way out refused.
-#include <catch2/catch.hpp>
-
 #include "redist/paths.h"
+
+#include <catch2/catch.hpp>
 
 using gp::sys::ArchiveEntry;
 using T = ArchiveEntry::Type;
@@ -38,14 +38,18 @@ TEST_CASE("redist paths: every way out of the prefix is refused", "[redist]") {
   CHECK(Place("other/x") == p + "other/x\": outside the archive's top directory " + kTop + "/");
   CHECK(Place(kTop + "-evil/x") == p + kTop + "-evil/x\": outside the archive's top directory " + kTop + "/");
   CHECK(Place(kTop + "/lib/nvidia0", T::kOther) == p + kTop + "/lib/nvidia0\": a device, FIFO or socket");
-  CHECK(Place(kTop + "/lib/e", T::kSymlink, "/etc") == p + kTop + "/lib/e\": symlink to \"/etc\" leaves the prefix");
-  CHECK(Place(kTop + "/lib/e", T::kSymlink, "../../x") == p + kTop + "/lib/e\": symlink to \"../../x\" leaves the prefix");
-  CHECK(Place(kTop + "/lib/e", T::kSymlink, "..") == p + kTop + "/lib/e\": symlink to \"..\" leaves the prefix");
+  CHECK(Place(kTop + "/lib/e", T::kSymlink, "/etc") ==
+        p + kTop + "/lib/e\": symlink to \"/etc\" leaves the prefix");
+  CHECK(Place(kTop + "/lib/e", T::kSymlink, "../../x") ==
+        p + kTop + "/lib/e\": symlink to \"../../x\" leaves the prefix");
+  CHECK(Place(kTop + "/lib/e", T::kSymlink, "..") ==
+        p + kTop + "/lib/e\": symlink to \"..\" leaves the prefix");
   CHECK(Place(kTop + "/lib/up", T::kSymlink, "s/../../x") ==
         p + kTop + "/lib/up\": symlink to \"s/../../x\" climbs after a name");
   CHECK(Place(kTop + "/lib/h", T::kHardlink, "/etc/passwd") ==
         p + kTop + "/lib/h\": hard link to \"/etc/passwd\" leaves the prefix");
-  CHECK(Place(kTop + "/lib/h", T::kHardlink, "other/x") == p + kTop + "/lib/h\": hard link to \"other/x\" leaves the prefix");
+  CHECK(Place(kTop + "/lib/h", T::kHardlink, "other/x") ==
+        p + kTop + "/lib/h\": hard link to \"other/x\" leaves the prefix");
   CHECK(Place(kTop, T::kSymlink, "/") == p + kTop + "\": a link in place of the top directory");
   CHECK(Place(kTop, T::kFile) == p + kTop + "\": a file in place of the top directory");
   CHECK(Place("") == p + "\": empty name");
@@ -78,15 +82,18 @@ TEST_CASE("redist paths: a hard link must name a regular file an earlier entry l
   CHECK(add("lib/libx.so.1", T::kFile) == "lib/libx.so.1");
   CHECK(add("lib/hard", T::kHardlink, "lib/libx.so.1") == "lib/hard => lib/libx.so.1");
   CHECK(add("lib/hard2", T::kHardlink, "lib/hard") == "lib/hard2 => lib/hard");  // a link to a link to a file
-  // The finding: lib/a/b/up -> ../../../include stays inside from lib/a/b; the same text at the top climbs out.
+  // The finding: lib/a/b/up -> ../../../include stays inside from lib/a/b; the same text at the top climbs
+  // out.
   CHECK(add("lib/a/b/up", T::kSymlink, "../../../include") == "lib/a/b/up");
   CHECK(add("include2", T::kHardlink, "lib/a/b/up") ==
-        p + "include2\": hard link to \"" + kTop + "/lib/a/b/up\", a symbolic link (a hard link must name a regular file)");
+        p + "include2\": hard link to \"" + kTop +
+            "/lib/a/b/up\", a symbolic link (a hard link must name a regular file)");
   CHECK(add("lib2", T::kHardlink, "lib") ==
         p + "lib2\": hard link to \"" + kTop + "/lib\", a directory (a hard link must name a regular file)");
-  CHECK(add("early", T::kHardlink, "lib/later.so") == p + "early\": hard link to \"" + kTop +
-                                                          "/lib/later.so\", which no earlier entry of the archive is "
-                                                          "(a hard link must name a regular file)");
+  CHECK(add("early", T::kHardlink, "lib/later.so") ==
+        p + "early\": hard link to \"" + kTop +
+            "/lib/later.so\", which no earlier entry of the archive is "
+            "(a hard link must name a regular file)");
   // What is there now counts: a file replaced by a symbolic link is no longer a file to link to.
   CHECK(add("lib/libx.so.1", T::kSymlink, "libx.so.1.0") == "lib/libx.so.1");
   CHECK(add("lib/hard3", T::kHardlink, "lib/libx.so.1").rfind(p + "lib/hard3\": hard link to", 0) == 0);

@@ -1,13 +1,13 @@
 // The byte ring between the download and the extraction (redist/pipe.h): every byte arrives once and in
-// order across wrap-arounds, a small ring back-pressures the writer, and a failure on either side stops the other.
-#include <catch2/catch.hpp>
+// order across wrap-arounds, a small ring back-pressures the writer, and a failure on either side stops the
+// other.
+#include "redist/pipe.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <random>
 #include <string>
 #include <thread>
-
-#include "redist/pipe.h"
 
 using namespace gp::redist;
 
@@ -25,7 +25,7 @@ std::string Bytes(size_t n, unsigned seed) {
 TEST_CASE("byte pipe: a stream pushed in odd pieces comes out whole through a small ring", "[redist][pipe]") {
   const std::string data = Bytes(1 << 20, 7);
   BytePipe pipe(1000, 300);  // far smaller than the stream: the writer waits and the ring wraps many times
-  bool pushed = true;  // Catch2's assertions belong to the test's thread
+  bool pushed = true;        // Catch2's assertions belong to the test's thread
   std::thread writer([&] {
     std::mt19937 rng(3);
     size_t at = 0;

@@ -2,13 +2,12 @@
 // the executor running it with the real libcurl/libarchive on a local directory (the air-gapped case), and a
 // re-plan that finds nothing to do. Commands go to a FakeCommandRunner; the loader is FakeNative.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "apply/executor.h"
 #include "apply/harness.h"
-#include "plan/planner.h"
 #include "plan/plan_queries.h"
+#include "plan/planner.h"
 #include "plan/render.h"
 #include "redist/loopback.h"
 #include "support/fakes.h"
@@ -91,7 +90,8 @@ TEST_CASE("redist plan: one step installs the archive, runs ldconfig, then verif
   CHECK(sh.find("\ngpuprep apply --yes --only cudnn\n") != std::string::npos);
 }
 
-TEST_CASE("redist apply: installs from a local directory, ldconfig, verifies; the re-plan is empty", "[redist]") {
+TEST_CASE("redist apply: installs from a local directory, ldconfig, verifies; the re-plan is empty",
+          "[redist]") {
   RedistHost h;
   auto r = h.Run(h.Plan());
   INFO(r.message);

@@ -1,9 +1,10 @@
 // redistrib JSON parsing (redist/redistrib.h) on NVIDIA's two layouts: cuDNN 9's per-CUDA level and the
 // flat CUDA one, and the errors for an index that would make gpuprep fetch something else.
+#include "redist/redistrib.h"
+
 #include <catch2/catch.hpp>
 
 #include "redist/error.h"
-#include "redist/redistrib.h"
 
 using gp::redist::FindArchive;
 

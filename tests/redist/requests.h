@@ -1,5 +1,5 @@
-// The cuDNN request the redist install tests share (release 9.12.0, CUDA 12, x86_64, served from `base`), their
-// install options (a test CA, a 1 ms backoff) and the listing of the root's /opt/gpuprep/cudnn.
+// The cuDNN request the redist install tests share (release 9.12.0, CUDA 12, x86_64, served from `base`),
+// their install options (a test CA, a 1 ms backoff) and the listing of the root's /opt/gpuprep/cudnn.
 #pragma once
 #include <chrono>
 #include <string>

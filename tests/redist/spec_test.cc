@@ -26,16 +26,19 @@ TEST_CASE("redist spec: NVIDIA's base by default, a mirror, a directory", "[redi
   CHECK(s.cudnn.redist.release == "9.12.0");
   CHECK(s.cudnn.redist.components == std::vector<std::string>{"cudnn"});
   CHECK(s.cudnn.redist.base == "https://developer.download.nvidia.com/compute/cudnn/redist/");
-  CHECK(Parse(Cudnn("redist: {release: 9.12.0, base: \"https://mirror.example/nv/cudnn/\"}")).cudnn.redist.base ==
-        "https://mirror.example/nv/cudnn/");
-  CHECK(Parse(Cudnn("redist: {release: 9.12.0, base: /srv/nvidia/cudnn}")).cudnn.redist.base == "/srv/nvidia/cudnn");
+  CHECK(Parse(Cudnn("redist: {release: 9.12.0, base: \"https://mirror.example/nv/cudnn/\"}"))
+            .cudnn.redist.base == "https://mirror.example/nv/cudnn/");
+  CHECK(Parse(Cudnn("redist: {release: 9.12.0, base: /srv/nvidia/cudnn}")).cudnn.redist.base ==
+        "/srv/nvidia/cudnn");
   const std::string sha(64, 'a');
-  auto h = Parse(Cudnn("redist: {release: 9.12.0, base: \"http://127.0.0.1:8080/\", json_sha256: " + sha + "}"));
+  auto h =
+      Parse(Cudnn("redist: {release: 9.12.0, base: \"http://127.0.0.1:8080/\", json_sha256: " + sha + "}"));
   CHECK(h.cudnn.redist.json_sha256 == sha);
   CHECK(Parse(gp::test::kMinimalStack).cudnn.source == "apt");
-  auto c = Parse(Edit("cuda: {version: 12.2.2}",
-                      "cuda: {version: 12.2.2, source: redist, redist: {release: 12.2.2, components: [cuda_cudart, "
-                      "cuda_nvcc]}}"));
+  auto c = Parse(
+      Edit("cuda: {version: 12.2.2}",
+           "cuda: {version: 12.2.2, source: redist, redist: {release: 12.2.2, components: [cuda_cudart, "
+           "cuda_nvcc]}}"));
   CHECK(c.cuda.redist.components == std::vector<std::string>{"cuda_cudart", "cuda_nvcc"});
   CHECK(c.cuda.redist.base == "https://developer.download.nvidia.com/compute/cuda/redist/");
 }
@@ -57,7 +60,8 @@ TEST_CASE("redist spec: refused values point at themselves", "[redist]") {
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, base: /srv/../etc}")) ==
         "2 stack.yaml:11:93: the directory must not climb with \"..\"");
   CHECK(StackError(Cudnn("redist: {release: \"9.12.0/../x\"}")) ==
-        "2 stack.yaml:11:79: release must be a dotted version such as 9.12.0 (the redistrib_<release>.json name)");
+        "2 stack.yaml:11:79: release must be a dotted version such as 9.12.0 (the redistrib_<release>.json "
+        "name)");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, components: [\"../x\"]}")) ==
         "2 stack.yaml:11:100: component \"../x\" must be a redistrib key such as cuda_cudart");
   CHECK(StackError(Cudnn("redist: {release: 9.12.0, json_sha256: abc}")) ==
@@ -71,6 +75,7 @@ TEST_CASE("redist spec: refused values point at themselves", "[redist]") {
   CHECK(StackError(Edit("nccl: {version: 2.18.5, cuda_major: 12}",
                         "nccl: {version: 2.18.5, cuda_major: 12, source: redist}")) ==
         "2 stack.yaml:12:49: nccl has no NVIDIA redistrib JSON: source must be apt");
-  CHECK(StackError(Edit("cuda: {version: 12.2.2}", "cuda: {version: 12.2.2, source: redist, redist: {release: 12.2.2}}")) ==
+  CHECK(StackError(Edit("cuda: {version: 12.2.2}",
+                        "cuda: {version: 12.2.2, source: redist, redist: {release: 12.2.2}}")) ==
         "2 stack.yaml:10:49: cuda.redist: missing required key \"components\"");
 }

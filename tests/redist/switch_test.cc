@@ -1,12 +1,11 @@
 // Switching versions (redist/install.h): a reinstall of the version in use is exchanged in one rename, so
-// `current` never dangles; every other version (the one `current` pointed at before, older ones) stays; and the
-// durability helpers (sys/writeback.h) the install relies on.
-#include <catch2/catch.hpp>
-
+// `current` never dangles; every other version (the one `current` pointed at before, older ones) stays; and
+// the durability helpers (sys/writeback.h) the install relies on.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <thread>
 
 #include "apply/harness.h"
@@ -45,7 +44,7 @@ TEST_CASE("redist switch: reinstalling the version in use never leaves current d
   std::atomic<long> looks{0}, misses{0};
   std::thread watcher([&] {
     while (!stop) {
-      struct stat st{};
+      struct stat st {};
       if (::stat(probe.c_str(), &st) != 0) ++misses;
       ++looks;
     }

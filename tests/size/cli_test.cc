@@ -1,46 +1,48 @@
 // `gpuprep size` through the command line (docs/cli.md): exit codes, the table, the JSON document, Task
 // documents with path:line:col errors, `manifest validate` of a Task, colour only on a terminal.
-#include <catch2/catch.hpp>
+#include "support/cli.h"
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "apply/harness.h"
-#include "support/cli.h"
 
 using gp::test::Gpuprep;
 using nlohmann::json;
 
 namespace {
 const char* kTask =
-    "apiVersion: gpuprep/v1\n"      // 1
-    "kind: Task\n"                  // 2
-    "metadata:\n"                   // 3
-    "  name: llama70b-lora\n"       // 4
-    "model: llama-2-70b\n"          // 5
-    "method: lora\n"                // 6
-    "lora: {rank: 16, targets: [q, v]}\n"  // 7
-    "parallel:\n"                   // 8
-    "  strategy: zero3\n"           // 9
-    "  gpus: 16\n"                  // 10
+    "apiVersion: gpuprep/v1\n"              // 1
+    "kind: Task\n"                          // 2
+    "metadata:\n"                           // 3
+    "  name: llama70b-lora\n"               // 4
+    "model: llama-2-70b\n"                  // 5
+    "method: lora\n"                        // 6
+    "lora: {rank: 16, targets: [q, v]}\n"   // 7
+    "parallel:\n"                           // 8
+    "  strategy: zero3\n"                   // 9
+    "  gpus: 16\n"                          // 10
     "batch: {seq: 4096, micro_batch: 1}\n"  // 11
-    "grad_checkpointing: full\n";   // 12
+    "grad_checkpointing: full\n";           // 12
 }  // namespace
 
 TEST_CASE("size: the 70B answers, term by term", "[size][cli]") {
   for (const char* method : {"full", "lora", "qlora"}) {
     INFO(method);
-    auto r = Gpuprep({"size", "--model", "llama-2-70b", "--method", method, "--parallel", "zero3", "--gpus", "16"});
+    auto r = Gpuprep(
+        {"size", "--model", "llama-2-70b", "--method", method, "--parallel", "zero3", "--gpus", "16"});
     CHECK(r.code == 0);
     CHECK(r.err.empty());
-    for (const char* row : {"weights", "gradients", "optimizer states", "activations (incl. logits)",
-                            "temporary buffers", "allocated subtotal", "CUDA context", "headroom", "per GPU",
-                            "all 16 GPUs"})
+    for (const char* row :
+         {"weights", "gradients", "optimizer states", "activations (incl. logits)", "temporary buffers",
+          "allocated subtotal", "CUDA context", "headroom", "per GPU", "all 16 GPUs"})
       CHECK(r.out.find(row) != std::string::npos);
   }
   auto full = Gpuprep({"size", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16"});
   CHECK(full.out.find("  weights                               8.62\n") != std::string::npos);
   CHECK(full.out.find("  optimizer states                     51.73\n") != std::string::npos);
-  auto verbose = Gpuprep({"size", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16", "--verbose"});
+  auto verbose =
+      Gpuprep({"size", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16", "--verbose"});
   CHECK(verbose.out.find("= 2 B x 68.98B parameters / 16 (ZeRO shards)") != std::string::npos);
   CHECK(verbose.out.find("source: Rajbhandari et al., ZeRO") != std::string::npos);
 }
@@ -64,8 +66,8 @@ TEST_CASE("size --json: the documented keys", "[size][cli]") {
     CHECK(t["source"].is_string());
     if (t["key"] != "cuda_context" && t["key"] != "headroom") sum += t["bytes"].get<int64_t>();
   }
-  CHECK(keys == std::vector<std::string>{"weights", "gradients", "optimizer", "activations", "buffers", "phases",
-                                         "cuda_context", "headroom"});
+  CHECK(keys == std::vector<std::string>{"weights", "gradients", "optimizer", "activations", "buffers",
+                                         "phases", "cuda_context", "headroom"});
   CHECK(std::abs(sum - j["per_gpu"]["allocated_bytes"].get<int64_t>()) <= 8);
   CHECK(j["gpus"] == 16);
   CHECK(j["fit"]["gpus"] == 18);
@@ -105,13 +107,14 @@ TEST_CASE("size --task: a Task document, flags override it, errors point into it
   root.Write("/bad.yaml", bad);
   auto e = Gpuprep({"size", "--task", root.path() + "/bad.yaml"});
   CHECK(e.code == 2);
-  CHECK(e.err == "gpuprep: error: " + root.path() + "/bad.yaml:6:9: unknown value \"lroa\" (did you mean \"lora\"?)\n");
+  CHECK(e.err == "gpuprep: error: " + root.path() +
+                     "/bad.yaml:6:9: unknown value \"lroa\" (did you mean \"lora\"?)\n");
   std::string key = kTask;
   key.replace(key.find("rank: 16"), 8, "rnak: 16");
   root.Write("/key.yaml", key);
   auto k = Gpuprep({"size", "--task", root.path() + "/key.yaml"});
-  CHECK(k.err ==
-        "gpuprep: error: " + root.path() + "/key.yaml:7:8: unknown key \"lora.rnak\" (did you mean \"rank\"?)\n");
+  CHECK(k.err == "gpuprep: error: " + root.path() +
+                     "/key.yaml:7:8: unknown key \"lora.rnak\" (did you mean \"rank\"?)\n");
   std::string combo = kTask;
   combo.replace(combo.find("  gpus: 16"), 10, "  gpus: 15\n  tp: 2");
   root.Write("/combo.yaml", combo);
@@ -131,7 +134,8 @@ TEST_CASE("manifest validate checks a Task document like size does", "[size][cli
   root.Write("/bad.yaml", bad);
   auto e = Gpuprep({"manifest", "validate", root.path() + "/bad.yaml"});
   CHECK(e.code == 2);
-  CHECK(e.err == "gpuprep: error: " + root.path() + "/bad.yaml:11:14: expected a whole number, got \"many\"\n");
+  CHECK(e.err ==
+        "gpuprep: error: " + root.path() + "/bad.yaml:11:14: expected a whole number, got \"many\"\n");
 }
 
 TEST_CASE("size --config reads a config.json, relative to a Task document", "[size][cli]") {
@@ -143,7 +147,8 @@ TEST_CASE("size --config reads a config.json, relative to a Task document", "[si
   auto r = Gpuprep({"size", "--json", "--config", root.path() + "/m/config.json"});
   REQUIRE(r.code == 0);
   CHECK(json::parse(r.out)["task"]["params"] == 7241732096ULL);
-  root.Write("/m/task.yaml", "apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nconfig: config.json\n");
+  root.Write("/m/task.yaml",
+             "apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nconfig: config.json\n");
   auto t = Gpuprep({"size", "--json", "--task", root.path() + "/m/task.yaml"});
   REQUIRE(t.code == 0);
   CHECK(json::parse(t.out)["task"]["model_source"] == "config " + root.path() + "/m/config.json");

@@ -3,7 +3,6 @@
 // tests/size/golden/recommend.txt (reviewed by hand against the arithmetic when it was written). A change to
 // the estimate, the search or the catalogue shows up here as a diff; GPUPREP_UPDATE_GOLDEN=1 rewrites it.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -45,7 +44,8 @@ TEST_CASE("recommend: golden, every shipped model on every board", "[size][recom
     if (m.family != gp::size::Family::kVision) methods = {"full", "lora", "qlora"};
     for (const std::string& method : methods) {
       std::string args = "--model " + m.name + " --method " + method;
-      if (m.positions > 0 && m.positions < 2048) args += " --seq " + std::to_string(m.positions);  // BERT: 512
+      if (m.positions > 0 && m.positions < 2048)
+        args += " --seq " + std::to_string(m.positions);  // BERT: 512
       gp::size::Task t;
       try {
         t = gp::test::TaskFromArgs(args);
@@ -53,7 +53,8 @@ TEST_CASE("recommend: golden, every shipped model on every board", "[size][recom
         out << m.name << " " << method << " | refused: " << e.what() << "\n";
         continue;
       }
-      for (const auto& row : gp::size::Recommend(t, boards).rows) out << Line(m.name + " " + method, row) << "\n";
+      for (const auto& row : gp::size::Recommend(t, boards).rows)
+        out << Line(m.name + " " + method, row) << "\n";
     }
   }
   const std::string path = std::string(GP_SOURCE_DIR) + "/tests/size/golden/recommend.txt";

@@ -1,8 +1,9 @@
 // A Hugging Face config.json is outside input: read strictly, with errors that point at the value.
+#include "size/hf_config.h"
+
 #include <catch2/catch.hpp>
 
 #include "manifest/helpers.h"
-#include "size/hf_config.h"
 
 using gp::test::ErrorOf;
 namespace size = gp::size;
@@ -45,15 +46,18 @@ TEST_CASE("config.json: a Llama config gives the table's counts", "[size]") {
   CHECK(a.family == size::Family::kDecoder);
   CHECK(size::CountParams(a).total == 6738415616ULL);
   // Qwen2 has q/k/v biases and ties embeddings in its small sizes.
-  const std::string qwen = "{\"model_type\": \"qwen2\", \"hidden_size\": 896, \"intermediate_size\": 4864, "
-                           "\"num_attention_heads\": 14, \"num_hidden_layers\": 24, \"num_key_value_heads\": 2, "
-                           "\"tie_word_embeddings\": true, \"vocab_size\": 151936}";
+  const std::string qwen =
+      "{\"model_type\": \"qwen2\", \"hidden_size\": 896, \"intermediate_size\": 4864, "
+      "\"num_attention_heads\": 14, \"num_hidden_layers\": 24, \"num_key_value_heads\": 2, "
+      "\"tie_word_embeddings\": true, \"vocab_size\": 151936}";
   CHECK(size::CountParams(size::ParseHfConfig(qwen, "q.json")).total == 494032768ULL);
-  const std::string bert = "{\"model_type\": \"bert\", \"hidden_size\": 1024, \"intermediate_size\": 4096, "
-                           "\"num_attention_heads\": 16, \"num_hidden_layers\": 24, \"vocab_size\": 30522}";
+  const std::string bert =
+      "{\"model_type\": \"bert\", \"hidden_size\": 1024, \"intermediate_size\": 4096, "
+      "\"num_attention_heads\": 16, \"num_hidden_layers\": 24, \"vocab_size\": 30522}";
   CHECK(size::CountParams(size::ParseHfConfig(bert, "b.json")).total == 335141888ULL);
-  const std::string t5 = "{\"model_type\": \"t5\", \"d_model\": 512, \"d_kv\": 64, \"d_ff\": 2048, \"num_layers\": 6, "
-                         "\"num_heads\": 8, \"vocab_size\": 32128, \"feed_forward_proj\": \"relu\"}";
+  const std::string t5 =
+      "{\"model_type\": \"t5\", \"d_model\": 512, \"d_kv\": 64, \"d_ff\": 2048, \"num_layers\": 6, "
+      "\"num_heads\": 8, \"vocab_size\": 32128, \"feed_forward_proj\": \"relu\"}";
   CHECK(size::CountParams(size::ParseHfConfig(t5, "t.json")).total == 60506624ULL);
 }
 
@@ -68,31 +72,37 @@ TEST_CASE("config.json: wrong types and values point at the value", "[size]") {
         "2 config.json:13:17: vocab_size: must be between 1 and 16777216, got 99999999999");
   CHECK(Error(Edit("\"tie_word_embeddings\": false", "\"tie_word_embeddings\": \"no\"")) ==
         "2 config.json:11:26: tie_word_embeddings: expected true or false");
-  CHECK(Error(Edit("  \"hidden_size\": 4096,\n", "")) == "2 config.json:1:1: missing required key \"hidden_size\"");
+  CHECK(Error(Edit("  \"hidden_size\": 4096,\n", "")) ==
+        "2 config.json:1:1: missing required key \"hidden_size\"");
   CHECK(Error(Edit("\"num_attention_heads\": 32", "\"num_attention_heads\": 30")) ==
         "2 config.json:7:26: num_attention_heads: 30 heads do not divide hidden_size 4096");
   CHECK(Error(Edit("\"num_key_value_heads\": 32", "\"num_key_value_heads\": 5")) ==
         "2 config.json:9:26: num_key_value_heads: 5 do not divide the 32 attention heads");
   CHECK(Error(Edit("\"model_type\": \"llama\"", "\"model_type\": \"gemma2\"")) ==
-        "2 config.json:6:17: model_type: \"gemma2\" is not modelled (supported: llama, mistral, qwen2, bert, t5)");
+        "2 config.json:6:17: model_type: \"gemma2\" is not modelled (supported: llama, mistral, qwen2, bert, "
+        "t5)");
 }
 
 TEST_CASE("config.json: mixture-of-experts configurations are refused", "[size]") {
-  CHECK(Error(Edit("\"model_type\": \"llama\"", "\"model_type\": \"mixtral\"")) ==
-        "2 config.json:6:17: model_type: \"mixtral\" is a mixture-of-experts model; gpuprep size models dense "
-        "models only");
+  CHECK(
+      Error(Edit("\"model_type\": \"llama\"", "\"model_type\": \"mixtral\"")) ==
+      "2 config.json:6:17: model_type: \"mixtral\" is a mixture-of-experts model; gpuprep size models dense "
+      "models only");
   CHECK(Error(Edit("\"vocab_size\": 32000", "\"vocab_size\": 32000, \"num_local_experts\": 8")) ==
         "2 config.json:13:45: num_local_experts: mixture-of-experts models are not modelled (8 experts)");
 }
 
 TEST_CASE("config.json: hostile files", "[size]") {
-  CHECK(Error("") == "2 config.json:1:1: invalid JSON: syntax error while parsing value - unexpected end of input; "
-                     "expected '[', '{', or a literal");
+  CHECK(Error("") ==
+        "2 config.json:1:1: invalid JSON: syntax error while parsing value - unexpected end of input; "
+        "expected '[', '{', or a literal");
   CHECK(Error("{\"model_type\": \"llama\",}") ==
-        "2 config.json:1:24: invalid JSON: syntax error while parsing object key - unexpected '}'; expected string "
+        "2 config.json:1:24: invalid JSON: syntax error while parsing object key - unexpected '}'; expected "
+        "string "
         "literal");
   CHECK(Error("[1, 2]") == "2 config.json:1:1: expected a JSON object (a config.json)");
-  CHECK(Error(std::string(40, '[') + std::string(40, ']')) == "2 config.json:1:33: nested deeper than 32 levels");
+  CHECK(Error(std::string(40, '[') + std::string(40, ']')) ==
+        "2 config.json:1:33: nested deeper than 32 levels");
   CHECK(Error("{\"model_type\": \"ll\xff\"}").find("2 config.json:1:") == 0);
   CHECK(Error("{\"x\": 1e999}") == "2 config.json:1:1: invalid JSON: a number out of range");
   CHECK(Error("{\"pad\": \"" + std::string(size::kMaxConfigBytes, 'x') + "\"}") ==
@@ -100,6 +110,7 @@ TEST_CASE("config.json: hostile files", "[size]") {
   CHECK(Error("{\"model_type\": 7}") == "2 config.json:1:16: model_type: expected a string");
   CHECK(Error("{\"hidden_size\": 1}") == "2 config.json:1:1: missing required key \"model_type\"");
   // A name with control characters is not printed; the path stands in for it.
-  const size::Architecture a = size::ParseHfConfig(Edit("meta-llama/Llama-2-7b-hf", "x\\u001b[31m"), "c.json");
+  const size::Architecture a =
+      size::ParseHfConfig(Edit("meta-llama/Llama-2-7b-hf", "x\\u001b[31m"), "c.json");
   CHECK(a.name == "c.json");
 }

@@ -1,9 +1,8 @@
 // `gpuprep size --host SNAPSHOT` (docs/size.md "Does this host fit?"): an 8x H100 server that fits a 70B LoRA
 // run and a 4x L40S server that does not (exit 1, the per-GPU shortfall), a fleet of both, a price list, and
 // hostile snapshots and price files refused with one line at the offending position (exit 2).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -33,7 +32,8 @@ TEST_CASE("size --host: 8x H100 fits a 70B LoRA run, 4x L40S does not", "[size][
   CHECK(h100.err.empty());
   CHECK(h100.out.find("train-h100-01 (") != std::string::npos);
   CHECK(h100.out.find("): fits\n") != std::string::npos);
-  CHECK(h100.out.find("  CPU: ok, has 192 logical CPUs, needs 28 cores (8 x (2 + 1) + 4") != std::string::npos);
+  CHECK(h100.out.find("  CPU: ok, has 192 logical CPUs, needs 28 cores (8 x (2 + 1) + 4") !=
+        std::string::npos);
   CHECK(h100.out.find("  disk: ok") != std::string::npos);
 
   auto l40s = Gpuprep(Args({"--host", Snapshot("l40sx4-g6e.json")}));
@@ -48,20 +48,23 @@ TEST_CASE("size --host: 8x H100 fits a 70B LoRA run, 4x L40S does not", "[size][
 
 TEST_CASE("size --root: a host tree judged with the catalogue's memory", "[size][host]") {
   const std::string root = std::string(GP_FIXTURES) + "/hosts/";
-  auto h100 = Gpuprep({"--root", root + "healthy-h100", "size", "--model", "llama-3-70b", "--method", "lora"});
+  auto h100 =
+      Gpuprep({"--root", root + "healthy-h100", "size", "--model", "llama-3-70b", "--method", "lora"});
   CHECK(h100.code == 0);
   CHECK(h100.out.find("(8x H100 SXM5 80GB, 224 CPUs, ") != std::string::npos);
   CHECK(h100.out.find("): fits\n") != std::string::npos);
   CHECK(h100.out.find("memory from the catalogue (nvidia-smi: ") != std::string::npos);
   CHECK(h100.out.find("  disk: unknown, needs ") != std::string::npos);
-  auto l40s = Gpuprep({"--root", root + "secure-boot-unsigned", "size", "--model", "llama-3-70b", "--method", "lora"});
+  auto l40s = Gpuprep(
+      {"--root", root + "secure-boot-unsigned", "size", "--model", "llama-3-70b", "--method", "lora"});
   CHECK(l40s.code == 1);
   CHECK(l40s.out.find("(1x L40S, 32 CPUs, ") != std::string::npos);
   CHECK(l40s.out.find("needs 247.51 GB per GPU (ddp on 1 GPU;") != std::string::npos);
 }
 
 TEST_CASE("size --host --json: the verdicts", "[size][host]") {
-  auto r = Gpuprep(Args({"--json", "--host", Snapshot("h100x8-p5.json"), "--host", Snapshot("l40sx4-g6e.json")}));
+  auto r =
+      Gpuprep(Args({"--json", "--host", Snapshot("h100x8-p5.json"), "--host", Snapshot("l40sx4-g6e.json")}));
   REQUIRE(r.code == 1);
   const json j = json::parse(r.out);
   REQUIRE(j["hosts"].size() == 2);

@@ -1,14 +1,14 @@
 // gpuprep size against published measured peaks (tests/size/measured.h): every row within +-25%, none
 // underestimated by more than 10%. With GPUPREP_SIZE_TABLE=1 in the environment the comparison is printed
 // (the figures docs/size.md quotes).
-#include <catch2/catch.hpp>
+#include "size/measured.h"
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "size/estimate.h"
-#include "size/measured.h"
 #include "size/task_args.h"
 
 using namespace gp;

@@ -45,7 +45,8 @@ TEST_CASE("parameter counts by part", "[size]") {
 }
 
 TEST_CASE("model lookup accepts the names people write", "[size]") {
-  for (const char* name : {"llama-2-7b", "Llama-2-7b-hf", "meta-llama/Llama-2-7b-hf", "llama2_7b", "LLAMA-2-7B"}) {
+  for (const char* name :
+       {"llama-2-7b", "Llama-2-7b-hf", "meta-llama/Llama-2-7b-hf", "llama2_7b", "LLAMA-2-7B"}) {
     INFO(name);
     REQUIRE(FindModel(name) != nullptr);
     CHECK(FindModel(name)->name == "llama-2-7b");

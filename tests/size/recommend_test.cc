@@ -1,13 +1,13 @@
 // The servers that fit (size/recommend.h) on the shipped catalogue: every row's layout fits the board's
 // memory, tensor parallelism stays inside an NVLink domain, PCIe-only sharding, cross-server traffic and
 // consumer cards without peer-to-peer are flagged, and what would fit when nothing does.
-#include <catch2/catch.hpp>
+#include "size/recommend.h"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "cli/size_inputs.h"
 #include "manifest/loader.h"
-#include "size/recommend.h"
 #include "size/task_args.h"
 
 using gp::size::Board;
@@ -29,7 +29,8 @@ const BoardRow& Row(const Recommendation& r, const std::string& board) {
 }
 
 bool HasFlag(const gp::size::Option& o, const std::string& part) {
-  return std::any_of(o.flags.begin(), o.flags.end(), [&](const std::string& f) { return f.find(part) != std::string::npos; });
+  return std::any_of(o.flags.begin(), o.flags.end(),
+                     [&](const std::string& f) { return f.find(part) != std::string::npos; });
 }
 
 }  // namespace
@@ -71,7 +72,7 @@ TEST_CASE("recommend: llama-3-70b LoRA, which servers fit and why", "[size][reco
       continue;
     }
     const auto& o = *row.best;
-    CHECK(o.at.per_gpu <= o.memory);                      // it fits the memory nvidia-smi reports
+    CHECK(o.at.per_gpu <= o.memory);  // it fits the memory nvidia-smi reports
     CHECK(o.memory == static_cast<double>(row.board.MemoryBytes()));
     CHECK(o.tp <= std::max(1, row.board.DomainIn(o.per_server)));  // TP only inside an NVLink domain
     CHECK(o.gpus == o.servers * o.per_server);
@@ -101,10 +102,12 @@ TEST_CASE("recommend: llama-3-70b LoRA, which servers fit and why", "[size][reco
   CHECK(ckpt.change == "--grad-checkpointing full");
   CHECK(ckpt.option.tp == 1);
   CHECK(ckpt.option.link.rfind("PCIe", 0) == 0);
-  if (ckpt.option.gpus > 1 && ckpt.option.servers == 1) CHECK(HasFlag(ckpt.option, "across PCIe-only GPUs moves"));
+  if (ckpt.option.gpus > 1 && ckpt.option.servers == 1)
+    CHECK(HasFlag(ckpt.option, "across PCIe-only GPUs moves"));
   // Boards without a sourced size are listed, not judged.
   for (const std::string& u : r.unknown)
-    CHECK(std::none_of(r.rows.begin(), r.rows.end(), [&](const BoardRow& row) { return row.board.name == u; }));
+    CHECK(
+        std::none_of(r.rows.begin(), r.rows.end(), [&](const BoardRow& row) { return row.board.name == u; }));
 }
 
 TEST_CASE("recommend: ZeRO-3 traffic is about 3x the model's bytes and crosses the network between servers",

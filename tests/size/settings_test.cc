@@ -1,9 +1,10 @@
 // Task settings: values parsed and checked where they enter, errors word for word at their origin.
+#include "size/settings.h"
+
 #include <catch2/catch.hpp>
 
 #include "manifest/helpers.h"
 #include "size/estimate.h"
-#include "size/settings.h"
 #include "size/task_args.h"
 
 using gp::test::ErrorOf;
@@ -17,7 +18,8 @@ std::string Error(const std::string& args) {
 }  // namespace
 
 TEST_CASE("size settings: defaults and origins", "[size]") {
-  const size::Task t = TaskFromArgs("--model llama-2-7b --method lora --lora-targets q_proj,v_proj --tp 2 --gpus 4");
+  const size::Task t =
+      TaskFromArgs("--model llama-2-7b --method lora --lora-targets q_proj,v_proj --tp 2 --gpus 4");
   CHECK(t.method == size::Method::kLora);
   CHECK(t.lora_targets == std::vector<std::string>{"q", "v"});
   CHECK(t.precision == size::Precision::kBf16Mixed);
@@ -35,13 +37,16 @@ TEST_CASE("size settings: defaults and origins", "[size]") {
 }
 
 TEST_CASE("size settings: bad values name the flag", "[size]") {
-  CHECK(Error("--model llama-2-7b --method loar") == "2 --method: unknown value \"loar\" (did you mean \"lora\"?)");
+  CHECK(Error("--model llama-2-7b --method loar") ==
+        "2 --method: unknown value \"loar\" (did you mean \"lora\"?)");
   CHECK(Error("--model llama-2-7b --parallel zero4") ==
         "2 --parallel: unknown value \"zero4\" (did you mean \"zero1\"?)");
-  CHECK(Error("--model llama-2-7") == "2 --model: unknown model \"llama-2-7\" (did you mean \"llama-2-7b\"?)");
-  CHECK(Error("--model gpt-9") ==
-        "2 --model: unknown model \"gpt-9\" (gpuprep size --list-models shows the table; --config FILE reads a "
-        "config.json)");
+  CHECK(Error("--model llama-2-7") ==
+        "2 --model: unknown model \"llama-2-7\" (did you mean \"llama-2-7b\"?)");
+  CHECK(
+      Error("--model gpt-9") ==
+      "2 --model: unknown model \"gpt-9\" (gpuprep size --list-models shows the table; --config FILE reads a "
+      "config.json)");
   CHECK(Error("--model llama-2-7b --tp abc") == "2 --tp: expected a whole number, got \"abc\"");
   CHECK(Error("--model llama-2-7b --gpus 0") == "2 --gpus: must be between 1 and 65536, got 0");
   CHECK(Error("--model llama-2-7b --headroom 95%") == "2 --headroom: must be between 0 and 90, got 95");
@@ -58,11 +63,13 @@ TEST_CASE("size settings: bad values name the flag", "[size]") {
 TEST_CASE("size settings: mixture-of-experts and context parallelism are refused", "[size]") {
   CHECK(Error("--model mixtral-8x7b") ==
         "2 --model: \"mixtral-8x7b\" is a mixture-of-experts model; gpuprep size models dense models only");
-  CHECK(Error("--params 47e9 --experts 8") ==
-        "2 --experts: mixture-of-experts models are not modelled (expert parallelism and routing change every "
-        "term)");
+  CHECK(
+      Error("--params 47e9 --experts 8") ==
+      "2 --experts: mixture-of-experts models are not modelled (expert parallelism and routing change every "
+      "term)");
   CHECK(Error("--model llama-2-7b --cp 2") ==
-        "2 --cp: context parallelism is not modelled (it splits the sequence, and the attention's communication "
+        "2 --cp: context parallelism is not modelled (it splits the sequence, and the attention's "
+        "communication "
         "buffers with it)");
   CHECK(Error("--params 7e9 --experts 1") == "no error");
 }
@@ -73,12 +80,16 @@ TEST_CASE("size settings: combinations that cannot run", "[size]") {
   CHECK(Error("--model llama-2-7b --params 7e9") ==
         "2 --params: --params describes a model of its own; drop --model/--config or --params");
   CHECK(Error("--model llama-2-7b --layers 32") ==
-        "2 --layers: architecture settings go with --params (a model of the table or a config.json has its own)");
+        "2 --layers: architecture settings go with --params (a model of the table or a config.json has its "
+        "own)");
   CHECK(Error("--model llama-2-7b --tp 3 --gpus 3") ==
         "2 --tp: tensor parallelism 3 does not divide the model's 32 attention heads");
-  CHECK(Error("--model llama-2-7b --tp 4 --gpus 6") == "2 --gpus: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 6");
-  CHECK(Error("--model llama-2-7b --tp 4") == "2 --tp: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 1");
-  CHECK(Error("--model llama-3.2-1b --pp 32 --gpus 32") == "2 --pp: more pipeline stages than the model's 16 layers");
+  CHECK(Error("--model llama-2-7b --tp 4 --gpus 6") ==
+        "2 --gpus: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 6");
+  CHECK(Error("--model llama-2-7b --tp 4") ==
+        "2 --tp: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 1");
+  CHECK(Error("--model llama-3.2-1b --pp 32 --gpus 32") ==
+        "2 --pp: more pipeline stages than the model's 16 layers");
   CHECK(Error("--model llama-2-7b --offload optimizer") ==
         "2 --offload: DDP cannot offload; ZeRO (zero1, zero2, zero3) offloads the optimizer");
   CHECK(Error("--model llama-2-7b --offload optimizer --parallel fsdp --gpus 8") ==
@@ -94,8 +105,10 @@ TEST_CASE("size settings: combinations that cannot run", "[size]") {
         "2 --lora-targets: BERT base (uncased) has no gate projection (its MLP has two matrices: up, down)");
   CHECK(Error("--model bert-base-uncased --seq 1024") ==
         "2 --seq: BERT base (uncased) has 512 positions; --seq 1024 does not fit");
-  CHECK(Error("--model t5-small --compile") == "2 --compile: torch.compile is modelled for decoder models only");
-  CHECK(Error("--params 7e9 --hidden 4096 --heads 30") == "2 --heads: 30 heads do not divide the hidden size 4096");
+  CHECK(Error("--model t5-small --compile") ==
+        "2 --compile: torch.compile is modelled for decoder models only");
+  CHECK(Error("--params 7e9 --hidden 4096 --heads 30") ==
+        "2 --heads: 30 heads do not divide the hidden size 4096");
 }
 
 TEST_CASE("size settings: counts and sizes", "[size]") {
@@ -122,13 +135,14 @@ TEST_CASE("size: a bare parameter count, with and without a shape", "[size]") {
   CHECK(bare.lower_bound);
   CHECK_FALSE(bare.Find("activations")->estimated);
   CHECK(bare.Find("weights")->bytes == Approx(6 * 7e9));  // DDP mixed precision: fp32 + 16-bit copies
-  const size::Task shaped = TaskFromArgs(
-      "--params 6738415616 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000");
+  const size::Task shaped =
+      TaskFromArgs("--params 6738415616 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000");
   const size::Estimate e = size::EstimateTask(shaped);
   CHECK_FALSE(e.lower_bound);
   const size::Estimate table = size::EstimateTask(TaskFromArgs("--model llama-2-7b"));
   CHECK(e.allocated == Approx(table.allocated));
-  CHECK(TaskFromArgs("--params 7e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000").notes.empty());
-  CHECK(TaskFromArgs("--params 70e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000").notes.size() ==
-        1);
+  CHECK(TaskFromArgs("--params 7e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000")
+            .notes.empty());
+  CHECK(TaskFromArgs("--params 70e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000")
+            .notes.size() == 1);
 }

@@ -2,7 +2,6 @@
 // on 64 GPUs with mixed-precision Adam (2-byte gradients, K = 12) needs 120 / 31.4 / 16.6 / 1.9 GB of model
 // states per GPU for baseline data parallelism and ZeRO stages 1, 2 and 3, in decimal GB to one decimal.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdio>
 
@@ -15,8 +14,8 @@ namespace {
 
 // Weights + gradients + optimizer states, in decimal GB rounded to one decimal as the paper prints them.
 std::string ModelStates(const std::string& parallel) {
-  const size::Task t = test::TaskFromArgs("--params 7.5e9 --precision bf16-mixed --grad-bytes 2 --gpus 64 --parallel " +
-                                          parallel);
+  const size::Task t = test::TaskFromArgs(
+      "--params 7.5e9 --precision bf16-mixed --grad-bytes 2 --gpus 64 --parallel " + parallel);
   const size::Estimate e = size::EstimateTask(t);
   const double bytes = e.Find("weights")->bytes + e.Find("gradients")->bytes + e.Find("optimizer")->bytes;
   char buf[32];

@@ -18,7 +18,9 @@ CliRun Gpuprep(const std::vector<std::string>& args, const CliOptions& options) 
   ctx.env = options.env;
   ctx.local_fs = &local;
   ctx.root = options.root;
-  ctx.make_fs = [](const std::string& root) { return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root); };
+  ctx.make_fs = [](const std::string& root) {
+    return std::make_unique<sys::DiskFs>(root.empty() ? "/" : root);
+  };
   std::vector<const char*> argv = {"gpuprep"};
   for (const auto& a : args) argv.push_back(a.c_str());
   CliRun r;

@@ -9,7 +9,8 @@ namespace gp::test {
 
 class FakeEngine {
  public:
-  // `state` as documented in fake_dockerd.py; "daemon_json", "hook" and "cdi_dirs" default to paths under dir().
+  // `state` as documented in fake_dockerd.py; "daemon_json", "hook" and "cdi_dirs" default to paths under
+  // dir().
   explicit FakeEngine(nlohmann::json state);
   ~FakeEngine();
   FakeEngine(const FakeEngine&) = delete;
@@ -20,7 +21,7 @@ class FakeEngine {
   std::string daemon_json() const { return dir_ + "/daemon.json"; }
   std::string hook() const { return dir_ + "/nvidia-container-runtime-hook"; }
   std::string cdi_dir() const { return dir_ + "/cdi"; }
-  void Hup();                                  // SIGHUP, then waits until the engine has re-read its config
+  void Hup();                                    // SIGHUP, then waits until the engine has re-read its config
   std::vector<nlohmann::json> Requests() const;  // every recorded request, in order
 
  private:

@@ -1,4 +1,5 @@
-// Test doubles for the system seams (ARCHITECTURE.md: fakes replace only the seams): they record what was done and fail on request.
+// Test doubles for the system seams (ARCHITECTURE.md: fakes replace only the seams): they record what was
+// done and fail on request.
 #pragma once
 #include <deque>
 #include <functional>
@@ -17,7 +18,7 @@ class FakeCommandRunner : public sys::CommandRunner {
   struct Rule {
     std::string argv_prefix;  // compared against ShellJoin(argv) prefix
     sys::CommandResult result;
-    int times = -1;           // -1: forever; N: consumed after N matches
+    int times = -1;                                        // -1: forever; N: consumed after N matches
     std::function<void(const sys::Command&)> side_effect;  // e.g. write files like the real program
   };
   void On(const std::string& argv_prefix, sys::CommandResult result, int times = -1,

@@ -1,7 +1,7 @@
 #include "support/launch_support.h"
 
-#include <signal.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,7 +56,8 @@ FakeDockerd::FakeDockerd() {
   const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
   pid_ = fork();
   if (pid_ == 0) {
-    execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(), static_cast<char*>(nullptr));
+    execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(),
+           static_cast<char*>(nullptr));
     _exit(127);
   }
   for (int i = 0; i < 200; ++i) {  // up to 10 s for the socket to appear

@@ -12,11 +12,11 @@
 namespace gp::test {
 
 struct TarEntry {
-  char type = '0';                // '0' file, '5' directory, '2' symbolic link, '1' hard link, '3' char device
+  char type = '0';  // '0' file, '5' directory, '2' symbolic link, '1' hard link, '3' char device
   std::string name;
-  std::string link;               // '1', '2': the target
-  std::string data;               // '0': the contents
-  uint64_t size = UINT64_MAX;     // the size the header declares (default: data.size())
+  std::string link;            // '1', '2': the target
+  std::string data;            // '0': the contents
+  uint64_t size = UINT64_MAX;  // the size the header declares (default: data.size())
   unsigned mode = 0644;
 };
 
@@ -36,7 +36,8 @@ inline std::string PaxRecord(const std::string& key, const std::string& value) {
   return std::to_string(len) + " " + key + "=" + value + "\n";
 }
 
-inline std::string Block(const std::string& name, char type, const std::string& link, uint64_t size, unsigned mode) {
+inline std::string Block(const std::string& name, char type, const std::string& link, uint64_t size,
+                         unsigned mode) {
   std::string h(512, '\0');
   std::memcpy(&h[0], name.data(), std::min<size_t>(name.size(), 100));
   Octal(&h[100], 8, mode);

@@ -1,18 +1,19 @@
 // sys/archive.h ExtractTar's own bounds and refusals with real libarchive, over tars built in memory
-// (tests/support/tar.h): the byte and entry limits stop before anything over them is written, hard links only to
-// regular files, no sparse files.
-#include <catch2/catch.hpp>
+// (tests/support/tar.h): the byte and entry limits stop before anything over them is written, hard links only
+// to regular files, no sparse files.
+#include "sys/archive.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
 
 #include "redist/loopback.h"
 #include "support/tar.h"
 #include "support/temp_dir.h"
-#include "sys/archive.h"
 
 using gp::sys::ArchiveEntry;
 using gp::sys::ExtractResult;
@@ -22,8 +23,8 @@ namespace {
 
 using Dir = gp::test::TempDir;
 
-// Hands out `head` and then `zeros` zero bytes (an archive too large to hold: a bomb made on the fly), in 64 KiB
-// pieces; counts what was read.
+// Hands out `head` and then `zeros` zero bytes (an archive too large to hold: a bomb made on the fly), in 64
+// KiB pieces; counts what was read.
 struct Source {
   std::string head;
   uint64_t zeros = 0;
@@ -57,7 +58,7 @@ ExtractResult Extract(Source& src, const std::string& dest, gp::sys::ExtractLimi
 }
 
 bool Exists(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return ::lstat(p.c_str(), &st) == 0;
 }
 
@@ -78,7 +79,8 @@ TEST_CASE("ExtractTar: the byte limit stops at the first file that would pass it
   CHECK(Extract(again, d.path, {5000, 100}).ok());  // exactly at the limit is within it
 }
 
-TEST_CASE("ExtractTar: a file declaring GiBs of zeros is refused before a byte of it is written", "[sys][archive]") {
+TEST_CASE("ExtractTar: a file declaring GiBs of zeros is refused before a byte of it is written",
+          "[sys][archive]") {
   Dir d;
   const uint64_t size = 16ull << 30;  // 16 GiB, more than a ustar size field holds: a pax size record
   Source src{gp::test::TarHeader({'0', "bomb", "", "", size}), size};
@@ -103,12 +105,11 @@ TEST_CASE("ExtractTar: the entry limit stops before the entry past it", "[sys][a
   CHECK_FALSE(Exists(d.path + "/d3"));
 }
 
-TEST_CASE("ExtractTar: a hard link to a symbolic link is refused even when the placer allows it", "[sys][archive]") {
+TEST_CASE("ExtractTar: a hard link to a symbolic link is refused even when the placer allows it",
+          "[sys][archive]") {
   Dir d;
-  Source src{gp::test::Tar({{'0', "file", "", "data"},
-                            {'2', "up", "../../x"},
-                            {'1', "ok", "file"},
-                            {'1', "copy", "up"}})};
+  Source src{gp::test::Tar(
+      {{'0', "file", "", "data"}, {'2', "up", "../../x"}, {'1', "ok", "file"}, {'1', "copy", "up"}})};
   auto r = Extract(src, d.path);
   CHECK(r.error == "archive entry \"copy\": hard link to \"up\", not a regular file");
   CHECK(Exists(d.path + "/ok"));
@@ -119,9 +120,10 @@ TEST_CASE("ExtractTar: sparse files are refused", "[sys][archive]") {
   Dir d, src_dir;
   // GNU tar's sparse format, from a real file with a hole (tar -S).
   const std::string f = src_dir.path + "/holes";
-  REQUIRE(gp::test::Spawn({"sh", "-c", "printf a > '" + f + "' && truncate -s 8M '" + f + "' && printf b >> '" + f +
-                                           "' && tar -S -cf '" + src_dir.path + "/s.tar' -C '" + src_dir.path +
-                                           "' holes"}) == 0);
+  REQUIRE(gp::test::Spawn({"sh", "-c",
+                           "printf a > '" + f + "' && truncate -s 8M '" + f + "' && printf b >> '" + f +
+                               "' && tar -S -cf '" + src_dir.path + "/s.tar' -C '" + src_dir.path +
+                               "' holes"}) == 0);
   Source src{gp::test::Slurp(src_dir.path + "/s.tar")};
   auto r = Extract(src, d.path);
   CHECK(r.error == "archive entry \"holes\": a sparse file (holes are not accepted)");

@@ -1,12 +1,11 @@
 // DeadlineWorker: a task that returns in time, one that does not (late, then busy until it returns), and
 // a worker abandoned inside a task that never returns while the test goes on.
-#include <catch2/catch.hpp>
+#include "sys/deadline_worker.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
-
-#include "sys/deadline_worker.h"
 
 using namespace gp::sys;
 using namespace std::chrono_literals;
@@ -18,8 +17,11 @@ TEST_CASE("DeadlineWorker: done, late, busy, then free again", "[sys][worker]") 
   CHECK(x == 1);
   auto release = std::make_shared<std::atomic<bool>>(false);
   auto t0 = std::chrono::steady_clock::now();
-  CHECK(w.Run([release] { while (!*release) std::this_thread::sleep_for(1ms); }, t0 + 50ms) ==
-        DeadlineWorker::Outcome::kLate);
+  CHECK(w.Run(
+            [release] {
+              while (!*release) std::this_thread::sleep_for(1ms);
+            },
+            t0 + 50ms) == DeadlineWorker::Outcome::kLate);
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
   CHECK(w.Busy());
   CHECK(w.Run([] {}, std::chrono::steady_clock::now() + 10ms) == DeadlineWorker::Outcome::kBusy);
@@ -35,8 +37,11 @@ TEST_CASE("DeadlineWorker: destroyed while a task is stuck, without waiting for 
   auto t0 = std::chrono::steady_clock::now();
   {
     DeadlineWorker w;
-    CHECK(w.Run([release] { while (!*release) std::this_thread::sleep_for(1ms); }, t0 + 20ms) ==
-          DeadlineWorker::Outcome::kLate);
+    CHECK(w.Run(
+              [release] {
+                while (!*release) std::this_thread::sleep_for(1ms);
+              },
+              t0 + 20ms) == DeadlineWorker::Outcome::kLate);
   }  // ~DeadlineWorker detaches
   CHECK(std::chrono::steady_clock::now() - t0 < 1s);
   *release = true;  // let the detached thread finish before the test binary exits

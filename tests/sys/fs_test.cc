@@ -1,12 +1,12 @@
 // DiskFs against a real temporary tree: reads confined to the root, refusals, atomic writes and backups.
-#include <catch2/catch.hpp>
+#include "sys/fs.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-
-#include "sys/fs.h"
 
 namespace fs = std::filesystem;
 using gp::sys::DiskFs;
@@ -34,7 +34,7 @@ TEST_CASE("DiskFs under a root follows symlinks inside the tree, never out to th
   fs::create_symlink("/usr/local/cuda-12.2", t.path + "/usr/local/cuda");          // absolute, as on a host
   fs::create_symlink("../../../../../../etc/hostname", t.path + "/usr/local/up");  // climbs past the root
   fs::create_directories(t.path + "/proc");
-  fs::create_symlink("/proc/meminfo", t.path + "/proc/meminfo");                   // absent in the tree
+  fs::create_symlink("/proc/meminfo", t.path + "/proc/meminfo");  // absent in the tree
   DiskFs root(t.path);
 
   CHECK(root.Read("/usr/local/cuda/version.json") == std::optional<std::string>("tree's toolkit"));
@@ -81,9 +81,11 @@ TEST_CASE("DiskFs::WriteAtomic replaces the file and never overwrites an earlier
   CHECK((st.st_mode & 0777) == 0600);
 }
 
-TEST_CASE("DiskFs::WriteAtomic never writes through a link or into a file planted at a temporary's name", "[sys]") {
-  // `fleet-report -o report.txt` in a directory others can write: the temporary used to be report.txt.gpuprep-new,
-  // opened with O_CREAT|O_TRUNC, so a symbolic link planted there overwrote its target and made it 0644.
+TEST_CASE("DiskFs::WriteAtomic never writes through a link or into a file planted at a temporary's name",
+          "[sys]") {
+  // `fleet-report -o report.txt` in a directory others can write: the temporary used to be
+  // report.txt.gpuprep-new, opened with O_CREAT|O_TRUNC, so a symbolic link planted there overwrote its
+  // target and made it 0644.
   TempTree t;
   t.Write("/victim", "secret");
   REQUIRE(::chmod((t.path + "/victim").c_str(), 0600) == 0);
@@ -97,13 +99,13 @@ TEST_CASE("DiskFs::WriteAtomic never writes through a link or into a file plante
     INFO(r.error);
     REQUIRE(r.ok);
     CHECK(root.Read("/out/" + name) == std::optional<std::string>("the report\n"));
-    struct stat st{};
+    struct stat st {};
     REQUIRE(::lstat((t.path + "/out/" + name).c_str(), &st) == 0);
     CHECK(S_ISREG(st.st_mode));
     CHECK((st.st_mode & 0777) == 0644);
   }
   CHECK(root.Read("/victim") == std::optional<std::string>("secret"));
-  struct stat vst{};
+  struct stat vst {};
   REQUIRE(::stat((t.path + "/victim").c_str(), &vst) == 0);
   CHECK((vst.st_mode & 0777) == 0600);
   CHECK(root.ReadLink("/out/report.txt.gpuprep-new") == std::optional<std::string>(t.path + "/victim"));
@@ -127,8 +129,10 @@ TEST_CASE("DiskFs::WriteAtomic writes no backup that an earlier one already hold
   DiskFs root(t.path);
   const std::string conf = "/etc/ld.so.conf.d/gpuprep-cudnn.conf";
   REQUIRE(root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true).ok);
-  for (int i = 0; i < 3; ++i) REQUIRE(root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true).ok);
-  CHECK(root.List("/etc/ld.so.conf.d") == std::vector<std::string>{"gpuprep-cudnn.conf", "gpuprep-cudnn.conf.gpuprep-bak"});
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true).ok);
+  CHECK(root.List("/etc/ld.so.conf.d") ==
+        std::vector<std::string>{"gpuprep-cudnn.conf", "gpuprep-cudnn.conf.gpuprep-bak"});
   // Different bytes still get their own backup, after the earlier ones; then an identical one is found again.
   REQUIRE(root.WriteAtomic(conf, "other\n", 0644, true).ok);
   auto r = root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true);
@@ -152,7 +156,8 @@ TEST_CASE("DiskFs::WriteAtomic edits a linked system file through the link, insi
   CHECK(r.backup_path == "/etc/cm/docker/daemon.json.gpuprep-bak");
   CHECK(root.ReadLink("/etc/docker/daemon.json") == std::optional<std::string>("../cm/docker/daemon.json"));
   CHECK(root.Read("/etc/cm/docker/daemon.json") == std::optional<std::string>("{\"runtimes\": {}}\n"));
-  CHECK(root.Read("/etc/cm/docker/daemon.json.gpuprep-bak") == std::optional<std::string>("{\"log-driver\": \"journald\"}\n"));
+  CHECK(root.Read("/etc/cm/docker/daemon.json.gpuprep-bak") ==
+        std::optional<std::string>("{\"log-driver\": \"journald\"}\n"));
   CHECK(root.List("/etc/docker") == std::vector<std::string>{"daemon.json"});
 
   // A chain of links, the last one absolute: followed to its end.
@@ -164,9 +169,11 @@ TEST_CASE("DiskFs::WriteAtomic edits a linked system file through the link, insi
   fs::create_symlink("/srv/cm/daemon.json", t.path + "/etc/docker/out.json");
   r = root.WriteAtomic("/etc/docker/out.json", "x", 0644, true);
   CHECK_FALSE(r.ok);
-  CHECK(r.error == "/etc/docker/out.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked "
-                   "system file only when the link stays inside /etc (put the file itself at /etc/docker/out.json, or "
-                   "link it to a file under /etc)");
+  CHECK(
+      r.error ==
+      "/etc/docker/out.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked "
+      "system file only when the link stays inside /etc (put the file itself at /etc/docker/out.json, or "
+      "link it to a file under /etc)");
   CHECK(root.Read("/srv/cm/daemon.json") == std::optional<std::string>("{}\n"));
   CHECK(root.List("/srv/cm") == std::vector<std::string>{"daemon.json"});
 
@@ -175,15 +182,17 @@ TEST_CASE("DiskFs::WriteAtomic edits a linked system file through the link, insi
   fs::create_symlink("cm/modprobe", t.path + "/etc/modprobe.d");
   r = root.WriteAtomic("/etc/modprobe.d/blacklist-nouveau.conf", "blacklist nouveau\n", 0644, true);
   REQUIRE(r.ok);
-  CHECK(root.Read("/etc/cm/modprobe/blacklist-nouveau.conf") == std::optional<std::string>("blacklist nouveau\n"));
+  CHECK(root.Read("/etc/cm/modprobe/blacklist-nouveau.conf") ==
+        std::optional<std::string>("blacklist nouveau\n"));
   CHECK(gp::sys::ResolveWriteTarget(root, "/etc/modprobe.d/x.conf").path == "/etc/cm/modprobe/x.conf");
   fs::create_directories(t.path + "/srv/ld");
   fs::create_symlink("/srv/ld", t.path + "/etc/ld.so.conf.d");
   r = root.WriteAtomic("/etc/ld.so.conf.d/gpuprep-cudnn.conf", "x\n", 0644, true);
   CHECK_FALSE(r.ok);
-  CHECK(r.error == "/etc/ld.so.conf.d/gpuprep-cudnn.conf leads through a symbolic link to /srv/ld/gpuprep-cudnn.conf, "
-                   "outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
-                   "file itself at /etc/ld.so.conf.d/gpuprep-cudnn.conf, or link it to a file under /etc)");
+  CHECK(r.error ==
+        "/etc/ld.so.conf.d/gpuprep-cudnn.conf leads through a symbolic link to /srv/ld/gpuprep-cudnn.conf, "
+        "outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
+        "file itself at /etc/ld.so.conf.d/gpuprep-cudnn.conf, or link it to a file under /etc)");
   CHECK(root.List("/srv/ld").empty());
 
   // A loop is refused too; gpuprep's own files (no backup) replace a link itself, as rename(2) does.

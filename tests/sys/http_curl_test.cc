@@ -44,7 +44,9 @@ TEST_CASE("curl client: Send refuses a header that is not one line, and limits t
 
 TEST_CASE("HttpClient::Send: a client that only answers Get refuses request headers", "[sys]") {
   struct GetOnly : sys::HttpClient {
-    sys::HttpResponse Get(const std::string& url, std::chrono::milliseconds) override { return {200, url, ""}; }
+    sys::HttpResponse Get(const std::string& url, std::chrono::milliseconds) override {
+      return {200, url, ""};
+    }
   } client;
   sys::HttpRequest req;
   req.url = "https://example.invalid/x";

@@ -1,8 +1,8 @@
-// Plain http is for loopback only, decided on the address libcurl actually connected to: a server on 127.0.0.1
-// is used (the refusal half runs in a private network namespace, http_netns_test.cc).
-#include <catch2/catch.hpp>
+// Plain http is for loopback only, decided on the address libcurl actually connected to: a server on
+// 127.0.0.1 is used (the refusal half runs in a private network namespace, http_netns_test.cc).
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "apply/harness.h"

@@ -2,9 +2,9 @@
 // address (RFC 5737) inside a private network namespace that tests/integration/http_netns.sh prepares
 // (`unshare -n`, lo up, 192.0.2.1/32 added to lo: no interface leads out, so nothing can leave it).
 // Hidden from the default run ([.netns]); the test refuses to run in the machine's own network namespace.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -33,7 +33,8 @@ std::string ReadAll(const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("curl client: plain http to a non-loopback peer is refused before the request is sent", "[.netns]") {
+TEST_CASE("curl client: plain http to a non-loopback peer is refused before the request is sent",
+          "[.netns]") {
   const char* addr = std::getenv("GP_NETNS_ADDR");
   REQUIRE(addr != nullptr);  // set by tests/integration/http_netns.sh, which prepares the namespace
   REQUIRE(std::string(addr) == "192.0.2.1");
@@ -60,7 +61,8 @@ TEST_CASE("curl client: plain http to a non-loopback peer is refused before the 
   CHECK(r.body.empty());
   CHECK(r.error == "plain http connected to 192.0.2.1, not a loopback address; no request was sent");
 
-  r = http->Get("HTTP://192.0.2.1:" + p + "/secret-get", std::chrono::seconds(5));  // letter case changes nothing
+  r = http->Get("HTTP://192.0.2.1:" + p + "/secret-get",
+                std::chrono::seconds(5));  // letter case changes nothing
   CHECK_FALSE(r.ok());
   CHECK(r.error.find("not a loopback address") != std::string::npos);
 

@@ -1,14 +1,13 @@
 // ForEachLine: lines across chunk boundaries, a final line without '\n', the line limit, early stop.
-#include <catch2/catch.hpp>
+#include "sys/lines.h"
 
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include "sys/lines.h"
 
 TEST_CASE("ForEachLine: streamed lines and their limit", "[sys][lines]") {
   char path[] = "/tmp/gpuprep-lines-XXXXXX";

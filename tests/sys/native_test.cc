@@ -1,10 +1,11 @@
 // DlopenNativeLibs against whatever this machine has: invariants that hold with or without a GPU, a
 // driver or a CUDA toolkit. Each answer is checked against an independent dlopen of the same library.
+#include "sys/native.h"
+
 #include <dlfcn.h>
 
 #include <catch2/catch.hpp>
 
-#include "sys/native.h"
 #include "util/version.h"
 
 using namespace gp;
@@ -36,7 +37,8 @@ void CheckCall(const sys::LibCall& c, bool independently_opens, const char* stem
 TEST_CASE("DlopenNativeLibs: answers agree with an independent dlopen on this machine", "[probe][live]") {
   sys::DlopenNativeLibs libs;
   auto cudart = libs.CudaRuntimeVersion({"/nonexistent/lib64"});
-  CheckCall(cudart, Opens({"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}), "libcudart.so");
+  CheckCall(cudart, Opens({"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}),
+            "libcudart.so");
   if (cudart.value) CHECK(*cudart.value / 1000 >= 10);  // cudaRuntimeGetVersion: 1000*major + 10*minor
 
   auto cudnn = libs.CudnnVersion({});

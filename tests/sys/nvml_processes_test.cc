@@ -1,10 +1,9 @@
 // The process list decoded with the stride the driver actually wrote: 24 bytes as declared, R535's
 // 32-byte entries, and the 16-byte ones one later driver wrote.
-#include <catch2/catch.hpp>
-
-#include <cstring>
-
 #include "sys/nvml_processes.h"
+
+#include <catch2/catch.hpp>
+#include <cstring>
 
 using namespace gp::sys;
 

@@ -1,9 +1,9 @@
 // RealCommandRunner at its deadline: the whole process group ends, and a descendant that left the group
 // while holding the output pipes does not keep the caller waiting.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
 #include <string>

@@ -1,9 +1,8 @@
 // RealCommandRunner with real programs: capture, exit codes, environment, stdin, timeouts, not found.
-#include <catch2/catch.hpp>
-
-#include <chrono>
-
 #include "sys/process.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
 
 using gp::sys::Command;
 using gp::sys::RealCommandRunner;

@@ -17,13 +17,14 @@ namespace gp::test {
 class PythonHttpServer {
  public:
   // Serves `dir` on bind_addr:port; with `log`, the server's request log (its stderr) goes there.
-  PythonHttpServer(const std::string& dir, const std::string& bind_addr, int port, const std::string& log = "") {
+  PythonHttpServer(const std::string& dir, const std::string& bind_addr, int port,
+                   const std::string& log = "") {
     pid_ = ::fork();
     if (pid_ == 0) {
       if (!log.empty() && !std::freopen(log.c_str(), "w", stderr)) _exit(126);
       const std::string p = std::to_string(port);
-      ::execlp("python3", "python3", "-m", "http.server", "--bind", bind_addr.c_str(), "--directory", dir.c_str(),
-               p.c_str(), static_cast<char*>(nullptr));
+      ::execlp("python3", "python3", "-m", "http.server", "--bind", bind_addr.c_str(), "--directory",
+               dir.c_str(), p.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
   }

@@ -1,6 +1,7 @@
 // sys/tree.h RemoveTree against real trees: deeper than PATH_MAX, links not followed, and a failure reported
 // (the rest removed) rather than dropped.
-#include <catch2/catch.hpp>
+#include "sys/tree.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -8,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "support/temp_dir.h"
-#include "sys/tree.h"
 
 using gp::sys::RemoveTree;
 
@@ -26,7 +27,8 @@ void Touch(int dirfd, const char* name) {
   ::close(fd);
 }
 
-// Sets or clears FS_IMMUTABLE_FL (root on ext4, xfs, btrfs...); false where the filesystem or the caller cannot.
+// Sets or clears FS_IMMUTABLE_FL (root on ext4, xfs, btrfs...); false where the filesystem or the caller
+// cannot.
 bool Immutable(const std::string& path, bool on) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -40,7 +42,8 @@ bool Immutable(const std::string& path, bool on) {
 
 }  // namespace
 
-TEST_CASE("RemoveTree removes a tree whose paths are longer than PATH_MAX, links not followed", "[sys][tree]") {
+TEST_CASE("RemoveTree removes a tree whose paths are longer than PATH_MAX, links not followed",
+          "[sys][tree]") {
   Dir outside, t;
   Touch(AT_FDCWD, (outside.path + "/keep").c_str());
   // 40 levels of 200-byte names: the deepest path is about 8 KB, twice PATH_MAX (nftw gave up there).
@@ -68,7 +71,7 @@ TEST_CASE("RemoveTree removes a tree whose paths are longer than PATH_MAX, links
   auto r = RemoveTree(t.path);
   INFO(r.error);
   CHECK(r.ok);
-  struct stat st{};
+  struct stat st {};
   CHECK(::lstat(t.path.c_str(), &st) != 0);
   CHECK(::access((outside.path + "/keep").c_str(), F_OK) == 0);
   CHECK(RemoveTree(t.path).ok);  // absent: nothing to do

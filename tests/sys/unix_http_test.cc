@@ -92,8 +92,9 @@ TEST_CASE("RealUnixHttp: sends a plain HTTP/1.1 GET with Host and Connection: cl
 TEST_CASE("RealUnixHttp: chunked and read-until-close bodies", "[probe][sys]") {
   sys::RealUnixHttp http;
   {
-    OneShotServer server("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                         "5\r\n{\"a\":\r\n4;ext=1\r\n1234\r\n1\r\n}\r\n0\r\n\r\n");
+    OneShotServer server(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "5\r\n{\"a\":\r\n4;ext=1\r\n1234\r\n1\r\n}\r\n0\r\n\r\n");
     auto r = http.Get(server.path, "/info", 2000ms);
     CHECK(r.error == "");
     CHECK(r.body == "{\"a\":1234}");

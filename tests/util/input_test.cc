@@ -1,19 +1,23 @@
 // util/input.h: UTF-8, control characters, terminal escaping, names, URLs and confined paths.
-#include <catch2/catch.hpp>
-
 #include "util/input.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gp;
 
 TEST_CASE("UTF-8: ill-formed sequences are found and replaced", "[util][input]") {
   CHECK_FALSE(InvalidUtf8At("plain ascii, caf\xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
-  CHECK(InvalidUtf8At("ab\xc3") == std::optional<size_t>(2));          // truncated
-  CHECK(InvalidUtf8At("\xc0\xaf") == std::optional<size_t>(0));        // overlong '/'
-  CHECK(InvalidUtf8At("x\xed\xa0\x80") == std::optional<size_t>(1));   // a surrogate
+  CHECK(InvalidUtf8At("ab\xc3") == std::optional<size_t>(2));            // truncated
+  CHECK(InvalidUtf8At("\xc0\xaf") == std::optional<size_t>(0));          // overlong '/'
+  CHECK(InvalidUtf8At("x\xed\xa0\x80") == std::optional<size_t>(1));     // a surrogate
   CHECK(InvalidUtf8At("\xf4\x90\x80\x80") == std::optional<size_t>(0));  // above U+10FFFF
   CHECK(InvalidUtf8At("\xff") == std::optional<size_t>(0));
   size_t n = 0;
-  CHECK(ReplaceInvalidUtf8("a\xff" "b\xc3", &n) == "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+  CHECK(ReplaceInvalidUtf8("a\xff"
+                           "b\xc3",
+                           &n) ==
+        "a\xef\xbf\xbd"
+        "b\xef\xbf\xbd");
   CHECK(n == 2);
   CHECK(ReplaceInvalidUtf8("caf\xc3\xa9") == "caf\xc3\xa9");
 }
@@ -31,14 +35,17 @@ TEST_CASE("TerminalSafe: one line, no escape sequences, text unchanged", "[util]
   CHECK(TerminalSafe("driver 535.129.03 caf\xc3\xa9") == "driver 535.129.03 caf\xc3\xa9");
   CHECK(TerminalSafe("a\nb\tc\rd") == "a\\nb\\tc\\rd");
   CHECK(TerminalSafe("\x1b[2J\x07") == "\\e[2J\\x07");
-  CHECK(TerminalSafe("\xc2\x9b" "31m") == "\\xC2\\x9B31m");
+  CHECK(TerminalSafe("\xc2\x9b"
+                     "31m") == "\\xC2\\x9B31m");
   CHECK(TerminalSafe("bad \xff byte") == "bad \\xFF byte");
 }
 
 TEST_CASE("names, Debian names and versions", "[util][input]") {
-  for (const char* ok : {"cuda", "nvidia-container-toolkit", "ubuntu22.04-r535-cuda12.2", "a", "22.04", "x_y+z~1"})
+  for (const char* ok :
+       {"cuda", "nvidia-container-toolkit", "ubuntu22.04-r535-cuda12.2", "a", "22.04", "x_y+z~1"})
     CHECK(ValidName(ok));
-  for (const char* bad : {"", "-x", ".hidden", "a b", "a/b", "a;b", "a\nb", "a$b", "\xc3\xa9"}) CHECK_FALSE(ValidName(bad));
+  for (const char* bad : {"", "-x", ".hidden", "a b", "a/b", "a;b", "a\nb", "a$b", "\xc3\xa9"})
+    CHECK_FALSE(ValidName(bad));
   CHECK_FALSE(ValidName(std::string(129, 'a')));
   CHECK(ValidDebName("libcudnn8"));
   CHECK(ValidDebName("g++"));
@@ -48,14 +55,15 @@ TEST_CASE("names, Debian names and versions", "[util][input]") {
   CHECK(ValidDebVersion("1:2.0~rc1-0ubuntu1"));
   CHECK_FALSE(ValidDebVersion("1 2"));
   CHECK_FALSE(ValidDebVersion("x1"));
-  for (const char* ok : {"5:28.3.2-1~ubuntu.22.04~jammy", "580.95.05-0ubuntu1", "1.0", "2.27.7-1+cuda13.0", "1.0-rc-1"})
+  for (const char* ok :
+       {"5:28.3.2-1~ubuntu.22.04~jammy", "580.95.05-0ubuntu1", "1.0", "2.27.7-1+cuda13.0", "1.0-rc-1"})
     CHECK(ValidDebVersion(ok));
   for (const char* bad : {"-1", "1-", ":1", "a:1", "1:x", "1:2:3", "1.0-a:b", "1=2", "1.0-x_y", "1 --force"})
     CHECK_FALSE(ValidDebVersion(bad));
   CHECK(ValidPackageWord("libcudnn8=8.9.7.29-1+cuda12.2"));
   CHECK(ValidPackageWord("docker.io"));
-  for (const char* bad : {"--allow-unauthenticated=1", "-oDpkg::Pre-Invoke::=touch${IFS}PWNED", "x=--y", "a:amd64",
-                          "libfoo=", "=1.0", "libfoo=1.0=2"})
+  for (const char* bad : {"--allow-unauthenticated=1", "-oDpkg::Pre-Invoke::=touch${IFS}PWNED", "x=--y",
+                          "a:amd64", "libfoo=", "=1.0", "libfoo=1.0=2"})
     CHECK_FALSE(ValidPackageWord(bad));
 }
 
@@ -90,8 +98,8 @@ TEST_CASE("ParseUrl: strict RFC 3986 subset", "[util][input]") {
 
 TEST_CASE("loopback is decided on the parsed host", "[util][input]") {
   for (const char* h : {"localhost", "127.0.0.1", "127.1.2.3", "[::1]"}) CHECK(IsLoopbackHost(h));
-  for (const char* h : {"127.0.0.1.example.com", "127.evil.example", "localhost.example", "128.0.0.1", "127.0.0",
-                        "127.0.0.256", "0x7f.0.0.1", "[::2]", ""})
+  for (const char* h : {"127.0.0.1.example.com", "127.evil.example", "localhost.example", "128.0.0.1",
+                        "127.0.0", "127.0.0.256", "0x7f.0.0.1", "[::2]", ""})
     CHECK_FALSE(IsLoopbackHost(h));
   CHECK(CheckUrl("https://a.example/k", UrlRule::kFetch).empty());
   CHECK(CheckUrl("http://127.0.0.1:8000/k", UrlRule::kFetch).empty());
@@ -99,7 +107,8 @@ TEST_CASE("loopback is decided on the parsed host", "[util][input]") {
         "not a usable URL: user information (user@) is not allowed");
   CHECK(CheckUrl("http://127.0.0.1.a.example/k", UrlRule::kFetch) ==
         "plain http is accepted only for loopback addresses: use https://");
-  CHECK(CheckUrl("file:///k", UrlRule::kFetch) == "expected an https:// URL (plain http only for loopback addresses)");
+  CHECK(CheckUrl("file:///k", UrlRule::kFetch) ==
+        "expected an https:// URL (plain http only for loopback addresses)");
   CHECK(CheckUrl("http://mirror.example/", UrlRule::kApt).empty());
   CHECK(CheckUrl("file:///srv/m/", UrlRule::kApt).empty());
   CHECK(CheckUrl("ftp://m/", UrlRule::kApt) == "a repository URL must be https://, http:// or file:///");

@@ -2,13 +2,14 @@
 // both ways (the scanner accepts exactly what nlohmann accepts, within the nesting limit), with a table of
 // corners, every string of one and two bytes, every escape, UTF-8 lead and second bytes, and the decoded text
 // of every accepted string.
+#include "util/json_scan.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "util/json_locator.h"
-#include "util/json_scan.h"
 
 namespace {
 
@@ -35,7 +36,8 @@ std::string Verdict(const std::string& text) {
   const V v = gp::ValidateJson(text, kDepth);
   if (v == V::kUnsure) return "unsure";
   const bool ours = v == V::kOk;
-  if (ours != NlohmannAccepts(text)) return ours ? "accepted what nlohmann refuses" : "refused what nlohmann accepts";
+  if (ours != NlohmannAccepts(text))
+    return ours ? "accepted what nlohmann refuses" : "refused what nlohmann accepts";
   return ours ? "ok" : "invalid";
 }
 
@@ -65,50 +67,143 @@ TEST_CASE("json scanner: the corners of RFC 8259 as nlohmann reads them", "[util
   };
   const std::vector<Case> cases = {
       // structure and whitespace
-      {"{}", "ok"}, {"[]", "ok"}, {" \t\r\n{ \"a\" : [ 1 , {} , [] ] } \n", "ok"}, {"{\"\":0}", "ok"},
-      {"", "invalid"}, {" ", "invalid"}, {"{", "invalid"}, {"}", "invalid"}, {"[1,]", "invalid"},
-      {"[,1]", "invalid"}, {"{,}", "invalid"}, {"{\"a\":1,}", "invalid"}, {"{\"a\"}", "invalid"},
-      {"{\"a\":}", "invalid"}, {"{1:2}", "invalid"}, {"{\"a\" 1}", "invalid"}, {"[1 2]", "invalid"},
-      {"{\"a\":1 \"b\":2}", "invalid"}, {"[}", "invalid"}, {"{]", "invalid"}, {"[[]", "invalid"},
-      {"{} {}", "invalid"}, {"[] x", "invalid"}, {"1 2", "invalid"}, {"\f{}", "invalid"},
-      {"{}\v", "invalid"}, {std::string("{}\0", 3), "unsure"}, {std::string("{} \0x", 5), "unsure"}, {std::string("[\0]", 3), "invalid"}, {"/*c*/{}", "invalid"}, {"{}//", "invalid"},
+      {"{}", "ok"},
+      {"[]", "ok"},
+      {" \t\r\n{ \"a\" : [ 1 , {} , [] ] } \n", "ok"},
+      {"{\"\":0}", "ok"},
+      {"", "invalid"},
+      {" ", "invalid"},
+      {"{", "invalid"},
+      {"}", "invalid"},
+      {"[1,]", "invalid"},
+      {"[,1]", "invalid"},
+      {"{,}", "invalid"},
+      {"{\"a\":1,}", "invalid"},
+      {"{\"a\"}", "invalid"},
+      {"{\"a\":}", "invalid"},
+      {"{1:2}", "invalid"},
+      {"{\"a\" 1}", "invalid"},
+      {"[1 2]", "invalid"},
+      {"{\"a\":1 \"b\":2}", "invalid"},
+      {"[}", "invalid"},
+      {"{]", "invalid"},
+      {"[[]", "invalid"},
+      {"{} {}", "invalid"},
+      {"[] x", "invalid"},
+      {"1 2", "invalid"},
+      {"\f{}", "invalid"},
+      {"{}\v", "invalid"},
+      {std::string("{}\0", 3), "unsure"},
+      {std::string("{} \0x", 5), "unsure"},
+      {std::string("[\0]", 3), "invalid"},
+      {"/*c*/{}", "invalid"},
+      {"{}//", "invalid"},
       // byte-order mark: once, whole, first
-      {"\xEF\xBB\xBF{}", "ok"}, {"\xEF\xBB\xBF\xEF\xBB\xBF{}", "invalid"}, {"\xEF\xBB{}", "invalid"},
-      {" \xEF\xBB\xBF{}", "invalid"}, {"\xEF\xBB\xBF", "invalid"},
+      {"\xEF\xBB\xBF{}", "ok"},
+      {"\xEF\xBB\xBF\xEF\xBB\xBF{}", "invalid"},
+      {"\xEF\xBB{}", "invalid"},
+      {" \xEF\xBB\xBF{}", "invalid"},
+      {"\xEF\xBB\xBF", "invalid"},
       // literals
-      {"true", "ok"}, {"false", "ok"}, {"null", "ok"}, {"[true,false,null]", "ok"}, {"tru", "invalid"},
-      {"True", "invalid"}, {"nul", "invalid"}, {"nulll", "invalid"}, {"truefalse", "invalid"},
+      {"true", "ok"},
+      {"false", "ok"},
+      {"null", "ok"},
+      {"[true,false,null]", "ok"},
+      {"tru", "invalid"},
+      {"True", "invalid"},
+      {"nul", "invalid"},
+      {"nulll", "invalid"},
+      {"truefalse", "invalid"},
       // numbers
-      {"0", "ok"}, {"-0", "ok"}, {"-0.0e+0", "ok"}, {"1E5", "ok"}, {"1e-5", "ok"}, {"12.50", "ok"},
-      {"18446744073709551616", "ok"}, {"-9223372036854775809", "ok"}, {"1e307", "ok"}, {"9.9e306", "ok"},
-      {"1e-999999", "ok"}, {"0." + std::string(400, '0') + "1", "ok"}, {std::string(300, '9'), "ok"},
-      {"1e00000000000000000000000000000300", "ok"}, {"01", "invalid"}, {"-", "invalid"}, {"-a", "invalid"},
-      {"1.", "invalid"}, {".5", "invalid"}, {"+1", "invalid"}, {"1e", "invalid"}, {"1e+", "invalid"},
-      {"0x1", "invalid"}, {"1.5.3", "invalid"}, {"--1", "invalid"}, {"1e5e5", "invalid"}, {"Infinity", "invalid"},
-      {"NaN", "invalid"}, {"-01", "invalid"}, {"[1.]", "invalid"},
+      {"0", "ok"},
+      {"-0", "ok"},
+      {"-0.0e+0", "ok"},
+      {"1E5", "ok"},
+      {"1e-5", "ok"},
+      {"12.50", "ok"},
+      {"18446744073709551616", "ok"},
+      {"-9223372036854775809", "ok"},
+      {"1e307", "ok"},
+      {"9.9e306", "ok"},
+      {"1e-999999", "ok"},
+      {"0." + std::string(400, '0') + "1", "ok"},
+      {std::string(300, '9'), "ok"},
+      {"1e00000000000000000000000000000300", "ok"},
+      {"01", "invalid"},
+      {"-", "invalid"},
+      {"-a", "invalid"},
+      {"1.", "invalid"},
+      {".5", "invalid"},
+      {"+1", "invalid"},
+      {"1e", "invalid"},
+      {"1e+", "invalid"},
+      {"0x1", "invalid"},
+      {"1.5.3", "invalid"},
+      {"--1", "invalid"},
+      {"1e5e5", "invalid"},
+      {"Infinity", "invalid"},
+      {"NaN", "invalid"},
+      {"-01", "invalid"},
+      {"[1.]", "invalid"},
       // numbers no double may hold: nlohmann's strtod decides, the scanner does not guess
-      {"1e308", "unsure"}, {"1.7e308", "unsure"}, {"1e309", "unsure"}, {"-1e999", "unsure"}, {std::string(400, '9'), "unsure"}, {"0.1e310", "unsure"},
+      {"1e308", "unsure"},
+      {"1.7e308", "unsure"},
+      {"1e309", "unsure"},
+      {"-1e999", "unsure"},
+      {std::string(400, '9'), "unsure"},
+      {"0.1e310", "unsure"},
       {"[1e99999999999999999999]", "unsure"},
       // strings
-      {"\"\"", "ok"}, {"\"abc\"", "ok"}, {"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "ok"}, {"\"\\u0000\"", "ok"},
-      {"\"\\u00e9\\u00E9\"", "ok"}, {"\"\\ud83d\\ude00\"", "ok"}, {"\"\\uDBFF\\uDFFF\"", "ok"},
-      {"\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF \x7F\"", "ok"}, {"\"abc", "invalid"},
-      {"\"\\\"", "invalid"}, {"\"\\q\"", "invalid"}, {"\"\\U0041\"", "invalid"}, {"\"\\u12\"", "invalid"},
-      {"\"\\u12G4\"", "invalid"}, {"\"\\ud800\"", "invalid"}, {"\"\\udc00\"", "invalid"},
-      {"\"\\ud800\\u0041\"", "invalid"}, {"\"\\ud800x\"", "invalid"}, {"\"\\ud800\\ud800\"", "invalid"},
-      {"\"\\ude00\\ud83d\"", "invalid"}, {"\"\\ud800\\\"", "invalid"}, {"\"a\tb\"", "invalid"},
-      {"\"a\nb\"", "invalid"}, {std::string("\"a\0b\"", 5), "invalid"}, {"\"\x1F\"", "invalid"},
-      {"\"\xC0\x80\"", "invalid"}, {"\"\xC1\xBF\"", "invalid"}, {"\"\xE0\x80\x80\"", "invalid"},
-      {"\"\xE0\x9F\xBF\"", "invalid"}, {"\"\xED\xA0\x80\"", "invalid"}, {"\"\xF0\x8F\xBF\xBF\"", "invalid"},
-      {"\"\xF4\x90\x80\x80\"", "invalid"}, {"\"\xF5\x80\x80\x80\"", "invalid"}, {"\"\x80\"", "invalid"},
-      {"\"\xC3\"", "invalid"}, {"\"\xE2\x82\"", "invalid"}, {"\"\xF0\x9F\x98\"", "invalid"},
-      {"\"\xFF\"", "invalid"}, {"'a'", "invalid"}, {"{'a':1}", "invalid"}, {"{\"a\xFF\":1}", "invalid"},
+      {"\"\"", "ok"},
+      {"\"abc\"", "ok"},
+      {"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "ok"},
+      {"\"\\u0000\"", "ok"},
+      {"\"\\u00e9\\u00E9\"", "ok"},
+      {"\"\\ud83d\\ude00\"", "ok"},
+      {"\"\\uDBFF\\uDFFF\"", "ok"},
+      {"\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF \x7F\"", "ok"},
+      {"\"abc", "invalid"},
+      {"\"\\\"", "invalid"},
+      {"\"\\q\"", "invalid"},
+      {"\"\\U0041\"", "invalid"},
+      {"\"\\u12\"", "invalid"},
+      {"\"\\u12G4\"", "invalid"},
+      {"\"\\ud800\"", "invalid"},
+      {"\"\\udc00\"", "invalid"},
+      {"\"\\ud800\\u0041\"", "invalid"},
+      {"\"\\ud800x\"", "invalid"},
+      {"\"\\ud800\\ud800\"", "invalid"},
+      {"\"\\ude00\\ud83d\"", "invalid"},
+      {"\"\\ud800\\\"", "invalid"},
+      {"\"a\tb\"", "invalid"},
+      {"\"a\nb\"", "invalid"},
+      {std::string("\"a\0b\"", 5), "invalid"},
+      {"\"\x1F\"", "invalid"},
+      {"\"\xC0\x80\"", "invalid"},
+      {"\"\xC1\xBF\"", "invalid"},
+      {"\"\xE0\x80\x80\"", "invalid"},
+      {"\"\xE0\x9F\xBF\"", "invalid"},
+      {"\"\xED\xA0\x80\"", "invalid"},
+      {"\"\xF0\x8F\xBF\xBF\"", "invalid"},
+      {"\"\xF4\x90\x80\x80\"", "invalid"},
+      {"\"\xF5\x80\x80\x80\"", "invalid"},
+      {"\"\x80\"", "invalid"},
+      {"\"\xC3\"", "invalid"},
+      {"\"\xE2\x82\"", "invalid"},
+      {"\"\xF0\x9F\x98\"", "invalid"},
+      {"\"\xFF\"", "invalid"},
+      {"'a'", "invalid"},
+      {"{'a':1}", "invalid"},
+      {"{\"a\xFF\":1}", "invalid"},
       {"{\"\\ud800\":1}", "invalid"},
       // long strings: the word-at-a-time search and its tail
-      {"\"" + std::string(1000, 'x') + "\"", "ok"}, {"\"" + std::string(1001, 'x') + "\\n\xC3\xA9\"", "ok"},
-      {"\"" + std::string(17, 'x') + "\x01\"", "invalid"}, {"\"" + std::string(23, 'x'), "invalid"},
+      {"\"" + std::string(1000, 'x') + "\"", "ok"},
+      {"\"" + std::string(1001, 'x') + "\\n\xC3\xA9\"", "ok"},
+      {"\"" + std::string(17, 'x') + "\x01\"", "invalid"},
+      {"\"" + std::string(23, 'x'), "invalid"},
       // nesting: 32 levels is the limit
-      {std::string(32, '[') + std::string(32, ']'), "ok"}, {std::string(33, '[') + std::string(33, ']'), "invalid"},
+      {std::string(32, '[') + std::string(32, ']'), "ok"},
+      {std::string(33, '[') + std::string(33, ']'), "invalid"},
       {"{\"a\":" + std::string(31, '[') + std::string(31, ']') + "}", "ok"},
       {"{\"a\":" + std::string(32, '[') + std::string(32, ']') + "}", "invalid"},
   };
@@ -155,9 +250,17 @@ TEST_CASE("json scanner: every one- and two-byte string, every escape, UTF-8 lea
 
 TEST_CASE("json scanner: strings decode as nlohmann decodes them", "[util][json_scan]") {
   const std::vector<std::string> literals = {
-      "\"\"", "\"plain\"", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "\"\\u0000x\"", "\"\\u0041\\u00e9\\u20AC\"",
-      "\"\\ud83d\\ude00 and \\uDBFF\\uDFFF\"", "\"caf\xC3\xA9 \\u00e9\"", "\"a\\\\u0041\"", "\"\\u07FF\\u0800\"",
-      "\"\\uFFFF\\uE000\\uD7FF\"", "\"" + std::string(100, 'x') + "\\t" + std::string(100, 'y') + "\""};
+      "\"\"",
+      "\"plain\"",
+      "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+      "\"\\u0000x\"",
+      "\"\\u0041\\u00e9\\u20AC\"",
+      "\"\\ud83d\\ude00 and \\uDBFF\\uDFFF\"",
+      "\"caf\xC3\xA9 \\u00e9\"",
+      "\"a\\\\u0041\"",
+      "\"\\u07FF\\u0800\"",
+      "\"\\uFFFF\\uE000\\uD7FF\"",
+      "\"" + std::string(100, 'x') + "\\t" + std::string(100, 'y') + "\""};
   for (const auto& l : literals) {
     INFO(l);
     REQUIRE(Verdict(l) == "ok");

@@ -1,10 +1,9 @@
 // util/strings: the edit distance behind every "did you mean".
-#include <catch2/catch.hpp>
+#include "util/strings.h"
 
+#include <catch2/catch.hpp>
 #include <optional>
 #include <string>
-
-#include "util/strings.h"
 
 TEST_CASE("edit distance counts an adjacent transposition as one edit", "[util]") {
   CHECK(gp::EditDistance("cdua", "cuda") == 1);

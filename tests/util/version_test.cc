@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "util/version.h"
+
+#include <catch2/catch.hpp>
 
 using gp::CompareDebVersions;
 using gp::Version;

@@ -1,12 +1,13 @@
 // The host side of watch over fixture /proc trees (tests/fixtures/proc/make.py): two instants one second
 // apart, read through the same Fs seam the live host is.
-#include <catch2/catch.hpp>
+#include "watch/host.h"
+
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 
 #include "sys/fs.h"
-#include "watch/host.h"
 
 using namespace gp;
 
@@ -18,14 +19,20 @@ class SwitchFs : public sys::Fs {
   explicit SwitchFs(const sys::Fs* fs) : fs_(fs) {}
   void Set(const sys::Fs* fs) { fs_ = fs; }
   std::optional<std::string> Read(const std::string& p) const override { return fs_->Read(p); }
-  std::optional<std::string> ReadPrefix(const std::string& p, size_t n) const override { return fs_->ReadPrefix(p, n); }
+  std::optional<std::string> ReadPrefix(const std::string& p, size_t n) const override {
+    return fs_->ReadPrefix(p, n);
+  }
   bool Exists(const std::string& p) const override { return fs_->Exists(p); }
   bool IsDir(const std::string& p) const override { return fs_->IsDir(p); }
   std::vector<std::string> List(const std::string& d) const override { return fs_->List(d); }
   std::optional<std::string> ReadLink(const std::string& p) const override { return fs_->ReadLink(p); }
   std::optional<sys::SpaceInfo> Space(const std::string& p) const override { return fs_->Space(p); }
-  sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override { return {false, "read-only", ""}; }
-  sys::WriteResult Rename(const std::string&, const std::string&) override { return {false, "read-only", ""}; }
+  sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override {
+    return {false, "read-only", ""};
+  }
+  sys::WriteResult Rename(const std::string&, const std::string&) override {
+    return {false, "read-only", ""};
+  }
   sys::WriteResult Remove(const std::string&) override { return {false, "read-only", ""}; }
   sys::WriteResult MakeDirs(const std::string&, unsigned) override { return {false, "read-only", ""}; }
   std::string HostPath(const std::string& p) const override { return fs_->HostPath(p); }
@@ -47,7 +54,8 @@ struct TwoInstants {
   watch::HostSampler sampler{fs, watch::HostSamplerOptions{100, 10000, 5000}};
   watch::HostSample first, second;
   explicit TwoInstants(const std::string& name)
-      : t0(std::string(GP_FIXTURES) + "/proc/" + name + "/t0"), t1(std::string(GP_FIXTURES) + "/proc/" + name + "/t1") {
+      : t0(std::string(GP_FIXTURES) + "/proc/" + name + "/t0"),
+        t1(std::string(GP_FIXTURES) + "/proc/" + name + "/t1") {
     const std::map<unsigned, std::vector<unsigned>> gpu_pids = {{100, {0}}, {4242, {1}}};
     first = sampler.Sample(0, gpu_pids);
     fs.Set(&t1);
@@ -129,7 +137,8 @@ TEST_CASE("HostSampler: a PID visible here, one not", "[watch][host]") {
   CHECK_FALSE(s.PidVisible(4242));
 }
 
-TEST_CASE("HostSampler: in a child pid namespace no NVML PID is attributed, even one that exists", "[watch][host]") {
+TEST_CASE("HostSampler: in a child pid namespace no NVML PID is attributed, even one that exists",
+          "[watch][host]") {
   // A tree of its own: /proc/100 exists, and /proc/self/ns/pid names the initial pid namespace or another.
   char dir[] = "/tmp/gpuprep-pidns-XXXXXX";
   REQUIRE(mkdtemp(dir) != nullptr);

@@ -1,10 +1,11 @@
 // The JSON Lines records: what is written reads back as the same sample (so a replay judges what the
 // live run judged), times are RFC 3339 UTC, and a recording that is not one is refused with its line.
+#include "watch/jsonl.h"
+
 #include <catch2/catch.hpp>
 
 #include "util/error.h"
 #include "watch/job.h"
-#include "watch/jsonl.h"
 #include "watch/rules.h"
 #include "watch/synthetic.h"
 
@@ -34,23 +35,28 @@ TEST_CASE("jsonl: RFC 3339 UTC with milliseconds, both ways", "[watch][jsonl]") 
 }
 
 TEST_CASE("jsonl: a sample reads back as itself, and judges the same", "[watch][jsonl]") {
-  auto window = test::Window(3, 6, [](watch::GpuSample& g, int i, unsigned u) {
-    g.duty_pct = 100.0 / 3 + i;  // no short decimal form
-    g.power_cap_ratio = 0.1 * u + 1e-9;
-    g.clock_event_reasons = 0x8000000000000004ull;
-    g.mig_instances = {{1, watch::Gpm{0.5, std::nullopt, 0.25, 0.125}}};
-    g.processes->push_back({77, std::nullopt, 3u});
-    if (u == 0) (*g.processes)[0].job = watch::JobFromProcCgroup("0::/system.slice/slurmstepd.scope/job_9/step_0\n");
-    if (u == 1) (*g.processes)[0].job = watch::UnknownJob("/proc/PID/cgroup cannot be read");
-    g.process_entry_bytes = 32;
-    if (u == 2) g.state = watch::GpuState::kGap;
-  }, [](watch::HostSample& h, int i) {
-    h.unattributed_pids = {9};
-    h.processes[0].threads = {{1000, "python3", 'R', 99.5}, {1001, "pt_data_pin", 'S', std::nullopt}};
-    h.processes[0].cgroup_cpu_limit = 2.5;
-    h.processes[0].cgroup_nr_throttled = 3;
-    if (i == 1) h.pressure.reset();
-  });
+  auto window = test::Window(
+      3, 6,
+      [](watch::GpuSample& g, int i, unsigned u) {
+        g.duty_pct = 100.0 / 3 + i;  // no short decimal form
+        g.power_cap_ratio = 0.1 * u + 1e-9;
+        g.clock_event_reasons = 0x8000000000000004ull;
+        g.mig_instances = {{1, watch::Gpm{0.5, std::nullopt, 0.25, 0.125}}};
+        g.processes->push_back({77, std::nullopt, 3u});
+        if (u == 0)
+          (*g.processes)[0].job =
+              watch::JobFromProcCgroup("0::/system.slice/slurmstepd.scope/job_9/step_0\n");
+        if (u == 1) (*g.processes)[0].job = watch::UnknownJob("/proc/PID/cgroup cannot be read");
+        g.process_entry_bytes = 32;
+        if (u == 2) g.state = watch::GpuState::kGap;
+      },
+      [](watch::HostSample& h, int i) {
+        h.unattributed_pids = {9};
+        h.processes[0].threads = {{1000, "python3", 'R', 99.5}, {1001, "pt_data_pin", 'S', std::nullopt}};
+        h.processes[0].cgroup_cpu_limit = 2.5;
+        h.processes[0].cgroup_nr_throttled = 3;
+        if (i == 1) h.pressure.reset();
+      });
   std::vector<watch::Sample> back;
   for (const auto& s : window) {
     const std::string line = Line(s);
@@ -63,7 +69,8 @@ TEST_CASE("jsonl: a sample reads back as itself, and judges the same", "[watch][
   auto a = watch::JudgeWindow(window, 0, 6000, {});
   auto b = watch::JudgeWindow(back, 0, 6000, {});
   REQUIRE(a.size() == b.size());
-  for (size_t i = 0; i < a.size(); ++i) CHECK(watch::VerdictJson(a[i]).dump() == watch::VerdictJson(b[i]).dump());
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK(watch::VerdictJson(a[i]).dump() == watch::VerdictJson(b[i]).dump());
 }
 
 TEST_CASE("jsonl: verdict and summary records carry the contract's keys", "[watch][jsonl]") {
@@ -95,7 +102,8 @@ TEST_CASE("jsonl: what is not a record is refused with its line", "[watch][jsonl
   CHECK(ErrorOf("{") == "rec.jsonl:3:2: not a JSON record");
   CHECK(ErrorOf("[]") == "rec.jsonl:3:1: record: must be an object");
   CHECK(ErrorOf(R"({"type":"sample","schema":2})") == "rec.jsonl:3:1: schema: version 2 is not 1");
-  CHECK(ErrorOf(R"({"type":"other","schema":1})") == "rec.jsonl:3:1: type: \"other\" is not sample, verdict or summary");
+  CHECK(ErrorOf(R"({"type":"other","schema":1})") ==
+        "rec.jsonl:3:1: type: \"other\" is not sample, verdict or summary");
   CHECK(ErrorOf(R"({"type":"summary","schema":1,"end":"yesterday"})") ==
         "rec.jsonl:3:1: end: not an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS.mmmZ)");
   CHECK(ErrorOf("[[[[[[[[[[1]]]]]]]]]]") == "rec.jsonl:3:1: nested deeper than 8 levels");
@@ -106,10 +114,13 @@ TEST_CASE("jsonl: what is not a record is refused with its line", "[watch][jsonl
     return ErrorOf(s);
   };
   CHECK(broken("\"duty_pct\":100.0", "\"duty_pct\":101") == "rec.jsonl:3:1: gpus[0].duty_pct: out of range");
-  CHECK(broken("\"state\":\"ok\"", "\"state\":\"fine\"") == "rec.jsonl:3:1: gpus[0].state: must be ok, gap or lost");
+  CHECK(broken("\"state\":\"ok\"", "\"state\":\"fine\"") ==
+        "rec.jsonl:3:1: gpus[0].state: must be ok, gap or lost");
   CHECK(broken("\"power_w\":695.0", "\"power_w\":-1") == "rec.jsonl:3:1: gpus[0].power_w: out of range");
-  CHECK(broken("\"role\":\"gpu\"", "\"role\":\"root\"") == "rec.jsonl:3:1: host.processes[0].role: must be gpu, loader or child");
-  CHECK(broken("\"interval_ms\":1000", "\"interval_ms\":0") == "rec.jsonl:3:1: sample: interval_ms and window_ms must be above 0");
+  CHECK(broken("\"role\":\"gpu\"", "\"role\":\"root\"") ==
+        "rec.jsonl:3:1: host.processes[0].role: must be gpu, loader or child");
+  CHECK(broken("\"interval_ms\":1000", "\"interval_ms\":0") ==
+        "rec.jsonl:3:1: sample: interval_ms and window_ms must be above 0");
 }
 
 TEST_CASE("jsonl: a process's job is written, read back and checked; a record without one still reads",
@@ -118,10 +129,11 @@ TEST_CASE("jsonl: a process's job is written, read back and checked; a record wi
   const std::string old = Line(sample);  // a process without a job: as recordings before grouping
   CHECK(old.find("\"job\"") == std::string::npos);
   CHECK(!watch::ParseRecord(old, "r", 1).sample.gpus[0].processes->at(0).job);
-  (*sample.gpus[0].processes)[0].job = watch::JobFromProcCgroup("0::/system.slice/docker-" + std::string(64, 'a') + ".scope\n");
+  (*sample.gpus[0].processes)[0].job =
+      watch::JobFromProcCgroup("0::/system.slice/docker-" + std::string(64, 'a') + ".scope\n");
   const std::string line = Line(sample);
-  CHECK(line.find(R"("job":{"kind":"docker","id":")" + std::string(64, 'a') + R"(","cgroup":"/system.slice/docker-)") !=
-        std::string::npos);
+  CHECK(line.find(R"("job":{"kind":"docker","id":")" + std::string(64, 'a') +
+                  R"(","cgroup":"/system.slice/docker-)") != std::string::npos);
   auto back = watch::ParseRecord(line, "r", 1).sample.gpus[0].processes->at(0).job;
   REQUIRE(back);
   CHECK(back->Key() == "docker:" + std::string(64, 'a'));
@@ -132,11 +144,13 @@ TEST_CASE("jsonl: a process's job is written, read back and checked; a record wi
     return ErrorOf(s);
   };
   CHECK(broken(R"("kind":"docker")", R"("kind":"lxc")") ==
-        "rec.jsonl:3:1: gpus[0].processes[0].job: kind: not slurm, kubernetes_pod, docker, containerd, cri-o, podman, "
+        "rec.jsonl:3:1: gpus[0].processes[0].job: kind: not slurm, kubernetes_pod, docker, containerd, "
+        "cri-o, podman, "
         "systemd, cgroup or unknown");
   CHECK(broken(R"("id":"aaaa)", R"("id":"zaaa)") ==
         "rec.jsonl:3:1: gpus[0].processes[0].job: id: not a 64-hex-digit container id");
   CHECK(broken(R"("cgroup":"/system)", R"("cgroup":"\u001b[2J/system)") ==
         "rec.jsonl:3:1: gpus[0].processes[0].job: cgroup: too long, or holds control characters");
-  CHECK(broken(R"("kind":"docker")", R"("kind":7)") == "rec.jsonl:3:1: gpus[0].processes[0].job.kind: must be a string");
+  CHECK(broken(R"("kind":"docker")", R"("kind":7)") ==
+        "rec.jsonl:3:1: gpus[0].processes[0].job.kind: must be a string");
 }

@@ -1,9 +1,10 @@
 // Windows over a stream: closed by a later sample or by the end of the run, a short run not judged,
 // lost GPUs in the summary, durations on the command line.
+#include "watch/judge.h"
+
 #include <catch2/catch.hpp>
 
 #include "watch/duration.h"
-#include "watch/judge.h"
 #include "watch/synthetic.h"
 
 using namespace gp;

@@ -1,12 +1,13 @@
 // The /proc and cgroup parsers on the kernel's formats, and on what they must refuse.
-#include <catch2/catch.hpp>
-
 #include "watch/proc.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gp::watch;
 
 TEST_CASE("ParseTaskStat: comm with spaces and parentheses, fields 3, 4, 14, 15", "[watch][proc]") {
-  auto t = ParseTaskStat("4711 (my (odd) name) R 1 4711 4711 0 -1 4194560 10 0 0 0 123 45 0 0 20 0 7 0 100 1 2\n");
+  auto t =
+      ParseTaskStat("4711 (my (odd) name) R 1 4711 4711 0 -1 4194560 10 0 0 0 123 45 0 0 20 0 7 0 100 1 2\n");
   REQUIRE(t);
   CHECK(t->pid == 4711);
   CHECK(t->comm == "my (odd) name");
@@ -20,7 +21,9 @@ TEST_CASE("ParseTaskStat: comm with spaces and parentheses, fields 3, 4, 14, 15"
 }
 
 TEST_CASE("ParseProcStat: per-core busy and total, procs_blocked", "[watch][proc]") {
-  auto s = ParseProcStat("cpu  10 0 10 100 5 0 0 0 0 0\ncpu0 4 1 2 50 3 1 1 1 0 0\ncpu1 6 0 8 50 2 0 0 0 0 0\nprocs_blocked 2\n");
+  auto s = ParseProcStat(
+      "cpu  10 0 10 100 5 0 0 0 0 0\ncpu0 4 1 2 50 3 1 1 1 0 0\ncpu1 6 0 8 50 2 0 0 0 0 0\nprocs_blocked "
+      "2\n");
   REQUIRE(s);
   REQUIRE(s->cpus.size() == 2);
   CHECK(s->cpus[0].busy == 4 + 1 + 2 + 1 + 1 + 1);  // user nice system irq softirq steal
@@ -31,7 +34,8 @@ TEST_CASE("ParseProcStat: per-core busy and total, procs_blocked", "[watch][proc
 }
 
 TEST_CASE("ParsePressure, Cpus_allowed_list, cgroup files", "[watch][proc]") {
-  auto p = ParsePressure("some avg10=1.50 avg60=0.00 avg300=0.00 total=10\nfull avg10=0.25 avg60=0 avg300=0 total=1\n");
+  auto p = ParsePressure(
+      "some avg10=1.50 avg60=0.00 avg300=0.00 total=10\nfull avg10=0.25 avg60=0 avg300=0 total=1\n");
   REQUIRE(p);
   CHECK(*p->some_avg10 == Approx(1.5));
   CHECK(*p->full_avg10 == Approx(0.25));

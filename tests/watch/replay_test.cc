@@ -1,7 +1,6 @@
 // watch --replay in-process: a committed recording gives back the verdicts and summary it holds, byte for
 // byte; a recording cut short or inconsistent is handled as documented.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 

@@ -1,9 +1,10 @@
 // The verdict rules over hand-built windows: each verdict where its signature is, and none where a
 // naive reading would give it (the SW power cap at the limit, the idle bit, a one-sample HW slowdown,
 // GPU-Util 100 % while ranks spin).
+#include "watch/rules.h"
+
 #include <catch2/catch.hpp>
 
-#include "watch/rules.h"
 #include "watch/synthetic.h"
 
 using namespace gp;
@@ -46,11 +47,13 @@ TEST_CASE("rules: healthy at the power cap is not throttled; SM activity must ag
   CHECK(v[0].confidence == watch::Confidence::kHigh);
   CHECK(v[0].evidence["gpu_util_ge_90_ratio"] == 1.0);
   // GPU-Util 100 % but SM activity 0.6: neither healthy nor under 0.5: no verdict rather than a false one.
-  auto mid = Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.gpm->sm_active_ratio = 0.6; }));
+  auto mid =
+      Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.gpm->sm_active_ratio = 0.6; }));
   CHECK(mid.empty());
 }
 
-TEST_CASE("rules: healthy without GPM needs duty >= 90 % and power >= 70 %, confidence low", "[watch][rules]") {
+TEST_CASE("rules: healthy without GPM needs duty >= 90 % and power >= 70 %, confidence low",
+          "[watch][rules]") {
   auto shape = [](double power) {
     return [power](watch::GpuSample& g, int, unsigned) {
       g.gpm.reset();
@@ -102,13 +105,15 @@ TEST_CASE("rules: input-bound needs duty gaps and saturated or blocked loaders",
     g.gpm->tensor_active_ratio = 0.1;
   };
   SECTION("four loaders at 98 % each on 4 allowed CPUs: saturated") {
-    auto v = Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { Loaders(h, 0, 4, 98, 'R', 4); }));
+    auto v =
+        Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { Loaders(h, 0, 4, 98, 'R', 4); }));
     CHECK(Only(v, 0) == VerdictKind::kInputBound);
     CHECK(v[0].confidence == watch::Confidence::kHigh);
     CHECK(v[0].evidence["loaders"] == 4);
   }
   SECTION("loaders in D state: blocked on I/O") {
-    auto v = Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { Loaders(h, 0, 4, 20, 'D', 16); }));
+    auto v =
+        Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { Loaders(h, 0, 4, 20, 'D', 16); }));
     CHECK(Only(v, 0) == VerdictKind::kInputBound);
     CHECK(v[0].detail.find("blocked on I/O") != std::string::npos);
   }
@@ -120,15 +125,18 @@ TEST_CASE("rules: input-bound needs duty gaps and saturated or blocked loaders",
     CHECK(Only(v, 0) == VerdictKind::kInputBound);
   }
   SECTION("loaders with CPU to spare: not input-bound") {
-    auto v = Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { Loaders(h, 0, 4, 30, 'S', 16); }));
+    auto v =
+        Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { Loaders(h, 0, 4, 30, 'S', 16); }));
     for (const auto& x : v) CHECK(x.kind != VerdictKind::kInputBound);
   }
   SECTION("saturated in only half the window: not sustained") {
-    auto v = Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int i) { Loaders(h, 0, 4, i < 5 ? 99 : 20, 'S', 4); }));
+    auto v = Judge(test::Window(
+        1, 10, gaps, [](watch::HostSample& h, int i) { Loaders(h, 0, 4, i < 5 ? 99 : 20, 'S', 4); }));
     for (const auto& x : v) CHECK(x.kind != VerdictKind::kInputBound);
   }
   SECTION("no loaders, the main thread at a full core: loading in the main process") {
-    auto v = Judge(test::Window(1, 10, gaps, [](watch::HostSample& h, int) { h.processes[0].main_thread_cpu_pct = 99; }));
+    auto v = Judge(test::Window(1, 10, gaps,
+                                [](watch::HostSample& h, int) { h.processes[0].main_thread_cpu_pct = 99; }));
     CHECK(Only(v, 0) == VerdictKind::kInputBound);
     CHECK(v[0].detail.find("main thread") != std::string::npos);
   }
@@ -178,7 +186,8 @@ TEST_CASE("rules: communication-bound needs high traffic in phase across GPUs", 
   for (const auto& x : out) CHECK(x.kind != VerdictKind::kCommunicationBound);
 }
 
-TEST_CASE("rules: hung collective names the straggler; GPU-Util 100 % is no proof of work", "[watch][rules]") {
+TEST_CASE("rules: hung collective names the straggler; GPU-Util 100 % is no proof of work",
+          "[watch][rules]") {
   auto v = Judge(test::Window(4, 10, [](watch::GpuSample& g, int, unsigned u) {
     g.power_w = 120;
     g.nvlink_tx_bytes_per_s = g.nvlink_rx_bytes_per_s = 0;
@@ -218,7 +227,8 @@ TEST_CASE("rules: throttled only for actionable reasons, sustained", "[watch][ru
   // HW slowdown "may be also reported during PState or clock change" (nvml.h): once in ten is no verdict.
   CHECK(Only(Judge(test::Window(1, 10, with(0x8, 10))), 0) == VerdictKind::kHealthy);
   // Thermal from the nanosecond counter alone.
-  auto thermal = Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.hw_thermal_ratio = 0.8; }));
+  auto thermal =
+      Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.hw_thermal_ratio = 0.8; }));
   CHECK(Only(thermal, 0) == VerdictKind::kThrottled);
   CHECK(thermal[0].confidence == watch::Confidence::kHigh);
   // An enforced limit below the default.
@@ -290,7 +300,8 @@ TEST_CASE("rules: thresholds are settable and checked", "[watch][rules]") {
   CHECK(watch::SetThreshold(t, "healthy_sm_active=0.9").empty());
   CHECK(t.healthy_sm_active == 0.9);
   CHECK(Judge(test::Window(1, 10, nullptr), t).empty());  // SM 0.88 is no longer healthy
-  CHECK(watch::SetThreshold(t, "healthy_sm_activ=0.9") == "unknown threshold \"healthy_sm_activ\" (did you mean \"healthy_sm_active\"?)");
+  CHECK(watch::SetThreshold(t, "healthy_sm_activ=0.9") ==
+        "unknown threshold \"healthy_sm_activ\" (did you mean \"healthy_sm_active\"?)");
   CHECK(watch::SetThreshold(t, "low_sm_active=2") == "low_sm_active: a ratio from 0 to 1, not 2");
   CHECK(watch::SetThreshold(t, "busy_duty_pct=abc") == "busy_duty_pct: \"abc\" is not a number >= 0");
   CHECK(watch::SetThreshold(t, "idle_duty_pct") == "\"idle_duty_pct\": expected NAME=VALUE");

@@ -1,8 +1,8 @@
 // NVML readings -> sample values: wrap-safe counter deltas, resets dropped, link peaks, GPM's 0-100
 // mapped to ratios, the first reading only a baseline.
-#include <catch2/catch.hpp>
-
 #include "watch/sampler.h"
+
+#include <catch2/catch.hpp>
 
 using namespace gp;
 

@@ -26,10 +26,14 @@ CUresult cuInit(unsigned int flags) {
   char loaded[64];
   sim_loaded_version(loaded, sizeof loaded);
   struct sim_gpu gpus[SIM_MAX_GPUS];
-  if (!loaded[0]) g_init_result = CUDA_ERROR_NO_DEVICE;
-  else if (strcmp(loaded, driver_version()) != 0) g_init_result = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
-  else if (sim_gpus(gpus, SIM_MAX_GPUS) == 0) g_init_result = CUDA_ERROR_NO_DEVICE;
-  else g_init_result = CUDA_SUCCESS;
+  if (!loaded[0])
+    g_init_result = CUDA_ERROR_NO_DEVICE;
+  else if (strcmp(loaded, driver_version()) != 0)
+    g_init_result = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+  else if (sim_gpus(gpus, SIM_MAX_GPUS) == 0)
+    g_init_result = CUDA_ERROR_NO_DEVICE;
+  else
+    g_init_result = CUDA_SUCCESS;
   g_init = g_init_result == CUDA_SUCCESS;
   return g_init_result;
 }
@@ -50,13 +54,19 @@ CUresult cuDeviceGetCount(int* count) {
 
 static const char* describe(CUresult r, int name) {
   switch (r) {
-    case CUDA_SUCCESS: return name ? "CUDA_SUCCESS" : "no error";
-    case CUDA_ERROR_INVALID_VALUE: return name ? "CUDA_ERROR_INVALID_VALUE" : "invalid argument";
-    case CUDA_ERROR_NOT_INITIALIZED: return name ? "CUDA_ERROR_NOT_INITIALIZED" : "initialization error";
-    case CUDA_ERROR_NO_DEVICE: return name ? "CUDA_ERROR_NO_DEVICE" : "no CUDA-capable device is detected";
+    case CUDA_SUCCESS:
+      return name ? "CUDA_SUCCESS" : "no error";
+    case CUDA_ERROR_INVALID_VALUE:
+      return name ? "CUDA_ERROR_INVALID_VALUE" : "invalid argument";
+    case CUDA_ERROR_NOT_INITIALIZED:
+      return name ? "CUDA_ERROR_NOT_INITIALIZED" : "initialization error";
+    case CUDA_ERROR_NO_DEVICE:
+      return name ? "CUDA_ERROR_NO_DEVICE" : "no CUDA-capable device is detected";
     case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
-      return name ? "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH" : "system has unsupported display driver / cuda driver combination";
-    default: return NULL;
+      return name ? "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+                  : "system has unsupported display driver / cuda driver combination";
+    default:
+      return NULL;
   }
 }
 

@@ -8,12 +8,18 @@
 #include <unistd.h>
 
 int main(int argc, char** argv) {
-  if (argc < 3) { fprintf(stderr, "usage: sim-holdlock SECONDS FILE...\n"); return 2; }
+  if (argc < 3) {
+    fprintf(stderr, "usage: sim-holdlock SECONDS FILE...\n");
+    return 2;
+  }
   prctl(PR_SET_NAME, "unattended-upgr", 0, 0, 0);
   for (int i = 2; i < argc; ++i) {
     int fd = open(argv[i], O_RDWR | O_CREAT, 0640);
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    if (fd < 0 || fcntl(fd, F_SETLKW, &fl) != 0) { perror(argv[i]); return 1; }
+    if (fd < 0 || fcntl(fd, F_SETLKW, &fl) != 0) {
+      perror(argv[i]);
+      return 1;
+    }
   }
   printf("locked\n");
   fflush(stdout);

@@ -18,8 +18,8 @@
 #define SIM_MAX_GPUS 64
 
 struct sim_gpu {
-  char bdf[32];      /* 0000:18:00.0 */
-  unsigned device;   /* 0x2330 */
+  char bdf[32];    /* 0000:18:00.0 */
+  unsigned device; /* 0x2330 */
 };
 
 static inline void sim_path(char* out, size_t n, const char* rel) {

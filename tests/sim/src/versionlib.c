@@ -37,7 +37,9 @@ static int own_version(void) {
 }
 
 #if defined(SIM_KIND_CUDNN)
-unsigned long cudnnGetVersion(void) { return (unsigned long)own_version(); }  /* size_t cudnnGetVersion(void) */
+unsigned long cudnnGetVersion(void) {
+  return (unsigned long)own_version();
+} /* size_t cudnnGetVersion(void) */
 #else
 #if defined(SIM_KIND_NCCL)
 #define SIM_FUNC ncclGetVersion
@@ -46,7 +48,7 @@ unsigned long cudnnGetVersion(void) { return (unsigned long)own_version(); }  /*
 #else
 #define SIM_FUNC nvc_version_sim
 #endif
-int SIM_FUNC(int* version) {  /* ncclResult_t / cudaError_t: 0 = success */
+int SIM_FUNC(int* version) { /* ncclResult_t / cudaError_t: 0 = success */
   if (!version) return 1;
   *version = own_version();
   return 0;

@@ -24,27 +24,77 @@
 
 typedef int nvmlReturn_t;
 enum {
-  NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INVALID_ARGUMENT = 2, NVML_ERROR_NOT_SUPPORTED = 3,
-  NVML_ERROR_NOT_FOUND = 6, NVML_ERROR_INSUFFICIENT_SIZE = 7, NVML_ERROR_DRIVER_NOT_LOADED = 9,
-  NVML_ERROR_GPU_IS_LOST = 15, NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25, NVML_ERROR_UNKNOWN = 999,
+  NVML_SUCCESS = 0,
+  NVML_ERROR_UNINITIALIZED = 1,
+  NVML_ERROR_INVALID_ARGUMENT = 2,
+  NVML_ERROR_NOT_SUPPORTED = 3,
+  NVML_ERROR_NOT_FOUND = 6,
+  NVML_ERROR_INSUFFICIENT_SIZE = 7,
+  NVML_ERROR_DRIVER_NOT_LOADED = 9,
+  NVML_ERROR_GPU_IS_LOST = 15,
+  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+  NVML_ERROR_UNKNOWN = 999,
 };
 
-typedef union { double dVal; int siVal; unsigned uiVal; unsigned long ulVal; unsigned long long ullVal; long long sllVal; unsigned short usVal; } nvmlValue_t;
-typedef struct { unsigned long long timeStamp; nvmlValue_t sampleValue; } nvmlSample_t;
-typedef struct { unsigned fieldId, scopeId; long long timestamp, latencyUsec; int valueType; nvmlReturn_t nvmlReturn; nvmlValue_t value; } nvmlFieldValue_t;
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
-typedef struct { unsigned version; unsigned long long total, reserved, free, used; } nvmlMemory_v2_t;
-typedef struct { char busIdLegacy[16]; unsigned domain, bus, device, pciDeviceId, pciSubSystemId; char busId[32]; } nvmlPciInfo_t;
-typedef struct { unsigned metricId; nvmlReturn_t nvmlReturn; double value; struct { char *shortName, *longName, *unit; } metricInfo; } nvmlGpmMetric_t;
+typedef union {
+  double dVal;
+  int siVal;
+  unsigned uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+typedef struct {
+  unsigned long long timeStamp;
+  nvmlValue_t sampleValue;
+} nvmlSample_t;
+typedef struct {
+  unsigned fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+  unsigned version;
+  unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+typedef struct {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+typedef struct {
+  unsigned metricId;
+  nvmlReturn_t nvmlReturn;
+  double value;
+  struct {
+    char *shortName, *longName, *unit;
+  } metricInfo;
+} nvmlGpmMetric_t;
 typedef struct standin_gpm_sample* nvmlGpmSample_t;
 /* nvmlGpmMetricsGet_t with the 98-entry metrics[] of the 11.8-12.8 headers: by default this stand-in plays
  * a driver built against those, so it writes nothing past numMetrics and refuses numMetrics > 98. With
  * `gpm_layout 333` in the trace it plays one built against the 13.2+ headers (NVML_GPM_METRIC_MAX 333, the
  * version still 1): it reads the caller's struct at that size, so a smaller buffer overruns, and refuses
  * entries past numMetrics that are not zero (a caller that did not zero the struct). */
-typedef struct { unsigned version, numMetrics; nvmlGpmSample_t sample1, sample2; nvmlGpmMetric_t metrics[98]; } nvmlGpmMetricsGet_t;
-typedef struct { unsigned version, numMetrics; nvmlGpmSample_t sample1, sample2; nvmlGpmMetric_t metrics[333]; } nvmlGpmMetricsGet333_t;
-typedef struct { unsigned version, isSupportedDevice; } nvmlGpmSupport_t;
+typedef struct {
+  unsigned version, numMetrics;
+  nvmlGpmSample_t sample1, sample2;
+  nvmlGpmMetric_t metrics[98];
+} nvmlGpmMetricsGet_t;
+typedef struct {
+  unsigned version, numMetrics;
+  nvmlGpmSample_t sample1, sample2;
+  nvmlGpmMetric_t metrics[333];
+} nvmlGpmMetricsGet333_t;
+typedef struct {
+  unsigned version, isSupportedDevice;
+} nvmlGpmSupport_t;
 
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
 _Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t");
@@ -59,11 +109,15 @@ _Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t");
 #define RING 120
 #define MAX_EVENTS 32
 
-enum { R_PCIE_TX, R_PCIE_RX, R_NVL_TX, R_NVL_RX, N_RATES };            /* bytes/s */
+enum { R_PCIE_TX, R_PCIE_RX, R_NVL_TX, R_NVL_RX, N_RATES };               /* bytes/s */
 enum { T_POWERCAP, T_SYNCBOOST, T_SWTHERM, T_HWTHERM, T_BRAKE, N_TIMES }; /* share of time, 0-1 */
-enum { G_SM, G_OCC, G_TENSOR, G_DRAM, N_GPM };                          /* percent */
+enum { G_SM, G_OCC, G_TENSOR, G_DRAM, N_GPM };                            /* percent */
 
-struct proc { unsigned pid; double mem_mib; int gi; };
+struct proc {
+  unsigned pid;
+  double mem_mib;
+  int gi;
+};
 struct dyn {
   int duty[MAX_DUTY], nduty, duty_none;
   double mem_used_mib, power_w, power_limit_w, rates[N_RATES], times[N_TIMES], gpm[N_GPM];
@@ -95,9 +149,25 @@ struct gpu {
   int grow_by;
   double grow_at_ms;
 };
-struct event { int gpu; double at_ms, stall_ms; char call[64]; int fired; };
-struct mig_handle { int magic; int gpu; int k; };
-struct standin_gpm_sample { int magic; int gpu; int scope; double t; double v[N_GPM + 4]; int valid; };
+struct event {
+  int gpu;
+  double at_ms, stall_ms;
+  char call[64];
+  int fired;
+};
+struct mig_handle {
+  int magic;
+  int gpu;
+  int k;
+};
+struct standin_gpm_sample {
+  int magic;
+  int gpu;
+  int scope;
+  double t;
+  double v[N_GPM + 4];
+  int valid;
+};
 
 static struct gpu g_gpus[MAX_GPUS];
 static struct mig_handle g_mig[MAX_GPUS][MAX_GI];
@@ -111,8 +181,16 @@ static double g_t0_mono, g_t0_wall_us;
 static unsigned g_env_pids[64];
 static int g_nenv_pids;
 
-static double mono_s(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
-static double wall_us(void) { struct timespec t; clock_gettime(CLOCK_REALTIME, &t); return t.tv_sec * 1e6 + t.tv_nsec / 1e3; }
+static double mono_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec / 1e9;
+}
+static double wall_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
 static double elapsed_ms(void) { return (mono_s() - g_t0_mono) * 1000; }
 
 /* ---------------------------------------------------------------- trace parsing */
@@ -132,7 +210,11 @@ static char* token(char** p) {
   int quoted = 0;
   char* out = *p;
   while (**p && (quoted || (**p != ' ' && **p != '\t' && **p != '\n'))) {
-    if (**p == '"') { quoted = !quoted; ++*p; continue; }
+    if (**p == '"') {
+      quoted = !quoted;
+      ++*p;
+      continue;
+    }
     *out++ = *(*p)++;
   }
   if (**p) ++*p;
@@ -141,79 +223,147 @@ static char* token(char** p) {
 }
 
 static unsigned pid_of(const char* s) {
-  if (s[0] == '@') { int k = atoi(s + 1); return k < g_nenv_pids ? g_env_pids[k] : 0; }
+  if (s[0] == '@') {
+    int k = atoi(s + 1);
+    return k < g_nenv_pids ? g_env_pids[k] : 0;
+  }
   return (unsigned)strtoul(s, NULL, 10);
 }
 
 static void set_static(struct gpu* g, const char* k, const char* v) {
-  if (!strcmp(k, "name")) snprintf(g->name, sizeof g->name, "%s", v);
-  else if (!strcmp(k, "uuid")) snprintf(g->uuid, sizeof g->uuid, "%s", v);
-  else if (!strcmp(k, "arch")) g->arch = (unsigned)atoi(v);
-  else if (!strcmp(k, "bus")) g->bus = (unsigned)strtoul(v, NULL, 16);
-  else if (!strcmp(k, "memory_mib")) g->memory_mib = atof(v);
-  else if (!strcmp(k, "power_default_w")) g->power_default_w = atof(v);
-  else if (!strcmp(k, "sm_max_mhz")) g->sm_max_mhz = (unsigned)atoi(v);
-  else if (!strcmp(k, "nvlink_links")) g->nvlink_links = (unsigned)atoi(v);
-  else if (!strcmp(k, "nvlink_mbps")) g->nvlink_mbps = (unsigned)atoi(v);
-  else if (!strcmp(k, "pcie_gen")) g->pcie_gen = (unsigned)atoi(v);
-  else if (!strcmp(k, "pcie_width")) g->pcie_width = (unsigned)atoi(v);
-  else if (!strcmp(k, "gpm")) g->gpm = (unsigned)atoi(v);
-  else if (!strcmp(k, "mig")) g->mig = (unsigned)atoi(v);
+  if (!strcmp(k, "name"))
+    snprintf(g->name, sizeof g->name, "%s", v);
+  else if (!strcmp(k, "uuid"))
+    snprintf(g->uuid, sizeof g->uuid, "%s", v);
+  else if (!strcmp(k, "arch"))
+    g->arch = (unsigned)atoi(v);
+  else if (!strcmp(k, "bus"))
+    g->bus = (unsigned)strtoul(v, NULL, 16);
+  else if (!strcmp(k, "memory_mib"))
+    g->memory_mib = atof(v);
+  else if (!strcmp(k, "power_default_w"))
+    g->power_default_w = atof(v);
+  else if (!strcmp(k, "sm_max_mhz"))
+    g->sm_max_mhz = (unsigned)atoi(v);
+  else if (!strcmp(k, "nvlink_links"))
+    g->nvlink_links = (unsigned)atoi(v);
+  else if (!strcmp(k, "nvlink_mbps"))
+    g->nvlink_mbps = (unsigned)atoi(v);
+  else if (!strcmp(k, "pcie_gen"))
+    g->pcie_gen = (unsigned)atoi(v);
+  else if (!strcmp(k, "pcie_width"))
+    g->pcie_width = (unsigned)atoi(v);
+  else if (!strcmp(k, "gpm"))
+    g->gpm = (unsigned)atoi(v);
+  else if (!strcmp(k, "mig"))
+    g->mig = (unsigned)atoi(v);
   else if (!strcmp(k, "instances")) {
     g->ngi = 0;
-    for (char* s = (char*)v; *s && g->ngi < MAX_GI; ) { g->gi[g->ngi++] = (unsigned)strtoul(s, &s, 10); if (*s == ',') ++s; else break; }
+    for (char* s = (char*)v; *s && g->ngi < MAX_GI;) {
+      g->gi[g->ngi++] = (unsigned)strtoul(s, &s, 10);
+      if (*s == ',')
+        ++s;
+      else
+        break;
+    }
+  } else if (!strcmp(k, "pcie_tx_start"))
+    g->counters[R_PCIE_TX] = strtoull(v, NULL, 10);
+  else if (!strcmp(k, "pcie_rx_start"))
+    g->counters[R_PCIE_RX] = strtoull(v, NULL, 10);
+  else if (!strcmp(k, "nvlink_tx_start"))
+    g->counters[R_NVL_TX] = strtoull(v, NULL, 10);
+  else if (!strcmp(k, "nvlink_rx_start"))
+    g->counters[R_NVL_RX] = strtoull(v, NULL, 10);
+  else if (!strcmp(k, "energy_start_mj"))
+    g->energy_mj = atof(v);
+  else {
+    fprintf(stderr, "nvml stand-in: unknown gpu key %s\n", k);
+    exit(70);
   }
-  else if (!strcmp(k, "pcie_tx_start")) g->counters[R_PCIE_TX] = strtoull(v, NULL, 10);
-  else if (!strcmp(k, "pcie_rx_start")) g->counters[R_PCIE_RX] = strtoull(v, NULL, 10);
-  else if (!strcmp(k, "nvlink_tx_start")) g->counters[R_NVL_TX] = strtoull(v, NULL, 10);
-  else if (!strcmp(k, "nvlink_rx_start")) g->counters[R_NVL_RX] = strtoull(v, NULL, 10);
-  else if (!strcmp(k, "energy_start_mj")) g->energy_mj = atof(v);
-  else { fprintf(stderr, "nvml stand-in: unknown gpu key %s\n", k); exit(70); }
 }
 
 static int gi_slot(const struct gpu* g, int gi) {
-  for (unsigned i = 0; i < g->ngi; ++i) if ((int)g->gi[i] == gi) return (int)i;
+  for (unsigned i = 0; i < g->ngi; ++i)
+    if ((int)g->gi[i] == gi) return (int)i;
   return -1;
 }
 
 static void set_dyn(const struct gpu* g, struct dyn* d, const char* k, const char* v, int* gi) {
   static const char* rates[] = {"pcie_tx_bps", "pcie_rx_bps", "nvlink_tx_bps", "nvlink_rx_bps"};
-  static const char* times[] = {"powercap_ratio", "syncboost_ratio", "swtherm_ratio", "hwtherm_ratio", "brake_ratio"};
+  static const char* times[] = {"powercap_ratio", "syncboost_ratio", "swtherm_ratio", "hwtherm_ratio",
+                                "brake_ratio"};
   static const char* gpm[] = {"sm_active", "sm_occ", "tensor", "dram"};
-  if (!strcmp(k, "gi")) { *gi = gi_slot(g, atoi(v)); if (*gi < 0) { fprintf(stderr, "nvml stand-in: no instance %s\n", v); exit(70); } return; }
+  if (!strcmp(k, "gi")) {
+    *gi = gi_slot(g, atoi(v));
+    if (*gi < 0) {
+      fprintf(stderr, "nvml stand-in: no instance %s\n", v);
+      exit(70);
+    }
+    return;
+  }
   for (int i = 0; i < N_GPM; ++i)
-    if (!strcmp(k, gpm[i])) { if (*gi >= 0) d->mig_gpm[*gi][i] = atof(v); else d->gpm[i] = atof(v); return; }
-  for (int i = 0; i < N_RATES; ++i) if (!strcmp(k, rates[i])) { d->rates[i] = atof(v); return; }
-  for (int i = 0; i < N_TIMES; ++i) if (!strcmp(k, times[i])) { d->times[i] = atof(v); return; }
+    if (!strcmp(k, gpm[i])) {
+      if (*gi >= 0)
+        d->mig_gpm[*gi][i] = atof(v);
+      else
+        d->gpm[i] = atof(v);
+      return;
+    }
+  for (int i = 0; i < N_RATES; ++i)
+    if (!strcmp(k, rates[i])) {
+      d->rates[i] = atof(v);
+      return;
+    }
+  for (int i = 0; i < N_TIMES; ++i)
+    if (!strcmp(k, times[i])) {
+      d->times[i] = atof(v);
+      return;
+    }
   if (!strcmp(k, "duty")) {
     d->nduty = 0;
     d->duty_none = !strcmp(v, "none");
-    for (char* s = (char*)v; !d->duty_none && *s && d->nduty < MAX_DUTY; ) { d->duty[d->nduty++] = (int)strtol(s, &s, 10); if (*s == ',') ++s; else break; }
-  } else if (!strcmp(k, "mem_used_mib")) d->mem_used_mib = atof(v);
-  else if (!strcmp(k, "power_w")) d->power_w = atof(v);
-  else if (!strcmp(k, "power_limit_w")) d->power_limit_w = atof(v);
-  else if (!strcmp(k, "sm_mhz")) d->sm_mhz = (unsigned)atoi(v);
-  else if (!strcmp(k, "reasons")) d->reasons = strtoull(v, NULL, 0);
+    for (char* s = (char*)v; !d->duty_none && *s && d->nduty < MAX_DUTY;) {
+      d->duty[d->nduty++] = (int)strtol(s, &s, 10);
+      if (*s == ',')
+        ++s;
+      else
+        break;
+    }
+  } else if (!strcmp(k, "mem_used_mib"))
+    d->mem_used_mib = atof(v);
+  else if (!strcmp(k, "power_w"))
+    d->power_w = atof(v);
+  else if (!strcmp(k, "power_limit_w"))
+    d->power_limit_w = atof(v);
+  else if (!strcmp(k, "sm_mhz"))
+    d->sm_mhz = (unsigned)atoi(v);
+  else if (!strcmp(k, "reasons"))
+    d->reasons = strtoull(v, NULL, 0);
   else if (!strcmp(k, "procs")) {
     d->nprocs = 0;
     char buf[512];
     snprintf(buf, sizeof buf, "%s", v);
-    for (char* save = NULL, *e = strtok_r(buf, ",", &save); e && d->nprocs < MAX_PROCS; e = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *e = strtok_r(buf, ",", &save); e && d->nprocs < MAX_PROCS;
+         e = strtok_r(NULL, ",", &save)) {
       if (!strcmp(e, "none")) break;
       struct proc* p = &d->procs[d->nprocs++];
       char pid[32] = "";
-      p->mem_mib = 0; p->gi = -1;
+      p->mem_mib = 0;
+      p->gi = -1;
       sscanf(e, "%31[^:]:%lf:%d", pid, &p->mem_mib, &p->gi);
       p->pid = pid_of(pid);
     }
-  } else { fprintf(stderr, "nvml stand-in: unknown step key %s\n", k); exit(70); }
+  } else {
+    fprintf(stderr, "nvml stand-in: unknown step key %s\n", k);
+    exit(70);
+  }
 }
 
 static int load_trace(const char* path) {
   FILE* f = fopen(path, "r");
   if (!f) return -1;
   const char* env = getenv("GPUPREP_STANDIN_PIDS");
-  for (char* s = (char*)(env ? env : ""); *s && g_nenv_pids < 64; ) {
+  for (char* s = (char*)(env ? env : ""); *s && g_nenv_pids < 64;) {
     while (*s == ' ') ++s;
     if (!*s) break;
     g_env_pids[g_nenv_pids++] = (unsigned)strtoul(s, &s, 10);
@@ -231,23 +381,38 @@ static int load_trace(const char* path) {
       for (int i = 0; i < g_ngpus; ++i) {
         struct gpu* g = &g_gpus[i];
         snprintf(g->name, sizeof g->name, "NVIDIA H100 80GB HBM3");
-        g->arch = 9; g->bus = 0x18 + 0x11 * (unsigned)i; g->memory_mib = 81559; g->power_default_w = 700;
-        g->sm_max_mhz = 1980; g->pcie_gen = 5; g->pcie_width = 16; g->lost_at_ms = -1; g->grow_at_ms = -1;
+        g->arch = 9;
+        g->bus = 0x18 + 0x11 * (unsigned)i;
+        g->memory_mib = 81559;
+        g->power_default_w = 700;
+        g->sm_max_mhz = 1980;
+        g->pcie_gen = 5;
+        g->pcie_width = 16;
+        g->lost_at_ms = -1;
+        g->grow_at_ms = -1;
         pthread_mutex_init(&g->mu, NULL);
       }
-    } else if (!strcmp(word, "driver")) snprintf(g_driver, sizeof g_driver, "%s", token(&p));
-    else if (!strcmp(word, "process_stride")) g_stride = atoi(token(&p));
-    else if (!strcmp(word, "gpm_layout")) g_gpm_layout = atoi(token(&p));
-    else if (!strcmp(word, "step_ms")) g_step_ms = atof(token(&p));
-    else if (!strcmp(word, "sample_ms")) g_sample_ms = atof(token(&p));
-    else if (!strcmp(word, "init_error")) g_init_error = atoi(token(&p));
-    else if (!strcmp(word, "expect")) continue; /* read by the test script, not by NVML */
-    else if (!strcmp(word, "gpu") || !strcmp(word, "at") || !strcmp(word, "event") || !strcmp(word, "unsupported")) {
+    } else if (!strcmp(word, "driver"))
+      snprintf(g_driver, sizeof g_driver, "%s", token(&p));
+    else if (!strcmp(word, "process_stride"))
+      g_stride = atoi(token(&p));
+    else if (!strcmp(word, "gpm_layout"))
+      g_gpm_layout = atoi(token(&p));
+    else if (!strcmp(word, "step_ms"))
+      g_step_ms = atof(token(&p));
+    else if (!strcmp(word, "sample_ms"))
+      g_sample_ms = atof(token(&p));
+    else if (!strcmp(word, "init_error"))
+      g_init_error = atoi(token(&p));
+    else if (!strcmp(word, "expect"))
+      continue; /* read by the test script, not by NVML */
+    else if (!strcmp(word, "gpu") || !strcmp(word, "at") || !strcmp(word, "event") ||
+             !strcmp(word, "unsupported")) {
       char sel[32];
       snprintf(sel, sizeof sel, "%s", token(&p));
       char* kv[32];
       int n = 0;
-      for (char* t; n < 32 && (t = token(&p)); ) kv[n++] = t;
+      for (char* t; n < 32 && (t = token(&p));) kv[n++] = t;
       for (int i = 0; i < g_ngpus; ++i) {
         if (!sel_match(sel, i)) continue;
         int gi = -1;
@@ -259,32 +424,51 @@ static int load_trace(const char* path) {
           char key[64];
           const char* val = eq ? eq + 1 : "";
           snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - kv[k]) : (int)strlen(kv[k]), kv[k]);
-          if (!strcmp(word, "gpu")) set_static(&g_gpus[i], key, val);
-          else if (!strcmp(word, "at")) { if (step < 0) { fprintf(stderr, "nvml stand-in: 'at' before 'step'\n"); exit(70); } set_dyn(&g_gpus[i], &g_steps[step][i], key, val, &gi); }
-          else if (!strcmp(word, "unsupported")) {
-            if (!strcmp(key, "field") && g_gpus[i].nunsupported_fields < 32) g_gpus[i].unsupported_fields[g_gpus[i].nunsupported_fields++] = atoi(val);
-            if (!strcmp(key, "call") && g_gpus[i].nunsupported_calls < 8) snprintf(g_gpus[i].unsupported_calls[g_gpus[i].nunsupported_calls++], 64, "%s", val);
+          if (!strcmp(word, "gpu"))
+            set_static(&g_gpus[i], key, val);
+          else if (!strcmp(word, "at")) {
+            if (step < 0) {
+              fprintf(stderr, "nvml stand-in: 'at' before 'step'\n");
+              exit(70);
+            }
+            set_dyn(&g_gpus[i], &g_steps[step][i], key, val, &gi);
+          } else if (!strcmp(word, "unsupported")) {
+            if (!strcmp(key, "field") && g_gpus[i].nunsupported_fields < 32)
+              g_gpus[i].unsupported_fields[g_gpus[i].nunsupported_fields++] = atoi(val);
+            if (!strcmp(key, "call") && g_gpus[i].nunsupported_calls < 8)
+              snprintf(g_gpus[i].unsupported_calls[g_gpus[i].nunsupported_calls++], 64, "%s", val);
           } else {
-            if (!strcmp(key, "at_ms")) at = atof(val);
-            else if (!strcmp(key, "stall_ms")) stall = atof(val);
-            else if (!strcmp(key, "call")) snprintf(call, sizeof call, "%s", val);
-            else if (!strcmp(key, "lost")) lost = 1;
-            else if (!strcmp(key, "grow")) grow = atoi(val);
+            if (!strcmp(key, "at_ms"))
+              at = atof(val);
+            else if (!strcmp(key, "stall_ms"))
+              stall = atof(val);
+            else if (!strcmp(key, "call"))
+              snprintf(call, sizeof call, "%s", val);
+            else if (!strcmp(key, "lost"))
+              lost = 1;
+            else if (!strcmp(key, "grow"))
+              grow = atoi(val);
           }
         }
         if (!strcmp(word, "event")) {
           if (lost) g_gpus[i].lost_at_ms = at;
-          if (grow) { g_gpus[i].grow_by = grow; g_gpus[i].grow_at_ms = at; }
+          if (grow) {
+            g_gpus[i].grow_by = grow;
+            g_gpus[i].grow_at_ms = at;
+          }
           if (stall > 0 && g_nevents < MAX_EVENTS) {
             struct event* e = &g_events[g_nevents++];
-            e->gpu = i; e->at_ms = at; e->stall_ms = stall; snprintf(e->call, sizeof e->call, "%s", call);
+            e->gpu = i;
+            e->at_ms = at;
+            e->stall_ms = stall;
+            snprintf(e->call, sizeof e->call, "%s", call);
           }
         }
       }
     } else if (!strcmp(word, "step")) {
       if (step + 1 >= MAX_STEPS) break;
       ++step;
-      if (step > 0) memcpy(g_steps[step], g_steps[step - 1], sizeof g_steps[step]);  /* values persist */
+      if (step > 0) memcpy(g_steps[step], g_steps[step - 1], sizeof g_steps[step]); /* values persist */
     } else {
       fprintf(stderr, "nvml stand-in: unknown line %s\n", word);
       exit(70);
@@ -294,7 +478,8 @@ static int load_trace(const char* path) {
   g_nsteps = step + 1;
   for (int i = 0; i < g_ngpus; ++i) {
     struct gpu* g = &g_gpus[i];
-    if (!g->uuid[0]) snprintf(g->uuid, sizeof g->uuid, "GPU-%08x-5151-4d0c-8e2a-%012x", 0x5eedu * (unsigned)(i + 1), g->bus);
+    if (!g->uuid[0])
+      snprintf(g->uuid, sizeof g->uuid, "GPU-%08x-5151-4d0c-8e2a-%012x", 0x5eedu * (unsigned)(i + 1), g->bus);
     for (unsigned k = 0; k < g->ngi; ++k) g_mig[i][k] = (struct mig_handle){0x4d494721, i, (int)k};
   }
   if (!saw_gpus || (g_ngpus > 0 && g_nsteps == 0)) return -1;
@@ -339,8 +524,10 @@ static void advance(int i) {
     const struct dyn* d = dyn_at(i, slot_ms);
     if (d->duty_none || d->nduty == 0) continue; /* the buffer runs dry while no kernel runs */
     nvmlSample_t* s = &g->ring[(g->ring_head + g->ring_len) % RING];
-    if (g->ring_len == RING) g->ring_head = (g->ring_head + 1) % RING;
-    else ++g->ring_len;
+    if (g->ring_len == RING)
+      g->ring_head = (g->ring_head + 1) % RING;
+    else
+      ++g->ring_len;
     s->timeStamp = (unsigned long long)(g_t0_wall_us + slot_ms * 1000);
     s->sampleValue.uiVal = (unsigned)d->duty[g->next_slot % d->nduty];
   }
@@ -350,7 +537,8 @@ static void advance(int i) {
 /* ---------------------------------------------------------------- helpers for every call */
 
 static int gpu_index(const void* dev) {
-  for (int i = 0; i < g_ngpus; ++i) if (dev == &g_gpus[i]) return i;
+  for (int i = 0; i < g_ngpus; ++i)
+    if (dev == &g_gpus[i]) return i;
   return -1;
 }
 
@@ -365,25 +553,30 @@ static void maybe_stall(int i, const char* call) {
 }
 
 static int call_unsupported(const struct gpu* g, const char* call) {
-  for (int k = 0; k < g->nunsupported_calls; ++k) if (!strcmp(g->unsupported_calls[k], call)) return 1;
+  for (int k = 0; k < g->nunsupported_calls; ++k)
+    if (!strcmp(g->unsupported_calls[k], call)) return 1;
   return 0;
 }
 
 /* The start of every device call: initialised, a known handle, not lost, maybe a stall. */
-#define DEVICE_CALL(dev, callname)                                                    \
-  if (!g_init) return NVML_ERROR_UNINITIALIZED;                                       \
-  const int gi_ = gpu_index(dev);                                                     \
-  if (gi_ < 0) return NVML_ERROR_INVALID_ARGUMENT;                                    \
-  struct gpu* const g = &g_gpus[gi_];                                                 \
-  maybe_stall(gi_, callname);                                                         \
+#define DEVICE_CALL(dev, callname)                                                        \
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;                                           \
+  const int gi_ = gpu_index(dev);                                                         \
+  if (gi_ < 0) return NVML_ERROR_INVALID_ARGUMENT;                                        \
+  struct gpu* const g = &g_gpus[gi_];                                                     \
+  maybe_stall(gi_, callname);                                                             \
   if (g->lost_at_ms >= 0 && elapsed_ms() >= g->lost_at_ms) return NVML_ERROR_GPU_IS_LOST; \
-  if (call_unsupported(g, callname)) return NVML_ERROR_NOT_SUPPORTED;                 \
-  pthread_mutex_lock(&g->mu);                                                         \
-  advance(gi_);                                                                       \
-  const struct dyn* const d = dyn_at(gi_, elapsed_ms());                              \
+  if (call_unsupported(g, callname)) return NVML_ERROR_NOT_SUPPORTED;                     \
+  pthread_mutex_lock(&g->mu);                                                             \
+  advance(gi_);                                                                           \
+  const struct dyn* const d = dyn_at(gi_, elapsed_ms());                                  \
   (void)d;
 
-#define RETURN(x) do { pthread_mutex_unlock(&g->mu); return (x); } while (0)
+#define RETURN(x)                 \
+  do {                            \
+    pthread_mutex_unlock(&g->mu); \
+    return (x);                   \
+  } while (0)
 
 /* ---------------------------------------------------------------- NVML */
 
@@ -396,7 +589,10 @@ nvmlReturn_t nvmlInit_v2(void) {
     loaded = 1;
   }
   if (g_init_error) return g_init_error;
-  if (!g_init) { g_t0_mono = mono_s(); g_t0_wall_us = wall_us(); }
+  if (!g_init) {
+    g_t0_mono = mono_s();
+    g_t0_wall_us = wall_us();
+  }
   ++g_init;
   return NVML_SUCCESS;
 }
@@ -404,21 +600,37 @@ nvmlReturn_t nvmlShutdown(void) {
   if (!g_init) return NVML_ERROR_UNINITIALIZED;
   --g_init;
   const char* log = getenv("GPUPREP_STANDIN_LOG");
-  if (log) { FILE* f = fopen(log, "a"); if (f) { fprintf(f, "nvmlShutdown\n"); fclose(f); } }
+  if (log) {
+    FILE* f = fopen(log, "a");
+    if (f) {
+      fprintf(f, "nvmlShutdown\n");
+      fclose(f);
+    }
+  }
   return NVML_SUCCESS;
 }
 const char* nvmlErrorString(nvmlReturn_t r) {
   switch (r) {
-    case NVML_SUCCESS: return "Success";
-    case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
-    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-    case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-    case NVML_ERROR_NOT_FOUND: return "Not Found";
-    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument version mismatch";
-    default: return "Unknown Error";
+    case NVML_SUCCESS:
+      return "Success";
+    case NVML_ERROR_UNINITIALIZED:
+      return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT:
+      return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED:
+      return "Not Supported";
+    case NVML_ERROR_NOT_FOUND:
+      return "Not Found";
+    case NVML_ERROR_INSUFFICIENT_SIZE:
+      return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+      return "Driver Not Loaded";
+    case NVML_ERROR_GPU_IS_LOST:
+      return "GPU is lost";
+    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:
+      return "Argument version mismatch";
+    default:
+      return "Unknown Error";
   }
 }
 nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned n) {
@@ -445,8 +657,14 @@ static nvmlReturn_t copy_str(char* out, unsigned n, const char* s) {
   strcpy(out, s);
   return NVML_SUCCESS;
 }
-nvmlReturn_t nvmlDeviceGetUUID(void* dev, char* out, unsigned n) { DEVICE_CALL(dev, "nvmlDeviceGetUUID"); RETURN(copy_str(out, n, g->uuid)); }
-nvmlReturn_t nvmlDeviceGetName(void* dev, char* out, unsigned n) { DEVICE_CALL(dev, "nvmlDeviceGetName"); RETURN(copy_str(out, n, g->name)); }
+nvmlReturn_t nvmlDeviceGetUUID(void* dev, char* out, unsigned n) {
+  DEVICE_CALL(dev, "nvmlDeviceGetUUID");
+  RETURN(copy_str(out, n, g->uuid));
+}
+nvmlReturn_t nvmlDeviceGetName(void* dev, char* out, unsigned n) {
+  DEVICE_CALL(dev, "nvmlDeviceGetName");
+  RETURN(copy_str(out, n, g->name));
+}
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(void* dev, nvmlPciInfo_t* p) {
   DEVICE_CALL(dev, "nvmlDeviceGetPciInfo_v3");
   if (!p) RETURN(NVML_ERROR_INVALID_ARGUMENT);
@@ -457,15 +675,23 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(void* dev, nvmlPciInfo_t* p) {
   snprintf(p->busId, sizeof p->busId, "00000000:%02X:00.0", g->bus);
   RETURN(NVML_SUCCESS);
 }
-nvmlReturn_t nvmlDeviceGetArchitecture(void* dev, unsigned* a) { DEVICE_CALL(dev, "nvmlDeviceGetArchitecture"); *a = g->arch; RETURN(NVML_SUCCESS); }
+nvmlReturn_t nvmlDeviceGetArchitecture(void* dev, unsigned* a) {
+  DEVICE_CALL(dev, "nvmlDeviceGetArchitecture");
+  *a = g->arch;
+  RETURN(NVML_SUCCESS);
+}
 
-nvmlReturn_t nvmlDeviceGetSamples(void* dev, int type, unsigned long long last_seen, int* vtype, unsigned* count, nvmlSample_t* out) {
+nvmlReturn_t nvmlDeviceGetSamples(void* dev, int type, unsigned long long last_seen, int* vtype,
+                                  unsigned* count, nvmlSample_t* out) {
   DEVICE_CALL(dev, "nvmlDeviceGetSamples");
   if (!count || !vtype) RETURN(NVML_ERROR_INVALID_ARGUMENT);
   /* "On MIG-enabled GPUs, querying ... NVML_GPU_UTILIZATION_SAMPLES ... is not currently supported." */
   if (type != 1 || g->mig) RETURN(NVML_ERROR_NOT_SUPPORTED);
   *vtype = 1; /* NVML_VALUE_TYPE_UNSIGNED_INT */
-  if (!out) { *count = RING; RETURN(NVML_SUCCESS); }
+  if (!out) {
+    *count = RING;
+    RETURN(NVML_SUCCESS);
+  }
   if (*count == 0) RETURN(NVML_ERROR_INVALID_ARGUMENT);
   unsigned n = 0;
   for (int k = 0; k < g->ring_len && n < *count; ++k) {
@@ -494,14 +720,26 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(void* dev, nvmlMemory_t* m) {
   m->free = m->total - m->used;
   RETURN(NVML_SUCCESS);
 }
-nvmlReturn_t nvmlDeviceGetPowerUsage(void* dev, unsigned* mw) { DEVICE_CALL(dev, "nvmlDeviceGetPowerUsage"); *mw = (unsigned)(d->power_w * 1000); RETURN(NVML_SUCCESS); }
+nvmlReturn_t nvmlDeviceGetPowerUsage(void* dev, unsigned* mw) {
+  DEVICE_CALL(dev, "nvmlDeviceGetPowerUsage");
+  *mw = (unsigned)(d->power_w * 1000);
+  RETURN(NVML_SUCCESS);
+}
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(void* dev, unsigned* mw) {
   DEVICE_CALL(dev, "nvmlDeviceGetEnforcedPowerLimit");
   *mw = (unsigned)((d->power_limit_w > 0 ? d->power_limit_w : g->power_default_w) * 1000);
   RETURN(NVML_SUCCESS);
 }
-nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(void* dev, unsigned* mw) { DEVICE_CALL(dev, "nvmlDeviceGetPowerManagementDefaultLimit"); *mw = (unsigned)(g->power_default_w * 1000); RETURN(NVML_SUCCESS); }
-nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(void* dev, unsigned long long* mj) { DEVICE_CALL(dev, "nvmlDeviceGetTotalEnergyConsumption"); *mj = (unsigned long long)g->energy_mj; RETURN(NVML_SUCCESS); }
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(void* dev, unsigned* mw) {
+  DEVICE_CALL(dev, "nvmlDeviceGetPowerManagementDefaultLimit");
+  *mw = (unsigned)(g->power_default_w * 1000);
+  RETURN(NVML_SUCCESS);
+}
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(void* dev, unsigned long long* mj) {
+  DEVICE_CALL(dev, "nvmlDeviceGetTotalEnergyConsumption");
+  *mj = (unsigned long long)g->energy_mj;
+  RETURN(NVML_SUCCESS);
+}
 nvmlReturn_t nvmlDeviceGetClockInfo(void* dev, int type, unsigned* mhz) {
   DEVICE_CALL(dev, "nvmlDeviceGetClockInfo");
   if (type != 1) RETURN(NVML_ERROR_NOT_SUPPORTED);
@@ -515,11 +753,27 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(void* dev, int type, unsigned* mhz) {
   RETURN(NVML_SUCCESS);
 }
 #ifndef STANDIN_LEGACY
-nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(void* dev, unsigned long long* r) { DEVICE_CALL(dev, "nvmlDeviceGetCurrentClocksEventReasons"); *r = d->reasons; RETURN(NVML_SUCCESS); }
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(void* dev, unsigned long long* r) {
+  DEVICE_CALL(dev, "nvmlDeviceGetCurrentClocksEventReasons");
+  *r = d->reasons;
+  RETURN(NVML_SUCCESS);
+}
 #endif
-nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(void* dev, unsigned long long* r) { DEVICE_CALL(dev, "nvmlDeviceGetCurrentClocksThrottleReasons"); *r = d->reasons; RETURN(NVML_SUCCESS); }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(void* dev, unsigned* v) { DEVICE_CALL(dev, "nvmlDeviceGetMaxPcieLinkGeneration"); *v = g->pcie_gen; RETURN(NVML_SUCCESS); }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(void* dev, unsigned* v) { DEVICE_CALL(dev, "nvmlDeviceGetMaxPcieLinkWidth"); *v = g->pcie_width; RETURN(NVML_SUCCESS); }
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(void* dev, unsigned long long* r) {
+  DEVICE_CALL(dev, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  *r = d->reasons;
+  RETURN(NVML_SUCCESS);
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(void* dev, unsigned* v) {
+  DEVICE_CALL(dev, "nvmlDeviceGetMaxPcieLinkGeneration");
+  *v = g->pcie_gen;
+  RETURN(NVML_SUCCESS);
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(void* dev, unsigned* v) {
+  DEVICE_CALL(dev, "nvmlDeviceGetMaxPcieLinkWidth");
+  *v = g->pcie_width;
+  RETURN(NVML_SUCCESS);
+}
 
 /* "Retrieve PCIe utilization information. This function is querying a byte counter over a 20ms interval"
  * (nvml.h): it blocks that long. gpuprep must never call it in its loop; each call is logged. */
@@ -527,7 +781,13 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(void* dev, int counter, unsigned* kbps)
   DEVICE_CALL(dev, "nvmlDeviceGetPcieThroughput");
   pthread_mutex_unlock(&g->mu);
   const char* log = getenv("GPUPREP_STANDIN_LOG");
-  if (log) { FILE* f = fopen(log, "a"); if (f) { fprintf(f, "nvmlDeviceGetPcieThroughput\n"); fclose(f); } }
+  if (log) {
+    FILE* f = fopen(log, "a");
+    if (f) {
+      fprintf(f, "nvmlDeviceGetPcieThroughput\n");
+      fclose(f);
+    }
+  }
   usleep(20000);
   if (!kbps || counter < 0 || counter > 1) return NVML_ERROR_INVALID_ARGUMENT;
   *kbps = 0;
@@ -535,7 +795,8 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(void* dev, int counter, unsigned* kbps)
 }
 
 static int field_unsupported(const struct gpu* g, unsigned id) {
-  for (int k = 0; k < g->nunsupported_fields; ++k) if ((unsigned)g->unsupported_fields[k] == id) return 1;
+  for (int k = 0; k < g->nunsupported_fields; ++k)
+    if ((unsigned)g->unsupported_fields[k] == id) return 1;
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetFieldValues(void* dev, int n, nvmlFieldValue_t* v) {
@@ -549,23 +810,54 @@ nvmlReturn_t nvmlDeviceGetFieldValues(void* dev, int n, nvmlFieldValue_t* v) {
     f->valueType = 3; /* UNSIGNED_LONG_LONG */
     f->nvmlReturn = NVML_SUCCESS;
     const int nvlink = g->nvlink_links > 0;
-    if (field_unsupported(g, f->fieldId)) { f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; continue; }
+    if (field_unsupported(g, f->fieldId)) {
+      f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      continue;
+    }
     switch (f->fieldId) {
-      case 74: f->value.ullVal = (unsigned long long)g->ns[T_POWERCAP]; break;
-      case 76: f->value.ullVal = (unsigned long long)g->ns[T_SYNCBOOST]; break;
-      case 269: f->value.ullVal = (unsigned long long)g->ns[T_SWTHERM]; break;
-      case 270: f->value.ullVal = (unsigned long long)g->ns[T_HWTHERM]; break;
-      case 271: f->value.ullVal = (unsigned long long)g->ns[T_BRAKE]; break;
-      case 197: f->value.ullVal = g->counters[R_PCIE_TX]; break;
-      case 198: f->value.ullVal = g->counters[R_PCIE_RX]; break;
-      case 90: f->valueType = 1; if (nvlink) f->value.uiVal = g->nvlink_mbps; else f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break;
-      case 91: f->valueType = 1; f->value.uiVal = g->nvlink_links; break;
-      case 138: case 139:
+      case 74:
+        f->value.ullVal = (unsigned long long)g->ns[T_POWERCAP];
+        break;
+      case 76:
+        f->value.ullVal = (unsigned long long)g->ns[T_SYNCBOOST];
+        break;
+      case 269:
+        f->value.ullVal = (unsigned long long)g->ns[T_SWTHERM];
+        break;
+      case 270:
+        f->value.ullVal = (unsigned long long)g->ns[T_HWTHERM];
+        break;
+      case 271:
+        f->value.ullVal = (unsigned long long)g->ns[T_BRAKE];
+        break;
+      case 197:
+        f->value.ullVal = g->counters[R_PCIE_TX];
+        break;
+      case 198:
+        f->value.ullVal = g->counters[R_PCIE_RX];
+        break;
+      case 90:
+        f->valueType = 1;
+        if (nvlink)
+          f->value.uiVal = g->nvlink_mbps;
+        else
+          f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        break;
+      case 91:
+        f->valueType = 1;
+        f->value.uiVal = g->nvlink_links;
+        break;
+      case 138:
+      case 139:
         /* scopeId UINT_MAX = the sum over all links (nvml.h); per-link scopes are not modelled */
-        if (!nvlink || f->scopeId != 0xFFFFFFFFu) { f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break; }
+        if (!nvlink || f->scopeId != 0xFFFFFFFFu) {
+          f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+          break;
+        }
         f->value.ullVal = g->counters[f->fieldId == 138 ? R_NVL_TX : R_NVL_RX];
         break;
-      default: f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      default:
+        f->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
     }
   }
   RETURN(NVML_SUCCESS);
@@ -579,17 +871,27 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(void* dev, unsigned* count,
   for (int k = 0; k < d->nprocs; ++k) list[n++] = d->procs[k];
   /* a list that grows: from grow_at_ms on, `grow_by` more contexts (the same processes again) */
   if (g->grow_at_ms >= 0 && elapsed_ms() >= g->grow_at_ms)
-    for (int k = 0; k < g->grow_by && d->nprocs > 0 && n < MAX_PROCS * 2; ++k) { list[n] = d->procs[k % d->nprocs]; list[n++].mem_mib = 0; }
-  if (*count < n || (n > 0 && !infos)) { *count = n; RETURN(n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS); }
+    for (int k = 0; k < g->grow_by && d->nprocs > 0 && n < MAX_PROCS * 2; ++k) {
+      list[n] = d->procs[k % d->nprocs];
+      list[n++].mem_mib = 0;
+    }
+  if (*count < n || (n > 0 && !infos)) {
+    *count = n;
+    RETURN(n ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS);
+  }
   unsigned char* out = infos;
   for (unsigned k = 0; k < n; ++k) {
     unsigned char* e = out + (size_t)k * (size_t)g_stride;
     memset(e, 0, (size_t)g_stride);
     const unsigned long long mem = (unsigned long long)(list[k].mem_mib * 1048576);
-    const unsigned none = 0xFFFFFFFFu, gi = list[k].gi >= 0 ? (unsigned)list[k].gi : none, ci = list[k].gi >= 0 ? 0 : none;
+    const unsigned none = 0xFFFFFFFFu, gi = list[k].gi >= 0 ? (unsigned)list[k].gi : none,
+                   ci = list[k].gi >= 0 ? 0 : none;
     memcpy(e, &list[k].pid, 4);
     memcpy(e + 8, &mem, 8);
-    if (g_stride >= 24) { memcpy(e + 16, &gi, 4); memcpy(e + 20, &ci, 4); }
+    if (g_stride >= 24) {
+      memcpy(e + 16, &gi, 4);
+      memcpy(e + 20, &ci, 4);
+    }
     /* g_stride 32: R535's usedGpuCcProtectedMemory at 24, left 0 */
   }
   *count = n;
@@ -602,7 +904,11 @@ nvmlReturn_t nvmlDeviceGetMigMode(void* dev, unsigned* cur, unsigned* pending) {
   *cur = *pending = g->mig;
   RETURN(NVML_SUCCESS);
 }
-nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(void* dev, unsigned* n) { DEVICE_CALL(dev, "nvmlDeviceGetMaxMigDeviceCount"); *n = g->mig ? 7 : 0; RETURN(NVML_SUCCESS); }
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(void* dev, unsigned* n) {
+  DEVICE_CALL(dev, "nvmlDeviceGetMaxMigDeviceCount");
+  *n = g->mig ? 7 : 0;
+  RETURN(NVML_SUCCESS);
+}
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(void* dev, unsigned k, void** mig) {
   DEVICE_CALL(dev, "nvmlDeviceGetMigDeviceHandleByIndex");
   if (!g->mig || k >= g->ngi) RETURN(NVML_ERROR_NOT_FOUND);
@@ -670,28 +976,49 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* m) {
     pthread_mutex_lock(&mu);
     memcpy(&whole, m, sizeof whole);
     int dirty = 0;
-    for (unsigned k = m->numMetrics; k < 333; ++k) dirty |= memcmp(&whole.metrics[k], &zero, sizeof zero) != 0;
+    for (unsigned k = m->numMetrics; k < 333; ++k)
+      dirty |= memcmp(&whole.metrics[k], &zero, sizeof zero) != 0;
     pthread_mutex_unlock(&mu);
     if (dirty) return NVML_ERROR_INVALID_ARGUMENT;
   }
   const struct standin_gpm_sample *a = m->sample1, *b = m->sample2;
-  if (!a || !b || a->magic != 0x47504d31 || b->magic != 0x47504d31 || !a->valid || !b->valid) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!a || !b || a->magic != 0x47504d31 || b->magic != 0x47504d31 || !a->valid || !b->valid)
+    return NVML_ERROR_INVALID_ARGUMENT;
   if (a->gpu != b->gpu || a->scope != b->scope || b->t <= a->t) return NVML_ERROR_INVALID_ARGUMENT;
   const double dt = b->t - a->t;
   for (unsigned k = 0; k < m->numMetrics; ++k) {
     nvmlGpmMetric_t* x = &m->metrics[k];
     int slot = -1;
     switch (x->metricId) {
-      case 2: slot = G_SM; break;
-      case 3: slot = G_OCC; break;
-      case 5: slot = G_TENSOR; break;
-      case 10: slot = G_DRAM; break;
-      case 20: slot = N_GPM + R_PCIE_TX; break;
-      case 21: slot = N_GPM + R_PCIE_RX; break;
-      case 61: slot = N_GPM + R_NVL_TX; break;
-      case 60: slot = N_GPM + R_NVL_RX; break;
+      case 2:
+        slot = G_SM;
+        break;
+      case 3:
+        slot = G_OCC;
+        break;
+      case 5:
+        slot = G_TENSOR;
+        break;
+      case 10:
+        slot = G_DRAM;
+        break;
+      case 20:
+        slot = N_GPM + R_PCIE_TX;
+        break;
+      case 21:
+        slot = N_GPM + R_PCIE_RX;
+        break;
+      case 61:
+        slot = N_GPM + R_NVL_TX;
+        break;
+      case 60:
+        slot = N_GPM + R_NVL_RX;
+        break;
     }
-    if (slot < 0 || (a->scope > 0 && slot >= N_GPM)) { x->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; continue; }
+    if (slot < 0 || (a->scope > 0 && slot >= N_GPM)) {
+      x->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      continue;
+    }
     x->nvmlReturn = NVML_SUCCESS;
     x->value = (b->v[slot] - a->v[slot]) / dt;
   }

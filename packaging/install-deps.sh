@@ -34,6 +34,9 @@ pkgs=(
   golang-go golang-github-docker-distribution-dev golang-github-docker-go-units-dev dash
   # the fleet report's Markdown read by GitHub's own renderer (tests/integration/differential_markdown.sh)
   cmark-gfm
+  # the golden set of plan and doctor outputs runs at a fixed date (tests/integration/golden.sh); the C++
+  # sources' format is checked in CI (tools/format.sh)
+  faketime clang-format
 )
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null

@@ -60,7 +60,7 @@ sleep 0.5  # the workers are at full speed before the first sample
 trace=$src/tests/watch/e2e/loader_bound.trace
 rc=0
 LD_LIBRARY_PATH=$build/tests/standin/current GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS=$trainer \
-  "$bin" watch --json --interval 100ms --window 1s --duration 2200ms --price-per-gpu-hour 2.5 >"$work/live.jsonl" 2>"$work/err" || rc=$?
+  "$bin" watch --json --interval 100ms --window 1s --duration 4s --price-per-gpu-hour 2.5 >"$work/live.jsonl" 2>"$work/err" || rc=$?
 rrc=0
 "$bin" watch --replay "$work/live.jsonl" --json --price-per-gpu-hour 2.5 >"$work/replay.jsonl" 2>>"$work/err" || rrc=$?
 python3 "$src/tests/watch/check_trace.py" "$trace" "$work/live.jsonl" "$rc" "$work/replay.jsonl" "$rrc" || {

@@ -475,7 +475,8 @@ sim_log() { cat "$SIM_HOST/sim/log/$1.log"; }
 sim_finish() {  # sim_finish NAME: the script's verdict and exit code
   sim_section ""
   if ((SIM_FAILURES == 0)); then echo "$1: all checks passed"; exit 0; fi
-  echo "$1: $SIM_FAILURES check(s) failed" >&2
+  echo "$1: $SIM_FAILURES check(s) failed:" >&2
+  printf '  FAILED: %s\n' "${SIM_FAILED[@]}" >&2
   exit 1
 }
 sim_count() { wc -l <"$SIM_HOST/sim/log/$1.log"; }  # sim_count apt-get|commands
@@ -518,10 +519,16 @@ sim_section() {
 
 # Small assertion helpers for the scenario scripts.
 SIM_FAILURES=0
+SIM_FAILED=()  # each failed check's line, repeated by sim_finish (a long log's failure is then at its end)
+_sim_failed() {  # _sim_failed LINE: prints and records one failed check
+  echo "  FAILED: $1" >&2
+  SIM_FAILED+=("$1")
+  SIM_FAILURES=$((SIM_FAILURES + 1))
+}
 check() {  # check DESCRIPTION COMMAND...: runs COMMAND, records pass/fail
   local d=$1
   shift
-  if "$@"; then echo "  ok: $d"; else echo "  FAILED: $d" >&2; SIM_FAILURES=$((SIM_FAILURES + 1)); fi
+  if "$@"; then echo "  ok: $d"; else _sim_failed "$d"; fi
 }
 # pending WHAT_IS_MISSING CHECK_FN ARGS...: a check of behaviour gpuprep does not have yet (named in the
 # first argument). Run and reported, but a failure is printed as
@@ -533,19 +540,18 @@ pending() {
   sed 's/^  FAILED: /  PENDING (not counted): /' "$SIM_DIR/pending.out"
   if ((SIM_FAILURES > before)); then
     SIM_FAILURES=$before
+    SIM_FAILED=("${SIM_FAILED[@]:0:before}")
     echo "  PENDING: needs $why"
   fi
 }
 check_rc() {  # check_rc DESCRIPTION EXPECTED NAME: SIM_RC of the sim_gp run NAME; shows its output if wrong
   if [[ $SIM_RC == "$2" ]]; then echo "  ok: $1 (exit $2)"; else
-    echo "  FAILED: $1: expected exit $2, got $SIM_RC" >&2
+    _sim_failed "$1: expected exit $2, got $SIM_RC"
     sim_show "$3"
-    SIM_FAILURES=$((SIM_FAILURES + 1))
   fi
 }
 check_eq() {  # check_eq DESCRIPTION EXPECTED ACTUAL
   if [[ $2 == "$3" ]]; then echo "  ok: $1"; else
-    echo "  FAILED: $1: expected [$2], got [$3]" >&2
-    SIM_FAILURES=$((SIM_FAILURES + 1))
+    _sim_failed "$1: expected [$2], got [$3]"
   fi
 }

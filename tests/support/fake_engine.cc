@@ -31,12 +31,7 @@ FakeEngine::FakeEngine(nlohmann::json state) {
            static_cast<char*>(nullptr));
     _exit(127);
   }
-  for (int i = 0; i < 200; ++i) {
-    struct stat st;
-    if (stat(socket_.c_str(), &st) == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  throw std::runtime_error("fake_dockerd.py did not create " + socket_);
+  WaitAccepting(socket_);
 }
 
 FakeEngine::~FakeEngine() {

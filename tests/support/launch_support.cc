@@ -2,7 +2,9 @@
 
 #include <ftw.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,12 +62,25 @@ FakeDockerd::FakeDockerd() {
            static_cast<char*>(nullptr));
     _exit(127);
   }
-  for (int i = 0; i < 200; ++i) {  // up to 10 s for the socket to appear
-    struct stat st;
-    if (stat(socket_.c_str(), &st) == 0) return;
+  WaitAccepting(socket_);
+}
+
+void WaitAccepting(const std::string& socket_path) {
+  // The socket file appears at bind(), before listen(): a client that connects in between (a loaded
+  // machine) is refused and would see no engine at all, so readiness is an accepted connection.
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof addr.sun_path)
+    throw std::runtime_error("socket path too long: " + socket_path);
+  socket_path.copy(addr.sun_path, socket_path.size());
+  for (int i = 0; i < 400; ++i) {  // up to 20 s
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const bool up = fd >= 0 && ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    if (fd >= 0) close(fd);
+    if (up) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  throw std::runtime_error("fake_dockerd.py did not create " + socket_);
+  throw std::runtime_error("nothing accepts connections on " + socket_path);
 }
 
 FakeDockerd::~FakeDockerd() {

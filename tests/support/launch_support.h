@@ -16,6 +16,9 @@ std::string Snapshot(const std::string& name);
 std::string TempDir();  // removed with its contents when the test binary exits
 
 // fake_dockerd.py on a unix socket in a temp dir, killed on destruction.
+// Waits until something accepts connections on the Unix socket at `socket_path` (up to 20 s; throws).
+void WaitAccepting(const std::string& socket_path);
+
 class FakeDockerd {
  public:
   FakeDockerd();

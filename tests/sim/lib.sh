@@ -102,7 +102,9 @@ _sim_reap_stale() {
   local d pid
   for d in /tmp/gpuprep-sim.?????? /dev/shm/gpuprep-sim.??????; do
     [[ -f $d/owner.pid ]] || continue
-    read -r pid <"$d/owner.pid"
+    pid=
+    read -r pid <"$d/owner.pid" 2>/dev/null
+    [[ $pid =~ ^[0-9]+$ ]] || continue  # being written (or not ours): never a reason to delete
     kill -0 "$pid" 2>/dev/null && continue
     [[ -n $(find /proc/[0-9]*/root -maxdepth 0 -lname "$d/host/merged" 2>/dev/null) ]] && continue
     rm -rf "$d"
@@ -121,7 +123,7 @@ sim_init() {
   [[ -x $gpuprep ]] || sim_fail "gpuprep binary not found: $gpuprep"
   _sim_reap_stale
   SIM_DIR=$(mktemp -d "${SIM_BASE:-/tmp}/gpuprep-sim.XXXXXX")
-  echo $$ >"$SIM_DIR/owner.pid"
+  echo $$ >"$SIM_DIR/owner.pid.new" && mv "$SIM_DIR/owner.pid.new" "$SIM_DIR/owner.pid"  # whole or absent
   trap sim_cleanup EXIT
   trap 'exit 130' INT TERM
   mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/common/guest" "$SIM_DIR/www" "$SIM_DIR/gnupg"

@@ -12,7 +12,7 @@ namespace gp::sys {
 // The distribution's libraries gpuprep itself loads, one per seam (sys/http_curl.cc, sys/sha256.cc,
 // sys/archive.cc); not the NVIDIA libraries it probes, which the driver and CUDA bring. The package depends
 // on each: packaging/build-deb.sh and check-binary.sh read this list (one `kLib... = "SONAME";` per line),
-// and tests/integration/package_checks.sh checks that every DlOpen in src/sys/ names one of these.
+// and tests/integration/package_checks.sh checks that every DlOpen and DlLoadOnce names one of these.
 inline constexpr const char* kLibcurlSoname = "libcurl.so.4";
 inline constexpr const char* kLibcryptoSoname = "libcrypto.so.3";
 inline constexpr const char* kLibarchiveSoname = "libarchive.so.13";

@@ -7,9 +7,8 @@
 //  - ReadSnapshotChecked (nlohmann's DOM) is the reference: it accepts or refuses, and its errors point
 //    ("node.json:14:9: layers[2].status: expected ok, warn, fail or skip").
 //  - ReadSnapshotFast (util/json_scan.h: one pass, no document tree, the text read in place) answers only
-//  when
-//    it is sure. For a document it is not sure of (any error, a key it reads given twice, a string it reads
-//    over the field limit, a number near a double's limit) it answers nullopt and the caller runs the
+//    when it is sure. For a document it is not sure of (any error, a key it reads given twice, a string it
+//    reads over the field limit, a number near a double's limit) it answers nullopt and the caller runs the
 //    reference. Where it answers, the Host is the reference's; where it says the text is refused, the
 //    reference refuses it too (tests/fleet, fuzz_snapshot).
 #pragma once

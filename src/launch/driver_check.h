@@ -1,10 +1,11 @@
-// Will the image's CUDA run on the host's driver? Doctor's rule itself (layers::DriverRunsCuda, on the
-// same Compat facts, facts/nvidia-compat.md §1): the driver meets the minimum of the image's exact CUDA
-// release (Table 3); or, below it, the driver is on a branch that CUDA's minor-version compatibility
-// covers for that CUDA major (Table 2); or, on data-center GPUs only, the driver is on one of the
-// branches the image's release notes allow in forward-compatibility mode. On top of it, the branch the
-// image's release notes require ("requires NVIDIA Driver release 545 or later"), which only forward
-// compatibility can waive.
+// Will the image's CUDA run on the host's driver? Doctor's rule itself (layers::DriverRunsCuda, on the same
+// Compat facts, from NVIDIA's CUDA Toolkit release notes and
+// https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html): the driver meets the
+// minimum of the image's exact CUDA release (Table 3); or, below it, the driver is on a branch that CUDA's
+// minor-version compatibility covers for that CUDA major (Table 2); or, on data-center GPUs only, the driver
+// is on one of the branches the image's release notes allow in forward-compatibility mode. On top of it, the
+// branch the image's release notes require ("requires NVIDIA Driver release 545 or later"), which only
+// forward compatibility can waive.
 #pragma once
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 // Parsing and checking of single launch flag values. Each parser throws FlagError naming the flag, with
-// the message tested word for word in tests/launch/validate_test.cc.
+// the message tested word for word in tests/launch/validation_test.cc.
 #pragma once
 #include <cstdint>
 #include <string>

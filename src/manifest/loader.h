@@ -14,7 +14,7 @@ class HttpClient;
 
 namespace gp::manifest {
 
-// The compatibility facts compiled into the binary (manifests/compat.yaml), parsed on first use.
+// The compatibility facts compiled into the binary (manifests/compat.yaml), built once from prebuilt.h.
 const Compat& EmbeddedCompat();
 
 // Names of the embedded stacks (manifests/stacks/*.yaml, by metadata.name), sorted.

@@ -1,7 +1,8 @@
 // Embedded manifests parsed at BUILD time: tools/gpuprep_embed.cc runs ParseTree (tree.cc, yaml-cpp) over
 // every manifests/**/*.yaml and writes generated/manifest_trees.cc, a static table of nodes with their
-// scalars and positions. At run time an embedded file's tree is rebuilt from that table (nothing is
-// parsed); user files still go through ParseTree. A YAML error in an embedded file fails the build.
+// scalars and positions. At run time the trees of compat.yaml and the embedded stacks are rebuilt from that
+// table (nothing is parsed); user files, and the embedded profiles (launch/profile.cc hands their text to
+// manifest/profile.cc), still go through ParseTree. A YAML error in an embedded file fails the build.
 #pragma once
 #include <optional>
 #include <string_view>

@@ -10,7 +10,7 @@
 //   3. only when every archive's size and sha256 match is the staging directory synced (its files' writeback
 //      started while decoding) and renamed to the versioned prefix (the same version again: exchanged with
 //      the old tree in one rename), `current` switched to it by a symlink rename, the ld.so.conf.d entry
-//      written. The version `current` pointed at before is kept; older versioned prefixes of the layer go.
+//      written. Every other version of the layer stays side by side; removing one is the owner's choice.
 // A corrupt, truncated, tampered or hostile archive leaves nothing visible: the staging directory is
 // removed (at any depth; a removal that fails is added to the error), the prefix never appears, `current`
 // keeps pointing at the previous version (which stays).

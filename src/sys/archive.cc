@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include <memory>
-#include <mutex>
 
 #include "sys/dl.h"
 
@@ -46,53 +45,35 @@ struct ArchiveApi {
   decltype(&archive_entry_perm) entry_perm = nullptr;
 };
 
-template <typename F>
-bool Bind(ArchiveApi& api, const char* name, F& fn) {
-  return DlBind(api.handle, name, fn);
+bool Bind(void* lib, ArchiveApi& api) {
+  return DlBind(lib, "archive_read_new", api.read_new) &&
+         DlBind(lib, "archive_read_support_filter_xz", api.filter_xz) &&
+         DlBind(lib, "archive_read_support_filter_gzip", api.filter_gzip) &&
+         DlBind(lib, "archive_read_support_filter_none", api.filter_none) &&
+         DlBind(lib, "archive_read_support_format_tar", api.format_tar) &&
+         DlBind(lib, "archive_read_open", api.read_open) &&
+         DlBind(lib, "archive_read_next_header", api.next_header) &&
+         DlBind(lib, "archive_read_data_block", api.data_block) &&
+         DlBind(lib, "archive_read_free", api.read_free) &&
+         DlBind(lib, "archive_error_string", api.error_string) &&
+         DlBind(lib, "archive_write_disk_new", api.disk_new) &&
+         DlBind(lib, "archive_write_disk_set_options", api.disk_options) &&
+         DlBind(lib, "archive_write_header", api.write_header) &&
+         DlBind(lib, "archive_write_data_block", api.write_block) &&
+         DlBind(lib, "archive_write_finish_entry", api.finish_entry) &&
+         DlBind(lib, "archive_write_close", api.write_close) &&
+         DlBind(lib, "archive_write_free", api.write_free) &&
+         DlBind(lib, "archive_entry_pathname", api.entry_pathname) &&
+         DlBind(lib, "archive_entry_set_pathname", api.entry_set_pathname) &&
+         DlBind(lib, "archive_entry_filetype", api.entry_filetype) &&
+         DlBind(lib, "archive_entry_symlink", api.entry_symlink) &&
+         DlBind(lib, "archive_entry_hardlink", api.entry_hardlink) &&
+         DlBind(lib, "archive_entry_set_hardlink", api.entry_set_hardlink) &&
+         DlBind(lib, "archive_entry_size", api.entry_size) &&
+         DlBind(lib, "archive_entry_perm", api.entry_perm);
 }
 
-const ArchiveApi& Api() {
-  static ArchiveApi api;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    DlHandle lib = DlOpen(kLibarchiveSoname);
-    api.handle = lib.handle;
-    if (!api.handle) {
-      api.error = lib.error;
-      return;
-    }
-    bool ok = Bind(api, "archive_read_new", api.read_new) &&
-              Bind(api, "archive_read_support_filter_xz", api.filter_xz) &&
-              Bind(api, "archive_read_support_filter_gzip", api.filter_gzip) &&
-              Bind(api, "archive_read_support_filter_none", api.filter_none) &&
-              Bind(api, "archive_read_support_format_tar", api.format_tar) &&
-              Bind(api, "archive_read_open", api.read_open) &&
-              Bind(api, "archive_read_next_header", api.next_header) &&
-              Bind(api, "archive_read_data_block", api.data_block) &&
-              Bind(api, "archive_read_free", api.read_free) &&
-              Bind(api, "archive_error_string", api.error_string) &&
-              Bind(api, "archive_write_disk_new", api.disk_new) &&
-              Bind(api, "archive_write_disk_set_options", api.disk_options) &&
-              Bind(api, "archive_write_header", api.write_header) &&
-              Bind(api, "archive_write_data_block", api.write_block) &&
-              Bind(api, "archive_write_finish_entry", api.finish_entry) &&
-              Bind(api, "archive_write_close", api.write_close) &&
-              Bind(api, "archive_write_free", api.write_free) &&
-              Bind(api, "archive_entry_pathname", api.entry_pathname) &&
-              Bind(api, "archive_entry_set_pathname", api.entry_set_pathname) &&
-              Bind(api, "archive_entry_filetype", api.entry_filetype) &&
-              Bind(api, "archive_entry_symlink", api.entry_symlink) &&
-              Bind(api, "archive_entry_hardlink", api.entry_hardlink) &&
-              Bind(api, "archive_entry_set_hardlink", api.entry_set_hardlink) &&
-              Bind(api, "archive_entry_size", api.entry_size) &&
-              Bind(api, "archive_entry_perm", api.entry_perm);
-    if (!ok) {
-      api.error = std::string(kLibarchiveSoname) + " lacks archive_* symbols";
-      api.handle = nullptr;
-    }
-  });
-  return api;
-}
+const ArchiveApi& Api() { return DlLoadOnce(kLibarchiveSoname, "archive_* symbols", Bind); }
 
 struct Input {
   const ArchiveInput* fn = nullptr;

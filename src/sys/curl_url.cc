@@ -2,15 +2,14 @@
 
 #include <curl/curl.h>
 
-#include <mutex>
-
 #include "sys/dl.h"
 
 namespace gp::sys {
 namespace {
 
 struct UrlApi {
-  bool ok = false;
+  void* handle = nullptr;
+  std::string error;
   CURLU* (*url)() = nullptr;
   void (*cleanup)(CURLU*) = nullptr;
   CURLUcode (*set)(CURLU*, CURLUPart, const char*, unsigned int) = nullptr;
@@ -19,19 +18,14 @@ struct UrlApi {
   const char* (*strerror)(CURLUcode) = nullptr;  // curl 7.80+; the code's number without it
 };
 
-const UrlApi& Api() {
-  static UrlApi api;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    DlHandle lib = DlOpen(kLibcurlSoname);
-    if (!lib.handle) return;
-    api.ok = DlBind(lib.handle, "curl_url", api.url) && DlBind(lib.handle, "curl_url_cleanup", api.cleanup) &&
-             DlBind(lib.handle, "curl_url_set", api.set) && DlBind(lib.handle, "curl_url_get", api.get) &&
-             DlBind(lib.handle, "curl_free", api.free);
-    DlBind(lib.handle, "curl_url_strerror", api.strerror);
-  });
-  return api;
+bool Bind(void* lib, UrlApi& api) {
+  DlBind(lib, "curl_url_strerror", api.strerror);  // optional
+  return DlBind(lib, "curl_url", api.url) && DlBind(lib, "curl_url_cleanup", api.cleanup) &&
+         DlBind(lib, "curl_url_set", api.set) && DlBind(lib, "curl_url_get", api.get) &&
+         DlBind(lib, "curl_free", api.free);
 }
+
+const UrlApi& Api() { return DlLoadOnce(kLibcurlSoname, "curl_url_* symbols", Bind); }
 
 // One part, or "" when the URL has none.
 std::string Part(const UrlApi& api, CURLU* u, CURLUPart part) {
@@ -46,7 +40,7 @@ std::string Part(const UrlApi& api, CURLU* u, CURLUPart part) {
 
 std::optional<CurlUrl> CurlReadUrl(const std::string& url) {
   const UrlApi& api = Api();
-  if (!api.ok) return std::nullopt;
+  if (!api.handle) return std::nullopt;
   CURLU* u = api.url();
   if (!u) return std::nullopt;
   CurlUrl r;

@@ -2,14 +2,20 @@
 
 namespace gp::sys {
 
-DlHandle DlOpen(const char* soname) {
+DlHandle DlOpenFile(const std::string& file, int mode) {
   DlHandle h;
   ::dlerror();
-  h.handle = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  h.handle = ::dlopen(file.c_str(), mode);
   if (!h.handle) {
-    const char* e = ::dlerror();
-    h.error = std::string("cannot load ") + soname + ": " + (e ? e : "unknown error");
+    if (const char* e = ::dlerror()) h.error = e;
   }
+  return h;
+}
+
+DlHandle DlOpen(const char* soname) {
+  DlHandle h = DlOpenFile(soname, RTLD_NOW | RTLD_LOCAL);
+  if (!h.handle)
+    h.error = std::string("cannot load ") + soname + ": " + (h.error.empty() ? "unknown error" : h.error);
   return h;
 }
 

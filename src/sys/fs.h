@@ -1,6 +1,6 @@
 // The filesystem seam. Every path gpuprep reads or writes on the probed system goes through Fs, written
 // as the host sees it ("/etc/os-release"); DiskFs maps it under a root (--root DIR, or a fixture tree).
-// Tests use DiskFs over fixture trees for reading and MemFs (tests/support) to record writes.
+// Tests use DiskFs over fixture trees for reading and over a temp dir (TempRoot, tests/apply) for writes.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 #include <string_view>
 
 #include "sys/dl.h"
@@ -29,30 +28,17 @@ struct CurlApi {
   void (*slist_free_all)(curl_slist*) = nullptr;
 };
 
-const CurlApi& Api() {
-  static CurlApi api;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    DlHandle lib = DlOpen(kLibcurlSoname);
-    api.handle = lib.handle;
-    if (!api.handle) {
-      api.error = lib.error;
-      return;
-    }
-    if (!DlBind(api.handle, "curl_easy_init", api.easy_init) ||
-        !DlBind(api.handle, "curl_easy_setopt", api.easy_setopt) ||
-        !DlBind(api.handle, "curl_easy_perform", api.easy_perform) ||
-        !DlBind(api.handle, "curl_easy_getinfo", api.easy_getinfo) ||
-        !DlBind(api.handle, "curl_easy_cleanup", api.easy_cleanup) ||
-        !DlBind(api.handle, "curl_easy_strerror", api.easy_strerror) ||
-        !DlBind(api.handle, "curl_slist_append", api.slist_append) ||
-        !DlBind(api.handle, "curl_slist_free_all", api.slist_free_all)) {
-      api.error = std::string(kLibcurlSoname) + " lacks curl_easy_* symbols";
-      api.handle = nullptr;
-    }
-  });
-  return api;
+bool Bind(void* lib, CurlApi& api) {
+  return DlBind(lib, "curl_easy_init", api.easy_init) && DlBind(lib, "curl_easy_setopt", api.easy_setopt) &&
+         DlBind(lib, "curl_easy_perform", api.easy_perform) &&
+         DlBind(lib, "curl_easy_getinfo", api.easy_getinfo) &&
+         DlBind(lib, "curl_easy_cleanup", api.easy_cleanup) &&
+         DlBind(lib, "curl_easy_strerror", api.easy_strerror) &&
+         DlBind(lib, "curl_slist_append", api.slist_append) &&
+         DlBind(lib, "curl_slist_free_all", api.slist_free_all);
 }
+
+const CurlApi& Api() { return DlLoadOnce(kLibcurlSoname, "curl_easy_* symbols", Bind); }
 
 constexpr size_t kMaxHeaderBytes = 64u << 10;  // one response's headers
 

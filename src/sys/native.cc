@@ -64,16 +64,13 @@ Opened Open(const std::vector<std::string>& sonames, const std::vector<std::stri
   }
   for (const auto& so : sonames) tries.push_back(so);
   for (const auto& t : tries) {
-    ::dlerror();
-    if (void* h = ::dlopen(t.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
-      o.handle = h;
-      o.path = PathOf(h, t);
+    DlHandle h = DlOpenFile(t, RTLD_LAZY | RTLD_LOCAL);
+    if (h.handle) {
+      o.handle = h.handle;
+      o.path = PathOf(h.handle, t);
       return o;
     }
-    if (o.error.empty() || t.find('/') == std::string::npos) {
-      const char* e = ::dlerror();
-      if (e) o.error = e;
-    }
+    if ((o.error.empty() || t.find('/') == std::string::npos) && !h.error.empty()) o.error = h.error;
   }
   return o;
 }

@@ -1,4 +1,4 @@
-// DlopenNvmlSession: sys/nvml_session.h over libnvidia-ml.so.1. Signatures and semantics from nvml.h
+// OpenNvmlSession: sys/nvml_session.h over libnvidia-ml.so.1. Signatures and semantics from nvml.h
 // (public copy: github.com/NVIDIA/go-nvml gen/nvml/nvml.h); layouts in sys/nvml_abi.h.
 #include "sys/nvml_session.h"
 

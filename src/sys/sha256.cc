@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 
 #include "sys/dl.h"
@@ -26,28 +25,14 @@ struct CryptoApi {
   decltype(&EVP_DigestFinal_ex) digest_final = nullptr;
 };
 
-const CryptoApi& Api() {
-  static CryptoApi api;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    DlHandle lib = DlOpen(kLibcryptoSoname);
-    api.handle = lib.handle;
-    if (!api.handle) {
-      api.error = lib.error;
-      return;
-    }
-    if (!DlBind(api.handle, "EVP_MD_CTX_new", api.md_ctx_new) ||
-        !DlBind(api.handle, "EVP_MD_CTX_free", api.md_ctx_free) ||
-        !DlBind(api.handle, "EVP_sha256", api.sha256) ||
-        !DlBind(api.handle, "EVP_DigestInit_ex", api.digest_init) ||
-        !DlBind(api.handle, "EVP_DigestUpdate", api.digest_update) ||
-        !DlBind(api.handle, "EVP_DigestFinal_ex", api.digest_final)) {
-      api.error = std::string(kLibcryptoSoname) + " lacks EVP_* symbols";
-      api.handle = nullptr;
-    }
-  });
-  return api;
+bool Bind(void* lib, CryptoApi& api) {
+  return DlBind(lib, "EVP_MD_CTX_new", api.md_ctx_new) && DlBind(lib, "EVP_MD_CTX_free", api.md_ctx_free) &&
+         DlBind(lib, "EVP_sha256", api.sha256) && DlBind(lib, "EVP_DigestInit_ex", api.digest_init) &&
+         DlBind(lib, "EVP_DigestUpdate", api.digest_update) &&
+         DlBind(lib, "EVP_DigestFinal_ex", api.digest_final);
 }
+
+const CryptoApi& Api() { return DlLoadOnce(kLibcryptoSoname, "EVP_* symbols", Bind); }
 
 std::string Hex(const unsigned char* digest, unsigned int len) {
   static const char kDigits[] = "0123456789abcdef";

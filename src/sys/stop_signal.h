@@ -1,5 +1,5 @@
 // Ctrl-C and SIGTERM for a long-running verb (watch): while a StopSignal lives, SIGINT and SIGTERM set a
-// flag and wake WaitFor instead of killing the process, so the verb can print what it has and exit on
+// flag and wake WaitUntil instead of killing the process, so the verb can print what it has and exit on
 // its own. A second signal of the same kind gets the default action (the handler resets itself), so a
 // user can still kill a run that does not stop. The previous handlers come back when it is destroyed.
 #pragma once

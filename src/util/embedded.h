@@ -7,7 +7,7 @@
 namespace gp {
 
 struct EmbeddedFile {
-  const char* path;  // relative to the source tree, e.g. "manifests/stacks/h100-r580-cuda13.yaml"
+  const char* path;  // relative to the source tree, e.g. "manifests/stacks/hopper-r580-cuda13.0.yaml"
   const char* data;  // NUL-terminated contents
   std::size_t size;
 };

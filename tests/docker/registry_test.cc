@@ -147,7 +147,11 @@ TEST_CASE("registry: a tag's index, the amd64 manifest and its config, through t
   CHECK(log[5]["auth"] == "");
   CHECK(log[5]["status"] == 200);
 
-  SECTION("the arm64 image of the same index") {
+  // One registry for every case below, each in turn (not Catch2 sections, which would start a server and
+  // make a certificate again per case); each case sets the state it needs.
+  {
+    INFO("the arm64 image of the same index");
+    reg.SetState(State(repo));
     docker::RegistryOptions arm;
     arm.architecture = "arm64";
     auto a = docker::ReadRemoteImage(http, Ref(reg, "nvidia/pytorch:24.05-py3"), arm, &error);
@@ -155,7 +159,9 @@ TEST_CASE("registry: a tag's index, the amd64 manifest and its config, through t
     CHECK(a->platform_digest == repo.arm64.digest);
     CHECK(docker::CudaFromEnv(a->env).cuda == "12.4.1");
   }
-  SECTION("pinned by the index's digest: the same image; by a digest the bytes do not have: refused") {
+  {
+    INFO("pinned by the index's digest: the same image; by a digest the bytes do not have: refused");
+    reg.SetState(State(repo));
     auto pinned = docker::ReadRemoteImage(http, Ref(reg, "nvidia/pytorch@" + repo.index.digest), {}, &error);
     REQUIRE(pinned);
     CHECK(pinned->digest == repo.index.digest);
@@ -167,7 +173,9 @@ TEST_CASE("registry: a tag's index, the amd64 manifest and its config, through t
           "the manifest of " + reg.domain() + "/nvidia/pytorch:24.05-py3@" + other + " is " +
               repo.index.digest + ", not " + other + " as asked; refused");
   }
-  SECTION("an index without the host's platform") {
+  {
+    INFO("an index without the host's platform");
+    reg.SetState(State(repo));
     docker::RegistryOptions ppc;
     ppc.architecture = "ppc64le";
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3"), ppc) ==
@@ -207,12 +215,16 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
   const Repo repo = PytorchRepo();
   const std::string base = "https://" + reg.domain() + "/v2/nvidia/";
 
-  SECTION("a tag the registry does not have") {
+  // One registry for every case below, each in turn (not Catch2 sections, which would start a server and
+  // make a certificate again per case); each case sets the state it needs.
+  {
+    INFO("a tag the registry does not have");
     reg.SetState(State(repo));
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:99.01-py3")) ==
           "GET " + base + "pytorch/manifests/99.01-py3: HTTP 404 MANIFEST_UNKNOWN: manifest unknown");
   }
-  SECTION("a private repository: 401 even with the anonymous token") {
+  {
+    INFO("a private repository: 401 even with the anonymous token");
     json s = State(repo);
     s["private"] = {"nvidia/pytorch"};
     reg.SetState(s);
@@ -221,14 +233,16 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
               "pytorch/manifests/24.05-py3: HTTP 401 UNAUTHORIZED: authentication required even with an "
               "anonymous token (a private repository, or one that does not exist)");
   }
-  SECTION("the token service refuses anonymous access") {
+  {
+    INFO("the token service refuses anonymous access");
     json s = State(repo);
     s["token_status"] = 401;
     reg.SetState(s);
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")) ==
           "token from https://" + reg.domain() + "/token: HTTP 401 (anonymous access refused)");
   }
-  SECTION("a realm that is not https is never asked") {
+  {
+    INFO("a realm that is not https is never asked");
     json s = State(repo);
     s["realm"] = "http://auth.example/token";
     reg.SetState(s);
@@ -238,7 +252,8 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
               "address)");
     CHECK(reg.Log().size() == 1);
   }
-  SECTION("a config blob whose bytes are not the descriptor's digest") {
+  {
+    INFO("a config blob whose bytes are not the descriptor's digest");
     json s = State(repo);
     std::string tampered = repo.config.body;
     tampered.replace(tampered.find("12.2.2.009"), 10, "13.9.9.999");
@@ -250,7 +265,8 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
               std::to_string(tampered.size()) + " bytes), but the manifest's descriptor says " +
               repo.config.digest + " (" + std::to_string(repo.config.body.size()) + " bytes); refused");
   }
-  SECTION("a platform manifest that is not the one the index names") {
+  {
+    INFO("a platform manifest that is not the one the index names");
     json s = State(repo);
     auto other = test::ManifestDoc(test::ConfigDoc({"CUDA_VERSION=11.0"}));
     s["manifests"]["nvidia/pytorch"][repo.amd64.digest] = Entry(other);
@@ -260,14 +276,16 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
         Catch::Contains("the linux/amd64 manifest of") &&
             Catch::Contains("is " + other.digest + ", not " + repo.amd64.digest + " as asked; refused"));
   }
-  SECTION("a Docker-Content-Digest that disagrees with the bytes") {
+  {
+    INFO("a Docker-Content-Digest that disagrees with the bytes");
     json s = State(repo);
     s["manifests"]["nvidia/pytorch"]["24.05-py3"]["digest_header"] = "sha256:" + std::string(64, 'f');
     reg.SetState(s);
     CHECK_THAT(ReadFails(http, Ref(reg, "nvidia/pytorch:24.05-py3")),
                Catch::Contains("Docker-Content-Digest sha256:ffff") && Catch::EndsWith("; refused"));
   }
-  SECTION("a manifest that is not JSON, or nested beyond reason") {
+  {
+    INFO("a manifest that is not JSON, or nested beyond reason");
     json s = State(repo);
     s["manifests"]["nvidia/pytorch"]["bad"] = {{"type", test::kOciManifestType},
                                                {"body", "{\"schemaVersion\": 2,"}};
@@ -279,7 +297,8 @@ TEST_CASE("registry: what is refused, in words that say why", "[docker][registry
     CHECK(ReadFails(http, Ref(reg, "nvidia/pytorch:deep")) ==
           "the manifest of " + reg.domain() + "/nvidia/pytorch:deep: nested deeper than 16 levels");
   }
-  SECTION("no registry at all") {
+  {
+    INFO("no registry at all");
     docker::RegistryOptions quick;
     quick.timeout = std::chrono::milliseconds(3000);
     auto ref = docker::ParseImageRef("127.0.0.1:1/nvidia/pytorch:24.05-py3");

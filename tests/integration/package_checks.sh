@@ -51,17 +51,17 @@ for d in "debian-12 libarchive13" "ubuntu-22.04 libarchive13" "ubuntu-24.04 liba
   check "a Depends without libarchive is refused: ${d%% *} needs ${d#* }" \
     grep -q "^check-binary: ${d%% *}: libarchive.so.13: Depends lacks ${d#* } (${d%% *})" <<<"$out"
 done
-# The dlopened sonames are the code's own (src/sys/dl.h): every DlOpen in src/ names one of its kLib...Soname
-# constants (or kNvidia...Soname: NVIDIA's libraries, which the driver brings), never a literal, and the list
-# has the three seams' libraries.
+# The dlopened sonames are the code's own (src/sys/dl.h): every DlOpen and DlLoadOnce in src/ names one of its
+# kLib...Soname constants (or kNvidia...Soname: NVIDIA's libraries, which the driver brings), never a literal,
+# and the list has the three seams' libraries.
 check_eq() { if [[ $2 == "$3" ]]; then echo "  ok: $1"; else echo "  FAILED: $1: expected [$2], got [$3]" >&2; failures=$((failures + 1)); fi; }
 check_eq "packaging/dlopened.sh lists libcurl, libcrypto and libarchive" "libcurl.so.4 libcrypto.so.3 libarchive.so.13" \
   "$(bash "$src/packaging/dlopened.sh" | tr '\n' ' ' | sed 's/ $//')"
-check_eq "every DlOpen call in src/ names a kLib...Soname (or kNvidia...Soname) of src/sys/dl.h" "" \
-  "$(grep -rn 'DlOpen(' "$src/src" | grep -v 'src/sys/dl\.\(h\|cc\):' | grep -v 'DlOpen(kLib[A-Za-z]*Soname)' | grep -v 'DlOpen(kNvidia[A-Za-z]*Soname)')"
+check_eq "every DlOpen and DlLoadOnce call in src/ names a kLib...Soname (or kNvidia...Soname) of src/sys/dl.h" "" \
+  "$(grep -rnE 'Dl(Open|LoadOnce)\(' "$src/src" | grep -v 'src/sys/dl\.\(h\|cc\):' | grep -vE 'Dl(Open|LoadOnce)\(k(Lib|Nvidia)[A-Za-z]*Soname[,)]')"
 for so in $(bash "$src/packaging/dlopened.sh"); do
   const=$(sed -n "s/^inline constexpr const char\* \(kLib[A-Za-z]*Soname\) = \"$so\";\$/\1/p" "$src/src/sys/dl.h")
-  check "$so (${const:-no constant}) is what a seam in src/sys/ dlopens" grep -rqF "DlOpen(${const:-none})" "$src/src/sys"
+  check "$so (${const:-no constant}) is what a seam in src/sys/ dlopens" grep -rqE "Dl(Open|LoadOnce)\(${const:-none}[,)]" "$src/src/sys"
 done
 # The package itself: its Depends names each dlopened library with every distribution's name.
 if command -v help2man >/dev/null && command -v dpkg-shlibdeps >/dev/null; then

@@ -62,7 +62,9 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   const json doc = json::parse(js.out);
   const json& config = doc["config"];
 
-  gp::test::FakeDockerd dockerd;
+  // One stand-in Engine for every round trip of the binary: starting Python costs more than the round trip
+  // itself, and RunShell clears what the previous run recorded.
+  static gp::test::FakeDockerd dockerd;
   std::string err;
   INFO(text.out);
   const int rc = dockerd.RunShell(text.out, &err);

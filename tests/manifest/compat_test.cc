@@ -88,7 +88,8 @@ TEST_CASE("NVSwitch ids are every id the nvswitch driver accepts", "[manifest]")
   for (const auto& id : c.nvswitch_pci_ids) CHECK(c.GpuByPciId(id) == nullptr);  // switches are not GPUs
 }
 
-TEST_CASE("the catalogue holds every data-center GPU the issue names", "[manifest]") {
+TEST_CASE("the catalogue holds the data-center GPUs of the Ampere, Ada, Hopper and Blackwell generations",
+          "[manifest]") {
   const m::Compat& c = m::EmbeddedCompat();
   auto has = [&](const std::string& name) {
     for (const auto& g : c.gpus)

@@ -13,6 +13,10 @@ mount -t proc proc "$m/proc"
 [[ -f $host/osrelease ]] && mount --bind "$host/osrelease" "$m/proc/sys/kernel/osrelease"
 mount --bind "$host/procdriver" "$m/proc/driver"
 mount --rbind /dev "$m/dev"
+# Its own /dev/shm, of this machine's size (what doctor's host layer reads): this machine's holds other
+# scenarios' upper layers, which nothing inside a simulated server may reach.
+shm_k=$(df -Pk /dev/shm | awk 'NR == 2 { print $2 }')
+mount -t tmpfs -o "size=${shm_k}k,mode=1777" gpuprep-sim-shm "$m/dev/shm"
 mount --bind "$host/sys" "$m/sys"
 mount --bind "$host/run" "$m/run"
 mkdir -p "$m/sim"

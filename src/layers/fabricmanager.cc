@@ -2,6 +2,7 @@
 // version (the upstream part of its package version) and enabled; without it CUDA finds no usable GPU.
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 
 namespace gp::layers {
 
@@ -48,5 +49,9 @@ LayerReport CheckFabricManager(const CheckInput& in) {
           "sudo systemctl enable --now nvidia-fabricmanager");
   return r;
 }
+
+extern const Layer kFabricManagerLayer = {
+    "fabricmanager", CheckFabricManager, [](const probe::HostFacts& h) { return h.nvswitch_count > 0; }, true,
+    [](const manifest::Stack&, const probe::HostFacts& h) { return h.nvswitch_count > 0; }};
 
 }  // namespace gp::layers

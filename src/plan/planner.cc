@@ -8,7 +8,7 @@
 #include "apt/preferences.h"
 #include "apt/resolve.h"
 #include "apt/sources.h"
-#include "layers/report.h"
+#include "layers/table.h"
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "plan/containers.h"
@@ -22,20 +22,19 @@
 
 namespace gp::plan {
 
-const std::vector<std::string>& ApplyLayers() {
-  static const std::vector<std::string> kLayers = {"driver", "fabricmanager",     "cuda", "cudnn", "nccl",
-                                                   "docker", "container_toolkit", "image"};
-  return kLayers;
-}
+const std::vector<std::string>& ApplyLayers() { return layers::InstallableLayerNames(); }
 
 std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items) {
-  const auto& known = layers::LayerNames();
+  const auto& known = ApplyLayers();
   std::vector<std::string> out;
   for (const auto& item : items) {
     for (const auto& raw : Split(item, ',')) {
       std::string name(Trim(raw));
       if (name.empty()) continue;
       if (std::find(known.begin(), known.end(), name) == known.end()) {
+        if (layers::FindLayer(name))  // os, host, gpu: doctor checks them, nothing installs them
+          throw FlagError(flag, "layer \"" + name + "\" is checked by doctor but installs nothing (layers: " +
+                                    Join(known, ", ") + ")");
         if (auto guess = DidYouMean(name, known))
           throw FlagError(flag, "unknown layer \"" + name + "\" (did you mean \"" + *guess + "\"?)");
         throw FlagError(flag, "unknown layer \"" + name + "\" (layers: " + Join(known, ", ") + ")");

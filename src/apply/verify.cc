@@ -5,6 +5,7 @@
 #include "apply/verify_container.h"
 #include "apt/dpkg_status.h"
 #include "apt/preferences.h"
+#include "layers/rules.h"
 #include "plan/host_state.h"
 #include "probe/parsers.h"
 #include "redist/request.h"
@@ -47,7 +48,7 @@ void Driver(const VerifyEnv& env, LayerReport& r) {
   auto nvml = env.native->Nvml();
   if (!nvml.loaded) {
     r.Add(Status::kFail, "libnvidia-ml could not be loaded" + (nvml.error.empty() ? "" : ": " + nvml.error),
-          "sudo gpuprep apply --yes --only driver");
+          layers::ApplyFix("driver"));
     return;
   }
   if (!nvml.error.empty()) {
@@ -79,7 +80,7 @@ void Toolkit(const VerifyEnv& env, LayerReport& r) {
   const std::string minor = pin.Prefix(2).str();
   std::string home;
   probe::CudaVersionJson vj;
-  const std::string fix = "sudo gpuprep apply --yes --only cuda";
+  const std::string fix = layers::ApplyFix("cuda");
   if (spec.source == "redist") {
     // gpuprep's install of NVIDIA's archives: current -> the version whose redistrib JSON it verified (the
     // archives carry no version.json); libcudart below must load from it at that version.
@@ -138,7 +139,7 @@ void Cuda(const VerifyEnv& env, LayerReport& r) {
   auto cu = env.native->CudaDriver();
   if (!cu.loaded)
     return r.Add(Status::kFail, "libcuda could not be loaded" + (cu.error.empty() ? "" : ": " + cu.error),
-                 "sudo gpuprep apply --yes --only driver");
+                 layers::ApplyFix("driver"));
   if (cu.driver_api_version) r.found = CudaVersionFromCode(*cu.driver_api_version);
   if (!cu.device_count)
     return r.Add(Status::kFail, "cuInit failed" + (cu.error.empty() ? "" : ": " + cu.error),
@@ -163,21 +164,21 @@ void Library(const VerifyEnv& env, const char* what, const manifest::Pinned& pin
   if (!call.loaded || !call.value)
     return r.Add(Status::kFail,
                  std::string(what) + " could not be loaded" + (call.error.empty() ? "" : ": " + call.error),
-                 "sudo gpuprep apply --yes --only " + layer);
+                 layers::ApplyFix(layer));
   const std::string got = nccl ? NcclVersionFromCode(*call.value) : CudnnVersionFromCode(*call.value);
   r.found = got;
   if (pin.version && !SameRelease(got, pin))
     return r.Add(
         Status::kFail,
         std::string(what) + " " + got + " loaded from " + call.path + " but the stack pins " + r.wanted,
-        "sudo gpuprep apply --yes --only " + layer);
+        layers::ApplyFix(layer));
   // `source: redist`: the library the loader finds must be gpuprep's install of NVIDIA's archive.
   if (!nccl && env.stack->cudnn.source == "redist" &&
       call.path.find("/opt/gpuprep/cudnn/") == std::string::npos)
     return r.Add(Status::kFail,
                  std::string(what) + " " + got + " loads from " + call.path +
                      ", not the stack's redistributable install in /opt/gpuprep/cudnn",
-                 "sudo gpuprep apply --yes --only cudnn");
+                 layers::ApplyFix("cudnn"));
   r.Add(Status::kOk, std::string(what) + " " + got + " loads (" + call.path + ")");
 }
 
@@ -195,7 +196,7 @@ void FabricManager(const VerifyEnv& env, LayerReport& r) {
                               (module ? " (" + *module + ")" : std::string()) +
                               " (the stack pins no fabric manager package), then: sudo systemctl enable "
                               "--now nvidia-fabricmanager.service"
-                        : "sudo gpuprep apply --yes --only fabricmanager";
+                        : layers::ApplyFix("fabricmanager");
   if (module) r.wanted = *module;
   std::string name = "fabric manager", installed;
   if (!pins.empty()) {
@@ -226,16 +227,6 @@ void FabricManager(const VerifyEnv& env, LayerReport& r) {
   r.Add(Status::kOk, "fabric manager " + installed + " installed, matches the loaded driver and is enabled");
 }
 
-}  // namespace
-
-const std::vector<std::string>& VerifiableLayers() {
-  static const std::vector<std::string> kLayers = {"driver", "fabricmanager",     "cuda", "cudnn", "nccl",
-                                                   "docker", "container_toolkit", "image"};
-  return kLayers;
-}
-
-namespace {
-
 // The layer's packages that are installed are held and pinned at their installed version in gpuprep's
 // preferences file (what apply leaves; an upgrade cannot move them).
 void PinsAndHolds(const VerifyEnv& env, const std::vector<manifest::AptPackage>& pkgs, LayerReport& r) {
@@ -258,12 +249,11 @@ void PinsAndHolds(const VerifyEnv& env, const std::vector<manifest::AptPackage>&
   if (installed == 0) return;  // not installed through these packages: the layer's own checks say so
   if (!unheld.empty())
     r.Add(r.name + ".not-held", Status::kFail,
-          "not held: " + Join(unheld, ", ") + " (an upgrade could move them)",
-          "sudo gpuprep apply --yes --only " + r.name);
+          "not held: " + Join(unheld, ", ") + " (an upgrade could move them)", layers::ApplyFix(r.name));
   if (!unpinned.empty())
     r.Add(r.name + ".not-pinned", Status::kFail,
           "not pinned in " + std::string(apt::kPreferencesPath) + ": " + Join(unpinned, ", "),
-          "sudo gpuprep apply --yes --only " + r.name);
+          layers::ApplyFix(r.name));
   if (unheld.empty() && unpinned.empty())
     r.Add(r.name + ".pinned", Status::kOk, "packages held and pinned at their installed versions");
 }

@@ -23,9 +23,6 @@ struct VerifyEnv {
   sys::UnixHttp* docker = nullptr;          // the Engine API (container checks); null (--root): `skip`
 };
 
-// The layers verify knows: driver, fabricmanager, cuda, cudnn, nccl.
-const std::vector<std::string>& VerifiableLayers();
-
 // One layer's verdict; status fail carries the fix.
 layers::LayerReport VerifyLayer(const std::string& layer, const VerifyEnv& env);
 

@@ -10,29 +10,11 @@
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
+#include "layers/table.h"
 #include "plan/planner.h"
 #include "util/error.h"
 
 namespace gp::cli {
-namespace {
-
-std::vector<std::string> DefaultLayers(const Target& t) {
-  std::vector<std::string> out;
-  if (!t.facts.gpus.empty()) out.push_back("driver");
-  if (t.facts.nvswitch_count > 0) out.push_back("fabricmanager");
-  if (t.stack.cuda.enabled) out.push_back("cuda");
-  if (t.stack.cudnn.enabled) out.push_back("cudnn");
-  if (t.stack.nccl.enabled) out.push_back("nccl");
-  if (t.facts.docker.engine_reachable) {  // a container sees the GPUs (apply/verify_container.h)
-    out.push_back("docker");
-    if (t.stack.container_toolkit.enabled) out.push_back("container_toolkit");
-    if (!t.stack.image.ref.empty()) out.push_back("image");
-  }
-  return out;
-}
-
-}  // namespace
-
 void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
   auto only = std::make_shared<std::vector<std::string>>();
   CLI::App* sub =
@@ -41,7 +23,7 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
   sub->callback([&ctx, &exit_code, only] {
     auto layers = plan::ParseLayerList("--only", *only);
     Target t = LoadTarget(ctx, ctx.opts.manifest);
-    if (layers.empty()) layers = DefaultLayers(t);
+    if (layers.empty()) layers = layers::DefaultVerifyLayers(t.stack, t.facts);
     const bool live = ctx.opts.root.empty();
     apply::VerifyEnv env{t.fs.get(), live ? ctx.native : nullptr, &t.stack, &t.facts,
                          live ? ctx.unix_http : nullptr};

@@ -32,8 +32,8 @@ LayerReport CheckDocker(const CheckInput& in);         // CLI and engine
 LayerReport CheckContainerToolkit(const CheckInput& in);  // 4 packages in step, CVEs, runtime or CDI
 LayerReport CheckImage(const CheckInput& in);             // the image's CUDA against driver and GPUs
 
-// The stack row, then every layer in LayerNames() order (ReportNames()); fabricmanager only when the host has
-// NVSwitches.
+// The stack row, then each row of the table of layers (layers/table.h) that the host shows, in order
+// (ReportNames()): fabricmanager only when the host has NVSwitches.
 std::vector<LayerReport> CheckAll(const CheckInput& in);
 
 }  // namespace gp::layers

@@ -5,6 +5,7 @@
 
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -120,5 +121,11 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
   CheckRuntime(in.host.docker, r);
   return r;
 }
+
+extern const Layer kContainerToolkitLayer = {"container_toolkit", CheckContainerToolkit, nullptr, true,
+                                             [](const manifest::Stack& s, const probe::HostFacts& h) {
+                                               return h.docker.engine_reachable &&
+                                                      s.container_toolkit.enabled;
+                                             }};
 
 }  // namespace gp::layers

@@ -2,6 +2,7 @@
 // (when it differs from the stack's CUDA, which the driver layer checks) the driver.
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 
 namespace gp::layers {
 
@@ -61,5 +62,9 @@ LayerReport CheckCuda(const CheckInput& in) {
   }
   return r;
 }
+
+extern const Layer kCudaLayer = {
+    "cuda", CheckCuda, nullptr, true,
+    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cuda.enabled; }};
 
 }  // namespace gp::layers

@@ -1,6 +1,7 @@
 // cudnn layer: see CheckCudaLibrary (layers/rules.h).
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 
 namespace gp::layers {
 
@@ -17,5 +18,9 @@ LayerReport CheckCudnn(const CheckInput& in) {
           ApplyFix("cudnn"));
   return r;
 }
+
+extern const Layer kCudnnLayer = {
+    "cudnn", CheckCudnn, nullptr, true,
+    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; }};
 
 }  // namespace gp::layers

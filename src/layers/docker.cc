@@ -2,6 +2,7 @@
 // that parses. With --root the engine is never contacted: an installed CLI is all that can be known.
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 
 namespace gp::layers {
 
@@ -34,5 +35,10 @@ LayerReport CheckDocker(const CheckInput& in) {
           "correct /etc/docker/daemon.json, then: sudo systemctl restart docker");
   return r;
 }
+
+// verify: a container sees the GPUs (apply/verify_container.h), so only with an engine to ask.
+extern const Layer kDockerLayer = {
+    "docker", CheckDocker, nullptr, true,
+    [](const manifest::Stack&, const probe::HostFacts& h) { return h.docker.engine_reachable; }};
 
 }  // namespace gp::layers

@@ -4,6 +4,7 @@
 
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -245,5 +246,9 @@ LayerReport CheckDriver(const CheckInput& in) {
 
   return r;
 }
+
+extern const Layer kDriverLayer = {
+    "driver", CheckDriver, nullptr, true,
+    [](const manifest::Stack&, const probe::HostFacts& h) { return !h.gpus.empty(); }};
 
 }  // namespace gp::layers

@@ -2,6 +2,7 @@
 // version (the upstream part of its package version) and enabled; without it CUDA finds no usable GPU.
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 
 namespace gp::layers {
 
@@ -46,7 +47,23 @@ LayerReport CheckFabricManager(const CheckInput& in) {
     r.Add("fabricmanager.not-running", Status::kFail,
           "fabric manager is installed but neither enabled nor running",
           "sudo systemctl enable --now nvidia-fabricmanager");
+  // Running but not enabled (started by hand, or with `systemctl start` alone): it does not start at the next
+  // boot, and then CUDA finds no usable GPU. NVIDIA Fabric Manager User Guide, "Managing the Fabric Manager
+  // Service" (https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html): starting the
+  // service (`systemctl start nvidia-fabricmanager`) and enabling it to start at boot (`systemctl enable
+  // nvidia-fabricmanager`) are separate steps. Whether it runs is known on the live host only
+  // (probe/services.cc reads /proc), so with --root this never fires.
+  if (!fm.enabled && fm.running)
+    r.Add("fabricmanager.not-enabled", Status::kWarn,
+          "fabric manager is running but nvidia-fabricmanager.service is not enabled: it will not start "
+          "after the "
+          "next reboot, and CUDA finds no usable GPU until it runs",
+          "sudo systemctl enable nvidia-fabricmanager");
   return r;
 }
+
+extern const Layer kFabricManagerLayer = {
+    "fabricmanager", CheckFabricManager, [](const probe::HostFacts& h) { return h.nvswitch_count > 0; }, true,
+    [](const manifest::Stack&, const probe::HostFacts& h) { return h.nvswitch_count > 0; }};
 
 }  // namespace gp::layers

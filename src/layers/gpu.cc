@@ -4,6 +4,7 @@
 
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -73,5 +74,7 @@ LayerReport CheckGpu(const CheckInput& in) {
           std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
   return r;
 }
+
+extern const Layer kGpuLayer = {"gpu", CheckGpu, nullptr, false, nullptr};
 
 }  // namespace gp::layers

@@ -14,6 +14,7 @@
 
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 #include "size/host_ratios.h"
 #include "util/strings.h"
 
@@ -96,5 +97,7 @@ LayerReport CheckHost(const CheckInput& in) {
     r.Add("host.sized", Status::kOk, "CPU, RAM and /dev/shm meet the " + w.profile + " workload");
   return r;
 }
+
+extern const Layer kHostLayer = {"host", CheckHost, nullptr, false, nullptr};
 
 }  // namespace gp::layers

@@ -3,6 +3,7 @@
 // image is pulled is not probed.
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 
 namespace gp::layers {
 
@@ -74,5 +75,10 @@ LayerReport CheckImage(const CheckInput& in) {
         verdict.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   return r;
 }
+
+extern const Layer kImageLayer = {"image", CheckImage, nullptr, true,
+                                  [](const manifest::Stack& s, const probe::HostFacts& h) {
+                                    return h.docker.engine_reachable && !s.image.ref.empty();
+                                  }};
 
 }  // namespace gp::layers

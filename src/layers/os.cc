@@ -1,6 +1,7 @@
 // os layer: the stack supports this OS; dpkg is not half-way through something; no reboot is pending.
 #include "layers/check.h"
 #include "layers/rules.h"
+#include "layers/table.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -38,5 +39,7 @@ LayerReport CheckOs(const CheckInput& in) {
           "sudo reboot");
   return r;
 }
+
+extern const Layer kOsLayer = {"os", CheckOs, nullptr, false, nullptr};
 
 }  // namespace gp::layers

@@ -48,20 +48,4 @@ void LayerReport::Add(std::string code, Status s, std::string message, std::opti
   findings.back().code = std::move(code);
 }
 
-const std::vector<std::string>& LayerNames() {
-  static const std::vector<std::string> kNames = {"os",   "host",  "gpu",  "driver", "fabricmanager",
-                                                  "cuda", "cudnn", "nccl", "docker", "container_toolkit",
-                                                  "image"};
-  return kNames;
-}
-
-const std::vector<std::string>& ReportNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"stack"};
-    names.insert(names.end(), LayerNames().begin(), LayerNames().end());
-    return names;
-  }();
-  return kNames;
-}
-
 }  // namespace gp::layers

@@ -38,7 +38,7 @@ struct LayerReport {
   void Add(std::string code, Status s, std::string message, std::optional<std::string> fix = std::nullopt);
 };
 
-// The canonical layer order (docs/cli.md, "Layers"), used for output and planning.
+// The canonical layer order (docs/cli.md, "Layers"): the names of the table of layers (layers/table.h).
 const std::vector<std::string>& LayerNames();
 
 // What a doctor report holds, in order: the "stack" row (the stack checked against; not a layer apply

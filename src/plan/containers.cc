@@ -1,7 +1,6 @@
 #include "plan/containers.h"
 
 #include <algorithm>
-#include <set>
 
 #include "apt/commands.h"
 #include "apt/dpkg_status.h"
@@ -31,14 +30,10 @@ std::optional<Version> DockerVersion(const std::string& text) {
 
 class ContainerPlanner {
  public:
-  ContainerPlanner(const PlanInput& in, const ResolvePackages& resolve)
-      : in_(in), resolve_(resolve), stack_(*in.stack), fs_(*in.fs), d_(in.facts->docker) {}
+  ContainerPlanner(const PlanInput& in, const PackageState& state, const ResolvePackages& resolve)
+      : in_(in), resolve_(resolve), stack_(*in.stack), fs_(*in.fs), d_(in.facts->docker), dpkg_(state.dpkg) {}
 
   ContainerPlan Build() {
-    std::set<std::string> names = {"docker.io", "docker-ce", "moby-engine"};
-    for (const auto& p : stack_.docker.packages) names.insert(p.name);
-    for (const auto& p : stack_.container_toolkit.packages) names.insert(p.name);
-    dpkg_ = apt::ReadDpkgStatus(fs_, names);
     Docker();
     Toolkit();
     Image();
@@ -271,7 +266,7 @@ class ContainerPlanner {
   const manifest::Stack& stack_;
   const sys::Fs& fs_;
   const probe::DockerInfo& d_;
-  std::map<std::string, apt::DpkgEntry> dpkg_;
+  const std::map<std::string, apt::DpkgEntry>& dpkg_;  // the status file's entries (plan/packages.h)
   ContainerPlan out_;
   bool docker_ready_ = false, docker_installs_ = false;
 };
@@ -317,8 +312,8 @@ std::string ToolkitRuntimeMode(const sys::Fs& fs) {
   return "";
 }
 
-ContainerPlan PlanContainers(const PlanInput& in, const ResolvePackages& resolve) {
-  return ContainerPlanner(in, resolve).Build();
+ContainerPlan PlanContainers(const PlanInput& in, const PackageState& state, const ResolvePackages& resolve) {
+  return ContainerPlanner(in, state, resolve).Build();
 }
 
 }  // namespace gp::plan

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "manifest/model.h"
+#include "plan/packages.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
 
@@ -20,15 +21,16 @@ struct ContainerPlan {
   std::vector<std::string> blockers;          // a restart that would stop running containers, ...
 };
 
-// The planner's own package decision (plan/planner.cc Packages): each package installed at its pin is kept,
-// else resolved from the repositories' index into the one transaction, pinned in the closure and held.
+// The planner's own package decision (plan/packages.h DecidePackages): each package installed at its pin is
+// kept, else resolved from the repositories' index into the one transaction, pinned in the closure and held.
 // Returns the layer's detail ("" when nothing is missing); sets `error` when the index cannot serve a pin.
 // `layer` is the layer the packages belong to (their pins are that layer's, plan/pins.h).
 using ResolvePackages =
     std::function<std::string(const std::string& layer, const std::vector<manifest::AptPackage>&,
                               const std::string& upstream, std::string& error)>;
 
-ContainerPlan PlanContainers(const PlanInput& in, const ResolvePackages& resolve);
+// `state`: the host's package state, read once by the planner (plan/packages.h).
+ContainerPlan PlanContainers(const PlanInput& in, const PackageState& state, const ResolvePackages& resolve);
 
 // The apt list files (sources.list and sources.list.d/*.list) with an active line for NVIDIA's
 // experimental toolkit channel (libnvidia-container/experimental).

@@ -14,11 +14,12 @@
 
 namespace gp::plan {
 
-// The layers apply installs, in order.
+// The layers apply installs, in order: the installing rows of the table of layers (layers/table.h).
 const std::vector<std::string>& ApplyLayers();
 
-// Expands "a,b" items, checks each against the layer names; throws FlagError
-// `--only: unknown layer "drivr" (did you mean "driver"?)`.
+// Expands "a,b" items, checks each against ApplyLayers(); throws FlagError
+// `--only: unknown layer "drivr" (did you mean "driver"?)`, or for a layer that installs nothing (os, host,
+// gpu) `--only: layer "os" is checked by doctor but installs nothing (layers: driver, ...)`.
 std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items);
 
 struct PlanInput {

@@ -182,6 +182,26 @@ TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor
   auto off = layers::CheckFabricManager(e.in());
   CHECK(off.status == Status::kFail);
   CHECK(off.fix == std::optional<std::string>("sudo systemctl enable --now nvidia-fabricmanager"));
+
+  // Running (started by hand) but not enabled: it will not come back after a reboot.
+  test::Inputs m;
+  m.host.fabricmanager.enabled = false;
+  auto manual = layers::CheckFabricManager(m.in());
+  CHECK(manual.status == Status::kWarn);
+  REQUIRE(manual.findings.size() == 2);
+  CHECK(manual.findings[1].code == "fabricmanager.not-enabled");
+  CHECK(
+      manual.detail ==
+      "fabric manager 535.129.03 matches the driver; fabric manager is running but "
+      "nvidia-fabricmanager.service "
+      "is not enabled: it will not start after the next reboot, and CUDA finds no usable GPU until it runs");
+  CHECK(manual.fix == std::optional<std::string>("sudo systemctl enable nvidia-fabricmanager"));
+  // Enabled and running is ok; not running with --root (nothing of the live host is read) stays ok too.
+  test::Inputs ok;
+  CHECK(layers::CheckFabricManager(ok.in()).status == Status::kOk);
+  ok.host.fabricmanager.running = false;
+  ok.host.live = false;
+  CHECK(layers::CheckFabricManager(ok.in()).status == Status::kOk);
 }
 
 TEST_CASE("cuda: missing, other release, too old for a GPU, dropped a GPU", "[layers][doctor]") {

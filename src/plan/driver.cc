@@ -1,0 +1,182 @@
+// driver's plan: the stack must serve every GPU (architecture, claimed boards, compat.yaml's driver rules),
+// then NVIDIA's packages at the pin (with the running kernel's headers for DKMS, refused under Secure Boot
+// for unsigned modules), nouveau blacklisted, the persistence daemon enabled, and a reboot when the new
+// driver is not the loaded one.
+#include <algorithm>
+
+#include "apt/availability.h"
+#include "manifest/loader.h"
+#include "plan/host_state.h"
+#include "plan/layer_plan.h"
+#include "util/input.h"
+#include "util/strings.h"
+
+namespace gp::plan {
+namespace {
+
+using Kind = LayerDecision::Kind;
+
+// A host the stack cannot serve is refused before any change (like Secure Boot): installing CUDA and
+// friends for a driver that will never load only leaves packages behind.
+LayerPlan Block(LayerPlan out, const std::string& why) {
+  out.blockers.push_back(why);
+  out.blocked = true;
+  out.decision = Decided("driver", Kind::kRefused, why).decision;
+  return out;
+}
+
+// Why a GPU of the host cannot run the stack ("" when every one can).
+std::string UnservedGpu(const manifest::Stack& stack, const probe::HostFacts& facts) {
+  const auto& d = stack.driver;
+  const bool open = d.flavour == "open" || d.flavour == "server-open";
+  for (const auto& g : facts.gpus) {
+    const std::string gpu = "GPU " + g.pci + " (" + g.name + ")";
+    if (!g.architecture.empty() && !stack.architectures.empty() &&
+        std::find(stack.architectures.begin(), stack.architectures.end(), g.architecture) ==
+            stack.architectures.end())
+      return gpu + " is " + g.architecture + ", which stack " + stack.name + " does not support (" +
+             Join(stack.architectures, ", ") + "); choose a stack for " + g.architecture +
+             " GPUs with --manifest";
+    // The flavour and ceiling rules of compat.yaml (driver_rules), as doctor and manifest validate apply
+    // them.
+    const manifest::GpuModel* m =
+        manifest::EmbeddedCompat().GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
+    std::optional<int> cuda_major;
+    if (stack.cuda.enabled && stack.cuda.version.known())
+      cuda_major = static_cast<int>(stack.cuda.version.version->major());
+    if (m) {
+      for (const auto& ex : stack.boards_excluded)
+        if (ex.Matches(*m))
+          return gpu + " is not claimed by stack " + stack.name + ": " + ex.why +
+                 "; choose another stack with --manifest";
+      if (std::string why = m->StackCannotRun(*d.version.version, open, cuda_major); !why.empty())
+        return gpu + ": stack " + stack.name + " (driver " + d.version.version->str() + ", " + d.flavour +
+               ") cannot run it: " + why + "; choose another stack with --manifest";
+    }
+  }
+  return "";
+}
+
+// Why a driver install is refused when the distribution does not publish the running kernel's headers:
+// a provider's own kernel, or a distribution kernel so old its archive dropped it.
+std::string HeadersMissing(const LayerContext& ctx, const std::string& headers, const std::string& from) {
+  const std::string& kernel = ctx.facts->kernel;
+  return "kernel " + kernel + " has no headers package (" + headers + " is not in " + from +
+         "), so DKMS cannot build NVIDIA's module for it: install the distribution's current kernel (its "
+         "meta package: linux-generic on Ubuntu, linux-image-" +
+         (ctx.arch.empty() ? "amd64" : ctx.arch) +
+         " on Debian) and reboot, or install this kernel's headers from its provider (/lib/modules/" +
+         kernel + "/build), then run gpuprep apply again; or leave the driver as it is with --skip driver";
+}
+
+// The check that reboots when the new driver is not the loaded one. A plan refused after the driver's
+// packages were decided still ends with it (and says apply would reboot), as it lists their install.
+void RebootCheck(LayerPlan& out, const std::string& pinned) {
+  Action a;
+  a.kind = Action::Kind::kRebootCheck;
+  a.contents = pinned;
+  out.last.push_back(MakeStep("reboot.check", {"driver"}, "reboot if the new driver is not the loaded one"));
+  out.last.back().actions.push_back(a);
+}
+
+void AddDetail(std::string& detail, const std::string& part) {
+  detail += std::string(detail.empty() ? "" : "; ") + part;
+}
+
+}  // namespace
+
+LayerPlan PlanDriver(const LayerContext& ctx) {
+  const auto& d = ctx.stack->driver;
+  const probe::HostFacts& facts = *ctx.facts;
+  const sys::Fs& fs = *ctx.fs;
+  if (!ctx.Selected("driver")) return Decided("driver", Kind::kSkipped, "not selected");
+  LayerPlan out;
+  if (facts.gpus.empty())
+    return Block(std::move(out), "no NVIDIA GPU on this host: stack " + ctx.stack->name +
+                                     " sets up a GPU driver (to install only the libraries: --skip driver)");
+  if (auto why = UnknownPin(ctx.stack->name, "driver", d.version, d.packages); !why.empty())
+    return Decided("driver", Kind::kRefused, why);
+  if (auto why = UnservedGpu(*ctx.stack, facts); !why.empty()) return Block(std::move(out), why);
+  // A driver at exactly the pinned version that other packages installed (the provider's image, Ubuntu's
+  // nvidia-driver-NNN) is loaded and answers: installing NVIDIA's packages over it would only churn.
+  const std::string pinned = d.version.version->str();
+  const PackageState& state = *ctx.packages.state;
+  const bool other_source = facts.driver.module.loaded && facts.driver.module.version == pinned &&
+                            facts.driver.userspace_version == pinned &&
+                            FoundVersion(state, d.packages).empty();
+  if (!other_source) out.packages = DecidePackages(ctx.packages, "driver", d.packages, pinned);
+  if (!out.packages.error.empty()) {
+    const std::string error = out.packages.error;
+    return Block(std::move(out), error);
+  }
+  std::string detail = out.packages.detail;
+  const bool installs = !out.packages.install.empty();
+  out.reboot = installs;
+  if (installs) RebootCheck(out, pinned);
+  if (installs && !facts.driver.kernel_headers && !facts.kernel.empty()) {
+    const std::string headers = apt::KernelHeadersPackage(facts.kernel);
+    const apt::ListsAnswer found =
+        ctx.in->headers ? *ctx.in->headers
+                        : apt::FindKernelPackage(fs, "/var/lib/apt/lists", headers, "the host's apt lists");
+    if (found.state == apt::Availability::kMissing)
+      return Block(std::move(out), HeadersMissing(ctx, headers, found.from));
+    if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
+      return Block(std::move(out), HeadersMissing(ctx, headers, "a Debian package name"));
+    out.packages.install.insert(out.packages.install.begin(), headers);
+    out.kernel_headers = headers;
+    detail += "; kernel headers for " + facts.kernel;
+  }
+  if (installs && facts.driver.secure_boot.value_or(false) && !d.signed_modules &&
+      !facts.driver.dkms_signed) {
+    out.blockers.push_back(
+        "Secure Boot is on and stack " + ctx.stack->name +
+        " builds unsigned DKMS modules: enrol a Machine Owner Key "
+        "first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, or sudo update-secureboot-policy "
+        "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or "
+        "disable "
+        "Secure Boot, or use a stack with driver.signed_modules: true");
+    out.blocked = true;
+    out.decision =
+        Decided("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned").decision;
+    return out;
+  }
+  const bool nouveau =
+      !NouveauBlacklisted(fs) && (facts.driver.nouveau_loaded || NouveauLoaded(fs) || installs);
+  if (nouveau) {
+    AddDetail(detail, "nouveau not blacklisted");
+    // After the install: a failed install must not leave a host whose only display driver is blacklisted.
+    Step s =
+        MakeStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
+    s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
+    s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
+    out.after_install.push_back(s);
+  }
+  if (!UnitEnabled(fs, "nvidia-persistenced.service") && !facts.driver.persistenced_enabled) {
+    AddDetail(detail, "nvidia-persistenced not enabled");
+    out.after_hold.push_back(MakeStep("driver.persistenced", {"driver"}, "enable the persistence daemon"));
+    out.after_hold.back().actions.push_back(
+        Action::Run({"systemctl", "enable", "nvidia-persistenced.service"}));
+  }
+  const std::vector<std::string> reboot_reasons =
+      installs ? std::vector<std::string>{} : RebootReasons(fs, *ctx.stack);
+  if (!installs && (nouveau || !reboot_reasons.empty())) RebootCheck(out, pinned);
+  out.in_transaction = installs;
+  out.decision = Decided("driver", Kind::kNone, detail).decision;
+  LayerDecision& l = out.decision;
+  l.found = facts.driver.module.loaded ? facts.driver.module.version : FoundVersion(state, d.packages);
+  l.wanted = Wanted(d.version, d.packages);
+  if (!detail.empty()) {
+    l.kind = Kind::kInstall;
+  } else if (!reboot_reasons.empty()) {
+    l.kind = Kind::kReboot;
+    l.detail = "reboot required: " + Join(reboot_reasons, "; ");
+  } else {
+    l.detail = other_source
+                   ? "driver " + pinned +
+                         " is loaded and its libraries match (installed by other packages; left as they are)"
+                   : "installed and held";
+  }
+  return out;
+}
+
+}  // namespace gp::plan

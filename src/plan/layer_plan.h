@@ -1,0 +1,63 @@
+// What one layer's plan returns, as a value: its decision, its packages for the one apt transaction, the
+// steps it adds at their place in the plan, its blockers, reboot reasons and redistributable archives.
+// The planner (plan/planner.cc) composes these; a layer's plan reads only its inputs (LayerContext).
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "manifest/model.h"
+#include "plan/packages.h"
+#include "plan/plan.h"
+#include "plan/planner.h"
+#include "probe/host.h"
+#include "redist/request.h"
+#include "sys/fs.h"
+
+namespace gp::plan {
+
+struct LayerContext {
+  const PlanInput* in = nullptr;
+  const manifest::Stack* stack = nullptr;
+  const probe::HostFacts* facts = nullptr;
+  const sys::Fs* fs = nullptr;
+  PackageContext packages;  // the package state and the index
+  std::string arch;         // dpkg's architecture name ("amd64")
+
+  bool Selected(const std::string& layer) const;  // by --only / --skip
+};
+
+struct LayerPlan {
+  LayerDecision decision;
+  PackageDecision packages;
+  std::vector<std::string> blockers;  // reasons apply must stop before any change
+  bool blocked = false;               // the refusal already stands in `blockers`
+  // Whether the layer is named by the apt install and hold steps (an install the transaction serves).
+  bool in_transaction = false;
+  // Steps at their place in the plan: after the apt install (before the holds), after the holds, and last
+  // (after every layer's other steps, before the containers' and the verifies).
+  std::vector<Step> after_install, after_hold, last;
+  std::vector<redist::Request> redist;
+  std::string kernel_headers;  // the headers package the install adds for DKMS
+  bool reboot = false;         // apply ends with a reboot (a new driver)
+};
+
+// A layer decision of `kind` with `detail`.
+LayerPlan Decided(const std::string& layer, LayerDecision::Kind kind, std::string detail);
+
+// Why a layer whose version or packages the stack leaves open cannot be installed ("" when it can).
+std::string UnknownPin(const std::string& stack, const std::string& layer, const manifest::Pinned& pin,
+                       const std::vector<manifest::AptPackage>& pkgs);
+
+// What the stack pins for a layer ("535.129.03", or its first package's version).
+std::string Wanted(const manifest::Pinned& pin, const std::vector<manifest::AptPackage>& pkgs);
+
+// A step with one layer.
+Step MakeStep(std::string id, std::vector<std::string> layers, std::string title);
+
+// The layers' plans (plan/driver.cc, plan/fabricmanager.cc, plan/components.cc).
+LayerPlan PlanDriver(const LayerContext& ctx);
+LayerPlan PlanFabricManager(const LayerContext& ctx);
+LayerPlan PlanComponent(const LayerContext& ctx, const std::string& layer, const manifest::ComponentSpec& c);
+
+}  // namespace gp::plan

@@ -1,7 +1,7 @@
 // The container checks of `verify` (and of apply after the container layers): the engine answers at a
 // version that can give containers GPUs; a container with the stack's GPU request lists every GPU with
 // `nvidia-smi -L`; the image's torch sees them all. The image must be present: verify never pulls.
-// The classic failures are named with their fix (ContainerFailure).
+// The classic failures are named with their fix (Diagnosis, below).
 #pragma once
 #include <optional>
 #include <string>

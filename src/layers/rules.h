@@ -17,8 +17,9 @@ namespace gp::layers {
 // "sudo gpuprep apply --yes --only LAYER" (apply needs root and --yes to change the host).
 std::string ApplyFix(const std::string& layer);
 
-// The manual steps that install the stack's NVIDIA Container Toolkit (apply does not install it; facts
-// §3.3): NVIDIA's repository, the four packages pinned at one version, then the Docker runtime.
+// The manual steps that install the stack's NVIDIA Container Toolkit, as NVIDIA's install guide gives them
+// (docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html): NVIDIA's
+// repository, the four packages pinned at one version, then the Docker runtime.
 std::string ToolkitInstallFix(const manifest::ComponentSpec& spec);
 
 // The driver the host runs: the loaded kernel module's version, else the userspace library's; nullopt

@@ -1,4 +1,7 @@
-// Pure parsers for the host files and tool outputs the probe reads (formats: facts/nvidia-compat.md §7).
+// Pure parsers for the host files and tool outputs the probe reads. The formats are the public ones: the NVRM
+// line NVIDIA's kernel module writes (NVIDIA/open-gpu-kernel-modules, kernel-open/nvidia/nv-procfs.c), dpkg's
+// status file (deb-status(5)), os-release(5), proc(5), the CDI specification (cncf-tags/container-device-
+// interface, SPEC.md), the Docker Engine API reference, and the tools' own version lines shown below.
 // Each takes text (or a file name) and returns plain values; none touches the system, none throws.
 // Implemented beside the probe step that uses them (probe/os.cc, probe/driver.cc, ...).
 #pragma once

@@ -1,5 +1,5 @@
 // What one redistributable install is asked to do: built by the planner from a stack's `source: redist`
-// section (plan/planner.cc), carried in the plan's kRedist action, executed by redist/install.h.
+// section (plan/), carried in the plan's kRedist action, executed by redist/install.h.
 #pragma once
 #include <optional>
 #include <string>

@@ -1,4 +1,5 @@
-// The probe's pure parsers on every real format of facts/nvidia-compat.md §7 and the host files it reads.
+// The probe's pure parsers on every real format they accept (the public sources are named in
+// probe/parsers.h) and the host files the probe reads.
 #include "probe/parsers.h"
 
 #include <catch2/catch.hpp>

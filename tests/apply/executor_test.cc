@@ -81,11 +81,7 @@ struct Host {
     });
   }
   void Dpkg(bool held) {
-    std::string s;
-    for (const auto& p : stack.driver.packages) s += test::DpkgStanza(p.name, p.version, held);
-    for (const auto* c : {&stack.cuda, &stack.cudnn, &stack.nccl})
-      for (const auto& p : c->packages) s += test::DpkgStanza(p.name, p.version, held);
-    root.Write("/var/lib/dpkg/status", s);
+    root.Write("/var/lib/dpkg/status", test::InstalledStackStatus(stack, held));
     if (!held) root.Write("/var/run/reboot-required", "*** System restart required ***\n");
     facts.driver.kernel_headers = true;
   }
@@ -124,9 +120,7 @@ struct Host {
   // What the simulated reboot changes: /run emptied, the new module loaded, nouveau gone.
   void Reboot() {
     root.fs().Remove("/var/run/reboot-required");
-    root.Write("/proc/driver/nvidia/version",
-               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n"
-               "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n");
+    root.Write("/proc/driver/nvidia/version", test::kNvrm535);
     facts.driver.nouveau_loaded = false;
   }
 };

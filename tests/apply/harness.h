@@ -137,6 +137,20 @@ inline std::string DpkgStanza(const std::string& name, const std::string& versio
          " ok installed\nArchitecture: amd64\nVersion: " + version + "\nDescription: test\n multi-line\n\n";
 }
 
+// dpkg's status once the stack's driver, CUDA, cuDNN and NCCL packages are installed (held or not).
+inline std::string InstalledStackStatus(const manifest::Stack& s, bool held) {
+  std::string out;
+  for (const auto& p : s.driver.packages) out += DpkgStanza(p.name, p.version, held);
+  for (const auto* c : {&s.cuda, &s.cudnn, &s.nccl})
+    for (const auto& p : c->packages) out += DpkgStanza(p.name, p.version, held);
+  return out;
+}
+
+// /proc/driver/nvidia/version with the test stack's 535.129.03 module loaded (after the reboot).
+inline constexpr const char* kNvrm535 =
+    "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n"
+    "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n";
+
 class FakeHttp : public sys::HttpClient {
  public:
   std::map<std::string, sys::HttpResponse> answers;

@@ -67,11 +67,11 @@ scrape() { curl -fsS "http://127.0.0.1:$port/metrics"; }
 
 prom=$work/textfile/gpuprep-watch.prom
 LD_LIBRARY_PATH=$standin GPUPREP_STANDIN_TRACE=$work/gpus.trace \
-  "$bin" watch --interval 100ms --window 500ms --duration 2500ms --prometheus "$prom" >"$work/out" 2>"$work/err" &
+  "$bin" watch --interval 100ms --window 500ms --duration 4s --prometheus "$prom" >"$work/out" 2>"$work/err" &
 w_pid=$!
-# Wait (bounded) for the first judged window in the file.
-for _ in $(seq 40); do
-  grep -q '^gpuprep_watch_windows_judged_total [1-9]' "$prom" 2>/dev/null && break
+# Wait (bounded) for two judged windows in the file: the second lies wholly in the trace's busy phase.
+for _ in $(seq 100); do
+  grep -q '^gpuprep_watch_windows_judged_total \([2-9]\|[1-9][0-9]\)' "$prom" 2>/dev/null && break
   sleep 0.1
 done
 scrape >"$work/running.txt"
@@ -90,11 +90,12 @@ check "a counter: verdict seconds ($idle_s s idle in $judged windows of 0.5 s)" 
   "${judged:-0}" "${idle_s:-nan}"
 check "a ratio in 0-1: SM activity 0.88" grep -q '^gpuprep_gpu_sm_active_ratio{.*gpu="1".*} 0\.88' "$work/running.txt"
 check "no client timestamps in the file" test -z "$(grep -v '^#' "$prom" | sed 's/{.*}//' | awk 'NF != 2')"
-check "no leftover temporary beside the file" test "$(ls "$work/textfile")" = gpuprep-watch.prom
 rc=0
 wait "$w_pid" || rc=$?
 w_pid=""
 check "watch exits 0" test "$rc" = 0
+# Checked once watch has exited: while it runs, a scrape may meet the temporary of a rewrite in progress.
+check "no leftover temporary beside the file" test "$(ls "$work/textfile")" = gpuprep-watch.prom
 scrape >"$work/stopped.txt"
 check "after exit node_exporter serves gpuprep_watch_up 0" grep -qx 'gpuprep_watch_up 0' "$work/stopped.txt"
 check "after exit: still parsed" grep -qx 'node_textfile_scrape_error 0' "$work/stopped.txt"

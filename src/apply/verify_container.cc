@@ -3,6 +3,7 @@
 #include "apply/image_pull.h"
 #include "docker/engine.h"
 #include "docker/image_ref.h"
+#include "layers/rules.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -54,25 +55,24 @@ std::optional<Diagnosis> DiagnoseContainerError(const std::string& m) {
     return Diagnosis{
         "Docker does not know the nvidia runtime (the toolkit is not registered in daemon.json, or "
         "Docker was not reloaded)",
-        "sudo gpuprep apply --yes --only container_toolkit"};
+        layers::ApplyFix("container_toolkit")};
   if (m.find("could not select device driver \"\" with capabilities: [[gpu]]") != std::string::npos)
     return Diagnosis{
         "Docker has no GPU device driver: the NVIDIA Container Toolkit is not installed, or Docker "
         "started before it was",
-        "sudo gpuprep apply --yes --only container_toolkit, then: sudo systemctl restart docker"};
+        layers::ApplyFix("container_toolkit") + ", then: sudo systemctl restart docker"};
   if (m.find("could not select device driver \"cdi\"") != std::string::npos)
     return Diagnosis{"CDI is not enabled in Docker (Docker 25 to 28.2 need \"features\": {\"cdi\": true})",
-                     "sudo gpuprep apply --yes --only container_toolkit --restart-docker"};
+                     layers::ApplyFix("container_toolkit") + " --restart-docker"};
   if (m.find("unresolvable CDI devices") != std::string::npos)
-    return Diagnosis{
-        "no CDI spec names the GPUs",
-        "sudo nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml (or: sudo gpuprep apply --yes "
-        "--only container_toolkit)"};
+    return Diagnosis{"no CDI spec names the GPUs",
+                     "sudo nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml (or: " +
+                         layers::ApplyFix("container_toolkit") + ")"};
   if (ToLower(m).find("driver/library version mismatch") != std::string::npos)
     return Diagnosis{"NVML inside the container sees another driver than the loaded kernel module",
                      "reboot so the kernel module matches the installed driver libraries"};
   if (m.find("No such image") != std::string::npos)
-    return Diagnosis{"the image is not pulled (verify never pulls)", "sudo gpuprep apply --yes --only image"};
+    return Diagnosis{"the image is not pulled (verify never pulls)", layers::ApplyFix("image")};
   return std::nullopt;
 }
 
@@ -115,8 +115,7 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers
   auto details = engine.InspectImage(image, &err);
   if (!details) {
     if (err.status == 404)
-      return r.Add(Status::kFail, image + " is not pulled (verify never pulls)",
-                   "sudo gpuprep apply --yes --only image");
+      return r.Add(Status::kFail, image + " is not pulled (verify never pulls)", layers::ApplyFix("image"));
     return r.Add(Status::kFail, "image inspect " + image + ": " + err.message, "gpuprep doctor");
   }
   const size_t gpus = env.facts ? env.facts->gpus.size() : 0;

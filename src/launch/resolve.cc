@@ -7,6 +7,7 @@
 
 #include "launch/driver_check.h"
 #include "launch/validate.h"
+#include "layers/rules.h"
 #include "sys/fs.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -204,12 +205,12 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
     else if (HasCdi(t))
       c.access = GpuAccess::kCdi;
     else
-      throw FlagError(
-          "--gpus",
-          (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
-              " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
-              "GPUs (fix there: sudo gpuprep apply --yes --only container_toolkit; gpuprep doctor there "
-              "gives the full install)");
+      throw FlagError("--gpus",
+                      (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
+                          " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
+                          "GPUs (fix there: " +
+                          layers::ApplyFix("container_toolkit") +
+                          "; gpuprep doctor there gives the full install)");
     c.origins["access"] = Origin::kHost;
   }
   bool all_dc = !t.host.gpus.empty();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "plan/render_parts.h"
 #include "sys/process.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -11,18 +12,22 @@
 namespace gp::plan {
 namespace {
 
-std::string Octal(unsigned mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", mode);
-  return buf;
-}
-
 bool EnvName(const std::string& k) {
   if (k.empty() || (k[0] >= '0' && k[0] <= '9')) return false;
   for (char c : k)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
       return false;
   return true;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::string Octal(unsigned mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", mode);
+  return buf;
 }
 
 std::string DescribeRedist(const redist::Request& r) {
@@ -34,8 +39,6 @@ std::string DescribeRedist(const redist::Request& r) {
          r.ldconf_path;
 }
 
-// NAME=VALUE words before the command; a name the shell would not read as an assignment goes through
-// env(1) instead, so it can never become the command word.
 std::string EnvPrefix(const Action& a) {
   std::string out, odd;
   for (const auto& [k, v] : a.env) {
@@ -47,8 +50,13 @@ std::string EnvPrefix(const Action& a) {
   return odd.empty() ? out : out + "env " + odd;
 }
 
-// Text inside a `#` comment: one line, with control characters shown escaped.
-std::string Comment(const std::string& s) { return TerminalSafe(s); }
+}  // namespace detail
+
+namespace {
+
+using detail::DescribeRedist;
+using detail::EnvPrefix;
+using detail::Octal;
 
 // The text form of one action (also the body of the sh form for kRun).
 std::string Describe(const Action& a) {
@@ -74,13 +82,6 @@ std::string Describe(const Action& a) {
              (a.digest.empty() ? ", digest recorded)" : ", digest must be " + a.digest + ")");
   }
   return "";
-}
-
-// `contents` ends with a newline (the caller checks); the marker appears nowhere in it.
-std::string Heredoc(const std::string& contents) {
-  std::string marker = "GPUPREP_EOF";
-  while (contents.find(marker) != std::string::npos) marker += "_";
-  return "<<'" + marker + "'\n" + contents + marker + "\n";
 }
 
 }  // namespace
@@ -119,176 +120,6 @@ std::string RenderText(const Plan& plan) {
       out << "     " << Describe(a) << "\n";
       for (const auto& line : Split(a.diff, '\n'))
         if (!line.empty()) out << "       " << line << "\n";
-    }
-  }
-  return out.str();
-}
-
-std::vector<std::string> GpuprepArgv(const ShOptions& o, const std::string& verb) {
-  std::vector<std::string> argv = {o.gpuprep};
-  if (!o.root.empty()) argv.insert(argv.end(), {"--root", o.root});
-  if (!o.manifest.empty()) argv.insert(argv.end(), {"--manifest", o.manifest});
-  if (!o.manifest_sha256.empty()) argv.insert(argv.end(), {"--manifest-sha256", o.manifest_sha256});
-  argv.push_back(verb);
-  return argv;
-}
-
-std::string RenderSh(const Plan& plan, const std::string& gpuprep) {
-  ShOptions o;
-  o.gpuprep = gpuprep;
-  o.manifest = plan.manifest;
-  return RenderSh(plan, o);
-}
-
-std::string RenderSh(const Plan& plan, const ShOptions& o) {
-  std::ostringstream out;
-  out << "#!/bin/bash\n"
-      << "# gpuprep plan for stack " << Comment(plan.stack)
-      << ": the commands `gpuprep apply` runs, in order.\n"
-      << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
-      << "set -euo pipefail\n";
-  if (!plan.move_from.empty()) {
-    out << "# moving this host from stack " << Comment(plan.move_from) << ":\n";
-    for (const auto& c : plan.move_changes)
-      out << "#   " << Comment(c.field) << ": " << Comment(c.from.empty() ? "-" : c.from) << " -> "
-          << Comment(c.to.empty() ? "-" : c.to) << "\n";
-  }
-  if (plan.reboot) out << "# the new driver loads only after a reboot\n";
-  for (const auto& l : plan.layers)
-    out << "# layer " << Comment(l.name) << ": " << DecisionName(l.kind)
-        << (l.detail.empty() ? "" : " - " + Comment(l.detail)) << "\n";
-  for (const auto& b : plan.blockers) out << "echo " << sys::ShellQuote("blocked: " + b) << " >&2; exit 1\n";
-  if (plan.steps.empty()) out << "# nothing to do\n";
-  bool fetches = false;
-  for (const auto& s : plan.steps)
-    for (const auto& a : s.actions) fetches = fetches || a.kind == Action::Kind::kFetch;
-  if (fetches) out << "tmp=\"$(mktemp -d)\"\ntrap 'rm -rf -- \"$tmp\"' EXIT\n";
-  bool backups = false;
-  for (const auto& s : plan.steps)
-    for (const auto& a : s.actions) backups = backups || (a.kind == Action::Kind::kWrite && a.keep_backup);
-  // The backup rule apply follows (sys/fs.h WriteAtomic): the next free FILE.gpuprep-bak[.N], never over an
-  // earlier one, and none when one already holds the same bytes.
-  if (backups)
-    out << "gpuprep_backup() {\n"
-        << "  [ -e \"$1\" ] || return 0\n"
-        << "  local b=\"$1.gpuprep-bak\" i=0\n"
-        << "  while [ -e \"$b\" ] || [ -L \"$b\" ]; do\n"
-        << "    if cmp -s -- \"$1\" \"$b\"; then return 0; fi\n"
-        << "    i=$((i + 1))\n"
-        << "    b=\"$1.gpuprep-bak.$i\"\n"
-        << "  done\n"
-        << "  cp -p -- \"$1\" \"$b\"\n"
-        << "}\n";
-  std::vector<std::string> verify = GpuprepArgv(o, "verify");
-  verify.push_back("--only");
-  int n = 0;
-  for (const auto& s : plan.steps) {
-    out << "\n# " << ++n << ". " << Comment(s.title) << " [" << Comment(s.id) << "]\n";
-    for (const auto& a : s.actions) {
-      switch (a.kind) {
-        case Action::Kind::kRun:
-          out << EnvPrefix(a) << sys::ShellJoin(a.argv) << "\n";
-          break;
-        case Action::Kind::kWrite: {
-          const std::string p = sys::ShellQuote(a.path);
-          if (!a.link.empty())
-            out << "# " << Comment(a.link) << " is a link to this file: written through it\n";
-          out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
-          // A here-document for text that ends with a newline (readable); other contents byte for byte
-          // through printf, so the file is exactly what apply writes.
-          if (a.contents.empty() || a.contents.back() != '\n')
-            out << "printf '%s' " << sys::ShellQuote(a.contents) << " > " << p << ".gpuprep-new\n";
-          else
-            out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
-          out << "chmod " << Octal(a.mode) << " " << p << ".gpuprep-new\n";
-          if (a.keep_backup) out << "gpuprep_backup " << p << "\n";
-          out << "mv -f -- " << p << ".gpuprep-new " << p << "\n";
-          break;
-        }
-        case Action::Kind::kMove:
-          out << "mv -- " << sys::ShellQuote(a.path) << " " << sys::ShellQuote(a.to) << "\n";
-          break;
-        case Action::Kind::kFetch: {
-          const std::string tmp = "\"$tmp/key" + std::to_string(n) + "\"";
-          const std::string dst = sys::ShellQuote(a.path);
-          // Like apply: TLS verified by curl, and a redirect never leaves https.
-          out << "curl --fail --silent --show-error --location "
-              << (StartsWith(a.url, "https://") ? "--proto-redir =https " : "") << "--output " << tmp << " "
-              << sys::ShellQuote(a.url) << "\n";
-          // The same checks as apply: the sha256 when pinned, and the fingerprint when pinned, matched
-          // against primary keys only (the first fpr record after each pub record), never a subkey.
-          if (!a.sha256.empty())
-            out << "echo " << sys::ShellQuote(a.sha256) << "\"  $tmp/key" << n
-                << "\" | sha256sum --check --quiet\n";
-          if (!a.fingerprint.empty())
-            out << "gpg --batch --show-keys --with-colons " << tmp
-                << " | awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }' | "
-                   "grep -qx "
-                << sys::ShellQuote(a.fingerprint) << "\n";
-          out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp
-              << "; then gpg --batch --yes --dearmor --output " << dst << " " << tmp << "; else install -m "
-              << Octal(a.mode) << " " << tmp << " " << dst << "; fi\n";
-          break;
-        }
-        case Action::Kind::kVerify:
-          verify.push_back(a.layer);
-          out << sys::ShellJoin(verify) << "\n";
-          verify.pop_back();
-          break;
-        case Action::Kind::kPull:
-          out << "docker pull " << sys::ShellQuote(a.image) << "\n";
-          if (!a.digest.empty())
-            out << "docker image inspect --format '{{join .RepoDigests \"\\n\"}}' "
-                << sys::ShellQuote(a.image) << " | grep -qF " << sys::ShellQuote("@" + a.digest) << "\n";
-          break;
-        case Action::Kind::kRebootCheck:
-          out << "if [ -e /var/run/reboot-required ] || ! grep -qs "
-              << sys::ShellQuote(" " + a.contents + " ") << " /proc/driver/nvidia/version; then\n"
-              << "  echo 'gpuprep: a reboot is required; reboot, then run the rest of this script' >&2\n"
-              << "  exit 3\n"
-              << "fi\n";
-          break;
-        case Action::Kind::kRedist: {
-          // The one-pass verified install has no shell equivalent that keeps its guarantees; the script
-          // hands this step to gpuprep itself.
-          std::vector<std::string> argv = GpuprepArgv(o, "apply");
-          argv.insert(argv.end(), {"--yes", "--only", a.redist.layer});
-          out << "# " << DescribeRedist(a.redist) << "\n" << sys::ShellJoin(argv) << "\n";
-          break;
-        }
-      }
-    }
-    if (plan.needs_index && s.id == "apt.update") {
-      // The exact versions, and the packages apt installs with them, come from the repositories' index,
-      // which is on this host only now: the rest of the plan is gpuprep's own, made from it (the same rule
-      // and closure apply uses), with every flag of this plan and the stack pinned by its sha256.
-      std::vector<std::string> replan = GpuprepArgv(o, "plan");
-      replan.insert(replan.end(), {"--format", "sh"});
-      if (o.one_shot) replan.push_back("--one-shot");
-      if (!o.only.empty()) replan.insert(replan.end(), {"--only", Join(o.only, ",")});
-      if (!o.skip.empty()) replan.insert(replan.end(), {"--skip", Join(o.skip, ",")});
-      if (o.restart_docker) replan.push_back("--restart-docker");
-      if (o.one_shot) {
-        out << "\n# " << ++n
-            << ". the rest of the plan, with the exact versions resolved from the index just fetched\n"
-            << "if [ -n \"${GPUPREP_REPLANNED:-}\" ]; then\n"
-            << "  echo 'gpuprep: the repositories'\"'\"' index is still missing after apt-get update' >&2\n"
-            << "  exit 1\n"
-            << "fi\n"
-            << "rest=\"$(" << sys::ShellJoin(replan) << ")\"\n"
-            << (fetches ? "rm -rf -- \"$tmp\"\n" : "") << "GPUPREP_REPLANNED=1 exec bash -c \"$rest\"\n";
-      } else {
-        // Stop here: the second script is made now, from the index, and reviewed before it runs.
-        const std::string command = sys::ShellJoin(replan) + " > gpuprep-plan-2.sh";
-        out << "\n# " << ++n
-            << ". stop: the rest of the plan needs the index just fetched; make it, review it, run it\n"
-            << "printf '%s\\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions "
-               "from their "
-               "index) is a second script: make it, review it, then run it as root:' "
-            << sys::ShellQuote("  " + command) << " '  bash gpuprep-plan-2.sh'\n"
-            << "exit 0\n";
-      }
-      break;
     }
   }
   return out.str();

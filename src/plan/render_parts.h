@@ -1,4 +1,5 @@
-// What the plan's renderers share (render.cc: text and JSON; render_sh.cc: the shell script). Internal to plan/.
+// What the plan's renderers share (render.cc: text and JSON; render_sh.cc: the shell script). Internal to
+// plan/.
 #pragma once
 #include <string>
 

@@ -1,8 +1,7 @@
 // `gpuprep plan --format sh`: the plan as a bash script an admin can review and run (render.h).
-#include "plan/render.h"
-
 #include <sstream>
 
+#include "plan/render.h"
 #include "plan/render_parts.h"
 #include "sys/process.h"
 #include "util/input.h"

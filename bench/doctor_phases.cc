@@ -7,13 +7,13 @@
 
 #include "doctor/report.h"
 #include "layers/check.h"
-#include "layers/rules.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
 #include "sys/fs.h"
 #include "sys/http.h"
 #include "sys/native.h"
 #include "sys/process.h"
+#include "verdict/rules.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   env.compat = &compat;
   probe::HostFacts host = probe::ProbeHost(env);
   auto t2 = Clock::now();
-  auto choice = manifest::ChooseDefaultStack(layers::HostQueryFor(compat, host));
+  auto choice = manifest::ChooseDefaultStack(verdict::HostQueryFor(compat, host));
   auto t3 = Clock::now();
   sys::DiskFs local("/");
   manifest::Stack stack = manifest::LoadStack(choice.name, {&local, nullptr});

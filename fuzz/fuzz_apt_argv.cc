@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "apt/index.h"
+#include "layers/plan.h"
 #include "manifest/loader.h"
 #include "plan/planner.h"
 #include "sys/fs.h"
@@ -168,9 +169,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const gp::apt::Index* idx : indexes) {
     in.index = idx;
     try {
-      CheckPlan(gp::plan::BuildPlan(in));
+      CheckPlan(gp::layers::BuildPlan(in));
       in.only = {"container_toolkit"};  // and a run that leaves the other layers alone
-      CheckPlan(gp::plan::BuildPlan(in));
+      CheckPlan(gp::layers::BuildPlan(in));
       in.only.clear();
     } catch (const gp::Error&) {
       in.only.clear();

@@ -143,12 +143,13 @@ class Executor {
           spdlog::info("verified {} in a new process: {}", a.layer, r.detail);
           return "";
         }
+        if (!env_.verify) return "no verify function for layer " + a.layer;
         VerifyEnv v{env_.fs, env_.native, env_.stack, env_.facts, env_.docker};
-        auto report = VerifyLayer(a.layer, v);
-        if (report.status == layers::Status::kFail) {
+        auto report = env_.verify(a.layer, v);
+        if (report.status == verdict::Status::kFail) {
           std::vector<std::string> failed;  // the failing findings only: what the operator must act on
           for (const auto& f : report.findings)
-            if (f.status == layers::Status::kFail) failed.push_back(f.message);
+            if (f.status == verdict::Status::kFail) failed.push_back(f.message);
           return Join(failed, "; ") + (report.fix ? " (fix: " + *report.fix + ")" : "");
         }
         spdlog::info("verified {}: {}", a.layer, report.detail);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apply/journal.h"
+#include "apply/verify.h"
 #include "manifest/model.h"
 #include "plan/plan.h"
 #include "probe/host.h"
@@ -23,7 +24,8 @@ inline constexpr const char* kResumeUnitPath = "/etc/systemd/system/gpuprep-resu
 struct ExecEnv {
   sys::Fs* fs = nullptr;
   sys::CommandRunner* runner = nullptr;
-  sys::NativeLibs* native = nullptr;                            // verify steps
+  sys::NativeLibs* native = nullptr;  // verify steps
+  VerifyFn verify;  // a verify step's check (layers::VerifyLayer); unset: a verify step fails
   std::function<std::unique_ptr<sys::HttpClient>()> make_http;  // created on the first download only
   const manifest::Stack* stack = nullptr;
   const probe::HostFacts* facts = nullptr;

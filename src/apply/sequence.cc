@@ -81,7 +81,7 @@ class Sequence {
     // the host's lists (which may be months old): until then the plan takes them as installable.
     apt::ListsAnswer headers;
     in.headers = &headers;
-    plan::Plan p = plan::BuildPlan(in);
+    plan::Plan p = seams_.plan(in);
     if (!p.move_from.empty())
       spdlog::info(
           "moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
@@ -96,14 +96,14 @@ class Sequence {
                                    env);
       if (!fresh.ok()) Refuse(fresh.error + "; nothing was changed", nullptr);
       in.index = &fresh.index;
-      p = plan::BuildPlan(in);
+      p = seams_.plan(in);
     }
     // DKMS needs the running kernel's headers, which come from the distribution, not the stack's
     // repositories: a provider's own kernel, or one so old its archive dropped it, has none, and apt would
     // fail after the repositories were added. Asked of the host's own sources, before any change.
     if (!p.kernel_headers.empty() && p.blockers.empty()) {
       headers = FetchKernelPackageAnswer(p.kernel_headers, env);
-      if (headers.state == apt::Availability::kMissing) p = plan::BuildPlan(in);
+      if (headers.state == apt::Availability::kMissing) p = seams_.plan(in);
     }
     if (!p.blockers.empty()) Refuse("refused before any change: " + Join(p.blockers, "; "), &p);
 
@@ -163,6 +163,7 @@ class Sequence {
     env.fs = t_.fs.get();
     env.runner = seams_.runner;
     env.native = seams_.native;
+    env.verify = seams_.verify;
     env.docker = seams_.docker;
     env.make_http = seams_.make_http;
     env.stack = &t_.stack;
@@ -241,6 +242,8 @@ class Sequence {
 }  // namespace
 
 ApplyResult RunApply(ApplyOptions o, ApplySeams& seams, const ApplyOutput& out) {
+  if (!seams.plan || !seams.verify)
+    throw Error(kExitFailed, "apply: no planner or verify function was given");
   return Sequence(std::move(o), seams, out).Run();
 }
 

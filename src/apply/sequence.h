@@ -14,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "apply/verify.h"
 #include "manifest/model.h"
+#include "plan/plan.h"
+#include "plan/planner.h"
 #include "probe/host.h"
 #include "sys/clock.h"
 #include "sys/fs.h"
@@ -27,7 +30,7 @@ namespace gp::apply {
 
 struct ApplyOptions {
   bool yes = false, reboot = false, resume = false, restart_docker = false;
-  std::vector<std::string> only, skip;  // layer names, already validated (plan::ParseLayerList)
+  std::vector<std::string> only, skip;  // layer names, already validated (layers::ParseLayerList)
   int lock_timeout = 600;               // seconds apt waits for its own lock (DPkg::Lock::Timeout)
   std::string callback;                 // --callback URL: POST status.json there when apply ends
   std::string manifest;                 // --manifest as given ("" = the stack cli/target chooses)
@@ -63,6 +66,11 @@ struct ApplySeams {
   // Opens the run's log file once the lock is held; returns what writes an error line to that file only
   // (the same error reaches stderr through main). Unset: no log file.
   std::function<std::function<void(const std::string&)>(sys::Fs&)> open_log;
+  // The planner: every layer's plan composed (layers/plan.h BuildPlan). Called once, then again with the
+  // preflight's index and the kernel's headers.
+  std::function<plan::Plan(const plan::PlanInput&)> plan;
+  // A verify step's check (layers/table.h VerifyLayer).
+  VerifyFn verify;
   sys::CommandRunner* runner = nullptr;  // apt, systemctl, curl (the callback); null: no callback is sent
   sys::NativeLibs* native = nullptr;     // verify steps
   sys::UnixHttp* docker = nullptr;       // the Engine API; null: not reachable

@@ -1,17 +1,18 @@
-// Active verification, after each layer in apply and as `gpuprep verify`: the loaded kernel
-// module and NVML agree, NVML counts as many GPUs as PCI shows, CUDA initialises (cuInit + cuDeviceGetCount
-// through dlopen of libcuda), the CUDA toolkit is there at the pinned major.minor (version.json and its
-// libcudart), cuDNN and NCCL load at the pinned versions. Nothing is executed.
+// Active verification, after each layer in apply and as `gpuprep verify`: what a layer's verify function
+// (layers/<layer>/verify.cc) reads, and the checks several of them share. Each layer's own checks (the
+// loaded kernel module and NVML agree, CUDA initialises, the toolkit is at the pinned major.minor, cuDNN and
+// NCCL load at the pinned versions, the container checks) are defined beside its plan. Nothing is executed.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "layers/report.h"
 #include "manifest/model.h"
 #include "probe/host.h"
 #include "sys/fs.h"
 #include "sys/http.h"
 #include "sys/native.h"
+#include "verdict/report.h"
 
 namespace gp::apply {
 
@@ -23,7 +24,20 @@ struct VerifyEnv {
   sys::UnixHttp* docker = nullptr;          // the Engine API (container checks); null (--root): `skip`
 };
 
-// One layer's verdict; status fail carries the fix.
-layers::LayerReport VerifyLayer(const std::string& layer, const VerifyEnv& env);
+// One layer's active check, given by its row of the table of layers (layers/table.h VerifyLayer); the
+// executor calls it for each verify step. A fail finding carries the fix.
+using VerifyFn = std::function<verdict::LayerReport(const std::string& layer, const VerifyEnv& env)>;
+
+// What several layers' verify functions share:
+// the pin as text ("" when the stack leaves it open);
+std::string PinText(const manifest::Pinned& p);
+// the layer's installed packages are held and pinned at their installed version in gpuprep's preferences
+// file (what apply leaves; an upgrade cannot move them);
+void PinsAndHolds(const VerifyEnv& env, const std::vector<manifest::AptPackage>& pkgs,
+                  verdict::LayerReport& r);
+// cuDNN (`nccl` false) or NCCL loads from the toolkit's library directories at the pinned release (and,
+// for cuDNN with `source: redist`, from gpuprep's install of NVIDIA's archive).
+void VerifyLibrary(const VerifyEnv& env, const char* what, const manifest::Pinned& pin,
+                   verdict::LayerReport& r, bool nccl);
 
 }  // namespace gp::apply

@@ -3,9 +3,9 @@
 #include "apply/image_pull.h"
 #include "docker/engine.h"
 #include "docker/image_ref.h"
-#include "layers/rules.h"
 #include "util/strings.h"
 #include "util/version.h"
+#include "verdict/rules.h"
 
 namespace gp::apply {
 
@@ -13,7 +13,7 @@ std::string LastLines(const std::string& text);  // the last two non-empty lines
 
 namespace {
 
-using layers::Status;
+using verdict::Status;
 
 const char* const kTorchCheck =
     "import torch; print(torch.cuda.device_count(), torch.cuda.get_device_name(0))";
@@ -38,7 +38,7 @@ bool CarriesPyTorch(const docker::ImageDetails& d) {
 }
 
 // The failure of a container run as one finding.
-void Failed(const docker::ContainerResult& res, const std::string& what, layers::LayerReport& r) {
+void Failed(const docker::ContainerResult& res, const std::string& what, verdict::LayerReport& r) {
   std::string message = res.ran ? LastLines(res.err.empty() ? res.out : res.err) : res.error.message;
   auto d = DiagnoseContainerError(message);
   if (d) return r.Add(Status::kFail, what + ": " + d->what + " (" + message + ")", d->fix);
@@ -55,24 +55,24 @@ std::optional<Diagnosis> DiagnoseContainerError(const std::string& m) {
     return Diagnosis{
         "Docker does not know the nvidia runtime (the toolkit is not registered in daemon.json, or "
         "Docker was not reloaded)",
-        layers::ApplyFix("container_toolkit")};
+        verdict::ApplyFix("container_toolkit")};
   if (m.find("could not select device driver \"\" with capabilities: [[gpu]]") != std::string::npos)
     return Diagnosis{
         "Docker has no GPU device driver: the NVIDIA Container Toolkit is not installed, or Docker "
         "started before it was",
-        layers::ApplyFix("container_toolkit") + ", then: sudo systemctl restart docker"};
+        verdict::ApplyFix("container_toolkit") + ", then: sudo systemctl restart docker"};
   if (m.find("could not select device driver \"cdi\"") != std::string::npos)
     return Diagnosis{"CDI is not enabled in Docker (Docker 25 to 28.2 need \"features\": {\"cdi\": true})",
-                     layers::ApplyFix("container_toolkit") + " --restart-docker"};
+                     verdict::ApplyFix("container_toolkit") + " --restart-docker"};
   if (m.find("unresolvable CDI devices") != std::string::npos)
     return Diagnosis{"no CDI spec names the GPUs",
                      "sudo nvidia-ctk cdi generate --output=/var/run/cdi/nvidia.yaml (or: " +
-                         layers::ApplyFix("container_toolkit") + ")"};
+                         verdict::ApplyFix("container_toolkit") + ")"};
   if (ToLower(m).find("driver/library version mismatch") != std::string::npos)
     return Diagnosis{"NVML inside the container sees another driver than the loaded kernel module",
                      "reboot so the kernel module matches the installed driver libraries"};
   if (m.find("No such image") != std::string::npos)
-    return Diagnosis{"the image is not pulled (verify never pulls)", layers::ApplyFix("image")};
+    return Diagnosis{"the image is not pulled (verify never pulls)", verdict::ApplyFix("image")};
   return std::nullopt;
 }
 
@@ -84,7 +84,7 @@ std::string LastLines(const std::string& text) {
   return Join(kept, " / ");
 }
 
-void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers::LayerReport& r) {
+void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, verdict::LayerReport& r) {
   if (!env.docker)
     return r.Add(Status::kSkip, "Docker not contacted (--root: nothing of the live host is contacted)");
   const manifest::Stack& s = *env.stack;
@@ -115,7 +115,7 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers
   auto details = engine.InspectImage(image, &err);
   if (!details) {
     if (err.status == 404)
-      return r.Add(Status::kFail, image + " is not pulled (verify never pulls)", layers::ApplyFix("image"));
+      return r.Add(Status::kFail, image + " is not pulled (verify never pulls)", verdict::ApplyFix("image"));
     return r.Add(Status::kFail, "image inspect " + image + ": " + err.message, "gpuprep doctor");
   }
   const size_t gpus = env.facts ? env.facts->gpus.size() : 0;

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "apply/verify.h"
-#include "layers/report.h"
+#include "verdict/report.h"
 
 namespace gp::apply {
 
-void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, layers::LayerReport& r);
+void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, verdict::LayerReport& r);
 
 struct Diagnosis {
   std::string what;  // "Docker does not know the nvidia runtime"

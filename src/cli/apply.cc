@@ -10,6 +10,8 @@
 #include "apply/sequence.h"
 #include "cli/commands.h"
 #include "cli/target.h"
+#include "layers/plan.h"
+#include "layers/table.h"
 #include "plan/planner.h"
 #include "sys/host_info.h"
 #include "util/error.h"
@@ -40,8 +42,8 @@ std::shared_ptr<spdlog::logger> LogToFile(const sys::Fs& fs) {
 int RunApply(Context& ctx, apply::ApplyOptions& o) {
   if (!ctx.opts.root.empty())
     throw FlagError("--root", "apply changes the live host; review a tree with: gpuprep plan --root DIR");
-  o.only = plan::ParseLayerList("--only", o.only);
-  o.skip = plan::ParseLayerList("--skip", o.skip);
+  o.only = layers::ParseLayerList("--only", o.only);
+  o.skip = layers::ParseLayerList("--skip", o.skip);
   o.manifest = ctx.opts.manifest;
 
   apply::ApplySeams seams;
@@ -62,6 +64,8 @@ int RunApply(Context& ctx, apply::ApplyOptions& o) {
     auto file_log = LogToFile(fs);
     return [file_log](const std::string& line) { file_log->error("{}", line); };
   };
+  seams.plan = layers::BuildPlan;
+  seams.verify = layers::VerifyLayer;
   seams.runner = ctx.runner;
   seams.native = ctx.native;
   seams.docker = ctx.unix_http;

@@ -24,7 +24,7 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
     layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
                           t.source == StackSource::kSite ? kSiteFile : ""};
-    std::vector<layers::LayerReport> reports = layers::CheckAll(in);
+    std::vector<verdict::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {
       PrintJson(ctx, doctor::ReportJson(t.stack.name, t.facts, reports));
     } else {

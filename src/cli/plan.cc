@@ -1,5 +1,7 @@
 // `gpuprep plan [--format text|sh|json] [--only L] [--skip L]`: the steps `apply` would run on this host
 // (or a --root tree), computed exactly as apply computes them. Changes nothing.
+#include "layers/plan.h"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -55,8 +57,8 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
       throw FlagError("--format", "must be text, sh or json, not \"" + opts->format + "\"");
     if (opts->one_shot && opts->format != "sh") throw FlagError("--one-shot", "only with --format sh");
     plan::PlanInput in;
-    in.only = plan::ParseLayerList("--only", opts->only);
-    in.skip = plan::ParseLayerList("--skip", opts->skip);
+    in.only = layers::ParseLayerList("--only", opts->only);
+    in.skip = layers::ParseLayerList("--skip", opts->skip);
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     in.stack = &t.stack;
     in.facts = &t.facts;
@@ -64,7 +66,7 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     in.manifest = t.manifest;
     in.from = t.host_stack_loaded ? &*t.host_stack_loaded : nullptr;  // a move: what it changes
     in.restart_docker = opts->restart_docker;
-    plan::Plan p = plan::BuildPlan(in);
+    plan::Plan p = layers::BuildPlan(in);
     if (opts->format == "json" || ctx.opts.json)
       PrintJson(ctx, plan::RenderJson(p));
     else if (opts->format == "sh")

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "docker/image_ref.h"
-#include "layers/rules.h"
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
@@ -13,6 +12,7 @@
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::cli {
 manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
@@ -26,7 +26,7 @@ manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
 }
 
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host) {
-  return manifest::ChooseDefaultStack(layers::HostQueryFor(manifest::EmbeddedCompat(), host));
+  return manifest::ChooseDefaultStack(verdict::HostQueryFor(manifest::EmbeddedCompat(), host));
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
+#include "layers/plan.h"
 #include "layers/table.h"
 #include "plan/planner.h"
 #include "util/error.h"
@@ -21,7 +22,7 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
       app.add_subcommand("verify", "Active checks: driver and NVML agree, CUDA initialises, cuDNN/NCCL load");
   sub->add_option("--only", *only, "Verify only these layers (repeatable, or comma-separated)");
   sub->callback([&ctx, &exit_code, only] {
-    auto layers = plan::ParseLayerList("--only", *only);
+    auto layers = layers::ParseLayerList("--only", *only);
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (layers.empty()) layers = layers::DefaultVerifyLayers(t.stack, t.facts);
     const bool live = ctx.opts.root.empty();
@@ -32,17 +33,17 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
     bool failed = false;
     std::string table;
     for (const auto& name : layers) {
-      auto r = apply::VerifyLayer(name, env);
+      auto r = layers::VerifyLayer(name, env);
       counts[static_cast<int>(r.status)]++;
-      failed = failed || r.status == layers::Status::kFail;
+      failed = failed || r.status == verdict::Status::kFail;
       arr.push_back({{"name", r.name},
-                     {"status", layers::StatusName(r.status)},
+                     {"status", verdict::StatusName(r.status)},
                      {"found", r.found ? nlohmann::json(*r.found) : nlohmann::json(nullptr)},
                      {"wanted", r.wanted},
                      {"detail", r.detail},
                      {"fix", r.fix ? nlohmann::json(*r.fix) : nlohmann::json(nullptr)}});
       char line[64];
-      std::snprintf(line, sizeof line, "%-14s %-5s ", r.name.c_str(), layers::StatusName(r.status));
+      std::snprintf(line, sizeof line, "%-14s %-5s ", r.name.c_str(), verdict::StatusName(r.status));
       table += line + r.detail + "\n";
       if (r.fix) table += std::string(21, ' ') + "fix: " + *r.fix + "\n";
     }

@@ -5,24 +5,24 @@
 #include <string>
 #include <vector>
 
-#include "layers/report.h"
 #include "manifest/model.h"
 #include "probe/host.h"
+#include "verdict/report.h"
 
 namespace gp::doctor {
 
 struct Summary {
   int ok = 0, warn = 0, fail = 0, skip = 0;
 };
-Summary Summarize(const std::vector<layers::LayerReport>& reports);
+Summary Summarize(const std::vector<verdict::LayerReport>& reports);
 
 // kExitOk (0) when no layer failed, kExitFailed (1) otherwise.
-int ExitCodeFor(const std::vector<layers::LayerReport>& reports);
+int ExitCodeFor(const std::vector<verdict::LayerReport>& reports);
 
 // {"gpuprep", "manifest", "host", "layers": [{name,status,found,wanted,detail,fix,findings}], "summary"},
 // keys in that order. found and fix are null when absent.
 nlohmann::ordered_json ReportJson(const std::string& manifest_name, const probe::HostFacts& host,
-                                  const std::vector<layers::LayerReport>& reports);
+                                  const std::vector<verdict::LayerReport>& reports);
 
 struct TableOptions {
   bool color = false;    // ANSI colours for the status column (Context::use_color())
@@ -32,6 +32,6 @@ struct TableOptions {
 // The readable report: a header line, one row per layer (LAYER STATUS FOUND WANTED), under each
 // non-ok layer its findings and their fixes, then the summary line. Ends with a newline.
 std::string RenderTable(const manifest::Stack& stack, const probe::HostFacts& host,
-                        const std::vector<layers::LayerReport>& reports, const TableOptions& options);
+                        const std::vector<verdict::LayerReport>& reports, const TableOptions& options);
 
 }  // namespace gp::doctor

@@ -6,20 +6,20 @@ namespace gp::doctor {
 
 using nlohmann::ordered_json;
 
-Summary Summarize(const std::vector<layers::LayerReport>& reports) {
+Summary Summarize(const std::vector<verdict::LayerReport>& reports) {
   Summary s;
   for (const auto& r : reports) {
     switch (r.status) {
-      case layers::Status::kOk:
+      case verdict::Status::kOk:
         ++s.ok;
         break;
-      case layers::Status::kWarn:
+      case verdict::Status::kWarn:
         ++s.warn;
         break;
-      case layers::Status::kFail:
+      case verdict::Status::kFail:
         ++s.fail;
         break;
-      case layers::Status::kSkip:
+      case verdict::Status::kSkip:
         ++s.skip;
         break;
     }
@@ -27,7 +27,7 @@ Summary Summarize(const std::vector<layers::LayerReport>& reports) {
   return s;
 }
 
-int ExitCodeFor(const std::vector<layers::LayerReport>& reports) {
+int ExitCodeFor(const std::vector<verdict::LayerReport>& reports) {
   return Summarize(reports).fail > 0 ? kExitFailed : kExitOk;
 }
 
@@ -38,17 +38,17 @@ ordered_json OrNull(const std::optional<std::string>& s) {
 }  // namespace
 
 nlohmann::ordered_json ReportJson(const std::string& manifest_name, const probe::HostFacts& host,
-                                  const std::vector<layers::LayerReport>& reports) {
+                                  const std::vector<verdict::LayerReport>& reports) {
   ordered_json layers = ordered_json::array();
   for (const auto& r : reports) {
     ordered_json findings = ordered_json::array();
     for (const auto& f : r.findings)
-      findings.push_back({{"status", layers::StatusName(f.status)},
+      findings.push_back({{"status", verdict::StatusName(f.status)},
                           {"code", f.code},
                           {"message", f.message},
                           {"fix", OrNull(f.fix)}});
     layers.push_back({{"name", r.name},
-                      {"status", layers::StatusName(r.status)},
+                      {"status", verdict::StatusName(r.status)},
                       {"found", OrNull(r.found)},
                       {"wanted", r.wanted},
                       {"detail", r.detail},

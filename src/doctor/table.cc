@@ -10,7 +10,7 @@
 namespace gp::doctor {
 namespace {
 
-using layers::Status;
+using verdict::Status;
 
 // Every value from a host, a snapshot or a manifest is escaped before it reaches the terminal.
 std::string T(const std::string& s) { return TerminalSafe(s); }
@@ -30,7 +30,7 @@ const char* Colour(Status s) {
 }
 
 std::string StatusCell(Status s, size_t width, bool color) {
-  std::string name = layers::StatusName(s);
+  std::string name = verdict::StatusName(s);
   std::string padded = name + std::string(width > name.size() ? width - name.size() : 0, ' ');
   if (!color) return padded;
   return std::string(Colour(s)) + name + "\033[0m" + padded.substr(name.size());
@@ -77,7 +77,7 @@ void Verbose(std::ostringstream& out, const manifest::Stack& stack, const probe:
 }  // namespace
 
 std::string RenderTable(const manifest::Stack& stack, const probe::HostFacts& host,
-                        const std::vector<layers::LayerReport>& reports, const TableOptions& options) {
+                        const std::vector<verdict::LayerReport>& reports, const TableOptions& options) {
   std::ostringstream out;
   std::string os = host.os.pretty_name.empty() ? host.os.id + " " + host.os.version_id : host.os.pretty_name;
   out << "gpuprep doctor: stack " << T(stack.name) << " on " << T(os) << " (" << T(host.kernel) << ")\n\n";

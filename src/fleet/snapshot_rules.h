@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fleet/model.h"
-#include "layers/report.h"
+#include "layers/table.h"
 
 namespace gp::fleet {
 

@@ -1,7 +1,7 @@
 #include "launch/driver_check.h"
 
 #include "docker/image_ref.h"
-#include "layers/rules.h"
+#include "verdict/rules.h"
 
 namespace gp::launch {
 
@@ -69,14 +69,14 @@ DriverVerdict CheckDriver(const ImageCuda& image, const std::optional<Version>& 
     v.kind = DriverVerdict::Kind::kOk;
     return v;
   }
-  const layers::CudaVerdict cv =
-      layers::DriverRunsCuda(compat, *driver, *image.cuda, image.ref + "'s CUDA " + image.cuda->str(),
-                             all_datacenter, image.forward_compat);
+  const verdict::CudaVerdict cv =
+      verdict::DriverRunsCuda(compat, *driver, *image.cuda, image.ref + "'s CUDA " + image.cuda->str(),
+                              all_datacenter, image.forward_compat);
   switch (cv.status) {
-    case layers::Status::kOk:
+    case verdict::Status::kOk:
       v.kind = DriverVerdict::Kind::kOk;
       return v;
-    case layers::Status::kFail:
+    case verdict::Status::kFail:
       v.kind = DriverVerdict::Kind::kTooOld;
       break;
     default:

@@ -1,4 +1,4 @@
-// Will the image's CUDA run on the host's driver? Doctor's rule itself (layers::DriverRunsCuda, on the same
+// Will the image's CUDA run on the host's driver? Doctor's rule itself (verdict::DriverRunsCuda, on the same
 // Compat facts, from NVIDIA's CUDA Toolkit release notes and
 // https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html): the driver meets the
 // minimum of the image's exact CUDA release (Table 3); or, below it, the driver is on a branch that CUDA's

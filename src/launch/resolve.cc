@@ -7,10 +7,10 @@
 
 #include "launch/driver_check.h"
 #include "launch/validate.h"
-#include "layers/rules.h"
 #include "sys/fs.h"
 #include "util/error.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::launch {
 namespace {
@@ -209,7 +209,7 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
                       (t.from_snapshot ? "the host in " + t.snapshot_path : "this host") +
                           " has no NVIDIA container runtime and no CDI spec, so containers cannot see its "
                           "GPUs (fix there: " +
-                          layers::ApplyFix("container_toolkit") +
+                          verdict::ApplyFix("container_toolkit") +
                           "; gpuprep doctor there gives the full install)");
     c.origins["access"] = Origin::kHost;
   }

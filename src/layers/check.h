@@ -4,11 +4,31 @@
 #pragma once
 #include <vector>
 
-#include "layers/report.h"
 #include "manifest/model.h"
 #include "probe/host.h"
+#include "verdict/report.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
+
+// The verdict values and shared rules (verdict/), as the layer checks name them.
+using verdict::AllDatacenter;
+using verdict::ApplyFix;
+using verdict::CheckCudaAgainstGpus;
+using verdict::CudaVerdict;
+using verdict::DriverRunsCuda;
+using verdict::Finding;
+using verdict::GpuModelOf;
+using verdict::HostDriverVersion;
+using verdict::HostGpuModels;
+using verdict::HostQueryFor;
+using verdict::LayerReport;
+using verdict::NewestStackFor;
+using verdict::ParseFound;
+using verdict::Severity;
+using verdict::Status;
+using verdict::StatusName;
+using verdict::ToolkitInstallFix;
 
 struct CheckInput {
   const manifest::Stack& stack;
@@ -35,5 +55,11 @@ LayerReport CheckImage(const CheckInput& in);             // the image's CUDA ag
 // The stack row, then each row of the table of layers (layers/table.h) that the host shows, in order
 // (ReportNames()): fabricmanager only when the host has NVSwitches.
 std::vector<LayerReport> CheckAll(const CheckInput& in);
+
+// cuDNN and NCCL (layers/library.cc): installed; at the stack's version (compared on as many parts as the
+// stack gives: "8.9.7" matches 8.9.7.29; another major fails, another minor/patch warns); built for the
+// stack's CUDA major (spec.cuda_major, else the stack CUDA's major) and for the installed CUDA's major.
+LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, const std::string& label,
+                             const manifest::ComponentSpec& spec, const probe::Component& host);
 
 }  // namespace gp::layers

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "layers/check.h"
-#include "layers/rules.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 

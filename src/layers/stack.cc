@@ -10,10 +10,10 @@
 #include <stdexcept>
 
 #include "layers/check.h"
-#include "layers/rules.h"
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "util/error.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 namespace {

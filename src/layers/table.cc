@@ -19,7 +19,7 @@ const std::vector<std::string>& InstallableLayerNames() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> out;
     for (const Layer& l : Layers())
-      if (l.installs) out.emplace_back(l.name);
+      if (l.plan) out.emplace_back(l.name);
     return out;
   }();
   return kNames;
@@ -48,6 +48,17 @@ const std::vector<std::string>& ReportNames() {
     return names;
   }();
   return kNames;
+}
+
+LayerReport VerifyLayer(const std::string& layer, const apply::VerifyEnv& env) {
+  LayerReport r;
+  r.name = layer;
+  const Layer* row = FindLayer(layer);
+  if (row && row->verify)
+    row->verify(env, r);
+  else
+    r.Add(Status::kSkip, "verify has no active check for this layer");
+  return r;
 }
 
 std::vector<LayerReport> CheckAll(const CheckInput& in) {

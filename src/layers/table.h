@@ -1,16 +1,19 @@
 // The table of layers (in the style of ninja's tool table): one row per layer, in the order gpuprep checks,
-// installs and verifies them. Each row is defined beside its layer's check (`layers/<layer>.cc`); the names,
-// doctor's rows, the layers `--only`/`--skip` accept, verify's default layers and the "apply this layer" fix
-// all derive from it, so adding a layer or a finding touches that layer's file only.
+// installs and verifies them, with the layer's check, plan and verify functions. Each row is defined beside
+// its layer's check (`layers/<layer>/check.cc`; the plan and verify in `plan.cc` and `verify.cc` there);
+// the names, doctor's rows, the plan's layers, the layers `--only`/`--skip` accept, verify's checks and
+// default layers all derive from it, so adding a layer or a finding touches that layer's folder only.
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "apply/verify.h"
 #include "layers/check.h"
-#include "layers/report.h"
 #include "manifest/model.h"
+#include "plan/layer_plan.h"
 #include "probe/host.h"
+#include "verdict/report.h"
 
 namespace gp::layers {
 
@@ -20,9 +23,11 @@ struct Layer {
   LayerReport (*check)(const CheckInput& in);
   // Whether doctor reports the layer on this host; null: always (fabricmanager: NVSwitch hosts only).
   bool (*shown)(const probe::HostFacts& host);
-  // Whether `apply` installs the layer: only these rows are accepted by `apply`/`plan` --only and --skip,
-  // and only they have a plan (plan/) and an active verify (apply/verify.h).
-  bool installs;
+  // What `apply` does for the layer (plan/layer_plan.h); null: apply installs nothing (os, host, gpu). Only
+  // rows with a plan are accepted by `apply`/`plan` --only and --skip.
+  plan::LayerPlan (*plan)(const plan::LayerContext& ctx);
+  // The layer's active check after apply and in `gpuprep verify` (apply/verify.h); null: none.
+  void (*verify)(const apply::VerifyEnv& env, LayerReport& report);
   // Whether `gpuprep verify` without --only checks the layer on this host with this stack; null: never.
   bool (*verified_by_default)(const manifest::Stack& stack, const probe::HostFacts& host);
 };
@@ -34,13 +39,23 @@ const std::vector<Layer>& Layers();
 // The row named `name`; nullptr when there is none.
 const Layer* FindLayer(std::string_view name);
 
+// The canonical layer order (docs/cli.md, "Layers"): every row's name.
+const std::vector<std::string>& LayerNames();
+
+// What a doctor report holds, in order: the "stack" row (the stack checked against; not a layer apply
+// installs or --only selects), then LayerNames().
+const std::vector<std::string>& ReportNames();
+
 // The names of the rows that install something (apply's layers), in order.
 const std::vector<std::string>& InstallableLayerNames();
 
 // The layers `gpuprep verify` checks without --only, in order.
 std::vector<std::string> DefaultVerifyLayers(const manifest::Stack& stack, const probe::HostFacts& host);
 
-// Each layer's row, defined in its file.
+// One layer's active check: its row's verify function (a skip finding when it has none).
+LayerReport VerifyLayer(const std::string& layer, const apply::VerifyEnv& env);
+
+// Each layer's row, defined in its check.cc.
 extern const Layer kOsLayer, kHostLayer, kGpuLayer, kDriverLayer, kFabricManagerLayer, kCudaLayer,
     kCudnnLayer, kNcclLayer, kDockerLayer, kContainerToolkitLayer, kImageLayer;
 

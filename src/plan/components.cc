@@ -49,6 +49,13 @@ bool LayerContext::Selected(const std::string& layer) const {
   return (in->only.empty() || Contains(in->only, layer)) && !Contains(in->skip, layer);
 }
 
+const LayerDecision* LayerContext::Earlier(const std::string& layer) const {
+  if (!earlier) return nullptr;
+  for (const LayerPlan& p : *earlier)
+    if (p.decision.name == layer) return &p.decision;
+  return nullptr;
+}
+
 LayerPlan Decided(const std::string& layer, LayerDecision::Kind kind, std::string detail) {
   LayerPlan out;
   out.decision.name = layer;

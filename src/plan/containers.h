@@ -1,8 +1,8 @@
-// Planning the container half of a host (docker, container_toolkit, image): which packages join the one
-// apt transaction, and the steps after it (the engine enabled, the toolkit's runtime mode, CDI spec,
-// daemon.json edited losslessly, Docker reloaded or restarted, the image pulled). Pure, like the planner.
+// What the container layers' plans (docker, container_toolkit, image: layers/<layer>/plan.cc) share: the
+// installed engine and its version, their packages' decision (pinned through the transaction, or the
+// distribution's by name), and the toolkit's files they read. Pure: reads through the Fs.
 #pragma once
-#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,27 +10,23 @@
 #include "plan/packages.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
+#include "util/version.h"
 
 namespace gp::plan {
 
-struct ContainerPlan {
-  std::vector<LayerDecision> layers;          // docker, container_toolkit, image (in this order)
-  std::vector<manifest::AptPackage> install;  // unpinned packages of the distribution (docker.io): by name
-  std::vector<Step> before;                   // before apt update (retire the experimental channel)
-  std::vector<Step> after;                    // after the install (and any reboot check)
-  std::vector<std::string> blockers;          // a restart that would stop running containers, ...
-};
+// A Docker version as the engine or dpkg gives it: "28.3.2", "5:28.3.2-1~ubuntu.22.04~jammy",
+// "24.0.7-0ubuntu2"; nullopt when it does not parse.
+std::optional<Version> DockerVersion(const std::string& text);
 
-// The planner's own package decision (plan/packages.h DecidePackages): each package installed at its pin is
-// kept, else resolved from the repositories' index into the one transaction, pinned in the closure and held.
-// Returns the layer's detail ("" when nothing is missing); sets `error` when the index cannot serve a pin.
-// `layer` is the layer the packages belong to (their pins are that layer's, plan/pins.h).
-using ResolvePackages =
-    std::function<std::string(const std::string& layer, const std::vector<manifest::AptPackage>&,
-                              const std::string& upstream, std::string& error)>;
+// The installed engine package's version (docker-ce, docker.io or moby-engine); "" when none is installed.
+std::string InstalledEngine(const PackageState& state);
 
-// `state`: the host's package state, read once by the planner (plan/packages.h).
-ContainerPlan PlanContainers(const PlanInput& in, const PackageState& state, const ResolvePackages& resolve);
+// A container layer's packages: pinned ones (a version or upstream, or every one when `upstream` is given)
+// through DecidePackages (resolved, in the closure, pinned and held); unpinned ones (the distribution's
+// docker.io) by name into `by_name` when not installed. The detail names both.
+PackageDecision DecideContainerPackages(const PackageContext& ctx, const std::string& layer,
+                                        const std::vector<manifest::AptPackage>& pkgs,
+                                        const std::string& upstream, std::vector<std::string>& by_name);
 
 // The apt list files (sources.list and sources.list.d/*.list) with an active line for NVIDIA's
 // experimental toolkit channel (libnvidia-container/experimental).

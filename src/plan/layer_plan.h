@@ -1,6 +1,7 @@
 // What one layer's plan returns, as a value: its decision, its packages for the one apt transaction, the
 // steps it adds at their place in the plan, its blockers, reboot reasons and redistributable archives.
-// The planner (plan/planner.cc) composes these; a layer's plan reads only its inputs (LayerContext).
+// Each row of the table of layers has a plan function returning one (layers/<layer>/plan.cc); the
+// composition (plan/compose.h) joins them into the plan. A layer's plan reads only its inputs (LayerContext).
 #pragma once
 #include <set>
 #include <string>
@@ -16,17 +17,6 @@
 
 namespace gp::plan {
 
-struct LayerContext {
-  const PlanInput* in = nullptr;
-  const manifest::Stack* stack = nullptr;
-  const probe::HostFacts* facts = nullptr;
-  const sys::Fs* fs = nullptr;
-  PackageContext packages;  // the package state and the index
-  std::string arch;         // dpkg's architecture name ("amd64")
-
-  bool Selected(const std::string& layer) const;  // by --only / --skip
-};
-
 struct LayerPlan {
   LayerDecision decision;
   PackageDecision packages;
@@ -38,8 +28,30 @@ struct LayerPlan {
   // (after every layer's other steps, before the containers' and the verifies).
   std::vector<Step> after_install, after_hold, last;
   std::vector<redist::Request> redist;
+  // Steps before the repositories are set up and apt reads its lists (the toolkit's experimental channel
+  // turned off).
+  std::vector<Step> first;
+  // The distribution's unpinned packages (docker.io), installed by name in the same transaction after
+  // every pinned one; never pinned or held.
+  std::vector<std::string> by_name;
   std::string kernel_headers;  // the headers package the install adds for DKMS
   bool reboot = false;         // apply ends with a reboot (a new driver)
+};
+
+struct LayerContext {
+  const PlanInput* in = nullptr;
+  const manifest::Stack* stack = nullptr;
+  const probe::HostFacts* facts = nullptr;
+  const sys::Fs* fs = nullptr;
+  PackageContext packages;  // the package state and the index
+  std::string arch;         // dpkg's architecture name ("amd64")
+  // The plans of the layers before this one, in table order (the container toolkit and the image read the
+  // docker layer's decision).
+  const std::vector<LayerPlan>* earlier = nullptr;
+
+  bool Selected(const std::string& layer) const;  // by --only / --skip
+  // The decision of an earlier layer; nullptr when it has none (not planned, or planned later).
+  const LayerDecision* Earlier(const std::string& layer) const;
 };
 
 // A layer decision of `kind` with `detail`.
@@ -55,9 +67,9 @@ std::string Wanted(const manifest::Pinned& pin, const std::vector<manifest::AptP
 // A step with one layer.
 Step MakeStep(std::string id, std::vector<std::string> layers, std::string title);
 
-// The layers' plans (plan/driver.cc, plan/fabricmanager.cc, plan/components.cc).
-LayerPlan PlanDriver(const LayerContext& ctx);
-LayerPlan PlanFabricManager(const LayerContext& ctx);
+// The plan of an apt or redist component (cuda, cudnn, nccl; plan/components.cc): the stack's packages at
+// their pins (cuDNN and NCCL name the CUDA build in their revision), or NVIDIA's archives with
+// `source: redist`.
 LayerPlan PlanComponent(const LayerContext& ctx, const std::string& layer, const manifest::ComponentSpec& c);
 
 }  // namespace gp::plan

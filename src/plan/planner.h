@@ -1,5 +1,6 @@
-// Builds the plan (plan/plan.h) from a stack and a probed host: per layer check -> install -> verify,
-// containing only what is missing. Pure: reads through the Fs, runs nothing.
+// What a plan is made from (the stack, the probed host, the layer filters, the index apply fetched), and the
+// repository choice every layer's plan shares. The plan itself is composed in plan/compose.h from each
+// layer's plan (layers/plan.h BuildPlan). Pure: reads through the Fs, runs nothing.
 #pragma once
 #include <string>
 #include <vector>
@@ -13,14 +14,6 @@
 #include "sys/fs.h"
 
 namespace gp::plan {
-
-// The layers apply installs, in order: the installing rows of the table of layers (layers/table.h).
-const std::vector<std::string>& ApplyLayers();
-
-// Expands "a,b" items, checks each against ApplyLayers(); throws FlagError
-// `--only: unknown layer "drivr" (did you mean "driver"?)`, or for a layer that installs nothing (os, host,
-// gpu) `--only: layer "os" is checked by doctor but installs nothing (layers: driver, ...)`.
-std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items);
 
 struct PlanInput {
   const manifest::Stack* stack = nullptr;
@@ -44,8 +37,6 @@ struct PlanInput {
   // what the move changes (Plan::move_changes).
   const manifest::Stack* from = nullptr;
 };
-
-Plan BuildPlan(const PlanInput& in);
 
 // The stack's apt repositories for the host's OS that serve the layers apply installs with apt.
 std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,

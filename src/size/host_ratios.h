@@ -1,6 +1,6 @@
 // The sourced host ratios: CPU cores and RAM a server needs around its GPUs, per workload kind. Shared by
-// `gpuprep size` (host.h) and doctor's host layer (src/layers/host.cc), so both say the same numbers with
-// the same sources. Standard library only.
+// `gpuprep size` (host.h) and doctor's host layer (src/layers/host/check.cc), so both say the same numbers
+// with the same sources. Standard library only.
 #pragma once
 #include <optional>
 #include <string>

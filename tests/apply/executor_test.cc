@@ -17,6 +17,8 @@
 #include "apply/harness.h"
 #include "apt/index.h"
 #include "apt/sources.h"
+#include "layers/plan.h"
+#include "layers/table.h"
 #include "plan/planner.h"
 #include "support/fakes.h"
 #include "sys/locks.h"
@@ -91,15 +93,16 @@ struct Host {
     in.facts = &facts;
     in.fs = &root.fs();
     in.verify_layers = std::move(verify);
-    plan::Plan p = plan::BuildPlan(in);
+    plan::Plan p = layers::BuildPlan(in);
     if (!p.needs_index) return p;
     // What `gpuprep apply` does before its first change: read the repository's current index, plan again.
     apt::ParsePackages(test::RepoPackages(stack), "amd64", fresh);
     in.index = &fresh;
-    return plan::BuildPlan(in);
+    return layers::BuildPlan(in);
   }
   apply::ExecResult Run(const plan::Plan& p) {
     apply::ExecEnv env;
+    env.verify = layers::VerifyLayer;
     env.fs = &root.fs();
     env.runner = &runner;
     env.native = &native;
@@ -367,6 +370,7 @@ TEST_CASE("verify failing after the reboot fails the run with the fix", "[apply]
 TEST_CASE("--reboot reboots through the runner after installing the unit", "[apply]") {
   Host h;
   apply::ExecEnv env;
+  env.verify = layers::VerifyLayer;
   auto p = h.Plan();
   env.fs = &h.root.fs();
   env.runner = &h.runner;
@@ -422,7 +426,7 @@ TEST_CASE("on a terminal apt reports progress through APT::Status-Fd", "[apply]"
   in.facts = &h.facts;
   in.fs = &h.root.fs();
   in.apt.status_fd = true;
-  auto p = plan::BuildPlan(in);
+  auto p = layers::BuildPlan(in);
   h.runner.rules.insert(h.runner.rules.begin(),
                         {"apt-get -y", test::Exit(0), -1, [&h](const sys::Command& c) {
                            CHECK(c.status_fd == 3);
@@ -433,6 +437,7 @@ TEST_CASE("on a terminal apt reports progress through APT::Status-Fd", "[apply]"
                          }});
   std::vector<std::string> lines;
   apply::ExecEnv env;
+  env.verify = layers::VerifyLayer;
   env.fs = &h.root.fs();
   env.runner = &h.runner;
   env.stack = &h.stack;
@@ -468,6 +473,7 @@ TEST_CASE("cuda, cudnn and nccl are verified by a new gpuprep process; its verdi
     probe::HostFacts facts = test::BareHost();
     test::FakeNative native = test::FakeNative::Healthy(2);
     apply::ExecEnv env;
+    env.verify = layers::VerifyLayer;
     env.fs = &root.fs();
     env.runner = &runner;
     env.native = &native;

@@ -9,6 +9,7 @@
 
 #include "apply/harness.h"
 #include "apply/preflight.h"
+#include "layers/table.h"
 #include "sys/process.h"
 
 using namespace gp;
@@ -21,6 +22,7 @@ struct Host {
   sys::RealCommandRunner runner;
   apply::ExecEnv env;
   Host() {
+    env.verify = layers::VerifyLayer;
     // mkdtemp's 0700 would keep apt's unprivileged downloader (_apt) out, as no real / does.
     ::chmod(root.path().c_str(), 0755);
     env.fs = &root.fs();

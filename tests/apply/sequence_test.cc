@@ -16,6 +16,8 @@
 #include "apply/preflight.h"
 #include "apply/status.h"
 #include "apt/sources.h"
+#include "layers/plan.h"
+#include "layers/table.h"
 #include "support/fakes.h"
 #include "sys/locks.h"
 #include "sys/sha256.h"
@@ -59,6 +61,8 @@ struct Server {
   apply::ApplyOutput out;
 
   Server() {
+    seams.plan = layers::BuildPlan;
+    seams.verify = layers::VerifyLayer;
     stack.repositories[0].keyring_sha256 = sys::Sha256Hex(kKey);
     runner.On("apt-get -q", test::Exit(0), -1, [this](const sys::Command& c) { PrivateUpdate(c); });
     runner.On("apt-get -o DPkg::Lock::Timeout=", test::Exit(0), -1, [this](const sys::Command&) {

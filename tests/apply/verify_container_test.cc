@@ -12,7 +12,7 @@
 #include "sys/http.h"
 
 using namespace gp;
-using layers::Status;
+using verdict::Status;
 
 namespace {
 
@@ -46,10 +46,10 @@ struct Setup {
         {"bin", bin}};
     return pulled ? nlohmann::json{{"images", {{kRef, img}}}} : nlohmann::json{{"registry", {{kRef, img}}}};
   }
-  layers::LayerReport Verify(const std::string& layer, const test::FakeEngine& fake) {
+  verdict::LayerReport Verify(const std::string& layer, const test::FakeEngine& fake) {
     facts.docker.socket = fake.socket();
     apply::VerifyEnv env{nullptr, nullptr, &stack, &facts, &http};
-    layers::LayerReport r;
+    verdict::LayerReport r;
     r.name = layer;
     apply::VerifyContainerLayer(layer, env, r);
     return r;

@@ -4,6 +4,7 @@
 
 #include "apply/harness.h"
 #include "apply/verify.h"
+#include "layers/table.h"
 
 using namespace gp;
 
@@ -22,9 +23,9 @@ struct V {
                                           "\"}, \"cuda_nvcc\": {\"name\": \"CUDA NVCC\", \"version\": \"" +
                                           nvcc + "\"}}");
   }
-  layers::LayerReport Run() {
+  verdict::LayerReport Run() {
     apply::VerifyEnv env{&root.fs(), &native, &stack, &facts};
-    return apply::VerifyLayer("cuda", env);
+    return layers::VerifyLayer("cuda", env);
   }
 };
 }  // namespace
@@ -33,20 +34,20 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
   V v;
   // Optional toolkit, absent: libcuda's check stands, the toolkit part is skipped and says so.
   auto r = v.Run();
-  CHECK(r.status == layers::Status::kOk);
+  CHECK(r.status == verdict::Status::kOk);
   CHECK(r.detail.find("the CUDA toolkit is not installed (optional in this stack)") != std::string::npos);
 
   // Required and absent: fail.
   v.stack.cuda.optional = false;
   r = v.Run();
-  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.status == verdict::Status::kFail);
   CHECK(r.detail.find("the CUDA toolkit is not installed (no version.json under /usr/local/cuda-12.2 or "
                       "/usr/local/cuda)") != std::string::npos);
 
   // Present, but libcudart does not load from it.
   v.Toolkit("/usr/local/cuda-12.2", "12.2.140");
   r = v.Run();
-  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.status == verdict::Status::kFail);
   CHECK(r.detail.find("libcudart of the toolkit in /usr/local/cuda-12.2 could not be loaded") !=
         std::string::npos);
   CHECK(v.native.cudart_dirs ==
@@ -55,7 +56,7 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
   // libcudart from another release.
   v.native.cudart = {true, "/usr/local/cuda-12.2/lib64/libcudart.so.12", 12040, ""};
   r = v.Run();
-  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.status == verdict::Status::kFail);
   CHECK(r.detail.find(
             "libcudart 12.4 loaded from /usr/local/cuda-12.2/lib64/libcudart.so.12 but the stack pins "
             "12.2.2") != std::string::npos);
@@ -63,7 +64,7 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
   // All agree.
   v.native.cudart.value = 12020;
   r = v.Run();
-  CHECK(r.status == layers::Status::kOk);
+  CHECK(r.status == verdict::Status::kOk);
   CHECK(r.detail.find("CUDA toolkit 12.2.140 in /usr/local/cuda-12.2; libcudart 12.2 loads") !=
         std::string::npos);
 
@@ -72,7 +73,7 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
   w.stack.cuda.optional = false;
   w.Toolkit("/usr/local/cuda", "12.4.131");
   r = w.Run();
-  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.status == verdict::Status::kFail);
   CHECK(r.detail.find("the CUDA toolkit in /usr/local/cuda is 12.4.131 but the stack pins 12.2.2") !=
         std::string::npos);
 }

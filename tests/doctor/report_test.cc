@@ -6,10 +6,10 @@
 #include "layers/sample.h"
 
 using namespace gp;
-using layers::Status;
+using verdict::Status;
 
 namespace {
-std::vector<layers::LayerReport> SomeReports() {
+std::vector<verdict::LayerReport> SomeReports() {
   test::Inputs t;
   t.host.cudnn = {};                     // cudnn fail
   t.host.driver.kernel_headers = false;  // driver warn

@@ -84,7 +84,7 @@ TEST_CASE("launch validation: a driver too old for the image's CUDA", "[launch]"
         "gpuprep: error: --image: nvcr.io/nvidia/pytorch:23.08-py3 requires NVIDIA driver R535 or later; the "
         "host has "
         "driver 525.147.05\n");
-  // Doctor's driver-vs-CUDA rule (layers::DriverRunsCuda): below 13.1's minimum and outside 13.x's MVC.
+  // Doctor's driver-vs-CUDA rule (verdict::DriverRunsCuda): below 13.1's minimum and outside 13.x's MVC.
   CHECK(Fails({"--image", "nvcr.io/nvidia/pytorch:25.12-py3"}, old) ==
         "gpuprep: error: --image: driver 525.147.05 is too old for nvcr.io/nvidia/pytorch:25.12-py3's CUDA "
         "13.1.0 "

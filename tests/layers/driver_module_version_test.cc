@@ -1,11 +1,11 @@
 // A loaded kernel module whose version cannot be parsed is not "in agreement" with the userspace driver.
 #include <catch2/catch.hpp>
 
-#include "layers/rules.h"
 #include "layers/sample.h"
+#include "verdict/rules.h"
 
 using namespace gp;
-using layers::Status;
+using verdict::Status;
 
 TEST_CASE("driver: an unparseable kernel module version fails instead of agreeing", "[layers][doctor]") {
   test::Inputs t;

@@ -1,14 +1,14 @@
 // Driver-layer verdicts and the driver-vs-CUDA rule, each with its fix word for word.
 #include <catch2/catch.hpp>
 
-#include "layers/rules.h"
 #include "layers/sample.h"
+#include "verdict/rules.h"
 
 using namespace gp;
-using layers::Status;
+using verdict::Status;
 
 namespace {
-layers::LayerReport Driver(const test::Inputs& t) { return layers::CheckDriver(t.in()); }
+verdict::LayerReport Driver(const test::Inputs& t) { return layers::CheckDriver(t.in()); }
 }  // namespace
 
 TEST_CASE("driver: a healthy host is ok and says why", "[layers][doctor]") {
@@ -72,7 +72,7 @@ TEST_CASE("driver: kernel module != userspace driver -> reboot", "[layers][docto
   auto r = Driver(t);
   CHECK(r.status == Status::kFail);
   CHECK(r.found == std::optional<std::string>("535.104.05"));
-  const layers::Finding* f = test::FindingWith(r, Status::kFail);
+  const verdict::Finding* f = test::FindingWith(r, Status::kFail);
   REQUIRE(f);
   CHECK(f->message ==
         "kernel module 535.104.05 != userspace driver 535.129.03 (\"Failed to initialize NVML: "
@@ -96,7 +96,7 @@ TEST_CASE("driver: module not loaded", "[layers][doctor]") {
 }
 
 namespace {
-const layers::Finding* FindingStarting(const layers::LayerReport& r, const std::string& prefix) {
+const verdict::Finding* FindingStarting(const verdict::LayerReport& r, const std::string& prefix) {
   for (const auto& f : r.findings)
     if (f.message.rfind(prefix, 0) == 0) return &f;
   return nullptr;
@@ -108,7 +108,7 @@ TEST_CASE("driver: branch too old for Blackwell (from the catalogue, not hard-co
   for (auto& g : t.host.gpus) g.device_id = "0x2901";
   auto r = Driver(t);
   CHECK(r.status == Status::kFail);
-  const layers::Finding* f = FindingStarting(r, "driver branch 535");
+  const verdict::Finding* f = FindingStarting(r, "driver branch 535");
   REQUIRE(f);
   CHECK(f->status == Status::kFail);
   CHECK(f->message == "driver branch 535 does not support B200 (needs R570 or later)");
@@ -133,7 +133,7 @@ TEST_CASE("driver: a release that does not list the board warns, naming the firs
   t.host.driver.module.version = t.host.driver.userspace_version = "525.53";  // a beta, older than 525.60.11
   t.stack.driver.branch = 535;
   auto r = Driver(t);
-  const layers::Finding* f = FindingStarting(r, "driver 525.53 predates");
+  const verdict::Finding* f = FindingStarting(r, "driver 525.53 predates");
   REQUIRE(f);
   CHECK(f->status == Status::kWarn);
   CHECK(f->message ==
@@ -171,7 +171,7 @@ TEST_CASE("driver: the board's subsystem picks its own support (A30 10de:1852 fr
     g.subsystem_device_id = "0x1852";
   }
   auto r = Driver(t);
-  const layers::Finding* f = FindingStarting(r, "driver 535.104.05 predates 535.129.03");
+  const verdict::Finding* f = FindingStarting(r, "driver 535.104.05 predates 535.129.03");
   REQUIRE(f);
   CHECK(f->status == Status::kWarn);
   // Another A30 board (or one whose subsystem is unknown) was listed from 535.54.03.
@@ -187,7 +187,7 @@ TEST_CASE("driver: the open kernel modules do not drive Volta", "[layers][doctor
   t.host.driver.module.version = t.host.driver.userspace_version = "580.95.05";
   for (auto& g : t.host.gpus) g.device_id = "0x1db5";
   auto r = Driver(t);
-  const layers::Finding* f = test::FindingWith(r, Status::kFail);
+  const verdict::Finding* f = test::FindingWith(r, Status::kFail);
   REQUIRE(f);
   CHECK(f->message == "the open kernel modules do not support V100 (volta; they support Turing and later)");
   CHECK(f->fix ==

@@ -2,9 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include "layers/sample.h"
+#include "layers/table.h"
 
 using namespace gp;
-using layers::Status;
+using verdict::Status;
 
 TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanager included",
           "[layers][doctor]") {
@@ -326,7 +327,7 @@ TEST_CASE("docker: not installed, engine down, --root", "[layers][doctor]") {
 }
 
 namespace {
-// apply installs the toolkit at the stack's pins and registers it (plan/containers.cc).
+// apply installs the toolkit at the stack's pins and registers it (layers/container_toolkit/plan.cc).
 const std::string kToolkitFix = "sudo gpuprep apply --yes --only container_toolkit";
 }  // namespace
 
@@ -423,7 +424,7 @@ TEST_CASE("image: its CUDA against the GPUs and the driver, forward compatibilit
 }
 
 TEST_CASE("LayerReport: status is the worst finding; fix joins every warn and fail", "[layers][doctor]") {
-  layers::LayerReport r;
+  verdict::LayerReport r;
   r.Add(Status::kSkip, "a");
   CHECK(r.status == Status::kSkip);
   r.Add(Status::kOk, "b");

@@ -132,7 +132,7 @@ inline probe::HostFacts HealthyH100Host() {
   return h;
 }
 
-inline const layers::Finding* FindingWith(const layers::LayerReport& r, layers::Status status) {
+inline const verdict::Finding* FindingWith(const verdict::LayerReport& r, verdict::Status status) {
   for (const auto& f : r.findings)
     if (f.status == status) return &f;
   return nullptr;

@@ -1,7 +1,7 @@
-// The container half of the plan (plan/containers.cc): Docker installed only when absent and left alone
-// when present, the toolkit's four packages pinned and held in the one transaction with its repository,
-// daemon.json edited losslessly with its diff shown, reload vs restart (never silently over running
-// containers), the CDI spec and runtime mode, and the image pulled pinned by digest.
+// The container half of the plan (layers/docker, container_toolkit and image plan.cc): Docker installed only
+// when absent and left alone when present, the toolkit's four packages pinned and held in the one transaction
+// with its repository, daemon.json edited losslessly with its diff shown, reload vs restart (never silently
+// over running containers), the CDI spec and runtime mode, and the image pulled pinned by digest.
 #include "plan/containers.h"
 
 #include <catch2/catch.hpp>
@@ -11,6 +11,7 @@
 #include "apt/preferences.h"
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
+#include "layers/plan.h"
 #include "plan/plan_queries.h"
 #include "plan/planner.h"
 #include "plan/render.h"
@@ -67,7 +68,7 @@ struct Fixture {
                     p.name + ".deb\n\n";
     apt::ParsePackages(packages, "amd64", index);
     in.index = &index;
-    auto p = plan::BuildPlan(in);
+    auto p = layers::BuildPlan(in);
     in.index = nullptr;
     return p;
   }

@@ -9,6 +9,7 @@
 #include "apt/preferences.h"
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
+#include "layers/plan.h"
 #include "plan/pins.h"
 #include "plan/plan_queries.h"
 #include "plan/planner.h"
@@ -128,7 +129,7 @@ std::string NameOf(const std::string& word) { return word.substr(0, word.find('=
 TEST_CASE("the host of these tests is converged: a full apply plans nothing", "[plan][ownership]") {
   Host h;
   h.Converge();
-  auto p = plan::BuildPlan(h.in);
+  auto p = layers::BuildPlan(h.in);
   INFO(Join(test::Ids(p), ", "));
   CHECK(p.blockers.empty());
   CHECK(p.steps.empty());
@@ -137,7 +138,7 @@ TEST_CASE("the host of these tests is converged: a full apply plans nothing", "[
 
 TEST_CASE("apply --only L changes no hold or pin of another layer, for every layer name",
           "[plan][ownership]") {
-  for (const auto& layer : plan::ApplyLayers()) {
+  for (const auto& layer : layers::ApplyLayers()) {
     for (bool needs_work : {false, true}) {
       INFO("--only " << layer << (needs_work ? ", its packages not held" : ", converged"));
       Host h;
@@ -147,7 +148,7 @@ TEST_CASE("apply --only L changes no hold or pin of another layer, for every lay
       h.Converge(unheld);
       const std::string before = h.root.Read(apt::kPreferencesPath);
       h.in.only = {layer};
-      auto p = plan::BuildPlan(h.in);
+      auto p = layers::BuildPlan(h.in);
       INFO("steps: " << Join(test::Ids(p), ", "));
       CHECK(p.blockers.empty());
       CHECK(Find(p, "apt.unhold") == nullptr);
@@ -162,7 +163,7 @@ TEST_CASE("apply --only L changes no hold or pin of another layer, for every lay
           }
       }
       std::vector<std::string> alone;
-      for (const auto& l : plan::ApplyLayers())
+      for (const auto& l : layers::ApplyLayers())
         if (l != layer && l != "image") alone.push_back(l);  // the stack names no image: n/a, not left alone
       CHECK(p.left_alone == alone);
       if (needs_work && !h.layer_packages[layer].empty())
@@ -172,7 +173,7 @@ TEST_CASE("apply --only L changes no hold or pin of another layer, for every lay
 }
 
 TEST_CASE("apply --skip L leaves L's holds and pins as they are", "[plan][ownership]") {
-  for (const auto& layer : plan::ApplyLayers()) {
+  for (const auto& layer : layers::ApplyLayers()) {
     INFO("--skip " << layer);
     Host h;
     std::set<std::string> unheld;  // every other layer needs its holds back
@@ -181,7 +182,7 @@ TEST_CASE("apply --skip L leaves L's holds and pins as they are", "[plan][owners
     h.Converge(unheld);
     const std::string before = h.root.Read(apt::kPreferencesPath);
     h.in.skip = {layer};
-    auto p = plan::BuildPlan(h.in);
+    auto p = layers::BuildPlan(h.in);
     CHECK(p.blockers.empty());
     CHECK(Find(p, "apt.unhold") == nullptr);
     for (const auto& w : Words(p, "apt.hold")) CHECK(unheld.count(NameOf(w)) == 1);

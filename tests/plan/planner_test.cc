@@ -7,6 +7,7 @@
 #include "apt/index.h"
 #include "apt/preferences.h"
 #include "apt/sources.h"
+#include "layers/plan.h"
 #include "plan/plan_queries.h"
 #include "sys/process.h"
 #include "util/error.h"
@@ -31,18 +32,18 @@ struct Fixture {
     in.facts = &facts;
     in.fs = &root.fs();
   }
-  plan::Plan BuildOffline() { return plan::BuildPlan(in); }
+  plan::Plan BuildOffline() { return layers::BuildPlan(in); }
   // As `gpuprep apply` plans: when the host's lists cannot resolve the pins, with the repository's index
   // as apply's preflight reads it.
   plan::Plan Build() {
-    auto p = plan::BuildPlan(in);
+    auto p = layers::BuildPlan(in);
     return p.needs_index ? BuildResolved() : p;
   }
   plan::Plan BuildResolved() {
     index = apt::Index();
     apt::ParsePackages(test::RepoPackages(stack), "amd64", index);
     in.index = &index;
-    auto p = plan::BuildPlan(in);
+    auto p = layers::BuildPlan(in);
     in.index = nullptr;
     return p;
   }
@@ -189,10 +190,10 @@ TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[p
   CHECK(Find(p, "reboot.check") == nullptr);
   CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("cuda-drivers") == std::string::npos);
 
-  CHECK(plan::ParseLayerList("--skip", {"cuda,nccl", "driver"}) ==
+  CHECK(layers::ParseLayerList("--skip", {"cuda,nccl", "driver"}) ==
         std::vector<std::string>{"cuda", "nccl", "driver"});
   try {
-    plan::ParseLayerList("--only", {"drivr"});
+    layers::ParseLayerList("--only", {"drivr"});
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "--only: unknown layer \"drivr\" (did you mean \"driver\"?)");

@@ -9,6 +9,7 @@
 #include "apply/harness.h"
 #include "apt/index.h"
 #include "cli/context.h"
+#include "layers/plan.h"
 #include "plan/planner.h"
 #include "support/cli.h"
 #include "sys/process.h"
@@ -29,7 +30,7 @@ plan::Plan BarePlan(test::TempRoot& root, manifest::Stack& stack, probe::HostFac
   index = apt::Index();
   apt::ParsePackages(test::RepoPackages(stack), "amd64", index);
   in.index = &index;
-  return plan::BuildPlan(in);
+  return layers::BuildPlan(in);
 }
 
 bool Has(const std::string& text, const std::string& line) {
@@ -150,7 +151,8 @@ TEST_CASE("gpuprep plan --root on the bare-nouveau fixture prints the admin's sc
         std::string::npos);
   CHECK(r.out.find("exec bash") == std::string::npos);
   CHECK(r.out.find("apt-get -y") == std::string::npos);  // the install itself is in the re-made plan
-  // The toolkit joins the same pinned transaction (plan/containers.cc); Docker is not set up by this stack.
+  // The toolkit joins the same pinned transaction (layers/container_toolkit/plan.cc); Docker is not set up by
+  // this stack.
   CHECK(r.out.find("\n# layer container_toolkit: install - missing: nvidia-container-toolkit 1.19.1") !=
         std::string::npos);
   CHECK(r.out.find("\n# layer docker: n/a - Docker is not installed and stack ubuntu22.04-r535-cuda12.2 does "

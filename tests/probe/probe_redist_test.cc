@@ -11,6 +11,7 @@
 #include "apply/verify.h"
 #include "layers/check.h"
 #include "layers/sample.h"
+#include "layers/table.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
 #include "support/fakes.h"
@@ -89,7 +90,7 @@ TEST_CASE("doctor cuda layer: source: redist wants gpuprep's install", "[layers]
   t.stack.cuda.source = "redist";
   // The sample host's toolkit is an apt one in /usr/local/cuda-12.2.
   auto apt = layers::CheckCuda(t.in());
-  CHECK(apt.status == layers::Status::kFail);
+  CHECK(apt.status == verdict::Status::kFail);
   CHECK(
       apt.detail.find("CUDA 12.2.140 is in /usr/local/cuda-12.2, not the stack's redistributable install in "
                       "/opt/gpuprep/cuda (source: redist)") != std::string::npos);
@@ -100,10 +101,10 @@ TEST_CASE("doctor cuda layer: source: redist wants gpuprep's install", "[layers]
 
   t.host.cuda = {true, "12.2.2", "redist:/opt/gpuprep/cuda/current", "/opt/gpuprep/cuda/12.2.2", 12, {}};
   auto redist = layers::CheckCuda(t.in());
-  CHECK(redist.status == layers::Status::kOk);
+  CHECK(redist.status == verdict::Status::kOk);
 
   t.stack.cuda.source = "apt";  // an apt stack does not mind where the toolkit came from
-  CHECK(layers::CheckCuda(t.in()).status == layers::Status::kOk);
+  CHECK(layers::CheckCuda(t.in()).status == verdict::Status::kOk);
 }
 
 TEST_CASE("verify cuda: source: redist checks /opt/gpuprep/cuda/current and its libcudart",
@@ -120,23 +121,23 @@ TEST_CASE("verify cuda: source: redist checks /opt/gpuprep/cuda/current and its 
   root.Write("/usr/local/cuda-12.2/version.json", R"({"cuda_nvcc": {"version": "12.2.140"}})");
   auto run = [&] {
     apply::VerifyEnv env{&root.fs(), &native, &stack, &facts};
-    return apply::VerifyLayer("cuda", env);
+    return layers::VerifyLayer("cuda", env);
   };
   auto r = run();
-  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.status == verdict::Status::kFail);
   CHECK(r.detail.find("the CUDA toolkit is not installed in /opt/gpuprep/cuda/current (source: redist)") !=
         std::string::npos);
 
   RedistCuda(root, "12.1.1");
   r = run();
-  CHECK(r.status == layers::Status::kFail);
+  CHECK(r.status == verdict::Status::kFail);
   CHECK(r.detail.find("the CUDA toolkit in /opt/gpuprep/cuda/current is 12.1.1 but the stack pins 12.2.2") !=
         std::string::npos);
 
   RedistCuda(root);
   native.cudart = {true, "/opt/gpuprep/cuda/current/lib/libcudart.so.12", 12020, ""};
   r = run();
-  CHECK(r.status == layers::Status::kOk);
+  CHECK(r.status == verdict::Status::kOk);
   CHECK(r.detail.find("CUDA toolkit 12.2.2 in /opt/gpuprep/cuda/current; libcudart 12.2 loads") !=
         std::string::npos);
   CHECK(native.cudart_dirs ==

@@ -6,6 +6,8 @@
 
 #include "apply/executor.h"
 #include "apply/harness.h"
+#include "layers/plan.h"
+#include "layers/table.h"
 #include "plan/plan_queries.h"
 #include "plan/planner.h"
 #include "plan/render.h"
@@ -43,10 +45,11 @@ struct RedistHost {
     in.facts = &facts;
     in.fs = &root.fs();
     in.only = {"cudnn"};
-    return plan::BuildPlan(in);
+    return layers::BuildPlan(in);
   }
   apply::ExecResult Run(const plan::Plan& p) {
     apply::ExecEnv env;
+    env.verify = layers::VerifyLayer;
     env.fs = &root.fs();
     env.runner = &runner;
     env.native = &native;

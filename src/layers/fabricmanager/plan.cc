@@ -1,10 +1,14 @@
 // fabricmanager's plan (NVSwitch hosts only): NVIDIA Fabric Manager at exactly the driver's version, held and
 // pinned with the driver's transaction, and its unit enabled.
+#include "layers/fabricmanager/fabricmanager.h"
 #include "plan/host_state.h"
 #include "plan/layer_plan.h"
 #include "util/version.h"
 
-namespace gp::plan {
+namespace gp::layers {
+
+// The plan kit (plan/): LayerPlan, LayerContext, Decided, MakeStep, Action, DecidePackages, host state.
+using namespace plan;  // NOLINT(google-build-using-namespace)
 
 LayerPlan PlanFabricManager(const LayerContext& ctx) {
   using Kind = LayerDecision::Kind;
@@ -50,4 +54,4 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
   return out;
 }
 
-}  // namespace gp::plan
+}  // namespace gp::layers

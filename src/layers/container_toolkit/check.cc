@@ -1,12 +1,14 @@
 // container_toolkit layer: the NVIDIA Container Toolkit's packages installed at one version (1.18+ requires
 // an exact match), no version below a release that fixed a published CVE (Compat.toolkit_advisories), the
 // stack's pin, and Docker reaching the GPUs through the nvidia runtime or CDI.
+#include "layers/check.h"
+
 #include <algorithm>
 
-#include "layers/check.h"
-#include "layers/rules.h"
+#include "layers/container_toolkit/container_toolkit.h"
 #include "layers/table.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 namespace {
@@ -122,7 +124,11 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
   return r;
 }
 
-extern const Layer kContainerToolkitLayer = {"container_toolkit", CheckContainerToolkit, nullptr, true,
+extern const Layer kContainerToolkitLayer = {"container_toolkit",
+                                             CheckContainerToolkit,
+                                             nullptr,
+                                             PlanContainerToolkit,
+                                             VerifyContainerToolkit,
                                              [](const manifest::Stack& s, const probe::HostFacts& h) {
                                                return h.docker.engine_reachable &&
                                                       s.container_toolkit.enabled;

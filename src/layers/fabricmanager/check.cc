@@ -1,8 +1,10 @@
 // fabricmanager layer (NVSwitch hosts only): NVIDIA Fabric Manager installed at exactly the driver's
 // version (the upstream part of its package version) and enabled; without it CUDA finds no usable GPU.
 #include "layers/check.h"
-#include "layers/rules.h"
+
+#include "layers/fabricmanager/fabricmanager.h"
 #include "layers/table.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -63,7 +65,11 @@ LayerReport CheckFabricManager(const CheckInput& in) {
 }
 
 extern const Layer kFabricManagerLayer = {
-    "fabricmanager", CheckFabricManager, [](const probe::HostFacts& h) { return h.nvswitch_count > 0; }, true,
+    "fabricmanager",
+    CheckFabricManager,
+    [](const probe::HostFacts& h) { return h.nvswitch_count > 0; },
+    PlanFabricManager,
+    VerifyFabricManager,
     [](const manifest::Stack&, const probe::HostFacts& h) { return h.nvswitch_count > 0; }};
 
 }  // namespace gp::layers

@@ -1,4 +1,4 @@
-#include "layers/rules.h"
+#include "verdict/rules.h"
 
 #include <algorithm>
 #include <tuple>
@@ -6,7 +6,7 @@
 #include "manifest/loader.h"
 #include "util/strings.h"
 
-namespace gp::layers {
+namespace gp::verdict {
 
 std::string ApplyFix(const std::string& layer) { return "sudo gpuprep apply --yes --only " + layer; }
 
@@ -159,4 +159,4 @@ std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFact
   return best ? best->name : "";
 }
 
-}  // namespace gp::layers
+}  // namespace gp::verdict

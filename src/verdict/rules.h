@@ -1,17 +1,16 @@
-// Rules shared by several layer checks (driver, cuda, image): found versions and the driver-vs-CUDA
-// verdict. Used by src/layers/ and by launch's driver check (ARCHITECTURE.md allows launch -> layers).
+// Rules shared by several layer checks (driver, cuda, image) and by what consults their verdicts (verify,
+// launch's driver check): found versions, the driver-vs-CUDA verdict and the "apply this layer" fix.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "layers/check.h"
-#include "layers/report.h"
 #include "manifest/loader.h"
 #include "manifest/model.h"
 #include "probe/host.h"
+#include "verdict/report.h"
 
-namespace gp::layers {
+namespace gp::verdict {
 
 // The fix that installs or repairs one layer the way the stack says:
 // "sudo gpuprep apply --yes --only LAYER" (apply needs root and --yes to change the host).
@@ -73,14 +72,4 @@ std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFact
 // "13.0.88" -> Version; nullopt for "" or junk.
 std::optional<Version> ParseFound(const std::string& text);
 
-}  // namespace gp::layers
-
-namespace gp::layers {
-
-// cuDNN and NCCL: installed; at the stack's version (compared on as many parts as the stack gives: "8.9.7"
-// matches 8.9.7.29; another major fails, another minor/patch warns); built for the stack's CUDA major
-// (spec.cuda_major, else the stack CUDA's major) and for the installed CUDA's major.
-LayerReport CheckCudaLibrary(const CheckInput& in, const std::string& layer, const std::string& label,
-                             const manifest::ComponentSpec& spec, const probe::Component& host);
-
-}  // namespace gp::layers
+}  // namespace gp::verdict

@@ -1,8 +1,9 @@
 // os layer: the stack supports this OS; dpkg is not half-way through something; no reboot is pending.
 #include "layers/check.h"
-#include "layers/rules.h"
+
 #include "layers/table.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -40,6 +41,6 @@ LayerReport CheckOs(const CheckInput& in) {
   return r;
 }
 
-extern const Layer kOsLayer = {"os", CheckOs, nullptr, false, nullptr};
+extern const Layer kOsLayer = {"os", CheckOs, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace gp::layers

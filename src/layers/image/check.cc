@@ -2,8 +2,10 @@
 // forward-compatibility list on data-center GPUs) and against each GPU's compute capability. Whether the
 // image is pulled is not probed.
 #include "layers/check.h"
-#include "layers/rules.h"
+
+#include "layers/image/image.h"
 #include "layers/table.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -76,7 +78,11 @@ LayerReport CheckImage(const CheckInput& in) {
   return r;
 }
 
-extern const Layer kImageLayer = {"image", CheckImage, nullptr, true,
+extern const Layer kImageLayer = {"image",
+                                  CheckImage,
+                                  nullptr,
+                                  PlanImage,
+                                  VerifyImage,
                                   [](const manifest::Stack& s, const probe::HostFacts& h) {
                                     return h.docker.engine_reachable && !s.image.ref.empty();
                                   }};

@@ -1,8 +1,10 @@
 // cuda layer: the CUDA toolkit on the host against the stack's pin, the GPUs' compute capabilities, and
 // (when it differs from the stack's CUDA, which the driver layer checks) the driver.
 #include "layers/check.h"
-#include "layers/rules.h"
+
+#include "layers/cuda/cuda.h"
 #include "layers/table.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -64,7 +66,7 @@ LayerReport CheckCuda(const CheckInput& in) {
 }
 
 extern const Layer kCudaLayer = {
-    "cuda", CheckCuda, nullptr, true,
-    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cuda.enabled; }};
+    "cuda",   CheckCuda,  nullptr,
+    PlanCuda, VerifyCuda, [](const manifest::Stack& s, const probe::HostFacts&) { return s.cuda.enabled; }};
 
 }  // namespace gp::layers

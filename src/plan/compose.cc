@@ -1,13 +1,11 @@
-#include "plan/planner.h"
+#include "plan/compose.h"
 
 #include <algorithm>
 #include <set>
 
 #include "apt/commands.h"
 #include "apt/dpkg_status.h"
-#include "layers/table.h"
 #include "manifest/digest.h"
-#include "plan/containers.h"
 #include "plan/layer_plan.h"
 #include "plan/repositories.h"
 #include "plan/transaction.h"
@@ -15,29 +13,6 @@
 #include "util/strings.h"
 
 namespace gp::plan {
-
-const std::vector<std::string>& ApplyLayers() { return layers::InstallableLayerNames(); }
-
-std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items) {
-  const auto& known = ApplyLayers();
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    for (const auto& raw : Split(item, ',')) {
-      std::string name(Trim(raw));
-      if (name.empty()) continue;
-      if (std::find(known.begin(), known.end(), name) == known.end()) {
-        if (layers::FindLayer(name))  // os, host, gpu: doctor checks them, nothing installs them
-          throw FlagError(flag, "layer \"" + name + "\" is checked by doctor but installs nothing (layers: " +
-                                    Join(known, ", ") + ")");
-        if (auto guess = DidYouMean(name, known))
-          throw FlagError(flag, "unknown layer \"" + name + "\" (did you mean \"" + *guess + "\"?)");
-        throw FlagError(flag, "unknown layer \"" + name + "\" (layers: " + Join(known, ", ") + ")");
-      }
-      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -60,26 +35,6 @@ struct Packages {
   }
 };
 
-// An engine already there is left as it is (plan/containers.cc), but the pins gpuprep gave the docker
-// layer's packages when it installed them stay that layer's: installed at the pin and pinned by gpuprep
-// at that version, each is a root of the run, so the pin and the hold are kept.
-void KeepEnginePins(const LayerContext& ctx, Packages& pkgs) {
-  const manifest::Stack& stack = *ctx.stack;
-  const PackageState& state = *ctx.packages.state;
-  if (!ctx.Selected("docker") || !stack.docker.present) return;
-  for (const auto& p : stack.docker.packages) {
-    if (p.version.empty() && p.upstream.empty()) continue;  // the distribution's engine by name: never pinned
-    const std::string* have = state.Installed(p.name);
-    auto old = state.pins.find(p.name);
-    if (!have || old == state.pins.end() || old->second.version != *have ||
-        !apt::MatchesPin(*have, Rule(p, "", false, ctx.packages.cuda)))
-      continue;
-    if (std::none_of(pkgs.roots.begin(), pkgs.roots.end(),
-                     [&p](const PackageRoot& r) { return r.name == p.name; }))
-      pkgs.roots.push_back({"docker", p.name, *have});
-  }
-}
-
 // A system file gpuprep edits (daemon.json, the nouveau blacklist) that is a symbolic link is written
 // through it, as apply's WriteAtomic does (sys/fs.h ResolveWriteTarget), so `plan --format sh` writes the
 // same file; a link leading out of /etc is bad input: exit 2, before anything changes.
@@ -98,12 +53,12 @@ void Append(std::vector<Step>& to, const std::vector<Step>& steps) {
   to.insert(to.end(), steps.begin(), steps.end());
 }
 
-// The plan's steps in execution order: dpkg repaired, the containers' first steps, the repositories, the
-// one apt transaction (update, unhold, pin, install), each layer's steps after the install, the holds, each
-// layer's steps after the holds, each layer's last steps, the containers' steps, then a verify per layer
-// that changes (or that the resume asks for).
-void Steps(const LayerContext& ctx, const std::vector<LayerPlan>& layers, const ContainerPlan& containers,
-           const Transaction& tx, bool allow_held, Plan& plan) {
+// The plan's steps in execution order: dpkg repaired, each layer's first steps, the repositories, the one
+// apt transaction (update, unhold, pin, install), each layer's steps after the install, the holds, each
+// layer's steps after the holds, each layer's last steps, then a verify per layer that changes (or that the
+// resume asks for).
+void Steps(const LayerContext& ctx, const std::vector<LayerPlan>& layers, const Transaction& tx,
+           bool allow_held, Plan& plan) {
   const PlanInput& in = *ctx.in;
   auto add = [&plan](std::string id, std::vector<std::string> for_layers, std::string title) -> Step& {
     plan.steps.push_back(MakeStep(std::move(id), std::move(for_layers), std::move(title)));
@@ -112,13 +67,11 @@ void Steps(const LayerContext& ctx, const std::vector<LayerPlan>& layers, const 
   std::vector<std::string> apt_layers;
   for (const auto& l : layers)
     if (l.in_transaction) apt_layers.push_back(l.decision.name);
-  for (const auto& l : containers.layers)
-    if (l.kind == Kind::kInstall) apt_layers.push_back(l.name);
   const bool any_apt = !tx.install.empty() || !tx.hold.empty();
   if (any_apt && (apt::DpkgInterrupted(*ctx.fs) || !ctx.facts->dpkg_interrupted.empty()))
     add("dpkg.repair", {}, "dpkg was interrupted: finish configuring half-installed packages")
         .actions.push_back(Action::Run(apt::DpkgRepairArgv(), apt::AptEnv()));
-  Append(plan.steps, containers.before);
+  for (const auto& l : layers) Append(plan.steps, l.first);
   if (!tx.install.empty()) {
     RepositorySetup repos =
         PlanRepositories(*ctx.fs, AptRepositoriesFor(*ctx.stack, *ctx.facts), ctx.stack->name);
@@ -163,7 +116,6 @@ void Steps(const LayerContext& ctx, const std::vector<LayerPlan>& layers, const 
     add("apt.hold", apt_layers, "hold every package of the stack (resolved at apply time)");
   for (const auto& l : layers) Append(plan.steps, l.after_hold);
   for (const auto& l : layers) Append(plan.steps, l.last);
-  Append(plan.steps, containers.after);
   for (const auto& l : plan.layers) {
     const bool changed = l.kind == Kind::kInstall || l.kind == Kind::kReboot;
     const bool asked = Contains(in.verify_layers, l.name) && l.kind == Kind::kNone;
@@ -174,7 +126,8 @@ void Steps(const LayerContext& ctx, const std::vector<LayerPlan>& layers, const 
 
 }  // namespace
 
-Plan BuildPlan(const PlanInput& in) {
+Plan ComposePlan(const PlanInput& in, const std::vector<std::string>& apply_layers,
+                 const LayerPlanner& plan_layers) {
   const manifest::Stack& stack = *in.stack;
   const probe::HostFacts& facts = *in.facts;
   Plan plan;
@@ -202,9 +155,7 @@ Plan BuildPlan(const PlanInput& in) {
       plan.resolved_from = "the host's apt lists";
     }
   }
-  const std::vector<LayerPlan> layers = {
-      PlanDriver(ctx), PlanFabricManager(ctx), PlanComponent(ctx, "cuda", stack.cuda),
-      PlanComponent(ctx, "cudnn", stack.cudnn), PlanComponent(ctx, "nccl", stack.nccl)};
+  const std::vector<LayerPlan> layers = plan_layers(ctx);
   Packages pkgs;
   for (const auto& l : layers) {
     plan.layers.push_back(l.decision);
@@ -213,38 +164,24 @@ Plan BuildPlan(const PlanInput& in) {
     if (!l.kernel_headers.empty()) plan.kernel_headers = l.kernel_headers;
     plan.reboot = plan.reboot || l.reboot;
   }
-  // docker, container_toolkit, image (plan/containers.cc): pinned packages go through DecidePackages
-  // (resolved, in the closure, pinned and held); the distribution's docker.io joins the transaction by name.
-  const ContainerPlan containers =
-      PlanContainers(in, state,
-                     [&ctx, &pkgs](const std::string& layer, const std::vector<manifest::AptPackage>& list,
-                                   const std::string& upstream, std::string& error) {
-                       PackageDecision d = DecidePackages(ctx.packages, layer, list, upstream);
-                       pkgs.Add(d);
-                       error = d.error;
-                       return d.error.empty() ? d.detail : std::string();
-                     });
-  plan.layers.insert(plan.layers.end(), containers.layers.begin(), containers.layers.end());
-  for (const auto& p : containers.install) pkgs.install.push_back(p.name);
-  plan.blockers.insert(plan.blockers.end(), containers.blockers.begin(), containers.blockers.end());
-  KeepEnginePins(ctx, pkgs);
+  // The distribution's packages by name (docker.io) join the transaction after every pinned one.
+  for (const auto& l : layers) pkgs.install.insert(pkgs.install.end(), l.by_name.begin(), l.by_name.end());
   plan.needs_index = pkgs.needs_index;
   TransactionInput tin{&state, ctx.packages.index, pkgs.roots, pkgs.install, {}, stack.name};
-  for (const auto& l : ApplyLayers())
+  for (const auto& l : apply_layers)
     if (!ctx.Selected(l)) tin.left_alone.insert(l);
   const Transaction tx = DecideTransaction(tin);
   plan.needs_index = plan.needs_index || tx.needs_index;
   plan.blockers.insert(plan.blockers.end(), tx.blockers.begin(), tx.blockers.end());
   plan.pins = tx.pins;
   // All or nothing: a selected layer that cannot be installed stops apply before its first change.
-  for (size_t i = 0; i < plan.layers.size(); ++i) {
-    const LayerDecision& l = plan.layers[i];
-    if (l.kind == Kind::kRefused && !(i < layers.size() && layers[i].blocked))
-      plan.blockers.push_back(l.name + ": " + l.detail + " (to leave the layer out: --skip " + l.name + ")");
-  }
+  for (const LayerPlan& l : layers)
+    if (l.decision.kind == Kind::kRefused && !l.blocked)
+      plan.blockers.push_back(l.decision.name + ": " + l.decision.detail +
+                              " (to leave the layer out: --skip " + l.decision.name + ")");
   for (const auto& l : plan.layers)
     if (l.kind == Kind::kSkipped && !ctx.Selected(l.name)) plan.left_alone.push_back(l.name);
-  Steps(ctx, layers, containers, tx, pkgs.allow_held || tx.allow_held, plan);
+  Steps(ctx, layers, tx, pkgs.allow_held || tx.allow_held, plan);
   if (in.from && in.from->name != stack.name) {  // a move from the host's recorded stack: what it changes
     plan.move_from = in.from->name;
     for (const auto& c : manifest::PinChanges(*in.from, stack))
@@ -257,7 +194,7 @@ Plan BuildPlan(const PlanInput& in) {
 std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,
                                                                const probe::HostFacts& facts) {
   std::vector<const manifest::AptRepository*> out;
-  // The container toolkit's repository serves only the toolkit (plan/containers.cc): it is one of these
+  // The container toolkit's repository serves only the toolkit (its layer's plan): it is one of these
   // when the stack installs the toolkit.
   const bool toolkit = stack.container_toolkit.enabled && !stack.container_toolkit.packages.empty();
   for (const auto* r : stack.RepositoriesFor(facts.os.id, facts.os.version_id))

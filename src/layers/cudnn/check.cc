@@ -1,7 +1,9 @@
-// cudnn layer: see CheckCudaLibrary (layers/rules.h).
+// cudnn layer: see CheckCudaLibrary (layers/check.h, layers/library.cc).
 #include "layers/check.h"
-#include "layers/rules.h"
+
+#include "layers/cudnn/cudnn.h"
 #include "layers/table.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -20,7 +22,8 @@ LayerReport CheckCudnn(const CheckInput& in) {
 }
 
 extern const Layer kCudnnLayer = {
-    "cudnn", CheckCudnn, nullptr, true,
-    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; }};
+    "cudnn",     CheckCudnn,
+    nullptr,     PlanCudnn,
+    VerifyCudnn, [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; }};
 
 }  // namespace gp::layers

@@ -1,6 +1,6 @@
-#include "layers/report.h"
+#include "verdict/report.h"
 
-namespace gp::layers {
+namespace gp::verdict {
 
 const char* StatusName(Status s) {
   switch (s) {
@@ -48,4 +48,4 @@ void LayerReport::Add(std::string code, Status s, std::string message, std::opti
   findings.back().code = std::move(code);
 }
 
-}  // namespace gp::layers
+}  // namespace gp::verdict

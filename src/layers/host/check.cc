@@ -10,13 +10,14 @@
 //              size; unknown memory leaves RAM unchecked.
 //   /dev/shm:  only a manifest-given minimum (NGC images run with --ipc=host, which shares the host's).
 // A shortfall is a warning: training still runs, only slower (data loaders starve, host RAM swaps).
+#include "layers/check.h"
+
 #include <optional>
 
-#include "layers/check.h"
-#include "layers/rules.h"
 #include "layers/table.h"
 #include "size/host_ratios.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 namespace {
@@ -98,6 +99,6 @@ LayerReport CheckHost(const CheckInput& in) {
   return r;
 }
 
-extern const Layer kHostLayer = {"host", CheckHost, nullptr, false, nullptr};
+extern const Layer kHostLayer = {"host", CheckHost, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace gp::layers

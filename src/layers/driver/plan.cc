@@ -5,13 +5,17 @@
 #include <algorithm>
 
 #include "apt/availability.h"
+#include "layers/driver/driver.h"
 #include "manifest/loader.h"
 #include "plan/host_state.h"
 #include "plan/layer_plan.h"
 #include "util/input.h"
 #include "util/strings.h"
 
-namespace gp::plan {
+namespace gp::layers {
+
+// The plan kit (plan/): LayerPlan, LayerContext, Decided, MakeStep, Action, DecidePackages, host state.
+using namespace plan;  // NOLINT(google-build-using-namespace)
 namespace {
 
 using Kind = LayerDecision::Kind;
@@ -179,4 +183,4 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   return out;
 }
 
-}  // namespace gp::plan
+}  // namespace gp::layers

@@ -1,11 +1,13 @@
 // driver layer: nouveau, kernel module vs userspace library, branch vs each GPU, the stack's pin and CUDA,
 // Secure Boot with an unsigned DKMS module, kernel headers, apt holds.
+#include "layers/check.h"
+
 #include <algorithm>
 
-#include "layers/check.h"
-#include "layers/rules.h"
+#include "layers/driver/driver.h"
 #include "layers/table.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 namespace {
@@ -248,7 +250,8 @@ LayerReport CheckDriver(const CheckInput& in) {
 }
 
 extern const Layer kDriverLayer = {
-    "driver", CheckDriver, nullptr, true,
-    [](const manifest::Stack&, const probe::HostFacts& h) { return !h.gpus.empty(); }};
+    "driver",     CheckDriver,
+    nullptr,      PlanDriver,
+    VerifyDriver, [](const manifest::Stack&, const probe::HostFacts& h) { return !h.gpus.empty(); }};
 
 }  // namespace gp::layers

@@ -1,11 +1,11 @@
-// Layer verdicts: what doctor prints and apply/verify consult. A layer's status is its worst finding;
-// detail and fix cover every finding (docs/json.md).
+// Layer verdicts: what doctor prints, verify reports and apply consults. A layer's status is its worst
+// finding; detail and fix cover every finding (docs/json.md).
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace gp::layers {
+namespace gp::verdict {
 
 enum class Status { kOk, kWarn, kFail, kSkip };
 const char* StatusName(Status s);  // "ok", "warn", "fail", "skip"
@@ -38,11 +38,4 @@ struct LayerReport {
   void Add(std::string code, Status s, std::string message, std::optional<std::string> fix = std::nullopt);
 };
 
-// The canonical layer order (docs/cli.md, "Layers"): the names of the table of layers (layers/table.h).
-const std::vector<std::string>& LayerNames();
-
-// What a doctor report holds, in order: the "stack" row (the stack checked against; not a layer apply
-// installs or --only selects), then LayerNames().
-const std::vector<std::string>& ReportNames();
-
-}  // namespace gp::layers
+}  // namespace gp::verdict

@@ -1,11 +1,12 @@
 // gpu layer: NVIDIA GPUs on the PCI bus (no driver needed), each known to the catalogue and of an
 // architecture the stack supports.
+#include "layers/check.h"
+
 #include <algorithm>
 
-#include "layers/check.h"
-#include "layers/rules.h"
 #include "layers/table.h"
 #include "util/strings.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -75,6 +76,6 @@ LayerReport CheckGpu(const CheckInput& in) {
   return r;
 }
 
-extern const Layer kGpuLayer = {"gpu", CheckGpu, nullptr, false, nullptr};
+extern const Layer kGpuLayer = {"gpu", CheckGpu, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace gp::layers

@@ -1,8 +1,10 @@
 // docker layer: the Docker CLI and engine (version from the API on the unix socket) and a daemon.json
 // that parses. With --root the engine is never contacted: an installed CLI is all that can be known.
 #include "layers/check.h"
-#include "layers/rules.h"
+
+#include "layers/docker/docker.h"
 #include "layers/table.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 
@@ -37,8 +39,11 @@ LayerReport CheckDocker(const CheckInput& in) {
 }
 
 // verify: a container sees the GPUs (apply/verify_container.h), so only with an engine to ask.
-extern const Layer kDockerLayer = {
-    "docker", CheckDocker, nullptr, true,
-    [](const manifest::Stack&, const probe::HostFacts& h) { return h.docker.engine_reachable; }};
+extern const Layer kDockerLayer = {"docker",
+                                   CheckDocker,
+                                   nullptr,
+                                   PlanDocker,
+                                   VerifyDocker,
+                                   [](const manifest::Stack&, const probe::HostFacts& h) { return h.docker.engine_reachable; }};
 
 }  // namespace gp::layers

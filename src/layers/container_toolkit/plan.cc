@@ -1,0 +1,135 @@
+// container_toolkit's plan: NVIDIA's four toolkit packages at one version (pinned and held through the
+// transaction), the experimental channel turned off before apt reads its lists, the runtime's mode, the CDI
+// spec, and the NVIDIA runtime registered in daemon.json (every other key kept) with Docker reloaded or
+// restarted, when an engine will be there.
+#include "docker/daemon_json.h"
+#include "layers/container_toolkit/container_toolkit.h"
+#include "layers/docker/docker.h"
+#include "plan/containers.h"
+#include "util/strings.h"
+
+namespace gp::layers {
+namespace {
+
+using plan::Action;
+using plan::LayerPlan;
+using Kind = plan::LayerDecision::Kind;
+constexpr const char* kName = "container_toolkit";
+
+bool HasNvidiaCdiSpec(const probe::DockerInfo& d) {
+  for (const auto& dev : d.cdi_devices)
+    if (StartsWith(dev, "nvidia.com/gpu=")) return true;
+  return false;
+}
+
+// daemon.json edited losslessly for the stack's runtime (and CDI), then Docker reloaded, or restarted when
+// a changed key is read only at start (refused while containers run, unless --restart-docker).
+void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerPlan& out,
+                std::vector<std::string>& parts) {
+  const sys::Fs& fs = *ctx.fs;
+  const probe::DockerInfo& d = ctx.facts->docker;
+  docker::DaemonJsonWant want;
+  want.default_runtime = ctx.stack->docker.default_runtime;
+  if (ctx.stack->docker.gpu_access == "cdi") want.cdi = true;
+  // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
+  const sys::WriteTarget target = sys::ResolveWriteTarget(fs, docker::kDaemonJsonPath);
+  const std::string shown = fs.HostPath(target.error.empty() ? target.path : docker::kDaemonJsonPath);
+  auto edit =
+      docker::EditDaemonJson(fs.Read(docker::kDaemonJsonPath), want, shown);  // throws FileError: exit 2
+  if (!edit.changed) return;
+  parts.push_back("daemon.json: " + Join(edit.changes, ", "));
+  out.last.push_back(plan::MakeStep(
+      "docker.daemon-json", {kName},
+      "register the NVIDIA runtime in " + std::string(docker::kDaemonJsonPath) + " (every other key kept)"));
+  Action w = Action::Write(docker::kDaemonJsonPath, edit.text, 0644, true);
+  w.diff = edit.diff;
+  out.last.back().actions.push_back(w);
+  if (!d.engine_reachable && !engine.installs) return;  // a stopped engine reads it when it starts
+  if (edit.restart_required) {
+    if (d.containers_running > 0 && !ctx.in->restart_docker) {
+      out.blockers.push_back(
+          "Docker must restart to take " + Join(edit.changes, ", ") + ", which would stop " +
+          std::to_string(d.containers_running) +
+          " running container(s); run apply with --restart-docker to allow it, or stop them first");
+    }
+    out.last.push_back(
+        plan::MakeStep("docker.restart", {kName},
+                       "restart Docker (" + Join(edit.changes, ", ") + " is read only at start)"));
+    out.last.back().actions.push_back(Action::Run({"systemctl", "restart", plan::kDockerUnit}));
+  } else {
+    out.last.push_back(plan::MakeStep("docker.reload", {kName}, "reload Docker's configuration (SIGHUP)"));
+    out.last.back().actions.push_back(Action::Run({"systemctl", "reload", plan::kDockerUnit}));
+  }
+}
+
+}  // namespace
+
+LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
+  const manifest::ComponentSpec& c = ctx.stack->container_toolkit;
+  if (!c.enabled) return plan::Decided(kName, Kind::kNotApplicable, "not part of stack " + ctx.stack->name);
+  if (!ctx.Selected(kName)) return plan::Decided(kName, Kind::kSkipped, "not selected");
+  if (!c.version.known())
+    return plan::Decided(kName, Kind::kRefused,
+                         "the stack's version is unknown (" + c.version.reason +
+                             "); pin one or run with --skip container_toolkit");
+  if (c.packages.empty())
+    return plan::Decided(
+        kName, Kind::kRefused,
+        "the stack names no toolkit packages; add them or run with --skip container_toolkit");
+  LayerPlan out;
+  std::vector<std::string> parts;
+  out.packages =
+      plan::DecideContainerPackages(ctx.packages, kName, c.packages, c.version.version->str(), out.by_name);
+  if (!out.packages.error.empty()) {
+    out.decision = plan::Decided(kName, Kind::kRefused, out.packages.error).decision;
+    return out;
+  }
+  if (!out.packages.detail.empty()) parts.push_back(out.packages.detail);
+  // The experimental channel is off: gpuprep's list names only stable/; an active experimental line
+  // elsewhere is moved aside before apt reads the lists.
+  auto experimental = plan::ExperimentalToolkitLists(*ctx.fs);
+  if (!experimental.empty()) {
+    out.first.push_back(plan::MakeStep("container_toolkit.experimental", {kName},
+                                       "turn NVIDIA's experimental toolkit channel off"));
+    for (const auto& path : experimental)
+      out.first.back().actions.push_back(Action::Move(path, path + ".gpuprep.bak"));
+    parts.push_back("experimental channel on in " + Join(experimental, ", "));
+  }
+  const std::string& mode = ctx.stack->docker.toolkit_mode;
+  const std::string mode_now = plan::ToolkitRuntimeMode(*ctx.fs);
+  if (!mode.empty() && mode_now != mode) {
+    out.last.push_back(
+        plan::MakeStep("container_toolkit.mode", {kName}, "set the NVIDIA runtime's mode to " + mode));
+    out.last.back().actions.push_back(Action::Run(
+        {"nvidia-ctk", "config", "--in-place", "--set", "nvidia-container-runtime.mode=" + mode}));
+    parts.push_back("runtime mode " + (mode_now.empty() ? "unset" : mode_now) + ", wanted " + mode);
+  }
+  if (ctx.stack->docker.gpu_access == "cdi" && !HasNvidiaCdiSpec(ctx.facts->docker)) {
+    // From 1.18 nvidia-cdi-refresh keeps /var/run/cdi/nvidia.yaml; a second spec in /etc/cdi would define
+    // every device twice.
+    const bool refresh = *c.version.version >= Version::Must("1.18.0");
+    const std::string spec = refresh ? "/var/run/cdi/nvidia.yaml" : "/etc/cdi/nvidia.yaml";
+    out.last.push_back(
+        plan::MakeStep("container_toolkit.cdi", {kName}, "generate the CDI spec for the GPUs"));
+    out.last.back().actions.push_back(Action::Run({"nvidia-ctk", "cdi", "generate", "--output=" + spec}));
+    parts.push_back("no CDI spec for nvidia.com/gpu");
+  }
+  const EngineReady engine = EngineFor(ctx);
+  if (engine.ready) DaemonJson(ctx, engine, out, parts);
+  out.decision =
+      plan::Decided(kName, parts.empty() ? Kind::kNone : Kind::kInstall,
+                    parts.empty() ? "installed, held and registered with Docker" : Join(parts, "; "))
+          .decision;
+  out.decision.wanted = c.version.version->str();
+  for (const auto& p : c.packages) {
+    auto it = ctx.packages.state->dpkg.find(p.name);
+    if (it != ctx.packages.state->dpkg.end() && it->second.installed) {
+      out.decision.found = DebVersion::Parse(it->second.version).upstream;
+      break;
+    }
+  }
+  out.in_transaction = out.decision.kind == Kind::kInstall;
+  return out;
+}
+
+}  // namespace gp::layers

@@ -1,0 +1,12 @@
+// The driver layer's plan and verify (its check is CheckDriver, layers/check.h).
+#pragma once
+#include "apply/verify.h"
+#include "plan/layer_plan.h"
+#include "verdict/report.h"
+
+namespace gp::layers {
+
+plan::LayerPlan PlanDriver(const plan::LayerContext& ctx);
+void VerifyDriver(const apply::VerifyEnv& env, verdict::LayerReport& r);
+
+}  // namespace gp::layers

@@ -155,12 +155,22 @@ Plan ComposePlan(const PlanInput& in, const std::vector<std::string>& apply_laye
       plan.resolved_from = "the host's apt lists";
     }
   }
-  const std::vector<LayerPlan> layers = plan_layers(ctx);
+  std::vector<LayerPlan> layers = plan_layers(ctx);
   Packages pkgs;
-  for (const auto& l : layers) {
+  for (auto& l : layers) {
     plan.layers.push_back(l.decision);
-    pkgs.Add(l.packages);
     plan.blockers.insert(plan.blockers.end(), l.blockers.begin(), l.blockers.end());
+    // A refused layer changes nothing: its packages stay off the install line and its steps (a reboot
+    // check included) out of the plan, so the plan shows only what apply would do once the refusal is
+    // resolved or the layer skipped. Its refusal stands in the blockers.
+    if (l.decision.kind == Kind::kRefused) {
+      LayerPlan refused;
+      refused.decision = l.decision;
+      refused.blocked = l.blocked;
+      l = std::move(refused);
+      continue;
+    }
+    pkgs.Add(l.packages);
     if (!l.kernel_headers.empty()) plan.kernel_headers = l.kernel_headers;
     plan.reboot = plan.reboot || l.reboot;
   }

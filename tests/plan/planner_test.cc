@@ -209,8 +209,24 @@ TEST_CASE("Secure Boot without signed modules blocks the plan with MOK instructi
   CHECK(StartsWith(p.blockers[0],
                    "Secure Boot is on and stack test-r535 builds unsigned DKMS modules: enrol a "
                    "Machine Owner Key first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"));
+  // The refused driver changes nothing: its packages are not on the install line, no reboot is planned
+  // or checked; the other layers' packages still are.
+  CHECK(test::Layer(p, "driver").kind == plan::LayerDecision::Kind::kRefused);
+  CHECK_FALSE(p.reboot);
+  CHECK(test::Find(p, "reboot.check") == nullptr);
+  const plan::Step* install = test::Find(p, "apt.install");
+  REQUIRE(install != nullptr);
+  const auto& argv = install->actions.at(0).argv;
+  CHECK(std::none_of(argv.begin(), argv.end(),
+                     [](const std::string& w) { return StartsWith(w, "cuda-drivers"); }));
+  CHECK(
+      std::any_of(argv.begin(), argv.end(), [](const std::string& w) { return StartsWith(w, "libnccl2="); }));
+  for (const auto& pin : p.pins) CHECK(pin.first != "cuda-drivers");
   f.stack.driver.signed_modules = true;
-  CHECK(f.Build().blockers.empty());
+  const plan::Plan signed_plan = f.Build();
+  CHECK(signed_plan.blockers.empty());
+  CHECK(signed_plan.reboot);
+  CHECK(test::Find(signed_plan, "reboot.check") != nullptr);
 }
 
 TEST_CASE("a kernel the distribution publishes no headers for blocks the driver install", "[plan]") {

@@ -2,7 +2,6 @@
 # gpuprep plan for stack hopper-r580-cuda13.0: the commands `gpuprep apply` runs, in order.
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
-# the new driver loads only after a reboot
 # layer driver: refused - Secure Boot is on and the modules would be unsigned
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.2

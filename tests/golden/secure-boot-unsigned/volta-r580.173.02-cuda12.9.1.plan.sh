@@ -2,7 +2,6 @@
 # gpuprep plan for stack volta-r580.173.02-cuda12.9.1: the commands `gpuprep apply` runs, in order.
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
-# the new driver loads only after a reboot
 # layer driver: refused - Secure Boot is on and the modules would be unsigned
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1

@@ -16,6 +16,7 @@
 #include "cli/target.h"
 #include "cli/task_doc.h"
 #include "launch/profile.h"
+#include "layers/task.h"
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "sys/fs.h"
@@ -118,7 +119,8 @@ json StackJson(const Stack& s) {
            {{"profile", s.workload.profile},
             {"min_cpus_per_gpu", s.workload.min_cpus_per_gpu},
             {"min_ram_per_gpu", s.workload.min_ram_per_gpu},
-            {"min_shm_per_gpu", s.workload.min_shm_per_gpu}}},
+            {"min_shm_per_gpu", s.workload.min_shm_per_gpu},
+            {"task", s.workload.task ? json(s.workload.task->path) : json(nullptr)}}},
           {"notes", s.notes},
           {"origins", s.origins}};
 }
@@ -299,6 +301,7 @@ void ShowText(const Stack& s, std::ostream& out) {
   add("workload.min_cpus_per_gpu", std::to_string(s.workload.min_cpus_per_gpu));
   add("workload.min_ram_per_gpu", HumanBytes(s.workload.min_ram_per_gpu));
   add("workload.min_shm_per_gpu", HumanBytes(s.workload.min_shm_per_gpu));
+  if (s.workload.task) add("workload.task", s.workload.task->path);
 
   out << "stack " << s.name << " (" << s.source << ")\n";
   if (!s.extends_chain.empty()) out << "extends " << Join(s.extends_chain, " -> ") << "\n";
@@ -342,6 +345,7 @@ void Validate(const std::string& path, Context& ctx) {
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   std::string kind = manifest::ValidateDocument(*text, path, lc);
   if (kind == "Profile") launch::ParseProfile(*text, path);
+  if (kind == "Stack") (void)layers::StackTask(manifest::ParseStack(*text, path, lc));
   if (kind == "Task") ValidateTaskDocument(*text, path, ctx);
   if (kind == "Prices") ValidatePricesDocument(*text, path);
   if (ctx.opts.json)

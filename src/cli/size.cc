@@ -14,8 +14,9 @@
 #include "cli/size_inputs.h"
 #include "cli/target.h"
 #include "cli/task_doc.h"
+#include "layers/host_spec.h"
+#include "layers/task.h"
 #include "manifest/loader.h"
-#include "manifest/settings_doc.h"
 #include "manifest/tree.h"
 #include "prices/prices.h"
 #include "probe/host_json.h"
@@ -43,25 +44,6 @@ struct SizeOptions {
   int max_servers = 64;
 };
 
-std::vector<std::string> Leaves() {
-  std::vector<std::string> keys;
-  for (const auto& k : size::SettingKeys()) keys.emplace_back(k.key);
-  return keys;
-}
-
-// Applies a Task document's settings; a relative `config:` is taken relative to the document.
-void ApplyDocument(size::Task& t, const std::string& text, const std::string& path) {
-  const manifest::SettingsDoc doc = manifest::ParseSettingsDoc(text, path, "Task", Leaves());
-  for (const auto& s : doc.settings) {
-    size::Setting setting{s.key, s.value, size::Origin{path, s.line, s.col, ""}};
-    if (s.key == "config" && !s.value.empty() && s.value[0] != '/') {
-      const size_t slash = path.rfind('/');
-      if (slash != std::string::npos) setting.value = path.substr(0, slash + 1) + s.value;
-    }
-    size::Apply(t, setting);
-  }
-}
-
 // Reads the config.json the settings named, if any, into the task's architecture.
 void LoadConfig(size::Task& t, Context& ctx) {
   if (t.config_path.empty()) return;
@@ -77,14 +59,14 @@ std::vector<size::HostVerdict> JudgeHosts(Context& ctx, const SizeOptions& o, co
   for (const std::string& f : o.hosts) {
     const std::string text = ReadFile(ctx, f, probe::kMaxSnapshotBytes, "a doctor snapshot");
     const probe::HostFacts h = probe::HostFromSnapshotText(text, f);
-    out.push_back(
-        size::JudgeHost(t, HostSpecOf(h, compat, h.hostname.empty() ? f : h.hostname + " (" + f + ")")));
+    out.push_back(size::JudgeHost(
+        t, layers::HostSpecOf(h, compat, h.hostname.empty() ? f : h.hostname + " (" + f + ")")));
   }
   if (o.check_host || !ctx.opts.root.empty()) {
     const ProbedHost p = ProbeTarget(ctx);
     std::string label = ctx.opts.root.empty() ? "this host" : ctx.opts.root;
     if (!p.facts.hostname.empty()) label = p.facts.hostname + " (" + label + ")";
-    out.push_back(size::JudgeHost(t, HostSpecOf(p.facts, compat, label)));
+    out.push_back(size::JudgeHost(t, layers::HostSpecOf(p.facts, compat, label)));
   }
   return out;
 }
@@ -99,7 +81,8 @@ int RunSize(Context& ctx, const SizeOptions& o) {
   }
   size::Task t;
   if (!o.task_file.empty())
-    ApplyDocument(t, ReadFile(ctx, o.task_file, manifest::kMaxManifestBytes, "a task"), o.task_file);
+    layers::ApplyTaskDocument(t, ReadFile(ctx, o.task_file, manifest::kMaxManifestBytes, "a task"),
+                              o.task_file);
   for (const auto& k : size::SettingKeys()) {
     auto it = o.options.find(k.key);
     if (it == o.options.end() || it->second->count() == 0) continue;
@@ -149,7 +132,7 @@ int RunSize(Context& ctx, const SizeOptions& o) {
 
 void ValidateTaskDocument(const std::string& text, const std::string& path, Context& ctx) {
   size::Task t;
-  ApplyDocument(t, text, path);
+  layers::ApplyTaskDocument(t, text, path);
   LoadConfig(t, ctx);
   size::Finish(t);
   size::EstimateTask(t);

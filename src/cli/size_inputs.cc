@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cli/task_doc.h"
+#include "layers/host_spec.h"
 #include "manifest/loader.h"
 #include "manifest/tree.h"
 #include "sys/fs_errors.h"
@@ -13,21 +14,6 @@
 
 namespace gp::cli {
 namespace {
-
-size::Board FromModel(const manifest::GpuModel& g) {
-  size::Board b;
-  b.name = g.board.empty() ? g.name : g.board;
-  b.datacenter = g.datacenter;
-  b.memory_mib = g.memory_mib;
-  b.memory_kind = g.memory_kind;
-  b.memory_source = g.memory_source;
-  b.form = g.form;
-  b.server_sizes = g.server_sizes;
-  b.nvlink = g.nvlink_domain;
-  b.p2p = g.p2p;
-  b.link_source = g.link_source;
-  return b;
-}
 
 void AddUnique(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
@@ -49,10 +35,10 @@ std::vector<size::Board> CatalogueBoards(const manifest::Compat& c) {
     const std::string name = g.board.empty() ? g.name : g.board;
     auto it = std::find_if(out.begin(), out.end(), [&](const size::Board& b) { return b.name == name; });
     if (it == out.end()) {
-      out.push_back(FromModel(g));
+      out.push_back(layers::BoardOf(g));
       it = out.end() - 1;
     } else if (it->memory_mib == 0 && g.memory_mib > 0) {  // an unsized entry of the name came first
-      size::Board sized = FromModel(g);
+      size::Board sized = layers::BoardOf(g);
       sized.entries = it->entries;
       sized.pci_ids = it->pci_ids;
       *it = sized;
@@ -96,25 +82,6 @@ std::vector<std::string> KnownGpuNames(const manifest::Compat& c) {
     for (const auto& id : g.pci_ids) AddUnique(out, id);
   }
   return out;
-}
-
-size::HostSpec HostSpecOf(const probe::HostFacts& h, const manifest::Compat& c, const std::string& label) {
-  size::HostSpec s;
-  s.label = label;
-  s.cpus = h.cpus;
-  s.memory = h.memory_bytes;
-  s.disk_free = h.disk_free_bytes;
-  s.nvswitches = h.nvswitch_count;
-  for (const probe::Gpu& g : h.gpus) {
-    size::HostGpu hg;
-    hg.device_id = g.device_id;
-    hg.nvml_bytes = g.memory_bytes;
-    const manifest::GpuModel* m = c.GpuByPci(g.device_id, g.subsystem_vendor_id, g.subsystem_device_id);
-    hg.name = m ? (m->board.empty() ? m->name : m->board) : g.name;
-    if (m) hg.board = FromModel(*m);
-    s.gpus.push_back(std::move(hg));
-  }
-  return s;
 }
 
 size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t) {

@@ -1,6 +1,6 @@
 // What `gpuprep size` needs from outside src/size/ (cli/size.cc): the catalogue's boards as size::Board
-// values, a probed host or a doctor snapshot as a size::HostSpec, and the configurations' costs from a
-// price table (src/prices/).
+// values (a probed host or a doctor snapshot becomes a size::HostSpec in layers/host_spec.h, shared with
+// doctor's host layer), and the configurations' costs from a price table (src/prices/).
 #pragma once
 #include <optional>
 #include <string>
@@ -8,8 +8,6 @@
 
 #include "manifest/model.h"
 #include "prices/prices.h"
-#include "probe/host.h"
-#include "size/host_check.h"
 #include "size/render_servers.h"
 
 namespace gp::cli {
@@ -27,9 +25,6 @@ std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const
 
 // Every name a price may use: board names, catalogue entry names, PCI ids.
 std::vector<std::string> KnownGpuNames(const manifest::Compat& c);
-
-// The host as the size check sees it; `label` names it in the output.
-size::HostSpec HostSpecOf(const probe::HostFacts& h, const manifest::Compat& c, const std::string& label);
 
 // A file the user named (relative to the working directory), at most `limit` bytes; `what` names it in
 // the error. Throws UsageError / FileError.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "docker/image_ref.h"
+#include "layers/task.h"
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
@@ -215,6 +216,7 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   std::unique_ptr<sys::HttpClient> http;
   if (!manifest_spec.empty()) {
     t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));
+    (void)layers::StackTask(t.stack);                  // a bad workload.task stops here (exit 2)
     CheckManifestSha256(ctx, manifest_spec, t.stack);  // before anything is probed or planned
     t.spec = SpecOf(t.stack, manifest_spec);
     t.source = StackSource::kFlag;
@@ -229,6 +231,7 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   if (manifest_spec.empty()) {
     t.host_stack = apply::ReadHostStack(*t.fs);  // a malformed record stops here: no silent move
     ChooseStack(ctx, t);
+    (void)layers::StackTask(t.stack);
   } else {
     try {
       t.host_stack = apply::ReadHostStack(*t.fs);

@@ -268,6 +268,26 @@ void CheckClaims(const Stack& s, const Node& root) {
   }
 }
 
+// `workload.task`: the Task document read beside the document that names it (through ctx.fs, the same
+// machine or --root tree as the stack itself); a stack from a URL or an embedded one names no file.
+void ReadTask(Stack& s, const Node& root, const LoadContext& ctx) {
+  if (!s.workload.task) return;
+  const Node* value = At(root, "workload", "task");
+  if (!value) return;
+  WorkloadTask& t = *s.workload.task;
+  auto fail = [&](const std::string& msg) {
+    Fail(value->mark, "workload.task \"" + t.written + "\": " + msg);
+  };
+  const std::string doc = value->mark.file ? *value->mark.file : "";
+  if (IsUrl(doc)) fail("a stack fetched from a URL cannot name a task file");
+  if (StartsWith(doc, kStackDir) && FindEmbedded(doc)) fail("an embedded stack names no task file");
+  t.path = Dirname(doc) + t.written;
+  const Source src = ReadFrom(t.path, ctx, fail);
+  if (src.text.size() > kMaxManifestBytes)
+    fail("larger than the " + std::to_string(kMaxManifestBytes >> 20) + " MiB limit for a task");
+  t.text = src.text;
+}
+
 // `claims`: also CheckClaims (manifest validate and the embedded stacks' test; doctor and apply report a
 // board the stack cannot run per host instead).
 Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& source_label,
@@ -277,6 +297,7 @@ Stack BuildStack(const Source& src, const LoadContext& ctx, const std::string& s
   Node merged = LoadTree(src, ctx, seen, chain, documents);
   Stack s = StackFromTree(merged);
   CheckStack(s, merged);
+  ReadTask(s, merged, ctx);
   if (claims) CheckClaims(s, merged);
   s.source = source_label;
   s.extends_chain = std::move(chain);

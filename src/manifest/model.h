@@ -236,11 +236,20 @@ struct DockerSpec {
   std::string toolkit_mode;  // nvidia-container-runtime.mode: "" (the toolkit's default) | legacy | jit-cdi
 };
 
+// `workload.task: FILE`: a kind: Task document (gpuprep size's settings) beside the stack that names it,
+// read when the stack is loaded (its settings are read by their owner: layers/task.h).
+struct WorkloadTask {
+  std::string written;  // the value as written ("tasks/70b-lora.yaml")
+  std::string path;     // resolved beside the document that names it, as errors name it ("site/tasks/...")
+  std::string text;  // the file's content (at most kMaxManifestBytes); origins["workload.task"]: where named
+};
+
 struct Workload {
   std::string profile = "general";  // llm-finetune, vision, recommender, multimodal, general
   int min_cpus_per_gpu = 0;
   unsigned long long min_ram_per_gpu = 0;  // bytes
   unsigned long long min_shm_per_gpu = 0;  // bytes
+  std::optional<WorkloadTask> task;        // the training task the host is judged against, when named
 };
 
 // A board of a claimed architecture that the stack does not claim (`boards_excluded:`), with why.

@@ -250,8 +250,13 @@ void ParseBoards(const Node& n, const std::string& key, std::vector<ExcludedBoar
 
 void ParseWorkload(const Node& n, Stack& s) {
   Fields f(n, "workload", &s.origins);
-  f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu"});
+  f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu", "task"});
   if (const Node* p = f.Get("profile")) s.workload.profile = AsName(*p, "workload profile");
+  if (const Node* t = f.Get("task")) {  // read beside its document by the loader (loader.cc ReadTask)
+    const std::string path = AsString(*t);
+    if (std::string why = CheckRelativePath(path); !why.empty()) Fail(t->mark, "workload.task: " + why);
+    s.workload.task = WorkloadTask{path, "", ""};
+  }
   s.workload.min_cpus_per_gpu = static_cast<int>(f.Int("min_cpus_per_gpu").value_or(0));
   if (const Node* r = f.Get("min_ram_per_gpu")) s.workload.min_ram_per_gpu = AsBytes(*r);
   if (const Node* r = f.Get("min_shm_per_gpu")) s.workload.min_shm_per_gpu = AsBytes(*r);

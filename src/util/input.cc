@@ -396,9 +396,10 @@ std::string CheckUrl(std::string_view s, UrlRule rule) {
                                : "expected an https:// URL (plain http only for loopback addresses)";
 }
 
-std::string CheckConfinedPath(std::string_view path, const std::vector<std::string>& dirs) {
-  if (path.empty() || path[0] != '/') return "must be an absolute path";
-  if (path.size() > 255) return "longer than 255 characters";
+namespace {
+
+// The rules an absolute and a relative path share; `path` starts with '/' (a relative one is given a '/').
+std::string CheckPathParts(std::string_view path) {
   for (char c : path)
     if (!PathChar(c)) return "a path here holds letters, digits and . _ + ~ - / only";
   if (path.back() == '/') return "must name a file, not a directory";
@@ -409,6 +410,15 @@ std::string CheckConfinedPath(std::string_view path, const std::vector<std::stri
     if (part.empty() || part == "." || part == "..") return "must be normalised (no //, . or .. components)";
     i = j;
   }
+  return "";
+}
+
+}  // namespace
+
+std::string CheckConfinedPath(std::string_view path, const std::vector<std::string>& dirs) {
+  if (path.empty() || path[0] != '/') return "must be an absolute path";
+  if (path.size() > 255) return "longer than 255 characters";
+  if (std::string why = CheckPathParts(path); !why.empty()) return why;
   for (const auto& d : dirs)
     if (path.size() > d.size() && path.compare(0, d.size(), d) == 0 &&
         path.find('/', d.size()) == std::string_view::npos)
@@ -416,6 +426,13 @@ std::string CheckConfinedPath(std::string_view path, const std::vector<std::stri
   std::string list;
   for (const auto& d : dirs) list += (list.empty() ? "" : " or ") + d;
   return "must be a file directly in " + list;
+}
+
+std::string CheckRelativePath(std::string_view path) {
+  if (path.empty()) return "must not be empty";
+  if (path[0] == '/') return "must be relative to the file that names it";
+  if (path.size() > 255) return "longer than 255 characters";
+  return CheckPathParts("/" + std::string(path));
 }
 
 }  // namespace gp

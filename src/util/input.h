@@ -72,4 +72,8 @@ std::string CheckUrl(std::string_view s, UrlRule rule);
 // bytes, made of [A-Za-z0-9._+~/-] and directly inside one of `dirs` (each ends with '/'); else the reason.
 std::string CheckConfinedPath(std::string_view path, const std::vector<std::string>& dirs);
 
+// "" when `path` is relative and stays below the directory it is read from: normalised (no "//", "." or ".."
+// components, no trailing '/'), at most 255 bytes, made of [A-Za-z0-9._+~/-]; else the reason.
+std::string CheckRelativePath(std::string_view path);
+
 }  // namespace gp

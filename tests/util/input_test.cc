@@ -130,6 +130,19 @@ TEST_CASE("confined paths", "[util][input]") {
   CHECK(CheckConfinedPath("/etc/cron.d/x", lists) == "must be a file directly in /etc/apt/sources.list.d/");
 }
 
+TEST_CASE("relative paths stay below their directory", "[util][input]") {
+  CHECK(gp::CheckRelativePath("task.yaml").empty());
+  CHECK(gp::CheckRelativePath("tasks/70b_lora-v2.yaml").empty());
+  CHECK(gp::CheckRelativePath("") == "must not be empty");
+  CHECK(gp::CheckRelativePath("/etc/task.yaml") == "must be relative to the file that names it");
+  for (const char* escape : {"../task.yaml", "tasks/../../x", "./task.yaml", "tasks//x", "a/."})
+    CHECK(gp::CheckRelativePath(escape) == "must be normalised (no //, . or .. components)");
+  CHECK(gp::CheckRelativePath("tasks/") == "must name a file, not a directory");
+  CHECK(gp::CheckRelativePath("t\nask") == "a path here holds letters, digits and . _ + ~ - / only");
+  CHECK(gp::CheckRelativePath(std::string(255, 'a')).empty());
+  CHECK(gp::CheckRelativePath(std::string(256, 'a')) == "longer than 255 characters");
+}
+
 TEST_CASE("IPv6 literals as inet_pton reads them, numeric IPv4 hosts in one spelling", "[util][input]") {
   for (const char* ok : {"::", "::1", "1::", "2001:db8::1", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::",
                          "::2:3:4:5:6:7:8", "::ffff:127.0.0.1", "1:2:3:4:5:6:1.2.3.4", "ABCD::ef"})

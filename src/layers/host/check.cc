@@ -10,11 +10,20 @@
 //              size; unknown memory leaves RAM unchecked.
 //   /dev/shm:  only a manifest-given minimum (NGC images run with --ipc=host, which shares the host's).
 // A shortfall is a warning: training still runs, only slower (data loaders starve, host RAM swaps).
+//
+// A stack whose `workload.task` names a Task document is judged as `gpuprep size --host` judges a host for
+// that task (size::JudgeHost: the GPUs' memory against the best layout, CPU cores and RAM per GPU for its
+// workload kind, offloaded states and embedding tables in host RAM, disk for its checkpoints and dataset);
+// that judgement replaces the sourced floor. What does not fit the task is a failure (the task cannot start
+// or cannot save), what is under the sourced floor a warning; the stack's own numbers still apply.
 #include "layers/check.h"
 
 #include <optional>
 
+#include "layers/host_spec.h"
 #include "layers/table.h"
+#include "layers/task.h"
+#include "size/host_check.h"
 #include "size/host_ratios.h"
 #include "util/strings.h"
 #include "verdict/rules.h"
@@ -40,6 +49,69 @@ unsigned long long GpuMemory(const CheckInput& in) {
   return sum;
 }
 
+// The URL a source string of host_ratios.h starts with.
+std::string SourceUrl(const char* source) {
+  const std::string s = source;
+  return s.substr(0, s.find(' '));
+}
+
+// One finding per item of the task's verdict that is not ok; `code` by the item.
+void AddTaskItem(LayerReport& r, const NamedTask& task, const size::HostItem& item) {
+  struct Kind {
+    const char* what;
+    const char* code;
+    std::string fix;
+    std::string source;
+  };
+  const std::string size_cmd = "gpuprep size --task " + task.path;
+  const Kind kinds[] = {
+      {"GPU memory", "host.task-gpu-memory", "see the servers that fit the task: " + size_cmd, ""},
+      {"CPU", "host.task-cpus", "use a host with at least " + item.need + ", or fewer GPUs",
+       SourceUrl(size::kCpuSource)},
+      {"RAM", "host.task-memory", "use a host with at least " + item.need + " RAM, or fewer GPUs",
+       SourceUrl(size::kRamSource)},
+      {"disk", "host.task-disk", "free at least " + item.need + " under /var, or use a host with more disk",
+       ""},
+  };
+  const Kind* k = &kinds[0];
+  for (const Kind& x : kinds)
+    if (item.what == x.what) k = &x;
+  const std::string head = item.what + " for the task " + task.name + " (" + task.path + "): ";
+  std::string detail = item.detail;
+  if (!k->source.empty()) detail += "; " + k->source;
+  if (item.status == "unknown") {
+    r.Add(k->code, Status::kSkip,
+          head + (item.need.empty() ? "" : "needs " + item.need + ", ") + "unchecked: " + detail);
+    return;
+  }
+  const bool short_of = item.status == "short";
+  r.Add(k->code, short_of ? Status::kFail : Status::kWarn,
+        head + (item.have.empty() ? "" : item.have + ", ") +
+            (short_of ? "does not fit: " : "below the floor: ") +
+            (item.need.empty() ? "" : "needs " + item.need + " ") + "(" + detail + ")",
+        k->fix);
+}
+
+// The stack's task: the verdict of size::JudgeHost, one finding per item that is not ok.
+void CheckTask(const CheckInput& in, const NamedTask& task, LayerReport& r,
+               std::vector<std::string>& wanted) {
+  const probe::HostFacts& h = in.host;
+  const size::HostVerdict v =
+      size::JudgeHost(task.task, HostSpecOf(h, in.compat, h.hostname.empty() ? "this host" : h.hostname));
+  for (const size::HostItem& item : v.items) {
+    if (!item.need.empty()) wanted.push_back(item.what + " >= " + item.need);
+    if (item.status != "ok") AddTaskItem(r, task, item);
+  }
+  if (v.fits) {
+    std::string how;
+    for (const size::HostItem& item : v.items)
+      if (item.what == "GPU memory")
+        how = " (" + item.have + ", needs " + item.need + ": " + item.detail + ")";
+    const std::string notes = v.notes.empty() ? "" : "; " + Join(v.notes, "; ");
+    r.Add("host.task-fits", Status::kOk, "the task " + task.name + " (" + task.path + ") fits" + how + notes);
+  }
+}
+
 }  // namespace
 
 LayerReport CheckHost(const CheckInput& in) {
@@ -54,13 +126,16 @@ LayerReport CheckHost(const CheckInput& in) {
     r.Add("host.no-gpu", Status::kSkip, "no GPUs to size the host against");
     return r;
   }
+  const std::optional<NamedTask> task = StackTask(in.stack);
+  const bool floor = !task;  // without a task, the sourced floor; with one, the task's judgement
   const std::optional<size::WorkloadKind> named = size::WorkloadOfProfile(w.profile);
   const size::WorkloadKind kind = named.value_or(size::WorkloadKind::kLlm);  // the floor: the fewest workers
   const int gpus = static_cast<int>(n);
-  const unsigned long long cpus_need = w.min_cpus_per_gpu
-                                           ? static_cast<unsigned long long>(w.min_cpus_per_gpu) * n
-                                           : static_cast<unsigned long long>(size::CpuCoresFor(kind, gpus));
-  const unsigned long long gpu_mem = GpuMemory(in);
+  const unsigned long long cpus_need =
+      w.min_cpus_per_gpu ? static_cast<unsigned long long>(w.min_cpus_per_gpu) * n
+      : floor            ? static_cast<unsigned long long>(size::CpuCoresFor(kind, gpus))
+                         : 0;
+  const unsigned long long gpu_mem = floor ? GpuMemory(in) : 0;
   const unsigned long long ram_need = w.min_ram_per_gpu ? w.min_ram_per_gpu * n : gpu_mem;
   const std::string gpus_text = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
   const std::string cpu_why =
@@ -71,14 +146,19 @@ LayerReport CheckHost(const CheckInput& in) {
                 (named ? " for " + std::string(size::RatioFor(kind).name) : std::string(", the floor"));
   const std::string ram_why =
       w.min_ram_per_gpu ? HumanBytes(w.min_ram_per_gpu) + " per GPU, the stack's" : "the GPUs' memory";
-  std::vector<std::string> wanted = {">= " + std::to_string(cpus_need) + " CPUs (" + cpu_why + ")"};
-  wanted.push_back(ram_need ? ">= " + HumanBytes(ram_need) + " RAM (" + ram_why + ")"
-                            : "RAM unchecked (the GPUs' memory is unknown)");
+  std::vector<std::string> wanted;
+  if (task) CheckTask(in, *task, r, wanted);
+  if (cpus_need) wanted.push_back(">= " + std::to_string(cpus_need) + " CPUs (" + cpu_why + ")");
+  if (ram_need)
+    wanted.push_back(">= " + HumanBytes(ram_need) + " RAM (" + ram_why + ")");
+  else if (floor)
+    wanted.push_back("RAM unchecked (the GPUs' memory is unknown)");
   if (w.min_shm_per_gpu) wanted.push_back(">= " + HumanBytes(w.min_shm_per_gpu * n) + " /dev/shm");
-  r.wanted = "for " + gpus_text + " (" + w.profile + "): " + Join(wanted, ", ");
+  r.wanted = "for " + gpus_text + " (" + w.profile + (task ? ", task " + task->name : std::string()) +
+             "): " + Join(wanted, ", ");
 
   const std::string workload = " for the " + w.profile + " workload";
-  if (static_cast<unsigned long long>(h.cpus) < cpus_need)
+  if (cpus_need && static_cast<unsigned long long>(h.cpus) < cpus_need)
     r.Add("host.cpus", Status::kWarn,
           std::to_string(h.cpus) + " CPU cores for " + gpus_text + ": below " + std::to_string(cpus_need) +
               " (" + cpu_why + ")" + workload,

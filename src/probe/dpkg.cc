@@ -56,7 +56,7 @@ bool IsNvidiaRelatedPackage(std::string_view n) {
        {"nvidia-", "libnvidia-", "cuda-", "libcudnn", "cudnn", "libnccl", "docker", "containerd"}) {
     if (StartsWith(n, p)) return true;
   }
-  return n == "cuda";
+  return n == "cuda" || n == "nvlsm";
 }
 
 bool DpkgInstalled(std::string_view status) {

@@ -42,6 +42,10 @@ struct Gpu {
   std::string subsystem_device_id;  // "0x157e"
   std::string uuid;                 // NVML's "GPU-..." UUID (live host with a working driver); "" otherwise
   std::string serial;               // NVML's board serial; "" when NVML does not give one
+  // NVML's GPU fabric state (nvmlDeviceGetGpuFabricInfoV; live host only): "not-supported", "not-started",
+  // "in-progress", "completed"; "" when NVML was not asked or did not answer.
+  std::string fabric_state;
+  std::optional<int> fabric_status;  // its nvmlReturn_t status (0 = success), meaningful when "completed"
 };
 
 struct KernelModule {
@@ -129,6 +133,37 @@ struct FabricManagerInfo {
   bool running = false;
 };
 
+// One ConnectX-7 function (PCI 15b3:1021) that has a VPD file, and what its VPD said (probe/fabric.cc).
+struct ConnectxFunction {
+  std::string address;  // "0000:1a:00.0"
+  std::string vpd;      // "bridge" (SMDL=SW_MNG), "nic" (valid VPD without it), "unreadable", "invalid"
+  std::string detail;   // why invalid ("" otherwise)
+};
+
+// NVIDIA's NVLink Subnet Manager (HGX Blackwell: Fabric Manager needs it to bring up the NVLink fabric).
+struct NvlsmInfo {
+  bool installed = false;
+  std::string version;   // package upstream version
+  bool enabled = false;  // its own unit enabled (nvlsm.service / nvidia-nvlsm.service)
+  bool running = false;  // an nvlsm process (live host only)
+};
+
+// The NVLink fabric of HGX Blackwell baseboards (B200/B100/B300), whose NVSwitches are no PCI devices of the
+// host: they are managed through ConnectX-7 bridge functions (probe/vpd.h), by Fabric Manager with NVLSM
+// over the InfiniBand umad interface.
+struct FabricInfo {
+  std::vector<ConnectxFunction> connectx;  // 15b3:1021 functions with a VPD file
+  int bridges = 0;                         // of those, NVLink switch bridges
+  // "hgx-blackwell" (bridges found, or decided from the board when a VPD could not be read),
+  // "grace-blackwell" (GB200/GB300 compute tray: its switches are in separate switch trays), "" otherwise.
+  std::string platform;
+  std::string decided_by;  // "vpd" | "board" | "" (how the platform was decided)
+  NvlsmInfo nvlsm;
+  bool ib_umad_loaded = false;     // /proc/modules or /sys/module/ib_umad
+  bool ib_umad_available = false;  // built in, or in the running kernel's modules tree
+  std::string ib_umad_detail;      // where it was found ("" when not)
+};
+
 struct HostFacts {
   std::string hostname;    // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
   std::string machine_id;  // /etc/machine-id (32 hex digits); "" when absent or malformed
@@ -149,6 +184,7 @@ struct HostFacts {
   DockerInfo docker;
   ToolkitInfo toolkit;
   FabricManagerInfo fabricmanager;
+  FabricInfo fabric;
   bool reboot_required = false;          // /var/run/reboot-required
   bool live = true;                      // probed the live system (false with --root or from a snapshot)
   std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)

@@ -51,6 +51,29 @@ bool DockerWorthWriting(const DockerInfo& d) {
          !d.daemon_json_error.empty() || !d.detail.empty();
 }
 
+// Only hosts with something to say about the NVLink fabric carry the "fabric" object.
+bool FabricWorthWriting(const FabricInfo& f) {
+  return !f.platform.empty() || !f.connectx.empty() || f.nvlsm.installed || f.nvlsm.enabled;
+}
+
+json FabricToJson(const FabricInfo& f) {
+  json connectx = json::array();
+  for (const ConnectxFunction& c : f.connectx)
+    connectx.push_back({{"address", c.address}, {"vpd", c.vpd}, {"detail", c.detail}});
+  return json{{"platform", OrNull(f.platform)},
+              {"decided_by", OrNull(f.decided_by)},
+              {"bridges", f.bridges},
+              {"connectx", connectx},
+              {"nvlsm",
+               {{"installed", f.nvlsm.installed},
+                {"version", OrNull(f.nvlsm.version)},
+                {"enabled", f.nvlsm.enabled},
+                {"running", f.nvlsm.running}}},
+              {"ib_umad_loaded", f.ib_umad_loaded},
+              {"ib_umad_available", f.ib_umad_available},
+              {"ib_umad_detail", f.ib_umad_detail}};
+}
+
 json DockerToJson(const DockerInfo& d) {
   return json{{"version", OrNull(d.version)},
               {"runtimes", d.runtimes},
@@ -220,6 +243,41 @@ void ReadGpu(const Reader& r, const json& g, const std::string& p, Gpu& gpu) {
   r.Bool(g, p, "known", gpu.known);
   r.NullableStr(g, p, "uuid", false, gpu.uuid);
   r.NullableStr(g, p, "serial", false, gpu.serial);
+  r.NullableStr(g, p, "fabric_state", false, gpu.fabric_state);
+  if (const json* v = r.Member(g, p, "fabric_status", false)) {
+    if (!v->is_number_integer()) r.Fail(Reader::Join(p, "fabric_status"), "expected an integer");
+    const long long st = v->get<long long>();
+    if (st < -1000000 || st > 1000000) r.Fail(Reader::Join(p, "fabric_status"), "out of range");
+    gpu.fabric_status = static_cast<int>(st);
+  }
+}
+
+void ReadFabric(const Reader& r, const json& o, const std::string& p, FabricInfo& f) {
+  r.NullableStr(o, p, "platform", false, f.platform);
+  r.NullableStr(o, p, "decided_by", false, f.decided_by);
+  r.Uint(o, p, "bridges", false, f.bridges);
+  if (const json* list = r.Member(o, p, "connectx", false)) {
+    const std::string lp = Reader::Join(p, "connectx");
+    r.Array(*list, lp);
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string ip = lp + "[" + std::to_string(i) + "]";
+      const json& e = r.Object((*list)[i], ip);
+      ConnectxFunction c;
+      r.Str(e, ip, "address", true, c.address);
+      r.Str(e, ip, "vpd", true, c.vpd);
+      r.Str(e, ip, "detail", false, c.detail);
+      f.connectx.push_back(std::move(c));
+    }
+  }
+  r.Sub(o, p, "nvlsm", [&](const json& n, const std::string& np) {
+    r.Bool(n, np, "installed", f.nvlsm.installed);
+    r.NullableStr(n, np, "version", false, f.nvlsm.version);
+    r.Bool(n, np, "enabled", f.nvlsm.enabled);
+    r.Bool(n, np, "running", f.nvlsm.running);
+  });
+  r.Bool(o, p, "ib_umad_loaded", f.ib_umad_loaded);
+  r.Bool(o, p, "ib_umad_available", f.ib_umad_available);
+  r.Str(o, p, "ib_umad_detail", false, f.ib_umad_detail);
 }
 
 void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo& d) {
@@ -320,6 +378,7 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
     r.Bool(f, p, "enabled", h.fabricmanager.enabled);
     r.Bool(f, p, "running", h.fabricmanager.running);
   });
+  r.Sub(o, path, "fabric", [&](const json& f, const std::string& p) { ReadFabric(r, f, p, h.fabric); });
   r.Bool(o, path, "reboot_required", h.reboot_required);
   r.StrList(o, path, "probe_notes", h.probe_notes);
   return h;
@@ -336,19 +395,22 @@ HostFacts ReadNested(const Reader& r, const json& doc) {
 nlohmann::json HostToJson(const HostFacts& h) {
   json gpus = json::array();
   for (const Gpu& g : h.gpus) {
-    gpus.push_back({{"index", g.index},
-                    {"pci", g.pci},
-                    {"device_id", g.device_id},
-                    {"subsystem_vendor_id", OrNull(g.subsystem_vendor_id)},
-                    {"subsystem_device_id", OrNull(g.subsystem_device_id)},
-                    {"name", g.name},
-                    {"architecture", OrNull(g.architecture)},
-                    {"compute_capability", OrNull(g.compute_capability)},
-                    {"memory_bytes", g.memory_bytes ? json(*g.memory_bytes) : json(nullptr)},
-                    {"driver", g.driver},
-                    {"known", g.known},
-                    {"uuid", OrNull(g.uuid)},
-                    {"serial", OrNull(g.serial)}});
+    json gpu = {{"index", g.index},
+                {"pci", g.pci},
+                {"device_id", g.device_id},
+                {"subsystem_vendor_id", OrNull(g.subsystem_vendor_id)},
+                {"subsystem_device_id", OrNull(g.subsystem_device_id)},
+                {"name", g.name},
+                {"architecture", OrNull(g.architecture)},
+                {"compute_capability", OrNull(g.compute_capability)},
+                {"memory_bytes", g.memory_bytes ? json(*g.memory_bytes) : json(nullptr)},
+                {"driver", g.driver},
+                {"known", g.known},
+                {"uuid", OrNull(g.uuid)},
+                {"serial", OrNull(g.serial)}};
+    if (!g.fabric_state.empty()) gpu["fabric_state"] = g.fabric_state;
+    if (g.fabric_status) gpu["fabric_status"] = *g.fabric_status;
+    gpus.push_back(std::move(gpu));
   }
   json pci = json::array();
   for (const PciDevice& d : h.nvidia_pci) {
@@ -399,6 +461,7 @@ nlohmann::json HostToJson(const HostFacts& h) {
       {"probe_notes", h.probe_notes},
   };
   if (DockerWorthWriting(h.docker)) out["docker"] = DockerToJson(h.docker);
+  if (FabricWorthWriting(h.fabric)) out["fabric"] = FabricToJson(h.fabric);
   return out;
 }
 

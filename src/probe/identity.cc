@@ -1,5 +1,6 @@
 // Host identity for fleets: hostname, machine-id, and (from the driver step's NVML call) each GPU's UUID
-// and serial, so a fleet report can tell hosts and boards apart. With --root, only files under the root.
+// and serial (and its NVLink fabric state), so a fleet report can tell hosts and boards apart. With --root,
+// only files under the root.
 #include <cctype>
 
 #include "probe/steps.h"
@@ -23,6 +24,22 @@ bool ValidMachineId(std::string_view s) {
     if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c)))
       return false;
   return true;
+}
+
+// NVML_GPU_FABRIC_STATE_* (nvml.h) as HostFacts writes them.
+std::string FabricStateName(unsigned state) {
+  switch (state) {
+    case 0:
+      return "not-supported";
+    case 1:
+      return "not-started";
+    case 2:
+      return "in-progress";
+    case 3:
+      return "completed";
+    default:
+      return "unknown-" + std::to_string(state);
+  }
 }
 
 }  // namespace
@@ -55,6 +72,10 @@ void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<
         g.uuid = d.uuid;
         g.serial = d.serial;
         if (d.memory_total) g.memory_bytes = *d.memory_total;
+        if (d.fabric_state) {
+          g.fabric_state = FabricStateName(*d.fabric_state);
+          if (*d.fabric_state == 3) g.fabric_status = d.fabric_status;
+        }
       }
 }
 

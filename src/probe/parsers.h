@@ -86,7 +86,8 @@ struct DpkgEntry {
 };
 // /var/lib/dpkg/status (or an updates/ file): every stanza, in file order.
 std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text);
-// Packages the probe keeps: nvidia-*, libnvidia-*, cuda-*, libcudnn*, cudnn*, libnccl*, docker*, containerd*.
+// Packages the probe keeps: nvidia-*, libnvidia-*, cuda-*, libcudnn*, cudnn*, libnccl*, docker*, containerd*,
+// and nvlsm (NVIDIA's NVLink Subnet Manager).
 bool IsNvidiaRelatedPackage(std::string_view name);
 // The package is installed (config-files and not-installed are not).
 bool DpkgInstalled(std::string_view status);
@@ -125,5 +126,13 @@ struct CdiSpec {
   std::vector<std::string> devices;
 };
 CdiSpec ParseCdiSpec(std::string_view text, bool json);
+
+// ---------------------------------------------------------------- fabric.cc
+// A kernel module in the files of /lib/modules/<kernel>/ (modules.builtin: one module path a line;
+// modules.dep: "path: dependencies" a line, as depmod(8) writes them): true when a line's path ends with
+// "/<name>.ko", optionally compressed (.ko.xz, .ko.zst, .ko.gz). `name` as the kernel spells it ("ib_umad").
+bool ModulesFileLists(std::string_view text, std::string_view name);
+// /proc/modules (proc(5)): true when a line's first field is `name`.
+bool ProcModulesHas(std::string_view text, std::string_view name);
 
 }  // namespace gp::probe

@@ -1,4 +1,4 @@
-// Fabric manager and persistence daemon (package, enabled unit, running process) and a pending reboot.
+// Fabric manager, NVLSM and persistence daemon (package, enabled unit, running process) and a pending reboot.
 #include "probe/steps.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -46,15 +46,25 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
   }
   fm.enabled = UnitEnabled(fs, "nvidia-fabricmanager.service");
 
+  // NVLSM: NVIDIA's package "nvlsm" (CUDA repository); its unit is named nvlsm.service or, in some
+  // installations, nvidia-nvlsm.service; its process is "nvlsm".
+  NvlsmInfo& sm = facts.fabric.nvlsm;
+  if (const InstalledPackage* p = FindPackage(facts, "nvlsm")) {
+    sm.installed = true;
+    sm.version = DebVersion::Parse(p->version).upstream;
+  }
+  sm.enabled = UnitEnabled(fs, "nvlsm.service") || UnitEnabled(fs, "nvidia-nvlsm.service");
+
   DriverInfo& d = facts.driver;
   d.persistenced_enabled = UnitEnabled(fs, "nvidia-persistenced.service");
   d.persistenced_detail = d.persistenced_enabled ? "nvidia-persistenced.service enabled"
                                                  : "nvidia-persistenced.service not enabled";
 
   bool persistenced_installed = fs.Exists("/usr/bin/nvidia-persistenced");
-  if (Live(env) && (fm.installed || persistenced_installed)) {
-    auto running = RunningProcesses(fs, {"nv-fabricmanager", "nvidia-persistenced"});
+  if (Live(env) && (fm.installed || sm.installed || persistenced_installed)) {
+    auto running = RunningProcesses(fs, {"nv-fabricmanager", "nvidia-persistenced", "nvlsm"});
     fm.running = running.count("nv-fabricmanager") > 0;
+    sm.running = running.count("nvlsm") > 0;
     if (auto it = running.find("nvidia-persistenced"); it != running.end()) {
       d.persistenced_enabled = true;
       d.persistenced_detail += ", running (pid " + it->second + ")";

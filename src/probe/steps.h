@@ -28,6 +28,8 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts);  // docker.cc: engine, 
 void ProbeServices(const ProbeEnv& env,
                    HostFacts& facts);  // services.cc: fabric manager, persistenced, reboot
 void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);  // identity.cc: hostname, machine-id
+// fabric.cc (after the gpu, dpkg and services steps): NVLink switch bridges, the platform, ib_umad.
+void ProbeFabric(const ProbeEnv& env, HostFacts& facts);
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sys/dl.h"
+#include "sys/nvml_fabric.h"
 
 namespace gp::sys {
 namespace {
@@ -41,7 +42,6 @@ struct NvmlMemory {
 };
 using NvmlMemFn = int (*)(void*, NvmlMemory*);  // nvmlDeviceGetMemoryInfo
 using CuErrFn = int (*)(int, const char**);     // cuGetErrorString
-
 struct Opened {
   void* handle = nullptr;
   std::string path;
@@ -169,6 +169,10 @@ NvmlInfo DlopenNativeLibs::Nvml() {
   auto uuid = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetUUID");
   auto serial = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetSerial");
   auto memory = DlSym<NvmlMemFn>(o.handle, "nvmlDeviceGetMemoryInfo");
+  nvml::FabricCalls fabric;
+  fabric.v3 = DlSym<nvml::FabricV3Fn>(o.handle, "nvmlDeviceGetGpuFabricInfoV");
+  fabric.v2 = DlSym<nvml::FabricV2Fn>(o.handle, "nvmlDeviceGetGpuFabricInfoV");
+  fabric.v1 = DlSym<nvml::FabricV1Fn>(o.handle, "nvmlDeviceGetGpuFabricInfo");
   for (long i = 0; handle && pci && r.device_count && i < *r.device_count && i < 64; ++i) {
     void* dev = nullptr;
     NvmlPciInfo info{};
@@ -181,6 +185,7 @@ NvmlInfo DlopenNativeLibs::Nvml() {
     if (uuid && uuid(dev, buf, sizeof buf) == 0) d.uuid = std::string(buf, strnlen(buf, sizeof buf));
     if (serial && serial(dev, buf, sizeof buf) == 0) d.serial = std::string(buf, strnlen(buf, sizeof buf));
     if (NvmlMemory m{}; memory && memory(dev, &m) == 0 && m.total > 0) d.memory_total = m.total;
+    nvml::ReadFabric(fabric, dev, d);
     r.devices.push_back(std::move(d));
   }
   if (auto fn = DlSym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();

@@ -21,6 +21,12 @@ struct NvmlDevice {
   std::string uuid;    // nvmlDeviceGetUUID: "GPU-5b1c..."; "" when NVML did not give it
   std::string serial;  // nvmlDeviceGetSerial: the board serial; "" when not available (consumer boards)
   std::optional<unsigned long long> memory_total;  // nvmlDeviceGetMemoryInfo: total framebuffer bytes
+  // The GPU's NVLink fabric state: nvmlDeviceGetGpuFabricInfoV (v3 layout, then v2), else the older
+  // nvmlDeviceGetGpuFabricInfo. NVML_GPU_FABRIC_STATE_*: 0 not supported, 1 not started, 2 in progress,
+  // 3 completed. nullopt when no such symbol exists or the call failed; NOT_SUPPORTED (older GPUs, PCIe
+  // boards) reads as state 0. `fabric_status` is the registration's nvmlReturn_t (0 = success).
+  std::optional<unsigned> fabric_state;
+  std::optional<int> fabric_status;
 };
 
 struct NvmlInfo {

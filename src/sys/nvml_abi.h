@@ -1,8 +1,9 @@
-// NVML's C ABI as far as the watch session uses it: return codes, field and metric ids, and the structures
-// passed by pointer, written from NVIDIA's nvml.h (the header of the CUDA toolkit's nvml_dev component;
-// public copy: github.com/NVIDIA/go-nvml, gen/nvml/nvml.h, NVML_API_VERSION 13). No CUDA headers are
-// needed to build gpuprep; every size below is checked at compile time against the LP64 layout that
-// header implies. Private to src/sys/: the rest of gpuprep sees sys/nvml_session.h only.
+// NVML's C ABI as far as the watch session and the probe (native.cc: the GPU fabric state) use it: return
+// codes, field and metric ids, and the structures passed by pointer, written from NVIDIA's nvml.h (the header
+// of the CUDA toolkit's nvml_dev component; public copy: github.com/NVIDIA/go-nvml, gen/nvml/nvml.h,
+// NVML_API_VERSION 13). No CUDA headers are needed to build gpuprep; every size below is checked at compile
+// time against the LP64 layout that header implies. Private to src/sys/: the rest of gpuprep sees
+// sys/nvml_session.h only.
 #pragma once
 #include <climits>
 #include <cstddef>
@@ -153,6 +154,53 @@ struct GpmSupport {  // nvmlGpmSupport_t
   unsigned version;
   unsigned is_supported_device;
 };
+
+// GPU fabric state (nvmlGpuFabricState_t, NVML_GPU_FABRIC_STATE_*): the GPU's registration with the NVLink
+// fabric that Fabric Manager sets up ("For Hopper or newer fully supported devices"; NOT_SUPPORTED
+// otherwise).
+inline constexpr unsigned char kFabricStateNotSupported = 0;
+inline constexpr unsigned char kFabricStateNotStarted = 1;
+inline constexpr unsigned char kFabricStateInProgress = 2;
+inline constexpr unsigned char kFabricStateCompleted = 3;
+inline constexpr size_t kFabricUuidLen = 16;  // NVML_GPU_FABRIC_UUID_LEN
+
+struct GpuFabricInfo {  // nvmlGpuFabricInfo_t (nvmlDeviceGetGpuFabricInfo, deprecated in NVML 13)
+  unsigned char cluster_uuid[kFabricUuidLen];
+  int status;  // nvmlReturn_t: "Must be checked only if state returns complete"
+  unsigned clique_id;
+  unsigned char state;
+};
+
+struct GpuFabricInfoV3 {  // nvmlGpuFabricInfo_v3_t = nvmlGpuFabricInfoV_t (nvmlDeviceGetGpuFabricInfoV)
+  unsigned version;
+  unsigned char cluster_uuid[kFabricUuidLen];
+  int status;
+  unsigned clique_id;
+  unsigned char state;
+  unsigned health_mask;
+  unsigned char health_summary;
+};
+
+struct GpuFabricInfoV2 {  // nvmlGpuFabricInfo_v2_t (deprecated; drivers older than the v3 layout)
+  unsigned version;
+  unsigned char cluster_uuid[kFabricUuidLen];
+  int status;
+  unsigned clique_id;
+  unsigned char state;
+  unsigned health_mask;
+};
+// nvmlGpuFabricInfo_v3 = NVML_STRUCT_VERSION(GpuFabricInfo, 3), nvmlGpuFabricInfo_v2 likewise.
+inline constexpr unsigned kGpuFabricInfoV3Version =
+    static_cast<unsigned>(sizeof(GpuFabricInfoV3)) | (3u << 24);
+inline constexpr unsigned kGpuFabricInfoV2Version =
+    static_cast<unsigned>(sizeof(GpuFabricInfoV2)) | (2u << 24);
+
+static_assert(sizeof(GpuFabricInfo) == 28, "nvmlGpuFabricInfo_t is 28 bytes");
+static_assert(sizeof(GpuFabricInfoV3) == 40 && kGpuFabricInfoV3Version == 0x03000028u,
+              "nvmlGpuFabricInfo_v3 = 0x03000028");
+static_assert(sizeof(GpuFabricInfoV2) == 36 && kGpuFabricInfoV2Version == 0x02000024u,
+              "nvmlGpuFabricInfo_v2 = 0x02000024");
+static_assert(offsetof(GpuFabricInfoV3, state) == 28, "nvmlGpuFabricInfo_v3_t.state at 28");
 
 static_assert(sizeof(Value) == 8, "nvmlValue_t is 8 bytes");
 static_assert(sizeof(Sample) == 16, "nvmlSample_t is 16 bytes");

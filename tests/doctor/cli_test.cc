@@ -239,3 +239,24 @@ TEST_CASE("doctor: --root that is not a directory is a flag error, and an empty 
   CHECK(empty.code == 2);
   CHECK(empty.err.find("no embedded stack supports an unknown OS (no /etc/os-release)") != std::string::npos);
 }
+
+TEST_CASE("doctor --root hgx-b200 and gb200-tray: the NVLink fabric verdicts", "[doctor][fixtures]") {
+  auto doc = Json("hgx-b200", "blackwell-r580-cuda13.0").json();
+  auto fm = Layer(doc, "fabricmanager");
+  CHECK(fm["status"] == "ok");
+  CHECK(fm["detail"].get<std::string>().find("no NVSwitch") == std::string::npos);
+  CHECK(fm["findings"][0]["code"] == "fabricmanager.hgx-blackwell");
+  CHECK(doc["host"]["fabric"]["platform"] == "hgx-blackwell");
+  CHECK(doc["host"]["fabric"]["bridges"] == 4);
+  CHECK(doc["host"]["fabric"]["connectx"].size() == 12);
+
+  auto nonroot = Json("hgx-b200-nonroot", "blackwell-r580-cuda13.0").json();
+  CHECK(nonroot["host"]["fabric"]["decided_by"] == "board");
+  CHECK(Layer(nonroot, "fabricmanager")["status"] == "ok");
+  CHECK(Layer(nonroot, "fabricmanager")["findings"][0]["code"] == "fabricmanager.vpd-not-read");
+
+  auto tray = Json("gb200-tray", "blackwell-r580-cuda13.0").json();
+  auto tfm = Layer(tray, "fabricmanager");
+  CHECK(tfm["status"] == "skip");
+  CHECK(tfm["findings"][0]["code"] == "fabricmanager.not-applicable");
+}

@@ -229,3 +229,39 @@ TEST_CASE("HostToJson -> HostFromJson keeps the host identity; snapshots without
   j["gpus"][0].erase("uuid");
   CHECK(gp::probe::HostFromJson(j, "old.json").hostname.empty());
 }
+
+TEST_CASE("HostToJson -> HostFromJson keeps the NVLink fabric facts; hosts without them write none",
+          "[doctor][host_json]") {
+  HostFacts h = SampleHost();
+  CHECK_FALSE(gp::probe::HostToJson(h).contains("fabric"));
+  CHECK_FALSE(gp::probe::HostToJson(h)["gpus"][0].contains("fabric_state"));
+  h.gpus[0].fabric_state = "in-progress";
+  h.gpus[1].fabric_state = "completed";
+  h.gpus[1].fabric_status = 0;
+  h.fabric.platform = "hgx-blackwell";
+  h.fabric.decided_by = "vpd";
+  h.fabric.bridges = 1;
+  h.fabric.connectx = {{"0000:05:00.0", "bridge", ""}, {"0000:19:00.0", "invalid", "no end tag"}};
+  h.fabric.nvlsm = {true, "2025.06.10", false, true};
+  h.fabric.ib_umad_available = true;
+  h.fabric.ib_umad_detail = "module of the running kernel";
+  json first = gp::probe::HostToJson(h);
+  HostFacts back = gp::probe::HostFromJson(first, "node.json");
+  CHECK(gp::probe::HostToJson(back) == first);
+  CHECK(back.gpus[0].fabric_state == "in-progress");
+  CHECK_FALSE(back.gpus[0].fabric_status);
+  CHECK(back.gpus[1].fabric_status == std::optional<int>(0));
+  CHECK(back.fabric.connectx.size() == 2);
+  CHECK(back.fabric.connectx[1].detail == "no end tag");
+  CHECK(back.fabric.nvlsm.running);
+  CHECK(back.fabric.ib_umad_available);
+
+  json bad = first;
+  bad["gpus"][1]["fabric_status"] = "zero";
+  CHECK_THROWS_WITH(gp::probe::HostFromJson(bad, "node.json"),
+                    Catch::Contains("gpus[1].fabric_status: expected an integer"));
+  bad = first;
+  bad["fabric"]["connectx"][0].erase("vpd");
+  CHECK_THROWS_WITH(gp::probe::HostFromJson(bad, "node.json"),
+                    Catch::Contains("missing required key \"vpd\""));
+}

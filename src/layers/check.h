@@ -41,7 +41,7 @@ struct CheckInput {
 
 LayerReport CheckStack(const CheckInput& in);          // the stack itself: a newer one for this host (doctor)
 LayerReport CheckOs(const CheckInput& in);             // OS supported by the stack, dpkg state, reboot
-LayerReport CheckHost(const CheckInput& in);           // CPUs, RAM, /dev/shm per GPU (warnings only)
+LayerReport CheckHost(const CheckInput& in);           // CPUs, RAM, /dev/shm per GPU; a named task's fit
 LayerReport CheckGpu(const CheckInput& in);            // GPUs present, known, architecture in the stack
 LayerReport CheckDriver(const CheckInput& in);         // nouveau, module/userspace, branch, CUDA, holds
 LayerReport CheckFabricManager(const CheckInput& in);  // NVSwitch hosts: FM at the driver's version

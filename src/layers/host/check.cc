@@ -1,4 +1,5 @@
-// host layer (warnings only): CPU cores, RAM and /dev/shm against the GPUs, for the stack's workload.
+// host layer: CPU cores, RAM and /dev/shm against the GPUs, for the stack's workload (warnings only, unless
+// the stack names a task the host cannot fit).
 //
 // Minimums come from the stack's `workload` numbers when it gives them (min_cpus_per_gpu, min_ram_per_gpu,
 // min_shm_per_gpu, per GPU). Otherwise the sourced ratios gpuprep size uses (size/host_ratios.h):

@@ -115,7 +115,9 @@ HostNeed NeedFor(const Task& t, const Estimate& e, int per_server, int servers, 
   n.base_weights = 2 * P;
   n.dataset = static_cast<double>(t.dataset_bytes);
   n.kept = t.checkpoints_kept;
-  if (t.dataset_bytes == 0) n.notes.push_back("the dataset is not counted: --dataset-size adds it");
+  if (t.dataset_bytes == 0)
+    n.notes.push_back(
+        "the dataset is not counted: --dataset-size (storage.dataset in a Task document) adds it");
   return n;
 }
 

@@ -1,5 +1,7 @@
-// Every pure probe parser (probe/parsers.h) on the same bytes: files under /proc, /sys, /etc, headers,
-// JSON from the Docker Engine and NVIDIA's version.json. Never a crash, a hang or an exception.
+// Every pure probe parser (probe/parsers.h, probe/vpd.h) on the same bytes: files under /proc, /sys, /etc,
+// headers, JSON from the Docker Engine, NVIDIA's version.json and a PCI function's VPD. Never a crash, a hang
+// or an exception; a VPD is valid exactly when it gives no reason, keeps within its bytes, and parses the
+// same twice; only a valid one can mark a bridge.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -7,6 +9,7 @@
 #include <string_view>
 
 #include "probe/parsers.h"
+#include "probe/vpd.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gp::probe;
@@ -41,5 +44,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ParseDockerInfoBody(in);
   (void)ParseCdiSpec(in, true);
   (void)ParseCdiSpec(in, false);
+  const Vpd vpd = ParseVpd(in);
+  if (vpd.valid != vpd.error.empty()) std::abort();
+  if (vpd.valid && in.size() > kMaxVpdBytes) std::abort();
+  size_t kept = vpd.identifier.size();
+  for (const VpdKeyword& k : vpd.keywords) {
+    if (k.keyword.size() != 2) std::abort();
+    kept += k.value.size();
+  }
+  if (kept > in.size()) std::abort();  // nothing comes from outside the bytes read
+  const Vpd again = ParseVpd(in);
+  if (again.valid != vpd.valid || again.error != vpd.error || again.keywords.size() != vpd.keywords.size())
+    std::abort();
+  if (IsNvlinkSwitchBridge(vpd) && !vpd.valid) std::abort();
   return 0;
 }

@@ -52,15 +52,6 @@ void CheckService(const CheckInput& in, LayerReport& r, bool require_active) {
           "sudo systemctl restart nvidia-fabricmanager; journalctl -u nvidia-fabricmanager -b");
 }
 
-// The stack's NVLSM entry, when it pins one: "nvlsm" among the driver's fabric manager packages, where the
-// other packages Fabric Manager needs are listed (an exact dpkg `version`, or an `upstream`); nullptr when
-// the stack does not name it.
-const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack) {
-  for (const manifest::AptPackage& p : stack.driver.fabricmanager_packages)
-    if (p.name == "nvlsm") return &p;
-  return nullptr;
-}
-
 // The upstream version the stack pins NVLSM at; "" when it does not.
 std::string NvlsmPin(const manifest::Stack& stack) {
   const manifest::AptPackage* p = NvlsmEntry(stack);
@@ -197,6 +188,18 @@ bool Shown(const probe::HostFacts& h) { return h.nvswitch_count > 0 || !h.fabric
 
 }  // namespace
 
+bool HgxBlackwell(const probe::HostFacts& host) { return host.fabric.platform == "hgx-blackwell"; }
+
+bool NeedsFabricManager(const probe::HostFacts& host) {
+  return host.nvswitch_count > 0 || HgxBlackwell(host);
+}
+
+const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack) {
+  for (const manifest::AptPackage& p : stack.driver.fabricmanager_packages)
+    if (p.name == "nvlsm") return &p;
+  return nullptr;
+}
+
 LayerReport CheckFabricManager(const CheckInput& in) {
   LayerReport r;
   r.name = "fabricmanager";
@@ -247,6 +250,6 @@ extern const Layer kFabricManagerLayer = {
     Shown,
     PlanFabricManager,
     VerifyFabricManager,
-    [](const manifest::Stack&, const probe::HostFacts& h) { return h.nvswitch_count > 0; }};
+    [](const manifest::Stack&, const probe::HostFacts& h) { return NeedsFabricManager(h); }};
 
 }  // namespace gp::layers

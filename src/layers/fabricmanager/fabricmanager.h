@@ -9,4 +9,13 @@ namespace gp::layers {
 plan::LayerPlan PlanFabricManager(const plan::LayerContext& ctx);
 void VerifyFabricManager(const apply::VerifyEnv& env, verdict::LayerReport& r);
 
+// Whether the host needs Fabric Manager: NVSwitches on its PCI bus, or an HGX Blackwell baseboard (its
+// NVSwitches sit behind ConnectX-7 bridge functions; probe/host.h FabricInfo).
+bool NeedsFabricManager(const probe::HostFacts& host);
+bool HgxBlackwell(const probe::HostFacts& host);
+
+// The stack's NVLSM entry among the driver's fabric manager packages (NVIDIA's NVLink Subnet Manager, which
+// HGX Blackwell needs beside Fabric Manager and which is versioned on its own); nullptr when it names none.
+const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack);
+
 }  // namespace gp::layers

@@ -8,12 +8,13 @@
 
 namespace gp::layers {
 
-// The fabric manager must be installed at exactly the loaded driver's version and enabled. The
+// The fabric manager must be installed at exactly the loaded driver's version and enabled (on HGX Blackwell
+// with the stack's NVLSM installed beside it). The
 // version is read from dpkg now for the stack's pinned packages (apply may just have installed them), else
 // taken from the probed facts; the stack's pin is never reported as what is installed.
 void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
   apply::PinsAndHolds(env, env.stack->driver.fabricmanager_packages, r);
-  if (env.facts->nvswitch_count == 0) return r.Add(Status::kSkip, "no NVSwitch on this host");
+  if (!NeedsFabricManager(*env.facts)) return r.Add(Status::kSkip, "no NVSwitch on this host");
   const auto& pins = env.stack->driver.fabricmanager_packages;
   auto module = plan::LoadedModuleVersion(*env.fs);
   if (!module && env.facts->driver.module.loaded && !env.facts->driver.module.version.empty())
@@ -31,9 +32,12 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
     for (const auto& p : pins) names.insert(p.name);
     auto dpkg = apt::ReadDpkgStatus(*env.fs, names);
     for (const auto& p : pins) {
+      const bool nvlsm = p.name == "nvlsm";  // its own version; needed on HGX Blackwell only
+      if (nvlsm && !HgxBlackwell(*env.facts)) continue;
       auto it = dpkg.find(p.name);
       if (it == dpkg.end() || !it->second.installed)
         return r.Add(Status::kFail, p.name + " is not installed", fix);
+      if (nvlsm) continue;
       name = p.name;
       installed = DebVersion::Parse(it->second.version).upstream;
     }

@@ -1,0 +1,130 @@
+// The fabricmanager layer's plan and verify on HGX Blackwell (the fixture hosts hgx-b200 and gb200-tray):
+// Fabric Manager at the driver's version, NVLSM at the stack's own pin beside it, ib_umad loaded at every
+// boot; a stack without NVLSM, or a kernel without ib_umad, refuses the layer before any change.
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "layers/fabricmanager/fabricmanager.h"
+#include "layers/plan.h"
+#include "layers/table.h"
+#include "manifest/loader.h"
+#include "probe/probe.h"
+#include "sys/fs.h"
+#include "util/strings.h"
+
+using namespace gp;
+
+namespace {
+
+struct Host {
+  sys::DiskFs fs;
+  probe::HostFacts facts;
+  manifest::Stack stack = manifest::LoadStack("blackwell-r580-cuda13.0", manifest::LoadContext{});
+  explicit Host(const std::string& name) : fs(std::string(GP_FIXTURES) + "/hosts/" + name) {
+    probe::ProbeEnv env;
+    env.fs = &fs;
+    env.compat = &manifest::EmbeddedCompat();
+    facts = probe::ProbeHost(env);
+  }
+  plan::Plan Plan() {
+    plan::PlanInput in;
+    in.stack = &stack;
+    in.facts = &facts;
+    in.fs = &fs;
+    return layers::BuildPlan(in);
+  }
+};
+
+const plan::LayerDecision& Fm(const plan::Plan& p) {
+  for (const auto& l : p.layers)
+    if (l.name == "fabricmanager") return l;
+  FAIL("no fabricmanager layer");
+  return p.layers.front();
+}
+
+std::vector<std::string> InstallWords(const plan::Plan& p) {
+  for (const auto& s : p.steps)
+    if (s.id == "apt.install") return s.actions.at(0).argv;
+  return {};
+}
+
+bool HasWord(const std::vector<std::string>& words, const std::string& prefix) {
+  return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return StartsWith(w, prefix); });
+}
+
+bool HasStep(const plan::Plan& p, const std::string& id) {
+  return std::any_of(p.steps.begin(), p.steps.end(), [&](const plan::Step& s) { return s.id == id; });
+}
+
+}  // namespace
+
+TEST_CASE("fabricmanager plan on HGX Blackwell: planned, not 'no NVSwitch'", "[layers][fabric][plan]") {
+  Host h("hgx-b200");
+  REQUIRE(h.facts.nvswitch_count == 0);
+  REQUIRE(layers::HgxBlackwell(h.facts));
+  CHECK(layers::NeedsFabricManager(h.facts));
+  // The fixture has Fabric Manager and NVLSM installed, ib_umad in the kernel's tree but not loaded: the plan
+  // loads it now and at every boot, and verifies the layer.
+  const plan::Plan p = h.Plan();
+  CHECK(Fm(p).kind == plan::LayerDecision::Kind::kInstall);
+  CHECK(Fm(p).detail.find("ib_umad not loaded") != std::string::npos);
+  REQUIRE(HasStep(p, "fabricmanager.ib-umad"));
+  CHECK(HasStep(p, "verify.fabricmanager"));
+  const std::vector<std::string> defaults = layers::DefaultVerifyLayers(h.stack, h.facts);
+  CHECK(std::find(defaults.begin(), defaults.end(), "fabricmanager") != defaults.end());
+}
+
+TEST_CASE("fabricmanager plan on HGX Blackwell: NVLSM neither installed nor pinned refuses the layer",
+          "[layers][fabric][plan]") {
+  Host h("hgx-b200");
+  h.facts.fabric.nvlsm = {};
+  const plan::Plan p = h.Plan();
+  CHECK(Fm(p).kind == plan::LayerDecision::Kind::kRefused);
+  CHECK(Fm(p).detail.find("pins no nvlsm package") != std::string::npos);
+  CHECK(std::any_of(p.blockers.begin(), p.blockers.end(),
+                    [](const std::string& b) { return StartsWith(b, "fabricmanager: "); }));
+
+  // Pinned by a site file (at another version than the fixture's 2025.06.10-1): NVLSM joins the fabric
+  // manager's packages at its own version, the others still at the driver's.
+  h.stack.driver.fabricmanager_packages.push_back({"nvlsm", "2025.06.11-1", ""});
+  const plan::Plan pinned = h.Plan();
+  INFO(Fm(pinned).detail);
+  CHECK(Fm(pinned).kind == plan::LayerDecision::Kind::kInstall);
+  CHECK(Fm(pinned).detail.find("nvlsm") != std::string::npos);
+  CHECK(HasWord(InstallWords(pinned), "nvlsm=2025.06.11"));
+  CHECK(std::none_of(pinned.blockers.begin(), pinned.blockers.end(),
+                     [](const std::string& b) { return StartsWith(b, "fabricmanager: "); }));
+}
+
+TEST_CASE("fabricmanager plan on HGX Blackwell: a kernel without ib_umad refuses the layer",
+          "[layers][fabric][plan]") {
+  Host h("hgx-b200");
+  h.facts.fabric.ib_umad_available = false;
+  h.facts.fabric.ib_umad_loaded = false;
+  CHECK(Fm(h.Plan()).detail.find("linux-modules-extra-6.8.0-60-generic") != std::string::npos);
+  h.facts.kernel = "6.8.0;rm -rf /";  // outside input: never named as a package
+  const std::string detail = Fm(h.Plan()).detail;
+  CHECK(detail.find("rm -rf") == std::string::npos);
+  CHECK(detail.find("linux-modules-extra-$(uname -r)") != std::string::npos);
+  // Loaded already: nothing to load.
+  h.facts.fabric.ib_umad_loaded = true;
+  CHECK_FALSE(HasStep(h.Plan(), "fabricmanager.ib-umad"));
+}
+
+TEST_CASE("fabricmanager on other hosts: a tray is not applicable, NVSwitch hosts never install NVLSM",
+          "[layers][fabric][plan]") {
+  Host tray("gb200-tray");
+  CHECK_FALSE(layers::NeedsFabricManager(tray.facts));
+  CHECK(Fm(tray.Plan()).kind == plan::LayerDecision::Kind::kNotApplicable);
+  Host hopper("hgx-b200");
+  hopper.facts.fabric = {};
+  hopper.facts.nvswitch_count = 4;
+  hopper.stack.driver.fabricmanager_packages.push_back({"nvlsm", "2025.06.10-1", ""});
+  hopper.facts.fabricmanager = {};
+  const plan::Plan p = hopper.Plan();
+  CHECK_FALSE(HasWord(InstallWords(p), "nvlsm"));
+  // verify on a host without a fabric: skipped.
+  apply::VerifyEnv env{&tray.fs, nullptr, &tray.stack, &tray.facts, nullptr};
+  const verdict::LayerReport r = layers::VerifyLayer("fabricmanager", env);
+  CHECK(r.status == verdict::Status::kSkip);
+}

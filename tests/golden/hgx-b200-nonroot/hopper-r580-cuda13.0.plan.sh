@@ -3,7 +3,7 @@
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
 # layer driver: refused - GPU 0000:18:00.0 (B200) is blackwell, which stack hopper-r580-cuda13.0 does not support (turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest
-# layer fabricmanager: n/a - no NVSwitch on this host
+# layer fabricmanager: install - ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.2
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.12.0.46 (+cuda13.0), libcudnn9-dev-cuda-13 9.12.0.46 (+cuda13.0)
 # layer nccl: install - missing: libnccl2 2.27.7 (+cuda13.0), libnccl-dev 2.27.7 (+cuda13.0)

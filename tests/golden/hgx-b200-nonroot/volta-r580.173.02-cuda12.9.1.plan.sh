@@ -3,7 +3,7 @@
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
 # layer driver: refused - GPU 0000:18:00.0 (B200) is blackwell, which stack volta-r580.173.02-cuda12.9.1 does not support (maxwell, pascal, volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest
-# layer fabricmanager: n/a - no NVSwitch on this host
+# layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02; ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
 # layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)
 # layer nccl: install - missing: libnccl2 2.30.7 (+cuda12.9), libnccl-dev 2.30.7 (+cuda12.9)

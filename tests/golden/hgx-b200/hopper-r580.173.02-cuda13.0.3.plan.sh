@@ -3,7 +3,7 @@
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
 # layer driver: refused - GPU 0000:18:00.0 (B200) is blackwell, which stack hopper-r580.173.02-cuda13.0.3 does not support (turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest
-# layer fabricmanager: n/a - no NVSwitch on this host
+# layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02; ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.3
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.25.1.1 (+cuda13.0), libcudnn9-dev-cuda-13 9.25.1.1 (+cuda13.0)
 # layer nccl: install - missing: libnccl2 2.28.9 (+cuda13.0), libnccl-dev 2.28.9 (+cuda13.0)

@@ -3,7 +3,7 @@
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
 # layer driver: refused - GPU 0000:18:00.0 (B200) is blackwell, which stack ubuntu22.04-r535-cuda12.2 does not support (volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest
-# layer fabricmanager: n/a - no NVSwitch on this host
+# layer fabricmanager: install - missing: nvidia-fabricmanager-535 535.129.03; ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-12-2 12.2.2
 # layer cudnn: install - missing: libcudnn8 8.9.7.29 (+cuda12.2)
 # layer nccl: install - missing: libnccl2 2.18.5 (+cuda12.2), libnccl-dev 2.18.5 (+cuda12.2)

@@ -21,8 +21,6 @@ plan::Plan BuildPlan(const plan::PlanInput& in) {
   });
 }
 
-const std::vector<std::string>& ApplyLayers() { return InstallableLayerNames(); }
-
 std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items) {
   const auto& known = ApplyLayers();
   std::vector<std::string> out;

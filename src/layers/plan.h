@@ -12,10 +12,7 @@ namespace gp::layers {
 
 plan::Plan BuildPlan(const plan::PlanInput& in);
 
-// The layers apply installs, in order: the rows of the table of layers with a plan.
-const std::vector<std::string>& ApplyLayers();
-
-// Expands "a,b" items, checks each against ApplyLayers(); throws FlagError
+// Expands "a,b" items, checks each against ApplyLayers() (layers/table.h); throws FlagError
 // `--only: unknown layer "drivr" (did you mean "driver"?)`, or for a layer that installs nothing (os, host,
 // gpu) `--only: layer "os" is checked by doctor but installs nothing (layers: driver, ...)`.
 std::vector<std::string> ParseLayerList(const std::string& flag, const std::vector<std::string>& items);

@@ -15,7 +15,7 @@ const Layer* FindLayer(std::string_view name) {
   return nullptr;
 }
 
-const std::vector<std::string>& InstallableLayerNames() {
+const std::vector<std::string>& ApplyLayers() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> out;
     for (const Layer& l : Layers())

@@ -46,8 +46,8 @@ const std::vector<std::string>& LayerNames();
 // installs or --only selects), then LayerNames().
 const std::vector<std::string>& ReportNames();
 
-// The names of the rows that install something (apply's layers), in order.
-const std::vector<std::string>& InstallableLayerNames();
+// The layers apply installs, in order: the names of the rows with a plan.
+const std::vector<std::string>& ApplyLayers();
 
 // The layers `gpuprep verify` checks without --only, in order.
 std::vector<std::string> DefaultVerifyLayers(const manifest::Stack& stack, const probe::HostFacts& host);

@@ -10,6 +10,7 @@
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
 #include "layers/plan.h"
+#include "layers/table.h"
 #include "plan/pins.h"
 #include "plan/plan_queries.h"
 #include "plan/planner.h"

@@ -52,13 +52,6 @@ void CheckService(const CheckInput& in, LayerReport& r, bool require_active) {
           "sudo systemctl restart nvidia-fabricmanager; journalctl -u nvidia-fabricmanager -b");
 }
 
-// The upstream version the stack pins NVLSM at; "" when it does not.
-std::string NvlsmPin(const manifest::Stack& stack) {
-  const manifest::AptPackage* p = NvlsmEntry(stack);
-  if (!p) return "";
-  return p->version.empty() ? p->upstream : DebVersion::Parse(p->version).upstream;
-}
-
 // NVLSM (NVIDIA's NVLink Subnet Manager) installed, at the stack's pin when there is one, started with
 // Fabric Manager. Fabric Manager's own start script starts NVLSM on these systems, so an enabled
 // nvidia-fabricmanager unit counts as NVLSM enabled as much as an enabled unit of its own does.
@@ -198,6 +191,12 @@ const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack) {
   for (const manifest::AptPackage& p : stack.driver.fabricmanager_packages)
     if (p.name == "nvlsm") return &p;
   return nullptr;
+}
+
+std::string NvlsmPin(const manifest::Stack& stack) {
+  const manifest::AptPackage* p = NvlsmEntry(stack);
+  if (!p) return "";
+  return p->version.empty() ? p->upstream : DebVersion::Parse(p->version).upstream;
 }
 
 LayerReport CheckFabricManager(const CheckInput& in) {

@@ -17,5 +17,8 @@ bool HgxBlackwell(const probe::HostFacts& host);
 // The stack's NVLSM entry among the driver's fabric manager packages (NVIDIA's NVLink Subnet Manager, which
 // HGX Blackwell needs beside Fabric Manager and which is versioned on its own); nullptr when it names none.
 const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack);
+// The upstream version the stack pins NVLSM at (its exact version's upstream part, else its `upstream`); ""
+// when it pins none.
+std::string NvlsmPin(const manifest::Stack& stack);
 
 }  // namespace gp::layers

@@ -67,7 +67,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     }
     if (pinned) {  // installed, pinned and held at its own version, in the same transaction
       manifest::AptPackage at = *nvlsm;
-      if (at.upstream.empty()) at.upstream = DebVersion::Parse(at.version).upstream;
+      if (at.upstream.empty()) at.upstream = NvlsmPin(*ctx.stack);
       pkgs.push_back(at);
     }
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "apply/executor.h"
+#include "apply/host_state.h"
 #include "apply/journal.h"
 #include "apply/preflight.h"
 #include "apply/status.h"
@@ -67,7 +68,14 @@ class Sequence {
     plan::PlanInput in;
     in.stack = &t_.stack;
     in.facts = &t_.facts;
-    in.fs = t_.fs.get();
+    // The host state each plan reads, read again before every re-plan (apply's kernel-headers answer is
+    // asked of the distribution below, so the host's lists are not searched for them).
+    plan::HostState host;
+    auto plan_now = [&] {
+      host = ReadHostState(*t_.fs, t_.stack, t_.facts, {!in.index, false});
+      in.host = &host;
+      return seams_.plan(in);
+    };
     in.manifest = t_.manifest;
     in.from = t_.from ? &*t_.from : nullptr;  // a move: what it changes
     in.only = o_.only;
@@ -81,7 +89,7 @@ class Sequence {
     // the host's lists (which may be months old): until then the plan takes them as installable.
     apt::ListsAnswer headers;
     in.headers = &headers;
-    plan::Plan p = seams_.plan(in);
+    plan::Plan p = plan_now();
     if (!p.move_from.empty())
       spdlog::info(
           "moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
@@ -96,14 +104,14 @@ class Sequence {
                                    env);
       if (!fresh.ok()) Refuse(fresh.error + "; nothing was changed", nullptr);
       in.index = &fresh.index;
-      p = seams_.plan(in);
+      p = plan_now();
     }
     // DKMS needs the running kernel's headers, which come from the distribution, not the stack's
     // repositories: a provider's own kernel, or one so old its archive dropped it, has none, and apt would
     // fail after the repositories were added. Asked of the host's own sources, before any change.
     if (!p.kernel_headers.empty() && p.blockers.empty()) {
       headers = FetchKernelPackageAnswer(p.kernel_headers, env);
-      if (headers.state == apt::Availability::kMissing) p = seams_.plan(in);
+      if (headers.state == apt::Availability::kMissing) p = plan_now();
     }
     if (!p.blockers.empty()) Refuse("refused before any change: " + Join(p.blockers, "; "), &p);
 

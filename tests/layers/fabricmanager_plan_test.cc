@@ -9,6 +9,7 @@
 #include "layers/table.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
+#include "support/plan_host.h"
 #include "sys/fs.h"
 #include "util/strings.h"
 
@@ -30,8 +31,7 @@ struct Host {
     plan::PlanInput in;
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &fs;
-    return layers::BuildPlan(in);
+    return test::PlanHost(in, fs);
   }
 };
 

@@ -78,7 +78,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     return out;
   }
   std::string detail = out.packages.detail;
-  if (!UnitEnabled(*ctx.fs, "nvidia-fabricmanager.service")) {
+  if (!ctx.host->UnitEnabled("nvidia-fabricmanager.service")) {
     detail += std::string(detail.empty() ? "" : "; ") + "nvidia-fabricmanager not enabled";
     out.after_hold.push_back(
         MakeStep("fabricmanager.enable", {name}, "enable the fabric manager (NVSwitch)"));

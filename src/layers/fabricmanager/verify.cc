@@ -3,7 +3,7 @@
 #include "apt/dpkg_status.h"
 #include "layers/check.h"
 #include "layers/fabricmanager/fabricmanager.h"
-#include "plan/host_state.h"
+#include "probe/state.h"
 #include "util/version.h"
 
 namespace gp::layers {
@@ -16,7 +16,7 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
   apply::PinsAndHolds(env, env.stack->driver.fabricmanager_packages, r);
   if (!NeedsFabricManager(*env.facts)) return r.Add(Status::kSkip, "no NVSwitch on this host");
   const auto& pins = env.stack->driver.fabricmanager_packages;
-  auto module = plan::LoadedModuleVersion(*env.fs);
+  auto module = probe::LoadedModuleVersion(*env.fs);
   if (!module && env.facts->driver.module.loaded && !env.facts->driver.module.version.empty())
     module = env.facts->driver.module.version;
   std::string fix = pins.empty()
@@ -52,7 +52,7 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
                  "reboot (after gpuprep apply the resume unit finishes the setup), or: sudo modprobe nvidia");
   if (installed != *module)
     return r.Add(Status::kFail, name + " " + installed + " does not match the loaded driver " + *module, fix);
-  if (!plan::UnitEnabled(*env.fs, "nvidia-fabricmanager.service"))
+  if (!probe::UnitEnabled(*env.fs, "nvidia-fabricmanager.service"))
     return r.Add(Status::kFail, "nvidia-fabricmanager.service is not enabled",
                  "sudo systemctl enable --now nvidia-fabricmanager.service");
   r.Add(Status::kOk, "fabric manager " + installed + " installed, matches the loaded driver and is enabled");

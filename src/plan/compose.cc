@@ -137,6 +137,7 @@ Plan ComposePlan(const PlanInput& in, const std::vector<std::string>& apply_laye
   plan.manifest = in.manifest;
   // The package state (read before planning), the repositories' index (given by apply's preflight, or the
   // host's apt lists) and the context every layer's plan reads.
+  if (!in.host) throw Error(kExitFailed, "internal error: a plan was asked for without the host state");
   const HostState& host = *in.host;
   const PackageState& state = host.packages;
   LayerContext ctx;

@@ -77,8 +77,7 @@ plan::HostState ReadHostState(const sys::Fs& fs, const manifest::Stack& stack, c
   s.toolkit_runtime_mode = probe::ToolkitRuntimeMode(fs);
   // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
   s.daemon_json = fs.Read(docker::kDaemonJsonPath);
-  for (const char* path : {docker::kDaemonJsonPath, plan::kNouveauBlacklistPath, apt::kPreferencesPath})
-    s.write_targets[path] = sys::ResolveWriteTarget(fs, path);
+  for (const char* path : plan::kBackedUpFiles) s.write_targets[path] = sys::ResolveWriteTarget(fs, path);
   const sys::WriteTarget& daemon = s.write_targets[docker::kDaemonJsonPath];
   s.daemon_json_shown = fs.HostPath(daemon.error.empty() ? daemon.path : docker::kDaemonJsonPath);
   return s;

@@ -43,7 +43,8 @@ void WriteThroughLinks(const HostState& host, Plan& plan) {
     for (auto& a : step.actions) {
       if (a.kind != Action::Kind::kWrite || !a.keep_backup) continue;
       auto it = host.write_targets.find(a.path);
-      if (it == host.write_targets.end()) continue;  // not a link (the reader resolves every such file)
+      if (it == host.write_targets.end())  // every such file is one of kBackedUpFiles
+        throw Error(kExitFailed, "internal error: " + a.path + " is written with a backup but was not read");
       const sys::WriteTarget& t = it->second;
       if (!t.error.empty()) throw UsageError(t.error);
       a.link = t.link;

@@ -12,6 +12,7 @@
 
 #include "apt/availability.h"
 #include "apt/index.h"
+#include "apt/preferences.h"
 #include "apt/sources.h"
 #include "manifest/model.h"
 #include "plan/packages.h"
@@ -19,6 +20,14 @@
 #include "sys/fs.h"
 
 namespace gp::plan {
+
+// The nouveau blacklist gpuprep writes.
+inline constexpr const char* kNouveauBlacklistPath = "/etc/modprobe.d/blacklist-nouveau.conf";
+
+// Every file a plan may replace keeping a backup beside it: daemon.json, the nouveau blacklist and apt's
+// preferences file (when it is not gpuprep's own). The host state resolves each through its links.
+inline constexpr const char* kBackedUpFiles[] = {"/etc/docker/daemon.json", kNouveauBlacklistPath,
+                                                 apt::kPreferencesPath};
 
 // A stack repository's files on the host.
 struct RepositoryFiles {
@@ -43,8 +52,7 @@ struct HostState {
   std::string toolkit_runtime_mode;                     // [nvidia-container-runtime] mode ("" unset)
   std::optional<std::string> daemon_json;               // /etc/docker/daemon.json as it is
   std::string daemon_json_shown;                        // its path as this machine sees it, for errors
-  // The files the plan may replace keeping a backup (daemon.json, the nouveau blacklist, the preferences),
-  // each resolved through its symbolic links as apply's WriteAtomic resolves them.
+  // kBackedUpFiles, each resolved through its symbolic links as apply's WriteAtomic resolves them.
   std::map<std::string, sys::WriteTarget> write_targets;
 
   bool UnitEnabled(const std::string& unit) const { return wanted_units.count(unit) > 0; }

@@ -44,8 +44,7 @@ struct PlanInput {
 std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,
                                                                const probe::HostFacts& facts);
 
-// The nouveau blacklist gpuprep writes.
-inline constexpr const char* kNouveauBlacklistPath = "/etc/modprobe.d/blacklist-nouveau.conf";
+// The nouveau blacklist gpuprep writes (its path: plan/host_state.h).
 inline constexpr const char* kNouveauBlacklist = "blacklist nouveau\noptions nouveau modeset=0\n";
 
 }  // namespace gp::plan

@@ -135,9 +135,8 @@ TEST_CASE("host state: one value read before planning", "[plan][host_state]") {
   CHECK(s.nouveau_loaded);
   CHECK(s.toolkit_runtime_mode == "cdi");
   CHECK(s.daemon_json == std::optional<std::string>("{}\n"));
-  CHECK(s.write_targets.count(docker::kDaemonJsonPath) == 1);
-  CHECK(s.write_targets.count(plan::kNouveauBlacklistPath) == 1);
-  CHECK(s.write_targets.count(apt::kPreferencesPath) == 1);
+  CHECK(std::string(plan::kBackedUpFiles[0]) == docker::kDaemonJsonPath);
+  for (const char* path : plan::kBackedUpFiles) CHECK(s.write_targets.count(path) == 1);
   for (const auto* r : plan::AptRepositoriesFor(stack, facts)) {
     REQUIRE(s.repositories.count(r->list_path) == 1);
     CHECK_FALSE(s.repositories.at(r->list_path).keyring);

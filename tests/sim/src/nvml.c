@@ -181,8 +181,8 @@ nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char* serial, unsigned int leng
 const char* simNvmlDeviceBusId(nvmlDevice_t d) { return d ? d->bdf : ""; }
 
 /* The GPU fabric state (NVLink fabric registration), as nvml.h declares it: nvmlGpuFabricInfo_t for the
- * first call, nvmlGpuFabricInfo_v2_t and _v3_t (= nvmlGpuFabricInfoV_t) for nvmlDeviceGetGpuFabricInfoV, whose
- * version word is NVML_STRUCT_VERSION(GpuFabricInfo, N) = sizeof | N << 24. */
+ * first call, nvmlGpuFabricInfo_v2_t and _v3_t (= nvmlGpuFabricInfoV_t) for nvmlDeviceGetGpuFabricInfoV,
+ * whose version word is NVML_STRUCT_VERSION(GpuFabricInfo, N) = sizeof | N << 24. */
 enum {
   NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0,
   NVML_GPU_FABRIC_STATE_NOT_STARTED = 1,
@@ -245,7 +245,8 @@ static unsigned char fabric_state(nvmlReturn_t* status) {
   char buf[64];
   *status = NVML_SUCCESS;
   if (!hgx_board()) return NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
-  if (sim_read_file("/run/gpuprep-sim/fabric-state", buf, sizeof buf) > 0 && strncmp(buf, "completed", 9) == 0)
+  if (sim_read_file("/run/gpuprep-sim/fabric-state", buf, sizeof buf) > 0 &&
+      strncmp(buf, "completed", 9) == 0)
     return NVML_GPU_FABRIC_STATE_COMPLETED;
   return NVML_GPU_FABRIC_STATE_IN_PROGRESS;
 }

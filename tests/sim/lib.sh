@@ -499,6 +499,37 @@ _sim_state() {
 sim_snapshot() { _sim_state >"$SIM_DIR/snapshot.$1"; }
 sim_diff() { _sim_state | diff "$SIM_DIR/snapshot.$1" - | grep '^[<>]'; return 0; }
 
+# sim_fabric: every GPU's NVLink fabric state as the stand-in NVML answers nvmlDeviceGetGpuFabricInfoV (the v3
+# structure) in a session of the current host: "COUNT GPUs: RETURN STATE STATUS[, ...] | bad version: RETURN"
+# (each distinct answer once; the last, for a structure version NVML does not know). STATE: 2 in progress,
+# 3 completed; RETURN 3: not supported (no NVLink switch bridges), 25: argument version mismatch.
+sim_fabric() {
+  cat >"$SIM_HOST/sim/fabric.py" <<'PY'
+import ctypes
+class Info(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("uuid", ctypes.c_ubyte * 16), ("status", ctypes.c_int),
+                ("clique", ctypes.c_uint), ("state", ctypes.c_ubyte), ("health", ctypes.c_uint),
+                ("summary", ctypes.c_ubyte)]
+n = ctypes.CDLL("libnvidia-ml.so.1")
+n.nvmlInit_v2()
+cnt = ctypes.c_uint(0)
+n.nvmlDeviceGetCount_v2(ctypes.byref(cnt))
+seen, d = [], ctypes.c_void_p()
+for i in range(cnt.value):
+    n.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(d))
+    info = Info()
+    info.version = ctypes.sizeof(Info) | 3 << 24
+    r = n.nvmlDeviceGetGpuFabricInfoV(d, ctypes.byref(info))
+    a = "%d %d %d" % (r, info.state, info.status)
+    if a not in seen:
+        seen.append(a)
+bad = Info()
+bad.version = ctypes.sizeof(Info) | 9 << 24
+print(cnt.value, "GPUs:", ", ".join(seen), "| bad version:", n.nvmlDeviceGetGpuFabricInfoV(d, ctypes.byref(bad)))
+PY
+  sim_run python3 /sim/fabric.py
+}
+
 sim_log() { cat "$SIM_HOST/sim/log/$1.log"; }
 sim_finish() {  # sim_finish NAME: the script's verdict and exit code
   sim_section ""

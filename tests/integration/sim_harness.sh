@@ -280,6 +280,10 @@ sim_reboot --no-resume
 check "at boot ib_umad loads from /etc/modules-load.d" grep -qx 'boot: ib_umad loaded (/etc/modules-load.d/ib_umad.conf)' <<<"$SIM_BOOT_LOG"
 check_eq "after the reboot the fabric manager starts NVLSM and the fabric completes" "active 8 GPUs: 0 3 0 | bad version: 25" \
   "$(sim_run systemctl is-active nvidia-fabricmanager.service) $(sim_fabric)"
+check "apt-get remove nvlsm" sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q remove nvlsm
+check_eq "without NVLSM the fabric manager's restart fails (NV_WARN_NOTHING_TO_DO) and the fabric is in progress again" \
+  "failed logged 8 GPUs: 0 2 0 | bad version: 25" \
+  "$(sim_run sh -c 'systemctl restart nvidia-fabricmanager.service 2>/dev/null; systemctl is-active nvidia-fabricmanager.service; grep -q "NVLSM) not found" /var/log/fabricmanager.log && echo logged' | tr '\n' ' ')$(sim_fabric)"
 
 echo "sim_harness: scenarios took $(($(date +%s%3N) - t_start)) ms"
 sim_finish sim_harness

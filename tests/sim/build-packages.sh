@@ -330,7 +330,8 @@ for v in 580.65.06-0ubuntu1 580.95.05-0ubuntu1 580.105.08-0ubuntu1 580.126.09-1u
   finish
 done
 
-# NVLSM: the releases NVIDIA's CUDA 13.0.0, 13.0.2 and 13.0.3 redistributable manifests list for it.
+# NVLSM: the releases NVIDIA's CUDA 13.0.0, 13.0.2 and 13.0.3 redistributable manifests list for it
+# (https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.0.3.json and its siblings, "nvlsm").
 for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1; do nvlsm_pkg "$v"; done
 
 # A newer branch behind the unsuffixed metas: `apt-get install nvidia-open` (or cuda-drivers) with no
@@ -547,6 +548,7 @@ finish
 # The running kernel's extra modules (Ubuntu's linux-modules-extra-$(uname -r)), here only the InfiniBand umad
 # module NVLSM needs. modules.dep belongs to depmod, which a kernel package's postinst runs: the stand-in's
 # postinst adds (and its postrm removes) the module's line, so modprobe and gpuprep find it once installed.
+# Its version is a test value, the headers stand-in's.
 pkg $JAMMY "linux-modules-extra-$KREL" "${KREL%%-*}.1" "Linux kernel extra modules for $KREL (simulated)"
 text_file 0644 "lib/modules/$KREL/kernel/drivers/infiniband/core/ib_umad.ko" <<<"simulated ib_umad.ko for $KREL"
 script postinst "$(cat <<EOF

@@ -96,8 +96,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     return out;
   }
   std::string detail = out.packages.detail;
-  if (!by_name.empty())
-    detail += std::string(detail.empty() ? "" : "; ") + "missing: " + Join(by_name, ", ") + " (by name)";
+  if (!by_name.empty()) detail += std::string(detail.empty() ? "" : "; ") + "by name: " + Join(by_name, ", ");
   out.by_name = by_name;
   if (!extra.empty()) {
     out.by_name.push_back(extra);

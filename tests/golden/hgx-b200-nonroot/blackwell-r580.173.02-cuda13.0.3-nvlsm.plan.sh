@@ -4,7 +4,7 @@
 set -euo pipefail
 # the new driver loads only after a reboot
 # layer driver: install - missing: nvidia-driver-580-open 580.173.02
-# layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02, nvlsm 2025.06.11; missing: libibumad3 (by name); ib_umad not loaded
+# layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02, nvlsm 2025.06.11; by name: libibumad3; ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.3
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.25.1.1 (+cuda13.0), libcudnn9-dev-cuda-13 9.25.1.1 (+cuda13.0)
 # layer nccl: install - missing: libnccl2 2.28.9 (+cuda13.0), libnccl-dev 2.28.9 (+cuda13.0)

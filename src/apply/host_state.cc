@@ -11,6 +11,7 @@
 #include "probe/state.h"
 #include "redist/error.h"
 #include "redist/state.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::apply {
@@ -61,10 +62,20 @@ plan::HostState ReadHostState(const sys::Fs& fs, const manifest::Stack& stack, c
   plan::HostState s = ReadRebootState(fs);
   const auto repos = plan::AptRepositoriesFor(stack, facts);
   if (reads.lists) s.lists = apt::ReadRepoIndex(fs, repos, apt::DpkgArch(facts.arch));
-  // Asked only where the driver's plan may need them: a GPU host whose kernel's headers are not installed.
-  if (reads.kernel_headers && !facts.driver.kernel_headers && !facts.kernel.empty() && !facts.gpus.empty())
-    s.headers = apt::FindKernelPackage(fs, "/var/lib/apt/lists", apt::KernelHeadersPackage(facts.kernel),
-                                       "the host's apt lists");
+  // Asked only where a plan may add them: the headers on a GPU host whose kernel's headers are not
+  // installed (the driver's DKMS build), the extra modules where ib_umad is neither loaded nor available
+  // (NVLSM on HGX Blackwell).
+  std::vector<std::string> kernel_packages;
+  if (!facts.kernel.empty() && !facts.gpus.empty()) {
+    if (!facts.driver.kernel_headers) kernel_packages.push_back(apt::KernelHeadersPackage(facts.kernel));
+    if (!facts.fabric.ib_umad_loaded && !facts.fabric.ib_umad_available)
+      kernel_packages.push_back("linux-modules-extra-" + facts.kernel);
+  }
+  if (reads.kernel_packages)
+    for (const auto& name : kernel_packages)
+      if (ValidDebName(name))
+        s.kernel_packages[name] =
+            apt::FindKernelPackage(fs, "/var/lib/apt/lists", name, "the host's apt lists");
   for (const auto* r : stack.RepositoriesFor(facts.os.id, facts.os.version_id)) {
     plan::RepositoryFiles& f = s.repositories[r->list_path];
     f.keyring = fs.Exists(r->keyring_path);

@@ -9,8 +9,8 @@
 namespace gp::apply {
 
 struct HostStateReads {
-  bool lists = true;           // the host's apt lists for the stack's repositories (unused with an index)
-  bool kernel_headers = true;  // whether those lists publish the running kernel's headers
+  bool lists = true;            // the host's apt lists for the stack's repositories (unused with an index)
+  bool kernel_packages = true;  // whether the host's lists publish the kernel's headers and extra modules
 };
 
 // Reads the host state for planning `stack` on the host of `facts`, from `fs` (the host or --root tree).

@@ -58,36 +58,43 @@ std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list,
   return UpdateArgv(sources_list, sources_parts, host_dir);
 }
 
-apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& env) {
+std::map<std::string, apt::ListsAnswer> FetchKernelPackageAnswers(const std::vector<std::string>& packages,
+                                                                  ExecEnv& env) {
   const std::string from = "the index of this host's apt sources, fetched just now";
+  std::map<std::string, apt::ListsAnswer> out;
+  if (packages.empty()) return out;
+  const std::string names = Join(packages, ", ");
   sys::Fs& fs = *env.fs;
   const std::string dir = kPreflightHostDir;
   const ScratchDir scratch(fs, dir);
   if (auto r = fs.MakeDirs(dir + "/lists/partial", 0755); !r.ok) {
-    spdlog::warn("cannot tell whether {} can be installed: {}", package, r.error);
-    return {apt::Availability::kUnknown, from};
+    spdlog::warn("cannot tell whether {} can be installed: {}", names, r.error);
+    for (const auto& p : packages) out[p] = {apt::Availability::kUnknown, from};
+    return out;
   }
   sys::Command cmd;
   cmd.argv = HostSourcesUpdateArgv(fs.HostPath("/etc/apt/sources.list"),
                                    fs.HostPath("/etc/apt/sources.list.d"), fs.HostPath(dir));
   cmd.env = apt::AptEnv();
   cmd.timeout = std::chrono::minutes(10);
-  spdlog::info("asking this host's apt sources for {} (apt-get update into {})", package, dir);
+  spdlog::info("asking this host's apt sources for {} (apt-get update into {})", names, dir);
   auto res = env.runner->Run(cmd);
-  auto answer = apt::FindKernelPackage(fs, dir + "/lists", package, from);
-  if (answer.state == apt::Availability::kAvailable) return answer;
   // apt-get update exits 0 after some fetch failures ("W: Failed to fetch ...", "W: Some index files failed
   // to download"): a package missing from a partial index proves nothing.
   const bool partial = !res.ok() || res.err.find("W: Failed to fetch") != std::string::npos ||
                        res.err.find("W: Some index files failed") != std::string::npos ||
                        res.err.find("E: ") != std::string::npos;
-  if (partial && answer.state == apt::Availability::kMissing) answer.state = apt::Availability::kUnknown;
-  if (answer.state == apt::Availability::kUnknown) {
-    std::string why = LastLine(res.err);
-    spdlog::warn("cannot tell whether this host's apt sources publish {}{}", package,
-                 why.empty() ? "" : ": " + why);
+  for (const auto& package : packages) {
+    auto answer = apt::FindKernelPackage(fs, dir + "/lists", package, from);
+    if (partial && answer.state == apt::Availability::kMissing) answer.state = apt::Availability::kUnknown;
+    if (answer.state == apt::Availability::kUnknown) {
+      std::string why = LastLine(res.err);
+      spdlog::warn("cannot tell whether this host's apt sources publish {}{}", package,
+                   why.empty() ? "" : ": " + why);
+    }
+    out[package] = answer;
   }
-  return answer;
+  return out;
 }
 
 PreflightResult FetchRepositoryIndex(const std::vector<const manifest::AptRepository*>& repos,

@@ -3,6 +3,7 @@
 // afterwards), so exact versions are resolved from what the repository holds today and a pin it no longer
 // carries is refused while the host's apt configuration is still untouched.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,11 @@ inline constexpr const char* kPreflightHostDir = "/var/lib/gpuprep/preflight-hos
 std::vector<std::string> HostSourcesUpdateArgv(const std::string& sources_list,
                                                const std::string& sources_parts, const std::string& host_dir);
 
-// Whether the host's distribution publishes the kernel package `package` today (the running kernel's
-// headers), read from the host's sources fetched by HostSourcesUpdateArgv before any change. kUnknown when
-// apt could not fetch every source (the answer would not be trustworthy): apply then goes on as before.
-apt::ListsAnswer FetchKernelPackageAnswer(const std::string& package, ExecEnv& env);
+// Whether the host's distribution publishes each kernel package in `packages` today (the running kernel's
+// headers, its extra modules), read from the host's sources fetched once by HostSourcesUpdateArgv before any
+// change. kUnknown when apt could not fetch every source (the answer would not be trustworthy): apply then
+// goes on as before.
+std::map<std::string, apt::ListsAnswer> FetchKernelPackageAnswers(const std::vector<std::string>& packages,
+                                                                  ExecEnv& env);
 
 }  // namespace gp::apply

@@ -68,8 +68,8 @@ class Sequence {
     plan::PlanInput in;
     in.stack = &t_.stack;
     in.facts = &t_.facts;
-    // The host state each plan reads, read again before every re-plan (apply's kernel-headers answer is
-    // asked of the distribution below, so the host's lists are not searched for them).
+    // The host state each plan reads, read again before every re-plan (apply's answers on the kernel packages
+    // are asked of the distribution below, so the host's lists are not searched for them).
     plan::HostState host;
     auto plan_now = [&] {
       host = ReadHostState(*t_.fs, t_.stack, t_.facts, {!in.index, false});
@@ -85,10 +85,11 @@ class Sequence {
     in.apt.status_fd = static_cast<bool>(out_.progress);
     const bool pending = previous_ && previous_->state != "done" && previous_->stack == t_.stack.name;
     if (pending) in.verify_layers = previous_->touched_layers;
-    // Whether the distribution publishes the running kernel's headers is asked of its sources below, not of
-    // the host's lists (which may be months old): until then the plan takes them as installable.
-    apt::ListsAnswer headers;
-    in.headers = &headers;
+    // Whether the distribution publishes the kernel packages the plan adds (the running kernel's headers,
+    // its extra modules) is asked of its sources below, not of the host's lists (which may be months old):
+    // until then the plan takes them as installable.
+    std::map<std::string, apt::ListsAnswer> kernel_packages;
+    in.kernel_packages = &kernel_packages;
     plan::Plan p = plan_now();
     if (!p.move_from.empty())
       spdlog::info(
@@ -106,12 +107,17 @@ class Sequence {
       in.index = &fresh.index;
       p = plan_now();
     }
-    // DKMS needs the running kernel's headers, which come from the distribution, not the stack's
-    // repositories: a provider's own kernel, or one so old its archive dropped it, has none, and apt would
-    // fail after the repositories were added. Asked of the host's own sources, before any change.
-    if (!p.kernel_headers.empty() && p.blockers.empty()) {
-      headers = FetchKernelPackageAnswer(p.kernel_headers, env);
-      if (headers.state == apt::Availability::kMissing) p = plan_now();
+    // DKMS needs the running kernel's headers (and NVLSM on HGX Blackwell its ib_umad module), which come
+    // from the distribution, not the stack's repositories: a provider's own kernel, or one so old its
+    // archive dropped it, has none, and apt would fail after the repositories were added. Asked of the
+    // host's own sources, before any change.
+    if (!p.kernel_packages.empty() && p.blockers.empty()) {
+      kernel_packages = FetchKernelPackageAnswers(p.kernel_packages, env);
+      for (const auto& [name, answer] : kernel_packages)
+        if (answer.state == apt::Availability::kMissing) {
+          p = plan_now();
+          break;
+        }
     }
     if (!p.blockers.empty()) Refuse("refused before any change: " + Join(p.blockers, "; "), &p);
 

@@ -52,7 +52,11 @@ json PinJson(const manifest::Pinned& p) {
 
 json PackagesJson(const std::vector<manifest::AptPackage>& pkgs) {
   json out = json::array();
-  for (const auto& p : pkgs) out.push_back({{"name", p.name}, {"version", p.version}});
+  for (const auto& p : pkgs) {
+    json j = {{"name", p.name}, {"version", p.version}};
+    if (!p.upstream.empty()) j["upstream"] = p.upstream;
+    out.push_back(j);
+  }
   return out;
 }
 

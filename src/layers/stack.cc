@@ -62,7 +62,8 @@ LayerReport CheckStack(const CheckInput& in) {
   const manifest::Stack newer = manifest::LoadStack(def.name, manifest::LoadContext{});
   if (!manifest::RanksAbove(newer, have)) {
     r.Add("stack.chosen", Status::kOk,
-          *same + " ranks above " + def.name + ", gpuprep's choice for a new host like this one");
+          *same + (manifest::RanksAbove(have, newer) ? " ranks above " : " ranks level with ") + def.name +
+              ", gpuprep's choice for a new host like this one");
     return r;
   }
   const bool reboot = !(have.driver.version.known() && newer.driver.version.known() &&

@@ -376,6 +376,11 @@ bool RanksAbove(const Stack& a, const Stack& b) {
   return key(a) > key(b);
 }
 
+bool Succeeds(const Stack& a, const Stack& b) {
+  return !RanksAbove(b, a) && !RanksAbove(a, b) &&
+         std::find(a.extends_chain.begin(), a.extends_chain.end(), b.name) != a.extends_chain.end();
+}
+
 bool SupportsHost(const Stack& s, const HostQuery& host) {
   if (!s.SupportsOs(host.os_id, host.os_version_id)) return false;
   for (const auto& a : host.architectures)
@@ -400,7 +405,7 @@ DefaultChoice ChooseDefaultStack(const HostQuery& host) {
   for (const std::string& name : EmbeddedStackNames()) {
     const Stack& s = CachedEmbedded(name, EmbeddedStack(name));
     if (s.legacy || !SupportsHost(s, host)) continue;
-    if (!best || RanksAbove(s, *best)) best = &s;
+    if (!best || RanksAbove(s, *best) || Succeeds(s, *best)) best = &s;
   }
   std::string where =
       host.os_id.empty() ? "an unknown OS (no /etc/os-release)" : host.os_id + " " + host.os_version_id;

@@ -62,9 +62,12 @@ bool SupportsHost(const Stack& s, const HostQuery& host);
 // driver_branches), then the newest CUDA, then the newest driver, then the broadest stack (most
 // architectures). True when `a` ranks above `b`.
 bool RanksAbove(const Stack& a, const Stack& b);
+// Whether `a` is level with `b` and built on it (extends it): its successor, which adds to its pins.
+bool Succeeds(const Stack& a, const Stack& b);
 
 // The default stack for a host that has never been applied (docs/cli.md "Which stack"): the embedded,
-// non-legacy stack that supports it and ranks highest (RanksAbove); `reason` says why (printed to stderr).
+// non-legacy stack that supports it and ranks highest (RanksAbove), of two level ones the successor
+// (Succeeds); `reason` says why (printed to stderr).
 // Throws UsageError naming the host when no embedded stack supports it.
 struct DefaultChoice {
   std::string name;

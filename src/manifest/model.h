@@ -174,6 +174,12 @@ struct AptPackage {
                          // resolved from the repository's index at apply time (apt/resolve.h).
 };
 
+// HGX Blackwell's fabric packages among driver.fabricmanager_packages: NVIDIA's NVLink Subnet Manager (nvlsm)
+// and the distribution's InfiniBand umad library it reaches the switches with (libibumad3). Each is versioned
+// on its own, not at the driver's version (without version or upstream: the distribution's package by name,
+// never pinned), and is needed on HGX Blackwell baseboards only.
+inline bool FabricPackage(const AptPackage& p) { return p.name == "nvlsm" || p.name == "libibumad3"; }
+
 struct AptRepository {
   std::string name;         // "cuda", "nvidia-container-toolkit"
   std::string url;          // "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/"

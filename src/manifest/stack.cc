@@ -83,7 +83,8 @@ void ParseDriver(const Node& n, Stack& s) {
     const Node* fm = f.node().Find("fabricmanager_packages");
     for (size_t i = 0; i < s.driver.fabricmanager_packages.size(); ++i) {
       const auto& p = s.driver.fabricmanager_packages[i];
-      if (p.version.empty() || DebVersion::Parse(p.version).upstream == s.driver.version.version->str())
+      if (FabricPackage(p) || p.version.empty() ||
+          DebVersion::Parse(p.version).upstream == s.driver.version.version->str())
         continue;
       Fail(fm->items[i].mark, "fabric manager " + p.name + "=" + p.version +
                                   " does not match driver version " + s.driver.version.version->str());

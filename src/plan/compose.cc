@@ -174,7 +174,8 @@ Plan ComposePlan(const PlanInput& in, const std::vector<std::string>& apply_laye
       continue;
     }
     pkgs.Add(l.packages);
-    if (!l.kernel_headers.empty()) plan.kernel_headers = l.kernel_headers;
+    plan.kernel_packages.insert(plan.kernel_packages.end(), l.kernel_packages.begin(),
+                                l.kernel_packages.end());
     plan.reboot = plan.reboot || l.reboot;
   }
   // The distribution's packages by name (docker.io) join the transaction after every pinned one.
@@ -215,6 +216,17 @@ std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::S
                     r->url.find("libnvidia-container") == std::string::npos))
       out.push_back(r);
   return out;
+}
+
+apt::ListsAnswer KernelPackageAnswer(const PlanInput& in, const std::string& package) {
+  if (in.kernel_packages) {
+    auto it = in.kernel_packages->find(package);
+    if (it != in.kernel_packages->end()) return it->second;
+    return {apt::Availability::kUnknown, "the index of this host's apt sources"};
+  }
+  auto it = in.host->kernel_packages.find(package);
+  if (it != in.host->kernel_packages.end()) return it->second;
+  return {apt::Availability::kUnknown, "the host's apt lists"};
 }
 
 }  // namespace gp::plan

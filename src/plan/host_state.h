@@ -40,7 +40,9 @@ struct HostState {
   PackageState packages;      // dpkg status and journal with holds, gpuprep's preferences and pins
   bool dpkg_journal = false;  // dpkg's updates/ journal holds files: dpkg was interrupted
   apt::RepoIndex lists;       // the host's apt lists for the stack's repositories
-  apt::ListsAnswer headers;   // whether the host's lists publish the running kernel's headers
+  // Whether the host's lists publish each kernel package a plan may add (the running kernel's headers, its
+  // extra modules), by name.
+  std::map<std::string, apt::ListsAnswer> kernel_packages;
   std::map<std::string, RepositoryFiles> repositories;  // by the repository's list_path
   std::map<std::string, redist::State> redist;          // by layer: the stack's redistributable installs
   std::set<std::string> wanted_units;                   // units some systemd target wants

@@ -33,8 +33,10 @@ struct LayerPlan {
   // The distribution's unpinned packages (docker.io), installed by name in the same transaction after
   // every pinned one; never pinned or held.
   std::vector<std::string> by_name;
-  std::string kernel_headers;  // the headers package the install adds for DKMS
-  bool reboot = false;         // apply ends with a reboot (a new driver)
+  // Kernel packages the install adds from the distribution (the headers DKMS needs, the extra modules with
+  // ib_umad): unpinned, asked of the host's sources before any change.
+  std::vector<std::string> kernel_packages;
+  bool reboot = false;  // apply ends with a reboot (a new driver)
 };
 
 struct LayerContext {

@@ -83,9 +83,9 @@ struct Plan {
   std::string resolved_from;
   std::vector<std::pair<std::string, std::string>> pins;
   bool needs_index = false;
-  // The kernel headers package the install adds for DKMS ("" = none): apply asks the distribution's
-  // index for it before any change.
-  std::string kernel_headers;
+  // The kernel packages the install adds from the distribution (the headers DKMS needs, the extra modules
+  // with ib_umad): apply asks the distribution's index for them before any change.
+  std::vector<std::string> kernel_packages;
   // Whether apply ends this plan with a reboot: a new driver loads only at the next boot (apply exits 3; with
   // --reboot it reboots by itself and the resume unit continues).
   bool reboot = false;

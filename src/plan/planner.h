@@ -2,6 +2,7 @@
 // repository choice every layer's plan shares. The plan itself is composed in plan/compose.h from each
 // layer's plan (layers/plan.h BuildPlan). Pure: a function of these values; reads no file, runs nothing.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,11 @@ struct PlanInput {
   // planner reads the host's apt lists when they hold every repository, else leaves exact revisions to
   // apply time (Plan::needs_index).
   const apt::Index* index = nullptr;
-  // Whether the host's distribution publishes the running kernel's headers, read from its sources just now
-  // (apply's preflight). Without it the planner reads the host's apt lists. kMissing refuses a driver
-  // install that would need them: DKMS could not build NVIDIA's module, and apt would fail mid-way.
-  const apt::ListsAnswer* headers = nullptr;
+  // Whether the host's distribution publishes the kernel packages the plan adds (the running kernel's
+  // headers for DKMS, its extra modules for ib_umad), by package, read from its sources just now (apply's
+  // preflight); a package not in the map is taken as installable. Without the map the planner reads the
+  // host's apt lists. kMissing refuses the layer that needs it: apt would fail mid-way.
+  const std::map<std::string, apt::ListsAnswer>* kernel_packages = nullptr;
   // The stack this host runs (its status.json record) when the plan is for another one: the plan then lists
   // what the move changes (Plan::move_changes).
   const manifest::Stack* from = nullptr;
@@ -43,6 +45,10 @@ struct PlanInput {
 // The stack's apt repositories for the host's OS that serve the layers apply installs with apt.
 std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::Stack& stack,
                                                                const probe::HostFacts& facts);
+
+// Whether apt could install the kernel package `package` from the host's distribution: the preflight's
+// answer when there is one (PlanInput::kernel_packages), else the host's apt lists (HostState).
+apt::ListsAnswer KernelPackageAnswer(const PlanInput& in, const std::string& package);
 
 // The nouveau blacklist gpuprep writes (its path: plan/host_state.h).
 inline constexpr const char* kNouveauBlacklist = "blacklist nouveau\noptions nouveau modeset=0\n";

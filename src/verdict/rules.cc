@@ -154,7 +154,9 @@ std::string NewestStackFor(const manifest::Compat& compat, const probe::HostFact
       q.os_version_id = s.os.front().version_id;
     }
     if (!manifest::SupportsHost(s, q)) continue;
-    if (!best || (s.legacy != best->legacy ? !s.legacy : manifest::RanksAbove(s, *best))) best = std::move(s);
+    if (!best || (s.legacy != best->legacy ? !s.legacy
+                                           : manifest::RanksAbove(s, *best) || manifest::Succeeds(s, *best)))
+      best = std::move(s);
   }
   return best ? best->name : "";
 }

@@ -1,4 +1,4 @@
-// apply/preflight.h FetchKernelPackageAnswer: the host's own apt sources, fetched by the real apt-get into
+// apply/preflight.h FetchKernelPackageAnswers: the host's own apt sources, fetched by the real apt-get into
 // a private lists directory, asked for the running kernel's headers. The sources are local archives read
 // with apt's copy: method (no network; file: would link the lists to paths outside the test's root). The
 // host's lists are untouched and the private directory is removed. apt-get is part of every host gpuprep
@@ -44,7 +44,9 @@ struct Host {
     sources += line + "\n";
     root.Write("/etc/apt/sources.list", sources);
   }
-  apt::ListsAnswer Ask(const std::string& package) { return apply::FetchKernelPackageAnswer(package, env); }
+  apt::ListsAnswer Ask(const std::string& package) {
+    return apply::FetchKernelPackageAnswers({package}, env).at(package);
+  }
   std::string sources;
 };
 

@@ -227,6 +227,8 @@ check "/proc/driver/nvidia/version names the open kernel module" \
   grep -q '^NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  ' <<<"$(sim_run cat /proc/driver/nvidia/version)"
 check_eq "NVML and the CUDA driver report 580.95.05 and CUDA 13.0 (one build, its version from its file name)" \
   "0 Success 8 580.95.05 0 8 13000" "$(sim_run python3 -c "${PY%%cudnn=*}print(r, n.nvmlErrorString(r).decode(), cnt.value, v.value.decode(), ci, dc.value, dv.value)")"
+check_eq "NVML's fabric state on a host without NVLink switch bridges: NOT_SUPPORTED (3)" \
+  "8 GPUs: 3 0 0 | bad version: 3" "$(sim_fabric)"
 
 sim_section "the dpkg lock held by unattended-upgrades"
 sim_run_locked_log() { sim_run_locked "$@" >"$SIM_DIR/lockwait.log" 2>&1; }
@@ -235,6 +237,53 @@ check "apt-get waits for the lock (DPkg::Lock::Timeout)" sim_run_locked_log 3 en
 waited=$(($(date +%s%3N) - t))
 check "it waited (${waited} ms >= 3000 ms)" test "$waited" -ge 3000
 check "and says so" grep -q "Waiting for cache lock" "$SIM_DIR/lockwait.log"
+
+sim_section "HGX B200 (SIM_HGX=1): NVLink switch bridges; the fabric completes only with NVLSM and ib_umad"
+SIM_GPU=B200 SIM_HGX=1 sim_new_host
+check_eq "four ConnectX-7 functions (15b3:1021) whose VPD says SMDL=SW_MNG, eight without; vpd mode 0600" \
+  "bridges 4 nics 8 mode 600" "$(sim_inspect sh -c 'b=0 n=0
+  for d in /sys/bus/pci/devices/*; do
+    [ "$(cat $d/vendor):$(cat $d/device)" = 0x15b3:0x1021 ] && [ -f $d/vpd ] || continue
+    if grep -qa SMDL=SW_MNG $d/vpd; then b=$((b + 1)); else n=$((n + 1)); fi
+  done; echo bridges $b nics $n mode $(stat -c %a /sys/bus/pci/devices/0000:05:00.0/vpd)')"
+sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
+  echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda.list && apt-get -qq update"
+check_eq "nvlsm in NVIDIA's repository: the releases CUDA 13.0.0, 13.0.2 and 13.0.3 list" \
+  "2025.06.11-1 2025.06.6-1 2025.06.5-1" "$(madison nvlsm)"
+V=580.173.02-1ubuntu1
+check "apt-get install of R580 open, its fabric manager and nvlsm=2025.06.11-1, every package pinned" \
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q install nvidia-driver-580-open=$V nvidia-dkms-580-open=$V \
+  libnvidia-compute-580=$V nvidia-utils-580=$V nvidia-compute-utils-580=$V nvidia-fabricmanager-580=580.173.02-1 nvlsm=2025.06.11-1
+check_eq "nvlsm pulled libibumad3 from the distribution (jammy's 39.0-1)" "libibumad3 39.0-1|nvlsm 2025.06.11-1|" \
+  "$(sim_inspect dpkg-query -W -f '${Package} ${Version}\n' libibumad3 nvlsm | tr '\n' '|')"
+sim_run sh -c 'printf "blacklist nouveau\n" >/etc/modprobe.d/blacklist-nouveau.conf && systemctl enable nvidia-fabricmanager.service 2>/dev/null'
+sim_reboot --no-resume
+check_eq "fabric manager enabled: it failed at start (no ib_umad), its log says NV_WARN_NOTHING_TO_DO" "failed 1 warned" \
+  "$(sim_run sh -c 'systemctl is-active nvidia-fabricmanager.service; grep -c "ib_umad module is not loaded" /var/log/fabricmanager.log; grep -q NV_WARN_NOTHING_TO_DO /var/log/fabricmanager.log && echo warned' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "NVML: every GPU's fabric state in progress (2); an unknown structure version -> 25" \
+  "8 GPUs: 0 2 0 | bad version: 25" "$(sim_fabric)"
+KREL=$(uname -r)
+check_eq "modprobe ib_umad before linux-modules-extra: modprobe's error, exit 1" \
+  "modprobe: FATAL: Module ib_umad not found in directory /lib/modules/$KREL|rc 1|" \
+  "$(sim_run sh -c 'modprobe ib_umad 2>&1; echo "rc $?"' | tr '\n' '|')"
+check "apt-get install linux-modules-extra-$KREL (the distribution's)" \
+  sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q install "linux-modules-extra-$KREL"
+check_eq "its postinst listed ib_umad in modules.dep; modprobe ib_umad loads it" \
+  "kernel/drivers/infiniband/core/ib_umad.ko:|rc 0|loaded|" \
+  "$(sim_run sh -c "cat /lib/modules/$KREL/modules.dep; modprobe ib_umad; echo \"rc \$?\"; test -d /sys/module/ib_umad && echo loaded" | tr '\n' '|')"
+check_eq "systemctl restart nvidia-fabricmanager: active, nv-fabricmanager and nvlsm run" "active|nv-fabricmanage|nvlsm|" \
+  "$(sim_run sh -c 'systemctl restart nvidia-fabricmanager.service && systemctl is-active nvidia-fabricmanager.service && cat /proc/[0-9]*/comm | grep -x -e nvlsm -e nv-fabricmanage | sort' | tr '\n' '|')"
+check_eq "NVML: every GPU's fabric state completed (3), status success" "8 GPUs: 0 3 0 | bad version: 25" \
+  "$(sim_fabric)"
+sim_run sh -c 'echo ib_umad >/etc/modules-load.d/ib_umad.conf'
+sim_reboot --no-resume
+check "at boot ib_umad loads from /etc/modules-load.d" grep -qx 'boot: ib_umad loaded (/etc/modules-load.d/ib_umad.conf)' <<<"$SIM_BOOT_LOG"
+check_eq "after the reboot the fabric manager starts NVLSM and the fabric completes" "active 8 GPUs: 0 3 0 | bad version: 25" \
+  "$(sim_run systemctl is-active nvidia-fabricmanager.service) $(sim_fabric)"
+check "apt-get remove nvlsm" sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q remove nvlsm
+check_eq "without NVLSM the fabric manager's restart fails (NV_WARN_NOTHING_TO_DO) and the fabric is in progress again" \
+  "failed logged 8 GPUs: 0 2 0 | bad version: 25" \
+  "$(sim_run sh -c 'systemctl restart nvidia-fabricmanager.service 2>/dev/null; systemctl is-active nvidia-fabricmanager.service; grep -q "NVLSM) not found" /var/log/fabricmanager.log && echo logged' | tr '\n' ' ')$(sim_fabric)"
 
 echo "sim_harness: scenarios took $(($(date +%s%3N) - t_start)) ms"
 sim_finish sim_harness

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # ctest-labels: sim
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
-# The embedded default stack blackwell-r580.173.02-cuda13.0.3 itself, on a simulated B200 server (8 GPUs), through a site file that overrides only its
+# The embedded default stack blackwell-r580.173.02-cuda13.0.3-nvlsm itself, on a simulated HGX B200 server (8 GPUs,
+# the NVLink switches behind four ConnectX-7 bridges), through a site file that overrides only its
 # repositories' addresses and keys (tests/sim/stacks.sh): listed by `manifest list`; plan, apply -> reboot ->
 # resume -> verify; the stack's pins installed exactly although newer releases exist in NVIDIA's repository
 # and in the distribution's; every package pinned and held; `apt-get upgrade` changes no NVIDIA package;
 # doctor clean on the layers gpuprep installed; a Docker engine installed before gpuprep left alone, the
 # nvidia runtime in daemon.json, NGC PyTorch 25.12 pulled, a container that sees every GPU and torch counting them.
+# The NVLink fabric: Fabric Manager and NVLSM installed and running, NVLSM pinned and held at the stack's
+# version, the umad library and the kernel's extra modules (ib_umad) by name, never pinned; ib_umad loaded at
+# boot; NVML's fabric state completed on every GPU, as verify and doctor report it.
 # Usage: bash sim_stacks_blackwell.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -17,17 +21,42 @@ sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
 t_start=$(_sim_ms)
 
-export SIM_GPU=B200
+export SIM_GPU=B200 SIM_HGX=1
 # The container half: docker.io already installed before gpuprep (left alone), NGC PyTorch 25.12.
 export SIM_DOCKER=preinstalled SIM_IMAGE=nvcr.io/nvidia/pytorch:25.12-py3 SIM_IMAGE_TORCH=torch
 D=580.173.02-1ubuntu1
-sim_stack_scenario blackwell-r580.173.02-cuda13.0.3 "a bare B200 server (8 GPUs)" "stack gpu driver cuda cudnn nccl docker container_toolkit image" \
+sim_stack_scenario blackwell-r580.173.02-cuda13.0.3-nvlsm "a bare HGX B200 server (8 GPUs)" "stack gpu driver fabricmanager cuda cudnn nccl docker container_toolkit image" \
   "driver 580.173.02, open modules (Blackwell has no other), every component at one revision|nvidia-driver-580-open $D|nvidia-dkms-580-open $D|libnvidia-compute-580 $D|nvidia-utils-580 $D|nvidia-compute-utils-580 $D" \
+  "Fabric Manager at the driver's version, NVLSM at the stack's own 2025.06.11|nvidia-fabricmanager-580 580.173.02-1|nvlsm 2025.06.11-1" \
   "CUDA 13.0.3 with its own components|cuda-toolkit-13-0 13.0.3-1|cuda-cudart-13-0 13.0.96-1|cuda-nvcc-13-0 13.0.96-1" \
   "cuDNN 9.25.1.1 for CUDA 13, NCCL 2.28.9 built for CUDA 13.0|libcudnn9-cuda-13 9.25.1.1-1|libnccl2 2.28.9-1+cuda13.0"
 check_eq "the open kernel module is loaded" "580.173.02 open" \
   "$(sim_run sh -c 'cat /sys/module/nvidia/version; grep -q "Open Kernel Module" /proc/driver/nvidia/version && echo open' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "nvidia-smi sees 8 B200" 8 "$(sim_run nvidia-smi -L | grep -c 'NVIDIA B200')"
+
+sim_section "the NVLink fabric of the HGX B200 baseboard"
+K=$(uname -r)
+check_eq "the umad library and the kernel's extra modules installed by name, from the distribution" \
+  "libibumad3 39.0-1;linux-modules-extra-$K installed" \
+  "$(sim_inspect dpkg-query -W -f '${Package} ${Version}\n' libibumad3 | tr '\n' ';')$(sim_inspect dpkg-query -W -f '${Package} ${db:Status-Status}' "linux-modules-extra-$K")"
+check_eq "NVLSM pinned at its own version and held" "nvlsm 2025.06.11-1 held" \
+  "$(sim_pins | awk '$1 == "nvlsm" {printf "%s %s", $1, $2}')$(sim_holds | grep -qx nvlsm && echo ' held')"
+check_eq "neither the umad library nor a kernel package is pinned or held" "" \
+  "$(sim_pins | awk '$1 ~ /^(libibumad3|linux-)/'; sim_holds | grep -E '^(libibumad3|linux-)')"
+check_eq "ib_umad listed for every boot" "ib_umad" "$(sim_inspect cat /etc/modules-load.d/gpuprep-ib_umad.conf)"
+check_eq "ib_umad loaded (after the reboot, from modules-load.d)" yes "$(sim_inspect test -d /sys/module/ib_umad && echo yes)"
+check_eq "Fabric Manager and NVLSM run" "nv-fabricmanager nvlsm" \
+  "$(sim_run sh -c 'pgrep -f "/usr/bin/[n]v-fabricmanager -c" >/dev/null && printf "nv-fabricmanager "; pgrep -f "/[n]vlsm" >/dev/null && printf nvlsm')"
+check_eq "NVML: the fabric completed on every GPU, status success" "8 GPUs: 0 3 0" "$(sim_fabric | sed 's/ |.*//')"
+sim_gp fabric-verify --manifest "$(sim_site_file blackwell-r580.173.02-cuda13.0.3-nvlsm)" verify
+check_rc "verify" 0 fabric-verify
+check "verify reads the fabric state from NVML" grep -q "NVLink fabric completed on 8 GPU(s)" "$SIM_DIR/fabric-verify.out" "$SIM_DIR/fabric-verify.err"
+check "doctor: the bridges found from their VPD, the fabric completed" python3 -c '
+import json, sys
+d = {l["name"]: l for l in json.load(open(sys.argv[1]))["layers"]}
+codes = {f["code"] for f in d["fabricmanager"]["findings"]}
+want = {"fabricmanager.hgx-blackwell", "fabricmanager.nvlsm-match", "fabricmanager.ib-umad", "fabricmanager.fabric-completed"}
+sys.exit(0 if want <= codes else "missing: %s" % sorted(want - codes))' "$SIM_DIR/doctor.out"
 
 echo "sim_stacks_blackwell: scenarios took $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_stacks_blackwell

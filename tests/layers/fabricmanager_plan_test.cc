@@ -1,6 +1,7 @@
 // The fabricmanager layer's plan and verify on HGX Blackwell (the fixture hosts hgx-b200 and gb200-tray):
 // Fabric Manager at the driver's version, NVLSM at the stack's own pin beside it, ib_umad loaded at every
-// boot; a stack without NVLSM, or a kernel without ib_umad, refuses the layer before any change.
+// boot (from the kernel's extra modules when it has none); a stack without NVLSM, or a distribution without
+// the extra modules, refuses the layer before any change.
 #include <algorithm>
 #include <catch2/catch.hpp>
 
@@ -12,6 +13,7 @@
 #include "support/plan_host.h"
 #include "sys/fs.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 using namespace gp;
 
@@ -96,19 +98,79 @@ TEST_CASE("fabricmanager plan on HGX Blackwell: NVLSM neither installed nor pinn
                      [](const std::string& b) { return StartsWith(b, "fabricmanager: "); }));
 }
 
-TEST_CASE("fabricmanager plan on HGX Blackwell: a kernel without ib_umad refuses the layer",
+TEST_CASE("fabricmanager plan on HGX Blackwell: a kernel without ib_umad gets its extra modules, unpinned",
           "[layers][fabric][plan]") {
   Host h("hgx-b200");
   h.facts.fabric.ib_umad_available = false;
   h.facts.fabric.ib_umad_loaded = false;
-  CHECK(Fm(h.Plan()).detail.find("linux-modules-extra-6.8.0-60-generic") != std::string::npos);
+  const std::string extra = "linux-modules-extra-6.8.0-60-generic";
+  // The host's lists cannot tell: installed by name in the transaction, asked of the sources before any
+  // change.
+  const plan::Plan p = h.Plan();
+  INFO(Fm(p).detail);
+  CHECK(Fm(p).kind == plan::LayerDecision::Kind::kInstall);
+  CHECK(Fm(p).detail.find("ib_umad from " + extra) != std::string::npos);
+  const std::vector<std::string> words = InstallWords(p);
+  CHECK(std::find(words.begin(), words.end(), extra) != words.end());
+  CHECK(std::find(p.kernel_packages.begin(), p.kernel_packages.end(), extra) != p.kernel_packages.end());
+  CHECK(std::none_of(p.pins.begin(), p.pins.end(),
+                     [](const auto& pin) { return StartsWith(pin.first, "linux-"); }));
+  CHECK(HasStep(p, "fabricmanager.ib-umad"));
+  // The distribution does not publish it (apply's answer from the host's sources): refused before any change.
+  std::map<std::string, apt::ListsAnswer> answers;
+  answers[extra] = {apt::Availability::kMissing, "the index fetched just now"};
+  plan::PlanInput in;
+  in.stack = &h.stack;
+  in.facts = &h.facts;
+  in.kernel_packages = &answers;
+  const plan::Plan refused = test::PlanHost(in, h.fs);
+  CHECK(Fm(refused).kind == plan::LayerDecision::Kind::kRefused);
+  CHECK(Fm(refused).detail.find(extra + " is not in the index fetched just now") != std::string::npos);
+  const std::vector<std::string> none = InstallWords(refused);
+  CHECK(std::find(none.begin(), none.end(), extra) == none.end());
   h.facts.kernel = "6.8.0;rm -rf /";  // outside input: never named as a package
   const std::string detail = Fm(h.Plan()).detail;
   CHECK(detail.find("rm -rf") == std::string::npos);
   CHECK(detail.find("linux-modules-extra-$(uname -r)") != std::string::npos);
-  // Loaded already: nothing to load.
+  // Loaded already: nothing to load, nothing to install.
   h.facts.fabric.ib_umad_loaded = true;
   CHECK_FALSE(HasStep(h.Plan(), "fabricmanager.ib-umad"));
+}
+
+TEST_CASE("fabricmanager plan on HGX Blackwell: the shipped NVLSM stack pins NVLSM, the umad library by name",
+          "[layers][fabric][plan]") {
+  Host h("hgx-b200");
+  h.stack = manifest::LoadStack("blackwell-r580.173.02-cuda13.0.3-nvlsm", manifest::LoadContext{});
+  CHECK(layers::NvlsmPin(h.stack) == "2025.06.11");
+  const plan::Plan p = h.Plan();
+  INFO(Fm(p).detail);
+  const std::vector<std::string> words = InstallWords(p);
+  CHECK(HasWord(words, "nvlsm=2025.06.11"));
+  CHECK(std::find(words.begin(), words.end(), "libibumad3") != words.end());
+  // On an NVSwitch host the fabric packages are not needed: exactly what the predecessor installs.
+  h.facts.fabric = {};
+  h.facts.nvswitch_count = 4;
+  const std::vector<std::string> hopper = InstallWords(h.Plan());
+  CHECK_FALSE(HasWord(hopper, "nvlsm"));
+  CHECK_FALSE(HasWord(hopper, "libibumad3"));
+}
+
+TEST_CASE("HGX B200 needs driver 570.133.20 or later", "[layers][fabric][plan]") {
+  Host h("hgx-b200");
+  CHECK(layers::PlatformDriverProblem(h.facts, *Version::Parse("570.133.20")).empty());
+  CHECK(layers::PlatformDriverProblem(h.facts, *Version::Parse("580.95.05")).empty());
+  const std::string why = layers::PlatformDriverProblem(h.facts, *Version::Parse("570.124.06"));
+  CHECK(why.find("570.133.20") != std::string::npos);
+  // Not an HGX Blackwell board (a B200 without the bridges): no platform minimum.
+  probe::HostFacts plain = h.facts;
+  plain.fabric = {};
+  CHECK(layers::PlatformDriverProblem(plain, *Version::Parse("570.124.06")).empty());
+  // A stack with an older driver is refused on the host before any change.
+  h.stack.driver.branch = 570;
+  h.stack.driver.version.version = Version::Parse("570.124.06");
+  const plan::Plan p = h.Plan();
+  REQUIRE_FALSE(p.blockers.empty());
+  CHECK(Join(p.blockers, "; ").find("HGX B200 needs driver 570.133.20 or later") != std::string::npos);
 }
 
 TEST_CASE("fabricmanager on other hosts: a tray is not applicable, NVSwitch hosts never install NVLSM",

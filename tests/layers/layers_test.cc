@@ -148,9 +148,9 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   CHECK(bw.detail ==
         "stack ubuntu22-r535-cuda12.2 cannot run here: B200 runs only on NVIDIA's open kernel modules; the "
         "newest "
-        "that can is blackwell-r580.173.02-cuda13.0.3");
-  CHECK(bw.fix ==
-        std::optional<std::string>("sudo gpuprep apply --yes --manifest blackwell-r580.173.02-cuda13.0.3"));
+        "that can is blackwell-r580.173.02-cuda13.0.3-nvlsm");
+  CHECK(bw.fix == std::optional<std::string>(
+                      "sudo gpuprep apply --yes --manifest blackwell-r580.173.02-cuda13.0.3-nvlsm"));
   // A stack whose pins could run the board but that does not claim its architecture only warns.
   b.stack.driver.flavour = "open";
   b.stack.driver.branch = 580;
@@ -159,7 +159,7 @@ TEST_CASE("gpu: none, unknown, not in the stack's architectures", "[layers][doct
   CHECK(open.status == Status::kWarn);
   CHECK(open.detail ==
         "stack ubuntu22-r535-cuda12.2 is not made for B200 (blackwell; it claims ampere, hopper, ada); "
-        "the newest that can is blackwell-r580.173.02-cuda13.0.3");
+        "the newest that can is blackwell-r580.173.02-cuda13.0.3-nvlsm");
 }
 
 TEST_CASE("fabricmanager: missing, wrong version, not enabled", "[layers][doctor]") {

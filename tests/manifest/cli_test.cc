@@ -44,7 +44,7 @@ TEST_CASE("manifest list and show", "[manifest]") {
   Run r = Gpuprep({"manifest", "list"});
   CHECK(r.code == 0);
   CHECK(r.out.find("NAME ") == 0);
-  CHECK(r.out.find("\nubuntu22.04-r535-cuda12.2         ubuntu 22.04  ") != std::string::npos);
+  CHECK(r.out.find("\nubuntu22.04-r535-cuda12.2               ubuntu 22.04  ") != std::string::npos);
   CHECK(
       r.out.find("R535 LTS  12.2.2   nvcr.io/nvidia/pytorch:23.10-py3  (legacy: only with --manifest; driver "
                  "branch end of life 2026-06)\n") != std::string::npos);

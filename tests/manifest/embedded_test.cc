@@ -28,9 +28,9 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
 TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[manifest]") {
   const auto names = m::EmbeddedStackNames();
   CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "blackwell-r580.173.02-cuda13.0.3",
-                                          "hopper-r580-cuda13.0", "hopper-r580.173.02-cuda13.0.3",
-                                          "ubuntu22.04-r535-cuda12.2", "volta-r580-cuda12.9",
-                                          "volta-r580.173.02-cuda12.9.1"});
+                                          "blackwell-r580.173.02-cuda13.0.3-nvlsm", "hopper-r580-cuda13.0",
+                                          "hopper-r580.173.02-cuda13.0.3", "ubuntu22.04-r535-cuda12.2",
+                                          "volta-r580-cuda12.9", "volta-r580.173.02-cuda12.9.1"});
   const m::Compat& compat = m::EmbeddedCompat();
   for (const auto& name : names) {
     INFO(name);
@@ -156,7 +156,7 @@ TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the h
         "volta-r580.173.02-cuda12.9.1");
   CHECK(m::ChooseDefaultStack(Host("debian", "12", {"ampere"})).name == "hopper-r580.173.02-cuda13.0.3");
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "24.04", {"blackwell", "blackwell"})).name ==
-        "blackwell-r580.173.02-cuda13.0.3");
+        "blackwell-r580.173.02-cuda13.0.3-nvlsm");
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {})).name ==
         "hopper-r580.173.02-cuda13.0.3");  // the broadest of the newest
   CHECK(m::ChooseDefaultStack(Host("ubuntu", "22.04", {})).reason ==
@@ -176,7 +176,8 @@ TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the h
     CHECK(e.code() == gp::kExitUsage);
     CHECK(std::string(e.what()) ==
           "no embedded stack supports ubuntu 20.04 with hopper GPUs (embedded: blackwell-r580-cuda13.0, "
-          "blackwell-r580.173.02-cuda13.0.3, hopper-r580-cuda13.0, hopper-r580.173.02-cuda13.0.3, "
+          "blackwell-r580.173.02-cuda13.0.3, blackwell-r580.173.02-cuda13.0.3-nvlsm, hopper-r580-cuda13.0, "
+          "hopper-r580.173.02-cuda13.0.3, "
           "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1); choose one with "
           "--manifest");
   }

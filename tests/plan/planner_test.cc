@@ -239,7 +239,7 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
     f.root.Write(distro, other + "Package: linux-headers-5.15.0-105-generic\nVersion: 5.15.0-105.115\n\n");
     auto p = f.Build();
     CHECK(p.blockers.empty());
-    CHECK(p.kernel_headers == "linux-headers-5.15.0-105-generic");
+    CHECK(p.kernel_packages == std::vector<std::string>{"linux-headers-5.15.0-105-generic"});
     const auto& argv = Find(p, "apt.install")->actions[0].argv;
     const auto at = std::find(argv.begin(), argv.end(), "install");
     REQUIRE(at + 2 < argv.end());
@@ -260,13 +260,15 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
         "kernel's headers from its provider (/lib/modules/5.15.0-105-generic/build), then run gpuprep apply "
         "again; or leave the driver as it is with --skip driver");
     CHECK(Layer(p, "driver").kind == plan::LayerDecision::Kind::kRefused);
-    CHECK(p.kernel_headers.empty());
+    CHECK(p.kernel_packages.empty());
     // apply's answer, read from the host's sources just now, decides over the host's old lists.
-    apt::ListsAnswer fresh{apt::Availability::kAvailable, "the index fetched just now"};
-    f.in.headers = &fresh;
+    std::map<std::string, apt::ListsAnswer> answers;
+    apt::ListsAnswer& fresh = answers["linux-headers-5.15.0-105-generic"];
+    fresh = {apt::Availability::kAvailable, "the index fetched just now"};
+    f.in.kernel_packages = &answers;
     CHECK(f.Build().blockers.empty());
     fresh.state = apt::Availability::kUnknown;  // apply before asking: the headers are taken as installable
-    CHECK(f.Build().kernel_headers == "linux-headers-5.15.0-105-generic");
+    CHECK(f.Build().kernel_packages == std::vector<std::string>{"linux-headers-5.15.0-105-generic"});
     fresh.state = apt::Availability::kMissing;
     REQUIRE(f.Build().blockers.size() == 1);
     CHECK(f.Build().blockers[0].find("is not in the index fetched just now") != std::string::npos);
@@ -275,7 +277,7 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
     f.root.Write(distro, other);
     f.facts.driver.kernel_headers = true;
     CHECK(f.Build().blockers.empty());
-    CHECK(f.Build().kernel_headers.empty());
+    CHECK(f.Build().kernel_packages.empty());
     f.facts.driver.kernel_headers = false;
     f.in.skip = {"driver"};
     CHECK(f.Build().blockers.empty());

@@ -47,6 +47,7 @@ c_nvml() { gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$BUILD
 c_cuda() { gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$BUILD/libcuda.so" "$SRC_DIR/cuda.c" -ldl; }
 c_smi() { gcc "${CF[@]}" -o "$BUILD/nvidia-smi" "$SRC_DIR/nvidia-smi.c" -ldl; }
 c_lock() { gcc "${CF[@]}" -o "$BUILD/sim-holdlock" "$SRC_DIR/holdlock.c"; }
+c_umad() { gcc "${CF[@]}" -shared -fPIC -Wl,-soname,libibumad.so.3 -o "$BUILD/libibumad.so" -x c /dev/null; }
 c_cudnn() { verlib CUDNN libcudnn.so.9; }
 c_nccl() { verlib NCCL libnccl.so.2; }
 c_cudart() { verlib CUDART libcudart.so.13; }
@@ -55,6 +56,7 @@ pair c_nvml c_cuda
 pair c_smi c_lock
 pair c_cudnn c_nccl
 pair c_cudart c_nvc
+c_umad
 
 # ------------------------------------------------------------------ package helpers
 # pkg ORIGIN NAME VERSION DESCRIPTION ["Field: value"]...: starts a package tree in $P (fields with an empty
@@ -204,13 +206,21 @@ EOF
   finish
 }
 
-# fm_pkg ORIGIN BRANCH VERSION UPSTREAM: the fabric manager of a branch (NVSwitch systems).
+# fm_pkg ORIGIN BRANCH VERSION UPSTREAM: the fabric manager of a branch (NVSwitch systems). With the
+# service's arguments (-c CONFIG) nv-fabricmanager is the daemon (it runs until killed), else it prints its
+# version. Its daemon hook (fm_daemon_hook) starts it while the unit is active.
 fm_pkg() {
   exclusive nvidia-fabricmanager
   pkg "$1" "nvidia-fabricmanager-$2" "$3" "Fabric Manager for NVSwitch based systems (simulated)" \
     "${EX[@]}"
-  text_file 0755 usr/bin/nv-fabricmanager <<<"#!/bin/sh
-echo 'Fabric Manager version is : $4'"
+  text_file 0755 usr/bin/nv-fabricmanager <<EOF
+#!/bin/sh
+case "\${1:-}" in
+  -c | --config) while :; do sleep 3600; done ;;
+  *) echo 'Fabric Manager version is : $4' ;;
+esac
+EOF
+  fm_daemon_hook
   text_file 0644 lib/systemd/system/nvidia-fabricmanager.service <<'EOF'
 [Unit]
 Description=NVIDIA fabric manager service
@@ -221,6 +231,69 @@ Type=forking
 
 [Install]
 WantedBy=multi-user.target
+EOF
+  finish
+}
+
+# fm_daemon_hook: the fabric manager's service start in the simulated server (tests/sim/enter.sh runs it in
+# every session while nvidia-fabricmanager.service is active, the systemctl stand-in on start and restart).
+# Only on an HGX B200-style board (a ConnectX-7 VPD with SMDL=SW_MNG, lib.sh: SIM_HGX): there, as Fabric
+# Manager's start script does on HGX B200, it starts NVLSM first (package nvlsm) and needs the InfiniBand umad
+# interface (ib_umad loaded); without either it logs NV_WARN_NOTHING_TO_DO to /var/log/fabricmanager.log and
+# the unit fails. Running, it records the fabric as completed in /run/gpuprep-sim/fabric-state, which the
+# stand-in NVML reports (nvmlDeviceGetGpuFabricInfoV); a reboot clears it. Elsewhere the unit is only marked
+# active (no process), as before.
+fm_daemon_hook() {
+  text_file 0755 usr/lib/gpuprep-sim/daemons/nvidia-fabricmanager.service <<'EOF'
+#!/bin/sh
+grep -qas 'SMDL=SW_MNG' /sys/bus/pci/devices/*/vpd || exit 0
+unit=nvidia-fabricmanager.service
+run=/run/gpuprep-sim
+log=/var/log/fabricmanager.log
+alive() {  # alive PIDFILE COMM: sets pid
+  pid=$(cat "$1" 2>/dev/null || echo 0)
+  [ "$pid" -gt 0 ] 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ]
+}
+stop() {  # stop PIDFILE COMM
+  if alive "$1" "$2"; then kill "$pid" 2>/dev/null; fi
+  rm -f "$1"
+}
+mkdir -p "$run/pid" "$run/active" "$run/failed"
+if [ "${1:-}" = restart ]; then
+  stop "$run/pid/$unit" nv-fabricmanage
+  stop "$run/pid/nvlsm" nvlsm
+fi
+alive "$run/pid/$unit" nv-fabricmanage && exit 0
+stamp() { date '+[%b %d %Y %H:%M:%S]'; }
+fail() {
+  echo "$(stamp) [ERROR] [tid 1] $1" >>"$log"
+  echo "$(stamp) [ERROR] [tid 1] request to query NVSwitch device information from NVSwitch driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]" >>"$log"
+  rm -f "$run/active/$unit" "$run/fabric-state"
+  touch "$run/failed/$unit"
+  exit 1
+}
+[ -x /opt/nvidia/nvlsm/sbin/nvlsm ] || fail "NVLink Subnet Manager (NVLSM) not found: /opt/nvidia/nvlsm/sbin/nvlsm"
+[ -d /sys/module/ib_umad ] || fail "NVLSM cannot open the InfiniBand umad interface: the ib_umad module is not loaded"
+if ! alive "$run/pid/nvlsm" nvlsm; then
+  setsid /opt/nvidia/nvlsm/sbin/nvlsm </dev/null >>/var/log/nvlsm.log 2>&1 &
+  echo $! >"$run/pid/nvlsm"
+fi
+setsid /usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg </dev/null >/dev/null 2>&1 &
+echo $! >"$run/pid/$unit"
+rm -f "$run/failed/$unit"
+echo "$(stamp) [INFO] [tid 1] NVLink fabric configured with NVLSM (simulated)" >>"$log"
+echo completed >"$run/fabric-state"
+EOF
+}
+
+# nvlsm_pkg VERSION: NVIDIA's NVLink Subnet Manager (HGX B200 and later baseboards), installed under
+# /opt/nvidia/nvlsm/ as NVIDIA's package does; its stand-in daemon (process name nvlsm) runs until killed.
+nvlsm_pkg() {
+  pkg cuda nvlsm "$1" "NVIDIA NVLink Subnet Manager (simulated)" "Depends: libibumad3"
+  text_file 0755 opt/nvidia/nvlsm/sbin/nvlsm <<'EOF'
+#!/bin/sh
+# Simulated NVLSM: a daemon that runs until killed (started by the fabric manager's service).
+while :; do sleep 3600; done
 EOF
   finish
 }
@@ -256,6 +329,10 @@ for v in 580.65.06-0ubuntu1 580.95.05-0ubuntu1 580.105.08-0ubuntu1 580.126.09-1u
   symlink "libcuda.so.$up" usr/local/cuda-13.0/compat/libcuda.so.1
   finish
 done
+
+# NVLSM: the releases NVIDIA's CUDA 13.0.0, 13.0.2 and 13.0.3 redistributable manifests list for it
+# (https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.0.3.json and its siblings, "nvlsm").
+for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1; do nvlsm_pkg "$v"; done
 
 # A newer branch behind the unsuffixed metas: `apt-get install nvidia-open` (or cuda-drivers) with no
 # version takes 595, not the LTS branch a stack pins.
@@ -466,6 +543,35 @@ finish
 pkg $JAMMY "linux-headers-$KREL" "${KREL%%-*}.1" "Linux kernel headers for $KREL (simulated)"
 text_file 0644 "usr/src/linux-headers-$KREL/Makefile" <<<"# simulated kernel headers for $KREL"
 symlink "/usr/src/linux-headers-$KREL" "lib/modules/$KREL/build"
+finish
+
+# The running kernel's extra modules (Ubuntu's linux-modules-extra-$(uname -r)), here only the InfiniBand umad
+# module NVLSM needs. modules.dep belongs to depmod, which a kernel package's postinst runs: the stand-in's
+# postinst adds (and its postrm removes) the module's line, so modprobe and gpuprep find it once installed.
+# Its version is a test value, the headers stand-in's.
+pkg $JAMMY "linux-modules-extra-$KREL" "${KREL%%-*}.1" "Linux kernel extra modules for $KREL (simulated)"
+text_file 0644 "lib/modules/$KREL/kernel/drivers/infiniband/core/ib_umad.ko" <<<"simulated ib_umad.ko for $KREL"
+script postinst "$(cat <<EOF
+if [ "\$1" = configure ]; then
+  dep=/lib/modules/$KREL/modules.dep
+  grep -qs '^kernel/drivers/infiniband/core/ib_umad.ko:' "\$dep" || echo 'kernel/drivers/infiniband/core/ib_umad.ko:' >>"\$dep"
+fi
+EOF
+)"
+script postrm "$(cat <<EOF
+if [ "\$1" = remove ] || [ "\$1" = purge ]; then
+  dep=/lib/modules/$KREL/modules.dep
+  if [ -f "\$dep" ]; then sed -i '\\|^kernel/drivers/infiniband/core/ib_umad.ko:|d' "\$dep"; fi
+  if [ -f "\$dep" ] && [ ! -s "\$dep" ]; then rm -f "\$dep"; fi
+fi
+EOF
+)"
+finish
+
+# The InfiniBand userspace MAD library NVLSM depends on (rdma-core's libibumad3, jammy's 39.0-1).
+pkg $JAMMY libibumad3 39.0-1 "InfiniBand Userspace Management Datagram (uMAD) library (simulated)"
+install_file 0644 "$BUILD/libibumad.so" "$LIBDIR/libibumad.so.3"
+ldconfig_scripts
 finish
 
 # Kernel metas in both pockets (test values of Ubuntu's x.y.z.ABI.upload form), so a test can check that

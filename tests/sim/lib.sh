@@ -295,10 +295,12 @@ sim_site_file() {
 }
 
 # _sim_gpu_id: the PCI device id of the simulated GPUs: SIM_GPU_ID if set, else by model SIM_GPU
-# (H100 = H100 SXM 0x2330, the default; V100 = V100 SXM2 0x1db1; B200 = 0x2901).
+# (H100 = H100 SXM 0x2330, the default, B200 with SIM_HGX=1; V100 = V100 SXM2 0x1db1; B200 = 0x2901).
 _sim_gpu_id() {
   if [[ -n ${SIM_GPU_ID:-} ]]; then echo "$SIM_GPU_ID"; return 0; fi
-  case ${SIM_GPU:-H100} in
+  local model=H100
+  [[ ${SIM_HGX:-0} == 1 ]] && model=B200
+  case ${SIM_GPU:-$model} in
     H100 | h100) echo 0x2330 ;;
     V100 | v100) echo 0x1db1 ;;
     B200 | b200) echo 0x2901 ;;
@@ -310,7 +312,8 @@ _sim_gpu_id() {
 # Its apt sources hold the distribution archive (jammy, jammy-updates), with lists already downloaded.
 # Fixture knobs (environment): SIM_GPUS (default 8), SIM_GPU=H100|V100|B200 (default H100 SXM) or SIM_GPU_ID
 # (a PCI device id), SIM_NVSWITCH=1 (4 NVSwitches, SIM_NVSWITCH_ID, default 0x22a3), SIM_SECURE_BOOT=1,
-# SIM_NOUVEAU=0 (no nouveau module on this kernel).
+# SIM_NOUVEAU=0 (no nouveau module on this kernel), SIM_HGX=1 (an HGX B200 baseboard, with SIM_GPU=B200: four
+# ConnectX-7 NVLink switch bridges whose VPD says SMDL=SW_MNG, eight ConnectX-7 NICs; README.md).
 sim_new_host() {
   local t0 h
   t0=$(_sim_ms)
@@ -339,29 +342,52 @@ sim_new_host() {
   echo "sim: new bare host in $(($(_sim_ms) - t0)) ms" >&2
 }
 
+# _sim_vpd_images: DIR with bridge.vpd and nic.vpd, the ConnectX-7 VPD images of the HGX B200 fixture hosts
+# (tests/fixtures/make_fabric_hosts.py builds both), made once per script.
+_sim_vpd_images() {
+  local d=${SIM_DIR:-/tmp}/vpd
+  [[ -s $d/bridge.vpd && -s $d/nic.vpd ]] ||
+    python3 "$SIM_LIB_DIR/../fixtures/make_fabric_hosts.py" --vpd "$d" || sim_fail "building the VPD images"
+  echo "$d"
+}
+
 # _sim_sysfs DIR: the fake /sys (same layout as tests/fixtures/hosts): NVIDIA GPUs (+ NVSwitches), one NIC,
-# EFI variables, the CPU list.
+# EFI variables, the CPU list; with SIM_HGX=1 the HGX B200 baseboard's ConnectX-7 functions (bridges + NICs).
 _sim_sysfs() {
-  local s=$1 i bdf n=${SIM_GPUS:-8} gpu_id
+  local s=$1 i bdf n=${SIM_GPUS:-8} gpu_id vpd
   gpu_id=$(_sim_gpu_id) || exit 1
   local gpu_bdfs=(0000:18:00.0 0000:2a:00.0 0000:3a:00.0 0000:5d:00.0 0000:9a:00.0 0000:ab:00.0 0000:ba:00.0 0000:db:00.0)
   mkdir -p "$s/bus/pci/devices" "$s/bus/pci/drivers/mlx5_core" "$s/module" "$s/firmware/efi/efivars" "$s/devices/system/cpu"
-  _dev() {  # _dev BDF VENDOR DEVICE CLASS DRIVER
+  _dev() {  # _dev BDF VENDOR DEVICE CLASS DRIVER [VPD_IMAGE]: VPD_IMAGE becomes its vpd file, 0600 as in sysfs
     mkdir -p "$s/bus/pci/devices/$1"
     echo "$2" >"$s/bus/pci/devices/$1/vendor"
     echo "$3" >"$s/bus/pci/devices/$1/device"
     echo "$4" >"$s/bus/pci/devices/$1/class"
     echo 0 >"$s/bus/pci/devices/$1/numa_node"
     [[ -n $5 ]] && ln -s "../../../../bus/pci/drivers/$5" "$s/bus/pci/devices/$1/driver"
+    [[ -n ${6:-} ]] && install -m 0600 "$6" "$s/bus/pci/devices/$1/vpd"
     return 0
   }
   for ((i = 0; i < n && i < ${#gpu_bdfs[@]}; i++)); do
     _dev "${gpu_bdfs[$i]}" 0x10de "$gpu_id" 0x030200 ""
   done
+  [[ ${SIM_HGX:-0} == 1 && ${SIM_NVSWITCH:-0} == 1 ]] &&
+    sim_fail "SIM_HGX=1 and SIM_NVSWITCH=1: an HGX B200 board's NVSwitches are not PCI devices of the host"
   if [[ ${SIM_NVSWITCH:-0} == 1 ]]; then
     for bdf in 0000:05:00.0 0000:06:00.0 0000:07:00.0 0000:08:00.0; do _dev "$bdf" 0x10de "${SIM_NVSWITCH_ID:-0x22a3}" 0x068000 ""; done
   fi
   _dev 0000:0c:00.0 0x15b3 0x1021 0x020000 mlx5_core
+  if [[ ${SIM_HGX:-0} == 1 ]]; then
+    # An HGX B200 baseboard (the fixture host hgx-b200's layout): its NVSwitches are reached through four
+    # ConnectX-7 functions whose VPD carries SMDL=SW_MNG; beside them eight ConnectX-7 NICs (InfiniBand class).
+    vpd=$(_sim_vpd_images) || exit 1
+    for bdf in 0000:05:00.0 0000:06:00.0 0000:07:00.0 0000:08:00.0; do
+      _dev "$bdf" 0x15b3 0x1021 0x020700 mlx5_core "$vpd/bridge.vpd"
+    done
+    for bdf in 0000:19:00.0 0000:2b:00.0 0000:3b:00.0 0000:5e:00.0 0000:9b:00.0 0000:ac:00.0 0000:bb:00.0 0000:dc:00.0; do
+      _dev "$bdf" 0x15b3 0x1021 0x020700 mlx5_core "$vpd/nic.vpd"
+    done
+  fi
   # efivarfs: 4 attribute bytes (NV|BS|RT = 0x06), then the value
   if [[ ${SIM_SECURE_BOOT:-0} == 1 ]]; then printf '\x06\x00\x00\x00\x01'; else printf '\x06\x00\x00\x00\x00'; fi \
     >"$s/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
@@ -472,6 +498,37 @@ _sim_state() {
 }
 sim_snapshot() { _sim_state >"$SIM_DIR/snapshot.$1"; }
 sim_diff() { _sim_state | diff "$SIM_DIR/snapshot.$1" - | grep '^[<>]'; return 0; }
+
+# sim_fabric: every GPU's NVLink fabric state as the stand-in NVML answers nvmlDeviceGetGpuFabricInfoV (the v3
+# structure) in a session of the current host: "COUNT GPUs: RETURN STATE STATUS[, ...] | bad version: RETURN"
+# (each distinct answer once; the last, for a structure version NVML does not know). STATE: 2 in progress,
+# 3 completed; RETURN 3: not supported (no NVLink switch bridges), 25: argument version mismatch.
+sim_fabric() {
+  cat >"$SIM_HOST/sim/fabric.py" <<'PY'
+import ctypes
+class Info(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("uuid", ctypes.c_ubyte * 16), ("status", ctypes.c_int),
+                ("clique", ctypes.c_uint), ("state", ctypes.c_ubyte), ("health", ctypes.c_uint),
+                ("summary", ctypes.c_ubyte)]
+n = ctypes.CDLL("libnvidia-ml.so.1")
+n.nvmlInit_v2()
+cnt = ctypes.c_uint(0)
+n.nvmlDeviceGetCount_v2(ctypes.byref(cnt))
+seen, d = [], ctypes.c_void_p()
+for i in range(cnt.value):
+    n.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(d))
+    info = Info()
+    info.version = ctypes.sizeof(Info) | 3 << 24
+    r = n.nvmlDeviceGetGpuFabricInfoV(d, ctypes.byref(info))
+    a = "%d %d %d" % (r, info.state, info.status)
+    if a not in seen:
+        seen.append(a)
+bad = Info()
+bad.version = ctypes.sizeof(Info) | 9 << 24
+print(cnt.value, "GPUs:", ", ".join(seen), "| bad version:", n.nvmlDeviceGetGpuFabricInfoV(d, ctypes.byref(bad)))
+PY
+  sim_run python3 /sim/fabric.py
+}
 
 sim_log() { cat "$SIM_HOST/sim/log/$1.log"; }
 sim_finish() {  # sim_finish NAME: the script's verdict and exit code

@@ -6,6 +6,7 @@
 
 #include "apt/availability.h"
 #include "layers/driver/driver.h"
+#include "layers/fabricmanager/fabricmanager.h"
 #include "manifest/loader.h"
 #include "plan/host_state.h"
 #include "plan/layer_plan.h"
@@ -32,6 +33,8 @@ LayerPlan Block(LayerPlan out, const std::string& why) {
 // Why a GPU of the host cannot run the stack ("" when every one can).
 std::string UnservedGpu(const manifest::Stack& stack, const probe::HostFacts& facts) {
   const auto& d = stack.driver;
+  if (std::string why = PlatformDriverProblem(facts, *d.version.version); !why.empty())
+    return "stack " + stack.name + ": " + why + "; choose another stack with --manifest";
   const bool open = d.flavour == "open" || d.flavour == "server-open";
   for (const auto& g : facts.gpus) {
     const std::string gpu = "GPU " + g.pci + " (" + g.name + ")";
@@ -119,13 +122,13 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   if (installs) RebootCheck(out, pinned);
   if (installs && !facts.driver.kernel_headers && !facts.kernel.empty()) {
     const std::string headers = apt::KernelHeadersPackage(facts.kernel);
-    const apt::ListsAnswer found = ctx.in->headers ? *ctx.in->headers : host.headers;
+    const apt::ListsAnswer found = KernelPackageAnswer(*ctx.in, headers);
     if (found.state == apt::Availability::kMissing)
       return Block(std::move(out), HeadersMissing(ctx, headers, found.from));
     if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
       return Block(std::move(out), HeadersMissing(ctx, headers, "a Debian package name"));
     out.packages.install.insert(out.packages.install.begin(), headers);
-    out.kernel_headers = headers;
+    out.kernel_packages.push_back(headers);
     detail += "; kernel headers for " + facts.kernel;
   }
   if (installs && facts.driver.secure_boot.value_or(false) && !d.signed_modules &&

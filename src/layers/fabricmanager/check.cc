@@ -5,6 +5,8 @@
 // is not applicable.
 #include "layers/check.h"
 
+#include <algorithm>
+
 #include "layers/fabricmanager/fabricmanager.h"
 #include "layers/table.h"
 #include "util/input.h"
@@ -160,7 +162,7 @@ void CheckHgxBlackwell(const CheckInput& in, LayerReport& r, const std::optional
           "switch bridges assumed");
   std::string fm_pkg = "nvidia-fabricmanager";
   for (const auto& p : in.stack.driver.fabricmanager_packages)
-    if (p.name != "nvlsm" && ValidDebName(p.name)) fm_pkg = p.name;
+    if (!manifest::FabricPackage(p) && ValidDebName(p.name)) fm_pkg = p.name;
   const std::string fm_fix = "sudo apt-get install " + fm_pkg + " (at the driver's version" +
                              (dv ? ", " + dv->str() : std::string()) + ", from NVIDIA's CUDA repository)";
   if (!fm.installed) {
@@ -172,6 +174,10 @@ void CheckHgxBlackwell(const CheckInput& in, LayerReport& r, const std::optional
     CheckVersion(r, DebVersion::Parse(fm.version).upstream, dv, fm_fix);
     CheckService(in, r, true);
   }
+  if (dv)
+    if (std::string why = PlatformDriverProblem(in.host, *dv); !why.empty())
+      r.Add("fabricmanager.platform-driver", Status::kFail, why,
+            "install a newer driver: gpuprep apply with a stack whose driver is 570.133.20 or later");
   CheckNvlsm(in, r);
   CheckUmad(in, r);
   CheckFabricState(in, r);
@@ -191,6 +197,36 @@ const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack) {
   for (const manifest::AptPackage& p : stack.driver.fabricmanager_packages)
     if (p.name == "nvlsm") return &p;
   return nullptr;
+}
+
+// NVIDIA GPU Operator, Platform Support (gpu-operator/platform-support.rst in NVIDIA/cloud-native-docs, from
+// its pull request 184): "HGX B200 requires a driver container version of 570.133.20 or later."
+std::string PlatformDriverProblem(const probe::HostFacts& host, const Version& driver) {
+  if (!HgxBlackwell(host)) return "";
+  const bool b200 = std::any_of(host.gpus.begin(), host.gpus.end(),
+                                [](const probe::Gpu& g) { return g.device_id == "0x2901"; });
+  static const Version kHgxB200Min = *Version::Parse("570.133.20");
+  if (!b200 || !(driver < kHgxB200Min)) return "";
+  return "HGX B200 needs driver 570.133.20 or later (NVIDIA GPU Operator platform support), not " +
+         driver.str();
+}
+
+std::vector<manifest::AptPackage> FabricPackagesFor(const manifest::Stack& stack,
+                                                    const probe::HostFacts& host) {
+  std::vector<manifest::AptPackage> out;
+  if (!HgxBlackwell(host)) return out;
+  for (const manifest::AptPackage& p : stack.driver.fabricmanager_packages)
+    if (manifest::FabricPackage(p)) out.push_back(p);
+  return out;
+}
+
+std::vector<manifest::AptPackage> LayerPackagesFor(const manifest::Stack& stack,
+                                                   const probe::HostFacts& host) {
+  std::vector<manifest::AptPackage> out;
+  for (const manifest::AptPackage& p : stack.driver.fabricmanager_packages)
+    if (!manifest::FabricPackage(p)) out.push_back(p);
+  for (manifest::AptPackage& p : FabricPackagesFor(stack, host)) out.push_back(std::move(p));
+  return out;
 }
 
 std::string NvlsmPin(const manifest::Stack& stack) {

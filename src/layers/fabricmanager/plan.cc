@@ -1,12 +1,17 @@
 // fabricmanager's plan (NVSwitch hosts and HGX Blackwell baseboards): NVIDIA Fabric Manager at exactly the
 // driver's version, held and pinned with the driver's transaction, and its unit enabled. On HGX Blackwell
-// Fabric Manager also needs NVLSM, at the version the stack pins (an `nvlsm` entry among the driver's fabric
-// manager packages, versioned on its own), and the running kernel's ib_umad module; a stack that names no
-// NVLSM, or a kernel without ib_umad, refuses the layer before any change.
+// Fabric Manager also needs NVLSM and the umad library, each at the version the stack pins (the fabric
+// packages among the driver's fabric manager packages, versioned on their own), and the running kernel's
+// ib_umad module: from the kernel's extra modules (installed by name, never pinned) when the kernel has it
+// in none of its own, loaded now and at every boot. A stack that names no NVLSM, or a kernel whose
+// distribution publishes no extra modules with ib_umad, refuses the layer before any change.
+#include "apt/availability.h"
 #include "layers/fabricmanager/fabricmanager.h"
 #include "plan/host_state.h"
 #include "plan/layer_plan.h"
+#include "plan/planner.h"
 #include "util/input.h"
+#include "util/strings.h"
 #include "util/version.h"
 
 namespace gp::layers {
@@ -32,7 +37,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
   const std::string want = d.version.version->str();
   std::vector<manifest::AptPackage> pkgs;
   for (const auto& p : d.fabricmanager_packages) {
-    if (p.name == "nvlsm") continue;  // versioned on its own: below
+    if (manifest::FabricPackage(p)) continue;  // versioned on their own: below
     const std::string up = !p.version.empty()   ? DebVersion::Parse(p.version).upstream
                            : p.upstream.empty() ? want
                                                 : p.upstream;
@@ -42,6 +47,8 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
                          " (the fabric manager must run at exactly the driver's version)");
     pkgs.push_back(p);
   }
+  std::string extra;                 // the running kernel's extra modules, when ib_umad comes from them
+  std::vector<std::string> by_name;  // the distribution's fabric packages, installed by name
   if (HgxBlackwell(*ctx.facts)) {
     const manifest::AptPackage* nvlsm = NvlsmEntry(*ctx.stack);
     const probe::FabricInfo& f = ctx.facts->fabric;
@@ -57,18 +64,29 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
               "in a site manifest (extends: " +
               ctx.stack->name + ")");
     if (!f.ib_umad_loaded && !f.ib_umad_available) {
-      // The kernel release is read from the host: outside input, named only when it makes a package name.
-      const std::string extra = "linux-modules-extra-" + ctx.facts->kernel;
-      return Decided(name, Kind::kRefused,
-                     "this HGX Blackwell host needs the InfiniBand umad module (ib_umad) for NVLSM, and the "
-                     "running kernel has none: install its extra modules (on Ubuntu: " +
-                         (ValidDebName(extra) ? extra : std::string("linux-modules-extra-$(uname -r)")) +
-                         "), which stay unpinned like every kernel package");
+      // Ubuntu ships ib_umad in the kernel's extra modules, installed here by name like the headers: a
+      // kernel package, never pinned or held. The kernel release is read from the host: outside input.
+      extra = "linux-modules-extra-" + ctx.facts->kernel;
+      const apt::ListsAnswer found =
+          ValidDebName(extra) ? KernelPackageAnswer(*ctx.in, extra)
+                              : apt::ListsAnswer{apt::Availability::kMissing, "a Debian package name"};
+      if (found.state == apt::Availability::kMissing)
+        return Decided(
+            name, Kind::kRefused,
+            "this HGX Blackwell host needs the InfiniBand umad module (ib_umad) for NVLSM, and the "
+            "running kernel has none (" +
+                (ValidDebName(extra) ? extra : std::string("linux-modules-extra-$(uname -r)")) +
+                " is not in " + found.from +
+                "): boot a kernel whose modules include ib_umad (on Ubuntu: the distribution's "
+                "kernel with its linux-modules-extra package), then run gpuprep apply again");
     }
-    if (pinned) {  // installed, pinned and held at its own version, in the same transaction
-      manifest::AptPackage at = *nvlsm;
-      if (at.upstream.empty()) at.upstream = NvlsmPin(*ctx.stack);
-      pkgs.push_back(at);
+    // NVLSM pinned and held at its own version in the same transaction; the umad library from the
+    // distribution by name (like its docker.io: never pinned), unless the stack pins it too.
+    for (const manifest::AptPackage& p : FabricPackagesFor(*ctx.stack, *ctx.facts)) {
+      if (!p.version.empty() || !p.upstream.empty())
+        pkgs.push_back(p);
+      else if (p.name != "nvlsm" && !ctx.packages.state->Installed(p.name))
+        by_name.push_back(p.name);
     }
   }
   LayerPlan out;
@@ -78,6 +96,13 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     return out;
   }
   std::string detail = out.packages.detail;
+  if (!by_name.empty()) detail += std::string(detail.empty() ? "" : "; ") + "by name: " + Join(by_name, ", ");
+  out.by_name = by_name;
+  if (!extra.empty()) {
+    out.by_name.push_back(extra);
+    out.kernel_packages.push_back(extra);
+    detail += std::string(detail.empty() ? "" : "; ") + "ib_umad from " + extra;
+  }
   if (!ctx.host->UnitEnabled("nvidia-fabricmanager.service")) {
     detail += std::string(detail.empty() ? "" : "; ") + "nvidia-fabricmanager not enabled";
     out.after_hold.push_back(

@@ -8,14 +8,56 @@
 
 namespace gp::layers {
 
+namespace {
+
+// NVML's NVLink fabric state on HGX Blackwell, the ground truth that Fabric Manager and NVLSM did their work:
+// false (with a finding added) when it is not completed. A fabric still coming up (not started, in progress:
+// Fabric Manager trains the links for a while after it starts) is a warning to verify again, an error status
+// a failure; appends to `ok` what was seen.
+bool VerifyFabricState(const probe::HostFacts& facts, LayerReport& r, std::string& ok) {
+  int asked = 0, completed = 0;
+  std::string pending, failed;
+  for (const probe::Gpu& g : facts.gpus) {
+    if (g.fabric_state.empty() || g.fabric_state == "not-supported") continue;
+    ++asked;
+    if (g.fabric_state != "completed") {
+      if (pending.empty()) pending = "GPU " + g.pci + ": " + g.fabric_state;
+    } else if (g.fabric_status && *g.fabric_status != 0) {
+      if (failed.empty()) failed = "GPU " + g.pci + ": NVML error " + std::to_string(*g.fabric_status);
+    } else {
+      ++completed;
+    }
+  }
+  if (!failed.empty()) {
+    r.Add(Status::kFail, "NVLink fabric registration failed (" + failed + ")",
+          "journalctl -u nvidia-fabricmanager -b; then: sudo systemctl restart nvidia-fabricmanager");
+    return false;
+  }
+  if (!pending.empty()) {
+    r.Add(
+        Status::kWarn,
+        "NVLink fabric not completed yet (" + pending + "): CUDA reports the system not ready until it is",
+        "wait a minute and run gpuprep verify again; if it stays so: journalctl -u nvidia-fabricmanager -b");
+    return false;
+  }
+  ok += asked > 0 ? "; NVLink fabric completed on " + std::to_string(completed) + " GPU(s)"
+                  : "; NVLink fabric state not read (NVML did not answer)";
+  return true;
+}
+
+}  // namespace
+
 // The fabric manager must be installed at exactly the loaded driver's version and enabled (on HGX Blackwell
 // with the stack's NVLSM installed beside it). The
 // version is read from dpkg now for the stack's pinned packages (apply may just have installed them), else
 // taken from the probed facts; the stack's pin is never reported as what is installed.
 void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
-  apply::PinsAndHolds(env, env.stack->driver.fabricmanager_packages, r);
+  const std::vector<manifest::AptPackage> pins = LayerPackagesFor(*env.stack, *env.facts);
+  std::vector<manifest::AptPackage> held;  // the distribution's fabric packages by name are never pinned
+  for (const auto& p : pins)
+    if (!manifest::FabricPackage(p) || !p.version.empty() || !p.upstream.empty()) held.push_back(p);
+  apply::PinsAndHolds(env, held, r);
   if (!NeedsFabricManager(*env.facts)) return r.Add(Status::kSkip, "no NVSwitch on this host");
-  const auto& pins = env.stack->driver.fabricmanager_packages;
   auto module = probe::LoadedModuleVersion(*env.fs);
   if (!module && env.facts->driver.module.loaded && !env.facts->driver.module.version.empty())
     module = env.facts->driver.module.version;
@@ -32,12 +74,10 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
     for (const auto& p : pins) names.insert(p.name);
     auto dpkg = apt::ReadDpkgStatus(*env.fs, names);
     for (const auto& p : pins) {
-      const bool nvlsm = p.name == "nvlsm";  // its own version; needed on HGX Blackwell only
-      if (nvlsm && !HgxBlackwell(*env.facts)) continue;
       auto it = dpkg.find(p.name);
       if (it == dpkg.end() || !it->second.installed)
         return r.Add(Status::kFail, p.name + " is not installed", fix);
-      if (nvlsm) continue;
+      if (manifest::FabricPackage(p)) continue;  // versioned on its own (PinsAndHolds checked its pin)
       name = p.name;
       installed = DebVersion::Parse(it->second.version).upstream;
     }
@@ -55,7 +95,9 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
   if (!probe::UnitEnabled(*env.fs, "nvidia-fabricmanager.service"))
     return r.Add(Status::kFail, "nvidia-fabricmanager.service is not enabled",
                  "sudo systemctl enable --now nvidia-fabricmanager.service");
-  r.Add(Status::kOk, "fabric manager " + installed + " installed, matches the loaded driver and is enabled");
+  std::string ok = "fabric manager " + installed + " installed, matches the loaded driver and is enabled";
+  if (HgxBlackwell(*env.facts) && !VerifyFabricState(*env.facts, r, ok)) return;
+  r.Add(Status::kOk, ok);
 }
 
 }  // namespace gp::layers

@@ -2,7 +2,7 @@
 # gpuprep plan for stack ubuntu22.04-r535-cuda12.2: the commands `gpuprep apply` runs, in order.
 # Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
 set -euo pipefail
-# layer driver: refused - GPU 0000:18:00.0 (B200) is blackwell, which stack ubuntu22.04-r535-cuda12.2 does not support (volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest
+# layer driver: refused - stack ubuntu22.04-r535-cuda12.2: HGX B200 needs driver 570.133.20 or later (NVIDIA GPU Operator platform support), not 535.129.03; choose another stack with --manifest
 # layer fabricmanager: install - missing: nvidia-fabricmanager-535 535.129.03; ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-12-2 12.2.2
 # layer cudnn: install - missing: libcudnn8 8.9.7.29 (+cuda12.2)
@@ -10,7 +10,7 @@ set -euo pipefail
 # layer docker: n/a - Docker is not installed and stack ubuntu22.04-r535-cuda12.2 does not set it up (add a docker: section with engine: docker.io or docker-ce)
 # layer container_toolkit: install - missing: nvidia-container-toolkit 1.19.1, nvidia-container-toolkit-base 1.19.1, libnvidia-container-tools 1.19.1, libnvidia-container1 1.19.1
 # layer image: n/a - no Docker engine to pull nvcr.io/nvidia/pytorch:23.10-py3 into (see the docker layer)
-echo 'blocked: GPU 0000:18:00.0 (B200) is blackwell, which stack ubuntu22.04-r535-cuda12.2 does not support (volta, turing, ampere, ada, hopper); choose a stack for blackwell GPUs with --manifest' >&2; exit 1
+echo 'blocked: stack ubuntu22.04-r535-cuda12.2: HGX B200 needs driver 570.133.20 or later (NVIDIA GPU Operator platform support), not 535.129.03; choose another stack with --manifest' >&2; exit 1
 tmp="$(mktemp -d)"
 trap 'rm -rf -- "$tmp"' EXIT
 

@@ -4,6 +4,8 @@
 #   - nouveau loads and binds the GPUs unless a modprobe.d file blacklists it;
 #   - the nvidia module (the version the driver package's postinst recorded) loads when nouveau did not,
 #     and binds the GPUs (NVSwitches to nvidia-nvswitch);
+#   - other modules (loaded by the modprobe stand-in) are gone; those named in modules-load.d load, as
+#     systemd-modules-load does;
 #   - units enabled in /etc/systemd/system/*.wants become active.
 # Prints "resume UNIT EXECSTART" for every enabled gpuprep*.service, for the harness to run.
 set -euo pipefail
@@ -24,7 +26,7 @@ bind() {  # bind BDF DRIVER|""
   return 0
 }
 
-rm -rf /sys/module/nvidia /sys/module/nouveau /proc/driver/nvidia
+rm -rf /sys/module/* /proc/driver/nvidia
 # The build machine's own pyenv (inherited from the lower layer) takes a lock in its shims directory from
 # every login shell; one killed by the simulated power cut would make each later ssh session wait a minute.
 rm -f /root/.pyenv/shims/.pyenv-shim
@@ -56,6 +58,23 @@ if [[ -n $version && ! -d /sys/module/nouveau ]]; then
 elif [[ -n $version ]]; then
   echo "boot: nvidia $version not loaded (nouveau holds the GPUs)"
 fi
+
+# systemd-modules-load: one module name per line; '#' and ';' start comments.
+declare -A seen_conf=()
+for conf in /etc/modules-load.d/*.conf /run/modules-load.d/*.conf /usr/lib/modules-load.d/*.conf /lib/modules-load.d/*.conf; do
+  [[ -f $conf ]] || continue
+  real=$(readlink -f "$conf")
+  [[ -n ${seen_conf[$real]:-} ]] && continue  # /lib is /usr/lib on a merged-/usr system
+  seen_conf[$real]=1
+  while read -r mod _; do
+    [[ -z $mod || $mod == '#'* || $mod == ';'* ]] && continue
+    if /usr/lib/gpuprep-sim/modprobe --sim-boot "$mod" 2>/dev/null; then
+      echo "boot: $mod loaded ($conf)"
+    else
+      echo "boot: $mod not loaded ($conf): not found for this kernel"
+    fi
+  done <"$conf"
+done
 
 mkdir -p /run/gpuprep-sim/active
 for link in /etc/systemd/system/*.wants/*; do

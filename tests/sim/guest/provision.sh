@@ -62,10 +62,14 @@ apt-get -qq update
 # Recording stand-ins; the real apt-get is kept and counted.
 install -d /usr/lib/gpuprep-sim /var/lib/gpuprep-sim
 install -m 0755 /sim/guest/record /usr/lib/gpuprep-sim/record
-for c in reboot shutdown poweroff halt update-initramfs modprobe rmmod insmod dkms; do
+for c in reboot shutdown poweroff halt update-initramfs rmmod insmod dkms; do
   rm -f "/usr/sbin/$c"
   ln -s /usr/lib/gpuprep-sim/record "/usr/sbin/$c"
 done
+# modprobe records too, and loads what the running kernel has (guest/modprobe)
+install -m 0755 /sim/guest/modprobe /usr/lib/gpuprep-sim/modprobe
+rm -f /usr/sbin/modprobe
+ln -s /usr/lib/gpuprep-sim/modprobe /usr/sbin/modprobe
 rm -f /usr/bin/systemctl
 install -m 0755 /sim/guest/systemctl /usr/bin/systemctl
 mv /usr/bin/apt-get /usr/lib/gpuprep-sim/apt-get.real

@@ -20,9 +20,11 @@ enum {
   NVML_SUCCESS = 0,
   NVML_ERROR_UNINITIALIZED = 1,
   NVML_ERROR_INVALID_ARGUMENT = 2,
+  NVML_ERROR_NOT_SUPPORTED = 3,
   NVML_ERROR_INSUFFICIENT_SIZE = 7,
   NVML_ERROR_DRIVER_NOT_LOADED = 9,
   NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
 };
 
 static int g_init = 0;
@@ -61,12 +63,16 @@ const char* nvmlErrorString(nvmlReturn_t r) {
       return "Uninitialized";
     case NVML_ERROR_INVALID_ARGUMENT:
       return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED:
+      return "Not Supported";
     case NVML_ERROR_INSUFFICIENT_SIZE:
       return "Insufficient Size";
     case NVML_ERROR_DRIVER_NOT_LOADED:
       return "Driver Not Loaded";
     case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
       return "RM has detected an NVML/RM version mismatch.";
+    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:
+      return "Argument version mismatch";
     default:
       return "Unknown Error";
   }
@@ -173,3 +179,113 @@ nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t d, char* serial, unsigned int leng
 
 /* Not an NVML function: the PCI address of a handle, for the stand-in nvidia-smi. */
 const char* simNvmlDeviceBusId(nvmlDevice_t d) { return d ? d->bdf : ""; }
+
+/* The GPU fabric state (NVLink fabric registration), as nvml.h declares it: nvmlGpuFabricInfo_t for the
+ * first call, nvmlGpuFabricInfo_v2_t and _v3_t (= nvmlGpuFabricInfoV_t) for nvmlDeviceGetGpuFabricInfoV,
+ * whose version word is NVML_STRUCT_VERSION(GpuFabricInfo, N) = sizeof | N << 24. */
+enum {
+  NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0,
+  NVML_GPU_FABRIC_STATE_NOT_STARTED = 1,
+  NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2,
+  NVML_GPU_FABRIC_STATE_COMPLETED = 3,
+};
+#define NVML_GPU_FABRIC_UUID_LEN 16
+typedef struct {
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+} nvmlGpuFabricInfo_t;
+typedef struct {
+  unsigned int version;
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+typedef struct {
+  unsigned int version;
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+  unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+#define SIM_FABRIC_VERSION(type, n) ((unsigned)sizeof(type) | ((unsigned)(n) << 24))
+_Static_assert(SIM_FABRIC_VERSION(nvmlGpuFabricInfo_v2_t, 2) == 0x02000024u, "nvmlGpuFabricInfo_v2");
+_Static_assert(SIM_FABRIC_VERSION(nvmlGpuFabricInfo_v3_t, 3) == 0x03000028u, "nvmlGpuFabricInfo_v3");
+
+/* An HGX B200-style board: a ConnectX-7 function of the fake sysfs whose VPD names it an NVLink switch
+ * bridge (SMDL=SW_MNG). Elsewhere the state is NOT_SUPPORTED (the simulated NVSwitch hosts included). */
+static int hgx_board(void) {
+  char dir[PATH_MAX];
+  sim_path(dir, sizeof dir, "/sys/bus/pci/devices");
+  DIR* d = opendir(dir);
+  if (!d) return 0;
+  int found = 0;
+  struct dirent* e;
+  while (!found && (e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char rel[PATH_MAX], buf[1024];
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/vendor", e->d_name);
+    if (sim_read_file(rel, buf, sizeof buf) <= 0 || strtoul(buf, NULL, 16) != 0x15b3) continue;
+    snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/vpd", e->d_name);
+    int n = sim_read_file(rel, buf, sizeof buf);
+    if (n > 0 && memmem(buf, (size_t)n, "SMDL=SW_MNG", 11)) found = 1;
+  }
+  closedir(d);
+  return found;
+}
+
+/* The state Fabric Manager left: the simulated fabric manager writes "completed" to this file once it runs
+ * with NVLSM and ib_umad (under /run, so a reboot clears it); until then registration is in progress. */
+static unsigned char fabric_state(nvmlReturn_t* status) {
+  char buf[64];
+  *status = NVML_SUCCESS;
+  if (!hgx_board()) return NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+  if (sim_read_file("/run/gpuprep-sim/fabric-state", buf, sizeof buf) > 0 &&
+      strncmp(buf, "completed", 9) == 0)
+    return NVML_GPU_FABRIC_STATE_COMPLETED;
+  return NVML_GPU_FABRIC_STATE_IN_PROGRESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, void* info) {
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;
+  if (!d || !info) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned version;
+  memcpy(&version, info, sizeof version);
+  nvmlReturn_t status;
+  unsigned char state = fabric_state(&status);
+  if (state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) return NVML_ERROR_NOT_SUPPORTED;
+  if (version == SIM_FABRIC_VERSION(nvmlGpuFabricInfo_v3_t, 3)) {
+    nvmlGpuFabricInfo_v3_t* v = info;
+    memset(v, 0, sizeof *v);
+    v->version = version;
+    v->status = status;
+    v->state = state;
+    return NVML_SUCCESS;
+  }
+  if (version == SIM_FABRIC_VERSION(nvmlGpuFabricInfo_v2_t, 2)) {
+    nvmlGpuFabricInfo_v2_t* v = info;
+    memset(v, 0, sizeof *v);
+    v->version = version;
+    v->status = status;
+    v->state = state;
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, nvmlGpuFabricInfo_t* info) {
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;
+  if (!d || !info) return NVML_ERROR_INVALID_ARGUMENT;
+  nvmlReturn_t status;
+  unsigned char state = fabric_state(&status);
+  if (state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) return NVML_ERROR_NOT_SUPPORTED;
+  memset(info, 0, sizeof *info);
+  info->status = status;
+  info->state = state;
+  return NVML_SUCCESS;
+}

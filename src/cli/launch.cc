@@ -65,7 +65,13 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
                                             std::string& reason) {
   std::unique_ptr<sys::HttpClient> http;
   const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
-  if (!ctx.opts.manifest.empty()) return manifest::LoadStack(ctx.opts.manifest, lc);
+  if (!ctx.opts.manifest.empty()) {
+    manifest::Stack s = manifest::LoadStack(ctx.opts.manifest, lc);
+    CheckManifestSha256(ctx, ctx.opts.manifest, s);
+    return s;
+  }
+  if (!ctx.opts.manifest_sha256.empty())
+    throw FlagError("--manifest-sha256", "pins the stack --manifest names; give --manifest too");
   if (probe_fs && !t.from_snapshot) {
     try {
       const auto hs = apply::ReadHostStack(*probe_fs);

@@ -189,8 +189,6 @@ void ReadStackImageFromRegistry(Context& ctx, const manifest::Stack& stack, prob
   ReadImageFromRegistry(ctx, ref, facts);
 }
 
-namespace {
-
 // --manifest-sha256: the loaded stack's documents hash to it (manifest::DocumentsSha256), else exit 2.
 void CheckManifestSha256(const Context& ctx, const std::string& manifest_spec, const manifest::Stack& stack) {
   const std::string& want = ctx.opts.manifest_sha256;
@@ -207,8 +205,6 @@ void CheckManifestSha256(const Context& ctx, const std::string& manifest_spec, c
                     "the stack " + TerminalSafe(manifest_spec) + " now has sha256 " + got + ", not " + want +
                         ": it changed since the plan was made; make and review a new plan");
 }
-
-}  // namespace
 
 Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   Target t;

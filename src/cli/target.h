@@ -78,6 +78,11 @@ std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<
 // stack's image.
 Target LoadTarget(Context& ctx, const std::string& manifest_spec);
 
+// --manifest-sha256: the stack loaded from `manifest_spec` hashes to it (manifest::DocumentsSha256), else
+// exit 2 naming the flag; without `manifest_spec` the flag is an error too (it pins the stack --manifest
+// names).
+void CheckManifestSha256(const Context& ctx, const std::string& manifest_spec, const manifest::Stack& stack);
+
 // facts.docker.image for the stack's image as apply pulls it (digest, mirror), when the engine answered.
 void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts);
 

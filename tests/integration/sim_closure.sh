@@ -26,11 +26,12 @@ sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
 t_start=$(_sim_ms)
 
-# The stacks, by the server they are for (as sim_stacks_*.sh run them): GPU model and NVSwitches. A new
-# embedded stack fails the scenario until it is listed here.
+# The stacks, by the server they are for (as sim_stacks_*.sh run them): GPU model and NVSwitches (1), none (0)
+# or an HGX Blackwell baseboard (hgx). A new embedded stack fails the scenario until it is listed here.
 declare -A KIND=(
   [hopper-r580-cuda13.0]="H100 1" [hopper-r580.173.02-cuda13.0.3]="H100 1" [ubuntu22.04-r535-cuda12.2]="H100 1"
   [blackwell-r580-cuda13.0]="B200 0" [blackwell-r580.173.02-cuda13.0.3]="B200 0"
+  [blackwell-r580.173.02-cuda13.0.3-nvlsm]="B200 hgx"
   [volta-r580-cuda12.9]="V100 0" [volta-r580.173.02-cuda12.9.1]="V100 0"
 )
 
@@ -247,9 +248,12 @@ mapfile -t embedded < <(awk 'NR > 1 && NF == 0 {exit} NR > 1 {print $1}' "$SIM_D
 check_eq "every embedded stack has a server kind here" "$(printf '%s\n' "${!KIND[@]}" | LC_ALL=C sort | tr '\n' ' ')" \
   "$(printf '%s\n' "${embedded[@]}" | tr '\n' ' ')"
 # One bare server per kind, its stacks one after the other (nothing is installed: apt only simulates).
-for kind in "H100 1" "B200 0" "V100 0"; do
+for kind in "H100 1" "B200 0" "B200 hgx" "V100 0"; do
   read -r gpu nvswitch <<<"$kind"
-  if [[ $kind != "H100 1" ]]; then
+  if [[ $nvswitch == hgx ]]; then
+    sim_section "a bare HGX $gpu server"
+    SIM_GPU=$gpu SIM_HGX=1 SIM_NVSWITCH=0 sim_new_host
+  elif [[ $kind != "H100 1" ]]; then
     sim_section "a bare $gpu server"
     SIM_GPU=$gpu SIM_NVSWITCH=$nvswitch sim_new_host
   fi

@@ -93,3 +93,36 @@ TEST_CASE("manifest list and show", "[manifest]") {
   CHECK(r.out.find(" docker.io  # manifests/stacks/hopper-r580-cuda13.0.yaml:") != std::string::npos);
   CHECK(r.out.find("\n  docker.gpu_access ") != std::string::npos);
 }
+
+TEST_CASE("--manifest-sha256 pins the stack manifest show and launch use", "[manifest][launch]") {
+  const std::string stack = "hopper-r580.173.02-cuda13.0.3";
+  Run show = Gpuprep({"manifest", "show", stack});
+  REQUIRE(show.code == 0);
+  const std::string wrong(64, 'a');
+  Run bad = Gpuprep({"--manifest-sha256", wrong, "manifest", "show", stack});
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("--manifest-sha256: the stack " + stack + " now has sha256 ") != std::string::npos);
+  Run malformed = Gpuprep({"--manifest-sha256", "xyz", "manifest", "show", stack});
+  CHECK(malformed.code == 2);
+  CHECK(malformed.err.find("must be 64 lower-case hex digits") != std::string::npos);
+  // The right one: the sha256 the error names.
+  const std::string marker = "now has sha256 ";
+  const std::string right = bad.err.substr(bad.err.find(marker) + marker.size(), 64);
+  Run good = Gpuprep({"--manifest-sha256", right, "manifest", "show", stack});
+  CHECK(good.code == 0);
+  CHECK(good.out == show.out);
+
+  const std::string host = std::string(GP_FIXTURES) + "/snapshots/h100x2-runtime.json";
+  Run launch = Gpuprep({"--manifest", stack, "--manifest-sha256", wrong, "launch", "--host", host, "--format",
+                        "docker", "--", "python", "train.py"});
+  CHECK(launch.code == 2);
+  CHECK(launch.out.empty());
+  CHECK(launch.err.find("--manifest-sha256") != std::string::npos);
+  Run alone = Gpuprep({"--manifest-sha256", right, "launch", "--host", host, "--", "python", "train.py"});
+  CHECK(alone.code == 2);
+  CHECK(alone.err.find("give --manifest too") != std::string::npos);
+  Run pinned = Gpuprep({"--manifest", stack, "--manifest-sha256", right, "launch", "--host", host, "--format",
+                        "docker", "--", "python", "train.py"});
+  CHECK(pinned.code == 0);
+}

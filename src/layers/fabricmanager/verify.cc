@@ -48,7 +48,7 @@ bool VerifyFabricState(const probe::HostFacts& facts, LayerReport& r, std::strin
 }  // namespace
 
 // The fabric manager must be installed at exactly the loaded driver's version and enabled (on HGX Blackwell
-// with the stack's NVLSM installed beside it). The
+// with the stack's fabric packages installed beside it, and NVML's fabric state completed). The
 // version is read from dpkg now for the stack's pinned packages (apply may just have installed them), else
 // taken from the probed facts; the stack's pin is never reported as what is installed.
 void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "apply/host_state.h"
 #include "apt/index.h"
 #include "layers/plan.h"
 #include "manifest/loader.h"
@@ -164,7 +165,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gp::plan::PlanInput in;
   in.stack = &stack;
   in.facts = &facts;
-  in.fs = &fs;
+  const gp::plan::HostState host = gp::apply::ReadHostState(fs, stack, facts);
+  in.host = &host;
   const gp::apt::Index* const indexes[] = {nullptr, &index};  // offline, and with the repository's index
   for (const gp::apt::Index* idx : indexes) {
     in.index = idx;

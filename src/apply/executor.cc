@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "apply/host_state.h"
 #include "apply/image_pull.h"
 #include "apply/keys.h"
 #include "apply/verify.h"
@@ -13,6 +14,7 @@
 #include "apt/commands.h"
 #include "apt/keyring.h"
 #include "plan/host_state.h"
+#include "probe/state.h"
 #include "redist/install.h"
 #include "sys/clock.h"
 #include "sys/locks.h"
@@ -158,7 +160,7 @@ class Executor {
       case Action::Kind::kPull:
         return PullImage(a, env_);  // apply/image_pull.cc
       case Action::Kind::kRebootCheck: {
-        reboot_reasons_ = plan::RebootReasons(*env_.fs, *env_.stack);
+        reboot_reasons_ = plan::RebootReasons(ReadRebootState(*env_.fs), *env_.stack);
         reboot = !reboot_reasons_.empty();
         return "";
       }
@@ -270,7 +272,7 @@ class Executor {
   }
 
   void RemoveResumeUnit() {
-    if (!env_.fs->Exists(kResumeUnitPath) && !plan::UnitEnabled(*env_.fs, kResumeUnit)) return;
+    if (!env_.fs->Exists(kResumeUnitPath) && !probe::UnitEnabled(*env_.fs, kResumeUnit)) return;
     Action a = Action::Run({"systemctl", "disable", kResumeUnit});
     a.timeout = std::chrono::seconds(60);
     if (auto err = RunCommand(a); !err.empty()) spdlog::warn("cannot disable {}: {}", kResumeUnit, err);

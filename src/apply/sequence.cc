@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "apply/executor.h"
+#include "apply/host_state.h"
 #include "apply/journal.h"
 #include "apply/preflight.h"
 #include "apply/status.h"
@@ -67,7 +68,14 @@ class Sequence {
     plan::PlanInput in;
     in.stack = &t_.stack;
     in.facts = &t_.facts;
-    in.fs = t_.fs.get();
+    // The host state each plan reads, read again before every re-plan (apply's answers on the kernel packages
+    // are asked of the distribution below, so the host's lists are not searched for them).
+    plan::HostState host;
+    auto plan_now = [&] {
+      host = ReadHostState(*t_.fs, t_.stack, t_.facts, {!in.index, false});
+      in.host = &host;
+      return seams_.plan(in);
+    };
     in.manifest = t_.manifest;
     in.from = t_.from ? &*t_.from : nullptr;  // a move: what it changes
     in.only = o_.only;
@@ -82,7 +90,7 @@ class Sequence {
     // until then the plan takes them as installable.
     std::map<std::string, apt::ListsAnswer> kernel_packages;
     in.kernel_packages = &kernel_packages;
-    plan::Plan p = seams_.plan(in);
+    plan::Plan p = plan_now();
     if (!p.move_from.empty())
       spdlog::info(
           "moving this host from stack {} to {} ({} pinned values change; review them with gpuprep plan)",
@@ -97,7 +105,7 @@ class Sequence {
                                    env);
       if (!fresh.ok()) Refuse(fresh.error + "; nothing was changed", nullptr);
       in.index = &fresh.index;
-      p = seams_.plan(in);
+      p = plan_now();
     }
     // DKMS needs the running kernel's headers (and NVLSM on HGX Blackwell its ib_umad module), which come
     // from the distribution, not the stack's repositories: a provider's own kernel, or one so old its
@@ -107,7 +115,7 @@ class Sequence {
       kernel_packages = FetchKernelPackageAnswers(p.kernel_packages, env);
       for (const auto& [name, answer] : kernel_packages)
         if (answer.state == apt::Availability::kMissing) {
-          p = seams_.plan(in);
+          p = plan_now();
           break;
         }
     }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "apply/host_state.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
@@ -62,7 +63,8 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     in.stack = &t.stack;
     in.facts = &t.facts;
-    in.fs = t.fs.get();
+    const plan::HostState host = apply::ReadHostState(*t.fs, t.stack, t.facts);
+    in.host = &host;
     in.manifest = t.manifest;
     in.from = t.host_stack_loaded ? &*t.host_stack_loaded : nullptr;  // a move: what it changes
     in.restart_docker = opts->restart_docker;

@@ -25,7 +25,8 @@ LayerPlan PlanRedist(const LayerContext& ctx, const std::string& name, const man
   } catch (const redist::RedistError& e) {
     return Decided(name, Kind::kRefused, e.what());
   }
-  const redist::State st = redist::Inspect(*ctx.fs, req);
+  auto found = ctx.host->redist.find(req.layer);
+  const redist::State st = found == ctx.host->redist.end() ? redist::State{} : found->second;
   LayerPlan out = Decided(name, st.installed ? Kind::kNone : Kind::kInstall, st.detail);
   out.decision.found = st.found;
   out.decision.wanted = req.version;

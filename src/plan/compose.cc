@@ -4,7 +4,6 @@
 #include <set>
 
 #include "apt/commands.h"
-#include "apt/dpkg_status.h"
 #include "manifest/digest.h"
 #include "plan/layer_plan.h"
 #include "plan/repositories.h"
@@ -36,13 +35,17 @@ struct Packages {
 };
 
 // A system file gpuprep edits (daemon.json, the nouveau blacklist) that is a symbolic link is written
-// through it, as apply's WriteAtomic does (sys/fs.h ResolveWriteTarget), so `plan --format sh` writes the
-// same file; a link leading out of /etc is bad input: exit 2, before anything changes.
-void WriteThroughLinks(const sys::Fs& fs, Plan& plan) {
+// through it, as apply's WriteAtomic does (sys/fs.h ResolveWriteTarget; the host state holds each one
+// resolved), so `plan --format sh` writes the same file; a link leading out of /etc is bad input: exit 2,
+// before anything changes.
+void WriteThroughLinks(const HostState& host, Plan& plan) {
   for (auto& step : plan.steps)
     for (auto& a : step.actions) {
       if (a.kind != Action::Kind::kWrite || !a.keep_backup) continue;
-      const sys::WriteTarget t = sys::ResolveWriteTarget(fs, a.path);
+      auto it = host.write_targets.find(a.path);
+      if (it == host.write_targets.end())  // every such file is one of kBackedUpFiles
+        throw Error(kExitFailed, "internal error: " + a.path + " is written with a backup but was not read");
+      const sys::WriteTarget& t = it->second;
       if (!t.error.empty()) throw UsageError(t.error);
       a.link = t.link;
       a.path = t.path;
@@ -68,13 +71,13 @@ void Steps(const LayerContext& ctx, const std::vector<LayerPlan>& layers, const 
   for (const auto& l : layers)
     if (l.in_transaction) apt_layers.push_back(l.decision.name);
   const bool any_apt = !tx.install.empty() || !tx.hold.empty();
-  if (any_apt && (apt::DpkgInterrupted(*ctx.fs) || !ctx.facts->dpkg_interrupted.empty()))
+  if (any_apt && (ctx.host->dpkg_journal || !ctx.facts->dpkg_interrupted.empty()))
     add("dpkg.repair", {}, "dpkg was interrupted: finish configuring half-installed packages")
         .actions.push_back(Action::Run(apt::DpkgRepairArgv(), apt::AptEnv()));
   for (const auto& l : layers) Append(plan.steps, l.first);
   if (!tx.install.empty()) {
     RepositorySetup repos =
-        PlanRepositories(*ctx.fs, AptRepositoriesFor(*ctx.stack, *ctx.facts), ctx.stack->name);
+        PlanRepositories(*ctx.host, AptRepositoriesFor(*ctx.stack, *ctx.facts), ctx.stack->name);
     Append(plan.steps, repos.steps);
     plan.blockers.insert(plan.blockers.end(), repos.blockers.begin(), repos.blockers.end());
     // Always before an install: the versions were resolved from the repositories' current index, and the
@@ -133,25 +136,25 @@ Plan ComposePlan(const PlanInput& in, const std::vector<std::string>& apply_laye
   Plan plan;
   plan.stack = stack.name;
   plan.manifest = in.manifest;
-  // The package state (read once), the repositories' index (given by apply's preflight, or the host's apt
-  // lists) and the context every layer's plan reads.
-  const PackageState state = ReadPackageState(*in.fs);
+  // The package state (read before planning), the repositories' index (given by apply's preflight, or the
+  // host's apt lists) and the context every layer's plan reads.
+  if (!in.host) throw Error(kExitFailed, "internal error: a plan was asked for without the host state");
+  const HostState& host = *in.host;
+  const PackageState& state = host.packages;
   LayerContext ctx;
   ctx.in = &in;
   ctx.stack = &stack;
   ctx.facts = &facts;
-  ctx.fs = in.fs;
+  ctx.host = &host;
   ctx.arch = apt::DpkgArch(facts.arch);
   ctx.packages.state = &state;
   ctx.packages.cuda = stack.cuda.version.known() ? stack.cuda.version.version->Prefix(2).str() : "";
-  apt::RepoIndex host_index;
   if (in.index) {
     ctx.packages.index = in.index;
     plan.resolved_from = "the repositories' index fetched by apply";
   } else {
-    host_index = apt::ReadRepoIndex(*in.fs, AptRepositoriesFor(stack, facts), ctx.arch);
-    if (host_index.complete) {
-      ctx.packages.index = &host_index.index;
+    if (host.lists.complete) {
+      ctx.packages.index = &host.lists.index;
       plan.resolved_from = "the host's apt lists";
     }
   }
@@ -198,7 +201,7 @@ Plan ComposePlan(const PlanInput& in, const std::vector<std::string>& apply_laye
     for (const auto& c : manifest::PinChanges(*in.from, stack))
       plan.move_changes.push_back({c.field, c.from, c.to});
   }
-  WriteThroughLinks(*in.fs, plan);
+  WriteThroughLinks(host, plan);
   return plan;
 }
 
@@ -215,13 +218,15 @@ std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::S
   return out;
 }
 
-apt::ListsAnswer KernelPackageAnswer(const PlanInput& in, const sys::Fs& fs, const std::string& package) {
+apt::ListsAnswer KernelPackageAnswer(const PlanInput& in, const std::string& package) {
   if (in.kernel_packages) {
     auto it = in.kernel_packages->find(package);
     if (it != in.kernel_packages->end()) return it->second;
     return {apt::Availability::kUnknown, "the index of this host's apt sources"};
   }
-  return apt::FindKernelPackage(fs, "/var/lib/apt/lists", package, "the host's apt lists");
+  auto it = in.host->kernel_packages.find(package);
+  if (it != in.host->kernel_packages.end()) return it->second;
+  return {apt::Availability::kUnknown, "the host's apt lists"};
 }
 
 }  // namespace gp::plan

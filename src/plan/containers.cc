@@ -47,43 +47,4 @@ PackageDecision DecideContainerPackages(const PackageContext& ctx, const std::st
   return out;
 }
 
-std::vector<std::string> ExperimentalToolkitLists(const sys::Fs& fs) {
-  std::vector<std::string> files = {"/etc/apt/sources.list"};
-  for (const auto& name : fs.List("/etc/apt/sources.list.d"))
-    if (EndsWith(name, ".list")) files.push_back("/etc/apt/sources.list.d/" + name);
-  std::vector<std::string> out;
-  for (const auto& path : files) {
-    auto text = fs.Read(path);
-    if (!text) continue;
-    for (const auto& line : Split(*text, '\n')) {
-      std::string_view l = Trim(line);
-      if (!l.empty() && l[0] != '#' && l.find("libnvidia-container/experimental") != std::string_view::npos) {
-        out.push_back(path);
-        break;
-      }
-    }
-  }
-  return out;
-}
-
-std::string ToolkitRuntimeMode(const sys::Fs& fs) {
-  auto text = fs.Read("/etc/nvidia-container-runtime/config.toml");
-  if (!text) return "";
-  bool in_section = false;
-  for (const auto& raw : Split(*text, '\n')) {
-    std::string line(Trim(raw));
-    if (StartsWith(line, "[")) {
-      in_section = line == "[nvidia-container-runtime]";
-      continue;
-    }
-    if (!in_section || !StartsWith(line, "mode")) continue;
-    auto eq = line.find('=');
-    if (eq == std::string::npos || Trim(line.substr(0, eq)) != "mode") continue;
-    std::string v(Trim(line.substr(eq + 1)));
-    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
-    return v;
-  }
-  return "";
-}
-
 }  // namespace gp::plan

@@ -1,6 +1,6 @@
 // What the container layers' plans (docker, container_toolkit, image: layers/<layer>/plan.cc) share: the
 // installed engine and its version, their packages' decision (pinned through the transaction, or the
-// distribution's by name), and the toolkit's files they read. Pure: reads through the Fs.
+// distribution's by name). Pure: the toolkit's files come in the host state (plan/host_state.h).
 #pragma once
 #include <optional>
 #include <string>
@@ -27,13 +27,6 @@ std::string InstalledEngine(const PackageState& state);
 PackageDecision DecideContainerPackages(const PackageContext& ctx, const std::string& layer,
                                         const std::vector<manifest::AptPackage>& pkgs,
                                         const std::string& upstream, std::vector<std::string>& by_name);
-
-// The apt list files (sources.list and sources.list.d/*.list) with an active line for NVIDIA's
-// experimental toolkit channel (libnvidia-container/experimental).
-std::vector<std::string> ExperimentalToolkitLists(const sys::Fs& fs);
-
-// The `mode` of [nvidia-container-runtime] in /etc/nvidia-container-runtime/config.toml; "" when unset.
-std::string ToolkitRuntimeMode(const sys::Fs& fs);
 
 inline constexpr const char* kDockerUnit = "docker.service";
 inline constexpr const char* kImagesRecord = "/var/lib/gpuprep/images.json";

@@ -1,32 +1,68 @@
-// Host facts that apply re-reads between steps (after an install the probe's snapshot is stale):
-// the loaded kernel module, nouveau, enabled units, and why a reboot is required. Files only.
+// What planning reads of the host beyond HostFacts, as one value read before planning (apply/host_state.h
+// ReadHostState, again before every re-plan): the package state, the host's apt lists for the stack's
+// repositories, the repositories' files, redistributable installs, units, the loaded module, nouveau, the
+// toolkit's files, daemon.json and the targets of the files the plan writes. plan/ reads no file: every
+// planning function is a function of values.
 #pragma once
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "apt/availability.h"
+#include "apt/index.h"
+#include "apt/preferences.h"
+#include "apt/sources.h"
 #include "manifest/model.h"
+#include "plan/packages.h"
+#include "redist/state.h"
 #include "sys/fs.h"
 
 namespace gp::plan {
 
-// The loaded nvidia module's version from /proc/driver/nvidia/version (both NVRM formats) or
-// /sys/module/nvidia/version; nullopt when no module is loaded.
-std::optional<std::string> LoadedModuleVersion(const sys::Fs& fs);
+// The nouveau blacklist gpuprep writes.
+inline constexpr const char* kNouveauBlacklistPath = "/etc/modprobe.d/blacklist-nouveau.conf";
 
-// The version in an NVRM line ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.161.08  ...").
-std::optional<std::string> ParseNvrmVersion(const std::string& text);
+// Every file a plan may replace keeping a backup beside it: daemon.json, the nouveau blacklist and apt's
+// preferences file (when it is not gpuprep's own). The host state resolves each through its links.
+inline constexpr const char* kBackedUpFiles[] = {"/etc/docker/daemon.json", kNouveauBlacklistPath,
+                                                 apt::kPreferencesPath};
 
-// A "blacklist nouveau" line in /etc/modprobe.d, /lib/modprobe.d or /usr/lib/modprobe.d (*.conf).
-bool NouveauBlacklisted(const sys::Fs& fs);
-bool NouveauLoaded(const sys::Fs& fs);  // /sys/module/nouveau exists
+// A stack repository's files on the host.
+struct RepositoryFiles {
+  bool keyring = false;                  // its keyring_path exists
+  std::optional<std::string> list;       // its list_path as it is
+  std::vector<apt::Conflict> conflicts;  // other lists that name it with another key
+};
 
-// A unit is enabled when a /etc/systemd/system/<target>.wants/<unit> link exists.
-bool UnitEnabled(const sys::Fs& fs, const std::string& unit);
+struct HostState {
+  PackageState packages;      // dpkg status and journal with holds, gpuprep's preferences and pins
+  bool dpkg_journal = false;  // dpkg's updates/ journal holds files: dpkg was interrupted
+  apt::RepoIndex lists;       // the host's apt lists for the stack's repositories
+  // Whether the host's lists publish each kernel package a plan may add (the running kernel's headers, its
+  // extra modules), by name.
+  std::map<std::string, apt::ListsAnswer> kernel_packages;
+  std::map<std::string, RepositoryFiles> repositories;  // by the repository's list_path
+  std::map<std::string, redist::State> redist;          // by layer: the stack's redistributable installs
+  std::set<std::string> wanted_units;                   // units some systemd target wants
+  std::optional<std::string> loaded_module;             // the loaded nvidia module's version
+  bool reboot_required_file = false;                    // /var/run/reboot-required
+  bool nouveau_blacklisted = false;                     // a modprobe.d file blacklists nouveau
+  bool nouveau_loaded = false;                          // /sys/module/nouveau
+  std::vector<std::string> experimental_toolkit_lists;  // lists with the experimental toolkit channel on
+  std::string toolkit_runtime_mode;                     // [nvidia-container-runtime] mode ("" unset)
+  std::optional<std::string> daemon_json;               // /etc/docker/daemon.json as it is
+  std::string daemon_json_shown;                        // its path as this machine sees it, for errors
+  // kBackedUpFiles, each resolved through its symbolic links as apply's WriteAtomic resolves them.
+  std::map<std::string, sys::WriteTarget> write_targets;
+
+  bool UnitEnabled(const std::string& unit) const { return wanted_units.count(unit) > 0; }
+};
 
 // Why a reboot is required, one sentence each; empty when none is. Detected, not guessed:
 // /var/run/reboot-required exists; the stack's driver packages are installed at their pins but the
 // loaded module is absent or another version; nouveau is still loaded although it is blacklisted.
-std::vector<std::string> RebootReasons(const sys::Fs& fs, const manifest::Stack& stack);
+std::vector<std::string> RebootReasons(const HostState& host, const manifest::Stack& stack);
 
 }  // namespace gp::plan

@@ -13,7 +13,6 @@
 #include "plan/planner.h"
 #include "probe/host.h"
 #include "redist/request.h"
-#include "sys/fs.h"
 
 namespace gp::plan {
 
@@ -44,9 +43,9 @@ struct LayerContext {
   const PlanInput* in = nullptr;
   const manifest::Stack* stack = nullptr;
   const probe::HostFacts* facts = nullptr;
-  const sys::Fs* fs = nullptr;
-  PackageContext packages;  // the package state and the index
-  std::string arch;         // dpkg's architecture name ("amd64")
+  const HostState* host = nullptr;  // the host's files as read before planning
+  PackageContext packages;          // the package state and the index
+  std::string arch;                 // dpkg's architecture name ("amd64")
   // The plans of the layers before this one, in table order (the container toolkit and the image read the
   // docker layer's decision).
   const std::vector<LayerPlan>* earlier = nullptr;

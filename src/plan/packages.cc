@@ -17,29 +17,33 @@ bool PackageState::Held(const std::string& name) const {
   return it != dpkg.end() && it->second.held;
 }
 
-PackageState ReadPackageState(const sys::Fs& fs) {
+PackageState PackageStateOf(const probe::DpkgDatabase& db, const std::optional<std::string>& preferences) {
   PackageState s;
-  const std::string status = fs.Read("/var/lib/dpkg/status").value_or("");
-  for (const auto& e : probe::ParseDpkgStatus(status)) {
-    auto words = SplitWords(e.status);
-    apt::DpkgEntry entry;
-    entry.version = e.version;
-    entry.held = !words.empty() && words[0] == "hold";
-    entry.installed = words.size() == 3 && words[1] == "ok" && words[2] == "installed";
-    s.dpkg[e.package] = entry;
+  for (size_t i = 0; i < db.entries.size(); ++i) {
+    const probe::DpkgEntry& e = db.entries[i];
+    s.dpkg[e.package] = apt::EntryOf(e);
     // Installed: a valid name and version (what reaches apt's command line is validated, util/input.h) with
-    // a Status ending in "ok installed"; of several architectures' stanzas, the highest version.
-    if (!ValidDebName(e.package) || !ValidDebVersion(e.version) || !EndsWith(e.status, "ok installed"))
+    // a Status ending in "ok installed"; of several architectures' stanzas, the highest version. A journal
+    // record is newer than the status file: it replaces the package's version, or removes it.
+    const bool installed =
+        ValidDebName(e.package) && ValidDebVersion(e.version) && EndsWith(e.status, "ok installed");
+    if (db.from_journal(i)) {
+      if (installed)
+        s.installed[e.package] = e.version;
+      else
+        s.installed.erase(e.package);
       continue;
+    }
+    if (!installed) continue;
     auto it = s.installed.find(e.package);
     if (it == s.installed.end())
       s.installed[e.package] = e.version;
     else if (CompareDebVersions(e.version, it->second) > 0)
       it->second = e.version;
   }
-  if (auto text = fs.Read(apt::kPreferencesPath)) {
-    s.preferences = *text;
-    s.pins = apt::ReadPins(*text);
+  if (preferences) {
+    s.preferences = *preferences;
+    s.pins = apt::ReadPins(*preferences);
   }
   return s;
 }

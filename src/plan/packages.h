@@ -1,8 +1,10 @@
-// The planner's package values: the host's package state (read once: the dpkg status file with holds, and
-// gpuprep's apt preferences file) and one layer's package decision (each package installed at its pin is
-// kept, else resolved from the repositories' index into the one apt transaction). Pure once read.
+// The planner's package values: the host's package state (the dpkg database with holds, and gpuprep's apt
+// preferences file, read once before planning: plan/host_state.h) and one layer's package decision (each
+// package installed at its pin is kept, else resolved from the repositories' index into the one apt
+// transaction). Pure once read.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,7 +13,7 @@
 #include "apt/preferences.h"
 #include "apt/resolve.h"
 #include "manifest/model.h"
-#include "sys/fs.h"
+#include "probe/state.h"
 
 namespace gp::plan {
 
@@ -25,9 +27,9 @@ struct PackageState {
   bool Held(const std::string& name) const;                     // dpkg's "hold" want state
 };
 
-// /var/lib/dpkg/status (through probe/parsers.h's scanner, the one dpkg status parser) and
-// apt::kPreferencesPath, each read once.
-PackageState ReadPackageState(const sys::Fs& fs);
+// The package state of a dpkg database (probe/state.h ReadDpkgDatabase, the one reader of the status file
+// and its updates/ journal) and gpuprep's preferences file (apt::kPreferencesPath; nullopt when absent).
+PackageState PackageStateOf(const probe::DpkgDatabase& db, const std::optional<std::string>& preferences);
 
 // A package a layer installs or keeps, at its exact version: a root of the closure.
 struct PackageRoot {

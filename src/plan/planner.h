@@ -1,6 +1,6 @@
 // What a plan is made from (the stack, the probed host, the layer filters, the index apply fetched), and the
 // repository choice every layer's plan shares. The plan itself is composed in plan/compose.h from each
-// layer's plan (layers/plan.h BuildPlan). Pure: reads through the Fs, runs nothing.
+// layer's plan (layers/plan.h BuildPlan). Pure: a function of these values; reads no file, runs nothing.
 #pragma once
 #include <map>
 #include <string>
@@ -10,16 +10,18 @@
 #include "apt/commands.h"
 #include "apt/index.h"
 #include "manifest/model.h"
+#include "plan/host_state.h"
 #include "plan/plan.h"
 #include "probe/host.h"
-#include "sys/fs.h"
 
 namespace gp::plan {
 
 struct PlanInput {
   const manifest::Stack* stack = nullptr;
   const probe::HostFacts* facts = nullptr;
-  const sys::Fs* fs = nullptr;             // the host (or --root tree) for what the probe does not keep
+  // What the probe does not keep, read from the host (or --root tree) just before this plan
+  // (apply/host_state.h ReadHostState).
+  const HostState* host = nullptr;
   std::string manifest;                    // --manifest as given (recorded in the journal)
   std::vector<std::string> only, skip;     // layer filters
   std::vector<std::string> verify_layers;  // verify these even when nothing is missing (resume)
@@ -45,11 +47,10 @@ std::vector<const manifest::AptRepository*> AptRepositoriesFor(const manifest::S
                                                                const probe::HostFacts& facts);
 
 // Whether apt could install the kernel package `package` from the host's distribution: the preflight's
-// answer when there is one (PlanInput::kernel_packages), else the host's apt lists.
-apt::ListsAnswer KernelPackageAnswer(const PlanInput& in, const sys::Fs& fs, const std::string& package);
+// answer when there is one (PlanInput::kernel_packages), else the host's apt lists (HostState).
+apt::ListsAnswer KernelPackageAnswer(const PlanInput& in, const std::string& package);
 
-// The nouveau blacklist gpuprep writes.
-inline constexpr const char* kNouveauBlacklistPath = "/etc/modprobe.d/blacklist-nouveau.conf";
+// The nouveau blacklist gpuprep writes (its path: plan/host_state.h).
 inline constexpr const char* kNouveauBlacklist = "blacklist nouveau\noptions nouveau modeset=0\n";
 
 }  // namespace gp::plan

@@ -16,7 +16,8 @@ bool UrlAllowed(const std::string& url) {
 
 }  // namespace
 
-RepositorySetup PlanRepositories(const sys::Fs& fs, const std::vector<const manifest::AptRepository*>& repos,
+RepositorySetup PlanRepositories(const HostState& host,
+                                 const std::vector<const manifest::AptRepository*>& repos,
                                  const std::string& stack) {
   RepositorySetup out;
   auto step = [&out](std::string id, std::string title) -> Step& {
@@ -24,7 +25,9 @@ RepositorySetup PlanRepositories(const sys::Fs& fs, const std::vector<const mani
     return out.steps.back();
   };
   for (const auto* r : repos) {
-    if (!fs.Exists(r->keyring_path)) {
+    auto found = host.repositories.find(r->list_path);
+    const RepositoryFiles files = found == host.repositories.end() ? RepositoryFiles{} : found->second;
+    if (!files.keyring) {
       if (r->key_fingerprint.empty() && r->keyring_sha256.empty()) {
         out.blockers.push_back("repository " + r->name + ": no key_fingerprint or keyring_sha256 pins " +
                                r->keyring_url + "; gpuprep will not install an unpinned key");
@@ -47,13 +50,13 @@ RepositorySetup PlanRepositories(const sys::Fs& fs, const std::vector<const mani
           .actions.push_back(a);
     }
     const std::string want = apt::ListFileContents(*r, stack);
-    auto have = fs.Read(r->list_path);
+    const auto& have = files.list;
     if (!have || *have != want) {
       Step& s = step("repo." + r->name + ".list", "repository " + r->name + ": " + r->list_path);
       if (have) s.actions.push_back(Action::Move(r->list_path, r->list_path + ".gpuprep.bak"));
       s.actions.push_back(Action::Write(r->list_path, want, 0644, false));
     }
-    auto conflicts = apt::FindConflicts(fs, *r);
+    const auto& conflicts = files.conflicts;
     if (!conflicts.empty()) {
       Step& s = step("repo." + r->name + ".conflicts",
                      "repository " + r->name + ": move aside lists that name it with another key");

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "manifest/model.h"
+#include "plan/host_state.h"
 #include "plan/plan.h"
-#include "sys/fs.h"
 
 namespace gp::plan {
 
@@ -16,7 +16,8 @@ struct RepositorySetup {
   std::vector<std::string> blockers;
 };
 
-RepositorySetup PlanRepositories(const sys::Fs& fs, const std::vector<const manifest::AptRepository*>& repos,
+RepositorySetup PlanRepositories(const HostState& host,
+                                 const std::vector<const manifest::AptRepository*>& repos,
                                  const std::string& stack);
 
 }  // namespace gp::plan

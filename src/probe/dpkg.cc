@@ -1,5 +1,8 @@
 // The dpkg database read directly (/var/lib/dpkg/status and the updates/ journal): no dpkg-query spawn.
+#include <algorithm>
+
 #include "probe/parsers.h"
+#include "probe/state.h"
 #include "probe/steps.h"
 #include "util/strings.h"
 
@@ -70,25 +73,53 @@ bool DpkgInterrupted(std::string_view status) {
          s == "triggers-pending";
 }
 
+DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs) {
+  DpkgDatabase db;
+  if (auto status = fs.Read("/var/lib/dpkg/status")) {
+    db.status_found = true;
+    db.entries = ParseDpkgStatus(*status);
+  }
+  db.journal_from = db.entries.size();
+  std::vector<std::string> names;
+  for (auto& name : fs.List("/var/lib/dpkg/updates"))
+    if (AllDigits(name)) names.push_back(std::move(name));
+  // dpkg applies its journal in numeric order (0001 before 0010).
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  for (const auto& name : names) {
+    const std::string path = "/var/lib/dpkg/updates/" + name;
+    db.journal_files.push_back(path);
+    auto records = ParseDpkgStatus(fs.Read(path).value_or(""));
+    if (records.empty()) db.empty_journal.push_back(path);
+    db.entries.insert(db.entries.end(), std::make_move_iterator(records.begin()),
+                      std::make_move_iterator(records.end()));
+  }
+  return db;
+}
+
 void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
-  const sys::Fs& fs = *env.fs;
-  auto status = fs.Read("/var/lib/dpkg/status");
-  if (!status) {
+  const DpkgDatabase db = ReadDpkgDatabase(*env.fs);
+  if (!db.status_found) {
     facts.probe_notes.push_back("dpkg: /var/lib/dpkg/status not found (not a Debian/Ubuntu host?)");
     return;
   }
+  auto interrupted = [&](const std::string& what) {
+    if (std::find(facts.dpkg_interrupted.begin(), facts.dpkg_interrupted.end(), what) ==
+        facts.dpkg_interrupted.end())
+      facts.dpkg_interrupted.push_back(what);
+  };
   // `journal`: a record from updates/, newer than status, so a removal there drops the package. In the
   // status file itself a not-installed stanza may be another architecture's (libfoo:i386) and is skipped.
-  auto add = [&](const DpkgEntry& e, bool journal) {
-    if (DpkgInterrupted(e.status)) {
-      bool seen = false;
-      for (const auto& n : facts.dpkg_interrupted) seen = seen || n == e.package;
-      if (!seen) facts.dpkg_interrupted.push_back(e.package);
-    }
-    if (!IsNvidiaRelatedPackage(e.package)) return;
+  // Every journal record names a package dpkg did not finish with.
+  for (size_t i = 0; i < db.entries.size(); ++i) {
+    const DpkgEntry& e = db.entries[i];
+    const bool journal = db.from_journal(i);
+    if (journal || DpkgInterrupted(e.status)) interrupted(e.package);
+    if (!IsNvidiaRelatedPackage(e.package)) continue;
     if (!DpkgInstalled(e.status)) {
       if (journal) facts.packages.erase(e.package);
-      return;
+      continue;
     }
     InstalledPackage p;
     p.name = e.package;
@@ -96,21 +127,9 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
     p.status = e.status;
     p.held = StartsWith(e.status, "hold ");
     facts.packages[p.name] = p;
-  };
-  for (const auto& e : ParseDpkgStatus(*status)) add(e, false);
-  // The updates/ journal holds records dpkg wrote but has not merged yet: an interrupted run.
-  for (const auto& name : fs.List("/var/lib/dpkg/updates")) {
-    if (!AllDigits(name)) continue;
-    const std::string path = "/var/lib/dpkg/updates/" + name;
-    auto entries = ParseDpkgStatus(fs.Read(path).value_or(""));
-    if (entries.empty()) facts.dpkg_interrupted.push_back(path);
-    for (const auto& e : entries) {
-      bool seen = false;
-      for (const auto& n : facts.dpkg_interrupted) seen = seen || n == e.package;
-      if (!seen) facts.dpkg_interrupted.push_back(e.package);
-      add(e, true);
-    }
   }
+  // A journal file with no record: an interrupted write.
+  for (const auto& path : db.empty_journal) facts.dpkg_interrupted.push_back(path);
 }
 
 }  // namespace gp::probe

@@ -8,7 +8,7 @@
 #include "apt/dpkg_status.h"
 #include "apt/keyring.h"
 #include "apt/sources.h"
-#include "plan/host_state.h"
+#include "probe/state.h"
 #include "sys/sha256.h"
 
 using namespace gp;
@@ -97,18 +97,16 @@ TEST_CASE("sha256 through libcrypto", "[apply]") {
 }
 
 TEST_CASE("NVRM lines in both formats; module version from /sys when /proc lacks it", "[apply]") {
-  CHECK(plan::ParseNvrmVersion(
-            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.76  Mon Sep 12 19:21:56 UTC 2022\n") ==
-        std::optional<std::string>("515.76"));
-  CHECK(plan::ParseNvrmVersion(
-            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build  "
-            "(dvs-builder@U16-A24-9-2)  Thu Oct 10 12:15:00 UTC 2024\n") ==
-        std::optional<std::string>("565.57.01"));
-  CHECK_FALSE(plan::ParseNvrmVersion("garbage"));
   test::TempRoot root;
-  CHECK_FALSE(plan::LoadedModuleVersion(root.fs()));
+  CHECK_FALSE(probe::LoadedModuleVersion(root.fs()));
   root.Write("/sys/module/nvidia/version", "535.129.03\n");
-  CHECK(plan::LoadedModuleVersion(root.fs()) == std::optional<std::string>("535.129.03"));
+  CHECK(probe::LoadedModuleVersion(root.fs()) == std::optional<std::string>("535.129.03"));
+  root.Write("/proc/driver/nvidia/version",
+             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build  "
+             "(dvs-builder@U16-A24-9-2)  Thu Oct 10 12:15:00 UTC 2024\n");
+  CHECK(probe::LoadedModuleVersion(root.fs()) == std::optional<std::string>("565.57.01"));
+  root.Write("/proc/driver/nvidia/version", "garbage\n");
+  CHECK(probe::LoadedModuleVersion(root.fs()) == std::optional<std::string>("535.129.03"));
 }
 
 TEST_CASE("apt progress lines become percentages; other lines are ignored", "[apply]") {

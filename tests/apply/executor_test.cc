@@ -21,6 +21,7 @@
 #include "layers/table.h"
 #include "plan/planner.h"
 #include "support/fakes.h"
+#include "support/plan_host.h"
 #include "sys/locks.h"
 #include "sys/sha256.h"
 #include "util/strings.h"
@@ -91,14 +92,13 @@ struct Host {
     plan::PlanInput in;
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &root.fs();
     in.verify_layers = std::move(verify);
-    plan::Plan p = layers::BuildPlan(in);
+    plan::Plan p = test::PlanHost(in, root.fs());
     if (!p.needs_index) return p;
     // What `gpuprep apply` does before its first change: read the repository's current index, plan again.
     apt::ParsePackages(test::RepoPackages(stack), "amd64", fresh);
     in.index = &fresh;
-    return layers::BuildPlan(in);
+    return test::PlanHost(in, root.fs());
   }
   apply::ExecResult Run(const plan::Plan& p) {
     apply::ExecEnv env;
@@ -424,9 +424,8 @@ TEST_CASE("on a terminal apt reports progress through APT::Status-Fd", "[apply]"
   plan::PlanInput in;
   in.stack = &h.stack;
   in.facts = &h.facts;
-  in.fs = &h.root.fs();
   in.apt.status_fd = true;
-  auto p = layers::BuildPlan(in);
+  auto p = test::PlanHost(in, h.root.fs());
   h.runner.rules.insert(h.runner.rules.begin(),
                         {"apt-get -y", test::Exit(0), -1, [&h](const sys::Command& c) {
                            CHECK(c.status_fd == 3);

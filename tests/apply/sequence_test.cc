@@ -237,6 +237,24 @@ TEST_CASE("a bare host: preflight, the re-plan with its index, the headers asked
   CHECK(s.file_log.empty());
 }
 
+TEST_CASE("apply reads the host state again before every re-plan", "[apply][sequence]") {
+  Server s;
+  std::vector<bool> enabled;  // what each plan saw of nvidia-persistenced's unit
+  s.seams.plan = [&s, &enabled](const plan::PlanInput& in) {
+    REQUIRE(in.host);
+    enabled.push_back(in.host->UnitEnabled("nvidia-persistenced.service"));
+    // The host changes after the first plan is made: the re-plan must see it, not the first reading.
+    if (enabled.size() == 1)
+      s.root.Symlink("/lib/systemd/system/nvidia-persistenced.service",
+                     "/etc/systemd/system/multi-user.target.wants/nvidia-persistenced.service");
+    return layers::BuildPlan(in);
+  };
+  CHECK(s.Apply().exit_code == 3);
+  REQUIRE(enabled.size() >= 2);  // the plan, then the re-plan with the repositories' index
+  CHECK_FALSE(enabled[0]);
+  CHECK(enabled[1]);
+}
+
 TEST_CASE("--resume after the reboot: the journal's stack, layers and callback; verified, converged",
           "[apply][sequence]") {
   Server s;

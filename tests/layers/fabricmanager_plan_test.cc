@@ -10,6 +10,7 @@
 #include "layers/table.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
+#include "support/plan_host.h"
 #include "sys/fs.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -32,8 +33,7 @@ struct Host {
     plan::PlanInput in;
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &fs;
-    return layers::BuildPlan(in);
+    return test::PlanHost(in, fs);
   }
 };
 
@@ -122,9 +122,8 @@ TEST_CASE("fabricmanager plan on HGX Blackwell: a kernel without ib_umad gets it
   plan::PlanInput in;
   in.stack = &h.stack;
   in.facts = &h.facts;
-  in.fs = &h.fs;
   in.kernel_packages = &answers;
-  const plan::Plan refused = layers::BuildPlan(in);
+  const plan::Plan refused = test::PlanHost(in, h.fs);
   CHECK(Fm(refused).kind == plan::LayerDecision::Kind::kRefused);
   CHECK(Fm(refused).detail.find(extra + " is not in the index fetched just now") != std::string::npos);
   const std::vector<std::string> none = InstallWords(refused);

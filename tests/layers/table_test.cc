@@ -8,6 +8,7 @@
 #include "layers/plan.h"
 #include "layers/sample.h"
 #include "plan/planner.h"
+#include "support/plan_host.h"
 #include "util/error.h"
 
 using namespace gp;
@@ -80,9 +81,8 @@ TEST_CASE("each row that installs has a plan and a verify; the plan's layers fol
   plan::PlanInput in;
   in.stack = &stack;
   in.facts = &facts;
-  in.fs = &root.fs();
   std::vector<std::string> planned;
-  for (const auto& d : layers::BuildPlan(in).layers) planned.push_back(d.name);
+  for (const auto& d : test::PlanHost(in, root.fs()).layers) planned.push_back(d.name);
   CHECK(planned == layers::ApplyLayers());
 }
 
@@ -110,7 +110,6 @@ TEST_CASE("the container layers read the docker layer's decision, not shared sta
   plan::PlanInput in;
   in.stack = &stack;
   in.facts = &facts;
-  in.fs = &root.fs();
   auto kind = [](const plan::Plan& p, const std::string& name) {
     for (const auto& l : p.layers)
       if (l.name == name) return l.kind;
@@ -122,18 +121,18 @@ TEST_CASE("the container layers read the docker layer's decision, not shared sta
   stack.docker.packages = {{"docker.io", ""}};
   // No engine on the host and docker left alone: nothing to pull into.
   in.skip = {"docker"};
-  const plan::Plan skipped = layers::BuildPlan(in);
+  const plan::Plan skipped = test::PlanHost(in, root.fs());
   CHECK(kind(skipped, "docker") == plan::LayerDecision::Kind::kSkipped);
   CHECK(kind(skipped, "image") != plan::LayerDecision::Kind::kInstall);
   // An engine that answers, docker still left alone: the image is pulled into it.
   facts.docker.engine_reachable = true;
   facts.docker.version = "28.3.2";
-  const plan::Plan present = layers::BuildPlan(in);
+  const plan::Plan present = test::PlanHost(in, root.fs());
   CHECK(kind(present, "image") == plan::LayerDecision::Kind::kInstall);
   // An engine too old for the stack is refused, and the image is not pulled into it.
   in.skip.clear();
   facts.docker.version = "18.09.1";
-  const plan::Plan old = layers::BuildPlan(in);
+  const plan::Plan old = test::PlanHost(in, root.fs());
   CHECK(kind(old, "docker") == plan::LayerDecision::Kind::kRefused);
   CHECK(kind(old, "image") != plan::LayerDecision::Kind::kInstall);
 }

@@ -15,6 +15,8 @@
 #include "plan/plan_queries.h"
 #include "plan/planner.h"
 #include "plan/render.h"
+#include "probe/state.h"
+#include "support/plan_host.h"
 #include "sys/process.h"
 #include "util/error.h"
 
@@ -54,7 +56,6 @@ struct Fixture {
     stack.docker.packages = {{"docker.io", ""}};
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &root.fs();
     in.only = {"docker", "container_toolkit", "image"};
   }
   // As apply plans: with the repositories' index its preflight reads (the toolkit at 1.19.1-1 and a
@@ -68,7 +69,7 @@ struct Fixture {
                     p.name + ".deb\n\n";
     apt::ParsePackages(packages, "amd64", index);
     in.index = &index;
-    auto p = layers::BuildPlan(in);
+    auto p = test::PlanHost(in, root.fs());
     in.index = nullptr;
     return p;
   }
@@ -286,8 +287,8 @@ TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror
       "deb [signed-by=/k.gpg] https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
   f.root.Write("/etc/apt/sources.list.d/commented.list",
                "# deb https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
-  CHECK(plan::ToolkitRuntimeMode(f.root.fs()) == "auto");
-  CHECK(plan::ExperimentalToolkitLists(f.root.fs()) ==
+  CHECK(probe::ToolkitRuntimeMode(f.root.fs()) == "auto");
+  CHECK(probe::ExperimentalToolkitLists(f.root.fs()) ==
         std::vector<std::string>{"/etc/apt/sources.list.d/old-toolkit.list"});
   f.stack.docker.toolkit_mode = "legacy";
   f.stack.image.digest = kDigest;

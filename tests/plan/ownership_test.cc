@@ -14,6 +14,7 @@
 #include "plan/pins.h"
 #include "plan/plan_queries.h"
 #include "plan/planner.h"
+#include "support/plan_host.h"
 #include "util/strings.h"
 
 using namespace gp;
@@ -66,7 +67,6 @@ struct Host {
     apt::ParsePackages(packages, "amd64", index);
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &root.fs();
     in.index = &index;  // as apply plans: with the repositories' index fetched just now
   }
 
@@ -130,7 +130,7 @@ std::string NameOf(const std::string& word) { return word.substr(0, word.find('=
 TEST_CASE("the host of these tests is converged: a full apply plans nothing", "[plan][ownership]") {
   Host h;
   h.Converge();
-  auto p = layers::BuildPlan(h.in);
+  auto p = test::PlanHost(h.in, h.root.fs());
   INFO(Join(test::Ids(p), ", "));
   CHECK(p.blockers.empty());
   CHECK(p.steps.empty());
@@ -149,7 +149,7 @@ TEST_CASE("apply --only L changes no hold or pin of another layer, for every lay
       h.Converge(unheld);
       const std::string before = h.root.Read(apt::kPreferencesPath);
       h.in.only = {layer};
-      auto p = layers::BuildPlan(h.in);
+      auto p = test::PlanHost(h.in, h.root.fs());
       INFO("steps: " << Join(test::Ids(p), ", "));
       CHECK(p.blockers.empty());
       CHECK(Find(p, "apt.unhold") == nullptr);
@@ -183,7 +183,7 @@ TEST_CASE("apply --skip L leaves L's holds and pins as they are", "[plan][owners
     h.Converge(unheld);
     const std::string before = h.root.Read(apt::kPreferencesPath);
     h.in.skip = {layer};
-    auto p = layers::BuildPlan(h.in);
+    auto p = test::PlanHost(h.in, h.root.fs());
     CHECK(p.blockers.empty());
     CHECK(Find(p, "apt.unhold") == nullptr);
     for (const auto& w : Words(p, "apt.hold")) CHECK(unheld.count(NameOf(w)) == 1);

@@ -5,8 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
+#include "apply/host_state.h"
 
 using namespace gp;
+
+namespace {
+
+plan::PackageState ReadPackageState(const sys::Fs& fs) { return apply::ReadRebootState(fs).packages; }
+
+}  // namespace
 
 TEST_CASE("package state: installed versions, holds and gpuprep's pins from one read", "[plan][packages]") {
   test::TempRoot root;
@@ -18,7 +25,7 @@ TEST_CASE("package state: installed versions, holds and gpuprep's pins from one 
                  "Package: Bad_Name\nStatus: install ok installed\nVersion: 1.0\n\n");
   root.Write(apt::kPreferencesPath,
              apt::PreferencesContents("s", {{"nvidia-driver-535", {"535.129.03-1", {"driver"}}}}));
-  const plan::PackageState s = plan::ReadPackageState(root.fs());
+  const plan::PackageState s = ReadPackageState(root.fs());
   REQUIRE(s.Installed("nvidia-driver-535") != nullptr);
   CHECK(*s.Installed("nvidia-driver-535") == "535.129.03-1");
   CHECK(s.Held("nvidia-driver-535"));
@@ -34,7 +41,7 @@ TEST_CASE("package state: installed versions, holds and gpuprep's pins from one 
 TEST_CASE("package decision: kept at the pin, resolved, or left to apply time", "[plan][packages]") {
   test::TempRoot root;
   root.Write("/var/lib/dpkg/status", test::DpkgStanza("liba", "1.0-1", false));
-  const plan::PackageState s = plan::ReadPackageState(root.fs());
+  const plan::PackageState s = ReadPackageState(root.fs());
   plan::PackageContext ctx{&s, nullptr, ""};
   manifest::AptPackage a, b;
   a.name = "liba";

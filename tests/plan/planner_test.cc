@@ -9,6 +9,7 @@
 #include "apt/sources.h"
 #include "layers/plan.h"
 #include "plan/plan_queries.h"
+#include "support/plan_host.h"
 #include "sys/process.h"
 #include "util/error.h"
 #include "util/strings.h"
@@ -30,20 +31,19 @@ struct Fixture {
     stack.repositories[0].keyring_sha256 = std::string(64, 'a');
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &root.fs();
   }
-  plan::Plan BuildOffline() { return layers::BuildPlan(in); }
+  plan::Plan BuildOffline() { return test::PlanHost(in, root.fs()); }
   // As `gpuprep apply` plans: when the host's lists cannot resolve the pins, with the repository's index
   // as apply's preflight reads it.
   plan::Plan Build() {
-    auto p = layers::BuildPlan(in);
+    auto p = test::PlanHost(in, root.fs());
     return p.needs_index ? BuildResolved() : p;
   }
   plan::Plan BuildResolved() {
     index = apt::Index();
     apt::ParsePackages(test::RepoPackages(stack), "amd64", index);
     in.index = &index;
-    auto p = layers::BuildPlan(in);
+    auto p = test::PlanHost(in, root.fs());
     in.index = nullptr;
     return p;
   }

@@ -12,6 +12,7 @@
 #include "layers/plan.h"
 #include "plan/planner.h"
 #include "support/cli.h"
+#include "support/plan_host.h"
 #include "sys/process.h"
 #include "util/strings.h"
 
@@ -24,13 +25,12 @@ plan::Plan BarePlan(test::TempRoot& root, manifest::Stack& stack, probe::HostFac
   plan::PlanInput in;
   in.stack = &stack;
   in.facts = &facts;
-  in.fs = &root.fs();
   in.manifest = "/etc/gpuprep/site stack.yaml";
   static apt::Index index;  // the repository's index, as apply's preflight reads it
   index = apt::Index();
   apt::ParsePackages(test::RepoPackages(stack), "amd64", index);
   in.index = &index;
-  return layers::BuildPlan(in);
+  return test::PlanHost(in, root.fs());
 }
 
 bool Has(const std::string& text, const std::string& line) {

@@ -13,6 +13,7 @@
 #include "plan/render.h"
 #include "redist/loopback.h"
 #include "support/fakes.h"
+#include "support/plan_host.h"
 #include "util/strings.h"
 
 using namespace gp;
@@ -43,9 +44,8 @@ struct RedistHost {
     plan::PlanInput in;
     in.stack = &stack;
     in.facts = &facts;
-    in.fs = &root.fs();
     in.only = {"cudnn"};
-    return layers::BuildPlan(in);
+    return test::PlanHost(in, root.fs());
   }
   apply::ExecResult Run(const plan::Plan& p) {
     apply::ExecEnv env;

@@ -26,16 +26,13 @@ bool HasNvidiaCdiSpec(const probe::DockerInfo& d) {
 // a changed key is read only at start (refused while containers run, unless --restart-docker).
 void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerPlan& out,
                 std::vector<std::string>& parts) {
-  const sys::Fs& fs = *ctx.fs;
   const probe::DockerInfo& d = ctx.facts->docker;
   docker::DaemonJsonWant want;
   want.default_runtime = ctx.stack->docker.default_runtime;
   if (ctx.stack->docker.gpu_access == "cdi") want.cdi = true;
   // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
-  const sys::WriteTarget target = sys::ResolveWriteTarget(fs, docker::kDaemonJsonPath);
-  const std::string shown = fs.HostPath(target.error.empty() ? target.path : docker::kDaemonJsonPath);
-  auto edit =
-      docker::EditDaemonJson(fs.Read(docker::kDaemonJsonPath), want, shown);  // throws FileError: exit 2
+  auto edit = docker::EditDaemonJson(ctx.host->daemon_json, want,
+                                     ctx.host->daemon_json_shown);  // throws FileError: exit 2
   if (!edit.changed) return;
   parts.push_back("daemon.json: " + Join(edit.changes, ", "));
   out.last.push_back(plan::MakeStep(
@@ -87,7 +84,7 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
   if (!out.packages.detail.empty()) parts.push_back(out.packages.detail);
   // The experimental channel is off: gpuprep's list names only stable/; an active experimental line
   // elsewhere is moved aside before apt reads the lists.
-  auto experimental = plan::ExperimentalToolkitLists(*ctx.fs);
+  const auto& experimental = ctx.host->experimental_toolkit_lists;
   if (!experimental.empty()) {
     out.first.push_back(plan::MakeStep("container_toolkit.experimental", {kName},
                                        "turn NVIDIA's experimental toolkit channel off"));
@@ -96,7 +93,7 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
     parts.push_back("experimental channel on in " + Join(experimental, ", "));
   }
   const std::string& mode = ctx.stack->docker.toolkit_mode;
-  const std::string mode_now = plan::ToolkitRuntimeMode(*ctx.fs);
+  const std::string& mode_now = ctx.host->toolkit_runtime_mode;
   if (!mode.empty() && mode_now != mode) {
     out.last.push_back(
         plan::MakeStep("container_toolkit.mode", {kName}, "set the NVIDIA runtime's mode to " + mode));

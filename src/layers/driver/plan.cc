@@ -95,7 +95,7 @@ void AddDetail(std::string& detail, const std::string& part) {
 LayerPlan PlanDriver(const LayerContext& ctx) {
   const auto& d = ctx.stack->driver;
   const probe::HostFacts& facts = *ctx.facts;
-  const sys::Fs& fs = *ctx.fs;
+  const HostState& host = *ctx.host;
   if (!ctx.Selected("driver")) return Decided("driver", Kind::kSkipped, "not selected");
   LayerPlan out;
   if (facts.gpus.empty())
@@ -122,7 +122,7 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   if (installs) RebootCheck(out, pinned);
   if (installs && !facts.driver.kernel_headers && !facts.kernel.empty()) {
     const std::string headers = apt::KernelHeadersPackage(facts.kernel);
-    const apt::ListsAnswer found = KernelPackageAnswer(*ctx.in, fs, headers);
+    const apt::ListsAnswer found = KernelPackageAnswer(*ctx.in, headers);
     if (found.state == apt::Availability::kMissing)
       return Block(std::move(out), HeadersMissing(ctx, headers, found.from));
     if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
@@ -146,7 +146,7 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
     return out;
   }
   const bool nouveau =
-      !NouveauBlacklisted(fs) && (facts.driver.nouveau_loaded || NouveauLoaded(fs) || installs);
+      !host.nouveau_blacklisted && (facts.driver.nouveau_loaded || host.nouveau_loaded || installs);
   if (nouveau) {
     AddDetail(detail, "nouveau not blacklisted");
     // After the install: a failed install must not leave a host whose only display driver is blacklisted.
@@ -156,14 +156,14 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
     s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
     out.after_install.push_back(s);
   }
-  if (!UnitEnabled(fs, "nvidia-persistenced.service") && !facts.driver.persistenced_enabled) {
+  if (!host.UnitEnabled("nvidia-persistenced.service") && !facts.driver.persistenced_enabled) {
     AddDetail(detail, "nvidia-persistenced not enabled");
     out.after_hold.push_back(MakeStep("driver.persistenced", {"driver"}, "enable the persistence daemon"));
     out.after_hold.back().actions.push_back(
         Action::Run({"systemctl", "enable", "nvidia-persistenced.service"}));
   }
   const std::vector<std::string> reboot_reasons =
-      installs ? std::vector<std::string>{} : RebootReasons(fs, *ctx.stack);
+      installs ? std::vector<std::string>{} : RebootReasons(host, *ctx.stack);
   if (!installs && (nouveau || !reboot_reasons.empty())) RebootCheck(out, pinned);
   out.in_transaction = installs;
   out.decision = Decided("driver", Kind::kNone, detail).decision;

@@ -2,7 +2,7 @@
 // agreeing with it on the version and with PCI on the GPU count.
 #include "layers/check.h"
 #include "layers/driver/driver.h"
-#include "plan/host_state.h"
+#include "probe/state.h"
 
 namespace gp::layers {
 
@@ -10,7 +10,7 @@ void VerifyDriver(const apply::VerifyEnv& env, LayerReport& r) {
   apply::PinsAndHolds(env, env.stack->driver.packages, r);
   const size_t pci = env.facts->gpus.size();
   r.wanted = apply::PinText(env.stack->driver.version);
-  auto module = plan::LoadedModuleVersion(*env.fs);
+  auto module = probe::LoadedModuleVersion(*env.fs);
   if (!module) {
     r.Add(Status::kFail, "no nvidia kernel module is loaded",
           "reboot (after gpuprep apply the resume unit finishes the setup), or: sudo modprobe nvidia");

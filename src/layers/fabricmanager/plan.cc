@@ -68,7 +68,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
       // kernel package, never pinned or held. The kernel release is read from the host: outside input.
       extra = "linux-modules-extra-" + ctx.facts->kernel;
       const apt::ListsAnswer found =
-          ValidDebName(extra) ? KernelPackageAnswer(*ctx.in, *ctx.fs, extra)
+          ValidDebName(extra) ? KernelPackageAnswer(*ctx.in, extra)
                               : apt::ListsAnswer{apt::Availability::kMissing, "a Debian package name"};
       if (found.state == apt::Availability::kMissing)
         return Decided(
@@ -103,7 +103,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     out.kernel_packages.push_back(extra);
     detail += std::string(detail.empty() ? "" : "; ") + "ib_umad from " + extra;
   }
-  if (!UnitEnabled(*ctx.fs, "nvidia-fabricmanager.service")) {
+  if (!ctx.host->UnitEnabled("nvidia-fabricmanager.service")) {
     detail += std::string(detail.empty() ? "" : "; ") + "nvidia-fabricmanager not enabled";
     out.after_hold.push_back(
         MakeStep("fabricmanager.enable", {name}, "enable the fabric manager (NVSwitch)"));

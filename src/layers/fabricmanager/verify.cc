@@ -3,7 +3,7 @@
 #include "apt/dpkg_status.h"
 #include "layers/check.h"
 #include "layers/fabricmanager/fabricmanager.h"
-#include "plan/host_state.h"
+#include "probe/state.h"
 #include "util/version.h"
 
 namespace gp::layers {
@@ -58,7 +58,7 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
     if (!manifest::FabricPackage(p) || !p.version.empty() || !p.upstream.empty()) held.push_back(p);
   apply::PinsAndHolds(env, held, r);
   if (!NeedsFabricManager(*env.facts)) return r.Add(Status::kSkip, "no NVSwitch on this host");
-  auto module = plan::LoadedModuleVersion(*env.fs);
+  auto module = probe::LoadedModuleVersion(*env.fs);
   if (!module && env.facts->driver.module.loaded && !env.facts->driver.module.version.empty())
     module = env.facts->driver.module.version;
   std::string fix = pins.empty()
@@ -92,7 +92,7 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
                  "reboot (after gpuprep apply the resume unit finishes the setup), or: sudo modprobe nvidia");
   if (installed != *module)
     return r.Add(Status::kFail, name + " " + installed + " does not match the loaded driver " + *module, fix);
-  if (!plan::UnitEnabled(*env.fs, "nvidia-fabricmanager.service"))
+  if (!probe::UnitEnabled(*env.fs, "nvidia-fabricmanager.service"))
     return r.Add(Status::kFail, "nvidia-fabricmanager.service is not enabled",
                  "sudo systemctl enable --now nvidia-fabricmanager.service");
   std::string ok = "fabric manager " + installed + " installed, matches the loaded driver and is enabled";

@@ -65,7 +65,7 @@ void CheckNvlsm(const CheckInput& in, LayerReport& r) {
   if (entry && !entry->version.empty() && ValidDebVersion(entry->version))
     word = "nvlsm=" + entry->version;
   else if (!pin.empty())
-    word = "nvlsm (version " + pin + ")";
+    word = "'nvlsm=" + pin + "-*'";  // the upstream pin, any revision (quoted: a shell glob)
   if (!sm.installed) {
     r.Add(
         "fabricmanager.nvlsm-missing", Status::kFail,

@@ -68,7 +68,8 @@ plan::HostState ReadHostState(const sys::Fs& fs, const manifest::Stack& stack, c
   std::vector<std::string> kernel_packages;
   if (!facts.kernel.empty() && !facts.gpus.empty()) {
     if (!facts.driver.kernel_headers) kernel_packages.push_back(apt::KernelHeadersPackage(facts.kernel));
-    if (!facts.fabric.ib_umad_loaded && !facts.fabric.ib_umad_available)
+    if (facts.fabric.platform == "hgx-blackwell" && !facts.fabric.ib_umad_loaded &&
+        !facts.fabric.ib_umad_available)
       kernel_packages.push_back("linux-modules-extra-" + facts.kernel);
   }
   if (reads.kernel_packages)
@@ -88,6 +89,7 @@ plan::HostState ReadHostState(const sys::Fs& fs, const manifest::Stack& stack, c
   s.toolkit_runtime_mode = probe::ToolkitRuntimeMode(fs);
   // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
   s.daemon_json = fs.Read(docker::kDaemonJsonPath);
+  if (facts.fabric.platform == "hgx-blackwell") s.ib_umad_modules_load = fs.Read(plan::kIbUmadModulesLoad);
   for (const char* path : plan::kBackedUpFiles) s.write_targets[path] = sys::ResolveWriteTarget(fs, path);
   const sys::WriteTarget& daemon = s.write_targets[docker::kDaemonJsonPath];
   s.daemon_json_shown = fs.HostPath(daemon.error.empty() ? daemon.path : docker::kDaemonJsonPath);

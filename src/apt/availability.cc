@@ -9,8 +9,8 @@ namespace gp::apt {
 
 namespace {
 
-// A Packages file can be large (Ubuntu's universe: tens of MB); it is read once, and only when a driver
-// install needs headers that are not there.
+// A Packages file can be large (Ubuntu's universe: tens of MB); it is read only on a GPU host whose kernel
+// lacks its headers, or on HGX Blackwell whose kernel lacks ib_umad (the packages a plan may add).
 constexpr size_t kMaxPackagesFile = 512u << 20;
 
 // Whether `text` has a stanza whose Package field is exactly `name` (or, with `prefix`, starts with it).

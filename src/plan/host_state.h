@@ -36,6 +36,9 @@ struct RepositoryFiles {
   std::vector<apt::Conflict> conflicts;  // other lists that name it with another key
 };
 
+// The modules-load.d file that loads ib_umad at every boot (NVLSM on HGX Blackwell).
+inline constexpr const char* kIbUmadModulesLoad = "/etc/modules-load.d/gpuprep-ib_umad.conf";
+
 struct HostState {
   PackageState packages;      // dpkg status and journal with holds, gpuprep's preferences and pins
   bool dpkg_journal = false;  // dpkg's updates/ journal holds files: dpkg was interrupted
@@ -53,6 +56,7 @@ struct HostState {
   std::vector<std::string> experimental_toolkit_lists;  // lists with the experimental toolkit channel on
   std::string toolkit_runtime_mode;                     // [nvidia-container-runtime] mode ("" unset)
   std::optional<std::string> daemon_json;               // /etc/docker/daemon.json as it is
+  std::optional<std::string> ib_umad_modules_load;      // kIbUmadModulesLoad as it is (HGX Blackwell)
   std::string daemon_json_shown;                        // its path as this machine sees it, for errors
   // kBackedUpFiles, each resolved through its symbolic links as apply's WriteAtomic resolves them.
   std::map<std::string, sys::WriteTarget> write_targets;

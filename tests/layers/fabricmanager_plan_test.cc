@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "apply/host_state.h"
 #include "layers/fabricmanager/fabricmanager.h"
 #include "layers/plan.h"
 #include "layers/table.h"
@@ -132,9 +133,45 @@ TEST_CASE("fabricmanager plan on HGX Blackwell: a kernel without ib_umad gets it
   const std::string detail = Fm(h.Plan()).detail;
   CHECK(detail.find("rm -rf") == std::string::npos);
   CHECK(detail.find("linux-modules-extra-$(uname -r)") != std::string::npos);
-  // Loaded already: nothing to load, nothing to install.
-  h.facts.fabric.ib_umad_loaded = true;
-  CHECK_FALSE(HasStep(h.Plan(), "fabricmanager.ib-umad"));
+}
+
+TEST_CASE(
+    "fabricmanager plan on HGX Blackwell: ib_umad listed for every boot even when loaded now, then "
+    "Fabric Manager restarted where the driver stays",
+    "[layers][fabric][plan]") {
+  Host h("hgx-b200");  // its driver 580.95.05 runs: blackwell-r580-cuda13.0 keeps it, so no reboot follows
+  h.facts.fabric.ib_umad_loaded = true;  // loaded by hand (modprobe), never listed for boot
+  plan::PlanInput in;
+  in.stack = &h.stack;
+  in.facts = &h.facts;
+  plan::HostState host = apply::ReadHostState(h.fs, h.stack, h.facts);
+  in.host = &host;
+  auto step = [](const plan::Plan& p, const std::string& id) -> const plan::Step* {
+    for (const auto& s : p.steps)
+      if (s.id == id) return &s;
+    return nullptr;
+  };
+  plan::Plan p = layers::BuildPlan(in);
+  const plan::Step* umad = step(p, "fabricmanager.ib-umad");
+  REQUIRE(umad != nullptr);
+  REQUIRE(umad->actions.size() == 1);  // the boot entry only: it is loaded already
+  CHECK(umad->actions[0].path == plan::kIbUmadModulesLoad);
+  CHECK(Fm(p).detail.find("ib_umad not listed for boot") != std::string::npos);
+  // Fabric Manager reads NVLSM and ib_umad when it starts: restarted, after the layer's other steps.
+  const plan::Step* restart = step(p, "fabricmanager.restart");
+  REQUIRE(restart != nullptr);
+  CHECK(restart->actions.at(0).argv ==
+        std::vector<std::string>{"systemctl", "restart", "nvidia-fabricmanager.service"});
+  // Listed and loaded, the rest as it is: nothing to do for ib_umad.
+  host.ib_umad_modules_load = "ib_umad\n";
+  p = layers::BuildPlan(in);
+  CHECK(step(p, "fabricmanager.ib-umad") == nullptr);
+  // A driver that changes (a reboot follows, and starts Fabric Manager then): no restart.
+  h.stack = manifest::LoadStack("blackwell-r580.173.02-cuda13.0.3-nvlsm", manifest::LoadContext{});
+  host = apply::ReadHostState(h.fs, h.stack, h.facts);
+  p = layers::BuildPlan(in);
+  CHECK(Fm(p).kind == plan::LayerDecision::Kind::kInstall);
+  CHECK(step(p, "fabricmanager.restart") == nullptr);
 }
 
 TEST_CASE("fabricmanager plan on HGX Blackwell: the shipped NVLSM stack pins NVLSM, the umad library by name",

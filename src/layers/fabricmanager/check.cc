@@ -199,8 +199,10 @@ const manifest::AptPackage* NvlsmEntry(const manifest::Stack& stack) {
   return nullptr;
 }
 
-// NVIDIA GPU Operator, Platform Support (gpu-operator/platform-support.rst in NVIDIA/cloud-native-docs, from
-// its pull request 184): "HGX B200 requires a driver container version of 570.133.20 or later."
+// NVIDIA GPU Operator, Platform Support
+// (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/platform-support.html, from
+// gpu-operator/platform-support.rst in github.com/NVIDIA/cloud-native-docs): "HGX B200 requires a driver
+// container version of 570.133.20 or later."
 std::string PlatformDriverProblem(const probe::HostFacts& host, const Version& driver) {
   if (!HgxBlackwell(host)) return "";
   const bool b200 = std::any_of(host.gpus.begin(), host.gpus.end(),

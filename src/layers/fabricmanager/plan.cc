@@ -19,10 +19,6 @@ namespace gp::layers {
 // The plan kit (plan/): LayerPlan, LayerContext, Decided, MakeStep, Action, DecidePackages, host state.
 using namespace plan;  // NOLINT(google-build-using-namespace)
 
-namespace {
-constexpr const char* kIbUmadModulesLoad = "/etc/modules-load.d/gpuprep-ib_umad.conf";
-}  // namespace
-
 LayerPlan PlanFabricManager(const LayerContext& ctx) {
   using Kind = LayerDecision::Kind;
   const char* const name = "fabricmanager";
@@ -110,13 +106,28 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     out.after_hold.back().actions.push_back(
         Action::Run({"systemctl", "enable", "nvidia-fabricmanager.service"}));
   }
-  // NVLSM reaches the bridges through ib_umad: loaded now and at every boot (modules-load.d).
-  if (HgxBlackwell(*ctx.facts) && !ctx.facts->fabric.ib_umad_loaded) {
-    detail += std::string(detail.empty() ? "" : "; ") + "ib_umad not loaded";
+  // NVLSM reaches the bridges through ib_umad: listed for every boot (modules-load.d), and loaded now.
+  const bool hgx = HgxBlackwell(*ctx.facts);
+  const bool listed = ctx.host->ib_umad_modules_load == std::optional<std::string>("ib_umad\n");
+  if (hgx && (!listed || !ctx.facts->fabric.ib_umad_loaded)) {
+    detail += std::string(detail.empty() ? "" : "; ") +
+              (ctx.facts->fabric.ib_umad_loaded ? "ib_umad not listed for boot" : "ib_umad not loaded");
     out.after_hold.push_back(MakeStep("fabricmanager.ib-umad", {name},
                                       "load the InfiniBand umad module for NVLSM, now and at every boot"));
-    out.after_hold.back().actions.push_back(Action::Write(kIbUmadModulesLoad, "ib_umad\n", 0644, false));
-    out.after_hold.back().actions.push_back(Action::Run({"modprobe", "ib_umad"}));
+    if (!listed)
+      out.after_hold.back().actions.push_back(Action::Write(kIbUmadModulesLoad, "ib_umad\n", 0644, false));
+    if (!ctx.facts->fabric.ib_umad_loaded)
+      out.after_hold.back().actions.push_back(Action::Run({"modprobe", "ib_umad"}));
+  }
+  // Fabric Manager reads NVLSM and ib_umad only when it starts: after a change on a host whose driver runs
+  // and stays (no reboot follows, the driver layer installs nothing), it is restarted.
+  const LayerDecision* driver = ctx.Earlier("driver");
+  const bool driver_stays = ctx.facts->driver.module.loaded && ctx.facts->driver.module.version == want &&
+                            (!driver || driver->kind == Kind::kNone || driver->kind == Kind::kSkipped);
+  if (hgx && !detail.empty() && driver_stays) {
+    out.last.push_back(MakeStep("fabricmanager.restart", {name},
+                                "restart the fabric manager, which starts NVLSM, so it uses what changed"));
+    out.last.back().actions.push_back(Action::Run({"systemctl", "restart", "nvidia-fabricmanager.service"}));
   }
   out.decision = Decided(name, detail.empty() ? Kind::kNone : Kind::kInstall,
                          detail.empty() ? "installed, held and enabled" : detail)

@@ -4,6 +4,7 @@
 #include "layers/check.h"
 #include "layers/fabricmanager/fabricmanager.h"
 #include "probe/state.h"
+#include "probe/steps.h"
 #include "util/version.h"
 
 namespace gp::layers {
@@ -11,13 +12,25 @@ namespace gp::layers {
 namespace {
 
 // NVML's NVLink fabric state on HGX Blackwell, the ground truth that Fabric Manager and NVLSM did their work:
-// false (with a finding added) when it is not completed. A fabric still coming up (not started, in progress:
-// Fabric Manager trains the links for a while after it starts) is a warning to verify again, an error status
-// a failure; appends to `ok` what was seen.
-bool VerifyFabricState(const probe::HostFacts& facts, LayerReport& r, std::string& ok) {
+// false (with a finding added) when it is not completed. Asked of NVML now when it answers (apply verifies
+// after its own changes; the probe's answer is from before them). A fabric still coming up (not started, in
+// progress: Fabric Manager trains the links for a while after it starts) is a warning to verify again, an
+// error status a failure; appends to `ok` what was seen.
+bool VerifyFabricState(const apply::VerifyEnv& env, LayerReport& r, std::string& ok) {
+  std::vector<probe::Gpu> gpus = env.facts->gpus;
+  if (env.native) {
+    const sys::NvmlInfo nvml = env.native->Nvml();
+    if (nvml.loaded && !nvml.devices.empty()) {
+      for (probe::Gpu& g : gpus) {
+        g.fabric_state.clear();
+        g.fabric_status.reset();
+      }
+      probe::AttachGpuIdentity(nvml.devices, gpus);
+    }
+  }
   int asked = 0, completed = 0;
   std::string pending, failed;
-  for (const probe::Gpu& g : facts.gpus) {
+  for (const probe::Gpu& g : gpus) {
     if (g.fabric_state.empty() || g.fabric_state == "not-supported") continue;
     ++asked;
     if (g.fabric_state != "completed") {
@@ -96,7 +109,7 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
     return r.Add(Status::kFail, "nvidia-fabricmanager.service is not enabled",
                  "sudo systemctl enable --now nvidia-fabricmanager.service");
   std::string ok = "fabric manager " + installed + " installed, matches the loaded driver and is enabled";
-  if (HgxBlackwell(*env.facts) && !VerifyFabricState(*env.facts, r, ok)) return;
+  if (HgxBlackwell(*env.facts) && !VerifyFabricState(env, r, ok)) return;
   r.Add(Status::kOk, ok);
 }
 

@@ -10,7 +10,8 @@
 # nvidia runtime in daemon.json, NGC PyTorch 25.12 pulled, a container that sees every GPU and torch counting them.
 # The NVLink fabric: Fabric Manager and NVLSM installed and running, NVLSM pinned and held at the stack's
 # version, the umad library and the kernel's extra modules (ib_umad) by name, never pinned; ib_umad loaded at
-# boot; NVML's fabric state completed on every GPU, as verify and doctor report it.
+# boot; NVML's fabric state completed on every GPU, as verify and doctor report it. Then NVLSM removed by hand:
+# apply puts it back and restarts Fabric Manager without a reboot, and the fabric completes again.
 # Usage: bash sim_stacks_blackwell.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -57,6 +58,18 @@ d = {l["name"]: l for l in json.load(open(sys.argv[1]))["layers"]}
 codes = {f["code"] for f in d["fabricmanager"]["findings"]}
 want = {"fabricmanager.hgx-blackwell", "fabricmanager.nvlsm-match", "fabricmanager.ib-umad", "fabricmanager.fabric-completed"}
 sys.exit(0 if want <= codes else "missing: %s" % sorted(want - codes))' "$SIM_DIR/doctor.out"
+
+sim_section "NVLSM removed by hand: apply puts it back and restarts Fabric Manager, without a reboot"
+site=$(sim_site_file blackwell-r580.173.02-cuda13.0.3-nvlsm)
+sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q remove --allow-change-held-packages nvlsm >"$SIM_DIR/rm-nvlsm.out" 2>&1
+sim_run systemctl restart nvidia-fabricmanager.service >/dev/null 2>&1
+check_eq "without NVLSM the fabric is in progress again" "8 GPUs: 0 2 0" "$(sim_fabric | sed 's/ |.*//')"
+restarts=$(sim_log commands | grep -c 'systemctl restart nvidia-fabricmanager.service')
+sim_gp fabric-reapply --manifest "$site" apply --yes
+check_rc "apply installs NVLSM again and ends without a reboot" 0 fabric-reapply
+check_eq "nvlsm back at the stack's version" "nvlsm 2025.06.11-1" "$(sim_inspect dpkg-query -W -f '${Package} ${Version}' nvlsm)"
+check_eq "apply restarted Fabric Manager once" $((restarts + 1)) "$(sim_log commands | grep -c 'systemctl restart nvidia-fabricmanager.service')"
+check_eq "NVML: the fabric completed again on every GPU" "8 GPUs: 0 3 0" "$(sim_fabric | sed 's/ |.*//')"
 
 echo "sim_stacks_blackwell: scenarios took $(($(_sim_ms) - t_start)) ms"
 sim_finish sim_stacks_blackwell

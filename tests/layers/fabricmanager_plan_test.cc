@@ -84,6 +84,12 @@ TEST_CASE("fabricmanager plan on HGX Blackwell: NVLSM neither installed nor pinn
   const plan::Plan p = h.Plan();
   CHECK(Fm(p).kind == plan::LayerDecision::Kind::kRefused);
   CHECK(Fm(p).detail.find("pins no nvlsm package") != std::string::npos);
+  CHECK(Fm(p).detail.find("move to") == std::string::npos);  // no embedded stack succeeds this one
+  // The stack with the same pins as the NVLSM stack's predecessor: the refusal names its successor.
+  h.stack = manifest::LoadStack("blackwell-r580.173.02-cuda13.0.3", manifest::LoadContext{});
+  CHECK(Fm(h.Plan()).detail.find(
+            "move to blackwell-r580.173.02-cuda13.0.3-nvlsm, the same pins with NVLSM") != std::string::npos);
+  h.stack = manifest::LoadStack("blackwell-r580-cuda13.0", manifest::LoadContext{});
   CHECK(std::any_of(p.blockers.begin(), p.blockers.end(),
                     [](const std::string& b) { return StartsWith(b, "fabricmanager: "); }));
 

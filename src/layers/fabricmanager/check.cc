@@ -9,6 +9,7 @@
 
 #include "layers/fabricmanager/fabricmanager.h"
 #include "layers/table.h"
+#include "manifest/loader.h"
 #include "util/input.h"
 #include "verdict/rules.h"
 
@@ -229,6 +230,15 @@ std::vector<manifest::AptPackage> LayerPackagesFor(const manifest::Stack& stack,
     if (!manifest::FabricPackage(p)) out.push_back(p);
   for (manifest::AptPackage& p : FabricPackagesFor(stack, host)) out.push_back(std::move(p));
   return out;
+}
+
+std::string NvlsmSuccessor(const manifest::Stack& stack) {
+  for (const std::string& name : manifest::EmbeddedStackNames()) {
+    if (name == stack.name) continue;
+    const manifest::Stack s = manifest::LoadStack(name, manifest::LoadContext{});
+    if (manifest::Succeeds(s, stack) && !NvlsmPin(s).empty()) return name;
+  }
+  return "";
 }
 
 std::string NvlsmPin(const manifest::Stack& stack) {

@@ -29,6 +29,8 @@ std::vector<manifest::AptPackage> FabricPackagesFor(const manifest::Stack& stack
 // Every package of the layer this host needs: the fabric manager's, and on HGX Blackwell its fabric packages.
 std::vector<manifest::AptPackage> LayerPackagesFor(const manifest::Stack& stack,
                                                    const probe::HostFacts& host);
+// The embedded stack that succeeds `stack` (manifest::Succeeds) and pins NVLSM; "" when none does.
+std::string NvlsmSuccessor(const manifest::Stack& stack);
 // The upstream version the stack pins NVLSM at (its exact version's upstream part, else its `upstream`); ""
 // when it pins none.
 std::string NvlsmPin(const manifest::Stack& stack);

@@ -50,15 +50,20 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     const probe::FabricInfo& f = ctx.facts->fabric;
     const bool pinned = nvlsm && (!nvlsm->version.empty() || !nvlsm->upstream.empty());
     // An NVLSM the host already has (a provider's image) is left as it is when the stack pins none.
-    if (!pinned && !f.nvlsm.installed)
+    if (!pinned && !f.nvlsm.installed) {
+      const std::string successor = NvlsmSuccessor(*ctx.stack);
       return Decided(
           name, Kind::kRefused,
           "this HGX Blackwell host needs NVIDIA's NVLink Subnet Manager beside Fabric Manager; it is "
           "not installed and stack " +
-              ctx.stack->name +
-              " pins no nvlsm package: add one with its version to driver.fabricmanager_packages "
-              "in a site manifest (extends: " +
+              ctx.stack->name + " pins no nvlsm package: " +
+              (successor.empty()
+                   ? std::string()
+                   : "move to " + successor + ", the same pins with NVLSM (gpuprep plan --manifest " +
+                         successor + "), or ") +
+              "add one with its version to driver.fabricmanager_packages in a site manifest (extends: " +
               ctx.stack->name + ")");
+    }
     if (!f.ib_umad_loaded && !f.ib_umad_available) {
       // Ubuntu ships ib_umad in the kernel's extra modules, installed here by name like the headers: a
       // kernel package, never pinned or held. The kernel release is read from the host: outside input.

@@ -70,8 +70,7 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
     CheckManifestSha256(ctx, ctx.opts.manifest, s);
     return s;
   }
-  if (!ctx.opts.manifest_sha256.empty())
-    throw FlagError("--manifest-sha256", "pins the stack --manifest names; give --manifest too");
+  CheckManifestSha256(ctx, "", manifest::Stack{});  // the flag without --manifest: refused
   if (probe_fs && !t.from_snapshot) {
     try {
       const auto hs = apply::ReadHostStack(*probe_fs);

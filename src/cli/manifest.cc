@@ -319,8 +319,8 @@ void ShowText(const Stack& s, std::ostream& out) {
 void Show(const std::string& spec, Context& ctx) {
   std::unique_ptr<sys::HttpClient> http;
   Stack s = manifest::LoadStack(spec, ManifestLoadContext(ctx, spec, http));
-  CheckManifestSha256(ctx, spec,
-                      s);  // `manifest show SPEC --manifest-sha256 HEX`: the stack shown is that one
+  // `manifest show SPEC --manifest-sha256 HEX`: the stack shown is that one.
+  CheckManifestSha256(ctx, spec, s);
   if (ctx.opts.json)
     PrintJson(ctx, StackJson(s));
   else

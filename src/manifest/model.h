@@ -172,6 +172,9 @@ struct AptPackage {
   std::string upstream;  // "580.95.05": the upstream part the dpkg version must have. "" with no `version`:
                          // the layer's own version (driver.version, cuda.version...). The revision is
                          // resolved from the repository's index at apply time (apt/resolve.h).
+  // Neither `version` nor `upstream`: what it is pinned at is the layer's to say (the layer's own version),
+  // or, for the distribution's packages (docker.io, libibumad3), installed by name and never pinned.
+  bool NoVersion() const { return version.empty() && upstream.empty(); }
 };
 
 // HGX Blackwell's fabric packages among driver.fabricmanager_packages: NVIDIA's NVLink Subnet Manager (nvlsm)

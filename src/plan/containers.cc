@@ -29,7 +29,7 @@ PackageDecision DecideContainerPackages(const PackageContext& ctx, const std::st
   std::vector<manifest::AptPackage> pinned;
   std::vector<std::string> missing;
   for (const auto& p : pkgs) {
-    if (!p.version.empty() || !p.upstream.empty() || !upstream.empty()) {
+    if (!p.NoVersion() || !upstream.empty()) {
       pinned.push_back(p);
       continue;
     }

@@ -71,7 +71,7 @@ void KeepEnginePins(const plan::LayerContext& ctx, LayerPlan& out) {
   if (!stack.docker.present) return;
   auto& roots = out.packages.roots;
   for (const auto& p : stack.docker.packages) {
-    if (p.version.empty() && p.upstream.empty()) continue;  // the distribution's engine by name: never pinned
+    if (p.NoVersion()) continue;  // the distribution's engine by name: never pinned
     const std::string* have = state.Installed(p.name);
     auto old = state.pins.find(p.name);
     if (!have || old == state.pins.end() || old->second.version != *have ||

@@ -48,7 +48,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
   if (HgxBlackwell(*ctx.facts)) {
     const manifest::AptPackage* nvlsm = NvlsmEntry(*ctx.stack);
     const probe::FabricInfo& f = ctx.facts->fabric;
-    const bool pinned = nvlsm && (!nvlsm->version.empty() || !nvlsm->upstream.empty());
+    const bool pinned = nvlsm && !nvlsm->NoVersion();
     // An NVLSM the host already has (a provider's image) is left as it is when the stack pins none.
     if (!pinned && !f.nvlsm.installed) {
       const std::string successor = NvlsmSuccessor(*ctx.stack);
@@ -84,7 +84,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
     // NVLSM pinned and held at its own version in the same transaction; the umad library from the
     // distribution by name (like its docker.io: never pinned), unless the stack pins it too.
     for (const manifest::AptPackage& p : FabricPackagesFor(*ctx.stack, *ctx.facts)) {
-      if (!p.version.empty() || !p.upstream.empty())
+      if (!p.NoVersion())
         pkgs.push_back(p);
       else if (p.name != "nvlsm" && !ctx.packages.state->Installed(p.name))
         by_name.push_back(p.name);

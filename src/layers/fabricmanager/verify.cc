@@ -68,7 +68,7 @@ void VerifyFabricManager(const apply::VerifyEnv& env, LayerReport& r) {
   const std::vector<manifest::AptPackage> pins = LayerPackagesFor(*env.stack, *env.facts);
   std::vector<manifest::AptPackage> held;  // the distribution's fabric packages by name are never pinned
   for (const auto& p : pins)
-    if (!manifest::FabricPackage(p) || !p.version.empty() || !p.upstream.empty()) held.push_back(p);
+    if (!manifest::FabricPackage(p) || !p.NoVersion()) held.push_back(p);
   apply::PinsAndHolds(env, held, r);
   if (!NeedsFabricManager(*env.facts)) return r.Add(Status::kSkip, "no NVSwitch on this host");
   auto module = probe::LoadedModuleVersion(*env.fs);

@@ -17,17 +17,6 @@
 namespace gp::apply {
 namespace {
 
-bool NouveauBlacklisted(const sys::Fs& fs) {
-  for (const char* dir : {"/etc/modprobe.d", "/lib/modprobe.d", "/usr/lib/modprobe.d"}) {
-    for (const auto& name : fs.List(dir)) {
-      if (!EndsWith(name, ".conf")) continue;
-      auto text = fs.Read(std::string(dir) + "/" + name);
-      if (text && probe::BlacklistsNouveau(*text)) return true;
-    }
-  }
-  return false;
-}
-
 // The stack's redistributable installs as they are, by layer.
 void ReadRedist(const sys::Fs& fs, const manifest::Stack& stack, const probe::HostFacts& facts,
                 plan::HostState& s) {
@@ -52,7 +41,7 @@ plan::HostState ReadRebootState(const sys::Fs& fs) {
   s.packages = plan::PackageStateOf(db, fs.Read(apt::kPreferencesPath));
   s.loaded_module = probe::LoadedModuleVersion(fs);
   s.reboot_required_file = fs.Exists("/var/run/reboot-required");
-  s.nouveau_blacklisted = NouveauBlacklisted(fs);
+  s.nouveau_blacklisted = probe::NouveauBlacklisted(fs);
   s.nouveau_loaded = fs.Exists("/sys/module/nouveau");
   return s;
 }

@@ -1,6 +1,7 @@
 // The NVIDIA driver: loaded kernel module vs userspace libraries (and NVML on the live host), nouveau,
 // Secure Boot, kernel headers and DKMS.
 #include "probe/parsers.h"
+#include "probe/state.h"
 #include "probe/steps.h"
 #include "util/strings.h"
 #include "util/version.h"
@@ -131,13 +132,7 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
     facts.probe_notes.push_back("driver: no NVIDIA driver found");
 
   d.nouveau_loaded = fs.Exists("/sys/module/nouveau");
-  for (const char* dir : {"/etc/modprobe.d", "/lib/modprobe.d", "/usr/lib/modprobe.d"}) {
-    for (const auto& name : fs.List(dir)) {
-      if (!EndsWith(name, ".conf")) continue;
-      if (auto t = fs.Read(std::string(dir) + "/" + name); t && BlacklistsNouveau(*t))
-        d.nouveau_blacklisted = true;
-    }
-  }
+  d.nouveau_blacklisted = NouveauBlacklisted(fs);
 
   if (fs.IsDir("/sys/firmware/efi")) {
     if (auto sb = fs.ReadPrefix(kSecureBootVar, 16))

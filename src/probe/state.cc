@@ -17,6 +17,16 @@ std::optional<std::string> LoadedModuleVersion(const sys::Fs& fs) {
   return std::nullopt;
 }
 
+bool NouveauBlacklisted(const sys::Fs& fs) {
+  for (const char* dir : {"/etc/modprobe.d", "/lib/modprobe.d", "/usr/lib/modprobe.d"}) {
+    for (const auto& name : fs.List(dir)) {
+      if (!EndsWith(name, ".conf")) continue;
+      if (auto t = fs.Read(std::string(dir) + "/" + name); t && BlacklistsNouveau(*t)) return true;
+    }
+  }
+  return false;
+}
+
 std::set<std::string> WantedUnits(const sys::Fs& fs) {
   const std::string dir = "/etc/systemd/system";
   std::set<std::string> out;

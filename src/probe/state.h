@@ -31,6 +31,9 @@ DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs);
 // /sys/module/nvidia/version; nullopt when no module is loaded.
 std::optional<std::string> LoadedModuleVersion(const sys::Fs& fs);
 
+// A "blacklist nouveau" line in /etc/modprobe.d, /lib/modprobe.d or /usr/lib/modprobe.d (*.conf).
+bool NouveauBlacklisted(const sys::Fs& fs);
+
 // Every unit some target wants: the entries of /etc/systemd/system/<target>.wants/.
 std::set<std::string> WantedUnits(const sys::Fs& fs);
 bool UnitEnabled(const sys::Fs& fs, const std::string& unit);  // one of WantedUnits

@@ -108,7 +108,7 @@ TEST_CASE(
   CHECK(Ids(p) ==
         std::vector<std::string>{"repo.cuda.key", "repo.cuda.list", "repo.nvidia-container-toolkit.key",
                                  "repo.nvidia-container-toolkit.list", "apt.update", "apt.pin", "apt.install",
-                                 "apt.hold", "docker.enable", "docker.daemon-json", "docker.reload",
+                                 "apt.hold", "docker.enable", "docker.daemon-json", "docker.restart",
                                  "image.pull", "verify.docker", "verify.container_toolkit", "verify.image"});
   const auto* install = Find(p, "apt.install");
   REQUIRE(install);
@@ -132,7 +132,12 @@ TEST_CASE(
   CHECK(dj->actions[0].path == "/etc/docker/daemon.json");
   CHECK(dj->actions[0].keep_backup);
   CHECK(dj->actions[0].contents.find("\"nvidia-container-runtime\"") != std::string::npos);
-  CHECK(sys::ShellJoin(Find(p, "docker.reload")->actions[0].argv) == "systemctl reload docker.service");
+  // docker.io's own postinst starts the engine, maybe before the toolkit's hook is unpacked: a restart, not a
+  // reload, makes it register the GPU driver --gpus needs.
+  CHECK(sys::ShellJoin(Find(p, "docker.restart")->actions[0].argv) == "systemctl restart docker.service");
+  CHECK(Find(p, "docker.restart")->title ==
+        "restart Docker (the toolkit's hook is new: Docker finds it only at start, for --gpus)");
+  CHECK(Find(p, "docker.reload") == nullptr);
   const auto& pull = Find(p, "image.pull")->actions[0];
   CHECK(pull.kind == plan::Action::Kind::kPull);
   CHECK(pull.image == "nvcr.io/nvidia/pytorch:23.10-py3");
@@ -141,6 +146,35 @@ TEST_CASE(
   CHECK(text.find("       + {\n") != std::string::npos);
   CHECK(text.find("pull nvcr.io/nvidia/pytorch:23.10-py3 (Docker Engine API, digest recorded)") !=
         std::string::npos);
+}
+
+TEST_CASE("containers: a running engine restarts for a new toolkit hook, reloads when the hook is there",
+          "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning("20.10.24");
+  auto p = f.Build();
+  CHECK(Find(p, "docker.restart"));
+  CHECK(Find(p, "docker.reload") == nullptr);
+  f.facts.docker.containers_running = 2;
+  p = f.Build();
+  REQUIRE(p.blockers.size() == 1);
+  CHECK(p.blockers[0] ==
+        "Docker must restart (the toolkit's hook is new: Docker finds it only at start, for --gpus), which "
+        "would stop 2 running container(s); run apply with --restart-docker to allow it, or stop them first");
+  // The toolkit installed before: daemon.json's runtime needs only a reload.
+  f.facts.docker.containers_running = 0;
+  f.ToolkitInstalled();
+  p = f.Build();
+  CHECK(Find(p, "docker.reload"));
+  CHECK(Find(p, "docker.restart") == nullptr);
+  // CDI devices need no hook: no restart for it.
+  Fixture g;
+  g.DockerRunning("26.1.4");
+  g.stack.docker.gpu_access = "cdi";
+  g.root.Write("/etc/docker/daemon.json", "{\"features\": {\"cdi\": true}, \"runtimes\": {\"nvidia\": {\"path\": "
+               "\"nvidia-container-runtime\", \"args\": []}}}\n");
+  p = g.Build();
+  CHECK(Find(p, "docker.restart") == nullptr);
 }
 
 TEST_CASE("containers: an existing engine is left alone; too old for CDI is refused", "[plan][containers]") {
@@ -187,11 +221,9 @@ TEST_CASE("containers: CDI needs a restart, refused while containers run without
   auto p = f.Build();
   REQUIRE(p.blockers.size() == 1);
   CHECK(p.blockers[0] ==
-        "Docker must restart to take runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: "
-        "absent -> "
-        "true, which would stop 3 running container(s); run apply with --restart-docker to allow it, or stop "
-        "them "
-        "first");
+        "Docker must restart (runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: absent -> "
+        "true is read only at start), which would stop 3 running container(s); run apply with "
+        "--restart-docker to allow it, or stop them first");
   CHECK(Find(p, "docker.restart"));
   CHECK(Find(p, "docker.reload") == nullptr);
   CHECK(Find(p, "container_toolkit.cdi"));

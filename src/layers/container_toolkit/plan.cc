@@ -22,8 +22,21 @@ bool HasNvidiaCdiSpec(const probe::DockerInfo& d) {
   return false;
 }
 
+// The package that ships nvidia-container-runtime-hook. dockerd registers its GPU device driver (what
+// `--gpus` asks for) only if that hook is on PATH when the engine starts (moby daemon/nvidia_linux.go): an
+// engine already running, or started by its own package before the hook was unpacked, answers `could not
+// select device driver "" with capabilities: [[gpu]]` until it restarts; a reload does not look again.
+constexpr const char* kHookPackage = "nvidia-container-toolkit";
+
+bool HookIsNew(const plan::LayerContext& ctx) {
+  if (ctx.stack->docker.gpu_access == "cdi") return false;  // CDI devices need no hook
+  auto it = ctx.packages.state->dpkg.find(kHookPackage);
+  return it == ctx.packages.state->dpkg.end() || !it->second.installed;
+}
+
 // daemon.json edited losslessly for the stack's runtime (and CDI), then Docker reloaded, or restarted when
-// a changed key is read only at start (refused while containers run, unless --restart-docker).
+// a changed key is read only at start or the toolkit's hook is new (refused while containers run, unless
+// --restart-docker).
 void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerPlan& out,
                 std::vector<std::string>& parts) {
   const probe::DockerInfo& d = ctx.facts->docker;
@@ -33,25 +46,33 @@ void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerP
   // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
   auto edit = docker::EditDaemonJson(ctx.host->daemon_json, want,
                                      ctx.host->daemon_json_shown);  // throws FileError: exit 2
-  if (!edit.changed) return;
-  parts.push_back("daemon.json: " + Join(edit.changes, ", "));
-  out.last.push_back(plan::MakeStep(
-      "docker.daemon-json", {kName},
-      "register the NVIDIA runtime in " + std::string(docker::kDaemonJsonPath) + " (every other key kept)"));
-  Action w = Action::Write(docker::kDaemonJsonPath, edit.text, 0644, true);
-  w.diff = edit.diff;
-  out.last.back().actions.push_back(w);
-  if (!d.engine_reachable && !engine.installs) return;  // a stopped engine reads it when it starts
-  if (edit.restart_required) {
+  const bool running = d.engine_reachable || engine.installs;
+  const bool hook_new = running && HookIsNew(ctx);
+  if (!edit.changed && !hook_new) return;
+  if (edit.changed) {
+    parts.push_back("daemon.json: " + Join(edit.changes, ", "));
+    out.last.push_back(plan::MakeStep(
+        "docker.daemon-json", {kName},
+        "register the NVIDIA runtime in " + std::string(docker::kDaemonJsonPath) + " (every other key kept)"));
+    Action w = Action::Write(docker::kDaemonJsonPath, edit.text, 0644, true);
+    w.diff = edit.diff;
+    out.last.back().actions.push_back(w);
+  }
+  if (!running) return;  // a stopped engine reads it when it starts
+  if (edit.restart_required || hook_new) {
+    std::vector<std::string> why;
+    if (edit.restart_required) why.push_back(Join(edit.changes, ", ") + " is read only at start");
+    if (hook_new) {
+      why.push_back("the toolkit's hook is new: Docker finds it only at start, for --gpus");
+      if (!edit.changed) parts.push_back("Docker restarts to find the toolkit's hook");
+    }
     if (d.containers_running > 0 && !ctx.in->restart_docker) {
       out.blockers.push_back(
-          "Docker must restart to take " + Join(edit.changes, ", ") + ", which would stop " +
+          "Docker must restart (" + Join(why, "; ") + "), which would stop " +
           std::to_string(d.containers_running) +
           " running container(s); run apply with --restart-docker to allow it, or stop them first");
     }
-    out.last.push_back(
-        plan::MakeStep("docker.restart", {kName},
-                       "restart Docker (" + Join(edit.changes, ", ") + " is read only at start)"));
+    out.last.push_back(plan::MakeStep("docker.restart", {kName}, "restart Docker (" + Join(why, "; ") + ")"));
     out.last.back().actions.push_back(Action::Run({"systemctl", "restart", plan::kDockerUnit}));
   } else {
     out.last.push_back(plan::MakeStep("docker.reload", {kName}, "reload Docker's configuration (SIGHUP)"));

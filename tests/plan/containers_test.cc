@@ -171,7 +171,8 @@ TEST_CASE("containers: a running engine restarts for a new toolkit hook, reloads
   Fixture g;
   g.DockerRunning("26.1.4");
   g.stack.docker.gpu_access = "cdi";
-  g.root.Write("/etc/docker/daemon.json", "{\"features\": {\"cdi\": true}, \"runtimes\": {\"nvidia\": {\"path\": "
+  g.root.Write("/etc/docker/daemon.json",
+               "{\"features\": {\"cdi\": true}, \"runtimes\": {\"nvidia\": {\"path\": "
                "\"nvidia-container-runtime\", \"args\": []}}}\n");
   p = g.Build();
   CHECK(Find(p, "docker.restart") == nullptr);
@@ -220,10 +221,11 @@ TEST_CASE("containers: CDI needs a restart, refused while containers run without
   f.root.Write("/etc/docker/daemon.json", "{\"log-driver\": \"journald\"}\n");
   auto p = f.Build();
   REQUIRE(p.blockers.size() == 1);
-  CHECK(p.blockers[0] ==
-        "Docker must restart (runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: absent -> "
-        "true is read only at start), which would stop 3 running container(s); run apply with "
-        "--restart-docker to allow it, or stop them first");
+  CHECK(
+      p.blockers[0] ==
+      "Docker must restart (runtimes.nvidia: added (path nvidia-container-runtime), features.cdi: absent -> "
+      "true is read only at start), which would stop 3 running container(s); run apply with "
+      "--restart-docker to allow it, or stop them first");
   CHECK(Find(p, "docker.restart"));
   CHECK(Find(p, "docker.reload") == nullptr);
   CHECK(Find(p, "container_toolkit.cdi"));

@@ -51,9 +51,9 @@ void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerP
   if (!edit.changed && !hook_new) return;
   if (edit.changed) {
     parts.push_back("daemon.json: " + Join(edit.changes, ", "));
-    out.last.push_back(plan::MakeStep(
-        "docker.daemon-json", {kName},
-        "register the NVIDIA runtime in " + std::string(docker::kDaemonJsonPath) + " (every other key kept)"));
+    out.last.push_back(plan::MakeStep("docker.daemon-json", {kName},
+                                      "register the NVIDIA runtime in " +
+                                          std::string(docker::kDaemonJsonPath) + " (every other key kept)"));
     Action w = Action::Write(docker::kDaemonJsonPath, edit.text, 0644, true);
     w.diff = edit.diff;
     out.last.back().actions.push_back(w);

@@ -1,5 +1,7 @@
 // Docker and the NVIDIA Container Toolkit: the engine over its unix socket (live only), daemon.json,
 // the toolkit's packages and `nvidia-ctk --version` (live only). CDI specs: probe/cdi.cc.
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "probe/parsers.h"
@@ -65,6 +67,31 @@ void ProbeToolkit(const ProbeEnv& env, HostFacts& facts) {
                                 (res.timed_out ? " (timed out)" : ""));
 }
 
+// When the process in /var/run/docker.pid (dockerd's default pid file) started, in seconds since the epoch:
+// its start time in clock ticks after boot (/proc/PID/stat, field 22, proc(5)) plus the boot time (/proc/stat
+// btime). nullopt when any of it cannot be read.
+std::optional<int64_t> EngineStartTime(const ProbeEnv& env) {
+  auto pid_text = env.fs->ReadPrefix("/var/run/docker.pid", 32);
+  auto pid = pid_text ? ParseUnsigned(Trim(*pid_text)) : std::nullopt;
+  if (!pid || *pid == 0) return std::nullopt;
+  auto stat = env.fs->ReadPrefix("/proc/" + std::to_string(*pid) + "/stat", 4096);
+  if (!stat) return std::nullopt;
+  auto close = stat->rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return std::nullopt;
+  auto fields = SplitWords(std::string_view(*stat).substr(close + 1));
+  if (fields.size() < 20 || fields[0].empty()) return std::nullopt;  // fields[0] is field 3 (state)
+  auto ticks = ParseUnsigned(fields[19]);                            // field 22: starttime
+  auto proc_stat = env.fs->ReadPrefix("/proc/stat", 1 << 16);
+  uint64_t btime = 0;  // 0: not found
+  if (proc_stat)
+    for (const auto& line : Split(*proc_stat, '\n'))
+      if (StartsWith(line, "btime "))
+        btime = ParseUnsigned(Trim(std::string_view(line).substr(6))).value_or(0);
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  if (!ticks || btime == 0 || hz <= 0) return std::nullopt;
+  return static_cast<int64_t>(btime + *ticks / static_cast<uint64_t>(hz));
+}
+
 void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& cdi_dirs) {
   if (!Live(env)) {
     d.detail = "not contacted (--root)";
@@ -107,6 +134,10 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
   for (const auto& dir : body.cdi_spec_dirs) cdi_dirs.push_back(dir);
   d.cdi = !body.cdi_spec_dirs.empty();  // refined below: needs an nvidia.com/gpu spec too
   for (const auto& dev : body.cdi_devices) d.cdi_devices.push_back(dev);
+  const std::string hook = FindProgram(env, "nvidia-container-runtime-hook");
+  auto installed = hook.empty() ? std::nullopt : env.fs->ChangeTime(hook);
+  auto started = installed ? EngineStartTime(env) : std::nullopt;
+  d.started_before_hook = started && *started < *installed;
 }
 
 }  // namespace

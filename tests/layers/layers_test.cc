@@ -382,6 +382,15 @@ TEST_CASE("container_toolkit: missing, versions apart, CVEs, runtime", "[layers]
   CHECK(cdi.status == Status::kOk);
   CHECK(cdi.detail ==
         "toolkit 1.17.8 installed, 4 packages at one version; Docker reaches the GPUs through CDI");
+  // An engine up since before the hook was installed: --gpus fails until it restarts.
+  test::Inputs late;
+  late.host.docker.started_before_hook = true;
+  auto before = layers::CheckContainerToolkit(late.in());
+  CHECK(before.status == Status::kFail);
+  CHECK(before.detail.find("Docker started before nvidia-container-runtime-hook was installed: `docker run "
+                           "--gpus` fails (could not select device driver \"\" with capabilities: [[gpu]]) "
+                           "until Docker restarts") != std::string::npos);
+  CHECK(before.fix == std::optional<std::string>("sudo systemctl restart docker"));
   // Without the engine (--root) daemon.json's runtimes decide.
   r.host.docker.engine_reachable = false;
   r.host.docker.cdi = false;

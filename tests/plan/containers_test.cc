@@ -167,6 +167,14 @@ TEST_CASE("containers: a running engine restarts for a new toolkit hook, reloads
   p = f.Build();
   CHECK(Find(p, "docker.reload"));
   CHECK(Find(p, "docker.restart") == nullptr);
+  // The toolkit installed while the engine ran: it must restart to find the hook, even with nothing to write.
+  f.facts.docker.started_before_hook = true;
+  p = f.Build();
+  REQUIRE(Find(p, "docker.restart"));
+  CHECK(Find(p, "docker.restart")->title ==
+        "restart Docker (it started before the toolkit's hook was installed and finds it only at start, for "
+        "--gpus)");
+  f.facts.docker.started_before_hook = false;
   // CDI devices need no hook: no restart for it.
   Fixture g;
   g.DockerRunning("26.1.4");

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 
 #include "manifest/loader.h"
@@ -379,4 +380,37 @@ TEST_CASE(
   std::string api;
   CHECK(probe::ParseDockerVersionBody(R"({"Version":"1","ApiVersion":"1.51/../x"})", &api) == "1");
   CHECK(api.empty());
+}
+
+TEST_CASE("live paths: an engine that started before the toolkit's hook was installed", "[probe]") {
+  // dockerd's start (its pid file's /proc/PID/stat field 22, in clock ticks after /proc/stat's btime)
+  // against the hook's install time (its inode change time: now, as the tree was just written).
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  const long long now = static_cast<long long>(::time(nullptr));
+  auto run = [&](long long started, bool write_pid) {
+    TempTree t;
+    t.Write("/var/run/docker.sock", "");
+    t.Write("/usr/bin/docker", "");
+    t.Write("/usr/bin/nvidia-container-runtime-hook", "");
+    if (write_pid) t.Write("/var/run/docker.pid", "4242\n");
+    const long long boot = now - 100000;
+    // The command name holds a space and a parenthesis, as comm may.
+    t.Write("/proc/4242/stat",
+            "4242 (docker d)) S 1 4242 4242 0 -1 4194560 30000 0 0 0 25 10 0 0 20 0 30 0 " +
+                std::to_string((started - boot) * hz) + " 2000000000 9000\n");
+    t.Write("/proc/stat", "cpu  1 2 3 4\nbtime " + std::to_string(boot) + "\nprocesses 99\n");
+    LiveViewFs fs(t.root);
+    ScriptedDocker docker;
+    docker.answers["/version"] = {200, R"({"Version":"20.10.24+dfsg1","ApiVersion":"1.41"})", ""};
+    docker.answers["/info"] = {200, R"({"Runtimes":{"runc":{"path":"runc"}},"DefaultRuntime":"runc"})", ""};
+    probe::ProbeEnv env;
+    env.fs = &fs;
+    env.docker = &docker;
+    env.compat = &manifest::EmbeddedCompat();
+    env.env = {{"PATH", "/usr/local/bin:/usr/bin"}};
+    return probe::ProbeHost(env).docker;
+  };
+  CHECK(run(now - 3600, true).started_before_hook);         // up an hour, the hook installed just now
+  CHECK_FALSE(run(now + 5, true).started_before_hook);      // restarted after the hook came
+  CHECK_FALSE(run(now - 3600, false).started_before_hook);  // no pid file: unknown, no finding
 }

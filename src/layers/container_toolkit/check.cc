@@ -121,6 +121,14 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
             ToolkitInstallFix(spec));
   }
   CheckRuntime(in.host.docker, r);
+  // dockerd registers its GPU driver only if the hook is on PATH when it starts (moby
+  // daemon/nvidia_linux.go).
+  if (in.host.docker.started_before_hook && in.stack.docker.gpu_access != "cdi")
+    r.Add(
+        "container_toolkit.engine-before-hook", Status::kFail,
+        "Docker started before nvidia-container-runtime-hook was installed: `docker run --gpus` fails (could "
+        "not select device driver \"\" with capabilities: [[gpu]]) until Docker restarts",
+        "sudo systemctl restart docker");
   return r;
 }
 

@@ -48,7 +48,9 @@ void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerP
                                      ctx.host->daemon_json_shown);  // throws FileError: exit 2
   const bool running = d.engine_reachable || engine.installs;
   const bool hook_new = running && HookIsNew(ctx);
-  if (!edit.changed && !hook_new) return;
+  const bool hook_unseen =
+      d.engine_reachable && d.started_before_hook && ctx.stack->docker.gpu_access != "cdi";
+  if (!edit.changed && !hook_new && !hook_unseen) return;
   if (edit.changed) {
     parts.push_back("daemon.json: " + Join(edit.changes, ", "));
     out.last.push_back(plan::MakeStep("docker.daemon-json", {kName},
@@ -59,12 +61,16 @@ void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerP
     out.last.back().actions.push_back(w);
   }
   if (!running) return;  // a stopped engine reads it when it starts
-  if (edit.restart_required || hook_new) {
+  if (edit.restart_required || hook_new || hook_unseen) {
     std::vector<std::string> why;
     if (edit.restart_required) why.push_back(Join(edit.changes, ", ") + " is read only at start");
     if (hook_new) {
       why.push_back("the toolkit's hook is new: Docker finds it only at start, for --gpus");
       if (!edit.changed) parts.push_back("Docker restarts to find the toolkit's hook");
+    } else if (hook_unseen) {
+      why.push_back(
+          "it started before the toolkit's hook was installed and finds it only at start, for --gpus");
+      if (!edit.changed) parts.push_back("Docker started before the toolkit's hook");
     }
     if (d.containers_running > 0 && !ctx.in->restart_docker) {
       out.blockers.push_back(

@@ -186,6 +186,25 @@ TEST_CASE("containers: a running engine restarts for a new toolkit hook, reloads
   CHECK(Find(p, "docker.restart") == nullptr);
 }
 
+TEST_CASE("containers: an installed engine that does not answer is started first; not under --root",
+          "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning("20.10.24");
+  f.facts.docker.engine_reachable = false;
+  f.facts.docker.detail = "/var/run/docker.sock not found (engine not installed or not running)";
+  auto p = f.Build();
+  REQUIRE(Find(p, "docker.start"));
+  CHECK(sys::ShellJoin(Find(p, "docker.start")->actions[0].argv) == "systemctl start docker.service");
+  CHECK(Layer(p, "docker").detail ==
+        "Docker 24.0.7-0ubuntu2~22.04.1 is installed but does not answer (/var/run/docker.sock not found (engine "
+        "not installed or not running)): start docker.service");
+  // It comes before the toolkit's daemon.json and the pull, which need it.
+  auto ids = Ids(p);
+  CHECK(std::find(ids.begin(), ids.end(), "docker.start") < std::find(ids.begin(), ids.end(), "image.pull"));
+  f.facts.live = false;  // --root or a snapshot: the engine is never contacted, so nothing is started
+  CHECK(Find(f.Build(), "docker.start") == nullptr);
+}
+
 TEST_CASE("containers: an existing engine is left alone; too old for CDI is refused", "[plan][containers]") {
   Fixture f;
   f.DockerRunning("20.10.24");

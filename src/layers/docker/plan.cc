@@ -37,6 +37,16 @@ LayerPlan Decide(const plan::LayerContext& ctx) {
     }
     l.detail = "Docker " + (text.empty() ? std::string("is installed") : text + " is installed") +
                (d.engine_reachable ? " and answers" : "") + "; an existing engine is left as it is";
+    // Installed but not answering on this live host (stopped, or refusing its configuration at start): the
+    // later layers need it, so it is started first; a start that fails stops the run there, with
+    // systemd's answer.
+    if (ctx.facts->live && !d.engine_reachable && spec.present) {
+      l.kind = Kind::kInstall;
+      l.detail = "Docker " + (text.empty() ? std::string("is installed") : text + " is installed") +
+                 " but does not answer (" + d.detail + "): start " + plan::kDockerUnit;
+      out.last.push_back(plan::MakeStep("docker.start", {kName}, "start the Docker engine"));
+      out.last.back().actions.push_back(plan::Action::Run({"systemctl", "start", plan::kDockerUnit}));
+    }
     return out;
   }
   if (!spec.present)

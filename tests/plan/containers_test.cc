@@ -196,7 +196,8 @@ TEST_CASE("containers: an installed engine that does not answer is started first
   REQUIRE(Find(p, "docker.start"));
   CHECK(sys::ShellJoin(Find(p, "docker.start")->actions[0].argv) == "systemctl start docker.service");
   CHECK(Layer(p, "docker").detail ==
-        "Docker 24.0.7-0ubuntu2~22.04.1 is installed but does not answer (/var/run/docker.sock not found (engine "
+        "Docker 24.0.7-0ubuntu2~22.04.1 is installed but does not answer (/var/run/docker.sock not found "
+        "(engine "
         "not installed or not running)): start docker.service");
   // It comes before the toolkit's daemon.json and the pull, which need it.
   auto ids = Ids(p);

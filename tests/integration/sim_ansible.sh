@@ -59,7 +59,8 @@ start_sshd() {
     bash "$SIM_LIB_DIR/enter.sh" "$h" /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config_gpuprep_sim </dev/null >>"$SIM_DIR/sshd.log" 2>&1 &
   SSHD_PID=$!
   local i
-  for i in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0; sleep 0.05; done
+  # the simulated server's loopback is its network namespace's (lib.sh), where the controller connects from
+  for i in $(seq 100); do nsenter --net="$SIM_NETNS" bash -c "echo >/dev/tcp/127.0.0.1/$PORT" 2>/dev/null && return 0; sleep 0.05; done
   cat "$SIM_DIR/sshd.log" >&2
   sim_fail "sshd did not start on 127.0.0.1:$PORT"
 }
@@ -91,7 +92,7 @@ mkdir -p "$SIM_DIR/home" "$SIM_DIR/fleet"
 run_playbook() {  # run_playbook LOG: ansible-playbook in the background; performs the reboots it asks for
   HOME=$SIM_DIR/home ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_HOST_KEY_CHECKING=False \
     ANSIBLE_REMOTE_TMP=/tmp/.ansible-gpuprep ANSIBLE_LOCAL_TEMP=$SIM_DIR/home/.ansible/tmp \
-    ansible-playbook -i "$SIM_DIR/inventory.ini" "$SRC/packaging/ansible/site.yml" \
+    nsenter --net="$SIM_NETNS" ansible-playbook -i "$SIM_DIR/inventory.ini" "$SRC/packaging/ansible/site.yml" \
     -e "gpuprep_deb=$DEB" -e "gpuprep_snapshot_dir=$SIM_DIR/fleet" -e "gpuprep_controller_binary=$GPUPREP" \
     >"$1" 2>&1 &
   local pid=$! n=1 rc=0

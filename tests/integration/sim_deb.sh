@@ -30,7 +30,8 @@ URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT
 
 # A loopback receiver for --callback: one file per POST body.
 mkdir -p "$SIM_DIR/callbacks"
-python3 - "$SIM_DIR/callbacks" "$SIM_DIR/callback.port" <<'PY' &
+# in the simulated server's network namespace, where gpuprep posts from (lib.sh)
+nsenter --net="$SIM_NETNS" python3 - "$SIM_DIR/callbacks" "$SIM_DIR/callback.port" <<'PY' &
 import http.server, os, sys
 out, port_file = sys.argv[1:3]
 class H(http.server.BaseHTTPRequestHandler):

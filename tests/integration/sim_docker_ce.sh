@@ -25,7 +25,7 @@ VNEW=5:28.3.3-1~ubuntu.22.04~jammy
 
 # Docker's repository as download.docker.com/linux/ubuntu serves it: dists/jammy/stable, signed by its own key
 # (here a throwaway one). docker-ce and docker-ce-cli at two releases; the engine is the sim's stand-in
-# (tests/support/fake_dockerd.py, from the sim's docker.io package).
+# (tests/support/fake_dockerd.py, from the sim's stand-in engine package: Docker 28 is not in Debian).
 gpg --batch --quiet --passphrase '' --quick-gen-key "sim docker repository <sim-docker@localhost>" ed25519 sign never 2>/dev/null ||
   sim_fail "gpg key generation"
 SIM_DOCKER_FPR=$(_sim_fpr sim-docker@localhost)
@@ -47,7 +47,7 @@ PY
   dpkg-deb --root-owner-group -Zgzip -z1 --build "$d" "$W/pool/stable/${1}_${2//:/%3a}_amd64.deb" >/dev/null ||
     sim_fail "building $1 $2"
 }
-DOCKERIO=$(ls "$SIM_DIR"/www/ubuntu/pool/jammy/docker.io_*.deb)
+DOCKERIO=$SIM_DIR/standin/docker.io-standin.deb
 for v in "$V" "$VNEW"; do
   stub docker-ce "$v" "$DOCKERIO"
   stub docker-ce-cli "$v"
@@ -88,7 +88,7 @@ site() {  # site NAME FINGERPRINT: a site file pointing the docker repository at
 }
 site site-docker "$SIM_DOCKER_FPR"
 site site-docker-badkey "$SIM_BAD_FPR"
-SIM_ENGINE_VERSION=28.3.2 sim_registry "nvcr.io/nvidia/pytorch:23.10-py3 CUDA_VERSION=12.2.2.009"
+SIM_ENGINE_VERSION=28.3.2 sim_registry_standin "nvcr.io/nvidia/pytorch:23.10-py3 CUDA_VERSION=12.2.2.009"
 sim_snapshot bare
 
 sim_section "a site file pinning another key: refused, nothing installed"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# build-packages-containers.sh OUT_DIR BUILD_DIR: the container half of the simulated server's packages
-# (called by lib.sh next to build-packages.sh; the toolkit's stubs are built there). Here: Ubuntu's
-# docker.io, whose engine is the stand-in Engine API (tests/support/fake_dockerd.py) listening on
+# build-packages-containers.sh OUT_DEB BUILD_DIR: the stand-in engine package (called by lib.sh next to
+# build-packages.sh; the toolkit's stand-ins are built there). The simulated distribution archive serves
+# Debian's real docker.io (lib.sh: _sim_debian_debs); this package stays for what the real 20.10 engine cannot
+# show (Docker 25 and newer: CDI, the version-gated findings), the scenarios repackaging it (sim_docker_ce).
+# Its engine is the stand-in Engine API (tests/support/fake_dockerd.py) listening on
 # /var/run/docker.sock, reading /etc/docker/daemon.json at start and on SIGHUP (systemctl reload), with its
 # registry described by /sim/dockerd-state.json (written by the scenario: NVIDIA's registry cannot exist
 # here), pulled images kept under /var/lib/docker, requests recorded in /sim/log/dockerd-requests.jsonl.
@@ -10,7 +12,7 @@ set -euo pipefail
 OUT=$1
 BUILD=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mkdir -p "$OUT" "$BUILD"
+mkdir -p "$(dirname "$OUT")" "$BUILD"
 ARCH=$(dpkg --print-architecture)
 DOCKER=24.0.7-0ubuntu2~22.04.1   # jammy-updates' docker.io at the time of writing (Ubuntu package page)
 
@@ -40,6 +42,10 @@ SH
 cat >"$P/usr/lib/gpuprep-sim/daemons/docker.service" <<'SH'
 #!/bin/sh
 pid=$(cat /run/gpuprep-sim/pid/docker.service 2>/dev/null || echo 0)
+if [ "${1:-}" = stop ]; then
+  grep -qs fake_dockerd "/proc/$pid/cmdline" && kill "$pid"
+  exit 0
+fi
 [ -S /var/run/docker.sock ] && grep -qs fake_dockerd "/proc/$pid/cmdline" && exit 0
 rm -f /var/run/docker.sock
 mkdir -p /run/gpuprep-sim/pid
@@ -72,4 +78,4 @@ if [ "$1" = configure ]; then
 fi
 SH
 chmod 0755 "$P/DEBIAN/postinst"
-dpkg-deb --root-owner-group -Zgzip -z1 --build "$P" "$OUT/docker.io_${DOCKER//:/%3a}_$ARCH.deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip -z1 --build "$P" "$OUT" >/dev/null

@@ -520,11 +520,11 @@ for up in 1.17.8 1.19.1 1.20.0 1.20.1; do
   finish
   pkg $CTK nvidia-container-toolkit-base "$v" "NVIDIA Container Toolkit Base (simulated)"
   text_file 0755 usr/bin/nvidia-ctk <<<$'#!/bin/sh\n'"echo \"NVIDIA Container Toolkit CLI version $up\""
-  text_file 0755 usr/bin/nvidia-container-runtime <<<$'#!/bin/sh\n'"echo \"NVIDIA Container Runtime version $up\""
+  sed "s/@VERSION@/$up/" "$SRC_DIR/nvidia-container-runtime.py" | text_file 0755 usr/bin/nvidia-container-runtime
   finish
   pkg $CTK nvidia-container-toolkit "$v" "NVIDIA Container toolkit (simulated)" \
     "Depends: nvidia-container-toolkit-base (= $v), libnvidia-container-tools (= $v)"
-  text_file 0755 usr/bin/nvidia-container-runtime-hook <<<$'#!/bin/sh\nexit 0'
+  text_file 0755 usr/bin/nvidia-container-runtime-hook <"$SRC_DIR/nvidia-container-runtime-hook.py"
   finish
 done
 

@@ -1,19 +1,113 @@
 # shellcheck shell=bash
 # The container half on the simulated server, shared by the scenarios that set Docker up
-# (tests/integration/sim_containers.sh, the embedded-stack scenarios through stacks.sh): NVIDIA's registry as
-# the stand-in engine serves it, and the checks that a converged host runs a container that sees every GPU.
+# (tests/integration/sim_containers.sh, the embedded-stack scenarios through stacks.sh): the registry that plays
+# NVIDIA's and its images, and the checks that a converged host runs a container that sees every GPU.
 # Source after lib.sh.
+source "$SIM_LIB_DIR/registry.sh"
 
-# sim_image_digest REF: the manifest digest the simulated registry gives REF.
-sim_image_digest() { echo "sha256:$(printf 'gpuprep sim image %s' "$1" | sha256sum | cut -d' ' -f1)"; }
+# The registry that plays NVIDIA's (registry.sh: Debian's docker-registry on 127.0.0.1:443 of the simulated
+# server's network, TLS for nvcr.io from the simulation's own CA) and the images it serves, built here.
 
-# sim_registry "REF ENV..." ...: /sim/dockerd-state.json of the current host (read by the stand-in engine when
+# sim_image_digest REF: the digest the registry gives REF (what `docker pull` records), once sim_registry
+# pushed it.
+sim_image_digest() {
+  awk -v r="$1" '$1 == r { print $2; found = 1 } END { exit !found }' "$SIM_DIR/registry/digests" 2>/dev/null ||
+    sim_fail "sim_image_digest: $1 was not pushed (sim_registry)"
+}
+
+# _sim_image_rootfs DIR torch|plain: a small image root built from this machine's binaries: dash as /bin/sh,
+# grep, sed, head, cat, env, ls and the libraries they load (a merged /usr, like the images NGC builds on).
+# nvidia-smi and the driver's libraries are not in it: the toolkit's hook puts them in a container. torch: a
+# `python` that runs the torch check (torch.cuda counts the GPUs nvidia-smi -L lists, as the hook handed them
+# in); plain: a `python` without torch.
+_sim_image_rootfs() {
+  local r=$1 b p dest
+  rm -rf "$r"
+  mkdir -p "$r/usr/bin" "$r/usr/lib" "$r/usr/lib64" "$r/etc" "$r/tmp" "$r/root" "$r/proc" "$r/sys" "$r/dev" "$r/run"
+  ln -s usr/bin "$r/bin"
+  ln -s usr/bin "$r/sbin"
+  ln -s usr/lib "$r/lib"
+  ln -s usr/lib64 "$r/lib64"
+  for b in dash grep sed head cat env ls true; do
+    p=$(command -v "$b") || sim_fail "$b not found (building the image's root)"
+    cp -L "$p" "$r/usr/bin/$b"
+    while read -r p; do
+      dest=$r/usr/${p#/usr/}
+      [[ -e $dest ]] && continue
+      mkdir -p "$(dirname "$dest")"
+      cp -L "$p" "$dest"
+    done < <(ldd "$p" | grep -o '/[^ ]*')
+  done
+  ln -s dash "$r/usr/bin/sh"
+  printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
+  printf 'root:x:0:\n' >"$r/etc/group"
+  if [[ $2 == torch ]]; then
+    cat >"$r/usr/bin/python" <<'SH'
+#!/bin/sh
+case "$1 $2" in *torch.cuda.device_count*) ;; *) echo "sim image: only the torch check is simulated" >&2; exit 2 ;; esac
+out=$(nvidia-smi -L 2>/dev/null)
+n=$(printf '%s\n' "$out" | grep -c '^GPU ')
+[ "$n" -gt 0 ] || { echo "RuntimeError: No CUDA GPUs are available" >&2; exit 1; }
+printf '%s %s\n' "$n" "$(printf '%s\n' "$out" | head -n 1 | sed 's/^GPU 0: \(.*\) (UUID.*/\1/')"
+SH
+  else
+    cat >"$r/usr/bin/python" <<'SH'
+#!/bin/sh
+echo "ModuleNotFoundError: No module named 'torch'" >&2
+exit 1
+SH
+  fi
+  chmod 0755 "$r/usr/bin/python"
+}
+
+# sim_registry "REF ENV..." ...: starts the registry (once per script) and pushes each REF to it, an image
+# whose config's environment is the usual PATH and ENV... (no spaces in a value); the simulated server
+# resolves nvcr.io to it and trusts its CA (system store and /etc/docker/certs.d/nvcr.io/). An image whose
+# environment sets PYTORCH_VERSION or NVIDIA_PYTORCH_VERSION (as NGC's PyTorch images do) gets the torch
+# check's python, any other a python without torch. SIM_IMAGE_FORMAT: docker (a Docker v2 manifest, the
+# default) or oci-index (an OCI index for linux/amd64 and linux/arm64); SIM_IMAGE_PLATFORMS: the index's
+# platforms instead (e.g. arm64 alone: none for this host); SIM_IMAGE_EXTRA_MB: a second layer of that many
+# MiB of incompressible bytes (a pull that lasts). Each digest: sim_image_digest REF. SIM_REGISTRY_AUTH=token
+# starts it with token authentication.
+sim_registry() {
+  local spec ref kind digest
+  [[ -n ${SIM_REGISTRY_STARTED:-} ]] || {
+    sim_registry_debs "$SIM_DEBS"
+    SIM_CLEANUP_HOOKS+=(sim_registry_cleanup)
+    sim_registry_start ${SIM_REGISTRY_AUTH:-} || sim_fail "the registry did not start"
+    SIM_REGISTRY_STARTED=1
+  }
+  mkdir -p "$SIM_DIR/registry"
+  for spec in "$@"; do
+    read -r ref _ <<<"$spec"
+    awk -v r="$ref" '$1 == r { found = 1 } END { exit !found }' "$SIM_DIR/registry/digests" 2>/dev/null && continue
+    kind=plain
+    [[ " $spec" == *" PYTORCH_VERSION="* || " $spec" == *" NVIDIA_PYTORCH_VERSION="* ]] && kind=torch
+    [[ -d $SIM_DIR/registry/rootfs-$kind ]] || _sim_image_rootfs "$SIM_DIR/registry/rootfs-$kind" "$kind"
+    # shellcheck disable=SC2086  # ENV words
+    local extra=()
+    [[ -n ${SIM_IMAGE_PLATFORMS:-} ]] && extra+=(--platforms "$SIM_IMAGE_PLATFORMS")
+    [[ -n ${SIM_IMAGE_EXTRA_MB:-} ]] && extra+=(--extra-layer-mb "$SIM_IMAGE_EXTRA_MB")
+    digest=$(sim_registry_push "$ref" --rootfs "$SIM_DIR/registry/rootfs-$kind" \
+      --format "${SIM_IMAGE_FORMAT:-docker}" "${extra[@]}" ${spec#"$ref"}) || sim_fail "pushing $ref to the registry"
+    echo "$ref $digest" >>"$SIM_DIR/registry/digests"
+  done
+  sim_registry_trust "$SIM_HOST/upper"
+}
+
+# The stand-in engine's registry (tests/support/fake_dockerd.py), for the scenarios that stay on the stand-in
+# engine (Docker 25 and newer: sim_docker_ce).
+
+# sim_image_digest_standin REF: the manifest digest the stand-in registry gives REF.
+sim_image_digest_standin() { echo "sha256:$(printf 'gpuprep sim image %s' "$1" | sha256sum | cut -d' ' -f1)"; }
+
+# sim_registry_standin "REF ENV..." ...: /sim/dockerd-state.json of the current host (read by the stand-in engine when
 # it starts and on every request): a registry holding each REF at sim_image_digest REF, its config's
 # environment ENV... (no spaces in a value). An image whose environment sets PYTORCH_VERSION or
 # NVIDIA_PYTORCH_VERSION (as NGC's PyTorch images do) gets the torch check's python (/sim/image/torch); any other image a python without torch
 # (/sim/image/plain), so a torch check run on it fails as it would on the real image. The engine answers with
 # version SIM_ENGINE_VERSION (default 24.0.7, the sim's docker.io).
-sim_registry() {
+sim_registry_standin() {
   mkdir -p "$SIM_HOST/sim/image/torch" "$SIM_HOST/sim/image/plain"
   # torch.cuda counts the GPUs the container runtime handed in (nvidia-smi is the driver's, as the toolkit
   # mounts it into a container).
@@ -52,19 +146,30 @@ json.dump(state, open(sys.argv[1], "w"), indent=1)
 PY
 }
 
+# sim_registry_manifest_gets REF: how many times the registry served the manifest REF names (REPO:TAG or
+# REPO@DIGEST, as pulled), from its access log.
+sim_registry_manifest_gets() {
+  local ref=${1#nvcr.io/} repo what
+  if [[ $ref == *@* ]]; then repo=${ref%@*} what=${ref#*@}; else repo=${ref%:*} what=${ref##*:}; fi
+  grep -c "\"GET /v2/$repo/manifests/$what HTTP" "$SIM_DIR/registry/registry.log" 2>/dev/null || true
+}
+
 # sim_check_daemon_json: /etc/docker/daemon.json parses and registers the nvidia runtime (not as the default).
 sim_check_daemon_json() {
   check_eq "daemon.json registers the nvidia runtime, not as the default" "nvidia-container-runtime None" \
     "$(sim_run python3 -c 'import json; d=json.load(open("/etc/docker/daemon.json")); print(d["runtimes"]["nvidia"]["path"], d.get("default-runtime"))' 2>&1)"
 }
 
-# sim_check_pulled REF: the stand-in engine pulled REF through the Engine API once, and gpuprep recorded its
-# digest.
+# sim_check_pulled REF: the engine holds REF at the digest the registry gave it (its RepoDigests), pulled once
+# (the registry served its manifest once), and gpuprep recorded that digest.
 sim_check_pulled() {
-  local d
+  local d repo
   d=$(sim_image_digest "$1")
-  check_eq "the engine pulled $1 through the Engine API, once" 1 \
-    "$(grep -c '"path": "/v1.43/images/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl" 2>/dev/null)"
+  repo=${1%:*}
+  check "the engine holds $1 at the registry's digest" \
+    sim_run sh -c "docker image inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' '$repo@$d' | grep -qxF '$repo@$d'"
+  check_eq "its manifest was fetched from the registry once (by tag or by digest)" 1 \
+    "$(($(sim_registry_manifest_gets "$1") + $(sim_registry_manifest_gets "$repo@$d")))"
   check "its digest is recorded" sim_run grep -qF "\": \"$d\"" /var/lib/gpuprep/images.json
 }
 
@@ -79,6 +184,6 @@ sim_check_container_gpus() {
     torch) check "the torch check counts them and names them" grep -q "image *ok *torch in .* sees $2 GPUs (" "$out" ;;
     no-torch) check "an image without PyTorch gets no torch check" grep -q "image *skip *.* carries no PyTorch" "$out" ;;
   esac
-  check "the containers ran through the stand-in engine" \
-    grep -q '"path": "/v1.43/containers/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl"
+  check "the engine ran them with the toolkit's hook, which handed in all $2 GPUs" \
+    grep -q "^container [0-9a-f]*: $2 GPU(s) (all)" "$SIM_HOST/sim/log/nvidia-container-hook.log"
 }

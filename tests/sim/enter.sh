@@ -21,6 +21,43 @@ mount --bind "$host/sys" "$m/sys"
 mount --bind "$host/run" "$m/run"
 mkdir -p "$m/sim"
 mount --bind "$host/sim" "$m/sim"
+# The container engine's storage lives off the overlay (overlay2 refuses an overlayfs as its backing
+# filesystem): HOST_DIR/docker-root, on the tmpfs or ext4 the sim's directory is on.
+mkdir -p "$host/docker-root" "$m/var/lib/docker"
+mount --bind "$host/docker-root" "$m/var/lib/docker"
+# Fresh cgroup mounts, the same hierarchies as this machine's (a tmpfs over the fake /sys's fs/cgroup, each
+# v1 controller or the v2 tree under it), for the engine's containers. dockerd runs with a --cgroup-parent of
+# this simulation's own name (/sim/control/docker-cgroup-parent), which lib.sh removes from every hierarchy.
+mkdir -p "$m/sys/fs/cgroup"
+cg_v2=
+while read -r _ mnt fstype opts _; do
+  case $fstype in
+    cgroup2) [[ $mnt == /sys/fs/cgroup ]] && cg_v2=1 ;;
+  esac
+done </proc/self/mounts
+if [[ -n $cg_v2 ]]; then
+  mount -t cgroup2 cgroup2 "$m/sys/fs/cgroup"
+else
+  mount -t tmpfs -o mode=0755 gpuprep-sim-cgroup "$m/sys/fs/cgroup"
+  while read -r _ mnt fstype opts _; do
+    [[ $mnt == /sys/fs/cgroup/* && ($fstype == cgroup || $fstype == cgroup2) ]] || continue
+    name=${mnt#/sys/fs/cgroup/}
+    mkdir -p "$m/sys/fs/cgroup/$name"
+    if [[ $fstype == cgroup2 ]]; then
+      mount -t cgroup2 cgroup2 "$m/sys/fs/cgroup/$name"
+      continue
+    fi
+    ctl=
+    IFS=, read -ra words <<<"$opts"
+    for w in "${words[@]}"; do
+      case $w in
+        name=* | cpu | cpuacct | cpuset | memory | devices | freezer | net_cls | net_prio | blkio | perf_event | hugetlb | pids | rdma | misc)
+          ctl+=${ctl:+,}$w ;;
+      esac
+    done
+    [[ -n $ctl ]] && mount -t cgroup -o "$ctl" cgroup "$m/sys/fs/cgroup/$name"
+  done </proc/self/mounts
+fi
 # The daemons of active units (a stub package's /usr/lib/gpuprep-sim/daemons/UNIT) run in every session,
 # as systemd keeps them running on a real server. SIM_DAEMONS=0 (lib.sh: sim_inspect): a session that only reads
 # the host's state starts none.
@@ -34,4 +71,8 @@ set +e
 chroot "$m" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   LANG=C.UTF-8 TERM="${TERM:-dumb}" "${san_env[@]}" ${SIM_ENV:-} "$@"
 rc=$?
+# The session ends as a shutdown does: the engine stops (its containers, containerd and the mounts it
+# made go with it) before the namespace takes the rest.
+[[ -x $m/usr/lib/gpuprep-sim/daemons/docker.service ]] &&
+  chroot "$m" /usr/lib/gpuprep-sim/daemons/docker.service stop </dev/null >/dev/null 2>&1
 exit $rc

@@ -31,6 +31,9 @@ SIM_HOST=
 SIM_HTTP_PID=
 SIM_PORT=
 SIM_BG_PID=
+SIM_NETNS=
+SIM_NETNS_NAME=
+SIM_CLEANUP_HOOKS=()  # commands sim_cleanup runs first (registry.sh: the registry and its token server)
 
 sim_skip() {
   echo "SKIP: $*"
@@ -86,8 +89,12 @@ sim_cleanup() {
     kill -KILL "$SIM_BG_PID" 2>/dev/null
     wait "$SIM_BG_PID" 2>/dev/null
   fi
+  local hook
+  for hook in "${SIM_CLEANUP_HOOKS[@]}"; do $hook; done
   [[ -n $SIM_HTTP_PID ]] && kill "$SIM_HTTP_PID" 2>/dev/null && wait "$SIM_HTTP_PID" 2>/dev/null
   if [[ -n $SIM_HOST ]]; then _sim_wait_gone "$SIM_HOST"; fi
+  [[ -n $SIM_DIR ]] && _sim_cgroups_remove "gpuprep-sim-${SIM_DIR##*.}"
+  [[ -n $SIM_NETNS_NAME ]] && ip netns del "$SIM_NETNS_NAME" 2>/dev/null
   if [[ -n $SIM_DIR && -d $SIM_DIR ]]; then
     if [[ -n ${SIM_KEEP:-} ]]; then echo "sim: kept $SIM_DIR" >&2; else rm -rf "$SIM_DIR"; fi
   fi
@@ -95,6 +102,16 @@ sim_cleanup() {
 }
 
 _sim_ms() { date +%s%3N; }
+
+# _sim_cgroups_remove NAME: removes the cgroup NAME (the engine's --cgroup-parent) and everything under it
+# from every hierarchy of this machine, as dockerd leaves them behind.
+_sim_cgroups_remove() {
+  local d
+  for d in /sys/fs/cgroup/"$1" /sys/fs/cgroup/*/"$1"; do
+    [[ -d $d ]] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+  done
+  return 0
+}
 
 # _sim_reap_stale: removes the temp dirs of earlier runs that were killed before their trap ran (their owner
 # process is gone and nothing runs inside them).
@@ -108,6 +125,14 @@ _sim_reap_stale() {
     kill -0 "$pid" 2>/dev/null && continue
     [[ -n $(find /proc/[0-9]*/root -maxdepth 0 -lname "$d/host/merged" 2>/dev/null) ]] && continue
     rm -rf "$d"
+  done
+  local ns
+  for ns in /run/netns/gpuprep-sim-??????; do
+    [[ -e $ns ]] || continue
+    ns=${ns##*/}
+    [[ -d /tmp/gpuprep-sim.${ns#gpuprep-sim-} || -d /dev/shm/gpuprep-sim.${ns#gpuprep-sim-} ]] && continue
+    ip netns del "$ns" 2>/dev/null
+    _sim_cgroups_remove "$ns"
   done
 }
 
@@ -172,7 +197,14 @@ sim_init() {
       sim_fail "openssl: creating the loopback certificate"
     tls=("$SIM_DIR/common/guest/tls.crt" "$SIM_DIR/tls.key")
   fi
-  python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
+  # The simulated server's network: a namespace of its own with only loopback, so what listens there (this
+  # server, the registry on 127.0.0.1:443, the engine) meets no other simulation and changes no interface of
+  # this machine. Every session enters it (_sim_enter).
+  SIM_NETNS_NAME=gpuprep-sim-${SIM_DIR##*.}
+  ip netns add "$SIM_NETNS_NAME" 2>/dev/null || sim_fail "ip netns add $SIM_NETNS_NAME (iproute2) failed"
+  SIM_NETNS=/run/netns/$SIM_NETNS_NAME
+  ip -n "$SIM_NETNS_NAME" link set lo up || sim_fail "bringing up loopback in $SIM_NETNS_NAME"
+  nsenter --net="$SIM_NETNS" python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
   SIM_HTTP_PID=$!
   local i
   for i in $(seq 100); do [[ -s $SIM_DIR/http.port ]] && break; sleep 0.05; done
@@ -206,7 +238,7 @@ _sim_packages() {
     if [[ ! -d $cache ]]; then
       tmp=$(mktemp -d "$1/tests-sim-cache.tmp.XXXXXX")
       { bash "$SIM_LIB_DIR/build-packages.sh" "$tmp/repo" "$tmp/build" &&
-        bash "$SIM_LIB_DIR/build-packages-containers.sh" "$tmp/repo/ubuntu/pool/jammy" "$tmp/build"; } ||
+        bash "$SIM_LIB_DIR/build-packages-containers.sh" "$tmp/repo/standin-engine.deb" "$tmp/build"; } ||
         { rm -rf "$tmp"; sim_fail "building stub packages"; }
       mkdir -p "$1/tests-sim-cache"
       find "$1/tests-sim-cache" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' ! -name "$key" -exec rm -rf {} + 2>/dev/null
@@ -218,14 +250,51 @@ _sim_packages() {
     src=$cache
   else
     { bash "$SIM_LIB_DIR/build-packages.sh" "$SIM_DIR/pkgs/repo" "$SIM_DIR/pkgs/build" &&
-      bash "$SIM_LIB_DIR/build-packages-containers.sh" "$SIM_DIR/pkgs/repo/ubuntu/pool/jammy" "$SIM_DIR/pkgs/build"; } ||
+      bash "$SIM_LIB_DIR/build-packages-containers.sh" "$SIM_DIR/pkgs/repo/standin-engine.deb" "$SIM_DIR/pkgs/build"; } ||
       sim_fail "building stub packages"
     install -m 0755 "$SIM_DIR/pkgs/build/sim-holdlock" "$SIM_DIR/pkgs/sim-holdlock"
     rm -rf "$SIM_DIR/pkgs/build"
     src=$SIM_DIR/pkgs
   fi
   cp -a "$src/repo/." "$SIM_DIR/www/"
+  mkdir -p "$SIM_DIR/standin"
+  mv "$SIM_DIR/www/standin-engine.deb" "$SIM_DIR/standin/docker.io-standin.deb"
   install -m 0755 "$src/sim-holdlock" "$SIM_DIR/common/guest/sim-holdlock"
+  _sim_debian_debs "${1:-$SIM_DIR}"
+  local f
+  for f in "$SIM_DEBS"/*.deb; do
+    [[ ${f##*/} == docker-registry_* ]] || cp "$f" "$SIM_DIR/www/ubuntu/pool/jammy/"
+  done
+}
+
+# _sim_debian_debs DIR: the real container engine from Debian's archive, fetched with `apt-get download` into
+# DIR/tests-sim-debian/ (never installed on this machine): docker.io, containerd, runc, tini, what of their
+# Depends closure this machine lacks (iptables and its libraries...), and docker-registry (the registry that
+# plays NVIDIA's). The simulated distribution archive serves all but the registry. Sets SIM_DEBS. The set is
+# what `apt-get install -s` would install here, so a fresh machine fetches the closure and the cache is reused
+# while the machine's archive offers the same versions.
+SIM_DEBS=
+_sim_debian_debs() {
+  local want names key dir tmp
+  want=$(apt-get install -s --no-install-recommends docker.io containerd runc tini docker-registry 2>&1 |
+    awk '/^Inst / { v = $3; if (v ~ /^\[/) v = $4; gsub(/[()]/, "", v); print $2 "=" v }' | LC_ALL=C sort)
+  for names in docker.io containerd runc tini docker-registry; do
+    grep -q "^$names=" <<<"$want" ||
+      sim_fail "$names: apt-get does not offer it from this machine's archive (Debian's docker.io and docker-registry are needed: apt-get update?)"
+  done
+  key=$(sha256sum <<<"$want" | cut -c1-16)
+  dir=$1/tests-sim-debian/$key
+  if [[ ! -f $dir/.complete ]]; then
+    tmp=$(mktemp -d "$1/tests-sim-debian.tmp.XXXXXX")
+    # shellcheck disable=SC2046  # one word per package
+    (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root $want) ||
+      { rm -rf "$tmp"; sim_fail "apt-get download of Debian's container engine failed"; }
+    touch "$tmp/.complete"
+    mkdir -p "$1/tests-sim-debian"
+    find "$1/tests-sim-debian" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' ! -name "$key" -exec rm -rf {} + 2>/dev/null
+    mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+  fi
+  SIM_DEBS=$dir
 }
 
 # _sim_index DIR FPR ORIGIN LABEL [FILTER]: a flat ("/") apt repository in DIR, signed with FPR (InRelease and
@@ -326,6 +395,7 @@ sim_new_host() {
   cp "$SIM_DIR/common/guest/"* "$h/sim/guest/"
   install -m 0755 "$SIM_DIR/common/bin/gpuprep" "$h/sim/bin/gpuprep"
   install -m 0755 "$SIM_LIB_DIR/guest/"* "$h/sim/guest/"
+  echo "gpuprep-sim-${SIM_DIR##*.}" >"$h/sim/control/docker-cgroup-parent"
   : >"$h/sim/log/commands.log"
   : >"$h/sim/log/apt-get.log"
   [[ ${SIM_NOUVEAU:-1} == 1 ]] && touch "$h/sim/control/has-nouveau"
@@ -396,7 +466,8 @@ _sim_sysfs() {
 
 # _sim_enter ARGV: one command inside the simulated server (fresh mount+pid namespace, same upper layer).
 _sim_enter() {
-  unshare --mount --pid --fork --kill-child --propagation private -- bash "$SIM_LIB_DIR/enter.sh" "$SIM_HOST" "$@"
+  nsenter --net="$SIM_NETNS" unshare --mount --pid --fork --kill-child --propagation private -- \
+    bash "$SIM_LIB_DIR/enter.sh" "$SIM_HOST" "$@"
 }
 
 # _sim_wait_gone HOST: waits until no process is chrooted into HOST/merged any more (after a kill).
@@ -427,7 +498,8 @@ sim_inspect() {
 # sim_run_bg ARGV...: like sim_run, in the background; sim_kill cuts the power (SIGKILL to every process).
 sim_run_bg() {
   # unshare itself must be the background job (not a subshell), so that killing it kills the namespace
-  unshare --mount --pid --fork --kill-child --propagation private -- bash "$SIM_LIB_DIR/enter.sh" "$SIM_HOST" "$@" </dev/null &
+  nsenter --net="$SIM_NETNS" unshare --mount --pid --fork --kill-child --propagation private -- \
+    bash "$SIM_LIB_DIR/enter.sh" "$SIM_HOST" "$@" </dev/null &
   SIM_BG_PID=$!
 }
 sim_wait_bg() {  # returns the background command's exit code

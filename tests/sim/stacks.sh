@@ -107,7 +107,7 @@ sim_registry_embedded() {
 # The simulated registry serves the embedded stacks' images (sim_registry_embedded).
 sim_stack_converge() {
   local name=$1 m=$2 rc
-  [[ -s $SIM_HOST/sim/dockerd-state.json ]] || sim_registry_embedded
+  sim_registry_embedded
   sim_snapshot "$name-bare"
   sim_gp "$name-plan" --manifest "$m" plan
   check_rc "plan" 0 "$name-plan"

@@ -77,6 +77,9 @@ for conf in /etc/modules-load.d/*.conf /run/modules-load.d/*.conf /usr/lib/modul
 done
 
 mkdir -p /run/gpuprep-sim/active
+# systemd is PID 1 here (what maintainer scripts test before they call systemctl: deb-systemd-invoke,
+# invoke-rc.d --skip-systemd-native), so a package's postinst starts its units through the systemctl stand-in.
+mkdir -p /run/systemd/system
 for link in /etc/systemd/system/*.wants/*; do
   [[ -L $link || -e $link ]] || continue
   unit=${link##*/}

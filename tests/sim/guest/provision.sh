@@ -59,6 +59,10 @@ install -m 0644 /sim/guest/ubuntu-archive-keyring.gpg /etc/apt/trusted.gpg.d/ubu
 install -m 0644 /sim/guest/sources.list /etc/apt/sources.list
 apt-get -qq update
 
+# A server runs what its packages start: this build machine's container image forbids it (policy-rc.d exit
+# 101); an Ubuntu server has no such file.
+rm -f /usr/sbin/policy-rc.d
+
 # Recording stand-ins; the real apt-get is kept and counted.
 install -d /usr/lib/gpuprep-sim /var/lib/gpuprep-sim
 install -m 0755 /sim/guest/record /usr/lib/gpuprep-sim/record
@@ -75,5 +79,10 @@ install -m 0755 /sim/guest/systemctl /usr/bin/systemctl
 mv /usr/bin/apt-get /usr/lib/gpuprep-sim/apt-get.real
 install -m 0755 /sim/guest/apt-get /usr/bin/apt-get
 install -m 0755 /sim/guest/sim-holdlock /usr/local/bin/sim-holdlock
+# systemd's part for the container engine (guest/docker-daemon): runs Debian's dockerd once docker.io is in
+install -d /usr/lib/gpuprep-sim/daemons
+install -m 0755 /sim/guest/docker-daemon /usr/lib/gpuprep-sim/daemons/docker.service
+# The host's name resolution as the scenarios set it (the registry playing nvcr.io answers on 127.0.0.1).
+[[ -e /etc/hosts ]] || printf '127.0.0.1 localhost\n' >/etc/hosts
 # gpuprep as an admin would have it on PATH (the binary under test)
 ln -sfn /sim/bin/gpuprep /usr/local/bin/gpuprep

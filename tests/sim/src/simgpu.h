@@ -1,7 +1,8 @@
 /* Shared by the stand-in NVIDIA libraries of the simulated GPU server (tests/sim). Not NVIDIA code: small
  * fakes that answer from the simulated host's fake sysfs (/sys/bus/pci/devices) and fake
  * /proc/driver/nvidia/version, so gpuprep's dlopen probes see a GPU server. GPUPREP_SIM_ROOT (optional)
- * prefixes every path, for testing the stand-ins outside the simulation. */
+ * prefixes every path, for testing the stand-ins outside the simulation; in a container the hook's view does.
+ */
 #ifndef GPUPREP_SIM_SIMGPU_H
 #define GPUPREP_SIM_SIMGPU_H
 #ifndef _GNU_SOURCE
@@ -22,9 +23,15 @@ struct sim_gpu {
   unsigned device; /* 0x2330 */
 };
 
+/* Inside a container, the GPU view the toolkit's stand-in hook gave it (the GPUs the container was handed,
+ * the driver's version files), where the real toolkit would have mounted device nodes. */
+#define SIM_CONTAINER_VIEW "/run/nvidia-container-sim"
+
 static inline void sim_path(char* out, size_t n, const char* rel) {
   const char* root = getenv("GPUPREP_SIM_ROOT");
-  snprintf(out, n, "%s%s", root ? root : "", rel);
+  if (!root && access(SIM_CONTAINER_VIEW "/proc/driver/nvidia/version", F_OK) == 0) root = SIM_CONTAINER_VIEW;
+  int w = snprintf(out, n, "%s%s", root ? root : "", rel);
+  if (w < 0 || (size_t)w >= n) out[0] = 0; /* too long: no such file */
 }
 
 /* The version a stand-in library was packaged as, read from its own file name: each is compiled once and

@@ -55,7 +55,7 @@ echo boot-1 >"$h/sim/control/boot_id"
 SSHD_PID=
 start_sshd() {
   mkdir -p "$h/run/sshd" && chmod 0755 "$h/run/sshd"
-  unshare --mount --pid --fork --kill-child --propagation private -- \
+  nsenter --net="$SIM_NETNS" unshare --mount --pid --fork --kill-child --propagation private -- \
     bash "$SIM_LIB_DIR/enter.sh" "$h" /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config_gpuprep_sim </dev/null >>"$SIM_DIR/sshd.log" 2>&1 &
   SSHD_PID=$!
   local i

@@ -28,12 +28,32 @@ for tool in ip nsenter unshare tc openssl dpkg-deb python3 apt-get; do
 done
 unshare --mount --pid --fork true 2>/dev/null || sim_skip "unshare --mount --pid is not permitted here"
 
+# what an earlier run killed before its EXIT trap left behind (its pid, in the names, is gone): the processes
+# in its network namespace, the namespace, its cgroups and its temp dir
+for ns in /run/netns/gpuprep-regtest-*; do
+  [[ -e $ns ]] || continue
+  owner=${ns##*-}
+  if [[ ! $owner =~ ^[0-9]+$ ]] || kill -0 "$owner" 2>/dev/null; then continue; fi
+  for p in $(ip netns pids "${ns##*/}" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+  sleep 0.2
+  ip netns del "${ns##*/}" 2>/dev/null
+  for d in /sys/fs/cgroup/"gpuprep-regtest-$owner" /sys/fs/cgroup/*/"gpuprep-regtest-$owner"; do
+    [[ -d $d ]] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+  done
+done
+for d in /tmp/gpuprep-regtest.??????; do
+  [[ -f $d/owner.pid ]] || continue
+  owner=$(cat "$d/owner.pid")
+  [[ $owner =~ ^[0-9]+$ ]] && ! kill -0 "$owner" 2>/dev/null && rm -rf "$d"
+done
+
 NS=gpuprep-regtest-$$
 CGROUP=gpuprep-regtest-$$
 PULL_PID=
 ENGINE_PID=     # the unshare process that holds dockerd's namespaces
 DOCKERD_PID=    # dockerd (pid 1 there), as this namespace sees it
 SIM_DIR=$(mktemp -d /tmp/gpuprep-regtest.XXXXXX)
+echo $$ >"$SIM_DIR/owner.pid"
 SIM_NETNS=/run/netns/$NS
 
 engine_stop() {
@@ -95,17 +115,16 @@ sim_section "registry up, images pushed"
 sim_registry_start
 echo "   registry started in $SIM_REGISTRY_START_MS ms"
 check "registry running" _sim_registry_alive "$SIM_REGISTRY_PID"
+check "a second start is refused" bash -c "! (source '$SRC/tests/sim/registry.sh'; SIM_DIR=$SIM_DIR SIM_NETNS=$SIM_NETNS; sim_registry_start) 2>/dev/null"
 check_eq "GET /v2/ without auth" "HTTP 200" "$(sim_registry_request GET https://nvcr.io/v2/ | head -n 1)"
 
-# the smallest image that runs: /bin/sh and the libraries ldd lists
 ROOTFS=$SIM_DIR/rootfs
-mkdir -p "$ROOTFS/bin" "$ROOTFS/etc" "$ROOTFS/tmp"
-cp -L /bin/sh "$ROOTFS/bin/sh"
-for lib in $(ldd /bin/sh | grep -o '/[^ ]*'); do cp -L --parents "$lib" "$ROOTFS"; done
+sim_registry_minimal_rootfs "$ROOTFS"
 
 PT=nvcr.io/nvidia/pytorch:25.12-py3
 PT_ENV=(CUDA_VERSION=13.0.1 CUDA_DRIVER_VERSION=580.82.07 "NVIDIA_REQUIRE_CUDA=cuda>=13.0" NVIDIA_PYTORCH_VERSION=25.12)
-PT_DIGEST=$(sim_registry_push "$PT" --rootfs "$ROOTFS" "${PT_ENV[@]}")
+PT_DIGEST=$(sim_registry_push "$PT" --rootfs "$ROOTFS" "${PT_ENV[@]}" --json "$SIM_DIR/pt.json")
+PT_LAYER=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"][0]["digest"])' "$SIM_DIR/pt.json")
 echo "   $PT -> $PT_DIGEST (push $(cat "$SIM_DIR/registry/push.ms") ms)"
 CU=nvcr.io/nvidia/cuda:13.0.1-base-ubuntu22.04
 CU_DIGEST=$(sim_registry_push "$CU" --format oci-index --rootfs "$ROOTFS" CUDA_VERSION=13.0.1 --json "$SIM_DIR/cu.json")
@@ -113,10 +132,16 @@ echo "   $CU -> $CU_DIGEST (OCI index, push $(cat "$SIM_DIR/registry/push.ms") m
 ARM=nvcr.io/nvidia/l4t-jetpack:r36.4.0
 ARM_DIGEST=$(sim_registry_push "$ARM" --platforms arm64 --rootfs "$ROOTFS" CUDA_VERSION=12.6.68)
 echo "   $ARM -> $ARM_DIGEST (linux/arm64 only)"
+# each image its own configuration: images whose configurations are the same bytes are one image to the
+# engine, whose RepoDigests then lists every repository digest that led to it
+OCI=nvcr.io/nvidia/cuda:13.0.1-runtime-ubuntu22.04
+OCI_DIGEST=$(sim_registry_push "$OCI" --format oci --rootfs "$ROOTFS" CUDA_VERSION=13.0.1 NV_CUDA_FLAVOR=runtime)
+LIST=nvcr.io/nvidia/cuda:13.0.1-devel-ubuntu22.04
+LIST_DIGEST=$(sim_registry_push "$LIST" --format docker-list --rootfs "$ROOTFS" CUDA_VERSION=13.0.1 NV_CUDA_FLAVOR=devel)
 BIG=nvcr.io/nvidia/tritonserver:25.12-py3
 BIG_DIGEST=$(sim_registry_push "$BIG" --rootfs "$ROOTFS" --extra-layer-mb 100 CUDA_VERSION=13.0.1)
 echo "   $BIG -> $BIG_DIGEST (100 MiB random layer, push $(cat "$SIM_DIR/registry/push.ms") ms)"
-for d in "$PT_DIGEST" "$CU_DIGEST" "$ARM_DIGEST" "$BIG_DIGEST"; do
+for d in "$PT_DIGEST" "$CU_DIGEST" "$ARM_DIGEST" "$OCI_DIGEST" "$LIST_DIGEST" "$BIG_DIGEST"; do
   check "push printed a digest ($d)" test "${#d}" -eq 71
 done
 
@@ -216,6 +241,13 @@ check_eq "its RepoDigests = the index digest" "[nvcr.io/nvidia/cuda@$CU_DIGEST]"
   "$(docker image inspect --format '{{.RepoDigests}}' "$CU" 2>&1)"
 check_eq "the linux/amd64 entry's image" "amd64 $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"]["amd64"]["config"])' "$SIM_DIR/cu.json")" \
   "$(docker image inspect --format '{{.Architecture}} {{.Id}}' "$CU" 2>&1)"
+pull oci "$OCI"
+check "OCI manifest pulled" pulled_ok oci
+check_eq "its RepoDigests" "[nvcr.io/nvidia/cuda@$OCI_DIGEST]" "$(docker image inspect --format '{{.RepoDigests}}' "$OCI" 2>&1)"
+pull list "$LIST"
+check "Docker manifest list pulled" pulled_ok list
+check_eq "its RepoDigests = the list digest" "[nvcr.io/nvidia/cuda@$LIST_DIGEST]" \
+  "$(docker image inspect --format '{{.RepoDigests}}' "$LIST" 2>&1)"
 pull arm "$ARM"
 check "an index without linux/amd64 is refused" test "$PULL_RC" != 0
 ARM_ERR=$(tail -n 1 "$SIM_DIR/arm.out")
@@ -244,6 +276,8 @@ pull down "$PT"
 echo "   error (registry down): $(tail -n 1 "$SIM_DIR/down.out")"
 check "pull with the registry down fails, over HTTPS only" grep -q "Get \"https://nvcr.io/v2/\": dial tcp $SIM_REGISTRY_ADDR:443: connect: connection refused" "$SIM_DIR/down.out"
 sim_registry_start
+check_eq "the layer blob is still there" "HTTP 200" \
+  "$(sim_registry_request HEAD "https://nvcr.io/v2/nvidia/pytorch/blobs/$PT_LAYER" | head -n 1)"
 pull pt-again "$PT"
 check "pulled again after the restart" pulled_ok pt-again
 

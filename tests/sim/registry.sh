@@ -49,7 +49,9 @@
 # sim_registry_throttle RATE|off: limits loopback traffic in the namespace (tc tbf on lo, e.g. 200mbit; its
 #   bucket holds 1 MiB, more than lo's 64 KiB MTU, else tbf drops every full-size packet and connections stall),
 #   so a pull lasts long enough to be interrupted; it slows everything on the namespace's loopback. `off` removes it.
-# SIM_REGISTRY_HOST (nvcr.io), SIM_REGISTRY_SERVICE, SIM_REGISTRY_TOKEN_PORT (default 5443).
+# sim_registry_minimal_rootfs DIR: the smallest tree an image can run: this machine's /bin/sh and the libraries
+#   ldd lists for it, at their paths (a --rootfs for tests that need no more).
+# SIM_REGISTRY_HOST (nvcr.io), SIM_REGISTRY_ADDR, SIM_REGISTRY_SERVICE (ngc), SIM_REGISTRY_TOKEN_PORT (5443).
 
 SIM_REGISTRY_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SIM_REGISTRY_HOST=nvcr.io
@@ -288,4 +290,13 @@ sim_registry_throttle() {
     return 0
   fi
   nsenter --net="$SIM_NETNS" tc qdisc replace dev lo root tbf rate "$rate" burst 1mb latency 1s
+}
+
+sim_registry_minimal_rootfs() {
+  local root=${1:?sim_registry_minimal_rootfs DIR} lib
+  mkdir -p "$root/bin" "$root/etc" "$root/tmp"
+  cp -L /bin/sh "$root/bin/sh" || _sim_registry_fail "copying /bin/sh"
+  for lib in $(ldd /bin/sh | grep -o '/[^ ]*'); do
+    cp -L --parents "$lib" "$root" || _sim_registry_fail "copying $lib"
+  done
 }

@@ -19,9 +19,11 @@ sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
 M=(--manifest /sim/containers.yaml)
 IMAGE=nvcr.io/nvidia/pytorch:23.10-py3
-D=$(sim_image_digest "$IMAGE")
 
 sim_new_host
+# NVIDIA's registry, played by a real registry: one image, its config's environment as NGC sets it.
+sim_registry "$IMAGE CUDA_VERSION=12.2.2.009 CUDA_DRIVER_VERSION=535.104.05 NVIDIA_REQUIRE_CUDA=cuda>=9.0 NVIDIA_PYTORCH_VERSION=23.10"
+D=$(sim_image_digest "$IMAGE")
 # The stack: the simulated server's, with the toolkit from its own repository (1.19.1, resolved from the index:
 # 1.17.8 and 1.20.0 sit beside it), Ubuntu's Docker and a digest-pinned image whose CUDA comes from the image.
 python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/containers.yaml" "$D" "$SIM_URL" "$SIM_CTK_KEY_FPR" <<'PY'
@@ -47,11 +49,9 @@ s = s.replace("\nworkload:", "\ndocker:\n  engine: docker.io\n  gpu_access: runt
 s = s.replace("name: sim-stack", "name: sim-containers")
 open(dst, "w").write(s)
 PY
-# NVIDIA's registry, as the stand-in engine serves it: one image, its config's environment as NGC sets it.
-sim_registry "$IMAGE CUDA_VERSION=12.2.2.009 CUDA_DRIVER_VERSION=535.104.05 NVIDIA_REQUIRE_CUDA=cuda>=9.0 NVIDIA_PYTORCH_VERSION=23.10"
 # An admin's daemon.json, with keys to keep and "runtimes": null, managed by configuration management
 # elsewhere in /etc and linked into place (as configuration management tools do).
-sim_run sh -c 'mkdir -p /etc/docker /etc/cm/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\"}" >/etc/cm/docker/daemon.json && ln -s ../cm/docker/daemon.json /etc/docker/daemon.json'
+sim_run sh -c 'mkdir -p /etc/docker /etc/cm/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\", \"registry-mirrors\": [\"https://mirror.gpuprep-sim.internal\"]}" >/etc/cm/docker/daemon.json && ln -s ../cm/docker/daemon.json /etc/docker/daemon.json'
 sim_snapshot bare
 
 sim_section "a docker package named like an apt option: refused where the stack is read, nothing runs"
@@ -101,13 +101,16 @@ check_eq "docker.io and the toolkit installed" \
 check_eq "the toolkit's packages are held" 4 "$(sim_run apt-mark showhold | grep -c container)"
 keys=$(sim_run python3 -c 'import json; d=json.load(open("/etc/docker/daemon.json")); print(" ".join(d), "|", " ".join(d["log-opts"]), "|", d["runtimes"]["nvidia"]["path"], d["features"]["buildkit"])')
 check_eq "daemon.json: every key kept in order, the nvidia runtime added" \
-  "log-driver log-opts runtimes features data-root | max-size max-file | nvidia-container-runtime True" "$keys"
+  "log-driver log-opts runtimes features data-root registry-mirrors | max-size max-file | nvidia-container-runtime True" "$keys"
 check_eq "daemon.json is still the link configuration management made" ../cm/docker/daemon.json \
   "$(sim_run readlink /etc/docker/daemon.json)"
 check "the link's target got the runtime" sim_run grep -q nvidia-container-runtime /etc/cm/docker/daemon.json
 check "the replaced file is kept as a backup beside the target" \
   sim_run grep -q '"runtimes": null' /etc/cm/docker/daemon.json.gpuprep-bak
-check_eq "and nothing else is left in /etc/docker" daemon.json "$(sim_inspect ls -A /etc/docker)"
+check_eq "and no backup or temp file is left in /etc/docker (dockerd's key.json, the registry's CA beside it)" \
+  "certs.d daemon.json key.json" "$(sim_inspect ls -A /etc/docker | tr '\n' ' ' | sed 's/ $//')"
+check "docker.io's own postinst started the engine" grep -qx 'systemctl --quiet --system start docker.service docker.socket' "$SIM_HOST/sim/log/commands.log"
+# The daemon.json step runs after the reboot, where the engine started with the toolkit's hook on PATH: a reload.
 check "Docker reloaded, not restarted" grep -qx 'systemctl reload docker.service' "$SIM_HOST/sim/log/commands.log"
 check "never restarted" sh -c "! grep -q 'systemctl restart docker' '$SIM_HOST/sim/log/commands.log'"
 sim_check_pulled "$IMAGE"
@@ -117,9 +120,49 @@ sim_section "a container sees every GPU"
 sim_gp verify "${M[@]}" verify
 check_rc "verify" 0 verify
 sim_check_container_gpus verify 8 torch
+# The registered runtime (docker run --runtime nvidia, as the toolkit's legacy mode runs): it adds the hook to
+# the container's spec for the GPUs NVIDIA_VISIBLE_DEVICES names, and runs runc.
+two=$(sim_run docker run --rm --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1 "${IMAGE%:*}@$D" nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+check_eq "--runtime nvidia with NVIDIA_VISIBLE_DEVICES=0,1: the container lists 2 GPUs" 2 "$two"
+check "the engine ran the nvidia runtime for it" grep -q ' create .*--bundle ' "$SIM_HOST/sim/log/nvidia-container-runtime.log"
 sim_gp doctor "${M[@]}" doctor --json
 img=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=[x for x in d["layers"] if x["name"]=="image"][0]; print(l["found"], "|", l["detail"])' "$SIM_DIR/doctor.out" 2>&1)
 check "doctor: the image's digest and its own CUDA_VERSION" grep -q "^$D | .*the image's CUDA_VERSION 12.2.2.009" <<<"$img"
+
+sim_section "dockerd runs with the merged daemon.json: every key the admin set is in force"
+# The engine that reads the file (Debian's dockerd 20.10) says what it took: the mirror, the data root, the
+# logging driver, the nvidia runtime; the log options reach every container it creates.
+info=$(sim_run docker info --format '{{json .RegistryConfig.Mirrors}} {{.DockerRootDir}} {{.LoggingDriver}} {{(index .Runtimes "nvidia").Path}} {{.ServerVersion}}' 2>&1)
+check_eq "docker info: mirrors, data root, logging driver, the nvidia runtime" \
+  '["https://mirror.gpuprep-sim.internal/"] /var/lib/docker json-file nvidia-container-runtime 20.10.24+dfsg1' "$info"
+logcfg=$(sim_run sh -c "docker create --name gpuprep-sim-logs '${IMAGE%:*}@$D' true >/dev/null 2>&1 && docker inspect -f '{{json .HostConfig.LogConfig}}' gpuprep-sim-logs; docker rm gpuprep-sim-logs >/dev/null" 2>&1)
+check_eq "a container it creates gets the admin's log options" '{"Type":"json-file","Config":{"max-file":"3","max-size":"10m"}}' "$logcfg"
+
+sim_section "launch's docker run, as the real engine takes it"
+sim_gp launch "${M[@]}" launch --image "${IMAGE%:*}@$D" -- nvidia-smi -L
+check_rc "launch" 0 launch
+check "it asks for every GPU, the host's IPC namespace and unlimited locked memory" \
+  grep -qF -- "--ulimit memlock=-1" "$SIM_DIR/launch.out"
+# This machine cannot raise a hard limit, so no container with --ulimit memlock=-1 starts here; the values
+# the engine took are read back from the container it created (docker create + docker inspect).
+sed -e 's/^docker run --rm /docker create --name gpuprep-sim-launch /' "$SIM_DIR/launch.out" >"$SIM_HOST/sim/launch-create.sh"
+sim_run sh -c 'sh /sim/launch-create.sh >/dev/null 2>&1 && docker inspect -f "{{json .HostConfig.DeviceRequests}} {{.HostConfig.IpcMode}} {{json .HostConfig.Ulimits}}" gpuprep-sim-launch' \
+  >"$SIM_DIR/launch-inspect.out" 2>&1
+check_eq "docker inspect: --gpus all, --ipc=host, memlock and stack ulimits" \
+  '[{"Driver":"","Count":-1,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}}] host [{"Name":"memlock","Hard":-1,"Soft":-1},{"Name":"stack","Hard":67108864,"Soft":67108864}]' \
+  "$(cat "$SIM_DIR/launch-inspect.out")"
+start_err=$(sim_run sh -c 'docker start -a gpuprep-sim-launch 2>&1; docker rm gpuprep-sim-launch >/dev/null')
+if grep -q "error setting rlimit type 8: operation not permitted" <<<"$start_err"; then
+  echo "  SKIP (this machine): no container starts with --ulimit memlock=-1 here (runc: error setting rlimit type 8: operation not permitted); the values reaching dockerd are checked above"
+else
+  check "the container started with the launch's limits and listed every GPU" grep -q "^GPU 7: " <<<"$start_err"
+fi
+sim_gp launch-shm "${M[@]}" launch --image "${IMAGE%:*}@$D" --ipc private --shm 16g -- cat /proc/mounts
+check_rc "launch --ipc private --shm 16g" 0 launch-shm
+# Without the ulimits this machine refuses, the same command runs: its /dev/shm is the size asked for.
+sed -e '/--ulimit/d' "$SIM_DIR/launch-shm.out" >"$SIM_HOST/sim/launch-shm.sh"
+check "the container runs with --ipc=private and a 16 GiB /dev/shm" \
+  sim_run sh -c 'sh /sim/launch-shm.sh | grep -q "^shm /dev/shm tmpfs .*size=16777216k"'
 
 sim_section "a second apply changes nothing"
 sim_snapshot converged
@@ -131,7 +174,7 @@ check_eq "stdout" "nothing to do: the host matches stack sim-containers" "$(sim_
 check_eq "no apt-get call" "$apt0" "$(sim_count apt-get)"
 check_eq "no recorded command (no reload)" "$cmd0" "$(sim_count commands)"
 check_eq "no file changed outside gpuprep's log and journal" "" "$(sim_diff converged)"
-check_eq "nothing pulled again" 1 "$(grep -c '"path": "/v1.43/images/create"' "$SIM_HOST/sim/log/dockerd-requests.jsonl")"
+check_eq "nothing pulled again" 1 "$(sim_registry_manifest_gets "${IMAGE%:*}@$D")"
 
 sim_section "apply --only L, for every layer: no other layer's hold or pin changes"
 # apt-mark showhold, and the stanzas of the pins file text on stdin, of every package that SKIP (a regex; ""
@@ -176,5 +219,58 @@ check_eq "one line naming the link and its target" \
   "gpuprep: error: /etc/docker/daemon.json is a symbolic link to /srv/cm/daemon.json, outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the file itself at /etc/docker/daemon.json, or link it to a file under /etc)" \
   "$(sim_err outside | tail -n 1)"
 check_eq "nothing changed" "" "$(sim_diff outside)"
+
+# Back to the converged host's daemon.json (the link configuration management made).
+sim_run sh -c 'ln -sfn ../cm/docker/daemon.json /etc/docker/daemon.json'
+
+sim_section "the toolkit installed while Docker runs: --gpus fails until a restart; doctor names it, apply restarts"
+# One session (the engine keeps running through it, as on a real server): the toolkit's packages go away and
+# Docker restarts without its hook; they come back while it runs, and a reload does not make it see the hook.
+cat >"$SIM_HOST/sim/late-hook.sh" <<SH
+#!/bin/sh
+TK="nvidia-container-toolkit nvidia-container-toolkit-base libnvidia-container-tools libnvidia-container1"
+export DEBIAN_FRONTEND=noninteractive
+apt-get -y -qq remove --allow-change-held-packages nvidia-container-toolkit >/dev/null 2>&1 || exit 10
+systemctl restart docker.service || exit 11
+apt-get -y -qq install --allow-change-held-packages nvidia-container-toolkit=1.19.1-1 >/dev/null 2>&1 || exit 12
+systemctl reload docker.service || exit 13
+echo "--- run"
+docker run --rm --gpus all ${IMAGE%:*}@$D nvidia-smi -L 2>&1
+echo "--- doctor"
+gpuprep --manifest /sim/containers.yaml doctor 2>&1 | sed -n '/^container_toolkit/,/^image/p'
+echo "--- apply"
+gpuprep --manifest /sim/containers.yaml apply --yes --only container_toolkit 2>&1 | grep -i 'docker'
+echo "--- run again"
+docker run --rm --gpus all ${IMAGE%:*}@$D nvidia-smi -L 2>&1 | grep -c '^GPU '
+SH
+sim_run sh /sim/late-hook.sh >"$SIM_DIR/late-hook.out" 2>&1
+late_rc=$?
+check_eq "the scenario's steps ran" 0 "$late_rc"
+check "the engine refuses --gpus with dockerd's own error" \
+  grep -qF 'could not select device driver "" with capabilities: [[gpu]]' "$SIM_DIR/late-hook.out"
+check "doctor: Docker started before the hook, restart it" \
+  grep -qF 'Docker started before nvidia-container-runtime-hook was installed' "$SIM_DIR/late-hook.out"
+check "apply restarts Docker for it" grep -qF "restart Docker (it started before the toolkit's hook was installed" "$SIM_DIR/late-hook.out"
+check_eq "then a container gets every GPU" 8 "$(sed -n '/^--- run again/,$p' "$SIM_DIR/late-hook.out" | tail -n 1)"
+
+sim_section "a daemon.json dockerd refuses: the engine stays down, apply says so"
+# A key no dockerd knows (a typo of debug): Docker refuses to start with it; gpuprep keeps it (it edits only
+# its own keys), tries to start the engine its later steps need and reports systemd's failure, changing
+# nothing else.
+sim_run sh -c 'cp /etc/cm/docker/daemon.json /etc/cm/docker/daemon.json.good && printf "%s\n" "{\"debugg\": true, \"log-driver\": \"json-file\"}" >/etc/cm/docker/daemon.json'
+sim_run sh -c 'systemctl restart docker.service' >"$SIM_DIR/refused-restart.out" 2>&1
+check "dockerd refuses the file (its own message in its log)" \
+  grep -q "unable to configure the Docker daemon with file /etc/docker/daemon.json: the following directives don't match any configuration option: debugg" "$SIM_HOST/sim/log/dockerd.log"
+check "and the unit is failed" sim_inspect sh -c 'systemctl is-active docker.service | grep -qx failed'
+sim_gp refused-doctor "${M[@]}" doctor
+check "doctor: the engine does not answer" grep -qE '^docker +fail ' "$SIM_DIR/refused-doctor.out"
+sim_gp refused-apply "${M[@]}" apply --yes
+check_rc "apply cannot finish while the engine refuses its configuration" 1 refused-apply
+check "it stops where the engine does not start, with systemd's answer" \
+  grep -qF 'error: docker.start: systemctl start docker.service exited with 1: See "systemctl status docker.service"' "$SIM_DIR/refused-apply.err"
+check "no pull was attempted" sh -c "! grep -q 'cannot pull' '$SIM_DIR/refused-apply.err'"
+check_eq "daemon.json as the admin left it (gpuprep's step after the start did not run)" \
+  '{"debugg": true, "log-driver": "json-file"}' "$(sim_inspect cat /etc/cm/docker/daemon.json)"
+sim_run sh -c 'mv /etc/cm/docker/daemon.json.good /etc/cm/docker/daemon.json && systemctl restart docker.service' >/dev/null 2>&1
 
 sim_finish sim_containers

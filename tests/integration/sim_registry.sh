@@ -3,7 +3,7 @@
 # shellcheck disable=SC2317  # functions run from the EXIT trap and through check
 # The simulated server's nvcr.io (tests/sim/registry.sh): Debian's docker-registry 2.8 with TLS from a throwaway
 # CA, images pushed over its HTTP API by registry_push.py, pulled by Debian's real dockerd 20.10 (docker.io,
-# containerd, runc, tini from Debian 12, fetched with `apt-get download` into <build-dir>/tests-sim-debian/),
+# containerd, runc, tini from Debian 12, fetched with `apt-get download` into <build-dir>/tests-sim-registry-debs/),
 # all in a private network namespace; dockerd in its own mount and pid namespaces, where /etc/hosts resolves
 # nvcr.io to the registry's address and /etc/docker/certs.d/nvcr.io/ca.crt holds the CA (as sim_registry_trust
 # writes them; the engine trusts the registry through that file alone: without it the pull is refused).
@@ -18,7 +18,7 @@
 # Usage: bash sim_registry.sh <gpuprep> <source-dir> <build-dir>
 set -uo pipefail
 SRC=${2:?source dir}
-BUILD=${3:?build dir}
+BUILD=$(cd "${3:?build dir}" && pwd) || exit 1  # absolute: the engine refuses a relative PATH entry
 source "$SRC/tests/sim/lib.sh"
 source "$SRC/tests/sim/registry.sh"
 
@@ -89,12 +89,12 @@ trap 'exit 130' INT TERM
 ip netns add "$NS" 2>/dev/null || sim_skip "ip netns add is not permitted here"
 
 sim_section "Debian packages"
-DEBS=$BUILD/tests-sim-debian
+DEBS=$BUILD/tests-sim-registry-debs
 mkdir -p "$DEBS"
 for pkg in docker-registry docker.io containerd runc tini; do
   compgen -G "$DEBS/${pkg}_*.deb" >/dev/null && continue
   (cd "$DEBS" && apt-get download "$pkg" >/dev/null 2>"$SIM_DIR/apt.err") ||
-    sim_skip "apt-get download $pkg failed: $(tail -n 1 "$SIM_DIR/apt.err")"
+    sim_fail "apt-get download $pkg failed (Debian's archive is needed): $(tail -n 1 "$SIM_DIR/apt.err")"
 done
 sim_registry_debs "$DEBS"
 # the engine's packages extracted once per set of .debs (a few seconds), beside them

@@ -291,7 +291,8 @@ _sim_debian_debs() {
       { rm -rf "$tmp"; sim_fail "apt-get download of Debian's container engine failed"; }
     touch "$tmp/.complete"
     mkdir -p "$1/tests-sim-debian"
-    find "$1/tests-sim-debian" -mindepth 1 -maxdepth 1 -name '[0-9a-f]*' ! -name "$key" -exec rm -rf {} + 2>/dev/null
+    find "$1/tests-sim-debian" -mindepth 1 -maxdepth 1 -regextype posix-extended -regex '.*/[0-9a-f]{16}' \
+      ! -name "$key" -exec rm -rf {} + 2>/dev/null
     mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
   fi
   SIM_DEBS=$dir

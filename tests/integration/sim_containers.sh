@@ -273,4 +273,8 @@ check_eq "daemon.json as the admin left it (gpuprep's step after the start did n
   '{"debugg": true, "log-driver": "json-file"}' "$(sim_inspect cat /etc/cm/docker/daemon.json)"
 sim_run sh -c 'mv /etc/cm/docker/daemon.json.good /etc/cm/docker/daemon.json && systemctl restart docker.service' >/dev/null 2>&1
 
+sim_section "this machine is as it was"
+check_eq "its mounts, interfaces, cgroups and packages are unchanged (the engine, the registry and their cgroups stayed in the simulation)" \
+  "" "$(sim_host_changes)"
+
 sim_finish sim_containers

@@ -161,4 +161,8 @@ sim_gp big --manifest /sim/big.yaml apply --yes --only image
 check_rc "with the registry back, apply pulls it" 0 big
 check "and records it" sim_inspect grep -qF "\"${BIG}@$DB\": \"$DB\"" /var/lib/gpuprep/images.json
 
+sim_section "this machine is as it was"
+check_eq "its mounts, interfaces, cgroups and packages are unchanged (the engine, the registry and their cgroups stayed in the simulation)" \
+  "" "$(sim_host_changes)"
+
 sim_finish sim_image_pull

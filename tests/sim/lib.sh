@@ -95,6 +95,16 @@ sim_cleanup() {
   if [[ -n $SIM_HOST ]]; then _sim_wait_gone "$SIM_HOST"; fi
   [[ -n $SIM_DIR ]] && _sim_cgroups_remove "gpuprep-sim-${SIM_DIR##*.}"
   [[ -n $SIM_NETNS_NAME ]] && ip netns del "$SIM_NETNS_NAME" 2>/dev/null
+  # Nothing of the simulation may stay behind on this machine.
+  if [[ -n $SIM_DIR ]]; then
+    local left
+    left=$(find /sys/fs/cgroup -maxdepth 2 -name "gpuprep-sim-${SIM_DIR##*.}" 2>/dev/null)
+    [[ -n $SIM_NETNS_NAME && -e /run/netns/$SIM_NETNS_NAME ]] && left+=" /run/netns/$SIM_NETNS_NAME"
+    if [[ -n ${left// /} ]]; then
+      echo "FAIL: the simulation left behind:$(tr '\n' ' ' <<<" $left")" >&2
+      exit 1
+    fi
+  fi
   if [[ -n $SIM_DIR && -d $SIM_DIR ]]; then
     if [[ -n ${SIM_KEEP:-} ]]; then echo "sim: kept $SIM_DIR" >&2; else rm -rf "$SIM_DIR"; fi
   fi
@@ -204,6 +214,7 @@ sim_init() {
   ip netns add "$SIM_NETNS_NAME" 2>/dev/null || sim_fail "ip netns add $SIM_NETNS_NAME (iproute2) failed"
   SIM_NETNS=/run/netns/$SIM_NETNS_NAME
   ip -n "$SIM_NETNS_NAME" link set lo up || sim_fail "bringing up loopback in $SIM_NETNS_NAME"
+  _sim_machine_state >"$SIM_DIR/machine.state"  # sim_host_changes compares against it
   nsenter --net="$SIM_NETNS" python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
   SIM_HTTP_PID=$!
   local i
@@ -602,6 +613,20 @@ print(cnt.value, "GPUs:", ", ".join(seen), "| bad version:", n.nvmlDeviceGetGpuF
 PY
   sim_run python3 /sim/fabric.py
 }
+
+# sim_host_changes: what changed on this machine itself since sim_init (nothing should): its mounts, network
+# interfaces, cgroups (two levels) and installed packages, leaving out what belongs to a simulation (its
+# network namespace's mount, its cgroup parent, this and any other run's). Empty when nothing changed.
+_sim_machine_state() {
+  {
+    findmnt -rn -o TARGET,FSTYPE | grep -Ev '^/run/netns/gpuprep-(sim|regtest)-' | sed 's/^/mount /'
+    ip -o link show | awk -F': ' '{ print "link " $2 }'
+    find /sys/fs/cgroup -mindepth 1 -maxdepth 2 -type d 2>/dev/null | grep -Ev '/gpuprep-(sim|regtest)-' |
+      sed 's/^/cgroup /'
+    dpkg-query -W -f 'package ${Package} ${Version} ${Status}\n'
+  } | LC_ALL=C sort
+}
+sim_host_changes() { _sim_machine_state | diff "$SIM_DIR/machine.state" - | grep '^[<>]'; return 0; }
 
 sim_log() { cat "$SIM_HOST/sim/log/$1.log"; }
 sim_finish() {  # sim_finish NAME: the script's verdict and exit code

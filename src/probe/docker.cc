@@ -1,5 +1,6 @@
 // Docker and the NVIDIA Container Toolkit: the engine over its unix socket (live only), daemon.json,
 // the toolkit's packages and `nvidia-ctk --version` (live only). CDI specs: probe/cdi.cc.
+#include <time.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@ using nlohmann::json;
 const char* const kToolkitPackages[] = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
                                         "libnvidia-container-tools", "libnvidia-container1"};
 constexpr auto kSocketTimeout = std::chrono::milliseconds(2000);
+constexpr const char* kHookToolkitPackage = "nvidia-container-toolkit";  // ships the hook
 
 std::vector<std::string> StringList(const json& j, const char* key) {
   std::vector<std::string> out;
@@ -92,6 +94,17 @@ std::optional<int64_t> EngineStartTime(const ProbeEnv& env) {
   return static_cast<int64_t>(btime + *ticks / static_cast<uint64_t>(hz));
 }
 
+// "2026-12-02 11:34:15" (dpkg.log's local time) -> seconds since the epoch; nullopt when malformed.
+std::optional<int64_t> LogTime(std::string_view date, std::string_view time) {
+  struct tm tm = {};
+  const std::string text = std::string(date) + " " + std::string(time);
+  if (!::strptime(text.c_str(), "%Y-%m-%d %H:%M:%S", &tm)) return std::nullopt;
+  tm.tm_isdst = -1;
+  const time_t t = ::mktime(&tm);
+  if (t == static_cast<time_t>(-1)) return std::nullopt;
+  return static_cast<int64_t>(t);
+}
+
 void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& cdi_dirs) {
   if (!Live(env)) {
     d.detail = "not contacted (--root)";
@@ -134,13 +147,45 @@ void ProbeEngine(const ProbeEnv& env, DockerInfo& d, std::vector<std::string>& c
   for (const auto& dir : body.cdi_spec_dirs) cdi_dirs.push_back(dir);
   d.cdi = !body.cdi_spec_dirs.empty();  // refined below: needs an nvidia.com/gpu spec too
   for (const auto& dev : body.cdi_devices) d.cdi_devices.push_back(dev);
-  const std::string hook = FindProgram(env, "nvidia-container-runtime-hook");
-  auto installed = hook.empty() ? std::nullopt : env.fs->ChangeTime(hook);
-  auto started = installed ? EngineStartTime(env) : std::nullopt;
-  d.started_before_hook = started && *started < *installed;
+  if (FindProgram(env, "nvidia-container-runtime-hook").empty()) return;
+  auto started = EngineStartTime(env);
+  auto log = started ? env.fs->Read("/var/log/dpkg.log") : std::nullopt;
+  d.started_before_hook = log && HookAbsentAt(*log, *started);
 }
 
 }  // namespace
+
+bool HookAbsentAt(std::string_view dpkg_log, int64_t when) {
+  // dpkg.log lines: "DATE TIME install PKG:ARCH <none> VERSION", "... upgrade PKG:ARCH OLD NEW",
+  // "... remove PKG:ARCH VERSION <none>", "... purge ...". The hook ships in nvidia-container-toolkit.
+  std::optional<bool> present_then;  // from the last event at or before `when`
+  std::optional<bool> first_after;   // the state before the first event after `when`
+  for (const auto& line : Split(dpkg_log, '\n')) {
+    auto w = SplitWords(line);
+    if (w.size() < 6) continue;
+    const std::string_view pkg = std::string_view(w[3]).substr(0, w[3].find(':'));
+    if (pkg != kHookToolkitPackage) continue;
+    const std::string& action = w[2];
+    bool after;
+    if (action == "install" || action == "upgrade")
+      after = true;
+    else if (action == "remove" || action == "purge")
+      after = false;
+    else
+      continue;
+    auto t = LogTime(w[0], w[1]);
+    if (!t) continue;
+    if (*t <= when) {
+      present_then = after;
+    } else if (!first_after) {
+      // Before this event: absent if it installs from nothing, present if it upgrades or removes.
+      first_after = !(action == "install" && w[4] == "<none>");
+    }
+  }
+  if (present_then) return !*present_then;
+  if (first_after) return !*first_after;
+  return false;  // no event of it in the log: installed long before, as far as anything says
+}
 
 std::optional<std::string> ParseCtkVersion(std::string_view text) {
   // First line: "NVIDIA Container Toolkit CLI version 1.17.8"

@@ -118,9 +118,10 @@ struct DockerInfo {
   std::string detail;           // why the engine was not reached
   std::string socket;           // the socket that answered
   int containers_running = -1;  // running containers (-1: unknown)
-  // The engine's process started before nvidia-container-runtime-hook was installed (live only: its pid
-  // file's process start time against the hook's install time). dockerd looks for the hook only at start, so
-  // `--gpus` fails until it restarts.
+  // The engine's process started while nvidia-container-runtime-hook was not installed (live only: its pid
+  // file's process start time against dpkg.log's installs and removals of the toolkit; an upgrade keeps the
+  // hook's path, so it does not count). dockerd looks for the hook only at start, so `--gpus` fails until it
+  // restarts.
   bool started_before_hook = false;
   ImageInfo image;  // the stack's image (ProbeImage)
 };

@@ -98,6 +98,11 @@ bool DpkgInterrupted(std::string_view status);
 // ---------------------------------------------------------------- docker.cc
 // `nvidia-ctk --version`: "NVIDIA Container Toolkit CLI version 1.17.8" -> "1.17.8".
 std::optional<std::string> ParseCtkVersion(std::string_view text);
+// Whether nvidia-container-toolkit (which ships nvidia-container-runtime-hook) was absent at time WHEN
+// (seconds since the epoch), from dpkg.log's text: the last install, upgrade, remove or purge at or before
+// WHEN, else the first after it (an install from "<none>" means it was absent). false when the log names it
+// nowhere (installed before the log begins).
+bool HookAbsentAt(std::string_view dpkg_log, int64_t when);
 struct DaemonJson {
   std::vector<std::string> runtimes;       // keys of "runtimes"
   std::string default_runtime;             // "default-runtime"

@@ -271,12 +271,6 @@ std::optional<SpaceInfo> DiskFs::Space(const std::string& path) const {
                    static_cast<uint64_t>(st.f_bavail) * st.f_frsize};
 }
 
-std::optional<int64_t> DiskFs::ChangeTime(const std::string& path) const {
-  struct stat st;
-  if (::stat(Real(path).c_str(), &st) != 0) return std::nullopt;
-  return static_cast<int64_t>(st.st_ctime);
-}
-
 WriteResult DiskFs::MakeDirs(const std::string& path, unsigned mode) {
   std::string host = Real(path);
   std::string cur;

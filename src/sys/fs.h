@@ -38,12 +38,6 @@ class Fs {
   virtual std::optional<std::string> ReadLink(const std::string& path) const = 0;
   // Filesystem size of the mount holding `path`; nullopt when it cannot be known (a non-live root).
   virtual std::optional<SpaceInfo> Space(const std::string& path) const = 0;
-  // When the file's inode last changed (st_ctime, seconds since the epoch; symlinks followed): for dpkg's
-  // files, when they were installed (dpkg keeps the archive's mtime). nullopt when missing or unknown.
-  virtual std::optional<int64_t> ChangeTime(const std::string& path) const {
-    (void)path;
-    return std::nullopt;
-  }
 
   // Atomic replace: writes a fresh PATH.gpuprep-new.<random> (O_EXCL|O_NOFOLLOW: never through a planted
   // link or file), fsyncs, keeps the old file as PATH.gpuprep-bak (when `keep_backup` and it existed; never
@@ -97,7 +91,6 @@ class DiskFs : public Fs {
   std::vector<std::string> List(const std::string& dir) const override;
   std::optional<std::string> ReadLink(const std::string& path) const override;
   std::optional<SpaceInfo> Space(const std::string& path) const override;
-  std::optional<int64_t> ChangeTime(const std::string& path) const override;
   WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode,
                           bool keep_backup) override;
   WriteResult Rename(const std::string& from, const std::string& to) override;

@@ -384,10 +384,18 @@ TEST_CASE(
 
 TEST_CASE("live paths: an engine that started before the toolkit's hook was installed", "[probe]") {
   // dockerd's start (its pid file's /proc/PID/stat field 22, in clock ticks after /proc/stat's btime)
-  // against the hook's install time (its inode change time: now, as the tree was just written).
+  // against dpkg.log's events of nvidia-container-toolkit (local time, as dpkg writes it).
   const long hz = ::sysconf(_SC_CLK_TCK);
   const long long now = static_cast<long long>(::time(nullptr));
-  auto run = [&](long long started, bool write_pid) {
+  auto stamp = [](long long t) {
+    char buf[32];
+    const time_t tt = static_cast<time_t>(t);
+    struct tm tm;
+    ::localtime_r(&tt, &tm);
+    ::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    return std::string(buf);
+  };
+  auto run = [&](long long started, const std::string& dpkg_log, bool write_pid = true) {
     TempTree t;
     t.Write("/var/run/docker.sock", "");
     t.Write("/usr/bin/docker", "");
@@ -399,6 +407,7 @@ TEST_CASE("live paths: an engine that started before the toolkit's hook was inst
             "4242 (docker d)) S 1 4242 4242 0 -1 4194560 30000 0 0 0 25 10 0 0 20 0 30 0 " +
                 std::to_string((started - boot) * hz) + " 2000000000 9000\n");
     t.Write("/proc/stat", "cpu  1 2 3 4\nbtime " + std::to_string(boot) + "\nprocesses 99\n");
+    t.Write("/var/log/dpkg.log", dpkg_log);
     LiveViewFs fs(t.root);
     ScriptedDocker docker;
     docker.answers["/version"] = {200, R"({"Version":"20.10.24+dfsg1","ApiVersion":"1.41"})", ""};
@@ -410,7 +419,25 @@ TEST_CASE("live paths: an engine that started before the toolkit's hook was inst
     env.env = {{"PATH", "/usr/local/bin:/usr/bin"}};
     return probe::ProbeHost(env).docker;
   };
-  CHECK(run(now - 3600, true).started_before_hook);         // up an hour, the hook installed just now
-  CHECK_FALSE(run(now + 5, true).started_before_hook);      // restarted after the hook came
-  CHECK_FALSE(run(now - 3600, false).started_before_hook);  // no pid file: unknown, no finding
+  const std::string installed_now =
+      stamp(now - 60) + " install nvidia-container-toolkit:amd64 <none> 1.19.1-1\n" + stamp(now - 60) +
+      " status installed nvidia-container-toolkit:amd64 1.19.1-1\n";
+  const std::string upgraded_now =
+      stamp(now - 60) + " upgrade nvidia-container-toolkit:amd64 1.17.8-1 1.19.1-1\n";
+  CHECK(run(now - 3600, installed_now).started_before_hook);       // up an hour, installed a minute ago
+  CHECK_FALSE(run(now - 3600, upgraded_now).started_before_hook);  // an upgrade keeps the hook's path
+  CHECK_FALSE(run(now - 10, installed_now).started_before_hook);   // restarted after the install
+  CHECK_FALSE(run(now - 3600, installed_now, false).started_before_hook);  // no pid file: unknown
+  CHECK_FALSE(run(now - 3600, "").started_before_hook);                    // the log never names it
+  // Removed while the engine ran, the engine restarted, the toolkit installed again.
+  const std::string removed =
+      stamp(now - 7200) + " install nvidia-container-toolkit:amd64 <none> 1.17.8-1\n" + stamp(now - 4000) +
+      " remove nvidia-container-toolkit:amd64 1.17.8-1 <none>\n" + installed_now;
+  CHECK(run(now - 3600, removed).started_before_hook);
+  CHECK_FALSE(run(now - 5000, removed).started_before_hook);  // it was there when the engine started
+  // The parser alone: unrelated packages and malformed lines are ignored.
+  CHECK_FALSE(probe::HookAbsentAt(
+      "garbage\n2026-13-45 99:99:99 install nvidia-container-toolkit:amd64 <none> 1\n", now));
+  CHECK_FALSE(
+      probe::HookAbsentAt(stamp(now) + " install nvidia-container-toolkit-base:amd64 <none> 1\n", now - 5));
 }

@@ -63,7 +63,14 @@ open(dst, "w").write(s)
 PY
 }
 not() { ! "$@"; }  # not CMD...: CMD fails
-registry_asks_token() { sim_registry_request GET https://nvcr.io/v2/ | grep -q '^HTTP 401'; }
+registry_asks_token() {  # three tries: one request may time out on a loaded machine
+  local i
+  for i in 1 2 3; do
+    sim_registry_request --wait 10 GET https://nvcr.io/v2/ 2>/dev/null | grep -q '^HTTP 401' && return 0
+    sleep 1
+  done
+  return 1
+}
 stack torch "$TORCH" "$DT"
 stack cuda "$CUDA" "$DC"
 stack arm "$ARM" "$DA"

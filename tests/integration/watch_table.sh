@@ -18,7 +18,7 @@ work=$(mktemp -d)
 sock=gpuprep-watch-table-$$
 pids=()
 cleanup() {
-  tmux -L "$sock" kill-server 2>/dev/null || true
+  for k in table short plain replay; do tmux -L "$sock-$k" kill-server 2>/dev/null || true; done
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -33,7 +33,11 @@ check() {  # check NAME CONDITION...
   shift
   if "$@"; then echo "watch_table: ok: $name"; else echo "watch_table: FAIL: $name"; status=1; fi
 }
-t() { tmux -L "$sock" -f /dev/null "$@"; }
+# Each terminal on its own tmux server (T names it): a client that reaches a server while its last session
+# is ending gets "server exited unexpectedly", and tmux 3.3a's server crashes creating a session after
+# window-size was set to manual.
+T=table
+t() { tmux -L "$sock-$T" -f /dev/null "$@"; }
 wait_for() {  # wait_for SESSION REGEX: bounded wait until the pane shows it
   for _ in $(seq 100); do
     t capture-pane -p -t "$1" | grep -qE "$2" && return 0
@@ -77,6 +81,7 @@ check "the summary gives the cost lines" grep -q '^  cost: .* GPU-hours paid' "$
 t kill-session -t table
 
 # A terminal too short for every evidence line: the redraw still never scrolls, the rest is counted.
+T=short
 t new-session -d -s short -x 100 -y 14 "$work/run.sh"
 check "short terminal: the table" wait_for short '^7 .*healthy'
 sleep 0.3
@@ -86,6 +91,7 @@ check "short terminal: nothing scrolled off" test "$(t display-message -p -t sho
 t kill-session -t short
 
 # NO_COLOR: the same table, no colour codes.
+T=plain
 t new-session -d -s plain -x 100 -y 40 "NO_COLOR=1 $work/run.sh"
 check "NO_COLOR: the table" wait_for plain '^7 .*healthy'
 t capture-pane -p -e -t plain >"$work/plain.txt"
@@ -101,6 +107,7 @@ check "not a terminal: no escape sequences" test "$(grep -c $'\x1b' "$work/lines
 # A replay on a terminal has no samples to draw: its verdicts stay lines.
 LD_LIBRARY_PATH=$standin GPUPREP_STANDIN_TRACE=$trace GPUPREP_STANDIN_PIDS="${pids[*]}" \
   "$bin" watch --json --interval 100ms --window 500ms --duration 1200ms >"$work/rec.jsonl" 2>/dev/null
+T=replay
 t new-session -d -s replay -x 100 -y 40 "$bin watch --replay $work/rec.jsonl; echo EXITED \$?; sleep 30"
 check "replay on a terminal: the summary" wait_for replay '^EXITED 0$'
 t capture-pane -p -t replay -S - >"$work/replay.txt"

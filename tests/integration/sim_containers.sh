@@ -24,31 +24,8 @@ sim_new_host
 # NVIDIA's registry, played by a real registry: one image, its config's environment as NGC sets it.
 sim_registry "$IMAGE CUDA_VERSION=12.2.2.009 CUDA_DRIVER_VERSION=535.104.05 NVIDIA_REQUIRE_CUDA=cuda>=9.0 NVIDIA_PYTORCH_VERSION=23.10"
 D=$(sim_image_digest "$IMAGE")
-# The stack: the simulated server's, with the toolkit from its own repository (1.19.1, resolved from the index:
-# 1.17.8 and 1.20.0 sit beside it), Ubuntu's Docker and a digest-pinned image whose CUDA comes from the image.
-python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/containers.yaml" "$D" "$SIM_URL" "$SIM_CTK_KEY_FPR" <<'PY'
-import sys
-src, dst, digest, url, fpr = sys.argv[1:]
-s = open(src).read()
-tk = "\n".join(["container_toolkit:", "  version: 1.19.1", "  packages:"] +
-               ["    - {name: %s}" % n for n in
-                ("nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
-                 "libnvidia-container1")]) + "\n"
-assert "container_toolkit:\n  enabled: false\n" in s
-s = s.replace("container_toolkit:\n  enabled: false\n", tk)
-repo = ("  - name: nvidia-container-toolkit\n    url: %s/nvidia-container-toolkit/\n"
-        "    keyring_url: %s/nvidia-container-toolkit.gpg\n"
-        "    keyring_path: /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg\n"
-        "    key_fingerprint: %s\n"
-        "    list_path: /etc/apt/sources.list.d/nvidia-container-toolkit.list\n" % (url, url, fpr))
-assert "\ndriver:" in s
-s = s.replace("\ndriver:", repo + "\ndriver:", 1)
-s = s.replace("  cuda_unknown_reason: \"not known (as in the embedded stack)\"\n",
-              "  cuda_unknown_reason: \"read from the image's CUDA_VERSION\"\n  digest: \"%s\"\n" % digest)
-s = s.replace("\nworkload:", "\ndocker:\n  engine: docker.io\n  gpu_access: runtime\n\nworkload:")
-s = s.replace("name: sim-stack", "name: sim-containers")
-open(dst, "w").write(s)
-PY
+# The stack: the simulated server's, with its container half and the image pinned to its digest.
+sim_container_stack containers "$IMAGE" "$D"
 # An admin's daemon.json, with keys to keep and "runtimes": null, managed by configuration management
 # elsewhere in /etc and linked into place (as configuration management tools do).
 sim_run sh -c 'mkdir -p /etc/docker /etc/cm/docker && printf "%s\n" "{\"log-driver\": \"json-file\", \"log-opts\": {\"max-size\": \"10m\", \"max-file\": \"3\"}, \"runtimes\": null, \"features\": {\"buildkit\": true}, \"data-root\": \"/var/lib/docker\", \"registry-mirrors\": [\"https://mirror.gpuprep-sim.internal\"]}" >/etc/cm/docker/daemon.json && ln -s ../cm/docker/daemon.json /etc/docker/daemon.json'

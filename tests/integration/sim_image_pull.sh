@@ -32,36 +32,6 @@ DC=$(sim_image_digest "$CUDA")
 DA=$(sim_image_digest "$ARM")
 DB=$(sim_image_digest "$BIG")
 
-# stack NAME REF [DIGEST]: the simulated server's stack with its container half (the toolkit from its own
-# repository, Ubuntu's Docker) and the image REF (pinned to DIGEST), its CUDA read from the image:
-# /sim/NAME.yaml.
-stack() {
-  python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/$1.yaml" "$1" "$2" "${3:-}" "$SIM_URL" "$SIM_CTK_KEY_FPR" <<'PY' || sim_fail "writing stack $1"
-import sys
-src, dst, name, ref, digest, url, fpr = sys.argv[1:]
-s = open(src).read()
-tk = "\n".join(["container_toolkit:", "  version: 1.19.1", "  packages:"] +
-               ["    - {name: %s}" % n for n in
-                ("nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
-                 "libnvidia-container1")]) + "\n"
-assert "container_toolkit:\n  enabled: false\n" in s
-s = s.replace("container_toolkit:\n  enabled: false\n", tk)
-repo = ("  - name: nvidia-container-toolkit\n    url: %s/nvidia-container-toolkit/\n"
-        "    keyring_url: %s/nvidia-container-toolkit.gpg\n"
-        "    keyring_path: /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg\n"
-        "    key_fingerprint: %s\n"
-        "    list_path: /etc/apt/sources.list.d/nvidia-container-toolkit.list\n" % (url, url, fpr))
-s = s.replace("\ndriver:", repo + "\ndriver:", 1)
-old = "  ref: nvcr.io/nvidia/pytorch:23.10-py3\n  cuda: unknown\n  cuda_unknown_reason: \"not known (as in the embedded stack)\"\n"
-assert old in s
-new = "  ref: %s\n  cuda: unknown\n  cuda_unknown_reason: \"read from the image's CUDA_VERSION\"\n" % ref
-if digest:
-    new += "  digest: \"%s\"\n" % digest
-s = s.replace(old, new).replace("name: sim-stack", "name: sim-" + name)
-s = s.replace("\nworkload:", "\ndocker:\n  engine: docker.io\n  gpu_access: runtime\n\nworkload:")
-open(dst, "w").write(s)
-PY
-}
 not() { ! "$@"; }  # not CMD...: CMD fails
 registry_asks_token() {  # three tries: one request may time out on a loaded machine
   local i
@@ -71,12 +41,12 @@ registry_asks_token() {  # three tries: one request may time out on a loaded mac
   done
   return 1
 }
-stack torch "$TORCH" "$DT"
-stack cuda "$CUDA" "$DC"
-stack arm "$ARM" "$DA"
-stack big "$BIG" "$DB"
-stack wrong "$TORCH" "sha256:$(printf 'gpuprep sim: no such manifest' | sha256sum | cut -d' ' -f1)"
-stack unpinned "$TORCH"
+sim_container_stack torch "$TORCH" "$DT"
+sim_container_stack cuda "$CUDA" "$DC"
+sim_container_stack arm "$ARM" "$DA"
+sim_container_stack big "$BIG" "$DB"
+sim_container_stack wrong "$TORCH" "sha256:$(printf 'gpuprep sim: no such manifest' | sha256sum | cut -d' ' -f1)"
+sim_container_stack unpinned "$TORCH"
 
 sim_section "a server converged to the stack (driver, toolkit, Docker, its image), the other images not pulled"
 # The admin's daemon.json: one download attempt per layer (dockerd's default is 5, with a growing wait), so a

@@ -8,6 +8,39 @@ source "$SIM_LIB_DIR/registry.sh"
 # The registry that plays NVIDIA's (registry.sh: Debian's docker-registry on 127.0.0.1:443 of the simulated
 # server's network, TLS for nvcr.io from the simulation's own CA) and the images it serves, built here.
 
+# sim_container_stack NAME REF [DIGEST]: writes $SIM_HOST/sim/NAME.yaml, the simulated server's stack with its
+# container half: the toolkit 1.19.1 from its own repository (1.17.8 and 1.20.0 sit beside it in the index),
+# Ubuntu's Docker with the toolkit's runtime, and the image REF (pinned to DIGEST when given) whose CUDA is
+# read from the image.
+sim_container_stack() {
+  python3 - "$SIM_HOST/sim/stack.yaml" "$SIM_HOST/sim/$1.yaml" "$1" "$2" "${3:-}" "$SIM_URL" "$SIM_CTK_KEY_FPR" <<'PY' || sim_fail "writing stack $1"
+import sys
+src, dst, name, ref, digest, url, fpr = sys.argv[1:]
+s = open(src).read()
+tk = "\n".join(["container_toolkit:", "  version: 1.19.1", "  packages:"] +
+               ["    - {name: %s}" % n for n in
+                ("nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container-tools",
+                 "libnvidia-container1")]) + "\n"
+assert "container_toolkit:\n  enabled: false\n" in s
+s = s.replace("container_toolkit:\n  enabled: false\n", tk)
+repo = ("  - name: nvidia-container-toolkit\n    url: %s/nvidia-container-toolkit/\n"
+        "    keyring_url: %s/nvidia-container-toolkit.gpg\n"
+        "    keyring_path: /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg\n"
+        "    key_fingerprint: %s\n"
+        "    list_path: /etc/apt/sources.list.d/nvidia-container-toolkit.list\n" % (url, url, fpr))
+assert "\ndriver:" in s
+s = s.replace("\ndriver:", repo + "\ndriver:", 1)
+old = "  ref: nvcr.io/nvidia/pytorch:23.10-py3\n  cuda: unknown\n  cuda_unknown_reason: \"not known (as in the embedded stack)\"\n"
+assert old in s
+new = "  ref: %s\n  cuda: unknown\n  cuda_unknown_reason: \"read from the image's CUDA_VERSION\"\n" % ref
+if digest:
+    new += "  digest: \"%s\"\n" % digest
+s = s.replace(old, new).replace("name: sim-stack", "name: sim-" + name)
+s = s.replace("\nworkload:", "\ndocker:\n  engine: docker.io\n  gpu_access: runtime\n\nworkload:")
+open(dst, "w").write(s)
+PY
+}
+
 # sim_image_digest REF: the digest the registry gives REF (what `docker pull` records), once sim_registry
 # pushed it.
 sim_image_digest() {

@@ -18,7 +18,6 @@ using nlohmann::json;
 const char* const kToolkitPackages[] = {"nvidia-container-toolkit", "nvidia-container-toolkit-base",
                                         "libnvidia-container-tools", "libnvidia-container1"};
 constexpr auto kSocketTimeout = std::chrono::milliseconds(2000);
-constexpr const char* kHookToolkitPackage = "nvidia-container-toolkit";  // ships the hook
 
 std::vector<std::string> StringList(const json& j, const char* key) {
   std::vector<std::string> out;
@@ -164,7 +163,7 @@ bool HookAbsentAt(std::string_view dpkg_log, int64_t when) {
     auto w = SplitWords(line);
     if (w.size() < 6) continue;
     const std::string_view pkg = std::string_view(w[3]).substr(0, w[3].find(':'));
-    if (pkg != kHookToolkitPackage) continue;
+    if (pkg != kHookPackage) continue;
     const std::string& action = w[2];
     bool after;
     if (action == "install" || action == "upgrade")

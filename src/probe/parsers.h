@@ -98,7 +98,10 @@ bool DpkgInterrupted(std::string_view status);
 // ---------------------------------------------------------------- docker.cc
 // `nvidia-ctk --version`: "NVIDIA Container Toolkit CLI version 1.17.8" -> "1.17.8".
 std::optional<std::string> ParseCtkVersion(std::string_view text);
-// Whether nvidia-container-toolkit (which ships nvidia-container-runtime-hook) was absent at time WHEN
+// The package that ships nvidia-container-runtime-hook. dockerd registers its GPU device driver (what
+// `--gpus` asks for) only if that hook is on PATH when the engine starts (moby daemon/nvidia_linux.go).
+inline constexpr const char kHookPackage[] = "nvidia-container-toolkit";
+// Whether kHookPackage was absent at time WHEN
 // (seconds since the epoch), from dpkg.log's text: the last install, upgrade, remove or purge at or before
 // WHEN, else the first after it (an install from "<none>" means it was absent). false when the log names it
 // nowhere (installed before the log begins).

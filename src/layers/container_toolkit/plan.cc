@@ -6,6 +6,7 @@
 #include "layers/container_toolkit/container_toolkit.h"
 #include "layers/docker/docker.h"
 #include "plan/containers.h"
+#include "probe/parsers.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -22,15 +23,12 @@ bool HasNvidiaCdiSpec(const probe::DockerInfo& d) {
   return false;
 }
 
-// The package that ships nvidia-container-runtime-hook. dockerd registers its GPU device driver (what
-// `--gpus` asks for) only if that hook is on PATH when the engine starts (moby daemon/nvidia_linux.go): an
-// engine already running, or started by its own package before the hook was unpacked, answers `could not
-// select device driver "" with capabilities: [[gpu]]` until it restarts; a reload does not look again.
-constexpr const char* kHookPackage = "nvidia-container-toolkit";
-
+// Whether the hook's package (probe::kHookPackage) is not installed yet: an engine already running, or
+// started by its own package before the hook was unpacked, answers `could not select device driver "" with
+// capabilities: [[gpu]]` until it restarts; a reload does not look again.
 bool HookIsNew(const plan::LayerContext& ctx) {
   if (ctx.stack->docker.gpu_access == "cdi") return false;  // CDI devices need no hook
-  auto it = ctx.packages.state->dpkg.find(kHookPackage);
+  auto it = ctx.packages.state->dpkg.find(probe::kHookPackage);
   return it == ctx.packages.state->dpkg.end() || !it->second.installed;
 }
 

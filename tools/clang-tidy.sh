@@ -13,6 +13,21 @@ mapfile -t files < <(git ls-files 'src/*.cc')
 start=$(date +%s)
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
+# A unity build's database names its batches (Unity/unity_*_cxx.cxx), not the files: each file gets its
+# batch's command, so it is analysed alone with the flags it is compiled with.
+mkdir "$logs/db"
+python3 - "$build/compile_commands.json" "$logs/db/compile_commands.json" <<'PY'
+import json, re, sys
+out = []
+for e in json.load(open(sys.argv[1])):
+    f = e["file"]
+    if re.search(r"/Unity/unity_[^/]+_cxx\.cxx$", f):
+        for src in re.findall(r'^#include "([^"]+)"$', open(f).read(), re.M):
+            out.append(dict(e, file=src, command=e["command"].replace(f, src)))
+    else:
+        out.append(e)
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+PY
 # One file: its whole output kept in $logs, its findings (and compile errors) printed in one write.
 one() {
   local log
@@ -21,7 +36,7 @@ one() {
   grep -E '(warning|error): ' "$log" | sort -u || true
 }
 export -f one
-printf '%s\n' "${files[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' one "$build" "$logs" {} | tee "$logs/findings"
+printf '%s\n' "${files[@]}" | xargs -P "$jobs" -I{} bash -c 'one "$@"' one "$logs/db" "$logs" {} | tee "$logs/findings"
 findings=$(sort -u "$logs/findings" | grep -c . || true)
 took=$(( $(date +%s) - start ))
 if [[ "$findings" -ne 0 ]]; then

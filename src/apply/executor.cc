@@ -27,12 +27,6 @@ namespace {
 
 using plan::Action;
 
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  for (const auto& x : v)
-    if (x == s) return true;
-  return false;
-}
-
 class Executor {
  public:
   Executor(const plan::Plan& plan, Journal& journal, ExecEnv& env)

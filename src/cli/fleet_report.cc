@@ -19,8 +19,6 @@ struct FleetOptions {
   std::vector<std::string> files;
 };
 
-std::string Absolute(const std::string& path) { return sys::AbsoluteFromCwd(path); }
-
 int RunFleetReport(Context& ctx, const FleetOptions& o) {
   const std::string format = ctx.opts.json ? "json" : o.format;
   if (format != "text" && format != "markdown" && format != "md" && format != "json" && format != "html")
@@ -31,7 +29,7 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
   std::vector<fleet::Host> hosts;
   hosts.reserve(o.files.size());
   for (const auto& f : o.files) {
-    auto text = ctx.local_fs->Read(Absolute(f));
+    auto text = ctx.local_fs->Read(sys::AbsoluteFromCwd(f));
     if (!text) throw UsageError(f + ": cannot read this file");
     hosts.push_back(fleet::ParseSnapshot(*text, f));
   }
@@ -51,7 +49,7 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
   if (to_stdout) {
     *ctx.out << out;
   } else {
-    auto w = ctx.local_fs->WriteAtomic(Absolute(o.output), out, 0644, /*keep_backup=*/false);
+    auto w = ctx.local_fs->WriteAtomic(sys::AbsoluteFromCwd(o.output), out, 0644, /*keep_backup=*/false);
     if (!w.ok) throw FlagError("--output", w.error);
   }
   return fleet::ExitCodeFor(r);

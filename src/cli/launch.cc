@@ -41,12 +41,11 @@ struct LaunchFlags {
 };
 
 // Relative paths are the user's working directory, not the Fs root.
-std::string Absolute(const std::string& path) { return sys::AbsoluteFromCwd(path); }
-
 launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sys::Fs>& probe_fs) {
   if (f.Given("--host")) {
-    auto text = ctx.local_fs->Read(Absolute(f.host));
-    if (!text) throw FlagError("--host", sys::WhyUnreadable(*ctx.local_fs, Absolute(f.host), f.host));
+    auto text = ctx.local_fs->Read(sys::AbsoluteFromCwd(f.host));
+    if (!text)
+      throw FlagError("--host", sys::WhyUnreadable(*ctx.local_fs, sys::AbsoluteFromCwd(f.host), f.host));
     return launch::TargetFromSnapshot(*text, f.host);
   }
   ProbedHost probed = ProbeTarget(ctx);
@@ -128,7 +127,7 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   if (f.Given("--profile")) {
     const bool is_path = f.profile.find('/') != std::string::npos || EndsWith(f.profile, ".yaml") ||
                          EndsWith(f.profile, ".yml");
-    profile = launch::LoadProfile(is_path ? Absolute(f.profile) : f.profile, *ctx.local_fs);
+    profile = launch::LoadProfile(is_path ? sys::AbsoluteFromCwd(f.profile) : f.profile, *ctx.local_fs);
   }
   std::string stack_reason;
   const std::optional<manifest::Stack> stack = LoadStackFor(target, ctx, probe_fs.get(), stack_reason);

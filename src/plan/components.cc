@@ -6,15 +6,12 @@
 #include "plan/layer_plan.h"
 #include "redist/error.h"
 #include "redist/state.h"
+#include "util/strings.h"
 
 namespace gp::plan {
 namespace {
 
 using Kind = LayerDecision::Kind;
-
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 LayerPlan PlanRedist(const LayerContext& ctx, const std::string& name, const manifest::ComponentSpec& c) {
   if (!c.version.known())

@@ -17,10 +17,6 @@ namespace {
 
 using Kind = LayerDecision::Kind;
 
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 // The layers' own packages, in layer order: the roots and install words of the one transaction.
 struct Packages {
   std::vector<PackageRoot> roots;

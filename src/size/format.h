@@ -1,11 +1,15 @@
 // Number formatting shared by the estimate's formulas and the renderers (decimal units, as GPU memory is
 // sold and as the ZeRO paper counts: 1 GB = 10^9 bytes).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 namespace gp::size {
+
+// A byte count as a whole number, for JSON (1.5 -> 2).
+inline int64_t WholeBytes(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
 
 // 120000000000 -> "120.00 GB"; below 1 GB in MB.
 inline std::string Gb(double bytes) {

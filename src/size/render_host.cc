@@ -12,8 +12,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-int64_t Round(double b) { return static_cast<int64_t>(std::llround(b)); }
-
 // "12-28 CPUs and 96-256 GB RAM per GPU" over the reference servers with `gpus` GPUs ("" when none).
 std::string Shipped(int gpus) {
   double cmin = 1e18, cmax = 0, rmin = 1e30, rmax = 0;
@@ -106,14 +104,14 @@ ordered_json VerdictsJson(const std::vector<HostVerdict>& v) {
     ordered_json option = nullptr;
     if (h.option)
       option = {{"gpus", h.option->gpus}, {"strategy", Name(h.option->strategy)},
-                {"tp", h.option->tp},     {"per_gpu_bytes", Round(h.option->at.per_gpu)},
+                {"tp", h.option->tp},     {"per_gpu_bytes", WholeBytes(h.option->at.per_gpu)},
                 {"link", h.option->link}, {"flags", h.option->flags}};
     out.push_back({{"host", h.label},
                    {"fits", h.fits},
                    {"summary", h.summary},
-                   {"gpu_memory_bytes", Round(h.gpu_memory)},
+                   {"gpu_memory_bytes", WholeBytes(h.gpu_memory)},
                    {"gpu_memory_from", h.gpu_memory_from},
-                   {"shortfall_bytes_per_gpu", Round(h.shortfall)},
+                   {"shortfall_bytes_per_gpu", WholeBytes(h.shortfall)},
                    {"option", option},
                    {"items", items},
                    {"notes", h.notes}});

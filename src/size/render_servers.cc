@@ -12,15 +12,13 @@ namespace {
 
 using nlohmann::ordered_json;
 
-int64_t Round(double b) { return static_cast<int64_t>(std::llround(b)); }
-
 std::string Money(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, x < 100 ? "%.2f" : "%.0f", x);
   return buf;
 }
 
-std::string Layout(const Option& o) {
+std::string LayoutText(const Option& o) {
   return std::string(Name(o.strategy)) + (o.tp > 1 ? " tp" + std::to_string(o.tp) : "");
 }
 
@@ -48,14 +46,14 @@ ordered_json OptionJson(const Option& o) {
           {"gpus_per_server", o.per_server},
           {"strategy", Name(o.strategy)},
           {"tp", o.tp},
-          {"per_gpu_bytes", Round(o.at.per_gpu)},
-          {"memory_bytes", Round(o.memory)},
-          {"spare_bytes", Round(o.Spare())},
+          {"per_gpu_bytes", WholeBytes(o.at.per_gpu)},
+          {"memory_bytes", WholeBytes(o.memory)},
+          {"spare_bytes", WholeBytes(o.Spare())},
           {"lower_bound", o.at.lower_bound},
           {"link", o.link},
           {"traffic",
-           {{"bytes_per_step", Round(o.traffic.bytes)},
-            {"network_bytes_per_step", Round(o.traffic.network_bytes)},
+           {{"bytes_per_step", WholeBytes(o.traffic.bytes)},
+            {"network_bytes_per_step", WholeBytes(o.traffic.network_bytes)},
             {"formula", o.traffic.formula}}},
           {"flags", o.flags}};
 }
@@ -84,7 +82,7 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     if (!row.best) {
       out << "does not fit up to " << r.limits.max_servers << " servers: " << row.why_not << "\n";
       for (const Alternative& a : row.alternatives) {
-        out << "      would fit with " << a.change << ": " << Config(a.option) << ", " << Layout(a.option)
+        out << "      would fit with " << a.change << ": " << Config(a.option) << ", " << LayoutText(a.option)
             << ", " << Gb(a.option.at.per_gpu) << " per GPU";
         if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
           out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
@@ -93,7 +91,7 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     } else {
       const Option& o = *row.best;
       lower = lower || o.at.lower_bound;
-      out << Pad(Config(o), 22) << Pad(Layout(o), 18)
+      out << Pad(Config(o), 22) << Pad(LayoutText(o), 18)
           << Pad(GbNum(o.at.per_gpu) + (o.at.lower_bound ? "+" : ""), 10) << Pad(GbNum(o.Spare()), 10)
           << (priced ? Pad(o.link, 24) : o.link);
       if (const RowCost* c = Find(costs.by_board, row.board.name))
@@ -119,7 +117,7 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     out << "\nNO BOARD FITS IN ONE SERVER; changes that shrink it (the smallest configuration each then "
            "gets):\n";
     for (const Alternative& a : r.alternatives) {
-      out << "  " << Pad(a.change, 26) << a.board << ": " << Config(a.option) << ", " << Layout(a.option)
+      out << "  " << Pad(a.change, 26) << a.board << ": " << Config(a.option) << ", " << LayoutText(a.option)
           << ", " << Gb(a.option.at.per_gpu) << " per GPU";
       if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
         out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
@@ -193,17 +191,17 @@ ordered_json HostNeedJson(const HostNeed& n) {
           {"cpu_cores", n.cpu_cores},
           {"cpu_formula", n.cpu_formula},
           {"cpu_source", kCpuSource},
-          {"ram_floor_bytes", Round(n.ram_floor)},
-          {"ram_offload_bytes", Round(n.ram_offload)},
-          {"ram_embeddings_bytes", Round(n.ram_embeddings)},
-          {"ram_min_bytes", Round(n.RamMin())},
+          {"ram_floor_bytes", WholeBytes(n.ram_floor)},
+          {"ram_offload_bytes", WholeBytes(n.ram_offload)},
+          {"ram_embeddings_bytes", WholeBytes(n.ram_embeddings)},
+          {"ram_min_bytes", WholeBytes(n.RamMin())},
           {"ram_source", kRamSource},
-          {"checkpoint_bytes", Round(n.checkpoint)},
+          {"checkpoint_bytes", WholeBytes(n.checkpoint)},
           {"checkpoint_formula", n.checkpoint_formula},
           {"checkpoints_kept", n.kept},
-          {"base_weights_bytes", Round(n.base_weights)},
-          {"dataset_bytes", Round(n.dataset)},
-          {"storage_bytes", Round(n.Storage())},
+          {"base_weights_bytes", WholeBytes(n.base_weights)},
+          {"dataset_bytes", WholeBytes(n.dataset)},
+          {"storage_bytes", WholeBytes(n.Storage())},
           {"notes", n.notes}};
 }
 

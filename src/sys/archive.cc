@@ -45,7 +45,7 @@ struct ArchiveApi {
   decltype(&archive_entry_perm) entry_perm = nullptr;
 };
 
-bool Bind(void* lib, ArchiveApi& api) {
+bool BindArchiveLib(void* lib, ArchiveApi& api) {
   return DlBind(lib, "archive_read_new", api.read_new) &&
          DlBind(lib, "archive_read_support_filter_xz", api.filter_xz) &&
          DlBind(lib, "archive_read_support_filter_gzip", api.filter_gzip) &&
@@ -73,7 +73,7 @@ bool Bind(void* lib, ArchiveApi& api) {
          DlBind(lib, "archive_entry_perm", api.entry_perm);
 }
 
-const ArchiveApi& Api() { return DlLoadOnce(kLibarchiveSoname, "archive_* symbols", Bind); }
+const ArchiveApi& ArchiveLib() { return DlLoadOnce(kLibarchiveSoname, "archive_* symbols", BindArchiveLib); }
 
 struct Input {
   const ArchiveInput* fn = nullptr;
@@ -127,7 +127,7 @@ ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
 ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
                          const ArchiveWritten& written, const ExtractLimits& limits) {
   ExtractResult res;
-  const ArchiveApi& api = Api();
+  const ArchiveApi& api = ArchiveLib();
   if (!api.handle) {
     res.error = api.error;
     return res;

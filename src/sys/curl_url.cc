@@ -18,14 +18,14 @@ struct UrlApi {
   const char* (*strerror)(CURLUcode) = nullptr;  // curl 7.80+; the code's number without it
 };
 
-bool Bind(void* lib, UrlApi& api) {
+bool BindUrlLib(void* lib, UrlApi& api) {
   DlBind(lib, "curl_url_strerror", api.strerror);  // optional
   return DlBind(lib, "curl_url", api.url) && DlBind(lib, "curl_url_cleanup", api.cleanup) &&
          DlBind(lib, "curl_url_set", api.set) && DlBind(lib, "curl_url_get", api.get) &&
          DlBind(lib, "curl_free", api.free);
 }
 
-const UrlApi& Api() { return DlLoadOnce(kLibcurlSoname, "curl_url_* symbols", Bind); }
+const UrlApi& UrlLib() { return DlLoadOnce(kLibcurlSoname, "curl_url_* symbols", BindUrlLib); }
 
 // One part, or "" when the URL has none.
 std::string Part(const UrlApi& api, CURLU* u, CURLUPart part) {
@@ -39,7 +39,7 @@ std::string Part(const UrlApi& api, CURLU* u, CURLUPart part) {
 }  // namespace
 
 std::optional<CurlUrl> CurlReadUrl(const std::string& url) {
-  const UrlApi& api = Api();
+  const UrlApi& api = UrlLib();
   if (!api.handle) return std::nullopt;
   CURLU* u = api.url();
   if (!u) return std::nullopt;

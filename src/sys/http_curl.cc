@@ -28,7 +28,7 @@ struct CurlApi {
   void (*slist_free_all)(curl_slist*) = nullptr;
 };
 
-bool Bind(void* lib, CurlApi& api) {
+bool BindCurlLib(void* lib, CurlApi& api) {
   return DlBind(lib, "curl_easy_init", api.easy_init) && DlBind(lib, "curl_easy_setopt", api.easy_setopt) &&
          DlBind(lib, "curl_easy_perform", api.easy_perform) &&
          DlBind(lib, "curl_easy_getinfo", api.easy_getinfo) &&
@@ -38,7 +38,7 @@ bool Bind(void* lib, CurlApi& api) {
          DlBind(lib, "curl_slist_free_all", api.slist_free_all);
 }
 
-const CurlApi& Api() { return DlLoadOnce(kLibcurlSoname, "curl_easy_* symbols", Bind); }
+const CurlApi& CurlLib() { return DlLoadOnce(kLibcurlSoname, "curl_easy_* symbols", BindCurlLib); }
 
 constexpr size_t kMaxHeaderBytes = 64u << 10;  // one response's headers
 
@@ -167,7 +167,7 @@ class CurlHttpClient : public HttpClient {
  public:
   StreamResult Stream(const StreamRequest& req) override {
     StreamResult res;
-    const CurlApi& api = Api();
+    const CurlApi& api = CurlLib();
     if (!api.handle) {
       res.error = api.error;
       return res;
@@ -246,7 +246,7 @@ class CurlHttpClient : public HttpClient {
         return res;
       }
     }
-    const CurlApi& api = Api();
+    const CurlApi& api = CurlLib();
     if (!api.handle) {
       res.error = api.error;
       return res;

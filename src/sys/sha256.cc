@@ -25,14 +25,14 @@ struct CryptoApi {
   decltype(&EVP_DigestFinal_ex) digest_final = nullptr;
 };
 
-bool Bind(void* lib, CryptoApi& api) {
+bool BindCryptoLib(void* lib, CryptoApi& api) {
   return DlBind(lib, "EVP_MD_CTX_new", api.md_ctx_new) && DlBind(lib, "EVP_MD_CTX_free", api.md_ctx_free) &&
          DlBind(lib, "EVP_sha256", api.sha256) && DlBind(lib, "EVP_DigestInit_ex", api.digest_init) &&
          DlBind(lib, "EVP_DigestUpdate", api.digest_update) &&
          DlBind(lib, "EVP_DigestFinal_ex", api.digest_final);
 }
 
-const CryptoApi& Api() { return DlLoadOnce(kLibcryptoSoname, "EVP_* symbols", Bind); }
+const CryptoApi& CryptoLib() { return DlLoadOnce(kLibcryptoSoname, "EVP_* symbols", BindCryptoLib); }
 
 std::string Hex(const unsigned char* digest, unsigned int len) {
   static const char kDigits[] = "0123456789abcdef";
@@ -47,7 +47,7 @@ std::string Hex(const unsigned char* digest, unsigned int len) {
 }  // namespace
 
 Sha256::Sha256() {
-  const CryptoApi& api = Api();
+  const CryptoApi& api = CryptoLib();
   if (!api.handle) throw std::runtime_error("sha256: " + api.error);
   EVP_MD_CTX* ctx = api.md_ctx_new();
   if (!ctx || api.digest_init(ctx, api.sha256(), nullptr) != 1) {
@@ -58,26 +58,26 @@ Sha256::Sha256() {
 }
 
 Sha256::~Sha256() {
-  if (ctx_) Api().md_ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
+  if (ctx_) CryptoLib().md_ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
 }
 
 void Sha256::Update(const void* data, size_t len) {
-  if (!ctx_ || Api().digest_update(static_cast<EVP_MD_CTX*>(ctx_), data, len) != 1)
+  if (!ctx_ || CryptoLib().digest_update(static_cast<EVP_MD_CTX*>(ctx_), data, len) != 1)
     throw std::runtime_error("sha256: libcrypto failed");
 }
 
 std::string Sha256::FinalHex() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (!ctx_ || Api().digest_final(static_cast<EVP_MD_CTX*>(ctx_), digest, &len) != 1)
+  if (!ctx_ || CryptoLib().digest_final(static_cast<EVP_MD_CTX*>(ctx_), digest, &len) != 1)
     throw std::runtime_error("sha256: libcrypto failed");
-  Api().md_ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
+  CryptoLib().md_ctx_free(static_cast<EVP_MD_CTX*>(ctx_));
   ctx_ = nullptr;
   return Hex(digest, len);
 }
 
 std::string Sha256Hex(std::string_view data) {
-  const CryptoApi& api = Api();
+  const CryptoApi& api = CryptoLib();
   if (!api.handle) throw std::runtime_error("sha256: " + api.error);
   std::unique_ptr<EVP_MD_CTX, decltype(api.md_ctx_free)> ctx(api.md_ctx_new(), api.md_ctx_free);
   unsigned char digest[EVP_MAX_MD_SIZE];

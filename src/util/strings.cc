@@ -63,6 +63,10 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+bool Contains(const std::vector<std::string>& items, std::string_view s) {
+  return std::find(items.begin(), items.end(), s) != items.end();
+}
+
 std::optional<unsigned long long> ParseUnsigned(std::string_view s) {
   if (s.empty()) return std::nullopt;
   unsigned long long v = 0;

@@ -18,6 +18,8 @@ bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 std::string ToLower(std::string_view s);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+// Whether `items` holds `s`.
+bool Contains(const std::vector<std::string>& items, std::string_view s);
 // Parses a whole string as a non-negative decimal integer; nullopt on any other character or overflow.
 std::optional<unsigned long long> ParseUnsigned(std::string_view s);
 // Levenshtein distance (for "did you mean").

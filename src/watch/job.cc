@@ -47,7 +47,7 @@ bool UnitName(std::string_view s) {
   });
 }
 
-Parts Split(std::string_view path) {
+Parts SplitPath(std::string_view path) {
   Parts out;
   for (size_t at = 0; at < path.size();) {
     const size_t slash = path.find('/', at);
@@ -183,7 +183,7 @@ Job JobFromProcCgroup(std::string_view text) {
   if (paths.empty()) return UnknownJob("no cgroup line in /proc/PID/cgroup");
   std::vector<Parts> parts;
   parts.reserve(paths.size());
-  for (std::string_view p : paths) parts.push_back(Split(p));
+  for (std::string_view p : paths) parts.push_back(SplitPath(p));
   for (size_t i = 0; i < paths.size(); ++i) {
     if (auto j = Slurm(parts[i], paths[i])) return *j;
     if (auto j = Pod(parts[i], paths[i])) return *j;

@@ -17,11 +17,11 @@ using apt::Availability;
 
 namespace {
 
-struct Host {
+struct PreflightHost {
   test::TempRoot root;
   sys::RealCommandRunner runner;
   apply::ExecEnv env;
-  Host() {
+  PreflightHost() {
     env.verify = layers::VerifyLayer;
     // mkdtemp's 0700 would keep apt's unprivileged downloader (_apt) out, as no real / does.
     ::chmod(root.path().c_str(), 0755);
@@ -54,7 +54,7 @@ struct Host {
 
 TEST_CASE("the host's own sources, fetched privately, say whether the kernel headers can be installed",
           "[apply][preflight]") {
-  Host h;
+  PreflightHost h;
   h.Archive("jammy", {"linux-headers-5.15.0-25-generic=5.15.0-25.25", "bash=5.1-6ubuntu1"});
   h.Archive("jammy-updates", {"linux-headers-5.15.0-126-generic=5.15.0-126.136"});
   h.root.Write("/var/lib/apt/lists/host-list_Packages", "Package: linux-headers-5.15.0-105-generic\n\n");
@@ -76,7 +76,7 @@ TEST_CASE("the host's own sources, fetched privately, say whether the kernel hea
 }
 
 TEST_CASE("a source apt cannot fetch turns 'missing' into 'unknown'", "[apply][preflight]") {
-  Host h;
+  PreflightHost h;
   h.Archive("jammy", {"linux-headers-5.15.0-25-generic=5.15.0-25.25"});
   h.Source("deb [trusted=yes] copy:" + h.root.path() + "/srv/gone ./");
   // The answer it found still counts; the one it did not find might be in the source that failed.
@@ -86,7 +86,7 @@ TEST_CASE("a source apt cannot fetch turns 'missing' into 'unknown'", "[apply][p
 }
 
 TEST_CASE("a host without distribution sources gives no answer", "[apply][preflight]") {
-  Host h;
+  PreflightHost h;
   h.Archive("cuda", {"cuda-drivers=580.95.05-1"});
   CHECK(h.Ask("linux-headers-5.15.0-126-generic").state == Availability::kUnknown);
 }

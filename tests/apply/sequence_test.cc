@@ -29,7 +29,7 @@ using gp::test::TempRoot;
 
 namespace {
 
-const std::string kKey = std::string("\x99\x01\x0d\x04sequence-key", 16);
+const std::string kSequenceKey = std::string("\x99\x01\x0d\x04sequence-key", 16);
 const std::string kCallback = "https://hooks.example/gpu-ready";
 const std::string kSpec = "/etc/gpuprep/test-r535.yaml";
 const std::string kCuda = "/etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list";
@@ -63,7 +63,7 @@ struct Server {
   Server() {
     seams.plan = layers::BuildPlan;
     seams.verify = layers::VerifyLayer;
-    stack.repositories[0].keyring_sha256 = sys::Sha256Hex(kKey);
+    stack.repositories[0].keyring_sha256 = sys::Sha256Hex(kSequenceKey);
     runner.On("apt-get -q", test::Exit(0), -1, [this](const sys::Command& c) { PrivateUpdate(c); });
     runner.On("apt-get -o DPkg::Lock::Timeout=", test::Exit(0), -1, [this](const sys::Command&) {
       root.Write("/var/lib/apt/lists/" + apt::ListsPrefix(stack.repositories[0]) + "Packages",
@@ -102,7 +102,7 @@ struct Server {
     seams.native = &native;
     seams.make_http = [] {
       auto h = std::make_unique<test::FakeHttp>();
-      h->answers["https://repo.example/cuda/key.gpg"] = {200, kKey, ""};
+      h->answers["https://repo.example/cuda/key.gpg"] = {200, kSequenceKey, ""};
       return h;
     };
     seams.self_path = "/opt/gpuprep/bin/gpuprep";

@@ -9,12 +9,12 @@
 using namespace gp;
 
 namespace {
-struct V {
+struct ToolkitHost {
   test::TempRoot root;
   manifest::Stack stack = test::TestStack();  // CUDA 12.2.2, optional
   probe::HostFacts facts = test::BareHost(2);
   test::FakeNative native = test::FakeNative::Healthy(2);
-  V() {
+  ToolkitHost() {
     root.Write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n");
   }
@@ -31,7 +31,7 @@ struct V {
 }  // namespace
 
 TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart", "[apply]") {
-  V v;
+  ToolkitHost v;
   // Optional toolkit, absent: libcuda's check stands, the toolkit part is skipped and says so.
   auto r = v.Run();
   CHECK(r.status == verdict::Status::kOk);
@@ -69,7 +69,7 @@ TEST_CASE("verify cuda: the toolkit at the pinned major.minor, and its libcudart
         std::string::npos);
 
   // A toolkit of another release under /usr/local/cuda.
-  V w;
+  ToolkitHost w;
   w.stack.cuda.optional = false;
   w.Toolkit("/usr/local/cuda", "12.4.131");
   r = w.Run();

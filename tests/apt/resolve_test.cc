@@ -13,8 +13,9 @@ using namespace gp::apt;
 
 namespace {
 
-std::string Stanza(const std::string& name, const std::string& version, const std::string& depends = "",
-                   const std::string& arch = "amd64", const std::string& provides = "") {
+std::string ResolveStanza(const std::string& name, const std::string& version,
+                          const std::string& depends = "", const std::string& arch = "amd64",
+                          const std::string& provides = "") {
   std::string s = "Package: " + name + "\nVersion: " + version + "\nArchitecture: " + arch + "\n";
   if (!depends.empty()) s += "Depends: " + depends + "\n";
   if (!provides.empty()) s += "Provides: " + provides + "\n";
@@ -24,19 +25,19 @@ std::string Stanza(const std::string& name, const std::string& version, const st
 // One R580 point release in NVIDIA's Ubuntu-style layout.
 std::string Driver580(const std::string& up, const std::string& rev) {
   const std::string v = up + "-" + rev;
-  return Stanza("nvidia-driver-580-open", v,
-                "nvidia-dkms-580-open (= " + v + "), libnvidia-compute-580 (= " + v +
-                    "), nvidia-utils-580 (= " + v + ")") +
-         Stanza(
+  return ResolveStanza("nvidia-driver-580-open", v,
+                       "nvidia-dkms-580-open (= " + v + "), libnvidia-compute-580 (= " + v +
+                           "), nvidia-utils-580 (= " + v + ")") +
+         ResolveStanza(
              "nvidia-dkms-580-open", v,
              "dkms, nvidia-kernel-common-580 (<= " + up + "-1), nvidia-kernel-common-580 (>= " + up + ")") +
-         Stanza("nvidia-kernel-common-580", v, "", "amd64", "nvidia-kernel-common-580-" + up) +
-         Stanza("libnvidia-compute-580", v, "libc6 (>= 2.34)") +
-         Stanza("libnvidia-compute-580", v, "", "i386") +
-         Stanza("nvidia-utils-580", v,
-                "libnvidia-compute-580 (>= " + up + "), nvidia-kernel-common-580-" + up) +
-         Stanza("nvidia-fabricmanager-580", v, "linux-headers-generic | linux-headers") +
-         Stanza("cuda-drivers-580", v, "nvidia-driver-580-open (>= " + up + ")");
+         ResolveStanza("nvidia-kernel-common-580", v, "", "amd64", "nvidia-kernel-common-580-" + up) +
+         ResolveStanza("libnvidia-compute-580", v, "libc6 (>= 2.34)") +
+         ResolveStanza("libnvidia-compute-580", v, "", "i386") +
+         ResolveStanza("nvidia-utils-580", v,
+                       "libnvidia-compute-580 (>= " + up + "), nvidia-kernel-common-580-" + up) +
+         ResolveStanza("nvidia-fabricmanager-580", v, "linux-headers-generic | linux-headers") +
+         ResolveStanza("cuda-drivers-580", v, "nvidia-driver-580-open (>= " + up + ")");
 }
 
 Index NvidiaLike() {
@@ -49,15 +50,15 @@ Index NvidiaLike() {
     text += Driver580(up, rev);
   // 580.82.07 was pruned: not in the index.
   for (const char* v : {"2.27.7-1+cuda13.0", "2.27.7-1+cuda12.9", "2.28.3-1+cuda13.0", "2.27.3-1+cuda12.9"}) {
-    text += Stanza("libnccl2", v);
-    text += Stanza("libnccl-dev", v, std::string("libnccl2 (= ") + v + ")");
+    text += ResolveStanza("libnccl2", v);
+    text += ResolveStanza("libnccl-dev", v, std::string("libnccl2 (= ") + v + ")");
   }
   for (auto [meta, comp] : std::vector<std::pair<std::string, std::string>>{
            {"13.0.0", "13.0.48"}, {"13.0.1", "13.0.88"}, {"13.0.2", "13.0.88"}, {"13.0.3", "13.0.96"}}) {
-    text += Stanza("cuda-toolkit-13-0", meta + "-1",
-                   "cuda-cudart-13-0 (>= " + comp + "), cuda-nvcc-13-0 (>= " + comp + ")");
-    text += Stanza("cuda-cudart-13-0", comp + "-1");
-    text += Stanza("cuda-nvcc-13-0", comp + "-1");
+    text += ResolveStanza("cuda-toolkit-13-0", meta + "-1",
+                          "cuda-cudart-13-0 (>= " + comp + "), cuda-nvcc-13-0 (>= " + comp + ")");
+    text += ResolveStanza("cuda-cudart-13-0", comp + "-1");
+    text += ResolveStanza("cuda-nvcc-13-0", comp + "-1");
   }
   Index index;
   ParsePackages(text, "amd64", index);
@@ -188,7 +189,7 @@ TEST_CASE("a lower bound takes the component the meta was built with, unless a n
 
 TEST_CASE("kernel header packages are never part of the closure", "[apt][resolve]") {
   Index index = NvidiaLike();
-  ParsePackages(Stanza("linux-headers-generic", "5.15.0.100.97"), "amd64", index);
+  ParsePackages(ResolveStanza("linux-headers-generic", "5.15.0.100.97"), "amd64", index);
   auto c = ComputeClosure(index, {}, {{"nvidia-fabricmanager-580", "580.95.05-0ubuntu1"}});
   REQUIRE(c.ok());
   CHECK(AsMap(c).size() == 1);

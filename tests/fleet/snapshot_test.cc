@@ -26,7 +26,7 @@ namespace {
 using gp::fleet::FastOutcome;
 using nlohmann::json;
 
-std::string DoctorJson(const std::string& tree) {
+std::string DoctorSnapshot(const std::string& tree) {
   auto r = gp::test::Gpuprep({"doctor", "--json", "--root", std::string(GP_FIXTURES) + "/hosts/" + tree});
   REQUIRE((r.code == 0 || r.code == 1));
   return r.out;
@@ -70,7 +70,7 @@ std::string Agreement(const std::string& text) {
 std::vector<std::string> Documents() {
   std::vector<std::string> docs;
   for (const auto& e : std::filesystem::directory_iterator(std::string(GP_FIXTURES) + "/hosts"))
-    if (e.is_directory()) docs.push_back(DoctorJson(e.path().filename().string()));
+    if (e.is_directory()) docs.push_back(DoctorSnapshot(e.path().filename().string()));
   for (const auto& e : std::filesystem::directory_iterator(std::string(GP_FIXTURES) + "/snapshots")) {
     std::ifstream in(e.path());
     std::stringstream s;
@@ -114,7 +114,7 @@ TEST_CASE("the fast snapshot reader answers every doctor document, as the refere
 
 TEST_CASE("the fast snapshot reader defers what it is not sure of, and never answers a refused one",
           "[fleet]") {
-  const std::string base = DoctorJson("mismatch");
+  const std::string base = DoctorSnapshot("mismatch");
   const json doc = json::parse(base);
   auto edit = [&](const std::function<void(json&)>& f) {
     json d = doc;
@@ -241,8 +241,8 @@ TEST_CASE("the fast snapshot reader defers what it is not sure of, and never ans
 // bytes that matter most to a JSON reader. Whatever the fast reader says must hold (Agreement above), and
 // each of its three answers must come up, so the property is exercised rather than vacuous.
 TEST_CASE("the fast snapshot reader agrees with the reference on mutated documents", "[fleet]") {
-  const std::vector<std::string> bases = {DoctorJson("mismatch"),
-                                          json::parse(DoctorJson("healthy-h100")).dump()};
+  const std::vector<std::string> bases = {DoctorSnapshot("mismatch"),
+                                          json::parse(DoctorSnapshot("healthy-h100")).dump()};
   const std::string palette =
       std::string("\"\\{}[],:0-+e.Eu \t\nntf1") + '\0' + "\x1F\x7F\x80\xBF\xC3\xED\xF0\xF4\xFF";
   std::mt19937 rng(20261201);  // fixed: the same cases every run

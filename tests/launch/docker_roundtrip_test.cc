@@ -7,6 +7,8 @@
 #include "support/launch_support.h"
 
 using gp::test::Gpuprep;
+using gp::test::kH100x2;
+using gp::test::kImage;
 using gp::test::Snapshot;
 using nlohmann::json;
 
@@ -124,9 +126,6 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   CHECK(doc["docker_argv"][0] == "docker");
   return config;
 }
-
-const std::string kH100x2 = Snapshot("h100x2-runtime.json");
-const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
 
 }  // namespace
 

@@ -10,13 +10,13 @@
 #include "sys/process.h"
 
 using gp::test::Gpuprep;
+using gp::test::kH100x2;
+using gp::test::kImage;
 using gp::test::Snapshot;
 using nlohmann::json;
 
 namespace {
 
-const std::string kH100x2 = Snapshot("h100x2-runtime.json");
-const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
 const std::string kAwkward = "a b 'q' \"dq\" $HOME \\x: #not-a-comment";
 
 std::string Out(std::vector<std::string> args) {

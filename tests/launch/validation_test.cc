@@ -9,12 +9,11 @@
 #include "util/error.h"
 
 using gp::test::Gpuprep;
+using gp::test::kH100x2;
+using gp::test::kImage;
 using gp::test::Snapshot;
 
 namespace {
-
-const std::string kH100x2 = Snapshot("h100x2-runtime.json");
-const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
 
 // Runs launch against the 2x H100 snapshot (plus `args`) and returns stderr; requires exit 2, no stdout.
 std::string Fails(std::vector<std::string> args, const std::string& host = kH100x2) {

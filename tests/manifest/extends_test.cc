@@ -12,25 +12,25 @@ using gp::test::ErrorOf;
 namespace m = gp::manifest;
 
 namespace {
-const std::string kDir = std::string(GP_FIXTURES) + "/manifests/";
+const std::string kFixtureManifests = std::string(GP_FIXTURES) + "/manifests/";
 const std::string kBase = "manifests/stacks/ubuntu22.04-r535-cuda12.2.yaml";
 }  // namespace
 
 TEST_CASE("a site file overrides an embedded stack; origins name each file", "[manifest]") {
   gp::sys::DiskFs fs("/");
-  m::Stack s = m::LoadStack(kDir + "site.yaml", m::LoadContext{&fs, nullptr});
+  m::Stack s = m::LoadStack(kFixtureManifests + "site.yaml", m::LoadContext{&fs, nullptr});
   CHECK(s.name == "site-r535");
   CHECK(s.description.empty());  // metadata is the site file's own, not inherited
-  CHECK(s.source == kDir + "site.yaml");
+  CHECK(s.source == kFixtureManifests + "site.yaml");
   CHECK(s.extends_chain == std::vector<std::string>{"ubuntu22.04-r535-cuda12.2"});
   // overridden in the site file
   CHECK(s.driver.version.version->str() == "535.183.01");
-  CHECK(s.origins.at("driver.version") == kDir + "site.yaml:8:12");
+  CHECK(s.origins.at("driver.version") == kFixtureManifests + "site.yaml:8:12");
   REQUIRE(s.driver.packages.size() == 1);
   CHECK(s.driver.packages[0].name == "cuda-drivers-535");  // lists replace, never append
   CHECK(s.driver.fabricmanager_packages.empty());
   CHECK(s.workload.min_cpus_per_gpu == 12);
-  CHECK(s.origins.at("workload.min_cpus_per_gpu") == kDir + "site.yaml:13:21");
+  CHECK(s.origins.at("workload.min_cpus_per_gpu") == kFixtureManifests + "site.yaml:13:21");
   // kept from the embedded stack (deep merge: sibling keys of an overridden map survive)
   CHECK(s.driver.branch == 535);
   CHECK(gp::StartsWith(s.origins.at("driver.branch"), kBase + ":"));
@@ -42,33 +42,34 @@ TEST_CASE("a site file overrides an embedded stack; origins name each file", "[m
 
 TEST_CASE("extends chains resolve relative paths beside the child", "[manifest]") {
   gp::sys::DiskFs fs("/");
-  m::Stack s = m::LoadStack(kDir + "site-child.yaml", m::LoadContext{&fs, nullptr});
+  m::Stack s = m::LoadStack(kFixtureManifests + "site-child.yaml", m::LoadContext{&fs, nullptr});
   CHECK(s.name == "site-child");
   CHECK(s.extends_chain == std::vector<std::string>{"ubuntu22.04-r535-cuda12.2", "site.yaml"});
   CHECK(s.architectures == std::vector<std::string>{"hopper"});
-  CHECK(s.origins.at("architectures") == kDir + "site-child.yaml:6:16");
+  CHECK(s.origins.at("architectures") == kFixtureManifests + "site-child.yaml:6:16");
   CHECK(s.driver.version.version->str() == "535.183.01");
-  CHECK(s.origins.at("driver.version") == kDir + "site.yaml:8:12");
+  CHECK(s.origins.at("driver.version") == kFixtureManifests + "site.yaml:8:12");
 }
 
 TEST_CASE("extends errors", "[manifest]") {
   gp::sys::DiskFs fs("/");
   m::LoadContext ctx{&fs, nullptr};
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "cycle-a.yaml", ctx); }) ==
-        "2 " + kDir + "cycle-b.yaml:3:10: extends cycle: " + kDir + "cycle-a.yaml -> " + kDir +
-            "cycle-b.yaml -> " + kDir + "cycle-a.yaml");
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "extends-missing.yaml", ctx); }) ==
-        "2 " + kDir +
+  CHECK(ErrorOf([&] { m::LoadStack(kFixtureManifests + "cycle-a.yaml", ctx); }) ==
+        "2 " + kFixtureManifests + "cycle-b.yaml:3:10: extends cycle: " + kFixtureManifests +
+            "cycle-a.yaml -> " + kFixtureManifests + "cycle-b.yaml -> " + kFixtureManifests + "cycle-a.yaml");
+  CHECK(ErrorOf([&] { m::LoadStack(kFixtureManifests + "extends-missing.yaml", ctx); }) ==
+        "2 " + kFixtureManifests +
             "extends-missing.yaml:3:10: extends \"ubuntu22.04-r535-cuda12\": no embedded stack or file of "
             "that name "
             "(did you mean \"ubuntu22.04-r535-cuda12.2\"?)");
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "broken-unknown-key.yaml", ctx); }) ==
-        "2 " + kDir + "broken-unknown-key.yaml:6:1: unknown key \"drivr\" (did you mean \"driver\"?)");
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "broken-version.yaml", ctx); }) ==
-        "2 " + kDir + "broken-version.yaml:7:12: \"535.x\" is not a version");
+  CHECK(ErrorOf([&] { m::LoadStack(kFixtureManifests + "broken-unknown-key.yaml", ctx); }) ==
+        "2 " + kFixtureManifests +
+            "broken-unknown-key.yaml:6:1: unknown key \"drivr\" (did you mean \"driver\"?)");
+  CHECK(ErrorOf([&] { m::LoadStack(kFixtureManifests + "broken-version.yaml", ctx); }) ==
+        "2 " + kFixtureManifests + "broken-version.yaml:7:12: \"535.x\" is not a version");
   CHECK(
-      ErrorOf([&] { m::LoadStack(kDir + "toolkit-advisory.yaml", ctx); }) ==
-      "2 " + kDir +
+      ErrorOf([&] { m::LoadStack(kFixtureManifests + "toolkit-advisory.yaml", ctx); }) ==
+      "2 " + kFixtureManifests +
           "toolkit-advisory.yaml:7:12: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 "
           "(fixed in 1.16.2)");
   CHECK(ErrorOf([&] {
@@ -81,8 +82,8 @@ TEST_CASE("extends errors", "[manifest]") {
         "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1)");
   CHECK(ErrorOf([&] { m::LoadStack("hoper-r580-cuda13.0", ctx); }) ==
         "2 no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean \"hopper-r580-cuda13.0\"?)");
-  CHECK(ErrorOf([&] { m::LoadStack(kDir + "nope.yaml", ctx); }) ==
-        "2 cannot read " + kDir + "nope.yaml: no such file");
+  CHECK(ErrorOf([&] { m::LoadStack(kFixtureManifests + "nope.yaml", ctx); }) ==
+        "2 cannot read " + kFixtureManifests + "nope.yaml: no such file");
   CHECK(ErrorOf([&] { m::LoadStack("https://example.com/s.yaml", ctx); }) ==
         "2 cannot fetch https://example.com/s.yaml: no HTTP client here");
   CHECK(ErrorOf([&] { m::LoadStack("http://example.com/s.yaml", ctx); }) ==

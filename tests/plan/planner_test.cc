@@ -22,12 +22,12 @@ using gp::test::TempRoot;
 
 namespace {
 
-struct Fixture {
+struct PlannerFixture {
   TempRoot root;
   manifest::Stack stack = test::TestStack();
   probe::HostFacts facts = test::BareHost();
   plan::PlanInput in;
-  Fixture() {
+  PlannerFixture() {
     stack.repositories[0].keyring_sha256 = std::string(64, 'a');
     in.stack = &stack;
     in.facts = &facts;
@@ -88,7 +88,7 @@ struct Fixture {
 
 TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, holds, reboot check, verify",
           "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   auto offline = f.BuildOffline();
   CHECK(offline.needs_index);  // no lists yet: exact revisions are resolved at apply time
   CHECK(offline.resolved_from.empty());
@@ -126,7 +126,7 @@ TEST_CASE("a bare host plans keys, lists, nouveau, one pinned apt transaction, h
 }
 
 TEST_CASE("a converged host plans nothing", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.Converge();
   auto p = f.Build();
   CHECK(Ids(p).empty());
@@ -139,7 +139,7 @@ TEST_CASE("a converged host plans nothing", "[plan]") {
 }
 
 TEST_CASE("installed but unheld packages are only held; a held package at another pin may change", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.Converge();
   std::string s;
   for (const auto& p : f.stack.driver.packages) s += test::DpkgStanza(p.name, p.version);
@@ -160,7 +160,7 @@ TEST_CASE("installed but unheld packages are only held; a held package at anothe
 }
 
 TEST_CASE("an unknown pin refuses that layer with the reason; the rest is still planned", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.stack.cudnn.version = manifest::Pinned{};
   f.stack.cudnn.version.unknown = true;
   f.stack.cudnn.version.reason = "no NVIDIA source";
@@ -175,7 +175,7 @@ TEST_CASE("an unknown pin refuses that layer with the reason; the rest is still 
 }
 
 TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.in.only = {"cudnn"};
   auto p = f.Build();
   const auto& argv = Find(p, "apt.install")->actions[0].argv;
@@ -202,7 +202,7 @@ TEST_CASE("--only and --skip select layers; unknown names get did-you-mean", "[p
 }
 
 TEST_CASE("Secure Boot without signed modules blocks the plan with MOK instructions", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.facts.driver.secure_boot = true;
   auto p = f.Build();
   REQUIRE(p.blockers.size() == 1);
@@ -230,7 +230,7 @@ TEST_CASE("Secure Boot without signed modules blocks the plan with MOK instructi
 }
 
 TEST_CASE("a kernel the distribution publishes no headers for blocks the driver install", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   const std::string distro =
       "/var/lib/apt/lists/archive.ubuntu.com_ubuntu_dists_jammy-updates_main_binary-amd64_Packages";
   const std::string other =
@@ -292,7 +292,7 @@ TEST_CASE("a kernel the distribution publishes no headers for blocks the driver 
 }
 
 TEST_CASE("NVSwitch hosts get the fabric manager at the driver's version, enabled and held", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.facts.nvswitch_count = 4;
   auto p = f.Build();
   CHECK(Join(Find(p, "apt.install")->actions[0].argv, " ").find("nvidia-fabricmanager-535=535.129.03-1") !=
@@ -311,7 +311,7 @@ TEST_CASE("NVSwitch hosts get the fabric manager at the driver's version, enable
 }
 
 TEST_CASE("conflicting lists are moved aside; an interrupted dpkg is repaired first", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.root.Write("/etc/apt/sources.list.d/old-cuda.list",
                "deb [signed-by=/etc/apt/trusted.gpg.d/old.gpg] https://repo.example/cuda /\n");
   f.root.Write("/etc/apt/sources.list.d/unrelated.list", "deb http://deb.debian.org/debian bookworm main\n");
@@ -327,7 +327,7 @@ TEST_CASE("conflicting lists are moved aside; an interrupted dpkg is repaired fi
 }
 
 TEST_CASE("installed driver with the old module still loaded plans only the reboot check", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.Converge();
   f.root.Write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
@@ -339,7 +339,7 @@ TEST_CASE("installed driver with the old module still loaded plans only the rebo
 }
 
 TEST_CASE("keys pinned by nothing, or fetched over plain http off loopback, block the plan", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.stack.repositories[0].keyring_sha256.clear();
   CHECK(f.Build().blockers ==
         std::vector<std::string>{
@@ -360,7 +360,7 @@ TEST_CASE("keys pinned by nothing, or fetched over plain http off loopback, bloc
 }
 
 TEST_CASE("a driver at the pinned version from other packages is left alone", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.Converge();
   f.root.Write("/var/lib/dpkg/status", test::DpkgStanza("nvidia-driver-535", "535.129.03-0ubuntu1") +
                                            test::DpkgStanza("cuda-toolkit-12-2", "12.2.2-1") +
@@ -385,7 +385,7 @@ TEST_CASE("a driver at the pinned version from other packages is left alone", "[
 
 TEST_CASE("the pinned driver packages installed but not held are held even when the driver answers",
           "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.Converge();
   std::string s = test::DpkgStanza("cuda-drivers", "535.129.03-1", false);
   for (const auto* c : {&f.stack.cuda, &f.stack.cudnn, &f.stack.nccl})
@@ -398,7 +398,7 @@ TEST_CASE("the pinned driver packages installed but not held are held even when 
 }
 
 TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]") {
-  Fixture f;
+  PlannerFixture f;
   f.stack.architectures = {"ampere", "hopper"};
   f.facts.gpus[1].architecture = "blackwell";
   f.facts.gpus[1].name = "B200";
@@ -420,7 +420,7 @@ TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]"
   f.stack.driver.version.version = gp::Version::Must("580.95.05");
   CHECK(f.Build().blockers.empty());
 
-  Fixture none;
+  PlannerFixture none;
   none.facts.gpus.clear();
   CHECK(
       none.Build().blockers ==

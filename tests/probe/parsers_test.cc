@@ -299,8 +299,8 @@ TEST_CASE("CDI specs: nvidia-ctk YAML and JSON", "[probe]") {
   auto indented =
       ParseCdiSpec("kind: \"nvidia.com/gpu\"\ndevices:\n  - name: gpu0\n    containerEdits: {}\n", false);
   CHECK(indented.devices == std::vector<std::string>{"nvidia.com/gpu=gpu0"});
-  auto json = ParseCdiSpec(
+  auto from_json = ParseCdiSpec(
       R"({"cdiVersion":"0.5.0","kind":"nvidia.com/gpu","devices":[{"name":"0"},{"name":"all"}]})", true);
-  CHECK(json.devices == std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=all"});
+  CHECK(from_json.devices == std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=all"});
   CHECK(ParseCdiSpec("hello: world\n", false).kind.empty());
 }

@@ -41,8 +41,8 @@ const char* kCuda = R"J({
   }
 })J";
 
-std::string ErrorOf(const std::string& json, const std::string& comp, const std::string& platform,
-                    std::optional<int> major) {
+std::string RedistribError(const std::string& json, const std::string& comp, const std::string& platform,
+                           std::optional<int> major) {
   try {
     FindArchive(json, comp, platform, major);
   } catch (const gp::redist::RedistError& e) {
@@ -76,24 +76,24 @@ TEST_CASE("redistrib: CUDA's flat platform entries", "[redist]") {
 }
 
 TEST_CASE("redistrib: what is missing or hostile is named", "[redist]") {
-  CHECK(ErrorOf("not json", "cudnn", "linux-x86_64", 12) == "not a redistrib JSON object");
-  CHECK(ErrorOf(kCudnn, "cudnn_samples", "linux-x86_64", 12) == "redistrib: no \"cudnn_samples\"");
-  CHECK(ErrorOf(kCudnn, "cudnn", "linux-sbsa", 12) == "cudnn: no \"linux-sbsa\"");
-  CHECK(ErrorOf(kCudnn, "cudnn", "linux-x86_64", 13) == "cudnn.linux-x86_64: no \"cuda13\"");
-  CHECK(ErrorOf(kCudnn, "cudnn", "linux-x86_64", std::nullopt) ==
+  CHECK(RedistribError("not json", "cudnn", "linux-x86_64", 12) == "not a redistrib JSON object");
+  CHECK(RedistribError(kCudnn, "cudnn_samples", "linux-x86_64", 12) == "redistrib: no \"cudnn_samples\"");
+  CHECK(RedistribError(kCudnn, "cudnn", "linux-sbsa", 12) == "cudnn: no \"linux-sbsa\"");
+  CHECK(RedistribError(kCudnn, "cudnn", "linux-x86_64", 13) == "cudnn.linux-x86_64: no \"cuda13\"");
+  CHECK(RedistribError(kCudnn, "cudnn", "linux-x86_64", std::nullopt) ==
         "cudnn.linux-x86_64: has per-CUDA archives; the stack must say cuda_major");
   const std::string rel = "cudnn/linux-x86_64/cudnn-linux-x86_64-9.8.0.87_cuda12-archive.tar.xz";
   for (const std::string& bad : {std::string("/etc/passwd.tar.xz"), std::string("../../x.tar.xz"),
                                  std::string("cudnn/a b.tar.xz"), std::string("cudnn/x.zip")}) {
-    CHECK(ErrorOf(With(kCudnn, rel, bad), "cudnn", "linux-x86_64", 12) ==
+    CHECK(RedistribError(With(kCudnn, rel, bad), "cudnn", "linux-x86_64", 12) ==
           "cudnn.linux-x86_64.cuda12.relative_path: \"" + bad +
               "\" is not a relative .tar.xz path inside the redistributable tree");
   }
-  CHECK(ErrorOf(With(kCudnn, "321b9b33", "321B9B33"), "cudnn", "linux-x86_64", 12) ==
+  CHECK(RedistribError(With(kCudnn, "321b9b33", "321B9B33"), "cudnn", "linux-x86_64", 12) ==
         "cudnn.linux-x86_64.cuda12.sha256: not 64 lower-case hex digits");
-  CHECK(ErrorOf(With(kCudnn, "\"923946888\"", "923946888"), "cudnn", "linux-x86_64", 12) ==
+  CHECK(RedistribError(With(kCudnn, "\"923946888\"", "923946888"), "cudnn", "linux-x86_64", 12) ==
         "cudnn.linux-x86_64.cuda12.size: not a string");
-  CHECK(ErrorOf(With(kCudnn, "\"923946888\"", "\"-1\""), "cudnn", "linux-x86_64", 12) ==
+  CHECK(RedistribError(With(kCudnn, "\"923946888\"", "\"-1\""), "cudnn", "linux-x86_64", 12) ==
         "cudnn.linux-x86_64.cuda12.size: not a decimal byte count");
 }
 

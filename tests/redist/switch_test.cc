@@ -18,23 +18,13 @@
 
 using namespace gp;
 
-namespace {
-
-redist::Request Req(const std::string& base, const std::string& version) {
-  return test::CudnnRequest(base, version);
-}
-redist::InstallOptions Opts(const std::string& ca) { return test::FastRetries(ca); }
-std::string Listing(test::TempRoot& root) { return test::CudnnListing(root); }
-
-}  // namespace
-
 TEST_CASE("redist switch: reinstalling the version in use never leaves current dangling", "[redist]") {
   test::TempRoot root, aux;
   const std::string www = aux.path() + "/www";
   test::MakeRedist(www, "good", "9.12.0.46", {"--pad-mb", "2"});
   auto http = sys::MakeCurlHttpClient();
-  auto req = Req(www, "9.12.0.46");
-  REQUIRE(redist::Install(req, root.fs(), *http, Opts("")).ok());
+  auto req = test::CudnnRequest(www, "9.12.0.46");
+  REQUIRE(redist::Install(req, root.fs(), *http, test::FastRetries("")).ok());
   // A file only the old tree has: gone after the reinstall, proving the tree was replaced.
   root.Write("/opt/gpuprep/cudnn/9.12.0.46-cuda12/lib/stale.so", "old");
 
@@ -49,7 +39,7 @@ TEST_CASE("redist switch: reinstalling the version in use never leaves current d
       ++looks;
     }
   });
-  auto r = redist::Install(req, root.fs(), *http, Opts(""));
+  auto r = redist::Install(req, root.fs(), *http, test::FastRetries(""));
   stop = true;
   watcher.join();
   INFO(r.error);
@@ -59,7 +49,7 @@ TEST_CASE("redist switch: reinstalling the version in use never leaves current d
   CHECK(misses == 0);
   CHECK_FALSE(root.Exists("/opt/gpuprep/cudnn/9.12.0.46-cuda12/lib/stale.so"));
   CHECK(root.Exists("/opt/gpuprep/cudnn/current/lib/libcudnn_part0.so.9.12.0.46"));
-  CHECK(Listing(root) == "9.12.0.46-cuda12 current");  // no staging or old tree left behind
+  CHECK(test::CudnnListing(root) == "9.12.0.46-cuda12 current");  // no staging or old tree left behind
 }
 
 TEST_CASE("redist switch: versions stay side by side, nothing else touched", "[redist]") {
@@ -68,7 +58,7 @@ TEST_CASE("redist switch: versions stay side by side, nothing else touched", "[r
   auto http = sys::MakeCurlHttpClient();
   auto install = [&](const std::string& v) {
     test::MakeRedist(www, "good", v);
-    auto r = redist::Install(Req(www, v), root.fs(), *http, Opts(""));
+    auto r = redist::Install(test::CudnnRequest(www, v), root.fs(), *http, test::FastRetries(""));
     INFO(r.error);
     REQUIRE(r.ok());
     return r;
@@ -81,11 +71,12 @@ TEST_CASE("redist switch: versions stay side by side, nothing else touched", "[r
 
   auto r2 = install("9.12.0.46");
   CHECK(r2.previous == "9.12.0.1-cuda12");
-  CHECK(Listing(root) == "9.12-custom 9.12.0.0-cuda12 9.12.0.1-cuda12 9.12.0.46-cuda12 current team-a");
+  CHECK(test::CudnnListing(root) ==
+        "9.12-custom 9.12.0.0-cuda12 9.12.0.1-cuda12 9.12.0.46-cuda12 current team-a");
 
   auto r3 = install("9.12.1.2");
   CHECK(r3.previous == "9.12.0.46-cuda12");
-  CHECK(Listing(root) ==
+  CHECK(test::CudnnListing(root) ==
         "9.12-custom 9.12.0.0-cuda12 9.12.0.1-cuda12 9.12.0.46-cuda12 9.12.1.2-cuda12 current team-a");
   CHECK(root.Exists("/opt/gpuprep/cudnn/9.12.0.1-cuda12/lib/libcudnn.so.9.12.0.1"));
   CHECK(root.fs().ReadLink("/opt/gpuprep/cudnn/current") == std::optional<std::string>("9.12.1.2-cuda12"));
@@ -129,14 +120,14 @@ TEST_CASE("redist install: download progress in whole percents, ending at the ar
   const std::string www = aux.path() + "/www";
   test::MakeRedist(www, "good", "9.12.0.46", {"--pad-mb", "2"});
   auto http = sys::MakeCurlHttpClient();
-  auto opt = Opts("");
+  auto opt = test::FastRetries("");
   std::vector<std::pair<uint64_t, uint64_t>> seen;
   std::string name;
   opt.bytes = [&](const std::string& n, uint64_t done, uint64_t total) {
     name = n;
     seen.emplace_back(done, total);
   };
-  auto r = redist::Install(Req(www, "9.12.0.46"), root.fs(), *http, opt);
+  auto r = redist::Install(test::CudnnRequest(www, "9.12.0.46"), root.fs(), *http, opt);
   INFO(r.error);
   REQUIRE(r.ok());
   CHECK(name == "cudnn-linux-x86_64-9.12.0.46_cuda12-archive.tar.xz");

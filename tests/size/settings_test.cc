@@ -12,7 +12,7 @@ using gp::test::TaskFromArgs;
 namespace size = gp::size;
 
 namespace {
-std::string Error(const std::string& args) {
+std::string SettingsError(const std::string& args) {
   return ErrorOf([&] { size::EstimateTask(TaskFromArgs(args)); });
 }
 }  // namespace
@@ -37,77 +37,78 @@ TEST_CASE("size settings: defaults and origins", "[size]") {
 }
 
 TEST_CASE("size settings: bad values name the flag", "[size]") {
-  CHECK(Error("--model llama-2-7b --method loar") ==
+  CHECK(SettingsError("--model llama-2-7b --method loar") ==
         "2 --method: unknown value \"loar\" (did you mean \"lora\"?)");
-  CHECK(Error("--model llama-2-7b --parallel zero4") ==
+  CHECK(SettingsError("--model llama-2-7b --parallel zero4") ==
         "2 --parallel: unknown value \"zero4\" (did you mean \"zero1\"?)");
-  CHECK(Error("--model llama-2-7") ==
+  CHECK(SettingsError("--model llama-2-7") ==
         "2 --model: unknown model \"llama-2-7\" (did you mean \"llama-2-7b\"?)");
   CHECK(
-      Error("--model gpt-9") ==
+      SettingsError("--model gpt-9") ==
       "2 --model: unknown model \"gpt-9\" (gpuprep size --list-models shows the table; --config FILE reads a "
       "config.json)");
-  CHECK(Error("--model llama-2-7b --tp abc") == "2 --tp: expected a whole number, got \"abc\"");
-  CHECK(Error("--model llama-2-7b --gpus 0") == "2 --gpus: must be between 1 and 65536, got 0");
-  CHECK(Error("--model llama-2-7b --headroom 95%") == "2 --headroom: must be between 0 and 90, got 95");
-  CHECK(Error("--model llama-2-7b --flash-attention=maybe") ==
+  CHECK(SettingsError("--model llama-2-7b --tp abc") == "2 --tp: expected a whole number, got \"abc\"");
+  CHECK(SettingsError("--model llama-2-7b --gpus 0") == "2 --gpus: must be between 1 and 65536, got 0");
+  CHECK(SettingsError("--model llama-2-7b --headroom 95%") ==
+        "2 --headroom: must be between 0 and 90, got 95");
+  CHECK(SettingsError("--model llama-2-7b --flash-attention=maybe") ==
         "2 --flash-attention: expected true or false, got \"maybe\"");
-  CHECK(Error("--model llama-2-7b --gpu-memory 80") ==
+  CHECK(SettingsError("--model llama-2-7b --gpu-memory 80") ==
         "2 --gpu-memory: expected a GPU memory size such as 80GB or 81559MiB, got \"80\"");
-  CHECK(Error("--model llama-2-7b --lora-targets q,qq") ==
+  CHECK(SettingsError("--model llama-2-7b --lora-targets q,qq") ==
         "2 --lora-targets: unknown LoRA target \"qq\" (did you mean \"q\"?)");
-  CHECK(Error("--params lots") ==
+  CHECK(SettingsError("--params lots") ==
         "2 --params: expected a parameter count such as 7e9, 7.5B or 6738415616, got \"lots\"");
 }
 
 TEST_CASE("size settings: mixture-of-experts and context parallelism are refused", "[size]") {
-  CHECK(Error("--model mixtral-8x7b") ==
+  CHECK(SettingsError("--model mixtral-8x7b") ==
         "2 --model: \"mixtral-8x7b\" is a mixture-of-experts model; gpuprep size models dense models only");
   CHECK(
-      Error("--params 47e9 --experts 8") ==
+      SettingsError("--params 47e9 --experts 8") ==
       "2 --experts: mixture-of-experts models are not modelled (expert parallelism and routing change every "
       "term)");
-  CHECK(Error("--model llama-2-7b --cp 2") ==
+  CHECK(SettingsError("--model llama-2-7b --cp 2") ==
         "2 --cp: context parallelism is not modelled (it splits the sequence, and the attention's "
         "communication "
         "buffers with it)");
-  CHECK(Error("--params 7e9 --experts 1") == "no error");
+  CHECK(SettingsError("--params 7e9 --experts 1") == "no error");
 }
 
 TEST_CASE("size settings: combinations that cannot run", "[size]") {
-  CHECK(Error("--method full") ==
+  CHECK(SettingsError("--method full") ==
         "2 size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
-  CHECK(Error("--model llama-2-7b --params 7e9") ==
+  CHECK(SettingsError("--model llama-2-7b --params 7e9") ==
         "2 --params: --params describes a model of its own; drop --model/--config or --params");
-  CHECK(Error("--model llama-2-7b --layers 32") ==
+  CHECK(SettingsError("--model llama-2-7b --layers 32") ==
         "2 --layers: architecture settings go with --params (a model of the table or a config.json has its "
         "own)");
-  CHECK(Error("--model llama-2-7b --tp 3 --gpus 3") ==
+  CHECK(SettingsError("--model llama-2-7b --tp 3 --gpus 3") ==
         "2 --tp: tensor parallelism 3 does not divide the model's 32 attention heads");
-  CHECK(Error("--model llama-2-7b --tp 4 --gpus 6") ==
+  CHECK(SettingsError("--model llama-2-7b --tp 4 --gpus 6") ==
         "2 --gpus: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 6");
-  CHECK(Error("--model llama-2-7b --tp 4") ==
+  CHECK(SettingsError("--model llama-2-7b --tp 4") ==
         "2 --tp: --tp x --pp = 4 needs a multiple of 4 GPUs; --gpus is 1");
-  CHECK(Error("--model llama-3.2-1b --pp 32 --gpus 32") ==
+  CHECK(SettingsError("--model llama-3.2-1b --pp 32 --gpus 32") ==
         "2 --pp: more pipeline stages than the model's 16 layers");
-  CHECK(Error("--model llama-2-7b --offload optimizer") ==
+  CHECK(SettingsError("--model llama-2-7b --offload optimizer") ==
         "2 --offload: DDP cannot offload; ZeRO (zero1, zero2, zero3) offloads the optimizer");
-  CHECK(Error("--model llama-2-7b --offload optimizer --parallel fsdp --gpus 8") ==
+  CHECK(SettingsError("--model llama-2-7b --offload optimizer --parallel fsdp --gpus 8") ==
         "2 --offload: FSDP offloads parameters, gradients and optimizer together: use --offload params");
-  CHECK(Error("--model llama-2-7b --offload params --parallel zero2 --gpus 8") ==
+  CHECK(SettingsError("--model llama-2-7b --offload params --parallel zero2 --gpus 8") ==
         "2 --offload: parameters are offloaded by zero3, fsdp and fsdp-hybrid only, not zero2");
-  CHECK(Error("--model resnet-50 --method lora") ==
+  CHECK(SettingsError("--model resnet-50 --method lora") ==
         "2 --method: LoRA and QLoRA are modelled for transformer models; ResNet-50 is a vision network");
-  CHECK(Error("--params 7e9 --method lora") ==
+  CHECK(SettingsError("--params 7e9 --method lora") ==
         "2 --method: LoRA needs the model's layers, hidden size, heads, MLP size and vocabulary (--layers, "
         "--hidden, --heads, --ffn, --vocab with --params)");
-  CHECK(Error("--model bert-base-uncased --method lora --lora-targets q,gate") ==
+  CHECK(SettingsError("--model bert-base-uncased --method lora --lora-targets q,gate") ==
         "2 --lora-targets: BERT base (uncased) has no gate projection (its MLP has two matrices: up, down)");
-  CHECK(Error("--model bert-base-uncased --seq 1024") ==
+  CHECK(SettingsError("--model bert-base-uncased --seq 1024") ==
         "2 --seq: BERT base (uncased) has 512 positions; --seq 1024 does not fit");
-  CHECK(Error("--model t5-small --compile") ==
+  CHECK(SettingsError("--model t5-small --compile") ==
         "2 --compile: torch.compile is modelled for decoder models only");
-  CHECK(Error("--params 7e9 --hidden 4096 --heads 30") ==
+  CHECK(SettingsError("--params 7e9 --hidden 4096 --heads 30") ==
         "2 --heads: 30 heads do not divide the hidden size 4096");
 }
 

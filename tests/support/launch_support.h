@@ -11,6 +11,9 @@ namespace gp::test {
 
 // A snapshot under tests/fixtures/snapshots.
 std::string Snapshot(const std::string& name);
+// The two-GPU H100 host the launch tests target, and the image they start.
+inline const std::string kH100x2 = Snapshot("h100x2-runtime.json");
+inline const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
 
 // A fresh temporary directory (removed by the OS's tmp cleaning; names are unique per call).
 std::string TempDir();  // removed with its contents when the test binary exits

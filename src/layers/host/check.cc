@@ -58,14 +58,14 @@ std::string SourceUrl(const char* source) {
 
 // One finding per item of the task's verdict that is not ok; `code` by the item.
 void AddTaskItem(LayerReport& r, const NamedTask& task, const size::HostItem& item) {
-  struct Kind {
+  struct ItemFix {
     const char* what;
     const char* code;
     std::string fix;
     std::string source;
   };
   const std::string size_cmd = "gpuprep size --task " + task.path;
-  const Kind kinds[] = {
+  const ItemFix kinds[] = {
       {"GPU memory", "host.task-gpu-memory", "see the servers that fit the task: " + size_cmd, ""},
       {"CPU", "host.task-cpus", "use a host with at least " + item.need + ", or fewer GPUs",
        SourceUrl(size::kCpuSource)},
@@ -74,8 +74,8 @@ void AddTaskItem(LayerReport& r, const NamedTask& task, const size::HostItem& it
       {"disk", "host.task-disk", "free at least " + item.need + " under /var, or use a host with more disk",
        ""},
   };
-  const Kind* k = &kinds[0];
-  for (const Kind& x : kinds)
+  const ItemFix* k = &kinds[0];
+  for (const ItemFix& x : kinds)
     if (item.what == x.what) k = &x;
   const std::string head = item.what + " for the task " + task.name + " (" + task.path + "): ";
   std::string detail = item.detail;

@@ -168,13 +168,16 @@ sim_registry_trust "$HOSTROOT"  # idempotent
 check_eq "hosts line once" 1 "$(grep -cxF "$SIM_REGISTRY_ADDR nvcr.io" "$HOSTROOT/etc/hosts")"
 check_eq "CA in the bundle once" 1 "$(grep -c 'gpuprep sim registry CA' "$HOSTROOT/etc/ssl/certs/ca-certificates.crt")"
 check "docker's per-registry CA" cmp -s "$SIM_DIR/registry/ca.crt" "$HOSTROOT/etc/docker/certs.d/nvcr.io/ca.crt"
-mkdir -p "$SIM_DIR/docker-root" "$SIM_DIR/docker-cli"
+mkdir -p "$SIM_DIR/docker-root" "$SIM_DIR/docker-cli" "$SIM_DIR/etc-upper" "$SIM_DIR/etc-work"
 cat >"$SIM_DIR/engine.sh" <<'SH'
 set -euo pipefail
 mount --make-rprivate /
 mount -t tmpfs tmpfs /run
 mount -t proc proc /proc
 mount -t tmpfs tmpfs "$SIM_DIR/docker-root"
+# /etc as an overlay private to this namespace: the machine may have no /etc/docker to mount over
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$SIM_DIR/etc-upper,workdir=$SIM_DIR/etc-work" /etc
+mkdir -p /etc/docker
 mount --bind "$HOSTROOT/etc/docker" /etc/docker
 mount --bind "$HOSTROOT/etc/hosts" /etc/hosts
 export PATH=$ENGINE/usr/bin:$ENGINE/usr/sbin:$ENGINE/sbin:$PATH

@@ -24,6 +24,27 @@ std::string Heredoc(const std::string& contents) {
   return "<<'" + marker + "'\n" + contents + marker + "\n";
 }
 
+// Like apply: the downloaded key file ("$tmp/keyN") imported into a GnuPG home of its own and the pinned
+// primary key alone exported (with its subkeys); only that reaches the repository's keyring, and only after
+// gpg reads exactly that one primary key in it. gpg --import's status is not the check (it is non-zero when
+// any other key of the file is refused); what it exported is.
+void PinnedKeyOnly(std::ostream& out, const Action& a, int n) {
+  const std::string key = "\"$tmp/key" + std::to_string(n) + "\"";
+  const std::string pinned = "\"$tmp/key" + std::to_string(n) + ".pinned\"";
+  const std::string home = "\"$tmp/gnupg" + std::to_string(n) + "\"";
+  const std::string gpg = "gpg --batch --quiet --no-autostart --homedir " + home;
+  const std::string fpr = sys::ShellQuote(a.fingerprint);
+  out << "mkdir -m 0700 " << home << "\n"
+      << gpg << " --import " << key << " || true\n"
+      << gpg << " --export " << fpr << " > " << pinned << "\n"
+      << "if [ \"$(" << gpg << " --show-keys --with-colons " << pinned
+      << " | awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }')\" != " << fpr
+      << " ]; then\n"
+      << "  echo " << sys::ShellQuote("gpuprep: " + a.url + " does not hold the pinned key " + a.fingerprint)
+      << " >&2; exit 1\nfi\n"
+      << "install -m " << Octal(a.mode) << " " << pinned << " " << sys::ShellQuote(a.path) << "\n";
+}
+
 }  // namespace
 
 std::vector<std::string> GpuprepArgv(const ShOptions& o, const std::string& verb) {
@@ -117,19 +138,17 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
           out << "curl --fail --silent --show-error --location "
               << (StartsWith(a.url, "https://") ? "--proto-redir =https " : "") << "--output " << tmp << " "
               << sys::ShellQuote(a.url) << "\n";
-          // The same checks as apply: the sha256 when pinned, and the fingerprint when pinned, matched
-          // against primary keys only (the first fpr record after each pub record), never a subkey.
+          // The same checks as apply: the sha256 when pinned, and the fingerprint when pinned.
           if (!a.sha256.empty())
             out << "echo " << sys::ShellQuote(a.sha256) << "\"  $tmp/key" << n
                 << "\" | sha256sum --check --quiet\n";
-          if (!a.fingerprint.empty())
-            out << "gpg --batch --show-keys --with-colons " << tmp
-                << " | awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }' | "
-                   "grep -qx "
-                << sys::ShellQuote(a.fingerprint) << "\n";
-          out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp
-              << "; then gpg --batch --yes --dearmor --output " << dst << " " << tmp << "; else install -m "
-              << Octal(a.mode) << " " << tmp << " " << dst << "; fi\n";
+          if (!a.fingerprint.empty()) {
+            PinnedKeyOnly(out, a, n);
+          } else {
+            out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp
+                << "; then gpg --batch --yes --dearmor --output " << dst << " " << tmp << "; else install -m "
+                << Octal(a.mode) << " " << tmp << " " << dst << "; fi\n";
+          }
           break;
         }
         case Action::Kind::kVerify:

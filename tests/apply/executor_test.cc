@@ -213,7 +213,7 @@ TEST_CASE("a key with another fingerprint is refused; the download is not left b
   Host h;
   h.stack.repositories[0].keyring_sha256.clear();
   h.stack.repositories[0].key_fingerprint = "EB693B3035CD5710E231E123A4B469963BF863CC";
-  h.runner.On("gpg --batch --show-keys --with-colons",
+  h.runner.On("gpg --batch --quiet --no-autostart --show-keys --with-colons",
               test::Exit(0,
                          "pub:-:4096:1:A4B469963BF863CC:1649870220:::-:::scESC::::::23::0:\n"
                          "fpr:::::::::0000000000000000000000000000000000000000:\n"
@@ -225,23 +225,30 @@ TEST_CASE("a key with another fingerprint is refused; the download is not left b
         "0000000000000000000000000000000000000000, the stack pins "
         "EB693B3035CD5710E231E123A4B469963BF863CC; nothing was written");
   REQUIRE(h.runner.calls.size() == 1);
-  CHECK(h.runner.calls[0].argv[4] == h.root.path() + "/var/lib/gpuprep/tmp/key.download");
-  CHECK(h.runner.calls[0].env.at("GNUPGHOME") == h.root.path() + "/var/lib/gpuprep/gnupg");
-  CHECK_FALSE(h.root.Exists("/var/lib/gpuprep/tmp/key.download"));
+  CHECK(h.runner.calls[0].stdin_data == kKey);
+  CHECK(StartsWith(h.runner.calls[0].env.at("GNUPGHOME"), h.root.path() + "/var/lib/gpuprep/tmp/gnupg."));
+  CHECK(h.root.fs().List("/var/lib/gpuprep/tmp").empty());  // the GnuPG home of the check is gone
   CHECK_FALSE(h.root.Exists("/usr/share/keyrings/cuda-archive-keyring.gpg"));
 
   // The right fingerprint (a subkey's fpr does not count, the primary's does) installs the key.
   Host ok;
   ok.stack.repositories[0].keyring_sha256.clear();
   ok.stack.repositories[0].key_fingerprint = "EB693B3035CD5710E231E123A4B469963BF863CC";
+  // gpg reads the pinned primary key in the download and in what it exports of it; the export is the keyring.
+  const std::string exported = kKey + "-exported";
   ok.runner.rules.insert(ok.runner.rules.begin(),
-                         {"gpg --batch --show-keys",
+                         {"gpg --batch --quiet --no-autostart --show-keys",
                           test::Exit(0,
                                      "pub:-:4096:1:A4B469963BF863CC:1649870220:::-:::scESC::::::23::0:\n"
                                      "fpr:::::::::EB693B3035CD5710E231E123A4B469963BF863CC:\n"),
                           -1, nullptr});
+  ok.runner.On("gpg --batch --quiet --no-autostart --export EB693B3035CD5710E231E123A4B469963BF863CC",
+               test::Exit(0, exported));
   CHECK(ok.Run(ok.Plan()).exit_code == 3);
-  CHECK(ok.root.Read("/usr/share/keyrings/cuda-archive-keyring.gpg") == kKey);
+  CHECK(ok.root.Read("/usr/share/keyrings/cuda-archive-keyring.gpg") == exported);
+  const auto gpg = ok.runner.Joined();
+  CHECK(std::count_if(gpg.begin(), gpg.end(), [](const std::string& c) { return StartsWith(c, "gpg "); }) ==
+        4);
 }
 
 TEST_CASE("apt-get install failing stops the run with apt's own last line; nothing after it runs",

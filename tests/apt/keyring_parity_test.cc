@@ -1,5 +1,5 @@
 // Key checks are the same in apply and in `plan --format sh`: the armor checksum is verified (as
-// gpg --dearmor does), both pins are checked when both are given, and only primary-key fingerprints count.
+// gpg --dearmor does), both pins are checked when both are given, and only the pinned primary key is kept.
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
@@ -41,10 +41,18 @@ TEST_CASE("plan --format sh checks every pin apply checks, on primary keys only"
   p.steps.push_back(step);
   const std::string sh = plan::RenderSh(p);
   CHECK(sh.find("sha256sum --check --quiet") != std::string::npos);
+  // Only the pinned primary key is exported into the keyring, and only when gpg reads that key alone in it.
+  const std::string gpg = "gpg --batch --quiet --no-autostart --homedir \"$tmp/gnupg1\"";
+  CHECK(sh.find(gpg + " --import \"$tmp/key1\" || true\n") != std::string::npos);
+  CHECK(sh.find(gpg + " --export EB693B3035CD5710E231E123A4B469963BF863CC > \"$tmp/key1.pinned\"\n") !=
+        std::string::npos);
   const std::string fpr_check =
-      "| awk -F: '$1 == \"pub\" { p = 1; next } $1 == \"fpr\" && p { print $10; p = 0 }' | grep -qx "
-      "EB693B3035CD5710E231E123A4B469963BF863CC";
+      " --show-keys --with-colons \"$tmp/key1.pinned\" | awk -F: '$1 == \"pub\" { p = 1; next } $1 == "
+      "\"fpr\" && p "
+      "{ print $10; p = 0 }')\" != EB693B3035CD5710E231E123A4B469963BF863CC ]; then";
   CHECK(sh.find(fpr_check) != std::string::npos);
+  CHECK(sh.find("install -m 0644 \"$tmp/key1.pinned\" /usr/share/keyrings/cuda.gpg\n") != std::string::npos);
+  CHECK(sh.find("--dearmor") == std::string::npos);  // the whole file never becomes the keyring
 
   // The awk program picks primary fingerprints, not subkeys': run it on gpg's colon format.
   const std::string colons =

@@ -45,6 +45,43 @@ bad_repo badsha "the keyring does not match its pinned sha256" \
   "=gpuprep: error: repository cuda: $U/cuda.gpg: sha256 mismatch: downloaded $SIM_KEY_SHA256, the stack pins $(printf '0%.0s' $(seq 64)); nothing was written; nothing was changed"
 bad_repo badsig "the repository is signed by another key" '^gpuprep: error: .*is not signed'
 
+# A key file holding the pinned key and a stranger's (whoever serves the key file and the repository, or a
+# mirror, adds their own): apt must trust the pinned key alone, so a repository the stranger signed is
+# refused like any badly signed one.
+primaries() {  # primaries: the primary fingerprints in the OpenPGP keys on stdin, one line
+  gpg --batch --show-keys --with-colons 2>/dev/null | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }' |
+    paste -sd' ' -
+}
+cat "$SIM_DIR/www/cuda.gpg" "$SIM_DIR/www/stranger-keyring.gpg" >"$SIM_DIR/www/twokeys.gpg"
+check_eq "the key file holds both keys" "$SIM_KEY_FPR $SIM_BAD_FPR" "$(primaries <"$SIM_DIR/www/twokeys.gpg")"
+_sim_manifest stack-twokeys badsig twokeys.gpg "$SIM_KEY_FPR" ""
+_sim_manifest stack-twokeys-good cuda twokeys.gpg "$SIM_KEY_FPR" ""
+bad_repo twokeys "the pinned key and a stranger's in one key file, the repository signed by the stranger" \
+  "=gpuprep: error: apt-get update of the stack's repositories failed: E: The repository '$U/badsig  InRelease' is not signed.; nothing was changed"
+check "gpg's own chatter is not in apply's output" sh -c "! grep -qi 'trustdb\|gpg:' '$SIM_DIR/twokeys.err' '$SIM_DIR/twokeys.out'"
+
+sim_section "the same key file for a repository the pinned key signs: the keyring holds the pinned key alone"
+sim_new_host
+sim_gp twokeys-good --manifest /sim/stack-twokeys-good.yaml apply --yes --only nccl
+check_rc "apply installs NCCL" 0 twokeys-good
+check_eq "the keyring apply wrote lists one primary key, the pinned one" "$SIM_KEY_FPR" \
+  "$(sim_inspect cat /usr/share/keyrings/cuda-archive-keyring.gpg | primaries)"
+
+sim_section "the plan's script with the same key file and the repository the stranger signed"
+sim_new_host
+sim_gp twokeys-plan --manifest /sim/stack-twokeys.yaml plan --format sh --only nccl
+check_rc "plan --format sh" 0 twokeys-plan
+cp "$SIM_DIR/twokeys-plan.out" "$SIM_HOST/sim/twokeys-plan.sh"
+SIM_RC=0
+sim_run bash /sim/twokeys-plan.sh >"$SIM_DIR/twokeys-script.out" 2>"$SIM_DIR/twokeys-script.err" || SIM_RC=$?
+check "the script fails" test "$SIM_RC" -ne 0
+check "at apt-get update: the repository is not signed by the pinned key" \
+  grep -Eq 'NO_PUBKEY|not signed|signatures (were invalid|could.t be verified)' "$SIM_DIR/twokeys-script.err"
+check_eq "the keyring the script wrote lists one primary key, the pinned one" "$SIM_KEY_FPR" \
+  "$(sim_inspect cat /usr/share/keyrings/cuda-archive-keyring.gpg | primaries)"
+check_eq "no NVIDIA package installed" "" "$(sim_run dpkg-query -W -f '${db:Status-Status} ${Package}\n' 2>/dev/null |
+  grep -E '^(installed|half|unpacked).*(nvidia|cuda|cudnn|nccl)')"
+
 # The repository itself is sound here, so its keyring, list and apt's caches may stay; no package may, and
 # nothing else (a nouveau blacklist or initramfs change for a driver that never got installed).
 bad_repo badsum "a package fails apt's checksum" 'hash sum mismatch|checksum|apt-get' \

@@ -29,8 +29,13 @@ DEBIAN_FRONTEND=noninteractive dpkg --configure -a
 
 # 2. repository cuda: fetch the signing key https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/3bf863cc.pub and check its fingerprint [repo.cuda.key]
 curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key2" https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/3bf863cc.pub
-gpg --batch --show-keys --with-colons "$tmp/key2" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }' | grep -qx EB693B3035CD5710E231E123A4B469963BF863CC
-if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' "$tmp/key2"; then gpg --batch --yes --dearmor --output /usr/share/keyrings/cuda-archive-keyring.gpg "$tmp/key2"; else install -m 0644 "$tmp/key2" /usr/share/keyrings/cuda-archive-keyring.gpg; fi
+mkdir -m 0700 "$tmp/gnupg2"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg2" --import "$tmp/key2" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg2" --export EB693B3035CD5710E231E123A4B469963BF863CC > "$tmp/key2.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg2" --show-keys --with-colons "$tmp/key2.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != EB693B3035CD5710E231E123A4B469963BF863CC ]; then
+  echo 'gpuprep: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/3bf863cc.pub does not hold the pinned key EB693B3035CD5710E231E123A4B469963BF863CC' >&2; exit 1
+fi
+install -m 0644 "$tmp/key2.pinned" /usr/share/keyrings/cuda-archive-keyring.gpg
 
 # 3. repository cuda: /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list [repo.cuda.list]
 mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list)"
@@ -43,8 +48,13 @@ mv -f -- /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list.gpuprep-new /etc/ap
 
 # 4. repository nvidia-container-toolkit: fetch the signing key https://nvidia.github.io/libnvidia-container/gpgkey and check its fingerprint [repo.nvidia-container-toolkit.key]
 curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key4" https://nvidia.github.io/libnvidia-container/gpgkey
-gpg --batch --show-keys --with-colons "$tmp/key4" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }' | grep -qx C95B321B61E88C1809C4F759DDCAE044F796ECB0
-if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' "$tmp/key4"; then gpg --batch --yes --dearmor --output /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg "$tmp/key4"; else install -m 0644 "$tmp/key4" /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg; fi
+mkdir -m 0700 "$tmp/gnupg4"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg4" --import "$tmp/key4" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg4" --export C95B321B61E88C1809C4F759DDCAE044F796ECB0 > "$tmp/key4.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg4" --show-keys --with-colons "$tmp/key4.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != C95B321B61E88C1809C4F759DDCAE044F796ECB0 ]; then
+  echo 'gpuprep: https://nvidia.github.io/libnvidia-container/gpgkey does not hold the pinned key C95B321B61E88C1809C4F759DDCAE044F796ECB0' >&2; exit 1
+fi
+install -m 0644 "$tmp/key4.pinned" /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg
 
 # 5. repository nvidia-container-toolkit: /etc/apt/sources.list.d/nvidia-container-toolkit.list [repo.nvidia-container-toolkit.list]
 mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/nvidia-container-toolkit.list)"

@@ -172,3 +172,27 @@ TEST_CASE("size: the model list, colour only on a terminal", "[size][cli]") {
   CHECK(vision.out.find("not estimated") != std::string::npos);
   CHECK(vision.out.find("(lower bound)") != std::string::npos);
 }
+
+TEST_CASE("size: a lower bound is never a fit", "[size][cli]") {
+  auto r = Gpuprep({"size", "--model", "yolov8x", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("per GPU: unknown (the estimate is a lower bound") != std::string::npos);
+  CHECK(r.out.find("SERVERS THAT FIT: none recommended") != std::string::npos);
+  CHECK(r.out.find("Tesla P100 PCIe 12GB") == std::string::npos);
+  auto j = Gpuprep({"size", "--json", "--model", "yolov8x", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  REQUIRE(j.code == 0);
+  const json doc = json::parse(j.out);
+  CHECK(doc["fit"].value("unknown", false));
+  CHECK(doc["fit"]["gpus"].is_null());
+  CHECK(doc["servers"]["boards"].empty());
+  CHECK(doc["servers"].value("not_recommended", json()).is_string());
+}
+
+TEST_CASE("size: --loss-precision in a Task document", "[size][cli]") {
+  gp::test::TempRoot root;
+  root.Write("/loss.yaml", std::string(kTask) + "loss_precision: 16bit\n");
+  auto r = Gpuprep({"size", "--task", root.path() + "/loss.yaml", "--verbose"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("16-bit cross-entropy") != std::string::npos);
+  CHECK(r.out.find(", 16bit loss") != std::string::npos);
+}

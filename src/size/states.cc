@@ -123,8 +123,10 @@ void Offloaded(const Task& t, States& s) {
   if (s.host <= 0) return;
   char buf[48];
   std::snprintf(buf, sizeof buf, "%g", f);
-  s.host_formula = "max(offloaded states " + Gb(states) + ", the fp32 model built at start " +
-                   Gb(s.host_load) + ") x " + buf + " (DeepSpeed's additional_buffer_factor)";
+  s.host_formula = (s.host_load > 0 ? "max(offloaded states " + Gb(states) +
+                                          ", the fp32 model built at start " + Gb(s.host_load) + ")"
+                                    : "offloaded states " + Gb(states)) +
+                   " x " + buf + " (DeepSpeed's additional_buffer_factor)";
 }
 
 }  // namespace

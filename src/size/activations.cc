@@ -10,9 +10,14 @@
 //   input of every 4-bit layer (Constants::qlora_saves_inputs).
 //   Eager attention adds the attention probabilities (a*s per token and head); flash attention keeps only
 //   a per-row statistic instead.
-// The logits of the output layer: tokens * V * (e + 12): the logits (e), the fp32 log-probabilities the
-// cross-entropy keeps (4), and in the backward pass the fp32 gradients of both (4 + 4); with a chunked
-// loss the gradients exist one chunk at a time: e + 4.
+// The logits of the output layer, per token and vocabulary entry, by the loss's precision (task.h):
+//   fp32 (the model upcasts the logits, as transformers and torchtune do): e + 12: the logits (e), the fp32
+//     log-probabilities the cross-entropy keeps (4), and in the backward pass the fp32 gradients of both
+//     (4 + 4); chunked, the gradients exist one chunk at a time: e + 4; compiled, the upcast is fused and the
+//     fp32 log-probabilities are recomputed: e + 8, chunked e.
+//   16-bit (no upcast: the cross-entropy runs on the 16-bit logits): e + 4: no fp32 copy; the 16-bit
+//     log-probabilities (2) and, in the backward pass, their gradient (2), which the logits' own gradient
+//     replaces; chunked e + 2; compiled the same, chunked e.
 #include "size/activations.h"
 
 #include <algorithm>
@@ -176,6 +181,14 @@ std::string Symbolic(const Ctx& c, LayerRole role) {
   return out.empty() ? "0" : out;
 }
 
+// Bytes per token and vocabulary entry of the logits and the loss (the table at the top of this file).
+double LogitBytes(double e, bool chunked, bool compiled, bool loss16) {
+  if (compiled && chunked) return e;
+  if (loss16) return chunked ? e + 2 : e + 4;
+  if (compiled) return e + 8;
+  return chunked ? e + 4 : e + 12;
+}
+
 std::string Num(double v) {
   char buf[64];
   if (v >= 1e9)
@@ -244,14 +257,13 @@ ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage,
   if (first_stage && a.family == Family::kEncoder)
     layers_bytes += (PostNorm(c) + (c.dropout > 0 ? c.h : 0)) * tokens;  // embedding LayerNorm and dropout
   if (last_stage && a.family != Family::kEncoder) {
-    // Compiled, the loss keeps its 16-bit input and recomputes the log-probabilities in backward.
-    const double per_elem =
-        t.compile ? (t.chunked_loss ? c.e : c.e + 8) : (t.chunked_loss ? c.e + 4 : c.e + 12);
+    const bool loss16 = LossPrecisionOf(t) == LossPrecision::k16bit;
+    const double per_elem = LogitBytes(c.e, t.chunked_loss, t.compile, loss16);
     r.logits = static_cast<double>(t.seq) * t.micro_batch * a.vocab * per_elem / t.tp + PreNorm(c) * tokens +
                (c.full ? c.e * c.h * tokens : 0);
-    std::snprintf(buf, sizeof buf, " + logits %.0f tokens x %d vocabulary x %.0f B (%s cross-entropy)",
+    std::snprintf(buf, sizeof buf, " + logits %.0f tokens x %d vocabulary x %.0f B (%s %s cross-entropy)",
                   static_cast<double>(t.seq) * t.micro_batch, a.vocab, per_elem,
-                  t.chunked_loss ? "chunked" : "whole");
+                  t.chunked_loss ? "chunked" : "whole", loss16 ? "16-bit" : "fp32");
     r.formula += buf;
     if (t.tp > 1) r.formula += " / " + std::to_string(t.tp) + " (tensor parallel)";
   }

@@ -25,6 +25,11 @@ constexpr const char* kPhaseSource =
     "PyTorch torch.optim.Optimizer.zero_grad (set_to_none=True by default since 2.0: gradients are freed); "
     "pytorch/pytorch torch/optim/adamw.py _multi_tensor_adamw (the default foreach step allocates "
     "torch._foreach_sqrt of every second moment)";
+constexpr const char* kLoadSource =
+    "huggingface/transformers src/transformers/quantizers/quantizer_bnb_4bit.py create_quantized_param (each "
+    "weight is quantized as it is loaded: bnb.nn.Params4bit(value).to(device)); bitsandbytes "
+    "bitsandbytes/nn/modules.py Params4bit._quantize (the 16-bit tensor is copied to the GPU, then "
+    "quantized)";
 constexpr const char* kHeadroomSource =
     "gpuprep default: slack for the caching allocator's fragmentation (reserved minus allocated memory); "
     "Ultralytics AutoBatch aims at 60% of the GPU for the same reason";
@@ -108,6 +113,19 @@ Term Phases(const Task& t, const States& s, double activations) {
   return term;
 }
 
+// QLoRA's load: transformers hands bitsandbytes one 16-bit weight at a time, which it copies to the GPU and
+// quantizes there, so the load peaks at the weights quantized so far plus the largest 16-bit weight. It is
+// not at the same time as training: the term is what the load needs above the training peak, 0 when below.
+Term QloraLoad(const Task& t, const Local& l, const States& s, double training) {
+  const double tensor = (t.precision == Precision::kFp32 ? 4 : 2) * l.largest_linear;
+  const double peak = s.frozen + tensor;
+  Term term{"load", "load (not at the same time)", std::max(0.0, peak - training), "", kLoadSource, true};
+  term.formula = "load peak = quantized weights " + Gb(s.frozen) + " + the largest 16-bit weight " +
+                 Gb(tensor) + " = " + Gb(peak) + " against the training peak " + Gb(training) +
+                 (peak > training ? ": the load is the peak, this term adds the difference" : ": below it");
+  return term;
+}
+
 Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   Estimate e;
   e.model = t.arch.display.empty() ? t.arch.name : t.arch.display;
@@ -132,6 +150,10 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   Term b = Buffers(t, l, s, e.shard, e.dp);
   e.terms = {s.weights, s.gradients, s.optimizer, a, b, Phases(t, s, act.bytes)};
   for (const auto& term : e.terms) e.allocated += term.bytes;
+  if (t.method == Method::kQlora) {
+    e.terms.push_back(QloraLoad(t, l, s, e.allocated));
+    e.allocated += e.terms.back().bytes;
+  }
   const double ctx = static_cast<double>(t.c.cuda_context);
   e.terms.push_back(
       {"cuda_context", "CUDA context", ctx, "constant " + Gb(ctx) + " per GPU", kContextSource, true});
@@ -143,6 +165,7 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   e.per_gpu = e.allocated + ctx + head;
   e.total = e.per_gpu * t.gpus;
   e.host_per_gpu = s.host;
+  e.host_formula = s.host_formula;
   e.lower_bound = !act.estimated;
   e.notes = t.notes;
   e.notes.insert(e.notes.end(), s.notes.begin(), s.notes.end());

@@ -29,11 +29,12 @@ struct Estimate {
   double gather_bytes = 2;  // bytes per parameter ZeRO-3/FSDP gather (the compute copy: 2, NF4 ~0.52, fp32 4)
   double grad_bytes = 2;    // bytes per trainable parameter a gradient reduction moves
   int gpus = 1, dp = 1, shard = 1;  // GPUs, data-parallel degree, the group ZeRO/FSDP shards over
-  std::vector<Term> terms;          // in the order of the keys above
+  std::vector<Term> terms;          // in the order of the keys above (QLoRA: `load` after `phases`)
   double allocated = 0;             // weights + gradients + optimizer + activations + buffers
   double per_gpu = 0;               // allocated + CUDA context + headroom
   double total = 0;                 // per_gpu * gpus
-  double host_per_gpu = 0;          // CPU RAM the offloaded states take, per GPU
+  double host_per_gpu = 0;          // CPU RAM per GPU: offloaded states (DeepSpeed: its estimators' figure)
+  std::string host_formula;         // how host_per_gpu was computed
   bool lower_bound = false;         // some term was not estimated
   std::vector<std::string> notes;
 

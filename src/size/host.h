@@ -30,7 +30,7 @@ struct HostNeed {
   int cpu_cores = 0;  // the sourced minimum per server
   std::string cpu_formula;
   double ram_floor = 0;       // the server's GPU memory (the sourced floor)
-  double ram_offload = 0;     // offloaded optimizer/parameter states of the server's GPUs
+  double ram_offload = 0;     // states the server's GPUs keep in host RAM (Estimate::host_per_gpu x GPUs)
   double ram_embeddings = 0;  // a recommender's tables in host RAM, this server's share
   double RamNeed() const { return ram_offload + ram_embeddings; }  // without it the run cannot start
   double RamMin() const { return ram_floor + RamNeed(); }          // floor plus what lives there

@@ -42,7 +42,7 @@ void AddHostItems(const Task& t, const HostSpec& h, const Option& o, HostVerdict
                      need.cpu_formula});
   const double ram = static_cast<double>(h.memory);
   std::string detail = "floor: the GPUs' memory " + Gb(need.ram_floor);
-  if (need.ram_offload > 0) detail += " + offloaded states " + Gb(need.ram_offload);
+  if (need.ram_offload > 0) detail += " + the states the task keeps there " + Gb(need.ram_offload);
   if (need.ram_embeddings > 0) detail += " + embedding tables " + Gb(need.ram_embeddings);
   const std::string ram_status = ram < need.RamNeed() ? "short" : ram < need.RamMin() ? "below" : "ok";
   v.items.push_back({"RAM", ram_status, Gb(ram), Gb(need.RamMin()), detail});
@@ -109,14 +109,26 @@ HostVerdict JudgeHost(const Task& t, const HostSpec& h) {
   }
   const Option& o = *v.option;
   v.shortfall = best ? 0 : o.at.per_gpu - v.gpu_memory;
+  // A lower bound that fits says nothing; one that does not fit is still short.
+  const std::string status = !best ? "short" : o.at.lower_bound ? "unknown" : "ok";
   v.items.push_back(
-      {"GPU memory", best ? "ok" : "short", Gb(v.gpu_memory) + " per GPU", Gb(o.at.per_gpu) + " per GPU",
+      {"GPU memory", status, Gb(v.gpu_memory) + " per GPU",
+       Gb(o.at.per_gpu) + (o.at.lower_bound ? " or more" : "") + " per GPU",
        std::string(Name(o.strategy)) + (o.tp > 1 ? " with tp " + std::to_string(o.tp) : "") + " on " +
-           std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + "; memory from " + v.gpu_memory_from});
+           std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + "; memory from " + v.gpu_memory_from +
+           (o.at.lower_bound ? "; the need is a lower bound (activations not estimated): unchecked" : "")});
   AddHostItems(t, h, o, v);
-  v.fits =
-      std::none_of(v.items.begin(), v.items.end(), [](const HostItem& i) { return i.status == "short"; });
+  v.fits = std::none_of(v.items.begin(), v.items.end(), [](const HostItem& i) {
+    return i.status == "short" || (i.what == "GPU memory" && i.status == "unknown");
+  });
   return v;
+}
+
+std::string VerdictWord(const HostVerdict& v) {
+  if (v.fits) return "fits";
+  const bool short_of =
+      std::any_of(v.items.begin(), v.items.end(), [](const HostItem& i) { return i.status == "short"; });
+  return short_of ? "does not fit" : "unknown";
 }
 
 }  // namespace gp::size

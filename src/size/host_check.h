@@ -49,6 +49,10 @@ struct HostVerdict {
 
 // GPU memory short, or RAM below what offloaded states and embedding tables need, or disk (when known)
 // below the run's storage: does not fit. CPUs or RAM under the sourced floor alone: fits, marked below.
+// GPU memory unknown (no sourced size, or a lower-bound estimate that fits): not a fit, verdict unknown.
 HostVerdict JudgeHost(const Task& t, const HostSpec& h);
+
+// "fits", "does not fit", or "unknown" (nothing short, but the GPU memory could not be judged).
+std::string VerdictWord(const HostVerdict& v);
 
 }  // namespace gp::size

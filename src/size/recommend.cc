@@ -34,6 +34,15 @@ std::optional<Option> BestAt(const Task& t, const Board& board, int gpus, int pe
 Recommendation Recommend(const Task& t, const std::vector<Board>& boards, const SearchLimits& limits) {
   Recommendation r;
   r.limits = limits;
+  const Estimate one = EstimateTask(t);
+  if (one.lower_bound) {
+    for (const Term& term : one.terms)
+      if (!term.estimated) {
+        r.not_recommended = term.label + " " + term.formula;
+        break;
+      }
+    return r;
+  }
   // Boards alike in memory and build give the same answer: searched once.
   std::map<std::tuple<uint64_t, std::vector<int>, int, bool>, Found> memo;
   for (const Board& b : boards) {

@@ -57,10 +57,14 @@ struct Recommendation {
   // When no board fits in one server: changes to the task and the smallest configuration each then gets.
   std::vector<Alternative> alternatives;
   SearchLimits limits;
+  // Set when a term of the estimate is not estimated: a lower bound recommends no server (rows and
+  // alternatives stay empty); why, in a sentence.
+  std::string not_recommended;
 };
 
-// Boards without memory_mib go to `unknown`. Throws nothing for layouts the task cannot take (they are
-// skipped); the task itself was checked by Finish (settings.h).
+// Boards without memory_mib go to `unknown`. A task whose estimate is a lower bound gets no rows: a lower
+// bound that fits a board says nothing about whether the task does. Throws nothing for layouts the task
+// cannot take (they are skipped); the task itself was checked by Finish (settings.h).
 Recommendation Recommend(const Task& t, const std::vector<Board>& boards, const SearchLimits& limits = {});
 
 // The best layout for exactly `gpus` GPUs of `board` in servers of `per_server` GPUs whose NVLink domain

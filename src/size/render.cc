@@ -28,7 +28,8 @@ std::string Describe(const Task& t, const Estimate& e) {
   s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
        ", checkpointing " + Name(t.checkpointing) +
        (t.flash_attention ? ", flash attention" : ", eager attention") +
-       (t.chunked_loss ? ", chunked loss" : "") + (t.compile ? ", compiled" : "");
+       (t.chunked_loss ? ", chunked loss" : "") + (t.compile ? ", compiled" : "") + ", " +
+       Name(LossPrecisionOf(t)) + " loss";
   return s;
 }
 
@@ -67,10 +68,16 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
   out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12)
       << GbNum(e.per_gpu) << reset << (e.lower_bound ? "  (lower bound)" : "") << "\n";
   if (t.gpus > 1) row("all " + std::to_string(t.gpus) + " GPUs", GbNum(e.total));
-  if (e.host_per_gpu > 0) out << "\nCPU RAM for offloaded states: " << Gb(e.host_per_gpu) << " per GPU\n";
+  if (e.host_per_gpu > 0)
+    out << "\nCPU RAM: " << Gb(e.host_per_gpu) << " per GPU = " << e.host_formula << "\n";
   if (fit.gpu_memory > 0) {
     out << "\n" << bold;
-    if (fit.fit)
+    if (fit.fit && fit.fit->at.lower_bound)
+      out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
+          << " per GPU: unknown (the estimate is a lower bound: activations not estimated; the lower bound "
+             "alone needs "
+          << fit.fit->gpus << ")";
+    else if (fit.fit)
       out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
           << " per GPU: " << fit.fit->gpus << " (" << Gb(fit.fit->at.per_gpu) << " per GPU)";
     else
@@ -122,6 +129,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
       {"flash_attention", t.flash_attention},
       {"chunked_loss", t.chunked_loss},
       {"compile", t.compile},
+      {"loss_precision", Name(LossPrecisionOf(t))},
       {"constants",
        {{"cuda_context", c.cuda_context},
         {"headroom", c.headroom},
@@ -136,13 +144,20 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
         {"qlora_saves_inputs", c.qlora_saves_inputs},
         {"lora_adapter_bytes", c.lora_adapter_bytes},
         {"fp8_copy_bytes", c.fp8_copy_bytes},
+        {"host_buffer_factor", c.host_buffer_factor},
         {"gpus_per_node", c.gpus_per_node}}},
       {"origins", Origins(t)}};
   ordered_json fitj = nullptr;
-  if (fit.gpu_memory > 0)
+  if (fit.gpu_memory > 0) {
+    // A lower bound answers no count: "unknown", with the count the lower bound alone needs.
+    const bool unknown = fit.fit && fit.fit->at.lower_bound;
+    const bool known = fit.fit && !unknown;
     fitj = {{"gpu_memory_bytes", fit.gpu_memory},
-            {"gpus", fit.fit ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)},
-            {"per_gpu_bytes", fit.fit ? ordered_json(Round(fit.fit->at.per_gpu)) : ordered_json(nullptr)}};
+            {"gpus", known ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)},
+            {"per_gpu_bytes", known ? ordered_json(Round(fit.fit->at.per_gpu)) : ordered_json(nullptr)},
+            {"unknown", unknown},
+            {"lower_bound_gpus", unknown ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)}};
+  }
   return {{"gpuprep", GPUPREP_VERSION},
           {"task", task},
           {"per_gpu",
@@ -150,6 +165,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
           {"gpus", t.gpus},
           {"total_bytes", Round(e.total)},
           {"host_offload_bytes_per_gpu", Round(e.host_per_gpu)},
+          {"host_formula", e.host_formula},
           {"lower_bound", e.lower_bound},
           {"fit", fitj},
           {"notes", e.notes}};

@@ -45,7 +45,7 @@ std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verb
       << RatioFor(n.workload).name << " workload):\n";
   out << "  CPU cores per server  >= " << n.cpu_cores << " = " << n.cpu_formula << "\n";
   out << "  RAM per server        >= " << Gb(n.RamMin()) << " = the GPUs' memory " << Gb(n.ram_floor);
-  if (n.ram_offload > 0) out << " + offloaded states " << Gb(n.ram_offload);
+  if (n.ram_offload > 0) out << " + the states the task keeps there " << Gb(n.ram_offload);
   if (n.ram_embeddings > 0) out << " + embedding tables " << Gb(n.ram_embeddings);
   out << "\n";
   if (!n.embeddings_formula.empty()) out << "    embedding tables: " << n.embeddings_formula << "\n";
@@ -73,7 +73,7 @@ std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verb
 std::string RenderVerdictsText(const std::vector<HostVerdict>& v) {
   std::ostringstream out;
   for (const HostVerdict& h : v) {
-    out << h.label << " (" << h.summary << "): " << (h.fits ? "fits" : "does not fit");
+    out << h.label << " (" << h.summary << "): " << VerdictWord(h);
     if (h.shortfall > 0) out << ", short by " << Gb(h.shortfall) << " per GPU";
     out << "\n";
     for (const HostItem& i : h.items) {
@@ -108,6 +108,7 @@ ordered_json VerdictsJson(const std::vector<HostVerdict>& v) {
                 {"link", h.option->link}, {"flags", h.option->flags}};
     out.push_back({{"host", h.label},
                    {"fits", h.fits},
+                   {"verdict", VerdictWord(h)},
                    {"summary", h.summary},
                    {"gpu_memory_bytes", WholeBytes(h.gpu_memory)},
                    {"gpu_memory_from", h.gpu_memory_from},

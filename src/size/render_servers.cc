@@ -67,6 +67,12 @@ ordered_json CostJson(const RowCost* c) {
 
 std::string RenderServersText(const Recommendation& r, const Costs& costs, bool verbose) {
   std::ostringstream out;
+  if (!r.not_recommended.empty()) {
+    out << "SERVERS THAT FIT: none recommended: the per-GPU figure is a lower bound, and a lower bound that "
+           "fits a board does not say the task does\n  "
+        << r.not_recommended << "\n";
+    return out.str();
+  }
   const bool priced = costs.Any();
   const std::string cur = costs.currency.empty() ? "" : " " + costs.currency;
   out << "SERVERS THAT FIT: the smallest configuration per board, its per-GPU need against the memory "
@@ -176,6 +182,8 @@ ordered_json ServersJson(const Task& t, const Recommendation& r, const Costs& co
                          {"storage", s.storage},
                          {"source", s.source}});
   return {{"max_servers", r.limits.max_servers},
+          {"not_recommended",
+           r.not_recommended.empty() ? ordered_json(nullptr) : ordered_json(r.not_recommended)},
           {"currency", costs.Any() ? ordered_json(costs.currency) : ordered_json(nullptr)},
           {"hours_per_month", costs.Any() ? ordered_json(costs.hours_per_month) : ordered_json(nullptr)},
           {"boards", boards},

@@ -50,6 +50,10 @@ const std::vector<KeyInfo> kKeys = {
      true},
     {"chunked_loss", "--chunked-loss", "Cross-entropy computed in chunks (default false)", true},
     {"compile", "--compile", "torch.compile of the model and loss (default false)", true},
+    {"loss_precision", "--loss-precision",
+     "fp32 | 16bit: the cross-entropy's log-probabilities (default: 16bit for fp16 under DeepSpeed and "
+     "with --compile, else fp32)",
+     false},
     {"dropout", "--dropout", "Dropout probability (default: 0.1 for BERT and T5, 0 for decoders)", false},
     {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count",
      false},
@@ -88,6 +92,8 @@ const std::vector<KeyInfo> kKeys = {
      false},
     {"constants.fp8_copy_bytes", "--fp8-copy-bytes", "FP8 weight-copy bytes per linear weight (default 1)",
      false},
+    {"constants.host_buffer_factor", "--host-buffer-factor",
+     "Multiplies DeepSpeed's host RAM, as its estimators do (default 1.5)", false},
 };
 
 template <typename E>
@@ -251,6 +257,8 @@ void ApplyConstant(Task& t, const Setting& s) {
     c.activation_factor = Real(s, 0.5, 4);
   } else if (k == "constants.fp8_copy_bytes") {
     c.fp8_copy_bytes = Real(s, 0, 4);
+  } else if (k == "constants.host_buffer_factor") {
+    c.host_buffer_factor = Real(s, 1, 4);
   } else if (k == "constants.zero_reduce_bucket" || k == "constants.zero3_prefetch_bucket") {
     if (!ParseCount(s.value, &n))
       s.origin.Fail("expected a number of elements such as 5e8, got \"" + s.value + "\"");
@@ -446,6 +454,9 @@ void Apply(Task& t, const Setting& s) {
     t.chunked_loss = Bool(s);
   else if (k == "compile")
     t.compile = Bool(s);
+  else if (k == "loss_precision")
+    t.loss_precision =
+        Pick(s, {Choice<LossPrecision>{"fp32", LossPrecision::kFp32}, {"16bit", LossPrecision::k16bit}});
   else if (k == "dropout")
     t.dropout = Real(s, 0, 0.9);
   else if (k == "gpu_memory") {

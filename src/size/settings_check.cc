@@ -91,6 +91,8 @@ void CheckMethod(const Task& t) {
     if (Has(t, "lora.targets"))
       At(t, "lora.targets").Fail(a.display + " has no gate projection (its MLP has two matrices: up, down)");
   }
+  if (t.loss_precision == LossPrecision::k16bit && t.precision == Precision::kFp32)
+    At(t, "loss_precision").Fail("a 16-bit loss needs 16-bit training; --precision is fp32");
   if (t.compile && a.family != Family::kDecoder)
     At(t, "compile").Fail("torch.compile is modelled for decoder models only");
   if (a.family == Family::kEncoder && a.positions > 0 && t.seq > a.positions)

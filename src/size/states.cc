@@ -1,7 +1,16 @@
 // Model states and buffers (states.h). Bytes per parameter, by precision and framework:
 //   fp32: weights 4, gradients 4, AdamW 8 (two fp32 moments).
-//   16-bit mixed, DeepSpeed (ZeRO paper layout): 16-bit weights 2, 16-bit gradients 2, optimizer K = 12
-//     (fp32 master copy 4 + two moments 8): 16 bytes.
+//   16-bit mixed, DeepSpeed, as its own estimators count (deepspeed/runtime/zero/stage_1_and_2.py
+//     estimate_zero2_model_states_mem_needs, stage3.py estimate_zero3_model_states_mem_needs, at
+//     deepspeedai/DeepSpeed@edaa7221267243c7be7fb49c5d5f5c4fb97b4641): 16-bit weights 2, optimizer K = 12
+//     (fp32 master copy 4 + two moments 8), gradients: ZeRO-1/2 the 16-bit gradients 2 and their fp32
+//     copy 4 (2 + 18/N in all for ZeRO-2), ZeRO-3 the fp32 copy 4 (18/N; the 16-bit gradients exist for
+//     the gathered layer only, a buffer). --grad-bytes N gives the ZeRO paper's layout instead (2 + 2 + K).
+//   ZeRO-Offload (--offload optimizer) moves the fp32 master copy, the moments and the fp32 gradients to
+//     the CPU (16 bytes there; the GPU keeps the 16-bit weights), parameter offload the 16-bit weights too
+//     (18). The host figure is DeepSpeed's: those bytes, or while the model is built the fp32 model each
+//     process makes (4 bytes per parameter; under ZeRO-3's zero.Init 4 per parameter of the largest
+//     layer), whichever is larger, times additional_buffer_factor (1.5).
 //   16-bit mixed, DDP with autocast: fp32 weights 4 + the 16-bit copies autocast makes 2, fp32 gradients 4,
 //     AdamW 8: 18 bytes (the Hugging Face model memory anatomy page's count).
 //   16-bit mixed, FSDP: fp32 flat parameters 4, fp32 gradients 4, AdamW 8, sharded; the 16-bit copies are
@@ -13,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "size/format.h"
 
@@ -50,6 +60,15 @@ constexpr const char* kDsConfig =
     "deepspeedai/DeepSpeed deepspeed/runtime/zero/config.py@edaa7221 (reduce_bucket_size 5e8, "
     "stage3_prefetch_bucket_size 5e7) and stage3.py estimate_zero3_model_states_mem_needs (4 bytes x the "
     "largest layer)";
+constexpr const char* kDsEstimator =
+    "deepspeedai/DeepSpeed@edaa7221267243c7be7fb49c5d5f5c4fb97b4641 deepspeed/runtime/zero/stage_1_and_2.py "
+    "estimate_zero2_model_states_mem_needs (GPU 2 x P + 18 x P / N: 16-bit gradients 2, fp32 gradients 4, "
+    "fp32 parameters 4, moments 8; offloaded: GPU 2 x P, CPU P x max(4 x GPUs, 16) x 1.5) and stage3.py "
+    "estimate_zero3_model_states_mem_needs (GPU 4 x largest layer + 18 x P / N, offloaded optimizer 2 x P / "
+    "N, "
+    "offloaded parameters 0; CPU 16 or 18 x P / nodes x 1.5 under zero.Init); "
+    "docs/code-docs/source/memory.rst "
+    "(the 16 and 18 multipliers)";
 constexpr const char* kFsdp =
     "PyTorch FSDP documentation (FULL_SHARD gathers one unit at a time and BACKWARD_PRE prefetches the next; "
     "SHARD_GRAD_OP keeps the parameters gathered from forward to backward); huggingface/accelerate "
@@ -77,6 +96,37 @@ double StateBytes(Optimizer o, double state_bytes) {
 
 std::string Shard(int n, const char* what) {
   return n > 1 ? " / " + std::to_string(n) + " (" + what + ")" : "";
+}
+
+void MoveToHost(Term& term, double host_bytes, States& s) {
+  s.host += host_bytes;
+  term.formula = "offloaded to CPU RAM (" + Gb(host_bytes) + " per GPU there): " + term.formula;
+  term.bytes = 0;
+}
+
+// ZeRO-Offload takes the gradients with the optimizer states (the fp32 copy where DeepSpeed keeps one; its
+// 16-bit gradients then pass through the reduce bucket only); parameter offload takes the weights too. The
+// host figure: DeepSpeed's (kDsEstimator), the offloaded states elsewhere.
+void Offloaded(const Task& t, States& s) {
+  if (t.offload != Offload::kNone) {
+    MoveToHost(s.optimizer, s.optimizer.bytes, s);
+    MoveToHost(s.gradients, s.grad_fp32 > 0 ? s.grad_fp32 : s.gradients.bytes, s);
+    s.grad_fp32 = 0;
+  }
+  if (t.offload == Offload::kParams) MoveToHost(s.weights, s.weights.bytes, s);
+  if (!IsDeepSpeed(t.strategy)) {
+    if (s.host > 0) s.host_formula = "offloaded states " + Gb(s.host);
+    return;
+  }
+  const double states = s.host, f = t.c.host_buffer_factor;
+  s.host = std::max(states, s.host_load) * f;
+  if (s.host <= 0) return;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%g", f);
+  s.host_formula = (s.host_load > 0 ? "max(offloaded states " + Gb(states) +
+                                          ", the fp32 model built at start " + Gb(s.host_load) + ")"
+                                    : "offloaded states " + Gb(states)) +
+                   " x " + buf + " (DeepSpeed's additional_buffer_factor)";
 }
 
 }  // namespace
@@ -118,16 +168,30 @@ States ModelStates(const Task& t, const Local& l, int shard) {
       layout = "fp32 flat parameters and gradients (16-bit gathered units: buffers)";
       wsrc = kUpcast;
     }
+    // DeepSpeed's fp32 gradient copy, sharded with the optimizer states (ZeRO-3: the 16-bit gradients are
+    // only the gathered layer's, in buffers).
+    double g32 = 0;
+    if (ds && master > 0 && t.c.grad_bytes == 0) {
+      g32 = 4;
+      if (st == Strategy::kZero3) g = 0;
+      wsrc = kDsEstimator;
+      layout += ", fp32 gradient copy";
+    }
     if (t.c.grad_bytes > 0) g = t.c.grad_bytes;
     s.weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;
-    s.grad_bytes = g;
+    s.grad_bytes = g > 0 ? g : 2;
     const double P = l.params;
     s.weights = {
         "weights",  "weights",
         w * P / sw, Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + layout + "]",
         wsrc,       true};
-    s.gradients = {"gradients", "gradients", g * P / sg, Bytes(g) + " B x " + Count(P) + Shard(sg, how),
-                   wsrc,        true};
+    s.grad_fp32 = g32 * P / so;
+    std::string gf = g > 0 ? Bytes(g) + " B x " + Count(P) + Shard(sg, how) : std::string();
+    if (g32 > 0) gf += (gf.empty() ? "" : " + ") + Bytes(g32) + " B fp32 copy x " + Count(P) + Shard(so, how);
+    s.gradients = {"gradients", "gradients", g * P / sg + s.grad_fp32, gf, wsrc, true};
+    // DeepSpeed builds the model in fp32 on the CPU of every process first (zero.Init under ZeRO-3: one
+    // layer at a time).
+    if (ds) s.host_load = 4 * (st == Strategy::kZero3 ? l.largest_layer : P);
     const double ob = master + StateBytes(t.optimizer, state);
     std::string of = (master > 0 ? Bytes(master) + " B master copy + " : "") +
                      std::to_string(StateCount(t.optimizer)) + " state(s)";
@@ -155,6 +219,7 @@ States ModelStates(const Task& t, const Local& l, int shard) {
                     Bytes(frozen_b).c_str(), Count(l.params - l.linear).c_str());
       bf = buf;
       s.weight_bytes = l.params > 0 ? base / l.params : 2;
+      s.frozen = base / sw;
     } else {
       base = frozen_b * l.params;
       bf = Bytes(frozen_b) + " B x " + Count(l.params) + " frozen";
@@ -184,18 +249,7 @@ States ModelStates(const Task& t, const Local& l, int shard) {
     if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
       s.step_temp = ab * T / so;
   }
-  if (t.offload == Offload::kOptimizer) {
-    s.host += s.optimizer.bytes;
-    s.optimizer.formula =
-        "offloaded to CPU RAM (" + Gb(s.optimizer.bytes) + " per GPU there): " + s.optimizer.formula;
-    s.optimizer.bytes = 0;
-  } else if (t.offload == Offload::kParams) {
-    for (Term* term : {&s.weights, &s.gradients, &s.optimizer}) {
-      s.host += term->bytes;
-      term->formula = "offloaded to CPU RAM (" + Gb(term->bytes) + " per GPU there): " + term->formula;
-      term->bytes = 0;
-    }
-  }
+  Offloaded(t, s);
   return s;
 }
 

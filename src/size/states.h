@@ -23,10 +23,14 @@ struct Local {
 
 struct States {
   Term weights, gradients, optimizer;
-  double host = 0;          // bytes moved to CPU RAM by offload
+  double host = 0;       // bytes moved to CPU RAM by offload
+  double host_load = 0;  // CPU RAM while the model is built (DeepSpeed's estimators count it)
+  double frozen = 0;     // LoRA / QLoRA: the frozen base weights on this GPU (in `weights`)
+  std::string host_formula;
   double step_temp = 0;     // the optimizer step's full-size temporary (foreach AdamW), when there is one
   double weight_bytes = 2;  // bytes per parameter of the compute copy (FSDP units, ZeRO-3 gathers)
   double grad_bytes = 2;    // bytes per trainable parameter of the gradients (what a reduction moves)
+  double grad_fp32 = 0;     // of `gradients`, DeepSpeed's fp32 copy (what ZeRO-Offload keeps on the CPU)
   std::vector<std::string> notes;
 };
 

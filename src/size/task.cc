@@ -88,12 +88,22 @@ const char* Name(Checkpointing c) {
   return "?";
 }
 
+const char* Name(LossPrecision l) { return l == LossPrecision::kFp32 ? "fp32" : "16bit"; }
+
 bool IsDeepSpeed(Strategy s) {
   return s == Strategy::kZero1 || s == Strategy::kZero2 || s == Strategy::kZero3;
 }
 
 bool IsFsdp(Strategy s) {
   return s == Strategy::kFsdp || s == Strategy::kFsdpGradOp || s == Strategy::kFsdpHybrid;
+}
+
+LossPrecision LossPrecisionOf(const Task& t) {
+  if (t.loss_precision) return *t.loss_precision;
+  if (t.precision == Precision::kFp32) return LossPrecision::kFp32;
+  if (t.compile) return LossPrecision::k16bit;
+  if (IsDeepSpeed(t.strategy) && t.precision == Precision::kFp16Mixed) return LossPrecision::k16bit;
+  return LossPrecision::kFp32;
 }
 
 }  // namespace gp::size

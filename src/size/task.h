@@ -18,6 +18,7 @@ enum class Optimizer { kAdamW, kAdamW8bit, kSgd, kSgdMomentum };
 enum class Offload { kNone, kOptimizer, kParams };
 enum class Strategy { kDdp, kZero1, kZero2, kZero3, kFsdp, kFsdpGradOp, kFsdpHybrid };
 enum class Checkpointing { kNone, kSelective, kFull };
+enum class LossPrecision { kFp32, k16bit };  // the cross-entropy's log-probabilities and their gradients
 
 const char* Name(Method m);
 const char* Name(Precision p);
@@ -25,9 +26,16 @@ const char* Name(Optimizer o);
 const char* Name(Offload o);
 const char* Name(Strategy s);
 const char* Name(Checkpointing c);
+const char* Name(LossPrecision l);
 
 bool IsDeepSpeed(Strategy s);  // zero1..zero3
 bool IsFsdp(Strategy s);       // fsdp, fsdp-grad-op, fsdp-hybrid
+
+struct Task;
+// The loss's precision: as set, else 16-bit where the whole step runs in 16 bits (fp16 under DeepSpeed, whose
+// engine casts the model and runs no autocast) or the loss is compiled, else fp32 (docs/size.md gives the
+// rule and its sources).
+LossPrecision LossPrecisionOf(const Task& t);
 
 // Every constant the estimate uses, each settable (settings.h lists the keys and where defaults come from).
 struct Constants {
@@ -48,7 +56,9 @@ struct Constants {
   bool qlora_saves_inputs = false;    // bitsandbytes before its 2024 fix kept each 4-bit layer's input
   int lora_adapter_bytes = 4;         // PEFT keeps adapters in fp32 (autocast_adapter_dtype)
   double fp8_copy_bytes = 1.0;        // Transformer Engine's FP8 weight copies, per linear weight
-  int gpus_per_node = 8;              // fsdp-hybrid shards within a node
+  int gpus_per_node = 8;              // fsdp-hybrid shards within a node; DeepSpeed's host RAM per node
+  // DeepSpeed's additional_buffer_factor: its estimators multiply the host RAM they count by it.
+  double host_buffer_factor = 1.5;
 };
 
 // Where a value was written: a file position, or a flag (settings.h fills it in).
@@ -81,6 +91,7 @@ struct Task {
   Checkpointing checkpointing = Checkpointing::kNone;
   bool flash_attention = true;
   bool chunked_loss = false;
+  std::optional<LossPrecision> loss_precision;  // unset: LossPrecisionOf's rule
   bool compile = false;     // torch.compile: fused element-wise chains are recomputed, not kept
   double lora_dropout = 0;  // dropout before the LoRA A matrix keeps a mask and its output
   double dropout = -1;      // < 0: by family (BERT and T5 train with 0.1, decoders with 0)

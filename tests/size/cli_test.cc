@@ -44,7 +44,8 @@ TEST_CASE("size: the 70B answers, term by term", "[size][cli]") {
   auto verbose =
       Gpuprep({"size", "--model", "llama-2-70b", "--parallel", "zero3", "--gpus", "16", "--verbose"});
   CHECK(verbose.out.find("= 2 B x 68.98B parameters / 16 (ZeRO shards)") != std::string::npos);
-  CHECK(verbose.out.find("source: Rajbhandari et al., ZeRO") != std::string::npos);
+  CHECK(verbose.out.find("source: deepspeedai/DeepSpeed@edaa7221267243c7be7fb49c5d5f5c4fb97b4641") !=
+        std::string::npos);
 }
 
 TEST_CASE("size --json: the documented keys", "[size][cli]") {
@@ -70,7 +71,7 @@ TEST_CASE("size --json: the documented keys", "[size][cli]") {
                                          "phases", "cuda_context", "headroom"});
   CHECK(std::abs(sum - j["per_gpu"]["allocated_bytes"].get<int64_t>()) <= 8);
   CHECK(j["gpus"] == 16);
-  CHECK(j["fit"]["gpus"] == 18);
+  CHECK(j["fit"]["gpus"] == 20);
   CHECK(j["lower_bound"] == false);
   CHECK(r.out.find('\033') == std::string::npos);
 }
@@ -171,4 +172,28 @@ TEST_CASE("size: the model list, colour only on a terminal", "[size][cli]") {
   CHECK(vision.code == 0);
   CHECK(vision.out.find("not estimated") != std::string::npos);
   CHECK(vision.out.find("(lower bound)") != std::string::npos);
+}
+
+TEST_CASE("size: a lower bound is never a fit", "[size][cli]") {
+  auto r = Gpuprep({"size", "--model", "yolov8x", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("per GPU: unknown (the estimate is a lower bound") != std::string::npos);
+  CHECK(r.out.find("SERVERS THAT FIT: none recommended") != std::string::npos);
+  CHECK(r.out.find("Tesla P100 PCIe 12GB") == std::string::npos);
+  auto j = Gpuprep({"size", "--json", "--model", "yolov8x", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  REQUIRE(j.code == 0);
+  const json doc = json::parse(j.out);
+  CHECK(doc["fit"].value("unknown", false));
+  CHECK(doc["fit"]["gpus"].is_null());
+  CHECK(doc["servers"]["boards"].empty());
+  CHECK(doc["servers"].value("not_recommended", json()).is_string());
+}
+
+TEST_CASE("size: --loss-precision in a Task document", "[size][cli]") {
+  gp::test::TempRoot root;
+  root.Write("/loss.yaml", std::string(kTask) + "loss_precision: 16bit\n");
+  auto r = Gpuprep({"size", "--task", root.path() + "/loss.yaml", "--verbose"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("16-bit cross-entropy") != std::string::npos);
+  CHECK(r.out.find(", 16bit loss") != std::string::npos);
 }

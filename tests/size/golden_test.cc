@@ -53,8 +53,9 @@ TEST_CASE("recommend: golden, every shipped model on every board", "[size][recom
         out << m.name << " " << method << " | refused: " << e.what() << "\n";
         continue;
       }
-      for (const auto& row : gp::size::Recommend(t, boards).rows)
-        out << Line(m.name + " " + method, row) << "\n";
+      const gp::size::Recommendation r = gp::size::Recommend(t, boards);
+      if (!r.not_recommended.empty()) out << m.name << " " << method << " | none recommended\n";
+      for (const auto& row : r.rows) out << Line(m.name + " " + method, row) << "\n";
     }
   }
   const std::string path = std::string(GP_SOURCE_DIR) + "/tests/size/golden/recommend.txt";

@@ -138,3 +138,12 @@ TEST_CASE("size: hostile price files and snapshots, one line, exit 2", "[size][h
   CHECK(flat.code == 2);
   CHECK(flat.err.rfind("gpuprep: error: --price-per-gpu-hour: ", 0) == 0);
 }
+
+TEST_CASE("size --host: a lower bound that fits is unknown, not a fit", "[size][host]") {
+  auto r =
+      Gpuprep({"size", "--model", "yolov8x", "--micro-batch", "16", "--host", Snapshot("h100x8-p5.json")});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("): unknown\n") != std::string::npos);
+  CHECK(r.out.find("  GPU memory: unknown, has ") != std::string::npos);
+  CHECK(r.out.find("the need is a lower bound (activations not estimated)") != std::string::npos);
+}

@@ -118,6 +118,54 @@ inline const Measured kMeasured[] = {
      kTorchtune31},
 };
 
+// Measurements each with its own tolerance, one field per column of the publisher's configuration. The
+// estimate's allocated subtotal must lie within [-under, +over] of `bytes`; where the run fit a GPU
+// (`fits_bytes` > 0), the per-GPU need (context and headroom included) must not exceed it.
+struct MeasuredCase {
+  const char* id;
+  const char* method;
+  const char* model;  // `gpuprep size` flags naming the model (a table row, or --params with its shape)
+  int seq, micro_batch, vocab;
+  const char* framework;  // framework and version as the publisher states them
+  const char* precision;  // --precision
+  const char* args;       // the rest of the configuration as flags
+  double bytes;           // the published figure
+  const char* metric;
+  const char* source;
+  double over, under;  // tolerance, as fractions of `bytes`
+  double fits_bytes;   // the GPU the run fit on (nvidia-smi total), 0: not asserted
+};
+
+// Qwen-72B-Chat-Int4, Q-LoRA on one A100-SXM4-80G. The model as its config.json gives it
+// (https://huggingface.co/Qwen/Qwen-72B/blob/main/config.json: 80 layers, hidden 8192, 64 heads, no grouped
+// keys, intermediate_size 49152 of which each of w1 and w2 takes half, vocabulary 152064, untied); --params
+// is the count those give for a Llama-style decoder (Qwen's c_attn biases, 1.97M, left out). finetune.py at
+// QwenLM/Qwen@2df8e8ac: LoRA r 64, dropout 0.05 on c_attn, c_proj, w1, w2 (c_attn, one 8192 -> 24576 matrix,
+// has the adapter parameters of gpuprep's q and k together; c_proj is o and down); GPTQ int4 base weights
+// (group size 128: about 0.52 B per weight, within 1% of NF4 with double quantization, which stands for it);
+// fp16 under DeepSpeed ZeRO-2 (finetune/ds_config_zero2.json, finetune_qlora_single_gpu.sh), gradient
+// checkpointing. The table gives no memory metric; its "G" is read as 10^9 bytes.
+#define GP_QWEN72 "--params 72285954048 --layers 80 --hidden 8192 --heads 64 --ffn 24576 --vocab 152064"
+#define GP_QWEN72_FRAMEWORK                                                                               \
+  "transformers >=4.32,<4.38 (QwenLM/Qwen requirements.txt), PyTorch 2.0, CUDA 11.8, flash attention 2, " \
+  "DeepSpeed ZeRO-2"
+#define GP_QWEN72_ARGS                                                                                    \
+  "--method qlora --lora-rank 64 --lora-targets q,k,o,gate,up,down --lora-dropout 0.05 --parallel zero2 " \
+  "--gpus 1 --grad-accumulation 8 --grad-checkpointing full"
+constexpr const char* kQwenTable =
+    "QwenLM/Qwen README.md@2df8e8ac (Profiling of Memory and Speed: single A100-SXM4-80G, batch size 1, "
+    "gradient accumulation 8; 72B Q-LoRA row)";
+
+inline const MeasuredCase kMeasuredCases[] = {
+    {"Qwen-72B-Chat-Int4 Q-LoRA, 256 tokens", "qlora", GP_QWEN72, 256, 1, 152064, GP_QWEN72_FRAMEWORK,
+     "fp16-mixed", GP_QWEN72_ARGS, 61.4e9, "61.4G", kQwenTable, 0.10, 0.15, 0},
+    {"Qwen-72B-Chat-Int4 Q-LoRA, 8192 tokens", "qlora", GP_QWEN72, 8192, 1, 152064, GP_QWEN72_FRAMEWORK,
+     "fp16-mixed", GP_QWEN72_ARGS, 75.6e9, "75.6G", kQwenTable, 0.10, 0.15, 81920 * kMiB},
+};
+
+#undef GP_QWEN72
+#undef GP_QWEN72_FRAMEWORK
+#undef GP_QWEN72_ARGS
 #undef GP_TT3B
 #undef GP_PEFT
 #undef GP_LIT

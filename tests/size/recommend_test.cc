@@ -169,3 +169,11 @@ TEST_CASE("recommend: where nothing fits, what would, with the new numbers", "[s
   CHECK(lora);
   for (const auto& a : r.alternatives) CHECK(a.option.at.per_gpu <= a.option.memory);
 }
+
+TEST_CASE("recommend: a lower bound recommends no server", "[size][recommend]") {
+  const auto t = gp::test::TaskFromArgs("--model yolov8x --micro-batch 16");
+  const Recommendation r = gp::size::Recommend(t, Boards());
+  CHECK(r.rows.empty());
+  CHECK(r.alternatives.empty());
+  for (const BoardRow& row : r.rows) CHECK_FALSE(row.best);
+}

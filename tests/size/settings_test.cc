@@ -147,3 +147,51 @@ TEST_CASE("size: a bare parameter count, with and without a shape", "[size]") {
   CHECK(TaskFromArgs("--params 70e9 --layers 32 --hidden 4096 --heads 32 --ffn 11008 --vocab 32000")
             .notes.size() == 1);
 }
+
+TEST_CASE("size settings: the loss's precision, set or by the precision mode", "[size]") {
+  auto logits = [](const std::string& args) {
+    return size::EstimateTask(TaskFromArgs("--model llama-3.2-1b --seq 4096 " + args))
+        .Find("activations")
+        ->formula;
+  };
+  // transformers upcasts the logits: fp32 unless the whole step runs in fp16 under DeepSpeed or is compiled.
+  CHECK(logits("").find("x 14 B (whole fp32 cross-entropy)") != std::string::npos);
+  CHECK(logits("--parallel zero2 --precision bf16-mixed").find("(whole fp32 cross-entropy)") !=
+        std::string::npos);
+  CHECK(logits("--parallel zero2 --precision fp16-mixed").find("x 6 B (whole 16-bit cross-entropy)") !=
+        std::string::npos);
+  CHECK(logits("--compile").find("x 6 B (whole 16-bit cross-entropy)") != std::string::npos);
+  CHECK(logits("--loss-precision 16bit --chunked-loss").find("x 4 B (chunked 16-bit cross-entropy)") !=
+        std::string::npos);
+  CHECK(logits("--parallel zero2 --precision fp16-mixed --loss-precision fp32")
+            .find("x 14 B (whole fp32 cross-entropy)") != std::string::npos);
+  CHECK(SettingsError("--model llama-2-7b --loss-precision fp16") ==
+        "2 --loss-precision: unknown value \"fp16\" (expected fp32, 16bit)");
+  CHECK(SettingsError("--model llama-2-7b --precision fp32 --loss-precision 16bit") ==
+        "2 --loss-precision: a 16-bit loss needs 16-bit training; --precision is fp32");
+}
+
+TEST_CASE("size: QLoRA's load is a line of its own, counted when it is the peak", "[size]") {
+  const size::Estimate q = size::EstimateTask(TaskFromArgs("--model llama-2-70b --method qlora"));
+  const size::Term* load = q.Find("load");
+  REQUIRE(load);
+  CHECK(load->label == "load (not at the same time)");
+  CHECK(load->formula.find("load peak = quantized weights ") != std::string::npos);
+  CHECK(load->bytes == 0);  // training needs more than the load
+  CHECK_FALSE(size::EstimateTask(TaskFromArgs("--model llama-2-70b --method lora")).Find("load"));
+  // One huge fp32 weight and almost nothing to train: the load, 4 bytes of that weight above the quantized
+  // ones, is the peak.
+  const size::Estimate big = size::EstimateTask(
+      TaskFromArgs("--params 192M --layers 1 --hidden 64 --heads 1 --ffn 1000000 --vocab 16 --method qlora "
+                   "--lora-rank 1 --lora-targets q --precision fp32 --seq 1"));
+  const size::Term* peak = big.Find("load");
+  REQUIRE(peak);
+  CHECK(peak->bytes > 0);
+  CHECK(peak->formula.find("the load is the peak") != std::string::npos);
+  double sum = 0;
+  for (const auto& term : big.terms)
+    if (term.key != "cuda_context" && term.key != "headroom") sum += term.bytes;
+  CHECK(sum == Approx(big.allocated));
+  // Training counts the weight dequantized to 16 bits (2 bytes each); the load holds it in fp32.
+  CHECK(big.allocated > big.Find("weights")->bytes + 2.0 * 64 * 1000000);
+}

@@ -5,6 +5,7 @@
 #include "manifest/loader.h"
 #include "manifest/prebuilt.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -14,7 +15,7 @@ std::string PciId(const Node& n) {
   std::string id = ToLower(AsString(n));
   bool ok = id.size() == 6 && StartsWith(id, "0x") &&
             id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
-  if (!ok) Fail(n.mark, "\"" + n.scalar + "\" is not a PCI device id (like \"0x2330\")");
+  if (!ok) Fail(n.mark, QuoteToken(n.scalar) + " is not a PCI device id (like \"0x2330\")");
   return id;
 }
 
@@ -24,13 +25,13 @@ std::string Subsystem(const Node& n) {
   bool ok = id.size() == 9 && id[4] == ':' &&
             id.find_first_not_of("0123456789abcdef:") == std::string::npos && id.find(':') == 4 &&
             id.rfind(':') == 4;
-  if (!ok) Fail(n.mark, "\"" + n.scalar + "\" is not a PCI subsystem (like \"10de:16c0\")");
+  if (!ok) Fail(n.mark, QuoteToken(n.scalar) + " is not a PCI subsystem (like \"10de:16c0\")");
   return id;
 }
 
 int Branch(const Node& n) {
   long long b = AsInt(n);
-  if (b < 1 || b > 100000) Fail(n.mark, "\"" + n.scalar + "\" is not a driver branch (like 535)");
+  if (b < 1 || b > 100000) Fail(n.mark, QuoteToken(n.scalar) + " is not a driver branch (like 535)");
   return static_cast<int>(b);
 }
 
@@ -44,7 +45,7 @@ std::map<int, std::optional<Version>> ParseSupport(const Node& n) {
     const bool digits =
         !key.empty() && key.size() <= 5 && key.find_first_not_of("0123456789") == std::string::npos;
     if (!digits || key[0] == '0')
-      Fail(n.key_marks[i], "\"" + key + "\" is not a driver branch (like \"535\")");
+      Fail(n.key_marks[i], QuoteToken(key) + " is not a driver branch (like \"535\")");
     const int branch = std::stoi(key);
     if (value.kind == Node::Kind::kScalar && value.scalar == "none") {
       out[branch] = std::nullopt;
@@ -62,7 +63,7 @@ std::string OneOf(Fields& f, const char* key, const std::vector<std::string>& al
   const Node& n = f.Require(key);
   std::string v = AsString(n);
   if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
-    Fail(n.mark, std::string(key) + " \"" + v + "\" is not one of " + Join(allowed, ", "));
+    Fail(n.mark, std::string(key) + " " + QuoteToken(v) + " is not one of " + Join(allowed, ", "));
   return v;
 }
 
@@ -133,10 +134,11 @@ void ParseRules(const Node& list, Compat& out) {
     if (r.arch.empty() == r.board.empty()) Fail(item.mark, "a driver rule names either arch or board");
     if (!r.arch.empty() && std::find(kRuleArchs.begin(), kRuleArchs.end(), r.arch) == kRuleArchs.end())
       Fail(f.node().Find("arch")->mark,
-           "unknown architecture \"" + r.arch + "\"" + Suggestion(r.arch, kRuleArchs, "expected one of"));
+           "unknown architecture " + QuoteToken(r.arch) + Suggestion(r.arch, kRuleArchs, "expected one of"));
     r.modules = f.String("modules").value_or("");
     if (!r.modules.empty() && r.modules != "open" && r.modules != "proprietary")
-      Fail(f.node().Find("modules")->mark, "modules must be open or proprietary, got \"" + r.modules + "\"");
+      Fail(f.node().Find("modules")->mark,
+           "modules must be open or proprietary, got " + QuoteToken(r.modules));
     if (const Node* n = f.Get("last_branch")) r.last_branch = Branch(*n);
     if (auto v = f.Int("last_cuda_major")) r.last_cuda_major = static_cast<int>(*v);
     out.driver_rules.push_back(std::move(r));
@@ -198,13 +200,13 @@ void ParseCudaBranches(const Node& list, Compat& out) {
     const Node& cuda = f.Require("cuda");
     row.cuda = AsVersion(cuda);
     if (row.cuda.size() != 2)
-      Fail(cuda.mark, "cuda is a CUDA minor (like \"13.4\"), got \"" + cuda.scalar + "\"");
+      Fail(cuda.mark, "cuda is a CUDA minor (like \"13.4\"), got " + QuoteToken(cuda.scalar));
     row.branch = Branch(f.Require("branch"));
     if (const Node* ga = f.Get("ga")) {
       row.ga = AsVersion(*ga);
       if (row.ga->size() != 3 || row.ga->Prefix(2) != row.cuda)
         Fail(ga->mark, "ga is a release of CUDA " + row.cuda.str() + " (like \"" + row.cuda.str() +
-                           ".1\"), got \"" + ga->scalar + "\"");
+                           ".1\"), got " + QuoteToken(ga->scalar));
     }
     for (const auto& r : out.cuda_driver_branches)
       if (r.cuda == row.cuda) Fail(item.mark, "CUDA " + row.cuda.str() + " is listed twice");
@@ -225,13 +227,14 @@ void ParseDriverBranches(const Node& list, Compat& out) {
     const Node& d = f.Require("designation");
     b.designation = AsString(d);
     if (std::find(kDesignations.begin(), kDesignations.end(), b.designation) == kDesignations.end())
-      Fail(d.mark, "unknown designation \"" + b.designation + "\"" +
+      Fail(d.mark, "unknown designation " + QuoteToken(b.designation) +
                        Suggestion(b.designation, kDesignations, "expected one of"));
     if (const Node* e = f.Get("end_of_life")) {
       b.end_of_life = AsString(*e);
       const bool month = b.end_of_life.size() == 7 && b.end_of_life[4] == '-' &&
                          b.end_of_life.find_first_not_of("0123456789-") == std::string::npos;
-      if (!month) Fail(e->mark, "end_of_life is a month (like \"2028-06\"), got \"" + b.end_of_life + "\"");
+      if (!month)
+        Fail(e->mark, "end_of_life is a month (like \"2028-06\"), got " + QuoteToken(b.end_of_life));
     }
     for (const auto& x : out.driver_branches)
       if (x.branch == b.branch) Fail(item.mark, "branch " + std::to_string(b.branch) + " is listed twice");

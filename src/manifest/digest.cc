@@ -98,7 +98,7 @@ std::vector<ShippedStack> ParseShippedStacks(const std::string& text, const std:
     if (line.empty() || line[0] == '#') continue;
     const auto parts = SplitWords(line);
     if (parts.size() != 2 || !ValidName(parts[0]) || !IsContentHash(parts[1]))
-      throw FileError(display_path, line_no, 1, "expected \"NAME sha256:<64 hex>\", got \"" + line + "\"");
+      throw FileError(display_path, line_no, 1, "expected \"NAME sha256:<64 hex>\", got " + QuoteToken(line));
     for (const auto& e : out)
       if (e.name == parts[0])
         throw FileError(display_path, line_no, 1, "stack " + parts[0] + " is listed twice");

@@ -7,6 +7,7 @@
 //     toolkit_mode: legacy       # or jit-cdi (toolkit >= 1.18); absent: the toolkit's own default
 #include "manifest/fields.h"
 #include "manifest/stack_parse.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -16,7 +17,7 @@ std::string Choice(const Node& n, const std::vector<std::string>& allowed, const
   std::string v = AsString(n);
   for (const auto& a : allowed)
     if (v == a) return v;
-  Fail(n.mark, "unknown " + what + " \"" + v + "\" (expected one of: " + Join(allowed, ", ") + ")");
+  Fail(n.mark, "unknown " + what + " " + QuoteToken(v) + " (expected one of: " + Join(allowed, ", ") + ")");
 }
 
 }  // namespace

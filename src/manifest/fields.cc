@@ -13,7 +13,7 @@ void Fail(const Mark& at, const std::string& message) {
 namespace {
 void Expect(const Node& n, Node::Kind kind, const char* what) {
   if (n.kind == kind) return;
-  std::string got = n.kind == Node::Kind::kScalar ? "\"" + n.scalar + "\"" : KindName(n.kind);
+  std::string got = n.kind == Node::Kind::kScalar ? QuoteToken(n.scalar) : KindName(n.kind);
   Fail(n.mark, std::string("expected ") + what + ", got " + got);
 }
 }  // namespace
@@ -26,7 +26,7 @@ std::string AsString(const Node& n) {
 long long AsInt(const Node& n) {
   Expect(n, Node::Kind::kScalar, "a whole number");
   auto v = ParseUnsigned(n.scalar);
-  if (!v || *v > 1000000000000ULL) Fail(n.mark, "expected a whole number, got \"" + n.scalar + "\"");
+  if (!v || *v > 1000000000000ULL) Fail(n.mark, "expected a whole number, got " + QuoteToken(n.scalar));
   return static_cast<long long>(*v);
 }
 
@@ -34,13 +34,13 @@ bool AsBool(const Node& n) {
   Expect(n, Node::Kind::kScalar, "true or false");
   if (n.scalar == "true") return true;
   if (n.scalar == "false") return false;
-  Fail(n.mark, "expected true or false, got \"" + n.scalar + "\"");
+  Fail(n.mark, "expected true or false, got " + QuoteToken(n.scalar));
 }
 
 Version AsVersion(const Node& n) {
   Expect(n, Node::Kind::kScalar, "a version");
   auto v = Version::Parse(n.scalar);
-  if (!v) Fail(n.mark, "\"" + n.scalar + "\" is not a version");
+  if (!v) Fail(n.mark, QuoteToken(n.scalar) + " is not a version");
   return *v;
 }
 
@@ -52,7 +52,7 @@ const std::vector<Node>& AsList(const Node& n) {
 unsigned long long AsBytes(const Node& n) {
   Expect(n, Node::Kind::kScalar, "a size");
   auto v = ParseBytes(n.scalar);
-  if (!v) Fail(n.mark, "\"" + n.scalar + "\" is not a size (examples: 128GiB, 64m, 1073741824)");
+  if (!v) Fail(n.mark, QuoteToken(n.scalar) + " is not a size (examples: 128GiB, 64m, 1073741824)");
   return *v;
 }
 
@@ -72,15 +72,15 @@ std::string AsLine(const Node& n) {
 std::string AsName(const Node& n, const std::string& what) {
   std::string v = AsLine(n);
   if (!ValidName(v))
-    Fail(n.mark, what + " \"" + v +
-                     "\" is not a valid name (letters, digits and . _ + ~ -, starting with a "
+    Fail(n.mark, what + " " + QuoteToken(v) +
+                     " is not a valid name (letters, digits and . _ + ~ -, starting with a "
                      "letter or digit, at most 128)");
   return v;
 }
 
 std::string AsDebName(const Node& n) {
   std::string v = AsLine(n);
-  if (!ValidDebName(v)) Fail(n.mark, "\"" + v + "\" is not a Debian package name ([a-z0-9][a-z0-9+.-]+)");
+  if (!ValidDebName(v)) Fail(n.mark, QuoteToken(v) + " is not a Debian package name ([a-z0-9][a-z0-9+.-]+)");
   return v;
 }
 
@@ -88,21 +88,21 @@ std::string AsDebVersion(const Node& n) {
   std::string v = AsLine(n);
   if (!ValidDebVersion(v))
     Fail(n.mark,
-         "\"" + v + "\" is not a Debian version ([epoch:]upstream[-revision], starting with a digit)");
+         QuoteToken(v) + " is not a Debian version ([epoch:]upstream[-revision], starting with a digit)");
   return v;
 }
 
 std::string AsUrl(const Node& n, UrlRuleKind rule) {
   std::string v = AsLine(n);
   std::string why = CheckUrl(v, rule == UrlRuleKind::kApt ? UrlRule::kApt : UrlRule::kFetch);
-  if (!why.empty()) Fail(n.mark, "\"" + v + "\": " + why);
+  if (!why.empty()) Fail(n.mark, QuoteToken(v) + ": " + why);
   return v;
 }
 
 std::string AsConfinedPath(const Node& n, const std::vector<std::string>& dirs) {
   std::string v = AsLine(n);
   std::string why = CheckConfinedPath(v, dirs);
-  if (!why.empty()) Fail(n.mark, "\"" + v + "\": " + why);
+  if (!why.empty()) Fail(n.mark, QuoteToken(v) + ": " + why);
   return v;
 }
 
@@ -124,7 +124,7 @@ Fields& Fields::Only(std::initializer_list<const char*> known) {
     bool ok = false;
     for (const auto& k : names) ok = ok || k == key;
     if (ok) continue;
-    Fail(node_.key_marks[i], "unknown key \"" + key + "\"" + Suggestion(key, names, "expected one of"));
+    Fail(node_.key_marks[i], "unknown key " + QuoteToken(key) + Suggestion(key, names, "expected one of"));
   }
   return *this;
 }
@@ -140,7 +140,7 @@ const Node& Fields::Require(const std::string& key) {
   if (const Node* n = Get(key)) return *n;
   std::string where = path_.empty() ? "" : path_ + ": ";
   const Node* present = node_.Find(key);
-  Fail(present ? present->mark : node_.mark, where + "missing required key \"" + key + "\"");
+  Fail(present ? present->mark : node_.mark, where + "missing required key " + QuoteToken(key));
 }
 
 std::optional<std::string> Fields::String(const std::string& key) {
@@ -169,13 +169,13 @@ namespace gp::manifest {
 std::string CheckHeader(Fields& doc, const std::vector<std::string>& kinds) {
   const Node& api = doc.Require("apiVersion");
   if (AsString(api) != "gpuprep/v1")
-    Fail(api.mark, "apiVersion must be \"gpuprep/v1\", got \"" + api.scalar + "\"");
+    Fail(api.mark, "apiVersion must be \"gpuprep/v1\", got " + QuoteToken(api.scalar));
   const Node& kind = doc.Require("kind");
   std::string k = AsString(kind);
   for (const auto& want : kinds)
     if (k == want) return k;
-  if (kinds.size() == 1) Fail(kind.mark, "kind must be \"" + kinds[0] + "\", got \"" + k + "\"");
-  std::string msg = "unknown kind \"" + k + "\"";
+  if (kinds.size() == 1) Fail(kind.mark, "kind must be \"" + kinds[0] + "\", got " + QuoteToken(k));
+  std::string msg = "unknown kind " + QuoteToken(k);
   if (auto guess = DidYouMean(k, kinds))
     msg += " (did you mean \"" + *guess + "\"?)";
   else

@@ -26,6 +26,7 @@ namespace gp::manifest {
 namespace {
 
 constexpr char kStackDir[] = "manifests/stacks/";
+constexpr char kSiteDir[] = "/etc/gpuprep/";  // the site file's directory (docs/cli.md "Which stack")
 constexpr int kMaxExtendsDepth = 16;
 
 struct Source {
@@ -55,6 +56,23 @@ std::string AbsolutePath(const std::string& path) { return sys::AbsoluteFromCwd(
 std::string Dirname(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+// "" when the file `path` that the document `doc` names resolves, every symbolic link and ".." followed
+// through ctx.fs, below `doc`'s own directory or under /etc/gpuprep/; else why, for the error at the value.
+// So a stack names no file elsewhere on the machine (a private key, another user's file), by path or by link.
+std::string OutsideRoots(const std::string& path, const std::string& doc, const LoadContext& ctx) {
+  if (!ctx.fs) return "";  // ReadFrom says there is no filesystem
+  const std::string dir = Dirname(AbsolutePath(doc));
+  const sys::ResolvedPath target = sys::ResolvePath(*ctx.fs, AbsolutePath(path));
+  if (!target.error.empty()) return TerminalSafe(target.error);
+  for (const std::string& root : {dir, std::string(kSiteDir)}) {
+    const std::string real = sys::ResolvePath(*ctx.fs, root).path;
+    if (real == "/" || StartsWith(target.path, real + "/")) return "";
+  }
+  return std::string(target.through_link ? "leads through a symbolic link to " : "leads to ") +
+         TerminalSafe(target.path) + ", outside " + TerminalSafe(dir) +
+         " (the directory of the file that names it) and " + kSiteDir;
 }
 
 // Reads a file or URL; `fail` reports a message at the caller's position (or without one).
@@ -98,7 +116,7 @@ std::string NameHint(const std::string& word) {
 // Resolves an `extends:` value written in `child`.
 Source ResolveExtends(const Node& value, const Source& child, const LoadContext& ctx) {
   std::string target = AsString(value);
-  auto fail = [&](const std::string& msg) { Fail(value.mark, "extends \"" + target + "\": " + msg); };
+  auto fail = [&](const std::string& msg) { Fail(value.mark, "extends " + QuoteToken(target) + ": " + msg); };
   if (target.empty()) fail("empty name");
   if (IsUrl(target)) return ReadFrom(target, ctx, fail);
   if (!LooksLikePath(target)) {
@@ -110,6 +128,7 @@ Source ResolveExtends(const Node& value, const Source& child, const LoadContext&
   std::string path = target[0] == '/' ? target : Dirname(child.display) + target;
   if (!LooksLikePath(target) && !(ctx.fs && ctx.fs->Exists(AbsolutePath(path))))
     fail("no embedded stack or file of that name" + NameHint(target));
+  if (std::string why = OutsideRoots(path, child.display, ctx); !why.empty()) fail(why);
   return ReadFrom(path, ctx, [&](const std::string& msg) { fail(msg); });
 }
 
@@ -276,12 +295,13 @@ void ReadTask(Stack& s, const Node& root, const LoadContext& ctx) {
   if (!value) return;
   WorkloadTask& t = *s.workload.task;
   auto fail = [&](const std::string& msg) {
-    Fail(value->mark, "workload.task \"" + t.written + "\": " + msg);
+    Fail(value->mark, "workload.task " + QuoteToken(t.written) + ": " + msg);
   };
   const std::string doc = value->mark.file ? *value->mark.file : "";
   if (IsUrl(doc)) fail("a stack fetched from a URL cannot name a task file");
   if (StartsWith(doc, kStackDir) && FindEmbedded(doc)) fail("an embedded stack names no task file");
   t.path = Dirname(doc) + t.written;
+  if (std::string why = OutsideRoots(t.path, doc, ctx); !why.empty()) fail(why);
   const Source src = ReadFrom(t.path, ctx, fail);
   if (src.text.size() > kMaxManifestBytes)
     fail("larger than the " + std::to_string(kMaxManifestBytes >> 20) + " MiB limit for a task");
@@ -335,7 +355,7 @@ Stack LoadStack(const std::string& spec, const LoadContext& ctx) {
   if (!IsUrl(spec) && !LooksLikePath(spec)) {
     if (const EmbeddedFile* f = EmbeddedStack(spec)) return CachedEmbedded(spec, f);
     if (!(ctx.fs && ctx.fs->Exists(AbsolutePath(spec))))
-      throw UsageError("no embedded stack or file named \"" + spec + "\"" + NameHint(spec));
+      throw UsageError("no embedded stack or file named " + QuoteToken(spec) + NameHint(spec));
   }
   Source src = ReadFrom(spec, ctx, [&](const std::string& msg) -> void { throw UsageError(msg); });
   return BuildStack(src, ctx, spec);

@@ -7,6 +7,7 @@
 
 #include "manifest/fields.h"
 #include "manifest/tree.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -20,7 +21,7 @@ double Price(const Node& n) {
   const bool plain = !v.empty() && v.size() <= 32 &&
                      v.find_first_not_of("0123456789.") == std::string::npos &&
                      std::count(v.begin(), v.end(), '.') <= 1 && v.front() != '.' && v.back() != '.';
-  if (!plain) Fail(n.mark, "per_gpu_hour must be a price such as 2.49, got \"" + v + "\"");
+  if (!plain) Fail(n.mark, "per_gpu_hour must be a price such as 2.49, got " + QuoteToken(v));
   const double p = std::strtod(v.c_str(), nullptr);
   if (!std::isfinite(p) || p <= 0 || p > 1e6)
     Fail(n.mark, "per_gpu_hour must be above 0 and at most 1000000");
@@ -43,8 +44,8 @@ PricesDoc ParsePricesDoc(const std::string& text, const std::string& display_pat
   doc.currency = AsString(cur);
   if (doc.currency.size() != 3 ||
       doc.currency.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos)
-    Fail(cur.mark, "currency must be three capital letters (an ISO 4217 code such as USD), got \"" +
-                       doc.currency + "\"");
+    Fail(cur.mark, "currency must be three capital letters (an ISO 4217 code such as USD), got " +
+                       QuoteToken(doc.currency));
   const Node& list = top.Require("prices");
   const std::vector<Node>& items = AsList(list);
   if (items.empty()) Fail(list.mark, "prices: name at least one GPU");
@@ -61,8 +62,8 @@ PricesDoc ParsePricesDoc(const std::string& text, const std::string& display_pat
     e.col = gpu.mark.col;
     for (const PriceEntry& seen : doc.entries)
       if (ToLower(seen.gpu) == ToLower(e.gpu))
-        Fail(gpu.mark,
-             "a second price for \"" + e.gpu + "\" (the first is at line " + std::to_string(seen.line) + ")");
+        Fail(gpu.mark, "a second price for " + QuoteToken(e.gpu) + " (the first is at line " +
+                           std::to_string(seen.line) + ")");
     doc.entries.push_back(std::move(e));
   }
   return doc;

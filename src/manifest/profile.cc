@@ -2,6 +2,7 @@
 
 #include "manifest/fields.h"
 #include "manifest/tree.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -22,7 +23,7 @@ std::string MountPath(const Node& n, const std::string& what) {
   for (const auto& part : Split(v, '/')) ok = ok && part != "." && part != "..";
   ok = ok && v.find("//") == std::string::npos && (v.size() == 1 || v.back() != '/');
   if (!ok)
-    Fail(n.mark, what + ": must be an absolute, normalised path without ':' or ',', got \"" + v + "\"");
+    Fail(n.mark, what + ": must be an absolute, normalised path without ':' or ',', got " + QuoteToken(v));
   return v;
 }
 
@@ -95,12 +96,12 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
   if (const Node* n = spec.Get("ipc")) {
     p.ipc = AsLine(*n);
     if (p.ipc != "host" && p.ipc != "private")
-      Fail(n->mark, "spec.ipc: expected host or private, got \"" + p.ipc + "\"");
+      Fail(n->mark, "spec.ipc: expected host or private, got " + QuoteToken(p.ipc));
   }
   if (const Node* n = spec.Get("shm")) {
     p.shm = AsLine(*n);
     if (p.shm != "auto" && !ParseBytes(p.shm))
-      Fail(n->mark, "spec.shm: not a size: \"" + p.shm + "\" (examples: auto, 64m, 16g)");
+      Fail(n->mark, "spec.shm: not a size: " + QuoteToken(p.shm) + " (examples: auto, 64m, 16g)");
   }
   if (const Node* n = spec.Get("shm_per_gpu")) p.shm_per_gpu = AsBytes(*n);
   p.dataloader_heavy = spec.Bool("dataloader_heavy").value_or(false);
@@ -121,7 +122,7 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
     for (size_t i = 0; i < n->fields.size(); ++i) {
       const auto& [name, value] = n->fields[i];
       if (!EnvName(name))
-        Fail(n->key_marks[i], "spec.env: invalid environment variable name \"" + name + "\"");
+        Fail(n->key_marks[i], "spec.env: invalid environment variable name " + QuoteToken(name));
       p.env.emplace_back(name, AsLine(value));
     }
   }
@@ -129,7 +130,8 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
     for (const Node& item : AsList(*n)) {
       std::string port = AsLine(item);
       if (!ValidPortPublish(port))
-        Fail(item.mark, "spec.ports: \"" + port + "\" is not [IP:][HOST_PORT:]CONTAINER_PORT[/tcp|udp|sctp]");
+        Fail(item.mark,
+             "spec.ports: " + QuoteToken(port) + " is not [IP:][HOST_PORT:]CONTAINER_PORT[/tcp|udp|sctp]");
       p.ports.push_back(port);
     }
   }

@@ -1,5 +1,6 @@
 #include "manifest/redist_spec.h"
 
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -54,7 +55,7 @@ void ParseSource(Fields& f, const std::string& name, bool redist_allowed, Compon
   if (const Node* s = f.Get("source")) {
     c.source = AsString(*s);
     if (c.source != "apt" && c.source != "redist")
-      Fail(s->mark, "unknown source \"" + c.source + "\" (expected one of: apt, redist)");
+      Fail(s->mark, "unknown source " + QuoteToken(c.source) + " (expected one of: apt, redist)");
     if (c.source == "redist" && !redist_allowed)
       Fail(s->mark, name + " has no NVIDIA redistrib JSON: source must be apt");
   }
@@ -79,7 +80,8 @@ void ParseSource(Fields& f, const std::string& name, bool redist_allowed, Compon
     for (size_t i = 0; i < c.redist.components.size(); ++i) {
       const auto& comp = c.redist.components[i];
       if (comp.empty() || !AllOf(comp, "abcdefghijklmnopqrstuvwxyz0123456789_"))
-        Fail(comps->items[i].mark, "component \"" + comp + "\" must be a redistrib key such as cuda_cudart");
+        Fail(comps->items[i].mark,
+             "component " + QuoteToken(comp) + " must be a redistrib key such as cuda_cudart");
     }
     if (c.redist.components.empty()) Fail(comps->mark, "components: the list is empty");
   } else if (name == "cudnn") {

@@ -4,6 +4,7 @@
 
 #include "manifest/fields.h"
 #include "manifest/tree.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::manifest {
@@ -44,7 +45,7 @@ void Walk(const Node& map, const std::string& prefix, const std::vector<std::str
     if (prefix.empty() && (name == "apiVersion" || name == "kind" || name == "metadata")) continue;
     const std::string key = prefix.empty() ? name : prefix + "." + name;
     if (std::find(names.begin(), names.end(), name) == names.end())
-      Fail(map.key_marks[i], "unknown key \"" + key + "\"" + Suggestion(name, names, "expected one of"));
+      Fail(map.key_marks[i], "unknown key " + QuoteToken(key) + Suggestion(name, names, "expected one of"));
     if (std::find(leaves.begin(), leaves.end(), key) != leaves.end()) {
       if (value.kind == Node::Kind::kNull) continue;  // `key:` with no value keeps the default
       doc.settings.push_back({key, Scalar(value, key), value.mark.line, value.mark.col});

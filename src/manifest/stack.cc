@@ -28,7 +28,7 @@ std::string OneOf(const Node& n, const std::vector<std::string>& allowed, const 
   std::string v = AsString(n);
   for (const auto& a : allowed)
     if (v == a) return v;
-  Fail(n.mark, "unknown " + what + " \"" + v + "\"" + Suggestion(v, allowed, "expected one of"));
+  Fail(n.mark, "unknown " + what + " " + QuoteToken(v) + Suggestion(v, allowed, "expected one of"));
 }
 
 OsTarget ParseOs(const Node& n, const std::string& path, Origins* origins) {
@@ -118,7 +118,7 @@ void ParseImage(const Node& n, Stack& s) {
   s.image.mirror = f.String("mirror").value_or("");
   s.image.ref = AsLine(f.Require("ref"));
   if (s.image.ref.empty() || s.image.ref[0] == '-' || s.image.ref.find(' ') != std::string::npos)
-    Fail(f.node().Find("ref")->mark, "image ref \"" + s.image.ref + "\" is not an image reference");
+    Fail(f.node().Find("ref")->mark, "image ref " + QuoteToken(s.image.ref) + " is not an image reference");
   const Node& cuda = f.Require("cuda");
   auto reason = f.String("cuda_unknown_reason");
   if (cuda.kind == Node::Kind::kScalar && cuda.scalar == "unknown") {
@@ -167,7 +167,7 @@ void ParseRepositories(const Node& n, Stack& s) {
       r.suite = AsLine(*suite);
       if (r.suite != "/" && !ValidSuite(r.suite))
         Fail(suite->mark,
-             "suite \"" + r.suite + "\" is not \"/\" or a suite name (letters, digits, . _ - /)");
+             "suite " + QuoteToken(r.suite) + " is not \"/\" or a suite name (letters, digits, . _ - /)");
     }
     if (const Node* c = f.Get("components"))
       for (const Node& comp : AsList(*c)) r.components.push_back(AsName(comp, "component"));
@@ -196,7 +196,7 @@ void ParseRepositoryOverrides(const Node& n, Stack& s) {
   for (size_t i = 0; i < n.fields.size(); ++i) {
     const std::string& name = n.fields[i].first;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      Fail(n.key_marks[i], "repository_overrides: the stack has no repository \"" + name + "\"" +
+      Fail(n.key_marks[i], "repository_overrides: the stack has no repository " + QuoteToken(name) +
                                Suggestion(name, names, "it has"));
     }
     Fields f(n.fields[i].second, "repository_overrides." + name, &s.origins);
@@ -236,13 +236,13 @@ void ParseBoards(const Node& n, const std::string& key, std::vector<ExcludedBoar
     b.pci_id = ToLower(AsString(id));
     if (b.pci_id.size() != 6 || !StartsWith(b.pci_id, "0x") ||
         b.pci_id.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
-      Fail(id.mark, "\"" + id.scalar + "\" is not a PCI device id (like \"0x2335\")");
+      Fail(id.mark, QuoteToken(id.scalar) + " is not a PCI device id (like \"0x2335\")");
     if (const Node* sub = f.Get("subsystem")) {
       b.subsystem = ToLower(AsString(*sub));
       if (b.subsystem.size() != 9 || b.subsystem[4] != ':' ||
           b.subsystem.find_first_not_of("0123456789abcdef:") != std::string::npos ||
           b.subsystem.rfind(':') != 4)
-        Fail(sub->mark, "\"" + sub->scalar + "\" is not a PCI subsystem (like \"10de:220b\")");
+        Fail(sub->mark, QuoteToken(sub->scalar) + " is not a PCI subsystem (like \"10de:220b\")");
     }
     b.why = AsLine(f.Require("why"));
     out.push_back(std::move(b));

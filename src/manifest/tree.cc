@@ -78,7 +78,7 @@ class TreeBuilder : public YAML::EventHandler {
   }
   void CheckTag(const YAML::Mark& m, const std::string& tag) {
     if (!tag.empty() && tag != "?" && tag != "!")
-      Fail(MarkOf(m, file_), "YAML tags (" + tag + ") are not supported");
+      Fail(MarkOf(m, file_), "YAML tags (" + QuoteToken(tag) + ") are not supported");
   }
 
   // Every value is valid UTF-8 without control characters (tab and newline allowed in text); a key or a
@@ -127,7 +127,7 @@ class TreeBuilder : public YAML::EventHandler {
     if (top.want_key) {
       if (n.kind != Node::Kind::kScalar) Fail(n.mark, "a key must be a plain string");
       if (ControlCharAt(n.scalar)) Fail(n.mark, "control character in a key");
-      if (top.node.Find(n.scalar)) Fail(n.mark, "duplicate key \"" + n.scalar + "\"");
+      if (top.node.Find(n.scalar)) Fail(n.mark, "duplicate key " + QuoteToken(n.scalar));
       top.key = std::move(n.scalar);
       top.key_mark = n.mark;
       top.want_key = false;
@@ -147,6 +147,14 @@ class TreeBuilder : public YAML::EventHandler {
   Node root_;
   bool has_root_ = false;
 };
+
+// yaml-cpp's message. Its text after ": ", when there is one, is the offending character or word of the file
+// ("unknown escape character: X", "bad YAML version: X"): that part is quoted, cut and escaped.
+std::string SyntaxMessage(const std::string& msg) {
+  const size_t sep = msg.find(": ");
+  return sep == std::string::npos ? TerminalSafe(msg)
+                                  : msg.substr(0, sep + 2) + QuoteToken(msg.substr(sep + 2));
+}
 
 }  // namespace
 
@@ -199,11 +207,16 @@ Node ParseTree(const std::string& text, const std::string& display_path) {
     parser.HandleNextDocument(builder);
   } catch (const YAML::Exception& e) {
     Mark m = MarkOf(e.mark, file);
-    throw FileError(display_path, m.line, m.col, "YAML syntax error: " + e.msg);
+    throw FileError(display_path, m.line, m.col, "YAML syntax error: " + SyntaxMessage(e.msg));
   }
   if (!builder.HasRoot()) throw FileError(display_path, 1, 1, "empty document");
   Node root = builder.TakeRoot();
   if (root.kind == Node::Kind::kNull) throw FileError(display_path, 1, 1, "empty document");
+  // Not a gpuprep document (a private key, a certificate read as YAML is one string): said without its text.
+  if (root.kind != Node::Kind::kMap)
+    throw FileError(
+        display_path, root.mark.line, root.mark.col,
+        "expected a gpuprep document (a map with apiVersion and kind), got " + KindName(root.kind));
   return root;
 }
 

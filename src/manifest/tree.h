@@ -36,10 +36,11 @@ std::string KindName(Node::Kind kind);
 // The largest manifest or profile gpuprep reads (the shipped ones are under 16 KiB).
 constexpr size_t kMaxManifestBytes = size_t{1} << 20;
 
-// Parses one YAML document. Throws gp::FileError on syntax errors (yaml-cpp's mark, made 1-based), on
-// duplicate keys, on non-scalar keys and on anchors/aliases/tags that gpuprep does not support, on invalid
-// UTF-8 and control characters (tab and newline allowed in values), on nesting deeper than 64, on a value
-// over 64 KiB, more than 100000 values, or a text over kMaxManifestBytes.
+// Parses one YAML document, a map (every gpuprep document is one). Throws gp::FileError on syntax errors
+// (yaml-cpp's mark, made 1-based), on a document that is not a map (without its text), on duplicate keys, on
+// non-scalar keys and on anchors/aliases/tags that gpuprep does not support, on invalid UTF-8 and control
+// characters (tab and newline allowed in values), on nesting deeper than 64, on a value over 64 KiB, more
+// than 100000 values, or a text over kMaxManifestBytes.
 Node ParseTree(const std::string& text, const std::string& display_path);
 
 // Deep merge for `extends:`: maps merge key by key (child wins), anything else is replaced by the child.

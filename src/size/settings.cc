@@ -109,7 +109,7 @@ E Pick(const Setting& s, const Choice<E> (&choices)[N]) {
     if (s.value == c.name) return c.value;
     names.push_back(c.name);
   }
-  std::string msg = "unknown value \"" + s.value + "\"";
+  std::string msg = "unknown value " + QuoteToken(s.value);
   if (auto guess = DidYouMean(s.value, names))
     msg += " (did you mean \"" + *guess + "\"?)";
   else
@@ -119,7 +119,7 @@ E Pick(const Setting& s, const Choice<E> (&choices)[N]) {
 
 long long Int(const Setting& s, long long lo, long long hi) {
   auto v = ParseUnsigned(s.value);
-  if (!v || s.value.size() > 19) s.origin.Fail("expected a whole number, got \"" + s.value + "\"");
+  if (!v || s.value.size() > 19) s.origin.Fail("expected a whole number, got " + QuoteToken(s.value));
   const auto n = static_cast<long long>(*v);
   if (n < lo || n > hi)
     s.origin.Fail("must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
@@ -131,7 +131,7 @@ double Real(const Setting& s, double lo, double hi) {
   char* end = nullptr;
   const double v = std::strtod(s.value.c_str(), &end);
   if (s.value.empty() || end != s.value.c_str() + s.value.size() || !std::isfinite(v))
-    s.origin.Fail("expected a number, got \"" + s.value + "\"");
+    s.origin.Fail("expected a number, got " + QuoteToken(s.value));
   if (v < lo || v > hi) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "must be between %g and %g, got ", lo, hi);
@@ -143,7 +143,7 @@ double Real(const Setting& s, double lo, double hi) {
 bool Bool(const Setting& s) {
   if (s.value == "true") return true;
   if (s.value == "false") return false;
-  s.origin.Fail("expected true or false, got \"" + s.value + "\"");
+  s.origin.Fail("expected true or false, got " + QuoteToken(s.value));
 }
 
 // "10%" or "0.1".
@@ -180,7 +180,7 @@ std::vector<std::string> Targets(const Setting& s) {
       if (it == kAlias.end()) {
         std::vector<std::string> known = order;
         known.insert(known.end(), {"all", "attention", "mlp"});
-        std::string msg = "unknown LoRA target \"" + name + "\"";
+        std::string msg = "unknown LoRA target " + QuoteToken(name);
         if (auto guess = DidYouMean(name, known))
           msg += " (did you mean \"" + *guess + "\"?)";
         else
@@ -208,10 +208,11 @@ bool MoeName(const std::string& name) {
 
 void Model(Task& t, const Setting& s) {
   if (MoeName(s.value))
-    s.origin.Fail("\"" + s.value + "\" is a mixture-of-experts model; gpuprep size models dense models only");
+    s.origin.Fail(QuoteToken(s.value) +
+                  " is a mixture-of-experts model; gpuprep size models dense models only");
   const Architecture* a = FindModel(s.value);
   if (!a) {
-    std::string msg = "unknown model \"" + s.value + "\"";
+    std::string msg = "unknown model " + QuoteToken(s.value);
     if (auto guess = DidYouMean(ToLower(s.value), ModelNames()))
       msg += " (did you mean \"" + *guess + "\"?)";
     else
@@ -245,7 +246,7 @@ void ApplyConstant(Task& t, const Setting& s) {
   uint64_t n = 0;
   if (k == "constants.cuda_context") {
     if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 40))
-      s.origin.Fail("expected a size such as 0.5GB or 512MiB, got \"" + s.value + "\"");
+      s.origin.Fail("expected a size such as 0.5GB or 512MiB, got " + QuoteToken(s.value));
     c.cuda_context = n;
   } else if (k == "constants.headroom") {
     c.headroom = Fraction(s);
@@ -261,7 +262,7 @@ void ApplyConstant(Task& t, const Setting& s) {
     c.host_buffer_factor = Real(s, 1, 4);
   } else if (k == "constants.zero_reduce_bucket" || k == "constants.zero3_prefetch_bucket") {
     if (!ParseCount(s.value, &n))
-      s.origin.Fail("expected a number of elements such as 5e8, got \"" + s.value + "\"");
+      s.origin.Fail("expected a number of elements such as 5e8, got " + QuoteToken(s.value));
     (k == "constants.zero_reduce_bucket" ? c.zero_reduce_bucket : c.zero3_prefetch_bucket) = n;
   }
 }
@@ -276,7 +277,7 @@ void ApplyHost(Task& t, const Setting& s) {
                           {"multimodal", WorkloadKind::kMultimodal}});
   } else if (k == "host.embedding_rows") {
     if (!ParseCount(s.value, &t.embedding_rows))
-      s.origin.Fail("expected a row count such as 1e9 or 50M, got \"" + s.value + "\"");
+      s.origin.Fail("expected a row count such as 1e9 or 50M, got " + QuoteToken(s.value));
   } else if (k == "host.embedding_dim") {
     t.embedding_dim = static_cast<int>(Int(s, 1, 65536));
   } else if (k == "host.embedding_bytes") {
@@ -287,7 +288,7 @@ void ApplyHost(Task& t, const Setting& s) {
     t.checkpoints_kept = static_cast<int>(Int(s, 0, 10000));
   } else if (k == "storage.dataset") {
     if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 60))
-      s.origin.Fail("expected a size such as 500GB or 2TB, got \"" + s.value + "\"");
+      s.origin.Fail("expected a size such as 500GB or 2TB, got " + QuoteToken(s.value));
     t.dataset_bytes = n;
   }
 }
@@ -374,7 +375,7 @@ void Apply(Task& t, const Setting& s) {
     t.config_path = s.value;
   } else if (k == "params") {
     if (!ParseCount(s.value, &t.params_override))
-      s.origin.Fail("expected a parameter count such as 7e9, 7.5B or 6738415616, got \"" + s.value + "\"");
+      s.origin.Fail("expected a parameter count such as 7e9, 7.5B or 6738415616, got " + QuoteToken(s.value));
   } else if (k == "architecture.layers")
     dim(&t.arch.layers, 10000);
   else if (k == "architecture.hidden")
@@ -461,13 +462,13 @@ void Apply(Task& t, const Setting& s) {
     t.dropout = Real(s, 0, 0.9);
   else if (k == "gpu_memory") {
     if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
-      s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got \"" + s.value + "\"");
+      s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got " + QuoteToken(s.value));
   } else if (StartsWith(k, "host.") || StartsWith(k, "storage."))
     ApplyHost(t, s);
   else if (StartsWith(k, "constants."))
     ApplyConstant(t, s);
   else
-    s.origin.Fail("unknown setting \"" + k + "\"");
+    s.origin.Fail("unknown setting " + QuoteToken(k));
 }
 
 }  // namespace gp::size

@@ -97,9 +97,8 @@ int CreateTemp(const std::string& host, std::string& tmp) {
 
 }  // namespace
 
-WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path) {
-  WriteTarget t{path, "", ""};
-  if (!UnderEtc(path)) return t;
+ResolvedPath ResolvePath(const Fs& fs, const std::string& path) {
+  ResolvedPath r;
   // Every component is followed, as the kernel would follow it: a linked directory (/etc/docker -> ...) leads
   // elsewhere as surely as a linked file. `done` is the resolved path so far ("" = "/"), `todo` what is left
   // (back() next).
@@ -107,7 +106,6 @@ WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path) {
   std::vector<std::string> todo = Components(path);
   std::reverse(todo.begin(), todo.end());
   int links = 0;
-  bool through_dir = false;
   while (!todo.empty()) {
     const std::string c = todo.back();
     todo.pop_back();
@@ -122,19 +120,29 @@ WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path) {
       done = next;
       continue;
     }
-    if (++links > 40) return {path, path, path + ": too many levels of symbolic links"};
-    through_dir = through_dir || !todo.empty();
+    if (++links > 40)
+      return {path, r.through_link, r.through_dir, path + ": too many levels of symbolic links"};
+    r.through_link = true;
+    r.through_dir = r.through_dir || !todo.empty();
     if ((*target)[0] == '/') done.clear();
     auto parts = Components(*target);
     todo.insert(todo.end(), parts.rbegin(), parts.rend());
   }
-  if (done.empty()) done = "/";
-  if (done == path) return t;
-  t.path = done;
+  r.path = done.empty() ? "/" : done;
+  return r;
+}
+
+WriteTarget ResolveWriteTarget(const Fs& fs, const std::string& path) {
+  WriteTarget t{path, "", ""};
+  if (!UnderEtc(path)) return t;
+  const ResolvedPath r = ResolvePath(fs, path);
+  if (!r.error.empty()) return {path, path, r.error};
+  if (r.path == path) return t;
+  t.path = r.path;
   t.link = path;
-  if (!UnderEtc(done))
+  if (!UnderEtc(r.path))
     t.error =
-        path + (through_dir ? " leads through a symbolic link to " : " is a symbolic link to ") + done +
+        path + (r.through_dir ? " leads through a symbolic link to " : " is a symbolic link to ") + r.path +
         ", outside /etc: gpuprep edits a linked system file only when the link stays inside /etc (put the "
         "file itself at " +
         path + ", or link it to a file under /etc)";

@@ -61,6 +61,17 @@ class Fs {
   virtual bool IsLive() const = 0;
 };
 
+// The file `path` (absolute) names once every symbolic link on the way is followed, the file's own or a
+// directory's, a chain of them too, with ".." taken from where the link before it leads (what realpath(3)
+// gives, but through `fs`: under --root, inside the tree). Components that do not exist are kept as written.
+struct ResolvedPath {
+  std::string path;           // absolute and normalised ("/" for the root); `path` itself on a loop
+  bool through_link = false;  // a symbolic link was followed
+  bool through_dir = false;   // ... one of them a directory's
+  std::string error;          // a loop: "PATH: too many levels of symbolic links" (more than 40 links)
+};
+ResolvedPath ResolvePath(const Fs& fs, const std::string& path);
+
 // Where a write of a system file gpuprep edits lands (WriteAtomic with keep_backup, and `plan --format sh`
 // alike). Under /etc every symbolic link on the way is followed, the file's own or a directory's, a chain of
 // them too (configuration management links such files): `path` becomes the file it finally names and `link`

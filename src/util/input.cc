@@ -435,4 +435,13 @@ std::string CheckRelativePath(std::string_view path) {
   return CheckPathParts("/" + std::string(path));
 }
 
+std::string QuoteToken(std::string_view token) {
+  if (token.size() <= kMaxQuotedBytes) return "\"" + TerminalSafe(token) + "\"";
+  size_t cut = kMaxQuotedBytes;
+  // Back to the first byte of the character the cut would split (a UTF-8 character has at most three
+  // continuation bytes).
+  for (int i = 0; i < 3 && cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80; ++i) --cut;
+  return "\"" + TerminalSafe(token.substr(0, cut)) + "\"...";
+}
+
 }  // namespace gp

@@ -76,4 +76,11 @@ std::string CheckConfinedPath(std::string_view path, const std::vector<std::stri
 // components, no trailing '/'), at most 255 bytes, made of [A-Za-z0-9._+~/-]; else the reason.
 std::string CheckRelativePath(std::string_view path);
 
+// The most of a token an error message quotes.
+inline constexpr size_t kMaxQuotedBytes = 40;
+// A value, key or name read from a file, for an error message: in double quotes, its first kMaxQuotedBytes
+// bytes at most (never half a UTF-8 character; `...` after the closing quote when cut) and TerminalSafe. An
+// error shows which token is wrong, never more of the file than that: `"abc"`, `"a\ex"`, `"0123...9"...`.
+std::string QuoteToken(std::string_view token);
+
 }  // namespace gp

@@ -72,9 +72,14 @@ TEST_CASE("extends errors", "[manifest]") {
       "2 " + kFixtureManifests +
           "toolkit-advisory.yaml:7:12: container toolkit 1.16.1 is affected by CVE-2024-0132, CVE-2024-0133 "
           "(fixed in 1.16.2)");
+  // Outside the stack's directory: refused before it is read (file_refs_test.cc has the whole rule).
+  const std::string up = ErrorOf(
+      [&] { m::ParseStack("apiVersion: gpuprep/v1\nkind: Stack\nextends: ../x.yaml\n", "s.yaml", ctx); });
+  CHECK(gp::StartsWith(up, "2 s.yaml:3:10: extends \"../x.yaml\": leads to /"));
+  CHECK(gp::EndsWith(up, "/ (the directory of the file that names it) and /etc/gpuprep/"));
   CHECK(ErrorOf([&] {
-          m::ParseStack("apiVersion: gpuprep/v1\nkind: Stack\nextends: ../x.yaml\n", "s.yaml", ctx);
-        }) == "2 s.yaml:3:10: extends \"../x.yaml\": cannot read ../x.yaml: no such file");
+          m::ParseStack("apiVersion: gpuprep/v1\nkind: Stack\nextends: x.yaml\n", "s.yaml", ctx);
+        }) == "2 s.yaml:3:10: extends \"x.yaml\": cannot read x.yaml: no such file");
   CHECK(ErrorOf([&] { m::LoadStack("no-such-stack", ctx); }) ==
         "2 no embedded stack or file named \"no-such-stack\" (embedded stacks: blackwell-r580-cuda13.0, "
         "blackwell-r580.173.02-cuda13.0.3, blackwell-r580.173.02-cuda13.0.3-nvlsm, hopper-r580-cuda13.0, "

@@ -94,7 +94,7 @@ TEST_CASE("header, syntax and document errors", "[manifest]") {
   CHECK(StackError(Edit("  name: t", "  name: &n t")) ==
         "2 stack.yaml:4:9: YAML anchors (&name) are not supported in gpuprep manifests");
   CHECK(StackError(Edit("  name: t", "  name: !!str t")) ==
-        "2 stack.yaml:4:9: YAML tags (tag:yaml.org,2002:str) are not supported");
+        "2 stack.yaml:4:9: YAML tags (\"tag:yaml.org,2002:str\") are not supported");
   CHECK(StackError(Edit("driver:\n  branch: 535\n  version: 535.129.03\n", "driver:\n")) ==
         "2 stack.yaml:7:1: missing required key \"driver\"");
   CHECK(StackError(Edit("kind: Stack\n", "kind: Stack\n? [a]\n: b\n")) ==

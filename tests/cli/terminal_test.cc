@@ -247,3 +247,30 @@ TEST_CASE("terminal: a snapshot that is not valid UTF-8 is one escaped error lin
     CheckClean(r, args.front());
   }
 }
+
+TEST_CASE("terminal: a launch that would hold a control or bidi character is refused, not printed",
+          "[cli][terminal]") {
+  // The command is printed to be copied and run: escaping would change it, so it is refused (exit 2) unless
+  // the format has escapes of its own that keep the value (YAML's double-quoted strings).
+  const std::string snap = FixturePath("snapshots/h100x2-runtime.json");
+  for (const std::string& value :
+       {std::string("a\xe2\x80\xae") + "b", std::string("a\xc2\x9b") + "2J", std::string("a\x1b[8m")}) {
+    for (const char* format : {"docker", "compose", "k8s"}) {
+      auto r = Gpuprep({"launch", "--host", snap, "--image", "nvcr.io/nvidia/pytorch:25.12-py3", "--format",
+                        format, "-e", "NOTE=" + value});
+      INFO(format << ": " << gp::TerminalSafe(r.err));
+      // A shell command is refused; YAML may write the value in its own escapes instead (the same value).
+      const bool shell = std::string(format) == "docker";
+      CHECK((r.code == 2 || (!shell && r.code == 0)));
+      if (r.code == 2) {
+        CHECK(r.out == "");
+        CHECK(r.err.find('\n') == r.err.size() - 1);
+      }
+      CheckClean(r, format);
+    }
+  }
+  auto ok = Gpuprep(
+      {"launch", "--host", snap, "--image", "nvcr.io/nvidia/pytorch:25.12-py3", "-e", "NOTE=caf\xc3\xa9"});
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("NOTE=caf\xc3\xa9") != std::string::npos);
+}

@@ -62,6 +62,10 @@ class MapFs : public gp::sys::Fs {
   gp::sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override {
     std::abort();
   }
+  gp::sys::OutputTarget OutputTargetOf(const std::string&) const override { std::abort(); }
+  gp::sys::WriteResult WriteOutput(const std::string&, const std::string&, unsigned, bool) override {
+    std::abort();
+  }
   gp::sys::WriteResult Rename(const std::string&, const std::string&) override { std::abort(); }
   gp::sys::WriteResult Remove(const std::string&) override { std::abort(); }
   gp::sys::WriteResult MakeDirs(const std::string&, unsigned) override { std::abort(); }

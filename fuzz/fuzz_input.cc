@@ -1,7 +1,7 @@
 // util/input.h and shell quoting: the checks that stand between outside values and a shell, an apt line,
 // a path or a terminal. Properties, not just "no crash":
 //  - ShellQuote then a POSIX shell's word splitting gives the word back (for words without NUL);
-//  - TerminalSafe output is valid UTF-8 with no control characters;
+//  - TerminalSafe output is valid UTF-8 with no control characters and no bidirectional controls;
 //  - ReplaceInvalidUtf8 output is valid UTF-8; a URL CheckUrl accepts has no user info or blanks;
 //  - a path CheckConfinedPath accepts has no "." or ".." component, no "//" and starts with the allowed
 //    directory.
@@ -97,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto bytes = gp::ParseBytes(in); bytes && *bytes >= (1ULL << 63)) std::abort();
 
   const std::string safe = gp::TerminalSafe(in);
-  if (gp::InvalidUtf8At(safe) || gp::ControlCharAt(safe)) std::abort();
+  if (gp::InvalidUtf8At(safe) || gp::ControlCharAt(safe) || gp::BidiControlAt(safe)) std::abort();
   size_t replaced = 0;
   const std::string fixed = gp::ReplaceInvalidUtf8(in, &replaced);
   if (gp::InvalidUtf8At(fixed)) std::abort();

@@ -1,8 +1,10 @@
-#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <mutex>
 #include <ostream>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -13,8 +15,30 @@
 namespace gp::cli {
 namespace {
 
+// The log's one sink: every message goes through TerminalSafe before it is formatted, since messages quote
+// paths, names, server answers and program output from outside. One line per message.
+class TerminalSafeSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit TerminalSafeSink(std::ostream& out) : out_(out) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const std::string safe = TerminalSafe(std::string_view(msg.payload.data(), msg.payload.size()));
+    spdlog::details::log_msg escaped = msg;
+    escaped.payload = spdlog::string_view_t(safe.data(), safe.size());
+    spdlog::memory_buf_t line;
+    formatter_->format(escaped, line);
+    out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+    out_.flush();
+  }
+  void flush_() override { out_.flush(); }
+
+ private:
+  std::ostream& out_;
+};
+
 void SetUpLogging(const Context& ctx) {
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(*ctx.err, /*force_flush=*/true);
+  auto sink = std::make_shared<TerminalSafeSink>(*ctx.err);
   auto logger = std::make_shared<spdlog::logger>("gpuprep", sink);
   if (ctx.opts.verbose) {
     logger->set_pattern("gpuprep: %H:%M:%S.%e %l: %v");

@@ -15,6 +15,7 @@
 #include "plan/planner.h"
 #include "sys/host_info.h"
 #include "util/error.h"
+#include "util/input.h"
 
 namespace gp::cli {
 namespace {
@@ -74,12 +75,12 @@ int RunApply(Context& ctx, apply::ApplyOptions& o) {
   seams.fresh_verify = true;  // a library this process loaded while probing is not the one just installed
 
   apply::ApplyOutput out;
-  out.say = [&ctx](const std::string& line) { *ctx.out << line << "\n"; };
+  out.say = [&ctx](const std::string& line) { *ctx.out << TerminalSafe(line) << "\n"; };
   if (ctx.err_is_tty && !ctx.opts.json && !ctx.opts.quiet) {
     out.progress = [&ctx](const std::string& line) {
       *ctx.err << "\rgpuprep: "
                << (line.rfind("pulling ", 0) == 0 || line.rfind("downloading ", 0) == 0 ? "" : "apt: ")
-               << line << "\033[K" << std::flush;
+               << TerminalSafe(line) << "\033[K" << std::flush;
     };
     out.progress_end = [&ctx] { *ctx.err << "\r\033[K" << std::flush; };
   }

@@ -7,8 +7,10 @@
 #include "cli/commands.h"
 #include "fleet/model.h"
 #include "fleet/render.h"
+#include "sys/fs.h"
 #include "sys/host_info.h"
 #include "util/error.h"
+#include "util/input.h"
 
 namespace gp::cli {
 namespace {
@@ -25,6 +27,12 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
     throw FlagError("--format", "must be text, markdown, json or html, not \"" + o.format + "\"");
   if (o.files.empty()) throw UsageError("fleet-report: name at least one doctor --json snapshot");
   if (o.files.size() > 100000) throw UsageError("fleet-report: more than 100000 snapshots");
+  const bool to_stdout = o.output.empty() || o.output == "-";
+  const std::string output = to_stdout ? "" : sys::AbsoluteFromCwd(o.output);
+  // A directory, a socket or a block device is refused before any snapshot is read.
+  if (!to_stdout)
+    if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(output); t.kind == sys::OutputKind::kRefused)
+      throw FlagError("--output", TerminalSafe(t.why));
   // One snapshot at a time: read, parsed into its Host (what the report keeps of it), its text dropped.
   std::vector<fleet::Host> hosts;
   hosts.reserve(o.files.size());
@@ -34,7 +42,6 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
     hosts.push_back(fleet::ParseSnapshot(*text, f));
   }
   fleet::Report r = fleet::BuildReport(std::move(hosts));
-  const bool to_stdout = o.output.empty() || o.output == "-";
   if (to_stdout && (format == "json" || format == "html")) {  // the large ones, written as they are made
     if (format == "json")
       fleet::RenderJson(r, *ctx.out);
@@ -49,8 +56,8 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
   if (to_stdout) {
     *ctx.out << out;
   } else {
-    auto w = ctx.local_fs->WriteAtomic(sys::AbsoluteFromCwd(o.output), out, 0644, /*keep_backup=*/false);
-    if (!w.ok) throw FlagError("--output", w.error);
+    auto w = ctx.local_fs->WriteOutput(output, out, 0644, /*wait_for_reader=*/true);
+    if (!w.ok) throw FlagError("--output", TerminalSafe(w.error));
   }
   return fleet::ExitCodeFor(r);
 }
@@ -62,7 +69,9 @@ void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "fleet-report", "One report from many hosts' doctor --json snapshots, grouped by finding");
   sub->add_option("--format", o->format, "text | markdown | json | html (a self-contained, filterable page)");
-  sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout");
+  sub->add_option(
+      "-o,--output", o->output,
+      "Write the report to FILE instead of stdout (a FIFO or a device is written, never replaced)");
   sub->add_option("snapshots", o->files, "doctor --json files, one per host")->required();
   sub->callback([&ctx, &exit_code, o] { exit_code = RunFleetReport(ctx, *o); });
 }

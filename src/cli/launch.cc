@@ -101,6 +101,21 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
   }
 }
 
+// A launch is printed to be copied and run as shown. A control character or a bidirectional control in it
+// (from a profile, a stack or a flag) would make what the terminal shows differ from what runs, and escaping
+// it would change the command: it is refused, naming the line (escaped).
+void RefuseUnshowable(const std::string& text) {
+  std::optional<size_t> at = ControlCharAt(text, /*allow_text=*/true);
+  if (const std::optional<size_t> bidi = BidiControlAt(text); bidi && (!at || *bidi < *at)) at = bidi;
+  if (!at) return;
+  const size_t begin = text.rfind('\n', *at) == std::string::npos ? 0 : text.rfind('\n', *at) + 1;
+  const std::string line = text.substr(begin, text.find('\n', *at) - begin);
+  throw UsageError(
+      "launch: a value holds a control or bidirectional character, which a terminal would not "
+      "show as it runs: " +
+      TerminalSafe(line.substr(0, 200)));
+}
+
 int RunLaunch(const LaunchFlags& f, Context& ctx) {
   launch::LaunchRequest req;
   auto opt = [&f](const char* name, const std::string& v) {
@@ -160,6 +175,7 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   in.live_fs = target.from_snapshot ? nullptr : probe_fs.get();
   const launch::RunConfig config = launch::Resolve(req, in);
   const std::string text = launch::Render(config, req.format);
+  RefuseUnshowable(text);
   if (!stack_reason.empty() && config.origins.at("image") == launch::Origin::kStack)
     spdlog::info("image from stack {}: {}", stack->name, stack_reason);
   for (const std::string& w : config.warnings) spdlog::warn("{}", w);

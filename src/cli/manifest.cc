@@ -212,8 +212,9 @@ void List(Context& ctx) {
   for (const auto& s : stacks) wn = std::max(wn, s.name.size()), wo = std::max(wo, OsList(s).size());
   auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
                  const std::string& e) {
-    *ctx.out << std::left << std::setw(static_cast<int>(wn)) << a << "  " << std::setw(static_cast<int>(wo))
-             << b << "  " << std::setw(8) << c << "  " << std::setw(7) << d << "  " << e << "\n";
+    *ctx.out << std::left << std::setw(static_cast<int>(wn)) << TerminalSafe(a) << "  "
+             << std::setw(static_cast<int>(wo)) << TerminalSafe(b) << "  " << std::setw(8) << TerminalSafe(c)
+             << "  " << std::setw(7) << TerminalSafe(d) << "  " << TerminalSafe(e) << "\n";
   };
   row("NAME", "OS", "DRIVER", "CUDA", "IMAGE");
   // A legacy stack is kept for hosts already on it and never picked without --manifest: say so on its row.
@@ -228,24 +229,24 @@ void List(Context& ctx) {
     row(s.name, OsList(s), DriverText(s), PinText(s.cuda.version), image);
   }
   if (host.choice)
-    *ctx.out << "\ndefault for a new host like this one: " << host.choice->name << ", " << host.choice->reason
-             << "\n";
+    *ctx.out << "\ndefault for a new host like this one: " << TerminalSafe(host.choice->name) << ", "
+             << TerminalSafe(host.choice->reason) << "\n";
   else
-    *ctx.out << "\nno default for this host: " << host.choice_error << "\n";
+    *ctx.out << "\nno default for this host: " << TerminalSafe(host.choice_error) << "\n";
   if (!host.site_stack.empty())
-    *ctx.out << "this host's site file: " << kSiteFile << " (stack " << host.site_stack
+    *ctx.out << "this host's site file: " << kSiteFile << " (stack " << TerminalSafe(host.site_stack)
              << "); doctor, plan and apply use it before the stack apply recorded\n";
   else if (!host.site_error.empty())
-    *ctx.out << "this host's site file: not usable (" << host.site_error << ")\n";
+    *ctx.out << "this host's site file: not usable (" << TerminalSafe(host.site_error) << ")\n";
   if (host.host_stack)
-    *ctx.out << "this host's stack: " << host.host_stack->record.stack << " ("
+    *ctx.out << "this host's stack: " << TerminalSafe(host.host_stack->record.stack) << " ("
              << (host.host_stack->converged ? "converged" : "the last apply, not finished") << ", "
              << apply::kStatusPath << "); doctor, plan and apply keep it until --manifest names another\n";
   else if (!host.host_stack_error.empty())
-    *ctx.out << "this host's stack: unknown (" << host.host_stack_error << ")\n";
+    *ctx.out << "this host's stack: unknown (" << TerminalSafe(host.host_stack_error) << ")\n";
 }
 
-// One "field  value  origin" line per value, in manifest order.
+// One "field  value  origin" line per value, in manifest order; values and origins (paths) escaped.
 void ShowText(const Stack& s, std::ostream& out) {
   std::vector<std::array<std::string, 3>> rows;
   auto origin = [&](const std::string& key) {
@@ -307,13 +308,13 @@ void ShowText(const Stack& s, std::ostream& out) {
   add("workload.min_shm_per_gpu", HumanBytes(s.workload.min_shm_per_gpu));
   if (s.workload.task) add("workload.task", s.workload.task->path);
 
-  out << "stack " << s.name << " (" << s.source << ")\n";
-  if (!s.extends_chain.empty()) out << "extends " << Join(s.extends_chain, " -> ") << "\n";
+  out << "stack " << TerminalSafe(s.name) << " (" << TerminalSafe(s.source) << ")\n";
+  if (!s.extends_chain.empty()) out << "extends " << TerminalSafe(Join(s.extends_chain, " -> ")) << "\n";
   size_t w = 0;
   for (const auto& r : rows) w = std::max(w, r[0].size());
   for (const auto& r : rows)
-    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << r[1] << "  # " << r[2]
-        << "\n";
+    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << TerminalSafe(r[1]) << "  # "
+        << TerminalSafe(r[2]) << "\n";
 }
 
 void Show(const std::string& spec, Context& ctx) {
@@ -357,7 +358,7 @@ void Validate(const std::string& path, Context& ctx) {
   if (ctx.opts.json)
     PrintJson(ctx, json{{"path", path}, {"ok", true}, {"kind", kind}}, -1);
   else
-    *ctx.out << path << ": ok (kind " << kind << ")\n";
+    *ctx.out << TerminalSafe(path) << ": ok (kind " << TerminalSafe(kind) << ")\n";
 }
 
 }  // namespace

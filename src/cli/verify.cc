@@ -14,6 +14,7 @@
 #include "layers/table.h"
 #include "plan/planner.h"
 #include "util/error.h"
+#include "util/input.h"
 
 namespace gp::cli {
 void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
@@ -44,8 +45,8 @@ void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
                      {"fix", r.fix ? nlohmann::json(*r.fix) : nlohmann::json(nullptr)}});
       char line[64];
       std::snprintf(line, sizeof line, "%-14s %-5s ", r.name.c_str(), verdict::StatusName(r.status));
-      table += line + r.detail + "\n";
-      if (r.fix) table += std::string(21, ' ') + "fix: " + *r.fix + "\n";
+      table += line + TerminalSafe(r.detail) + "\n";  // details quote program output
+      if (r.fix) table += std::string(21, ' ') + "fix: " + TerminalSafe(*r.fix) + "\n";
     }
     if (ctx.opts.json) {
       nlohmann::json doc = {

@@ -73,7 +73,7 @@ int ApplyFailOn(int rc, const std::vector<std::string>& fail_on, const watch::Su
 }
 
 // --prometheus FILE as an absolute path: a .prom name (the textfile collector reads no other) in an
-// existing directory.
+// existing directory, and nothing WriteOutput would refuse (a directory, a socket, a block device).
 std::string PromPath(Context& ctx, const std::string& flag) {
   if (flag.empty()) return "";
   std::string abs = sys::AbsoluteFromCwd(flag);
@@ -84,6 +84,8 @@ std::string PromPath(Context& ctx, const std::string& flag) {
   const std::string dir = abs.substr(0, abs.rfind('/'));
   if (!ctx.local_fs || !ctx.local_fs->IsDir(dir.empty() ? "/" : dir))
     throw FlagError("--prometheus", "\"" + TerminalSafe(flag) + "\": its directory does not exist");
+  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
+    throw FlagError("--prometheus", TerminalSafe(t.why));
   return abs;
 }
 

@@ -38,7 +38,9 @@ void WatchOutput::Redraw(const watch::Sample& s) {
 
 void WatchOutput::WriteProm(bool up) {
   if (prom_path_.empty() || !ctx_.local_fs) return;
-  const sys::WriteResult r = ctx_.local_fs->WriteAtomic(prom_path_, prom_.Render(up), 0644, false);
+  // A FIFO nobody reads is skipped (a warning), never waited for: the run goes on sampling.
+  const sys::WriteResult r =
+      ctx_.local_fs->WriteOutput(prom_path_, prom_.Render(up), 0644, /*wait_for_reader=*/false);
   if (!r.ok) spdlog::warn("--prometheus: cannot write {}: {}", prom_path_, r.error);
 }
 

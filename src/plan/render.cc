@@ -86,26 +86,30 @@ std::string Describe(const Action& a) {
 
 }  // namespace
 
+// Values found on the host (versions, a recorded stack, a file's lines in a diff) are escaped where printed.
 std::string RenderText(const Plan& plan) {
   std::ostringstream out;
-  out << "stack " << plan.stack << "\n";
+  const auto T = [](const std::string& s) { return TerminalSafe(s); };
+  out << "stack " << T(plan.stack) << "\n";
   if (!plan.move_from.empty()) {
-    out << "moving this host from stack " << plan.move_from << " (the stack it runs) to " << plan.stack
+    out << "moving this host from stack " << T(plan.move_from) << " (the stack it runs) to " << T(plan.stack)
         << ":\n";
     for (const auto& c : plan.move_changes)
-      out << "  " << c.field << ": " << (c.from.empty() ? "-" : c.from) << " -> "
-          << (c.to.empty() ? "-" : c.to) << "\n";
+      out << "  " << T(c.field) << ": " << (c.from.empty() ? "-" : T(c.from)) << " -> "
+          << (c.to.empty() ? "-" : T(c.to)) << "\n";
     if (plan.move_changes.empty()) out << "  no pinned value changes\n";
   }
   for (const auto& l : plan.layers) {
     char line[64];
     std::snprintf(line, sizeof line, "  %-14s %-8s ", l.name.c_str(), DecisionName(l.kind));
     out << line;
-    if (!l.wanted.empty()) out << l.wanted << " (found: " << (l.found.empty() ? "none" : l.found) << ") ";
-    out << l.detail << "\n";
+    if (!l.wanted.empty())
+      out << T(l.wanted) << " (found: " << (l.found.empty() ? "none" : T(l.found)) << ") ";
+    out << T(l.detail) << "\n";
   }
-  if (!plan.left_alone.empty()) out << "left alone (not selected): " << Join(plan.left_alone, ", ") << "\n";
-  for (const auto& b : plan.blockers) out << "blocked: " << b << "\n";
+  if (!plan.left_alone.empty())
+    out << "left alone (not selected): " << T(Join(plan.left_alone, ", ")) << "\n";
+  for (const auto& b : plan.blockers) out << "blocked: " << T(b) << "\n";
   if (plan.reboot)
     out << "reboot: the new driver loads only after a reboot (apply exits 3; with --reboot it reboots, and "
            "resumes after the boot)\n";
@@ -115,11 +119,11 @@ std::string RenderText(const Plan& plan) {
   }
   int n = 0;
   for (const auto& s : plan.steps) {
-    out << ++n << ". " << s.title << " [" << s.id << "]\n";
+    out << ++n << ". " << T(s.title) << " [" << T(s.id) << "]\n";
     for (const auto& a : s.actions) {
-      out << "     " << Describe(a) << "\n";
+      out << "     " << T(Describe(a)) << "\n";
       for (const auto& line : Split(a.diff, '\n'))
-        if (!line.empty()) out << "       " << line << "\n";
+        if (!line.empty()) out << "       " << T(line) << "\n";
     }
   }
   return out.str();

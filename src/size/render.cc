@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "size/format.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::size {
@@ -22,9 +23,9 @@ std::string Describe(const Task& t, const Estimate& e) {
       std::string(Name(t.strategy)) + " on " + std::to_string(t.gpus) + " GPU" + (t.gpus > 1 ? "s" : "");
   if (t.tp > 1) par += ", tp " + std::to_string(t.tp);
   if (t.pp > 1) par += ", pp " + std::to_string(t.pp);
-  std::string s = e.model + ": " + method + ", " + Name(t.precision) + ", " + Name(t.optimizer) +
-                  (t.offload != Offload::kNone ? std::string(" (offload ") + Name(t.offload) + ")" : "") +
-                  ", " + par;
+  std::string s =
+      TerminalSafe(e.model) + ": " + method + ", " + Name(t.precision) + ", " + Name(t.optimizer) +
+      (t.offload != Offload::kNone ? std::string(" (offload ") + Name(t.offload) + ")" : "") + ", " + par;
   s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
        ", checkpointing " + Name(t.checkpointing) +
        (t.flash_attention ? ", flash attention" : ", eager attention") +
@@ -62,7 +63,7 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
     row(term.label, term.estimated ? GbNum(term.bytes) : "not estimated");
     if (verbose) {
       out << "      = " << term.formula << "\n";
-      out << "      source: " << term.source << "\n";
+      out << "      source: " << TerminalSafe(term.source) << "\n";
     }
   }
   out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12)
@@ -87,7 +88,7 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
   }
   if (!e.notes.empty()) {
     out << "\nnotes:\n";
-    for (const auto& n : e.notes) out << "  - " << n << "\n";
+    for (const auto& n : e.notes) out << "  - " << TerminalSafe(n) << "\n";
   }
   if (!verbose) out << "\n(--verbose shows each term's formula and source)\n";
   return out.str();

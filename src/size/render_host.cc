@@ -6,6 +6,7 @@
 
 #include "size/format.h"
 #include "size/render_servers.h"
+#include "util/input.h"
 
 namespace gp::size {
 namespace {
@@ -70,22 +71,24 @@ std::string RenderHostNeedText(const Task& t, const Recommendation& r, bool verb
   return out.str();
 }
 
+// A snapshot's hostname, GPU names and the texts made from them are another host's word: each is escaped
+// where it is printed (util/input.h, TerminalSafe).
 std::string RenderVerdictsText(const std::vector<HostVerdict>& v) {
   std::ostringstream out;
   for (const HostVerdict& h : v) {
-    out << h.label << " (" << h.summary << "): " << VerdictWord(h);
+    out << TerminalSafe(h.label) << " (" << TerminalSafe(h.summary) << "): " << VerdictWord(h);
     if (h.shortfall > 0) out << ", short by " << Gb(h.shortfall) << " per GPU";
     out << "\n";
     for (const HostItem& i : h.items) {
-      out << "  " << i.what << ": " << i.status;
-      if (!i.have.empty()) out << ", has " << i.have;
-      if (!i.need.empty()) out << ", needs " << i.need;
-      if (!i.detail.empty()) out << " (" << i.detail << ")";
+      out << "  " << TerminalSafe(i.what) << ": " << TerminalSafe(i.status);
+      if (!i.have.empty()) out << ", has " << TerminalSafe(i.have);
+      if (!i.need.empty()) out << ", needs " << TerminalSafe(i.need);
+      if (!i.detail.empty()) out << " (" << TerminalSafe(i.detail) << ")";
       out << "\n";
     }
-    for (const std::string& n : h.notes) out << "  note: " << n << "\n";
+    for (const std::string& n : h.notes) out << "  note: " << TerminalSafe(n) << "\n";
     if (h.option)
-      for (const std::string& f : h.option->flags) out << "  " << f << "\n";
+      for (const std::string& f : h.option->flags) out << "  " << TerminalSafe(f) << "\n";
   }
   if (v.size() > 1) {
     const auto fit = std::count_if(v.begin(), v.end(), [](const HostVerdict& h) { return h.fits; });

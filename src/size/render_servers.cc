@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "size/format.h"
+#include "util/input.h"
 
 namespace gp::size {
 namespace {
@@ -74,7 +75,7 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     return out.str();
   }
   const bool priced = costs.Any();
-  const std::string cur = costs.currency.empty() ? "" : " " + costs.currency;
+  const std::string cur = costs.currency.empty() ? "" : " " + TerminalSafe(costs.currency);
   out << "SERVERS THAT FIT: the smallest configuration per board, its per-GPU need against the memory "
          "nvidia-smi "
          "reports\n";

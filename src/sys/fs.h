@@ -14,6 +14,20 @@ struct SpaceInfo {
   uint64_t avail_bytes = 0;
 };
 
+// What a path a user names for output is (fleet-report -o, watch --prometheus), and so how
+// Fs::WriteOutput writes it.
+enum class OutputKind {
+  kFile,        // a regular file, or nothing yet: replaced atomically (WriteAtomic, no backup)
+  kNode,        // a FIFO or a character device: opened and written where it is; no rename, no backup
+  kDescriptor,  // a process's open descriptor, through any links (/proc/self/fd/N, /dev/stdout, /dev/fd/N):
+                // opened and written where it is; a regular file behind it is appended to (as ">>" would)
+  kRefused,     // a directory, a socket, a block device, or a descriptor that is not open: `why` says which
+};
+struct OutputTarget {
+  OutputKind kind = OutputKind::kFile;
+  std::string why;  // kRefused only: one line, "PATH is a directory; name a regular file ..."
+};
+
 // The outcome of a write. ok==false carries a one-line reason (errno text and the path).
 struct WriteResult {
   bool ok = true;
@@ -48,6 +62,16 @@ class Fs {
   // out of /etc is refused. Without it (gpuprep's own files) PATH itself is replaced, as rename(2) does.
   virtual WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode = 0644,
                                   bool keep_backup = true) = 0;
+  // What `path` is as an output a user named (OutputKind); follows links. Asked before a long run, so a path
+  // that would be refused is refused before anything else happens.
+  virtual OutputTarget OutputTargetOf(const std::string& path) const = 0;
+  // The one writer of a path a user names for output: as OutputTargetOf says, a regular file or nothing is
+  // replaced atomically with `mode`, a FIFO, a character device or a descriptor is opened and written where
+  // it is and stays what it was, and anything else is refused (ok false, `error` the one line). Opening a
+  // FIFO waits for a reader when `wait_for_reader` (as a shell's ">" does); otherwise a FIFO nobody reads
+  // is an error and nothing waits. A reader that leaves mid-write is an error, not SIGPIPE.
+  virtual WriteResult WriteOutput(const std::string& path, const std::string& contents, unsigned mode,
+                                  bool wait_for_reader) = 0;
   // Moves a file aside (rename); used to retire conflicting apt lists with a backup.
   virtual WriteResult Rename(const std::string& from, const std::string& to) = 0;
   virtual WriteResult Remove(const std::string& path) = 0;  // like rm -f: ok when already absent
@@ -104,6 +128,9 @@ class DiskFs : public Fs {
   std::optional<SpaceInfo> Space(const std::string& path) const override;
   WriteResult WriteAtomic(const std::string& path, const std::string& contents, unsigned mode,
                           bool keep_backup) override;
+  OutputTarget OutputTargetOf(const std::string& path) const override;
+  WriteResult WriteOutput(const std::string& path, const std::string& contents, unsigned mode,
+                          bool wait_for_reader) override;
   WriteResult Rename(const std::string& from, const std::string& to) override;
   WriteResult Remove(const std::string& path) override;
   WriteResult MakeDirs(const std::string& path, unsigned mode) override;

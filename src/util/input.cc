@@ -48,6 +48,8 @@ size_t SequenceAt(std::string_view s, size_t i, uint32_t* cp = nullptr) {
 
 bool IsControl(uint32_t cp) { return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F); }
 
+bool IsBidiControl(uint32_t cp) { return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069); }
+
 bool PathChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
          c == '+' || c == '~' || c == '-' || c == '/';
@@ -162,6 +164,16 @@ std::optional<size_t> ControlCharAt(std::string_view s, bool allow_text) {
   return std::nullopt;
 }
 
+std::optional<size_t> BidiControlAt(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t n = SequenceAt(s, i, &cp);
+    if (n != 0 && IsBidiControl(cp)) return i;
+    i += n == 0 ? 1 : n;
+  }
+  return std::nullopt;
+}
+
 std::string TerminalSafe(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -169,7 +181,7 @@ std::string TerminalSafe(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = 0;
     const size_t n = SequenceAt(s, i, &cp);
-    if (n == 0 || IsControl(cp)) {
+    if (n == 0 || IsControl(cp) || IsBidiControl(cp)) {
       switch (n == 0 ? 0x100 : cp) {
         case '\n':
           out += "\\n";

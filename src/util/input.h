@@ -21,8 +21,17 @@ std::string ReplaceInvalidUtf8(std::string_view s, size_t* replaced = nullptr);
 // `allow_text` permits tab and newline (multi-line descriptions). nullopt when there is none.
 std::optional<size_t> ControlCharAt(std::string_view s, bool allow_text = false);
 
-// `s` made safe to print on a terminal, one line: control characters become \n, \t, \r, \e or \xNN,
-// ill-formed UTF-8 bytes \xNN, and a backslash stays a backslash. Printable text is unchanged.
+// Offset of the first bidirectional formatting control: LRE, RLE, PDF, LRO, RLO (U+202A..U+202E) and LRI,
+// RLI, FSI, PDI (U+2066..U+2069), which reorder the text after them on screen (Unicode UAX #9, section 2).
+// nullopt when there is none.
+std::optional<size_t> BidiControlAt(std::string_view s);
+
+// `s` made safe to print on a terminal, one line, in one escape form: the control characters (C0, DEL and
+// C1) and the bidirectional formatting controls above are escaped, as \n, \t, \r and \e for those four and
+// otherwise as the bytes that encode the character, \xNN each in upper-case hex (U+009B is \xC2\x9B, U+202E
+// is \xE2\x80\xAE); a byte that is not well-formed UTF-8 is \xNN too. A backslash stays a backslash, and
+// everything else is unchanged. Every text gpuprep prints from outside (snapshots, recordings, probed files,
+// program output, manifests, server answers) goes through it.
 std::string TerminalSafe(std::string_view s);
 
 // A name gpuprep passes on (stack, repository, component, OS id): [A-Za-z0-9][A-Za-z0-9._+~-]{0,127}.

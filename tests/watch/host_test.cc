@@ -30,6 +30,12 @@ class SwitchFs : public sys::Fs {
   sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override {
     return {false, "read-only", ""};
   }
+  sys::OutputTarget OutputTargetOf(const std::string&) const override {
+    return {sys::OutputKind::kRefused, "read-only"};
+  }
+  sys::WriteResult WriteOutput(const std::string&, const std::string&, unsigned, bool) override {
+    return {false, "read-only", ""};
+  }
   sys::WriteResult Rename(const std::string&, const std::string&) override {
     return {false, "read-only", ""};
   }

@@ -13,6 +13,10 @@ TEST_CASE("prom: label values are escaped and one line", "[watch][prom]") {
   CHECK(v.find('\n') == std::string::npos);
   CHECK(v.find('\x1b') == std::string::npos);
   CHECK(v.find('\xff') == std::string::npos);
+  // A bidi override is escaped like a control character; the escape's backslashes are escaped in turn, so
+  // the label stays valid in the exposition format and reads back as the escape.
+  CHECK(watch::PromLabelValue("H100\xe2\x80\xae"
+                              "x") == "H100\\\\xE2\\\\x80\\\\xAEx");
 }
 
 TEST_CASE("prom: one file per window with the GPU labels, up 0 at the end", "[watch][prom]") {

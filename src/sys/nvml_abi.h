@@ -45,10 +45,11 @@ inline constexpr unsigned kArchHopper = 9;
 inline constexpr unsigned kArchUnknown = 0xffffffffu;
 
 // Field ids (NVML_FI_DEV_*).
-inline constexpr unsigned kFiPerfPolicyPower = 74;          // = CLOCKS_EVENT_REASON_SW_POWER_CAP, ns
-inline constexpr unsigned kFiPerfPolicySyncBoost = 76;      // = CLOCKS_EVENT_REASON_SYNC_BOOST, ns
-inline constexpr unsigned kFiNvlinkSpeedMbpsCommon = 90;    // "Common NVLink Speed in MBps for active links"
-inline constexpr unsigned kFiNvlinkLinkCount = 91;          // "Number of NVLinks present on the device"
+inline constexpr unsigned kFiPerfPolicyPower = 74;        // = CLOCKS_EVENT_REASON_SW_POWER_CAP, ns
+inline constexpr unsigned kFiPerfPolicySyncBoost = 76;    // = CLOCKS_EVENT_REASON_SYNC_BOOST, ns
+inline constexpr unsigned kFiNvlinkSpeedMbpsCommon = 90;  // "Common NVLink Speed in MBps for active links"
+inline constexpr unsigned kFiNvlinkLinkCount = 91;        // "Number of NVLinks present on the device"
+inline constexpr unsigned kFiNvlinkGetState = 165;        // "NVLink State - Active,Inactive"; scopeId = link
 inline constexpr unsigned kFiNvlinkThroughputDataTx = 138;  // KiB, cumulative; scopeId UINT_MAX = all links
 inline constexpr unsigned kFiNvlinkThroughputDataRx = 139;
 inline constexpr unsigned kFiPcieCountTxBytes = 197;  // bytes, cumulative, "Value can be wrapped"

@@ -142,6 +142,7 @@ class Session : public NvmlSession {
 
  private:
   void Facts(Dev& d);
+  std::optional<unsigned> ActiveNvlinks(Device handle, unsigned links);
 
   std::shared_ptr<const Shared> sh_;
   const Api& api_;
@@ -170,6 +171,26 @@ std::string Session::OpenDevices() {
     devs_.push_back(std::move(d));
   }
   return "";
+}
+
+// The links whose state (field 165, scopeId = the link) is active, as NCCL reads them on SM 9.0 and newer
+// (github.com/NVIDIA/nccl, src/graph/xml.cc); unset when no link answers.
+std::optional<unsigned> Session::ActiveNvlinks(Device handle, unsigned links) {
+  constexpr unsigned kMaxLinks = 64;
+  if (links == 0 || !api_.fields) return std::nullopt;
+  std::vector<nvml::FieldValue> f(std::min(links, kMaxLinks));
+  for (unsigned l = 0; l < f.size(); ++l) {
+    f[l].field_id = nvml::kFiNvlinkGetState;
+    f[l].scope_id = l;
+  }
+  if (api_.fields(handle, static_cast<int>(f.size()), f.data()) != nvml::kSuccess) return std::nullopt;
+  std::optional<unsigned> active;
+  for (const nvml::FieldValue& v : f) {
+    unsigned bits = 0;
+    if (v.nvml_return != nvml::kSuccess) continue;
+    if (auto state = Unsigned(v, &bits)) active = active.value_or(0) + (*state == 1 ? 1 : 0);  // ENABLED
+  }
+  return active;
 }
 
 void Session::Facts(Dev& d) {
@@ -205,6 +226,7 @@ void Session::Facts(Dev& d) {
       if (f[1].nvml_return == nvml::kSuccess)
         if (auto v = Unsigned(f[1], &bits)) g.nvlink_links = static_cast<unsigned>(*v);
     }
+    g.nvlink_active_links = ActiveNvlinks(d.handle, g.nvlink_links.value_or(0));
     for (const FieldSlot& slot : kTickFields) {
       nvml::FieldValue v{};
       v.field_id = slot.id;

@@ -28,6 +28,7 @@ struct NvmlGpu {
   std::optional<unsigned> sm_clock_max_mhz;        // nvmlDeviceGetMaxClockInfo(SM)
   std::optional<unsigned> nvlink_links;            // field 91
   std::optional<unsigned> nvlink_speed_mbps;       // field 90: per link, MB/s (read as one direction)
+  std::optional<unsigned> nvlink_active_links;     // links whose state (field 165) is active; unset: unknown
   std::optional<unsigned> pcie_max_generation;     // nvmlDeviceGetMaxPcieLinkGeneration
   std::optional<unsigned> pcie_max_width;          // nvmlDeviceGetMaxPcieLinkWidth
   bool gpm_supported = false;                      // nvmlGpmQueryDeviceSupport: isSupportedDevice

@@ -114,6 +114,7 @@ J SampleJson(const Sample& s) {
     o["memory_total_bytes"] = Opt(g.memory_total_bytes);
     for (const DoubleField& f : kDoubles)
       if (std::string(f.key) != "duty_pct") o[f.key] = Opt(g.*(f.member));
+    o["nvlink_peak_source"] = Opt(g.nvlink_peak_source);
     o["sm_clock_mhz"] = Opt(g.sm_clock_mhz);
     o["sm_clock_max_mhz"] = Opt(g.sm_clock_max_mhz);
     o["clock_event_reasons"] = Opt(g.clock_event_reasons);
@@ -206,7 +207,13 @@ J SummaryJson(const Summary& s) {
   for (const GpuSummary& g : s.gpus) {
     J w = J::object();
     for (const auto& [k, n] : g.windows) w[k] = n;
-    gpus.push_back({{"gpu", IdJson(g.gpu)}, {"name", g.name}, {"windows", w}, {"gaps", g.gaps}});
+    J closest = J::object();
+    for (const auto& [k, n] : g.unclassified_closest) closest[k] = n;
+    gpus.push_back({{"gpu", IdJson(g.gpu)},
+                    {"name", g.name},
+                    {"windows", w},
+                    {"unclassified_closest", closest},
+                    {"gaps", g.gaps}});
   }
   J lost = J::array();
   for (const LostGpu& l : s.lost_gpus)

@@ -126,6 +126,13 @@ GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
     r.Fail(where + ".state", "must be ok, gap or lost");
   for (const DoubleField& f : kDoubles)
     g.*(f.member) = r.OptNumber(o, f.key, where, f.key == std::string("duty_pct") ? 100 : 1e18);
+  if (r.Has(o, "nvlink_peak_source")) {
+    const std::string source = r.String(o.at("nvlink_peak_source"), where + ".nvlink_peak_source");
+    if (source != kNvlinkPeakActiveLinks && source != kNvlinkPeakLinksPresent)
+      r.Fail(where + ".nvlink_peak_source",
+             std::string("must be ") + kNvlinkPeakActiveLinks + ", " + kNvlinkPeakLinksPresent + " or null");
+    g.nvlink_peak_source = source;
+  }
   g.duty_samples = r.OptUnsigned<unsigned>(o, "duty_samples", where, 1u << 20).value_or(0);
   g.duty_zero_samples = r.OptUnsigned<unsigned>(o, "duty_zero_samples", where, g.duty_samples).value_or(0);
   if (r.Has(o, "duty_buffer_empty"))

@@ -5,6 +5,18 @@
 #include "watch/duration.h"
 
 namespace gp::watch {
+namespace {
+
+// "rule: condition, condition": the rule an unclassified window came closest to and what it failed.
+std::string ClosestKey(const Verdict& v) {
+  std::string key = v.evidence.value("closest_rule", std::string("none")) + ":";
+  const auto failed = v.evidence.find("failed_conditions");
+  if (failed != v.evidence.end())
+    for (const auto& c : *failed) key += (key.back() == ':' ? " " : ", ") + c.value("name", std::string());
+  return key;
+}
+
+}  // namespace
 
 void Judge::AddNote(const std::string& note) {
   if (std::find(summary_.notes.begin(), summary_.notes.end(), note) == summary_.notes.end())
@@ -28,6 +40,7 @@ void Judge::Count(std::vector<Verdict>& verdicts) {
       if (v.gpu.index != g.gpu.index) continue;
       v.jobs = keys;
       time.emplace_back(VerdictName(v.kind), static_cast<double>(window_ms_) / n);
+      if (v.kind == VerdictKind::kUnclassified) ++g.unclassified_closest[ClosestKey(v)];
     }
     if (n == 0 && !lost) time.emplace_back("unclassified", static_cast<double>(window_ms_));
     for (const auto& [name, ms] : time) {

@@ -1,9 +1,9 @@
 #include "watch/rules.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
+#include "watch/checks.h"
+#include "watch/evidence.h"
 #include "watch/window.h"
 
 namespace gp::watch {
@@ -11,105 +11,44 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-double Round(double v, int digits) {
-  const double f = std::pow(10.0, digits);
-  return std::round(v * f) / f;
-}
-J Num(const std::optional<double>& v, int digits = 3) { return v ? J(Round(*v, digits)) : J(nullptr); }
-
-std::string Pct(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f%%", v);
-  return b;
-}
-std::string Fixed(double v, int digits) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
-
 bool Sustained(unsigned ticks, unsigned n, const Thresholds& t) {
   return n > 0 && static_cast<double>(ticks) >= t.sustained_ratio * n;
 }
 
-// The evidence every verdict carries (null where not known), so scripts read one shape.
-J BaseEvidence(const GpuWindow& w) {
-  J e = J::object();
-  e["samples"] = w.samples;
-  e["gaps"] = w.gaps;
-  e["duty_mean_pct"] = Num(w.duty_pct.Get(), 1);
-  e["duty_zero_ratio"] = Num(w.DutyZeroRatio());
-  e["gpu_util_ge_90_ratio"] =
-      w.duty_pct.n ? J(Round(static_cast<double>(w.busy_duty_ticks) / w.duty_pct.n, 3)) : J(nullptr);
-  e["power_mean_w"] = Num(w.power_w.Get(), 1);
-  e["power_limit_enforced_w"] = Num(w.power_limit_w.Get(), 1);
-  e["power_limit_default_w"] = Num(w.power_limit_default_w, 1);
-  e["power_ratio"] = Num(w.power_ratio.Get());
-  e["energy_j"] = w.have_energy ? J(Round(w.energy_j, 1)) : J(nullptr);
-  e["sm_clock_mean_mhz"] = Num(w.sm_clock_mhz.Get(), 0);
-  e["sm_active_ratio"] = Num(w.sm_active.Get());
-  e["sm_occupancy_ratio"] = Num(w.sm_occupancy.Get());
-  e["tensor_active_ratio"] = Num(w.tensor_active.Get());
-  e["dram_active_ratio"] = Num(w.dram_active.Get());
-  e["nvlink_tx_bytes_per_s"] = Num(w.nvlink_tx.Get(), 0);
-  e["nvlink_rx_bytes_per_s"] = Num(w.nvlink_rx.Get(), 0);
-  e["pcie_tx_bytes_per_s"] = Num(w.pcie_tx.Get(), 0);
-  e["pcie_rx_bytes_per_s"] = Num(w.pcie_rx.Get(), 0);
-  e["traffic_peak_ratio"] = Num(w.TrafficRatio());
-  e["processes"] = w.max_processes;
-  e["pids"] = w.pids;
-  e["memory_used_bytes"] = w.max_memory_used ? J(*w.max_memory_used) : J(nullptr);
-  const HostStats& h = w.host;
-  e["host_attributable"] = h.attributable;
-  e["loaders"] = h.loaders;
-  e["loader_cpu_pct"] = Num(h.loader_cpu_pct.Get(), 1);
-  e["loader_cpus_available"] = Num(h.loader_cpus_available.Get(), 2);
-  e["loaders_saturated_ratio"] =
-      h.ticks ? J(Round(static_cast<double>(h.saturated_ticks) / h.ticks, 3)) : J(nullptr);
-  e["loaders_io_blocked_ratio"] =
-      h.ticks ? J(Round(static_cast<double>(h.blocked_ticks) / h.ticks, 3)) : J(nullptr);
-  e["main_thread_cpu_pct"] = Num(h.main_thread_cpu_pct.Get(), 1);
-  e["psi_cpu_some_avg10_pct"] = Num(h.psi_cpu_some.Get(), 2);
-  e["psi_io_some_avg10_pct"] = Num(h.psi_io_some.Get(), 2);
-  e["host_cpu_busy_pct"] = Num(h.host_cpu_busy_pct.Get(), 1);
-  e["cgroup_throttled_ms"] = Num(h.cgroup_throttled_ms, 1);
-  return e;
-}
+// What every rule of one GPU's window reads: the window, the other GPUs', and the group facts.
+struct RuleInput {
+  const GpuWindow& g;
+  const CommView& comm;
+  long long start, end;
+  const Thresholds& t;
+  bool gpm;
+};
 
-Verdict Make(const GpuWindow& w, long long start, long long end, VerdictKind kind, Confidence c,
-             std::string detail) {
+Verdict Make(const RuleInput& in, VerdictKind kind, Confidence c, std::string detail) {
   Verdict v;
-  v.gpu = w.id;
-  v.start_ms = start;
-  v.end_ms = end;
+  v.gpu = in.g.id;
+  v.start_ms = in.start;
+  v.end_ms = in.end;
   v.kind = kind;
   v.confidence = c;
   v.detail = std::move(detail);
-  v.evidence = BaseEvidence(w);
+  v.evidence = BaseEvidence(in.g);
   v.fix = FixFor(kind);
   return v;
 }
 
-bool InputEvidence(const GpuWindow& w, const Thresholds& t) {
-  const HostStats& h = w.host;
-  if (h.loaders == 0 && h.attributable)
-    return Sustained(h.main_busy_ticks, h.ticks, t);  // loading in the main process
-  return Sustained(std::max(h.saturated_ticks, h.blocked_ticks), h.ticks, t) ||
-         Sustained(h.saturated_ticks + h.blocked_ticks, h.ticks, t);
-}
-
 std::string InputDetail(const GpuWindow& w, const Thresholds& t) {
   const HostStats& h = w.host;
-  std::string d = "duty cycle " + Pct(w.duty_pct.Get().value_or(0)) + " with " +
-                  Pct(100 * w.DutyZeroRatio().value_or(0)) + " of samples at 0";
+  std::string d = "duty cycle " + PctText(w.duty_pct.Get().value_or(0)) + " with " +
+                  PctText(100 * w.DutyZeroRatio().value_or(0)) + " of samples at 0";
   if (!h.attributable)
     return d + "; the GPU processes are not visible here, and the host's CPUs are saturated";
   if (h.loaders == 0)
     return d + "; no pt_data_worker loaders, the main thread at " +
-           Pct(h.main_thread_cpu_pct.Get().value_or(0)) + " of a core loads the data itself";
+           PctText(h.main_thread_cpu_pct.Get().value_or(0)) + " of a core loads the data itself";
   d += "; " + std::to_string(h.loaders) + " pt_data_worker loaders use " +
-       Pct(h.loader_cpu_pct.Get().value_or(0)) + " of a core together, " +
-       Fixed(h.loader_cpus_available.Get().value_or(0), 1) + " CPUs available to them";
+       PctText(h.loader_cpu_pct.Get().value_or(0)) + " of a core together, " +
+       FixedText(h.loader_cpus_available.Get().value_or(0), 1) + " CPUs available to them";
   if (Sustained(h.blocked_ticks, h.ticks, t) && !Sustained(h.saturated_ticks, h.ticks, t))
     d += ", blocked on I/O";
   return d;
@@ -125,6 +64,80 @@ bool Spinning(const GpuWindow& w, const Thresholds& t) {
   if (auto r = w.TrafficRatio(); r && *r >= t.traffic_none_ratio) return false;
   if (w.tensor_active.Get() && *w.tensor_active.Get() >= t.idle_sm_active) return false;
   return w.max_processes > 0 || w.max_memory_used.value_or(0) >= t.held_memory_bytes;
+}
+
+// The group of ranks spinning together (two or more), and the rank with a process whose duty is far below
+// theirs: the one they wait for.
+struct SpinGroup {
+  std::vector<size_t> members;
+  std::optional<size_t> straggler;
+  bool Has(size_t i) const {
+    return members.size() >= 2 && std::find(members.begin(), members.end(), i) != members.end();
+  }
+};
+
+SpinGroup FindSpinGroup(const std::vector<GpuWindow>& w, const Thresholds& t) {
+  SpinGroup s;
+  for (size_t i = 0; i < w.size(); ++i)
+    if (Spinning(w[i], t)) s.members.push_back(i);
+  if (s.members.size() < 2) return s;
+  double group = 0;
+  for (size_t i : s.members) group += *w[i].duty_pct.Get();
+  group /= static_cast<double>(s.members.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (s.Has(i) || w[i].lost || w[i].ok == 0 || w[i].max_processes == 0) continue;
+    const double duty = w[i].duty_pct.Get().value_or(0);
+    if (duty <= group - t.straggler_duty_gap_pct &&
+        (!s.straggler || duty < w[*s.straggler].duty_pct.Get().value_or(0)))
+      s.straggler = i;
+  }
+  return s;
+}
+
+std::optional<Verdict> JudgeActivityUnknown(const RuleInput& in) {
+  const GpuWindow& g = in.g;
+  if (g.samples == 0 || g.gaps > in.t.gap_ratio * g.samples)
+    return Make(in, VerdictKind::kActivityUnknown, Confidence::kLow,
+                "NVML did not answer in time for " + std::to_string(g.gaps) + " of " +
+                    std::to_string(g.samples) + " samples");
+  if (!g.duty_pct.Get() && !in.gpm)
+    return Make(in, VerdictKind::kActivityUnknown, Confidence::kLow,
+                "NVML gives no duty cycle and no GPM metrics for this GPU");
+  return std::nullopt;
+}
+
+std::optional<Verdict> JudgeHung(const RuleInput& in, size_t i, const SpinGroup& s,
+                                 const std::vector<GpuWindow>& w) {
+  const bool spins = s.Has(i);
+  if (!spins && !(s.straggler && *s.straggler == i)) return std::nullopt;
+  const double duty = in.g.duty_pct.Get().value_or(0);
+  Verdict v = Make(in, VerdictKind::kHungCollective, in.gpm ? Confidence::kHigh : Confidence::kMedium,
+                   spins ? std::to_string(s.members.size()) + " GPUs at duty " + PctText(duty) + " draw " +
+                               PctText(100 * in.g.power_ratio.Get().value_or(0)) +
+                               " of their limit with no link traffic: spinning in a collective"
+                         : "the other " + std::to_string(s.members.size()) +
+                               " GPUs spin in a collective while this one, at duty " + PctText(duty) +
+                               ", does not join");
+  if (s.straggler) v.straggler_gpu = w[*s.straggler].id;
+  v.evidence["spinning_gpus"] = s.members.size();
+  return v;
+}
+
+// Idle: no kernel work at all; idle_memory_held when something holds the GPU and the host shows no loader
+// at work (with one at work the window goes on to input-bound).
+std::optional<Verdict> JudgeIdle(const RuleInput& in) {
+  const GpuWindow& g = in.g;
+  if (!CheckIdle(g, in.t).Holds()) return std::nullopt;
+  const std::string duty = PctText(g.duty_pct.Get().value_or(0));
+  const Confidence c = in.gpm ? Confidence::kHigh : Confidence::kMedium;
+  const bool held = g.max_processes > 0 || g.max_memory_used.value_or(0) >= in.t.held_memory_bytes;
+  if (!held) return Make(in, VerdictKind::kIdle, c, "duty cycle " + duty + ", no process on the GPU");
+  if (g.max_processes > 0 && InputEvidence(g, in.t) && g.host.ticks) return std::nullopt;
+  return Make(in, VerdictKind::kIdleMemoryHeld, c,
+              "duty cycle " + duty + " while " +
+                  (g.max_processes ? std::to_string(g.max_processes) + " process(es) hold "
+                                   : std::string("something holds ")) +
+                  FixedText(static_cast<double>(g.max_memory_used.value_or(0)) / 1073741824.0, 1) + " GiB");
 }
 
 std::vector<std::string> ThrottleReasons(const GpuWindow& w, const Thresholds& t) {
@@ -149,8 +162,111 @@ std::vector<std::string> ThrottleReasons(const GpuWindow& w, const Thresholds& t
   return r;
 }
 
-std::optional<Verdict> JudgeMig(const GpuWindow& gw, const MigWindow& m, long long start, long long end,
-                                const Thresholds& t) {
+// Throttled: actionable reasons only, on a GPU that works.
+std::optional<Verdict> JudgeThrottled(const RuleInput& in) {
+  const GpuWindow& g = in.g;
+  auto reasons = ThrottleReasons(g, in.t);
+  if (reasons.empty() || CheckIdle(g, in.t).Holds()) return std::nullopt;
+  const bool ns = g.hw_thermal_ratio.n || g.hw_power_brake_ratio.n;
+  Verdict v = Make(in, VerdictKind::kThrottled, ns ? Confidence::kHigh : Confidence::kMedium, "");
+  v.reasons = reasons;
+  v.fix = FixFor(VerdictKind::kThrottled, reasons);
+  std::string d;
+  for (const auto& r : reasons) d += (d.empty() ? "" : ", ") + r;
+  v.detail = d + " over the window; SM clock " + FixedText(g.sm_clock_mhz.Get().value_or(0), 0) + " of " +
+             std::to_string(g.sm_clock_max_mhz.value_or(0)) + " MHz";
+  J ratios = J::object();
+  const char* names[9] = {
+      "gpu_idle",     "applications_clocks", "sw_power_cap",        "hw_slowdown",
+      "sync_boost",   "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",
+      "display_clock"};
+  for (int b = 0; b < 9; ++b)
+    ratios[names[b]] = g.reasons_ticks
+                           ? J(RoundTo(static_cast<double>(g.reason_ticks[b]) / g.reasons_ticks, 3))
+                           : J(nullptr);
+  v.evidence["clock_event_ratios"] = ratios;
+  v.evidence["hw_thermal_slowdown_time_ratio"] = JsonNum(g.hw_thermal_ratio.Get());
+  v.evidence["hw_power_brake_slowdown_time_ratio"] = JsonNum(g.hw_power_brake_ratio.Get());
+  v.evidence["sw_thermal_slowdown_time_ratio"] = JsonNum(g.sw_thermal_ratio.Get());
+  return v;
+}
+
+// Input-bound: gaps in the duty cycle while the loaders are saturated or blocked on I/O.
+std::optional<Verdict> JudgeInputBound(const RuleInput& in) {
+  if (!CheckInputBound(in.g, in.t).Holds()) return std::nullopt;
+  const Confidence c = !in.g.host.attributable ? Confidence::kLow
+                       : in.gpm                ? Confidence::kHigh
+                                               : Confidence::kMedium;
+  return Make(in, VerdictKind::kInputBound, c, InputDetail(in.g, in.t));
+}
+
+// Communication-bound: in the samples where the link is busy, in phase with the other GPUs, the GPU
+// waits (tensor and SM activity low); an all-reduce overlapped with compute is not.
+std::optional<Verdict> JudgeCommunicationBound(const RuleInput& in) {
+  if (!CheckCommunicationBound(in.g, in.comm, in.t).Holds()) return std::nullopt;
+  const PhaseSplit& p = in.comm.split;
+  std::string d = "link traffic at " + PctText(100 * p.traffic_high.Get().value_or(0)) + " of peak in " +
+                  PctText(100 * p.HighShare().value_or(0)) + " of the samples, in phase with " +
+                  std::to_string(in.comm.in_phase_gpus) + " other GPU(s) (correlation " +
+                  FixedText(in.comm.in_phase_correlation.value_or(0), 2) + ")";
+  if (in.gpm)
+    d += "; tensor activity " + FixedText(p.tensor_high.Get().value_or(0), 2) + " while the link is busy, " +
+         FixedText(p.tensor_low.Get().value_or(0), 2) + " while it is not";
+  Verdict v = Make(in, VerdictKind::kCommunicationBound, in.gpm ? Confidence::kHigh : Confidence::kMedium, d);
+  v.evidence["in_phase_correlation"] = RoundTo(*in.comm.in_phase_correlation, 3);
+  v.evidence["in_phase_gpus"] = in.comm.in_phase_gpus;
+  v.evidence["phase_split"] = PhaseSplitJson(p);
+  return v;
+}
+
+// Launch-bound or a batch too small: busy duty, low SM and tensor activity, power far below the limit,
+// the host not saturated, the link not busy.
+std::optional<Verdict> JudgeLaunchOrSmallBatch(const RuleInput& in) {
+  const GpuWindow& g = in.g;
+  if (!CheckLaunchOrSmallBatch(g, in.t).Holds()) return std::nullopt;
+  std::string d = "duty cycle " + PctText(*g.duty_pct.Get()) + " but power " +
+                  PctText(100 * *g.power_ratio.Get()) + " of the limit";
+  if (in.gpm)
+    d += ", SM activity " + FixedText(*g.sm_active.Get(), 2) + ", tensor activity " +
+         FixedText(g.tensor_active.Get().value_or(0), 2);
+  if (g.host.main_thread_cpu_pct.Get())
+    d += "; main thread at " + PctText(*g.host.main_thread_cpu_pct.Get()) + " of a core";
+  return Make(in, VerdictKind::kLaunchOrSmallBatch, in.gpm ? Confidence::kHigh : Confidence::kLow, d);
+}
+
+// Healthy: SM activity agrees where GPM exists; else duty and power together (confidence low).
+std::optional<Verdict> JudgeHealthy(const RuleInput& in) {
+  const GpuWindow& g = in.g;
+  if (!CheckHealthy(g, in.t).Holds()) return std::nullopt;
+  const std::string power = PctText(100 * g.power_ratio.Get().value_or(0)) + " of the limit";
+  if (in.gpm)
+    return Make(in, VerdictKind::kHealthy, Confidence::kHigh,
+                "SM activity " + FixedText(*g.sm_active.Get(), 2) + ", duty cycle " +
+                    PctText(g.duty_pct.Get().value_or(0)) + ", power " + power);
+  return Make(
+      in, VerdictKind::kHealthy, Confidence::kLow,
+      "duty cycle " + PctText(*g.duty_pct.Get()) + " and power " + power + " (no GPM: SM activity unknown)");
+}
+
+// No rule fits: the record says which came closest and what it failed, with the numbers.
+void SayClosest(Verdict& v, const std::vector<RuleCheck>& checks) {
+  const RuleCheck& c = Closest(checks);
+  v.detail =
+      std::string("no rule fits; closest rule ") + VerdictName(c.kind) + ", which needs " + FailedText(c);
+  v.evidence["closest_rule"] = VerdictName(c.kind);
+  v.evidence["failed_conditions"] = FailedJson(c);
+}
+
+Verdict JudgeUnclassified(const RuleInput& in) {
+  Verdict v = Make(in, VerdictKind::kUnclassified, in.gpm ? Confidence::kHigh : Confidence::kLow, "");
+  SayClosest(
+      v, {CheckIdle(in.g, in.t), CheckInputBound(in.g, in.t), CheckCommunicationBound(in.g, in.comm, in.t),
+          CheckLaunchOrSmallBatch(in.g, in.t), CheckHealthy(in.g, in.t)});
+  return v;
+}
+
+Verdict JudgeMig(const GpuWindow& gw, const MigWindow& m, long long start, long long end,
+                 const Thresholds& t) {
   Verdict v;
   v.gpu = gw.id;
   v.gpu_instance_id = m.gpu_instance_id;
@@ -159,10 +275,10 @@ std::optional<Verdict> JudgeMig(const GpuWindow& gw, const MigWindow& m, long lo
   v.confidence = Confidence::kHigh;
   J e = J::object();
   e["samples"] = m.samples;
-  e["sm_active_ratio"] = Num(m.sm_active.Get());
-  e["sm_occupancy_ratio"] = Num(m.sm_occupancy.Get());
-  e["tensor_active_ratio"] = Num(m.tensor_active.Get());
-  e["dram_active_ratio"] = Num(m.dram_active.Get());
+  e["sm_active_ratio"] = JsonNum(m.sm_active.Get());
+  e["sm_occupancy_ratio"] = JsonNum(m.sm_occupancy.Get());
+  e["tensor_active_ratio"] = JsonNum(m.tensor_active.Get());
+  e["dram_active_ratio"] = JsonNum(m.dram_active.Get());
   e["processes"] = m.max_processes;
   e["memory_used_bytes"] = m.max_memory_used ? J(*m.max_memory_used) : J(nullptr);
   v.evidence = e;
@@ -172,26 +288,40 @@ std::optional<Verdict> JudgeMig(const GpuWindow& gw, const MigWindow& m, long lo
     v.confidence = Confidence::kLow;
     v.detail =
         "no GPM metrics reach this MIG instance (NVML's utilisation is not supported on MIG-enabled GPUs)";
-    v.fix = FixFor(v.kind);
-    return v;
-  }
-  const std::string smtext = "SM activity " + Fixed(*sm, 2);
-  if (*sm < t.idle_sm_active) {
+  } else if (*sm < t.idle_sm_active) {
     v.kind = m.max_processes ? VerdictKind::kIdleMemoryHeld : VerdictKind::kIdle;
-    v.detail = smtext + (m.max_processes ? ", a process holds memory in this instance"
-                                         : ", no process in this instance");
+    v.detail =
+        "SM activity " + FixedText(*sm, 2) +
+        (m.max_processes ? ", a process holds memory in this instance" : ", no process in this instance");
   } else if (*sm >= t.healthy_sm_active) {
     v.kind = VerdictKind::kHealthy;
-    v.detail = smtext;
+    v.detail = "SM activity " + FixedText(*sm, 2);
   } else if (*sm < t.low_sm_active && m.tensor_active.Get().value_or(0) < t.low_tensor_active &&
              m.max_processes) {
     v.kind = VerdictKind::kLaunchOrSmallBatch;
-    v.detail = smtext + ", tensor activity " + Fixed(m.tensor_active.Get().value_or(0), 2);
+    v.detail = "SM activity " + FixedText(*sm, 2) + ", tensor activity " +
+               FixedText(m.tensor_active.Get().value_or(0), 2);
   } else {
-    return std::nullopt;
+    v.kind = VerdictKind::kUnclassified;
+    SayClosest(v, CheckMig(m, t));
   }
   v.fix = FixFor(v.kind);
   return v;
+}
+
+// A MIG GPU: one verdict per instance where GPM reaches any of them, else one for the GPU.
+void JudgeMigGpu(const RuleInput& in, const std::vector<Sample>& samples, size_t i,
+                 std::vector<Verdict>& out) {
+  std::vector<MigWindow> mig = ReduceMig(samples, i);
+  const bool any = std::any_of(mig.begin(), mig.end(), [](const MigWindow& m) { return m.sm_active.n > 0; });
+  if (any) {
+    for (const MigWindow& m : mig) out.push_back(JudgeMig(in.g, m, in.start, in.end, in.t));
+    return;
+  }
+  out.push_back(Make(in, VerdictKind::kActivityUnknown, Confidence::kLow,
+                     "MIG is enabled and no GPM metrics reach its instances: NVML's utilisation is not "
+                     "supported on MIG-enabled GPUs; memory only (" +
+                         std::to_string(in.g.max_processes) + " processes)"));
 }
 
 }  // namespace
@@ -203,186 +333,26 @@ std::vector<Verdict> JudgeWindow(const std::vector<Sample>& samples, long long s
   const size_t n = samples.front().gpus.size();
   std::vector<GpuWindow> w;
   for (size_t i = 0; i < n; ++i) w.push_back(ReduceGpu(samples, i, t));
-
-  // A group of ranks spinning together, and the rank that is different.
-  std::vector<size_t> spinning;
-  for (size_t i = 0; i < n; ++i)
-    if (Spinning(w[i], t)) spinning.push_back(i);
-  std::optional<size_t> straggler;
-  if (spinning.size() >= 2) {
-    double group = 0;
-    for (size_t i : spinning) group += *w[i].duty_pct.Get();
-    group /= static_cast<double>(spinning.size());
-    for (size_t i = 0; i < n; ++i) {
-      if (std::find(spinning.begin(), spinning.end(), i) != spinning.end() || w[i].lost || w[i].ok == 0)
-        continue;
-      if (w[i].max_processes == 0) continue;
-      const double duty = w[i].duty_pct.Get().value_or(0);
-      if (duty <= group - t.straggler_duty_gap_pct &&
-          (!straggler || duty < w[*straggler].duty_pct.Get().value_or(0)))
-        straggler = i;
-    }
-  }
+  const SpinGroup spin = FindSpinGroup(w, t);
+  const std::vector<CommView> comm = CommViews(w, t);
 
   for (size_t i = 0; i < n; ++i) {
-    const GpuWindow& g = w[i];
-    if (g.lost) continue;  // the summary's lost_gpus says when
-    const bool gpm = g.HasGpm();
-    auto verdict = [&](VerdictKind k, Confidence c, const std::string& detail) {
-      out.push_back(Make(g, start_ms, end_ms, k, c, detail));
-      return &out.back();
-    };
-    if (g.samples == 0 || g.gaps > t.gap_ratio * g.samples) {
-      verdict(VerdictKind::kActivityUnknown, Confidence::kLow,
-              "NVML did not answer in time for " + std::to_string(g.gaps) + " of " +
-                  std::to_string(g.samples) + " samples");
+    if (w[i].lost) continue;  // the summary's lost_gpus says when
+    const RuleInput in{w[i], comm[i], start_ms, end_ms, t, w[i].HasGpm()};
+    if (w[i].samples > 0 && w[i].gaps <= t.gap_ratio * w[i].samples && w[i].mig_mode.value_or(false)) {
+      JudgeMigGpu(in, samples, i, out);
       continue;
     }
-    if (g.mig_mode.value_or(false)) {
-      std::vector<MigWindow> mig = ReduceMig(samples, i);
-      const bool any =
-          std::any_of(mig.begin(), mig.end(), [](const MigWindow& m) { return m.sm_active.n > 0; });
-      if (any)
-        for (const MigWindow& m : mig)
-          if (auto v = JudgeMig(g, m, start_ms, end_ms, t)) out.push_back(std::move(*v));
-      if (!any)
-        verdict(
-            VerdictKind::kActivityUnknown, Confidence::kLow,
-            "MIG is enabled and no GPM metrics reach its instances: NVML's utilisation is not supported on "
-            "MIG-enabled GPUs; memory only (" +
-                std::to_string(g.max_processes) + " processes)");
-      continue;
-    }
-    const auto duty = g.duty_pct.Get();
-    if (!duty && !gpm) {
-      verdict(VerdictKind::kActivityUnknown, Confidence::kLow,
-              "NVML gives no duty cycle and no GPM metrics for this GPU");
-      continue;
-    }
-    const auto power_ratio = g.power_ratio.Get();
-    const auto sm = g.sm_active.Get();
-    const auto tensor = g.tensor_active.Get();
-    const auto traffic = g.TrafficRatio();
-
-    // Hung collective: the group spins; the straggler is the one they wait for.
-    const bool spins =
-        std::find(spinning.begin(), spinning.end(), i) != spinning.end() && spinning.size() >= 2;
-    if (spins || (straggler && *straggler == i)) {
-      Verdict* v = verdict(VerdictKind::kHungCollective, gpm ? Confidence::kHigh : Confidence::kMedium,
-                           spins ? std::to_string(spinning.size()) + " GPUs at duty " +
-                                       Pct(duty.value_or(0)) + " draw " + Pct(100 * power_ratio.value_or(0)) +
-                                       " of their limit with no link traffic: spinning in a collective"
-                                 : "the other " + std::to_string(spinning.size()) +
-                                       " GPUs spin in a collective while this one, at duty " +
-                                       Pct(duty.value_or(0)) + ", does not join");
-      if (straggler) v->straggler_gpu = w[*straggler].id;
-      v->evidence["spinning_gpus"] = spinning.size();
-      continue;
-    }
-    // Idle: no kernel work at all.
-    const bool no_work = (!duty || *duty < t.idle_duty_pct) && (!sm || *sm < t.idle_sm_active);
-    if (no_work) {
-      const bool held = g.max_processes > 0 || g.max_memory_used.value_or(0) >= t.held_memory_bytes;
-      if (!held) {
-        verdict(VerdictKind::kIdle, gpm ? Confidence::kHigh : Confidence::kMedium,
-                "duty cycle " + Pct(duty.value_or(0)) + ", no process on the GPU");
-        continue;
-      }
-      if (!(g.max_processes > 0 && InputEvidence(g, t) && g.host.ticks)) {
-        verdict(VerdictKind::kIdleMemoryHeld, gpm ? Confidence::kHigh : Confidence::kMedium,
-                "duty cycle " + Pct(duty.value_or(0)) + " while " +
-                    (g.max_processes ? std::to_string(g.max_processes) + " process(es) hold "
-                                     : std::string("something holds ")) +
-                    Fixed(static_cast<double>(g.max_memory_used.value_or(0)) / 1073741824.0, 1) + " GiB");
-        continue;
-      }
-    }
-    // Throttled: actionable reasons only, on a GPU that works.
-    if (auto reasons = ThrottleReasons(g, t); !reasons.empty() && !no_work) {
-      const bool ns = g.hw_thermal_ratio.n || g.hw_power_brake_ratio.n;
-      Verdict* v = verdict(VerdictKind::kThrottled, ns ? Confidence::kHigh : Confidence::kMedium, "");
-      v->reasons = reasons;
-      v->fix = FixFor(VerdictKind::kThrottled, reasons);
-      std::string d;
-      for (const auto& r : reasons) d += (d.empty() ? "" : ", ") + r;
-      v->detail = d + " over the window; SM clock " + Fixed(g.sm_clock_mhz.Get().value_or(0), 0) + " of " +
-                  std::to_string(g.sm_clock_max_mhz.value_or(0)) + " MHz";
-      J ratios = J::object();
-      const char* names[9] = {
-          "gpu_idle",     "applications_clocks", "sw_power_cap",        "hw_slowdown",
-          "sync_boost",   "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",
-          "display_clock"};
-      for (int b = 0; b < 9; ++b)
-        ratios[names[b]] = g.reasons_ticks
-                               ? J(Round(static_cast<double>(g.reason_ticks[b]) / g.reasons_ticks, 3))
-                               : J(nullptr);
-      v->evidence["clock_event_ratios"] = ratios;
-      v->evidence["hw_thermal_slowdown_time_ratio"] = Num(g.hw_thermal_ratio.Get());
-      v->evidence["hw_power_brake_slowdown_time_ratio"] = Num(g.hw_power_brake_ratio.Get());
-      v->evidence["sw_thermal_slowdown_time_ratio"] = Num(g.sw_thermal_ratio.Get());
-      continue;
-    }
-    // Input-bound: gaps in the duty cycle while the loaders are saturated or blocked on I/O.
-    const auto zero = g.DutyZeroRatio();
-    if (zero && *zero >= t.duty_gap_ratio && g.max_processes > 0 && g.host.ticks && InputEvidence(g, t)) {
-      const Confidence c = !g.host.attributable ? Confidence::kLow
-                           : gpm                ? Confidence::kHigh
-                                                : Confidence::kMedium;
-      verdict(VerdictKind::kInputBound, c, InputDetail(g, t));
-      continue;
-    }
-    // Communication-bound: high link traffic in phase across GPUs while tensor work is low.
-    if (duty && *duty >= t.busy_duty_pct && traffic && *traffic >= t.nvlink_high_ratio &&
-        (!tensor || *tensor < t.low_tensor_active)) {
-      std::vector<double> corr;
-      for (size_t j = 0; j < n; ++j) {
-        if (j == i || w[j].lost) continue;
-        auto other = w[j].TrafficRatio();
-        if (!other || *other < t.nvlink_high_ratio) continue;
-        if (auto c = Correlation(g.traffic, w[j].traffic)) corr.push_back(*c);
-      }
-      if (!corr.empty()) {
-        std::sort(corr.begin(), corr.end());
-        const double median = corr[corr.size() / 2];
-        if (median >= t.in_phase_correlation) {
-          Verdict* v =
-              verdict(VerdictKind::kCommunicationBound, gpm ? Confidence::kHigh : Confidence::kMedium,
-                      "link traffic at " + Pct(100 * *traffic) + " of peak, in phase with " +
-                          std::to_string(corr.size()) + " other GPU(s) (correlation " + Fixed(median, 2) +
-                          "), tensor activity " + (tensor ? Fixed(*tensor, 2) : std::string("unknown")));
-          v->evidence["in_phase_correlation"] = Round(median, 3);
-          v->evidence["in_phase_gpus"] = corr.size();
-          continue;
-        }
-      }
-    }
-    // Launch-bound or a batch too small: busy duty, low SM and tensor activity, power far below the limit,
-    // the host not saturated.
-    const bool host_free = !Sustained(g.host.saturated_ticks, g.host.ticks, t);
-    const bool traffic_low = !traffic || *traffic < t.nvlink_high_ratio;
-    if (duty && *duty >= t.busy_duty_pct && power_ratio && *power_ratio < t.far_below_power_ratio &&
-        host_free && traffic_low &&
-        (!gpm || (sm && *sm < t.low_sm_active && tensor.value_or(0) < t.low_tensor_active))) {
-      std::string d = "duty cycle " + Pct(*duty) + " but power " + Pct(100 * *power_ratio) + " of the limit";
-      if (gpm) d += ", SM activity " + Fixed(*sm, 2) + ", tensor activity " + Fixed(tensor.value_or(0), 2);
-      if (g.host.main_thread_cpu_pct.Get())
-        d += "; main thread at " + Pct(*g.host.main_thread_cpu_pct.Get()) + " of a core";
-      verdict(VerdictKind::kLaunchOrSmallBatch, gpm ? Confidence::kHigh : Confidence::kLow, d);
-      continue;
-    }
-    // Healthy: SM activity agrees where GPM exists; else duty and power together.
-    if (gpm && sm && *sm >= t.healthy_sm_active) {
-      verdict(VerdictKind::kHealthy, Confidence::kHigh,
-              "SM activity " + Fixed(*sm, 2) + ", duty cycle " + Pct(duty.value_or(0)) + ", power " +
-                  Pct(100 * power_ratio.value_or(0)) + " of the limit");
-      continue;
-    }
-    if (!gpm && duty && *duty >= t.busy_duty_pct && power_ratio && *power_ratio >= t.healthy_power_ratio) {
-      verdict(VerdictKind::kHealthy, Confidence::kLow,
-              "duty cycle " + Pct(*duty) + " and power " + Pct(100 * *power_ratio) +
-                  " of the limit (no GPM: SM activity unknown)");
-      continue;
-    }
+    // The rules in their order (docs/watch.md, "Verdicts"): the first that holds gives the verdict.
+    std::optional<Verdict> v = JudgeActivityUnknown(in);
+    if (!v) v = JudgeHung(in, i, spin, w);
+    if (!v) v = JudgeIdle(in);
+    if (!v) v = JudgeThrottled(in);
+    if (!v) v = JudgeInputBound(in);
+    if (!v) v = JudgeCommunicationBound(in);
+    if (!v) v = JudgeLaunchOrSmallBatch(in);
+    if (!v) v = JudgeHealthy(in);
+    out.push_back(v ? std::move(*v) : JudgeUnclassified(in));
   }
   return out;
 }

@@ -11,7 +11,8 @@
 namespace gp::watch {
 
 // Judges the window [start_ms, end_ms) from its samples (all with the same GPUs in the same order).
-// GPUs lost in the window get no verdict; a GPU no rule fits gets none either (counted "unclassified").
+// GPUs lost in the window get no verdict; a GPU (or MIG instance) no rule fits gets an "unclassified" one
+// that names the rule that came closest and the conditions it failed, with their numbers.
 std::vector<Verdict> JudgeWindow(const std::vector<Sample>& samples, long long start_ms, long long end_ms,
                                  const Thresholds& t);
 

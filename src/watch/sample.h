@@ -69,13 +69,20 @@ struct GpuSample {
   std::optional<double> pcie_tx_bytes_per_s, pcie_rx_bytes_per_s, nvlink_tx_bytes_per_s,
       nvlink_rx_bytes_per_s;
   std::optional<double> pcie_peak_bytes_per_s, nvlink_peak_bytes_per_s;  // one direction, all lanes/links
-  std::optional<Gpm> gpm;                                                // the whole GPU
+  // Where the NVLink peak came from (kNvlinkPeakSources); unset in recordings made before it was said.
+  std::optional<std::string> nvlink_peak_source;
+  std::optional<Gpm> gpm;  // the whole GPU
   std::optional<bool> mig_mode;
   std::vector<MigInstance>
       mig_instances;  // per MIG GPU instance; its GPM values null where GPM does not reach it
   std::optional<std::vector<GpuProcess>> processes;
   unsigned process_entry_bytes = 0;  // the process-list stride NVML's answer was read with
 };
+
+// The NVLink peak's sources: NVML's per-link speed for active links (field 90) times the links whose state
+// (field 165) is active; or, where the driver gives no link states, times the links present (field 91).
+inline constexpr const char* kNvlinkPeakActiveLinks = "nvml_active_links";
+inline constexpr const char* kNvlinkPeakLinksPresent = "nvml_links_present";
 
 struct Pressure {  // /proc/pressure/*: "some"/"full" avg10, percent
   std::optional<double> cpu_some_avg10, io_some_avg10, io_full_avg10, memory_some_avg10, memory_full_avg10;

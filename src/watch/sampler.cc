@@ -60,9 +60,14 @@ std::optional<double> PcieLinkPeakBytesPerSecond(unsigned generation, unsigned w
 }
 
 std::optional<double> NvlinkPeakBytesPerSecond(const sys::NvmlGpu& g) {
-  if (!g.nvlink_links || !g.nvlink_speed_mbps || *g.nvlink_links == 0 || *g.nvlink_speed_mbps == 0)
-    return std::nullopt;
-  return static_cast<double>(*g.nvlink_links) * *g.nvlink_speed_mbps * 1e6;
+  const std::optional<unsigned> links = g.nvlink_active_links ? g.nvlink_active_links : g.nvlink_links;
+  if (!links || !g.nvlink_speed_mbps || *links == 0 || *g.nvlink_speed_mbps == 0) return std::nullopt;
+  return static_cast<double>(*links) * *g.nvlink_speed_mbps * 1e6;
+}
+
+std::optional<std::string> NvlinkPeakSource(const sys::NvmlGpu& g) {
+  if (!NvlinkPeakBytesPerSecond(g)) return std::nullopt;
+  return std::string(g.nvlink_active_links ? kNvlinkPeakActiveLinks : kNvlinkPeakLinksPresent);
 }
 
 uint64_t WrapDelta(uint64_t previous, uint64_t current, unsigned bits) {
@@ -111,6 +116,7 @@ std::vector<GpuSample> GpuSampler::Convert(const std::vector<sys::NvmlReading>& 
     if (info.pcie_max_generation && info.pcie_max_width)
       g.pcie_peak_bytes_per_s = PcieLinkPeakBytesPerSecond(*info.pcie_max_generation, *info.pcie_max_width);
     g.nvlink_peak_bytes_per_s = NvlinkPeakBytesPerSecond(info);
+    g.nvlink_peak_source = NvlinkPeakSource(info);
     g.mig_mode = info.mig_enabled;
     if (r.processes) {
       std::vector<GpuProcess> ps;

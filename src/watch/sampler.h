@@ -15,8 +15,12 @@ namespace gp::watch {
 // 32 GT/s for generations 1-5; 8b/10b encoding up to 2.0, 128b/130b from 3.0) times the lanes. Unset for
 // generations it does not know (6 and later use FLIT encoding).
 std::optional<double> PcieLinkPeakBytesPerSecond(unsigned generation, unsigned width);
-// NVLink: field 90 (MB/s per link, read as one direction) times field 91 (links).
+// NVLink: field 90 (MB/s per link, "for active links", read as one direction) times the active links
+// (field 165), else, where the driver gives no link states, the links present (field 91). gpuprep's GPU
+// catalogue gives no NVLink bandwidth to prefer. The source: kNvlinkPeakActiveLinks or
+// kNvlinkPeakLinksPresent (sample.h); unset with the peak.
 std::optional<double> NvlinkPeakBytesPerSecond(const sys::NvmlGpu& g);
+std::optional<std::string> NvlinkPeakSource(const sys::NvmlGpu& g);
 
 // The difference of two readings of a counter that wraps at `bits`.
 uint64_t WrapDelta(uint64_t previous, uint64_t current, unsigned bits);

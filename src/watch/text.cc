@@ -42,6 +42,11 @@ std::string RenderSummaryText(const Summary& s) {
       if (l.gpu.index == g.gpu.index) out += ", lost";
     if (g.gaps) out += ", " + std::to_string(g.gaps) + " gaps";
     out += "\n";
+    for (const auto& [key, n] : g.unclassified_closest) {
+      const size_t colon = key.find(':');
+      out += "    unclassified, closest rule " + key.substr(0, colon) + " (failed:" + key.substr(colon + 1) +
+             "): " + std::to_string(n) + "\n";
+    }
   }
   for (const LostGpu& l : s.lost_gpus)
     out += "  lost: " + Gpu(l.gpu) + " " + TerminalSafe(l.gpu.uuid) + " at " + Rfc3339(l.time_ms) + "\n";

@@ -31,6 +31,7 @@ const Entry kEntries[] = {
     {"nvlink_high_ratio", &Thresholds::nvlink_high_ratio, Entry::kRatio},
     {"traffic_none_ratio", &Thresholds::traffic_none_ratio, Entry::kRatio},
     {"in_phase_correlation", &Thresholds::in_phase_correlation, Entry::kCorrelation},
+    {"comm_phase_ratio", &Thresholds::comm_phase_ratio, Entry::kRatio},
     {"loader_saturated_ratio", &Thresholds::loader_saturated_ratio, Entry::kRatio},
     {"psi_cpu_some_pct", &Thresholds::psi_cpu_some_pct, Entry::kPercent},
     {"psi_io_some_pct", &Thresholds::psi_io_some_pct, Entry::kPercent},

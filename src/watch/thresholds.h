@@ -25,6 +25,7 @@ struct Thresholds {
   double nvlink_high_ratio = 0.25;        // NVLink (or PCIe) traffic "high": >= 25 % of the link's peak
   double traffic_none_ratio = 0.01;       // "no traffic": < 1 % of peak
   double in_phase_correlation = 0.7;      // per-sample traffic correlating across GPUs
+  double comm_phase_ratio = 0.2;          // the high-traffic phase: at least this share of the samples
   double loader_saturated_ratio = 0.9;    // loaders using >= 90 % of the CPUs available to them
   double psi_cpu_some_pct = 20;           // PSI cpu some avg10 while loaders are runnable
   double psi_io_some_pct = 20;            // PSI io some avg10 while loaders exist

@@ -28,6 +28,8 @@ const char* VerdictName(VerdictKind k) {
       return "healthy";
     case VerdictKind::kActivityUnknown:
       return "activity_unknown";
+    case VerdictKind::kUnclassified:
+      return "unclassified";
   }
   return "";
 }
@@ -106,6 +108,10 @@ std::string FixFor(VerdictKind kind, const std::vector<std::string>& reasons) {
     case VerdictKind::kActivityUnknown:
       return "Activity cannot be seen here: on MIG without GPM use DCGM's profiling fields per instance; for "
              "late or missing answers check the driver (kernel log, Xid errors).";
+    case VerdictKind::kUnclassified:
+      return "No standard fix: the numbers fit no rule. The evidence names the rule that came closest and "
+             "the "
+             "conditions it failed; where the workload is known, --threshold moves a boundary.";
   }
   return "";
 }

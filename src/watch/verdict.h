@@ -22,10 +22,11 @@ enum class VerdictKind {
   kThrottled,
   kHealthy,
   kActivityUnknown,
+  kUnclassified,  // no rule fits: the record names the closest rule and the conditions it failed
 };
 const char* VerdictName(VerdictKind k);
 std::optional<VerdictKind> VerdictFromName(const std::string& name);
-inline constexpr int kVerdictKinds = 9;
+inline constexpr int kVerdictKinds = 10;
 
 enum class Confidence { kHigh, kMedium, kLow };
 const char* ConfidenceName(Confidence c);
@@ -52,11 +53,13 @@ struct LostGpu {
 struct GpuSummary {
   GpuId gpu;
   std::string name;
-  std::map<std::string, unsigned> windows;   // verdict name -> windows; "unclassified" for none
+  std::map<std::string, unsigned> windows;   // verdict name -> windows (an unclassified one included)
   unsigned gaps = 0;                         // samples NVML did not answer in time
   std::map<std::string, double> verdict_ms;  // judged time by verdict (MIG instances share a window)
   double sm_active_sum = 0;                  // GPM SM activity over the ok samples that have it
   unsigned sm_active_samples = 0;
+  // Unclassified windows by the rule that came closest and the conditions it failed ("rule: a, b").
+  std::map<std::string, unsigned> unclassified_closest;
 };
 
 // The cost of a run (watch/cost.h computes it).

@@ -85,12 +85,57 @@ void ReduceHost(const Sample& s, const GpuSample& g, const Thresholds& t, HostSt
   if (saturated) ++h.saturated_ticks;
 }
 
+// One sample's link traffic: NVLink tx+rx where it has any, else PCIe's (bytes/s).
+std::optional<double> SampleTraffic(const GpuSample& g) {
+  if (g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s)
+    return g.nvlink_tx_bytes_per_s.value_or(0) + g.nvlink_rx_bytes_per_s.value_or(0);
+  if (g.pcie_tx_bytes_per_s || g.pcie_rx_bytes_per_s)
+    return g.pcie_tx_bytes_per_s.value_or(0) + g.pcie_rx_bytes_per_s.value_or(0);
+  return std::nullopt;
+}
+
+// One sample's busier direction over its link's peak: NVLink where it has a peak and a rate, else PCIe.
+std::optional<double> SampleTrafficRatio(const GpuSample& g) {
+  auto ratio = [](const std::optional<double>& tx, const std::optional<double>& rx,
+                  const std::optional<double>& peak) -> std::optional<double> {
+    if (!peak || *peak <= 0 || (!tx && !rx)) return std::nullopt;
+    return std::max(tx.value_or(0), rx.value_or(0)) / *peak;
+  };
+  if (auto nv = ratio(g.nvlink_tx_bytes_per_s, g.nvlink_rx_bytes_per_s, g.nvlink_peak_bytes_per_s)) return nv;
+  return ratio(g.pcie_tx_bytes_per_s, g.pcie_rx_bytes_per_s, g.pcie_peak_bytes_per_s);
+}
+
 }  // namespace
+
+std::optional<double> PhaseSplit::HighShare() const {
+  if (high + low == 0) return std::nullopt;
+  return static_cast<double>(high) / (high + low);
+}
+
+PhaseSplit SplitPhases(const GpuWindow& w, double high_ratio) {
+  PhaseSplit p;
+  for (size_t k = 0; k < w.traffic_ratio.size(); ++k) {
+    const std::optional<double>& r = w.traffic_ratio[k];
+    if (!r) continue;
+    const bool high = *r >= high_ratio;
+    ++(high ? p.high : p.low);
+    (high ? p.traffic_high : p.traffic_low).Add(r);
+    (high ? p.tensor_high : p.tensor_low).Add(w.tensor_series[k]);
+    (high ? p.sm_high : p.sm_low).Add(w.sm_series[k]);
+  }
+  return p;
+}
 
 std::optional<double> GpuWindow::DutyZeroRatio() const {
   const unsigned n = duty_samples + duty_empty_ticks;
   if (n == 0) return std::nullopt;
   return static_cast<double>(duty_zero + duty_empty_ticks) / n;
+}
+
+const char* GpuWindow::TrafficLink() const {
+  if (nvlink_peak && *nvlink_peak > 0 && (nvlink_tx.n || nvlink_rx.n)) return "nvlink";
+  if (pcie_peak && *pcie_peak > 0 && (pcie_tx.n || pcie_rx.n)) return "pcie";
+  return nullptr;
 }
 
 std::optional<double> GpuWindow::TrafficRatio() const {
@@ -111,14 +156,13 @@ GpuWindow ReduceGpu(const std::vector<Sample>& samples, size_t position, const T
     w.id = g.id;
     w.name = g.name;
     ++w.samples;
-    if (g.state == GpuState::kLost) {
-      w.lost = true;
-      w.traffic.emplace_back();
-      continue;
-    }
-    if (g.state == GpuState::kGap) {
-      ++w.gaps;
-      w.traffic.emplace_back();
+    if (g.state != GpuState::kOk) {
+      if (g.state == GpuState::kLost)
+        w.lost = true;
+      else
+        ++w.gaps;
+      for (auto* series : {&w.traffic, &w.traffic_ratio, &w.tensor_series, &w.sm_series})
+        series->emplace_back();
       continue;
     }
     ++w.ok;
@@ -155,12 +199,11 @@ GpuWindow ReduceGpu(const std::vector<Sample>& samples, size_t position, const T
     w.nvlink_rx.Add(g.nvlink_rx_bytes_per_s);
     if (g.pcie_peak_bytes_per_s) w.pcie_peak = g.pcie_peak_bytes_per_s;
     if (g.nvlink_peak_bytes_per_s) w.nvlink_peak = g.nvlink_peak_bytes_per_s;
-    std::optional<double> traffic;
-    if (g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s)
-      traffic = g.nvlink_tx_bytes_per_s.value_or(0) + g.nvlink_rx_bytes_per_s.value_or(0);
-    else if (g.pcie_tx_bytes_per_s || g.pcie_rx_bytes_per_s)
-      traffic = g.pcie_tx_bytes_per_s.value_or(0) + g.pcie_rx_bytes_per_s.value_or(0);
-    w.traffic.push_back(traffic);
+    if (g.nvlink_peak_source) w.nvlink_peak_source = g.nvlink_peak_source;
+    w.traffic.push_back(SampleTraffic(g));
+    w.traffic_ratio.push_back(SampleTrafficRatio(g));
+    w.tensor_series.push_back(g.gpm ? g.gpm->tensor_active_ratio : std::nullopt);
+    w.sm_series.push_back(g.gpm ? g.gpm->sm_active_ratio : std::nullopt);
     if (g.gpm) {
       w.sm_active.Add(g.gpm->sm_active_ratio);
       w.sm_occupancy.Add(g.gpm->sm_occupancy_ratio);

@@ -56,7 +56,11 @@ struct GpuWindow {
   Mean power_cap_ratio, sw_thermal_ratio, hw_thermal_ratio, hw_power_brake_ratio;
   Mean pcie_tx, pcie_rx, nvlink_tx, nvlink_rx;
   std::optional<double> pcie_peak, nvlink_peak;
-  std::vector<std::optional<double>> traffic;  // per sample: NVLink tx+rx (else PCIe), bytes/s
+  std::optional<std::string> nvlink_peak_source;  // how the sampler had the NVLink peak (sample.h)
+  // Per sample (gaps and lost samples unset), for the phase split and the correlation across GPUs:
+  std::vector<std::optional<double>> traffic;        // NVLink tx+rx (else PCIe), bytes/s
+  std::vector<std::optional<double>> traffic_ratio;  // NVLink max(tx, rx) over its peak (else PCIe's)
+  std::vector<std::optional<double>> tensor_series, sm_series;  // GPM tensor and SM activity
   Mean sm_active, sm_occupancy, tensor_active, dram_active;
   std::optional<bool> mig_mode;
   unsigned max_processes = 0, process_ticks = 0;
@@ -66,6 +70,7 @@ struct GpuWindow {
 
   std::optional<double> DutyZeroRatio() const;
   std::optional<double> TrafficRatio() const;  // mean traffic over peak (NVLink, else PCIe)
+  const char* TrafficLink() const;             // the link TrafficRatio reads: "nvlink", "pcie" or nullptr
   // GPM is there when it answered for at least a quarter of the answered samples (its first sample of a
   // run, and one too soon after the previous, give no metrics).
   bool HasGpm() const { return sm_active.n > 0 && sm_active.n * 4 >= ok; }
@@ -79,6 +84,17 @@ struct MigWindow {
   unsigned max_processes = 0;
   std::optional<uint64_t> max_memory_used;
 };
+
+// One GPU's window split by its link traffic: the samples where traffic is at or above `high_ratio` of the
+// peak (a collective running) and those below it, with the activity of each phase. A job waiting on its
+// link shows low tensor and SM activity in the high phase; one overlapping communication with compute
+// does not.
+struct PhaseSplit {
+  unsigned high = 0, low = 0;  // samples with a traffic ratio in each phase
+  Mean traffic_high, traffic_low, tensor_high, tensor_low, sm_high, sm_low;
+  std::optional<double> HighShare() const;  // high / (high + low); unset without a traffic ratio
+};
+PhaseSplit SplitPhases(const GpuWindow& w, double high_ratio);
 
 // Reduces samples[begin, end) for GPU `index` (a position in each sample's gpus).
 GpuWindow ReduceGpu(const std::vector<Sample>& samples, size_t position, const Thresholds& t);

@@ -125,7 +125,7 @@ live "$src/tests/watch/traces/idle.trace" --threshold idle_duty_pcx=3
 check "--threshold unknown" test "$rc" = 2 -a "$err" = 'gpuprep: error: --threshold: unknown threshold "idle_duty_pcx" (did you mean "idle_duty_pct"?)'
 rc=0
 "$bin" watch --list-thresholds --threshold held_memory_bytes=2147483648 >"$work/out" || rc=$?
-check "--list-thresholds: every threshold, values as set" test "$rc" = 0 -a "$(wc -l <"$work/out")" = 22 -a \
+check "--list-thresholds: every threshold, values as set" test "$rc" = 0 -a "$(wc -l <"$work/out")" = 23 -a \
   "$(grep -c '^held_memory_bytes=2147483648$\|^healthy_sm_active=0.8$' "$work/out")" = 2
 # --gpu by UUID samples only that GPU.
 live "$src/tests/watch/traces/idle.trace" --json --interval 100ms --duration 200ms

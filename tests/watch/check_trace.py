@@ -203,6 +203,8 @@ for line in open(trace):
                 sg = v["straggler_gpu"]
                 if (sg or {}).get("index") != int(kv["straggler"]):
                     fail(f"GPU {i}: straggler_gpu {sg}, expected GPU {kv['straggler']}")
+            if "closest" in kv and v["evidence"].get("closest_rule") != kv["closest"]:
+                fail(f"GPU {i}: closest_rule {v['evidence'].get('closest_rule')}, expected {kv['closest']}")
             if "reasons" in kv and sorted(v["reasons"]) != sorted(kv["reasons"].split(",")):
                 fail(f"GPU {i}: reasons {v['reasons']}, expected {kv['reasons']}")
         checked += 1

@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "watch/duration.h"
+#include "watch/jsonl.h"
 #include "watch/synthetic.h"
+#include "watch/text.h"
 
 using namespace gp;
 
@@ -21,6 +23,20 @@ TEST_CASE("judge: windows close on time; the tail of a run is not judged", "[wat
   CHECK(sum.windows == 2);
   CHECK(sum.samples == 12);
   CHECK(sum.gpus[0].windows.at("healthy") == 2);
+}
+
+TEST_CASE("judge: the summary counts unclassified windows by the rule that came closest", "[watch][judge]") {
+  watch::Judge j({}, 5000);
+  auto samples =
+      test::Window(1, 12, [](watch::GpuSample& g, int, unsigned) { g.gpm->sm_active_ratio = 0.6; });
+  for (const auto& s : samples) j.Add(s);
+  j.Finish(samples.back().time_ms + 1000);
+  const auto& sum = j.GetSummary();
+  CHECK(sum.gpus[0].windows.at("unclassified") == 2);
+  auto json = watch::SummaryJson(sum);
+  CHECK(json["gpus"][0]["unclassified_closest"]["healthy: sm_active_ratio"] == 2);
+  CHECK(watch::RenderSummaryText(sum).find(
+            "unclassified, closest rule healthy (failed: sm_active_ratio): 2") != std::string::npos);
 }
 
 TEST_CASE("judge: a run shorter than one window says so", "[watch][judge]") {

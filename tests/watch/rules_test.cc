@@ -46,10 +46,19 @@ TEST_CASE("rules: healthy at the power cap is not throttled; SM activity must ag
   CHECK(Only(v, 0) == VerdictKind::kHealthy);
   CHECK(v[0].confidence == watch::Confidence::kHigh);
   CHECK(v[0].evidence["gpu_util_ge_90_ratio"] == 1.0);
-  // GPU-Util 100 % but SM activity 0.6: neither healthy nor under 0.5: no verdict rather than a false one.
+  // GPU-Util 100 % but SM activity 0.6: neither healthy nor under 0.5: no false verdict, "unclassified"
+  // with the rule that came closest and the condition it failed, with its numbers.
   auto mid =
       Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.gpm->sm_active_ratio = 0.6; }));
-  CHECK(mid.empty());
+  REQUIRE(mid.size() == 1);
+  CHECK(watch::VerdictName(mid[0].kind) == std::string("unclassified"));
+  CHECK(mid[0].evidence["closest_rule"] == "healthy");
+  REQUIRE(mid[0].evidence["failed_conditions"].size() == 1);
+  CHECK(mid[0].evidence["failed_conditions"][0]["name"] == "sm_active_ratio");
+  CHECK(mid[0].evidence["failed_conditions"][0]["value"] == 0.6);
+  CHECK(mid[0].evidence["failed_conditions"][0]["op"] == ">=");
+  CHECK(mid[0].evidence["failed_conditions"][0]["threshold"] == 0.8);
+  CHECK(mid[0].detail.find("closest rule healthy") != std::string::npos);
 }
 
 TEST_CASE("rules: healthy without GPM needs duty >= 90 % and power >= 70 %, confidence low",
@@ -64,7 +73,13 @@ TEST_CASE("rules: healthy without GPM needs duty >= 90 % and power >= 70 %, conf
   auto v = Judge(test::Window(1, 10, shape(500)));
   CHECK(Only(v, 0) == VerdictKind::kHealthy);
   CHECK(v[0].confidence == watch::Confidence::kLow);
-  CHECK(Judge(test::Window(1, 10, shape(480))).empty());  // 68.6 %: below the 70 % mark
+  auto low = Judge(test::Window(1, 10, shape(480)));  // 68.6 %: below the 70 % mark
+  REQUIRE(low.size() == 1);
+  CHECK(watch::VerdictName(low[0].kind) == std::string("unclassified"));
+  CHECK(low[0].confidence == watch::Confidence::kLow);
+  CHECK(low[0].evidence["closest_rule"] == "healthy");
+  CHECK(low[0].evidence["failed_conditions"][0]["name"] == "power_ratio");
+  CHECK(low[0].evidence["failed_conditions"][0]["threshold_name"] == "healthy_power_ratio");
 }
 
 TEST_CASE("rules: idle and idle_memory_held", "[watch][rules]") {
@@ -161,11 +176,19 @@ TEST_CASE("rules: launch-bound or small batch", "[watch][rules]") {
   };
   auto v = Judge(test::Window(1, 10, small));
   CHECK(Only(v, 0) == VerdictKind::kLaunchOrSmallBatch);
-  // Power at 55 %: not "far below" the limit: no verdict.
-  CHECK(Judge(test::Window(1, 10, [&](watch::GpuSample& g, int i, unsigned u) {
-          small(g, i, u);
-          g.power_w = 385;
-        })).empty());
+  // Power at 55 %: not "far below" the limit: unclassified, closest to this rule (one condition failed,
+  // as for healthy, whose SM activity 0.3 is further from its 0.8 than power 0.55 is from 0.5).
+  auto near = Judge(test::Window(1, 10, [&](watch::GpuSample& g, int i, unsigned u) {
+    small(g, i, u);
+    g.power_w = 385;
+  }));
+  REQUIRE(near.size() == 1);
+  CHECK(watch::VerdictName(near[0].kind) == std::string("unclassified"));
+  CHECK(near[0].evidence["closest_rule"] == "launch_or_small_batch");
+  REQUIRE(near[0].evidence["failed_conditions"].size() == 1);
+  CHECK(near[0].evidence["failed_conditions"][0]["name"] == "power_ratio");
+  CHECK(near[0].evidence["failed_conditions"][0]["op"] == "<");
+  CHECK(near[0].evidence["failed_conditions"][0]["value"] == 0.55);
 }
 
 TEST_CASE("rules: communication-bound needs high traffic in phase across GPUs", "[watch][rules]") {
@@ -184,6 +207,64 @@ TEST_CASE("rules: communication-bound needs high traffic in phase across GPUs", 
     if (u == 1) g.nvlink_tx_bytes_per_s = g.nvlink_rx_bytes_per_s = (i % 2 ? 1.6e11 : 2.4e11);
   }));
   for (const auto& x : out) CHECK(x.kind != VerdictKind::kCommunicationBound);
+}
+
+namespace {
+
+// A data-parallel step in two phases, in phase on every GPU: compute (tensor cores busy, the link nearly
+// idle), then an all-reduce (tensor cores idle, NVLink at about a third of its peak). `mean_tensor` is the
+// window's mean tensor activity: the compute phase holds 2 x mean - 0.01.
+std::function<void(watch::GpuSample&, int, unsigned)> Phases(double mean_tensor) {
+  return [mean_tensor](watch::GpuSample& g, int i, unsigned) {
+    const double peak = *g.nvlink_peak_bytes_per_s;
+    g.power_w = 450;
+    g.clock_event_reasons = 0;
+    if (i % 2 == 0) {  // compute
+      g.gpm = watch::Gpm{0.85, 0.4, 2 * mean_tensor - 0.01, 0.5};
+      g.nvlink_tx_bytes_per_s = g.nvlink_rx_bytes_per_s = 0.02 * peak;
+    } else {  // all-reduce
+      g.gpm = watch::Gpm{0.2, 0.1, 0.01, 0.2};
+      g.nvlink_tx_bytes_per_s = g.nvlink_rx_bytes_per_s = 0.36 * peak;
+    }
+  };
+}
+
+}  // namespace
+
+TEST_CASE("rules: a phase-alternating step is communication-bound whatever its mean tensor activity",
+          "[watch][rules][phases]") {
+  for (double mean : {0.15, 0.23, 0.35}) {
+    CAPTURE(mean);
+    auto v = Judge(test::Window(8, 10, Phases(mean)));
+    for (unsigned g = 0; g < 8; ++g) CHECK(Only(v, g) == VerdictKind::kCommunicationBound);
+    REQUIRE_FALSE(v.empty());
+    const auto& e = v[0].evidence;
+    CHECK(e["phase_split"]["high_traffic_samples"] == 5);
+    CHECK(e["phase_split"]["low_traffic_samples"] == 5);
+    CHECK(e["phase_split"]["tensor_active_high_traffic"] == 0.01);
+    CHECK(e["phase_split"]["tensor_active_low_traffic"].get<double>() == Approx(2 * mean - 0.01));
+    CHECK(e["phase_split"]["traffic_peak_ratio_high_traffic"].get<double>() == Approx(0.36));
+    CHECK(e["in_phase_correlation"] == 1.0);
+    CHECK(e["traffic_link"] == "nvlink");
+    CHECK(e["traffic_peak_source"] == "nvml_links_present");  // a sample that does not say: fields 90 x 91
+  }
+}
+
+TEST_CASE("rules: communication overlapped with compute is not communication-bound",
+          "[watch][rules][phases]") {
+  // The same traffic, but the tensor cores stay busy while the link is: the all-reduce hides behind compute.
+  auto overlapped = [](watch::GpuSample& g, int i, unsigned u) {
+    Phases(0.23)(g, i, u);
+    g.gpm = watch::Gpm{0.85, 0.4, 0.45, 0.5};
+  };
+  for (const auto& x : Judge(test::Window(8, 10, overlapped)))
+    CHECK(x.kind != VerdictKind::kCommunicationBound);
+  // SM activity high in the traffic phase (FP32 math, no tensor cores): not waiting on the link either.
+  auto fp32 = [](watch::GpuSample& g, int i, unsigned u) {
+    Phases(0.23)(g, i, u);
+    g.gpm = watch::Gpm{0.85, 0.4, 0.0, 0.5};
+  };
+  for (const auto& x : Judge(test::Window(8, 10, fp32))) CHECK(x.kind != VerdictKind::kCommunicationBound);
 }
 
 TEST_CASE("rules: hung collective names the straggler; GPU-Util 100 % is no proof of work",
@@ -299,11 +380,14 @@ TEST_CASE("rules: thresholds are settable and checked", "[watch][rules]") {
   watch::Thresholds t;
   CHECK(watch::SetThreshold(t, "healthy_sm_active=0.9").empty());
   CHECK(t.healthy_sm_active == 0.9);
-  CHECK(Judge(test::Window(1, 10, nullptr), t).empty());  // SM 0.88 is no longer healthy
+  auto strict = Judge(test::Window(1, 10, nullptr), t);  // SM 0.88 is no longer healthy
+  REQUIRE(strict.size() == 1);
+  CHECK(watch::VerdictName(strict[0].kind) == std::string("unclassified"));
+  CHECK(strict[0].evidence["closest_rule"] == "healthy");
   CHECK(watch::SetThreshold(t, "healthy_sm_activ=0.9") ==
         "unknown threshold \"healthy_sm_activ\" (did you mean \"healthy_sm_active\"?)");
   CHECK(watch::SetThreshold(t, "low_sm_active=2") == "low_sm_active: a ratio from 0 to 1, not 2");
   CHECK(watch::SetThreshold(t, "busy_duty_pct=abc") == "busy_duty_pct: \"abc\" is not a number >= 0");
   CHECK(watch::SetThreshold(t, "idle_duty_pct") == "\"idle_duty_pct\": expected NAME=VALUE");
-  CHECK(watch::ListThresholds(watch::Thresholds{}).size() == 22);
+  CHECK(watch::ListThresholds(watch::Thresholds{}).size() == 23);
 }

@@ -129,7 +129,8 @@ struct dyn {
 };
 struct gpu {
   char name[96], uuid[96];
-  unsigned arch, bus, sm_max_mhz, nvlink_links, nvlink_mbps, pcie_gen, pcie_width, gpm, mig, ngi, gi[MAX_GI];
+  unsigned arch, bus, sm_max_mhz, nvlink_links, nvlink_active, nvlink_mbps, pcie_gen, pcie_width, gpm, mig,
+      ngi, gi[MAX_GI];
   double memory_mib, power_default_w;
   int unsupported_fields[32], nunsupported_fields;
   char unsupported_calls[8][64];
@@ -247,6 +248,8 @@ static void set_static(struct gpu* g, const char* k, const char* v) {
     g->sm_max_mhz = (unsigned)atoi(v);
   else if (!strcmp(k, "nvlink_links"))
     g->nvlink_links = (unsigned)atoi(v);
+  else if (!strcmp(k, "nvlink_active"))
+    g->nvlink_active = (unsigned)atoi(v) + 1; /* 0 = not given: every present link is active */
   else if (!strcmp(k, "nvlink_mbps"))
     g->nvlink_mbps = (unsigned)atoi(v);
   else if (!strcmp(k, "pcie_gen"))
@@ -846,6 +849,13 @@ nvmlReturn_t nvmlDeviceGetFieldValues(void* dev, int n, nvmlFieldValue_t* v) {
       case 91:
         f->valueType = 1;
         f->value.uiVal = g->nvlink_links;
+        break;
+      case 165: /* NVML_FI_DEV_NVLINK_GET_STATE, scopeId = the link: 1 active (NVML_FEATURE_ENABLED), 0 not */
+        f->valueType = 1;
+        if (!nvlink || f->scopeId >= g->nvlink_links)
+          f->nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;
+        else
+          f->value.uiVal = !g->nvlink_active || f->scopeId + 1 < g->nvlink_active;
         break;
       case 138:
       case 139:

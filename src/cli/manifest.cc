@@ -352,11 +352,24 @@ void Validate(const std::string& path, Context& ctx) {
   manifest::LoadContext lc{ctx.local_fs, nullptr};
   std::string kind = manifest::ValidateDocument(*text, path, lc);
   if (kind == "Profile") launch::ParseProfile(*text, path);
-  if (kind == "Stack") (void)layers::StackTask(manifest::ParseStack(*text, path, lc));
+  std::vector<std::string> warnings;  // stack.library-unsupported-board: warnings, the exit code stays 0
+  if (kind == "Stack") {
+    const manifest::Stack s = manifest::ParseStack(*text, path, lc);
+    (void)layers::StackTask(s);
+    warnings = manifest::LibraryWarnings(s);
+  }
   if (kind == "Task") ValidateTaskDocument(*text, path, ctx);
   if (kind == "Prices") ValidatePricesDocument(*text, path);
+  const char* code = "stack.library-unsupported-board";
+  for (const std::string& w : warnings)
+    *ctx.err << "gpuprep: warning: " << path << ": " << code << ": " << w << "\n";
+  json doc{{"path", path}, {"ok", true}, {"kind", kind}};
+  if (!warnings.empty()) {
+    doc["warnings"] = json::array();
+    for (const std::string& w : warnings) doc["warnings"].push_back(json{{"code", code}, {"message", w}});
+  }
   if (ctx.opts.json)
-    PrintJson(ctx, json{{"path", path}, {"ok", true}, {"kind", kind}}, -1);
+    PrintJson(ctx, doc, -1);
   else
     *ctx.out << TerminalSafe(path) << ": ok (kind " << TerminalSafe(kind) << ")\n";
 }

@@ -18,6 +18,19 @@
 namespace gp::layers {
 namespace {
 
+// A board of this host the stack claims but one of its pinned libraries carries no code for (compat.yaml
+// library_builds): a warning per board, whatever the stack's rank.
+void CheckLibraries(const CheckInput& in, LayerReport& r) {
+  for (const manifest::GpuModel* m : HostGpuModels(in.compat, in.host)) {
+    if (!in.stack.Claims(*m)) continue;  // the gpu row says the stack is not made for it
+    const std::string why = manifest::LibraryCannotRun(in.compat, in.stack, *m);
+    if (!why.empty())
+      r.Add("stack.library-unsupported-board", Status::kWarn,
+            "stack " + in.stack.name + " claims " + m->name + " (" + m->arch + ") but " + why,
+            "choose a stack whose libraries run on it: gpuprep manifest list");
+  }
+}
+
 std::string Pins(const manifest::Stack& s) {
   auto v = [](const manifest::Pinned& p) { return p.known() ? p.version->str() : std::string("unknown"); };
   return "driver " + v(s.driver.version) + ", CUDA " + v(s.cuda.version);
@@ -29,6 +42,7 @@ LayerReport CheckStack(const CheckInput& in) {
   LayerReport r;
   r.name = "stack";
   const manifest::Stack& s = in.stack;
+  CheckLibraries(in, r);
   std::optional<std::string> same;
   try {
     same = manifest::EmbeddedIdentity(s);

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "manifest/fields.h"
+#include "manifest/library_builds.h"
 #include "manifest/loader.h"
 #include "manifest/prebuilt.h"
 #include "util/error.h"
@@ -249,7 +250,8 @@ namespace {
 Compat CompatFromTree(const Node& root) {
   Fields doc(root, "", nullptr);
   doc.Only({"apiVersion", "kind", "metadata", "cuda_min_driver", "cuda_driver_branches", "driver_branches",
-            "minor_compat", "driver_rules", "gpus", "nvswitch_pci_ids", "toolkit_advisories", "images"});
+            "minor_compat", "driver_rules", "library_builds", "gpus", "nvswitch_pci_ids",
+            "toolkit_advisories", "images"});
   CheckHeader(doc, {"Compat"});
   if (const Node* meta = doc.Get("metadata")) Fields(*meta, "metadata", nullptr).Only({"name"});
   Compat out;
@@ -291,6 +293,7 @@ Compat CompatFromTree(const Node& root) {
     }
   }
   if (const Node* n = doc.Get("images")) ParseImages(*n, out);
+  if (const Node* n = doc.Get("library_builds")) ParseLibraryBuilds(*n, out);
   return out;
 }
 

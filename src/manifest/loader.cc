@@ -411,8 +411,10 @@ bool SupportsHost(const Stack& s, const HostQuery& host) {
   if (s.cuda.enabled && s.cuda.version.known())
     cuda_major = static_cast<int>(s.cuda.version.version->major());
   return std::all_of(host.boards.begin(), host.boards.end(), [&](const GpuModel* g) {
-    return s.Claims(*g) && (!s.driver.version.known() ||
-                            g->StackCannotRun(*s.driver.version.version, open, cuda_major).empty());
+    return s.Claims(*g) &&
+           (!s.driver.version.known() ||
+            g->StackCannotRun(*s.driver.version.version, open, cuda_major).empty()) &&
+           LibraryCannotRun(EmbeddedCompat(), s, *g).empty();
   });
 }
 

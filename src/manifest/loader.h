@@ -55,8 +55,16 @@ struct HostQuery {
 };
 
 // Whether `s` supports the host: its `os` lists the host's, its architectures every GPU's, and it claims
-// every known board with a driver that runs it (GpuModel::StackCannotRun).
+// every known board with a driver and libraries that run it (GpuModel::StackCannotRun, LibraryCannotRun).
 bool SupportsHost(const Stack& s, const HostQuery& host);
+
+// Whether each library the stack pins (NCCL, cuDNN) carries code for the board (compat.yaml library_builds);
+// "" when it does or nothing is known, else why not: "NCCL 2.30.7 (its CUDA 12.9 build) has no code for
+// compute capability 5.2 (...)". A pin without a row is not checked.
+std::string LibraryCannotRun(const Compat& c, const Stack& s, const GpuModel& g);
+// One line per catalogue board the stack claims that one of its libraries cannot run (manifest validate's
+// warnings, stack.library-unsupported-board).
+std::vector<std::string> LibraryWarnings(const Stack& s);
 
 // The order the default choice ranks stacks in: a long-term-support driver branch first (compat.yaml
 // driver_branches), then the newest CUDA, then the newest driver, then the broadest stack (most

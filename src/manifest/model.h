@@ -115,6 +115,22 @@ struct GpuModel {
   std::string StackCannotRun(const Version& driver, bool open, std::optional<int> cuda_major) const;
 };
 
+// The GPU code one library build carries (compat.yaml library_builds): cubins per compute capability (a cubin
+// for X.y runs on X.z, z >= y), PTX the driver compiles for that capability and later ones, or, for a library
+// that states only a floor, `min_cc`.
+struct LibraryBuild {
+  std::string library;  // "nccl" | "cudnn"
+  Version version;      // "2.30.7": matches a pin it begins (9.10.2 matches 9.10.2.21)
+  Version cuda;         // the CUDA it is built for: "12.9" (NCCL: a CUDA minor) or "12" (cuDNN: a major)
+  std::vector<Version> sass, ptx;
+  std::optional<Version> min_cc;
+  std::string source;
+
+  bool Runs(const Version& cc) const;
+  // "cubins for 6.0, 6.1 and PTX for 12.0" / "compute capability 5.0 and later".
+  std::string Carries() const;
+};
+
 struct ToolkitAdvisory {
   std::vector<std::string> cves;  // CVE-2024-0132, ...
   Version fixed_in;               // a toolkit below this version is affected
@@ -138,6 +154,7 @@ struct Compat {
   std::vector<std::string> nvswitch_pci_ids;  // lower-case "0x1af1"
   std::vector<ToolkitAdvisory> toolkit_advisories;
   std::vector<ImageFacts> images;
+  std::vector<LibraryBuild> library_builds;
 
   // The minimum driver of the exact CUDA release (12.2 -> the 12.2 GA row, 12.2.2 -> 12.2 Update 2).
   std::optional<Version> MinDriverFor(const Version& cuda) const;
@@ -158,6 +175,9 @@ struct Compat {
   const GpuModel* GpuByPciId(const std::string& device_id) const;  // any board: GpuByPci(id, "", "")
   bool IsNvSwitch(const std::string& device_id) const;
   const ImageFacts* ImageByRef(const std::string& ref) const;
+  // The row for a library pin built for `cuda` (NCCL: the CUDA minor, cuDNN: the major); nullptr when none.
+  const LibraryBuild* LibraryBuildFor(const std::string& library, const Version& version,
+                                      const Version& cuda) const;
 };
 
 // ---------------------------------------------------------------- stacks (manifests/stacks/*.yaml)

@@ -68,6 +68,35 @@ if ! grep -qF "using stack volta-r580.173.02-cuda12.9.1" <<<"$out" || grep -qF "
 else
   echo "ok   P100 default stack is volta-r580.173.02-cuda12.9.1"
 fi
+# Libraries against the boards (compat.yaml library_builds): NCCL carries no Maxwell code from 2.28.3 on, so
+# the stack pinning NCCL 2.30.7 warns on an M60 host (a warning: the exit code is the other layers'), and the
+# default choice skips it for the one pinning NCCL 2.27.3.
+expect "M60 with NCCL 2.30.7: the library cannot run on it (a warning)" m60-r580 1 \
+  "but NCCL 2.30.7 (its CUDA 12.9 build) has no code for compute capability 5.2" volta-r580.173.02-cuda12.9.1
+expect "M60 with NCCL 2.27.3: no library warning" m60-r580 1 "stack              ok" volta-r580-cuda12.9
+out=$("$GPUPREP" doctor --root "$HOSTS/m60-r580" 2>&1)
+if ! grep -qF "using stack volta-r580-cuda12.9:" <<<"$out" || grep -qF "stack.library-unsupported-board" <<<"$out"; then
+  echo "FAIL M60 default stack"; echo "$out" | sed 's/^/     /'; fails=$((fails + 1))
+else
+  echo "ok   M60 default stack is volta-r580-cuda12.9 (NCCL 2.27.3)"
+fi
+codes=$("$GPUPREP" doctor --json --root "$HOSTS/m60-r580" --manifest volta-r580.173.02-cuda12.9.1 2>/dev/null |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(f["code"] + "=" + f["status"] for l in d["layers"] if l["name"] == "stack" for f in l["findings"]))')
+if [[ " $codes " != *" stack.library-unsupported-board=warn "* ]]; then
+  echo "FAIL M60 stack row codes: $codes"; fails=$((fails + 1))
+else
+  echo "ok   M60: stack.library-unsupported-board is a warning"
+fi
+# A branch newer than the per-release data (R595): judged by branch, and doctor says so in one line.
+expect "H200 on 595.91.07: judged by branch, said once" h200-open-595 1 \
+  "no per-release support data for R595: judged by branch" hopper-r580-cuda13.0
+driver=$("$GPUPREP" doctor --json --root "$HOSTS/h200-open-595" --manifest hopper-r580-cuda13.0 2>/dev/null |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); l=[l for l in d["layers"] if l["name"] == "driver"][0]; print(l["status"], sum("per-release" in f["message"] for f in l["findings"]))')
+if [ "$driver" != "ok 1" ]; then
+  echo "FAIL H200 on 595.91.07: driver row $driver (want ok, one note)"; fails=$((fails + 1))
+else
+  echo "ok   H200 on 595.91.07: driver ok with one note"
+fi
 # T4 on open 570 passes the GPU and driver layers (warnings only): not listed is not unsupported.
 layers=$("$GPUPREP" doctor --json --root "$HOSTS/t4-open-570" --manifest volta-r580-cuda12.9 2>/dev/null |
   python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(l["name"] + "=" + l["status"] for l in d["layers"] if l["name"] in ("gpu", "driver")))')

@@ -1,6 +1,7 @@
 // `gpuprep manifest ...` through gp::cli::RunCli with a real DiskFs: exit codes and exact output lines.
 #include "support/cli.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,29 @@ TEST_CASE("manifest validate: a good file", "[manifest]") {
   r = Gpuprep({"manifest", "validate", std::string(GP_SOURCE_DIR) + "/manifests/compat.yaml"});
   CHECK(r.code == 0);
   CHECK(r.out == std::string(GP_SOURCE_DIR) + "/manifests/compat.yaml: ok (kind Compat)\n");
+}
+
+TEST_CASE("manifest validate: a stack claiming a board its NCCL cannot run is a warning, exit 0",
+          "[manifest]") {
+  const std::string dir = std::string(GP_SOURCE_DIR) + "/manifests/stacks/";
+  Run r = Gpuprep({"manifest", "validate", dir + "volta-r580.173.02-cuda12.9.1.yaml"});
+  CHECK(r.code == 0);
+  CHECK(r.out == dir + "volta-r580.173.02-cuda12.9.1.yaml: ok (kind Stack)\n");
+  const std::string head =
+      "gpuprep: warning: " + dir +
+      "volta-r580.173.02-cuda12.9.1.yaml: stack.library-unsupported-board: stack claims ";
+  const std::string nccl = " but NCCL 2.30.7 (its CUDA 12.9 build) has no code for compute capability 5.2";
+  CHECK(r.err.find(head + "Tesla M60 (0x13f2, maxwell)" + nccl) != std::string::npos);
+  CHECK(r.err.find(head + "Tesla M40 (0x17fd, maxwell)" + nccl) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);
+  r = Gpuprep({"manifest", "validate", dir + "volta-r580-cuda12.9.yaml"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  r = Gpuprep({"--json", "manifest", "validate", dir + "volta-r580.173.02-cuda12.9.1.yaml"});
+  CHECK(r.code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["warnings"].size() == 2);
+  CHECK(doc["warnings"][0]["code"] == "stack.library-unsupported-board");
 }
 
 TEST_CASE("manifest list and show", "[manifest]") {

@@ -105,11 +105,25 @@ void CheckListed(const CheckInput& in, const Version& dv, const manifest::GpuMod
   }
 }
 
+// A branch the per-release data does not cover (newer than its newest release, or older than its first) for a
+// board it has data for: the board is judged by branch alone, and the row says so once (a skipped check,
+// which the table prints and which leaves the row's status to the other findings).
+void NoteBranchOutsideData(int branch, const std::vector<const manifest::GpuModel*>& models, LayerReport& r) {
+  const bool by_branch = std::any_of(models.begin(), models.end(), [&](const manifest::GpuModel* m) {
+    return !m->support.empty() && m->support.count(branch) == 0;
+  });
+  if (by_branch)
+    r.Add("driver.no-release-data", Status::kSkip,
+          "no per-release support data for R" + std::to_string(branch) + ": judged by branch");
+}
+
 void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r) {
   const int branch = static_cast<int>(dv.major());
   const int stack_branch = in.stack.driver.branch;
   const bool open = OpenModules(in);
-  for (const manifest::GpuModel* m : HostGpuModels(in.compat, in.host)) {
+  const std::vector<const manifest::GpuModel*> models = HostGpuModels(in.compat, in.host);
+  NoteBranchOutsideData(branch, models, r);
+  for (const manifest::GpuModel* m : models) {
     CheckFlavour(in, *m, open, r);
     CheckListed(in, dv, *m, r);
     if (m->min_driver_branch && branch < m->min_driver_branch) {

@@ -122,7 +122,8 @@ std::vector<std::string> LibraryWarnings(const Stack& s) {
     if (!s.Claims(g)) continue;
     const std::string why = LibraryCannotRun(c, s, g);
     if (why.empty()) continue;
-    const std::string board = g.pci_ids.front() + (g.subsystems.empty() ? "" : " " + Join(g.subsystems, ", "));
+    const std::string board =
+        g.pci_ids.front() + (g.subsystems.empty() ? "" : " " + Join(g.subsystems, ", "));
     out.push_back("stack claims " + g.name + " (" + board + ", " + g.arch + ") but " + why);
   }
   return out;

@@ -14,10 +14,10 @@ TEST_CASE("QuoteToken: a short token whole, a long one cut at 40 bytes, both esc
   // Escaped after the cut: 40 bytes of the token, however long their escaped form.
   CHECK(QuoteToken("\x1b[2J\x07") == "\"\\e[2J\\x07\"");
   CHECK(QuoteToken(std::string(45, '\n')) == "\"" + [] {
-          std::string s;
-          for (int i = 0; i < 40; ++i) s += "\\n";
-          return s;
-        }() + "\"...");
+    std::string s;
+    for (int i = 0; i < 40; ++i) s += "\\n";
+    return s;
+  }() + "\"...");
   // Never half a character: a 2-, 3- or 4-byte character across byte 40 goes whole.
   CHECK(QuoteToken(std::string(39, 'v') + "\xc3\xa9tail") == "\"" + std::string(39, 'v') + "\"...");
   CHECK(QuoteToken(std::string(38, 'v') + "\xe2\x82\xac" + "tail") == "\"" + std::string(38, 'v') + "\"...");

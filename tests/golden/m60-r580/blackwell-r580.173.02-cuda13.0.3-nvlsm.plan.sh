@@ -26,8 +26,13 @@ gpuprep_backup() {
 
 # 1. repository cuda: fetch the signing key https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/3bf863cc.pub and check its fingerprint [repo.cuda.key]
 curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key1" https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/3bf863cc.pub
-gpg --batch --show-keys --with-colons "$tmp/key1" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }' | grep -qx EB693B3035CD5710E231E123A4B469963BF863CC
-if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' "$tmp/key1"; then gpg --batch --yes --dearmor --output /usr/share/keyrings/cuda-archive-keyring.gpg "$tmp/key1"; else install -m 0644 "$tmp/key1" /usr/share/keyrings/cuda-archive-keyring.gpg; fi
+mkdir -m 0700 "$tmp/gnupg1"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --import "$tmp/key1" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --export EB693B3035CD5710E231E123A4B469963BF863CC > "$tmp/key1.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --show-keys --with-colons "$tmp/key1.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != EB693B3035CD5710E231E123A4B469963BF863CC ]; then
+  echo 'gpuprep: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/3bf863cc.pub does not hold the pinned key EB693B3035CD5710E231E123A4B469963BF863CC' >&2; exit 1
+fi
+install -m 0644 "$tmp/key1.pinned" /usr/share/keyrings/cuda-archive-keyring.gpg
 
 # 2. repository cuda: /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list [repo.cuda.list]
 mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list)"
@@ -40,8 +45,13 @@ mv -f -- /etc/apt/sources.list.d/cuda-ubuntu2204-x86_64.list.gpuprep-new /etc/ap
 
 # 3. repository nvidia-container-toolkit: fetch the signing key https://nvidia.github.io/libnvidia-container/gpgkey and check its fingerprint [repo.nvidia-container-toolkit.key]
 curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key3" https://nvidia.github.io/libnvidia-container/gpgkey
-gpg --batch --show-keys --with-colons "$tmp/key3" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }' | grep -qx C95B321B61E88C1809C4F759DDCAE044F796ECB0
-if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' "$tmp/key3"; then gpg --batch --yes --dearmor --output /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg "$tmp/key3"; else install -m 0644 "$tmp/key3" /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg; fi
+mkdir -m 0700 "$tmp/gnupg3"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg3" --import "$tmp/key3" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg3" --export C95B321B61E88C1809C4F759DDCAE044F796ECB0 > "$tmp/key3.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg3" --show-keys --with-colons "$tmp/key3.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != C95B321B61E88C1809C4F759DDCAE044F796ECB0 ]; then
+  echo 'gpuprep: https://nvidia.github.io/libnvidia-container/gpgkey does not hold the pinned key C95B321B61E88C1809C4F759DDCAE044F796ECB0' >&2; exit 1
+fi
+install -m 0644 "$tmp/key3.pinned" /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg
 
 # 4. repository nvidia-container-toolkit: /etc/apt/sources.list.d/nvidia-container-toolkit.list [repo.nvidia-container-toolkit.list]
 mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/nvidia-container-toolkit.list)"

@@ -97,7 +97,7 @@ int CreateTemp(const std::string& host, std::string& tmp) {
 
 }  // namespace
 
-ResolvedPath ResolvePath(const Fs& fs, const std::string& path) {
+ResolvedPath ResolvePath(const Fs& fs, const std::string& path, bool (*stop_at)(const std::string& prefix)) {
   ResolvedPath r;
   // Every component is followed, as the kernel would follow it: a linked directory (/etc/docker -> ...) leads
   // elsewhere as surely as a linked file. `done` is the resolved path so far ("" = "/"), `todo` what is left
@@ -115,13 +115,18 @@ ResolvedPath ResolvePath(const Fs& fs, const std::string& path) {
       continue;
     }
     const std::string next = done + "/" + c;
+    if (stop_at && stop_at(next)) {
+      r.path = next;
+      r.stopped = true;
+      return r;
+    }
     const auto target = fs.ReadLink(next);
     if (!target || target->empty()) {
       done = next;
       continue;
     }
     if (++links > 40)
-      return {path, r.through_link, r.through_dir, path + ": too many levels of symbolic links"};
+      return {path, r.through_link, r.through_dir, false, path + ": too many levels of symbolic links"};
     r.through_link = true;
     r.through_dir = r.through_dir || !todo.empty();
     if ((*target)[0] == '/') done.clear();

@@ -88,13 +88,17 @@ class Fs {
 // The file `path` (absolute) names once every symbolic link on the way is followed, the file's own or a
 // directory's, a chain of them too, with ".." taken from where the link before it leads (what realpath(3)
 // gives, but through `fs`: under --root, inside the tree). Components that do not exist are kept as written.
+// With `stop_at`, the walk ends at the first resolved prefix for which it is true, before that prefix's own
+// link is followed: `path` is that prefix and `stopped` is set.
 struct ResolvedPath {
   std::string path;           // absolute and normalised ("/" for the root); `path` itself on a loop
   bool through_link = false;  // a symbolic link was followed
   bool through_dir = false;   // ... one of them a directory's
+  bool stopped = false;       // `stop_at` ended the walk at `path`
   std::string error;          // a loop: "PATH: too many levels of symbolic links" (more than 40 links)
 };
-ResolvedPath ResolvePath(const Fs& fs, const std::string& path);
+ResolvedPath ResolvePath(const Fs& fs, const std::string& path,
+                         bool (*stop_at)(const std::string& prefix) = nullptr);
 
 // Where a write of a system file gpuprep edits lands (WriteAtomic with keep_backup, and `plan --format sh`
 // alike). Under /etc every symbolic link on the way is followed, the file's own or a directory's, a chain of

@@ -21,49 +21,26 @@ bool OutputDigits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// A process's descriptor directory, resolved: /proc/PID/fd or /proc/PID/task/TID/fd.
-bool OutputDescriptorDir(const std::vector<std::string>& d) {
-  if (d.size() < 3 || d[0] != "proc" || !OutputDigits(d[1]) || d.back() != "fd") return false;
-  return d.size() == 3 || (d.size() == 5 && d[2] == "task" && OutputDigits(d[3]));
-}
-
-// Pushes the components of `path` onto `todo` so that the first one is at the back.
-void OutputPushParts(const std::string& path, std::vector<std::string>& todo) {
-  std::vector<std::string> parts;
-  for (size_t start = 0; start <= path.size();) {
+// Whether the resolved `path` is an entry of a process's descriptor directory: /proc/PID/fd/N or
+// /proc/PID/task/TID/fd/N.
+bool DescriptorEntry(const std::string& path) {
+  std::vector<std::string> d;
+  for (size_t start = 1; start <= path.size();) {
     const size_t slash = std::min(path.find('/', start), path.size());
-    if (slash > start && path.compare(start, slash - start, ".") != 0)
-      parts.push_back(path.substr(start, slash - start));
+    d.push_back(path.substr(start, slash - start));
     start = slash + 1;
   }
-  todo.insert(todo.end(), parts.rbegin(), parts.rend());
+  if (d.size() < 4 || d[0] != "proc" || !OutputDigits(d[1]) || !OutputDigits(d.back()) ||
+      d[d.size() - 2] != "fd")
+    return false;
+  return d.size() == 4 || (d.size() == 6 && d[2] == "task" && OutputDigits(d[3]));
 }
 
 // Whether `path`, its links followed as the kernel follows them, names an entry of a process's descriptor
 // directory (/proc/self/fd/1, /dev/stdout, /dev/fd/3): a link the kernel opens as the descriptor's own
-// file, which has no name of its own to replace.
+// file, which has no name of its own to replace. The walk stops there: that link is not followed.
 bool ThroughDescriptor(const Fs& fs, const std::string& path) {
-  std::vector<std::string> done, todo;
-  OutputPushParts(path, todo);
-  for (int links = 0; !todo.empty();) {
-    const std::string c = todo.back();
-    todo.pop_back();
-    if (c == "..") {
-      if (!done.empty()) done.pop_back();
-      continue;
-    }
-    if (OutputDescriptorDir(done) && OutputDigits(c)) return true;
-    done.push_back(c);
-    std::string joined;
-    for (const std::string& p : done) joined += "/" + p;
-    const auto target = fs.ReadLink(joined);
-    if (!target || target->empty()) continue;
-    if (++links > 40) return false;
-    done.pop_back();
-    if ((*target)[0] == '/') done.clear();
-    OutputPushParts(*target, todo);
-  }
-  return false;
+  return ResolvePath(fs, path, DescriptorEntry).stopped;
 }
 
 // write(2) of all of `data`. A FIFO whose reader has gone raises SIGPIPE, which would end gpuprep: it is

@@ -52,7 +52,7 @@ mkdir -p /run/gpuprep-sim/pid
 setsid /usr/bin/dockerd </dev/null >>/sim/log/dockerd.log 2>&1 &
 echo $! >/run/gpuprep-sim/pid/docker.service
 i=0
-while [ ! -S /var/run/docker.sock ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -S /var/run/docker.sock ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done  # 30 s: a loaded machine
 SH
 chmod 0755 "$P/usr/bin/dockerd" "$P/usr/lib/gpuprep-sim/daemons/docker.service"
 cat >"$P/lib/systemd/system/docker.service" <<'UNIT'

@@ -62,7 +62,7 @@ _sim_image_rootfs() {
   ln -s usr/lib "$r/lib"
   ln -s usr/lib64 "$r/lib64"
   for b in dash grep sed head cat env ls true; do
-    p=$(command -v "$b") || sim_fail "$b not found (building the image's root)"
+    p=$(type -P "$b") || sim_fail "$b not found (building the image's root)"
     cp -L "$p" "$r/usr/bin/$b"
     while read -r p; do
       dest=$r/usr/${p#/usr/}

@@ -218,7 +218,7 @@ sim_init() {
   nsenter --net="$SIM_NETNS" python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
   SIM_HTTP_PID=$!
   local i
-  for i in $(seq 100); do [[ -s $SIM_DIR/http.port ]] && break; sleep 0.05; done
+  for i in $(seq 600); do [[ -s $SIM_DIR/http.port ]] && break; sleep 0.05; done  # 30 s: a loaded machine
   [[ -s $SIM_DIR/http.port ]] || sim_fail "HTTP server did not start"
   SIM_PORT=$(cat "$SIM_DIR/http.port")
   SIM_URL=$SIM_SCHEME://127.0.0.1:$SIM_PORT

@@ -43,7 +43,10 @@ struct StandinRun {
     info = libs.Nvml({"0000:10:00.0", "0000:11:00.0", "0000:12:00.0", "0000:13:00.0", "0000:14:00.0",
                       "0000:15:00.0", "0000:16:00.0", "0000:17:00.0", "0000:18:00.0", "0000:99:00.0"});
   }
-  ~StandinRun() { sys::RemoveTree(dir); }
+  ~StandinRun() {
+    ::unsetenv("GPUPREP_STANDIN_TRACE");  // no later test or child process inherits it
+    sys::RemoveTree(dir);
+  }
   std::string dir;
   sys::NvmlInfo info;
 };

@@ -1,9 +1,15 @@
 // Where a `gpuprep doctor --json` run spends its time, phase by phase, in one process (bench/README.md).
 // Each phase runs once, in doctor's order, as a cold process would; then the median of `rounds` repeats of
 // the warm (cached) pipeline. Usage: doctor_phases [ROOT] (default: the live host).
+// GPUPREP_BENCH_NVML_DIR=DIR loads libnvidia-ml.so.1 from DIR for the last line, the GPU health reads: the
+// median over 20 rounds of one NVML call asking for every GPU by bus id, less the same call asking for none
+// (tests/watch/standin with GPUPREP_STANDIN_TRACE on a machine without a GPU; the driver's own on one with).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "doctor/report.h"
 #include "layers/check.h"
@@ -19,6 +25,34 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double MedianMs(gp::sys::NativeLibs& native, const std::vector<std::string>& bus_ids) {
+  std::vector<double> runs;
+  for (int i = 0; i < 20; ++i) {
+    auto a = Clock::now();
+    native.Nvml(bus_ids);
+    runs.push_back(Ms(a, Clock::now()));
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs[runs.size() / 2];
+}
+
+// The milliseconds the health reads add to the probe's NVML call, for every GPU NVML lists.
+void HealthReads() {
+  const char* dir = std::getenv("GPUPREP_BENCH_NVML_DIR");
+  gp::sys::DlopenNativeLibs native(dir ? dir : "");
+  gp::sys::NvmlInfo info = native.Nvml({});
+  if (!info.loaded || info.devices.empty()) {
+    std::printf("GPU health reads      (no NVML with GPUs: %s)\n", info.error.c_str());
+    return;
+  }
+  std::vector<std::string> bus_ids;
+  for (const auto& d : info.devices) bus_ids.push_back(d.pci);
+  const double none = MedianMs(native, {});
+  const double all = MedianMs(native, bus_ids);
+  std::printf("GPU health reads      %6.2f ms  (%zu GPUs; NVML call %.2f ms with them, %.2f ms without)\n",
+              all - none, bus_ids.size(), all, none);
 }
 }  // namespace
 
@@ -56,5 +90,6 @@ int main(int argc, char** argv) {
   std::printf("layer checks          %6.2f ms\n", Ms(t4, t5));
   std::printf("JSON report           %6.2f ms  (%zu bytes)\n", Ms(t5, t6), out.size());
   std::printf("total in main         %6.2f ms\n", Ms(t0, t6));
+  HealthReads();
   return 0;
 }

@@ -117,7 +117,12 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
 
   FindUserspaceByFile(fs, d);
   if (Live(env) && env.native) {
-    sys::NvmlInfo nvml = env.native->Nvml();
+    // Every GPU function by its bus id, bound to nvidia or not (the driver unbinds a GPU that fell off the
+    // bus): NVML's answer for each is the evidence, never a comparison of counts.
+    std::vector<std::string> bus_ids;
+    bus_ids.reserve(facts.gpus.size());
+    for (const auto& g : facts.gpus) bus_ids.push_back(ToLower(g.pci));
+    sys::NvmlInfo nvml = env.native->Nvml(bus_ids);
     if (nvml.loaded) {
       if (nvml.driver_version && d.userspace_version.empty()) {
         d.userspace_version = *nvml.driver_version;
@@ -126,6 +131,7 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
       if (nvml.device_count) d.nvml_device_count = static_cast<int>(*nvml.device_count);
       if (!nvml.error.empty()) d.nvml_error = nvml.error;
       AttachGpuIdentity(nvml.devices, facts.gpus);
+      if (nvml.device_count) AttachGpuHealth(nvml.buses, facts.gpus);
     }
   }
   if (!d.module.loaded && d.userspace_version.empty())

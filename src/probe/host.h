@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sys/native.h"
+
 namespace gp::probe {
 
 struct OsInfo {
@@ -28,6 +30,15 @@ struct PciDevice {
   std::string subsystem_device_id;  // "0x16c1" (sysfs subsystem_device; "" when absent)
 };
 
+// A GPU function's PCIe link as sysfs reports it (current_link_width/max_link_width,
+// current_link_speed/max_link_speed, and the max_link_speed of the port above it); nullopt where a file is
+// missing or reads "Unknown".
+struct PcieLink {
+  std::optional<int> width, max_width;     // lanes
+  std::optional<double> speed, max_speed;  // GT/s
+  std::optional<double> port_max_speed;    // the upstream port's max_link_speed, GT/s
+};
+
 struct Gpu {
   int index = 0;                         // order by PCI address (what nvidia-smi and CUDA use by default)
   std::string pci;                       // "0000:18:00.0"
@@ -46,6 +57,12 @@ struct Gpu {
   // "in-progress", "completed"; "" when NVML was not asked or did not answer.
   std::string fabric_state;
   std::optional<int> fabric_status;  // its nvmlReturn_t status (0 = success), meaningful when "completed"
+  PcieLink pcie;
+  bool config_all_ones = false;  // the first bytes of its sysfs config space read 0xff: off the bus
+  // How NVML answered its bus id (live host with a working NVML only): nullopt when not asked, else the
+  // nvmlReturn_t of nvmlDeviceGetHandleByPciBusId_v2 (0 found, 6 not found, 15 lost, 16 reset required).
+  std::optional<int> nvml_status;
+  sys::NvmlHealth health;  // what NVML said of it (found GPUs only)
 };
 
 struct KernelModule {

@@ -79,4 +79,13 @@ void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<
       }
 }
 
+void AttachGpuHealth(const std::vector<sys::NvmlBusAnswer>& buses, std::vector<Gpu>& gpus) {
+  for (const auto& b : buses)
+    for (auto& g : gpus)
+      if (ToLower(g.pci) == b.pci) {
+        g.nvml_status = b.status;
+        g.health = b.health;
+      }
+}
+
 }  // namespace gp::probe

@@ -33,6 +33,12 @@ std::string ArchFromDpkg(std::string_view dpkg_arch);
 // e_machine of an ELF header (first 20 bytes at least) -> "x86_64" / "aarch64" / "ppc64le"; "" when not ELF.
 std::string ArchFromElf(std::string_view header);
 
+// ---------------------------------------------------------------- pci.cc
+// A PCI function's current_link_speed / max_link_speed (sysfs) in GT/s: every form the kernel has written,
+// "8 GT/s" (before pci_speed_string) and "8.0 GT/s PCIe" (drivers/pci/probe.c, up to "64.0 GT/s PCIe");
+// nullopt for "Unknown" and for anything that is not a PCIe speed (AGP, PCI-X).
+std::optional<double> ParseLinkSpeed(std::string_view text);
+
 // ---------------------------------------------------------------- driver.cc
 // /proc/driver/nvidia/version: both the proprietary ("NVIDIA UNIX x86_64 Kernel Module  550.90.07  ...")
 // and the open ("NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build ...") NVRM lines,

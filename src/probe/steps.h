@@ -32,6 +32,8 @@ void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);  // identity.cc: host
 void ProbeFabric(const ProbeEnv& env, HostFacts& facts);
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
+// identity.cc: NVML's answer for each bus id (and the health it read) onto the GPU at that address.
+void AttachGpuHealth(const std::vector<sys::NvmlBusAnswer>& buses, std::vector<Gpu>& gpus);
 
 // A library found by headers, dpkg, pip wheels and (live only) a dlopen'ed version call: cuDNN, NCCL.
 struct LibrarySpec {

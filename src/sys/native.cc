@@ -13,6 +13,7 @@
 
 #include "sys/dl.h"
 #include "sys/nvml_fabric.h"
+#include "sys/nvml_health.h"
 
 namespace gp::sys {
 namespace {
@@ -127,9 +128,10 @@ LibCall DlopenNativeLibs::NcclVersion(const std::vector<std::string>& extra_dirs
   return CallInt({"libnccl.so.2", "libnccl.so"}, extra_dirs, "ncclGetVersion");
 }
 
-NvmlInfo DlopenNativeLibs::Nvml() {
+NvmlInfo DlopenNativeLibs::Nvml(const std::vector<std::string>& bus_ids) {
   NvmlInfo r;
-  Opened o = Open({"libnvidia-ml.so.1", "libnvidia-ml.so"}, {});
+  Opened o = Open({"libnvidia-ml.so.1", "libnvidia-ml.so"},
+                  nvml_dir_.empty() ? std::vector<std::string>{} : std::vector<std::string>{nvml_dir_});
   if (!o.handle) {
     r.error = o.error;
     return r;
@@ -188,6 +190,9 @@ NvmlInfo DlopenNativeLibs::Nvml() {
     nvml::ReadFabric(fabric, dev, d);
     r.devices.push_back(std::move(d));
   }
+  nvml::HealthCalls health;
+  nvml::BindHealth(o.handle, health);
+  for (const auto& bus : bus_ids) r.buses.push_back(nvml::AskBus(health, bus));
   if (auto fn = DlSym<NvmlVoidFn>(o.handle, "nvmlShutdown")) fn();
   return r;
 }

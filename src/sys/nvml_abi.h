@@ -23,6 +23,7 @@ enum Return : int {
   kDriverNotLoaded = 9,
   kFunctionNotFound = 13,
   kGpuIsLost = 15,
+  kResetRequired = 16,
   kArgumentVersionMismatch = 25,
   kUnknown = 999,
 };
@@ -39,6 +40,28 @@ enum ValueType : unsigned {
   kSignedInt = 5,
   kUnsignedShort = 6,
 };
+
+// GPU health (nvml.h): NVML_FEATURE_ENABLED, NVML_PSTATE_0, the uncorrected error type and the two
+// counters of nvmlDeviceGetTotalEccErrors, the double-bit cause of page retirement, the most NVLink links
+// (NVML_NVLINK_MAX_LINKS: 36 in the API 13 header, 18 before; a link a board lacks answers an error).
+inline constexpr unsigned kFeatureEnabled = 1;
+inline constexpr unsigned kPstate0 = 0;
+inline constexpr int kMemoryErrorUncorrected = 1;
+inline constexpr int kVolatileEcc = 0;
+inline constexpr int kAggregateEcc = 1;
+inline constexpr int kRetiredDoubleBitEcc = 1;
+inline constexpr unsigned kNvlinkMaxLinks = 36;
+// NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: the driver's verdict (nvmlDeviceGpuRecoveryAction_t).
+inline constexpr unsigned kFiGpuRecoveryAction = 230;
+// nvmlClocksEventReason* bits (nvmlDeviceGetCurrentClocksEventReasons).
+inline constexpr unsigned long long kReasonGpuIdle = 0x1;
+inline constexpr unsigned long long kReasonApplicationsClocks = 0x2;
+inline constexpr unsigned long long kReasonSwPowerCap = 0x4;
+inline constexpr unsigned long long kReasonHwSlowdown = 0x8;
+inline constexpr unsigned long long kReasonSyncBoost = 0x10;
+inline constexpr unsigned long long kReasonSwThermal = 0x20;
+inline constexpr unsigned long long kReasonHwThermal = 0x40;
+inline constexpr unsigned long long kReasonHwPowerBrake = 0x80;
 
 // NVML_DEVICE_ARCH_*: Hopper is 9, Blackwell 10; GPM is documented "for Hopper or newer".
 inline constexpr unsigned kArchHopper = 9;

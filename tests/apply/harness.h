@@ -175,7 +175,7 @@ class FakeNative : public sys::NativeLibs {
   }
   sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return cudnn; }
   sys::LibCall NcclVersion(const std::vector<std::string>&) override { return nccl; }
-  sys::NvmlInfo Nvml() override { return nvml; }
+  sys::NvmlInfo Nvml(const std::vector<std::string>&) override { return nvml; }
   sys::CudaDriverInfo CudaDriver() override { return cuda; }
 
   // A healthy host with `n` GPUs on driver 535.129.03 and the test stack's libraries.

@@ -106,6 +106,48 @@ else
   echo "ok   T4 on open 570: gpu ok, driver warn"
 fi
 
+# GPU health from sysfs (tests/fixtures/health, make_health_hosts.py): each tree's gpu findings as code=status,
+# and the finding's message and fix word for word in the table. Under --root there is no performance state:
+# width is judged, speed is "not judged".
+HEALTH=$2/tests/fixtures/health
+health_codes() {  # health_codes TREE: the gpu layer's code=status list
+  "$GPUPREP" doctor --json --root "$HEALTH/$1" --manifest hopper-r580-cuda13.0 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(f["code"] + "=" + f["status"] for l in d["layers"] if l["name"] == "gpu" for f in l["findings"]))'
+}
+want_codes() {  # want_codes NAME TREE WANT
+  local got
+  got=$(health_codes "$2")
+  if [ "$got" != "$3" ]; then
+    echo "FAIL $1: gpu findings \"$got\" (want \"$3\")"; fails=$((fails + 1))
+  else
+    echo "ok   $1"
+  fi
+}
+hexpect() {  # hexpect NAME TREE PATTERN: doctor's table for a health tree holds PATTERN
+  local out
+  out=$("$GPUPREP" doctor --root "$HEALTH/$2" --manifest hopper-r580-cuda13.0 2>&1)
+  if ! grep -qF -- "$3" <<<"$out"; then
+    echo "FAIL $1: pattern: $3"; echo "$out" | sed 's/^/     /'; fails=$((fails + 1))
+  else
+    echo "ok   $1"
+  fi
+}
+want_codes "x8 of x16: a width finding, speed not judged" pcie-x8 \
+  "gpu.pcie-width=warn gpu.pcie-speed-not-judged=skip"
+hexpect "x8 of x16: the message" pcie-x8 "GPU 1 (0000:2a:00.0) PCIe link runs at x8 of its x16"
+hexpect "x8 of x16: the fix" pcie-x8 \
+  "sudo reboot retrains the link; if it comes up degraded again, reseat the GPU or its riser, or report the slot to the provider (check: sudo lspci -vv -s 0000:2a:00.0 | grep LnkSta)"
+want_codes "a Gen5 GPU in a Gen4 slot: no finding" gen5-in-gen4 "gpu.pcie-speed-not-judged=skip gpu.found=ok"
+want_codes "an idle GPU at Gen1: no finding" idle-gen1 "gpu.pcie-speed-not-judged=skip gpu.found=ok"
+want_codes "config space of all ones: off the bus" off-bus "gpu.off-bus=fail gpu.pcie-speed-not-judged=skip"
+hexpect "off the bus: message and fix" off-bus \
+  "GPU 2 (0000:ab:00.0) is off the bus: its PCI config space reads all ones"
+hexpect "off the bus: NVIDIA's action" off-bus \
+  "sudo reboot (NVIDIA's action for a GPU that fell off the bus, Xid 79: restart the node)"
+want_codes "a function unbound after a fall" unbound "gpu.unbound=warn gpu.pcie-speed-not-judged=skip"
+hexpect "unbound: the message" unbound \
+  "GPU 3 (0000:db:00.0) is bound to no driver while the others are bound to nvidia: the driver unbinds a GPU that fell off the bus"
+
 for tree in "$HOSTS"/*/; do
   json=$("$GPUPREP" doctor --json --root "$tree" --manifest "$STACK" 2>/dev/null)
   if ! python3 -c 'import json,sys; d=json.load(sys.stdin); assert not any((l["found"] or "").startswith("13.0.88") for l in d["layers"]); assert d["host"]["live"] is False' <<<"$json"; then

@@ -18,7 +18,7 @@ class ForbiddenNative : public sys::NativeLibs {
   sys::LibCall CudaRuntimeVersion(const std::vector<std::string>&) override { return Fail("cudart"); }
   sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return Fail("cudnn"); }
   sys::LibCall NcclVersion(const std::vector<std::string>&) override { return Fail("nccl"); }
-  sys::NvmlInfo Nvml() override {
+  sys::NvmlInfo Nvml(const std::vector<std::string>&) override {
     Fail("nvml");
     return {};
   }

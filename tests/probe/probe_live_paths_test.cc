@@ -52,7 +52,7 @@ class ScriptedNative : public sys::NativeLibs {
   }
   sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return cudnn; }
   sys::LibCall NcclVersion(const std::vector<std::string>&) override { return nccl; }
-  sys::NvmlInfo Nvml() override { return nvml; }
+  sys::NvmlInfo Nvml(const std::vector<std::string>&) override { return nvml; }
   sys::CudaDriverInfo CudaDriver() override { return {}; }
   sys::LibCall cudart, cudnn, nccl;
   sys::NvmlInfo nvml;

@@ -49,7 +49,7 @@ TEST_CASE("DlopenNativeLibs: answers agree with an independent dlopen on this ma
   CheckCall(nccl, Opens({"libnccl.so.2", "libnccl.so"}), "libnccl.so");
   if (nccl.value) CHECK(NcclVersionFromCode(*nccl.value).rfind("2.", 0) == 0);
 
-  auto nvml = libs.Nvml();
+  auto nvml = libs.Nvml({});
   const bool nvml_here = Opens({"libnvidia-ml.so.1"});
   CHECK(nvml.loaded == nvml_here);
   if (!nvml.loaded) CHECK(nvml.error.find("libnvidia-ml.so") != std::string::npos);

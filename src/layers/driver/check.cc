@@ -1,10 +1,11 @@
 // driver layer: nouveau, kernel module vs userspace library, branch vs each GPU, the stack's pin and CUDA,
-// Secure Boot with an unsigned DKMS module, kernel headers, apt holds.
+// Secure Boot with an unsigned DKMS module, kernel headers, apt holds; the driver's recovery action per GPU.
 #include "layers/check.h"
 
 #include <algorithm>
 
 #include "layers/driver/driver.h"
+#include "layers/gpu/health.h"
 #include "layers/table.h"
 #include "util/strings.h"
 #include "verdict/rules.h"
@@ -230,6 +231,7 @@ LayerReport CheckDriver(const CheckInput& in) {
   }
 
   CheckBranchForGpus(in, *dv, r);
+  CheckRecoveryActions(in, r);
 
   const manifest::Pinned& cuda = in.stack.cuda.version;
   if (in.stack.cuda.enabled && cuda.known()) {

@@ -25,7 +25,7 @@ void VerifyDriver(const apply::VerifyEnv& env, LayerReport& r) {
     r.Add(Status::kSkip, "NVML not loaded (--root: nothing of the live host is loaded)");
     return;
   }
-  auto nvml = env.native->Nvml();
+  auto nvml = env.native->Nvml({});
   if (!nvml.loaded) {
     r.Add(Status::kFail, "libnvidia-ml could not be loaded" + (nvml.error.empty() ? "" : ": " + nvml.error),
           verdict::ApplyFix("driver"));

@@ -19,7 +19,7 @@ namespace {
 bool VerifyFabricState(const apply::VerifyEnv& env, LayerReport& r, std::string& ok) {
   std::vector<probe::Gpu> gpus = env.facts->gpus;
   if (env.native) {
-    const sys::NvmlInfo nvml = env.native->Nvml();
+    const sys::NvmlInfo nvml = env.native->Nvml({});
     if (nvml.loaded && !nvml.devices.empty()) {
       for (probe::Gpu& g : gpus) {
         g.fabric_state.clear();

@@ -1,9 +1,10 @@
 // gpu layer: NVIDIA GPUs on the PCI bus (no driver needed), each known to the catalogue and of an
-// architecture the stack supports.
+// architecture the stack supports, each present and healthy (layers/gpu/health.h).
 #include "layers/check.h"
 
 #include <algorithm>
 
+#include "layers/gpu/health.h"
 #include "layers/table.h"
 #include "util/strings.h"
 #include "verdict/rules.h"
@@ -70,7 +71,10 @@ LayerReport CheckGpu(const CheckInput& in) {
                 r.wanted + (in.stack.boards_excluded.empty() ? "" : " less its boards_excluded") + ")" + tail,
             fix);
   }
-  if (r.findings.empty())
+  CheckGpuBus(in, r);
+  CheckGpuHealth(in, r);
+  if (std::none_of(r.findings.begin(), r.findings.end(),
+                   [](const Finding& f) { return f.status != Status::kSkip; }))
     r.Add("gpu.found", Status::kOk,
           std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
   return r;

@@ -32,6 +32,7 @@ enum {
   NVML_ERROR_INSUFFICIENT_SIZE = 7,
   NVML_ERROR_DRIVER_NOT_LOADED = 9,
   NVML_ERROR_GPU_IS_LOST = 15,
+  NVML_ERROR_RESET_REQUIRED = 16,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
   NVML_ERROR_UNKNOWN = 999,
 };
@@ -147,6 +148,10 @@ struct gpu {
   int ring_len, ring_head;
   long long next_slot;
   double lost_at_ms;
+  /* health (doctor): static per GPU */
+  unsigned pstate, reset_required, remap_corr, remap_unc, remap_pending, remap_failure, retire_pending,
+      retired_sbe, retired_dbe, ecc_off, recovery_action, persistence;
+  unsigned long long ecc_volatile_unc, ecc_aggregate_unc;
   int grow_by;
   double grow_at_ms;
 };
@@ -231,6 +236,30 @@ static unsigned pid_of(const char* s) {
   return (unsigned)strtoul(s, NULL, 10);
 }
 
+/* The health keys doctor reads (tests/watch/README.md); 0 when the key is not one of them. */
+static int set_health(struct gpu* g, const char* k, const char* v) {
+  static const char* names[] = {"pstate",        "reset_required", "remap_corr",      "remap_unc",
+                                "remap_pending", "remap_failure",  "retire_pending",  "retired_sbe",
+                                "retired_dbe",   "ecc_off",        "recovery_action", "persistence"};
+  unsigned* fields[] = {&g->pstate,        &g->reset_required, &g->remap_corr,      &g->remap_unc,
+                        &g->remap_pending, &g->remap_failure,  &g->retire_pending,  &g->retired_sbe,
+                        &g->retired_dbe,   &g->ecc_off,        &g->recovery_action, &g->persistence};
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+    if (!strcmp(k, names[i])) {
+      *fields[i] = (unsigned)strtoul(v, NULL, 0);
+      return 1;
+    }
+  if (!strcmp(k, "ecc_volatile_unc")) {
+    g->ecc_volatile_unc = strtoull(v, NULL, 10);
+    return 1;
+  }
+  if (!strcmp(k, "ecc_aggregate_unc")) {
+    g->ecc_aggregate_unc = strtoull(v, NULL, 10);
+    return 1;
+  }
+  return 0;
+}
+
 static void set_static(struct gpu* g, const char* k, const char* v) {
   if (!strcmp(k, "name"))
     snprintf(g->name, sizeof g->name, "%s", v);
@@ -279,7 +308,7 @@ static void set_static(struct gpu* g, const char* k, const char* v) {
     g->counters[R_NVL_RX] = strtoull(v, NULL, 10);
   else if (!strcmp(k, "energy_start_mj"))
     g->energy_mj = atof(v);
-  else {
+  else if (!set_health(g, k, v)) {
     fprintf(stderr, "nvml stand-in: unknown gpu key %s\n", k);
     exit(70);
   }
@@ -630,6 +659,8 @@ const char* nvmlErrorString(nvmlReturn_t r) {
       return "Driver Not Loaded";
     case NVML_ERROR_GPU_IS_LOST:
       return "GPU is lost";
+    case NVML_ERROR_RESET_REQUIRED:
+      return "Reset required";
     case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:
       return "Argument version mismatch";
     default:
@@ -850,6 +881,10 @@ nvmlReturn_t nvmlDeviceGetFieldValues(void* dev, int n, nvmlFieldValue_t* v) {
         f->valueType = 1;
         f->value.uiVal = g->nvlink_links;
         break;
+      case 230: /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (nvmlDeviceGpuRecoveryAction_t) */
+        f->valueType = 1;
+        f->value.uiVal = g->recovery_action;
+        break;
       case 165: /* NVML_FI_DEV_NVLINK_GET_STATE, scopeId = the link: 1 active (NVML_FEATURE_ENABLED), 0 not */
         f->valueType = 1;
         if (!nvlink || f->scopeId >= g->nvlink_links)
@@ -1033,4 +1068,91 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* m) {
     x->value = (b->v[slot] - a->v[slot]) / dt;
   }
   return NVML_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- health (doctor) */
+
+/* nvmlDeviceGetHandleByPciBusId_v2: "0000:18:00.0" (domain 0, device 0 in this stand-in). A GPU that fell
+ * off the bus answers GPU_IS_LOST, one that needs a reset RESET_REQUIRED, an address NVML does not drive
+ * NOT_FOUND. */
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** dev) {
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  if (!bus_id || !dev || sscanf(bus_id, "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < g_ngpus; ++i) {
+    struct gpu* g = &g_gpus[i];
+    if (domain != 0 || bus != g->bus || device != 0 || function != 0) continue;
+    if (g->lost_at_ms >= 0 && elapsed_ms() >= g->lost_at_ms) return NVML_ERROR_GPU_IS_LOST;
+    if (g->reset_required) return NVML_ERROR_RESET_REQUIRED;
+    *dev = g;
+    return NVML_SUCCESS;
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+/* nvmlPstates_t: 0 = P0 ... 15, 32 unknown. */
+nvmlReturn_t nvmlDeviceGetPerformanceState(void* dev, unsigned* p) {
+  DEVICE_CALL(dev, "nvmlDeviceGetPerformanceState");
+  if (!p) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  *p = g->pstate;
+  RETURN(NVML_SUCCESS);
+}
+/* Row remapping: "For Ampere or newer fully supported devices" (NVML_DEVICE_ARCH_AMPERE = 7). */
+nvmlReturn_t nvmlDeviceGetRemappedRows(void* dev, unsigned* corr, unsigned* unc, unsigned* pending,
+                                       unsigned* failure) {
+  DEVICE_CALL(dev, "nvmlDeviceGetRemappedRows");
+  if (g->arch < 7) RETURN(NVML_ERROR_NOT_SUPPORTED);
+  if (!corr || !unc || !pending || !failure) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  *corr = g->remap_corr;
+  *unc = g->remap_unc;
+  *pending = g->remap_pending;
+  *failure = g->remap_failure;
+  RETURN(NVML_SUCCESS);
+}
+/* Page retirement: the boards before Ampere (Kepler through Turing here); Ampere and newer remap rows. */
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(void* dev, unsigned* is_pending) {
+  DEVICE_CALL(dev, "nvmlDeviceGetRetiredPagesPendingStatus");
+  if (g->arch >= 7) RETURN(NVML_ERROR_NOT_SUPPORTED);
+  if (!is_pending) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  *is_pending = g->retire_pending ? 1 : 0; /* nvmlEnableState_t */
+  RETURN(NVML_SUCCESS);
+}
+/* cause 0: multiple single-bit errors, 1: double-bit. *count 0 asks for the number only: INSUFFICIENT_SIZE
+ * with the number when there are pages. */
+nvmlReturn_t nvmlDeviceGetRetiredPages_v2(void* dev, int cause, unsigned* count,
+                                          unsigned long long* addresses, unsigned long long* timestamps) {
+  DEVICE_CALL(dev, "nvmlDeviceGetRetiredPages_v2");
+  if (g->arch >= 7) RETURN(NVML_ERROR_NOT_SUPPORTED);
+  if (!count || cause < 0 || cause > 1) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  const unsigned n = cause ? g->retired_dbe : g->retired_sbe;
+  if (*count < n) {
+    *count = n;
+    RETURN(NVML_ERROR_INSUFFICIENT_SIZE);
+  }
+  for (unsigned k = 0; k < n; ++k) {
+    if (addresses) addresses[k] = 0x1000ull * (k + 1);
+    if (timestamps) timestamps[k] = 1700000000ull + k;
+  }
+  *count = n;
+  RETURN(NVML_SUCCESS);
+}
+nvmlReturn_t nvmlDeviceGetEccMode(void* dev, unsigned* current, unsigned* pending) {
+  DEVICE_CALL(dev, "nvmlDeviceGetEccMode");
+  if (!current || !pending) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  *current = *pending = g->ecc_off ? 0 : 1;
+  RETURN(NVML_SUCCESS);
+}
+/* type 1 = NVML_MEMORY_ERROR_TYPE_UNCORRECTED; counter 0 volatile, 1 aggregate. */
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(void* dev, int type, int counter, unsigned long long* n) {
+  DEVICE_CALL(dev, "nvmlDeviceGetTotalEccErrors");
+  if (!n || type < 0 || type > 1 || counter < 0 || counter > 1) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  if (g->ecc_off) RETURN(NVML_ERROR_NOT_SUPPORTED);
+  *n = type == 0 ? 0 : counter == 0 ? g->ecc_volatile_unc : g->ecc_aggregate_unc;
+  RETURN(NVML_SUCCESS);
+}
+nvmlReturn_t nvmlDeviceGetPersistenceMode(void* dev, unsigned* mode) {
+  DEVICE_CALL(dev, "nvmlDeviceGetPersistenceMode");
+  if (!mode) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  *mode = g->persistence ? 1 : 0;
+  RETURN(NVML_SUCCESS);
 }

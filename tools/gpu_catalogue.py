@@ -4,8 +4,9 @@
 Inputs (checked in under tools/data/, each with its upstream repository, commit and date in a header):
   open-gpu-kernel-modules/README-compatible-gpus.md   NVIDIA's "Compatible GPUs" table (product, device, subsystem)
   open-gpu-kernel-modules/listed-by-release.tsv        per table row and driver branch: which release tags' READMEs list it
-  nvidia-driver-releases.tsv                           every driver release and its kind (production, new feature,
-                                                       data center, beta, Vulkan beta, CUDA-only), with its NVIDIA page
+  nvidia-driver-releases.tsv                           every driver release, its kind (production, new feature,
+                                                       data center, beta, Vulkan beta, CUDA-only), the community list's
+                                                       label and the evidence for the kind
   open-gpu-kernel-modules/nvswitch-device-ids.c        the device ids the nvswitch driver accepts
   pci.ids-10de                                         pciutils/pciids pci.ids, vendor 10de block only
   gpu-boards.tsv                                       per board: usable memory (MiB as nvidia-smi reports it),
@@ -16,10 +17,12 @@ plus the CUDA -> driver table (cuda_min_driver) already in manifests/compat.yaml
   python3 tools/gpu_catalogue.py generate          rewrite the generated section of manifests/compat.yaml
   python3 tools/gpu_catalogue.py check             exit 1 (with a diff) when that section is not what generate writes
   python3 tools/gpu_catalogue.py refresh --open-gpu-kernel-modules GIT_DIR --pciids GIT_DIR --driver-releases GIT_DIR
+                                          --cloud-native-docs GIT_DIR
                                                    re-extract tools/data/ from git clones of
-                                                   github.com/NVIDIA/open-gpu-kernel-modules, github.com/pciutils/pciids
-                                                   and github.com/flathub/org.freedesktop.Platform.GL.nvidia (newest
-                                                   tag / HEAD), then generate
+                                                   github.com/NVIDIA/open-gpu-kernel-modules, github.com/pciutils/pciids,
+                                                   github.com/flathub/org.freedesktop.Platform.GL.nvidia (newest tag /
+                                                   HEAD) and the whole history of github.com/NVIDIA/cloud-native-docs,
+                                                   then generate
 
 Only the Python 3 standard library is used; `refresh` also runs git.
 """
@@ -191,15 +194,58 @@ def listed_by_release(text):
     return branches, rows
 
 
-def driver_releases(text):
-    """{version: kind} from nvidia-driver-releases.tsv."""
+# Evidence for a release's kind (tools/data/nvidia-driver-releases.tsv, last column). NVIDIA's own record of a
+# data-center artefact: a line of a fetched snapshot of NVIDIA's GPU Operator documentation (its release notes,
+# life-cycle policy and component matrix, which list the data-center drivers it supports and link each to its
+# data-center release notes), or a public NVIDIA page and a quote from it. The community list (flathub's
+# versions.sh, which follows NVIDIA's Unix driver page) is evidence for the other kinds; it may confirm NVIDIA's
+# record, never overrule it: a release NVIDIA's record names is data-center whatever the community list says.
+CNDOCS_REPO = "NVIDIA/cloud-native-docs"
+FLATHUB_REPO = "flathub/org.freedesktop.Platform.GL.nvidia"
+NVIDIA_RECORD = re.compile(r"^(%s@[0-9a-f]{40}:gpu-operator/[a-z-]+\.rst:[1-9][0-9]* \(\d{4}-\d{2}-\d{2}\)"
+                           r"|https://[a-z.]*nvidia\.com/\S+ \".+\")$" % re.escape(CNDOCS_REPO))
+COMMUNITY_RECORD = re.compile(r"^%s@[0-9a-f]{40}:versions\.sh:[1-9][0-9]* \(\d{4}-\d{2}-\d{2}\)$"
+                              % re.escape(FLATHUB_REPO))
+RELEASE_COLUMNS = ["version", "kind", "community", "evidence"]
+
+
+def release_kind(community, evidence):
+    """The kind a release row must carry: data-center when NVIDIA's record names it, else the community label."""
+    if NVIDIA_RECORD.match(evidence):
+        return "data-center"
+    return "unclassified" if community == "-" else community
+
+
+def driver_releases(text, path=RELEASES):
+    """{version: kind} from nvidia-driver-releases.tsv, every row checked: a known kind, evidence in one of the
+    accepted forms, evidence for every kind that may set a minimum, and the kind its evidence gives."""
     out = {}
-    for line in text.splitlines():
+    known = {k for k, _ in KINDS.values()} | {"unclassified"}
+    for number, line in enumerate(text.splitlines(), 1):
         if not line or line.startswith("#"):
             continue
-        version, kind, _page = line.split("\t")
-        if kind not in {k for k, _ in KINDS.values()} | {"unclassified"}:
-            fail("%s: %s: unknown kind %r" % (RELEASES, version, kind))
+        where = "%s:%d" % (path, number)
+        cols = line.split("\t")
+        if len(cols) != len(RELEASE_COLUMNS):
+            fail("%s: %d columns, expected %d (%s)" % (where, len(cols), len(RELEASE_COLUMNS),
+                                                        ", ".join(RELEASE_COLUMNS)))
+        version, kind, community, evidence = cols
+        if not re.fullmatch(r"[0-9]+(\.[0-9]+)+", version):
+            fail("%s: %r is not a driver version" % (where, version))
+        if kind not in known:
+            fail("%s: %s: unknown kind %r" % (where, version, kind))
+        if community not in known | {"-"}:
+            fail("%s: %s: unknown community label %r" % (where, version, community))
+        if evidence != "-" and not NVIDIA_RECORD.match(evidence) and not COMMUNITY_RECORD.match(evidence):
+            fail("%s: %s: evidence %r is neither %s@COMMIT:PATH:LINE (DATE), an NVIDIA URL and a \"quote\", "
+                 "nor %s@COMMIT:versions.sh:LINE (DATE)" % (where, version, evidence, CNDOCS_REPO, FLATHUB_REPO))
+        if kind in OFFICIAL and evidence == "-":
+            fail("%s: %s is classified %s without evidence" % (where, version, kind))
+        want = release_kind(community, evidence)
+        if kind != want:
+            fail("%s: %s is classified %s, but its evidence makes it %s" % (where, version, kind, want))
+        if version in out:
+            fail("%s: %s is listed twice" % (where, version))
         out[version] = kind
     return out
 
@@ -374,10 +420,11 @@ def entry_yaml(e, pci, drivers, boards, used):
     return "  - {%s}  # %s" % (", ".join(fields), "; ".join(src))
 
 
-def generate_section(readme_text, listed_text, releases_text, pci_text, nvswitch_text, boards_text, compat_text):
+def generate_section(readme_text, listed_text, releases, pci_text, nvswitch_text, boards_text, compat_text):
+    releases_text, releases_path = releases
     pci = pci_devices(pci_text)
     branches, listed = listed_by_release(listed_text)
-    kinds = driver_releases(releases_text)
+    kinds = driver_releases(releases_text, releases_path)
     es = entries(readme_rows(readme_text), branches, listed, kinds, pci)
     drivers = cuda_drivers(compat_text)
     boards = board_rows(boards_text)
@@ -386,6 +433,8 @@ def generate_section(readme_text, listed_text, releases_text, pci_text, nvswitch
     f_commit = header_value(releases_text, "commit")
     p_commit, p_date = header_value(pci_text, "commit"), header_value(pci_text, "date")
     n_commit = header_value(nvswitch_text, "commit")
+    blind = ", ".join("R%d: %s" % (b, " ".join(t)) for b, t in sorted(branches.items())
+                      if not any(kinds.get(x) in OFFICIAL for x in t)) or "none"
     lines = [
         BEGIN + " from tools/data/; do not edit by hand: python3 tools/gpu_catalogue.py generate",
         "# GPU catalogue: every data-center GPU (Maxwell and later) that NVIDIA's open-gpu-kernel-modules README or",
@@ -403,12 +452,14 @@ def generate_section(readme_text, listed_text, releases_text, pci_text, nvswitch
         "#    the table): the floor below which the compute capability cannot run. Per-release support is `support`.",
         "#  support: per driver branch, the first production, new-feature or data-center release whose README lists the",
         "#    board, or none when no such release of the branch lists it (README of every release tag %s of" % l_range,
-        "#    %s; release kinds from tools/data/nvidia-driver-releases.tsv, classified by" % OGKM_URL,
-        "#    %s versions.sh at commit %s). Betas, Vulkan developer betas and" % (FLATHUB_URL, f_commit),
-        "#    CUDA-only drivers never set a minimum. The README is the open modules' list and lags real support (the T4",
-        "#    appears only from R575): a board it does not list is a warning, not a failure. Branches outside the data",
-        "#    are unknown. Flavour and ceiling rules (open modules only, proprietary only, last branch, last CUDA",
-        "#    major) are in driver_rules above, not per entry.",
+        "#    %s; release kinds from tools/data/nvidia-driver-releases.tsv: data-center where NVIDIA's" % OGKM_URL,
+        "#    record names it (the GPU Operator documentation, https://github.com/%s, or an NVIDIA page)," % CNDOCS_REPO,
+        "#    else the label of %s versions.sh at commit %s)." % (FLATHUB_URL, f_commit[:12]),
+        "#    Betas, Vulkan developer betas and CUDA-only drivers never set a minimum. The README is the open modules'",
+        "#    list and lags real support (the T4 appears only from R575): a board it does not list is a warning, not a",
+        "#    failure. Branches outside the data are unknown, and so is a branch whose tags are all betas (%s):" % blind,
+        "#    doctor judges those by branch and says so. Flavour and ceiling rules (open modules only, proprietary",
+        "#    only, last branch, last CUDA major) are in driver_rules above, not per entry.",
         "#  board, memory_mib, memory, form, servers, nvlink, p2p, memory_source, link_source: tools/data/gpu-boards.tsv",
         "#    (hand-collected, each row with its source): the board model `gpuprep size` recommends, the memory a job",
         "#    can use in MiB (memory: nvidia-smi = its total on a real board; rounded, marketed = approximate; system =",
@@ -441,9 +492,9 @@ def split_compat(text, path):
     return text[:b], text[b:e], text[e:]
 
 
-def build(compat_text):
-    return generate_section(read(README), read(LISTED), read(RELEASES), read(PCI_IDS), read(NVSWITCH), read(BOARDS),
-                            compat_text)
+def build(compat_text, releases=RELEASES):
+    return generate_section(read(README), read(LISTED), (read(releases), releases), read(PCI_IDS), read(NVSWITCH),
+                            read(BOARDS), compat_text)
 
 
 # ---------------------------------------------------------------------------------------------- refresh
@@ -465,36 +516,113 @@ def write(path, text):
     os.replace(tmp, path)
 
 
-def refresh_releases(flathub):
-    """nvidia-driver-releases.tsv from flathub's versions.sh (which follows NVIDIA's Unix driver page and the
-    data-center release notes); branches 515 and later, the range of the open modules' tags."""
+# Public NVIDIA pages read for data-center releases the GPU Operator documentation does not name: URL and quote.
+PAGE_RECORDS = {
+    "515.65.07": 'https://developer.download.nvidia.com/compute/nvidia-driver/redist/redistrib_515.65.07.json '
+                 '"release_date": "2022-10-19" ... "name": "NVIDIA Fabric Manager" ... "version": "515.65.07"',
+    "520.61.05": 'https://docs.nvidia.com/ai-enterprise/2.3/release-notes/index.html '
+                 '"Bare-metal NVIDIA Graphics Driver for Linux:520.61.05"',
+}
+CNDOCS_FILES = ("gpu-operator/release-notes.rst", "gpu-operator/life-cycle-policy.rst",
+                "gpu-operator/platform-support.rst")
+_V = r"(?<![0-9.])([0-9]{3}\.[0-9]{2,3}(?:\.[0-9]{2})?)(?![0-9.])"
+# `580.65.06 <https://docs.nvidia.com/datacenter/tesla/tesla-release-notes-580-65-06/index.html>`_
+_RN_LINK = re.compile(r"`" + _V + r" <https://docs\.nvidia\.com/datacenter/tesla/tesla-release-notes-([0-9-]+)/")
+_DC_LINE = re.compile(r"(?:NVIDIA Data Center GPU Driver|NVIDIA GPU Driver)(?: versions?)? `{0,2}" + _V)
+_DC_LIST = re.compile(r"NVIDIA Data Center GPU Driver versions?:\s*$")
+_DC_ITEM = re.compile(r"^\s*[-*]\s+`{0,2}" + _V + r"`{0,2}(?:\s*\([a-z, ]+\))?,?\s*$")
+
+
+def datacenter_mentions(text):
+    """[(version, line number)] of the data-center drivers one GPU Operator page names: a version linked to its
+    data-center release notes, "NVIDIA (Data Center) GPU Driver [version] X", or an item of the list under
+    "... NVIDIA Data Center GPU Driver versions:"."""
+    out, in_list = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        out += [(m.group(1), number) for m in _RN_LINK.finditer(line) if m.group(2) == m.group(1).replace(".", "-")]
+        out += [(m.group(1), number) for m in _DC_LINE.finditer(line)]
+        if _DC_LIST.search(line):
+            in_list = True
+        elif in_list and line.strip():
+            m = _DC_ITEM.match(line)
+            if m:
+                out.append((m.group(1), number))
+            else:
+                in_list = False
+    return out
+
+
+def nvidia_records(cndocs):
+    """{version: evidence}: for each data-center driver the GPU Operator documentation ever named, the first
+    commit (oldest) and line that names it."""
+    first = {}
+    log = git(cndocs, "log", "--reverse", "--format=%H %cs", "HEAD", "--", *CNDOCS_FILES).split()
+    for commit, date in zip(log[0::2], log[1::2]):
+        for path in CNDOCS_FILES:
+            try:
+                text = git(cndocs, "show", "%s:%s" % (commit, path))
+            except subprocess.CalledProcessError:
+                continue
+            for version, number in datacenter_mentions(text):
+                first.setdefault(version, "%s@%s:%s:%d (%s)" % (CNDOCS_REPO, commit, path, number, date))
+    if not first:
+        fail(cndocs + ": the GPU Operator documentation names no data-center driver")
+    return first
+
+
+def community_kinds(flathub):
+    """{version: (kind, evidence)} from flathub's versions.sh lists; branches 515 and later."""
     commit = git(flathub, "rev-parse", "HEAD").strip()
     date = git(flathub, "log", "-1", "--format=%cs", "HEAD").strip()
-    text = git(flathub, "show", "HEAD:versions.sh")
     kinds = {}
-    for name, versions in re.findall(r'^([A-Z_]+)_VERSIONS="([^"$]*)"', text, re.M):
-        if name not in KINDS:
+    for number, line in enumerate(git(flathub, "show", "HEAD:versions.sh").splitlines(), 1):
+        m = re.match(r'^([A-Z_]+)_VERSIONS="([^"$]*)"', line)
+        if not m or m.group(1) not in KINDS:
             continue
-        for v in versions.split():
+        for v in m.group(2).split():
             if re.fullmatch(r"[0-9]+(\.[0-9]+)+", v) and int(v.split(".")[0]) >= 515:
-                kinds.setdefault(v, KINDS[name])
+                kinds.setdefault(v, (KINDS[m.group(1)][0], "%s@%s:versions.sh:%d (%s)" % (FLATHUB_REPO, commit,
+                                                                                         number, date)))
     if not kinds:
         fail(flathub + ": versions.sh has no *_VERSIONS lists")
-    rows = "".join("%s\t%s\t%s\n" % (v, k, page) for v, (k, page) in sorted(kinds.items(), key=lambda i: vkey(i[0])))
-    write(RELEASES, "# NVIDIA Linux x86_64 driver releases of branch 515 and later and their kind, with the NVIDIA page\n"
-                    "# that publishes releases of that kind: production and new-feature releases on NVIDIA's Unix driver\n"
-                    "# page, data-center releases in the data-center driver release notes, betas on the Unix driver page,\n"
-                    "# Vulkan developer betas on the Vulkan driver page, drivers shipped only with a CUDA toolkit in the\n"
-                    "# CUDA toolkit archive. Classified by the lists of versions.sh in %s\n"
-                    "# (PRODUCTION, NEW_FEATURE, TESLA, BETA, VULKAN, CUDA), which follows those NVIDIA pages; cross-checked\n"
-                    "# against the maturity column (beta / official / long-lived-branch-release) over the whole history of\n"
-                    "# https://github.com/aaronp24/nvidia-versions nvidia-versions.txt (no disagreement). A release tag of\n"
-                    "# the open modules in neither list is \"unclassified\" and, like a beta, sets no minimum.\n"
-                    "# commit: %s\n# date: %s\n# version\tkind\tpage\n%s" % (FLATHUB_URL, commit, date, rows))
+    return kinds, commit, date
 
 
-def refresh(ogkm, pciids, flathub):
-    ogkm, pciids, flathub = git_dir(ogkm), git_dir(pciids), git_dir(flathub)
+def merge_releases(community, records):
+    """[(version, kind, community label, evidence)]: NVIDIA's record first, then the community list."""
+    rows = []
+    for v in sorted(set(community) | set(records), key=vkey):
+        label, c_evidence = community.get(v, ("-", "-"))
+        evidence = records.get(v, c_evidence)
+        rows.append((v, release_kind(label, evidence), label, evidence))
+    return rows
+
+
+def refresh_releases(flathub, cndocs):
+    """nvidia-driver-releases.tsv from NVIDIA's record (the GPU Operator documentation's history, and the pages
+    in PAGE_RECORDS) and flathub's versions.sh; branches 515 and later, the range of the open modules' tags."""
+    community, commit, date = community_kinds(flathub)
+    records = {v: e for v, e in nvidia_records(cndocs).items() if int(v.split(".")[0]) >= 515}
+    records.update(PAGE_RECORDS)
+    rows = "".join("\t".join(r) + "\n" for r in merge_releases(community, records))
+    write(RELEASES, "# NVIDIA Linux x86_64 driver releases of branch 515 and later: version, kind, the community list's\n"
+                    "# label, evidence. A release is data-center when NVIDIA's own record names a data-center artefact\n"
+                    "# for it: the first line of %s (the GPU Operator's release notes,\n"
+                    "# life-cycle policy and component matrix: the data-center drivers it supports, each linked to its\n"
+                    "# data-center release notes) that names it, as repo@commit:path:line (commit date), or a public\n"
+                    "# NVIDIA page and a quote. Otherwise its kind is the label of the community list, the lists of\n"
+                    "# versions.sh in %s (PRODUCTION, NEW_FEATURE,\n"
+                    "# TESLA, BETA, VULKAN, CUDA; it follows NVIDIA's Unix driver page, the data-center release notes,\n"
+                    "# the Vulkan driver page and the CUDA toolkit archive), with that list's line as evidence; the\n"
+                    "# community list may confirm NVIDIA's record, never overrule it. \"-\": not in that list, or no\n"
+                    "# evidence (allowed only for kinds that never set a minimum). A release tag of the open modules in\n"
+                    "# neither is \"unclassified\" and, like a beta, sets no minimum.\n"
+                    "# commit: %s\n# date: %s\n# version\tkind\tcommunity\tevidence\n%s"
+          % ("https://github.com/" + CNDOCS_REPO, FLATHUB_URL, commit, date, rows))
+
+
+def refresh(ogkm, pciids, flathub, cndocs):
+    ogkm, pciids, flathub, cndocs = git_dir(ogkm), git_dir(pciids), git_dir(flathub), git_dir(cndocs)
     tags = sorted((t for t in git(ogkm, "tag").split() if re.fullmatch(r"[0-9]+(\.[0-9]+)+", t)), key=vkey)
     if not tags:
         fail(ogkm + ": no release tags")
@@ -541,7 +669,7 @@ def refresh(ogkm, pciids, flathub):
         fail("pci.ids: no vendor 10de block")
     write(PCI_IDS, "# Extract of pci.ids from %s: the vendor 10de (NVIDIA) block only.\n# commit: %s\n# date: %s\n"
                    "%s\n\n%s" % (PCIIDS_URL, pcommit, pdate, version, block.group(0)))
-    refresh_releases(flathub)
+    refresh_releases(flathub, cndocs)
 
 
 # ------------------------------------------------------------------------------------------------- main
@@ -551,15 +679,20 @@ def main():
     ap.add_argument("--open-gpu-kernel-modules", metavar="GIT_DIR")
     ap.add_argument("--pciids", metavar="GIT_DIR")
     ap.add_argument("--driver-releases", metavar="GIT_DIR")
+    ap.add_argument("--cloud-native-docs", metavar="GIT_DIR")
+    ap.add_argument("--releases", metavar="PATH", default=RELEASES,
+                    help="the driver releases table (default: %(default)s)")
     ap.add_argument("--compat", metavar="PATH", default=COMPAT, help="the compat file (default: %(default)s)")
     args = ap.parse_args()
     if args.command == "refresh":
-        if not args.open_gpu_kernel_modules or not args.pciids or not args.driver_releases:
-            fail("refresh needs --open-gpu-kernel-modules, --pciids and --driver-releases")
-        refresh(args.open_gpu_kernel_modules, args.pciids, args.driver_releases)
+        if not (args.open_gpu_kernel_modules and args.pciids and args.driver_releases and args.cloud_native_docs):
+            fail("refresh needs --open-gpu-kernel-modules, --pciids, --driver-releases and --cloud-native-docs")
+        if args.releases != RELEASES:
+            fail("refresh writes %s; --releases is for generate and check" % RELEASES)
+        refresh(args.open_gpu_kernel_modules, args.pciids, args.driver_releases, args.cloud_native_docs)
     compat = read(args.compat)
     head, old, tail = split_compat(compat, args.compat)
-    new, count = build(compat)
+    new, count = build(compat, args.releases)
     if args.command == "check":
         if old != new:
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),

@@ -97,6 +97,16 @@ if [ "$driver" != "ok 1" ]; then
 else
   echo "ok   H200 on 595.91.07: driver ok with one note"
 fi
+# H100 SXM on 580.65.06, the first R580 release: a data-center release on NVIDIA's record (the GPU Operator
+# documentation), whose README lists the H100: no support finding (the stack's pinned 580.95.05 is judged apart).
+driver=$("$GPUPREP" doctor --json --root "$HOSTS/h100-open-580" --manifest hopper-r580-cuda13.0 2>/dev/null |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); l=[l for l in d["layers"] if l["name"] == "driver"][0]
+print(l["found"], " ".join(sorted(f["code"] for f in l["findings"] if f["code"].startswith("driver.board-"))) or "-")')
+if [ "$driver" != "580.65.06 -" ]; then
+  echo "FAIL H100 on 580.65.06: driver row $driver (want 580.65.06, no driver.board-* finding)"; fails=$((fails + 1))
+else
+  echo "ok   H100 on 580.65.06: no support finding"
+fi
 # T4 on open 570 passes the GPU and driver layers (warnings only): not listed is not unsupported.
 layers=$("$GPUPREP" doctor --json --root "$HOSTS/t4-open-570" --manifest volta-r580-cuda12.9 2>/dev/null |
   python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(l["name"] + "=" + l["status"] for l in d["layers"] if l["name"] in ("gpu", "driver")))')

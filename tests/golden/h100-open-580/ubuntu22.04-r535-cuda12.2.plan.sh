@@ -1,0 +1,41 @@
+#!/bin/bash
+# gpuprep plan for stack ubuntu22.04-r535-cuda12.2: the commands `gpuprep apply` runs, in order.
+# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
+set -euo pipefail
+# the new driver loads only after a reboot
+# layer driver: install - missing: cuda-drivers-535 535.129.03
+# layer fabricmanager: n/a - no NVSwitch on this host
+# layer cuda: install - missing: cuda-toolkit-12-2 12.2.2
+# layer cudnn: install - missing: libcudnn8 8.9.7.29 (+cuda12.2)
+# layer nccl: install - missing: libnccl2 2.18.5 (+cuda12.2), libnccl-dev 2.18.5 (+cuda12.2)
+# layer docker: none - Docker 5:24.0.7-1~ubuntu.22.04~jammy is installed; an existing engine is left as it is
+# layer container_toolkit: install - missing: nvidia-container-toolkit 1.19.1, nvidia-container-toolkit-base 1.19.1, libnvidia-container-tools 1.19.1, libnvidia-container1 1.19.1
+# layer image: install - not pulled
+tmp="$(mktemp -d)"
+trap 'rm -rf -- "$tmp"' EXIT
+
+# 1. repository nvidia-container-toolkit: fetch the signing key https://nvidia.github.io/libnvidia-container/gpgkey and check its fingerprint [repo.nvidia-container-toolkit.key]
+curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key1" https://nvidia.github.io/libnvidia-container/gpgkey
+mkdir -m 0700 "$tmp/gnupg1"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --import "$tmp/key1" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --export C95B321B61E88C1809C4F759DDCAE044F796ECB0 > "$tmp/key1.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --show-keys --with-colons "$tmp/key1.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != C95B321B61E88C1809C4F759DDCAE044F796ECB0 ]; then
+  echo 'gpuprep: https://nvidia.github.io/libnvidia-container/gpgkey does not hold the pinned key C95B321B61E88C1809C4F759DDCAE044F796ECB0' >&2; exit 1
+fi
+install -m 0644 "$tmp/key1.pinned" /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg
+
+# 2. repository nvidia-container-toolkit: /etc/apt/sources.list.d/nvidia-container-toolkit.list [repo.nvidia-container-toolkit.list]
+mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/nvidia-container-toolkit.list)"
+cat > /etc/apt/sources.list.d/nvidia-container-toolkit.list.gpuprep-new <<'GPUPREP_EOF'
+# gpuprep: repository nvidia-container-toolkit of stack ubuntu22.04-r535-cuda12.2 (do not edit; gpuprep apply rewrites it)
+deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://nvidia.github.io/libnvidia-container/stable/deb/amd64/ /
+GPUPREP_EOF
+chmod 0644 /etc/apt/sources.list.d/nvidia-container-toolkit.list.gpuprep-new
+mv -f -- /etc/apt/sources.list.d/nvidia-container-toolkit.list.gpuprep-new /etc/apt/sources.list.d/nvidia-container-toolkit.list
+
+# 3. refresh the package lists [apt.update]
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update
+
+# 4. stop: the rest of the plan needs the index just fetched; make it, review it, run it
+printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/h100-open-580/ --manifest ubuntu22.04-r535-cuda12.2 --manifest-sha256 97782bf198e2549fc4caffe55e2527047ad436837b7500fb06741a312c320e9e plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
+exit 0

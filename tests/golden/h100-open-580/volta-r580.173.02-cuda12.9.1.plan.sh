@@ -1,0 +1,60 @@
+#!/bin/bash
+# gpuprep plan for stack volta-r580.173.02-cuda12.9.1: the commands `gpuprep apply` runs, in order.
+# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.
+set -euo pipefail
+# the new driver loads only after a reboot
+# layer driver: install - missing: nvidia-driver-580 580.173.02
+# layer fabricmanager: n/a - no NVSwitch on this host
+# layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
+# layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)
+# layer nccl: install - missing: libnccl2 2.30.7 (+cuda12.9), libnccl-dev 2.30.7 (+cuda12.9)
+# layer docker: none - Docker 5:24.0.7-1~ubuntu.22.04~jammy is installed; an existing engine is left as it is
+# layer container_toolkit: install - missing: nvidia-container-toolkit 1.20.0, nvidia-container-toolkit-base 1.20.0, libnvidia-container-tools 1.20.0, libnvidia-container1 1.20.0
+# layer image: install - not pulled
+tmp="$(mktemp -d)"
+trap 'rm -rf -- "$tmp"' EXIT
+
+# 1. repository cuda: fetch the signing key https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/3bf863cc.pub and check its fingerprint [repo.cuda.key]
+curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key1" https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/3bf863cc.pub
+mkdir -m 0700 "$tmp/gnupg1"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --import "$tmp/key1" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --export EB693B3035CD5710E231E123A4B469963BF863CC > "$tmp/key1.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg1" --show-keys --with-colons "$tmp/key1.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != EB693B3035CD5710E231E123A4B469963BF863CC ]; then
+  echo 'gpuprep: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/3bf863cc.pub does not hold the pinned key EB693B3035CD5710E231E123A4B469963BF863CC' >&2; exit 1
+fi
+install -m 0644 "$tmp/key1.pinned" /usr/share/keyrings/cuda-archive-keyring.gpg
+
+# 2. repository cuda: /etc/apt/sources.list.d/cuda-ubuntu2404-x86_64.list [repo.cuda.list]
+mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/cuda-ubuntu2404-x86_64.list)"
+cat > /etc/apt/sources.list.d/cuda-ubuntu2404-x86_64.list.gpuprep-new <<'GPUPREP_EOF'
+# gpuprep: repository cuda of stack volta-r580.173.02-cuda12.9.1 (do not edit; gpuprep apply rewrites it)
+deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/ /
+GPUPREP_EOF
+chmod 0644 /etc/apt/sources.list.d/cuda-ubuntu2404-x86_64.list.gpuprep-new
+mv -f -- /etc/apt/sources.list.d/cuda-ubuntu2404-x86_64.list.gpuprep-new /etc/apt/sources.list.d/cuda-ubuntu2404-x86_64.list
+
+# 3. repository nvidia-container-toolkit: fetch the signing key https://nvidia.github.io/libnvidia-container/gpgkey and check its fingerprint [repo.nvidia-container-toolkit.key]
+curl --fail --silent --show-error --location --proto-redir =https --output "$tmp/key3" https://nvidia.github.io/libnvidia-container/gpgkey
+mkdir -m 0700 "$tmp/gnupg3"
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg3" --import "$tmp/key3" || true
+gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg3" --export C95B321B61E88C1809C4F759DDCAE044F796ECB0 > "$tmp/key3.pinned"
+if [ "$(gpg --batch --quiet --no-autostart --homedir "$tmp/gnupg3" --show-keys --with-colons "$tmp/key3.pinned" | awk -F: '$1 == "pub" { p = 1; next } $1 == "fpr" && p { print $10; p = 0 }')" != C95B321B61E88C1809C4F759DDCAE044F796ECB0 ]; then
+  echo 'gpuprep: https://nvidia.github.io/libnvidia-container/gpgkey does not hold the pinned key C95B321B61E88C1809C4F759DDCAE044F796ECB0' >&2; exit 1
+fi
+install -m 0644 "$tmp/key3.pinned" /usr/share/keyrings/nvidia-container-toolkit-keyring.gpg
+
+# 4. repository nvidia-container-toolkit: /etc/apt/sources.list.d/nvidia-container-toolkit.list [repo.nvidia-container-toolkit.list]
+mkdir -p -- "$(dirname -- /etc/apt/sources.list.d/nvidia-container-toolkit.list)"
+cat > /etc/apt/sources.list.d/nvidia-container-toolkit.list.gpuprep-new <<'GPUPREP_EOF'
+# gpuprep: repository nvidia-container-toolkit of stack volta-r580.173.02-cuda12.9.1 (do not edit; gpuprep apply rewrites it)
+deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] https://nvidia.github.io/libnvidia-container/stable/deb/amd64/ /
+GPUPREP_EOF
+chmod 0644 /etc/apt/sources.list.d/nvidia-container-toolkit.list.gpuprep-new
+mv -f -- /etc/apt/sources.list.d/nvidia-container-toolkit.list.gpuprep-new /etc/apt/sources.list.d/nvidia-container-toolkit.list
+
+# 5. refresh the package lists [apt.update]
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update
+
+# 6. stop: the rest of the plan needs the index just fetched; make it, review it, run it
+printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/h100-open-580/ --manifest volta-r580.173.02-cuda12.9.1 --manifest-sha256 973181f489ed44399a4e9d3113e9314d6841a77d8a77874f5c911618116f99a0 plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
+exit 0

@@ -175,12 +175,12 @@ TEST_CASE("size: the model list, colour only on a terminal", "[size][cli]") {
 }
 
 TEST_CASE("size: a lower bound is never a fit", "[size][cli]") {
-  auto r = Gpuprep({"size", "--params", "7e9", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  auto r = Gpuprep({"size", "--params", "1e9", "--micro-batch", "16", "--gpu-memory", "80GB"});
   CHECK(r.code == 0);
   CHECK(r.out.find("per GPU: unknown (the estimate is a lower bound") != std::string::npos);
   CHECK(r.out.find("SERVERS THAT FIT: none recommended") != std::string::npos);
   CHECK(r.out.find("Tesla P100 PCIe 12GB") == std::string::npos);
-  auto j = Gpuprep({"size", "--json", "--params", "7e9", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  auto j = Gpuprep({"size", "--json", "--params", "1e9", "--micro-batch", "16", "--gpu-memory", "80GB"});
   REQUIRE(j.code == 0);
   const json doc = json::parse(j.out);
   CHECK(doc["fit"].value("unknown", false));

@@ -118,8 +118,10 @@ struct Task {
   std::map<std::string, Origin> origins;
 };
 
-// The images each GPU takes in a vision task: --batch over the GPUs (rounded up where a search for the smallest
-// GPU count tries a count that does not divide it), else --micro-batch.
-inline int ImagesPerGpu(const Task& t) { return t.batch > 0 ? (t.batch + t.gpus - 1) / t.gpus : t.micro_batch; }
+// The images each GPU takes in a vision task: --batch over the GPUs (rounded up where a search for the
+// smallest GPU count tries a count that does not divide it), else --micro-batch.
+inline int ImagesPerGpu(const Task& t) {
+  return t.batch > 0 ? (t.batch + t.gpus - 1) / t.gpus : t.micro_batch;
+}
 
 }  // namespace gp::size

@@ -34,6 +34,9 @@ pkgs=(
   golang-go golang-github-docker-distribution-dev golang-github-docker-go-units-dev dash
   # the fleet report's Markdown read by GitHub's own renderer (tests/integration/differential_markdown.sh)
   cmark-gfm
+  # the saved-tensor counts that `size`'s vision layer tables are held against (CPU builds of PyTorch;
+  # tests/integration/differential_saved_tensors.sh)
+  python3-torch python3-torchvision
   # the golden set of plan and doctor outputs runs at a fixed date (tests/integration/golden.sh); the C++
   # sources' format is checked in CI (tools/format.sh)
   faketime clang-format

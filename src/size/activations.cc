@@ -208,13 +208,12 @@ double LayerBytesPerToken(const Task& t, LayerRole role) {
 }
 
 ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage, bool last_stage) {
+  if (t.arch.family == Family::kVision) return VisionActivations(t);
   ActivationEstimate r;
   const Architecture& a = t.arch;
   if (!a.HasShape()) {
     r.estimated = false;
-    r.why_not = a.family == Family::kVision
-                    ? "not estimated: no published measured peak per image for this network (lower bound)"
-                    : "not estimated: needs the model's layers, hidden size and heads (lower bound)";
+    r.why_not = "not estimated: needs the model's layers, hidden size and heads (lower bound)";
     return r;
   }
   const Ctx c = MakeCtx(t, t.checkpointing == Checkpointing::kSelective);

@@ -25,4 +25,9 @@ double LayerBytesPerToken(const Task& t, LayerRole role);
 // micro-batches (1F1B keeps `pp` on the first stage) and the logits.
 ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage, bool last_stage);
 
+// A vision network's (vision.h): the tensors its layer table saves for `micro_batch` images at the task's
+// image size (autocast's 16-bit weight copies are counted with the weights); with full checkpointing, each
+// block's input and the largest block recomputed. Not estimated for a network without a layer table.
+ActivationEstimate VisionActivations(const Task& t);
+
 }  // namespace gp::size

@@ -27,8 +27,12 @@ constexpr const char* kT5 =
     "arXiv:1910.10683, sections 3.1.1 and 3.7 (d_kv 64), vocabulary 32128 as in huggingface/transformers "
     "src/transformers/models/t5/configuration_t5.py";
 constexpr const char* kTorchvision = "pytorch/vision torchvision/models/resnet.py (weights meta num_params)";
+constexpr const char* kTvVit =
+    "pytorch/vision torchvision/models/vision_transformer.py (weights meta num_params)";
+constexpr const char* kTvConvnext = "pytorch/vision torchvision/models/convnext.py (weights meta num_params)";
 constexpr const char* kYolo =
-    "ultralytics/ultralytics docs/en/models/yolov8.md (COCO detection table, params (M))";
+    "ultralytics/ultralytics ultralytics/cfg/models/v8/yolov8.yaml (scales: \"YOLOv8n summary: 225 layers, "
+    "3157200 parameters\" ...)";
 
 // Published counts.
 constexpr const char* kKerasLlama =
@@ -126,7 +130,7 @@ Architecture Vision(const char* name, const char* display, uint64_t count, uint6
 }
 
 std::vector<Architecture> Build() {
-  constexpr uint64_t kExact = 1, kBillion = 1000000000, k10M = 10000000, k100M = 100000000, k100K = 100000;
+  constexpr uint64_t kExact = 1, kBillion = 1000000000, k10M = 10000000, k100M = 100000000;
   return {
       Published(Decoder("llama-2-7b", "Llama 2 7B", 32000, 32, 32, 32, 4096, 11008, false, false, kTtLlama2),
                 6738415616, kExact, kKerasLlama),
@@ -179,11 +183,16 @@ std::vector<Architecture> Build() {
       Vision("resnet-18", "ResNet-18", 11689512, kExact, kTorchvision),
       Vision("resnet-50", "ResNet-50", 25557032, kExact, kTorchvision),
       Vision("resnet-101", "ResNet-101", 44549160, kExact, kTorchvision),
-      Vision("yolov8n", "YOLOv8n", 3200000, k100K, kYolo),
-      Vision("yolov8s", "YOLOv8s", 11200000, k100K, kYolo),
-      Vision("yolov8m", "YOLOv8m", 25900000, k100K, kYolo),
-      Vision("yolov8l", "YOLOv8l", 43700000, k100K, kYolo),
-      Vision("yolov8x", "YOLOv8x", 68200000, k100K, kYolo),
+      Vision("resnet-152", "ResNet-152", 60192808, kExact, kTorchvision),
+      Vision("vit-b-16", "ViT-B/16", 86567656, kExact, kTvVit),
+      Vision("vit-l-16", "ViT-L/16", 304326632, kExact, kTvVit),
+      Vision("convnext-tiny", "ConvNeXt-T", 28589128, kExact, kTvConvnext),
+      Vision("convnext-base", "ConvNeXt-B", 88591464, kExact, kTvConvnext),
+      Vision("yolov8n", "YOLOv8n", 3157200, kExact, kYolo),
+      Vision("yolov8s", "YOLOv8s", 11166560, kExact, kYolo),
+      Vision("yolov8m", "YOLOv8m", 25902640, kExact, kYolo),
+      Vision("yolov8l", "YOLOv8l", 43691520, kExact, kYolo),
+      Vision("yolov8x", "YOLOv8x", 68229648, kExact, kYolo),
   };
 }
 

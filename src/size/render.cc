@@ -26,6 +26,12 @@ std::string Describe(const Task& t, const Estimate& e) {
   std::string s =
       TerminalSafe(e.model) + ": " + method + ", " + Name(t.precision) + ", " + Name(t.optimizer) +
       (t.offload != Offload::kNone ? std::string(" (offload ") + Name(t.offload) + ")" : "") + ", " + par;
+  if (t.arch.family == Family::kVision) {
+    s += "\nimages " + std::to_string(t.image_h) + "x" + std::to_string(t.image_w) + ", batch " +
+         std::to_string(t.batch > 0 ? t.batch : t.micro_batch * t.gpus) + " (" +
+         std::to_string(ImagesPerGpu(t)) + " per GPU)" + ", checkpointing " + Name(t.checkpointing);
+    return s;
+  }
   s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
        ", checkpointing " + Name(t.checkpointing) +
        (t.flash_attention ? ", flash attention" : ", eager attention") +
@@ -41,6 +47,17 @@ ordered_json Origins(const Task& t) {
 }
 
 int64_t Round(double b) { return static_cast<int64_t>(std::llround(b)); }
+
+// A transformer's batch is tokens: sequence x micro-batch; a vision network's is images at a size.
+ordered_json Batch(const Task& t) {
+  if (t.arch.family != Family::kVision)
+    return {{"seq", t.seq}, {"micro_batch", t.micro_batch}, {"grad_accumulation", t.grad_accumulation}};
+  return {{"images", t.batch > 0 ? t.batch : t.micro_batch * t.gpus},
+          {"micro_batch", ImagesPerGpu(t)},
+          {"image_height", t.image_h},
+          {"image_width", t.image_w},
+          {"grad_accumulation", t.grad_accumulation}};
+}
 
 }  // namespace
 
@@ -107,6 +124,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
   if (t.method != Method::kFull)
     lora = {{"rank", t.lora_rank}, {"targets", t.lora_targets}, {"dropout", t.lora_dropout}};
   const Constants& c = t.c;
+  const bool vision = t.arch.family == Family::kVision;
   ordered_json task = {
       {"model", e.model},
       {"model_source", t.model_source},
@@ -125,12 +143,12 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
         {"pp", t.pp},
         {"dp", e.dp},
         {"shard", e.shard}}},
-      {"batch", {{"seq", t.seq}, {"micro_batch", t.micro_batch}, {"grad_accumulation", t.grad_accumulation}}},
+      {"batch", Batch(t)},
       {"grad_checkpointing", Name(t.checkpointing)},
-      {"flash_attention", t.flash_attention},
-      {"chunked_loss", t.chunked_loss},
+      {"flash_attention", vision ? ordered_json(nullptr) : ordered_json(t.flash_attention)},
+      {"chunked_loss", vision ? ordered_json(nullptr) : ordered_json(t.chunked_loss)},
       {"compile", t.compile},
-      {"loss_precision", Name(LossPrecisionOf(t))},
+      {"loss_precision", vision ? ordered_json(nullptr) : ordered_json(Name(LossPrecisionOf(t)))},
       {"constants",
        {{"cuda_context", c.cuda_context},
         {"headroom", c.headroom},

@@ -45,6 +45,13 @@ const std::vector<KeyInfo> kKeys = {
     {"batch.seq", "--seq", "Sequence length in tokens (default 2048)", false},
     {"batch.micro_batch", "--micro-batch", "Sequences per GPU per forward pass (default 1)", false},
     {"batch.grad_accumulation", "--grad-accumulation", "Micro-batches per optimizer step (default 1)", false},
+    {"batch.image_size", "--image-size",
+     "Vision: image size in pixels, 640 or HEIGHTxWIDTH (default: 640 for YOLO, 224 for the classifiers)",
+     false},
+    {"batch.images", "--batch",
+     "Vision: images per step over all GPUs, as Ultralytics' batch (per GPU: batch / GPUs; not with "
+     "--micro-batch)",
+     false},
     {"grad_checkpointing", "--grad-checkpointing", "none | selective | full (default none)", false},
     {"flash_attention", "--flash-attention", "Fused attention that keeps no probabilities (default true)",
      true},
@@ -125,6 +132,17 @@ long long Int(const Setting& s, long long lo, long long hi) {
     s.origin.Fail("must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
                   s.value);
   return n;
+}
+
+// "640", "640x480" or "640,480" (a document's list): height and width, each 32 to 16384 pixels.
+void ImageSize(Task& t, const Setting& s) {
+  const std::string& v = s.value;
+  const size_t sep = v.find_first_of("x,");
+  Setting h = s, w = s;
+  h.value = v.substr(0, sep);
+  w.value = sep == std::string::npos ? h.value : v.substr(sep + 1);
+  t.image_h = static_cast<int>(Int(h, 32, 16384));
+  t.image_w = static_cast<int>(Int(w, 32, 16384));
 }
 
 double Real(const Setting& s, double lo, double hi) {
@@ -445,6 +463,10 @@ void Apply(Task& t, const Setting& s) {
     t.micro_batch = static_cast<int>(Int(s, 1, 100000));
   else if (k == "batch.grad_accumulation")
     t.grad_accumulation = static_cast<int>(Int(s, 1, 1000000));
+  else if (k == "batch.image_size")
+    ImageSize(t, s);
+  else if (k == "batch.images")
+    t.batch = static_cast<int>(Int(s, 1, 1000000));
   else if (k == "grad_checkpointing")
     t.checkpointing = Pick(s, {Choice<Checkpointing>{"none", Checkpointing::kNone},
                                {"selective", Checkpointing::kSelective},

@@ -87,6 +87,11 @@ struct Task {
   Strategy strategy = Strategy::kDdp;
   int tp = 1, pp = 1, gpus = 1;
   int seq = 2048, micro_batch = 1;
+  // A vision network's task: the image size in pixels (0: the network's default, set by Finish) and the
+  // images per optimizer step over all GPUs, as Ultralytics' `batch` (0: not given; then micro_batch is the
+  // images per GPU). Finish sets micro_batch to batch / data-parallel GPUs.
+  int image_h = 0, image_w = 0;
+  int batch = 0;
   int grad_accumulation = 1;  // micro-batches per optimizer step
   Checkpointing checkpointing = Checkpointing::kNone;
   bool flash_attention = true;
@@ -112,5 +117,11 @@ struct Task {
   // Where each setting came from (keys of settings.h); absent: the default.
   std::map<std::string, Origin> origins;
 };
+
+// The images each GPU takes in a vision task: --batch over the GPUs (rounded up where a search for the
+// smallest GPU count tries a count that does not divide it), else --micro-batch.
+inline int ImagesPerGpu(const Task& t) {
+  return t.batch > 0 ? (t.batch + t.gpus - 1) / t.gpus : t.micro_batch;
+}
 
 }  // namespace gp::size

@@ -163,24 +163,24 @@ TEST_CASE("size: the model list, colour only on a terminal", "[size][cli]") {
   CHECK(l.code == 0);
   CHECK(l.out.find("llama-2-70b") != std::string::npos);
   auto lj = Gpuprep({"size", "--list-models", "--json"});
-  CHECK(json::parse(lj.out)["models"].size() == 31);
+  CHECK(json::parse(lj.out)["models"].size() == 36);
   auto tty = Gpuprep({"size", "--model", "llama-3-8b"}, {true, {}});
   CHECK(tty.out.find("\033[1m") != std::string::npos);
   auto no_color = Gpuprep({"size", "--model", "llama-3-8b"}, {true, {{"NO_COLOR", "1"}}});
   CHECK(no_color.out.find('\033') == std::string::npos);
-  auto vision = Gpuprep({"size", "--model", "yolov8x"});
-  CHECK(vision.code == 0);
-  CHECK(vision.out.find("not estimated") != std::string::npos);
-  CHECK(vision.out.find("(lower bound)") != std::string::npos);
+  auto bare = Gpuprep({"size", "--params", "7e9"});
+  CHECK(bare.code == 0);
+  CHECK(bare.out.find("not estimated") != std::string::npos);
+  CHECK(bare.out.find("(lower bound)") != std::string::npos);
 }
 
 TEST_CASE("size: a lower bound is never a fit", "[size][cli]") {
-  auto r = Gpuprep({"size", "--model", "yolov8x", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  auto r = Gpuprep({"size", "--params", "1e9", "--micro-batch", "16", "--gpu-memory", "80GB"});
   CHECK(r.code == 0);
   CHECK(r.out.find("per GPU: unknown (the estimate is a lower bound") != std::string::npos);
   CHECK(r.out.find("SERVERS THAT FIT: none recommended") != std::string::npos);
   CHECK(r.out.find("Tesla P100 PCIe 12GB") == std::string::npos);
-  auto j = Gpuprep({"size", "--json", "--model", "yolov8x", "--micro-batch", "16", "--gpu-memory", "80GB"});
+  auto j = Gpuprep({"size", "--json", "--params", "1e9", "--micro-batch", "16", "--gpu-memory", "80GB"});
   REQUIRE(j.code == 0);
   const json doc = json::parse(j.out);
   CHECK(doc["fit"].value("unknown", false));
@@ -196,4 +196,43 @@ TEST_CASE("size: --loss-precision in a Task document", "[size][cli]") {
   CHECK(r.code == 0);
   CHECK(r.out.find("16-bit cross-entropy") != std::string::npos);
   CHECK(r.out.find(", 16bit loss") != std::string::npos);
+}
+
+TEST_CASE("size: a vision task speaks images, in text, JSON and a Task document", "[size][cli][vision]") {
+  auto r =
+      Gpuprep({"size", "--model", "yolov8x", "--batch", "16", "--image-size", "640", "--gpu-memory", "24GB"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("images 640x640, batch 16 (16 per GPU), checkpointing none") != std::string::npos);
+  CHECK(r.out.find("seq ") == std::string::npos);
+  CHECK(r.out.find("flash") == std::string::npos);
+  CHECK(r.out.find("loss") == std::string::npos);
+  CHECK(r.out.find("(lower bound)") == std::string::npos);
+  CHECK(r.out.find("per GPU: 1 (") != std::string::npos);
+  auto j = Gpuprep({"size", "--json", "--model", "yolov8x", "--batch", "32", "--gpus", "2"});
+  REQUIRE(j.code == 0);
+  const json doc = json::parse(j.out);
+  CHECK(doc["task"]["batch"]["images"] == 32);
+  CHECK(doc["task"]["batch"]["micro_batch"] == 16);
+  CHECK(doc["task"]["batch"]["image_height"] == 640);
+  CHECK(doc["task"]["batch"]["image_width"] == 640);
+  CHECK(doc["task"]["batch"].count("seq") == 0);
+  CHECK(doc["task"]["flash_attention"].is_null());
+  CHECK(doc["task"]["loss_precision"].is_null());
+  CHECK_FALSE(doc["lower_bound"].get<bool>());
+  gp::test::TempRoot root;
+  root.Write("/yolo.yaml",
+             "apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: yolo}\nmodel: yolov8x\n"
+             "batch: {images: 16, image_size: [640, 480]}\n");
+  auto d = Gpuprep({"size", "--task", root.path() + "/yolo.yaml"});
+  CHECK(d.code == 0);
+  CHECK(d.out.find("images 640x480, batch 16 (16 per GPU)") != std::string::npos);
+  root.Write("/bad.yaml",
+             "apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: yolo}\nmodel: yolov8x\n"
+             "batch: {images: 16, micro_batch: 4}\n");
+  auto bad = Gpuprep({"size", "--task", root.path() + "/bad.yaml"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("bad.yaml:5:") != std::string::npos);
+  auto zero = Gpuprep({"size", "--model", "yolov8x", "--image-size", "0"});
+  CHECK(zero.code == 2);
+  CHECK(zero.err == "gpuprep: error: --image-size: must be between 32 and 16384, got 0\n");
 }

@@ -140,8 +140,7 @@ TEST_CASE("size: hostile price files and snapshots, one line, exit 2", "[size][h
 }
 
 TEST_CASE("size --host: a lower bound that fits is unknown, not a fit", "[size][host]") {
-  auto r =
-      Gpuprep({"size", "--model", "yolov8x", "--micro-batch", "16", "--host", Snapshot("h100x8-p5.json")});
+  auto r = Gpuprep({"size", "--params", "1e9", "--micro-batch", "16", "--host", Snapshot("h100x8-p5.json")});
   CHECK(r.code == 1);
   CHECK(r.out.find("): unknown\n") != std::string::npos);
   CHECK(r.out.find("  GPU memory: unknown, has ") != std::string::npos);

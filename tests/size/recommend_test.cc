@@ -171,7 +171,7 @@ TEST_CASE("recommend: where nothing fits, what would, with the new numbers", "[s
 }
 
 TEST_CASE("recommend: a lower bound recommends no server", "[size][recommend]") {
-  const auto t = gp::test::TaskFromArgs("--model yolov8x --micro-batch 16");
+  const auto t = gp::test::TaskFromArgs("--params 1e9 --micro-batch 16");
   const Recommendation r = gp::size::Recommend(t, Boards());
   CHECK(r.rows.empty());
   CHECK(r.alternatives.empty());

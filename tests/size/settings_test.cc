@@ -195,3 +195,62 @@ TEST_CASE("size: QLoRA's load is a line of its own, counted when it is the peak"
   // Training counts the weight dequantized to 16 bits (2 bytes each); the load holds it in fp32.
   CHECK(big.allocated > big.Find("weights")->bytes + 2.0 * 64 * 1000000);
 }
+
+TEST_CASE("size settings: a vision task speaks images, and hostile image settings are refused",
+          "[size][vision]") {
+  const size::Task t = TaskFromArgs("--model yolov8x --batch 32 --gpus 2 --image-size 640");
+  CHECK(t.image_h == 640);
+  CHECK(t.image_w == 640);
+  CHECK(t.batch == 32);
+  CHECK(t.micro_batch == 16);  // batch is images over all GPUs, as Ultralytics' batch
+  const size::Task wide = TaskFromArgs("--model resnet-50 --image-size 224x320");
+  CHECK(wide.image_h == 224);
+  CHECK(wide.image_w == 320);
+  const size::Task dflt = TaskFromArgs("--model yolov8n");
+  CHECK(dflt.image_h == 640);
+  CHECK(TaskFromArgs("--model vit-b-16").image_h == 224);
+  CHECK(SettingsError("--model yolov8x --image-size 0") ==
+        "2 --image-size: must be between 32 and 16384, got 0");
+  CHECK(SettingsError("--model yolov8x --image-size 1000000000") ==
+        "2 --image-size: must be between 32 and 16384, got 1000000000");
+  CHECK(SettingsError("--model yolov8x --image-size 1e9") ==
+        "2 --image-size: expected a whole number, got \"1e9\"");
+  CHECK(SettingsError("--model yolov8x --image-size 640x") ==
+        "2 --image-size: expected a whole number, got \"\"");
+  CHECK(SettingsError("--model yolov8x --batch 99999999999999999999") ==
+        "2 --batch: expected a whole number, got \"99999999999999999999\"");
+  CHECK(SettingsError("--model yolov8x --batch 0") == "2 --batch: must be between 1 and 1000000, got 0");
+  CHECK(SettingsError("--model yolov8x --batch 15 --gpus 2") ==
+        "2 --batch: --batch 15 does not divide over 2 GPUs (each GPU takes batch / GPUs images)");
+  CHECK(
+      SettingsError("--model yolov8x --batch 16 --micro-batch 8") ==
+      "2 --batch: give --batch (images per step over all GPUs) or --micro-batch (images per GPU), not both");
+  CHECK(SettingsError("--model yolov8x --image-size 650") ==
+        "2 --image-size: YOLOv8x takes sizes that are multiples of 32 pixels, not 650x650");
+  CHECK(SettingsError("--model vit-b-16 --image-size 224x320") ==
+        "2 --image-size: ViT-B/16 takes square images, not 224x320");
+  CHECK(SettingsError("--model llama-2-7b --image-size 640") ==
+        "2 --image-size: images are a vision network's; Llama 2 7B is a transformer: give --seq and "
+        "--micro-batch");
+  CHECK(
+      SettingsError("--model yolov8x --seq 2048") ==
+      "2 --seq: YOLOv8x is a vision network: it has no sequence, attention kernel choice or token loss (give "
+      "--image-size and --batch)");
+  CHECK(SettingsError("--model yolov8x --precision bf16-pure") ==
+        "2 --precision: vision networks train in fp32 or with autocast: fp32, fp16-mixed or bf16-mixed");
+}
+
+TEST_CASE("size: a vision task is estimated from its layer table", "[size][vision]") {
+  const size::Estimate e = size::EstimateTask(TaskFromArgs("--model yolov8x --batch 16 --image-size 640"));
+  CHECK_FALSE(e.lower_bound);
+  const size::Term* a = e.Find("activations");
+  REQUIRE(a != nullptr);
+  CHECK(a->estimated);
+  CHECK(a->bytes > 5e9);
+  CHECK(a->formula.find("16 images x 640x640") != std::string::npos);
+  const size::Estimate half = size::EstimateTask(TaskFromArgs("--model yolov8x --batch 16 --gpus 2"));
+  CHECK(half.Find("activations")->bytes < 0.51 * a->bytes);
+  const size::Estimate ck =
+      size::EstimateTask(TaskFromArgs("--model yolov8x --batch 16 --grad-checkpointing full"));
+  CHECK(ck.Find("activations")->bytes < 0.5 * a->bytes);
+}

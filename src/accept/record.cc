@@ -188,6 +188,8 @@ Json ParseLine(std::string_view text, const std::string& path, int line) {
   } catch (const Json::parse_error& e) {
     const int col = static_cast<int>(e.byte > 0 ? e.byte : 1);
     throw FileError(path, line, col, "not a JSON object (truncated or malformed line)");
+  } catch (const Json::exception&) {  // a number out of range (1e999)
+    throw FileError(path, line, 1, "a number out of range");
   }
   if (!j.is_object()) throw FileError(path, line, 1, "not a JSON object");
   if (!j.contains("record") || !j.at("record").is_string())

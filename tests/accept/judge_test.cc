@@ -143,18 +143,23 @@ TEST_CASE("accept judge: a board without a row is measured, never passed", "[acc
   CHECK(r.verdict == "incomplete");
   CHECK(gp::accept::ExitCodeFor(r, false) == 0);
   CHECK(gp::accept::ExitCodeFor(r, true) == 1);
-  // All-reduce measured at a smaller message than its source: skipped, with both sizes.
+  // All-reduce below a floor its source measured at a larger message: inconclusive (bus bandwidth grows
+  // with the message), so skipped with both sizes; at or above it, the floor holds at any size.
   rec = Server();
   gp::accept::Phase ar;
   ar.phase = "all_reduce";
   ar.unit = "busbw_gb_per_s";
-  ar.value = 470;
+  ar.value = 450;
   ar.bytes = 1u << 30;
   rec.phases.push_back(ar);
   r = JudgeIt(rec);
   CHECK(Find(r, "all_reduce", -1)->status == Status::kSkipped);
-  rec.phases.back().bytes = 17179869184ULL;
+  CHECK(Find(r, "all_reduce", -1)->reason.find("17179869184") != std::string::npos);
+  rec.phases.back().value = 470;
   CHECK(Find(JudgeIt(rec), "all_reduce", -1)->status == Status::kPass);
+  rec.phases.back().value = 450;
+  rec.phases.back().bytes = 17179869184ULL;
+  CHECK(Find(JudgeIt(rec), "all_reduce", -1)->status == Status::kFail);
 }
 
 TEST_CASE("accept judge: the inventory against the offer", "[accept]") {

@@ -11,7 +11,8 @@ std::vector<std::string> GateLayers(const std::string& runtime) {
   return layers;
 }
 
-std::optional<GateFailure> CheckGate(const std::vector<verdict::LayerReport>& reports, const std::string& runtime) {
+std::optional<GateFailure> CheckGate(const std::vector<verdict::LayerReport>& reports,
+                                     const std::string& runtime) {
   for (const auto& name : GateLayers(runtime)) {
     const verdict::LayerReport* found = nullptr;
     for (const auto& r : reports)

@@ -19,6 +19,7 @@ struct GateFailure {
   std::string layer;
   std::string detail;
 };
-std::optional<GateFailure> CheckGate(const std::vector<verdict::LayerReport>& reports, const std::string& runtime);
+std::optional<GateFailure> CheckGate(const std::vector<verdict::LayerReport>& reports,
+                                     const std::string& runtime);
 
 }  // namespace gp::accept

@@ -101,16 +101,16 @@ Check PhaseCheck(const Recording& rec, const Table& t, const Key& key, const Pha
   Copy(c.typical, typical);
   Copy(c.floor, floor);
   Copy(c.peak, peak);
-  // Bus bandwidth grows with the message: a level its source measured at a larger message still holds when the
-  // measurement reaches it, but a measurement below it is inconclusive.
+  // Bus bandwidth grows with the message: a level its source measured at a larger message still holds when
+  // the measurement reaches it, but a measurement below it is inconclusive.
   std::string note;
   if (p.phase == "all_reduce") {
     c.size = p.bytes;
     for (const Value** level : {&typical, &floor}) {
       if (!*level || (*level)->size <= p.bytes || p.value >= (*level)->value) continue;
-      note += (note.empty() ? "" : "; ") + std::string("below the ") + (*level)->level + " " + Num((*level)->value) +
-              ", which its source measured at " + std::to_string((*level)->size) + " bytes, not " +
-              std::to_string(p.bytes) + ": not judged";
+      note += (note.empty() ? "" : "; ") + std::string("below the ") + (*level)->level + " " +
+              Num((*level)->value) + ", which its source measured at " + std::to_string((*level)->size) +
+              " bytes, not " + std::to_string(p.bytes) + ": not judged";
       *level = nullptr;
     }
     if (!note.empty() && !typical && !floor && !(peak && p.value > peak->value)) {
@@ -184,13 +184,15 @@ Check FabricCheck(const Recording& rec, const Key& key) {
       problems.push_back("GPU " + std::to_string(g.index) + ": fabric state not completed");
     for (const auto& o : rec.gpus) {
       if (o.index == g.index) continue;
-      if (std::find(g.nvlink_p2p_peers.begin(), g.nvlink_p2p_peers.end(), o.index) == g.nvlink_p2p_peers.end())
+      if (std::find(g.nvlink_p2p_peers.begin(), g.nvlink_p2p_peers.end(), o.index) ==
+          g.nvlink_p2p_peers.end())
         missing.insert({std::min(g.index, o.index), std::max(g.index, o.index)});
     }
   }
   if (!missing.empty()) {
     std::string pairs;
-    for (const auto& [a, b] : missing) pairs += (pairs.empty() ? "" : ", ") + std::to_string(a) + "-" + std::to_string(b);
+    for (const auto& [a, b] : missing)
+      pairs += (pairs.empty() ? "" : ", ") + std::to_string(a) + "-" + std::to_string(b);
     problems.push_back("no NVLink peer-to-peer between " + pairs);
   }
   c.found = problems.empty() ? "complete" : "incomplete";
@@ -242,20 +244,22 @@ void InventoryChecks(const Recording& rec, const std::optional<Offer>& offer, st
       for (const auto& g : rec.gpus) least = std::min(least, g.memory_total_mib);
       c.found = std::to_string(least) + " MiB (least of the GPUs)";
       c.status = static_cast<double>(least) >= kSizeMatch * static_cast<double>(o.board_mib) ? Status::kPass
-                                                                                           : Status::kFail;
+                                                                                             : Status::kFail;
     }
     out.push_back(c);
   }
   if (o.cpus)
     out.push_back(Inv("cpus", rec.run.cpus >= o.cpus, std::to_string(rec.run.cpus), std::to_string(o.cpus)));
   if (o.ram_bytes)
-    out.push_back(Inv("ram", static_cast<double>(rec.run.ram_bytes) >= kSizeMatch * static_cast<double>(o.ram_bytes),
+    out.push_back(Inv("ram",
+                      static_cast<double>(rec.run.ram_bytes) >= kSizeMatch * static_cast<double>(o.ram_bytes),
                       Bytes(rec.run.ram_bytes), Bytes(o.ram_bytes)));
   if (o.nvme_count) {
     int big = 0;
     for (uint64_t b : rec.run.nvme_bytes)
       if (static_cast<double>(b) >= kSizeMatch * static_cast<double>(o.nvme_bytes)) ++big;
-    out.push_back(Inv("nvme", big >= o.nvme_count, std::to_string(big) + " of " + Bytes(o.nvme_bytes) + " or more",
+    out.push_back(Inv("nvme", big >= o.nvme_count,
+                      std::to_string(big) + " of " + Bytes(o.nvme_bytes) + " or more",
                       std::to_string(o.nvme_count) + "x " + Bytes(o.nvme_bytes)));
   }
 }

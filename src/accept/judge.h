@@ -32,15 +32,15 @@ struct Offer {
 inline constexpr double kSizeMatch = 0.95;
 
 struct Check {
-  std::string group;     // inventory | links | compute | memory | host-device | peer | collective
-  std::string name;      // "matmul_bf16", "pcie", "gpu count"...
+  std::string group;  // inventory | links | compute | memory | host-device | peer | collective
+  std::string name;   // "matmul_bf16", "pcie", "gpu count"...
   int gpu = -1, peer = -1;
   std::optional<double> measured;
   std::string unit;
   std::string found;     // for checks that are not one figure ("Gen4 x8", "7 GPUs")
   std::string expected;  // likewise ("Gen5 x16")
   std::optional<Value> typical, floor, peak;
-  uint64_t size = 0;     // all_reduce: the message size measured
+  uint64_t size = 0;  // all_reduce: the message size measured
   Status status = Status::kPass;
   std::string reason;
 };

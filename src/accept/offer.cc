@@ -66,7 +66,8 @@ Offer ParseOfferSpec(const std::string& spec, const std::vector<KnownBoard>& boa
     const size_t eq = part.find('=');
     if (i == 0 && eq == std::string::npos) {
       auto [n, board] = Count(part, "GPU");
-      if (board.size() >= 2 && board.front() == '"' && board.back() == '"') board = board.substr(1, board.size() - 2);
+      if (board.size() >= 2 && board.front() == '"' && board.back() == '"')
+        board = board.substr(1, board.size() - 2);
       const KnownBoard* b = FindBoard(board, boards);
       if (!b) {
         std::vector<std::string> names;

@@ -1,6 +1,6 @@
 // `gpuprep accept --expect SPEC`: what the offer promised, as a spec
-// (`8x"H100 SXM5 80GB",cpus=192,ram=2TB,nvme=8x3.84TB`). A GPU is a catalogue board name or a PCI id; sizes are
-// decimal (TB = 10^12 bytes), and TiB/GiB are accepted. Errors name --expect and quote the part refused.
+// (`8x"H100 SXM5 80GB",cpus=192,ram=2TB,nvme=8x3.84TB`). A GPU is a catalogue board name or a PCI id; sizes
+// are decimal (TB = 10^12 bytes), and TiB/GiB are accepted. Errors name --expect and quote the part refused.
 #pragma once
 #include <string>
 #include <vector>

@@ -69,10 +69,12 @@ class Fields {
     if (!obj_.contains(key)) Fail(std::string("\"") + key + "\" is missing");
     const Json& v = obj_.at(key);
     if (!v.is_array() || v.size() > max_items)
-      Fail(std::string("\"") + key + "\" must be a list of at most " + std::to_string(max_items) + " numbers");
+      Fail(std::string("\"") + key + "\" must be a list of at most " + std::to_string(max_items) +
+           " numbers");
     std::vector<uint64_t> out;
     for (const auto& item : v) {
-      if (!item.is_number_integer() || item.get<double>() < 0 || item.get<double>() > static_cast<double>(max))
+      if (!item.is_number_integer() || item.get<double>() < 0 ||
+          item.get<double>() > static_cast<double>(max))
         Fail(std::string("\"") + key + "\" must hold whole numbers from 0 to " + std::to_string(max));
       out.push_back(item.get<uint64_t>());
     }

@@ -12,9 +12,9 @@
 
 namespace gp::accept {
 
-inline constexpr size_t kMaxLine = 64u << 10;    // bytes per line, newline excluded
-inline constexpr size_t kMaxTotal = 16u << 20;   // bytes per recording
-inline constexpr size_t kMaxRecords = 100000;    // lines per recording
+inline constexpr size_t kMaxLine = 64u << 10;   // bytes per line, newline excluded
+inline constexpr size_t kMaxTotal = 16u << 20;  // bytes per recording
+inline constexpr size_t kMaxRecords = 100000;   // lines per recording
 
 // The `run` record: the server as the measuring program saw it, once, first.
 struct RunInfo {
@@ -45,14 +45,14 @@ struct GpuInfo {
 
 // A `phase` record: one measurement of one phase on one GPU, one pair, or all GPUs.
 struct Phase {
-  int line = 0;        // where it stands in the recording
-  std::string phase;   // matmul_bf16 | hbm_copy | h2d | d2h | p2p | all_reduce
-  int gpu = -1;        // -1: every GPU (all_reduce)
-  int peer = -1;       // p2p: the other GPU
-  double value = 0;    // in the phase's unit: TFLOP/s, TB/s or GB/s
-  std::string unit;    // the key it came from: tflops, tb_per_s, gb_per_s, busbw_gb_per_s
+  int line = 0;       // where it stands in the recording
+  std::string phase;  // matmul_bf16 | hbm_copy | h2d | d2h | p2p | all_reduce
+  int gpu = -1;       // -1: every GPU (all_reduce)
+  int peer = -1;      // p2p: the other GPU
+  double value = 0;   // in the phase's unit: TFLOP/s, TB/s or GB/s
+  std::string unit;   // the key it came from: tflops, tb_per_s, gb_per_s, busbw_gb_per_s
   double duration_s = 0;
-  uint64_t bytes = 0;  // bytes moved per iteration (copies) or the message size (all_reduce)
+  uint64_t bytes = 0;           // bytes moved per iteration (copies) or the message size (all_reduce)
   int64_t m = 0, n = 0, k = 0;  // matmul shape
   std::optional<int> pcie_gen_current, pcie_width_current;  // read while the phase ran (matmul)
 };

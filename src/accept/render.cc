@@ -96,10 +96,13 @@ const char* Colour(Status s) {
   }
 }
 
-std::string Pad(const std::string& s, size_t w) { return s + std::string(w > s.size() ? w - s.size() : 0, ' '); }
+std::string Pad(const std::string& s, size_t w) {
+  return s + std::string(w > s.size() ? w - s.size() : 0, ' ');
+}
 
 std::string Identity(const Recording& rec) {
-  std::string board = rec.gpus.empty() ? "no GPU" : rec.gpus.front().name + " (" + rec.gpus.front().pci_device_id + ")";
+  std::string board =
+      rec.gpus.empty() ? "no GPU" : rec.gpus.front().name + " (" + rec.gpus.front().pci_device_id + ")";
   return rec.run.host + ": " + std::to_string(rec.gpus.size()) + "x " + board + ", " + rec.run.topology +
          ", driver " + rec.run.driver_version;
 }
@@ -108,7 +111,8 @@ std::string Identity(const Recording& rec) {
 
 std::string VerdictLine(const Result& r) {
   if (r.verdict == "fail")
-    return "verdict: fail (" + std::to_string(r.failed) + " failed, " + std::to_string(r.warned) + " below typical)";
+    return "verdict: fail (" + std::to_string(r.failed) + " failed, " + std::to_string(r.warned) +
+           " below typical)";
   if (r.verdict == "incomplete")
     return "verdict: incomplete (" + std::to_string(r.incomplete) +
            " checks skipped or without expectation; nothing failed; --strict makes this exit 1)";
@@ -116,7 +120,8 @@ std::string VerdictLine(const Result& r) {
 }
 
 std::string RenderTable(const Recording& rec, const Result& r, bool color) {
-  std::vector<std::vector<std::string>> rows{{"CHECK", "GPU", "STATUS", "MEASURED", "EXPECTED", "FLOOR", "PEAK"}};
+  std::vector<std::vector<std::string>> rows{
+      {"CHECK", "GPU", "STATUS", "MEASURED", "EXPECTED", "FLOOR", "PEAK"}};
   for (const auto& c : r.checks)
     rows.push_back({c.group + " " + c.name, Where(c), StatusName(c.status), T(Measured(c)), T(Expected(c)),
                     Level(c.floor), Level(c.peak)});
@@ -130,7 +135,8 @@ std::string RenderTable(const Recording& rec, const Result& r, bool color) {
     std::string line;
     for (size_t i = 0; i < rows[k].size(); ++i) {
       std::string cell = Pad(rows[k][i], i + 1 < rows[k].size() ? w[i] + 2 : 0);
-      if (i == 2 && k > 0 && color) cell = Colour(r.checks[k - 1].status) + rows[k][i] + "\033[0m" + cell.substr(rows[k][i].size());
+      if (i == 2 && k > 0 && color)
+        cell = Colour(r.checks[k - 1].status) + rows[k][i] + "\033[0m" + cell.substr(rows[k][i].size());
       line += cell;
     }
     o << line << "\n";
@@ -155,8 +161,12 @@ nlohmann::ordered_json ReportJson(const Recording& rec, const Result& r) {
   s["source"] = rec.run.source;
   s["gpus"] = nlohmann::ordered_json::array();
   for (const auto& g : rec.gpus)
-    s["gpus"].push_back({{"gpu", g.index}, {"name", g.name}, {"pci_device_id", g.pci_device_id},
-                         {"serial", g.serial}, {"uuid", g.uuid}, {"memory_total_mib", g.memory_total_mib}});
+    s["gpus"].push_back({{"gpu", g.index},
+                         {"name", g.name},
+                         {"pci_device_id", g.pci_device_id},
+                         {"serial", g.serial},
+                         {"uuid", g.uuid},
+                         {"memory_total_mib", g.memory_total_mib}});
   doc["checks"] = nlohmann::ordered_json::array();
   for (const auto& c : r.checks) {
     nlohmann::ordered_json j;
@@ -183,21 +193,22 @@ nlohmann::ordered_json ReportJson(const Recording& rec, const Result& r) {
 std::string RenderMarkdown(const Recording& rec, const Result& r, const std::string& generated_at) {
   std::ostringstream o;
   o << "# Acceptance report: " << Md(rec.run.host) << "\n\n**" << Md(VerdictLine(r)) << "**\n\n";
-  o << "- Driver: " << Md(rec.run.driver_version) << "\n- Stack: " << Md(rec.run.stack.empty() ? "none recorded" : rec.run.stack)
+  o << "- Driver: " << Md(rec.run.driver_version)
+    << "\n- Stack: " << Md(rec.run.stack.empty() ? "none recorded" : rec.run.stack)
     << "\n- Topology: " << Md(rec.run.topology) << "\n- Measured: " << Md(rec.run.started_at) << " to "
     << Md(rec.run.finished_at) << "\n";
   if (!rec.run.source.empty()) o << "- Numbers from: " << Md(rec.run.source) << "\n";
   if (!generated_at.empty()) o << "- Report written: " << Md(generated_at) << "\n";
   o << "\n## GPUs\n\n| GPU | board | PCI id | serial | UUID | memory (MiB) |\n|---|---|---|---|---|---|\n";
   for (const auto& g : rec.gpus)
-    o << "| " << g.index << " | " << Md(g.name) << " | " << Md(g.pci_device_id) << " | " << Md(g.serial) << " | "
-      << Md(g.uuid) << " | " << g.memory_total_mib << " |\n";
+    o << "| " << g.index << " | " << Md(g.name) << " | " << Md(g.pci_device_id) << " | " << Md(g.serial)
+      << " | " << Md(g.uuid) << " | " << g.memory_total_mib << " |\n";
   o << "\n## Checks\n\n| check | GPU | status | measured | expected | floor | peak | note |\n"
        "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.checks)
     o << "| " << c.group << " " << c.name << " | " << Where(c) << " | " << StatusName(c.status) << " | "
-      << Md(Measured(c)) << " | " << Md(Expected(c)) << " | " << Level(c.floor) << " | " << Level(c.peak) << " | "
-      << Md(c.reason) << " |\n";
+      << Md(Measured(c)) << " | " << Md(Expected(c)) << " | " << Level(c.floor) << " | " << Level(c.peak)
+      << " | " << Md(c.reason) << " |\n";
   o << "\n## Sources\n\n";
   for (const auto& rule : Sources(r, true)) o << "- derived: `" << rule << "` (gpuprep's own rule)\n";
   for (const auto& s : Sources(r)) o << "- `" << s << "`\n";
@@ -208,30 +219,39 @@ std::string RenderHtml(const Recording& rec, const Result& r, const std::string&
   const auto E = [](const std::string& s) { return HtmlEscape(s); };
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+    << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'\">\n"
     << "<title>gpuprep acceptance report: " << E(rec.run.host) << "</title>\n<style>"
-    << "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1d1d1f}table{border-collapse:collapse;margin:.6em 0}"
+    << "body{font:14px/1.4 "
+       "system-ui,sans-serif;margin:1.5em;color:#1d1d1f}table{border-collapse:collapse;margin:.6em 0}"
        "th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left}thead th{background:#f0f0f3}"
-       ".s-ok{background:#dcf5e3}.s-warn{background:#fff1c2}.s-fail{background:#fbd5d5}.s-skip{background:#eee}"
+       ".s-ok{background:#dcf5e3}.s-warn{background:#fff1c2}.s-fail{background:#fbd5d5}.s-skip{background:#"
+       "eee}"
     << "</style></head>\n<body>\n<h1>Acceptance report: " << E(rec.run.host) << "</h1>\n";
-  o << "<p id=\"verdict\" data-verdict=\"" << E(r.verdict) << "\"><b>" << E(VerdictLine(r)) << "</b></p>\n<ul>\n"
-    << "<li>Driver: " << E(rec.run.driver_version) << "</li>\n<li>Stack: "
-    << E(rec.run.stack.empty() ? "none recorded" : rec.run.stack) << "</li>\n<li>Topology: " << E(rec.run.topology)
-    << "</li>\n<li>Measured: " << E(rec.run.started_at) << " to " << E(rec.run.finished_at) << "</li>\n";
+  o << "<p id=\"verdict\" data-verdict=\"" << E(r.verdict) << "\"><b>" << E(VerdictLine(r))
+    << "</b></p>\n<ul>\n"
+    << "<li>Driver: " << E(rec.run.driver_version)
+    << "</li>\n<li>Stack: " << E(rec.run.stack.empty() ? "none recorded" : rec.run.stack)
+    << "</li>\n<li>Topology: " << E(rec.run.topology) << "</li>\n<li>Measured: " << E(rec.run.started_at)
+    << " to " << E(rec.run.finished_at) << "</li>\n";
   if (!rec.run.source.empty()) o << "<li>Numbers from: " << E(rec.run.source) << "</li>\n";
   if (!generated_at.empty()) o << "<li>Report written: " << E(generated_at) << "</li>\n";
-  o << "</ul>\n<h2>GPUs</h2>\n<table id=\"gpus\"><thead><tr><th>GPU</th><th>board</th><th>PCI id</th><th>serial</th>"
+  o << "</ul>\n<h2>GPUs</h2>\n<table id=\"gpus\"><thead><tr><th>GPU</th><th>board</th><th>PCI "
+       "id</th><th>serial</th>"
        "<th>UUID</th><th>memory (MiB)</th></tr></thead><tbody>\n";
   for (const auto& g : rec.gpus)
     o << "<tr class=\"gpu\"><td>" << g.index << "</td><td>" << E(g.name) << "</td><td>" << E(g.pci_device_id)
-      << "</td><td>" << E(g.serial) << "</td><td>" << E(g.uuid) << "</td><td>" << g.memory_total_mib << "</td></tr>\n";
-  o << "</tbody></table>\n<h2>Checks</h2>\n<table id=\"checks\"><thead><tr><th>check</th><th>GPU</th><th>status</th>"
+      << "</td><td>" << E(g.serial) << "</td><td>" << E(g.uuid) << "</td><td>" << g.memory_total_mib
+      << "</td></tr>\n";
+  o << "</tbody></table>\n<h2>Checks</h2>\n<table "
+       "id=\"checks\"><thead><tr><th>check</th><th>GPU</th><th>status</th>"
        "<th>measured</th><th>expected</th><th>floor</th><th>peak</th><th>note</th></tr></thead><tbody>\n";
   for (const auto& c : r.checks)
-    o << "<tr class=\"check\" data-status=\"" << StatusName(c.status) << "\"><td>" << E(c.group + " " + c.name)
-      << "</td><td>" << E(Where(c)) << "</td><td class=\"" << Css(c.status) << "\">" << StatusName(c.status)
-      << "</td><td>" << E(Measured(c)) << "</td><td>" << E(Expected(c)) << "</td><td>" << E(Level(c.floor))
-      << "</td><td>" << E(Level(c.peak)) << "</td><td>" << E(c.reason) << "</td></tr>\n";
+    o << "<tr class=\"check\" data-status=\"" << StatusName(c.status) << "\"><td>"
+      << E(c.group + " " + c.name) << "</td><td>" << E(Where(c)) << "</td><td class=\"" << Css(c.status)
+      << "\">" << StatusName(c.status) << "</td><td>" << E(Measured(c)) << "</td><td>" << E(Expected(c))
+      << "</td><td>" << E(Level(c.floor)) << "</td><td>" << E(Level(c.peak)) << "</td><td>" << E(c.reason)
+      << "</td></tr>\n";
   o << "</tbody></table>\n<h2>Sources</h2>\n<ul id=\"sources\">\n";
   for (const auto& s : Sources(r)) o << "<li><code>" << E(s) << "</code></li>\n";
   for (const auto& rule : Sources(r, true))

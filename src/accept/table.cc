@@ -11,7 +11,7 @@
 namespace gp::accept {
 namespace {
 
-const std::set<std::string> kQuantities{"matmul_bf16", "hbm_copy", "h2d_gen4", "h2d_gen5", "d2h_gen4",
+const std::set<std::string> kQuantities{"matmul_bf16", "hbm_copy", "h2d_gen4",   "h2d_gen5",    "d2h_gen4",
                                         "d2h_gen5",    "p2p",      "all_reduce", "nvlink_links"};
 const std::set<std::string> kUnits{"TFLOP/s", "TB/s", "GB/s", "links"};
 
@@ -131,7 +131,9 @@ void ComputeDerived(Table& t, const std::string& path) {
     const Value* base = nullptr;
     for (const auto& o : t.values)
       if (SameRow(o, v) && o.level == level && o.kind != "derived") base = &o;
-    if (!base) throw FileError(path, v.line, 10, "the rule's " + level + " is not a quoted or measured value of this row");
+    if (!base)
+      throw FileError(path, v.line, 10,
+                      "the rule's " + level + " is not a quoted or measured value of this row");
     v.value = factor * base->value;
     v.size = v.size ? v.size : base->size;
   }
@@ -164,7 +166,8 @@ bool Table::HasBoard(const std::string& device, int gpus, const std::string& top
 }
 
 Table LoadTable(std::string_view text, const std::string& path) {
-  if (auto at = InvalidUtf8At(text)) throw FileError(path, 1, 1, "invalid UTF-8 at byte " + std::to_string(*at));
+  if (auto at = InvalidUtf8At(text))
+    throw FileError(path, 1, 1, "invalid UTF-8 at byte " + std::to_string(*at));
   Table t;
   int line = 0;
   for (const std::string& raw : Split(text, '\n')) {
@@ -174,7 +177,8 @@ Table LoadTable(std::string_view text, const std::string& path) {
     if (auto at = ControlCharAt(raw, /*allow_text=*/true); at && raw[*at] != '\t')
       e.Col(static_cast<int>(*at) + 1, "a control character");
     auto cols = Split(raw, '\t');
-    if (cols.size() != 11) e.Col(1, "a row has 11 columns (tab-separated), not " + std::to_string(cols.size()));
+    if (cols.size() != 11)
+      e.Col(1, "a row has 11 columns (tab-separated), not " + std::to_string(cols.size()));
     Value v = ParseRow(cols, e);
     for (const auto& o : t.values)
       if (SameRow(o, v) && o.level == v.level)
@@ -215,12 +219,14 @@ std::vector<std::string> CheckExcerpts(
         auto digit = [](char c) { return (c >= '0' && c <= '9') || c == '.'; };
         const bool left = at == 0 || !digit(l[at - 1]);
         const size_t end = at + v.text.size();
-        const bool right = end >= l.size() || !digit(l[end]) || (l[end] == '.' && (end + 1 >= l.size() || !digit(l[end + 1])));
+        const bool right = end >= l.size() || !digit(l[end]) ||
+                           (l[end] == '.' && (end + 1 >= l.size() || !digit(l[end + 1])));
         found = left && right;
       }
     }
     if (!found)
-      problems.push_back(where + v.text + " is not on " + (prefix.empty() ? "any line" : "line " + prefix.substr(0, prefix.size() - 2)) +
+      problems.push_back(where + v.text + " is not on " +
+                         (prefix.empty() ? "any line" : "line " + prefix.substr(0, prefix.size() - 2)) +
                          " of excerpt " + v.excerpt);
   }
   return problems;

@@ -1,8 +1,8 @@
 // `gpuprep accept`: is this the server the offer promised? Judges measurements against the sourced
 // expectation table (src/accept/, docs/accept.md). This release judges a recording (`--measurements FILE`,
-// JSON Lines of docs/json.md); measuring itself needs gpuprep's measurement program, which it does not include:
-// without a recording, accept checks the gate (doctor's layers) and says so. Exit 0 nothing failed, 1 a check
-// failed (or, with --strict, one was skipped or had no expectation), 2 bad input.
+// JSON Lines of docs/json.md); measuring itself needs gpuprep's measurement program, which it does not
+// include: without a recording, accept checks the gate (doctor's layers) and says so. Exit 0 nothing failed,
+// 1 a check failed (or, with --strict, one was skipped or had no expectation), 2 bad input.
 #include <CLI/CLI.hpp>
 #include <ostream>
 
@@ -53,7 +53,9 @@ double Outlier(const std::string& text) {
 
 void CheckFlags(const AcceptOptions& o) {
   if (!o.nnodes.empty() || !o.node_rank.empty() || !o.master.empty())
-    throw FlagError(!o.nnodes.empty() ? "--nnodes" : !o.node_rank.empty() ? "--node-rank" : "--master",
+    throw FlagError(!o.nnodes.empty()      ? "--nnodes"
+                    : !o.node_rank.empty() ? "--node-rank"
+                                           : "--master",
                     "the multi-node check is reserved for a later release; accept checks one server");
   if (o.runtime != "container" && o.runtime != "host")
     throw FlagError("--runtime", "container or host, not " + QuoteToken(o.runtime));
@@ -61,26 +63,29 @@ void CheckFlags(const AcceptOptions& o) {
   if (!o.report.empty() && !EndsWith(o.report, ".md") && !EndsWith(o.report, ".html"))
     throw FlagError("--report", "the report is FILE.md or FILE.html");
   if (!o.measurements.empty()) {
-    const char* measuring_only = o.fast              ? "--fast"
-                                 : !o.burn.empty()    ? "--burn"
-                                 : !o.task.empty()    ? "--task"
-                                 : !o.storage.empty() ? "--storage"
+    const char* measuring_only = o.fast                    ? "--fast"
+                                 : !o.burn.empty()         ? "--burn"
+                                 : !o.task.empty()         ? "--task"
+                                 : !o.storage.empty()      ? "--storage"
                                  : !o.storage_size.empty() ? "--storage-size"
                                                            : nullptr;
     if (measuring_only)
-      throw FlagError(measuring_only, "applies when measuring; a recording (--measurements) is judged as recorded");
+      throw FlagError(measuring_only,
+                      "applies when measuring; a recording (--measurements) is judged as recorded");
   }
 }
 
 std::optional<accept::Offer> LoadOffer(const std::string& expect) {
   if (expect.empty()) return std::nullopt;
   if (EndsWith(expect, ".yaml") || EndsWith(expect, ".yml"))
-    throw FlagError("--expect", "kind: Offer documents are not read by this release; give the offer as a spec "
-                                "(8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB)");
+    throw FlagError("--expect",
+                    "kind: Offer documents are not read by this release; give the offer as a spec "
+                    "(8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB)");
   return accept::ParseOfferSpec(expect, KnownBoards());
 }
 
-void WriteReport(Context& ctx, const std::string& path, const accept::Recording& rec, const accept::Result& r) {
+void WriteReport(Context& ctx, const std::string& path, const accept::Recording& rec,
+                 const accept::Result& r) {
   const std::string abs = sys::AbsoluteFromCwd(path);
   if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
     throw FlagError("--report", TerminalSafe(t.why));
@@ -102,7 +107,8 @@ int GateOnly(Context& ctx, const AcceptOptions& o) {
     return kExitFailed;
   }
   throw UsageError(
-      "accept: the gate holds, but measuring needs gpuprep's measurement program, which this release does not "
+      "accept: the gate holds, but measuring needs gpuprep's measurement program, which this release does "
+      "not "
       "include; nothing was measured. Judge a recording with --measurements FILE");
 }
 
@@ -133,16 +139,20 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
 void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
   auto o = std::make_shared<AcceptOptions>();
   CLI::App* sub = app.add_subcommand(
-      "accept", "Is this the server the offer promised? Measurements against sourced expectations (read-only)");
+      "accept",
+      "Is this the server the offer promised? Measurements against sourced expectations (read-only)");
   sub->add_flag("--fast", o->fast, "A short measurement (needs the measurement program)");
   sub->add_option("--burn", o->burn, "Measure under load for DURATION (needs the measurement program)");
-  sub->add_option("--expect", o->expect,
-                  "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id)");
+  sub->add_option(
+      "--expect", o->expect,
+      "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id)");
   sub->add_option("--task", o->task, "A kind: Task document (needs the measurement program)");
   sub->add_option("--storage", o->storage, "A mount to measure (needs the measurement program)");
-  sub->add_option("--storage-size", o->storage_size, "Bytes to write per mount (needs the measurement program)");
+  sub->add_option("--storage-size", o->storage_size,
+                  "Bytes to write per mount (needs the measurement program)");
   sub->add_option("--runtime", o->runtime, "container (default) or host: where the measurements run");
-  sub->add_option("--outlier", o->outlier, "A GPU this many percent below its peers' median fails (default 10)");
+  sub->add_option("--outlier", o->outlier,
+                  "A GPU this many percent below its peers' median fails (default 10)");
   sub->add_flag("--strict", o->strict, "Exit 1 when a check was skipped or had no expectation");
   sub->add_option("--report", o->report, "Also write the report to FILE.md or FILE.html");
   sub->add_option("--measurements", o->measurements, "Judge this recording (JSON Lines, docs/json.md)");

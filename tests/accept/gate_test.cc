@@ -1,8 +1,8 @@
 // The gate before measuring: doctor's gpu, driver and fabricmanager layers (and docker and
 // container_toolkit for the container runtime) must not fail; image never blocks.
-#include <catch2/catch.hpp>
-
 #include "accept/gate.h"
+
+#include <catch2/catch.hpp>
 
 namespace {
 

@@ -1,9 +1,10 @@
 // The verdict engine: every rule of one measurement (peak, floor, outlier, typical), unknown boards, the
 // links, the inventory against an offer, the overall verdict and its exit code.
+#include "accept/judge.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "accept/judge.h"
 #include "accept/offer.h"
 #include "util/error.h"
 
@@ -77,7 +78,8 @@ TEST_CASE("accept judge: one value against its levels", "[accept]") {
   CHECK(gp::accept::JudgeValue(9000, typ, flo, peak, std::nullopt, 10, &why) == Status::kInvalid);
   CHECK(why.find("peak") != std::string::npos);
   // No typical and no floor: no expectation, even with a peak.
-  CHECK(gp::accept::JudgeValue(500, nullptr, nullptr, peak, std::nullopt, 10, &why) == Status::kNoExpectation);
+  CHECK(gp::accept::JudgeValue(500, nullptr, nullptr, peak, std::nullopt, 10, &why) ==
+        Status::kNoExpectation);
   CHECK(gp::accept::JudgeValue(5000, nullptr, nullptr, peak, std::nullopt, 10, &why) == Status::kInvalid);
   // The outlier rule: more than 10% below the median of its peers fails even above the floor.
   CHECK(gp::accept::JudgeValue(800, typ, flo, peak, 880.0, 10, &why) == Status::kPass);
@@ -186,7 +188,8 @@ TEST_CASE("accept judge: the inventory against the offer", "[accept]") {
   rec.run.nvme_bytes[0] = 3'500'000'000'000ULL;  // one of eight short
   rec.gpus[0].memory_total_mib = 40000;
   r = JudgeIt(rec, o);
-  for (const char* n : {"gpu count", "gpu memory", "ram", "nvme"}) CHECK(Find(r, n, -1)->status == Status::kFail);
+  for (const char* n : {"gpu count", "gpu memory", "ram", "nvme"})
+    CHECK(Find(r, n, -1)->status == Status::kFail);
   CHECK(Find(r, "cpus", -1)->status == Status::kPass);
   // Without an offer the inventory is not applicable.
   CHECK(Find(JudgeIt(Server()), "inventory", -1)->status == Status::kNotApplicable);

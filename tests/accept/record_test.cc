@@ -1,9 +1,10 @@
 // The acceptance recording reader: the documented records are read, and hostile input is refused with
 // its line (truncated lines, oversized lines, NaN, infinities, negatives, unknown records and keys).
+#include "accept/record.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "accept/record.h"
 #include "util/error.h"
 
 namespace {
@@ -64,7 +65,8 @@ TEST_CASE("accept: hostile recordings are refused with their line", "[accept]") 
   CHECK(ErrorOf(With(phase + "2.9,\"bytes\":1,\"duration_s\":1,\"extra\":1}")).find("unknown key") !=
         std::string::npos);
   CHECK(ErrorOf(With(R"({"record":"bogus"})")).find("rec.jsonl:3:") == 0);
-  CHECK(ErrorOf(With(R"({"record":"phase","phase":"fft","gpu":0})")).find("unknown phase") != std::string::npos);
+  CHECK(ErrorOf(With(R"({"record":"phase","phase":"fft","gpu":0})")).find("unknown phase") !=
+        std::string::npos);
   CHECK(ErrorOf(With(R"(["not an object"])")).find("rec.jsonl:3:") == 0);
   // A truncated line, and a recording cut before its end record.
   CHECK(ErrorOf(With(phase + "2.9,\"bytes\":1,\"dur")).find("rec.jsonl:3:") == 0);

@@ -1,9 +1,9 @@
 // The outputs of accept: the table's rows and verdict line, the JSON's keys, and the reports' escaping of
 // what a recording says about the server (a hostile serial number or host name).
+#include "accept/render.h"
+
 #include <catch2/catch.hpp>
 #include <string>
-
-#include "accept/render.h"
 
 namespace {
 

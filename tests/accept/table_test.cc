@@ -1,19 +1,23 @@
 // The expectation table: rows parse, derived values follow their rule, a figure without a source (or whose
 // excerpt does not hold it) is refused, and the shipped table passes its own excerpt check.
+#include "accept/table.h"
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "accept/table.h"
 #include "util/error.h"
 
 namespace {
 
-const std::string kHead = "# device\tgpus\ttopology\tquantity\tlevel\tvalue\tunit\tsize\tkind\tsource\texcerpt\n";
+const std::string kHead =
+    "# device\tgpus\ttopology\tquantity\tlevel\tvalue\tunit\tsize\tkind\tsource\texcerpt\n";
 const std::string kTypical =
-    "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\tTFLOP/s\t-\tquoted\towner/repo@abc1234:README.md:354\tx.txt\n";
-const std::string kFloor = "0x2330\t8\tnvswitch\tmatmul_bf16\tfloor\t-\tTFLOP/s\t-\tderived\t0.9 x typical\t-\n";
+    "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\tTFLOP/s\t-\tquoted\towner/"
+    "repo@abc1234:README.md:354\tx.txt\n";
+const std::string kFloor =
+    "0x2330\t8\tnvswitch\tmatmul_bf16\tfloor\t-\tTFLOP/s\t-\tderived\t0.9 x typical\t-\n";
 
 std::string ErrorOf(const std::string& text) {
   try {
@@ -53,7 +57,8 @@ TEST_CASE("accept table: bad rows are refused with their line", "[accept]") {
   // A rule naming a value the row does not have.
   CHECK(ErrorOf(kHead + kFloor).find("t.tsv:2:") == 0);
   CHECK(ErrorOf(kHead + kTypical + kTypical).find("duplicate") != std::string::npos);
-  CHECK(ErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\tNaN\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
+  CHECK(ErrorOf(kHead +
+                "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\tNaN\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
             .find("t.tsv:2:") == 0);
   CHECK(ErrorOf(kHead + "0x2330\t8\tnvswitch\tfft\ttypical\t1\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
             .find("quantity") != std::string::npos);

@@ -87,16 +87,16 @@ TEST_CASE("accept judge: one value against its levels", "[accept]") {
   CHECK(why.find("median") != std::string::npos);
 }
 
-TEST_CASE("accept judge: a healthy server passes; the verdict and exit code follow the checks", "[accept]") {
+TEST_CASE("accept judge: a healthy server's checks pass; the verdict and exit code follow the checks", "[accept]") {
   auto rec = Server();
   auto r = JudgeIt(rec);
   CHECK(Find(r, "matmul_bf16", 3)->status == Status::kWarn);  // 790 < 794.5
   CHECK(Find(r, "pcie", 0)->status == Status::kPass);
   CHECK(Find(r, "nvlink", 0)->status == Status::kPass);
   CHECK(Find(r, "fabric", -1)->status == Status::kPass);
-  CHECK(r.verdict == "pass");
+  CHECK(r.verdict == "incomplete");  // h2d and all_reduce not measured
   CHECK(gp::accept::ExitCodeFor(r, false) == 0);
-  CHECK(gp::accept::ExitCodeFor(r, true) == 0);
+  CHECK(gp::accept::ExitCodeFor(r, true) == 1);
 }
 
 TEST_CASE("accept judge: outliers, links and the fabric", "[accept]") {
@@ -193,4 +193,14 @@ TEST_CASE("accept judge: the inventory against the offer", "[accept]") {
   CHECK(Find(r, "cpus", -1)->status == Status::kPass);
   // Without an offer the inventory is not applicable.
   CHECK(Find(JudgeIt(Server()), "inventory", -1)->status == Status::kNotApplicable);
+}
+
+TEST_CASE("accept judge: a quantity the table expects but the recording lacks is skipped", "[accept]") {
+  auto r = JudgeIt(Server());  // matmul only: the table also has h2d_gen5 and all_reduce
+  const auto* h2d = Find(r, "h2d", -1);
+  REQUIRE(h2d != nullptr);
+  CHECK(h2d->status == Status::kSkipped);
+  CHECK(h2d->reason == "not measured");
+  CHECK(Find(r, "all_reduce", -1)->status == Status::kSkipped);
+  CHECK(r.verdict == "incomplete");
 }

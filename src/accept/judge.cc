@@ -168,6 +168,28 @@ void LinkChecks(const Recording& rec, const Table& t, const Key& key, std::vecto
   }
 }
 
+// A quantity the table expects for this server that the recording has no phase of: skipped, never passed.
+void UnmeasuredChecks(const Recording& rec, const Table& t, const Key& key, std::vector<Check>& out) {
+  const int gen = rec.gpus.empty() ? 0 : ExpectedLink(rec.gpus.front()).first;
+  for (const std::string phase : {"matmul_bf16", "hbm_copy", "h2d", "d2h", "p2p", "all_reduce"}) {
+    const std::string quantity =
+        phase == "h2d" || phase == "d2h" ? phase + "_gen" + std::to_string(gen) : phase;
+    const Value* typical = t.Find(key.device, key.gpus, key.topology, quantity, "typical");
+    const Value* floor = t.Find(key.device, key.gpus, key.topology, quantity, "floor");
+    if (!typical && !floor) continue;
+    if (std::any_of(rec.phases.begin(), rec.phases.end(), [&](const Phase& p) { return p.phase == phase; }))
+      continue;
+    Check c;
+    c.group = GroupOf(phase);
+    c.name = phase;
+    Copy(c.typical, typical);
+    Copy(c.floor, floor);
+    c.status = Status::kSkipped;
+    c.reason = "not measured";
+    out.push_back(c);
+  }
+}
+
 Check FabricCheck(const Recording& rec, const Key& key) {
   Check c;
   c.group = "links";
@@ -326,6 +348,7 @@ Result Judge(const Recording& rec, const Table& table, const Options& options) {
   LinkChecks(rec, table, key, r.checks);
   r.checks.push_back(FabricCheck(rec, key));
   for (const auto& p : rec.phases) r.checks.push_back(PhaseCheck(rec, table, key, p, options.outlier_pct));
+  UnmeasuredChecks(rec, table, key, r.checks);
   for (const auto& c : r.checks) {
     if (c.status == Status::kFail || c.status == Status::kInvalid) ++r.failed;
     if (c.status == Status::kWarn) ++r.warned;

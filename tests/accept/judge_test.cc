@@ -87,7 +87,8 @@ TEST_CASE("accept judge: one value against its levels", "[accept]") {
   CHECK(why.find("median") != std::string::npos);
 }
 
-TEST_CASE("accept judge: a healthy server's checks pass; the verdict and exit code follow the checks", "[accept]") {
+TEST_CASE("accept judge: a healthy server's checks pass; the verdict and exit code follow the checks",
+          "[accept]") {
   auto rec = Server();
   auto r = JudgeIt(rec);
   CHECK(Find(r, "matmul_bf16", 3)->status == Status::kWarn);  // 790 < 794.5

@@ -37,10 +37,18 @@ python3 "$FIX/make_faulty.py" "$FIX/h100x8-healthy.jsonl" "$work"
 python3 "$FIX/make_faulty.py" "$FIX/a100x8-healthy.jsonl" "$work"
 
 H100_OFFER='8x"H100 SXM5 80GB",cpus=96,ram=1.9TB,nvme=8x3.84TB'
-check "h100 healthy: pass" 0 "verdict: pass" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$H100_OFFER"
+# Every measured check passes; the published runs carry no one-direction peer copy (and the A100's no
+# device-to-host copy), so the verdict is incomplete, exit 0, and --strict makes it 1.
+check "h100 healthy: incomplete, nothing failed" 0 "verdict: incomplete (1 checks skipped" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$H100_OFFER"
+check "h100 healthy: the peer copy not measured" 0 "not measured" -- accept "$FIX/h100x8-healthy.jsonl"
+check "h100 healthy: no check below pass" 0 '"summary": {
+    "failed": 0,
+    "warned": 0,
+    "incomplete": 1' -- accept "$FIX/h100x8-healthy.jsonl" --json --expect "$H100_OFFER"
+check "h100 healthy --strict: exit 1" 1 "verdict: incomplete" -- accept "$FIX/h100x8-healthy.jsonl" --strict
 check "h100 healthy: sources in the JSON" 0 '"source": "stas00/ml-engineering@744d01e18b79512572f64a6bbd8b5f4a725203a7:compute/accelerator/README.md:354"' -- \
   accept "$FIX/h100x8-healthy.jsonl" --json
-check "a100 healthy: pass" 0 "verdict: pass" -- accept "$FIX/a100x8-healthy.jsonl" --expect '8x0x20b2,ram=1.9TB'
+check "a100 healthy: incomplete, nothing failed" 0 "verdict: incomplete (2 checks skipped" -- accept "$FIX/a100x8-healthy.jsonl" --expect '8x0x20b2,ram=1.9TB'
 check "a100 healthy: derived floor shown" 0 '"kind": "derived"' -- accept "$FIX/a100x8-healthy.jsonl" --json
 check "h100 offered as A100: board fails" 1 "GPU 0 is 0x2330" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8x"A100 SXM4 80GB"'
 check "h100 offered 3 TB RAM: ram fails" 1 "fail" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8x0x2330,ram=3TB'

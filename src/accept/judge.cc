@@ -1,18 +1,13 @@
 #include "accept/judge.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 
+#include "accept/format.h"
+
 namespace gp::accept {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 std::string Link(int gen, int width) { return "Gen" + std::to_string(gen) + " x" + std::to_string(width); }
 
@@ -109,8 +104,8 @@ Check PhaseCheck(const Recording& rec, const Table& t, const Key& key, const Pha
     for (const Value** level : {&typical, &floor}) {
       if (!*level || (*level)->size <= p.bytes || p.value >= (*level)->value) continue;
       note += (note.empty() ? "" : "; ") + std::string("below the ") + (*level)->level + " " +
-              Num((*level)->value) + ", which its source measured at " + std::to_string((*level)->size) +
-              " bytes, not " + std::to_string(p.bytes) + ": not judged";
+              FormatFigure((*level)->value) + ", which its source measured at " +
+              std::to_string((*level)->size) + " bytes, not " + std::to_string(p.bytes) + ": not judged";
       *level = nullptr;
     }
     if (!note.empty() && !typical && !floor && !(peak && p.value > peak->value)) {
@@ -160,7 +155,7 @@ void LinkChecks(const Recording& rec, const Table& t, const Key& key, std::vecto
       n.reason = "the links were not read";
     } else {
       n.found = std::to_string(*g.nvlink_links_up) + " up";
-      n.expected = Num(links->value);
+      n.expected = FormatFigure(links->value);
       n.status = *g.nvlink_links_up >= static_cast<int>(links->value) ? Status::kPass : Status::kFail;
       if (n.status == Status::kFail) n.reason = "fewer NVLink links up than the board has";
     }
@@ -234,7 +229,7 @@ Check Inv(const std::string& name, bool ok, const std::string& found, const std:
   return c;
 }
 
-std::string Bytes(uint64_t b) { return Num(static_cast<double>(b) / 1e12) + " TB"; }
+std::string Bytes(uint64_t b) { return FormatFigure(static_cast<double>(b) / 1e12) + " TB"; }
 
 void InventoryChecks(const Recording& rec, const std::optional<Offer>& offer, std::vector<Check>& out) {
   if (!offer) {
@@ -257,7 +252,8 @@ void InventoryChecks(const Recording& rec, const std::optional<Offer>& offer, st
     out.push_back(Inv("board", wrong.empty(), wrong.empty() ? o.board : wrong, o.board));
   }
   if (!o.pci_ids.empty()) {
-    Check c = Inv("gpu memory", true, "", o.board_mib ? Num(o.board_mib * kSizeMatch) + " MiB or more" : "");
+    Check c = Inv("gpu memory", true, "",
+                  o.board_mib ? FormatFigure(o.board_mib * kSizeMatch) + " MiB or more" : "");
     if (!o.board_mib) {
       c.status = Status::kSkipped;
       c.reason = "the catalogue has no usable memory for this board";
@@ -312,7 +308,7 @@ Status JudgeValue(double measured, const Value* typical, const Value* floor, con
                   std::optional<double> median, double outlier_pct, std::string* reason) {
   reason->clear();
   if (peak && measured > peak->value) {
-    *reason = "above the physical peak " + Num(peak->value) + " " + peak->unit +
+    *reason = "above the physical peak " + FormatFigure(peak->value) + " " + peak->unit +
               ": a timing error (a missing synchronize), not a fast GPU";
     return Status::kInvalid;
   }
@@ -321,16 +317,16 @@ Status JudgeValue(double measured, const Value* typical, const Value* floor, con
     return Status::kNoExpectation;
   }
   if (floor && measured < floor->value) {
-    *reason = "below the floor " + Num(floor->value) + " " + floor->unit;
+    *reason = "below the floor " + FormatFigure(floor->value) + " " + floor->unit;
     return Status::kFail;
   }
   if (median && measured < *median * (1 - outlier_pct / 100)) {
-    *reason = Num(100 * (1 - measured / *median)) + "% below the median of its peers (" + Num(*median) +
-              "); --outlier is " + Num(outlier_pct) + "%";
+    *reason = FormatFigure(100 * (1 - measured / *median)) + "% below the median of its peers (" +
+              FormatFigure(*median) + "); --outlier is " + FormatFigure(outlier_pct) + "%";
     return Status::kFail;
   }
   if (typical && measured < typical->value) {
-    *reason = "below typical " + Num(typical->value) + " " + typical->unit;
+    *reason = "below typical " + FormatFigure(typical->value) + " " + typical->unit;
     return Status::kWarn;
   }
   return Status::kPass;

@@ -1,20 +1,14 @@
 #include "accept/render.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
+#include "accept/format.h"
 #include "util/html.h"
 #include "util/input.h"
 
 namespace gp::accept {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 std::string T(const std::string& s) { return TerminalSafe(s); }
 
@@ -35,13 +29,15 @@ std::string Where(const Check& c) {
 }
 
 std::string Measured(const Check& c) {
-  if (c.measured) return Num(*c.measured) + " " + c.unit;
+  if (c.measured) return FormatFigure(*c.measured) + " " + c.unit;
   return c.found;
 }
 
 std::string Level(const std::optional<Value>& v) {
   if (!v) return "-";
-  return Num(v->value) + (v->kind == "derived" ? " (derived)" : v->kind == "measured" ? " (measured)" : "");
+  return FormatFigure(v->value) + (v->kind == "derived"    ? " (derived)"
+                                   : v->kind == "measured" ? " (measured)"
+                                                           : "");
 }
 
 std::string Expected(const Check& c) { return c.expected.empty() ? Level(c.typical) : c.expected; }

@@ -19,7 +19,7 @@ const std::string kTypical =
 const std::string kFloor =
     "0x2330\t8\tnvswitch\tmatmul_bf16\tfloor\t-\tTFLOP/s\t-\tderived\t0.9 x typical\t-\n";
 
-std::string ErrorOf(const std::string& text) {
+std::string TableErrorOf(const std::string& text) {
   try {
     gp::accept::LoadTable(text, "t.tsv");
   } catch (const gp::Error& e) {
@@ -28,7 +28,7 @@ std::string ErrorOf(const std::string& text) {
   return "";
 }
 
-std::string Slurp(const std::string& path) {
+std::string SlurpFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -50,19 +50,19 @@ TEST_CASE("accept table: quoted and derived values", "[accept]") {
 
 TEST_CASE("accept table: bad rows are refused with their line", "[accept]") {
   // A figure with no source is refused: quoted needs repo@commit:path:line or a URL, and an excerpt.
-  CHECK(ErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\tTFLOP/s\t-\tquoted\t-\t-\n")
+  CHECK(TableErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\tTFLOP/s\t-\tquoted\t-\t-\n")
             .find("t.tsv:2:") == 0);
-  CHECK(ErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\tTFLOP/s\t-\tguessed\tx\t-\n")
+  CHECK(TableErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\tTFLOP/s\t-\tguessed\tx\t-\n")
             .find("kind") != std::string::npos);
   // A rule naming a value the row does not have.
-  CHECK(ErrorOf(kHead + kFloor).find("t.tsv:2:") == 0);
-  CHECK(ErrorOf(kHead + kTypical + kTypical).find("duplicate") != std::string::npos);
-  CHECK(ErrorOf(kHead +
-                "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\tNaN\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
+  CHECK(TableErrorOf(kHead + kFloor).find("t.tsv:2:") == 0);
+  CHECK(TableErrorOf(kHead + kTypical + kTypical).find("duplicate") != std::string::npos);
+  CHECK(TableErrorOf(kHead +
+                     "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\tNaN\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
             .find("t.tsv:2:") == 0);
-  CHECK(ErrorOf(kHead + "0x2330\t8\tnvswitch\tfft\ttypical\t1\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
+  CHECK(TableErrorOf(kHead + "0x2330\t8\tnvswitch\tfft\ttypical\t1\tTFLOP/s\t-\tquoted\to/r@a:b:1\tx.txt\n")
             .find("quantity") != std::string::npos);
-  CHECK(ErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\n").find("11 columns") !=
+  CHECK(TableErrorOf(kHead + "0x2330\t8\tnvswitch\tmatmul_bf16\ttypical\t794.5\n").find("11 columns") !=
         std::string::npos);
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("accept table: a quoted figure must stand on its quoted line", "[accep
 
 TEST_CASE("accept table: the shipped table and its excerpts", "[accept]") {
   const std::string dir = std::string(GP_SOURCE_DIR) + "/manifests/accept/";
-  auto t = gp::accept::LoadTable(Slurp(dir + "expectations.tsv"), "expectations.tsv");
+  auto t = gp::accept::LoadTable(SlurpFile(dir + "expectations.tsv"), "expectations.tsv");
   auto read = [&](const std::string& n) -> std::optional<std::string> {
     std::ifstream in(dir + "excerpts/" + n);
     if (!in) return std::nullopt;

@@ -253,7 +253,10 @@ void InventoryChecks(const Recording& rec, const std::optional<Offer>& offer, st
   }
   if (!o.pci_ids.empty()) {
     Check c = Inv("gpu memory", true, "",
-                  o.board_mib ? FormatFigure(o.board_mib * kSizeMatch) + " MiB or more" : "");
+                  o.board_mib
+                      ? std::to_string(static_cast<uint64_t>(kSizeMatch * static_cast<double>(o.board_mib))) +
+                            " MiB or more"
+                      : "");
     if (!o.board_mib) {
       c.status = Status::kSkipped;
       c.reason = "the catalogue has no usable memory for this board";

@@ -71,6 +71,7 @@ Offer ParseOfferSpec(const std::string& spec, const std::vector<KnownBoard>& boa
       const KnownBoard* b = FindBoard(board, boards);
       if (!b) {
         std::vector<std::string> names;
+        names.reserve(boards.size());
         for (const auto& k : boards) names.push_back(k.name);
         auto near = DidYouMean(board, names);
         Bad(part, "no board of the catalogue is called that (`gpuprep size` lists them)" +

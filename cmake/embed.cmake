@@ -1,6 +1,7 @@
-# Turns every file under manifests/ and templates/ into one C++ table (path -> contents), so the binary
+# Turns every YAML, lock and TSV file under manifests/ and every file under templates/ into one C++ table (path -> contents), so the binary
 # carries its stacks and templates. Run by the build; see src/util/embedded.h for the accessor.
-file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/manifests/*.yaml ${ROOT}/manifests/*.lock ${ROOT}/templates/*)
+file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/manifests/*.yaml ${ROOT}/manifests/*.lock ${ROOT}/manifests/*.tsv
+     ${ROOT}/templates/*)
 list(SORT files)
 set(body "")
 set(i 0)

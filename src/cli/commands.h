@@ -18,5 +18,6 @@ void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterSize(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterWatch(CLI::App& app, Context& ctx, int& exit_code);
+void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code);
 
 }  // namespace gp::cli

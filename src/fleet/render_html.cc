@@ -3,38 +3,14 @@
 #include <vector>
 
 #include "fleet/render.h"
-#include "util/input.h"
+#include "util/html.h"
 #include "util/strings.h"
 
 namespace gp::fleet {
 namespace {
 
 // Text and attribute values: printable, and & < > " ' as entities.
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char c : TerminalSafe(s)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Esc(const std::string& s) { return HtmlEscape(s); }
 
 std::string LowerAscii(std::string s) {
   for (char& c : s)

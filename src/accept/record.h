@@ -1,0 +1,70 @@
+// The measurement recording `gpuprep accept` judges: JSON Lines, one record per line (docs/json.md,
+// "Acceptance measurements"). Read as hostile input: every line at most kMaxLine bytes, the whole at most
+// kMaxTotal, every field type-checked, unknown records and keys refused, NaN, infinities and negative
+// values refused; every error names PATH:LINE:COL and is exit 2. Pure: no I/O.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gp::accept {
+
+inline constexpr size_t kMaxLine = 64u << 10;   // bytes per line, newline excluded
+inline constexpr size_t kMaxTotal = 16u << 20;  // bytes per recording
+inline constexpr size_t kMaxRecords = 100000;   // lines per recording
+
+// The `run` record: the server as the measuring program saw it, once, first.
+struct RunInfo {
+  int schema = 0;
+  std::string started_at, finished_at;  // RFC 3339 UTC, as recorded
+  std::string host;                     // the host name
+  std::string driver_version;           // NVML's
+  std::string stack;                    // the stack gpuprep applied ("" when none)
+  std::string topology;                 // nvswitch | nvlink-bridge | pcie
+  int64_t cpus = 0;                     // logical CPUs
+  uint64_t ram_bytes = 0;               // MemTotal
+  std::vector<uint64_t> nvme_bytes;     // each local NVMe namespace's size (sysfs)
+  std::string source;                   // where the numbers come from (a published run or "measured here")
+};
+
+// A `gpu` record: one GPU's identity and links, from NVML.
+struct GpuInfo {
+  int index = 0;
+  std::string uuid, serial, name;
+  std::string pci_device_id;  // "0x2330"
+  uint64_t memory_total_mib = 0;
+  int pcie_max_gen = 0, pcie_max_width = 0;          // the board's maximum
+  int upstream_max_gen = 0, upstream_max_width = 0;  // the port above it (0: not read)
+  std::optional<int> nvlink_links_up;                // links in the up state (absent: not read)
+  std::optional<bool> fabric_complete;               // NVML fabric state completed (absent: no fabric)
+  std::vector<int> nvlink_p2p_peers;                 // GPUs this one reaches by NVLink peer-to-peer
+};
+
+// A `phase` record: one measurement of one phase on one GPU, one pair, or all GPUs.
+struct Phase {
+  int line = 0;       // where it stands in the recording
+  std::string phase;  // matmul_bf16 | hbm_copy | h2d | d2h | p2p | all_reduce
+  int gpu = -1;       // -1: every GPU (all_reduce)
+  int peer = -1;      // p2p: the other GPU
+  double value = 0;   // in the phase's unit: TFLOP/s, TB/s or GB/s
+  std::string unit;   // the key it came from: tflops, tb_per_s, gb_per_s, busbw_gb_per_s
+  double duration_s = 0;
+  uint64_t bytes = 0;           // bytes moved per iteration (copies) or the message size (all_reduce)
+  int64_t m = 0, n = 0, k = 0;  // matmul shape
+  std::optional<int> pcie_gen_current, pcie_width_current;  // read while the phase ran (matmul)
+};
+
+struct Recording {
+  RunInfo run;
+  std::vector<GpuInfo> gpus;
+  std::vector<Phase> phases;
+};
+
+// Parses `text` (named `path` in errors). Throws FileError (exit 2) at the first bad line; a recording
+// without its `run` record first or its `end` record last (a truncated recording) is refused too.
+Recording ParseRecording(std::string_view text, const std::string& path);
+
+}  // namespace gp::accept

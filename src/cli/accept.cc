@@ -1,0 +1,165 @@
+// `gpuprep accept`: is this the server the offer promised? Judges measurements against the sourced
+// expectation table (src/accept/, docs/accept.md). This release judges a recording (`--measurements FILE`,
+// JSON Lines of docs/json.md); measuring itself needs gpuprep's measurement program, which it does not
+// include: without a recording, accept checks the gate (doctor's layers) and says so. Exit 0 nothing failed,
+// 1 a check failed (or, with --strict, one was skipped or had no expectation), 2 bad input.
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+#include "accept/gate.h"
+#include "accept/judge.h"
+#include "accept/offer.h"
+#include "accept/record.h"
+#include "accept/render.h"
+#include "accept/table.h"
+#include "cli/commands.h"
+#include "cli/json_out.h"
+#include "cli/size_inputs.h"
+#include "cli/target.h"
+#include "layers/check.h"
+#include "manifest/loader.h"
+#include "sys/clock.h"
+#include "sys/fs.h"
+#include "sys/host_info.h"
+#include "util/error.h"
+#include "util/input.h"
+#include "util/strings.h"
+
+namespace gp::cli {
+namespace {
+
+struct AcceptOptions {
+  bool fast = false;
+  std::string burn, expect, task, storage_size, runtime = "container", outlier = "10", report, measurements;
+  std::vector<std::string> storage;
+  bool strict = false;
+  std::string nnodes, node_rank, master;
+};
+
+std::vector<accept::KnownBoard> KnownBoards() {
+  std::vector<accept::KnownBoard> out;
+  for (const auto& b : CatalogueBoards(manifest::EmbeddedCompat()))
+    out.push_back({b.name, b.entries, b.pci_ids, b.memory_mib});
+  return out;
+}
+
+double Outlier(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v > 0 && v < 100))
+    throw FlagError("--outlier", "a percentage above 0 and below 100, not " + QuoteToken(text));
+  return v;
+}
+
+void CheckFlags(const AcceptOptions& o) {
+  if (!o.nnodes.empty() || !o.node_rank.empty() || !o.master.empty())
+    throw FlagError(!o.nnodes.empty()      ? "--nnodes"
+                    : !o.node_rank.empty() ? "--node-rank"
+                                           : "--master",
+                    "the multi-node check is reserved for a later release; accept checks one server");
+  if (o.runtime != "container" && o.runtime != "host")
+    throw FlagError("--runtime", "container or host, not " + QuoteToken(o.runtime));
+  if (o.fast && !o.burn.empty()) throw FlagError("--burn", "give --fast or --burn, not both");
+  if (!o.report.empty() && !EndsWith(o.report, ".md") && !EndsWith(o.report, ".html"))
+    throw FlagError("--report", "the report is FILE.md or FILE.html");
+  if (!o.measurements.empty()) {
+    const char* measuring_only = o.fast                    ? "--fast"
+                                 : !o.burn.empty()         ? "--burn"
+                                 : !o.task.empty()         ? "--task"
+                                 : !o.storage.empty()      ? "--storage"
+                                 : !o.storage_size.empty() ? "--storage-size"
+                                                           : nullptr;
+    if (measuring_only)
+      throw FlagError(measuring_only,
+                      "applies when measuring; a recording (--measurements) is judged as recorded");
+  }
+}
+
+std::optional<accept::Offer> LoadOffer(const std::string& expect) {
+  if (expect.empty()) return std::nullopt;
+  if (EndsWith(expect, ".yaml") || EndsWith(expect, ".yml"))
+    throw FlagError("--expect",
+                    "kind: Offer documents are not read by this release; give the offer as a spec "
+                    "(8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB)");
+  return accept::ParseOfferSpec(expect, KnownBoards());
+}
+
+void WriteReport(Context& ctx, const std::string& path, const accept::Recording& rec,
+                 const accept::Result& r) {
+  const std::string abs = sys::AbsoluteFromCwd(path);
+  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
+    throw FlagError("--report", TerminalSafe(t.why));
+  const std::string now = sys::NowUtc();
+  const std::string text =
+      EndsWith(path, ".html") ? accept::RenderHtml(rec, r, now) : accept::RenderMarkdown(rec, r, now);
+  auto w = ctx.local_fs->WriteOutput(abs, text, 0644, /*wait_for_reader=*/true);
+  if (!w.ok) throw FlagError("--report", TerminalSafe(w.error));
+}
+
+// No recording: the gate on doctor's layers, then the plain statement that measuring is not in this release.
+int GateOnly(Context& ctx, const AcceptOptions& o) {
+  Target t = LoadTarget(ctx, ctx.opts.manifest);
+  layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
+                        t.source == StackSource::kSite ? kSiteFile : ""};
+  if (auto fail = accept::CheckGate(layers::CheckAll(in), o.runtime)) {
+    *ctx.err << "gpuprep: accept: the " << fail->layer << " layer fails (" << TerminalSafe(fail->detail)
+             << "); nothing was measured. `gpuprep doctor` shows the fix.\n";
+    return kExitFailed;
+  }
+  throw UsageError(
+      "accept: the gate holds, but measuring needs gpuprep's measurement program, which this release does "
+      "not "
+      "include; nothing was measured. Judge a recording with --measurements FILE");
+}
+
+int RunAccept(Context& ctx, const AcceptOptions& o) {
+  CheckFlags(o);
+  accept::Options opts;
+  opts.outlier_pct = Outlier(o.outlier);
+  opts.offer = LoadOffer(o.expect);
+  if (!o.report.empty())
+    if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.report));
+        t.kind == sys::OutputKind::kRefused)
+      throw FlagError("--report", TerminalSafe(t.why));
+  if (o.measurements.empty()) return GateOnly(ctx, o);
+  const std::string text = ReadFile(ctx, o.measurements, accept::kMaxTotal, "a recording");
+  const accept::Recording rec = accept::ParseRecording(text, o.measurements);
+  const accept::Result r = accept::Judge(rec, accept::EmbeddedTable(), opts);
+  if (ctx.opts.json) {
+    PrintJson(ctx, accept::ReportJson(rec, r));
+  } else {
+    *ctx.out << accept::RenderTable(rec, r, ctx.use_color());
+  }
+  if (!o.report.empty()) WriteReport(ctx, o.report, rec, r);
+  return accept::ExitCodeFor(r, o.strict);
+}
+
+}  // namespace
+
+void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
+  auto o = std::make_shared<AcceptOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "accept",
+      "Is this the server the offer promised? Measurements against sourced expectations (read-only)");
+  sub->add_flag("--fast", o->fast, "A short measurement (needs the measurement program)");
+  sub->add_option("--burn", o->burn, "Measure under load for DURATION (needs the measurement program)");
+  sub->add_option(
+      "--expect", o->expect,
+      "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id)");
+  sub->add_option("--task", o->task, "A kind: Task document (needs the measurement program)");
+  sub->add_option("--storage", o->storage, "A mount to measure (needs the measurement program)");
+  sub->add_option("--storage-size", o->storage_size,
+                  "Bytes to write per mount (needs the measurement program)");
+  sub->add_option("--runtime", o->runtime, "container (default) or host: where the measurements run");
+  sub->add_option("--outlier", o->outlier,
+                  "A GPU this many percent below its peers' median fails (default 10)");
+  sub->add_flag("--strict", o->strict, "Exit 1 when a check was skipped or had no expectation");
+  sub->add_option("--report", o->report, "Also write the report to FILE.md or FILE.html");
+  sub->add_option("--measurements", o->measurements, "Judge this recording (JSON Lines, docs/json.md)");
+  sub->add_option("--nnodes", o->nnodes, "Reserved for the multi-node check")->group("");
+  sub->add_option("--node-rank", o->node_rank, "Reserved for the multi-node check")->group("");
+  sub->add_option("--master", o->master, "Reserved for the multi-node check")->group("");
+  sub->callback([&ctx, &exit_code, o] { exit_code = RunAccept(ctx, *o); });
+}
+
+}  // namespace gp::cli

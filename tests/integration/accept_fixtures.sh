@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# ctest-labels: fixtures
+# `gpuprep accept --measurements` on the recorded runs of tests/fixtures/accept/: the healthy 8x H100 and
+# 8x A100 recordings pass, and each fault make_faulty.py derives from them gets its verdict, exit code and
+# evidence (table, JSON, Markdown and HTML reports); hostile recordings are refused with their line; the
+# reserved multi-node flags and measuring without a recording say so plainly.
+# Usage: bash accept_fixtures.sh <gpuprep-binary> <source-dir> [build-dir]
+set -uo pipefail
+GPUPREP=$1
+SRC=$2
+FIX="$SRC/tests/fixtures/accept"
+work=$(mktemp -d /tmp/gpuprep-accept.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fails=0
+# check NAME WANT_RC PATTERN -- command...: the exit code, and PATTERN in stdout+stderr.
+check() {
+  local name=$1 want=$2 pattern=$3 out rc
+  shift 4
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -qF -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: rc=$rc (want $want), pattern: $pattern"
+    echo "$out" | sed 's/^/     /' | tail -15
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+accept() { "$GPUPREP" accept --measurements "$@"; }
+
+# The healthy fixtures are what make_healthy.py writes.
+python3 "$FIX/make_healthy.py" "$work"
+for f in h100x8-healthy a100x8-healthy; do
+  check "$f.jsonl is make_healthy.py's output" 0 "" -- cmp "$work/$f.jsonl" "$FIX/$f.jsonl"
+done
+python3 "$FIX/make_faulty.py" "$FIX/h100x8-healthy.jsonl" "$work"
+python3 "$FIX/make_faulty.py" "$FIX/a100x8-healthy.jsonl" "$work"
+
+H100_OFFER='8x"H100 SXM5 80GB",cpus=96,ram=1.9TB,nvme=8x3.84TB'
+# Every measured check passes; the published runs carry no one-direction peer copy (and the A100's no
+# device-to-host copy), so the verdict is incomplete, exit 0, and --strict makes it 1.
+check "h100 healthy: incomplete, nothing failed" 0 "verdict: incomplete (1 checks skipped" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$H100_OFFER"
+check "h100 healthy: the peer copy not measured" 0 "not measured" -- accept "$FIX/h100x8-healthy.jsonl"
+check "h100 healthy: no check below pass" 0 "0 0 1" -- bash -c "'$GPUPREP' accept --measurements '$FIX/h100x8-healthy.jsonl' --json --expect '$H100_OFFER' | python3 -c 'import json,sys; s=json.load(sys.stdin)[\"summary\"]; print(s[\"failed\"], s[\"warned\"], s[\"incomplete\"])'"
+check "h100 healthy --strict: exit 1" 1 "verdict: incomplete" -- accept "$FIX/h100x8-healthy.jsonl" --strict
+check "h100 healthy: sources in the JSON" 0 '"source": "stas00/ml-engineering@744d01e18b79512572f64a6bbd8b5f4a725203a7:compute/accelerator/README.md:354"' -- \
+  accept "$FIX/h100x8-healthy.jsonl" --json
+check "a100 healthy: incomplete, nothing failed" 0 "verdict: incomplete (2 checks skipped" -- accept "$FIX/a100x8-healthy.jsonl" --expect '8x0x20b2,ram=1.9TB'
+check "a100 healthy: derived floor shown" 0 '"kind": "derived"' -- accept "$FIX/a100x8-healthy.jsonl" --json
+check "h100 offered as A100: board fails" 1 "GPU 0 is 0x2330" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8x"A100 SXM4 80GB"'
+check "h100 offered 3 TB RAM: ram fails" 1 "fail" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8x0x2330,ram=3TB'
+
+for b in h100x8 a100x8; do
+  check "$b half HBM on GPU 3: fail" 1 "below the floor" -- accept "$work/$b-half-hbm-gpu3.jsonl"
+  check "$b one NVLink down: fail" 1 "fewer NVLink links up than the board has" -- accept "$work/$b-nvlink-down-gpu3.jsonl"
+  check "$b Gen4 x8 on GPU 5: fail" 1 "Gen4 x8" -- accept "$work/$b-gen4-x8-gpu5.jsonl"
+  check "$b matmul above peak: invalid" 1 "invalid-measurement" -- accept "$work/$b-matmul-above-peak.jsonl"
+  check "$b unknown board: incomplete" 0 "verdict: incomplete" -- accept "$work/$b-unknown-board.jsonl"
+  check "$b unknown board --strict: exit 1" 1 "no expectation" -- accept "$work/$b-unknown-board.jsonl" --strict
+  cut=$(($(wc -l <"$work/$b-truncated.jsonl") + 1))  # the cut line has no newline
+  check "$b truncated: exit 2 with its line ($cut)" 2 "$b-truncated.jsonl:$cut:" -- accept "$work/$b-truncated.jsonl"
+done
+check "a100 NVLink down: all-reduce below its floor" 1 "below the floor 228" -- accept "$work/a100x8-nvlink-down-gpu3.jsonl"
+check "h100 NVLink down: the 16 GiB floor is not judged at 8 GiB" 1 "not judged" -- accept "$work/h100x8-nvlink-down-gpu3.jsonl"
+check "outlier at 5%: GPU 3 at half HBM named" 1 "below the median of its peers" -- \
+  bash -c "sed 's/\"gpu\":3,\"tb_per_s\":2.9,/\"gpu\":3,\"tb_per_s\":2.7,/' '$FIX/h100x8-healthy.jsonl' >'$work/slow3.jsonl' && '$GPUPREP' accept --measurements '$work/slow3.jsonl' --outlier 5"
+check "json verdict of a fault" 1 '"verdict": "fail"' -- accept "$work/h100x8-half-hbm-gpu3.jsonl" --json
+
+# The reports: Markdown and HTML, with the identity, each measurement against typical, floor and peak, sources.
+check "markdown report written" 1 "" -- accept "$work/h100x8-gen4-x8-gpu5.jsonl" --report "$work/r.md"
+check "  identity: serial and UUID" 0 "FIXTURE0005" -- grep -F "GPU-fixture-0x2330-5" "$work/r.md"
+check "  the failing link" 0 "Gen4 x8" -- grep -F "links pcie | 5 | fail" "$work/r.md"
+check "  the sources" 0 "Azure/azurehpc-health-checks@0e0a1ac26a64b32ac4dd7632a529638505d3314a:conf/nd96isr_h100_v5.conf:49" -- cat "$work/r.md"
+check "  the timestamps" 0 "2026-12-03T10:00:00Z" -- cat "$work/r.md"
+check "html report written" 1 "" -- accept "$work/h100x8-matmul-above-peak.jsonl" --report "$work/r.html"
+check "  html verdict" 0 'data-verdict="fail"' -- cat "$work/r.html"
+check "report must be .md or .html" 2 "--report: the report is FILE.md or FILE.html" -- accept "$FIX/h100x8-healthy.jsonl" --report "$work/r.txt"
+
+# Hostile recordings: each refused with file:line, exit 2.
+head -1 "$FIX/h100x8-healthy.jsonl" >"$work/base.jsonl"
+sed -n 2p "$FIX/h100x8-healthy.jsonl" | sed 's/"gpu":0/"gpu":0/' >>"$work/base.jsonl"
+hostile() {  # hostile NAME LINE PATTERN: base + LINE + end
+  { cat "$work/base.jsonl"; printf '%s\n' "$2"; echo '{"record":"end"}'; } >"$work/$1.jsonl"
+  check "hostile: $1" 2 "$3" -- accept "$work/$1.jsonl"
+}
+hostile nan '{"record":"phase","phase":"h2d","gpu":0,"gb_per_s":NaN,"bytes":1,"duration_s":1}' "nan.jsonl:3:"
+hostile negative '{"record":"phase","phase":"h2d","gpu":0,"gb_per_s":-51,"bytes":1,"duration_s":1}' "negative"
+hostile unknown-record '{"record":"burn","gpu":0}' "unknown record"
+hostile string-number '{"record":"phase","phase":"h2d","gpu":0,"gb_per_s":"51","bytes":1,"duration_s":1}' "must be a number"
+python3 -c 'print("x" * (10 << 20))' >"$work/long-line.txt"
+{ cat "$work/base.jsonl" "$work/long-line.txt"; echo '{"record":"end"}'; } >"$work/long.jsonl"
+check "hostile: a 10 MB line" 2 "long.jsonl:3:1: line longer than 65536 bytes" -- accept "$work/long.jsonl"
+
+# Flags: the reserved multi-node ones, the runtime, the outlier; measuring without a recording.
+check "--nnodes reserved" 2 "--nnodes: the multi-node check is reserved" -- "$GPUPREP" accept --nnodes 2
+check "--master reserved" 2 "--master: the multi-node check is reserved" -- "$GPUPREP" accept --master 10.0.0.1
+check "--runtime checked" 2 "--runtime: container or host" -- accept "$FIX/h100x8-healthy.jsonl" --runtime vm
+check "--outlier checked" 2 "--outlier: a percentage" -- accept "$FIX/h100x8-healthy.jsonl" --outlier 150
+check "--expect checked" 2 "--expect" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8xNoSuchGPU'
+check "--burn with a recording" 2 "--burn: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --burn 10m
+check "gate holds, nothing measured" 2 "measuring needs gpuprep's measurement program" -- \
+  "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host
+check "gate fails on the driver layer" 1 "layer fails" -- \
+  "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/bare-nouveau" --manifest ubuntu22.04-r535-cuda12.2 --runtime host
+[ "$fails" -eq 0 ] && echo "all accept fixture checks passed"
+exit $((fails > 0))

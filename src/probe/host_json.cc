@@ -4,7 +4,10 @@
 // are required and type-checked, with errors that point at the offending value.
 #include "probe/host_json.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "util/error.h"
@@ -148,6 +151,11 @@ class Reader {
     if (!v) return;
     if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<long long>() >= 0))
       Fail(Join(path, key), "expected a non-negative integer");
+    // At most what the field's type holds, and never past 2^63 - 1 (byte counts are summed and doubled).
+    const auto most = static_cast<unsigned long long>(
+        std::min<uintmax_t>(std::numeric_limits<T>::max(), std::numeric_limits<int64_t>::max()));
+    if (v->get<unsigned long long>() > most)
+      Fail(Join(path, key), "expected an integer from 0 to " + std::to_string(most));
     out = static_cast<T>(v->get<unsigned long long>());
   }
   template <typename T>
@@ -492,15 +500,8 @@ json ParseSnapshotJson(const std::string& text, const std::string& display_path)
   } catch (const json::exception& e) {
     // A number too large for a double ("1e999": out_of_range 406) is thrown without a position; the
     // message quotes the token, so point at its first occurrence.
-    const std::string what = e.what();
-    const size_t q = what.find('\'');
-    const size_t q2 = q == std::string::npos ? q : what.find('\'', q + 1);
-    const std::string token = q2 == std::string::npos ? "" : what.substr(q + 1, q2 - q - 1);
-    const size_t at = token.empty() ? std::string::npos : text.find(token);
-    auto [line, col] = LineColumnAt(text, at == std::string::npos ? 0 : at);
-    const size_t bracket = what.find("] ");
-    throw FileError(display_path, line, col,
-                    "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    auto [line, col] = LineColumnAt(text, OverflowNumberAt(text, e.what()));
+    throw FileError(display_path, line, col, "invalid JSON: " + ExceptionReason(e.what()));
   }
   return doc;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "util/error.h"
+#include "util/json_locator.h"
 #include "watch/job.h"
 #include "watch/jsonl.h"
 #include "watch/jsonl_fields.h"
@@ -255,6 +256,10 @@ Record ParseRecord(std::string_view line, const std::string& path, size_t line_n
   } catch (const J::parse_error& e) {
     throw FileError(path, static_cast<int>(line_number),
                     static_cast<int>(std::min<size_t>(e.byte, line.size() + 1)), "not a JSON record");
+  } catch (const J::exception& e) {  // a number past a double's range ("1e400"): thrown without a position
+    throw FileError(path, static_cast<int>(line_number),
+                    static_cast<int>(OverflowNumberAt(line, e.what()) + 1),
+                    "not a JSON record: " + ExceptionReason(e.what()));
   }
   const std::string type = r.String(r.Get(doc, "type", "record"), "type", 16);
   const uint64_t schema = r.Unsigned(r.Get(doc, "schema", "record"), "schema", 1000);

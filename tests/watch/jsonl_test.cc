@@ -134,6 +134,12 @@ TEST_CASE("jsonl: a number past a double's range is refused at its column, as ba
   }
 }
 
+TEST_CASE("jsonl: a sample names each GPU index once", "[watch][jsonl]") {
+  watch::Sample two = test::Window(2, 1, nullptr)[0];
+  two.gpus[1].id.index = 0;
+  CHECK(ErrorOf(Line(two)) == "rec.jsonl:3:1: gpus[1].index: GPU 0 is listed twice");
+}
+
 TEST_CASE("jsonl: a process's job is written, read back and checked; a record without one still reads",
           "[watch][jsonl]") {
   auto sample = test::Window(1, 1, nullptr)[0];

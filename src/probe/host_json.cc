@@ -332,6 +332,9 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
     std::string ip = gp + "[" + std::to_string(i) + "]";
     Gpu gpu;
     ReadGpu(r, r.Object((*gpus)[i], ip), ip, gpu);
+    for (const Gpu& before : h.gpus)
+      if (before.index == gpu.index)
+        r.Fail(Reader::Join(ip, "index"), "GPU " + std::to_string(gpu.index) + " is listed twice");
     h.gpus.push_back(std::move(gpu));
   }
   if (const json* pci = r.Member(o, path, "nvidia_pci", false)) {
@@ -490,6 +493,10 @@ json ParseSnapshotJson(const std::string& text, const std::string& display_path)
     auto [line, col] = LineColumnAt(text, *deep);
     throw FileError(display_path, line, col,
                     "nested deeper than " + std::to_string(kMaxSnapshotDepth) + " levels");
+  }
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    auto [line, col] = LineColumnAt(text, nul);
+    throw FileError(display_path, line, col, "a NUL byte: not JSON text");
   }
   json doc;
   try {

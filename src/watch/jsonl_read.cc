@@ -284,8 +284,13 @@ Record ParseRecord(std::string_view line, const std::string& path, size_t line_n
       static_cast<long long>(r.Unsigned(r.Get(doc, "window_ms", "sample"), "window_ms", 30LL * 86400000));
   if (s.interval_ms == 0 || s.window_ms == 0) r.Fail("sample", "interval_ms and window_ms must be above 0");
   const J& gpus = r.Array(r.Get(doc, "gpus", "sample"), "gpus", 256);
-  for (size_t i = 0; i < gpus.size(); ++i)
+  for (size_t i = 0; i < gpus.size(); ++i) {
     s.gpus.push_back(ReadGpu(r, gpus[i], "gpus[" + std::to_string(i) + "]"));
+    for (size_t j = 0; j < i; ++j)
+      if (s.gpus[j].id.index == s.gpus[i].id.index)
+        r.Fail("gpus[" + std::to_string(i) + "].index",
+               "GPU " + std::to_string(s.gpus[i].id.index) + " is listed twice");
+  }
   s.host = ReadHost(r, r.Get(doc, "host", "sample"), "host");
   return out;
 }

@@ -231,3 +231,9 @@ TEST_CASE("size: byte counts past 2^63 are clamped or refused, never wrapped", "
   CHECK(r.err.find("--gpu-memory") != std::string::npos);
   CHECK(r.out.find("9223372036") == std::string::npos);
 }
+
+TEST_CASE("size --boards: a list that names no board is refused, not read as none", "[size][cli]") {
+  auto r = Gpuprep({"size", "--model", "llama-2-7b", "--boards", ",,,"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --boards: \",,,\" names no board (board names, commas between)\n");
+}

@@ -71,6 +71,8 @@ std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const
       throw FlagError("--boards", msg);
     }
   }
+  if (out.empty())
+    throw FlagError("--boards", "\"" + filter + "\" names no board (board names, commas between)");
   return out;
 }
 

@@ -58,9 +58,26 @@ std::string OneLine(const std::string& text) {
   return std::string(Trim(s));
 }
 
+// CLI11's wordings in gpuprep's one-line form: "Could not convert: --nodes = X" -> "--nodes: "X" is not a
+// number in range"; "The following argument(s) was/were not expected: X" -> ""X": not an option or argument
+// of this command".
+std::string Reword(const std::string& msg) {
+  static const std::string kConvert = "Could not convert: ";
+  if (StartsWith(msg, kConvert)) {
+    const std::string rest = msg.substr(kConvert.size());
+    if (const size_t eq = rest.find(" = "); eq != std::string::npos)
+      return rest.substr(0, eq) + ": \"" + rest.substr(eq + 3) + "\" is not a number in range";
+  }
+  for (const std::string prefix :
+       {"The following argument was not expected: ", "The following arguments were not expected: "})
+    if (StartsWith(msg, prefix))
+      return "\"" + msg.substr(prefix.size()) + "\": not an option or argument of this command";
+  return msg;
+}
+
 // CLI11 names an unknown subcommand "The following argument was not expected: X"; add "did you mean".
 std::string ExplainExtras(const CLI::App& app, const CLI::ParseError& e) {
-  std::string msg = OneLine(e.what());
+  std::string msg = Reword(OneLine(e.what()));
   const auto extras = app.remaining();
   if (!extras.empty() && app.get_subcommands().empty()) {
     std::vector<std::string> names;

@@ -7,7 +7,9 @@
 #include "cli/commands.h"
 #include "fleet/model.h"
 #include "fleet/render.h"
+#include "probe/host_json.h"
 #include "sys/fs.h"
+#include "sys/fs_errors.h"
 #include "sys/host_info.h"
 #include "util/error.h"
 #include "util/input.h"
@@ -37,8 +39,9 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
   std::vector<fleet::Host> hosts;
   hosts.reserve(o.files.size());
   for (const auto& f : o.files) {
-    auto text = ctx.local_fs->Read(sys::AbsoluteFromCwd(f));
-    if (!text) throw UsageError(f + ": cannot read this file");
+    std::string why;
+    auto text = sys::ReadWithin(*ctx.local_fs, sys::AbsoluteFromCwd(f), f, probe::kMaxSnapshotBytes, why);
+    if (!text) throw UsageError(why);
     hosts.push_back(fleet::ParseSnapshot(*text, f));
   }
   fleet::Report r = fleet::BuildReport(std::move(hosts));

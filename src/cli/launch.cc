@@ -16,6 +16,7 @@
 #include "launch/resolve.h"
 #include "launch/target.h"
 #include "manifest/loader.h"
+#include "probe/host_json.h"
 #include "probe/probe.h"
 #include "sys/fs.h"
 #include "sys/fs_errors.h"
@@ -43,9 +44,10 @@ struct LaunchFlags {
 // Relative paths are the user's working directory, not the Fs root.
 launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sys::Fs>& probe_fs) {
   if (f.Given("--host")) {
-    auto text = ctx.local_fs->Read(sys::AbsoluteFromCwd(f.host));
-    if (!text)
-      throw FlagError("--host", sys::WhyUnreadable(*ctx.local_fs, sys::AbsoluteFromCwd(f.host), f.host));
+    std::string why;
+    auto text =
+        sys::ReadWithin(*ctx.local_fs, sys::AbsoluteFromCwd(f.host), f.host, probe::kMaxSnapshotBytes, why);
+    if (!text) throw FlagError("--host", why);
     return launch::TargetFromSnapshot(*text, f.host);
   }
   ProbedHost probed = ProbeTarget(ctx);

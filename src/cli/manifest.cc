@@ -19,6 +19,7 @@
 #include "layers/task.h"
 #include "manifest/digest.h"
 #include "manifest/loader.h"
+#include "manifest/tree.h"
 #include "sys/fs.h"
 #include "sys/fs_errors.h"
 #include "sys/host_info.h"
@@ -334,7 +335,11 @@ std::string ReadForValidate(const std::string& path, Context& ctx) {
     if (std::string why = CheckUrl(path, UrlRule::kFetch); !why.empty()) throw UsageError(path + ": " + why);
     std::unique_ptr<sys::HttpClient> http = ctx.make_http ? ctx.make_http() : nullptr;
     if (!http) throw UsageError(path + ": cannot fetch: no HTTP client here");
-    auto resp = http->Get(path, std::chrono::seconds(30));
+    sys::HttpRequest req;
+    req.url = path;
+    req.timeout = std::chrono::seconds(30);
+    req.max_body = manifest::kMaxManifestBytes;  // capped while it downloads
+    auto resp = http->Send(req);
     if (!resp.ok())
       throw UsageError("cannot fetch " + path + ": " +
                        (resp.error.empty() ? "HTTP status " + std::to_string(resp.status) : resp.error));
@@ -342,8 +347,9 @@ std::string ReadForValidate(const std::string& path, Context& ctx) {
   }
   const std::string abs = sys::AbsoluteFromCwd(path);
   if (!ctx.local_fs) throw UsageError("cannot read " + path + ": no filesystem here");
-  auto text = ctx.local_fs->Read(abs);
-  if (!text) throw UsageError(sys::WhyUnreadable(*ctx.local_fs, abs, path));
+  std::string why;
+  auto text = sys::ReadWithin(*ctx.local_fs, abs, path, manifest::kMaxManifestBytes, why);
+  if (!text) throw UsageError(why);
   return std::move(*text);
 }
 

@@ -71,6 +71,8 @@ std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const
       throw FlagError("--boards", msg);
     }
   }
+  if (out.empty())
+    throw FlagError("--boards", "\"" + filter + "\" names no board (board names, commas between)");
   return out;
 }
 
@@ -117,10 +119,9 @@ size::Costs CostsOf(const size::Recommendation& r, const prices::Table& t) {
 std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const std::string& what) {
   if (!ctx.local_fs) throw UsageError("cannot read " + path + ": no filesystem here");
   const std::string abs = sys::AbsoluteFromCwd(path);
-  auto text = ctx.local_fs->Read(abs);
-  if (!text) throw UsageError(sys::WhyUnreadable(*ctx.local_fs, abs, path));
-  if (text->size() > limit)
-    throw FileError(path, 1, 1, "larger than the " + std::to_string(limit >> 20) + " MiB limit for " + what);
+  std::string why;
+  auto text = sys::ReadWithin(*ctx.local_fs, abs, path, limit, why);
+  if (!text) throw UsageError(why + " for " + what);
   return std::move(*text);
 }
 

@@ -123,7 +123,7 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
     if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")
       throw UsageError(
           "--replay judges the recording as it was taken: --gpu, --interval and --duration do not apply");
-    return ApplyFailOn(watch::Replay(sys::AbsoluteFromCwd(f.replay), o, out), fail_on, out.summary());
+    return ApplyFailOn(watch::Replay(f.replay, o, out), fail_on, out.summary());
   }
   o.interval_ms = Duration("--interval", f.interval);
   if (o.interval_ms < kMinIntervalMs)

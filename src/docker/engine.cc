@@ -14,12 +14,20 @@ namespace {
 
 using nlohmann::json;
 constexpr auto kQuick = std::chrono::milliseconds(5000);
+constexpr size_t kMaxLine = 64u << 10;
 
 EngineError ErrorOf(const sys::HttpResponse& r) {
   EngineError e;
   e.status = r.status;
   e.message = r.error.empty() ? EngineMessage(r) : r.error;
   return e;
+}
+
+// The string at `key` of an answer's object; "" when absent or of another type (the engine is outside input).
+std::string Text(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 void Set(EngineError* out, const EngineError& e) {
@@ -42,6 +50,11 @@ class PullStream {
  public:
   explicit PullStream(const std::function<void(const PullProgress&)>& cb) : cb_(cb) {}
   void Feed(std::string_view data) {
+    if (buf_.size() + data.size() > kMaxLine) {  // one progress message is a few hundred bytes
+      if (error.empty()) error = "a progress message longer than " + std::to_string(kMaxLine >> 10) + " KiB";
+      buf_.clear();
+      return;
+    }
     buf_.append(data);
     size_t nl;
     while ((nl = buf_.find('\n')) != std::string::npos) {
@@ -72,8 +85,8 @@ class PullStream {
         error = (*d)["message"].get<std::string>();
       return;
     }
-    std::string status = j.value("status", "");
-    std::string id = j.value("id", "");
+    std::string status = Text(j, "status");
+    std::string id = Text(j, "id");
     p.status = status;
     if (StartsWith(status, "Digest: ")) p.digest = status.substr(8);
     if (!id.empty() && status != "Pulling from " && !StartsWith(status, "Pulling from")) {
@@ -206,8 +219,8 @@ std::optional<EngineVersion> Engine::Version(EngineError* err) {
     return std::nullopt;
   }
   EngineVersion v;
-  v.version = j.value("Version", "");
-  v.api_version = j.value("ApiVersion", "");
+  v.version = Text(j, "Version");
+  v.api_version = Text(j, "ApiVersion");
   if (v.api_version.find_first_not_of("0123456789.") != std::string::npos) v.api_version.clear();
   return v;
 }
@@ -224,7 +237,7 @@ std::optional<ImageDetails> Engine::InspectImage(const std::string& ref, EngineE
     return std::nullopt;
   }
   ImageDetails d;
-  d.id = j.value("Id", "");
+  d.id = Text(j, "Id");
   if (auto rd = j.find("RepoDigests"); rd != j.end() && rd->is_array())
     for (const auto& s : *rd)
       if (s.is_string()) d.repo_digests.push_back(s.get<std::string>());
@@ -242,12 +255,12 @@ std::optional<std::string> Engine::RemoteDigest(const std::string& ref, EngineEr
     return std::nullopt;
   }
   auto j = json::parse(r.body, nullptr, false);
-  if (j.is_discarded() || !j.contains("Descriptor") || !j["Descriptor"].is_object() ||
-      j["Descriptor"].value("digest", "").empty()) {
+  const std::string digest = j.is_object() && j.contains("Descriptor") ? Text(j["Descriptor"], "digest") : "";
+  if (digest.empty()) {
     Set(err, {r.status, "distribution inspect: no Descriptor.digest"});
     return std::nullopt;
   }
-  return j["Descriptor"]["digest"].get<std::string>();
+  return digest;
 }
 
 bool Engine::Pull(const std::string& ref, const std::function<void(const PullProgress&)>& progress,
@@ -301,7 +314,7 @@ ContainerResult Engine::Run(const ContainerRun& run) {
   auto created = Call("POST", "/containers/create", body.dump(), std::chrono::seconds(60));
   if (!created.ok()) return fail("create", created);
   auto cj = json::parse(created.body, nullptr, false);
-  std::string id = cj.is_object() ? cj.value("Id", "") : "";
+  std::string id = Text(cj, "Id");
   if (id.empty() || id.find_first_not_of("0123456789abcdef") != std::string::npos) {
     res.stage = "create";
     res.error = {created.status, "container create: no container Id in the answer"};

@@ -83,7 +83,11 @@ Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
   if (IsUrl(where)) {
     if (std::string why = CheckUrl(where, UrlRule::kFetch); !why.empty()) fail(why);
     if (!ctx.http) fail("cannot fetch " + where + ": no HTTP client here");
-    auto resp = ctx.http->Get(where, std::chrono::seconds(30));
+    sys::HttpRequest req;
+    req.url = where;
+    req.timeout = std::chrono::seconds(30);
+    req.max_body = kMaxManifestBytes;
+    auto resp = ctx.http->Send(req);
     if (!resp.ok())
       fail("cannot fetch " + where + ": " +
            (resp.error.empty() ? "HTTP status " + std::to_string(resp.status) : resp.error));
@@ -93,8 +97,9 @@ Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
   }
   src.id = AbsolutePath(where);
   if (!ctx.fs) fail("cannot read " + where + ": no filesystem here");
-  auto text = ctx.fs->Read(src.id);
-  if (!text) fail(sys::WhyUnreadable(*ctx.fs, src.id, where));
+  std::string why;
+  auto text = sys::ReadWithin(*ctx.fs, src.id, where, kMaxManifestBytes, why);
+  if (!text) fail(why);
   src.text = std::move(*text);
   return src;
 }

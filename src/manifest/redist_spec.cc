@@ -42,7 +42,7 @@ std::string CheckBase(const std::string& base, bool& plain_http) {
   if (!AllOf(rest, kUrlChars)) return "the URL holds characters other than letters, digits and ._+-/:[]~%";
   if (authority.empty()) return "the URL has no host";
   if (plain_http && !LoopbackHost(authority)) return "plain http is only allowed from a loopback address";
-  return "";
+  return CheckUrl(base, UrlRule::kFetch);  // and as libcurl reads it: the host, the port, no %-escapes there
 }
 
 }  // namespace

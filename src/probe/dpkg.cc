@@ -4,6 +4,8 @@
 #include "probe/parsers.h"
 #include "probe/state.h"
 #include "probe/steps.h"
+#include "sys/fs_errors.h"
+#include "util/error.h"
 #include "util/strings.h"
 
 namespace gp::probe {
@@ -75,9 +77,13 @@ bool DpkgInterrupted(std::string_view status) {
 
 DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs) {
   DpkgDatabase db;
-  if (auto status = fs.Read("/var/lib/dpkg/status")) {
+  const std::string status_path = "/var/lib/dpkg/status";
+  if (auto status = fs.Read(status_path)) {
     db.status_found = true;
     db.entries = ParseDpkgStatus(*status);
+  } else if (fs.Exists(status_path)) {
+    throw Error(kExitFailed, sys::WhyUnreadable(fs, status_path, status_path) +
+                                 "; the installed packages cannot be judged");
   }
   db.journal_from = db.entries.size();
   std::vector<std::string> names;
@@ -90,7 +96,11 @@ DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs) {
   for (const auto& name : names) {
     const std::string path = "/var/lib/dpkg/updates/" + name;
     db.journal_files.push_back(path);
-    auto records = ParseDpkgStatus(fs.Read(path).value_or(""));
+    auto text = fs.Read(path);
+    if (!text && fs.Exists(path))
+      throw Error(kExitFailed,
+                  sys::WhyUnreadable(fs, path, path) + "; the installed packages cannot be judged");
+    auto records = ParseDpkgStatus(text.value_or(""));
     if (records.empty()) db.empty_journal.push_back(path);
     db.entries.insert(db.entries.end(), std::make_move_iterator(records.begin()),
                       std::make_move_iterator(records.end()));

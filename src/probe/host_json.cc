@@ -4,7 +4,10 @@
 // are required and type-checked, with errors that point at the offending value.
 #include "probe/host_json.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "util/error.h"
@@ -148,6 +151,11 @@ class Reader {
     if (!v) return;
     if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<long long>() >= 0))
       Fail(Join(path, key), "expected a non-negative integer");
+    // At most what the field's type holds, and never past 2^63 - 1 (byte counts are summed and doubled).
+    const auto most = static_cast<unsigned long long>(
+        std::min<uintmax_t>(std::numeric_limits<T>::max(), std::numeric_limits<int64_t>::max()));
+    if (v->get<unsigned long long>() > most)
+      Fail(Join(path, key), "expected an integer from 0 to " + std::to_string(most));
     out = static_cast<T>(v->get<unsigned long long>());
   }
   template <typename T>
@@ -324,6 +332,9 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
     std::string ip = gp + "[" + std::to_string(i) + "]";
     Gpu gpu;
     ReadGpu(r, r.Object((*gpus)[i], ip), ip, gpu);
+    for (const Gpu& before : h.gpus)
+      if (before.index == gpu.index)
+        r.Fail(Reader::Join(ip, "index"), "GPU " + std::to_string(gpu.index) + " is listed twice");
     h.gpus.push_back(std::move(gpu));
   }
   if (const json* pci = r.Member(o, path, "nvidia_pci", false)) {
@@ -483,6 +494,10 @@ json ParseSnapshotJson(const std::string& text, const std::string& display_path)
     throw FileError(display_path, line, col,
                     "nested deeper than " + std::to_string(kMaxSnapshotDepth) + " levels");
   }
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    auto [line, col] = LineColumnAt(text, nul);
+    throw FileError(display_path, line, col, "a NUL byte: not JSON text");
+  }
   json doc;
   try {
     doc = json::parse(text);
@@ -492,15 +507,8 @@ json ParseSnapshotJson(const std::string& text, const std::string& display_path)
   } catch (const json::exception& e) {
     // A number too large for a double ("1e999": out_of_range 406) is thrown without a position; the
     // message quotes the token, so point at its first occurrence.
-    const std::string what = e.what();
-    const size_t q = what.find('\'');
-    const size_t q2 = q == std::string::npos ? q : what.find('\'', q + 1);
-    const std::string token = q2 == std::string::npos ? "" : what.substr(q + 1, q2 - q - 1);
-    const size_t at = token.empty() ? std::string::npos : text.find(token);
-    auto [line, col] = LineColumnAt(text, at == std::string::npos ? 0 : at);
-    const size_t bracket = what.find("] ");
-    throw FileError(display_path, line, col,
-                    "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    auto [line, col] = LineColumnAt(text, OverflowNumberAt(text, e.what()));
+    throw FileError(display_path, line, col, "invalid JSON: " + ExceptionReason(e.what()));
   }
   return doc;
 }

@@ -1,5 +1,6 @@
 #include "redist/install.h"
 
+#include <cstdio>
 #include <exception>
 #include <thread>
 
@@ -147,10 +148,22 @@ UnpackLimit UnpackLimitFor(uint64_t archive_size, std::optional<uint64_t> free_b
   return out;
 }
 
+namespace {
+// 300 ms -> "0.3 s", 60000 ms -> "60 s".
+std::string DeadlineText(std::chrono::milliseconds ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(ms.count()) / 1000.0);
+  return buf;
+}
+}  // namespace
+
 std::string FetchSmall(sys::HttpClient& http, const std::string& url, const InstallOptions& opt,
                        size_t max_bytes, std::string& error) {
   std::string body;
   auto backoff = opt.backoff;
+  const auto deadline = std::chrono::steady_clock::now() + opt.fetch_deadline;
+  bool late = false;
+  const std::string late_error = url + ": not received within " + DeadlineText(opt.fetch_deadline);
   for (int attempt = 1;; ++attempt) {
     body.clear();
     bool too_big = false;
@@ -158,6 +171,10 @@ std::string FetchSmall(sys::HttpClient& http, const std::string& url, const Inst
     r.url = url;
     r.ca_file = opt.ca_file;
     r.on_data = [&](const char* d, size_t n) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        late = true;
+        return false;
+      }
       if (body.size() + n > max_bytes) {
         too_big = true;
         return false;
@@ -166,6 +183,10 @@ std::string FetchSmall(sys::HttpClient& http, const std::string& url, const Inst
       return true;
     };
     sys::StreamResult res = http.Stream(r);
+    if (late || (!res.ok() && std::chrono::steady_clock::now() > deadline)) {
+      error = late_error;
+      return "";
+    }
     if (res.ok()) return body;
     if (too_big) {
       error = url + ": larger than " + std::to_string(max_bytes) + " bytes";

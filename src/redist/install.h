@@ -53,6 +53,8 @@ struct InstallOptions {
   // Download progress of one archive (its file name, bytes so far, its size), called from the download thread
   // each time the whole percentage changes; may be empty.
   std::function<void(const std::string& name, uint64_t done, uint64_t total)> bytes;
+  // The most a small file (the redistrib JSON, FetchSmall) may take, all tries together.
+  std::chrono::milliseconds fetch_deadline{60000};
 };
 
 struct InstallResult {

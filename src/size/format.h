@@ -8,8 +8,12 @@
 
 namespace gp::size {
 
-// A byte count as a whole number, for JSON (1.5 -> 2).
-inline int64_t WholeBytes(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
+// A byte count as a whole number, for JSON (1.5 -> 2); an estimate at or past 2^63 bytes (an impossible
+// task: a sequence of millions of tokens, eager attention) is written as 2^63 - 1, never wrapped.
+inline int64_t WholeBytes(double bytes) {
+  if (!(bytes < 9223372036854775808.0)) return INT64_MAX;
+  return static_cast<int64_t>(std::llround(bytes));
+}
 
 // 120000000000 -> "120.00 GB"; below 1 GB in MB.
 inline std::string Gb(double bytes) {

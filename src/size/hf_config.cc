@@ -36,6 +36,9 @@ class Reader {
       Fail("", "missing required key \"" + key + "\"");
     }
     if (!v->is_number_integer()) Fail(key, "expected a whole number");
+    if (v->is_number_unsigned() && v->get<unsigned long long>() > static_cast<unsigned long long>(hi))
+      Fail(key, "must be between 1 and " + std::to_string(hi) + ", got " +
+                    std::to_string(v->get<unsigned long long>()));
     const long long n = v->get<long long>();
     if (n < 1 || n > hi)
       Fail(key, "must be between 1 and " + std::to_string(hi) + ", got " + std::to_string(n));
@@ -99,9 +102,9 @@ void RefuseMoe(const Reader& r, const std::string& type) {
              "\"" + type + "\" is a mixture-of-experts model; gpuprep size models dense models only");
   for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
     const json* v = r.Get(key);
-    if (v && v->is_number_integer() && v->get<long long>() > 1)
-      r.Fail(key, "mixture-of-experts models are not modelled (" + std::to_string(v->get<long long>()) +
-                      " experts)");
+    if (v && v->is_number_unsigned() && v->get<unsigned long long>() > 1)
+      r.Fail(key, "mixture-of-experts models are not modelled (" +
+                      std::to_string(v->get<unsigned long long>()) + " experts)");
   }
 }
 

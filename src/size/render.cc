@@ -46,8 +46,6 @@ ordered_json Origins(const Task& t) {
   return o;
 }
 
-int64_t Round(double b) { return static_cast<int64_t>(std::llround(b)); }
-
 // A transformer's batch is tokens: sequence x micro-batch; a vision network's is images at a size.
 ordered_json Batch(const Task& t) {
   if (t.arch.family != Family::kVision)
@@ -116,7 +114,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
   for (const auto& term : e.terms)
     terms.push_back({{"key", term.key},
                      {"label", term.label},
-                     {"bytes", Round(term.bytes)},
+                     {"bytes", WholeBytes(term.bytes)},
                      {"estimated", term.estimated},
                      {"formula", term.formula},
                      {"source", term.source}});
@@ -173,17 +171,19 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
     const bool known = fit.fit && !unknown;
     fitj = {{"gpu_memory_bytes", fit.gpu_memory},
             {"gpus", known ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)},
-            {"per_gpu_bytes", known ? ordered_json(Round(fit.fit->at.per_gpu)) : ordered_json(nullptr)},
+            {"per_gpu_bytes", known ? ordered_json(WholeBytes(fit.fit->at.per_gpu)) : ordered_json(nullptr)},
             {"unknown", unknown},
             {"lower_bound_gpus", unknown ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)}};
   }
   return {{"gpuprep", GPUPREP_VERSION},
           {"task", task},
           {"per_gpu",
-           {{"terms", terms}, {"allocated_bytes", Round(e.allocated)}, {"total_bytes", Round(e.per_gpu)}}},
+           {{"terms", terms},
+            {"allocated_bytes", WholeBytes(e.allocated)},
+            {"total_bytes", WholeBytes(e.per_gpu)}}},
           {"gpus", t.gpus},
-          {"total_bytes", Round(e.total)},
-          {"host_offload_bytes_per_gpu", Round(e.host_per_gpu)},
+          {"total_bytes", WholeBytes(e.total)},
+          {"host_offload_bytes_per_gpu", WholeBytes(e.host_per_gpu)},
           {"host_formula", e.host_formula},
           {"lower_bound", e.lower_bound},
           {"fit", fitj},

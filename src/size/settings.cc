@@ -374,7 +374,7 @@ bool ParseSize(const std::string& text, uint64_t* out) {
   else
     return false;
   const double v = std::strtod(num.c_str(), nullptr) * mult;
-  if (!std::isfinite(v) || v > 1.8e19) return false;
+  if (!std::isfinite(v) || v >= 9223372036854775808.0) return false;  // 2^63 bytes or more
   *out = static_cast<uint64_t>(std::llround(v));
   return true;
 }

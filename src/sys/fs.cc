@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sys/fs_errors.h"
+#include "util/strings.h"
 
 namespace gp::sys {
 namespace {
@@ -374,13 +375,24 @@ WriteResult DiskFs::Remove(const std::string& path) {
   return {};
 }
 
-std::string WhyUnreadable(const Fs& fs, const std::string& path, const std::string& shown) {
+std::string WhyUnreadable(const Fs& fs, const std::string& path, const std::string& shown, size_t limit) {
   const std::string head = "cannot read " + shown + ": ";
-  if (!fs.Exists(path)) return head + "no such file";
+  if (!fs.Exists(path)) {
+    const bool loop = !path.empty() && path[0] == '/' && !ResolvePath(fs, path).error.empty();
+    return head + (loop ? "too many levels of symbolic links" : "no such file");
+  }
   if (fs.IsDir(path)) return head + "a directory, not a file";
   auto first = fs.ReadPrefix(path, 1);
   if (!first) return head + "not a regular file, or permission denied";
-  return head + "larger than the " + std::to_string(kMaxRead >> 20) + " MiB limit";
+  return head + "larger than the " + HumanBytes(limit) + " limit";
+}
+
+std::optional<std::string> ReadWithin(const Fs& fs, const std::string& path, const std::string& shown,
+                                      size_t limit, std::string& why) {
+  auto text = fs.ReadPrefix(path, limit + 1);
+  if (text && text->size() <= limit) return text;
+  why = WhyUnreadable(fs, path, shown, limit);
+  return std::nullopt;
 }
 
 }  // namespace gp::sys

@@ -65,10 +65,18 @@ class HttpClient {
   virtual ~HttpClient() = default;
   // GET into memory. Only https, or http/file for loopback and local mirrors (caller enforces pins).
   virtual HttpResponse Get(const std::string& url, std::chrono::milliseconds timeout) = 0;
-  // GET with headers (see HttpRequest). The default serves a request without headers, CA or limit through
-  // Get (clients that only answer plain GETs); anything else is refused as a transport error.
+  // GET with headers (see HttpRequest). The default serves a request without headers or CA through Get
+  // (clients that only answer plain GETs; a body over `max_body` is then an error once answered); anything
+  // else is refused as a transport error.
   virtual HttpResponse Send(const HttpRequest& req) {
-    if (req.headers.empty() && req.ca_file.empty() && req.max_body == 0) return Get(req.url, req.timeout);
+    if (req.headers.empty() && req.ca_file.empty()) {
+      HttpResponse r = Get(req.url, req.timeout);
+      if (req.max_body != 0 && r.body.size() > req.max_body) {
+        r = {};
+        r.error = "response larger than " + std::to_string(req.max_body) + " bytes";
+      }
+      return r;
+    }
     HttpResponse r;
     r.error = "this HTTP client cannot send request headers";
     return r;

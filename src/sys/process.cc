@@ -133,8 +133,14 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
   Clock::time_point kill_at, give_up_at;
   std::string status_line_buf;
   int status = 0;
-  bool reaped = false;
+  bool reaped = false, flooded = false;
   for (;;) {
+    if (!flooded && (res.out.size() > kMaxCommandOutput || res.err.size() > kMaxCommandOutput)) {
+      flooded = true;  // ended now: what it wrote past the limit is not read
+      ::kill(-pid, SIGKILL);
+      term_sent = kill_sent = true;
+      give_up_at = Clock::now() + std::chrono::milliseconds(500);
+    }
     if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
     struct pollfd fds[3];
     int nfds = 0;
@@ -183,6 +189,12 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
     ::waitpid(pid, &status, 0);
   }
   if (!status_line_buf.empty() && cmd.on_status_line) cmd.on_status_line(status_line_buf);
+  if (flooded) {
+    if (res.out.size() > kMaxCommandOutput) res.out.resize(kMaxCommandOutput);
+    if (res.err.size() > kMaxCommandOutput) res.err.resize(kMaxCommandOutput);
+    res.err += "\ngpuprep: output larger than " + std::to_string(kMaxCommandOutput >> 20) +
+               " MiB: the command was ended\n";
+  }
   if (WIFEXITED(status)) {
     res.exit_code = WEXITSTATUS(status);
     if (res.exit_code == 127 && res.out.empty() && res.err.empty()) res.not_found = true;

@@ -22,6 +22,11 @@ struct Command {
   std::function<void(const std::string&)> on_status_line;
 };
 
+// The most of a command's stdout, and of its stderr, that is kept (gpuprep's own bound: the programs it
+// reads answer in kilobytes); a command writing more is ended (its process group killed) and says so in
+// `err`.
+inline constexpr size_t kMaxCommandOutput = 16u << 20;
+
 struct CommandResult {
   int exit_code = -1;  // the child's exit status; 128+N when killed by signal N; -1 when not started
   bool timed_out = false;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -21,6 +22,13 @@ namespace gp::sys {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// gpuprep's own bounds on what an engine answers: its replies gpuprep reads are kilobytes (version, an
+// image's inspect, a verify container's log); a pull's progress stream is read line by line as it comes and
+// only its first 64 KiB kept (for an error's words), up to kMaxStream in all.
+constexpr size_t kMaxHead = 64u << 10;
+constexpr size_t kMaxBody = 16u << 20;
+constexpr size_t kMaxKeptStream = 64u << 10;
+constexpr uint64_t kMaxStream = uint64_t{1} << 30;
 
 class Fd {
  public:
@@ -182,9 +190,17 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
   size_t body_raw = 0;  // body bytes received (before chunk decoding)
   bool chunked = false;
   Dechunker dechunk;
+  uint64_t delivered = 0;
+  bool too_big = false;
   auto deliver = [&](std::string_view piece) {
-    if (piece.empty()) return;
-    r.body.append(piece);
+    if (piece.empty() || too_big) return;
+    delivered += piece.size();
+    if (req.on_data ? delivered > kMaxStream : r.body.size() + piece.size() > kMaxBody) {
+      too_big = true;
+      return;
+    }
+    if (!req.on_data || r.body.size() < kMaxKeptStream)
+      r.body.append(piece.substr(0, req.on_data ? kMaxKeptStream - r.body.size() : piece.size()));
     if (req.on_data) req.on_data(piece);
   };
   auto take_body = [&](std::string_view raw) {
@@ -216,10 +232,16 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
     if (req.on_data) deadline = Clock::now() + req.timeout;  // a stream: the timeout bounds silence
     if (in_body) {
       take_body(std::string_view(buf, static_cast<size_t>(n)));
+      if (too_big) break;
       continue;
     }
     head.append(buf, static_cast<size_t>(n));
     size_t at = head.find("\r\n\r\n");
+    if ((at == std::string::npos ? head.size() : at) > kMaxHead) {
+      r.error = "response headers larger than " + std::to_string(kMaxHead >> 10) + " KiB";
+      r.status = 0;
+      return r;
+    }
     if (at == std::string::npos) continue;
     in_body = true;
     // Status line "HTTP/1.1 200 OK", then headers.
@@ -244,6 +266,13 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
       if (key == "transfer-encoding" && value.find("chunked") != std::string::npos) chunked = true;
     }
     take_body(std::string_view(head).substr(at + 4));
+    if (too_big) break;
+  }
+  if (too_big) {
+    r.error = "response larger than " + (req.on_data ? std::to_string(kMaxStream >> 30) + " GiB"
+                                                     : std::to_string(kMaxBody >> 20) + " MiB");
+    r.body.clear();
+    return r;
   }
   if (!in_body) {
     r.error = head.empty() ? "empty response" : "incomplete response headers";

@@ -113,6 +113,19 @@ std::string ParseErrorReason(const std::string& what) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
+size_t OverflowNumberAt(std::string_view text, const std::string& what) {
+  const size_t q = what.find('\'');
+  const size_t q2 = q == std::string::npos ? q : what.find('\'', q + 1);
+  if (q2 == std::string::npos || q2 == q + 1) return 0;
+  const size_t at = text.find(std::string_view(what).substr(q + 1, q2 - q - 1));
+  return at == std::string_view::npos ? 0 : at;
+}
+
+std::string ExceptionReason(const std::string& what) {
+  const size_t bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
 std::optional<size_t> JsonTooDeepAt(const std::string& text, int max_depth) {
   int depth = 0;
   bool in_string = false;

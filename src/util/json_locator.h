@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -16,6 +17,12 @@ std::pair<int, int> LineColumnAt(const std::string& text, size_t offset);
 // The human part of an nlohmann parse_error what(): "[json.exception.parse_error.101] parse error at
 // line 1, column 5: syntax error ..." -> "syntax error ...".
 std::string ParseErrorReason(const std::string& what);
+
+// Where the number an nlohmann out_of_range error quotes ("number overflow parsing '1e400'") first starts in
+// `text`, as an offset (nlohmann throws it without a position); 0 when the message quotes none found there.
+size_t OverflowNumberAt(std::string_view text, const std::string& what);
+// The message of such an error without its "[json.exception.out_of_range.406] " prefix.
+std::string ExceptionReason(const std::string& what);
 
 // Offset of the first '[' or '{' that opens a level deeper than `max_depth` (strings skipped); nullopt
 // when the text stays within it. Run before nlohmann::json::parse, whose recursion (parse, copy, destroy)

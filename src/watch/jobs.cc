@@ -54,14 +54,24 @@ JobSummary& JobLedger::Entry(const std::string& key) {
   return e;
 }
 
+std::string JobLedger::Held(const std::string& key, bool add) {
+  if (key == kNoJob || jobs_.count(key) != 0) return key;
+  const size_t kept = jobs_.size() - jobs_.count(kNoJob) - jobs_.count(kOtherJobs);
+  if (add && kept < kMaxJobs && folded_.count(key) == 0) return key;
+  if (add) folded_.insert(key);
+  return kOtherJobs;
+}
+
 void JobLedger::AddSample(const Sample& s) {
   for (size_t i = 0; i < s.gpus.size(); ++i) {
     std::map<std::string, Job> seen;
-    Shares counted;
-    read_[i] += Count(s.gpus[i], counted, &seen) ? 1 : 0;
+    Shares raw, counted;
+    read_[i] += Count(s.gpus[i], raw, &seen) ? 1 : 0;
+    for (const auto& [key, n] : raw) counted[Held(key, true)] += n;
     for (const auto& [key, n] : counted) {
       JobSummary& e = Entry(key);
       if (auto j = seen.find(key); j != seen.end() && e.job.kind.empty()) e.job = j->second;
+      if (key == kOtherJobs) e.job.kind = kOtherJobs;
       if (std::find(e.gpus.begin(), e.gpus.end(), s.gpus[i].id.index) == e.gpus.end()) {
         e.gpus.push_back(s.gpus[i].id.index);
         std::sort(e.gpus.begin(), e.gpus.end());
@@ -84,7 +94,9 @@ Shares JobLedger::WindowShares(const std::vector<Sample>& window, size_t positio
 void JobLedger::AddWindow(size_t position, const Shares& shares,
                           const std::vector<std::pair<std::string, double>>& verdict_ms) {
   if (verdict_ms.empty()) return;  // a lost GPU's window: nobody's time
-  for (const auto& [key, share] : shares) {
+  Shares held;                     // every job of the window was seen by AddSample: one not kept is "other"
+  for (const auto& [key, share] : shares) held[Held(key, false)] += share;
+  for (const auto& [key, share] : held) {
     if (share <= 0) continue;
     JobSummary& e = Entry(key);
     for (const auto& [verdict, ms] : verdict_ms) {
@@ -96,6 +108,7 @@ void JobLedger::AddWindow(size_t position, const Shares& shares,
 
 std::vector<JobSummary> JobLedger::Jobs() const {
   std::vector<JobSummary> out;
+  out.reserve(order_.size() + 1);
   std::optional<JobSummary> none;
   if (auto it = jobs_.find(kNoJob); it != jobs_.end()) none = it->second;
   for (const auto& [position, read] : read_) {  // a GPU never read: its time is nobody's
@@ -105,8 +118,14 @@ std::vector<JobSummary> JobLedger::Jobs() const {
     none->run_share[position] = 1;
   }
   for (const std::string& key : order_) {
-    if (key == kNoJob) continue;
+    if (key == kNoJob || key == kOtherJobs) continue;
     out.push_back(jobs_.at(key));
+  }
+  if (auto it = jobs_.find(kOtherJobs); it != jobs_.end()) {
+    out.push_back(it->second);
+    out.back().folded = folded_.size();
+    out.back().job.reason = std::to_string(folded_.size()) + " jobs seen after the first " +
+                            std::to_string(kMaxJobs) + ", counted together";
   }
   if (none) out.push_back(*none);
   for (JobSummary& e : out) {
@@ -177,7 +196,12 @@ std::string RenderJobsText(const std::vector<JobSummary>& jobs) {
   if (jobs.empty() || (jobs.size() == 1 && jobs[0].job.kind == kNoJob)) return "";
   std::string out = "  jobs (a GPU's time split equally between the jobs on it, sample by sample):\n";
   for (const JobSummary& e : jobs) {
-    out += "    " + (e.job.kind == kNoJob ? std::string("no process") : JobLabel(e.job));
+    if (e.job.kind == kNoJob)
+      out += "    no process";
+    else if (e.job.kind == kOtherJobs)
+      out += "    " + std::to_string(e.folded) + " other jobs";
+    else
+      out += "    " + JobLabel(e.job);
     if (!e.gpus.empty()) out += " on GPU " + GpuList(e.gpus);
     out += ": " + (e.verdict ? "mostly " + *e.verdict : std::string("not judged"));
     std::string counts;

@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ namespace gp::watch {
 using Shares = std::map<std::string, double>;
 
 inline constexpr const char* kNoJob = "none";
+// The distinct jobs a run keeps apart (gpuprep's own bound, so that a recording of many short jobs costs
+// linear time and bounded output); the jobs seen after them are counted together as one "other" job.
+inline constexpr size_t kMaxJobs = 1000;
+inline constexpr const char* kOtherJobs = "other";
 
 class JobLedger {
  public:
@@ -37,16 +42,23 @@ class JobLedger {
   // `unclassified` when no rule fit.
   void AddWindow(size_t position, const Shares& shares,
                  const std::vector<std::pair<std::string, double>>& verdict_ms);
-  // Every job seen, in order of first appearance, "none" last (when it held any time).
+  // Every job kept, in order of first appearance, then "other" (the jobs past kMaxJobs), "none" last
+  // (when it held any time). Linear in the jobs kept: made once, at the end of a run.
   std::vector<JobSummary> Jobs() const;
+  // How many distinct jobs were counted as "other".
+  size_t Folded() const { return folded_.size(); }
 
  private:
   JobSummary& Entry(const std::string& key);
+  // The key a job is counted under: its own while fewer than kMaxJobs are kept (or it is one of them),
+  // else "other". `add` records a new job; without it an unseen key is "other".
+  std::string Held(const std::string& key, bool add);
 
   std::map<std::string, JobSummary> jobs_;
   std::vector<std::string> order_;
   std::map<size_t, Shares> presence_;  // GPU position -> key -> samples (fractional)
   std::map<size_t, double> read_;      // GPU position -> samples in which it was read
+  std::set<std::string> folded_;       // the keys counted as "other"
 };
 
 // Sets each job's cost in `s` (the run's cost must be set): its judged time per GPU and its share of each

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "util/error.h"
+#include "util/json_locator.h"
 #include "watch/job.h"
 #include "watch/jsonl.h"
 #include "watch/jsonl_fields.h"
@@ -255,6 +256,10 @@ Record ParseRecord(std::string_view line, const std::string& path, size_t line_n
   } catch (const J::parse_error& e) {
     throw FileError(path, static_cast<int>(line_number),
                     static_cast<int>(std::min<size_t>(e.byte, line.size() + 1)), "not a JSON record");
+  } catch (const J::exception& e) {  // a number past a double's range ("1e400"): thrown without a position
+    throw FileError(path, static_cast<int>(line_number),
+                    static_cast<int>(OverflowNumberAt(line, e.what()) + 1),
+                    "not a JSON record: " + ExceptionReason(e.what()));
   }
   const std::string type = r.String(r.Get(doc, "type", "record"), "type", 16);
   const uint64_t schema = r.Unsigned(r.Get(doc, "schema", "record"), "schema", 1000);
@@ -279,8 +284,13 @@ Record ParseRecord(std::string_view line, const std::string& path, size_t line_n
       static_cast<long long>(r.Unsigned(r.Get(doc, "window_ms", "sample"), "window_ms", 30LL * 86400000));
   if (s.interval_ms == 0 || s.window_ms == 0) r.Fail("sample", "interval_ms and window_ms must be above 0");
   const J& gpus = r.Array(r.Get(doc, "gpus", "sample"), "gpus", 256);
-  for (size_t i = 0; i < gpus.size(); ++i)
+  for (size_t i = 0; i < gpus.size(); ++i) {
     s.gpus.push_back(ReadGpu(r, gpus[i], "gpus[" + std::to_string(i) + "]"));
+    for (size_t j = 0; j < i; ++j)
+      if (s.gpus[j].id.index == s.gpus[i].id.index)
+        r.Fail("gpus[" + std::to_string(i) + "].index",
+               "GPU " + std::to_string(s.gpus[i].id.index) + " is listed twice");
+  }
   s.host = ReadHost(r, r.Get(doc, "host", "sample"), "host");
   return out;
 }

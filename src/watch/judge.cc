@@ -49,7 +49,6 @@ void Judge::Count(std::vector<Verdict>& verdicts) {
     }
     jobs_.AddWindow(position, shares, time);
   }
-  summary_.jobs = jobs_.Jobs();
 }
 
 std::vector<Verdict> Judge::Close() {
@@ -120,6 +119,10 @@ std::vector<Verdict> Judge::Finish(long long end_ms) {
   summary_.end_ms = end_ms;
   if (started_ && !open_.empty() && end_ms >= window_start_ + window_ms_) out = Close();
   summary_.jobs = jobs_.Jobs();
+  if (jobs_.Folded() > 0)
+    AddNote("more than " + std::to_string(kMaxJobs) + " distinct jobs: the " +
+            std::to_string(jobs_.Folded()) + " more jobs seen after the first " + std::to_string(kMaxJobs) +
+            " are counted together as \"other\"");
   if (!summary_.judged) {
     summary_.reason = started_ ? "the run (" + FormatDuration(std::max(0LL, end_ms - summary_.start_ms)) +
                                      ") is shorter than one window (" + FormatDuration(window_ms_) + ")"

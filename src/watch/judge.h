@@ -22,7 +22,7 @@ class Judge {
   std::vector<Verdict> Add(const Sample& s);
   // The run ended at `end_ms`: judges the open window when the run reached its end. Then Summary().
   std::vector<Verdict> Finish(long long end_ms);
-  // The summary so far, with the jobs (watch/jobs.h) up to the last window judged.
+  // The summary so far; its jobs (watch/jobs.h) are made once, by Finish.
   const Summary& GetSummary() const { return summary_; }
   void AddNote(const std::string& note);
 

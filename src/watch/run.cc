@@ -7,6 +7,7 @@
 #include "sys/lines.h"
 #include "util/error.h"
 #include "watch/cost.h"
+#include "watch/duration.h"
 #include "watch/jobs.h"
 #include "watch/jsonl.h"
 #include "watch/sampler.h"
@@ -131,6 +132,9 @@ int Replay(const std::string& path, const WatchOptions& options, Output& out) {
     if (r.type != Record::Type::kSample) return true;  // verdicts are judged again, not read
     if (!first) {
       first = r.sample;
+      if (options.window_given && options.window_ms < 2 * r.sample.interval_ms)
+        throw FlagError("--window", "at least two intervals (the recording's interval is " +
+                                        FormatDuration(r.sample.interval_ms) + ")");
       judge_slot.emplace(options.thresholds, options.window_given ? options.window_ms : r.sample.window_ms);
     } else if (!SameGpus(*first, r.sample))
       throw FileError(path, static_cast<int>(number), 1,

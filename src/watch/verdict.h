@@ -94,6 +94,7 @@ struct JobSummary {
   std::map<size_t, double> run_share;  // by GPU position: its share of the GPU's read samples (0-1)
   std::optional<std::string> verdict;  // the verdict holding most of its judged time; unset: none judged
   std::optional<RunCost> cost;         // set with the run's cost (watch/jobs.h, PriceJobs)
+  size_t folded = 0;                   // kind "other": how many distinct jobs it counts together
 };
 
 struct Summary {

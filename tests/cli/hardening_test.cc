@@ -89,14 +89,14 @@ TEST_CASE("cli: size limits are reported as such", "[cli][hardening]") {
   std::ofstream(big) << "# " << std::string(2 << 20, 'x') << "\n";
   auto r = Gpuprep({"manifest", "validate", big});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: " + big + ":1:1: file is larger than the 1024 KiB limit for manifests\n");
+  CHECK(r.err == "gpuprep: error: cannot read " + big + ": larger than the 1 MiB limit\n");
 
   const std::string huge = dir.path() + "/huge.json";
   { std::ofstream touch(huge); }
   REQUIRE(::truncate(huge.c_str(), (64 << 20) + 1) == 0);  // sparse: no disk used
   r = Gpuprep({"launch", "--host", huge, "--image", "nvcr.io/nvidia/pytorch:24.05-py3", "--", "true"});
   CHECK(r.code == 2);
-  CHECK(r.err == "gpuprep: error: --host: cannot read " + huge + ": larger than the 64 MiB limit\n");
+  CHECK(r.err == "gpuprep: error: --host: cannot read " + huge + ": larger than the 16 MiB limit\n");
   r = Gpuprep({"manifest", "validate", dir.path() + "/missing.yaml"});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: cannot read " + dir.path() + "/missing.yaml: no such file\n");

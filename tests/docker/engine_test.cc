@@ -171,3 +171,49 @@ TEST_CASE("Demultiplex splits Docker's framed log stream", "[docker][engine]") {
   docker::Demultiplex("plain tty text\n", out, err);
   CHECK(out == "plain tty text\n");
 }
+
+namespace {
+// An engine answering every call with one canned body (status 200), streamed to on_data when asked.
+class CannedEngine : public sys::UnixHttp {
+ public:
+  explicit CannedEngine(std::string body) : body_(std::move(body)) {}
+  sys::HttpResponse Get(const std::string&, const std::string&, std::chrono::milliseconds) override {
+    sys::HttpResponse r;
+    r.status = 200;
+    r.body = body_;
+    return r;
+  }
+  sys::HttpResponse Request(const std::string& socket, const sys::UnixRequest& req) override {
+    sys::HttpResponse r = Get(socket, req.path, req.timeout);
+    if (req.on_data) req.on_data(r.body);
+    return r;
+  }
+
+ private:
+  std::string body_;
+};
+}  // namespace
+
+TEST_CASE("Engine: wrongly typed answers are answers without the value, not internal errors",
+          "[docker][engine]") {
+  CannedEngine typed(R"({"Id": 5, "Version": 7, "ApiVersion": [1], "RepoDigests": "x", "Config": {"Env": 3},
+    "Descriptor": {"digest": 9}, "status": 5, "id": 6, "message": 4})");
+  docker::Engine engine(typed, "/none");
+  docker::EngineError err;
+  std::optional<docker::EngineVersion> v;
+  REQUIRE_NOTHROW(v = engine.Version(&err));
+  REQUIRE(v);
+  CHECK(v->version.empty());
+  CHECK(v->api_version.empty());
+  std::optional<docker::ImageDetails> d;
+  REQUIRE_NOTHROW(d = engine.InspectImage(kRef, &err));
+  REQUIRE(d);
+  CHECK(d->id.empty());
+  CHECK_NOTHROW(engine.RemoteDigest(kRef, &err));
+  CHECK_NOTHROW(engine.Pull(kRef, nullptr, &err, nullptr));
+  docker::ContainerRun run;
+  run.image = kRef;
+  docker::ContainerResult res;
+  REQUIRE_NOTHROW(res = engine.Run(run));
+  CHECK(res.stage == "create");
+}

@@ -4,6 +4,7 @@
 
 #include "manifest/helpers.h"
 #include "manifest/loader.h"
+#include "manifest/tree.h"
 #include "sys/http.h"
 
 using gp::test::ErrorOf;
@@ -53,4 +54,32 @@ TEST_CASE("stacks from https URLs extend embedded stacks; errors name the URL", 
         "2 cannot fetch https://example.com/none.yaml: HTTP status 404");
   CHECK(ErrorOf([&] { m::LoadStack("http://127.0.0.1.example.com/x.yaml", ctx); }) ==
         "2 plain http is accepted only for loopback addresses: use https://");
+}
+
+namespace {
+// A client that answers Send too, recording the body limit each request carried.
+class LimitedHttp : public FakeHttp {
+ public:
+  std::vector<size_t> limits;
+  gp::sys::HttpResponse Send(const gp::sys::HttpRequest& req) override {
+    limits.push_back(req.max_body);
+    gp::sys::HttpResponse r = Get(req.url, req.timeout);
+    if (req.max_body != 0 && r.body.size() > req.max_body) {
+      r = {};
+      r.error = "response larger than " + std::to_string(req.max_body >> 20) + " MiB";
+    }
+    return r;
+  }
+};
+}  // namespace
+
+TEST_CASE("a stack URL's body is capped at the manifest limit while it downloads", "[manifest]") {
+  LimitedHttp http;
+  http.answers["https://example.com/site.yaml"] = {200, kRemote, ""};
+  http.answers["https://example.com/huge.yaml"] = {200, std::string(2u << 20, '#'), ""};
+  m::LoadContext ctx{nullptr, &http};
+  CHECK(m::LoadStack("https://example.com/site.yaml", ctx).name == "remote");
+  CHECK(ErrorOf([&] { m::LoadStack("https://example.com/huge.yaml", ctx); }) ==
+        "2 cannot fetch https://example.com/huge.yaml: response larger than 1 MiB");
+  CHECK(http.limits == std::vector<size_t>{m::kMaxManifestBytes, m::kMaxManifestBytes});
 }

@@ -198,6 +198,41 @@ TEST_CASE("HostFromSnapshotText errors point at the value, word for word", "[doc
         "expected string literal");
 }
 
+TEST_CASE("HostFromSnapshotText: each integer is checked against its field's type", "[doctor][host_json]") {
+  const std::string base = R"({"host": {
+  "os": {"id": "ubuntu", "version_id": "22.04"},
+  "kernel": "6.1", "arch": "x86_64", "cpus": CPUS, "memory_bytes": 1, "shm_bytes": 1,
+  "gpus": [{"index": 0, "pci": "a", "device_id": "0x2330", "name": "H100", "memory_bytes": MEM}]
+}})";
+  auto with = [&](const std::string& cpus, const std::string& mem) {
+    std::string s = base;
+    s.replace(s.find("CPUS"), 4, cpus);
+    s.replace(s.find("MEM"), 3, mem);
+    return s;
+  };
+  CHECK(ErrorOf(with("4", "85520809984")) == "(no error)");
+  CHECK(ErrorOf(with("2147483648", "1")) ==
+        "node.json:3:46: host.cpus: expected an integer from 0 to 2147483647");
+  CHECK(ErrorOf(with("4294967297", "1")) ==
+        "node.json:3:46: host.cpus: expected an integer from 0 to 2147483647");
+  CHECK(ErrorOf(with("4", "18446744073709551615")) ==
+        "node.json:4:92: host.gpus[0].memory_bytes: expected an integer from 0 to 9223372036854775807");
+}
+
+TEST_CASE("HostFromSnapshotText: nothing after the document, no GPU index twice", "[doctor][host_json]") {
+  const std::string doc = R"({"host": {
+  "os": {"id": "ubuntu", "version_id": "22.04"},
+  "kernel": "6.1", "arch": "x86_64", "cpus": 4, "memory_bytes": 1, "shm_bytes": 1,
+  "gpus": [{"index": 0, "pci": "a", "device_id": "0x2330", "name": "H100"},
+           {"index": 0, "pci": "b", "device_id": "0x2330", "name": "H100"}]
+}})";
+  CHECK(ErrorOf(doc) == "node.json:5:22: host.gpus[1].index: GPU 0 is listed twice");
+  std::string one = doc;
+  one.replace(one.find("\"index\": 0, \"pci\": \"b\""), 10, "\"index\": 1");
+  CHECK(ErrorOf(one) == "(no error)");
+  CHECK(ErrorOf(one + std::string(1, '\0') + "garbage") == "node.json:6:3: a NUL byte: not JSON text");
+}
+
 TEST_CASE("HostFromJson without text names the path at 1:1", "[doctor][host_json]") {
   json j = gp::probe::HostToJson(SampleHost());
   j["cpus"] = "many";

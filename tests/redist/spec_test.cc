@@ -79,3 +79,13 @@ TEST_CASE("redist spec: refused values point at themselves", "[redist]") {
                         "cuda: {version: 12.2.2, source: redist, redist: {release: 12.2.2}}")) ==
         "2 stack.yaml:10:49: cuda.redist: missing required key \"components\"");
 }
+
+TEST_CASE("redist spec: base URLs are read as libcurl reads them", "[redist]") {
+  const std::string sha(64, 'a');
+  for (const char* base : {"http://127.0.0.1:80%40evil.example/", "https://evil.example:99999/"}) {
+    INFO(base);
+    const std::string e = StackError(
+        Cudnn(std::string("redist: {release: 9.12.0, base: \"") + base + "\", json_sha256: " + sha + "}"));
+    CHECK(e.rfind("2 stack.yaml:11:93: ", 0) == 0);
+  }
+}

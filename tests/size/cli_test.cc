@@ -236,3 +236,43 @@ TEST_CASE("size: a vision task speaks images, in text, JSON and a Task document"
   CHECK(zero.code == 2);
   CHECK(zero.err == "gpuprep: error: --image-size: must be between 32 and 16384, got 0\n");
 }
+
+namespace {
+// Every "..._bytes" member of a JSON document (a size: totals, subtotals, per GPU) is non-negative: none
+// wrapped. (A term's "bytes" may be negative: the phases correction.)
+bool NoNegative(const json& j) {
+  if (j.is_object())
+    for (const auto& item : j.items()) {
+      const std::string& key = item.key();
+      const json& v = item.value();
+      const bool size = key.size() > 6 && key.compare(key.size() - 6, 6, "_bytes") == 0;
+      if (size && v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < 0) return false;
+      if (!NoNegative(v)) return false;
+    }
+  if (j.is_array())
+    for (const auto& v : j)
+      if (!NoNegative(v)) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("size: byte counts past 2^63 are clamped or refused, never wrapped", "[size][cli]") {
+  auto r = Gpuprep({"size", "--model", "llama-3-8b", "--seq", "10000000", "--micro-batch", "100000",
+                    "--flash-attention", "false", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(NoNegative(json::parse(r.out)));
+  r = Gpuprep({"size", "--model", "llama-3-8b", "--workload", "recommender", "--embedding-rows", "1e14",
+               "--embedding-dim", "65536", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(NoNegative(json::parse(r.out)));
+  r = Gpuprep({"size", "--model", "llama-3-8b", "--gpu-memory", "18000000000000000000"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--gpu-memory") != std::string::npos);
+  CHECK(r.out.find("9223372036") == std::string::npos);
+}
+
+TEST_CASE("size --boards: a list that names no board is refused, not read as none", "[size][cli]") {
+  auto r = Gpuprep({"size", "--model", "llama-2-7b", "--boards", ",,,"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "gpuprep: error: --boards: \",,,\" names no board (board names, commas between)\n");
+}

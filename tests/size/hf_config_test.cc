@@ -83,6 +83,16 @@ TEST_CASE("config.json: wrong types and values point at the value", "[size]") {
         "t5)");
 }
 
+TEST_CASE("config.json: an integer past 2^63 is quoted as written, never wrapped", "[size]") {
+  CHECK(Error(Edit("\"vocab_size\": 32000", "\"vocab_size\": 18446744073709551615")) ==
+        "2 config.json:13:17: vocab_size: must be between 1 and 16777216, got 18446744073709551615");
+  CHECK(Error(Edit("\"vocab_size\": 32000", "\"vocab_size\": 9223372036854775808")) ==
+        "2 config.json:13:17: vocab_size: must be between 1 and 16777216, got 9223372036854775808");
+  CHECK(Error(Edit("\"vocab_size\": 32000", "\"vocab_size\": 32000, \"num_experts\": 9223372036854775809")) ==
+        "2 config.json:13:39: num_experts: mixture-of-experts models are not modelled (9223372036854775809 "
+        "experts)");
+}
+
 TEST_CASE("config.json: mixture-of-experts configurations are refused", "[size]") {
   CHECK(
       Error(Edit("\"model_type\": \"llama\"", "\"model_type\": \"mixtral\"")) ==

@@ -65,6 +65,24 @@ TEST_CASE("RealCommandRunner: a missing program is not_found, and status lines a
   CHECK(lines == std::vector<std::string>{"pmstatus:a:10:x", "pmstatus:b:20:y"});
 }
 
+TEST_CASE("RealCommandRunner ends a command whose output passes the capture limit", "[sys]") {
+  RealCommandRunner run;
+  Command c;
+  c.argv = {"yes"};  // a stand-in that floods its stdout
+  c.timeout = std::chrono::seconds(3);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run.Run(c);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  CHECK_FALSE(r.timed_out);
+  CHECK_FALSE(r.ok());
+  CHECK(r.out.size() <= (16u << 20));
+  CHECK(r.err.find("output larger than 16 MiB") != std::string::npos);
+  c.argv = {"sh", "-c", "yes >&2"};  // and its stderr
+  r = run.Run(c);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.err.size() <= (16u << 20) + 100);
+}
+
 TEST_CASE("ShellQuote quotes only what a POSIX shell would change", "[sys]") {
   CHECK(gp::sys::ShellQuote("apt-get") == "apt-get");
   CHECK(gp::sys::ShellQuote("") == "''");

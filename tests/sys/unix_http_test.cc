@@ -4,6 +4,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
@@ -145,4 +146,56 @@ TEST_CASE("RealUnixHttp: no socket, or nobody listening", "[probe][sys]") {
   auto refused = http.Get(path, "/version", 200ms);
   CHECK(refused.error == "connect " + path + ": Connection refused");
   ::unlink(path.c_str());
+}
+
+namespace {
+// Writes `head` and then `body_bytes` bytes of 'x' in large pieces, as fast as the client reads.
+class FloodServer {
+ public:
+  FloodServer(std::string head, size_t body_bytes) {
+    path = "/tmp/gpuprep-flood-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".sock";
+    ::unlink(path.c_str());
+    fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    std::memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd, 1) == 0);
+    thread = std::thread([this, head = std::move(head), body_bytes] {
+      int c = ::accept(fd, nullptr, nullptr);
+      if (c < 0) return;
+      std::string piece(1u << 16, 'x');
+      bool ok = ::send(c, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size());
+      for (size_t sent = 0; ok && sent < body_bytes; sent += piece.size())
+        ok = ::send(c, piece.data(), std::min(piece.size(), body_bytes - sent), MSG_NOSIGNAL) > 0;
+      ::close(c);
+    });
+  }
+  ~FloodServer() {
+    ::shutdown(fd, SHUT_RDWR);
+    if (thread.joinable()) thread.join();
+    ::close(fd);
+    ::unlink(path.c_str());
+  }
+  std::string path;
+  int fd = -1;
+  std::thread thread;
+  static inline int counter = 0;
+};
+}  // namespace
+
+TEST_CASE("RealUnixHttp: a flooding engine's body and headers are cut at their limits", "[probe][sys]") {
+  sys::RealUnixHttp http;
+  {
+    FloodServer body("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", 40u << 20);
+    auto r = http.Get(body.path, "/info", 5000ms);
+    CHECK(r.error == "response larger than 16 MiB");
+    CHECK(r.body.size() <= (16u << 20));
+  }
+  {
+    FloodServer head("HTTP/1.1 200 OK\r\nX-Flood: ", 8u << 20);
+    auto r = http.Get(head.path, "/info", 5000ms);
+    CHECK(r.error == "response headers larger than 64 KiB");
+  }
 }

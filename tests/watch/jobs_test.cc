@@ -134,3 +134,34 @@ TEST_CASE("jobs: no process is 'none'; a process without a job is 'unknown'; gap
   // GPU 0's gap sample is nobody's: the unknown job holds all of GPU 0's read samples.
   CHECK(s.jobs[0].run_share.at(0) == Approx(1.0));
 }
+
+TEST_CASE("jobs: past 1,000 distinct jobs the rest are one 'other', said in the summary; built once",
+          "[watch][jobs]") {
+  const int kept = 1000, extra = 5;  // gpuprep keeps the first 1,000 distinct jobs apart
+  const int n = kept + extra;
+  watch::Judge judge({}, 1000LL * n);
+  auto window = test::Window(1, n, [](watch::GpuSample& g, int i, unsigned) {
+    (*g.processes)[0].job = Slurm(std::to_string(i + 1));
+  });
+  for (const auto& s : window) judge.Add(s);
+  watch::Sample after = window.back();
+  after.time_ms += 1000;
+  judge.Add(after);                        // closes the one window
+  CHECK(judge.GetSummary().jobs.empty());  // the job summary is made once, at the end
+  judge.Finish(after.time_ms + 1000);
+  const watch::Summary& s = judge.GetSummary();
+  REQUIRE(s.jobs.size() == static_cast<size_t>(kept) + 1);
+  CHECK(s.jobs[0].job.Key() == "slurm:1");
+  CHECK(s.jobs[kept - 1].job.Key() == "slurm:1000");
+  const watch::JobSummary& other = s.jobs.back();
+  CHECK(other.job.kind == "other");
+  CHECK(other.gpus == std::vector<unsigned>{0});
+  CHECK(other.windows.at("healthy") == 1);
+  // 5 of the window's 1,005 samples; and 6 of the run's 1,006 (the last one is job 1005's again).
+  CHECK(other.verdict_ms.at(0).at("healthy") == Approx(1000.0 * extra));
+  CHECK(other.run_share.at(0) == Approx(6.0 / (n + 1)));
+  bool said = false;
+  for (const auto& note : s.notes) said = said || note.find("5 more jobs") != std::string::npos;
+  CHECK(said);
+  CHECK(watch::RenderJobsText(s.jobs).find("5 other jobs") != std::string::npos);
+}

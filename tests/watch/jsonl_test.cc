@@ -123,6 +123,23 @@ TEST_CASE("jsonl: what is not a record is refused with its line", "[watch][jsonl
         "rec.jsonl:3:1: sample: interval_ms and window_ms must be above 0");
 }
 
+TEST_CASE("jsonl: a number past a double's range is refused at its column, as bad input", "[watch][jsonl]") {
+  const std::string line = R"({"type":"summary","schema":1,"end":1e400})";
+  try {
+    watch::ParseRecord(line, "rec.jsonl", 3);
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(e.code() == kExitUsage);
+    CHECK(std::string(e.what()).rfind("rec.jsonl:3:36: ", 0) == 0);
+  }
+}
+
+TEST_CASE("jsonl: a sample names each GPU index once", "[watch][jsonl]") {
+  watch::Sample two = test::Window(2, 1, nullptr)[0];
+  two.gpus[1].id.index = 0;
+  CHECK(ErrorOf(Line(two)) == "rec.jsonl:3:1: gpus[1].index: GPU 0 is listed twice");
+}
+
 TEST_CASE("jsonl: a process's job is written, read back and checked; a record without one still reads",
           "[watch][jsonl]") {
   auto sample = test::Window(1, 1, nullptr)[0];

@@ -1,9 +1,12 @@
 // watch --replay in-process: a committed recording gives back the verdicts and summary it holds, byte for
 // byte; a recording cut short or inconsistent is handled as documented.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
+#include "support/cli.h"
 #include "util/error.h"
 #include "watch/jsonl.h"
 #include "watch/run.h"
@@ -91,4 +94,34 @@ TEST_CASE("replay: a recording without summary, or with changing GPUs", "[watch]
   }
   std::remove(cut_path.c_str());
   std::remove(bad_path.c_str());
+}
+
+TEST_CASE("replay: --window shorter than two of the recording's intervals is refused, as live",
+          "[watch][replay]") {
+  const std::string full = std::string(GP_FIXTURES) + "/watch/hung_3gpu.jsonl";
+  watch::WatchOptions o;
+  o.window_given = true;
+  o.window_ms = 1;
+  Collect c;
+  try {
+    watch::Replay(full, o, c);
+    FAIL("no error");
+  } catch (const FlagError& e) {
+    CHECK(std::string(e.what()).rfind("--window: at least two intervals", 0) == 0);
+  }
+}
+
+TEST_CASE("replay: errors name the recording as given, not its absolute path", "[watch][replay]") {
+  char dir[] = "/tmp/gpuprep-replay-dir-XXXXXX";
+  REQUIRE(::mkdtemp(dir));
+  std::ofstream(std::string(dir) + "/rec.jsonl") << "{\n";
+  char here[4096];
+  REQUIRE(::getcwd(here, sizeof here));
+  REQUIRE(::chdir(dir) == 0);
+  auto r = test::Gpuprep({"watch", "--replay", "rec.jsonl"});
+  REQUIRE(::chdir(here) == 0);
+  std::remove((std::string(dir) + "/rec.jsonl").c_str());
+  ::rmdir(dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("gpuprep: error: rec.jsonl:1:", 0) == 0);
 }

@@ -16,6 +16,7 @@
 #include "cli/json_out.h"
 #include "cli/size_inputs.h"
 #include "cli/target.h"
+#include "cli/task_doc.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
 #include "sys/clock.h"
@@ -75,12 +76,14 @@ void CheckFlags(const AcceptOptions& o) {
   }
 }
 
-std::optional<accept::Offer> LoadOffer(const std::string& expect) {
+// An offer document is at most this many bytes (it states six values).
+constexpr size_t kMaxOfferBytes = 64 * 1024;
+
+// --expect: a kind: Offer document (a .yaml or .yml file) or a spec.
+std::optional<accept::Offer> LoadOffer(Context& ctx, const std::string& expect) {
   if (expect.empty()) return std::nullopt;
   if (EndsWith(expect, ".yaml") || EndsWith(expect, ".yml"))
-    throw FlagError("--expect",
-                    "kind: Offer documents are not read by this release; give the offer as a spec "
-                    "(8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB)");
+    return accept::ParseOfferDoc(ReadFile(ctx, expect, kMaxOfferBytes, "an offer"), expect, KnownBoards());
   return accept::ParseOfferSpec(expect, KnownBoards());
 }
 
@@ -116,7 +119,7 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
   CheckFlags(o);
   accept::Options opts;
   opts.outlier_pct = Outlier(o.outlier);
-  opts.offer = LoadOffer(o.expect);
+  opts.offer = LoadOffer(ctx, o.expect);
   if (!o.report.empty())
     if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.report));
         t.kind == sys::OutputKind::kRefused)
@@ -136,6 +139,10 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
 
 }  // namespace
 
+void ValidateOfferDocument(const std::string& text, const std::string& path) {
+  (void)accept::ParseOfferDoc(text, path, KnownBoards());
+}
+
 void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
   auto o = std::make_shared<AcceptOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -145,7 +152,8 @@ void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_option("--burn", o->burn, "Measure under load for DURATION (needs the measurement program)");
   sub->add_option(
       "--expect", o->expect,
-      "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id)");
+      "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id), or a "
+      "kind: Offer YAML file");
   sub->add_option("--task", o->task, "A kind: Task document (needs the measurement program)");
   sub->add_option("--storage", o->storage, "A mount to measure (needs the measurement program)");
   sub->add_option("--storage-size", o->storage_size,

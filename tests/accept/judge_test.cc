@@ -196,6 +196,47 @@ TEST_CASE("accept judge: the inventory against the offer", "[accept]") {
   CHECK(Find(JudgeIt(Server()), "inventory", -1)->status == Status::kNotApplicable);
 }
 
+TEST_CASE("accept judge: the offer as a kind: Offer document", "[accept]") {
+  std::vector<gp::accept::KnownBoard> boards{{"H100 SXM5 80GB", {"H100 80GB HBM3"}, {"0x2330"}, 81559}};
+  const std::string head = "apiVersion: gpuprep/v1\nkind: Offer\nmetadata: {name: h100-node}\n";
+  auto doc = [&](const std::string& body) {
+    return gp::accept::ParseOfferDoc(head + body, "o.yaml", boards);
+  };
+  auto error = [&](const std::string& body) {
+    try {
+      doc(body);
+    } catch (const gp::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto o =
+      doc("gpus: {count: 8, board: 0x2330}\ncpus: 192\nram: 1.5TiB\nnvme: {count: 8, size: 3.84TB}\n");
+  const auto spec = gp::accept::ParseOfferSpec("8x0x2330,cpus=192,ram=1.5TiB,nvme=8x3.84TB", boards);
+  CHECK(o.gpus == spec.gpus);
+  CHECK(o.pci_ids == spec.pci_ids);
+  CHECK(o.board_mib == spec.board_mib);
+  CHECK(o.cpus == spec.cpus);
+  CHECK(o.ram_bytes == spec.ram_bytes);
+  CHECK(o.nvme_count == spec.nvme_count);
+  CHECK(o.nvme_bytes == spec.nvme_bytes);
+  CHECK(doc("ram: 2TB\n").gpus == 0);
+  CHECK(error("gpus: {count: 8, board: B300}\n").find("o.yaml:4:25: gpus.board: no board") == 0);
+  CHECK(error("gpus: {count: 0, board: 0x2330}\n") ==
+        "o.yaml:4:15: gpus.count: a whole number from 1 to 1024");
+  CHECK(error("gpus: {board: 0x2330}\n") == "o.yaml:4:15: gpus.board: give gpus.count too");
+  CHECK(error("nvme: {count: 8}\n") == "o.yaml:4:15: nvme.count: give nvme.size too");
+  CHECK(error("cpus: -4\n") == "o.yaml:4:7: cpus: not a whole number of cores");
+  CHECK(error("ram: 2 TB please\n").find("o.yaml:4:6: ram: not a size") == 0);
+  CHECK(error("disks: 2\n").find("o.yaml:4:1: unknown key \"disks\"") == 0);
+  CHECK(error("cpus: [1, 2]\n").find("o.yaml:4:7: cpus:") == 0);
+  CHECK(error("").find("o.yaml:1:1: the offer states nothing") == 0);
+  CHECK(error("gpus: {count: 8, board: 0x2330}\n").find("no error") == 0);
+  CHECK_THROWS_WITH(gp::accept::ParseOfferDoc("apiVersion: gpuprep/v1\nkind: Offr\nmetadata: {name: x}\n",
+                                              "o.yaml", boards),
+                    Catch::Contains("o.yaml:2:7: kind must be \"Offer\""));
+}
+
 TEST_CASE("accept judge: a quantity the table expects but the recording lacks is skipped", "[accept]") {
   auto r = JudgeIt(Server());  // matmul only: the table also has h2d_gen5 and all_reduce
   const auto* h2d = Find(r, "h2d", -1);

@@ -19,6 +19,7 @@
 #include "cli/task_doc.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
+#include "probe/host.h"
 #include "sys/clock.h"
 #include "sys/fs.h"
 #include "sys/host_info.h"
@@ -99,7 +100,16 @@ void WriteReport(Context& ctx, const std::string& path, const accept::Recording&
   if (!w.ok) throw FlagError("--report", TerminalSafe(w.error));
 }
 
-// No recording: the gate on doctor's layers, then the plain statement that measuring is not in this release.
+// The GPUs NVML found on a live host (each probed GPU NVML answered for).
+int NvmlGpus(const probe::HostFacts& facts) {
+  int n = 0;
+  for (const auto& g : facts.gpus)
+    if (g.nvml_status && *g.nvml_status == 0) ++n;
+  return n;
+}
+
+// No recording: the gate on doctor's layers (and, with --runtime host on the live host, the host's torch),
+// then the plain statement that measuring is not in this release.
 int GateOnly(Context& ctx, const AcceptOptions& o) {
   Target t = LoadTarget(ctx, ctx.opts.manifest);
   layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
@@ -109,6 +119,14 @@ int GateOnly(Context& ctx, const AcceptOptions& o) {
              << "); nothing was measured. `gpuprep doctor` shows the fix.\n";
     return kExitFailed;
   }
+  // The host's python runs only on the live host: a --root tree or a snapshot is not this machine.
+  if (o.runtime == "host" && t.facts.live && ctx.runner)
+    if (auto fail = accept::CheckHostTorch(*ctx.runner, NvmlGpus(t.facts))) {
+      *ctx.err << "gpuprep: accept: the torch gate fails (" << TerminalSafe(fail->detail)
+               << "); nothing was measured. --runtime host measures with this host's python3 and its "
+                  "PyTorch; --runtime container needs neither.\n";
+      return kExitFailed;
+    }
   throw UsageError(
       "accept: the gate holds, but measuring needs gpuprep's measurement program, which this release does "
       "not "

@@ -3,6 +3,7 @@
 #include "accept/judge.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "accept/offer.h"
@@ -19,8 +20,21 @@ const std::string kTable =
     "0x2330\t8\tnvswitch\th2d_gen5\tfloor\t48\tGB/s\t-\tquoted\to/r@c:f:3\tx.txt\n"
     "*\t*\t*\th2d_gen5\tpeak\t63\tGB/s\t-\tquoted\to/r@c:f:4\tx.txt\n"
     "*\t*\t*\th2d_gen4\tpeak\t31\tGB/s\t-\tquoted\to/r@c:f:5\tx.txt\n"
-    "0x2330\t8\tnvswitch\tall_reduce\tfloor\t460.0\tGB/s\t17179869184\tquoted\to/r@c:f:6\tx.txt\n"
-    "0x2330\t*\t*\tnvlink_links\tpeak\t18\tlinks\t-\tquoted\to/r@c:f:7\tx.txt\n";
+    "0x2330\t8\tnvswitch\tall_reduce\tfloor\t460.0\tGB/s\t17179869184\tquoted\to/r@c:f:6\tx.txt\n";
+
+// The catalogue's links per GPU (tools/data/gpu-boards.tsv) for 0x2330 only.
+std::map<std::string, gp::accept::Value> Links() {
+  gp::accept::Value v;
+  v.device = "0x2330";
+  v.quantity = "nvlink_links";
+  v.level = "peak";
+  v.value = 18;
+  v.text = "18";
+  v.unit = "links";
+  v.kind = "quoted";
+  v.source = "o/r@c:f:7";
+  return {{"0x2330", v}};
+}
 
 gp::accept::Recording Server(const std::string& device = "0x2330", int n = 8) {
   gp::accept::Recording r;
@@ -59,6 +73,7 @@ const gp::accept::Check* Find(const gp::accept::Result& r, const std::string& na
 }
 
 gp::accept::Result JudgeIt(const gp::accept::Recording& rec, gp::accept::Options o = {}) {
+  if (o.nvlink_links.empty()) o.nvlink_links = Links();
   return gp::accept::Judge(rec, gp::accept::LoadTable(kTable, "t.tsv"), o);
 }
 
@@ -143,6 +158,13 @@ TEST_CASE("accept judge: a board without a row is measured, never passed", "[acc
   auto r = JudgeIt(rec);
   CHECK(Find(r, "matmul_bf16", 0)->status == Status::kNoExpectation);
   CHECK(Find(r, "nvlink", 0)->status == Status::kSkipped);  // links: not judged
+  CHECK(Find(r, "nvlink", 0)->reason.find("links: not judged") == 0);
+  // The links come from the catalogue, and only from it: without its value, 0x2330 is not judged either.
+  gp::accept::Options none;
+  none.nvlink_links = {{"0x9999", Links().begin()->second}};
+  const auto* unsourced = Find(JudgeIt(Server(), none), "nvlink", 0);
+  CHECK(unsourced->status == Status::kSkipped);
+  CHECK_FALSE(unsourced->peak);
   CHECK(r.verdict == "incomplete");
   CHECK(gp::accept::ExitCodeFor(r, false) == 0);
   CHECK(gp::accept::ExitCodeFor(r, true) == 1);

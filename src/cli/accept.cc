@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "accept/catalogue_links.h"
 #include "accept/gate.h"
 #include "accept/judge.h"
 #include "accept/offer.h"
@@ -138,6 +139,7 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
   accept::Options opts;
   opts.outlier_pct = Outlier(o.outlier);
   opts.offer = LoadOffer(ctx, o.expect);
+  opts.nvlink_links = accept::CatalogueNvlinkLinks(manifest::EmbeddedCompat());
   if (!o.report.empty())
     if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.report));
         t.kind == sys::OutputKind::kRefused)

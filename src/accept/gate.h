@@ -29,7 +29,7 @@ std::optional<GateFailure> CheckGate(const std::vector<verdict::LayerReport>& re
 // How long the host's `import torch` (with CUDA's first initialisation) may take, and how much of its
 // output is read: gpuprep's own limits, far above what a working installation needs.
 inline constexpr std::chrono::milliseconds kTorchTimeout{60000};
-inline constexpr size_t kTorchOutputMax = 64 * 1024;
+inline constexpr size_t kTorchOutputMax = size_t{64} * 1024;
 
 // --runtime host: `python3 -c 'import torch; print(torch.cuda.device_count())'` must succeed and print
 // `nvml_gpus`. A failure is the layer "torch" with what went wrong (not found, failed with its last error

@@ -79,7 +79,7 @@ void CheckFlags(const AcceptOptions& o) {
 }
 
 // An offer document is at most this many bytes (it states six values).
-constexpr size_t kMaxOfferBytes = 64 * 1024;
+constexpr size_t kMaxOfferBytes = size_t{64} * 1024;
 
 // --expect: a kind: Offer document (a .yaml or .yml file) or a spec.
 std::optional<accept::Offer> LoadOffer(Context& ctx, const std::string& expect) {

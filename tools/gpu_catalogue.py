@@ -264,17 +264,17 @@ def cuda_drivers(compat_text):
 MEMORY_KINDS = {"nvidia-smi", "rounded", "marketed", "system"}
 FORMS = {"sxm", "pcie", "superchip", "desktop", "unknown"}
 BOARD_COLUMNS = ["device", "name", "board", "mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source",
-                 "link_source"]
+                 "link_source", "nvlink_links", "nvlink_links_source"]
 
 
-def board_rows(text):
+def board_rows(text, path=BOARDS):
     """[dict] from gpu-boards.tsv, every field checked; the line number is kept for errors."""
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line or line.startswith("#"):
             continue
         cols = line.split("\t")
-        where = "%s:%d" % (BOARDS, number)
+        where = "%s:%d" % (path, number)
         if len(cols) != len(BOARD_COLUMNS):
             fail("%s: %d columns, expected %d (%s)" % (where, len(cols), len(BOARD_COLUMNS), ", ".join(BOARD_COLUMNS)))
         r = dict(zip(BOARD_COLUMNS, cols))
@@ -294,9 +294,16 @@ def board_rows(text):
             fail("%s: nvlink %r is not a GPU count" % (where, r["nvlink"]))
         if r["p2p"] not in {"yes", "no", "unknown"}:
             fail("%s: p2p %r is not yes, no or unknown" % (where, r["p2p"]))
-        for key in ("board", "memory_source", "link_source"):
+        for key in ("board", "memory_source", "link_source", "nvlink_links_source"):
             if not r[key].strip() or "\\" in r[key]:
                 fail("%s: %s is empty or has a backslash" % (where, key))
+        # NVLink links per GPU: a sourced count, or - (not judged) with no source.
+        if r["nvlink_links"] != "-" and not re.fullmatch(r"[1-9][0-9]?", r["nvlink_links"]):
+            fail("%s: nvlink_links %r is not a link count (1 to 99) or -" % (where, r["nvlink_links"]))
+        if r["nvlink_links"] != "-" and r["nvlink_links_source"] == "-":
+            fail("%s: nvlink_links %s needs nvlink_links_source" % (where, r["nvlink_links"]))
+        if r["nvlink_links"] == "-" and r["nvlink_links_source"] != "-":
+            fail("%s: nvlink_links_source without nvlink_links" % where)
         rows.append(r)
     return rows
 
@@ -317,7 +324,9 @@ def board_fields(e, boards, used):
     return ["board: " + yaml_str(r["board"]), "memory_mib: " + r["mib"], 'memory: "%s"' % r["memory"],
             'form: "%s"' % r["form"], "servers: [%s]" % ", ".join(r["servers"].split(",")), "nvlink: " + r["nvlink"],
             'p2p: "%s"' % r["p2p"], "memory_source: " + yaml_str(r["memory_source"]),
-            "link_source: " + yaml_str(r["link_source"])]
+            "link_source: " + yaml_str(r["link_source"])] + (
+        [] if r["nvlink_links"] == "-" else
+        ["nvlink_links: " + r["nvlink_links"], "nvlink_links_source: " + yaml_str(r["nvlink_links_source"])])
 
 
 # --------------------------------------------------------------------------------------------- generate
@@ -420,14 +429,14 @@ def entry_yaml(e, pci, drivers, boards, used):
     return "  - {%s}  # %s" % (", ".join(fields), "; ".join(src))
 
 
-def generate_section(readme_text, listed_text, releases, pci_text, nvswitch_text, boards_text, compat_text):
+def generate_section(readme_text, listed_text, releases, pci_text, nvswitch_text, boards, compat_text):
     releases_text, releases_path = releases
     pci = pci_devices(pci_text)
     branches, listed = listed_by_release(listed_text)
     kinds = driver_releases(releases_text, releases_path)
     es = entries(readme_rows(readme_text), branches, listed, kinds, pci)
     drivers = cuda_drivers(compat_text)
-    boards = board_rows(boards_text)
+    boards = board_rows(*boards)
     r_tag, r_commit, r_date = (header_value(readme_text, k) for k in ("tag", "commit", "date"))
     l_range = header_value(listed_text, "tags")
     f_commit = header_value(releases_text, "commit")
@@ -465,6 +474,8 @@ def generate_section(readme_text, listed_text, releases, pci_text, nvswitch_text
         "#    can use in MiB (memory: nvidia-smi = its total on a real board; rounded, marketed = approximate; system =",
         "#    unified memory NVML does not report, the system total), the form factor, GPUs per server, the GPUs one",
         "#    NVLink domain joins and peer-to-peer support. An entry without them has no sourced memory size.",
+        "#  nvlink_links, nvlink_links_source: tools/data/gpu-boards.tsv: NVLink links per GPU and where that count is",
+        "#    stated; absent where no source states it for the board (`gpuprep accept` does not judge its links).",
         "gpus:",
     ]
     used = set()
@@ -492,9 +503,9 @@ def split_compat(text, path):
     return text[:b], text[b:e], text[e:]
 
 
-def build(compat_text, releases=RELEASES):
+def build(compat_text, releases=RELEASES, boards=BOARDS):
     return generate_section(read(README), read(LISTED), (read(releases), releases), read(PCI_IDS), read(NVSWITCH),
-                            read(BOARDS), compat_text)
+                            (read(boards), boards), compat_text)
 
 
 # ---------------------------------------------------------------------------------------------- refresh
@@ -683,6 +694,8 @@ def main():
     ap.add_argument("--releases", metavar="PATH", default=RELEASES,
                     help="the driver releases table (default: %(default)s)")
     ap.add_argument("--compat", metavar="PATH", default=COMPAT, help="the compat file (default: %(default)s)")
+    ap.add_argument("--boards", metavar="PATH", default=BOARDS,
+                    help="the boards table (default: %(default)s)")
     args = ap.parse_args()
     if args.command == "refresh":
         if not (args.open_gpu_kernel_modules and args.pciids and args.driver_releases and args.cloud_native_docs):
@@ -692,7 +705,7 @@ def main():
         refresh(args.open_gpu_kernel_modules, args.pciids, args.driver_releases, args.cloud_native_docs)
     compat = read(args.compat)
     head, old, tail = split_compat(compat, args.compat)
-    new, count = build(compat, args.releases)
+    new, count = build(compat, args.releases, args.boards)
     if args.command == "check":
         if old != new:
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),

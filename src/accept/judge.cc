@@ -119,8 +119,9 @@ Check PhaseCheck(const Recording& rec, const Table& t, const Key& key, const Pha
   return c;
 }
 
-void LinkChecks(const Recording& rec, const Table& t, const Key& key, std::vector<Check>& out) {
-  const Value* links = t.Find(key.device, key.gpus, key.topology, "nvlink_links", "peak");
+void LinkChecks(const Recording& rec, const Options& o, const Key& key, std::vector<Check>& out) {
+  const auto found = o.nvlink_links.find(key.device);
+  const Value* links = found == o.nvlink_links.end() ? nullptr : &found->second;
   for (const auto& g : rec.gpus) {
     Check c;
     c.group = "links";
@@ -344,7 +345,7 @@ Result Judge(const Recording& rec, const Table& table, const Options& options) {
   key.gpus = static_cast<int>(rec.gpus.size());
   key.topology = rec.run.topology;
   InventoryChecks(rec, options.offer, r.checks);
-  LinkChecks(rec, table, key, r.checks);
+  LinkChecks(rec, options, key, r.checks);
   r.checks.push_back(FabricCheck(rec, key));
   for (const auto& p : rec.phases) r.checks.push_back(PhaseCheck(rec, table, key, p, options.outlier_pct));
   UnmeasuredChecks(rec, table, key, r.checks);

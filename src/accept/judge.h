@@ -3,6 +3,7 @@
 // inventory against the offer. Pure: plain values in, plain values out.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct Check {
 struct Options {
   double outlier_pct = 10;  // --outlier: a GPU more than this below the median of its peers fails
   std::optional<Offer> offer;
+  // NVLink links per GPU by PCI device id, from the GPU catalogue (catalogue_links.h); a board absent here
+  // gets "links: not judged".
+  std::map<std::string, Value> nvlink_links;
 };
 
 struct Result {

@@ -1,5 +1,6 @@
 #include "accept/offer.h"
 
+#include "manifest/settings_doc.h"
 #include "size/settings.h"
 #include "util/error.h"
 #include "util/input.h"
@@ -8,9 +9,20 @@
 namespace gp::accept {
 namespace {
 
-[[noreturn]] void Bad(const std::string& part, const std::string& why) {
-  throw FlagError("--expect", QuoteToken(part) + ": " + why);
+// Where a value came from: the --expect flag (path empty), or a position in an Offer document.
+struct At {
+  std::string path;
+  int line = 0, col = 0;
+  std::string key;  // the document's key ("ram", "gpus.board")
+};
+
+// Refuses a part of the offer: `--expect: "PART": WHY`, or `PATH:LINE:COL: KEY: WHY`.
+[[noreturn]] void Refuse(const At& at, const std::string& part, const std::string& why) {
+  if (at.path.empty()) throw FlagError("--expect", QuoteToken(part) + ": " + why);
+  throw FileError(at.path, at.line, at.col, at.key + ": " + why);
 }
+
+[[noreturn]] void Bad(const std::string& part, const std::string& why) { Refuse(At{}, part, why); }
 
 // The spec's parts, split at commas outside double quotes.
 std::vector<std::string> Parts(const std::string& spec) {
@@ -36,10 +48,23 @@ std::pair<int, std::string> Count(const std::string& part, const std::string& wh
   return {static_cast<int>(*n), part.substr(x + 1)};
 }
 
-uint64_t Size(const std::string& part, const std::string& text) {
+uint64_t Size(const std::string& part, const std::string& text, const At& at = {}) {
   uint64_t b = 0;
-  if (!size::ParseSize(text, &b) || b == 0) Bad(part, "not a size (2TB, 3.84TB, 1.5TiB)");
+  if (!size::ParseSize(text, &b) || b == 0) Refuse(at, part, "not a size (2TB, 3.84TB, 1.5TiB)");
   return b;
+}
+
+int64_t Cpus(const std::string& part, const std::string& text, const At& at = {}) {
+  auto n = ParseUnsigned(text);
+  if (!n || *n == 0 || *n > (1u << 20)) Refuse(at, part, "not a whole number of cores");
+  return static_cast<int64_t>(*n);
+}
+
+// A count of GPUs or NVMe devices in a document: 1 to 1024.
+int DocCount(const std::string& text, const At& at) {
+  auto n = ParseUnsigned(text);
+  if (!n || *n == 0 || *n > 1024) Refuse(at, text, "a whole number from 1 to 1024");
+  return static_cast<int>(*n);
 }
 
 const KnownBoard* FindBoard(const std::string& name, const std::vector<KnownBoard>& boards) {
@@ -54,7 +79,66 @@ const KnownBoard* FindBoard(const std::string& name, const std::vector<KnownBoar
   return nullptr;
 }
 
+// The offer's GPUs: N boards the catalogue knows (by name, catalogue entry name or PCI id).
+void SetGpus(Offer& o, int n, const std::string& board, const std::vector<KnownBoard>& boards,
+             const std::string& part, const At& at) {
+  const KnownBoard* b = FindBoard(board, boards);
+  if (!b) {
+    std::vector<std::string> names;
+    names.reserve(boards.size());
+    for (const auto& k : boards) names.push_back(k.name);
+    auto near = DidYouMean(board, names);
+    Refuse(at, part,
+           "no board of the catalogue is called that (`gpuprep size` lists them)" +
+               (near ? "; did you mean \"" + *near + "\"?" : std::string()));
+  }
+  o.gpus = n;
+  o.board = board;
+  o.pci_ids = b->pci_ids;
+  o.board_mib = b->mib;
+}
+
+const manifest::DocSetting* Setting(const manifest::SettingsDoc& doc, const std::string& key) {
+  for (const auto& s : doc.settings)
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+At AtOf(const std::string& path, const manifest::DocSetting& s) { return At{path, s.line, s.col, s.key}; }
+
+// A pair of keys stated together (gpus.count and gpus.board, nvme.count and nvme.size): both or neither.
+bool Pair(const manifest::SettingsDoc& doc, const std::string& path, const std::string& a,
+          const std::string& b) {
+  const manifest::DocSetting *x = Setting(doc, a), *y = Setting(doc, b);
+  if (!x && !y) return false;
+  if (!x) Refuse(AtOf(path, *y), y->value, "give " + a + " too");
+  if (!y) Refuse(AtOf(path, *x), x->value, "give " + b + " too");
+  return true;
+}
+
 }  // namespace
+
+Offer ParseOfferDoc(const std::string& text, const std::string& path, const std::vector<KnownBoard>& boards) {
+  const manifest::SettingsDoc doc = manifest::ParseSettingsDoc(
+      text, path, "Offer", {"gpus.count", "gpus.board", "cpus", "ram", "nvme.count", "nvme.size"});
+  Offer o;
+  if (Pair(doc, path, "gpus.count", "gpus.board")) {
+    const manifest::DocSetting& count = *Setting(doc, "gpus.count");
+    const manifest::DocSetting& board = *Setting(doc, "gpus.board");
+    SetGpus(o, DocCount(count.value, AtOf(path, count)), board.value, boards, board.value, AtOf(path, board));
+  }
+  if (const auto* s = Setting(doc, "cpus")) o.cpus = Cpus(s->value, s->value, AtOf(path, *s));
+  if (const auto* s = Setting(doc, "ram")) o.ram_bytes = Size(s->value, s->value, AtOf(path, *s));
+  if (Pair(doc, path, "nvme.count", "nvme.size")) {
+    const manifest::DocSetting& count = *Setting(doc, "nvme.count");
+    const manifest::DocSetting& size = *Setting(doc, "nvme.size");
+    o.nvme_count = DocCount(count.value, AtOf(path, count));
+    o.nvme_bytes = Size(size.value, size.value, AtOf(path, size));
+  }
+  if (doc.settings.empty())
+    throw FileError(path, 1, 1, "the offer states nothing: give gpus, cpus, ram or nvme");
+  return o;
+}
 
 Offer ParseOfferSpec(const std::string& spec, const std::vector<KnownBoard>& boards) {
   if (spec.size() > 1024) throw FlagError("--expect", "longer than 1024 bytes");
@@ -68,27 +152,13 @@ Offer ParseOfferSpec(const std::string& spec, const std::vector<KnownBoard>& boa
       auto [n, board] = Count(part, "GPU");
       if (board.size() >= 2 && board.front() == '"' && board.back() == '"')
         board = board.substr(1, board.size() - 2);
-      const KnownBoard* b = FindBoard(board, boards);
-      if (!b) {
-        std::vector<std::string> names;
-        names.reserve(boards.size());
-        for (const auto& k : boards) names.push_back(k.name);
-        auto near = DidYouMean(board, names);
-        Bad(part, "no board of the catalogue is called that (`gpuprep size` lists them)" +
-                      (near ? "; did you mean \"" + *near + "\"?" : std::string()));
-      }
-      o.gpus = n;
-      o.board = board;
-      o.pci_ids = b->pci_ids;
-      o.board_mib = b->mib;
+      SetGpus(o, n, board, boards, part, At{});
       continue;
     }
     if (eq == std::string::npos) Bad(part, "expected KEY=VALUE (cpus, ram, nvme)");
     const std::string k = part.substr(0, eq), v = part.substr(eq + 1);
     if (k == "cpus") {
-      auto n = ParseUnsigned(v);
-      if (!n || *n == 0 || *n > (1u << 20)) Bad(part, "cpus must be a whole number");
-      o.cpus = static_cast<int64_t>(*n);
+      o.cpus = Cpus(part, v);
     } else if (k == "ram") {
       o.ram_bytes = Size(part, v);
     } else if (k == "nvme") {

@@ -11,9 +11,10 @@
 namespace gp::accept {
 namespace {
 
-const std::set<std::string> kQuantities{"matmul_bf16", "hbm_copy", "h2d_gen4",   "h2d_gen5",    "d2h_gen4",
-                                        "d2h_gen5",    "p2p",      "all_reduce", "nvlink_links"};
-const std::set<std::string> kUnits{"TFLOP/s", "TB/s", "GB/s", "links"};
+// NVLink links per GPU are not a quantity of the table: the GPU catalogue holds them (catalogue_links.h).
+const std::set<std::string> kQuantities{"matmul_bf16", "hbm_copy", "h2d_gen4", "h2d_gen5",
+                                        "d2h_gen4",    "d2h_gen5", "p2p",      "all_reduce"};
+const std::set<std::string> kUnits{"TFLOP/s", "TB/s", "GB/s"};
 
 // A plain decimal figure ("794.5", "48"): digits with at most one point, no sign, no exponent.
 std::optional<double> Figure(const std::string& s) {

@@ -20,11 +20,11 @@ struct Value {
   int gpus = 0;          // 0: any count
   std::string topology;  // nvswitch | nvlink-bridge | pcie | *
   std::string quantity;  // matmul_bf16 | hbm_copy | h2d_gen4 | h2d_gen5 | d2h_gen4 | d2h_gen5 | p2p |
-                         // all_reduce | nvlink_links
+                         // all_reduce; nvlink_links for the catalogue's links per GPU (catalogue_links.h)
   std::string level;     // typical | floor | peak
   double value = 0;      // derived values are computed when the table is loaded
   std::string text;      // the figure as the table writes it ("" for derived)
-  std::string unit;      // TFLOP/s | TB/s | GB/s | links
+  std::string unit;      // TFLOP/s | TB/s | GB/s; links for the catalogue's links per GPU
   uint64_t size = 0;     // all_reduce: the message size the source measured at (bytes); else 0
   std::string kind;      // quoted | derived | measured
   std::string source;    // quoted: repo@commit:path:line or a URL and its table; derived: the rule;

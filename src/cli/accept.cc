@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "accept/catalogue_links.h"
 #include "accept/gate.h"
 #include "accept/judge.h"
 #include "accept/offer.h"
@@ -16,8 +17,10 @@
 #include "cli/json_out.h"
 #include "cli/size_inputs.h"
 #include "cli/target.h"
+#include "cli/task_doc.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
+#include "probe/host.h"
 #include "sys/clock.h"
 #include "sys/fs.h"
 #include "sys/host_info.h"
@@ -75,12 +78,14 @@ void CheckFlags(const AcceptOptions& o) {
   }
 }
 
-std::optional<accept::Offer> LoadOffer(const std::string& expect) {
+// An offer document is at most this many bytes (it states six values).
+constexpr size_t kMaxOfferBytes = size_t{64} * 1024;
+
+// --expect: a kind: Offer document (a .yaml or .yml file) or a spec.
+std::optional<accept::Offer> LoadOffer(Context& ctx, const std::string& expect) {
   if (expect.empty()) return std::nullopt;
   if (EndsWith(expect, ".yaml") || EndsWith(expect, ".yml"))
-    throw FlagError("--expect",
-                    "kind: Offer documents are not read by this release; give the offer as a spec "
-                    "(8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB)");
+    return accept::ParseOfferDoc(ReadFile(ctx, expect, kMaxOfferBytes, "an offer"), expect, KnownBoards());
   return accept::ParseOfferSpec(expect, KnownBoards());
 }
 
@@ -96,7 +101,16 @@ void WriteReport(Context& ctx, const std::string& path, const accept::Recording&
   if (!w.ok) throw FlagError("--report", TerminalSafe(w.error));
 }
 
-// No recording: the gate on doctor's layers, then the plain statement that measuring is not in this release.
+// The GPUs NVML found on a live host (each probed GPU NVML answered for).
+int NvmlGpus(const probe::HostFacts& facts) {
+  int n = 0;
+  for (const auto& g : facts.gpus)
+    if (g.nvml_status && *g.nvml_status == 0) ++n;
+  return n;
+}
+
+// No recording: the gate on doctor's layers (and, with --runtime host on the live host, the host's torch),
+// then the plain statement that measuring is not in this release.
 int GateOnly(Context& ctx, const AcceptOptions& o) {
   Target t = LoadTarget(ctx, ctx.opts.manifest);
   layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
@@ -106,6 +120,14 @@ int GateOnly(Context& ctx, const AcceptOptions& o) {
              << "); nothing was measured. `gpuprep doctor` shows the fix.\n";
     return kExitFailed;
   }
+  // The host's python runs only on the live host: a --root tree or a snapshot is not this machine.
+  if (o.runtime == "host" && t.facts.live && ctx.runner)
+    if (auto fail = accept::CheckHostTorch(*ctx.runner, NvmlGpus(t.facts))) {
+      *ctx.err << "gpuprep: accept: the torch gate fails (" << TerminalSafe(fail->detail)
+               << "); nothing was measured. --runtime host measures with this host's python3 and its "
+                  "PyTorch; --runtime container needs neither.\n";
+      return kExitFailed;
+    }
   throw UsageError(
       "accept: the gate holds, but measuring needs gpuprep's measurement program, which this release does "
       "not "
@@ -116,7 +138,8 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
   CheckFlags(o);
   accept::Options opts;
   opts.outlier_pct = Outlier(o.outlier);
-  opts.offer = LoadOffer(o.expect);
+  opts.offer = LoadOffer(ctx, o.expect);
+  opts.nvlink_links = accept::CatalogueNvlinkLinks(manifest::EmbeddedCompat());
   if (!o.report.empty())
     if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.report));
         t.kind == sys::OutputKind::kRefused)
@@ -136,6 +159,10 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
 
 }  // namespace
 
+void ValidateOfferDocument(const std::string& text, const std::string& path) {
+  (void)accept::ParseOfferDoc(text, path, KnownBoards());
+}
+
 void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
   auto o = std::make_shared<AcceptOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -145,7 +172,8 @@ void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_option("--burn", o->burn, "Measure under load for DURATION (needs the measurement program)");
   sub->add_option(
       "--expect", o->expect,
-      "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id)");
+      "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id), or a "
+      "kind: Offer YAML file");
   sub->add_option("--task", o->task, "A kind: Task document (needs the measurement program)");
   sub->add_option("--storage", o->storage, "A mount to measure (needs the measurement program)");
   sub->add_option("--storage-size", o->storage_size,

@@ -366,6 +366,7 @@ void Validate(const std::string& path, Context& ctx) {
   }
   if (kind == "Task") ValidateTaskDocument(*text, path, ctx);
   if (kind == "Prices") ValidatePricesDocument(*text, path);
+  if (kind == "Offer") ValidateOfferDocument(*text, path);
   const char* code = "stack.library-unsupported-board";
   for (const std::string& w : warnings)
     *ctx.err << "gpuprep: warning: " << path << ": " << code << ": " << w << "\n";
@@ -410,7 +411,7 @@ void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
       cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
   validate
       ->add_option("path", *validate_path,
-                   "A Stack, Compat, Profile, Task or Prices YAML file, or an https URL")
+                   "A Stack, Compat, Profile, Task, Prices or Offer YAML file, or an https URL")
       ->required();
   validate->callback([&ctx, &exit_code, validate_path] {
     Validate(*validate_path, ctx);

@@ -72,8 +72,8 @@ std::string OneOf(Fields& f, const char* key, const std::vector<std::string>& al
 void ParseBoard(Fields& f, GpuModel& g) {
   const Node* board = f.Get("board");
   if (!board) {
-    for (const char* k :
-         {"memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source", "link_source"})
+    for (const char* k : {"memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source",
+                          "link_source", "nvlink_links", "nvlink_links_source"})
       if (f.node().Find(k)) Fail(f.node().KeyMark(k), std::string(k) + " needs board");
     return;
   }
@@ -98,14 +98,40 @@ void ParseBoard(Fields& f, GpuModel& g) {
   g.p2p = OneOf(f, "p2p", {"yes", "no", "unknown"});
   g.memory_source = AsLine(f.Require("memory_source"));
   g.link_source = AsLine(f.Require("link_source"));
+  // NVLink links per GPU, with their source: both or neither.
+  if (const Node* links = f.Get("nvlink_links")) {
+    const long long n = AsInt(*links);
+    if (n < 1 || n > 99) Fail(links->mark, "nvlink_links must be a link count between 1 and 99");
+    g.nvlink_links = static_cast<int>(n);
+    g.nvlink_links_source = AsLine(f.Require("nvlink_links_source"));
+  } else if (f.node().Find("nvlink_links_source")) {
+    Fail(f.node().KeyMark("nvlink_links_source"), "nvlink_links_source needs nvlink_links");
+  }
 }
 
 void ParseGpus(const Node& list, Compat& out) {
   for (const Node& item : AsList(list)) {
     Fields f(item, "gpus", nullptr);
-    f.Only({"name", "pci_ids", "subsystems", "arch", "cc", "datacenter", "min_cuda", "min_driver_branch",
-            "support", "board", "memory_mib", "memory", "form", "servers", "nvlink", "p2p", "memory_source",
-            "link_source"});
+    f.Only({"name",
+            "pci_ids",
+            "subsystems",
+            "arch",
+            "cc",
+            "datacenter",
+            "min_cuda",
+            "min_driver_branch",
+            "support",
+            "board",
+            "memory_mib",
+            "memory",
+            "form",
+            "servers",
+            "nvlink",
+            "p2p",
+            "memory_source",
+            "link_source",
+            "nvlink_links",
+            "nvlink_links_source"});
     GpuModel g;
     g.name = AsString(f.Require("name"));
     for (const Node& id : AsList(f.Require("pci_ids"))) g.pci_ids.push_back(PciId(id));

@@ -380,13 +380,13 @@ std::string ValidateDocument(const std::string& text, const std::string& display
                              const LoadContext& ctx) {
   Node root = ParseTree(text, display_path);
   Fields doc(root, "", nullptr);
-  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile", "Task", "Prices"});
+  std::string kind = CheckHeader(doc, {"Stack", "Compat", "Profile", "Task", "Prices", "Offer"});
   if (kind == "Compat") ParseCompat(text, display_path);
   if (kind == "Stack") ParseStack(text, display_path, ctx, true);
   if (kind == "Prices") ParsePricesDoc(text, display_path);
   // Profile documents belong to src/launch (launch::ParseProfile), Task documents to src/size
-  // (manifest/settings_doc.h reads them); the CLI validates them there, and the GPU names of a Prices
-  // document against the catalogue (src/prices/).
+  // (manifest/settings_doc.h reads them), Offer documents to src/accept (through settings_doc.h too); the
+  // CLI validates them there, and the GPU names of a Prices document against the catalogue (src/prices/).
   return kind;
 }
 

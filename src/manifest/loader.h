@@ -41,8 +41,9 @@ Stack ParseStack(const std::string& text, const std::string& display_path, const
 // Parses a compat document (tests feed broken ones).
 Compat ParseCompat(const std::string& text, const std::string& display_path);
 
-// Validates any gpuprep/v1 document (kind Stack, Compat, Profile or Task) and returns its kind; throws on
-// the first error. Used by `manifest validate` (which checks Profile and Task bodies through their owners).
+// Validates any gpuprep/v1 document (kind Stack, Compat, Profile, Task, Prices or Offer) and returns its
+// kind; throws on the first error. Used by `manifest validate` (which checks Profile, Task and Offer bodies
+// through their owners).
 std::string ValidateDocument(const std::string& text, const std::string& display_path,
                              const LoadContext& ctx);
 

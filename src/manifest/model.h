@@ -103,6 +103,8 @@ struct GpuModel {
   int nvlink_domain = 0;          // GPUs one NVLink/NVSwitch domain joins; 0 = none assumed
   std::string p2p;                // yes | no | unknown
   std::string memory_source, link_source;
+  int nvlink_links = 0;             // NVLink links per GPU; 0 = no source states them (not judged)
+  std::string nvlink_links_source;  // where that count is stated ("" with 0)
 
   // What the per-release data says about driver `driver` for this board.
   BoardSupport SupportAt(const Version& driver) const;

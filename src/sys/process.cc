@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -30,12 +31,19 @@ std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& over
   return out;
 }
 
+// Reads what is there into `sink`; with a cap (max_output > 0) the bytes past it are read and dropped.
 void Drain(int& fd, std::string* sink, std::string* linebuf,
-           const std::function<void(const std::string&)>* on_line) {
+           const std::function<void(const std::string&)>* on_line, size_t max_output = 0,
+           bool* truncated = nullptr) {
   char buf[8192];
   ssize_t n = ::read(fd, buf, sizeof buf);
   if (n > 0) {
-    if (sink) sink->append(buf, static_cast<size_t>(n));
+    size_t keep = static_cast<size_t>(n);
+    if (sink && max_output > 0 && sink->size() + keep > max_output) {
+      keep = max_output - std::min(max_output, sink->size());
+      if (truncated) *truncated = true;
+    }
+    if (sink) sink->append(buf, keep);
     if (linebuf && on_line && *on_line) {
       linebuf->append(buf, static_cast<size_t>(n));
       size_t nl;
@@ -173,9 +181,9 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
           if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
           int* fd = owners[i];
           if (fd == &out_pipe[0])
-            Drain(*fd, &res.out, nullptr, nullptr);
+            Drain(*fd, &res.out, nullptr, nullptr, cmd.max_output, &res.truncated);
           else if (fd == &err_pipe[0])
-            Drain(*fd, &res.err, nullptr, nullptr);
+            Drain(*fd, &res.err, nullptr, nullptr, cmd.max_output, &res.truncated);
           else
             Drain(*fd, nullptr, &status_line_buf, &cmd.on_status_line);
         }

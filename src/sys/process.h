@@ -20,6 +20,8 @@ struct Command {
   // Called with each complete line the child writes to this extra fd (APT::Status-Fd progress); -1 = none.
   int status_fd = -1;
   std::function<void(const std::string&)> on_status_line;
+  // Keep at most this many bytes of stdout and of stderr each (0: all); the rest is read and dropped.
+  size_t max_output = 0;
 };
 
 // The most of a command's stdout, and of its stderr, that is kept (gpuprep's own bound: the programs it
@@ -33,6 +35,7 @@ struct CommandResult {
   bool not_found = false;  // argv[0] does not exist or is not executable
   std::string out;         // captured stdout (empty with passthrough_output)
   std::string err;         // captured stderr
+  bool truncated = false;  // stdout or stderr went past Command::max_output
   bool ok() const { return exit_code == 0 && !timed_out; }
 };
 

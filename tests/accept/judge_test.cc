@@ -3,6 +3,7 @@
 #include "accept/judge.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "accept/offer.h"
@@ -19,8 +20,21 @@ const std::string kTable =
     "0x2330\t8\tnvswitch\th2d_gen5\tfloor\t48\tGB/s\t-\tquoted\to/r@c:f:3\tx.txt\n"
     "*\t*\t*\th2d_gen5\tpeak\t63\tGB/s\t-\tquoted\to/r@c:f:4\tx.txt\n"
     "*\t*\t*\th2d_gen4\tpeak\t31\tGB/s\t-\tquoted\to/r@c:f:5\tx.txt\n"
-    "0x2330\t8\tnvswitch\tall_reduce\tfloor\t460.0\tGB/s\t17179869184\tquoted\to/r@c:f:6\tx.txt\n"
-    "0x2330\t*\t*\tnvlink_links\tpeak\t18\tlinks\t-\tquoted\to/r@c:f:7\tx.txt\n";
+    "0x2330\t8\tnvswitch\tall_reduce\tfloor\t460.0\tGB/s\t17179869184\tquoted\to/r@c:f:6\tx.txt\n";
+
+// The catalogue's links per GPU (tools/data/gpu-boards.tsv) for 0x2330 only.
+std::map<std::string, gp::accept::Value> Links() {
+  gp::accept::Value v;
+  v.device = "0x2330";
+  v.quantity = "nvlink_links";
+  v.level = "peak";
+  v.value = 18;
+  v.text = "18";
+  v.unit = "links";
+  v.kind = "quoted";
+  v.source = "o/r@c:f:7";
+  return {{"0x2330", v}};
+}
 
 gp::accept::Recording Server(const std::string& device = "0x2330", int n = 8) {
   gp::accept::Recording r;
@@ -59,6 +73,7 @@ const gp::accept::Check* Find(const gp::accept::Result& r, const std::string& na
 }
 
 gp::accept::Result JudgeIt(const gp::accept::Recording& rec, gp::accept::Options o = {}) {
+  if (o.nvlink_links.empty()) o.nvlink_links = Links();
   return gp::accept::Judge(rec, gp::accept::LoadTable(kTable, "t.tsv"), o);
 }
 
@@ -143,6 +158,13 @@ TEST_CASE("accept judge: a board without a row is measured, never passed", "[acc
   auto r = JudgeIt(rec);
   CHECK(Find(r, "matmul_bf16", 0)->status == Status::kNoExpectation);
   CHECK(Find(r, "nvlink", 0)->status == Status::kSkipped);  // links: not judged
+  CHECK(Find(r, "nvlink", 0)->reason.find("links: not judged") == 0);
+  // The links come from the catalogue, and only from it: without its value, 0x2330 is not judged either.
+  gp::accept::Options none;
+  none.nvlink_links = {{"0x9999", Links().begin()->second}};
+  const auto* unsourced = Find(JudgeIt(Server(), none), "nvlink", 0);
+  CHECK(unsourced->status == Status::kSkipped);
+  CHECK_FALSE(unsourced->peak);
   CHECK(r.verdict == "incomplete");
   CHECK(gp::accept::ExitCodeFor(r, false) == 0);
   CHECK(gp::accept::ExitCodeFor(r, true) == 1);
@@ -194,6 +216,47 @@ TEST_CASE("accept judge: the inventory against the offer", "[accept]") {
   CHECK(Find(r, "cpus", -1)->status == Status::kPass);
   // Without an offer the inventory is not applicable.
   CHECK(Find(JudgeIt(Server()), "inventory", -1)->status == Status::kNotApplicable);
+}
+
+TEST_CASE("accept judge: the offer as a kind: Offer document", "[accept]") {
+  std::vector<gp::accept::KnownBoard> boards{{"H100 SXM5 80GB", {"H100 80GB HBM3"}, {"0x2330"}, 81559}};
+  const std::string head = "apiVersion: gpuprep/v1\nkind: Offer\nmetadata: {name: h100-node}\n";
+  auto doc = [&](const std::string& body) {
+    return gp::accept::ParseOfferDoc(head + body, "o.yaml", boards);
+  };
+  auto error = [&](const std::string& body) {
+    try {
+      doc(body);
+    } catch (const gp::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto o =
+      doc("gpus: {count: 8, board: 0x2330}\ncpus: 192\nram: 1.5TiB\nnvme: {count: 8, size: 3.84TB}\n");
+  const auto spec = gp::accept::ParseOfferSpec("8x0x2330,cpus=192,ram=1.5TiB,nvme=8x3.84TB", boards);
+  CHECK(o.gpus == spec.gpus);
+  CHECK(o.pci_ids == spec.pci_ids);
+  CHECK(o.board_mib == spec.board_mib);
+  CHECK(o.cpus == spec.cpus);
+  CHECK(o.ram_bytes == spec.ram_bytes);
+  CHECK(o.nvme_count == spec.nvme_count);
+  CHECK(o.nvme_bytes == spec.nvme_bytes);
+  CHECK(doc("ram: 2TB\n").gpus == 0);
+  CHECK(error("gpus: {count: 8, board: B300}\n").find("o.yaml:4:25: gpus.board: no board") == 0);
+  CHECK(error("gpus: {count: 0, board: 0x2330}\n") ==
+        "o.yaml:4:15: gpus.count: a whole number from 1 to 1024");
+  CHECK(error("gpus: {board: 0x2330}\n") == "o.yaml:4:15: gpus.board: give gpus.count too");
+  CHECK(error("nvme: {count: 8}\n") == "o.yaml:4:15: nvme.count: give nvme.size too");
+  CHECK(error("cpus: -4\n") == "o.yaml:4:7: cpus: not a whole number of cores");
+  CHECK(error("ram: 2 TB please\n").find("o.yaml:4:6: ram: not a size") == 0);
+  CHECK(error("disks: 2\n").find("o.yaml:4:1: unknown key \"disks\"") == 0);
+  CHECK(error("cpus: [1, 2]\n").find("o.yaml:4:7: cpus:") == 0);
+  CHECK(error("").find("o.yaml:1:1: the offer states nothing") == 0);
+  CHECK(error("gpus: {count: 8, board: 0x2330}\n").find("no error") == 0);
+  CHECK_THROWS_WITH(gp::accept::ParseOfferDoc("apiVersion: gpuprep/v1\nkind: Offr\nmetadata: {name: x}\n",
+                                              "o.yaml", boards),
+                    Catch::Contains("o.yaml:2:7: kind must be \"Offer\""));
 }
 
 TEST_CASE("accept judge: a quantity the table expects but the recording lacks is skipped", "[accept]") {

@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "accept/catalogue_links.h"
+#include "manifest/loader.h"
 #include "util/error.h"
 
 namespace {
@@ -106,6 +108,26 @@ TEST_CASE("accept table: the shipped table and its excerpts", "[accept]") {
     CHECK(t.Find(dev, 8, "nvswitch", "matmul_bf16", "peak") != nullptr);
     CHECK(t.Find(dev, 8, "nvswitch", "hbm_copy", "peak") != nullptr);
     CHECK(t.Find(dev, 8, "nvswitch", "all_reduce", "floor") != nullptr);
-    CHECK(t.Find(dev, 8, "nvswitch", "nvlink_links", "peak") != nullptr);
   }
+}
+
+TEST_CASE("accept table: NVLink links per GPU come from the catalogue, each with its source", "[accept]") {
+  const auto links = gp::accept::CatalogueNvlinkLinks(gp::manifest::EmbeddedCompat());
+  const std::map<std::string, double> want{{"0x2330", 18}, {"0x2335", 18}, {"0x20b2", 12},
+                                           {"0x20b0", 12}, {"0x2901", 18}, {"0x2941", 18}};
+  for (const auto& [dev, n] : want) {
+    INFO(dev);
+    REQUIRE(links.count(dev) == 1);
+    CHECK(links.at(dev).value == n);
+    CHECK(links.at(dev).unit == "links");
+    CHECK(links.at(dev).kind == "quoted");
+    CHECK(links.at(dev).source.find("ml-engineering@744d01e") != std::string::npos);
+  }
+  // PCIe cards have no sourced link count: not judged.
+  for (const char* dev : {"0x26b9", "0x2321", "0x20b5"}) CHECK(links.count(dev) == 0);
+  // The table no longer carries them: one source for one number.
+  CHECK_THROWS_WITH(
+      gp::accept::LoadTable("0x2330\t*\t*\tnvlink_links\tpeak\t18\tlinks\t-\tquoted\to/r@c:f:7\tx.txt\n",
+                            "t.tsv"),
+      Catch::Contains("t.tsv:1:4:"));
 }

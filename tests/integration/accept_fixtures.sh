@@ -91,6 +91,33 @@ python3 -c 'print("x" * (10 << 20))' >"$work/long-line.txt"
 { cat "$work/base.jsonl" "$work/long-line.txt"; echo '{"record":"end"}'; } >"$work/long.jsonl"
 check "hostile: a 10 MB line" 2 "long.jsonl:3:1: line longer than 65536 bytes" -- accept "$work/long.jsonl"
 
+# The offer as a kind: Offer document: the same fields as the spec, validated like every manifest kind.
+cat >"$work/offer.yaml" <<'YAML'
+apiVersion: gpuprep/v1
+kind: Offer
+metadata:
+  name: h100-node
+gpus:
+  count: 8
+  board: H100 SXM5 80GB
+cpus: 96
+ram: 1.9TB
+nvme:
+  count: 8
+  size: 3.84TB
+YAML
+check "offer document: judged as the spec" 0 "verdict: incomplete (1 checks skipped" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$work/offer.yaml"
+check "offer document: the inventory passes" 0 "pass pass" -- bash -c "'$GPUPREP' accept --measurements '$FIX/h100x8-healthy.jsonl' --json --expect '$work/offer.yaml' | python3 -c 'import json,sys; c=json.load(sys.stdin)[\"checks\"]; print(*[x[\"status\"] for x in c if x[\"name\"] in (\"board\",\"ram\")])'"
+check "offer document: manifest validate knows the kind" 0 "ok (kind Offer)" -- "$GPUPREP" manifest validate "$work/offer.yaml"
+sed 's/board: H100 SXM5 80GB/board: H100 SXM9/' "$work/offer.yaml" >"$work/bad-board.yaml"
+check "offer document: an unknown board at its position" 2 "bad-board.yaml:7:10: gpus.board: no board of the catalogue" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$work/bad-board.yaml"
+sed 's/^ram: 1.9TB/ram: lots/' "$work/offer.yaml" >"$work/bad-ram.yaml"
+check "offer document: a bad size at its position" 2 "bad-ram.yaml:9:6: ram: not a size" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$work/bad-ram.yaml"
+sed 's/^cpus: 96/cpu: 96/' "$work/offer.yaml" >"$work/bad-key.yaml"
+check "offer document: an unknown key at its position" 2 "bad-key.yaml:8:1: unknown key \"cpu\"" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$work/bad-key.yaml"
+sed '6d' "$work/offer.yaml" >"$work/no-count.yaml"
+check "offer document: a board needs its count" 2 "no-count.yaml:6:10: gpus.board: give gpus.count too" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$work/no-count.yaml"
+
 # Flags: the reserved multi-node ones, the runtime, the outlier; measuring without a recording.
 check "--nnodes reserved" 2 "--nnodes: the multi-node check is reserved" -- "$GPUPREP" accept --nnodes 2
 check "--master reserved" 2 "--master: the multi-node check is reserved" -- "$GPUPREP" accept --master 10.0.0.1

@@ -162,7 +162,8 @@ TEST_CASE("accept judge: a board without a row is measured, never passed", "[acc
   // The links come from the catalogue, and only from it: without its value, 0x2330 is not judged either.
   gp::accept::Options none;
   none.nvlink_links = {{"0x9999", Links().begin()->second}};
-  const auto* unsourced = Find(JudgeIt(Server(), none), "nvlink", 0);
+  const auto judged = JudgeIt(Server(), none);  // kept: Find points into it
+  const auto* unsourced = Find(judged, "nvlink", 0);
   CHECK(unsourced->status == Status::kSkipped);
   CHECK_FALSE(unsourced->peak);
   CHECK(r.verdict == "incomplete");

@@ -31,15 +31,15 @@ std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& over
   return out;
 }
 
-// Reads what is there into `sink`; with a cap (max_output > 0) the bytes past it are read and dropped.
+// Reads what is there into `sink`, keeping at most max_output bytes in it; past that, sets *truncated.
 void Drain(int& fd, std::string* sink, std::string* linebuf,
-           const std::function<void(const std::string&)>* on_line, size_t max_output = 0,
+           const std::function<void(const std::string&)>* on_line, size_t max_output = kMaxCommandOutput,
            bool* truncated = nullptr) {
   char buf[8192];
   ssize_t n = ::read(fd, buf, sizeof buf);
   if (n > 0) {
     size_t keep = static_cast<size_t>(n);
-    if (sink && max_output > 0 && sink->size() + keep > max_output) {
+    if (sink && sink->size() + keep > max_output) {
       keep = max_output - std::min(max_output, sink->size());
       if (truncated) *truncated = true;
     }
@@ -143,8 +143,8 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
   int status = 0;
   bool reaped = false, flooded = false;
   for (;;) {
-    if (!flooded && (res.out.size() > kMaxCommandOutput || res.err.size() > kMaxCommandOutput)) {
-      flooded = true;  // ended now: what it wrote past the limit is not read
+    if (!flooded && res.truncated) {
+      flooded = true;  // ended now: what it wrote past the limit is not kept
       ::kill(-pid, SIGKILL);
       term_sent = kill_sent = true;
       give_up_at = Clock::now() + std::chrono::milliseconds(500);
@@ -198,10 +198,10 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
   }
   if (!status_line_buf.empty() && cmd.on_status_line) cmd.on_status_line(status_line_buf);
   if (flooded) {
-    if (res.out.size() > kMaxCommandOutput) res.out.resize(kMaxCommandOutput);
-    if (res.err.size() > kMaxCommandOutput) res.err.resize(kMaxCommandOutput);
-    res.err += "\ngpuprep: output larger than " + std::to_string(kMaxCommandOutput >> 20) +
-               " MiB: the command was ended\n";
+    const size_t cap = cmd.max_output;
+    const std::string limit =
+        cap % (1u << 20) == 0 ? std::to_string(cap >> 20) + " MiB" : std::to_string(cap) + " bytes";
+    res.err += "\ngpuprep: output larger than " + limit + ": the command was ended\n";
   }
   if (WIFEXITED(status)) {
     res.exit_code = WEXITSTATUS(status);

@@ -11,6 +11,9 @@
 
 namespace gp::sys {
 
+// The default for Command::max_output (gpuprep's own bound: the programs it reads answer in kilobytes).
+inline constexpr size_t kMaxCommandOutput = 16u << 20;
+
 struct Command {
   std::vector<std::string> argv;             // argv[0] is looked up in PATH when it has no '/'
   std::map<std::string, std::string> env;    // added to (or overriding) the inherited environment
@@ -20,14 +23,10 @@ struct Command {
   // Called with each complete line the child writes to this extra fd (APT::Status-Fd progress); -1 = none.
   int status_fd = -1;
   std::function<void(const std::string&)> on_status_line;
-  // Keep at most this many bytes of stdout and of stderr each (0: all); the rest is read and dropped.
-  size_t max_output = 0;
+  // The most of stdout, and of stderr, that is kept; a command writing more is ended (its process group
+  // killed), `truncated` is set and `err` says so.
+  size_t max_output = kMaxCommandOutput;
 };
-
-// The most of a command's stdout, and of its stderr, that is kept (gpuprep's own bound: the programs it
-// reads answer in kilobytes); a command writing more is ended (its process group killed) and says so in
-// `err`.
-inline constexpr size_t kMaxCommandOutput = 16u << 20;
 
 struct CommandResult {
   int exit_code = -1;  // the child's exit status; 128+N when killed by signal N; -1 when not started
@@ -35,7 +34,7 @@ struct CommandResult {
   bool not_found = false;  // argv[0] does not exist or is not executable
   std::string out;         // captured stdout (empty with passthrough_output)
   std::string err;         // captured stderr
-  bool truncated = false;  // stdout or stderr went past Command::max_output
+  bool truncated = false;  // stdout or stderr went past Command::max_output: the command was ended
   bool ok() const { return exit_code == 0 && !timed_out; }
 };
 

@@ -1,0 +1,342 @@
+# gpuprep's measurement program: what `gpuprep accept` measures on every GPU of a server at once.
+#
+# Started by gpuprep as `python3 -c PROGRAM ARGS` (the protocol is in src/accept/program.h; the records in
+# docs/json.md, "accept measurements"). It uses only PyTorch API that both PyTorch 1.13 (Debian's
+# python3-torch) and 2.x (NGC's images) have. The parent process never initialises CUDA: it forks one worker
+# per GPU, and the workers run every phase together, meeting at a barrier between phases. The parent prints
+# what they report, one JSON object per line, and a phase's "done" once every worker has finished it.
+#
+# Methods:
+# - matmul_bf16: dense bf16 products of a few large shapes, the best TFLOP/s of them ("maximum achievable
+#   matmul", stas00/ml-engineering compute/accelerator/README.md), timed with CUDA events.
+# - hbm_copy: a device-to-device copy; the rate counts the bytes read and the bytes written.
+# - h2d, d2h: pinned host memory to the GPU and back.
+# - p2p: one direction, GPU i to GPU (i + r) mod n in round r, where peer access exists: every GPU sends
+#   to one peer and receives from another at a time.
+# - all_reduce: torch.distributed (NCCL; gloo on the CPU) over all GPUs; bus bandwidth as nccl-tests
+#   defines it (algorithm bandwidth x 2(n-1)/n).
+# --device cpu --tiny runs every phase's code on the CPU, with tiny sizes, for tests.
+import argparse
+import json
+import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+
+PHASES = ["matmul_bf16", "hbm_copy", "h2d", "d2h", "p2p", "all_reduce"]
+GIB = 1 << 30
+MIB = 1 << 20
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="gpuprep-measure", add_help=False)
+    p.add_argument("--device", choices=["cuda", "cpu"], required=True)
+    p.add_argument("--tiny", action="store_true")
+    p.add_argument("--fast", action="store_true")
+    p.add_argument("--gpus", type=int, required=True)
+    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--allreduce-bytes", type=int, action="append", default=[])
+    p.add_argument("--phases", default=",".join(PHASES))
+    args = p.parse_args(argv)
+    args.phases = [x for x in args.phases.split(",") if x]
+    for name in args.phases:
+        if name not in PHASES:
+            p.error("unknown phase %r" % name)
+    if not 1 <= args.gpus <= 64:
+        p.error("--gpus must be 1 to 64")
+    if not 0 < args.seconds <= 600:
+        p.error("--seconds must be above 0 and at most 600")
+    for b in args.allreduce_bytes:
+        if not 0 < b <= 64 * GIB or b % 4:
+            p.error("--allreduce-bytes must be a multiple of 4 up to 64 GiB")
+    return args
+
+
+class Clock:
+    """Times work on one device: CUDA events on a GPU, the wall clock on the CPU."""
+
+    def __init__(self, device):
+        self.cuda = device.type == "cuda"
+
+    def time(self, fn, iters):
+        if self.cuda:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(iters):
+                fn()
+            end.record()
+            end.synchronize()
+            return start.elapsed_time(end) / 1000.0
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        return time.perf_counter() - t0
+
+    def measure(self, fn, seconds):
+        """Warms up, sizes the iteration count to about `seconds`, and returns (iterations, elapsed)."""
+        fn()
+        fn()
+        once = max(self.time(fn, 1), 1e-6)
+        iters = int(min(10000, max(3, seconds / once)))
+        return iters, self.time(fn, iters)
+
+
+class Worker:
+    def __init__(self, rank, args, conn):
+        self.rank = rank
+        self.args = args
+        self.conn = conn
+        self.n = args.gpus
+        if args.device == "cuda":
+            torch.cuda.set_device(rank)
+            self.device = torch.device("cuda", rank)
+        else:
+            self.device = torch.device("cpu")
+        self.clock = Clock(self.device)
+
+    def send(self, obj):
+        self.conn.send(obj)
+
+    def record(self, phase, **fields):
+        rec = {"record": "phase", "phase": phase}
+        rec.update(fields)
+        self.send(("record", rec))
+
+    def barrier(self):
+        if self.n > 1:
+            dist.barrier()
+
+    def sync(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    # Phases. Each reports its own records; a failure becomes an error record for this GPU.
+    def matmul_bf16(self, seconds):
+        shapes = [(64, 64, 64), (96, 128, 64)] if self.args.tiny else [
+            (4096, 4096, 4096), (8192, 8192, 8192), (16384, 8192, 8192), (8192, 8192, 16384)]
+        if self.args.fast and not self.args.tiny:
+            shapes = shapes[1:3]
+        best = None
+        for m, n, k in shapes:
+            a = torch.randn(m, k, device=self.device).to(torch.bfloat16)
+            b = torch.randn(k, n, device=self.device).to(torch.bfloat16)
+            out = torch.empty(m, n, device=self.device, dtype=torch.bfloat16)
+            iters, elapsed = self.clock.measure(lambda: torch.matmul(a, b, out=out), seconds / len(shapes))
+            tflops = 2.0 * m * n * k * iters / elapsed / 1e12
+            if best is None or tflops > best[0]:
+                best = (tflops, m, n, k, elapsed)
+            del a, b, out
+        self.record("matmul_bf16", gpu=self.rank, tflops=round(best[0], 3), m=best[1], n=best[2], k=best[3],
+                    duration_s=round(best[4], 6))
+
+    def hbm_copy(self, seconds):
+        size = MIB if self.args.tiny else 2 * GIB
+        src = torch.empty(size, dtype=torch.uint8, device=self.device).fill_(1)
+        dst = torch.empty_like(src)
+        iters, elapsed = self.clock.measure(lambda: dst.copy_(src), seconds)
+        self.record("hbm_copy", gpu=self.rank, tb_per_s=round(2.0 * size * iters / elapsed / 1e12, 6),
+                    bytes=size, duration_s=round(elapsed, 6))
+
+    def host_copy(self, phase, seconds):
+        size = MIB if self.args.tiny else GIB
+        pinned = self.device.type == "cuda"
+        host = torch.empty(size, dtype=torch.uint8, pin_memory=pinned).fill_(1)
+        dev = torch.empty(size, dtype=torch.uint8, device=self.device).fill_(1)
+        if phase == "h2d":
+            fn = lambda: dev.copy_(host, non_blocking=True)
+        else:
+            fn = lambda: host.copy_(dev, non_blocking=True)
+        iters, elapsed = self.clock.measure(fn, seconds)
+        self.record(phase, gpu=self.rank, gb_per_s=round(size * iters / elapsed / 1e9, 6), bytes=size,
+                    duration_s=round(elapsed, 6))
+
+    def h2d(self, seconds):
+        self.host_copy("h2d", seconds)
+
+    def d2h(self, seconds):
+        self.host_copy("d2h", seconds)
+
+    def p2p(self, seconds):
+        size = MIB if self.args.tiny else GIB
+        rounds = self.n - 1
+        src = torch.empty(size, dtype=torch.uint8, device=self.device).fill_(1)
+        for r in range(1, self.n):
+            peer = (self.rank + r) % self.n
+            try:
+                self.peer_copy(src, peer, seconds / rounds)
+            except Exception as e:  # one pair failing does not stop the others
+                self.send(("error", "p2p", self.rank, "to GPU %d: %s" % (peer, e)))
+            self.barrier()
+
+    def peer_copy(self, src, peer, seconds):
+        if self.device.type == "cuda":
+            if not torch.cuda.can_device_access_peer(self.rank, peer):
+                return
+            dst = torch.empty(src.numel(), dtype=torch.uint8, device=torch.device("cuda", peer))
+        else:
+            dst = torch.empty_like(src)
+        iters, elapsed = self.clock.measure(lambda: dst.copy_(src, non_blocking=True), seconds)
+        self.sync()
+        self.record("p2p", gpu=self.rank, peer=peer, gb_per_s=round(src.numel() * iters / elapsed / 1e9, 6),
+                    bytes=src.numel(), duration_s=round(elapsed, 6))
+        del dst
+
+    def all_reduce(self, seconds):
+        sizes = self.args.allreduce_bytes or [4096 if self.args.tiny else GIB]
+        for size in sizes:
+            t = torch.ones(size // 4, dtype=torch.float32, device=self.device)
+            dist.all_reduce(t)
+            self.sync()
+            once = self.timed_all_reduce(t, 1)
+            iters = int(min(1000, max(3, seconds / len(sizes) / max(once, 1e-6))))
+            elapsed = self.timed_all_reduce(t, iters)
+            if self.rank == 0:
+                algbw = size * iters / elapsed / 1e9
+                self.record("all_reduce", gpus=self.n, busbw_gb_per_s=round(algbw * 2 * (self.n - 1) / self.n, 6),
+                            message_bytes=size, duration_s=round(elapsed, 6))
+            del t
+
+    def timed_all_reduce(self, t, iters):
+        """Wall time of `iters` all-reduces, the slowest rank's."""
+        dist.barrier()
+        self.sync()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            dist.all_reduce(t)
+        self.sync()
+        elapsed = torch.tensor([time.perf_counter() - t0], dtype=torch.float64, device=self.device)
+        dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
+        return float(elapsed.item())
+
+    def run(self):
+        seconds = self.args.seconds
+        for phase in self.args.phases:
+            if phase in ("p2p", "all_reduce") and self.n < 2:
+                continue
+            self.send(("start", phase, seconds))
+            try:
+                getattr(self, phase)(seconds)
+            except Exception as e:
+                self.send(("error", phase, self.rank, str(e)))
+            if self.device.type == "cuda":
+                torch.cuda.empty_cache()
+            self.send(("end", phase))
+            self.barrier()
+
+
+def worker_main(rank, args, conn, store):
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: end with the parent
+    except Exception:
+        pass
+    try:
+        if args.gpus > 1:
+            backend = "nccl" if args.device == "cuda" else "gloo"
+            if args.device == "cuda":
+                torch.cuda.set_device(rank)
+            dist.init_process_group(backend, init_method="file://" + store, rank=rank, world_size=args.gpus)
+        Worker(rank, args, conn).run()
+        conn.send(("exit",))
+    except Exception as e:
+        conn.send(("error", None, rank, "worker stopped: %s" % e))
+        conn.send(("exit",))
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def clean(text):
+    text = " ".join(str(text).split())
+    return text[:500]
+
+
+class Parent:
+    def __init__(self, n):
+        self.n = n
+        self.started = set()
+        self.ended = {}
+
+    def handle(self, msg):
+        kind = msg[0]
+        if kind == "start" and msg[1] not in self.started:
+            self.started.add(msg[1])
+            emit({"record": "progress", "phase": msg[1], "state": "start", "budget_s": msg[2]})
+        elif kind == "record":
+            emit(msg[1])
+        elif kind == "error":
+            emit({"record": "error", "phase": msg[1], "gpu": msg[2], "message": clean(msg[3])})
+        elif kind == "end":
+            self.ended[msg[1]] = self.ended.get(msg[1], 0) + 1
+            if self.ended[msg[1]] == self.n:
+                emit({"record": "progress", "phase": msg[1], "state": "done"})
+
+
+def main(argv):
+    args = parse_args(argv)
+    store_dir = tempfile.mkdtemp(prefix="gpuprep-measure-")
+    ctx = multiprocessing.get_context("fork")
+    procs, conns = [], []
+    try:
+        for rank in range(args.gpus):
+            reader, writer = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=worker_main, args=(rank, args, writer, os.path.join(store_dir, "store")))
+            p.start()
+            writer.close()
+            procs.append(p)
+            conns.append(reader)
+        parent = Parent(args.gpus)
+        live = dict(zip(conns, range(args.gpus)))
+        exited = set()
+        failed = False
+        while live:
+            for conn in multiprocessing.connection.wait(list(live)):
+                try:
+                    msg = conn.recv()
+                except EOFError:
+                    rank = live.pop(conn)
+                    if rank not in exited:
+                        emit({"record": "error", "phase": None, "gpu": rank,
+                              "message": "worker for GPU %d ended without finishing" % rank})
+                        failed = True
+                    continue
+                if msg[0] == "exit":
+                    exited.add(live[conn])
+                else:
+                    parent.handle(msg)
+            if failed:
+                break
+        for p in procs:
+            p.join(timeout=0 if failed else 30)
+            if p.is_alive():
+                p.kill()
+        emit({"record": "done"})
+        return 1 if failed else 0
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+        shutil.rmtree(store_dir, ignore_errors=True)
+
+
+def on_term(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, on_term)
+    sys.exit(main(sys.argv[1:]))

@@ -85,6 +85,16 @@ void ReduceHost(const Sample& s, const GpuSample& g, const Thresholds& t, HostSt
   if (saturated) ++h.saturated_ticks;
 }
 
+// A sample under the SW power cap: bit 0x4 of the clock-event reasons, or, where the driver gives no
+// bitmask, its time counter for most of the interval.
+void CountCapped(const GpuSample& g, const Thresholds& t, GpuWindow& w) {
+  const bool capped = g.clock_event_reasons ? (*g.clock_event_reasons & 0x4) != 0
+                                            : g.power_cap_ratio && *g.power_cap_ratio >= 0.5;
+  if (!capped || !g.power_w || !g.power_limit_enforced_w || *g.power_limit_enforced_w <= 0) return;
+  ++w.capped_ticks;
+  if (*g.power_w / *g.power_limit_enforced_w < t.power_cap_below_ratio) ++w.capped_below_ticks;
+}
+
 // One sample's link traffic: NVLink tx+rx where it has any, else PCIe's (bytes/s).
 std::optional<double> SampleTraffic(const GpuSample& g) {
   if (g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s)
@@ -190,6 +200,7 @@ GpuWindow ReduceGpu(const std::vector<Sample>& samples, size_t position, const T
         if (*g.clock_event_reasons & (1ull << bit)) ++w.reason_ticks[bit];
     }
     w.power_cap_ratio.Add(g.power_cap_ratio);
+    CountCapped(g, t, w);
     w.sw_thermal_ratio.Add(g.sw_thermal_ratio);
     w.hw_thermal_ratio.Add(g.hw_thermal_ratio);
     w.hw_power_brake_ratio.Add(g.hw_power_brake_ratio);

@@ -54,6 +54,10 @@ struct GpuWindow {
   unsigned reasons_ticks = 0;     // ticks with a clock-event bitmask
   unsigned reason_ticks[9] = {};  // per bit 0..8
   Mean power_cap_ratio, sw_thermal_ratio, hw_thermal_ratio, hw_power_brake_ratio;
+  // Samples taken while the SW power cap held the clocks, and those of them drawing under
+  // power_cap_below_ratio of the enforced limit: the cap is judged on its own samples, not on a window
+  // mean that idle samples before a job's start pull down.
+  unsigned capped_ticks = 0, capped_below_ticks = 0;
   Mean pcie_tx, pcie_rx, nvlink_tx, nvlink_rx;
   std::optional<double> pcie_peak, nvlink_peak;
   std::optional<std::string> nvlink_peak_source;  // how the sampler had the NVLink peak (sample.h)

@@ -125,3 +125,31 @@ TEST_CASE("replay: errors name the recording as given, not its absolute path", "
   CHECK(r.code == 2);
   CHECK(r.err.rfind("gpuprep: error: rec.jsonl:1:", 0) == 0);
 }
+
+// A real H200 (tests/fixtures/device/h200): a job that ran bf16 matrix products, then held its memory
+// idle, then starved its GPU from one busy CPU thread, then ran the products again, 12 s each, judged
+// every 10 s. At full load that GPU sits at its 700 W limit with the SW power cap on, as designed: no
+// window of the products is "throttled".
+TEST_CASE("replay: a real H200 job's phases give their verdicts", "[watch][replay]") {
+  const std::string path = std::string(GP_FIXTURES) + "/device/h200/watch.jsonl";
+  watch::WatchOptions o;
+  o.window_given = false;  // the recording's window (10 s)
+  Collect c;
+  CHECK(watch::Replay(path, o, c) == kExitOk);
+  std::vector<std::string> verdicts;
+  for (const auto& l : c.lines) {
+    auto j = nlohmann::ordered_json::parse(l);
+    if (j["type"] == "verdict") verdicts.push_back(j["verdict"].get<std::string>());
+  }
+  INFO(c.lines.size() << " records");
+  REQUIRE(verdicts.size() == 5);
+  // 38.9-48.9: 1.6 s before the job, then the products at the power limit.
+  CHECK(verdicts[0] != "throttled");
+  // 58.9-68.9: memory held, nothing launched (then 4 s of the starved phase).
+  CHECK(verdicts[2] == "idle_memory_held");
+  // 68.9-78.9: one CPU thread feeds tiny kernels.
+  CHECK(verdicts[3] == "input_bound");
+  // 78.9-88.9: the products again.
+  CHECK(verdicts[4] == "healthy");
+  for (const auto& v : verdicts) CHECK(v != "throttled");
+}

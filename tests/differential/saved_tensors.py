@@ -7,9 +7,11 @@ done in place and the convolution after it save the same storage), parameters an
 (gpuprep counts them as the model's state), and the per-step low-precision copies autocast makes of the parameters are counted apart
 (`weight_casts`). What is left is the activation memory held at the start of the backward pass.
 
-Usage: saved_tensors.py [--models a,b] [--out FILE]. Prints one tab-separated row per case:
+Usage: saved_tensors.py [--models a,b] [--device cpu|cuda]. Prints one tab-separated row per case:
   model  image  batch  precision  saved_bytes  weight_cast_bytes  params
-`precision` is fp32, or bf16-autocast (torch.autocast("cpu", dtype=torch.bfloat16)). The first line names the
+`precision` is fp32, or bf16-autocast (torch.autocast("cpu", dtype=torch.bfloat16)); with --device cuda,
+fp32 and bf16-cuda-autocast (torch.autocast("cuda", dtype=torch.bfloat16)), where PyTorch 2's fused
+attention kernels run. The first line names the
 torch and torchvision versions; the counts are exact integers, so two runs of the same versions agree.
 """
 import argparse
@@ -52,7 +54,7 @@ def is_weight_cast(t, params):
     return nxt is not None and hasattr(nxt, "variable") and id(nxt.variable) in params
 
 
-def count(model, size, batch, precision):
+def count(model, size, batch, precision, device):
     params = {id(p) for p in model.parameters()}
     # Parameters and buffers (BatchNorm's running statistics, which batch_norm saves) are the model's
     # own state, counted by gpuprep apart from the activations.
@@ -68,12 +70,12 @@ def count(model, size, batch, precision):
         target[key] = st.nbytes()
         return t
 
-    x = torch.randn(batch, 3, size, size)
+    x = torch.randn(batch, 3, size, size, device=device)
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         if precision == "fp32":
             out = model(x)
         else:
-            with torch.autocast("cpu", dtype=torch.bfloat16):
+            with torch.autocast(device, dtype=torch.bfloat16):
                 out = model(x)
     del out
     # A storage both saved as an activation and as a cast is an activation.
@@ -84,20 +86,23 @@ def count(model, size, batch, precision):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     args = ap.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(2)
-    print(f"# torch {torch.__version__} torchvision {torchvision.__version__}")
+    header = f"# torch {torch.__version__} torchvision {torchvision.__version__}"
+    print(header + (f" on {torch.cuda.get_device_name(0)}" if args.device == "cuda" else ""))
     for name in args.models.split(","):
         for size, batch in CASES:
-            model = MODELS[name](size)
+            model = MODELS[name](size).to(args.device)
             model.train()
             nparams = sum(p.numel() for p in model.parameters())
             for precision in PRECISIONS:
-                if precision != "fp32" and name in FP32_ONLY:
+                if precision != "fp32" and name in FP32_ONLY and args.device == "cpu":
                     continue
-                saved, casts = count(model, size, batch, precision)
-                print(f"{name}\t{size}\t{batch}\t{precision}\t{saved}\t{casts}\t{nparams}", flush=True)
+                saved, casts = count(model, size, batch, precision, args.device)
+                label = "bf16-cuda-autocast" if precision != "fp32" and args.device == "cuda" else precision
+                print(f"{name}\t{size}\t{batch}\t{label}\t{saved}\t{casts}\t{nparams}", flush=True)
             del model
     return 0
 

@@ -2,12 +2,12 @@
 # Records what gpuprep reads and measures on a real GPU machine, in one run, for fixtures that replay
 # without one. Needs a bundle made by tools/device/bundle.sh in BUNDLE (default .dev).
 # Usage: tools/device/record.sh OUTDIR [STEP...]
-# Steps (default: all): env smi kmsg doctor measure accept watch size
+# Steps (default: all): env smi kmsg doctor measure accept watch size saved
 # Each step's exit status is written to OUTDIR/steps.txt; a failed step does not stop the others.
 set -uo pipefail
 out=${1:?usage: record.sh OUTDIR [STEP...]}
 shift
-steps=${*:-env smi kmsg doctor measure accept watch size}
+steps=${*:-env smi kmsg doctor measure accept watch size saved}
 bundle=${BUNDLE:-.dev}
 gp="$bundle/run"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +69,9 @@ for s in $steps; do
     ;;
   size)
     step size-peak 300 python3 "$here/size_peak.py" "$out"
+    ;;
+  saved)
+    step saved-tensors 300 python3 "$repo/tests/differential/saved_tensors.py" --device cuda
     ;;
   *) echo "record.sh: unknown step $s" >&2 ;;
   esac

@@ -1,9 +1,12 @@
 // Shared by tests/size/*_test.cc: a task from a command line, through the same settings code the CLI uses
 // ("--model llama-2-7b --method lora --chunked-loss"): each flag becomes a Setting with a flag origin.
 #pragma once
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
+#include "size/hf_config.h"
 #include "size/settings.h"
 #include "util/strings.h"
 
@@ -27,6 +30,12 @@ inline size::Task TaskFromArgs(const std::string& args) {
         value = words.at(++i);
     }
     size::Apply(t, size::Setting{key->key, value, size::Origin{"", 0, 0, key->flag}});
+  }
+  if (!t.config_path.empty()) {  // as `gpuprep size --config FILE` reads it, before the checks
+    std::ifstream f(t.config_path);
+    if (!f) throw std::logic_error("TaskFromArgs: cannot read " + t.config_path);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    t.arch = size::ParseHfConfig(text, t.config_path);
   }
   size::Finish(t);
   return t;

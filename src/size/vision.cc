@@ -289,10 +289,11 @@ VisionInput VisionInputOf(const std::string& name) {
   return Nets().count(name) > 0 ? InputOf(name) : VisionInput{};
 }
 
-VisionCount CountVision(const std::string& name, int height, int width, int images, Amp amp) {
+VisionCount CountVision(const std::string& name, int height, int width, int images, Amp amp,
+                        bool fused_attention) {
   const auto it = Nets().find(name);
   if (it == Nets().end()) return {};
-  Graph g(images, amp);
+  Graph g(images, amp, fused_attention);
   it->second.build(g, g.Input(3, height, width));
   VisionCount r = g.Result();
   r.source = it->second.source;

@@ -34,7 +34,9 @@ struct VisionInput {
 VisionInput VisionInputOf(const std::string& name);
 
 // `name` as in the model table ("resnet-50", "vit-b-16", "convnext-tiny", "yolov8x"); height and width in
-// pixels (ViT: multiples of 16; the others: of 32). `images` is the batch on one GPU.
-VisionCount CountVision(const std::string& name, int height, int width, int images, Amp amp);
+// pixels (ViT: multiples of 16; the others: of 32). `images` is the batch on one GPU. `fused_attention`:
+// PyTorch 2's scaled_dot_product_attention kernel (a GPU), else attention as PyTorch 1.13 computes it.
+VisionCount CountVision(const std::string& name, int height, int width, int images, Amp amp,
+                        bool fused_attention = false);
 
 }  // namespace gp::size

@@ -88,7 +88,21 @@ Ten Graph::ScaleByParam(const Ten& x, double params) {
   return Make(x.c, x.h, x.w, 4);
 }
 
+Ten Graph::FusedAttention(const Ten& x, int heads) {
+  const double d = x.c, s = x.h * x.w;
+  const Ten proj = Linear(x, 3 * d, true);
+  // The projection made contiguous once as (3, tokens, batch, d): q, k and v are views of that storage.
+  const Ten qkv = Fresh(proj, 3 * d);
+  Save(qkv);
+  const Ten out = Make(d, x.h, x.w, ActBytes());
+  Save(out);
+  SaveRaw(n_ * heads * s * 4);  // the log-sum-exp of each query row, fp32
+  const Ten o = Fresh(out, d);  // permuted back to tokens first, made contiguous for the output projection
+  return Linear(o, d, true);
+}
+
 Ten Graph::Attention(const Ten& x, int heads) {
+  if (fused_attention_) return FusedAttention(x, heads);
   const double d = x.c, s = x.h * x.w;
   const Ten proj = Linear(x, 3 * d, true);
   // q, k, v are chunks of the projection, each made contiguous (a copy); q is then scaled (another).

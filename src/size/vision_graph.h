@@ -24,7 +24,8 @@ struct Ten {
 
 class Graph {
  public:
-  Graph(double images, Amp amp) : n_(images), amp_(amp) {}
+  Graph(double images, Amp amp, bool fused_attention = false)
+      : n_(images), amp_(amp), fused_attention_(fused_attention) {}
   Ten Input(double c, double h, double w) { return Make(c, h, w, 4); }
 
   // Convolution (bias optional, groups) and batch norm (weight and bias; saves its input and two fp32
@@ -45,8 +46,10 @@ class Graph {
   // Multiplies by a parameter of `params` elements (ConvNeXt's layer scale): saves the tensor; the product
   // takes the parameter's fp32 precision.
   Ten ScaleByParam(const Ten& x, double params);
-  // Self-attention as torch.nn.functional.multi_head_attention_forward computes it (no fused kernel):
-  // packed q/k/v projection, scaled q, softmax probabilities, output projection.
+  // Self-attention as torch.nn.functional.multi_head_attention_forward computes it without weights asked
+  // for: packed q/k/v projection, then either (fused) one scaled_dot_product_attention kernel, as PyTorch 2
+  // runs it on a GPU (it keeps q, k, v, its output and a log-sum-exp per query row, no probabilities), or
+  // (PyTorch 1.13) scaled q, softmax probabilities and two batched products; then the output projection.
   Ten Attention(const Ten& x, int heads);
   // Saved bytes of another shape (noise masks, statistics), a new storage each time.
   void SaveRaw(double bytes) { saved_ += bytes; }
@@ -71,8 +74,11 @@ class Graph {
   }
   void Params(double n) { params_ += static_cast<uint64_t>(n); }
 
+  Ten FusedAttention(const Ten& x, int heads);
+
   double n_;
   Amp amp_;
+  bool fused_attention_;
   int next_ = 0;
   std::set<int> saved_ids_;
   double saved_ = 0, casts_ = 0;

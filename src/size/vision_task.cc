@@ -12,7 +12,9 @@ namespace gp::size {
 ActivationEstimate VisionActivations(const Task& t) {
   ActivationEstimate r;
   const Amp amp = t.precision == Precision::kFp32 ? Amp::kNone : Amp::kCuda;
-  const VisionCount v = CountVision(t.arch.name, t.image_h, t.image_w, ImagesPerGpu(t), amp);
+  // Attention as PyTorch 2 runs it on a GPU: torchvision's ViT asks nn.MultiheadAttention for no weights,
+  // which then calls the fused scaled_dot_product_attention kernel.
+  const VisionCount v = CountVision(t.arch.name, t.image_h, t.image_w, ImagesPerGpu(t), amp, true);
   if (!v.known) {
     r.estimated = false;
     r.why_not = "not estimated: no layer table for this network (lower bound)";

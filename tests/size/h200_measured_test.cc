@@ -38,8 +38,8 @@ TEST_CASE("peaks measured on an H200: within 25%, never 10% under", "[size]") {
   const std::vector<Case> cases = {
       {"llama1b-seq2048-mb4", llm + "llama1b-seq2048-mb4.config.json --seq 2048 --micro-batch 4", 0.25, 0.10},
       {"llama1b-seq2048-mb4-ckpt",
-       llm + "llama1b-seq2048-mb4-ckpt.config.json --seq 2048 --micro-batch 4 --grad-checkpointing full", 0.25,
-       0.10},
+       llm + "llama1b-seq2048-mb4-ckpt.config.json --seq 2048 --micro-batch 4 --grad-checkpointing full",
+       0.25, 0.10},
       {"llama1b-seq4096-mb2", llm + "llama1b-seq4096-mb2.config.json --seq 4096 --micro-batch 2", 0.25, 0.10},
       {"qwen05b-seq2048-mb8", llm + "qwen05b-seq2048-mb8.config.json --seq 2048 --micro-batch 8", 0.25, 0.10},
       {"resnet50-b128",
@@ -61,6 +61,7 @@ TEST_CASE("peaks measured on an H200: within 25%, never 10% under", "[size]") {
     INFO(c.id << ": estimate " << e.allocated / 1e9 << " GB, measured " << bytes / 1e9 << " GB");
     CHECK(err <= c.over);
     CHECK(err >= -c.under);
-    if (print) std::printf("| %s | %.2f | %.2f | %+.1f%% |\n", c.id, bytes / 1e9, e.allocated / 1e9, err * 100);
+    if (print)
+      std::printf("| %s | %.2f | %.2f | %+.1f%% |\n", c.id, bytes / 1e9, e.allocated / 1e9, err * 100);
   }
 }

@@ -1,7 +1,8 @@
-# Turns every YAML, lock and TSV file under manifests/ and every file under templates/ into one C++ table (path -> contents), so the binary
+# Turns every YAML, lock and TSV file under manifests/, every file under templates/ and the measurement
+# program (src/accept/program/*.py) into one C++ table (path -> contents), so the binary
 # carries its stacks and templates. Run by the build; see src/util/embedded.h for the accessor.
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/manifests/*.yaml ${ROOT}/manifests/*.lock ${ROOT}/manifests/*.tsv
-     ${ROOT}/templates/*)
+     ${ROOT}/templates/* ${ROOT}/src/accept/program/*.py)
 list(SORT files)
 set(body "")
 set(i 0)

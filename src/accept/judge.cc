@@ -349,13 +349,18 @@ Result Judge(const Recording& rec, const Table& table, const Options& options) {
   r.checks.push_back(FabricCheck(rec, key));
   for (const auto& p : rec.phases) r.checks.push_back(PhaseCheck(rec, table, key, p, options.outlier_pct));
   UnmeasuredChecks(rec, table, key, r.checks);
+  Tally(r);
+  return r;
+}
+
+void Tally(Result& r) {
+  r.failed = r.warned = r.incomplete = 0;
   for (const auto& c : r.checks) {
     if (c.status == Status::kFail || c.status == Status::kInvalid) ++r.failed;
     if (c.status == Status::kWarn) ++r.warned;
     if (c.status == Status::kSkipped || c.status == Status::kNoExpectation) ++r.incomplete;
   }
   r.verdict = r.failed ? "fail" : r.incomplete ? "incomplete" : "pass";
-  return r;
 }
 
 int ExitCodeFor(const Result& r, bool strict) {

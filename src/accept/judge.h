@@ -63,6 +63,8 @@ struct Result {
 // Judges a recording. The board, GPU count and topology the table is read for are the recording's (the
 // first GPU's PCI device id; a server with mixed boards has no expectation).
 Result Judge(const Recording& rec, const Table& table, const Options& options);
+// Counts the checks' statuses into failed, warned, incomplete and the verdict (after checks were added).
+void Tally(Result& r);
 
 // 0 when nothing failed; 1 when something failed, or (strict) when a check was skipped or had no expectation.
 int ExitCodeFor(const Result& r, bool strict);

@@ -35,6 +35,8 @@ class ProgramSink {
   virtual void on_stderr(std::string_view chunk) = 0;
   // When the phase running now must have ended; nullopt while no phase runs.
   virtual std::optional<std::chrono::steady_clock::time_point> deadline() const = 0;
+  // The clock deadline() is on (tests give the sink another).
+  virtual std::chrono::steady_clock::time_point now() const { return std::chrono::steady_clock::now(); }
 };
 
 // gpuprep's bounds on the program's output.

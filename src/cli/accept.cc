@@ -1,8 +1,8 @@
 // `gpuprep accept`: is this the server the offer promised? Judges measurements against the sourced
-// expectation table (src/accept/, docs/accept.md). This release judges a recording (`--measurements FILE`,
-// JSON Lines of docs/json.md); measuring itself needs gpuprep's measurement program, which it does not
-// include: without a recording, accept checks the gate (doctor's layers) and says so. Exit 0 nothing failed,
-// 1 a check failed (or, with --strict, one was skipped or had no expectation), 2 bad input.
+// expectation table (src/accept/, docs/accept.md): a recording (`--measurements FILE`, JSON Lines of
+// docs/json.md), or, after the gate (doctor's layers; with --runtime host, the host's torch), a run of
+// gpuprep's measurement program on the live host (cli/accept_measure.h). Exit 0 nothing failed, 1 a check
+// failed (or, with --strict, one was skipped or had no expectation), 2 bad input.
 #include <CLI/CLI.hpp>
 #include <ostream>
 
@@ -13,6 +13,7 @@
 #include "accept/record.h"
 #include "accept/render.h"
 #include "accept/table.h"
+#include "cli/accept_measure.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/size_inputs.h"
@@ -33,7 +34,8 @@ namespace {
 
 struct AcceptOptions {
   bool fast = false;
-  std::string burn, expect, task, storage_size, runtime = "container", outlier = "10", report, measurements;
+  std::string burn, expect, task, storage_size, runtime = "container", outlier = "10", report, measurements,
+                                                save;
   std::vector<std::string> storage;
   bool strict = false;
   std::string nnodes, node_rank, master;
@@ -65,8 +67,17 @@ void CheckFlags(const AcceptOptions& o) {
   if (o.fast && !o.burn.empty()) throw FlagError("--burn", "give --fast or --burn, not both");
   if (!o.report.empty() && !EndsWith(o.report, ".md") && !EndsWith(o.report, ".html"))
     throw FlagError("--report", "the report is FILE.md or FILE.html");
+  if (const char* later = !o.burn.empty()           ? "--burn"
+                          : !o.task.empty()         ? "--task"
+                          : !o.storage.empty()      ? "--storage"
+                          : !o.storage_size.empty() ? "--storage-size"
+                                                    : nullptr)
+    throw FlagError(later,
+                    "the burn, the task's own checks and the storage measurement are not in this "
+                    "release; accept measures compute, memory, links and collectives");
   if (!o.measurements.empty()) {
     const char* measuring_only = o.fast                    ? "--fast"
+                                 : !o.save.empty()         ? "--save"
                                  : !o.burn.empty()         ? "--burn"
                                  : !o.task.empty()         ? "--task"
                                  : !o.storage.empty()      ? "--storage"
@@ -110,28 +121,39 @@ int NvmlGpus(const probe::HostFacts& facts) {
 }
 
 // No recording: the gate on doctor's layers (and, with --runtime host on the live host, the host's torch),
-// then the plain statement that measuring is not in this release.
-int GateOnly(Context& ctx, const AcceptOptions& o) {
+// then the measurement on this host. The container runtime does not measure in this release.
+std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o) {
   Target t = LoadTarget(ctx, ctx.opts.manifest);
   layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
                         t.source == StackSource::kSite ? kSiteFile : ""};
   if (auto fail = accept::CheckGate(layers::CheckAll(in), o.runtime)) {
     *ctx.err << "gpuprep: accept: the " << fail->layer << " layer fails (" << TerminalSafe(fail->detail)
              << "); nothing was measured. `gpuprep doctor` shows the fix.\n";
-    return kExitFailed;
+    return std::nullopt;
   }
-  // The host's python runs only on the live host: a --root tree or a snapshot is not this machine.
-  if (o.runtime == "host" && t.facts.live && ctx.runner)
-    if (auto fail = accept::CheckHostTorch(*ctx.runner, NvmlGpus(t.facts))) {
-      *ctx.err << "gpuprep: accept: the torch gate fails (" << TerminalSafe(fail->detail)
-               << "); nothing was measured. --runtime host measures with this host's python3 and its "
-                  "PyTorch; --runtime container needs neither.\n";
-      return kExitFailed;
-    }
-  throw UsageError(
-      "accept: the gate holds, but measuring needs gpuprep's measurement program, which this release does "
-      "not "
-      "include; nothing was measured. Judge a recording with --measurements FILE");
+  if (!t.facts.live || !ctx.runner)
+    throw UsageError(
+        "accept: measuring runs on the live host; a --root tree is judged from a recording "
+        "(--measurements FILE)");
+  if (o.runtime != "host")
+    throw UsageError(
+        "accept: the gate holds, but measuring in the stack's container is not in this release; nothing was "
+        "measured. --runtime host measures with this host's python3 and PyTorch");
+  if (auto fail = accept::CheckHostTorch(*ctx.runner, NvmlGpus(t.facts))) {
+    *ctx.err << "gpuprep: accept: the torch gate fails (" << TerminalSafe(fail->detail)
+             << "); nothing was measured. --runtime host measures with this host's python3 and its "
+                "PyTorch.\n";
+    return std::nullopt;
+  }
+  return MeasureOnHost(ctx, t, o.fast);
+}
+
+void WriteSaved(Context& ctx, const std::string& path, const std::string& text) {
+  const std::string abs = sys::AbsoluteFromCwd(path);
+  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
+    throw FlagError("--save", TerminalSafe(t.why));
+  auto w = ctx.local_fs->WriteOutput(abs, text, 0644, /*wait_for_reader=*/true);
+  if (!w.ok) throw FlagError("--save", TerminalSafe(w.error));
 }
 
 int RunAccept(Context& ctx, const AcceptOptions& o) {
@@ -144,10 +166,25 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
     if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.report));
         t.kind == sys::OutputKind::kRefused)
       throw FlagError("--report", TerminalSafe(t.why));
-  if (o.measurements.empty()) return GateOnly(ctx, o);
-  const std::string text = ReadFile(ctx, o.measurements, accept::kMaxTotal, "a recording");
-  const accept::Recording rec = accept::ParseRecording(text, o.measurements);
-  const accept::Result r = accept::Judge(rec, accept::EmbeddedTable(), opts);
+  accept::Recording rec;
+  std::vector<accept::Check> program_checks;
+  if (o.measurements.empty()) {
+    if (!o.save.empty())
+      if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.save));
+          t.kind == sys::OutputKind::kRefused)
+        throw FlagError("--save", TerminalSafe(t.why));
+    std::optional<Measured> m = GateAndMeasure(ctx, o);
+    if (!m) return kExitFailed;
+    if (!o.save.empty()) WriteSaved(ctx, o.save, m->text);
+    rec = std::move(m->recording);
+    program_checks = std::move(m->program_checks);
+  } else {
+    const std::string text = ReadFile(ctx, o.measurements, accept::kMaxTotal, "a recording");
+    rec = accept::ParseRecording(text, o.measurements);
+  }
+  accept::Result r = accept::Judge(rec, accept::EmbeddedTable(), opts);
+  r.checks.insert(r.checks.end(), program_checks.begin(), program_checks.end());
+  accept::Tally(r);
   if (ctx.opts.json) {
     PrintJson(ctx, accept::ReportJson(rec, r));
   } else {
@@ -168,22 +205,23 @@ void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "accept",
       "Is this the server the offer promised? Measurements against sourced expectations (read-only)");
-  sub->add_flag("--fast", o->fast, "A short measurement (needs the measurement program)");
-  sub->add_option("--burn", o->burn, "Measure under load for DURATION (needs the measurement program)");
+  sub->add_flag("--fast", o->fast, "A short measurement (about 5 minutes at most)");
+  sub->add_option("--burn", o->burn, "Measure under load for DURATION (not in this release)");
   sub->add_option(
       "--expect", o->expect,
       "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id), or a "
       "kind: Offer YAML file");
-  sub->add_option("--task", o->task, "A kind: Task document (needs the measurement program)");
-  sub->add_option("--storage", o->storage, "A mount to measure (needs the measurement program)");
-  sub->add_option("--storage-size", o->storage_size,
-                  "Bytes to write per mount (needs the measurement program)");
+  sub->add_option("--task", o->task, "A kind: Task document (not in this release)");
+  sub->add_option("--storage", o->storage, "A mount to measure (not in this release)");
+  sub->add_option("--storage-size", o->storage_size, "Bytes to write per mount (not in this release)");
   sub->add_option("--runtime", o->runtime, "container (default) or host: where the measurements run");
   sub->add_option("--outlier", o->outlier,
                   "A GPU this many percent below its peers' median fails (default 10)");
   sub->add_flag("--strict", o->strict, "Exit 1 when a check was skipped or had no expectation");
   sub->add_option("--report", o->report, "Also write the report to FILE.md or FILE.html");
   sub->add_option("--measurements", o->measurements, "Judge this recording (JSON Lines, docs/json.md)");
+  sub->add_option("--save", o->save,
+                  "Also write what was measured as a recording to FILE (--measurements reads it)");
   sub->add_option("--nnodes", o->nnodes, "Reserved for the multi-node check")->group("");
   sub->add_option("--node-rank", o->node_rank, "Reserved for the multi-node check")->group("");
   sub->add_option("--master", o->master, "Reserved for the multi-node check")->group("");

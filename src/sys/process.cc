@@ -31,6 +31,20 @@ std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& over
   return out;
 }
 
+// Reads what is there and hands it to `on_output` (stream 1 or 2); false from it sets *stop. Closes the fd
+// at its end.
+void DrainTo(int& fd, int stream, const std::function<bool(int, std::string_view)>& on_output, bool* stop) {
+  char buf[8192];
+  ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n > 0) {
+    if (!on_output(stream, std::string_view(buf, static_cast<size_t>(n)))) *stop = true;
+    return;
+  }
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  ::close(fd);
+  fd = -1;
+}
+
 // Reads what is there into `sink`, keeping at most max_output bytes in it; past that, sets *truncated.
 void Drain(int& fd, std::string* sink, std::string* linebuf,
            const std::function<void(const std::string&)>* on_line, size_t max_output = kMaxCommandOutput,
@@ -142,9 +156,16 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
   std::string status_line_buf;
   int status = 0;
   bool reaped = false, flooded = false;
+  bool stop_asked = false;
   for (;;) {
     if (!flooded && res.truncated) {
       flooded = true;  // ended now: what it wrote past the limit is not kept
+      ::kill(-pid, SIGKILL);
+      term_sent = kill_sent = true;
+      give_up_at = Clock::now() + std::chrono::milliseconds(500);
+    }
+    if (!res.stopped && stop_asked) {  // the reader has what it wants, or saw too much: ended now
+      res.stopped = true;
       ::kill(-pid, SIGKILL);
       term_sent = kill_sent = true;
       give_up_at = Clock::now() + std::chrono::milliseconds(500);
@@ -161,7 +182,13 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
     }
     if (nfds == 0 && reaped) break;
     auto now = Clock::now();
-    if (!term_sent && now >= deadline) {
+    const bool asked_to_end = !term_sent && cmd.keep_running && !cmd.keep_running();
+    if (asked_to_end) {
+      res.stopped = true;
+      ::kill(-pid, SIGTERM);
+      term_sent = true;
+      kill_at = now + std::chrono::seconds(2);
+    } else if (!term_sent && now >= deadline) {
       res.timed_out = true;
       ::kill(-pid, SIGTERM);
       term_sent = true;
@@ -180,7 +207,9 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
         for (int i = 0; i < nfds; ++i) {
           if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
           int* fd = owners[i];
-          if (fd == &out_pipe[0])
+          if (cmd.on_output && (fd == &out_pipe[0] || fd == &err_pipe[0]))
+            DrainTo(*fd, fd == &out_pipe[0] ? 1 : 2, cmd.on_output, &stop_asked);
+          else if (fd == &out_pipe[0])
             Drain(*fd, &res.out, nullptr, nullptr, cmd.max_output, &res.truncated);
           else if (fd == &err_pipe[0])
             Drain(*fd, &res.err, nullptr, nullptr, cmd.max_output, &res.truncated);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gp::sys {
@@ -26,6 +27,13 @@ struct Command {
   // The most of stdout, and of stderr, that is kept; a command writing more is ended (its process group
   // killed), `truncated` is set and `err` says so.
   size_t max_output = kMaxCommandOutput;
+  // Streaming: when set, each chunk the child writes goes here as it arrives (stream 1 stdout, 2 stderr)
+  // instead of into CommandResult::out/err, and max_output does not apply; false ends the command's process
+  // group at once (`stopped`).
+  std::function<bool(int stream, std::string_view chunk)> on_output;
+  // Asked about every 50 ms while the command runs; false ends it as a timeout does (SIGTERM to the group,
+  // SIGKILL 2 s later), with `stopped` set instead of `timed_out`.
+  std::function<bool()> keep_running;
 };
 
 struct CommandResult {
@@ -35,6 +43,7 @@ struct CommandResult {
   std::string out;         // captured stdout (empty with passthrough_output)
   std::string err;         // captured stderr
   bool truncated = false;  // stdout or stderr went past Command::max_output: the command was ended
+  bool stopped = false;    // on_output or keep_running asked for the end
   bool ok() const { return exit_code == 0 && !timed_out; }
 };
 

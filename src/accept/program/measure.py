@@ -264,8 +264,8 @@ class Worker:
                 self.send(("error", phase, self.rank, str(e)))
             if self.device.type == "cuda":
                 torch.cuda.empty_cache()
+            self.barrier()  # inside the phase: its "done" means every GPU finished it
             self.send(("end", phase))
-            self.barrier()
 
 
 def worker_main(rank, args, conn, store):
@@ -280,6 +280,7 @@ def worker_main(rank, args, conn, store):
             if args.device == "cuda":
                 torch.cuda.set_device(rank)
             dist.init_process_group(backend, init_method="file://" + store, rank=rank, world_size=args.gpus)
+            dist.barrier()  # the collective's setup happens here, before the first phase
         Worker(rank, args, conn).run()
         conn.send(("exit",))
     except Exception as e:

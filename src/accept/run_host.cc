@@ -1,0 +1,73 @@
+#include "accept/run_host.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "util/embedded.h"
+#include "util/error.h"
+
+namespace gp::accept {
+
+std::string_view MeasureProgram() {
+  const EmbeddedFile* f = FindEmbedded("src/accept/program/measure.py");
+  if (!f) throw Error(kExitFailed, "the measurement program is not embedded in this build");
+  return std::string_view(f->data, f->size);
+}
+
+std::vector<uint64_t> AllReduceSizes(const Table& table, const std::string& device, int gpus,
+                                     const std::string& topology) {
+  std::vector<uint64_t> out;
+  for (const char* level : {"typical", "floor"})
+    if (const Value* v = table.Find(device, gpus, topology, "all_reduce", level))
+      if (v->size > 0 && std::find(out.begin(), out.end(), v->size) == out.end()) out.push_back(v->size);
+  if (out.empty()) out.push_back(uint64_t{1} << 30);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool fast,
+                                     const std::vector<uint64_t>& allreduce_bytes) {
+  std::vector<std::string> argv{python, "-c", std::string(MeasureProgram()), "--device", "cuda",
+                                "--gpus", std::to_string(gpus)};
+  if (fast) argv.push_back("--fast");
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", ProgramSeconds(fast));
+  argv.insert(argv.end(), {"--seconds", seconds});
+  for (uint64_t b : allreduce_bytes) argv.insert(argv.end(), {"--allreduce-bytes", std::to_string(b)});
+  return argv;
+}
+
+std::map<std::string, std::string> ProgramEnv() {
+  return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"PYTHONUNBUFFERED", "1"}};
+}
+
+ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>& argv,
+                     const std::map<std::string, std::string>& env, ProgramStream& stream,
+                     std::chrono::seconds limit) {
+  sys::Command c;
+  c.argv = argv;
+  c.env = env;
+  c.timeout = limit;
+  c.on_output = [&](int fd, std::string_view chunk) {
+    if (fd == 1) return stream.on_stdout(chunk);
+    stream.on_stderr(chunk);
+    return true;
+  };
+  c.keep_running = [&] {
+    const auto d = stream.deadline();
+    return !d || stream.now() < *d;
+  };
+  const sys::CommandResult r = runner.Run(c);
+  ProgramEnd end;
+  if (r.not_found) {
+    end.error = argv.empty() ? "no program" : argv[0] + " was not found";
+    return end;
+  }
+  end.started = true;
+  end.stopped = r.stopped || r.timed_out;
+  end.exit_code = end.stopped ? -1 : r.exit_code;
+  stream.Finish(end.exit_code);
+  return end;
+}
+
+}  // namespace gp::accept

@@ -1,0 +1,44 @@
+// The measurement program (program/measure.py, embedded) and how it is started: its argv and environment,
+// the all-reduce message sizes the expectation table measured at, and the host runner (--runtime host),
+// which streams the program's output into a ProgramStream through the command seam and ends its process
+// group at the stream's deadline or bound.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accept/stream.h"
+#include "accept/table.h"
+#include "sys/process.h"
+
+namespace gp::accept {
+
+std::string_view MeasureProgram();  // the program's source, as embedded
+
+// The all-reduce message sizes the table's rows for this board were measured at (typical and floor),
+// smallest first; 1 GiB when the board has none (the result is then reported without an expectation).
+std::vector<uint64_t> AllReduceSizes(const Table& table, const std::string& device, int gpus,
+                                     const std::string& topology);
+
+// `python -c PROGRAM --device cuda --gpus N [--fast] --seconds S --allreduce-bytes B...`
+std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool fast,
+                                     const std::vector<uint64_t>& allreduce_bytes);
+// CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's device i is NVML's GPU i), PYTHONUNBUFFERED=1 (lines as they come).
+std::map<std::string, std::string> ProgramEnv();
+
+struct ProgramEnd {
+  bool started = false;
+  int exit_code = -1;    // -1 when gpuprep ended it
+  bool stopped = false;  // ended by gpuprep: a deadline, a bound, or the run's limit
+  std::string error;     // why it did not start
+};
+
+// Runs `argv` on this host, its output into `stream`; at most `limit` in all. Calls stream.Finish.
+ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>& argv,
+                     const std::map<std::string, std::string>& env, ProgramStream& stream,
+                     std::chrono::seconds limit);
+
+}  // namespace gp::accept

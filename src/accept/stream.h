@@ -1,0 +1,79 @@
+// The measurement program's output read as it arrives (the protocol is in program.h): lines bounded, the
+// running phase followed with gpuprep's own deadline for it, the phase records kept for the recording, and
+// what went wrong (a phase past its deadline, a flood, an error the program reported, an end without
+// "done") as findings. Runners (the host's python3, a container) feed it; it decides when they must stop.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accept/program.h"
+
+namespace gp::accept {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// gpuprep's allowance per phase: the program's own measuring time (program_seconds) plus its setup, fixed
+// per phase; past it the phase is a finding and the program is stopped. kStartAllowance covers starting
+// the program (Python, PyTorch, CUDA, a worker per GPU; a container's start) up to its first phase, and
+// kBetweenPhases the gap from one phase's end to the next one's start.
+inline constexpr std::chrono::seconds kStartAllowance{60};
+inline constexpr std::chrono::seconds kBetweenPhases{5};
+// The seconds the program is asked to measure each phase for (--seconds).
+double ProgramSeconds(bool fast);
+std::chrono::seconds PhaseBudget(const std::string& phase, bool fast);
+// Every phase's budget, the start and the gaps: the longest a run may take.
+std::chrono::seconds RunBudget(bool fast);
+
+struct ProgramFinding {
+  std::string phase;       // "" when not one phase
+  std::optional<int> gpu;  // the GPU it names, if one
+  std::string what;        // one line for the user (may hold the program's own words: escape before printing)
+};
+
+class ProgramStream : public ProgramSink {
+ public:
+  using Now = std::function<SteadyClock::time_point()>;
+  // `gpus`: the GPUs the program measures (0 .. gpus-1); `fast`: which budgets apply.
+  ProgramStream(int gpus, bool fast, Now now = [] { return SteadyClock::now(); });
+
+  bool on_stdout(std::string_view chunk) override;
+  void on_stderr(std::string_view chunk) override;
+  std::optional<SteadyClock::time_point> deadline() const override;
+  SteadyClock::time_point now() const override { return now_(); }
+
+  // After the program ended (its exit status, or -1 when gpuprep ended it): the findings of how it ended.
+  void Finish(int exit_code);
+
+  const std::vector<std::string>& PhaseLines() const { return phase_lines_; }
+  const std::vector<ProgramFinding>& Findings() const { return findings_; }
+  bool Done() const { return done_; }
+  const std::string& Phase() const { return phase_; }  // the phase running now, "" between phases
+  // The last lines the program wrote on stderr (bounded), for a message.
+  std::string StderrTail(size_t lines = 3) const;
+  // Called with each phase as it starts (for progress), and its allowance.
+  std::function<void(const std::string& phase, std::chrono::seconds budget)> on_phase;
+
+ private:
+  bool Line(std::string_view line);
+  void Add(std::string phase, std::optional<int> gpu, std::string what);
+
+  int gpus_;
+  bool fast_;
+  Now now_;
+  std::string partial_, stderr_;
+  size_t total_ = 0;
+  bool stopped_ = false, done_ = false, started_ = false;
+  std::string phase_;
+  std::set<int> reported_;  // GPUs with a record or an error in the running phase
+  std::optional<SteadyClock::time_point> deadline_;
+  std::vector<std::string> phase_lines_;
+  std::vector<ProgramFinding> findings_;
+  int unreadable_ = 0;
+};
+
+}  // namespace gp::accept

@@ -1,0 +1,117 @@
+#include "cli/accept_measure.h"
+
+#include <dirent.h>
+
+#include <fstream>
+
+#include "accept/compose.h"
+#include "accept/run_host.h"
+#include "accept/stream.h"
+#include "sys/clock.h"
+#include "util/error.h"
+#include "util/input.h"
+
+namespace gp::cli {
+namespace {
+
+// The size of each local NVMe namespace (/sys/block/nvmeXnY/size, 512-byte sectors; controller paths such
+// as nvme0c0n1 left out), live host only.
+std::vector<uint64_t> NvmeBytes() {
+  std::vector<uint64_t> out;
+  DIR* d = ::opendir("/sys/block");
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.rfind("nvme", 0) != 0 || name.find('c') != std::string::npos || name.find('n', 4) == std::string::npos)
+      continue;
+    std::ifstream f("/sys/block/" + name + "/size");
+    unsigned long long sectors = 0;
+    if (f >> sectors && sectors > 0 && sectors < (1ull << 53)) out.push_back(sectors * 512);
+  }
+  ::closedir(d);
+  return out;
+}
+
+std::string Topology(const probe::HostFacts& f) {
+  if (f.nvswitch_count > 0) return "nvswitch";
+  for (const auto& g : f.gpus)
+    if (g.health.nvlinks && *g.health.nvlinks > g.health.nvlinks_down.size()) return "nvlink-bridge";
+  return "pcie";
+}
+
+std::vector<accept::HostGpu> GpusOf(const probe::HostFacts& f) {
+  std::vector<accept::HostGpu> out;
+  for (const auto& g : f.gpus) {
+    if (!g.nvml_status || *g.nvml_status != 0) continue;  // only the GPUs NVML answers for are measured
+    accept::HostGpu h;
+    h.index = static_cast<int>(out.size());
+    h.uuid = g.uuid;
+    h.serial = g.serial;
+    h.name = g.name;
+    h.pci_device_id = g.device_id;
+    h.memory_total_mib = g.memory_bytes.value_or(0) >> 20;
+    h.pcie_max_gen = accept::PcieGen(g.pcie.max_speed.value_or(0));
+    h.pcie_max_width = g.pcie.max_width.value_or(0);
+    h.upstream_max_gen = accept::PcieGen(g.pcie.port_max_speed.value_or(0));
+    if (g.health.nvlinks && *g.health.nvlinks > 0)
+      h.nvlink_links_up = static_cast<int>(*g.health.nvlinks - g.health.nvlinks_down.size());
+    if (g.fabric_state == "completed")
+      h.fabric_complete = g.fabric_status.value_or(-1) == 0;
+    else if (g.fabric_state == "not-started" || g.fabric_state == "in-progress")
+      h.fabric_complete = false;
+    out.push_back(h);
+  }
+  return out;
+}
+
+accept::Check ProgramCheck(const accept::ProgramFinding& f) {
+  accept::Check c;
+  c.group = "program";
+  c.name = f.phase.empty() ? "measurement program" : f.phase;
+  c.gpu = f.gpu.value_or(-1);
+  c.status = accept::Status::kFail;
+  c.reason = TerminalSafe(f.what);
+  return c;
+}
+
+}  // namespace
+
+Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
+  const probe::HostFacts& f = t.facts;
+  const std::vector<accept::HostGpu> gpus = GpusOf(f);
+  if (gpus.empty()) throw Error(kExitFailed, "accept: NVML reports no GPU to measure");
+  accept::HostRun run;
+  run.started_at = sys::NowUtc();
+  run.host = f.hostname.empty() ? "unknown" : f.hostname;
+  run.driver_version = f.driver.userspace_version.empty() ? f.driver.module.version : f.driver.userspace_version;
+  run.stack = t.stack.name;
+  run.topology = Topology(f);
+  run.cpus = f.cpus;
+  run.ram_bytes = f.memory_bytes;
+  run.nvme_bytes = NvmeBytes();
+
+  const int n = static_cast<int>(gpus.size());
+  const auto sizes = accept::AllReduceSizes(accept::EmbeddedTable(), gpus.front().pci_device_id, n, run.topology);
+  accept::ProgramStream stream(n, fast);
+  stream.on_phase = [&](const std::string& phase, std::chrono::seconds budget) {
+    if (!ctx.opts.quiet)
+      *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to "
+               << budget.count() << " s)\n";
+  };
+  const accept::ProgramEnd end = accept::RunOnHost(*ctx.runner, accept::ProgramArgv("python3", n, fast, sizes),
+                                                   accept::ProgramEnv(), stream, accept::RunBudget(fast));
+  if (!end.started) throw Error(kExitFailed, "accept: " + TerminalSafe(end.error) + "; nothing was measured");
+  run.finished_at = sys::NowUtc();
+
+  Measured m;
+  m.text = accept::ComposeRecording(run, gpus, stream.PhaseLines());
+  try {
+    m.recording = accept::ParseRecording(m.text, "the measurement program's output");
+  } catch (const FileError& e) {
+    throw Error(kExitFailed, std::string("accept: the measurement program wrote an invalid record: ") + e.what());
+  }
+  for (const auto& finding : stream.Findings()) m.program_checks.push_back(ProgramCheck(finding));
+  return m;
+}
+
+}  // namespace gp::cli

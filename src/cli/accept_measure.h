@@ -1,0 +1,23 @@
+// `gpuprep accept` measuring on the live host (--runtime host): the measurement program run with this host's
+// python3, every GPU at once, its output streamed, bounded and deadlined, then composed with gpuprep's own
+// view of the host into a recording that is judged as `--measurements` would judge it.
+#pragma once
+#include <string>
+
+#include "accept/judge.h"
+#include "accept/record.h"
+#include "cli/context.h"
+#include "cli/target.h"
+
+namespace gp::cli {
+
+struct Measured {
+  std::string text;  // the recording (JSON Lines), as --save writes it
+  accept::Recording recording;
+  std::vector<accept::Check> program_checks;  // what went wrong while measuring, as failed checks
+};
+
+// Runs the program on this host (the gate has held) and returns the recording it made.
+Measured MeasureOnHost(Context& ctx, const Target& t, bool fast);
+
+}  // namespace gp::cli

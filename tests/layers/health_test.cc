@@ -361,3 +361,18 @@ TEST_CASE("health: the driver's recovery action, every value of nvml.h and an un
   CHECK(HealthCode(g, "gpu.pcie-width")->fix ==
         std::optional<std::string>("drain the node, then sudo reboot"));
 }
+
+// A real H200 host (tests/fixtures/device/h200): persistence mode Enabled in NVML, no nvidia-persistenced
+// unit. The driver layer warned that GPU state is torn down between jobs; NVML says it is kept.
+TEST_CASE("health: persistence mode on in NVML is persistence, with or without the daemon",
+          "[layers][health]") {
+  auto t = HealthyLive();
+  t.host.driver.module.loaded = true;
+  t.host.driver.persistenced_enabled = false;
+  for (auto& g : t.host.gpus) g.health.persistence = true;
+  CHECK(HealthCode(layers::CheckDriver(t.in()), "driver.persistenced") == nullptr);
+  t.host.gpus[3].health.persistence = false;  // one GPU without it: the warning stands
+  CHECK(HealthCode(layers::CheckDriver(t.in()), "driver.persistenced") != nullptr);
+  for (auto& g : t.host.gpus) g.health.persistence.reset();  // NVML did not say: the daemon decides
+  CHECK(HealthCode(layers::CheckDriver(t.in()), "driver.persistenced") != nullptr);
+}

@@ -13,6 +13,18 @@
 namespace gp::layers {
 namespace {
 
+// Persistence mode as NVML reports it, on every GPU that answered (nvidia-smi -pm 1, or a hypervisor's
+// setting, keeps it on without the daemon): GPU state is then kept between jobs.
+bool NvmlPersistenceOn(const probe::HostFacts& host) {
+  int answered = 0;
+  for (const auto& g : host.gpus) {
+    if (!g.health.persistence) continue;
+    if (!*g.health.persistence) return false;
+    ++answered;
+  }
+  return answered > 0;
+}
+
 const char* kMismatch = "Failed to initialize NVML: Driver/library version mismatch";
 
 std::string NouveauFix() {
@@ -250,7 +262,8 @@ LayerReport CheckDriver(const CheckInput& in) {
   // The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down
   // GPU state when the last client exits, so every job start pays for re-initialisation. Data-center hosts
   // only.
-  if (d.module.loaded && !d.persistenced_enabled && AllDatacenter(in.compat, in.host))
+  if (d.module.loaded && !d.persistenced_enabled && !NvmlPersistenceOn(in.host) &&
+      AllDatacenter(in.compat, in.host))
     r.Add("driver.persistenced", Status::kWarn,
           "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
           "sudo systemctl enable --now nvidia-persistenced");

@@ -10,7 +10,7 @@
 namespace gp::accept {
 
 struct HostRun {
-  std::string started_at, finished_at;  // RFC 3339 UTC
+  std::string started_at, finished_at;                // RFC 3339 UTC
   std::string host, driver_version, stack, topology;  // topology: nvswitch, nvlink-bridge or pcie
   int cpus = 0;
   uint64_t ram_bytes = 0;

@@ -27,8 +27,8 @@ std::vector<uint64_t> AllReduceSizes(const Table& table, const std::string& devi
 
 std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool fast,
                                      const std::vector<uint64_t>& allreduce_bytes) {
-  std::vector<std::string> argv{python, "-c", std::string(MeasureProgram()), "--device", "cuda",
-                                "--gpus", std::to_string(gpus)};
+  std::vector<std::string> argv{python, "-c",     std::string(MeasureProgram()), "--device",
+                                "cuda", "--gpus", std::to_string(gpus)};
   if (fast) argv.push_back("--fast");
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", ProgramSeconds(fast));

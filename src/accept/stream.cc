@@ -102,15 +102,18 @@ bool ProgramStream::Line(std::string_view line) {
   if (line.empty()) return true;
   Json j = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("record") || !j["record"].is_string()) {
-    if (unreadable_++ == 0) Add(phase_, std::nullopt, "the measurement program wrote a line that is not a record");
+    if (unreadable_++ == 0)
+      Add(phase_, std::nullopt, "the measurement program wrote a line that is not a record");
     return true;
   }
   const std::string kind = j["record"].get<std::string>();
-  const std::string phase = j.contains("phase") && j["phase"].is_string() ? j["phase"].get<std::string>() : "";
+  const std::string phase =
+      j.contains("phase") && j["phase"].is_string() ? j["phase"].get<std::string>() : "";
   std::optional<int> gpu;
   if (j.contains("gpu") && j["gpu"].is_number_integer()) gpu = j["gpu"].get<int>();
   if (kind == "progress") {
-    const std::string state = j.contains("state") && j["state"].is_string() ? j["state"].get<std::string>() : "";
+    const std::string state =
+        j.contains("state") && j["state"].is_string() ? j["state"].get<std::string>() : "";
     if (!KnownPhase(phase) || (state != "start" && state != "done")) {
       Add(phase, std::nullopt, "the measurement program reported progress gpuprep does not know");
       return true;
@@ -150,14 +153,15 @@ void ProgramStream::Finish(int exit_code) {
   if (!done_ && deadline_ && now_() >= *deadline_ && !stopped_) {
     if (phase_.empty()) {
       Add("", std::nullopt,
-          started_ ? "the measurement program did not start its next phase within " + Seconds(kBetweenPhases) +
-                         ": it was stopped"
+          started_ ? "the measurement program did not start its next phase within " +
+                         Seconds(kBetweenPhases) + ": it was stopped"
                    : "the measurement program did not start measuring within " + Seconds(kStartAllowance) +
                          ": it was stopped");
     } else {
       std::string missing;
       for (int g = 0; g < gpus_; ++g)
-        if (!reported_.count(g) && !reported_.count(-1)) missing += (missing.empty() ? "" : ", ") + std::to_string(g);
+        if (!reported_.count(g) && !reported_.count(-1))
+          missing += (missing.empty() ? "" : ", ") + std::to_string(g);
       Add(phase_, std::nullopt,
           "phase " + phase_ + " did not finish within its " + Seconds(PhaseBudget(phase_, fast_)) +
               (missing.empty() ? "" : " (no result from GPU " + missing + ")") + ": it was stopped");

@@ -39,7 +39,8 @@ class ProgramStream : public ProgramSink {
  public:
   using Now = std::function<SteadyClock::time_point()>;
   // `gpus`: the GPUs the program measures (0 .. gpus-1); `fast`: which budgets apply.
-  ProgramStream(int gpus, bool fast, Now now = [] { return SteadyClock::now(); });
+  ProgramStream(
+      int gpus, bool fast, Now now = [] { return SteadyClock::now(); });
 
   bool on_stdout(std::string_view chunk) override;
   void on_stderr(std::string_view chunk) override;

@@ -22,7 +22,8 @@ std::vector<uint64_t> NvmeBytes() {
   if (!d) return out;
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    if (name.rfind("nvme", 0) != 0 || name.find('c') != std::string::npos || name.find('n', 4) == std::string::npos)
+    if (name.rfind("nvme", 0) != 0 || name.find('c') != std::string::npos ||
+        name.find('n', 4) == std::string::npos)
       continue;
     std::ifstream f("/sys/block/" + name + "/size");
     unsigned long long sectors = 0;
@@ -83,7 +84,8 @@ Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
   accept::HostRun run;
   run.started_at = sys::NowUtc();
   run.host = f.hostname.empty() ? "unknown" : f.hostname;
-  run.driver_version = f.driver.userspace_version.empty() ? f.driver.module.version : f.driver.userspace_version;
+  run.driver_version =
+      f.driver.userspace_version.empty() ? f.driver.module.version : f.driver.userspace_version;
   run.stack = t.stack.name;
   run.topology = Topology(f);
   run.cpus = f.cpus;
@@ -91,15 +93,17 @@ Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
   run.nvme_bytes = NvmeBytes();
 
   const int n = static_cast<int>(gpus.size());
-  const auto sizes = accept::AllReduceSizes(accept::EmbeddedTable(), gpus.front().pci_device_id, n, run.topology);
+  const auto sizes =
+      accept::AllReduceSizes(accept::EmbeddedTable(), gpus.front().pci_device_id, n, run.topology);
   accept::ProgramStream stream(n, fast);
   stream.on_phase = [&](const std::string& phase, std::chrono::seconds budget) {
     if (!ctx.opts.quiet)
-      *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to "
-               << budget.count() << " s)\n";
+      *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to " << budget.count()
+               << " s)\n";
   };
-  const accept::ProgramEnd end = accept::RunOnHost(*ctx.runner, accept::ProgramArgv("python3", n, fast, sizes),
-                                                   accept::ProgramEnv(), stream, accept::RunBudget(fast));
+  const accept::ProgramEnd end =
+      accept::RunOnHost(*ctx.runner, accept::ProgramArgv("python3", n, fast, sizes), accept::ProgramEnv(),
+                        stream, accept::RunBudget(fast));
   if (!end.started) throw Error(kExitFailed, "accept: " + TerminalSafe(end.error) + "; nothing was measured");
   run.finished_at = sys::NowUtc();
 
@@ -108,7 +112,8 @@ Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
   try {
     m.recording = accept::ParseRecording(m.text, "the measurement program's output");
   } catch (const FileError& e) {
-    throw Error(kExitFailed, std::string("accept: the measurement program wrote an invalid record: ") + e.what());
+    throw Error(kExitFailed,
+                std::string("accept: the measurement program wrote an invalid record: ") + e.what());
   }
   for (const auto& finding : stream.Findings()) m.program_checks.push_back(ProgramCheck(finding));
   return m;

@@ -63,7 +63,8 @@ TEST_CASE("program stream: a phase's deadline is gpuprep's budget, from its star
   REQUIRE(s.on_stdout(first));
   CHECK(s.Phase() == "matmul_bf16");
   CHECK(*s.deadline() == c.t + gp::accept::PhaseBudget("matmul_bf16", true));
-  // It hangs: the runner ends it past the deadline; the finding names the phase and the GPUs without a result.
+  // It hangs: the runner ends it past the deadline; the finding names the phase and the GPUs without a
+  // result.
   REQUIRE(s.on_stdout(
       "{\"record\":\"phase\",\"phase\":\"matmul_bf16\",\"gpu\":1,\"tflops\":788.0,\"m\":1,\"n\":1,\"k\":1,"
       "\"duration_s\":0.01}\n"));
@@ -100,8 +101,9 @@ TEST_CASE("program stream: floods and long lines stop it", "[accept][program]") 
 
 TEST_CASE("program stream: errors, garbage and an early end are findings", "[accept][program]") {
   ProgramStream s(2, true);
-  REQUIRE(s.on_stdout("not json\n{\"record\":\"error\",\"phase\":\"p2p\",\"gpu\":1,\"message\":\"to GPU 0: "
-                      "CUDA error\"}\n"));
+  REQUIRE(
+      s.on_stdout("not json\n{\"record\":\"error\",\"phase\":\"p2p\",\"gpu\":1,\"message\":\"to GPU 0: "
+                  "CUDA error\"}\n"));
   s.on_stderr("Traceback (most recent call last):\nRuntimeError: CUDA error: out of memory\n");
   s.Finish(1);
   REQUIRE(s.Findings().size() == 3);
@@ -177,7 +179,8 @@ TEST_CASE("host runner: a replayed run, a hang and a flood through the real proc
     CHECK(SteadyClock::now() - t0 < std::chrono::seconds(15));
     CHECK(end.stopped);
     REQUIRE(s.Findings().size() == 1);
-    CHECK(s.Findings()[0].what.find("did not finish within its 45 s (no result from GPU 1)") != std::string::npos);
+    CHECK(s.Findings()[0].what.find("did not finish within its 45 s (no result from GPU 1)") !=
+          std::string::npos);
     CHECK(::system("pgrep -f '[s]leep 299' >/dev/null") != 0);
   }
   SECTION("a flood is cut at the bound") {

@@ -2,12 +2,12 @@
 # Records what gpuprep reads and measures on a real GPU machine, in one run, for fixtures that replay
 # without one. Needs a bundle made by tools/device/bundle.sh in BUNDLE (default .dev).
 # Usage: tools/device/record.sh OUTDIR [STEP...]
-# Steps (default: all): env smi kmsg doctor measure accept watch size saved
+# Steps (default: all): env smi kmsg doctor measure accept accept-default watch size saved
 # Each step's exit status is written to OUTDIR/steps.txt; a failed step does not stop the others.
 set -uo pipefail
 out=${1:?usage: record.sh OUTDIR [STEP...]}
 shift
-steps=${*:-env smi kmsg doctor measure accept watch size saved}
+steps=${*:-env smi kmsg doctor measure accept accept-default watch size saved}
 bundle=${BUNDLE:-.dev}
 gp="$bundle/run"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +58,9 @@ for s in $steps; do
   accept)
     step accept-host-fast 300 "$gp" accept --runtime host --fast --json --save "$out/accept-recording.jsonl"
     step accept-host-fast-text 30 "$gp" accept --measurements "$out/accept-recording.jsonl"
+    ;;
+  accept-default)
+    step accept-host-default 600 "$gp" accept --runtime host --json --save "$out/accept-recording-default.jsonl"
     ;;
   watch)
     python3 "$here/load.py" 12 >"$out/load.out" 2>"$out/load.err" &

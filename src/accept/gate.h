@@ -17,8 +17,8 @@ namespace gp::accept {
 // The layers the gate needs for a runtime ("container" or "host"), in order.
 std::vector<std::string> GateLayers(const std::string& runtime);
 
-// The first gate layer that failed (or that doctor did not report), with its detail; nullopt when the gate
-// holds.
+// The first gate layer that failed (or, for gpu and driver, that doctor did not report), with its detail;
+// nullopt when the gate holds. Another layer doctor does not show for the host does not apply to it.
 struct GateFailure {
   std::string layer;
   std::string detail;

@@ -39,6 +39,11 @@ TEST_CASE("accept gate: the layers that block measuring", "[accept]") {
   auto fewer = Layers("");
   fewer.erase(fewer.begin() + 1);  // no gpu layer at all
   CHECK(gp::accept::CheckGate(fewer, "host")->layer == "gpu");
+  // A host without NVSwitches: doctor does not show the fabricmanager layer, and it does not block.
+  auto no_fm = Layers("");
+  no_fm.erase(no_fm.begin() + 3);
+  REQUIRE(no_fm[2].name == "driver");
+  CHECK_FALSE(gp::accept::CheckGate(no_fm, "host"));
 }
 
 namespace {

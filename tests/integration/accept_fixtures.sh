@@ -43,6 +43,10 @@ check "h100 healthy: incomplete, nothing failed" 0 "verdict: incomplete (1 check
 check "h100 healthy: the peer copy not measured" 0 "not measured" -- accept "$FIX/h100x8-healthy.jsonl"
 check "h100 healthy: no check below pass" 0 "0 0 1" -- bash -c "'$GPUPREP' accept --measurements '$FIX/h100x8-healthy.jsonl' --json --expect '$H100_OFFER' | python3 -c 'import json,sys; s=json.load(sys.stdin)[\"summary\"]; print(s[\"failed\"], s[\"warned\"], s[\"incomplete\"])'"
 check "h100 healthy --strict: exit 1" 1 "verdict: incomplete" -- accept "$FIX/h100x8-healthy.jsonl" --strict
+# A real H200 measured by gpuprep's own program (accept --runtime host --fast --save): everything measured
+# passes; its PCIe link was not read under load, so the verdict is incomplete.
+check "h200x1 measured here: nothing failed or warned" 0 "0 0 1" -- bash -c "'$GPUPREP' accept --measurements '$FIX/h200x1-measured.jsonl' --json | python3 -c 'import json,sys; s=json.load(sys.stdin)[\"summary\"]; print(s[\"failed\"], s[\"warned\"], s[\"incomplete\"])'"
+check "h200x1 measured here: the matmul against the MAMF table" 0 "804 TFLOP/s  794.5" -- accept "$FIX/h200x1-measured.jsonl"
 check "h100 healthy: sources in the JSON" 0 '"source": "stas00/ml-engineering@744d01e18b79512572f64a6bbd8b5f4a725203a7:compute/accelerator/README.md:354"' -- \
   accept "$FIX/h100x8-healthy.jsonl" --json
 check "a100 healthy: incomplete, nothing failed" 0 "verdict: incomplete (2 checks skipped" -- accept "$FIX/a100x8-healthy.jsonl" --expect '8x0x20b2,ram=1.9TB'
@@ -124,8 +128,9 @@ check "--master reserved" 2 "--master: the multi-node check is reserved" -- "$GP
 check "--runtime checked" 2 "--runtime: container or host" -- accept "$FIX/h100x8-healthy.jsonl" --runtime vm
 check "--outlier checked" 2 "--outlier: a percentage" -- accept "$FIX/h100x8-healthy.jsonl" --outlier 150
 check "--expect checked" 2 "--expect" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8xNoSuchGPU'
-check "--burn with a recording" 2 "--burn: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --burn 10m
-check "gate holds, nothing measured" 2 "measuring needs gpuprep's measurement program" -- \
+check "--burn: not in this release" 2 "--burn: the burn" -- accept "$FIX/h100x8-healthy.jsonl" --burn 10m
+check "--save with a recording" 2 "--save: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --save "$work/x.jsonl"
+check "gate holds under --root, nothing measured" 2 "measuring runs on the live host" -- \
   "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host
 check "gate fails on the driver layer" 1 "layer fails" -- \
   "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/bare-nouveau" --manifest ubuntu22.04-r535-cuda12.2 --runtime host

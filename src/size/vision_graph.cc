@@ -97,7 +97,9 @@ Ten Graph::FusedAttention(const Ten& x, int heads) {
   const Ten out = Make(d, x.h, x.w, ActBytes());
   Save(out);
   SaveRaw(n_ * heads * s * 4);  // the log-sum-exp of each query row, fp32
-  const Ten o = Fresh(out, d);  // permuted back to tokens first, made contiguous for the output projection
+  // The kernel writes its output as (batch, tokens, heads, head dim), so permuted back to tokens first it is
+  // already contiguous for one image: a copy only for more than one.
+  const Ten o = n_ == 1 ? out : Fresh(out, d);
   return Linear(o, d, true);
 }
 

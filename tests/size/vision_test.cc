@@ -36,8 +36,8 @@ struct SavedRow {
   uint64_t params = 0;
 };
 
-std::vector<SavedRow> SavedRows() {
-  std::ifstream in(std::string(GP_SOURCE_DIR) + "/tests/size/vision_saved.tsv");
+std::vector<SavedRow> SavedRows(const char* file = "vision_saved.tsv") {
+  std::ifstream in(std::string(GP_SOURCE_DIR) + "/tests/size/" + file);
   std::vector<SavedRow> rows;
   std::string line;
   while (std::getline(in, line)) {
@@ -67,6 +67,29 @@ TEST_CASE("vision: the layer tables save what PyTorch saves, within each network
     const double err = (v.saved - r.saved) / r.saved;
     INFO("table " << v.saved << " B, PyTorch " << r.saved << " B, error " << err * 100 << "%");
     CHECK(std::abs(err) <= kSavedTolerance.at(r.model));
+    CHECK(v.weight_casts == Approx(r.casts).epsilon(0.001));
+    CHECK(v.params == r.params);
+  }
+}
+
+// The same counts made on a real H200 with PyTorch 2.11 (tests/size/vision_saved_cuda.tsv,
+// saved_tensors.py --device cuda): CUDA's autocast lists, and ViT's attention in the fused kernel.
+TEST_CASE("vision: the layer tables save what PyTorch 2 saves on a GPU, within each network's tolerance",
+          "[size][vision]") {
+  const auto rows = SavedRows("vision_saved_cuda.tsv");
+  REQUIRE(rows.size() == 32);  // 8 networks x 2 sizes and batches x fp32 and bf16 autocast
+  for (const SavedRow& r : rows) {
+    INFO(r.model << " " << r.size << "px x " << r.batch << " " << r.precision << " on a GPU");
+    const Amp amp = r.precision == "fp32" ? Amp::kNone : Amp::kCuda;
+    const auto v = CountVision(r.model, r.size, r.size, r.batch, amp, /*fused_attention=*/true);
+    REQUIRE(v.known);
+    const double err = (v.saved - r.saved) / r.saved;
+    INFO("table " << v.saved << " B, PyTorch " << r.saved << " B, error " << err * 100 << "%");
+    // ViT under bf16 autocast with more than one image: PyTorch keeps 5.7-5.9% less than the table counts
+    // (the flash kernel's path; not yet explained), so the estimate errs high there, by at most 7%.
+    const bool vit_flash_batch = r.model.rfind("vit-", 0) == 0 && amp == Amp::kCuda && r.batch > 1;
+    CHECK(std::abs(err) <= (vit_flash_batch ? 0.07 : kSavedTolerance.at(r.model)));
+    if (vit_flash_batch) CHECK(err > 0);
     CHECK(v.weight_casts == Approx(r.casts).epsilon(0.001));
     CHECK(v.params == r.params);
   }

@@ -187,8 +187,8 @@ std::string Tree(const std::string& root) {
   sys::Command c;
   c.argv = {
       "bash", "-c",
-      "cd \"$1\" && find . -mindepth 1 -printf '%P %y %m\\n' -exec sh -c '[ -f \"$1\" ] && cat -- \"$1\"' "
-      "x {} ';' | cat",
+      "cd \"$1\" && find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r f; do stat -c '%n %F %a' -- "
+      "\"$f\"; if [ -f \"$f\" ] && [ ! -L \"$f\" ]; then cat -- \"$f\"; fi; echo; done",
       "x", root};
   return runner.Run(c).out;
 }

@@ -3,6 +3,7 @@
 #include "layers/plan.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -25,7 +26,8 @@ plan::ShOptions ShOptionsFor(const Context& ctx, const Target& t, const plan::Pl
   plan::ShOptions o;
   o.manifest = t.spec.empty() ? t.manifest : t.spec;
   if (!o.manifest.empty()) o.manifest_sha256 = manifest::DocumentsSha256(t.stack);
-  o.root = ctx.opts.root;
+  // Absolute: the second plan may be made from another working directory.
+  if (!ctx.opts.root.empty()) o.root = std::filesystem::absolute(ctx.opts.root).lexically_normal().string();
   o.only = in.only;
   o.skip = in.skip;
   o.restart_docker = restart_docker;

@@ -42,7 +42,8 @@ void PinnedKeyOnly(std::ostream& out, const Action& a, int n) {
       << " ]; then\n"
       << "  echo " << sys::ShellQuote("gpuprep: " + a.url + " does not hold the pinned key " + a.fingerprint)
       << " >&2; exit 1\nfi\n"
-      << "install -m " << Octal(a.mode) << " " << pinned << " " << sys::ShellQuote(a.path) << "\n";
+      << "gpuprep_write " << sys::ShellQuote(a.path) << " " << Octal(a.mode) << " backup < " << pinned
+      << "\n";
 }
 
 }  // namespace
@@ -69,7 +70,8 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
       << "# gpuprep plan for stack " << Comment(plan.stack)
       << ": the commands `gpuprep apply` runs, in order.\n"
       << "# Review, then run as root. Each command is exactly one argv; nothing relies on word splitting.\n"
-      << "set -euo pipefail\n";
+      << "set -eu\n"
+      << "if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi\n";
   if (!plan.move_from.empty()) {
     out << "# moving this host from stack " << Comment(plan.move_from) << ":\n";
     for (const auto& c : plan.move_changes)
@@ -86,12 +88,15 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
   for (const auto& s : plan.steps)
     for (const auto& a : s.actions) fetches = fetches || a.kind == Action::Kind::kFetch;
   if (fetches) out << "tmp=\"$(mktemp -d)\"\ntrap 'rm -rf -- \"$tmp\"' EXIT\n";
-  bool backups = false;
+  bool writes = false;
   for (const auto& s : plan.steps)
-    for (const auto& a : s.actions) backups = backups || (a.kind == Action::Kind::kWrite && a.keep_backup);
-  // The backup rule apply follows (sys/fs.h WriteAtomic): the next free FILE.gpuprep-bak[.N], never over an
-  // earlier one, and none when one already holds the same bytes.
-  if (backups)
+    for (const auto& a : s.actions)
+      writes = writes || a.kind == Action::Kind::kWrite || a.kind == Action::Kind::kFetch;
+  // The write apply makes (sys/fs.h WriteAtomic): the bytes into a fresh temporary beside the file (mktemp:
+  // O_EXCL, never through a planted link), the mode set, the old file kept as the next free
+  // FILE.gpuprep-bak[.N] (never over an earlier one, none when one already holds the same bytes), then one
+  // rename over the file. A directory in its place is refused, as apply's rename refuses it.
+  if (writes)
     out << "gpuprep_backup() {\n"
         << "  [ -e \"$1\" ] || return 0\n"
         << "  local b=\"$1.gpuprep-bak\" i=0\n"
@@ -101,6 +106,17 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
         << "    b=\"$1.gpuprep-bak.$i\"\n"
         << "  done\n"
         << "  cp -p -- \"$1\" \"$b\"\n"
+        << "}\n"
+        << "gpuprep_write() {\n"
+        << "  if [ -d \"$1\" ] && [ ! -L \"$1\" ]; then echo \"gpuprep: $1: is a directory\" >&2; exit 1; "
+           "fi\n"
+        << "  mkdir -p -- \"$(dirname -- \"$1\")\"\n"
+        << "  local new\n"
+        << "  new=\"$(mktemp -- \"$1.gpuprep-new.XXXXXXXXXXXXXXXX\")\"\n"
+        << "  cat > \"$new\"\n"
+        << "  chmod \"$2\" \"$new\"\n"
+        << "  if [ \"$3\" = backup ]; then gpuprep_backup \"$1\"; fi\n"
+        << "  mv -f -T -- \"$new\" \"$1\"\n"
         << "}\n";
   std::vector<std::string> verify = GpuprepArgv(o, "verify");
   verify.push_back("--only");
@@ -116,16 +132,14 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
           const std::string p = sys::ShellQuote(a.path);
           if (!a.link.empty())
             out << "# " << Comment(a.link) << " is a link to this file: written through it\n";
-          out << "mkdir -p -- \"$(dirname -- " << p << ")\"\n";
+          const std::string call =
+              "gpuprep_write " + p + " " + Octal(a.mode) + (a.keep_backup ? " backup" : " replace");
           // A here-document for text that ends with a newline (readable); other contents byte for byte
           // through printf, so the file is exactly what apply writes.
           if (a.contents.empty() || a.contents.back() != '\n')
-            out << "printf '%s' " << sys::ShellQuote(a.contents) << " > " << p << ".gpuprep-new\n";
+            out << "printf '%s' " << sys::ShellQuote(a.contents) << " | " << call << "\n";
           else
-            out << "cat > " << p << ".gpuprep-new " << Heredoc(a.contents);
-          out << "chmod " << Octal(a.mode) << " " << p << ".gpuprep-new\n";
-          if (a.keep_backup) out << "gpuprep_backup " << p << "\n";
-          out << "mv -f -- " << p << ".gpuprep-new " << p << "\n";
+            out << call << " " << Heredoc(a.contents);
           break;
         }
         case Action::Kind::kMove:
@@ -146,8 +160,9 @@ std::string RenderSh(const Plan& plan, const ShOptions& o) {
             PinnedKeyOnly(out, a, n);
           } else {
             out << "if grep -q 'BEGIN PGP PUBLIC KEY BLOCK' " << tmp
-                << "; then gpg --batch --yes --dearmor --output " << dst << " " << tmp << "; else install -m "
-                << Octal(a.mode) << " " << tmp << " " << dst << "; fi\n";
+                << "; then gpg --batch --yes --dearmor --output " << tmp << ".gpg " << tmp << "; else cp -- "
+                << tmp << " " << tmp << ".gpg; fi\n"
+                << "gpuprep_write " << dst << " " << Octal(a.mode) << " backup < " << tmp << ".gpg\n";
           }
           break;
         }

@@ -51,7 +51,8 @@ TEST_CASE("plan --format sh checks every pin apply checks, on primary keys only"
       "\"fpr\" && p "
       "{ print $10; p = 0 }')\" != EB693B3035CD5710E231E123A4B469963BF863CC ]; then";
   CHECK(sh.find(fpr_check) != std::string::npos);
-  CHECK(sh.find("install -m 0644 \"$tmp/key1.pinned\" /usr/share/keyrings/cuda.gpg\n") != std::string::npos);
+  CHECK(sh.find("gpuprep_write /usr/share/keyrings/cuda.gpg 0644 backup < \"$tmp/key1.pinned\"\n") !=
+        std::string::npos);
   CHECK(sh.find("--dearmor") == std::string::npos);  // the whole file never becomes the keyring
 
   // The awk program picks primary fingerprints, not subkeys': run it on gpg's colon format.

@@ -315,8 +315,7 @@ TEST_CASE("containers: a symlinked daemon.json is edited through the link; one l
             "write /etc/cm/daemon.json (through the link /etc/docker/daemon.json) (mode 0644)") !=
         std::string::npos);
   const std::string sh = plan::RenderSh(p);
-  CHECK(sh.find("gpuprep_backup /etc/cm/daemon.json\nmv -f -- /etc/cm/daemon.json.gpuprep-new "
-                "/etc/cm/daemon.json\n") != std::string::npos);
+  CHECK(sh.find("gpuprep_write /etc/cm/daemon.json 0644 backup <<") != std::string::npos);
   CHECK(sh.find("> /etc/docker/daemon.json") == std::string::npos);
 
   f.root.Write("/srv/cm/daemon.json", "{}\n");

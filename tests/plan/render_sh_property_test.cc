@@ -178,3 +178,89 @@ TEST_CASE("ShellQuote round trip: bash reads back exactly the word", "[plan][pro
   c.argv = {"bash", "-c", sys::ShellJoin({"A=b", "x"}) + " 2>&1; true"};
   CHECK(runner.Run(c).out.find("A=b: command not found") != std::string::npos);
 }
+
+namespace {
+
+// Every entry under `root` (relative path, type, mode and, for files, contents), one per line, sorted.
+std::string Tree(const std::string& root) {
+  sys::RealCommandRunner runner;
+  sys::Command c;
+  c.argv = {
+      "bash", "-c",
+      "cd \"$1\" && find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r f; do stat -c '%n %F %a' -- "
+      "\"$f\"; if [ -f \"$f\" ] && [ ! -L \"$f\" ]; then cat -- \"$f\"; fi; echo; done",
+      "x", root};
+  return runner.Run(c).out;
+}
+
+// The writes apply makes of system files, with a backup and a keyring directory that does not exist yet.
+plan::Plan WritesPlan(const std::string& root) {
+  plan::Plan p;
+  p.stack = "s";
+  plan::Step step;
+  step.id = "w";
+  step.title = "writes";
+  step.actions.push_back(plan::Action::Write(root + "/etc/a.conf", "new\n", 0644, true));
+  step.actions.push_back(plan::Action::Write(root + "/etc/b.conf", "no newline", 0600, true));
+  step.actions.push_back(
+      plan::Action::Write(root + "/etc/keys/k.gpg", std::string("\x99\x01", 2), 0644, true));
+  p.steps.push_back(step);
+  return p;
+}
+
+sys::CommandResult RunScript(const std::string& shell, const std::string& script_path) {
+  sys::RealCommandRunner runner;
+  sys::Command run;
+  run.argv = {shell, script_path};
+  return runner.Run(run);
+}
+
+}  // namespace
+
+TEST_CASE("plan --format sh writes what apply writes, under bash and dash", "[plan][property]") {
+  for (const std::string shell : {"bash", "dash"}) {
+    INFO(shell);
+    test::TempRoot script_root, apply_root, scratch;
+    for (auto* r : {&script_root, &apply_root}) {
+      r->Write("/etc/a.conf", "old\n");
+      r->Write("/etc/a.conf.gpuprep-bak", "older\n");
+    }
+    scratch.Write("/plan.sh", plan::RenderSh(WritesPlan(script_root.path()), "gpuprep"));
+    auto r = RunScript(shell, scratch.path() + "/plan.sh");
+    INFO(r.err);
+    REQUIRE(r.ok());
+    for (const auto& a : WritesPlan("").steps[0].actions)
+      REQUIRE(apply_root.fs().WriteAtomic(a.path, a.contents, a.mode, a.keep_backup).ok);
+    CHECK(Tree(script_root.path()) == Tree(apply_root.path()));
+  }
+}
+
+TEST_CASE("plan --format sh: a planted link beside the file is not followed", "[plan][property]") {
+  for (const std::string shell : {"bash", "dash"}) {
+    INFO(shell);
+    test::TempRoot root, scratch;
+    root.Write("/etc/a.conf", "old\n");
+    root.Symlink(scratch.path() + "/victim", "/etc/a.conf.gpuprep-new");
+    scratch.Write("/plan.sh", plan::RenderSh(WritesPlan(root.path()), "gpuprep"));
+    auto r = RunScript(shell, scratch.path() + "/plan.sh");
+    INFO(r.err);
+    CHECK(r.ok());
+    CHECK_FALSE(scratch.Exists("/victim"));
+    CHECK(root.Read("/etc/a.conf") == "new\n");
+  }
+}
+
+TEST_CASE("plan --format sh: a directory where the file goes is refused, as apply refuses it",
+          "[plan][property]") {
+  for (const std::string shell : {"bash", "dash"}) {
+    INFO(shell);
+    test::TempRoot root, scratch;
+    REQUIRE(root.fs().MakeDirs("/etc/a.conf/inner", 0755).ok);
+    CHECK_FALSE(root.fs().WriteAtomic("/etc/a.conf", "new\n", 0644, true).ok);
+    scratch.Write("/plan.sh", plan::RenderSh(WritesPlan(root.path()), "gpuprep"));
+    auto r = RunScript(shell, scratch.path() + "/plan.sh");
+    CHECK_FALSE(r.ok());
+    CHECK(root.fs().List("/etc/a.conf") == std::vector<std::string>{"inner"});
+    CHECK(r.err.find("is a directory") != std::string::npos);
+  }
+}

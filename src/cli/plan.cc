@@ -3,7 +3,6 @@
 #include "layers/plan.h"
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -14,6 +13,7 @@
 #include "manifest/digest.h"
 #include "plan/planner.h"
 #include "plan/render.h"
+#include "sys/host_info.h"
 #include "util/error.h"
 
 namespace gp::cli {
@@ -27,7 +27,7 @@ plan::ShOptions ShOptionsFor(const Context& ctx, const Target& t, const plan::Pl
   o.manifest = t.spec.empty() ? t.manifest : t.spec;
   if (!o.manifest.empty()) o.manifest_sha256 = manifest::DocumentsSha256(t.stack);
   // Absolute: the second plan may be made from another working directory.
-  if (!ctx.opts.root.empty()) o.root = std::filesystem::absolute(ctx.opts.root).lexically_normal().string();
+  if (!ctx.opts.root.empty()) o.root = sys::AbsoluteFromCwd(ctx.opts.root);
   o.only = in.only;
   o.skip = in.skip;
   o.restart_docker = restart_docker;

@@ -125,5 +125,6 @@ TEST_CASE("redistrib: a component's own version is checked, never the file's rel
   CHECK(VersionProblem(stale, "cuda", "12.2.2") == "cuda_cudart is 11.8.89, the stack pins CUDA 12.2.2");
   auto other = cudart;
   other.release_label = "12.1.1";  // a file of another release
-  CHECK(VersionProblem(other, "cuda", "12.2.2") == "the redistrib JSON is release 12.1.1, the stack pins 12.2.2");
+  CHECK(VersionProblem(other, "cuda", "12.2.2") ==
+        "the redistrib JSON is release 12.1.1, the stack pins 12.2.2");
 }

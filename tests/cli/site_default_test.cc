@@ -91,7 +91,8 @@ TEST_CASE("without a site file the default stack is chosen and named, as before"
         "gpuprep: error: manifest show: name a stack (no --manifest and no /etc/gpuprep/site.yaml)\n");
 }
 
-TEST_CASE("under --root, a bad site file is named under the root, not as the live host's file", "[cli][site]") {
+TEST_CASE("under --root, a bad site file is named under the root, not as the live host's file",
+          "[cli][site]") {
   gp::test::TempRoot host;
   CopyHost(host);
   host.Write("/etc/gpuprep/site.yaml", "apiVersion: gpuprep/v1\nkind: Stack\nmetadata: [\n");

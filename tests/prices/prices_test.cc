@@ -69,11 +69,12 @@ TEST_CASE("prices: hostile documents, one error at the value", "[prices]") {
         0);
   CHECK(ErrorOf(With("kind: Prices", "kind: Price")).find("prices.yaml:2:") == 0);
   // One GPU under two of its names (its board name and its PCI id): which price would hold is not said.
-  CHECK(ErrorOf(std::string(kDoc) + "  - {gpu: \"0x2330\", per_gpu_hour: 3}\n") ==
-        "prices.yaml:8:11: a second price for the GPU \"H100 SXM5 80GB\" of line 6 (\"0x2330\" names the same "
-        "GPU); price each GPU once");
-  CHECK(ErrorOf(With("\"0x26b9\"", "\"H100 80GB HBM3\"")).find("prices.yaml:7:11: a second price for the GPU") ==
-        0);
+  CHECK(
+      ErrorOf(std::string(kDoc) + "  - {gpu: \"0x2330\", per_gpu_hour: 3}\n") ==
+      "prices.yaml:8:11: a second price for the GPU \"H100 SXM5 80GB\" of line 6 (\"0x2330\" names the same "
+      "GPU); price each GPU once");
+  CHECK(ErrorOf(With("\"0x26b9\"", "\"H100 80GB HBM3\""))
+            .find("prices.yaml:7:11: a second price for the GPU") == 0);
   CHECK_THROWS_AS(gp::prices::Flat("0"), gp::FlagError);
   CHECK_THROWS_AS(gp::prices::Flat("nan"), gp::FlagError);
   CHECK_THROWS_AS(gp::prices::Flat("1e400"), gp::FlagError);

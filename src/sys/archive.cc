@@ -124,6 +124,15 @@ ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
   return out;
 }
 
+// The process umask for one scope, the old one back after it.
+struct UmaskFor {
+  explicit UmaskFor(mode_t m) : was(::umask(m)) {}
+  ~UmaskFor() { ::umask(was); }
+  UmaskFor(const UmaskFor&) = delete;
+  UmaskFor& operator=(const UmaskFor&) = delete;
+  mode_t was;
+};
+
 }  // namespace
 
 unsigned InstalledMode(const ArchiveEntry& e) {
@@ -146,11 +155,10 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
   }
   const std::string root = real;
   std::unique_ptr<struct archive, decltype(api.read_free)> in(api.read_new(), api.read_free);
-  // libarchive masks modes with the umask it reads when the writer is made, directories it makes for
-  // itself included: made under 022, so what it writes is the same whatever this process's umask is.
-  const mode_t umask_was = ::umask(022);
+  // libarchive masks modes with the process umask, directories it makes for itself included: 022 while it
+  // writes, so what it writes is the same whatever this process's umask is.
+  const UmaskFor scoped(022);
   std::unique_ptr<struct archive, decltype(api.write_free)> out(api.disk_new(), api.write_free);
-  ::umask(umask_was);
   if (!in || !out) {
     res.error = "libarchive: out of memory";
     return res;

@@ -75,7 +75,8 @@ TEST_CASE("the site file is the default manifest of every verb; --manifest overr
   CHECK(r.code == 2);
   CHECK(gp::EndsWith(
       r.err,
-      "gpuprep: error: /etc/gpuprep/site.yaml:3:1: unknown key \"drivr\" (did you mean \"driver\"?)\n"));
+      "gpuprep: error: " + root +
+          "/etc/gpuprep/site.yaml:3:1: unknown key \"drivr\" (did you mean \"driver\"?)\n"));  // the tree's
 }
 
 TEST_CASE("without a site file the default stack is chosen and named, as before", "[cli][site]") {

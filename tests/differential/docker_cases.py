@@ -157,7 +157,8 @@ def i_without_unit_and_b(text):
 
 
 def check(oracle_file, gpuprep_file):
-    refs, sizes = Report("image references", "distribution/reference"), Report("sizes", "the packaged go-units 0.4.0 RAMInBytes")
+    refs = Report("image references", "distribution/reference")
+    sizes = Report("sizes", "the packaged go-units 0.4.0 RAMInBytes")
     for docker, ours in paired(oracle_file, gpuprep_file):
         text = unhex(docker["in"])
         if docker["kind"] == "ref":

@@ -82,6 +82,7 @@ plan::HostState ReadHostState(const sys::Fs& fs, const manifest::Stack& stack, c
   for (const char* path : plan::kBackedUpFiles) s.write_targets[path] = sys::ResolveWriteTarget(fs, path);
   const sys::WriteTarget& daemon = s.write_targets[docker::kDaemonJsonPath];
   s.daemon_json_shown = fs.HostPath(daemon.error.empty() ? daemon.path : docker::kDaemonJsonPath);
+  if (!daemon.link.empty()) s.daemon_json_link_shown = fs.HostPath("/etc/docker") + "/daemon.json";
   return s;
 }
 

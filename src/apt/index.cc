@@ -105,21 +105,30 @@ bool Satisfies(const std::string& version, const Relation& r) {
 }
 
 void Index::Add(const std::string& name, Candidate c) {
-  auto& list = packages_[name];
-  for (const auto& have : list)
-    if (have.version == c.version && have.architecture == c.architecture) return;
+  Versions& v = packages_[name];
+  if (!v.ids.insert(c.version + '\n' + c.architecture).second) return;
   for (const auto& p : c.provides) {
-    auto& v = providers_[p];
-    if (std::find(v.begin(), v.end(), name) == v.end()) v.push_back(name);
+    auto& names = providers_[p];
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  auto at = std::find_if(list.begin(), list.end(),
-                         [&](const Candidate& h) { return CompareDebVersions(c.version, h.version) > 0; });
-  list.insert(at, std::move(c));
+  if (!v.list.empty() && CompareDebVersions(c.version, v.list.back().version) > 0) v.sorted = false;
+  v.list.push_back(std::move(c));
+}
+
+// Highest first; equal versions (two architectures) in the order they were added.
+const std::vector<Candidate>& Index::Sorted(Versions& v) const {
+  if (!v.sorted) {
+    std::stable_sort(v.list.begin(), v.list.end(), [](const Candidate& a, const Candidate& b) {
+      return CompareDebVersions(a.version, b.version) > 0;
+    });
+    v.sorted = true;
+  }
+  return v.list;
 }
 
 const std::vector<Candidate>* Index::Find(const std::string& name) const {
   auto it = packages_.find(name);
-  return it == packages_.end() ? nullptr : &it->second;
+  return it == packages_.end() ? nullptr : &Sorted(it->second);
 }
 
 const Candidate* Index::Find(const std::string& name, const std::string& version) const {

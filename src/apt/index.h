@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "manifest/model.h"
@@ -37,7 +38,8 @@ struct Candidate {
 class Index {
  public:
   // Adds a version of `name`; an identical version already present (the same file seen twice, or two
-  // origins carrying the same build) is kept once.
+  // origins carrying the same build) is kept once. Constant time on average: the versions are put in order
+  // once, when they are next looked up (n log n in all, where inserting each in place was quadratic).
   void Add(const std::string& name, Candidate c);
   // Every version of `name`, highest first; nullptr when the index has none.
   const std::vector<Candidate>* Find(const std::string& name) const;
@@ -50,7 +52,14 @@ class Index {
   std::vector<std::string> Names() const;
 
  private:
-  std::map<std::string, std::vector<Candidate>> packages_;
+  struct Versions {
+    std::vector<Candidate> list;          // highest first once `sorted`; before, in the order added
+    std::unordered_set<std::string> ids;  // version '\n' architecture, each once
+    bool sorted = true;
+  };
+  const std::vector<Candidate>& Sorted(Versions& v) const;
+  // Sorted on look-up (an Index is read from one thread at a time).
+  mutable std::map<std::string, Versions> packages_;
   std::map<std::string, std::vector<std::string>> providers_;
 };
 

@@ -76,12 +76,20 @@ std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const
   return out;
 }
 
-std::vector<std::string> KnownGpuNames(const manifest::Compat& c) {
-  std::vector<std::string> out;
+std::vector<std::vector<std::string>> KnownGpuNames(const manifest::Compat& c) {
+  std::vector<std::string> boards;
+  std::vector<std::vector<std::string>> out;
   for (const manifest::GpuModel& g : c.gpus) {
-    AddUnique(out, g.name);
-    if (!g.board.empty()) AddUnique(out, g.board);
-    for (const auto& id : g.pci_ids) AddUnique(out, id);
+    const std::string board = g.board.empty() ? g.name : g.board;
+    auto at = std::find(boards.begin(), boards.end(), board);
+    if (at == boards.end()) {
+      boards.push_back(board);
+      out.push_back({board});
+      at = boards.end() - 1;
+    }
+    std::vector<std::string>& names = out[static_cast<size_t>(at - boards.begin())];
+    AddUnique(names, g.name);
+    for (const auto& id : g.pci_ids) AddUnique(names, id);
   }
   return out;
 }

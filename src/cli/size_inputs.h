@@ -23,8 +23,9 @@ std::vector<size::Board> CatalogueBoards(const manifest::Compat& c);
 // FlagError("--boards") for a name that matches none.
 std::vector<size::Board> FilterBoards(const std::vector<size::Board>& all, const std::string& filter);
 
-// Every name a price may use: board names, catalogue entry names, PCI ids.
-std::vector<std::string> KnownGpuNames(const manifest::Compat& c);
+// Each board of the catalogue by every name a price may use: the board name, its catalogue entries' names,
+// their PCI ids (a PCI id several boards share is in each).
+std::vector<std::vector<std::string>> KnownGpuNames(const manifest::Compat& c);
 
 // A file the user named (relative to the working directory), at most `limit` bytes; `what` names it in
 // the error. Throws UsageError / FileError.

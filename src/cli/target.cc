@@ -118,12 +118,22 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
 
 std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded) {
   if (!host.Exists(kSiteFile)) return std::nullopt;
-  manifest::Stack s = manifest::LoadStack(kSiteFile, manifest::LoadContext{&host, nullptr});
+  // Under --root the files are the tree's: errors name them there, not as this machine's own /etc.
+  std::string under = host.HostPath("/");
+  while (!under.empty() && under.back() == '/') under.pop_back();
+  manifest::Stack s;
+  try {
+    s = manifest::LoadStack(kSiteFile, manifest::LoadContext{&host, nullptr});
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (under.empty() || !StartsWith(what, "/")) throw;
+    throw Error(e.code(), under + what);
+  }
   if (!recorded || recorded->record.content_hash.empty()) return s;
   const std::string now = manifest::ContentHash(s);
   const apply::StackRecord& r = recorded->record;
   if (now == r.content_hash) return s;
-  const std::string site = kSiteFile;
+  const std::string site = under + kSiteFile;
   throw UsageError("the site file " + site + " (stack " + s.name + ", content " + ShortHash(now) +
                    ") is not " + RecordedWhat(*recorded) + ", " + r.stack + " (content " +
                    ShortHash(r.content_hash) + ", recorded in " + apply::kStatusPath +

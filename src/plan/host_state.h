@@ -58,6 +58,8 @@ struct HostState {
   std::optional<std::string> daemon_json;               // /etc/docker/daemon.json as it is
   std::optional<std::string> ib_umad_modules_load;      // kIbUmadModulesLoad as it is (HGX Blackwell)
   std::string daemon_json_shown;                        // its path as this machine sees it, for errors
+  std::string
+      daemon_json_link_shown;  // daemon.json itself when it is a link, as this machine sees it, else ""
   // kBackedUpFiles, each resolved through its symbolic links as apply's WriteAtomic resolves them.
   std::map<std::string, sys::WriteTarget> write_targets;
 

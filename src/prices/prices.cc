@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <set>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -17,17 +19,41 @@ std::optional<double> Table::For(const std::vector<std::string>& names) const {
   return flat;
 }
 
-Table Load(const std::string& text, const std::string& path, const std::vector<std::string>& known) {
+namespace {
+
+// The GPUs (numbers into `known`) each lower-case name stands for: a PCI id several boards share stands for
+// each of them.
+std::map<std::string, std::set<size_t>> GpusOfName(const std::vector<std::vector<std::string>>& known) {
+  std::map<std::string, std::set<size_t>> out;
+  for (size_t i = 0; i < known.size(); ++i)
+    for (const std::string& name : known[i]) out[ToLower(name)].insert(i);
+  return out;
+}
+
+}  // namespace
+
+Table Load(const std::string& text, const std::string& path,
+           const std::vector<std::vector<std::string>>& known) {
   manifest::PricesDoc doc = manifest::ParsePricesDoc(text, path);
   if (!known.empty()) {
-    std::vector<std::string> lower;
-    lower.reserve(known.size());
-    for (const std::string& k : known) lower.push_back(ToLower(k));
+    const std::map<std::string, std::set<size_t>> gpus_of = GpusOfName(known);
+    std::vector<std::string> names;
+    for (const auto& group : known) names.insert(names.end(), group.begin(), group.end());
+    std::map<size_t, const manifest::PriceEntry*> priced;  // GPU -> the entry that priced it
     for (const manifest::PriceEntry& e : doc.entries) {
-      const std::string g = ToLower(e.gpu);
-      if (std::find(lower.begin(), lower.end(), g) != lower.end()) continue;
+      const auto gpus = gpus_of.find(ToLower(e.gpu));
+      if (gpus != gpus_of.end()) {
+        for (size_t gpu : gpus->second)
+          if (const auto was = priced.find(gpu); was != priced.end())
+            throw FileError(path, e.line, e.col,
+                            "a second price for the GPU \"" + was->second->gpu + "\" of line " +
+                                std::to_string(was->second->line) + " (\"" + e.gpu +
+                                "\" names the same GPU); price each GPU once");
+        for (size_t gpu : gpus->second) priced.emplace(gpu, &e);
+        continue;
+      }
       std::string msg = "unknown GPU \"" + e.gpu + "\"";
-      if (auto guess = DidYouMean(e.gpu, known))
+      if (auto guess = DidYouMean(e.gpu, names))
         msg += " (did you mean \"" + *guess + "\"?)";
       else
         msg += " (name a board as gpuprep size lists it, a catalogue name or a PCI id such as 0x2330)";

@@ -24,10 +24,13 @@ struct Table {
   std::optional<double> For(const std::vector<std::string>& names) const;
 };
 
-// Parses and checks a Prices document; with `known` (GPU names, board names and PCI ids the catalogue
-// knows), an entry naming none of them is an error at its position: `unknown GPU "H100X" (did you mean
-// "H100 SXM5 80GB"?)`. Throws gp::FileError.
-Table Load(const std::string& text, const std::string& path, const std::vector<std::string>& known);
+// Parses and checks a Prices document. `known`: each GPU (board) the catalogue knows, by all its names
+// (board name, catalogue names, PCI ids; a name in several groups stands for each of those GPUs). With it, an
+// entry naming none of them is an error at its position: `unknown GPU "H100X" (did you mean "H100 SXM5
+// 80GB"?)`, and so is a second entry for a GPU already priced under another of its names. Throws
+// gp::FileError.
+Table Load(const std::string& text, const std::string& path,
+           const std::vector<std::vector<std::string>>& known);
 
 // `text` as --price-per-gpu-hour gives it ("2.49"); throws gp::FlagError.
 Table Flat(const std::string& text);

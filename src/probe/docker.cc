@@ -272,6 +272,9 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
   if (auto text = fs.Read("/etc/docker/daemon.json")) {
     daemon = ParseDaemonJson(*text);
     d.daemon_json_error = daemon.error;
+    // A link to another file (a system file, perhaps): nothing of that file is quoted.
+    if (!daemon.error.empty() && fs.ReadLink("/etc/docker/daemon.json"))
+      d.daemon_json_error = "a symbolic link to a file that is not a JSON object";
     d.daemon_json_runtimes = daemon.runtimes;
     for (const auto& dir : daemon.cdi_spec_dirs) cdi_dirs.push_back(dir);
   }

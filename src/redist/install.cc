@@ -220,9 +220,8 @@ InstallResult InstallOnce(const Request& req, sys::Fs& fs, sys::HttpClient& http
   try {
     for (const auto& comp : req.components) {
       RedistArchive a = FindArchive(json, comp, req.platform, req.cuda_major);
-      if (!VersionMatches(a.version, req.version) && !VersionMatches(a.release_label, req.version))
-        throw RedistError(comp + " is " + a.version + " in " + Base(req.json_url) + ", the stack pins " +
-                          req.version);
+      const std::string problem = VersionProblem(a, req.layer, req.version);
+      if (!problem.empty()) throw RedistError(problem);
       archives.push_back(a);
     }
   } catch (const RedistError& e) {

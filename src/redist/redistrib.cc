@@ -40,6 +40,22 @@ bool VersionMatches(const std::string& found, const std::string& pinned) {
   return found == pinned || (StartsWith(found, pinned) && found[pinned.size()] == '.');
 }
 
+std::string VersionProblem(const RedistArchive& a, const std::string& layer, const std::string& pinned) {
+  if (layer != "cuda")
+    return VersionMatches(a.version, pinned)
+               ? ""
+               : a.component + " is " + a.version + ", the stack pins " + pinned;
+  if (a.release_label != pinned)
+    return "the redistrib JSON is release " + a.release_label + ", the stack pins " + pinned;
+  if (a.component != "cuda_cudart" && a.component != "cuda_nvcc") return "";
+  const auto dot = pinned.find('.');
+  const auto second = dot == std::string::npos ? dot : pinned.find('.', dot + 1);
+  const std::string minor = pinned.substr(0, second);  // 12.2.2 -> 12.2
+  return VersionMatches(a.version, minor)
+             ? ""
+             : a.component + " is " + a.version + ", the stack pins CUDA " + pinned;
+}
+
 RedistArchive FindArchive(const std::string& json_text, const std::string& component,
                           const std::string& platform, std::optional<int> cuda_major) {
   json doc = json::parse(json_text, nullptr, false);

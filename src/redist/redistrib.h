@@ -34,4 +34,11 @@ std::string PlatformFor(const std::string& arch);
 // True when `found` is `pinned` or extends it at a dot (pinned 9.12.0 matches 9.12.0.46).
 bool VersionMatches(const std::string& found, const std::string& pinned);
 
+// Why `a` is not the version the stack pins, or "". The component's own version is what is checked; the
+// file's release_label never stands in for it. cuDNN: the component extends the pin (9.12.0 -> 9.12.0.46).
+// CUDA (`layer` "cuda"): the pin is the toolkit release, so the file's release_label must be it, and the
+// runtime and compiler (cuda_cudart, cuda_nvcc) carry its major.minor (redistrib_12.2.2.json: 12.2.140); the
+// libraries keep their own numbering, which the release does not give.
+std::string VersionProblem(const RedistArchive& a, const std::string& layer, const std::string& pinned);
+
 }  // namespace gp::redist

@@ -43,6 +43,7 @@ struct ArchiveApi {
   decltype(&archive_entry_set_hardlink) entry_set_hardlink = nullptr;
   decltype(&archive_entry_size) entry_size = nullptr;
   decltype(&archive_entry_perm) entry_perm = nullptr;
+  decltype(&archive_entry_set_perm) entry_set_perm = nullptr;
 };
 
 bool BindArchiveLib(void* lib, ArchiveApi& api) {
@@ -70,7 +71,8 @@ bool BindArchiveLib(void* lib, ArchiveApi& api) {
          DlBind(lib, "archive_entry_hardlink", api.entry_hardlink) &&
          DlBind(lib, "archive_entry_set_hardlink", api.entry_set_hardlink) &&
          DlBind(lib, "archive_entry_size", api.entry_size) &&
-         DlBind(lib, "archive_entry_perm", api.entry_perm);
+         DlBind(lib, "archive_entry_perm", api.entry_perm) &&
+         DlBind(lib, "archive_entry_set_perm", api.entry_set_perm);
 }
 
 const ArchiveApi& ArchiveLib() { return DlLoadOnce(kLibarchiveSoname, "archive_* symbols", BindArchiveLib); }
@@ -122,7 +124,21 @@ ArchiveEntry Describe(const ArchiveApi& api, struct archive_entry* e) {
   return out;
 }
 
+// The process umask for one scope, the old one back after it.
+struct UmaskFor {
+  explicit UmaskFor(mode_t m) : was(::umask(m)) {}
+  ~UmaskFor() { ::umask(was); }
+  UmaskFor(const UmaskFor&) = delete;
+  UmaskFor& operator=(const UmaskFor&) = delete;
+  mode_t was;
+};
+
 }  // namespace
+
+unsigned InstalledMode(const ArchiveEntry& e) {
+  if (e.type == ArchiveEntry::Type::kDir) return 0755;
+  return (e.mode & 0111) ? 0755 : 0644;
+}
 
 ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
                          const ArchiveWritten& written, const ExtractLimits& limits) {
@@ -139,6 +155,9 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
   }
   const std::string root = real;
   std::unique_ptr<struct archive, decltype(api.read_free)> in(api.read_new(), api.read_free);
+  // libarchive masks modes with the process umask, directories it makes for itself included: 022 while it
+  // writes, so what it writes is the same whatever this process's umask is.
+  const UmaskFor scoped(022);
   std::unique_ptr<struct archive, decltype(api.write_free)> out(api.disk_new(), api.write_free);
   if (!in || !out) {
     res.error = "libarchive: out of memory";
@@ -188,6 +207,8 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
       return res;
     }
     api.entry_set_pathname(e, target.c_str());
+    if (desc.type == ArchiveEntry::Type::kFile || desc.type == ArchiveEntry::Type::kDir)
+      api.entry_set_perm(e, InstalledMode(desc));
     if (desc.type == ArchiveEntry::Type::kHardlink) {
       // Linux's link(2) does not follow a symbolic link: a hard link to one is a second symbolic link,
       // somewhere its target was never checked from.

@@ -51,9 +51,15 @@ using ArchiveWritten = std::function<void(const std::string& path)>;
 inline constexpr uint64_t kWrittenStep = 32u << 20;
 
 // Extracts the tar stream from `input` under the existing directory `dest` (a path on this machine; it is
-// resolved with realpath first), within `limits`. Ownership is not restored, permissions pass through the
-// umask, setuid bits are dropped. Refused here whatever the placer said: a hard link to anything but a
-// regular file already extracted, sparse files (holes), a target path of PATH_MAX bytes or more.
+// resolved with realpath first), within `limits`. Ownership is not restored. Modes are set, not taken from
+// the archive or the umask: InstalledMode for each entry, 0755 for a directory the archive does not list
+// (the process umask is 022 while it runs, the caller's again after).
+// Refused here whatever the placer said: a hard link to anything but a regular file already extracted, sparse
+// files (holes), a target path of PATH_MAX bytes or more. The mode an extracted entry gets, whatever the
+// archive says and whatever the umask: 0755 for a directory and for a file with any execute bit, 0644 for any
+// other file (never group- or world-writable; no set-user-ID, set-group-ID or sticky bit).
+unsigned InstalledMode(const ArchiveEntry& e);
+
 ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
                          const ArchiveWritten& written = {}, const ExtractLimits& limits = {});
 

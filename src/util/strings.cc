@@ -133,8 +133,9 @@ std::string HumanBytes(unsigned long long bytes) {
 }
 
 std::optional<unsigned long long> ParseBytes(std::string_view s) {
-  // go-units' sizeRegex: ^(\d+(\.\d+)*) ?([kKmMgGtTpP])?[iI]?[bB]?$ (more than one '.' then fails
-  // ParseFloat).
+  // go-units v0.5.0's parseSize (size.go at e682442797b3), on the decimal numbers gpuprep takes: the number,
+  // at most one space, then a suffix of at most three letters in any case: none, "b", a unit letter, the
+  // letter and "b", or the letter and "ib". ("i" alone, "ki", "ib" were read by 0.4.0's older sizeRegex.)
   size_t i = 0;
   const auto digits = [&] {
     const size_t from = i;
@@ -155,9 +156,9 @@ std::optional<unsigned long long> ParseBytes(std::string_view s) {
     if (u && *u) {
       shift = 10 * static_cast<int>(u - kUnits + 1);
       ++i;
+      if (i + 1 < s.size() && (s[i] | 0x20) == 'i') ++i;  // "ib", never "i" alone
     }
   }
-  if (i < s.size() && (s[i] | 0x20) == 'i') ++i;
   if (i < s.size() && (s[i] | 0x20) == 'b') ++i;
   if (i != s.size()) return std::nullopt;
   // As go-units: the number as the nearest double (strconv.ParseFloat), times the unit, truncated. A power of

@@ -126,9 +126,8 @@ const char* ParseLikeDpkg(std::string_view text, DebVersion& v) {
       error = "epoch in version is negative";
     else if (epoch > 2147483647)
       error = "epoch in version is too big";
-    else if (colon + 1 == t.size())
-      error = "nothing after colon in version number";
-    v.epoch = error ? 0 : epoch;
+    v.epoch = error ? 0 : epoch;  // a valid epoch stands even with nothing after it: "1:" is before "2:"
+    if (!error && colon + 1 == t.size()) error = "nothing after colon in version number";
     t = t.substr(colon + 1);
   }
   const size_t dash = t.rfind('-');

@@ -295,23 +295,25 @@ TEST_CASE("host stack: --manifest, then the site file, then the recorded stack, 
     for (const char* verb : {"doctor", "plan"}) {
       auto r = h.Run({verb});
       CHECK(r.code == 2);
-      CHECK(r.err.rfind("gpuprep: error: the site file /etc/gpuprep/site.yaml (stack site, content sha256:",
+      CHECK(r.err.rfind("gpuprep: error: the site file " + h.root() +
+                            "/etc/gpuprep/site.yaml (stack site, content sha256:",
                         0) == 0);
       CHECK(r.err.find(") is not the stack this host converged to, " + kOld + " (content sha256:") !=
             std::string::npos);
       CHECK(
           r.err.find(
               "recorded in /var/lib/gpuprep/status.json); gpuprep does not move a host by itself: review the "
-              "change with `gpuprep plan --manifest /etc/gpuprep/site.yaml`, make it with `sudo gpuprep "
-              "apply "
-              "--manifest /etc/gpuprep/site.yaml --yes`\n") != std::string::npos);
+              "change with `gpuprep plan --manifest " +
+              h.root() + "/etc/gpuprep/site.yaml`, make it with `sudo gpuprep apply --manifest " + h.root() +
+              "/etc/gpuprep/site.yaml --yes`\n") != std::string::npos);
     }
   }
   SECTION("a bad site file: its line and column, exit 2") {
     h.Write("/etc/gpuprep/site.yaml", site + "drivr: {}\n");
     auto r = h.Run({"doctor"});
     CHECK(r.code == 2);
-    CHECK(r.err.rfind("gpuprep: error: /etc/gpuprep/site.yaml:5:1: unknown key \"drivr\"", 0) == 0);
+    CHECK(r.err.rfind("gpuprep: error: " + h.root() + "/etc/gpuprep/site.yaml:5:1: unknown key \"drivr\"",
+                      0) == 0);  // the tree's file, named under --root
   }
 }
 
@@ -331,6 +333,6 @@ TEST_CASE("host stack: manifest list names the site file", "[cli][host-stack]") 
             {"converged", Converged(kNew, kNew, Hash(kNew))}});
   const json other = json::parse(h.Run({"--json", "manifest", "list"}).out);
   CHECK(other["site_file"].is_null());
-  CHECK(other["site_file_error"].get<std::string>().rfind("the site file /etc/gpuprep/site.yaml (stack site",
-                                                          0) == 0);
+  CHECK(other["site_file_error"].get<std::string>().rfind(
+            "the site file " + h.root() + "/etc/gpuprep/site.yaml (stack site", 0) == 0);
 }

@@ -75,7 +75,8 @@ TEST_CASE("the site file is the default manifest of every verb; --manifest overr
   CHECK(r.code == 2);
   CHECK(gp::EndsWith(
       r.err,
-      "gpuprep: error: /etc/gpuprep/site.yaml:3:1: unknown key \"drivr\" (did you mean \"driver\"?)\n"));
+      "gpuprep: error: " + root +
+          "/etc/gpuprep/site.yaml:3:1: unknown key \"drivr\" (did you mean \"driver\"?)\n"));  // the tree's
 }
 
 TEST_CASE("without a site file the default stack is chosen and named, as before", "[cli][site]") {
@@ -89,4 +90,17 @@ TEST_CASE("without a site file the default stack is chosen and named, as before"
   CHECK(r.code == 2);
   CHECK(r.err ==
         "gpuprep: error: manifest show: name a stack (no --manifest and no /etc/gpuprep/site.yaml)\n");
+}
+
+TEST_CASE("under --root, a bad site file is named under the root, not as the live host's file",
+          "[cli][site]") {
+  gp::test::TempRoot host;
+  CopyHost(host);
+  host.Write("/etc/gpuprep/site.yaml", "apiVersion: gpuprep/v1\nkind: Stack\nmetadata: [\n");
+  const std::string root = host.path();
+  auto r = Gpuprep({"--root", root, "doctor"});
+  CHECK(r.code == 2);
+  INFO(r.err);
+  CHECK(gp::StartsWith(r.err, "gpuprep: error: " + root + "/etc/gpuprep/site.yaml:"));
+  CHECK(r.err.find(" /etc/gpuprep/site.yaml") == std::string::npos);
 }

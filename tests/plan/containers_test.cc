@@ -334,6 +334,27 @@ TEST_CASE("containers: a symlinked daemon.json is edited through the link; one l
   }
 }
 
+TEST_CASE("containers: daemon.json linked to a file that is not JSON: daemon.json is named, nothing quoted",
+          "[plan][containers]") {
+  Fixture f;
+  f.DockerRunning();
+  f.ToolkitInstalled();
+  f.root.Write("/etc/secretfile", "rXoXoXt:$6$saltsalt$hashhash:19000:0:99999:7:::\n");
+  f.root.Symlink("/etc/secretfile", "/etc/docker/daemon.json");
+  try {
+    f.Build();
+    FAIL("a daemon.json that is not JSON was planned");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(e.code() == kExitUsage);
+    CHECK(what.rfind(f.root.path() + "/etc/docker/daemon.json:1:1: ", 0) == 0);
+    for (const char* leaked : {"rXoXoXt", "$6$", "saltsalt", "hashhash", "19000", "last read", "'r'"})
+      CHECK(what.find(leaked) == std::string::npos);
+  }
+  CHECK(f.root.Read("/etc/secretfile") == "rXoXoXt:$6$saltsalt$hashhash:19000:0:99999:7:::\n");
+}
+
 TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror", "[plan][containers]") {
   Fixture f;
   f.DockerRunning();

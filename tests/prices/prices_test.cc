@@ -17,7 +17,9 @@ const char* kDoc =
     "  - {gpu: \"H100 SXM5 80GB\", per_gpu_hour: 2.49}\n"  // 6
     "  - {gpu: \"0x26b9\", per_gpu_hour: 1.10}\n";         // 7
 
-const std::vector<std::string> kKnown = {"H100 SXM5 80GB", "H100 80GB HBM3", "0x2330", "L40S", "0x26b9"};
+// Each GPU the catalogue knows, by all its names: board, catalogue entry, PCI ids.
+const std::vector<std::vector<std::string>> kKnown = {{"H100 SXM5 80GB", "H100 80GB HBM3", "0x2330"},
+                                                      {"L40S", "0x26b9"}};
 
 std::string ErrorOf(const std::string& text) {
   try {
@@ -66,6 +68,13 @@ TEST_CASE("prices: hostile documents, one error at the value", "[prices]") {
   CHECK(ErrorOf(std::string(kDoc) + "  - {gpu: \"L40S\x1b[2J\", per_gpu_hour: 1}\n").find("prices.yaml:8:") ==
         0);
   CHECK(ErrorOf(With("kind: Prices", "kind: Price")).find("prices.yaml:2:") == 0);
+  // One GPU under two of its names (its board name and its PCI id): which price would hold is not said.
+  CHECK(
+      ErrorOf(std::string(kDoc) + "  - {gpu: \"0x2330\", per_gpu_hour: 3}\n") ==
+      "prices.yaml:8:11: a second price for the GPU \"H100 SXM5 80GB\" of line 6 (\"0x2330\" names the same "
+      "GPU); price each GPU once");
+  CHECK(ErrorOf(With("\"0x26b9\"", "\"H100 80GB HBM3\""))
+            .find("prices.yaml:7:11: a second price for the GPU") == 0);
   CHECK_THROWS_AS(gp::prices::Flat("0"), gp::FlagError);
   CHECK_THROWS_AS(gp::prices::Flat("nan"), gp::FlagError);
   CHECK_THROWS_AS(gp::prices::Flat("1e400"), gp::FlagError);

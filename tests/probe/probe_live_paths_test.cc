@@ -287,6 +287,20 @@ TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken
   CHECK(h.docker.daemon_json_runtimes.empty());
 }
 
+TEST_CASE("--root: daemon.json linked to a file that is not JSON: said so, nothing of the file quoted",
+          "[probe]") {
+  TempTree t;
+  t.Write("/etc/secretfile", "rXoXoXt:$6$saltsalt$hashhash:19000:0:99999:7:::\n");
+  t.Write("/etc/docker/.keep", "");
+  REQUIRE(::symlink("/etc/secretfile", (t.root + "/etc/docker/daemon.json").c_str()) == 0);
+  sys::DiskFs fs(t.root);
+  probe::ProbeEnv env;
+  env.fs = &fs;
+  env.compat = &manifest::EmbeddedCompat();
+  auto h = probe::ProbeHost(env);
+  CHECK(h.docker.daemon_json_error == "a symbolic link to a file that is not a JSON object");
+}
+
 TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package; the updates journal wins",
           "[probe]") {
   TempTree t;

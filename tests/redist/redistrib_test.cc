@@ -107,3 +107,24 @@ TEST_CASE("redistrib: platforms and version matching", "[redist]") {
   CHECK_FALSE(gp::redist::VersionMatches("9.8.01", "9.8.0"));
   CHECK_FALSE(gp::redist::VersionMatches("9.8.0", "9.8.0.87"));
 }
+
+TEST_CASE("redistrib: a component's own version is checked, never the file's release_label", "[redist]") {
+  using gp::redist::VersionProblem;
+  auto cudnn = FindArchive(kCudnn, "cudnn", "linux-x86_64", 12);  // 9.8.0.87 in release 9.8.0
+  CHECK(VersionProblem(cudnn, "cudnn", "9.8.0").empty());
+  CHECK(VersionProblem(cudnn, "cudnn", "9.8.0.87").empty());
+  auto old = cudnn;
+  old.version = "8.0.0.1";  // an older component under the label asked for
+  CHECK(VersionProblem(old, "cudnn", "9.8.0") == "cudnn is 8.0.0.1, the stack pins 9.8.0");
+  // CUDA: the stack pins the toolkit release; the runtime and the compiler carry its major.minor
+  // (redistrib_12.2.2.json: cuda_cudart 12.2.140), the libraries their own numbering.
+  auto cudart = FindArchive(kCuda, "cuda_cudart", "linux-x86_64", std::nullopt);
+  CHECK(VersionProblem(cudart, "cuda", "12.2.2").empty());
+  auto stale = cudart;
+  stale.version = "11.8.89";
+  CHECK(VersionProblem(stale, "cuda", "12.2.2") == "cuda_cudart is 11.8.89, the stack pins CUDA 12.2.2");
+  auto other = cudart;
+  other.release_label = "12.1.1";  // a file of another release
+  CHECK(VersionProblem(other, "cuda", "12.2.2") ==
+        "the redistrib JSON is release 12.1.1, the stack pins 12.2.2");
+}

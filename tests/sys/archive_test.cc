@@ -128,3 +128,42 @@ TEST_CASE("ExtractTar: sparse files are refused", "[sys][archive]") {
   auto r = Extract(src, d.path);
   CHECK(r.error == "archive entry \"holes\": a sparse file (holes are not accepted)");
 }
+
+namespace {
+unsigned ModeOf(const std::string& p) {
+  struct stat st {};
+  REQUIRE(::lstat(p.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+// The process umask set for one scope (ExtractTar must not depend on it).
+struct Umask {
+  explicit Umask(mode_t m) : old(::umask(m)) {}
+  ~Umask() { ::umask(old); }
+  mode_t old;
+};
+}  // namespace
+
+TEST_CASE("ExtractTar: modes are set as the rules say, whatever the umask", "[sys][archive]") {
+  for (mode_t mask : {mode_t(0), mode_t(077)}) {
+    INFO("umask " << mask);
+    Dir d;
+    Source src{gp::test::Tar({{'5', "top", "", "", UINT64_MAX, 0777},
+                              {'0', "top/data", "", "x", UINT64_MAX, 0666},
+                              {'0', "top/private", "", "x", UINT64_MAX, 0600},
+                              {'0', "top/tool", "", "x", UINT64_MAX, 0777},
+                              {'0', "top/setuid", "", "x", UINT64_MAX, 06755},
+                              {'0', "top/implicit/f", "", "x", UINT64_MAX, 0644}})};
+    {
+      Umask scoped(mask);
+      REQUIRE(Extract(src, d.path).ok());
+    }
+    CHECK(ModeOf(d.path + "/top") == 0755);
+    CHECK(ModeOf(d.path + "/top/data") == 0644);  // never group- or world-writable
+    CHECK(ModeOf(d.path + "/top/private") == 0644);
+    CHECK(ModeOf(d.path + "/top/tool") == 0755);      // an executable stays one
+    CHECK(ModeOf(d.path + "/top/setuid") == 0755);    // no set-user-ID, set-group-ID or sticky bit
+    CHECK(ModeOf(d.path + "/top/implicit") == 0755);  // a directory the archive does not list
+    CHECK(ModeOf(d.path + "/top/implicit/f") == 0644);
+  }
+}

@@ -29,6 +29,16 @@ TEST_CASE("dpkg ordering: epoch, upstream, revision and tilde") {
   CHECK(CompareDebVersions("1.0~~", "1.0~") < 0);
 }
 
+TEST_CASE("an epoch with nothing after it still orders by the epoch, as dpkg's own tests say", "[util]") {
+  // dpkg's lib/dpkg/t/t-version.c: versions {epoch 1} and {epoch 2}, both blank otherwise, are not equal.
+  // libapt-pkg's debVersioningSystem orders "1:" before "2:" too.
+  CHECK(CompareDebVersions("1:", "2:") < 0);
+  CHECK(CompareDebVersions("2:", "1:") > 0);
+  CHECK(CompareDebVersions("1:", "1:") == 0);
+  CHECK(gp::DebVersion::Parse("1:").epoch == 1);
+  CHECK(gp::DebVersion::Problem("1:") == "nothing after colon in version number");
+}
+
 TEST_CASE("NVIDIA version codes") {
   CHECK(gp::CudnnVersionFromCode(8907) == "8.9.7");
   CHECK(gp::CudnnVersionFromCode(90600) == "9.6.0");

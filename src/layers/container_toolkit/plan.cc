@@ -2,11 +2,14 @@
 // transaction), the experimental channel turned off before apt reads its lists, the runtime's mode, the CDI
 // spec, and the NVIDIA runtime registered in daemon.json (every other key kept) with Docker reloaded or
 // restarted, when an engine will be there.
+#include <nlohmann/json.hpp>
+
 #include "docker/daemon_json.h"
 #include "layers/container_toolkit/container_toolkit.h"
 #include "layers/docker/docker.h"
 #include "plan/containers.h"
 #include "probe/parsers.h"
+#include "util/error.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -32,6 +35,24 @@ bool HookIsNew(const plan::LayerContext& ctx) {
   return it == ctx.packages.state->dpkg.end() || !it->second.installed;
 }
 
+// Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed). When
+// daemon.json is a link to a file that is not a JSON object (another system file), they name daemon.json and
+// quote nothing of the file linked to. Throws FileError: exit 2.
+docker::DaemonJsonEdit EditDaemonJson(const plan::HostState& host, const docker::DaemonJsonWant& want) {
+  const bool object = !host.daemon_json || Trim(*host.daemon_json).empty() || [&] {
+    const auto doc = nlohmann::json::parse(*host.daemon_json, nullptr, false);
+    return !doc.is_discarded() && doc.is_object();
+  }();
+  if (host.daemon_json_link_shown.empty() || object)
+    return docker::EditDaemonJson(host.daemon_json, want, host.daemon_json_shown);
+  throw FileError(
+      host.daemon_json_link_shown, 1, 1,
+      "a symbolic link to a file that is not Docker's configuration (a JSON object); gpuprep quotes "
+      "nothing of that file and leaves both as they are: link daemon.json to Docker's "
+      "configuration, or put the file itself at " +
+          std::string(docker::kDaemonJsonPath));
+}
+
 // daemon.json edited losslessly for the stack's runtime (and CDI), then Docker reloaded, or restarted when
 // a changed key is read only at start or the toolkit's hook is new (refused while containers run, unless
 // --restart-docker).
@@ -41,9 +62,7 @@ void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerP
   docker::DaemonJsonWant want;
   want.default_runtime = ctx.stack->docker.default_runtime;
   if (ctx.stack->docker.gpu_access == "cdi") want.cdi = true;
-  // Errors name the file gpuprep would replace, as this machine sees it (under --root, a link followed).
-  auto edit = docker::EditDaemonJson(ctx.host->daemon_json, want,
-                                     ctx.host->daemon_json_shown);  // throws FileError: exit 2
+  const docker::DaemonJsonEdit edit = EditDaemonJson(*ctx.host, want);
   const bool running = d.engine_reachable || engine.installs;
   const bool hook_new = running && HookIsNew(ctx);
   const bool hook_unseen =

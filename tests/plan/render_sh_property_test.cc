@@ -229,7 +229,8 @@ TEST_CASE("plan --format sh writes what apply writes, under bash and dash", "[pl
     auto r = RunScript(shell, scratch.path() + "/plan.sh");
     INFO(r.err);
     REQUIRE(r.ok());
-    for (const auto& a : WritesPlan("").steps[0].actions)
+    const plan::Plan applied = WritesPlan("");  // kept alive: a range over a temporary's member is not
+    for (const auto& a : applied.steps[0].actions)
       REQUIRE(apply_root.fs().WriteAtomic(a.path, a.contents, a.mode, a.keep_backup).ok);
     CHECK(Tree(script_root.path()) == Tree(apply_root.path()));
   }

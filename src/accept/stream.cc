@@ -48,6 +48,12 @@ seconds RunBudget(bool fast) {
 ProgramStream::ProgramStream(int gpus, bool fast, Now now)
     : gpus_(gpus), fast_(fast), now_(std::move(now)), deadline_(now_() + kStartAllowance) {}
 
+void ProgramStream::LongLine() {
+  Add(phase_, std::nullopt,
+      "the measurement program wrote a line longer than " + std::to_string(kProgramLineMax >> 10) +
+          " KiB: it was stopped");
+}
+
 void ProgramStream::Add(std::string phase, std::optional<int> gpu, std::string what) {
   findings_.push_back({std::move(phase), gpu, std::move(what)});
 }
@@ -73,9 +79,7 @@ bool ProgramStream::on_stdout(std::string_view chunk) {
   }
   partial_.erase(0, start);
   if (partial_.size() > kProgramLineMax) {
-    Add(phase_, std::nullopt,
-        "the measurement program wrote a line longer than " + std::to_string(kProgramLineMax >> 10) +
-            " KiB: it was stopped");
+    LongLine();
     stopped_ = true;
     return false;
   }
@@ -94,9 +98,7 @@ std::optional<SteadyClock::time_point> ProgramStream::deadline() const {
 
 bool ProgramStream::Line(std::string_view line) {
   if (line.size() > kProgramLineMax) {
-    Add(phase_, std::nullopt,
-        "the measurement program wrote a line longer than " + std::to_string(kProgramLineMax >> 10) +
-            " KiB: it was stopped");
+    LongLine();
     return false;
   }
   if (line.empty()) return true;

@@ -62,6 +62,7 @@ class ProgramStream : public ProgramSink {
  private:
   bool Line(std::string_view line);
   void Add(std::string phase, std::optional<int> gpu, std::string what);
+  void LongLine();  // the finding for a line over kProgramLineMax
 
   int gpus_;
   bool fast_;

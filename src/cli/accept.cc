@@ -100,16 +100,25 @@ std::optional<accept::Offer> LoadOffer(Context& ctx, const std::string& expect) 
   return accept::ParseOfferSpec(expect, KnownBoards());
 }
 
+// An output path given by `flag`: refused up front (before anything is measured) when it cannot be written.
+void CheckOutput(Context& ctx, const char* flag, const std::string& path) {
+  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(path));
+      t.kind == sys::OutputKind::kRefused)
+    throw FlagError(flag, TerminalSafe(t.why));
+}
+
+void WriteOutputFile(Context& ctx, const char* flag, const std::string& path, const std::string& text) {
+  CheckOutput(ctx, flag, path);
+  auto w = ctx.local_fs->WriteOutput(sys::AbsoluteFromCwd(path), text, 0644, /*wait_for_reader=*/true);
+  if (!w.ok) throw FlagError(flag, TerminalSafe(w.error));
+}
+
 void WriteReport(Context& ctx, const std::string& path, const accept::Recording& rec,
                  const accept::Result& r) {
-  const std::string abs = sys::AbsoluteFromCwd(path);
-  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
-    throw FlagError("--report", TerminalSafe(t.why));
   const std::string now = sys::NowUtc();
-  const std::string text =
-      EndsWith(path, ".html") ? accept::RenderHtml(rec, r, now) : accept::RenderMarkdown(rec, r, now);
-  auto w = ctx.local_fs->WriteOutput(abs, text, 0644, /*wait_for_reader=*/true);
-  if (!w.ok) throw FlagError("--report", TerminalSafe(w.error));
+  WriteOutputFile(
+      ctx, "--report", path,
+      EndsWith(path, ".html") ? accept::RenderHtml(rec, r, now) : accept::RenderMarkdown(rec, r, now));
 }
 
 // The GPUs NVML found on a live host (each probed GPU NVML answered for).
@@ -148,34 +157,20 @@ std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o) {
   return MeasureOnHost(ctx, t, o.fast);
 }
 
-void WriteSaved(Context& ctx, const std::string& path, const std::string& text) {
-  const std::string abs = sys::AbsoluteFromCwd(path);
-  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
-    throw FlagError("--save", TerminalSafe(t.why));
-  auto w = ctx.local_fs->WriteOutput(abs, text, 0644, /*wait_for_reader=*/true);
-  if (!w.ok) throw FlagError("--save", TerminalSafe(w.error));
-}
-
 int RunAccept(Context& ctx, const AcceptOptions& o) {
   CheckFlags(o);
   accept::Options opts;
   opts.outlier_pct = Outlier(o.outlier);
   opts.offer = LoadOffer(ctx, o.expect);
   opts.nvlink_links = accept::CatalogueNvlinkLinks(manifest::EmbeddedCompat());
-  if (!o.report.empty())
-    if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.report));
-        t.kind == sys::OutputKind::kRefused)
-      throw FlagError("--report", TerminalSafe(t.why));
+  if (!o.report.empty()) CheckOutput(ctx, "--report", o.report);
   accept::Recording rec;
   std::vector<accept::Check> program_checks;
   if (o.measurements.empty()) {
-    if (!o.save.empty())
-      if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(sys::AbsoluteFromCwd(o.save));
-          t.kind == sys::OutputKind::kRefused)
-        throw FlagError("--save", TerminalSafe(t.why));
+    if (!o.save.empty()) CheckOutput(ctx, "--save", o.save);
     std::optional<Measured> m = GateAndMeasure(ctx, o);
     if (!m) return kExitFailed;
-    if (!o.save.empty()) WriteSaved(ctx, o.save, m->text);
+    if (!o.save.empty()) WriteOutputFile(ctx, "--save", o.save, m->text);
     rec = std::move(m->recording);
     program_checks = std::move(m->program_checks);
   } else {

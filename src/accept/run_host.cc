@@ -43,7 +43,7 @@ std::map<std::string, std::string> ProgramEnv() {
 
 ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>& argv,
                      const std::map<std::string, std::string>& env, ProgramStream& stream,
-                     std::chrono::seconds limit) {
+                     std::chrono::seconds limit, const std::function<bool()>& interrupted) {
   sys::Command c;
   c.argv = argv;
   c.env = env;
@@ -54,6 +54,7 @@ ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>&
     return true;
   };
   c.keep_running = [&] {
+    if (interrupted && interrupted()) return false;
     const auto d = stream.deadline();
     return !d || stream.now() < *d;
   };
@@ -65,6 +66,7 @@ ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>&
   }
   end.started = true;
   end.stopped = r.stopped || r.timed_out;
+  end.interrupted = interrupted && interrupted();
   end.exit_code = end.stopped ? -1 : r.exit_code;
   stream.Finish(end.exit_code);
   return end;

@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,14 +32,17 @@ std::map<std::string, std::string> ProgramEnv();
 
 struct ProgramEnd {
   bool started = false;
-  int exit_code = -1;    // -1 when gpuprep ended it
-  bool stopped = false;  // ended by gpuprep: a deadline, a bound, or the run's limit
-  std::string error;     // why it did not start
+  int exit_code = -1;        // -1 when gpuprep ended it
+  bool stopped = false;      // ended by gpuprep: a deadline, a bound, or the run's limit
+  std::string error;         // why it did not start
+  bool interrupted = false;  // stopped because the user asked (Ctrl-C, SIGTERM)
+  std::string left;          // a container that could not be removed (its id), "" when none
 };
 
-// Runs `argv` on this host, its output into `stream`; at most `limit` in all. Calls stream.Finish.
+// Runs `argv` on this host, its output into `stream`; at most `limit` in all; `interrupted` (Ctrl-C)
+// ends it too. Calls stream.Finish.
 ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>& argv,
                      const std::map<std::string, std::string>& env, ProgramStream& stream,
-                     std::chrono::seconds limit);
+                     std::chrono::seconds limit, const std::function<bool()>& interrupted = {});
 
 }  // namespace gp::accept

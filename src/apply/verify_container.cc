@@ -31,12 +31,6 @@ docker::ContainerRun GpuRun(const manifest::Stack& s, const std::string& image,
   return run;
 }
 
-bool CarriesPyTorch(const docker::ImageDetails& d) {
-  for (const auto& e : d.env)
-    if (StartsWith(e, "PYTORCH_VERSION=") || StartsWith(e, "NVIDIA_PYTORCH_VERSION=")) return true;
-  return false;
-}
-
 // The failure of a container run as one finding.
 void Failed(const docker::ContainerResult& res, const std::string& what, verdict::LayerReport& r) {
   std::string message = res.ran ? LastLines(res.err.empty() ? res.out : res.err) : res.error.message;
@@ -134,7 +128,7 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, verdic
   }
   // The torch check needs PyTorch in the image: NGC's PyTorch images (and PyTorch's own) set PYTORCH_VERSION
   // in their config. A CUDA base image has none; its GPU check is nvidia-smi -L above.
-  if (!CarriesPyTorch(*details))
+  if (!details->CarriesPyTorch())
     return r.Add(Status::kSkip,
                  image + " carries no PyTorch (no PYTORCH_VERSION in its config): no torch check");
   auto res = engine.Run(GpuRun(s, image, {"python", "-c", kTorchCheck}));

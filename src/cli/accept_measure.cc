@@ -1,12 +1,22 @@
 #include "cli/accept_measure.h"
 
 #include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <ctime>
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include "accept/compose.h"
+#include "accept/run_container.h"
 #include "accept/run_host.h"
 #include "accept/stream.h"
+#include "apply/image_pull.h"
+#include "docker/engine.h"
+#include "docker/image_ref.h"
 #include "sys/clock.h"
 #include "util/error.h"
 #include "util/input.h"
@@ -75,9 +85,13 @@ accept::Check ProgramCheck(const accept::ProgramFinding& f) {
   return c;
 }
 
-}  // namespace
+// Runs the measurement program through `run` (given the python to start it with, and the stream) and
+// composes the recording.
+using ProgramRunner =
+    std::function<accept::ProgramEnd(const std::vector<std::string>& argv, accept::ProgramStream&)>;
 
-Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
+Measured Measure(Context& ctx, const Target& t, bool fast, const std::string& python,
+                 const ProgramRunner& run_program) {
   const probe::HostFacts& f = t.facts;
   const std::vector<accept::HostGpu> gpus = GpusOf(f);
   if (gpus.empty()) throw Error(kExitFailed, "accept: NVML reports no GPU to measure");
@@ -101,10 +115,13 @@ Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
       *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to " << budget.count()
                << " s)\n";
   };
-  const accept::ProgramEnd end =
-      accept::RunOnHost(*ctx.runner, accept::ProgramArgv("python3", n, fast, sizes), accept::ProgramEnv(),
-                        stream, accept::RunBudget(fast));
+  const accept::ProgramEnd end = run_program(accept::ProgramArgv(python, n, fast, sizes), stream);
+  if (!end.left.empty())
+    *ctx.err << "gpuprep: accept: container " << end.left.substr(0, 12)
+             << " could not be removed; remove it with: docker rm -f " << end.left.substr(0, 12) << "\n";
   if (!end.started) throw Error(kExitFailed, "accept: " + TerminalSafe(end.error) + "; nothing was measured");
+  if (end.interrupted)
+    throw Error(kExitFailed, "accept: interrupted; the measurement was stopped and nothing was judged");
   run.finished_at = sys::NowUtc();
 
   Measured m;
@@ -117,6 +134,87 @@ Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
   }
   for (const auto& finding : stream.Findings()) m.program_checks.push_back(ProgramCheck(finding));
   return m;
+}
+
+// Pulls the stack's image (it pins the digest when the stack does), its progress on stderr.
+void PullWithProgress(Context& ctx, docker::Engine& engine, const std::string& image) {
+  std::string shown;
+  docker::EngineError err;
+  const bool ok = engine.Pull(
+      image,
+      [&](const docker::PullProgress& p) {
+        const std::string text = p.Text(image);
+        if (text != shown && !ctx.opts.quiet) *ctx.err << "gpuprep: accept: " << TerminalSafe(text) << "\n";
+        shown = text;
+      },
+      &err);
+  if (!ok) throw Error(kExitFailed, "accept: cannot pull " + image + ": " + TerminalSafe(err.message));
+}
+
+// Ctrl-C and SIGTERM while the program runs (the live host's handlers; none in tests without a waiter).
+std::function<bool()> Interrupted(Context& ctx, std::unique_ptr<sys::Waiter>& holder) {
+  if (ctx.make_waiter) holder = ctx.make_waiter();
+  sys::Waiter* w = holder.get();
+  return [w] { return w && w->Stopped(); };
+}
+
+bool ProcessAlive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
+  std::unique_ptr<sys::Waiter> waiter;
+  const auto interrupted = Interrupted(ctx, waiter);
+  return Measure(ctx, t, fast, "python3",
+                 [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
+                   return accept::RunOnHost(*ctx.runner, argv, accept::ProgramEnv(), stream,
+                                            accept::RunBudget(fast), interrupted);
+                 });
+}
+
+Measured MeasureInContainer(Context& ctx, const Target& t, bool fast) {
+  if (!ctx.unix_http) throw Error(kExitFailed, "accept: no Docker Engine API client in this build");
+  const manifest::Stack& s = t.stack;
+  const std::string image = docker::ImagePullReference(s.image.ref, s.image.digest, s.image.mirror);
+  if (image.empty())
+    throw UsageError("accept: stack " + s.name +
+                     " names no image to measure in; --runtime host measures with this "
+                     "host's python3 and PyTorch");
+  docker::Engine engine(*ctx.unix_http, apply::DockerSocket(&t.facts));
+  docker::EngineError err;
+  auto details = engine.InspectImage(image, &err);
+  if (!details && err.status == 404) {
+    PullWithProgress(ctx, engine, image);
+    details = engine.InspectImage(image, &err);
+  }
+  if (!details) throw Error(kExitFailed, "accept: image inspect " + image + ": " + TerminalSafe(err.message));
+  if (!details->CarriesPyTorch())
+    throw Error(kExitFailed,
+                "accept: " + image +
+                    " carries no PyTorch (no PYTORCH_VERSION in its config); the measurement program "
+                    "needs it. --runtime host measures with this host's python3 and PyTorch");
+  const accept::Reaped reaped = accept::ReapStale(engine, ProcessAlive);
+  for (const auto& id : reaped.removed)
+    if (!ctx.opts.quiet)
+      *ctx.err << "gpuprep: accept: removed container " << id.substr(0, 12)
+               << " that a stopped gpuprep accept left running\n";
+  if (!reaped.busy.empty()) throw Error(kExitFailed, "accept: " + reaped.busy + "; nothing was measured");
+  if (!reaped.error.empty()) throw Error(kExitFailed, "accept: " + TerminalSafe(reaped.error));
+
+  docker::ContainerRun base;
+  base.image = image;
+  if (s.docker.gpu_access == "cdi") base.cdi_devices = {"nvidia.com/gpu=all"};
+  base.env = accept::ProgramEnv();
+  const std::string label =
+      accept::RunLabel(static_cast<long>(::getpid()), static_cast<long long>(std::time(nullptr)));
+  std::unique_ptr<sys::Waiter> waiter;
+  const auto interrupted = Interrupted(ctx, waiter);
+  return Measure(
+      ctx, t, fast, "python", [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
+        docker::ContainerRun run = base;
+        run.cmd = argv;
+        return accept::RunInContainer(engine, run, label, stream, accept::RunBudget(fast), interrupted);
+      });
 }
 
 }  // namespace gp::cli

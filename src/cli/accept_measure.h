@@ -19,5 +19,7 @@ struct Measured {
 
 // Runs the program on this host (the gate has held) and returns the recording it made.
 Measured MeasureOnHost(Context& ctx, const Target& t, bool fast);
+// Runs it in the stack's image through the Engine API (pulled first when missing), every GPU handed in.
+Measured MeasureInContainer(Context& ctx, const Target& t, bool fast);
 
 }  // namespace gp::cli

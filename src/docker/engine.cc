@@ -6,29 +6,18 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "docker/engine_internal.h"
 #include "docker/image_ref.h"
 #include "util/strings.h"
 
 namespace gp::docker {
 namespace {
 
+using detail::ErrorOf;
+using detail::kQuick;
+using detail::Text;
 using nlohmann::json;
-constexpr auto kQuick = std::chrono::milliseconds(5000);
 constexpr size_t kMaxLine = 64u << 10;
-
-EngineError ErrorOf(const sys::HttpResponse& r) {
-  EngineError e;
-  e.status = r.status;
-  e.message = r.error.empty() ? EngineMessage(r) : r.error;
-  return e;
-}
-
-// The string at `key` of an answer's object; "" when absent or of another type (the engine is outside input).
-std::string Text(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 void Set(EngineError* out, const EngineError& e) {
   if (out) *out = e;
@@ -121,6 +110,12 @@ class PullStream {
 
 }  // namespace
 
+bool ImageDetails::CarriesPyTorch() const {
+  for (const auto& e : env)
+    if (StartsWith(e, "PYTORCH_VERSION=") || StartsWith(e, "NVIDIA_PYTORCH_VERSION=")) return true;
+  return false;
+}
+
 std::string PullProgress::Text(const std::string& ref) const {
   std::string s =
       "pulling " + ref + ": " + std::to_string(layers_done) + "/" + std::to_string(layers) + " layers";
@@ -184,10 +179,15 @@ sys::HttpResponse Engine::Call(const std::string& method, const std::string& pat
                                std::function<void(std::string_view)> on_data) {
   sys::UnixRequest req;
   req.method = method;
-  req.path = Api() + path;
+  req.path = path;
   req.body = body;
   req.timeout = timeout;
   req.on_data = std::move(on_data);
+  return Send(std::move(req));
+}
+
+sys::HttpResponse Engine::Send(sys::UnixRequest req) {
+  req.path = Api() + req.path;
   return http_.Request(socket_, req);
 }
 
@@ -290,9 +290,8 @@ bool Engine::Pull(const std::string& ref, const std::function<void(const PullPro
   return true;
 }
 
-ContainerResult Engine::Run(const ContainerRun& run) {
-  ContainerResult res;
-  json host = {{"AutoRemove", false}};
+std::string Engine::CreateBody(const ContainerRun& run, bool attach) const {
+  json host = {{"AutoRemove", run.auto_remove}};
   if (run.ipc_host) host["IpcMode"] = "host";
   if (!run.runtime.empty()) host["Runtime"] = run.runtime;
   if (!run.cdi_devices.empty())
@@ -303,15 +302,23 @@ ContainerResult Engine::Run(const ContainerRun& run) {
                                            {"DeviceIDs", nullptr},
                                            {"Capabilities", json::array({json::array({"gpu"})})},
                                            {"Options", json::object()}}});
-  json body = {{"Image", run.image},    {"Cmd", run.cmd},        {"Tty", false},
-               {"AttachStdout", false}, {"AttachStderr", false}, {"Labels", {{"gpuprep", "verify"}}},
+  json env = json::array();
+  for (const auto& [k, v] : run.env) env.push_back(k + "=" + v);
+  json body = {{"Image", run.image},     {"Cmd", run.cmd},         {"Tty", false},
+               {"AttachStdout", attach}, {"AttachStderr", attach}, {"Labels", run.labels},
                {"HostConfig", host}};
+  if (!env.empty()) body["Env"] = env;
+  return body.dump();
+}
+
+ContainerResult Engine::Run(const ContainerRun& run) {
+  ContainerResult res;
   auto fail = [&](const char* stage, const sys::HttpResponse& r) {
     res.stage = stage;
     res.error = ErrorOf(r);
     return res;
   };
-  auto created = Call("POST", "/containers/create", body.dump(), std::chrono::seconds(60));
+  auto created = Call("POST", "/containers/create", CreateBody(run, false), std::chrono::seconds(60));
   if (!created.ok()) return fail("create", created);
   auto cj = json::parse(created.body, nullptr, false);
   std::string id = Text(cj, "Id");

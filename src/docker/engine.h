@@ -2,13 +2,17 @@
 // heavy: doctor may use it). Paths and bodies follow Docker's API reference: GET /_ping, /version, /info,
 // POST /images/create (streamed JSON progress), GET /images/{name}/json, GET /distribution/{name}/json,
 // POST /containers/create, POST /containers/{id}/start, POST /containers/{id}/wait,
-// GET /containers/{id}/logs (multiplexed stdout/stderr), DELETE /containers/{id}.
+// GET /containers/{id}/logs (multiplexed stdout/stderr), POST /containers/{id}/attach (the same stream,
+// as it is written), GET /containers/json (by label), DELETE /containers/{id}.
 #pragma once
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sys/http.h"
@@ -32,6 +36,8 @@ struct ImageDetails {
   std::vector<std::string> env;           // Config.Env
   // The manifest digest recorded for `name` (a RepoDigests entry of the same repository), "" when none.
   std::string DigestFor(const std::string& name) const;
+  // NGC's PyTorch images (and PyTorch's own) set PYTORCH_VERSION or NVIDIA_PYTORCH_VERSION in their config.
+  bool CarriesPyTorch() const;
 };
 
 struct PullProgress {
@@ -50,6 +56,43 @@ struct ContainerRun {
   std::vector<std::string> cdi_devices;  // DeviceRequests driver "cdi" (--device nvidia.com/gpu=all) instead
   bool ipc_host = true;
   std::chrono::seconds timeout{300};
+  std::map<std::string, std::string> labels{{"gpuprep", "verify"}};
+  bool auto_remove = false;                // HostConfig.AutoRemove: the engine removes it when it exits
+  std::map<std::string, std::string> env;  // added to the image's environment
+};
+
+// A container whose output is read as it is written: attached before it starts, so nothing is missed.
+struct StreamedRun {
+  // Each piece of output as it arrives (fd 1 stdout, 2 stderr; never split inside a frame header).
+  // false: stop the container now.
+  std::function<bool(int fd, std::string_view chunk)> on_output;
+  std::function<bool()> keep_running;  // asked at least every 200 ms; false: stop the container now
+  std::chrono::seconds silence{600};   // the longest the output may be silent before it is stopped
+};
+
+struct StreamedResult {
+  std::string id;        // the container's id once created
+  bool started = false;  // it ran
+  bool stopped = false;  // gpuprep stopped it (on_output or keep_running said so, or the silence)
+  int exit_code = -1;    // its status when it ended on its own; -1 when unknown or stopped
+  bool removed = false;  // gone from the engine afterwards (removed by gpuprep or by AutoRemove)
+  std::string stage;     // where it failed: "create", "attach", "start"
+  EngineError error;
+};
+
+// Docker's multiplexed stream read piece by piece: each frame's 8-byte header (stream, 0, 0, 0, size
+// big-endian) may arrive split across reads; the payload is handed on as it comes.
+class Demultiplexer {
+ public:
+  // false when a handler said stop or the stream is not multiplexed (`error` says so).
+  bool Feed(std::string_view data, const std::function<bool(int fd, std::string_view chunk)>& out);
+  std::string error;
+
+ private:
+  unsigned char header_[8] = {};
+  size_t header_len_ = 0;
+  uint64_t left_ = 0;  // payload bytes of the current frame still to come
+  int fd_ = 1;
 };
 
 struct ContainerResult {
@@ -77,11 +120,22 @@ class Engine {
             EngineError* err, PullProgress* last = nullptr);
   // Create, start, wait, read the logs, remove.
   ContainerResult Run(const ContainerRun& run);
+  // Create, attach, start, stream its output until it ends or is stopped; a stopped container is killed
+  // and removed, and so is one that ended (unless AutoRemove did it). Its status comes from a wait
+  // registered before it starts.
+  StreamedResult RunStreamed(const ContainerRun& run, const StreamedRun& s);
+  // The containers (running or not) carrying label `key`: each one's id and that label's value.
+  std::optional<std::vector<std::pair<std::string, std::string>>> ContainersLabelled(
+      const std::string& key, EngineError* err = nullptr);
+  // DELETE /containers/{id}?force=1: killed if running, then removed; a container already gone is removed.
+  bool RemoveContainer(const std::string& id, EngineError* err = nullptr);
 
  private:
   sys::HttpResponse Call(const std::string& method, const std::string& path, const std::string& body,
                          std::chrono::milliseconds timeout,
                          std::function<void(std::string_view)> on_data = {});
+  sys::HttpResponse Send(sys::UnixRequest req);  // req.path without the API prefix
+  std::string CreateBody(const ContainerRun& run, bool attach) const;
   std::string Api();  // "/v1.47": the engine's own API version (from /version, asked once)
 
   sys::UnixHttp& http_;

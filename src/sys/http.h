@@ -17,7 +17,8 @@ namespace gp::sys {
 struct HttpResponse {
   int status = 0;  // HTTP status; 0 when no response
   std::string body;
-  std::string error;  // transport error ("connection refused", "timed out", TLS failure)
+  std::string error;     // transport error ("connection refused", "timed out", TLS failure)
+  bool stopped = false;  // a unix-socket request ended by its keep_running (error says so too)
   // The last response's headers (after redirects), names lower-cased, values trimmed; filled by Send only.
   std::vector<std::pair<std::string, std::string>> headers;
   bool ok() const { return error.empty() && status >= 200 && status < 300; }
@@ -99,6 +100,13 @@ struct UnixRequest {
   std::string body;                         // sent as application/json when not empty
   std::chrono::milliseconds timeout{2000};  // whole request; with on_data: the longest silence between bytes
   std::function<void(std::string_view)> on_data;  // body bytes as they arrive (chunked coding removed)
+  // Called once the status line and headers are read, before any body byte (a hijacked stream, such as
+  // a container's attach, may then start what it streams).
+  std::function<void(int status)> on_head;
+  // Polled after each read and at least every kPollSlice while the answer is silent: false ends the
+  // request at once (the response's `stopped` is set). With it, `timeout` still bounds a silence.
+  std::function<bool()> keep_running;
+  static constexpr std::chrono::milliseconds kPollSlice{200};
 };
 
 class UnixHttp {

@@ -66,6 +66,24 @@ bool Wait(int fd, short events, Clock::time_point deadline, std::string& err) {
   }
 }
 
+constexpr const char* kStopped = "stopped by gpuprep";
+
+// Waits for input like Wait, asking `keep_running` (when set) at least every UnixRequest::kPollSlice; false
+// with `err` kStopped when it says stop.
+bool WaitOrStop(int fd, Clock::time_point deadline, const std::function<bool()>& keep_running,
+                std::string& err) {
+  if (!keep_running) return Wait(fd, POLLIN, deadline, err);
+  for (;;) {
+    if (!keep_running()) {
+      err = kStopped;
+      return false;
+    }
+    const auto slice = std::min(deadline, Clock::now() + UnixRequest::kPollSlice);
+    if (Wait(fd, POLLIN, slice, err)) return true;
+    if (err != "timed out" || Clock::now() >= deadline) return false;
+  }
+}
+
 // Incremental chunked-coding decoder: Feed() takes raw bytes and returns the decoded bytes that became
 // complete; done() after the last (zero-size) chunk; failed() on malformed input.
 class Dechunker {
@@ -218,8 +236,9 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
       if (chunked && (dechunk.done() || dechunk.failed())) break;
     }
     std::string err;
-    if (!Wait(fd.get(), POLLIN, deadline, err)) {
-      r.error = "read: " + err;
+    if (!WaitOrStop(fd.get(), deadline, req.keep_running, err)) {
+      r.stopped = err == kStopped;
+      r.error = r.stopped ? err : "read: " + err;
       return r;
     }
     ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
@@ -265,6 +284,7 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
       }
       if (key == "transfer-encoding" && value.find("chunked") != std::string::npos) chunked = true;
     }
+    if (req.on_head) req.on_head(r.status);
     take_body(std::string_view(head).substr(at + 4));
     if (too_big) break;
   }

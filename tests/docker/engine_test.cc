@@ -217,3 +217,39 @@ TEST_CASE("Engine: wrongly typed answers are answers without the value, not inte
   REQUIRE_NOTHROW(res = engine.Run(run));
   CHECK(res.stage == "create");
 }
+
+TEST_CASE("Demultiplexer reads Docker's framed stream piece by piece", "[docker][engine]") {
+  std::string body;
+  auto frame = [&](char stream, const std::string& data) {
+    body += std::string{stream, 0, 0, 0};
+    body += std::string{0, 0, static_cast<char>(data.size() >> 8), static_cast<char>(data.size() & 0xff)};
+    body += data;
+  };
+  frame(1, "{\"record\":\"progress\"}\n");
+  frame(2, "warning: slow\n");
+  frame(1, std::string(300, 'x'));
+  frame(1, "");
+  frame(1, "end\n");
+  SECTION("split at every byte: the same text on the same streams") {
+    docker::Demultiplexer d;
+    std::string out, err;
+    for (char c : body)
+      REQUIRE(d.Feed(std::string_view(&c, 1), [&](int fd, std::string_view s) {
+        (fd == 1 ? out : err) += std::string(s);
+        return true;
+      }));
+    CHECK(out == "{\"record\":\"progress\"}\n" + std::string(300, 'x') + "end\n");
+    CHECK(err == "warning: slow\n");
+  }
+  SECTION("a handler's false stops it") {
+    docker::Demultiplexer d;
+    int calls = 0;
+    CHECK_FALSE(d.Feed(body, [&](int, std::string_view) { return ++calls < 2; }));
+    CHECK(calls == 2);
+  }
+  SECTION("a stream without frame headers (a TTY) is refused, not misread") {
+    docker::Demultiplexer d;
+    CHECK_FALSE(d.Feed("plain text from a tty\n", [](int, std::string_view) { return true; }));
+    CHECK(d.error.find("not Docker's multiplexed stream") != std::string::npos);
+  }
+}

@@ -8,7 +8,8 @@
 # null handled; the file is a link configuration management made, edited through the link), Docker reloaded
 # (SIGHUP), the image pulled through the Engine API at its pinned digest; then
 # verify runs nvidia-smi -L and the torch check in a container, doctor reads the image's CUDA from the image,
-# and a second apply changes nothing.
+# and a second apply changes nothing; accept measures in the stack's image (a recorded run replayed), and a
+# hang, a flood and a SIGKILLed gpuprep leave no container behind.
 # Usage: bash sim_containers.sh <gpuprep> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -249,6 +250,39 @@ check "no pull was attempted" sh -c "! grep -q 'cannot pull' '$SIM_DIR/refused-a
 check_eq "daemon.json as the admin left it (gpuprep's step after the start did not run)" \
   '{"debugg": true, "log-driver": "json-file"}' "$(sim_inspect cat /etc/cm/docker/daemon.json)"
 sim_run sh -c 'mv /etc/cm/docker/daemon.json.good /etc/cm/docker/daemon.json && systemctl restart docker.service' >/dev/null 2>&1
+
+sim_section "accept measures in the stack's image through the real engine: streamed, bounded, removed"
+# The image's python replays a recorded run of 8 H100 (tests/fixtures/accept/h100x8-healthy.jsonl), hangs in
+# hbm_copy or floods its output, as its environment says; accept pulls the two variants itself.
+sim_registry "$IMAGE-hang CUDA_VERSION=12.2.2.009 NVIDIA_PYTORCH_VERSION=23.10 SIM_ACCEPT=hang" \
+  "$IMAGE-flood CUDA_VERSION=12.2.2.009 NVIDIA_PYTORCH_VERSION=23.10 SIM_ACCEPT=flood"
+sim_container_stack accept-hang "$IMAGE-hang" "$(sim_image_digest "$IMAGE-hang")"
+sim_container_stack accept-flood "$IMAGE-flood" "$(sim_image_digest "$IMAGE-flood")"
+labelled() { sim_run docker ps -aq --filter label=gpuprep.accept | grep -c . ; }
+sim_gp accept-ok "${M[@]}" accept --fast --save /sim/out/accept.jsonl
+check_rc "a healthy recorded run passes" 0 accept-ok
+check_eq "every phase record of the run was read, streamed from the container" 33 \
+  "$(grep -c '"record":"phase"' "$SIM_HOST/sim/out/accept.jsonl")"
+check "progress named the phases as they came" grep -q 'measuring all_reduce on 8 GPU' "$SIM_DIR/accept-ok.err"
+check_eq "no container is left" 0 "$(labelled)"
+sim_gp accept-hang --manifest /sim/accept-hang.yaml accept --fast
+check_rc "a phase that hangs fails the run" 1 accept-hang
+check "the finding names the phase" grep -qE 'hbm_copy.*(deadline|did not finish|no record)' "$SIM_DIR/accept-hang.out"
+check "within the phase's allowance (20 s) and little more" test "$SIM_MS" -lt 45000
+check_eq "the hung container is gone" 0 "$(labelled)"
+sim_gp accept-flood --manifest /sim/accept-flood.yaml accept --fast
+check_rc "a flood of output fails the run" 1 accept-flood
+check "the finding says the output was bounded" grep -qiE 'MiB|bound|more than' "$SIM_DIR/accept-flood.out"
+check_eq "the flooding container is gone" 0 "$(labelled)"
+# gpuprep killed with SIGKILL mid-phase: its container runs on; the next accept removes it first.
+sim_run sh -c '/sim/bin/gpuprep --manifest /sim/accept-hang.yaml accept --fast >/dev/null 2>&1 & pid=$!
+  i=0; until docker ps -q --filter label=gpuprep.accept | grep -q .; do i=$((i + 1)); [ $i -lt 100 ] || exit 9; sleep 0.2; done
+  sleep 1; kill -9 $pid; wait $pid 2>/dev/null; exit 0'
+check_eq "a SIGKILLed accept leaves its container running" 1 "$(labelled)"
+sim_gp accept-reap "${M[@]}" accept --fast
+check_rc "the next accept measures" 0 accept-reap
+check "and says it removed the one left behind" grep -q 'that a stopped gpuprep accept left running' "$SIM_DIR/accept-reap.err"
+check_eq "nothing labelled is left" 0 "$(labelled)"
 
 sim_section "this machine is as it was"
 check_eq "its mounts, interfaces, cgroups and packages are unchanged (the engine, the registry and their cgroups stayed in the simulation)" \

@@ -61,7 +61,7 @@ _sim_image_rootfs() {
   ln -s usr/bin "$r/sbin"
   ln -s usr/lib "$r/lib"
   ln -s usr/lib64 "$r/lib64"
-  for b in dash grep sed head cat env ls true; do
+  for b in dash grep sed head cat env ls true sleep yes; do
     p=$(type -P "$b") || sim_fail "$b not found (building the image's root)"
     cp -L "$p" "$r/usr/bin/$b"
     while read -r p; do
@@ -75,8 +75,23 @@ _sim_image_rootfs() {
   printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
   printf 'root:x:0:\n' >"$r/etc/group"
   if [[ $2 == torch ]]; then
+    mkdir -p "$r/usr/share/gpuprep-sim"
+    _sim_measure_replay "$SIM_LIB_DIR/../fixtures/accept/h100x8-healthy.jsonl" >"$r/usr/share/gpuprep-sim/measure.jsonl" ||
+      sim_fail "writing the measurement replay"
     cat >"$r/usr/bin/python" <<'SH'
 #!/bin/sh
+# gpuprep accept's measurement program (python -c PROGRAM --device cuda ...): a recorded run replayed as
+# SIM_ACCEPT (the image's environment) says: healthy, hang (in hbm_copy, after matmul) or flood.
+if [ "$1" = -c ] && [ "$3" = --device ]; then
+  f=/usr/share/gpuprep-sim/measure.jsonl
+  case "${SIM_ACCEPT:-healthy}" in
+    healthy) cat "$f"; exit 0 ;;
+    hang) sed -n '1,/"phase":"hbm_copy","state":"start"/p' "$f"; exec sleep 3600 ;;
+    flood) head -n 1 "$f"; exec yes '{"record":"progress","phase":"matmul_bf16","state":"note"}' ;;
+  esac
+  echo "sim image: SIM_ACCEPT=$SIM_ACCEPT" >&2
+  exit 2
+fi
 case "$1 $2" in *torch.cuda.device_count*) ;; *) echo "sim image: only the torch check is simulated" >&2; exit 2 ;; esac
 out=$(nvidia-smi -L 2>/dev/null)
 n=$(printf '%s\n' "$out" | grep -c '^GPU ')
@@ -91,6 +106,27 @@ exit 1
 SH
   fi
   chmod 0755 "$r/usr/bin/python"
+}
+
+# _sim_measure_replay RECORDING: the measurement program's output for a recording's phase records (each
+# phase's records between its progress start and done, then done), as the image's python replays it.
+_sim_measure_replay() {
+  python3 - "$1" <<'PY'
+import json, sys
+phases = []
+for line in open(sys.argv[1]):
+    j = json.loads(line)
+    if j.get("record") != "phase":
+        continue
+    if not phases or phases[-1][0] != j["phase"]:
+        phases.append((j["phase"], []))
+    phases[-1][1].append(line.strip())
+for name, lines in phases:
+    print(json.dumps({"record": "progress", "phase": name, "state": "start", "budget_s": 3.0}, separators=(",", ":")))
+    print("\n".join(lines))
+    print(json.dumps({"record": "progress", "phase": name, "state": "done"}, separators=(",", ":")))
+print('{"record":"done"}')
+PY
 }
 
 # sim_registry "REF ENV..." ...: starts the registry (once per script) and pushes each REF to it, an image

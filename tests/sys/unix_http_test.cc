@@ -199,3 +199,39 @@ TEST_CASE("RealUnixHttp: a flooding engine's body and headers are cut at their l
     CHECK(r.error == "response headers larger than 64 KiB");
   }
 }
+
+TEST_CASE("RealUnixHttp: on_head comes before the body, once", "[probe][sys]") {
+  OneShotServer server(
+      "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.multiplexed-stream\r\n\r\nabcdefghij");
+  sys::RealUnixHttp http;
+  sys::UnixRequest req;
+  req.method = "POST";
+  req.path = "/containers/abc/attach?stream=1";
+  std::string seen;
+  req.on_head = [&](int status) { seen += "head " + std::to_string(status) + ";"; };
+  req.on_data = [&](std::string_view d) { seen += std::string(d); };
+  auto r = http.Request(server.path, req);
+  CHECK(r.error == "");
+  CHECK(seen == "head 200;abcdefghij");
+}
+
+TEST_CASE("RealUnixHttp: keep_running ends a silent request at once", "[probe][sys]") {
+  OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 1500ms);
+  sys::RealUnixHttp http;
+  sys::UnixRequest req;
+  req.path = "/containers/abc/wait";
+  req.timeout = 10000ms;
+  const auto t0 = std::chrono::steady_clock::now();
+  req.keep_running = [&] { return std::chrono::steady_clock::now() - t0 < 300ms; };
+  auto r = http.Request(server.path, req);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.stopped);
+  CHECK_FALSE(r.ok());
+  CHECK(took < 1200ms);  // one poll slice past the 300 ms, not the server's 1.5 s
+  // Without it, the same answer is read whole.
+  OneShotServer again("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 100ms);
+  req.keep_running = [] { return true; };
+  r = http.Request(again.path, req);
+  CHECK_FALSE(r.stopped);
+  CHECK(r.body == "ok");
+}

@@ -110,6 +110,23 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* dev
   return NVML_SUCCESS;
 }
 
+/* NVML takes "domain:bus:device.function" in hex, with a 4- or 8-digit domain and either case. */
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* device) {
+  if (!g_init) return NVML_ERROR_UNINITIALIZED;
+  unsigned dom, bus, dev, fn;
+  if (!bus_id || !device || sscanf(bus_id, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < g_count; ++i) {
+    unsigned d2, b2, v2, f2;
+    if (sscanf(g_gpus[i].bdf, "%x:%x:%x.%x", &d2, &b2, &v2, &f2) == 4 && d2 == dom && b2 == bus && v2 == dev &&
+        f2 == fn) {
+      *device = &g_gpus[i];
+      return NVML_SUCCESS;
+    }
+  }
+  return 6; /* NVML_ERROR_NOT_FOUND */
+}
+
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* name, unsigned int length) {
   if (!g_init) return NVML_ERROR_UNINITIALIZED;
   if (!d) return NVML_ERROR_INVALID_ARGUMENT;

@@ -113,7 +113,8 @@ TEST_CASE("image values: a profile's image and workdir are refused alike by mani
 
 TEST_CASE("image values: launch flags go through the same checks", "[launch]") {
   const std::string host = gp::test::kH100x2;
-  for (const std::string bad : {"nvcr.io/x:1$(id)", "nvcr.io/x@sha256:zz", "a.b:1:2/x:1",
+  for (const std::string& bad :
+       std::vector<std::string>{"nvcr.io/x:1$(id)", "nvcr.io/x@sha256:zz", "a.b:1:2/x:1",
                                 "nvcr.io/x:1 --privileged", "nvcr.io/x@sha512:" + std::string(128, 'a')}) {
     INFO(bad);
     CHECK(Refused({"launch", "--host", host, "--image", bad}) ==
@@ -125,11 +126,11 @@ TEST_CASE("image values: launch flags go through the same checks", "[launch]") {
 
 TEST_CASE("image values: good references, mirrors and workdirs still load", "[manifest][launch]") {
   gp::test::TempRoot dir;
-  for (const std::string& image :
-       {"  ref: nvcr.io/nvidia/pytorch:23.10-py3\n  digest: " + kDigest +
-            "\n  mirror: registry.example:5000/nvcr/\n",
-        "  ref: \"nvcr.io/nvidia/pytorch:23.10-py3@" + kDigest + "\"\n  digest: " + kDigest + "\n",
-        "  ref: \"[::1]:5000/team/train:v1\"\n", "  ref: localhost/x\n"}) {
+  for (const std::string& image : std::vector<std::string>{
+           "  ref: nvcr.io/nvidia/pytorch:23.10-py3\n  digest: " + kDigest +
+               "\n  mirror: registry.example:5000/nvcr/\n",
+           "  ref: \"nvcr.io/nvidia/pytorch:23.10-py3@" + kDigest + "\"\n  digest: " + kDigest + "\n",
+           "  ref: \"[::1]:5000/team/train:v1\"\n", "  ref: localhost/x\n"}) {
     INFO(image);
     const std::string path = StackWithImage(dir, image);
     CliRun r = Gpuprep({"manifest", "validate", path});
@@ -141,8 +142,8 @@ TEST_CASE("image values: good references, mirrors and workdirs still load", "[ma
   CHECK(r.err.empty());
   CHECK(r.code == 0);
   r = Gpuprep({"launch", "--host", gp::test::kH100x2, "--profile", profile, "--format", "json"});
-  CHECK(r.err.empty());
-  CHECK(r.code == 0);
+  CHECK(r.code == 0);  // stderr warns that ubuntu's CUDA is unknown
+  CHECK(r.out.find("\"/work space\"") != std::string::npos);
 }
 
 TEST_CASE("image values: a stack's ref and digest must agree", "[manifest]") {

@@ -193,15 +193,15 @@ std::string PullReference(const ImageRef& ref, const std::string& digest, const 
     return out.str();
   }
   if (pin.empty())
-    throw UsageError("image mirror " + mirror + ": the stack pins no image.digest for " + ref.str() +
-                     "; a mirror is used only for an image pinned by digest");
+    throw UsageError("image mirror " + QuoteToken(mirror) + ": the stack pins no image.digest for " +
+                     ref.str() + "; a mirror is used only for an image pinned by digest");
   if (!ValidImageMirror(mirror))
-    throw UsageError("image mirror \"" + mirror + "\" is not HOST[:PORT][/PREFIX]");
+    throw UsageError("image mirror " + QuoteToken(mirror) + " is not HOST[:PORT][/PREFIX]");
   std::string m = mirror;
   while (!m.empty() && m.back() == '/') m.pop_back();
   std::string why;
   auto parsed = ParseImageRef(m + "/" + ref.path + "@" + pin, &why);
-  if (!parsed) throw UsageError("image " + ref.str() + " on mirror \"" + mirror + "\": " + why);
+  if (!parsed) throw UsageError("image " + ref.str() + " on mirror " + QuoteToken(mirror) + ": " + why);
   return parsed->str();
 }
 

@@ -9,6 +9,7 @@
 #include "launch/validate.h"
 #include "sys/fs.h"
 #include "util/error.h"
+#include "util/image_ref.h"
 #include "util/strings.h"
 #include "verdict/rules.h"
 
@@ -273,7 +274,7 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   }
   if (c.image.empty() && !c.bare)
     throw FlagError("--image", "no image: give --image REF, or a --manifest or --profile that names one");
-  if (!c.bare && !ValidImageReference(c.image))  // "-x" would be read by docker as an option
+  if (!c.bare && !ParseImageRef(c.image))  // "-x" would be read by docker as an option
     throw FlagError(FlagFor(c.origins["image"], "--image"), "\"" + c.image + "\" is not an image reference");
 
   if (req.interactive && (req.format == "slurm" || req.format == "k8s"))
@@ -307,7 +308,7 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
 
   if (p && !p->workdir.empty()) c.workdir = p->workdir, c.origins["workdir"] = Origin::kProfile;
   if (req.workdir) c.workdir = *req.workdir, c.origins["workdir"] = Origin::kFlag;
-  if (!c.workdir.empty() && c.workdir[0] != '/')
+  if (!c.workdir.empty() && !ValidContainerWorkdir(c.workdir))
     throw FlagError(FlagFor(c.origins["workdir"], "--workdir"),
                     "must be an absolute path inside the container, got \"" + c.workdir + "\"");
   if (req.name) {

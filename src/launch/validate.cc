@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "util/error.h"
 #include "util/strings.h"
@@ -13,24 +12,6 @@ bool ValidEnvName(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(),
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-bool ValidImageReference(const std::string& ref) {
-  // The anchored reference regexp of github.com/distribution/reference (regexp.go), spelled out.
-  static const std::regex kRef = [] {
-    const std::string dc = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
-    const std::string host = "(?:" + dc + "(?:\\." + dc + ")*|\\[[a-fA-F0-9:]+\\])";
-    const std::string domain = host + "(?::[0-9]+)?";
-    const std::string comp = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
-    const std::string name = "(?:" + domain + "/)?" + comp + "(?:/" + comp + ")*";
-    const std::string tag = "[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}";
-    const std::string digest = "(?:sha256:[a-f0-9]{64}|sha384:[a-f0-9]{96}|sha512:[a-f0-9]{128})";
-    return std::regex("(" + name + ")(?::" + tag + ")?(?:@" + digest + ")?");
-  }();
-  if (ref.empty() || ref.size() > 512) return false;  // bounds the regex's work; docker's limit is below
-  std::smatch m;
-  if (!std::regex_match(ref, m, kRef)) return false;
-  return m[1].length() <= 255;  // docker: "repository name must not be more than 255 characters"
 }
 
 bool ValidContainerName(const std::string& n) {

@@ -25,11 +25,6 @@ std::pair<std::string, std::string> ParseEnv(const std::string& value);
 // "ADDR:PORT" (ADDR a host name, IPv4 or [IPv6]); PORT 1..65535.
 std::pair<std::string, int> ParseMaster(const std::string& value);
 
-// Docker's image reference grammar (distribution/reference): [HOST[:PORT]/]PATH[:TAG][@DIGEST], PATH
-// lower-case components of [a-z0-9] joined by '.', '_', '__' or '-'s, TAG [A-Za-z0-9_][A-Za-z0-9_.-]{0,127},
-// DIGEST sha256:<64 hex> (or sha384/sha512), the name at most 255 characters. Rejects "-x" and the like.
-bool ValidImageReference(const std::string& ref);
-
 // Docker's container name rule: [a-zA-Z0-9][a-zA-Z0-9_.-]*.
 bool ValidContainerName(const std::string& name);
 

@@ -2,6 +2,7 @@
 
 #include "manifest/fields.h"
 #include "manifest/tree.h"
+#include "util/image_ref.h"
 #include "util/input.h"
 #include "util/strings.h"
 
@@ -91,8 +92,14 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
   if (!spec_node) return p;
   Fields spec(*spec_node, "spec", nullptr);
   spec.Only({"image", "ipc", "shm", "shm_per_gpu", "dataloader_heavy", "workdir", "mounts", "env", "ports"});
-  // image and workdir: one line here; launch checks them against docker's rules and names --profile.
-  if (const Node* n = spec.Get("image")) p.image = AsLine(*n);
+  // image and workdir: checked here with the rules launch applies to --image and --workdir, so that
+  // `manifest validate` refuses what launch would.
+  if (const Node* n = spec.Get("image")) {
+    p.image = AsLine(*n);
+    std::string why;
+    if (!ParseImageRef(p.image, &why))
+      Fail(n->mark, "spec.image: " + QuoteToken(p.image) + " is not an image reference: " + why);
+  }
   if (const Node* n = spec.Get("ipc")) {
     p.ipc = AsLine(*n);
     if (p.ipc != "host" && p.ipc != "private")
@@ -105,7 +112,12 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
   }
   if (const Node* n = spec.Get("shm_per_gpu")) p.shm_per_gpu = AsBytes(*n);
   p.dataloader_heavy = spec.Bool("dataloader_heavy").value_or(false);
-  if (const Node* n = spec.Get("workdir")) p.workdir = AsLine(*n);
+  if (const Node* n = spec.Get("workdir")) {
+    p.workdir = AsLine(*n);
+    if (!ValidContainerWorkdir(p.workdir))
+      Fail(n->mark,
+           "spec.workdir: must be an absolute path inside the container, got " + QuoteToken(p.workdir));
+  }
   if (const Node* n = spec.Get("mounts")) {
     for (const Node& item : AsList(*n)) {
       Fields m(item, "spec.mounts[]", nullptr);

@@ -19,12 +19,12 @@ struct ProfileMount {
 struct ProfileDoc {
   std::string name;  // [A-Za-z0-9][A-Za-z0-9._+~-]*
   std::string description;
-  std::string image;                    // one line (launch checks docker's reference grammar)
+  std::string image;                    // "" or an image reference (util/image_ref.h)
   std::string ipc;                      // "" | host | private
   std::string shm;                      // "" | auto | SIZE
   std::optional<uint64_t> shm_per_gpu;  // bytes
   bool dataloader_heavy = false;
-  std::string workdir;  // one line (launch checks it is absolute)
+  std::string workdir;  // "" or an absolute path (util/image_ref.h ValidContainerWorkdir)
   std::vector<ProfileMount> mounts;
   std::vector<std::pair<std::string, std::string>> env;  // NAME [A-Za-z_][A-Za-z0-9_]*, one-line value
   std::vector<std::string> ports;                        // docker -p: [IP:][HOST:]CONTAINER[/tcp|udp|sctp]

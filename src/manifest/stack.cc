@@ -4,6 +4,8 @@
 #include "manifest/fields.h"
 #include "manifest/redist_spec.h"
 #include "manifest/stack_parse.h"
+#include "util/error.h"
+#include "util/image_ref.h"
 #include "util/input.h"
 #include "util/strings.h"
 
@@ -117,8 +119,11 @@ void ParseImage(const Node& n, Stack& s) {
   f.Only({"ref", "cuda", "cuda_unknown_reason", "driver_min_branch", "forward_compat", "digest", "mirror"});
   s.image.mirror = f.String("mirror").value_or("");
   s.image.ref = AsLine(f.Require("ref"));
-  if (s.image.ref.empty() || s.image.ref[0] == '-' || s.image.ref.find(' ') != std::string::npos)
-    Fail(f.node().Find("ref")->mark, "image ref " + QuoteToken(s.image.ref) + " is not an image reference");
+  std::string why;
+  const auto ref = ParseImageRef(s.image.ref, &why);  // the grammar plan, apply and launch use
+  if (!ref)
+    Fail(f.node().Find("ref")->mark,
+         "image ref " + QuoteToken(s.image.ref) + " is not an image reference: " + why);
   const Node& cuda = f.Require("cuda");
   auto reason = f.String("cuda_unknown_reason");
   if (cuda.kind == Node::Kind::kScalar && cuda.scalar == "unknown") {
@@ -135,12 +140,26 @@ void ParseImage(const Node& n, Stack& s) {
   if (const Node* fc = f.Get("forward_compat"))
     for (const Node& v : AsList(*fc)) s.image.forward_compat.push_back(AsVersion(v));
   if (auto d = f.String("digest")) {
-    if (!d->empty() && !(StartsWith(*d, "sha256:") && d->size() == 71))
-      Fail(f.node().Find("digest")->mark, "digest must be \"sha256:\" and 64 hex digits");
+    if (!d->empty() && !ValidDigest(*d))
+      Fail(f.node().Find("digest")->mark,
+           "digest " + QuoteToken(*d) + " is not \"sha256:\" and 64 lower-case hex digits");
+    if (!d->empty() && !ref->digest.empty() && *d != ref->digest)
+      Fail(f.node().Find("digest")->mark, "digest " + QuoteToken(*d) + " is not the digest image ref names");
     s.image.digest = *d;
   }
+  if (!s.image.mirror.empty() && !ValidImageMirror(s.image.mirror))
+    Fail(f.node().Find("mirror")->mark,
+         "image mirror " + QuoteToken(s.image.mirror) + " is not HOST[:PORT][/PREFIX] (a registry, no tag)");
   if (!s.image.mirror.empty() && s.image.digest.empty())
     Fail(f.node().Find("mirror")->mark, "a mirror serves the image only pinned by digest: add image.digest");
+  if (!s.image.mirror
+           .empty()) {  // the reference apply will pull, built here once so that it cannot fail later
+    try {
+      (void)PullReference(*ref, s.image.digest, s.image.mirror);
+    } catch (const Error& e) {
+      Fail(f.node().Find("mirror")->mark, e.what());
+    }
+  }
 }
 
 void CheckFingerprint(Fields& f, const std::string& v) {

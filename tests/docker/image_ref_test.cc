@@ -64,7 +64,7 @@ TEST_CASE("PullReference pins by digest and rewrites onto a mirror", "[docker][i
   CHECK(docker::PullReference(ref, d, "mirror.example.com:5000/nvcr/") ==
         "mirror.example.com:5000/nvcr/nvidia/pytorch@" + d);
   CHECK_THROWS_WITH(docker::PullReference(ref, "", "mirror.example.com"),
-                    "image mirror mirror.example.com: the stack pins no image.digest for "
+                    "image mirror \"mirror.example.com\": the stack pins no image.digest for "
                     "nvcr.io/nvidia/pytorch:23.10-py3; a mirror is used only for an image pinned by digest");
   auto pinned = *ParseImageRef("nvcr.io/nvidia/pytorch@sha256:" + std::string(64, 'b'));
   CHECK_THROWS_AS(docker::PullReference(pinned, d, ""), Error);

@@ -118,8 +118,8 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, nvmlDevice_t* 
     return NVML_ERROR_INVALID_ARGUMENT;
   for (int i = 0; i < g_count; ++i) {
     unsigned d2, b2, v2, f2;
-    if (sscanf(g_gpus[i].bdf, "%x:%x:%x.%x", &d2, &b2, &v2, &f2) == 4 && d2 == dom && b2 == bus && v2 == dev &&
-        f2 == fn) {
+    if (sscanf(g_gpus[i].bdf, "%x:%x:%x.%x", &d2, &b2, &v2, &f2) == 4 && d2 == dom && b2 == bus &&
+        v2 == dev && f2 == fn) {
       *device = &g_gpus[i];
       return NVML_SUCCESS;
     }

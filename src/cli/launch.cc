@@ -76,7 +76,7 @@ std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ct
     try {
       const auto hs = apply::ReadHostStack(*probe_fs);
       if (auto site = LoadSiteStack(*probe_fs, hs)) {
-        reason = std::string("the site file ") + kSiteFile;
+        reason = "the site file " + SitePath(*probe_fs);
         return site;
       }
       if (hs) {

@@ -12,6 +12,7 @@
 #include "sys/host_info.h"
 #include "util/error.h"
 #include "util/input.h"
+#include "util/input.h"
 #include "util/strings.h"
 #include "verdict/rules.h"
 
@@ -56,7 +57,7 @@ void ChooseStack(Context& ctx, Target& t) {
     t.spec = kSiteFile;
     t.source = StackSource::kSite;
     spdlog::info("using stack {}: the site file {}{}; another stack only with --manifest", t.stack.name,
-                 kSiteFile,
+                 TerminalSafe(SitePath(*t.fs)),
                  t.host_stack ? ", with the content of " + RecordedWhat(*t.host_stack) : std::string());
     return;
   }
@@ -116,9 +117,15 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
   return s;
 }
 
+std::string SitePath(const sys::Fs& host) {
+  // Under --root the files are the tree's: messages name them there, not as this machine's own /etc.
+  std::string under = host.HostPath("/");
+  while (!under.empty() && under.back() == '/') under.pop_back();
+  return under + kSiteFile;
+}
+
 std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded) {
   if (!host.Exists(kSiteFile)) return std::nullopt;
-  // Under --root the files are the tree's: errors name them there, not as this machine's own /etc.
   std::string under = host.HostPath("/");
   while (!under.empty() && under.back() == '/') under.pop_back();
   manifest::Stack s;

@@ -71,6 +71,8 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
 // `recorded` (the host's recorded stack) has another content: a new or edited site file moves no host by
 // itself.
 std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<apply::HostStack>& recorded);
+// The site file's path as a message names it: under a --root tree, the tree's.
+std::string SitePath(const sys::Fs& host);
 
 // Loads `manifest_spec` when given; else the stack ChooseStack picks for the probed host (the site file, else
 // the recorded stack, else the default), saying which and why on stderr. Probes the host. Throws

@@ -249,8 +249,8 @@ TEST_CASE("host stack: --manifest, then the site file, then the recorded stack, 
     const json doc = json::parse(r.out);
     CHECK(doc["manifest"] == "site");
     CHECK(
-        r.err.find("gpuprep: using stack site: the site file /etc/gpuprep/site.yaml; another stack only with "
-                   "--manifest\n") != std::string::npos);
+        r.err.find("gpuprep: using stack site: the site file " + h.root() +
+                   "/etc/gpuprep/site.yaml; another stack only with --manifest\n") != std::string::npos);
     const json stack = Layer(doc, "stack");
     CHECK(stack["status"] == "warn");
     CHECK(stack["found"] == "site (the content of " + kOld + ")");

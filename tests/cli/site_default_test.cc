@@ -16,9 +16,11 @@ using gp::test::Gpuprep;
 namespace {
 
 const std::string kHost = std::string(GP_FIXTURES) + "/hosts/bare-nouveau";
-const std::string kSaid =
-    "gpuprep: using stack site-r535: the site file /etc/gpuprep/site.yaml; another stack only with "
-    "--manifest\n";
+// What stderr says, naming the site file where it is: under --root, in the tree.
+std::string Said(const std::string& root) {
+  return "gpuprep: using stack site-r535: the site file " + root +
+         "/etc/gpuprep/site.yaml; another stack only with --manifest\n";
+}
 
 std::string Slurp(const std::string& path) {
   gp::sys::DiskFs fs("/");
@@ -47,12 +49,12 @@ TEST_CASE("the site file is the default manifest of every verb; --manifest overr
   auto r = Gpuprep({"--root", root, "doctor", "--json"}, o);
   CHECK(r.code <= 1);
   CHECK(nlohmann::json::parse(r.out)["manifest"] == "site-r535");
-  CHECK(gp::StartsWith(r.err, kSaid));
+  CHECK(gp::StartsWith(r.err, Said(root)));
 
   r = Gpuprep({"--root", root, "plan", "--format", "json"}, o);
   CHECK(r.code == 0);
   CHECK(nlohmann::json::parse(r.out)["stack"] == "site-r535");
-  CHECK(r.err.find(kSaid) != std::string::npos);
+  CHECK(r.err.find(Said(root)) != std::string::npos);
 
   // The script's own gpuprep calls name the stack the plan chose, the site file, pinned by its sha256: the
   // stack it runs is the one that was reviewed, even if the site file changes in between.

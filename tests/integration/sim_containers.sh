@@ -277,7 +277,10 @@ check_eq "the flooding container is gone" 0 "$(labelled)"
 # gpuprep killed with SIGKILL mid-phase: its container runs on; the next accept removes it first.
 sim_run sh -c '/sim/bin/gpuprep --manifest /sim/accept-hang.yaml accept --fast >/dev/null 2>&1 & pid=$!
   i=0; until docker ps -q --filter label=gpuprep.accept | grep -q .; do i=$((i + 1)); [ $i -lt 100 ] || exit 9; sleep 0.2; done
-  sleep 1; kill -9 $pid; wait $pid 2>/dev/null; exit 0'
+  sleep 1; kill -9 $pid; wait $pid 2>/dev/null; sleep 1
+  docker ps -a --filter label=gpuprep.accept --format "{{.ID}} {{.Status}}"
+  docker events --since 60s --until 0s --filter label=gpuprep.accept --format "{{.Action}} {{json .Actor.Attributes}}" | cut -c1-200
+  exit 0' >&2
 check_eq "a SIGKILLed accept leaves its container running" 1 "$(labelled)"
 sim_gp accept-reap "${M[@]}" accept --fast
 check_rc "the next accept measures" 0 accept-reap

@@ -93,7 +93,8 @@ void ReadModule(const sys::Fs& fs, InstalledKernel& k) {
   const std::string base = "/lib/modules/" + k.release;
   k.headers = ExistsInRoot(fs, base + "/build");
   auto dep = fs.ReadPrefix(base + "/modules.dep", kMaxModulesDep + 1);
-  if (!dep || dep->size() > kMaxModulesDep) return;
+  // A kernel's modules.dep lists its in-tree modules too: an empty one is a tree depmod never ran over.
+  if (!dep || dep->size() > kMaxModulesDep || dep->find(':') == std::string::npos) return;
   k.modules_dep = true;
   std::string path = NvidiaInModulesDep(*dep);
   if (path.empty() || !fs.Exists(base + "/" + path)) return;

@@ -14,32 +14,33 @@ using verdict::Status;
 
 namespace {
 
-const char* const kOld = "6.8.0-60-generic";
-const char* const kNew = "6.8.0-62-generic";
-const char* const kDkms = "/var/lib/dkms/nvidia/535.129.03";
+const char* const kKernelOld = "6.8.0-60-generic";
+const char* const kKernelNew = "6.8.0-62-generic";
+const char* const kDkmsNvidia = "/var/lib/dkms/nvidia/535.129.03";
 
-std::string Image(const std::string& k, const char* status = "install ok installed") {
+std::string KernelImage(const std::string& k, const char* status = "install ok installed") {
   return "Package: linux-image-" + k + "\nStatus: " + status + "\nVersion: 6.8.0-60.63\n\n";
 }
 
-// A host on kOld with the DKMS-built module; kNew installed by dpkg, with neither headers nor a module.
+// A host on kKernelOld with the DKMS-built module; kKernelNew installed by dpkg, with neither headers nor a
+// module.
 void TwoKernels(test::TempRoot& root) {
-  root.Write("/var/lib/dpkg/status", Image(kOld) + Image(kNew) +
+  root.Write("/var/lib/dpkg/status", KernelImage(kKernelOld) + KernelImage(kKernelNew) +
                                          "Package: linux-image-generic\nStatus: install ok installed\n"
                                          "Version: 6.8.0.62.62\n\n");
-  const std::string old_dir = std::string("/lib/modules/") + kOld;
+  const std::string old_dir = std::string("/lib/modules/") + kKernelOld;
   root.Write(old_dir + "/modules.dep",
              "kernel/drivers/video/fbdev/core/fb.ko.zst:\nupdates/dkms/nvidia.ko.zst:\n"
              "updates/dkms/nvidia-uvm.ko.zst: updates/dkms/nvidia.ko.zst\n");
   root.Write(old_dir + "/updates/dkms/nvidia.ko.zst", "(a module)");
-  root.Write(std::string("/usr/src/linux-headers-") + kOld + "/Makefile", "");
-  root.Symlink(std::string("/usr/src/linux-headers-") + kOld, old_dir + "/build");
-  root.Write(std::string(kDkms) + "/" + kOld + "/x86_64/module/nvidia.ko.zst", "(a module)");
-  root.Write(std::string("/lib/modules/") + kNew + "/modules.dep",
+  root.Write(std::string("/usr/src/linux-headers-") + kKernelOld + "/Makefile", "");
+  root.Symlink(std::string("/usr/src/linux-headers-") + kKernelOld, old_dir + "/build");
+  root.Write(std::string(kDkmsNvidia) + "/" + kKernelOld + "/x86_64/module/nvidia.ko.zst", "(a module)");
+  root.Write(std::string("/lib/modules/") + kKernelNew + "/modules.dep",
              "kernel/drivers/video/fbdev/core/fb.ko.zst:\n");
 }
 
-probe::HostFacts Probe(test::TempRoot& root) {
+probe::HostFacts ProbeKernelTree(test::TempRoot& root) {
   probe::ProbeEnv env;
   env.fs = &root.fs();
   probe::HostFacts facts;
@@ -48,20 +49,20 @@ probe::HostFacts Probe(test::TempRoot& root) {
   return facts;
 }
 
-verdict::LayerReport Judge(const probe::HostFacts& probed) {
+verdict::LayerReport JudgeKernels(const probe::HostFacts& probed) {
   test::Inputs t;
   t.host.boot = probed.boot;
   return layers::CheckDriver(t.in());
 }
 
-const verdict::Finding* Code(const verdict::LayerReport& r, const std::string& code) {
+const verdict::Finding* KernelFinding(const verdict::LayerReport& r, const std::string& code) {
   for (const auto& f : r.findings)
     if (f.code == code) return &f;
   return nullptr;
 }
 
 // grub.cfg as Ubuntu's 10_linux writes it: the newest kernel first, older ones in the submenu.
-std::string GrubCfg(const std::string& set_default) {
+std::string UbuntuGrubCfg(const std::string& set_default) {
   const std::string u = "0b9f7a2e-0000-4000-8000-000000000001";
   auto entry = [&](const std::string& k, const std::string& extra) {
     return "\tmenuentry 'Ubuntu, with Linux " + k + extra +
@@ -77,10 +78,10 @@ std::string GrubCfg(const std::string& set_default) {
          set_default +
          "\"\nfi\nfunction load_video {\n  insmod all_video\n}\n"
          "menuentry 'Ubuntu' --class ubuntu $menuentry_id_option 'gnulinux-simple-" +
-         u + "' {\n\tlinux\t/boot/vmlinuz-" + kNew + " root=UUID=" + u +
+         u + "' {\n\tlinux\t/boot/vmlinuz-" + kKernelNew + " root=UUID=" + u +
          " ro\n}\nsubmenu 'Advanced options for Ubuntu' $menuentry_id_option 'gnulinux-advanced-" + u +
-         "' {\n" + entry(kNew, "") + entry(kNew, " (recovery mode)") + entry(kOld, "") +
-         entry(kOld, " (recovery mode)") +
+         "' {\n" + entry(kKernelNew, "") + entry(kKernelNew, " (recovery mode)") + entry(kKernelOld, "") +
+         entry(kKernelOld, " (recovery mode)") +
          "}\nmenuentry 'UEFI Firmware Settings' $menuentry_id_option 'uefi-firmware' {\n\tfwsetup\n}\n";
 }
 
@@ -90,24 +91,24 @@ TEST_CASE("kernels: a second kernel without a module is named, with headers and 
           "[layers][driver][kernels]") {
   test::TempRoot root;
   TwoKernels(root);
-  const probe::HostFacts facts = Probe(root);
+  const probe::HostFacts facts = ProbeKernelTree(root);
   REQUIRE(facts.boot.kernels.size() == 2);
   const probe::InstalledKernel& old_k = facts.boot.kernels[0];
-  CHECK(old_k.release == kOld);
+  CHECK(old_k.release == kKernelOld);
   CHECK(old_k.headers);
   CHECK(old_k.module_path == "updates/dkms/nvidia.ko.zst");
   CHECK(old_k.module_version == "535.129.03");
   CHECK(old_k.module_branch == 535);
   const probe::InstalledKernel& new_k = facts.boot.kernels[1];
-  CHECK(new_k.release == kNew);
+  CHECK(new_k.release == kKernelNew);
   CHECK_FALSE(new_k.headers);
   CHECK(new_k.module_path.empty());
   CHECK(facts.boot.next_kernel.empty());
   CHECK(facts.boot.next_detail == "no /boot/grub/grub.cfg (another boot loader?)");
 
-  const verdict::LayerReport r = Judge(facts);
+  const verdict::LayerReport r = JudgeKernels(facts);
   CHECK(r.status == Status::kWarn);
-  const verdict::Finding* f = Code(r, "driver.kernel-no-module");
+  const verdict::Finding* f = KernelFinding(r, "driver.kernel-no-module");
   REQUIRE(f);
   CHECK(f->message ==
         "installed kernel 6.8.0-62-generic has no nvidia module for this driver (its modules.dep lists no "
@@ -116,25 +117,25 @@ TEST_CASE("kernels: a second kernel without a module is named, with headers and 
   CHECK(f->fix ==
         std::optional<std::string>("sudo apt-get install linux-headers-6.8.0-62-generic && sudo dkms "
                                    "install nvidia/535.129.03 -k 6.8.0-62-generic"));
-  const verdict::Finding* unknown = Code(r, "driver.next-boot-unknown");
+  const verdict::Finding* unknown = KernelFinding(r, "driver.next-boot-unknown");
   REQUIRE(unknown);
   CHECK(unknown->status == Status::kSkip);
   CHECK(unknown->message == "next boot: unknown (no /boot/grub/grub.cfg (another boot loader?))");
-  CHECK_FALSE(Code(r, "driver.next-boot-no-module"));
+  CHECK_FALSE(KernelFinding(r, "driver.next-boot-no-module"));
 }
 
 TEST_CASE("kernels: a failed DKMS build quotes make.log's last error, made safe for the terminal",
           "[layers][driver][kernels]") {
   test::TempRoot root;
   TwoKernels(root);
-  const std::string dir = std::string(kDkms) + "/" + kNew + "/x86_64/log";
+  const std::string dir = std::string(kDkmsNvidia) + "/" + kKernelNew + "/x86_64/log";
   root.Write(dir + "/make.log",
              "DKMS make.log for nvidia-535.129.03 for kernel 6.8.0-62-generic (x86_64)\n"
              "/var/lib/dkms/nvidia/535.129.03/build/nvidia/nv.c:12:10: error: first\n"
              "/var/lib/dkms/nvidia/535.129.03/build/nvidia/os-interface.c:40:3: error: implicit declaration "
              "of \x1b[31mfunction\x1b[0m 'follow_pfn'\n"
              "make[2]: *** [scripts/Makefile.build:243: nvidia/os-interface.o] Error 1\n");
-  const probe::HostFacts facts = Probe(root);
+  const probe::HostFacts facts = ProbeKernelTree(root);
   const probe::InstalledKernel& k = facts.boot.kernels[1];
   CHECK(k.dkms_version == "535.129.03");
   CHECK(k.dkms_log == dir + "/make.log");
@@ -142,8 +143,8 @@ TEST_CASE("kernels: a failed DKMS build quotes make.log's last error, made safe 
         "/var/lib/dkms/nvidia/535.129.03/build/nvidia/os-interface.c:40:3: error: implicit declaration of "
         "\\e[31mfunction\\e[0m 'follow_pfn'");
 
-  const verdict::LayerReport r = Judge(facts);
-  const verdict::Finding* f = Code(r, "driver.dkms-build-failed");
+  const verdict::LayerReport r = JudgeKernels(facts);
+  const verdict::Finding* f = KernelFinding(r, "driver.dkms-build-failed");
   REQUIRE(f);
   CHECK(f->status == Status::kWarn);
   CHECK(f->message == "DKMS failed to build nvidia 535.129.03 for kernel 6.8.0-62-generic: \"" +
@@ -151,7 +152,7 @@ TEST_CASE("kernels: a failed DKMS build quotes make.log's last error, made safe 
   CHECK(f->fix ==
         std::optional<std::string>("sudo apt-get install linux-headers-6.8.0-62-generic && sudo dkms "
                                    "install nvidia/535.129.03 -k 6.8.0-62-generic"));
-  CHECK_FALSE(Code(r, "driver.kernel-no-module"));
+  CHECK_FALSE(KernelFinding(r, "driver.kernel-no-module"));
 }
 
 TEST_CASE("kernels: GRUB_DEFAULT=saved with a one-shot next_entry boots the kernel without a module",
@@ -159,61 +160,62 @@ TEST_CASE("kernels: GRUB_DEFAULT=saved with a one-shot next_entry boots the kern
   test::TempRoot root;
   TwoKernels(root);
   root.Write("/etc/default/grub", "GRUB_DEFAULT=saved\nGRUB_TIMEOUT=0\n");
-  root.Write("/boot/grub/grub.cfg", GrubCfg("${saved_entry}"));
+  root.Write("/boot/grub/grub.cfg", UbuntuGrubCfg("${saved_entry}"));
   std::string env =
       "# GRUB Environment Block\nsaved_entry=gnulinux-advanced-0b9f7a2e-0000-4000-8000-000000000001>"
       "gnulinux-6.8.0-60-generic-advanced-0b9f7a2e-0000-4000-8000-000000000001\n";
   root.Write("/boot/grub/grubenv", env + std::string(1024 - env.size(), '#'));
-  probe::HostFacts facts = Probe(root);
-  CHECK(facts.boot.next_kernel == kOld);
+  probe::HostFacts facts = ProbeKernelTree(root);
+  CHECK(facts.boot.next_kernel == kKernelOld);
   CHECK(facts.boot.next_detail ==
         "grub.cfg's default (saved: grubenv's saved_entry) \"gnulinux-advanced-0b9f7a2e-0000-4000-8000-"
         "000000000001>gnulinux-6.8.0-60-generic-advanced-0b9f7a2e-0000-4000-8000-000000000001\"");
-  const verdict::LayerReport ok = Judge(facts);
-  CHECK_FALSE(Code(ok, "driver.next-boot-no-module"));
-  REQUIRE(Code(ok, "driver.next-boot"));
-  CHECK(Code(ok, "driver.next-boot")->message == "next boot: kernel 6.8.0-60-generic, which has the module");
+  const verdict::LayerReport ok = JudgeKernels(facts);
+  CHECK_FALSE(KernelFinding(ok, "driver.next-boot-no-module"));
+  REQUIRE(KernelFinding(ok, "driver.next-boot"));
+  CHECK(KernelFinding(ok, "driver.next-boot")->message ==
+        "next boot: kernel 6.8.0-60-generic, which has the module");
 
   env =
       "# GRUB Environment Block\nsaved_entry=gnulinux-advanced-0b9f7a2e-0000-4000-8000-000000000001>"
       "gnulinux-6.8.0-60-generic-advanced-0b9f7a2e-0000-4000-8000-000000000001\n"
       "next_entry=Advanced options for Ubuntu>Ubuntu, with Linux 6.8.0-62-generic\n";
   root.Write("/boot/grub/grubenv", env + std::string(1024 - env.size(), '#'));
-  facts = Probe(root);
-  CHECK(facts.boot.next_kernel == kNew);
-  const verdict::LayerReport r = Judge(facts);
+  facts = ProbeKernelTree(root);
+  CHECK(facts.boot.next_kernel == kKernelNew);
+  const verdict::LayerReport r = JudgeKernels(facts);
   CHECK(r.status == Status::kFail);
-  const verdict::Finding* f = Code(r, "driver.next-boot-no-module");
+  const verdict::Finding* f = KernelFinding(r, "driver.next-boot-no-module");
   REQUIRE(f);
   CHECK(f->message ==
         "the next boot starts kernel 6.8.0-62-generic (grubenv's one-shot next_entry \"Advanced options for "
         "Ubuntu>Ubuntu, with Linux 6.8.0-62-generic\"), which has no nvidia module for this driver");
-  CHECK(f->fix == Code(r, "driver.kernel-no-module")->fix);
+  CHECK(f->fix == KernelFinding(r, "driver.kernel-no-module")->fix);
 }
 
 TEST_CASE("kernels: a submenu default by index, \"1>2\", as grub.cfg orders it",
           "[layers][driver][kernels]") {
   test::TempRoot root;
   TwoKernels(root);
-  root.Write("/boot/grub/grub.cfg", GrubCfg("1>2"));
+  root.Write("/boot/grub/grub.cfg", UbuntuGrubCfg("1>2"));
   root.Write("/etc/default/grub", "GRUB_DEFAULT=0\n");  // grub.cfg's own default is what GRUB reads
-  CHECK(Probe(root).boot.next_kernel == kOld);
-  root.Write("/boot/grub/grub.cfg", GrubCfg("1>0"));
-  CHECK(Probe(root).boot.next_kernel == kNew);
-  root.Write("/boot/grub/grub.cfg", GrubCfg("0"));
-  CHECK(Probe(root).boot.next_kernel == kNew);
-  root.Write("/boot/grub/grub.cfg", GrubCfg("1>9"));
-  const probe::HostFacts none = Probe(root);
+  CHECK(ProbeKernelTree(root).boot.next_kernel == kKernelOld);
+  root.Write("/boot/grub/grub.cfg", UbuntuGrubCfg("1>0"));
+  CHECK(ProbeKernelTree(root).boot.next_kernel == kKernelNew);
+  root.Write("/boot/grub/grub.cfg", UbuntuGrubCfg("0"));
+  CHECK(ProbeKernelTree(root).boot.next_kernel == kKernelNew);
+  root.Write("/boot/grub/grub.cfg", UbuntuGrubCfg("1>9"));
+  const probe::HostFacts none = ProbeKernelTree(root);
   CHECK(none.boot.next_kernel.empty());
   CHECK(none.boot.next_detail == "grub.cfg's default \"1>9\" names no Linux entry of /boot/grub/grub.cfg");
-  root.Write("/boot/grub/grub.cfg", GrubCfg("2"));  // the firmware entry boots no kernel
-  CHECK(Probe(root).boot.next_kernel.empty());
+  root.Write("/boot/grub/grub.cfg", UbuntuGrubCfg("2"));  // the firmware entry boots no kernel
+  CHECK(ProbeKernelTree(root).boot.next_kernel.empty());
 
-  const probe::GrubMenu menu = probe::ParseGrubCfg(GrubCfg("0"));
+  const probe::GrubMenu menu = probe::ParseGrubCfg(UbuntuGrubCfg("0"));
   REQUIRE(menu.entries.size() == 3);
   CHECK(menu.entries[1].submenu);
   REQUIRE(menu.entries[1].children.size() == 4);
-  CHECK(menu.entries[1].children[2].kernel == kOld);
+  CHECK(menu.entries[1].children[2].kernel == kKernelOld);
   CHECK(probe::ResolveGrubEntry(menu,
                                 "Advanced options for Ubuntu>Ubuntu, with Linux 6.8.0-60-generic (recovery "
                                 "mode)") == &menu.entries[1].children[3]);
@@ -225,16 +227,24 @@ TEST_CASE("kernels: a stray /lib/modules directory is no installed kernel; bad n
   test::TempRoot root;
   TwoKernels(root);
   root.Write("/lib/modules/6.5.0-14-generic/modules.dep", "");  // left by a removed kernel
-  root.Write("/var/lib/dpkg/status", Image(kOld) + Image(kNew) +
-                                         Image("6.5.0-14-generic", "deinstall ok config-files") +
-                                         Image("../../etc") + Image("6.9.0-1-GENERIC"));
+  root.Write("/var/lib/dpkg/status", KernelImage(kKernelOld) + KernelImage(kKernelNew) +
+                                         KernelImage("6.5.0-14-generic", "deinstall ok config-files") +
+                                         KernelImage("../../etc") + KernelImage("6.9.0-1-GENERIC"));
   root.Write(std::string("/boot/vmlinuz-") + "6.1.0-18-amd64", "");
   root.Write("/boot/vmlinuz-6.1.0-18-amd64 x", "");
-  const probe::HostFacts facts = Probe(root);
+  const probe::HostFacts facts = ProbeKernelTree(root);
   std::vector<std::string> names;
   for (const auto& k : facts.boot.kernels) names.push_back(k.release + ":" + k.source);
   CHECK(names ==
         std::vector<std::string>{"6.1.0-18-amd64:boot", "6.8.0-60-generic:dpkg", "6.8.0-62-generic:dpkg"});
+  // No modules.dep listing modules (depmod never ran): not judged, and said so.
+  const verdict::LayerReport r = JudgeKernels(facts);
+  const verdict::Finding* f = KernelFinding(r, "driver.kernel-not-judged");
+  REQUIRE(f);
+  CHECK(f->status == Status::kSkip);
+  CHECK(f->message == "no modules.dep listing modules, so not judged: kernel 6.1.0-18-amd64");
+  REQUIRE(KernelFinding(r, "driver.kernel-no-module"));
+  CHECK(KernelFinding(r, "driver.kernel-no-module")->message.find("6.8.0-62-generic") != std::string::npos);
 }
 
 TEST_CASE("kernels: GRUB_DEFAULT from /etc/default/grub and grub.d, the shell's values unknown",
@@ -251,15 +261,15 @@ TEST_CASE("kernels: GRUB_DEFAULT from /etc/default/grub and grub.d, the shell's 
 
   test::TempRoot root;
   TwoKernels(root);
-  std::string cfg = GrubCfg("0");
+  std::string cfg = UbuntuGrubCfg("0");
   cfg.erase(cfg.find("if [ \"${next_entry}\""),
             cfg.find("function load_video") - cfg.find("if [ \"${next_entry}\""));
   root.Write("/boot/grub/grub.cfg", cfg);
   root.Write("/etc/default/grub", "GRUB_DEFAULT=0\n");
   root.Write("/etc/default/grub.d/50-cloudimg.cfg", "GRUB_DEFAULT='1>2'\n");
-  CHECK(Probe(root).boot.next_kernel == kOld);
+  CHECK(ProbeKernelTree(root).boot.next_kernel == kKernelOld);
   root.Write("/etc/default/grub.d/60-x.cfg", "GRUB_DEFAULT=`echo 0`\n");
-  const probe::HostFacts shell = Probe(root);
+  const probe::HostFacts shell = ProbeKernelTree(root);
   CHECK(shell.boot.next_kernel.empty());
   CHECK(shell.boot.next_detail == "GRUB_DEFAULT is set by the shell: it cannot be read");
 }

@@ -4,6 +4,7 @@
 #include "layers/driver/driver.h"
 #include "probe/boot.h"
 #include "util/input.h"
+#include "util/strings.h"
 #include "util/version.h"
 
 namespace gp::layers {
@@ -11,7 +12,6 @@ namespace {
 
 // Why kernel `k` has no module for the driver; "" when it has one.
 std::string MissingWhy(const probe::InstalledKernel& k, int branch, const std::string& userspace) {
-  if (!k.modules_dep) return "no readable /lib/modules/" + k.release + "/modules.dep";
   if (k.module_path.empty()) return "its modules.dep lists no nvidia module";
   if (!k.module_version.empty() && !userspace.empty() && k.module_version != userspace)
     return "its nvidia module is " + k.module_version + ", the userspace driver " + userspace;
@@ -21,13 +21,13 @@ std::string MissingWhy(const probe::InstalledKernel& k, int branch, const std::s
   return {};
 }
 
-// The DKMS version to build for kernel `k`: the one that already has a directory for it, else the one of the
-// userspace driver, else the newest; "" when the DKMS tree has none.
+// The DKMS version to build for kernel `k`: the userspace driver's when the DKMS tree has it, else the one
+// that already has a directory for `k`, else the newest; "" when the DKMS tree has none.
 std::string DkmsVersionFor(const probe::InstalledKernel& k, const probe::BootInfo& boot,
                            const std::string& userspace) {
-  if (!k.dkms_version.empty()) return k.dkms_version;
   for (const auto& v : boot.dkms_versions)
     if (v == userspace) return v;
+  if (!k.dkms_version.empty()) return k.dkms_version;
   return boot.dkms_versions.empty() ? std::string() : boot.dkms_versions.front();
 }
 
@@ -60,8 +60,14 @@ void CheckKernels(const CheckInput& in, LayerReport& r) {
   const int branch = in.stack.driver.branch;
   const std::string& userspace = in.host.driver.userspace_version;
   const bool dkms = UsesDkms(in);
-  bool next_missing = false;
+  bool next_missing = false, next_judged = false;
+  std::vector<std::string> not_judged;
   for (const auto& k : boot.kernels) {
+    if (!k.modules_dep) {  // nothing to judge by: said once, below
+      not_judged.push_back(k.release);
+      continue;
+    }
+    next_judged = next_judged || k.release == boot.next_kernel;
     const std::string why = MissingWhy(k, branch, userspace);
     if (why.empty()) continue;
     const bool next = k.release == boot.next_kernel;
@@ -88,8 +94,14 @@ void CheckKernels(const CheckInput& in, LayerReport& r) {
                 "), which has no nvidia module for this driver",
             fix);
   }
+  if (!not_judged.empty())
+    r.Add("driver.kernel-not-judged", Status::kSkip,
+          "no modules.dep listing modules, so not judged: kernel " + Join(not_judged, ", "));
   if (boot.next_kernel.empty())
     r.Add("driver.next-boot-unknown", Status::kSkip, "next boot: unknown (" + boot.next_detail + ")");
+  else if (!next_judged)
+    r.Add("driver.next-boot-unknown", Status::kSkip,
+          "next boot: kernel " + boot.next_kernel + ", not judged");
   else if (!next_missing)
     r.Add("driver.next-boot", Status::kOk,
           "next boot: kernel " + boot.next_kernel + ", which has the module");

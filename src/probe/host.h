@@ -190,13 +190,13 @@ struct FabricInfo {
 // module it would load, from cheap sources only (probe/kernels.cc): its modules.dep, the DKMS tree, the
 // module package's name. No module is decompressed.
 struct InstalledKernel {
-  std::string release;         // "6.8.0-60-generic" (validated: letters, digits, ".+-_~")
+  std::string release;         // "6.8.0-60-generic" (validated: a digit, then [a-z0-9.+-])
   std::string source;          // "dpkg" | "boot" (/boot/vmlinuz-K only)
   bool headers = false;        // /lib/modules/K/build exists
   bool modules_dep = false;    // /lib/modules/K/modules.dep could be read
   std::string module_path;     // modules.dep's nvidia.ko path, relative to /lib/modules/K; "" none
   std::string module_version;  // "535.129.03" when the DKMS tree holds a build for K; "" unknown
-  int module_branch = 0;       // 535 from the version, "kernel/nvidia-535srv/" or the package; 0 unknown
+  int module_branch = 0;       // 535 from the version or "kernel/nvidia-535srv/"; 0 unknown
   std::string dkms_version;    // the DKMS nvidia version that has a K directory ("" none)
   std::string dkms_log;        // its make.log for K, when one exists (path under the root)
   std::string dkms_error;      // the log's last error line, terminal-safe ("" none found)

@@ -23,6 +23,20 @@ bool AllDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
+// linux-image-K (not a meta such as linux-image-generic: K starts with a digit), installed or not, into the
+// list of installed kernel releases; the kernels step validates each before it names a path.
+void NoteKernelImage(const DpkgEntry& e, bool journal, std::vector<std::string>& images) {
+  std::string k = e.package.substr(12);
+  if (StartsWith(k, "unsigned-")) k = k.substr(9);
+  if (k.empty() || k[0] < '0' || k[0] > '9') return;
+  auto it = std::find(images.begin(), images.end(), k);
+  if (DpkgInstalled(e.status)) {
+    if (it == images.end()) images.push_back(k);
+  } else if (journal && it != images.end()) {
+    images.erase(it);
+  }
+}
+
 }  // namespace
 
 std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
@@ -126,6 +140,7 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
     const DpkgEntry& e = db.entries[i];
     const bool journal = db.from_journal(i);
     if (journal || DpkgInterrupted(e.status)) interrupted(e.package);
+    if (StartsWith(e.package, "linux-image-")) NoteKernelImage(e, journal, facts.kernel_images);
     if (!IsNvidiaRelatedPackage(e.package)) continue;
     if (!DpkgInstalled(e.status)) {
       if (journal) facts.packages.erase(e.package);

@@ -186,6 +186,32 @@ struct FabricInfo {
   std::string ib_umad_detail;      // where it was found ("" when not)
 };
 
+// One installed kernel (a `linux-image-K` dpkg lists as installed, or a /boot/vmlinuz-K) and the nvidia
+// module it would load, from cheap sources only (probe/kernels.cc): its modules.dep, the DKMS tree, the
+// module package's name. No module is decompressed.
+struct InstalledKernel {
+  std::string release;         // "6.8.0-60-generic" (validated: a digit, then [a-z0-9.+-])
+  std::string source;          // "dpkg" | "boot" (/boot/vmlinuz-K only)
+  bool headers = false;        // /lib/modules/K/build exists
+  bool modules_dep = false;    // /lib/modules/K/modules.dep could be read
+  std::string module_path;     // modules.dep's nvidia.ko path, relative to /lib/modules/K; "" none
+  std::string module_version;  // "535.129.03" when the DKMS tree holds a build for K; "" unknown
+  int module_branch = 0;       // 535 from the version or "kernel/nvidia-535srv/"; 0 unknown
+  std::string dkms_version;    // the DKMS nvidia version that has a K directory ("" none)
+  std::string dkms_log;        // its make.log for K, when one exists (path under the root)
+  std::string dkms_error;      // the log's last error line, terminal-safe ("" none found)
+};
+
+// Which kernel GRUB boots next (probe/grub.cc): GRUB_DEFAULT, grubenv's saved_entry and one-shot
+// next_entry, resolved against grub.cfg's menu as written.
+struct BootInfo {
+  bool probed = false;                     // at least one installed kernel was found
+  std::vector<InstalledKernel> kernels;    // sorted by release name as listed (not by version)
+  std::vector<std::string> dkms_versions;  // the DKMS tree's nvidia versions, newest first
+  std::string next_kernel;                 // "" when unknown
+  std::string next_detail;                 // how it was decided, or why it is unknown
+};
+
 struct HostFacts {
   std::string hostname;    // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
   std::string machine_id;  // /etc/machine-id (32 hex digits); "" when absent or malformed
@@ -207,9 +233,11 @@ struct HostFacts {
   ToolkitInfo toolkit;
   FabricManagerInfo fabricmanager;
   FabricInfo fabric;
-  bool reboot_required = false;          // /var/run/reboot-required
-  bool live = true;                      // probed the live system (false with --root or from a snapshot)
-  std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)
+  BootInfo boot;                           // installed kernels and the next boot (probe/kernels.cc)
+  std::vector<std::string> kernel_images;  // K of each installed linux-image-K (dpkg step)
+  bool reboot_required = false;            // /var/run/reboot-required
+  bool live = true;                        // probed the live system (false with --root or from a snapshot)
+  std::vector<std::string> probe_notes;    // what could not be probed and why (doctor --verbose)
 };
 
 }  // namespace gp::probe

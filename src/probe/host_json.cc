@@ -10,8 +10,10 @@
 #include <limits>
 #include <map>
 
+#include "probe/boot.h"
 #include "util/error.h"
 #include "util/json_locator.h"
+#include "util/version.h"
 
 namespace gp::probe {
 namespace {
@@ -75,6 +77,26 @@ json FabricToJson(const FabricInfo& f) {
               {"ib_umad_loaded", f.ib_umad_loaded},
               {"ib_umad_available", f.ib_umad_available},
               {"ib_umad_detail", f.ib_umad_detail}};
+}
+
+// Only hosts whose installed kernels were found carry the "boot" object.
+json BootToJson(const BootInfo& b) {
+  json kernels = json::array();
+  for (const InstalledKernel& k : b.kernels)
+    kernels.push_back({{"release", k.release},
+                       {"source", k.source},
+                       {"headers", k.headers},
+                       {"modules_dep", k.modules_dep},
+                       {"module_path", OrNull(k.module_path)},
+                       {"module_version", OrNull(k.module_version)},
+                       {"module_branch", k.module_branch},
+                       {"dkms_version", OrNull(k.dkms_version)},
+                       {"dkms_log", OrNull(k.dkms_log)},
+                       {"dkms_error", OrNull(k.dkms_error)}});
+  return json{{"kernels", kernels},
+              {"dkms_versions", b.dkms_versions},
+              {"next_kernel", OrNull(b.next_kernel)},
+              {"next_detail", b.next_detail}};
 }
 
 json DockerToJson(const DockerInfo& d) {
@@ -288,6 +310,45 @@ void ReadFabric(const Reader& r, const json& o, const std::string& p, FabricInfo
   r.Str(o, p, "ib_umad_detail", false, f.ib_umad_detail);
 }
 
+// A kernel release or DKMS version read back from a snapshot names a path in a fix: checked as the probe
+// checks it.
+void ReadKernel(const Reader& r, const json& e, const std::string& ip, InstalledKernel& k) {
+  r.Str(e, ip, "release", true, k.release);
+  if (!ValidKernelRelease(k.release)) r.Fail(Reader::Join(ip, "release"), "not a kernel release");
+  r.Str(e, ip, "source", false, k.source);
+  r.Bool(e, ip, "headers", k.headers);
+  r.Bool(e, ip, "modules_dep", k.modules_dep);
+  r.NullableStr(e, ip, "module_path", false, k.module_path);
+  r.NullableStr(e, ip, "module_version", false, k.module_version);
+  r.Uint(e, ip, "module_branch", false, k.module_branch);
+  r.NullableStr(e, ip, "dkms_version", false, k.dkms_version);
+  if (!k.dkms_version.empty() && !Version::Parse(k.dkms_version))
+    r.Fail(Reader::Join(ip, "dkms_version"), "not a version");
+  r.NullableStr(e, ip, "dkms_log", false, k.dkms_log);
+  r.NullableStr(e, ip, "dkms_error", false, k.dkms_error);
+}
+
+void ReadBoot(const Reader& r, const json& o, const std::string& p, BootInfo& b) {
+  if (const json* list = r.Member(o, p, "kernels", true)) {
+    const std::string lp = Reader::Join(p, "kernels");
+    r.Array(*list, lp);
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string ip = lp + "[" + std::to_string(i) + "]";
+      InstalledKernel k;
+      ReadKernel(r, r.Object((*list)[i], ip), ip, k);
+      b.kernels.push_back(std::move(k));
+    }
+  }
+  b.probed = !b.kernels.empty();
+  r.StrList(o, p, "dkms_versions", b.dkms_versions);
+  for (const auto& v : b.dkms_versions)
+    if (!Version::Parse(v)) r.Fail(Reader::Join(p, "dkms_versions"), "not a version");
+  r.NullableStr(o, p, "next_kernel", false, b.next_kernel);
+  if (!b.next_kernel.empty() && !ValidKernelRelease(b.next_kernel))
+    r.Fail(Reader::Join(p, "next_kernel"), "not a kernel release");
+  r.Str(o, p, "next_detail", false, b.next_detail);
+}
+
 void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo& d) {
   r.NullableStr(o, p, "version", false, d.version);
   r.StrList(o, p, "runtimes", d.runtimes);
@@ -390,6 +451,7 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
     r.Bool(f, p, "running", h.fabricmanager.running);
   });
   r.Sub(o, path, "fabric", [&](const json& f, const std::string& p) { ReadFabric(r, f, p, h.fabric); });
+  r.Sub(o, path, "boot", [&](const json& b, const std::string& p) { ReadBoot(r, b, p, h.boot); });
   r.Bool(o, path, "reboot_required", h.reboot_required);
   r.StrList(o, path, "probe_notes", h.probe_notes);
   return h;
@@ -473,6 +535,7 @@ nlohmann::json HostToJson(const HostFacts& h) {
   };
   if (DockerWorthWriting(h.docker)) out["docker"] = DockerToJson(h.docker);
   if (FabricWorthWriting(h.fabric)) out["fabric"] = FabricToJson(h.fabric);
+  if (h.boot.probed) out["boot"] = BootToJson(h.boot);
   return out;
 }
 

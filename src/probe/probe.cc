@@ -63,10 +63,12 @@ HostFacts ProbeHost(const ProbeEnv& env) {
   facts.live = env.fs->IsLive();
   using Step = void (*)(const ProbeEnv&, HostFacts&);
   const std::pair<const char*, Step> steps[] = {
-      {"os", ProbeOs},         {"gpu", ProbePci},           {"dpkg", ProbeDpkg},
-      {"driver", ProbeDriver}, {"cuda", ProbeCuda},         {"cudnn", ProbeCudnn},
-      {"nccl", ProbeNccl},     {"docker", ProbeDocker},     {"services", ProbeServices},
-      {"fabric", ProbeFabric}, {"identity", ProbeIdentity},
+      {"os", ProbeOs},           {"gpu", ProbePci},
+      {"dpkg", ProbeDpkg},       {"driver", ProbeDriver},
+      {"kernels", ProbeKernels}, {"cuda", ProbeCuda},
+      {"cudnn", ProbeCudnn},     {"nccl", ProbeNccl},
+      {"docker", ProbeDocker},   {"services", ProbeServices},
+      {"fabric", ProbeFabric},   {"identity", ProbeIdentity},
   };
   for (const auto& [name, step] : steps) {
     try {

@@ -21,6 +21,8 @@ void ProbeOs(const ProbeEnv& env, HostFacts& facts);      // os.cc: os, kernel, 
 void ProbePci(const ProbeEnv& env, HostFacts& facts);     // pci.cc: NVIDIA functions, GPUs, NVSwitches
 void ProbeDpkg(const ProbeEnv& env, HostFacts& facts);    // dpkg.cc: packages, holds, interrupted dpkg
 void ProbeDriver(const ProbeEnv& env, HostFacts& facts);  // driver.cc: module, userspace, nouveau, SB, DKMS
+// kernels.cc (after dpkg): installed kernels, the nvidia module each would load, the next boot.
+void ProbeKernels(const ProbeEnv& env, HostFacts& facts);
 void ProbeCuda(const ProbeEnv& env, HostFacts& facts);    // cuda.cc: toolkit version and prefix
 void ProbeCudnn(const ProbeEnv& env, HostFacts& facts);   // cudnn.cc (after ProbeCuda and ProbeDpkg)
 void ProbeNccl(const ProbeEnv& env, HostFacts& facts);    // nccl.cc (after ProbeCuda and ProbeDpkg)

@@ -300,3 +300,35 @@ TEST_CASE("HostToJson -> HostFromJson keeps the NVLink fabric facts; hosts witho
   CHECK_THROWS_WITH(gp::probe::HostFromJson(bad, "node.json"),
                     Catch::Contains("missing required key \"vpd\""));
 }
+
+TEST_CASE("HostToJson -> HostFromJson keeps the installed kernels; a bad kernel name is refused",
+          "[doctor][host_json]") {
+  HostFacts h = SampleHost();
+  CHECK_FALSE(gp::probe::HostToJson(h).contains("boot"));
+  gp::probe::InstalledKernel k;
+  k.release = "6.8.0-62-generic";
+  k.source = "dpkg";
+  k.modules_dep = true;
+  k.dkms_version = "535.129.03";
+  k.dkms_log = "/var/lib/dkms/nvidia/535.129.03/6.8.0-62-generic/x86_64/log/make.log";
+  k.dkms_error = "nv.c:1:1: error: x";
+  h.boot.kernels.push_back(k);
+  h.boot.dkms_versions = {"535.129.03"};
+  h.boot.probed = true;
+  h.boot.next_kernel = "6.8.0-62-generic";
+  h.boot.next_detail = "grubenv's one-shot next_entry \"0\"";
+  json first = gp::probe::HostToJson(h);
+  HostFacts back = gp::probe::HostFromJson(first, "node.json");
+  CHECK(gp::probe::HostToJson(back) == first);
+  CHECK(back.boot.probed);
+  CHECK(back.boot.kernels[0].dkms_error == "nv.c:1:1: error: x");
+
+  json bad = first;
+  bad["boot"]["kernels"][0]["release"] = "../../etc";
+  CHECK_THROWS_WITH(gp::probe::HostFromJson(bad, "node.json"),
+                    Catch::Contains("boot.kernels[0].release: not a kernel release"));
+  bad = first;
+  bad["boot"]["next_kernel"] = "6.8.0-62-generic; rm -rf /";
+  CHECK_THROWS_WITH(gp::probe::HostFromJson(bad, "node.json"),
+                    Catch::Contains("boot.next_kernel: not a kernel release"));
+}

@@ -275,6 +275,7 @@ LayerReport CheckDriver(const CheckInput& in) {
               "): an upgrade can replace the userspace driver under the loaded kernel module",
           "sudo apt-mark hold " + Join(unheld, " "));
 
+  CheckKernels(in, r);
   return r;
 }
 

@@ -66,7 +66,7 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"os", ProbeOs},         {"gpu", ProbePci},           {"dpkg", ProbeDpkg},
       {"driver", ProbeDriver}, {"cuda", ProbeCuda},         {"cudnn", ProbeCudnn},
       {"nccl", ProbeNccl},     {"docker", ProbeDocker},     {"services", ProbeServices},
-      {"fabric", ProbeFabric}, {"identity", ProbeIdentity},
+      {"fabric", ProbeFabric}, {"identity", ProbeIdentity}, {"xid", ProbeXid},
   };
   for (const auto& [name, step] : steps) {
     try {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr size_t kMaxKmsgBytes = 32u << 20;  // the ring buffer is at most a few MiB (log_buf_len)
 constexpr int kMaxKmsgMs = 3000;
-constexpr size_t kMaxTextLogBytes = 64u << 20;  // per file, its newest part
+constexpr size_t kMaxTextLogBytes = 32u << 20;  // per file, its newest part
 
 void ReadLiveRing(const ProbeEnv& env, XidLog& log) {
   const sys::LogRead r = sys::ReadKmsg("/dev/kmsg", kMaxKmsgBytes, kMaxKmsgMs);

@@ -134,6 +134,9 @@ TEST_CASE("xid: a wrapped ring reports since when, memory and fabric events fail
   CHECK(mem[0]->status == Status::kWarn);
   CHECK(mem[0]->message.find("GPU 1 (0000:9b:00.0, GPU-00000001) logged Xid 94 (Contained memory error)") ==
         0);
+  // Each event says since when the log was read: the table shows no ok row beside a failure.
+  CHECK(mem[0]->message.find("(Xid events read since 81234.567890 s after boot, the oldest record read)") !=
+        std::string::npos);
   auto fab = WithCode(r, "gpu.xid-fabric");
   REQUIRE(fab.size() == 1);
   CHECK(fab[0]->status == Status::kFail);

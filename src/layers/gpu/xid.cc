@@ -111,6 +111,13 @@ std::string Process(const probe::XidEvent& e) {
          (e.pid.empty() ? "" : ", pid " + e.pid) + ")";
 }
 
+// What an event finding adds when the history does not reach back to the boot: since when it was read.
+std::string Window(const probe::XidLog& log) {
+  if (log.from_boot) return "";
+  return " (Xid events read since " + (log.oldest.empty() ? std::string("the oldest record") : log.oldest) +
+         ", the oldest record read)";
+}
+
 void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Group& grp, LayerReport& r) {
   const probe::Gpu* g = GpuAt(h, pci);
   const std::string who = Who(g, pci), n = std::to_string(code);
@@ -118,7 +125,7 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
   if (!x) {
     r.Add("gpu.xid-unknown", Status::kWarn,
           who + " logged Xid " + n + ", a code NVIDIA's catalogue (as gpuprep has it) does not list, " +
-              Times(grp),
+              Times(grp) + Window(h.xid),
           "read NVIDIA's Xid catalogue for " + n +
               " (docs.nvidia.com/deploy/xid-errors/) and its last line: " + grp.last->detail);
     return;
@@ -130,7 +137,7 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
     const bool none = known && *g->health.recovery_action == 0;
     r.Add(
         "gpu.xid-recovery-changed", none ? Status::kOk : Status::kWarn,
-        who + " logged " + what + " " + Times(grp) +
+        who + " logged " + what + " " + Times(grp) + Window(h.xid) +
             (none    ? "; the driver's recovery action is now none"
              : known ? "; the driver layer's recovery finding says what it asks for now"
                      : "; the driver's current recovery action could not be read here"),
@@ -142,24 +149,24 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
   const Status s = StatusOf(*x);
   if (x->cls == XidClass::kApplication) {
     r.Add("gpu.xid-application", s,
-          who + " logged " + what + " " + Times(grp) + Process(*grp.last) +
+          who + " logged " + what + " " + Times(grp) + Window(h.xid) + Process(*grp.last) +
               ": the job was at fault, not the GPU",
           FixOf(*x, h, g) + "; the GPU itself needs no action");
     return;
   }
   if (x->cls == XidClass::kUnused) {
-    r.Add(
-        "gpu.xid-unused", s,
-        who + " logged Xid " + n + ", a code NVIDIA lists as unused, " + Times(grp) + ": " + grp.last->detail,
-        FixOf(*x, h, g));
+    r.Add("gpu.xid-unused", s,
+          who + " logged Xid " + n + ", a code NVIDIA lists as unused, " + Times(grp) + Window(h.xid) + ": " +
+              grp.last->detail,
+          FixOf(*x, h, g));
     return;
   }
   std::string fix = FixOf(*x, h, g);
   if (g && s == Status::kFail) fix = FixFor(h, *g, fix);
-  r.Add(
-      std::string("gpu.xid-") + XidClassName(x->cls), s,
-      who + " logged " + what + ", a " + XidClassName(x->cls) + " event, " + Times(grp) + Process(*grp.last),
-      fix);
+  r.Add(std::string("gpu.xid-") + XidClassName(x->cls), s,
+        who + " logged " + what + ", a " + XidClassName(x->cls) + " event, " + Times(grp) + Window(h.xid) +
+            Process(*grp.last),
+        fix);
 }
 
 }  // namespace

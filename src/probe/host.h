@@ -212,6 +212,30 @@ struct BootInfo {
   std::string next_detail;                 // how it was decided, or why it is unknown
 };
 
+// One Xid event the NVIDIA driver wrote to the kernel log (probe/xid.h).
+struct XidEvent {
+  int code = 0;
+  std::string pci;      // "0000:18:00": the log line's PCI domain:bus:device (it has no function number)
+  std::string time;     // when, as the source states it: "1234.567890 s after boot" (kmsg), "Dec  4 15:38:01"
+  std::string pid;      // the process id the line names ("" when none or unknown)
+  std::string process;  // the process name the line names ("" when none or unknown)
+  std::string detail;   // the rest of the line, bounded, non-printable bytes replaced
+};
+
+// The Xid history of the boot (probe/xid.cc): the kernel's ring buffer (/dev/kmsg) on the live host, the
+// text logs (/var/log/kern.log, else syslog, and their first rotation) under --root.
+struct XidLog {
+  bool read = false;                 // some source was read
+  std::vector<std::string> sources;  // what was read: "/dev/kmsg", "/var/log/kern.log.1", ...
+  std::string skip_reason;           // why nothing was read ("" when read)
+  bool from_boot = false;            // the boot's first record was among those read
+  std::string oldest;                // the time of the oldest record read (when !from_boot)
+  std::vector<XidEvent> events;      // in log order, at most kMaxXidEvents
+  size_t dropped = 0;                // events beyond that bound
+  std::vector<std::string> notes;    // what was left out and why (compressed rotations, the journal)
+};
+inline constexpr size_t kMaxXidEvents = 4096;
+
 struct HostFacts {
   std::string hostname;    // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
   std::string machine_id;  // /etc/machine-id (32 hex digits); "" when absent or malformed
@@ -238,6 +262,11 @@ struct HostFacts {
   bool reboot_required = false;            // /var/run/reboot-required
   bool live = true;                        // probed the live system (false with --root or from a snapshot)
   std::vector<std::string> probe_notes;    // what could not be probed and why (doctor --verbose)
+
+  XidLog xid;                            // the Xid events of this boot (doctor only)
+  bool reboot_required = false;          // /var/run/reboot-required
+  bool live = true;                      // probed the live system (false with --root or from a snapshot)
+  std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)
 };
 
 }  // namespace gp::probe

@@ -69,6 +69,7 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"cudnn", ProbeCudnn},     {"nccl", ProbeNccl},
       {"docker", ProbeDocker},   {"services", ProbeServices},
       {"fabric", ProbeFabric},   {"identity", ProbeIdentity},
+      {"xid", ProbeXid},
   };
   for (const auto& [name, step] : steps) {
     try {

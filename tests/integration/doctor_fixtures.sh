@@ -143,20 +143,32 @@ hexpect() {  # hexpect NAME TREE PATTERN: doctor's table for a health tree holds
   fi
 }
 want_codes "x8 of x16: a width finding, speed not judged" pcie-x8 \
-  "gpu.pcie-width=warn gpu.pcie-speed-not-judged=skip"
+  "gpu.pcie-width=warn gpu.pcie-speed-not-judged=skip gpu.xid-not-read=skip"
 hexpect "x8 of x16: the message" pcie-x8 "GPU 1 (0000:2a:00.0) PCIe link runs at x8 of its x16"
 hexpect "x8 of x16: the fix" pcie-x8 \
   "sudo reboot retrains the link; if it comes up degraded again, reseat the GPU or its riser, or report the slot to the provider (check: sudo lspci -vv -s 0000:2a:00.0 | grep LnkSta)"
-want_codes "a Gen5 GPU in a Gen4 slot: no finding" gen5-in-gen4 "gpu.pcie-speed-not-judged=skip gpu.found=ok"
-want_codes "an idle GPU at Gen1: no finding" idle-gen1 "gpu.pcie-speed-not-judged=skip gpu.found=ok"
-want_codes "config space of all ones: off the bus" off-bus "gpu.off-bus=fail gpu.pcie-speed-not-judged=skip"
+want_codes "a Gen5 GPU in a Gen4 slot: no finding" gen5-in-gen4 \
+  "gpu.pcie-speed-not-judged=skip gpu.found=ok gpu.xid-not-read=skip"
+want_codes "an idle GPU at Gen1: no finding" idle-gen1 \
+  "gpu.pcie-speed-not-judged=skip gpu.found=ok gpu.xid-not-read=skip"
+want_codes "config space of all ones: off the bus" off-bus \
+  "gpu.off-bus=fail gpu.pcie-speed-not-judged=skip gpu.xid-not-read=skip"
 hexpect "off the bus: message and fix" off-bus \
   "GPU 2 (0000:ab:00.0) is off the bus: its PCI config space reads all ones"
 hexpect "off the bus: NVIDIA's action" off-bus \
   "sudo reboot (NVIDIA's action for a GPU that fell off the bus, Xid 79: restart the node)"
-want_codes "a function unbound after a fall" unbound "gpu.unbound=warn gpu.pcie-speed-not-judged=skip"
+want_codes "a function unbound after a fall" unbound \
+  "gpu.unbound=warn gpu.pcie-speed-not-judged=skip gpu.xid-history=ok gpu.xid-hardware=fail"
 hexpect "unbound: the message" unbound \
   "GPU 3 (0000:db:00.0) is bound to no driver while the others are bound to nvidia: the driver unbinds a GPU that fell off the bus"
+# The tree's kern.log holds the boot's record and the Xid 79 of GPU 3: the history is of this boot, the event on
+# its GPU with NVIDIA's action; the trees without a text log say so with a skip (above).
+hexpect "unbound: the Xid on its GPU" unbound \
+  "GPU 3 (0000:db:00.0) logged Xid 79 (GPU has fallen off the bus), a hardware event, once, at Jun  3 14:22:07"
+hexpect "unbound: NVIDIA's action for Xid 79" unbound \
+  "drain the node and restart it (sudo reboot); if it recurs, report the board to the provider or NVIDIA support (NVIDIA's Xid catalogue: RESTART_BM, then CONTACT_SUPPORT)"
+hexpect "off the bus: no text log, a skip" off-bus \
+  "the Xid history was not read: no kernel text log under the tree (/var/log/kern.log, /var/log/syslog)"
 
 for tree in "$HOSTS"/*/; do
   json=$("$GPUPREP" doctor --json --root "$tree" --manifest "$STACK" 2>/dev/null)

@@ -77,6 +77,7 @@ LayerReport CheckGpu(const CheckInput& in) {
                    [](const Finding& f) { return f.status != Status::kSkip; }))
     r.Add("gpu.found", Status::kOk,
           std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
+  CheckXidHistory(in, r);
   return r;
 }
 

@@ -27,6 +27,8 @@ std::string FixFor(const probe::HostFacts& host, const probe::Gpu& g, const std:
 void CheckGpuBus(const CheckInput& in, LayerReport& r);
 // gpu layer: row remapping, retired pages, uncorrected ECC, ECC off; clock events; power limit; NVLink.
 void CheckGpuHealth(const CheckInput& in, LayerReport& r);
+// gpu layer: the Xid events of the boot (xid.cc), each mapped to its GPU and judged by NVIDIA's catalogue.
+void CheckXidHistory(const CheckInput& in, LayerReport& r);
 // driver layer: NVML_FI_DEV_GET_GPU_RECOVERY_ACTION of each GPU.
 void CheckRecoveryActions(const CheckInput& in, LayerReport& r);
 

@@ -1,0 +1,26 @@
+// Bounded reads of the kernel log: the ring buffer through /dev/kmsg, and the tail of a text log.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace gp::sys {
+
+struct LogRead {
+  bool ok = false;
+  std::string data;        // the records or the text read
+  bool truncated = false;  // a bound was reached: what is missing is the oldest part (text logs) or the
+                           // newest records (kmsg, after max_bytes or the deadline)
+  std::string error;       // one line when !ok: "cannot read /dev/kmsg: Operation not permitted"
+};
+
+// Reads every record the kernel's ring buffer holds now through `path` (/dev/kmsg: one record per read(2)),
+// opened non-blocking, from its oldest record: stops at the end of the buffer (EAGAIN), after `max_bytes`,
+// or after `max_ms` milliseconds; records overwritten while reading (EPIPE) are skipped. A regular file at
+// `path` is read whole within the same bounds (tests hand recorded records in).
+LogRead ReadKmsg(const std::string& path, size_t max_bytes, int max_ms);
+
+// The last `max_bytes` of the regular file `host_path` (a path on this machine), starting at a line: a cut
+// first line is dropped and `truncated` set.
+LogRead ReadTail(const std::string& host_path, size_t max_bytes);
+
+}  // namespace gp::sys

@@ -1,10 +1,7 @@
 #include "cli/accept_measure.h"
 
 #include <dirent.h>
-#include <signal.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -18,6 +15,7 @@
 #include "docker/engine.h"
 #include "docker/image_ref.h"
 #include "sys/clock.h"
+#include "sys/host_info.h"
 #include "util/error.h"
 #include "util/input.h"
 
@@ -158,8 +156,6 @@ std::function<bool()> Interrupted(Context& ctx, std::unique_ptr<sys::Waiter>& ho
   return [w] { return w && w->Stopped(); };
 }
 
-bool ProcessAlive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
-
 }  // namespace
 
 Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
@@ -193,7 +189,7 @@ Measured MeasureInContainer(Context& ctx, const Target& t, bool fast) {
                 "accept: " + image +
                     " carries no PyTorch (no PYTORCH_VERSION in its config); the measurement program "
                     "needs it. --runtime host measures with this host's python3 and PyTorch");
-  const accept::Reaped reaped = accept::ReapStale(engine, ProcessAlive);
+  const accept::Reaped reaped = accept::ReapStale(engine, sys::ProcessAlive);
   for (const auto& id : reaped.removed)
     if (!ctx.opts.quiet)
       *ctx.err << "gpuprep: accept: removed container " << id.substr(0, 12)
@@ -205,8 +201,7 @@ Measured MeasureInContainer(Context& ctx, const Target& t, bool fast) {
   base.image = image;
   if (s.docker.gpu_access == "cdi") base.cdi_devices = {"nvidia.com/gpu=all"};
   base.env = accept::ProgramEnv();
-  const std::string label =
-      accept::RunLabel(static_cast<long>(::getpid()), static_cast<long long>(std::time(nullptr)));
+  const std::string label = accept::RunLabel(sys::OwnPid(), static_cast<long long>(std::time(nullptr)));
   std::unique_ptr<sys::Waiter> waiter;
   const auto interrupted = Interrupted(ctx, waiter);
   return Measure(

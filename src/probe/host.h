@@ -262,11 +262,7 @@ struct HostFacts {
   bool reboot_required = false;            // /var/run/reboot-required
   bool live = true;                        // probed the live system (false with --root or from a snapshot)
   std::vector<std::string> probe_notes;    // what could not be probed and why (doctor --verbose)
-
-  XidLog xid;                            // the Xid events of this boot (doctor only)
-  bool reboot_required = false;          // /var/run/reboot-required
-  bool live = true;                      // probed the live system (false with --root or from a snapshot)
-  std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)
+  XidLog xid;                              // the Xid events of this boot (doctor only)
 };
 
 }  // namespace gp::probe

@@ -1,8 +1,10 @@
 #include "sys/host_info.h"
 
+#include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 
 namespace gp::sys {
@@ -27,5 +29,9 @@ std::string AbsoluteFromCwd(const std::string& path) {
   auto cwd = std::filesystem::current_path(ec);
   return ec ? path : (cwd / path).lexically_normal().string();
 }
+
+long OwnPid() { return static_cast<long>(::getpid()); }
+
+bool ProcessAlive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
 }  // namespace gp::sys

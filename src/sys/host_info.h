@@ -14,6 +14,9 @@ std::optional<Uname> LiveUname();  // uname(2)
 
 bool RunningAsRoot();  // effective uid 0
 
+long OwnPid();                // getpid(2)
+bool ProcessAlive(long pid);  // kill(pid, 0): the process exists (EPERM: it exists, another user's)
+
 // This executable's absolute path (/proc/self/exe), or `fallback` when it cannot be read.
 std::string SelfExecutable(const std::string& fallback);
 

@@ -248,9 +248,8 @@ TEST_CASE("host stack: --manifest, then the site file, then the recorded stack, 
     auto r = h.Run({"doctor", "--json"});
     const json doc = json::parse(r.out);
     CHECK(doc["manifest"] == "site");
-    CHECK(
-        r.err.find("gpuprep: using stack site: the site file " + h.root() +
-                   "/etc/gpuprep/site.yaml; another stack only with --manifest\n") != std::string::npos);
+    CHECK(r.err.find("gpuprep: using stack site: the site file " + h.root() +
+                     "/etc/gpuprep/site.yaml; another stack only with --manifest\n") != std::string::npos);
     const json stack = Layer(doc, "stack");
     CHECK(stack["status"] == "warn");
     CHECK(stack["found"] == "site (the content of " + kOld + ")");
@@ -280,10 +279,9 @@ TEST_CASE("host stack: --manifest, then the site file, then the recorded stack, 
     REQUIRE(r.code == 0);
     CHECK(json::parse(r.out)["stack"] == "site");
     CHECK(json::parse(r.out)["move"].is_null());
-    CHECK(
-        r.err.find(
-            "using stack site: the site file /etc/gpuprep/site.yaml, with the content of the stack this host "
-            "converged to; another stack only with --manifest") != std::string::npos);
+    CHECK(r.err.find("using stack site: the site file " + h.root() +
+                     "/etc/gpuprep/site.yaml, with the content of the stack this host converged to; another "
+                     "stack only with --manifest") != std::string::npos);
   }
   SECTION("a site file with other pins than the host converged to moves nothing by itself") {
     h.Status({{"stack", kOld},

@@ -203,3 +203,14 @@ TEST_CASE("xid: --root without a boot record says since when; without logs it sk
   CHECK_FALSE(none.xid.read);
   CHECK(none.xid.skip_reason == "no kernel text log under the tree (/var/log/kern.log, /var/log/syslog)");
 }
+
+TEST_CASE("xid: a real H200 machine's ring, read by cat /dev/kmsg: from the boot, no events", "[unit][xid]") {
+  // tests/fixtures/device/h200/kmsg.txt: 26 KB of records, the first one the boot's own "Linux version".
+  const sys::LogRead read = sys::ReadKmsg(std::string(GP_FIXTURES) + "/device/h200/kmsg.txt", 1 << 20, 2000);
+  REQUIRE(read.ok);
+  probe::XidLog log;
+  probe::ScanKmsg(read.data, log);
+  CHECK(log.from_boot);
+  CHECK(log.events.empty());
+  CHECK(log.dropped == 0);
+}

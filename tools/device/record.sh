@@ -2,12 +2,12 @@
 # Records what gpuprep reads and measures on a real GPU machine, in one run, for fixtures that replay
 # without one. Needs a bundle made by tools/device/bundle.sh in BUNDLE (default .dev).
 # Usage: tools/device/record.sh OUTDIR [STEP...]
-# Steps (default: all): env smi kmsg doctor measure accept accept-default watch size saved
+# Steps (default: all): env smi kmsg boot doctor measure accept accept-container accept-default watch size saved
 # Each step's exit status is written to OUTDIR/steps.txt; a failed step does not stop the others.
 set -uo pipefail
 out=${1:?usage: record.sh OUTDIR [STEP...]}
 shift
-steps=${*:-env smi kmsg doctor measure accept accept-default watch size saved}
+steps=${*:-env smi kmsg boot doctor measure accept accept-container accept-default watch size saved}
 bundle=${BUNDLE:-.dev}
 gp="$bundle/run"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +47,13 @@ for s in $steps; do
   kmsg)
     step kmsg 5 cat /dev/kmsg
     step dmesg 10 dmesg
+    ;;
+  boot)  # what doctor's kernel and next-boot checks read
+    step boot-files 30 sh -c 'uname -r; ls -la /boot; ls /lib/modules; for k in /lib/modules/*; do echo "== $k"; grep -E "nvidia" "$k/modules.dep" | head; ls "$k" | head -20; done; ls -R /var/lib/dkms 2>/dev/null | head -60; cat /etc/default/grub 2>/dev/null; ls /etc/default/grub.d 2>/dev/null; cat /boot/grub/grubenv 2>/dev/null; grep -E "^[[:space:]]*(menuentry|submenu|set default)" /boot/grub/grub.cfg 2>/dev/null | head -40; dpkg -l "linux-image*" "linux-modules*" "nvidia-dkms*" 2>/dev/null | tail -n +6'
+    step kern-log 10 sh -c 'ls -la /var/log/kern.log* /var/log/syslog* 2>&1; sysctl kernel.dmesg_restrict'
+    ;;
+  accept-container)  # the default runtime: no Docker engine there, so the gate names the docker layer
+    step accept-container 120 "$gp" accept --fast
     ;;
   doctor)
     step doctor-json 120 "$gp" doctor --json

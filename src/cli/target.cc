@@ -12,7 +12,6 @@
 #include "sys/host_info.h"
 #include "util/error.h"
 #include "util/input.h"
-#include "util/input.h"
 #include "util/strings.h"
 #include "verdict/rules.h"
 

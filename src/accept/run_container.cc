@@ -46,19 +46,9 @@ ProgramEnd RunInContainer(docker::Engine& engine, docker::ContainerRun run, cons
   run.labels = {{kAcceptLabel, label}};
   run.auto_remove = true;
   run.timeout = limit;
-  const auto until = stream.now() + limit;
   docker::StreamedRun s;
-  s.on_output = [&](int fd, std::string_view chunk) {
-    if (fd == 1) return stream.on_stdout(chunk);
-    stream.on_stderr(chunk);
-    return true;
-  };
-  s.keep_running = [&] {
-    if (interrupted && interrupted()) return false;
-    const auto now = stream.now();
-    const auto d = stream.deadline();
-    return now < until && (!d || now < *d);
-  };
+  s.on_output = FeedSink(stream);
+  s.keep_running = KeepRunning(stream, stream.now() + limit, interrupted);
   s.silence = limit;
   const docker::StreamedResult r = engine.RunStreamed(run, s);
   ProgramEnd end;

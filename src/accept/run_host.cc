@@ -41,6 +41,24 @@ std::map<std::string, std::string> ProgramEnv() {
   return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"PYTHONUNBUFFERED", "1"}};
 }
 
+std::function<bool(int fd, std::string_view chunk)> FeedSink(ProgramSink& sink) {
+  return [&sink](int fd, std::string_view chunk) {
+    if (fd == 1) return sink.on_stdout(chunk);
+    sink.on_stderr(chunk);
+    return true;
+  };
+}
+
+std::function<bool()> KeepRunning(const ProgramSink& sink, SteadyClock::time_point until,
+                                  const std::function<bool()>& interrupted) {
+  return [&sink, until, interrupted] {
+    if (interrupted && interrupted()) return false;
+    const auto now = sink.now();
+    const auto d = sink.deadline();
+    return now < until && (!d || now < *d);
+  };
+}
+
 ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>& argv,
                      const std::map<std::string, std::string>& env, ProgramStream& stream,
                      std::chrono::seconds limit, const std::function<bool()>& interrupted) {
@@ -48,16 +66,8 @@ ProgramEnd RunOnHost(sys::CommandRunner& runner, const std::vector<std::string>&
   c.argv = argv;
   c.env = env;
   c.timeout = limit;
-  c.on_output = [&](int fd, std::string_view chunk) {
-    if (fd == 1) return stream.on_stdout(chunk);
-    stream.on_stderr(chunk);
-    return true;
-  };
-  c.keep_running = [&] {
-    if (interrupted && interrupted()) return false;
-    const auto d = stream.deadline();
-    return !d || stream.now() < *d;
-  };
+  c.on_output = FeedSink(stream);
+  c.keep_running = KeepRunning(stream, SteadyClock::time_point::max(), interrupted);  // c.timeout bounds it
   const sys::CommandResult r = runner.Run(c);
   ProgramEnd end;
   if (r.not_found) {

@@ -30,6 +30,12 @@ std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool f
 // CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's device i is NVML's GPU i), PYTHONUNBUFFERED=1 (lines as they come).
 std::map<std::string, std::string> ProgramEnv();
 
+// What both runners hand the program's output to (fd 1 stdout, 2 stderr) and ask whether it may go on:
+// the sink's bounds, its phase deadline, `until` (the run's limit) and `interrupted` (Ctrl-C).
+std::function<bool(int fd, std::string_view chunk)> FeedSink(ProgramSink& sink);
+std::function<bool()> KeepRunning(const ProgramSink& sink, SteadyClock::time_point until,
+                                  const std::function<bool()>& interrupted);
+
 struct ProgramEnd {
   bool started = false;
   int exit_code = -1;        // -1 when gpuprep ended it

@@ -65,6 +65,7 @@ std::vector<std::string> DkmsVersions(const sys::Fs& fs) {
     if (auto v = Version::Parse(name); v && v->size() >= 2 && name.size() <= 32) found.emplace_back(*v, name);
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> out;
+  out.reserve(found.size());
   for (auto& f : found) out.push_back(std::move(f.second));
   return out;
 }

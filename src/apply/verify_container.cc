@@ -22,15 +22,6 @@ std::string StackImage(const manifest::Stack& s) {
   return docker::ImagePullReference(s.image.ref, s.image.digest, s.image.mirror);
 }
 
-docker::ContainerRun GpuRun(const manifest::Stack& s, const std::string& image,
-                            std::vector<std::string> cmd) {
-  docker::ContainerRun run;
-  run.image = image;
-  run.cmd = std::move(cmd);
-  if (s.docker.gpu_access == "cdi") run.cdi_devices = {"nvidia.com/gpu=all"};
-  return run;
-}
-
 // The failure of a container run as one finding.
 void Failed(const docker::ContainerResult& res, const std::string& what, verdict::LayerReport& r) {
   std::string message = res.ran ? LastLines(res.err.empty() ? res.out : res.err) : res.error.message;
@@ -43,6 +34,15 @@ void Failed(const docker::ContainerResult& res, const std::string& what, verdict
 }
 
 }  // namespace
+
+docker::ContainerRun StackGpuRun(const manifest::Stack& s, const std::string& image,
+                                 std::vector<std::string> cmd) {
+  docker::ContainerRun run;
+  run.image = image;
+  run.cmd = std::move(cmd);
+  if (s.docker.gpu_access == "cdi") run.cdi_devices = {"nvidia.com/gpu=all"};
+  return run;
+}
 
 std::optional<Diagnosis> DiagnoseContainerError(const std::string& m) {
   if (m.find("unknown or invalid runtime name: nvidia") != std::string::npos)
@@ -114,7 +114,7 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, verdic
   }
   const size_t gpus = env.facts ? env.facts->gpus.size() : 0;
   if (layer == "container_toolkit") {
-    auto res = engine.Run(GpuRun(s, image, {"nvidia-smi", "-L"}));
+    auto res = engine.Run(StackGpuRun(s, image, {"nvidia-smi", "-L"}));
     if (!res.ran || res.exit_code != 0) return Failed(res, "nvidia-smi -L in a container", r);
     size_t listed = 0;
     for (const auto& line : Split(res.out, '\n')) listed += StartsWith(Trim(line), "GPU ");
@@ -131,7 +131,7 @@ void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, verdic
   if (!details->CarriesPyTorch())
     return r.Add(Status::kSkip,
                  image + " carries no PyTorch (no PYTORCH_VERSION in its config): no torch check");
-  auto res = engine.Run(GpuRun(s, image, {"python", "-c", kTorchCheck}));
+  auto res = engine.Run(StackGpuRun(s, image, {"python", "-c", kTorchCheck}));
   if (!res.ran || res.exit_code != 0) return Failed(res, "the torch check in " + image, r);
   auto words = SplitWords(LastLines(res.out));
   auto count = words.empty() ? std::nullopt : ParseUnsigned(words[0]);

@@ -5,11 +5,19 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apply/verify.h"
+#include "docker/engine.h"
+#include "manifest/model.h"
 #include "verdict/report.h"
 
 namespace gp::apply {
+
+// A container of `image` running `cmd` with every GPU, requested the way the stack's docker.gpu_access says
+// (the nvidia runtime's --gpus all, or CDI's nvidia.com/gpu=all): verify's checks and accept's measurement.
+docker::ContainerRun StackGpuRun(const manifest::Stack& s, const std::string& image,
+                                 std::vector<std::string> cmd);
 
 void VerifyContainerLayer(const std::string& layer, const VerifyEnv& env, verdict::LayerReport& r);
 

@@ -12,6 +12,7 @@
 #include "accept/run_host.h"
 #include "accept/stream.h"
 #include "apply/image_pull.h"
+#include "apply/verify_container.h"
 #include "docker/engine.h"
 #include "docker/image_ref.h"
 #include "sys/clock.h"
@@ -197,9 +198,7 @@ Measured MeasureInContainer(Context& ctx, const Target& t, bool fast) {
   if (!reaped.busy.empty()) throw Error(kExitFailed, "accept: " + reaped.busy + "; nothing was measured");
   if (!reaped.error.empty()) throw Error(kExitFailed, "accept: " + TerminalSafe(reaped.error));
 
-  docker::ContainerRun base;
-  base.image = image;
-  if (s.docker.gpu_access == "cdi") base.cdi_devices = {"nvidia.com/gpu=all"};
+  docker::ContainerRun base = apply::StackGpuRun(s, image, {});
   base.env = accept::ProgramEnv();
   const std::string label = accept::RunLabel(sys::OwnPid(), static_cast<long long>(std::time(nullptr)));
   std::unique_ptr<sys::Waiter> waiter;

@@ -143,23 +143,18 @@ std::string EngineMessage(const sys::HttpResponse& r) {
 }
 
 void Demultiplex(const std::string& body, std::string& out, std::string& err) {
-  size_t pos = 0;
-  auto framed = [&](size_t at) {
-    return at + 8 <= body.size() && (body[at] == 0 || body[at] == 1 || body[at] == 2) && body[at + 1] == 0 &&
-           body[at + 2] == 0 && body[at + 3] == 0;
-  };
-  if (!framed(0)) {
+  const bool framed = body.size() >= 8 && (body[0] == 0 || body[0] == 1 || body[0] == 2) && body[1] == 0 &&
+                      body[2] == 0 && body[3] == 0;
+  if (!framed) {  // a TTY container's log: all stdout
     out += body;
     return;
   }
-  while (framed(pos)) {
-    const auto* b = reinterpret_cast<const unsigned char*>(body.data() + pos);
-    size_t size = (size_t{b[4]} << 24) | (size_t{b[5]} << 16) | (size_t{b[6]} << 8) | size_t{b[7]};
-    size_t start = pos + 8;
-    size_t take = std::min(size, body.size() - start);
-    (b[0] == 2 ? err : out).append(body, start, take);
-    pos = start + take;
-  }
+  // Read as the attached stream is: it stops at the first bytes that are not a frame header.
+  Demultiplexer d;
+  d.Feed(body, [&](int fd, std::string_view chunk) {
+    (fd == 2 ? err : out).append(chunk);
+    return true;
+  });
 }
 
 std::string QueryEscape(const std::string& s) {

@@ -5,7 +5,7 @@
 # The build directory is $GPUPREP_FUZZ_BUILD, by default build-asan (configured here with clang when it
 # does not exist; an existing one must be a clang GPUPREP_SANITIZE + GPUPREP_FUZZ build, as .ci/run's is).
 # Without TARGETs, every target of fuzz/CMakeLists.txt's GP_FUZZERS list.
-# CI runs it with 20 s per target (11 targets: about 4 minutes after the build). For long runs give hours:
+# CI runs it with 20 s per target, one target per CPU (11 targets on two CPUs: about 2 minutes). For long runs give hours:
 #   tools/fuzz.sh 3600            # an hour per target; the corpus grows in BUILD/corpus/<target>
 # First every input in fuzz/regressions/<target>/ (each one crashed once) is replayed; then the target runs
 # from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in BUILD/crashes/ and
@@ -34,26 +34,45 @@ seeds=$build/seeds
 rm -rf "$seeds"
 bash fuzz/seeds.sh "$seeds" >/dev/null
 mkdir -p $build/crashes
-status=0
-for t in "${targets[@]}"; do
-  bin=$build/fuzz/$t
-  corpus=$build/corpus/$t
+# One target per CPU at a time (GPUPREP_FUZZ_JOBS, default nproc): each is single-threaded, so two CPUs fuzz
+# every target for its full time in half the wall time. Each writes its verdict to $build/TARGET.verdict;
+# they are printed in the list's order once all have ended.
+fuzz_one() {  # fuzz_one TARGET: exit 0 when no input crashes it
+  local t=$1 bin=$build/fuzz/$1 corpus=$build/corpus/$1 log=$build/$1.log verdict=$build/$1.verdict execs cov
+  local regressions=()
   mkdir -p "$corpus"
   mapfile -t regressions < <(find fuzz/regressions/$t -type f 2>/dev/null | sort)
   if [[ ${#regressions[@]} -gt 0 ]] && ! "$bin" -runs=0 "${regressions[@]}" >$build/$t.replay.log 2>&1; then
-    echo "fuzz: $t: a regression input crashes again (see $build/$t.replay.log)" >&2
-    status=1
-    continue
+    echo "fuzz: $t: a regression input crashes again (see $build/$t.replay.log)" >"$verdict"
+    return 1
   fi
-  log=$build/$t.log
   if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix=$build/crashes/$t- "$corpus" "$seeds/$t" >"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
-    echo "fuzz: $t: ${execs:-?} executions in ${seconds} s, ${cov:-cov: ?}, ${#regressions[@]} regression inputs, no crash"
+    echo "fuzz: $t: ${execs:-?} executions in ${seconds} s, ${cov:-cov: ?}, ${#regressions[@]} regression inputs, no crash" >"$verdict"
   else
-    echo "fuzz: $t: CRASH (input in $build/crashes/; log $log)" >&2
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -5 >&2 || true
+    { echo "fuzz: $t: CRASH (input in $build/crashes/; log $log)"
+      grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -5 || true; } >"$verdict"
+    return 1
+  fi
+}
+parallel=${GPUPREP_FUZZ_JOBS:-$(nproc)}
+for t in "${targets[@]}"; do
+  rm -f "$build/$t.verdict"
+  while (( $(jobs -rp | wc -l) >= parallel )); do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait || true
+status=0
+for t in "${targets[@]}"; do
+  if [[ ! -s $build/$t.verdict ]]; then
+    echo "fuzz: $t: no verdict (the run did not finish)" >&2
+    status=1
+  elif grep -q '^fuzz: [a-z0-9_]*: [0-9?]* executions' "$build/$t.verdict"; then
+    cat "$build/$t.verdict"
+  else
+    cat "$build/$t.verdict" >&2
     status=1
   fi
 done

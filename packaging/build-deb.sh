@@ -62,6 +62,7 @@ for unit in gpuprep-firstboot.service gpuprep-resume.service gpuprep-watch.servi
   sed 's|@GPUPREP@|/usr/bin/gpuprep|' "$src/templates/$unit" >"$stage/usr/lib/systemd/system/$unit"
 done
 install -m 0644 "$src/templates/cloud-init.yaml" "$stage/usr/share/gpuprep/cloud-init.yaml"
+install -m 0644 "$src/templates/npd-gpuprep-health.json" "$stage/usr/share/gpuprep/npd-gpuprep-health.json"
 install -m 0644 "$here/deb/copyright" "$stage/usr/share/doc/gpuprep/copyright"
 install -D -m 0644 "$here/deb/lintian-overrides" "$stage/usr/share/lintian/overrides/gpuprep"
 gzip -9n -c "$here/deb/changelog" >"$stage/usr/share/doc/gpuprep/changelog.gz"

@@ -3,13 +3,16 @@
 // manifest. Offline unless --registry: then the stack's image, when the engine does not have it, is read from
 // its registry.
 #include <CLI/CLI.hpp>
+#include <memory>
 
 #include "cli/commands.h"
+#include "cli/doctor_health.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
 #include "doctor/report.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
+#include "util/error.h"
 
 namespace gp::cli {
 
@@ -19,7 +22,32 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
   sub->add_flag(
       "--registry", *registry,
       "Read the stack's image's CUDA from its registry when the local engine does not have it (network)");
-  sub->callback([&ctx, &exit_code, registry] {
+  auto health = std::make_shared<bool>(false);
+  auto ho = std::make_shared<HealthOptions>();
+  sub->add_flag("--health", *health, "Only the GPU health checks (no stack; fast)");
+  sub->add_flag(
+      "--npd", ho->npd,
+      "With --health: node-problem-detector's protocol (exit 0 ok, 1 problem, 2 unknown; one line)");
+  sub->add_flag("--slurm", ho->slurm,
+                "With --health: Slurm's HealthCheckProgram (drain this node through scontrol on a failure)");
+  sub->add_option("--node", ho->node, "With --slurm: this node's Slurm name (default: slurmd -C's NodeName)");
+  sub->add_option("--class", ho->classes,
+                  "With --health: only these health classes (bus, memory, clocks, "
+                  "nvlink, xid, recovery; comma-separated)")
+      ->delimiter(',');
+  sub->callback([&ctx, &exit_code, registry, health, ho] {
+    if (*health || ho->npd || ho->slurm || !ho->node.empty() || !ho->classes.empty()) {
+      if (!*health)
+        throw FlagError(ho->npd             ? "--npd"
+                        : ho->slurm         ? "--slurm"
+                        : !ho->node.empty() ? "--node"
+                                            : "--class",
+                        "is one of doctor --health's options: add --health");
+      if (*registry)
+        throw FlagError("--registry", "the health checks read no image; drop --registry or --health");
+      exit_code = RunHealth(ctx, *ho);
+      return;
+    }
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
     layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",

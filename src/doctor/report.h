@@ -27,6 +27,7 @@ nlohmann::ordered_json ReportJson(const std::string& manifest_name, const probe:
 struct TableOptions {
   bool color = false;    // ANSI colours for the status column (Context::use_color())
   bool verbose = false;  // also ok findings, where stack values and host facts came from, probe notes
+  std::string title;     // the header line instead of "gpuprep doctor: stack NAME on OS (KERNEL)"
 };
 
 // The readable report: a header line, one row per layer (LAYER STATUS FOUND WANTED), under each

@@ -79,8 +79,13 @@ void Verbose(std::ostringstream& out, const manifest::Stack& stack, const probe:
 std::string RenderTable(const manifest::Stack& stack, const probe::HostFacts& host,
                         const std::vector<verdict::LayerReport>& reports, const TableOptions& options) {
   std::ostringstream out;
-  std::string os = host.os.pretty_name.empty() ? host.os.id + " " + host.os.version_id : host.os.pretty_name;
-  out << "gpuprep doctor: stack " << T(stack.name) << " on " << T(os) << " (" << T(host.kernel) << ")\n\n";
+  if (options.title.empty()) {
+    std::string os =
+        host.os.pretty_name.empty() ? host.os.id + " " + host.os.version_id : host.os.pretty_name;
+    out << "gpuprep doctor: stack " << T(stack.name) << " on " << T(os) << " (" << T(host.kernel) << ")\n\n";
+  } else {
+    out << T(options.title) << "\n\n";
+  }
 
   size_t wn = 5, ws = 6, wf = 5;
   for (const auto& r : reports) {
@@ -102,7 +107,7 @@ std::string RenderTable(const manifest::Stack& stack, const probe::HostFacts& ho
   }
   Summary s = Summarize(reports);
   out << "\n" << s.ok << " ok, " << s.warn << " warn, " << s.fail << " fail, " << s.skip << " skip\n";
-  if (options.verbose) Verbose(out, stack, host);
+  if (options.verbose && options.title.empty()) Verbose(out, stack, host);
   return out.str();
 }
 

@@ -39,16 +39,19 @@ struct CheckInput {
   std::string site_file;
 };
 
-LayerReport CheckStack(const CheckInput& in);          // the stack itself: a newer one for this host (doctor)
-LayerReport CheckOs(const CheckInput& in);             // OS supported by the stack, dpkg state, reboot
-LayerReport CheckHost(const CheckInput& in);           // CPUs, RAM, /dev/shm per GPU; a named task's fit
-LayerReport CheckGpu(const CheckInput& in);            // GPUs present, known, architecture in the stack
-LayerReport CheckDriver(const CheckInput& in);         // nouveau, module/userspace, branch, CUDA, holds
-LayerReport CheckFabricManager(const CheckInput& in);  // NVSwitch hosts: FM at the driver's version
-LayerReport CheckCuda(const CheckInput& in);           // toolkit version, compute capability, driver
-LayerReport CheckCudnn(const CheckInput& in);          // installed, version, CUDA major
-LayerReport CheckNccl(const CheckInput& in);           // installed, version, CUDA major
-LayerReport CheckDocker(const CheckInput& in);         // CLI and engine
+LayerReport CheckStack(const CheckInput& in);  // the stack itself: a newer one for this host (doctor)
+LayerReport CheckOs(const CheckInput& in);     // OS supported by the stack, dpkg state, reboot
+LayerReport CheckHost(const CheckInput& in);   // CPUs, RAM, /dev/shm per GPU; a named task's fit
+LayerReport CheckGpu(const CheckInput& in);    // GPUs present, known, architecture in the stack
+// Only the GPU health findings (doctor --health): the gpu layer's bus, memory, clocks, NVLink and Xid
+// findings, and the driver layer's recovery actions; the stack plays no part.
+std::vector<LayerReport> CheckHealthOnly(const CheckInput& in);
+LayerReport CheckDriver(const CheckInput& in);            // nouveau, module/userspace, branch, CUDA, holds
+LayerReport CheckFabricManager(const CheckInput& in);     // NVSwitch hosts: FM at the driver's version
+LayerReport CheckCuda(const CheckInput& in);              // toolkit version, compute capability, driver
+LayerReport CheckCudnn(const CheckInput& in);             // installed, version, CUDA major
+LayerReport CheckNccl(const CheckInput& in);              // installed, version, CUDA major
+LayerReport CheckDocker(const CheckInput& in);            // CLI and engine
 LayerReport CheckContainerToolkit(const CheckInput& in);  // 4 packages in step, CVEs, runtime or CDI
 LayerReport CheckImage(const CheckInput& in);             // the image's CUDA against driver and GPUs
 

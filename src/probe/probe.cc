@@ -2,6 +2,7 @@
 #include "probe/probe.h"
 
 #include <exception>
+#include <utility>
 
 #include "probe/steps.h"
 #include "util/strings.h"
@@ -58,10 +59,26 @@ std::vector<std::string> DistInfoDirs(const ProbeEnv& env, const HostFacts& fact
   return out;
 }
 
+namespace {
+
+using Step = void (*)(const ProbeEnv&, HostFacts&);
+
+template <size_t N>
+void RunSteps(const ProbeEnv& env, HostFacts& facts, const std::pair<const char*, Step> (&steps)[N]) {
+  for (const auto& [name, step] : steps) {
+    try {
+      step(env, facts);
+    } catch (const std::exception& e) {
+      facts.probe_notes.push_back(std::string(name) + ": probe failed: " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
 HostFacts ProbeHost(const ProbeEnv& env) {
   HostFacts facts;
   facts.live = env.fs->IsLive();
-  using Step = void (*)(const ProbeEnv&, HostFacts&);
   const std::pair<const char*, Step> steps[] = {
       {"os", ProbeOs},           {"gpu", ProbePci},
       {"dpkg", ProbeDpkg},       {"driver", ProbeDriver},
@@ -71,13 +88,20 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"fabric", ProbeFabric},   {"identity", ProbeIdentity},
       {"xid", ProbeXid},
   };
-  for (const auto& [name, step] : steps) {
-    try {
-      step(env, facts);
-    } catch (const std::exception& e) {
-      facts.probe_notes.push_back(std::string(name) + ": probe failed: " + e.what());
-    }
-  }
+  RunSteps(env, facts, steps);
+  return facts;
+}
+
+HostFacts ProbeHealth(const ProbeEnv& env) {
+  HostFacts facts;
+  facts.live = env.fs->IsLive();
+  const std::pair<const char*, Step> steps[] = {{"os", ProbeOs},
+                                                {"gpu", ProbePci},
+                                                {"driver", ProbeDriver},
+                                                {"services", ProbeServices},
+                                                {"identity", ProbeIdentity},
+                                                {"xid", ProbeXid}};
+  RunSteps(env, facts, steps);
   return facts;
 }
 

@@ -24,6 +24,10 @@ struct ProbeEnv {
 };
 
 HostFacts ProbeHost(const ProbeEnv& env);
+// Only what GPU health needs (doctor --health): the OS and identity (what a report names the host by), the
+// GPU functions on the bus, the driver and NVML's answer per GPU, the services (persistence), the Xid
+// history. Nothing of dpkg, CUDA, libraries or Docker.
+HostFacts ProbeHealth(const ProbeEnv& env);
 
 // Asks the engine that answered the probe about image `ref` (one GET /images/{ref}/json over the socket;
 // nothing else is loaded): present, digest, and the CUDA its config declares. No-op without an engine.

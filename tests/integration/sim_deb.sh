@@ -66,7 +66,7 @@ contents=$(dpkg-deb --contents "$DEB" | awk '{print $6}')
 for f in ./usr/bin/gpuprep ./usr/share/man/man1/gpuprep.1.gz ./usr/share/bash-completion/completions/gpuprep \
   ./usr/share/zsh/vendor-completions/_gpuprep ./usr/lib/systemd/system/gpuprep-firstboot.service \
   ./usr/lib/systemd/system/gpuprep-resume.service ./usr/lib/systemd/system/gpuprep-watch.service \
-  ./usr/share/gpuprep/cloud-init.yaml \
+  ./usr/share/gpuprep/cloud-init.yaml ./usr/share/gpuprep/npd-gpuprep-health.json \
   ./usr/share/doc/gpuprep/copyright ./usr/share/doc/gpuprep/changelog.gz; do
   check "ships $f" grep -qx -- "$f" <<<"$contents"
 done
@@ -91,6 +91,10 @@ check_eq "bash completion offers --format for 'gpuprep fleet-report --fo'" "--fo
 if command -v zsh >/dev/null; then
   check "zsh parses the completion function" zsh -n "$SIM_HOST/upper/usr/share/zsh/vendor-completions/_gpuprep"
 fi
+rc=0
+npd=$(sim_run /usr/bin/gpuprep doctor --health --npd --class bus) || rc=$?
+check_eq "before the driver, doctor --health --npd is unknown (exit 2)" 2 "$rc"
+check "  in one line: NVML answered for no GPU" grep -qx 'unknown: NVML answered for no GPU.\{0,47\}' <<<"$npd"
 sim_run /usr/bin/gpuprep doctor --json >"$SIM_DIR/doctor.json"
 check "doctor --json from the package carries the machine-id" python3 -c "import json; d=json.load(open('$SIM_DIR/doctor.json')); assert len(d['host']['machine_id'] or '') in (0, 32); assert all('code' in f for l in d['layers'] for f in l['findings'])"
 
@@ -136,6 +140,15 @@ rc=0
 sim_run /usr/bin/gpuprep verify >"$SIM_DIR/verify.out" 2>&1 || rc=$?
 check_eq "the packaged gpuprep verifies the host after first boot (the site file, no --manifest)" 0 "$rc"
 check "and says it used the site file" grep -q '^gpuprep: using stack .*: the site file /etc/gpuprep/site.yaml' "$SIM_DIR/verify.out"
+
+sim_section "doctor --health on the converged server (node-problem-detector's protocol)"
+rc=0
+t_health=$(_sim_ms)
+npd=$(sim_run /usr/bin/gpuprep doctor --health --npd --class bus,memory,clocks,nvlink,recovery) || rc=$?
+t_health=$(($(_sim_ms) - t_health))
+check_eq "doctor --health --npd: exit 0 on eight healthy GPUs" 0 "$rc"
+check "  one line: ok: 8 GPUs healthy" grep -qx 'ok: 8 GPUs healthy.\{0,61\}' <<<"$npd"
+echo "sim_deb: doctor --health --npd on 8 GPUs in $t_health ms (a session of the simulated server included)"
 
 sim_section "cloud-init: the template's commands"
 sim_new_host

@@ -10,18 +10,10 @@
 #include "verdict/rules.h"
 
 namespace gp::layers {
+namespace {
 
-LayerReport CheckGpu(const CheckInput& in) {
-  LayerReport r;
-  r.name = "gpu";
-  r.wanted = in.stack.architectures.empty() ? "an NVIDIA GPU" : Join(in.stack.architectures, ", ");
-  const auto& gpus = in.host.gpus;
-  if (gpus.empty()) {
-    r.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
-          "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
-    return r;
-  }
-  // found: "8x H100 80GB HBM3" (grouped by name, in host order)
+// "8x H100 80GB HBM3" (grouped by name, in host order).
+std::string GpusFound(const std::vector<probe::Gpu>& gpus) {
   std::vector<std::pair<std::string, int>> counts;
   for (const auto& g : gpus) {
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == g.name; });
@@ -33,7 +25,29 @@ LayerReport CheckGpu(const CheckInput& in) {
   std::vector<std::string> parts;
   parts.reserve(counts.size());
   for (const auto& [name, n] : counts) parts.push_back(std::to_string(n) + "x " + name);
-  r.found = Join(parts, ", ");
+  return Join(parts, ", ");
+}
+
+bool OnlySkips(const LayerReport& r) {
+  return std::none_of(r.findings.begin(), r.findings.end(),
+                      [](const Finding& f) { return f.status != Status::kSkip; });
+}
+
+std::string GpusWord(size_t n) { return std::to_string(n) + " GPU" + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+LayerReport CheckGpu(const CheckInput& in) {
+  LayerReport r;
+  r.name = "gpu";
+  r.wanted = in.stack.architectures.empty() ? "an NVIDIA GPU" : Join(in.stack.architectures, ", ");
+  const auto& gpus = in.host.gpus;
+  if (gpus.empty()) {
+    r.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
+          "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
+    return r;
+  }
+  r.found = GpusFound(gpus);
 
   const manifest::DriverSpec& d = in.stack.driver;
   const bool open = d.flavour == "open" || d.flavour == "server-open";
@@ -73,12 +87,40 @@ LayerReport CheckGpu(const CheckInput& in) {
   }
   CheckGpuBus(in, r);
   CheckGpuHealth(in, r);
-  if (std::none_of(r.findings.begin(), r.findings.end(),
-                   [](const Finding& f) { return f.status != Status::kSkip; }))
-    r.Add("gpu.found", Status::kOk,
-          std::to_string(gpus.size()) + " GPU" + (gpus.size() == 1 ? "" : "s") + " found");
+  if (OnlySkips(r)) r.Add("gpu.found", Status::kOk, GpusWord(gpus.size()) + " found");
   CheckXidHistory(in, r);
   return r;
+}
+
+std::vector<LayerReport> CheckHealthOnly(const CheckInput& in) {
+  LayerReport gpu;
+  gpu.name = "gpu";
+  gpu.wanted = "every GPU healthy";
+  const auto& gpus = in.host.gpus;
+  if (gpus.empty()) {
+    gpu.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
+            "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
+    return {gpu};
+  }
+  gpu.found = GpusFound(gpus);
+  CheckGpuBus(in, gpu);
+  CheckGpuHealth(in, gpu);
+  if (OnlySkips(gpu)) gpu.Add("gpu.found", Status::kOk, GpusWord(gpus.size()) + " found");
+  CheckXidHistory(in, gpu);
+  LayerReport driver;
+  driver.name = "driver";
+  driver.wanted = "no recovery action";
+  CheckRecoveryActions(in, driver);
+  if (driver.findings.empty()) {
+    const bool answered =
+        std::any_of(gpus.begin(), gpus.end(), [](const probe::Gpu& g) { return g.nvml_status; });
+    if (answered)
+      driver.Add("driver.recovery-none", Status::kOk, "the driver asks no recovery action of any GPU");
+    else
+      driver.Add("driver.recovery-not-read", Status::kSkip,
+                 "NVML did not answer for any GPU: the driver's recovery actions were not read");
+  }
+  return {gpu, driver};
 }
 
 extern const Layer kGpuLayer = {"gpu", CheckGpu, nullptr, nullptr, nullptr, nullptr};

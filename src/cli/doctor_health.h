@@ -1,0 +1,21 @@
+// doctor --health: only the GPU health checks, as a table or JSON, or in node-problem-detector's or Slurm's
+// protocol (doctor/health.h).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cli/context.h"
+
+namespace gp::cli {
+
+struct HealthOptions {
+  bool npd = false;                  // --npd: exit 0/1/2 and one line of at most 80 bytes
+  bool slurm = false;                // --slurm: drain this node through scontrol on a failure, exit 0
+  std::string node;                  // --node NAME (--slurm; default: slurmd -C's NodeName)
+  std::vector<std::string> classes;  // --class LIST (empty: every class)
+};
+
+// Checks the flags against each other (FlagError, exit 2), then probes and judges. Returns the exit code.
+int RunHealth(Context& ctx, const HealthOptions& o);
+
+}  // namespace gp::cli

@@ -1,0 +1,387 @@
+// doctor --health: the health classes, node-problem-detector's exit codes and 80-byte line, Slurm's drain
+// (a recording runner stands in for slurmd and scontrol), on the health fixture trees read as a live host
+// whose NVML answers per bus id, and under --root.
+#include "doctor/health.h"
+
+#include <catch2/catch.hpp>
+#include <cctype>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "cli/context.h"
+#include "support/fakes.h"
+#include "sys/fs.h"
+
+using namespace gp;
+
+namespace {
+
+std::string HealthFixture(const std::string& name) { return std::string(GP_FIXTURES) + "/health/" + name; }
+
+class LiveTreeFs : public sys::DiskFs {
+ public:
+  using sys::DiskFs::DiskFs;
+  bool IsLive() const override { return true; }
+};
+
+// NVML as the driver answers it: per bus id, a status and the health it read.
+class HealthNvml : public sys::NativeLibs {
+ public:
+  sys::LibCall CudaRuntimeVersion(const std::vector<std::string>&) override { return {}; }
+  sys::LibCall CudnnVersion(const std::vector<std::string>&) override { return {}; }
+  sys::LibCall NcclVersion(const std::vector<std::string>&) override { return {}; }
+  sys::NvmlInfo Nvml(const std::vector<std::string>& bus_ids) override {
+    sys::NvmlInfo r;
+    r.loaded = loaded;
+    if (!loaded) return r;
+    r.device_count = static_cast<long>(bus_ids.size());
+    for (const auto& id : bus_ids) {
+      auto it = answers.find(id);
+      sys::NvmlBusAnswer a{id, 0, Healthy()};
+      if (it != answers.end()) a = it->second;
+      r.buses.push_back(a);
+    }
+    return r;
+  }
+  sys::CudaDriverInfo CudaDriver() override { return {}; }
+  static sys::NvmlHealth Healthy() {
+    sys::NvmlHealth h;
+    h.pstate = 0;
+    h.remap_pending = false;
+    h.remap_failure = false;
+    h.ecc_enabled = true;
+    h.ecc_volatile_uncorrected = 0;
+    h.ecc_aggregate_uncorrected = 0;
+    h.recovery_action = 0;
+    h.clock_reasons = 0;
+    h.power_limit_mw = 700000;
+    h.power_default_mw = 700000;
+    h.persistence = true;
+    h.nvlinks = 18;
+    return h;
+  }
+  bool loaded = true;
+  std::map<std::string, sys::NvmlBusAnswer> answers;
+};
+
+struct HealthRun {
+  int code = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+// gpuprep ARGS on fixture tree `tree` seen as the live host (or under --root when ARGS say so).
+HealthRun RunOn(const std::string& tree, std::vector<std::string> args, HealthNvml* nvml,
+                test::FakeCommandRunner* runner) {
+  std::ostringstream out, err;
+  sys::DiskFs local("/");
+  cli::Context ctx;
+  ctx.out = &out;
+  ctx.err = &err;
+  ctx.local_fs = &local;
+  ctx.native = nvml;
+  ctx.runner = runner;
+  const std::string dir = HealthFixture(tree);
+  ctx.make_fs = [dir](const std::string& root) -> std::unique_ptr<sys::Fs> {
+    if (!root.empty()) return std::make_unique<sys::DiskFs>(root);
+    return std::make_unique<LiveTreeFs>(dir);
+  };
+  args.insert(args.begin(), "gpuprep");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  HealthRun r;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.code = cli::RunCli(static_cast<int>(argv.size()), argv.data(), ctx);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Every health fault NVML can report, one per GPU of the 4-GPU tree (gen5-in-gen4: no bus fault of its own).
+HealthNvml EveryFault() {
+  HealthNvml n;
+  sys::NvmlBusAnswer lost{"0000:18:00.0", 15, {}};  // NVML_ERROR_GPU_IS_LOST
+  sys::NvmlBusAnswer memory{"0000:2a:00.0", 0, HealthNvml::Healthy()};
+  memory.health.remap_failure = true;
+  memory.health.ecc_volatile_uncorrected = 3;
+  sys::NvmlBusAnswer clocks{"0000:ab:00.0", 0, HealthNvml::Healthy()};
+  clocks.health.clock_reasons = 0x80;  // hardware power brake
+  clocks.health.nvlinks_down = {3};
+  sys::NvmlBusAnswer reboot{"0000:db:00.0", 0, HealthNvml::Healthy()};
+  reboot.health.recovery_action = 2;  // node reboot
+  n.answers = {{lost.pci, lost}, {memory.pci, memory}, {clocks.pci, clocks}, {reboot.pci, reboot}};
+  return n;
+}
+
+const std::vector<std::string> kNvmlClasses = {"doctor", "--health", "--class",
+                                               "bus,memory,clocks,nvlink,recovery"};
+
+std::vector<std::string> With(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+}  // namespace
+
+TEST_CASE("health classes: every health code has one, other codes none", "[doctor][health]") {
+  using doctor::HealthClass;
+  CHECK(HealthClass("gpu.lost") == "bus");
+  CHECK(HealthClass("gpu.off-bus") == "bus");
+  CHECK(HealthClass("gpu.pcie-width") == "bus");
+  CHECK(HealthClass("gpu.row-remap-failure") == "memory");
+  CHECK(HealthClass("gpu.ecc-uncorrected") == "memory");
+  CHECK(HealthClass("gpu.retired-pages-pending") == "memory");
+  CHECK(HealthClass("gpu.clocks-power-brake") == "clocks");
+  CHECK(HealthClass("gpu.power-limit-low") == "clocks");
+  CHECK(HealthClass("gpu.nvlink-down") == "nvlink");
+  CHECK(HealthClass("gpu.xid-hardware") == "xid");
+  CHECK(HealthClass("driver.recovery-action") == "recovery");
+  CHECK(HealthClass("driver.recovery-action-unknown") == "recovery");
+  CHECK(HealthClass("gpu.found").empty());
+  CHECK(HealthClass("gpu.pcie-speed-not-judged").empty());
+  CHECK(HealthClass("driver.recovery-none").empty());
+  CHECK(HealthClass("driver.module-mismatch").empty());
+}
+
+TEST_CASE("NPD: every fault at once is a problem in one line of at most 80 bytes, well within 5 s",
+          "[doctor][health]") {
+  HealthNvml nvml = EveryFault();
+  HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--npd"}, &nvml, nullptr);
+  CHECK(r.code == 1);
+  INFO(r.out);
+  CHECK(r.out.size() <= 81);
+  CHECK(r.out.back() == '\n');
+  CHECK(r.out.find('\n') == r.out.size() - 1);
+  CHECK(r.out.rfind("gpu.lost: GPU 0 (0000:18:00.0)", 0) == 0);
+  CHECK(r.out.find(" more)") != std::string::npos);
+  CHECK(r.seconds < 5.0);
+  CHECK(r.err.empty());
+
+  // The table names each fault.
+  HealthRun t = RunOn("gen5-in-gen4", {"doctor", "--health"}, &nvml, nullptr);
+  CHECK(t.code == 1);
+  for (const char* what : {"lost", "remap", "uncorrected", "power brake", "NVLink links 3", "reboot"}) {
+    INFO(what);
+    CHECK(t.out.find(what) != std::string::npos);
+  }
+
+  // One class at a time: each fault in its own class. The power brake is a warning: the node is not
+  // taken out of service for it, and the line says it.
+  for (const std::string& cls : std::vector<std::string>{"bus", "memory", "nvlink", "recovery"}) {
+    HealthRun c = RunOn("gen5-in-gen4", {"doctor", "--health", "--npd", "--class", cls}, &nvml, nullptr);
+    INFO(cls << ": " << c.out);
+    CHECK(c.code == 1);
+  }
+  HealthRun clocks =
+      RunOn("gen5-in-gen4", {"doctor", "--health", "--npd", "--class", "clocks"}, &nvml, nullptr);
+  CHECK(clocks.code == 0);
+  CHECK(clocks.out == "ok: 4 GPUs healthy, 1 warning (gpu.clocks-power-brake)\n");
+}
+
+TEST_CASE("NPD: a healthy host is ok; NVML that answers nothing is unknown", "[doctor][health]") {
+  HealthNvml healthy;
+  HealthRun ok = RunOn("gen5-in-gen4", With(kNvmlClasses, {"--npd"}), &healthy, nullptr);
+  CHECK(ok.code == 0);
+  CHECK(ok.out == "ok: 4 GPUs healthy\n");
+
+  HealthNvml absent;
+  absent.loaded = false;
+  HealthRun unknown = RunOn("gen5-in-gen4", With(kNvmlClasses, {"--npd"}), &absent, nullptr);
+  CHECK(unknown.code == 2);
+  CHECK(unknown.out.rfind("unknown: NVML answered for no GPU", 0) == 0);
+  CHECK(unknown.out.size() <= 81);
+
+  // A fault read from the tree itself is a problem even without NVML.
+  HealthRun off = RunOn("off-bus", With(kNvmlClasses, {"--npd"}), &absent, nullptr);
+  CHECK(off.code == 1);
+  CHECK(off.out.rfind("gpu.off-bus: ", 0) == 0);
+}
+
+TEST_CASE("NPD under --root: the tree's files judged, the Xid history from its logs", "[doctor][health]") {
+  HealthRun r =
+      RunOn("", {"--root", HealthFixture("unbound"), "doctor", "--health", "--npd"}, nullptr, nullptr);
+  CHECK(r.code == 1);
+  CHECK(r.out.rfind("gpu.", 0) == 0);
+  // No kernel log in the tree: the Xid class cannot be judged.
+  HealthRun x =
+      RunOn("", {"--root", HealthFixture("pcie-x8"), "doctor", "--health", "--npd", "--class", "xid"},
+            nullptr, nullptr);
+  CHECK(x.code == 2);
+  CHECK(x.out == "unknown: the kernel log could not be read for Xid events\n");
+}
+
+TEST_CASE("Slurm: a failure drains this node through scontrol's argv; a healthy host runs nothing",
+          "[doctor][health]") {
+  HealthNvml nvml = EveryFault();
+  test::FakeCommandRunner runner;
+  runner.strict = true;
+  runner.On("slurmd -C", test::Exit(0,
+                                    "NodeName=gpu-07 CPUs=224 Boards=1 SocketsPerBoard=2 RealMemory=2063937\n"
+                                    "UpTime=12-03:04:05\n"));
+  runner.On("scontrol update", test::Exit(0));
+  HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm"}, &nvml, &runner);
+  CHECK(r.code == 0);
+  REQUIRE(runner.calls.size() == 2);
+  const std::vector<std::string>& argv = runner.calls[1].argv;
+  REQUIRE(argv.size() == 5);
+  CHECK(argv[0] == "scontrol");
+  CHECK(argv[1] == "update");
+  CHECK(argv[2] == "NodeName=gpu-07");
+  CHECK(argv[3] == "State=DRAIN");
+  CHECK(argv[4].rfind("Reason=gpuprep: gpu.lost GPU 0 (0000:18:00.0)", 0) == 0);
+  CHECK(argv[4].size() <= 7 + 160);
+  CHECK(r.out.rfind("drained gpu-07: gpuprep: gpu.lost", 0) == 0);
+
+  HealthNvml healthy;
+  test::FakeCommandRunner quiet;
+  quiet.strict = true;
+  HealthRun h = RunOn("gen5-in-gen4", With(kNvmlClasses, {"--slurm", "--node", "gpu-07"}), &healthy, &quiet);
+  CHECK(h.code == 0);
+  CHECK(quiet.calls.empty());
+  CHECK(h.out == "gpu-07: ok: 4 GPUs healthy\n");
+
+  // scontrol failing is said, and the exit is 1 (slurmd runs the program again).
+  test::FakeCommandRunner refused;
+  refused.On("scontrol", test::Exit(1, "", "slurm_update error: Invalid node name specified\n"));
+  HealthRun f = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm", "--node", "gpu-07"}, &nvml, &refused);
+  CHECK(f.code == 1);
+  CHECK(f.err.find("Invalid node name specified") != std::string::npos);
+}
+
+TEST_CASE("Slurm: hostile node names are refused, from the flag and from slurmd", "[doctor][health]") {
+  HealthNvml nvml = EveryFault();
+  for (const std::string& bad :
+       std::vector<std::string>{"gpu 07", "gpu07;reboot", "-gpu07", "gpu07\nState=RESUME", "a=b",
+                                std::string(65, 'a'), "gpu[01-04]", ""}) {
+    test::FakeCommandRunner runner;
+    runner.strict = true;
+    HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm", "--node=" + bad}, &nvml, &runner);
+    INFO(bad << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--node") != std::string::npos);
+    for (const auto& c : runner.calls) CHECK(c.argv[0] != "scontrol");
+  }
+  test::FakeCommandRunner hostile;
+  hostile.strict = true;
+  hostile.On("slurmd -C", test::Exit(0, "NodeName=gpu07;rm CPUs=8\n"));
+  HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm"}, &nvml, &hostile);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("invalid NodeName") != std::string::npos);
+  CHECK(hostile.calls.size() == 1);
+}
+
+TEST_CASE("doctor --health: flags that do not go together are refused (exit 2)", "[doctor][health]") {
+  HealthNvml nvml;
+  auto refused = [&](std::vector<std::string> args, const std::string& flag) {
+    HealthRun r = RunOn("gen5-in-gen4", std::move(args), &nvml, nullptr);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(flag) != std::string::npos);
+  };
+  refused({"doctor", "--npd"}, "--npd");
+  refused({"doctor", "--health", "--npd", "--slurm"}, "--npd");
+  refused({"--json", "doctor", "--health", "--npd"}, "--json");
+  refused({"doctor", "--health", "--class", "disk"}, "--class");
+  refused({"doctor", "--health", "--npd", "--node", "gpu07"}, "--node");
+  refused({"--root", HealthFixture("unbound"), "doctor", "--health", "--slurm", "--node", "gpu07"},
+          "--slurm");
+  refused({"doctor", "--health", "--registry"}, "--registry");
+}
+
+TEST_CASE("NPD line: cut to the byte limit, printable ASCII only", "[doctor][health]") {
+  doctor::HealthVerdict v;
+  v.kind = doctor::HealthVerdict::Kind::kProblem;
+  verdict::Finding f;
+  f.code = "gpu.xid-hardware";
+  f.status = verdict::Status::kFail;
+  f.message = "GPU 3 logged Xid 79 from process \xe2\x98\x83\x1b[31m " + std::string(200, 'x');
+  v.failures = {f, f, f};
+  const std::string line = doctor::NpdLine(v);
+  CHECK(line.size() == 80);
+  CHECK(line.rfind("gpu.xid-hardware: GPU 3", 0) == 0);
+  CHECK(line.substr(line.size() - 10) == " (+2 more)");
+  for (unsigned char c : line) CHECK((c >= 0x20 && c <= 0x7e));
+  CHECK(doctor::NpdLine(v, 20).size() <= 20);
+  CHECK(doctor::SlurmReason(v).size() <= 160);
+}
+
+namespace {
+
+// A Go duration as NPD's config parses it (time.ParseDuration), for the forms a config uses: "500ms",
+// "5s", "1m", "1h30m"; nullopt otherwise.
+std::optional<double> GoSeconds(const std::string& s) {
+  double total = 0;
+  size_t i = 0;
+  if (s.empty()) return std::nullopt;
+  while (i < s.size()) {
+    size_t j = i;
+    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+    if (j == i) return std::nullopt;
+    const double n = std::stod(s.substr(i, j - i));
+    size_t k = j;
+    while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k]))) ++k;
+    const std::string unit = s.substr(j, k - j);
+    static const std::map<std::string, double> kUnits = {{"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}};
+    auto u = kUnits.find(unit);
+    if (u == kUnits.end()) return std::nullopt;
+    total += n * u->second;
+    i = k;
+  }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("NPD: the shipped custom-plugin-monitor config passes NPD's own checks, one rule per class",
+          "[doctor][health]") {
+  std::ifstream in(std::string(GP_SOURCE_DIR) + "/templates/npd-gpuprep-health.json");
+  REQUIRE(in);
+  const nlohmann::json c = nlohmann::json::parse(in);
+  // NPD's Validate (pkg/custompluginmonitor/types/config.go): the custom plugin; every rule's timeout
+  // within the global one; every permanent rule's condition among the default conditions.
+  CHECK(c.at("plugin") == "custom");
+  const auto& pc = c.at("pluginConfig");
+  const std::optional<double> global = GoSeconds(pc.at("timeout").get<std::string>());
+  REQUIRE(global);
+  CHECK(*global <= 5.0);  // NPD's default global timeout
+  REQUIRE(GoSeconds(pc.at("invoke_interval").get<std::string>()));
+  CHECK(pc.at("max_output_length") == 80);
+  CHECK(pc.at("concurrency").get<int>() >= 1);
+  CHECK_FALSE(c.at("source").get<std::string>().empty());
+  std::set<std::string> conditions;
+  for (const auto& cond : c.at("conditions")) {
+    CHECK_FALSE(cond.at("reason").get<std::string>().empty());
+    CHECK_FALSE(cond.at("message").get<std::string>().empty());
+    conditions.insert(cond.at("type").get<std::string>());
+  }
+  std::set<std::string> classes;
+  HealthNvml nvml = EveryFault();
+  for (const auto& rule : c.at("rules")) {
+    const std::string type = rule.at("type");
+    CHECK((type == "permanent" || type == "temporary"));
+    if (type == "permanent") CHECK(conditions.count(rule.at("condition").get<std::string>()) == 1);
+    const std::optional<double> t = GoSeconds(rule.at("timeout").get<std::string>());
+    REQUIRE(t);
+    CHECK(*t <= *global);
+    // NPD stats the path: the one the package installs.
+    CHECK(rule.at("path") == "/usr/bin/gpuprep");
+    std::vector<std::string> args = rule.at("args").get<std::vector<std::string>>();
+    REQUIRE(args.size() == 5);
+    CHECK(std::vector<std::string>(args.begin(), args.begin() + 4) ==
+          std::vector<std::string>{"doctor", "--health", "--npd", "--class"});
+    classes.insert(args[4]);
+    // The rule runs as written: NPD's protocol, within max_output_length.
+    HealthRun r = RunOn("gen5-in-gen4", args, &nvml, nullptr);
+    INFO(args[4] << ": " << r.out << r.err);
+    CHECK((r.code == 0 || r.code == 1 || r.code == 2));
+    CHECK(r.out.size() <= 81);
+  }
+  CHECK(classes == std::set<std::string>(doctor::HealthClasses().begin(), doctor::HealthClasses().end()));
+}

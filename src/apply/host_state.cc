@@ -6,6 +6,7 @@
 #include "apt/preferences.h"
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
+#include "plan/kernel_headers.h"
 #include "plan/planner.h"
 #include "probe/parsers.h"
 #include "probe/state.h"
@@ -57,6 +58,11 @@ plan::HostState ReadHostState(const sys::Fs& fs, const manifest::Stack& stack, c
   std::vector<std::string> kernel_packages;
   if (!facts.kernel.empty() && !facts.gpus.empty()) {
     if (!facts.driver.kernel_headers) kernel_packages.push_back(apt::KernelHeadersPackage(facts.kernel));
+    // Where DKMS builds the driver: the headers meta of each installed kernel meta, and the headers of each
+    // installed kernel that has no module (the driver layer's plan, plan/kernel_headers.h).
+    for (auto& meta : plan::HeadersMetasToAdd(facts)) kernel_packages.push_back(std::move(meta));
+    for (const probe::InstalledKernel* k : plan::KernelsWithoutModule(facts))
+      if (!k->headers) kernel_packages.push_back(apt::KernelHeadersPackage(k->release));
     if (facts.fabric.platform == "hgx-blackwell" && !facts.fabric.ib_umad_loaded &&
         !facts.fabric.ib_umad_available)
       kernel_packages.push_back("linux-modules-extra-" + facts.kernel);

@@ -30,6 +30,18 @@ std::string KernelHeadersPackage(const std::string& kernel_release) {
   return "linux-headers-" + kernel_release;
 }
 
+std::string KernelHeadersMeta(const std::string& image_meta) {
+  const std::string prefix = "linux-image-";
+  if (!StartsWith(image_meta, prefix) || !ValidDebName(image_meta)) return "";
+  const std::string flavour = image_meta.substr(prefix.size());
+  if (flavour.empty() || (flavour[0] >= '0' && flavour[0] <= '9')) return "";
+  for (const char* not_flavour : {"unsigned-", "extra-"})
+    if (StartsWith(flavour, not_flavour)) return "";
+  for (const char* not_flavour : {"-dbg", "-dbgsym", "-signed-template"})
+    if (EndsWith(flavour, not_flavour)) return "";
+  return "linux-headers-" + flavour;
+}
+
 ListsAnswer FindKernelPackage(const sys::Fs& fs, const std::string& lists_dir, const std::string& package,
                               std::string from) {
   ListsAnswer out;

@@ -26,4 +26,15 @@ ListsAnswer FindKernelPackage(const sys::Fs& fs, const std::string& lists_dir, c
 // The name of the kernel headers package for a kernel release: "linux-headers-6.8.0-48-generic".
 std::string KernelHeadersPackage(const std::string& kernel_release);
 
+// The headers meta package that follows kernel meta package `image_meta`, so every kernel the meta brings
+// comes with its headers and DKMS can build for it: linux-image-generic-hwe-22.04 ->
+// linux-headers-generic-hwe-22.04, linux-image-aws -> linux-headers-aws, linux-image-cloud-amd64 ->
+// linux-headers-cloud-amd64 (Ubuntu's and Debian's meta packages pair by flavour:
+// https://packages.ubuntu.com/jammy/linux-headers-generic-hwe-22.04,
+// https://packages.debian.org/bookworm/linux-headers-cloud-amd64). "" when `image_meta` is no flavour
+// meta: a release's own image (linux-image-6.8.0-60-generic, linux-image-unsigned-6.8.0-60-generic), the
+// extra-modules metas (linux-image-extra-virtual), debug symbols, the signing templates, or a name that is
+// not a valid Debian package name.
+std::string KernelHeadersMeta(const std::string& image_meta);
+
 }  // namespace gp::apt

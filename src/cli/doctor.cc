@@ -12,7 +12,10 @@
 #include "doctor/report.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
+#include "probe/probe.h"
+#include "probe/xid.h"
 #include "util/error.h"
+#include "util/input.h"
 
 namespace gp::cli {
 
@@ -35,7 +38,19 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
                   "With --health: only these health classes (bus, memory, clocks, "
                   "nvlink, xid, recovery; comma-separated)")
       ->delimiter(',');
-  sub->callback([&ctx, &exit_code, registry, health, ho] {
+  auto since = std::make_shared<std::string>();
+  sub->add_option(
+      "--since", *since,
+      "Read the Xid history from the journal since TIME (2024-12-02, \"2024-12-02 11:00\", today, "
+      "yesterday, -6h), earlier boots included (live host only)");
+  sub->callback([&ctx, &exit_code, registry, health, ho, since] {
+    if (!since->empty() && !probe::ValidJournalSince(*since))
+      throw FlagError("--since",
+                      QuoteToken(*since) +
+                          " is not a time doctor passes to journalctl: a date (2024-12-02), a date and "
+                          "time (\"2024-12-02 11:00[:00]\"), today, yesterday, or -N with s, min, h, d or w");
+    if (!since->empty() && !ctx.opts.root.empty())
+      throw FlagError("--since", "the journal is read on the live host only, not with --root");
     if (*health || ho->npd || ho->slurm || !ho->node.empty() || !ho->classes.empty()) {
       if (!*health)
         throw FlagError(ho->npd             ? "--npd"
@@ -45,10 +60,17 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
                         "is one of doctor --health's options: add --health");
       if (*registry)
         throw FlagError("--registry", "the health checks read no image; drop --registry or --health");
+      ho->since = *since;
       exit_code = RunHealth(ctx, *ho);
       return;
     }
     Target t = LoadTarget(ctx, ctx.opts.manifest);
+    if (!since->empty() && !t.facts.gpus.empty()) {
+      probe::ProbeEnv env;
+      env.runner = ctx.runner;
+      env.fs = t.fs.get();
+      probe::ProbeXidJournal(env, *since, t.facts);
+    }
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
     layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
                           t.source == StackSource::kSite ? kSiteFile : ""};

@@ -14,6 +14,7 @@
 #include "layers/check.h"
 #include "manifest/loader.h"
 #include "probe/probe.h"
+#include "probe/xid.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -102,7 +103,8 @@ int RunHealth(Context& ctx, const HealthOptions& o) {
   env.native = live ? ctx.native : nullptr;
   env.compat = &manifest::EmbeddedCompat();
   env.env = ctx.env;
-  const probe::HostFacts facts = probe::ProbeHealth(env);
+  probe::HostFacts facts = probe::ProbeHealth(env);
+  if (!o.since.empty() && live && !facts.gpus.empty()) probe::ProbeXidJournal(env, o.since, facts);
   static const manifest::Stack kNoStack;
   const layers::CheckInput in{kNoStack, manifest::EmbeddedCompat(), facts, "", ""};
   const std::vector<verdict::LayerReport> reports = layers::CheckHealthOnly(in);

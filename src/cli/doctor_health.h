@@ -13,6 +13,7 @@ struct HealthOptions {
   bool slurm = false;                // --slurm: drain this node through scontrol on a failure, exit 0
   std::string node;                  // --node NAME (--slurm; default: slurmd -C's NodeName)
   std::vector<std::string> classes;  // --class LIST (empty: every class)
+  std::string since;                 // --since TIME: the Xid history from the journal (checked by doctor)
 };
 
 // Checks the flags against each other (FlagError, exit 2), then probes and judges. Returns the exit code.

@@ -37,6 +37,22 @@ void NoteKernelImage(const DpkgEntry& e, bool journal, std::vector<std::string>&
   }
 }
 
+constexpr size_t kMaxKernelMetas = 64;  // a host has a few; a hostile status file could list thousands
+
+// An unversioned linux-image-M or linux-headers-M (a meta such as linux-image-generic-hwe-22.04 or
+// linux-headers-aws: M does not start with a digit), installed, into the list of installed kernel metas; a
+// journal record that is not installed drops it. Which of them are flavour metas is apt's to say.
+void NoteKernelMeta(const DpkgEntry& e, bool journal, std::vector<std::string>& metas) {
+  const size_t prefix = StartsWith(e.package, "linux-image-") ? 12 : 14;
+  if (e.package.size() <= prefix || (e.package[prefix] >= '0' && e.package[prefix] <= '9')) return;
+  auto it = std::find(metas.begin(), metas.end(), e.package);
+  if (DpkgInstalled(e.status)) {
+    if (it == metas.end() && metas.size() < kMaxKernelMetas) metas.push_back(e.package);
+  } else if (journal && it != metas.end()) {
+    metas.erase(it);
+  }
+}
+
 }  // namespace
 
 std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
@@ -141,6 +157,8 @@ void ProbeDpkg(const ProbeEnv& env, HostFacts& facts) {
     const bool journal = db.from_journal(i);
     if (journal || DpkgInterrupted(e.status)) interrupted(e.package);
     if (StartsWith(e.package, "linux-image-")) NoteKernelImage(e, journal, facts.kernel_images);
+    if (StartsWith(e.package, "linux-image-") || StartsWith(e.package, "linux-headers-"))
+      NoteKernelMeta(e, journal, facts.kernel_metas);
     if (!IsNvidiaRelatedPackage(e.package)) continue;
     if (!DpkgInstalled(e.status)) {
       if (journal) facts.packages.erase(e.package);

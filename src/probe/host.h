@@ -72,6 +72,20 @@ struct KernelModule {
   std::string nvrm_line;  // the raw first line
 };
 
+// The apt run that moved a package, as /var/log/apt/history.log (or a rotation) records it
+// (probe/apt_history.h): found only by the package's exact name and version, never guessed.
+struct AptRun {
+  std::string date;          // Start-Date: "2024-06-11  06:38:04" as apt writes it ("" when none found)
+  std::string commandline;   // Commandline: as written, at most 200 bytes, terminal-safe
+  std::string requested_by;  // Requested-By: "ubuntu (1000)" ("" when the line is absent: root, no sudo)
+  bool unattended = false;   // unattended-upgrades ran it (its program is the Commandline's)
+  std::string action;        // "Install", "Upgrade", "Downgrade", "Reinstall"
+  std::string package;       // the package it moved: "linux-image-6.8.0-62-generic"
+  std::string version;       // to this version
+  std::string where;         // "/var/log/apt/history.log.1.gz:57": the entry's Start-Date line
+  bool found() const { return !date.empty(); }
+};
+
 struct DriverInfo {
   KernelModule module;
   std::string userspace_version;  // from libnvidia-ml.so.<version> file name or NVML
@@ -85,6 +99,9 @@ struct DriverInfo {
   bool dkms_module = false;           // /var/lib/dkms/nvidia/<ver> exists
   bool dkms_signed = false;           // DKMS/MOK signing key present (/var/lib/shim-signed/mok/MOK.der)
   bool persistenced_enabled = false;  // nvidia-persistenced unit enabled or running
+  // The apt run that installed the userspace driver at `userspace_version`, asked only when the loaded
+  // module's version differs from it (probe/apt_history.h).
+  AptRun userspace_moved_by;
   std::string persistenced_detail;
 };
 
@@ -200,6 +217,7 @@ struct InstalledKernel {
   std::string dkms_version;    // the DKMS nvidia version that has a K directory ("" none)
   std::string dkms_log;        // its make.log for K, when one exists (path under the root)
   std::string dkms_error;      // the log's last error line, terminal-safe ("" none found)
+  AptRun installed_by;         // the apt run that installed linux-image-K; asked only when K has no module
 };
 
 // Which kernel GRUB boots next (probe/grub.cc): GRUB_DEFAULT, grubenv's saved_entry and one-shot
@@ -259,10 +277,13 @@ struct HostFacts {
   FabricInfo fabric;
   BootInfo boot;                           // installed kernels and the next boot (probe/kernels.cc)
   std::vector<std::string> kernel_images;  // K of each installed linux-image-K (dpkg step)
-  bool reboot_required = false;            // /var/run/reboot-required
-  bool live = true;                        // probed the live system (false with --root or from a snapshot)
-  std::vector<std::string> probe_notes;    // what could not be probed and why (doctor --verbose)
-  XidLog xid;                              // the Xid events of this boot (doctor only)
+  // Each installed unversioned linux-image-M and linux-headers-M (linux-image-generic-hwe-22.04,
+  // linux-headers-aws), in the database's order; names as dpkg lists them (dpkg step)
+  std::vector<std::string> kernel_metas;
+  bool reboot_required = false;          // /var/run/reboot-required
+  bool live = true;                      // probed the live system (false with --root or from a snapshot)
+  std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)
+  XidLog xid;                            // the Xid events of this boot (doctor only)
 };
 
 }  // namespace gp::probe

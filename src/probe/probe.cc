@@ -86,7 +86,7 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"cudnn", ProbeCudnn},     {"nccl", ProbeNccl},
       {"docker", ProbeDocker},   {"services", ProbeServices},
       {"fabric", ProbeFabric},   {"identity", ProbeIdentity},
-      {"xid", ProbeXid},
+      {"xid", ProbeXid},         {"apt history", ProbeAptHistory},
   };
   RunSteps(env, facts, steps);
   return facts;

@@ -29,6 +29,13 @@ HostFacts ProbeHost(const ProbeEnv& env);
 // history. Nothing of dpkg, CUDA, libraries or Docker.
 HostFacts ProbeHealth(const ProbeEnv& env);
 
+// doctor --since: the kernel's messages since `since` (probe/xid.h's ValidJournalSince, checked by the
+// caller) from the journal, through the command runner (`journalctl -k -o export --since=SINCE`, 64 MiB and
+// 20 seconds at most), in place of the ring buffer's Xid history: the journal keeps what the ring buffer
+// has overwritten, and earlier boots. Without a runner (--root) the journal is not read: a note. A journal
+// that cannot be read leaves the ring buffer's history, with a note saying why.
+void ProbeXidJournal(const ProbeEnv& env, const std::string& since, HostFacts& facts);
+
 // Asks the engine that answered the probe about image `ref` (one GET /images/{ref}/json over the socket;
 // nothing else is loaded): present, digest, and the CUDA its config declares. No-op without an engine.
 void ProbeImage(const ProbeEnv& env, const std::string& ref, HostFacts& facts);

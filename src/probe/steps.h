@@ -34,6 +34,9 @@ void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);  // identity.cc: host
 void ProbeFabric(const ProbeEnv& env, HostFacts& facts);
 // xid.cc (after the gpu step): the Xid events of this boot, from /dev/kmsg (live) or the text logs (--root).
 void ProbeXid(const ProbeEnv& env, HostFacts& facts);
+// apt_history.cc (after the driver and kernels steps): the apt run that installed each kernel without a
+// module, and the userspace driver when the loaded module is another version.
+void ProbeAptHistory(const ProbeEnv& env, HostFacts& facts);
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 // identity.cc: NVML's answer for each bus id (and the health it read) onto the GPU at that address.

@@ -4,8 +4,12 @@
 // and never the binary journal.
 #include "probe/xid.h"
 
+#include <chrono>
+
 #include "probe/steps.h"
 #include "sys/kernel_log.h"
+#include "sys/process.h"
+#include "util/input.h"
 #include "util/strings.h"
 
 namespace gp::probe {
@@ -82,6 +86,47 @@ void ProbeXid(const ProbeEnv& env, HostFacts& facts) {
     ReadLiveRing(env, facts.xid);
   else
     ReadRootLogs(env, facts.xid);
+}
+
+namespace {
+
+constexpr size_t kMaxJournalBytes = 64u << 20;
+constexpr std::chrono::seconds kJournalTimeout{20};
+
+}  // namespace
+
+void ProbeXidJournal(const ProbeEnv& env, const std::string& since, HostFacts& facts) {
+  XidLog& log = facts.xid;
+  if (!env.runner || !Live(env)) {
+    log.notes.push_back("binary journal not read under --root");
+    return;
+  }
+  sys::Command cmd;
+  cmd.argv = {"journalctl", "-k", "-o", "export", "--no-pager", "--since=" + since};
+  cmd.timeout = kJournalTimeout;
+  cmd.max_output = kMaxJournalBytes;
+  const sys::CommandResult r = env.runner->Run(cmd);
+  const std::string what = "journalctl -k --since=" + since;
+  if (!r.truncated && (r.not_found || r.exit_code != 0 || r.timed_out)) {
+    const std::string err(Trim(std::string_view(r.err).substr(0, r.err.find('\n'))));
+    const std::string why =
+        TerminalSafe(what + ": " +
+                     (r.not_found   ? std::string("not found")
+                      : r.timed_out ? "no answer within " + std::to_string(kJournalTimeout.count()) + " s"
+                                    : "exit " + std::to_string(r.exit_code)) +
+                     (err.empty() ? "" : " (" + err.substr(0, 200) + ")"));
+    log.notes.push_back(why);
+    if (!log.read) log.skip_reason += (log.skip_reason.empty() ? "" : "; ") + why;
+    return;
+  }
+  XidLog journal;
+  journal.read = true;
+  journal.sources = {what};
+  ScanJournalExport(r.out, journal, true);
+  if (r.truncated)
+    journal.notes.push_back(what + ": stopped at the read bound; the newest entries were not read");
+  if (journal.oldest.empty() && journal.events.empty()) journal.oldest = since;  // nothing since then
+  log = std::move(journal);
 }
 
 }  // namespace gp::probe

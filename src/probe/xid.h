@@ -7,6 +7,7 @@
 // bytes. Pure functions: nothing here touches the system.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,5 +53,42 @@ void ScanKmsg(std::string_view data, XidLog& log);
 // message starts the history again (only the last boot's events are kept) and sets from_boot; without one,
 // oldest is the time of the first kernel line.
 void ScanKernLog(std::string_view data, XidLog& log);
+
+// Adds `ev` to `log`, or counts it in `dropped` past kMaxXidEvents.
+void AddEvent(XidLog& log, XidEvent ev);
+
+// One entry of the journal's export format (`journalctl -o export`; systemd's "Journal Export Formats":
+// entries separated by an empty line; a field is "NAME=value\n", or, when the value holds a newline or is
+// binary, "NAME\n", its size as a 64-bit little-endian integer, the bytes and "\n"). Only what the Xid
+// history needs is kept.
+struct JournalEntry {
+  uint64_t realtime_usec = 0;   // __REALTIME_TIMESTAMP: microseconds since the epoch
+  uint64_t monotonic_usec = 0;  // __MONOTONIC_TIMESTAMP: microseconds since this entry's boot
+  std::string_view boot_id;     // _BOOT_ID
+  std::string_view message;     // MESSAGE (at most kMaxLogLine bytes looked at)
+  bool kernel = false;          // _TRANSPORT=kernel: the kernel's own log
+};
+
+// Calls fn(entry) for each entry of `data`, in order. Returns "" or, for data that breaks the format (a
+// field name that is not [A-Z0-9_], a binary size past the end, no newline after its bytes), one line naming
+// the byte offset; the entries before it have been passed on. An entry is at most kMaxJournalFields fields.
+std::string ForEachJournalEntry(std::string_view data, const std::function<void(const JournalEntry&)>& fn);
+inline constexpr size_t kMaxJournalFields = 1024;
+
+// "2024-07-01 06:12:40 UTC" for microseconds since the epoch.
+std::string JournalTime(uint64_t realtime_usec);
+
+// Adds the Xid events of the kernel's entries in `data` (an export of `journalctl -k -b`) to `log`: the last
+// boot's only (a boot message or a new _BOOT_ID starts the history again); from_boot when its first entry
+// is the boot's own ("Linux version ..."), else oldest is the time of the first kernel entry. Malformed
+// data ends the scan with a note.
+// With `across_boots` (doctor --since: a window, not a boot), every boot's events are kept and oldest is the
+// first kernel entry's time.
+void ScanJournalExport(std::string_view data, XidLog& log, bool across_boots = false);
+
+// Whether `since` is a time doctor passes to `journalctl --since=`: a date ("2024-12-02"), a date and time
+// ("2024-12-02 11:00", "2024-12-02 11:00:00"), "today", "yesterday", or a span back from now ("-6h": "-", 1
+// to 6 digits, then s, min, h, d or w; systemd.time(7)).
+bool ValidJournalSince(std::string_view since);
 
 }  // namespace gp::probe

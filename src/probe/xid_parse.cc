@@ -65,14 +65,6 @@ bool ParseU64(std::string_view s, uint64_t& out) {
   return true;
 }
 
-void AddEvent(XidLog& log, XidEvent ev) {
-  if (log.events.size() >= kMaxXidEvents) {
-    ++log.dropped;
-    return;
-  }
-  log.events.push_back(std::move(ev));
-}
-
 // Calls fn(line) for each line of `data`, each cut to kMaxLogLine bytes.
 template <typename Fn>
 void ForLines(std::string_view data, Fn fn) {
@@ -88,6 +80,14 @@ void ForLines(std::string_view data, Fn fn) {
 }
 
 }  // namespace
+
+void AddEvent(XidLog& log, XidEvent ev) {
+  if (log.events.size() >= kMaxXidEvents) {
+    ++log.dropped;
+    return;
+  }
+  log.events.push_back(std::move(ev));
+}
 
 std::optional<XidEvent> ParseXidMessage(std::string_view message) {
   message = message.substr(0, kMaxLogLine);

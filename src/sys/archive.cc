@@ -27,6 +27,10 @@ struct ArchiveApi {
   decltype(&archive_read_next_header) next_header = nullptr;
   decltype(&archive_read_data_block) data_block = nullptr;
   decltype(&archive_read_free) read_free = nullptr;
+  decltype(&archive_read_support_format_raw) format_raw = nullptr;
+  decltype(&archive_read_open_memory) open_memory = nullptr;
+  decltype(&archive_read_data) read_data = nullptr;
+  decltype(&archive_filter_code) filter_code = nullptr;
   decltype(&archive_error_string) error_string = nullptr;
   decltype(&archive_write_disk_new) disk_new = nullptr;
   decltype(&archive_write_disk_set_options) disk_options = nullptr;
@@ -56,6 +60,10 @@ bool BindArchiveLib(void* lib, ArchiveApi& api) {
          DlBind(lib, "archive_read_next_header", api.next_header) &&
          DlBind(lib, "archive_read_data_block", api.data_block) &&
          DlBind(lib, "archive_read_free", api.read_free) &&
+         DlBind(lib, "archive_read_support_format_raw", api.format_raw) &&
+         DlBind(lib, "archive_read_open_memory", api.open_memory) &&
+         DlBind(lib, "archive_read_data", api.read_data) &&
+         DlBind(lib, "archive_filter_code", api.filter_code) &&
          DlBind(lib, "archive_error_string", api.error_string) &&
          DlBind(lib, "archive_write_disk_new", api.disk_new) &&
          DlBind(lib, "archive_write_disk_set_options", api.disk_options) &&
@@ -251,6 +259,60 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
     if (written && desc.type == ArchiveEntry::Type::kFile) written(target);
   }
   if (api.write_close(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish the extraction");
+  return res;
+}
+
+Gunzipped Gunzip(std::string_view gz, size_t max_bytes) {
+  Gunzipped res;
+  const ArchiveApi& api = ArchiveLib();
+  if (!api.handle) {
+    res.error = api.error;
+    return res;
+  }
+  std::unique_ptr<struct archive, decltype(api.read_free)> in(api.read_new(), api.read_free);
+  if (!in) {
+    res.error = "libarchive: out of memory";
+    return res;
+  }
+  api.filter_gzip(in.get());
+  api.format_raw(in.get());
+  auto fail = [&](const std::string& what) {
+    const char* e = api.error_string(in.get());
+    res.error = what + (e ? std::string(": ") + e : std::string());
+    res.data.clear();
+    return res;
+  };
+  // The raw format passes any bytes through: only gzip's magic number makes them gzip.
+  if (gz.size() < 2 || gz[0] != '\x1f' || gz[1] != '\x8b') {
+    res.error = "not gzip data";
+    return res;
+  }
+  struct archive_entry* e = nullptr;
+  // Data the gzip filter does not take (a bad header) is passed through raw: only a gzip filter at the
+  // head of the chain means gzip data.
+  if (api.open_memory(in.get(), gz.data(), gz.size()) != ARCHIVE_OK ||
+      api.next_header(in.get(), &e) != ARCHIVE_OK || api.filter_code(in.get(), 0) != ARCHIVE_FILTER_GZIP)
+    return fail("not gzip data");
+  char buf[64 * 1024];
+  for (;;) {
+    const la_ssize_t n = api.read_data(in.get(), buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) return fail("corrupt gzip data");
+    res.data.append(buf, static_cast<size_t>(n));
+    if (res.data.size() > 2 * max_bytes) {  // keep the newest part: drop the oldest in large steps
+      res.data.erase(0, res.data.size() - max_bytes);
+      res.truncated = true;
+    }
+  }
+  if (res.data.size() > max_bytes) {
+    res.data.erase(0, res.data.size() - max_bytes);
+    res.truncated = true;
+  }
+  if (res.truncated) {  // start at a line
+    const size_t nl = res.data.find('\n');
+    res.data.erase(0, nl == std::string::npos ? res.data.size() : nl + 1);
+  }
+  res.ok = true;
   return res;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace gp::sys {
 
@@ -62,5 +63,17 @@ unsigned InstalledMode(const ArchiveEntry& e);
 
 ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, const ArchivePlacer& place,
                          const ArchiveWritten& written = {}, const ExtractLimits& limits = {});
+
+// A gzip file's content (a rotated log: history.log.2.gz), decompressed through the same libarchive seam.
+struct Gunzipped {
+  bool ok = false;
+  std::string data;        // the decompressed bytes; with `truncated`, the last `max_bytes` from a line start
+  bool truncated = false;  // more than `max_bytes` decompressed: the oldest part was dropped
+  std::string error;       // one line when !ok: "not gzip data: ...", "corrupt gzip data: ..."
+};
+
+// Decompresses `gz` (the whole file, read by the caller within its own bound), keeping its last `max_bytes`;
+// the memory held stays under 2 * max_bytes plus one read, whatever the ratio of the compression.
+Gunzipped Gunzip(std::string_view gz, size_t max_bytes);
 
 }  // namespace gp::sys

@@ -260,3 +260,17 @@ TEST_CASE("doctor --root hgx-b200 and gb200-tray: the NVLink fabric verdicts", "
   CHECK(tfm["status"] == "skip");
   CHECK(tfm["findings"][0]["code"] == "fabricmanager.not-applicable");
 }
+
+TEST_CASE("doctor --since: a time journalctl is not passed is exit 2, as is --since with --root",
+          "[doctor]") {
+  Run bad = Doctor({"--root", Tree("healthy-h100"), "--since", "now; reboot"});
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err ==
+        "gpuprep: error: --since: \"now; reboot\" is not a time doctor passes to journalctl: a date "
+        "(2024-12-02), "
+        "a date and time (\"2024-12-02 11:00[:00]\"), today, yesterday, or -N with s, min, h, d or w\n");
+  Run root = Doctor({"--root", Tree("healthy-h100"), "--since", "today"});
+  CHECK(root.code == 2);
+  CHECK(root.err == "gpuprep: error: --since: the journal is read on the live host only, not with --root\n");
+}

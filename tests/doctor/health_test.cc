@@ -385,3 +385,16 @@ TEST_CASE("NPD: the shipped custom-plugin-monitor config passes NPD's own checks
   }
   CHECK(classes == std::set<std::string>(doctor::HealthClasses().begin(), doctor::HealthClasses().end()));
 }
+
+TEST_CASE("doctor --health --since: the Xid history comes from the journal", "[doctor][health]") {
+  HealthNvml nvml;
+  test::FakeCommandRunner runner;
+  runner.On("journalctl", test::Exit(0, ""));
+  HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--npd", "--since", "-6h"}, &nvml, &runner);
+  INFO(r.out << r.err);
+  bool asked = false;
+  for (const auto& c : runner.calls)
+    if (!c.argv.empty() && c.argv[0] == "journalctl") asked = true;
+  CHECK(asked);
+  CHECK((r.code == 0 || r.code == 2));
+}

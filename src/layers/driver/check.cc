@@ -236,7 +236,8 @@ LayerReport CheckDriver(const CheckInput& in) {
     if ((user && *user != *dv) || nvml_says) {
       std::string pair = user ? "kernel module " + dv->str() + " != userspace driver " + user->str()
                               : "kernel module " + dv->str() + " does not match the userspace driver";
-      r.Add("driver.module-mismatch", Status::kFail, pair + " (\"" + kMismatch + "\")", "sudo reboot");
+      const std::string who = d.userspace_moved_by.found() ? "; " + WhoMoved(d.userspace_moved_by) : "";
+      r.Add("driver.module-mismatch", Status::kFail, pair + " (\"" + kMismatch + "\")" + who, "sudo reboot");
     } else {
       r.Add("driver.module-match", Status::kOk, "kernel module and userspace driver agree");
     }
@@ -276,6 +277,7 @@ LayerReport CheckDriver(const CheckInput& in) {
           "sudo apt-mark hold " + Join(unheld, " "));
 
   CheckKernels(in, r);
+  CheckFutureKernels(in, r);
   return r;
 }
 

@@ -52,7 +52,27 @@ bool UsesDkms(const CheckInput& in) {
   return false;
 }
 
+const char* Moved(const std::string& action) {
+  if (action == "Upgrade") return "upgraded";
+  if (action == "Downgrade") return "downgraded";
+  if (action == "Reinstall") return "reinstalled";
+  return "installed";
+}
+
 }  // namespace
+
+std::string WhoMoved(const probe::AptRun& run) {
+  if (!run.found()) return "";
+  std::string date;  // apt writes two spaces between the date and the time
+  for (char c : run.date)
+    if (c != ' ' || date.empty() || date.back() != ' ') date += c;
+  std::string out = std::string("apt ") + Moved(run.action) + " " + run.package + " " + run.version + " on " +
+                    date +
+                    (run.unattended ? ", run by unattended-upgrades" : ", not by unattended-upgrades") +
+                    " (Commandline: " + run.commandline;
+  if (!run.requested_by.empty()) out += "; Requested-By: " + run.requested_by;
+  return out + "; " + run.where + ")";
+}
 
 void CheckKernels(const CheckInput& in, LayerReport& r) {
   const probe::BootInfo& boot = in.host.boot;
@@ -73,11 +93,13 @@ void CheckKernels(const CheckInput& in, LayerReport& r) {
     const bool next = k.release == boot.next_kernel;
     next_missing = next_missing || next;
     const std::string fix = RebuildFix(k, dkms, branch, DkmsVersionFor(k, boot, userspace));
+    const std::string who = k.installed_by.found() ? "; " + WhoMoved(k.installed_by) : "";
     if (dkms && !k.dkms_log.empty() && k.module_path.empty()) {
       r.Add("driver.dkms-build-failed", Status::kWarn,
             "DKMS failed to build nvidia " + k.dkms_version + " for kernel " + k.release +
                 (k.dkms_error.empty() ? std::string(" (see ") + k.dkms_log + ")"
-                                      : ": \"" + k.dkms_error + "\" (" + k.dkms_log + ")"),
+                                      : ": \"" + k.dkms_error + "\" (" + k.dkms_log + ")") +
+                who,
             fix);
     } else {
       const std::string reason = dkms && !k.headers && k.module_path.empty()
@@ -85,7 +107,7 @@ void CheckKernels(const CheckInput& in, LayerReport& r) {
                                      : why;
       r.Add("driver.kernel-no-module", Status::kWarn,
             "installed kernel " + k.release + " has no nvidia module for this driver (" + reason +
-                "): it would boot without the GPU driver",
+                "): it would boot without the GPU driver" + who,
             fix);
     }
     if (next)

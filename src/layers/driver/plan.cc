@@ -131,6 +131,9 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
     out.kernel_packages.push_back(headers);
     detail += "; kernel headers for " + facts.kernel;
   }
+  std::vector<std::string> kernel_details;
+  PlanFutureKernels(ctx, out, kernel_details);
+  for (const auto& part : kernel_details) AddDetail(detail, part);
   if (installs && facts.driver.secure_boot.value_or(false) && !d.signed_modules &&
       !facts.driver.dkms_signed) {
     out.blockers.push_back(
@@ -165,7 +168,7 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   const std::vector<std::string> reboot_reasons =
       installs ? std::vector<std::string>{} : RebootReasons(host, *ctx.stack);
   if (!installs && (nouveau || !reboot_reasons.empty())) RebootCheck(out, pinned);
-  out.in_transaction = installs;
+  out.in_transaction = installs || !out.packages.install.empty();
   out.decision = Decided("driver", Kind::kNone, detail).decision;
   LayerDecision& l = out.decision;
   l.found = facts.driver.module.loaded ? facts.driver.module.version : FoundVersion(state, d.packages);

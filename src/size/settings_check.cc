@@ -29,7 +29,10 @@ void ParamsModel(Task& t) {
   a.source = "given on the command line or in the task";
   t.model_source = "parameter count";
   if (!a.HasShape()) {
-    t.notes.push_back("activations need --layers, --hidden, --heads, --ffn and --vocab next to --params");
+    t.notes.push_back(
+        !t.embedding_rows.empty()
+            ? "the dense part is a bare parameter count: its activations are not estimated"
+            : "activations need --layers, --hidden, --heads, --ffn and --vocab next to --params");
     return;
   }
   const double computed = static_cast<double>(CountParams(a).total);

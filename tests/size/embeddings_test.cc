@@ -128,6 +128,8 @@ TEST_CASE("embeddings: the tables are in the total, and in the JSON", "[size][em
   auto text = Gpuprep({"size", "--params", "10M", "--workload", "recommender", "--embedding-rows", "1e9",
                        "--embedding-dim", "16"});
   CHECK(text.out.find("embedding tables") != std::string::npos);
+  CHECK(text.out.find("the dense part is a bare parameter count") != std::string::npos);
+  CHECK(text.out.find("seq 2048") == std::string::npos);
   CHECK(text.out.find("EMBEDDING TABLES: 1 table(s), 64.00 GB + adam optimizer states 128.00 GB") !=
         std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "size/activations.h"
+#include "size/embeddings.h"
 #include "size/format.h"
 #include "size/states.h"
 #include "util/error.h"
@@ -148,7 +149,12 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
          act.bytes,     act.estimated ? act.formula : act.why_not,
          kActSource,    act.estimated};
   Term b = Buffers(t, l, s, e.shard, e.dp);
-  e.terms = {s.weights, s.gradients, s.optimizer, a, b, Phases(t, s, act.bytes)};
+  e.terms = {s.weights, s.gradients, s.optimizer};
+  const EmbeddingPlacement emb = PlaceEmbeddings(t);
+  if (!t.embedding_tables.empty())
+    e.terms.push_back(
+        {"embeddings", "embedding tables", emb.gpu_per_gpu, emb.gpu_formula, kEmbeddingSource, true});
+  e.terms.insert(e.terms.end(), {a, b, Phases(t, s, act.bytes)});
   for (const auto& term : e.terms) e.allocated += term.bytes;
   if (t.method == Method::kQlora) {
     e.terms.push_back(QloraLoad(t, l, s, e.allocated));
@@ -164,8 +170,10 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   e.terms.push_back({"headroom", "headroom", head, buf, kHeadroomSource, true});
   e.per_gpu = e.allocated + ctx + head;
   e.total = e.per_gpu * t.gpus;
-  e.host_per_gpu = s.host;
+  e.host_per_gpu = s.host + emb.host_per_gpu;
+  e.host_embeddings_per_gpu = emb.host_per_gpu;
   e.host_formula = s.host_formula;
+  if (emb.host_per_gpu > 0) e.host_formula += (e.host_formula.empty() ? "" : " + ") + emb.host_formula;
   e.lower_bound = !act.estimated;
   e.notes = t.notes;
   e.notes.insert(e.notes.end(), s.notes.begin(), s.notes.end());

@@ -35,7 +35,8 @@ struct Estimate {
   double total = 0;                 // per_gpu * gpus
   double host_per_gpu = 0;          // CPU RAM per GPU: offloaded states (DeepSpeed: its estimators' figure)
   std::string host_formula;         // how host_per_gpu was computed
-  bool lower_bound = false;         // some term was not estimated
+  double host_embeddings_per_gpu = 0;  // of host_per_gpu: a recommender's offloaded tables (embeddings.h)
+  bool lower_bound = false;            // some term was not estimated
   std::vector<std::string> notes;
 
   const Term* Find(const std::string& key) const;

@@ -1,6 +1,7 @@
 // NeedFor and the reference servers (host.h).
 #include "size/host.h"
 
+#include "size/embeddings.h"
 #include "size/format.h"
 
 namespace gp::size {
@@ -75,25 +76,21 @@ HostNeed NeedFor(const Task& t, const Estimate& e, int per_server, int servers, 
   n.cpu_formula = CpuFormula(n.workload, per_server) + " (" + RatioFor(n.workload).name + ": " +
                   std::to_string(RatioFor(n.workload).dataloader_workers) + " DataLoader workers per GPU)";
   n.ram_floor = gpu_memory * per_server;
-  n.ram_offload = e.host_per_gpu * per_server;
-  if (t.embedding_rows > 0) {
-    // TorchRec's planner: table storage = rows x dim x dtype x (1 + optimizer multiplier), Adam 2, SGD 0.
-    const double mult = t.optimizer == Optimizer::kAdamW         ? 2
-                        : t.optimizer == Optimizer::kAdamW8bit   ? 2.0 / t.embedding_bytes
-                        : t.optimizer == Optimizer::kSgdMomentum ? 1
-                                                                 : 0;
-    const double table =
-        static_cast<double>(t.embedding_rows) * t.embedding_dim * t.embedding_bytes * (1 + mult);
-    n.embeddings_formula = Count(static_cast<double>(t.embedding_rows)) + " rows x " +
-                           std::to_string(t.embedding_dim) + " x " + std::to_string(t.embedding_bytes) +
-                           " B x (1 + " + Bytes(mult) + " optimizer states) = " + Gb(table) + " in all";
+  n.ram_offload = (e.host_per_gpu - e.host_embeddings_per_gpu) * per_server;
+  if (!t.embedding_tables.empty()) {
+    Task at = t;
+    at.gpus = e.gpus;
+    const EmbeddingPlacement p = PlaceEmbeddings(at);
+    n.embeddings_formula = std::to_string(t.embedding_tables.size()) + " table(s), " + Gb(p.table) + " + " +
+                           p.optimizer_name + " optimizer states " + Gb(p.optimizer) + " = " +
+                           Gb(p.table + p.optimizer) + " in all";
     if (t.embedding_offload) {
-      n.ram_embeddings = table / servers;
-      n.embeddings_formula += ", / " + std::to_string(servers) + " server(s) in host RAM";
+      n.ram_embeddings = e.host_embeddings_per_gpu * per_server;
+      n.embeddings_formula += ", in host RAM: " + std::to_string(per_server) + " GPUs x " +
+                              Gb(e.host_embeddings_per_gpu) + " per GPU's shard";
     } else {
-      n.notes.push_back("the embedding tables (" + Gb(table) +
-                        ") are taken to live in GPU memory, which the "
-                        "per-GPU estimate does not count: --embedding-offload puts them in host RAM");
+      n.embeddings_formula +=
+          ", sharded row-wise over the GPUs' memory (--embedding-offload puts them in host RAM)";
     }
   }
   const double P = static_cast<double>(e.params);

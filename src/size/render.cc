@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "size/embeddings.h"
 #include "size/format.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -32,6 +33,10 @@ std::string Describe(const Task& t, const Estimate& e) {
          std::to_string(ImagesPerGpu(t)) + " per GPU)" + ", checkpointing " + Name(t.checkpointing);
     return s;
   }
+  if (!t.embedding_tables.empty() && !t.arch.HasShape()) {  // a recommender's dense part as a bare count
+    s += "\nmicro-batch " + std::to_string(t.micro_batch) + ", embedding tables below";
+    return s;
+  }
   s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
        ", checkpointing " + Name(t.checkpointing) +
        (t.flash_attention ? ", flash attention" : ", eager attention") +
@@ -55,6 +60,25 @@ ordered_json Batch(const Task& t) {
           {"image_height", t.image_h},
           {"image_width", t.image_w},
           {"grad_accumulation", t.grad_accumulation}};
+}
+
+// A recommender's tables and where they live (null without tables).
+ordered_json Embeddings(const Task& t) {
+  if (t.embedding_tables.empty()) return nullptr;
+  const EmbeddingPlacement p = PlaceEmbeddings(t);
+  ordered_json tables = ordered_json::array();
+  for (const auto& tab : t.embedding_tables) tables.push_back({{"rows", tab.rows}, {"dim", tab.dim}});
+  return {
+      {"tables", tables},
+      {"bytes_per_value", t.embedding_bytes},
+      {"optimizer", p.optimizer_name},
+      {"placement", t.embedding_offload ? "host" : "gpu"},
+      {"cache_ratio", t.embedding_offload ? ordered_json(t.embedding_cache_ratio) : ordered_json(nullptr)},
+      {"table_bytes", WholeBytes(p.table)},
+      {"optimizer_bytes", WholeBytes(p.optimizer)},
+      {"rows_per_gpu", WholeBytes(p.rows_per_gpu)},
+      {"gpu_bytes_per_gpu", WholeBytes(p.gpu_per_gpu)},
+      {"host_bytes_per_gpu", WholeBytes(p.host_per_gpu)}};
 }
 
 }  // namespace
@@ -84,6 +108,16 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
   out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12)
       << GbNum(e.per_gpu) << reset << (e.lower_bound ? "  (lower bound)" : "") << "\n";
   if (t.gpus > 1) row("all " + std::to_string(t.gpus) + " GPUs", GbNum(e.total));
+  if (!t.embedding_tables.empty()) {
+    const EmbeddingPlacement p = PlaceEmbeddings(t);
+    out << "\nEMBEDDING TABLES: " << t.embedding_tables.size() << " table(s), " << Gb(p.table) << " + "
+        << p.optimizer_name << " optimizer states " << Gb(p.optimizer) << "; "
+        << (t.embedding_offload
+                ? "in host RAM, a " + Bytes(t.embedding_cache_ratio) + " share cached in GPU memory"
+                : std::string("sharded row-wise over the GPUs' memory"))
+        << ": " << Gb(p.gpu_per_gpu) << " GPU memory"
+        << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string()) << " per GPU\n";
+  }
   if (e.host_per_gpu > 0)
     out << "\nCPU RAM: " << Gb(e.host_per_gpu) << " per GPU = " << e.host_formula << "\n";
   if (fit.gpu_memory > 0) {
@@ -163,6 +197,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
         {"fp8_copy_bytes", c.fp8_copy_bytes},
         {"host_buffer_factor", c.host_buffer_factor},
         {"gpus_per_node", c.gpus_per_node}}},
+      {"embeddings", Embeddings(t)},
       {"origins", Origins(t)}};
   ordered_json fitj = nullptr;
   if (fit.gpu_memory > 0) {

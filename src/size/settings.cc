@@ -67,12 +67,19 @@ const std::vector<KeyInfo> kKeys = {
     {"host.workload", "--workload",
      "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)", false},
     {"host.embedding_rows", "--embedding-rows",
-     "Recommender: rows of all embedding tables together (1e9, 50M)", false},
-    {"host.embedding_dim", "--embedding-dim", "Recommender: embedding dimension", false},
+     "Recommender: rows of the embedding tables (1e9, 50M), or of each table (commas between)", false},
+    {"host.embedding_dim", "--embedding-dim",
+     "Recommender: embedding dimension, one for all tables or one per table (commas between)", false},
     {"host.embedding_bytes", "--embedding-bytes",
      "Recommender: bytes per embedding value, 2 or 4 (default 4)", false},
-    {"host.embedding_offload", "--embedding-offload", "Recommender: tables live in host RAM (default false)",
-     true},
+    {"host.embedding_offload", "--embedding-offload",
+     "Recommender: tables live in host RAM, a share cached in GPU memory (default false)", true},
+    {"host.embedding_optimizer", "--embedding-optimizer",
+     "Recommender: adam | rowwise-adagrad | sgd | one-state: the tables' optimizer states (default: by "
+     "--optimizer)",
+     false},
+    {"host.embedding_cache_ratio", "--embedding-cache-ratio",
+     "Recommender: share of offloaded tables cached in GPU memory, 0.01 to 1 (default 0.2)", false},
     {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
     {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
      false},
@@ -294,14 +301,32 @@ void ApplyHost(Task& t, const Setting& s) {
                           {"recommender", WorkloadKind::kRecommender},
                           {"multimodal", WorkloadKind::kMultimodal}});
   } else if (k == "host.embedding_rows") {
-    if (!ParseCount(s.value, &t.embedding_rows))
-      s.origin.Fail("expected a row count such as 1e9 or 50M, got " + QuoteToken(s.value));
+    t.embedding_rows.clear();
+    for (const std::string& part : Split(s.value, ',')) {
+      uint64_t rows = 0;
+      if (!ParseCount(std::string(Trim(part)), &rows) || rows == 0)
+        s.origin.Fail("expected row counts such as 1e9 or 50M (one per table, commas between), got " +
+                      QuoteToken(s.value));
+      t.embedding_rows.push_back(rows);
+    }
   } else if (k == "host.embedding_dim") {
-    t.embedding_dim = static_cast<int>(Int(s, 1, 65536));
+    t.embedding_dims.clear();
+    for (const std::string& part : Split(s.value, ',')) {
+      Setting one = s;
+      one.value = std::string(Trim(part));
+      t.embedding_dims.push_back(static_cast<int>(Int(one, 1, 65536)));
+    }
   } else if (k == "host.embedding_bytes") {
     t.embedding_bytes = TwoOrFour(s);
   } else if (k == "host.embedding_offload") {
     t.embedding_offload = Bool(s);
+  } else if (k == "host.embedding_optimizer") {
+    t.embedding_optimizer = Pick(s, {Choice<EmbeddingOptimizer>{"adam", EmbeddingOptimizer::kAdam},
+                                     {"rowwise-adagrad", EmbeddingOptimizer::kRowWiseAdagrad},
+                                     {"sgd", EmbeddingOptimizer::kSgd},
+                                     {"one-state", EmbeddingOptimizer::kOneState}});
+  } else if (k == "host.embedding_cache_ratio") {
+    t.embedding_cache_ratio = Real(s, 0.01, 1);
   } else if (k == "storage.checkpoints_kept") {
     t.checkpoints_kept = static_cast<int>(Int(s, 0, 10000));
   } else if (k == "storage.dataset") {

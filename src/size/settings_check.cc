@@ -29,7 +29,10 @@ void ParamsModel(Task& t) {
   a.source = "given on the command line or in the task";
   t.model_source = "parameter count";
   if (!a.HasShape()) {
-    t.notes.push_back("activations need --layers, --hidden, --heads, --ffn and --vocab next to --params");
+    t.notes.push_back(
+        !t.embedding_rows.empty()
+            ? "the dense part is a bare parameter count: its activations are not estimated"
+            : "activations need --layers, --hidden, --heads, --ffn and --vocab next to --params");
     return;
   }
   const double computed = static_cast<double>(CountParams(a).total);
@@ -164,13 +167,28 @@ void FinishImages(Task& t) {
 
 // Embedding tables need both their rows and their dimension, and make the workload a recommender's.
 void CheckHost(Task& t) {
-  const bool rows = t.embedding_rows > 0, dim = t.embedding_dim > 0;
+  const bool rows = !t.embedding_rows.empty(), dim = !t.embedding_dims.empty();
   if (rows != dim)
     At(t, rows ? "host.embedding_rows" : "host.embedding_dim")
         .Fail(rows ? "--embedding-rows needs --embedding-dim" : "--embedding-dim needs --embedding-rows");
-  if (!rows && (Has(t, "host.embedding_offload") || Has(t, "host.embedding_bytes")))
-    At(t, Has(t, "host.embedding_offload") ? "host.embedding_offload" : "host.embedding_bytes")
-        .Fail("describe the tables first: --embedding-rows and --embedding-dim");
+  if (!rows)
+    for (const char* k : {"host.embedding_offload", "host.embedding_bytes", "host.embedding_optimizer",
+                          "host.embedding_cache_ratio"})
+      if (Has(t, k)) At(t, k).Fail("describe the tables first: --embedding-rows and --embedding-dim");
+  if (rows && t.embedding_dims.size() != 1 && t.embedding_dims.size() != t.embedding_rows.size())
+    At(t, "host.embedding_dim")
+        .Fail(std::to_string(t.embedding_dims.size()) + " dimensions for " +
+              std::to_string(t.embedding_rows.size()) + " tables: give one for all, or one per table");
+  t.embedding_tables.clear();
+  double bytes = 0;
+  for (size_t i = 0; i < t.embedding_rows.size(); ++i) {
+    const int d = t.embedding_dims.size() == 1 ? t.embedding_dims[0] : t.embedding_dims[i];
+    t.embedding_tables.push_back({t.embedding_rows[i], d});
+    bytes += static_cast<double>(t.embedding_rows[i]) * d * t.embedding_bytes;
+  }
+  // The tables' bytes must stay countable: more than 2^60 bytes (1 EiB) is no table a server holds.
+  if (bytes > static_cast<double>(uint64_t{1} << 60))
+    At(t, "host.embedding_rows").Fail("the tables hold " + Gb(bytes) + ", more than 2^60 bytes");
   if (rows && t.workload && *t.workload != WorkloadKind::kRecommender)
     At(t, "host.workload").Fail("embedding tables are a recommender's: --workload recommender");
   if (rows) t.workload = WorkloadKind::kRecommender;

@@ -90,6 +90,20 @@ const char* Name(Checkpointing c) {
 
 const char* Name(LossPrecision l) { return l == LossPrecision::kFp32 ? "fp32" : "16bit"; }
 
+const char* Name(EmbeddingOptimizer o) {
+  switch (o) {
+    case EmbeddingOptimizer::kAdam:
+      return "adam";
+    case EmbeddingOptimizer::kRowWiseAdagrad:
+      return "rowwise-adagrad";
+    case EmbeddingOptimizer::kSgd:
+      return "sgd";
+    case EmbeddingOptimizer::kOneState:
+      return "one-state";
+  }
+  return "one-state";
+}
+
 bool IsDeepSpeed(Strategy s) {
   return s == Strategy::kZero1 || s == Strategy::kZero2 || s == Strategy::kZero3;
 }

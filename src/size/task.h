@@ -19,6 +19,8 @@ enum class Offload { kNone, kOptimizer, kParams };
 enum class Strategy { kDdp, kZero1, kZero2, kZero3, kFsdp, kFsdpGradOp, kFsdpHybrid };
 enum class Checkpointing { kNone, kSelective, kFull };
 enum class LossPrecision { kFp32, k16bit };  // the cross-entropy's log-probabilities and their gradients
+// A recommender's embedding optimizer as TorchRec's planner counts its states (embeddings.h).
+enum class EmbeddingOptimizer { kAdam, kRowWiseAdagrad, kSgd, kOneState };
 
 const char* Name(Method m);
 const char* Name(Precision p);
@@ -27,6 +29,7 @@ const char* Name(Offload o);
 const char* Name(Strategy s);
 const char* Name(Checkpointing c);
 const char* Name(LossPrecision l);
+const char* Name(EmbeddingOptimizer o);
 
 bool IsDeepSpeed(Strategy s);  // zero1..zero3
 bool IsFsdp(Strategy s);       // fsdp, fsdp-grad-op, fsdp-hybrid
@@ -105,10 +108,19 @@ struct Task {
   // The host around the GPUs (host.h): the workload kind (unset: by the model's family), a recommender's
   // embedding tables (all tables together) and whether they live in host RAM, the disk a run needs.
   std::optional<WorkloadKind> workload;
-  uint64_t embedding_rows = 0;
-  int embedding_dim = 0;
+  // The tables: rows of each (--embedding-rows 1e9, or one count per table), their dimension (one for all,
+  // or one per table); CheckHost pairs them into embedding_tables.
+  std::vector<uint64_t> embedding_rows;
+  std::vector<int> embedding_dims;
+  struct EmbeddingTable {
+    uint64_t rows = 0;
+    int dim = 0;
+  };
+  std::vector<EmbeddingTable> embedding_tables;
   int embedding_bytes = 4;         // fp32 tables
   bool embedding_offload = false;  // tables in host RAM (UVM caching), a fraction cached in GPU memory
+  std::optional<EmbeddingOptimizer> embedding_optimizer;  // unset: by the dense optimizer
+  double embedding_cache_ratio = 0.2;  // TorchRec planner's UVM_CACHING_RATIO: the GPU cache's share
   int checkpoints_kept = 1;
   uint64_t dataset_bytes = 0;  // 0: not given
 

@@ -262,9 +262,13 @@ TEST_CASE("size: byte counts past 2^63 are clamped or refused, never wrapped", "
   REQUIRE(r.code == 0);
   CHECK(NoNegative(json::parse(r.out)));
   r = Gpuprep({"size", "--model", "llama-3-8b", "--workload", "recommender", "--embedding-rows", "1e14",
-               "--embedding-dim", "65536", "--json"});
+               "--embedding-dim", "2048", "--json"});
   REQUIRE(r.code == 0);
   CHECK(NoNegative(json::parse(r.out)));
+  r = Gpuprep({"size", "--model", "llama-3-8b", "--workload", "recommender", "--embedding-rows", "1e14",
+               "--embedding-dim", "65536", "--json"});
+  CHECK(r.code == 2);  // more than 2^60 bytes of tables
+  CHECK(r.err.find("--embedding-rows") != std::string::npos);
   r = Gpuprep({"size", "--model", "llama-3-8b", "--gpu-memory", "18000000000000000000"});
   CHECK(r.code == 2);
   CHECK(r.err.find("--gpu-memory") != std::string::npos);

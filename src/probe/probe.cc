@@ -69,7 +69,7 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"cudnn", ProbeCudnn},     {"nccl", ProbeNccl},
       {"docker", ProbeDocker},   {"services", ProbeServices},
       {"fabric", ProbeFabric},   {"identity", ProbeIdentity},
-      {"xid", ProbeXid},
+      {"xid", ProbeXid},         {"network", ProbeNetwork},
   };
   for (const auto& [name, step] : steps) {
     try {

@@ -34,6 +34,8 @@ void ProbeIdentity(const ProbeEnv& env, HostFacts& facts);  // identity.cc: host
 void ProbeFabric(const ProbeEnv& env, HostFacts& facts);
 // xid.cc (after the gpu step): the Xid events of this boot, from /dev/kmsg (live) or the text logs (--root).
 void ProbeXid(const ProbeEnv& env, HostFacts& facts);
+// network.cc: RDMA devices, their ports and network devices, the peer-memory module (files only).
+void ProbeNetwork(const ProbeEnv& env, HostFacts& facts);
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 // identity.cc: NVML's answer for each bus id (and the health it read) onto the GPU at that address.

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive,fuzz_daemon_json}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive,fuzz_daemon_json,fuzz_nccl_log}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -24,6 +24,8 @@ for f in tests/fixtures/watch/*.jsonl; do
   seed fuzz_watch_record "$f"
   head -n 3 "$f" >"$out/fuzz_watch_record/head-$(basename "$f")"
 done
+# NCCL logs: each recorded log.
+for f in tests/fixtures/nccl-logs/*.log; do seed fuzz_nccl_log "$f"; done
 # /proc/PID/cgroup files of the fixture trees (the target reads its bytes as one too).
 for f in tests/fixtures/proc/*/*/proc/*/cgroup tests/fixtures/proc/two-jobs/proc/*/cgroup; do
   seed fuzz_watch_record "$f"

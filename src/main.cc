@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     auto eq = kv.find('=');
     if (eq != std::string::npos) ctx.env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  ctx.in = &std::cin;
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   ctx.out_is_tty = isatty(STDOUT_FILENO);

@@ -140,6 +140,7 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
   RegisterSize(app, ctx, exit_code);
   RegisterWatch(app, ctx, exit_code);
   RegisterAccept(app, ctx, exit_code);
+  RegisterNcclLog(app, ctx, exit_code);
 
   app.parse_complete_callback([&ctx] { SetUpLogging(ctx); });
   try {

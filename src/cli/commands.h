@@ -19,5 +19,6 @@ void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterSize(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterWatch(CLI::App& app, Context& ctx, int& exit_code);
 void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code);
+void RegisterNcclLog(CLI::App& app, Context& ctx, int& exit_code);
 
 }  // namespace gp::cli

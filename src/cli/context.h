@@ -28,6 +28,7 @@ struct GlobalOptions {
 struct Context {
   GlobalOptions opts;
   std::map<std::string, std::string> env;  // the process environment, captured once in main
+  std::istream* in = nullptr;              // stdin (nccl-log without FILE); null: nothing to read
   std::ostream* out = nullptr;             // results (stdout)
   std::ostream* err = nullptr;             // messages (stderr); logs go through spdlog
   bool out_is_tty = false;

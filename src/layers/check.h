@@ -54,9 +54,10 @@ LayerReport CheckNccl(const CheckInput& in);              // installed, version,
 LayerReport CheckDocker(const CheckInput& in);            // CLI and engine
 LayerReport CheckContainerToolkit(const CheckInput& in);  // 4 packages in step, CVEs, runtime or CDI
 LayerReport CheckImage(const CheckInput& in);             // the image's CUDA against driver and GPUs
+LayerReport CheckNetwork(const CheckInput& in);           // RDMA ports, RoCE v2 GIDs, GPUDirect RDMA, EFA
 
 // The stack row, then each row of the table of layers (layers/table.h) that the host shows, in order
-// (ReportNames()): fabricmanager only when the host has NVSwitches.
+// (ReportNames()): fabricmanager only when the host has NVSwitches, network only when it has RDMA devices.
 std::vector<LayerReport> CheckAll(const CheckInput& in);
 
 // cuDNN and NCCL (layers/library.cc): installed; at the stack's version (compared on as many parts as the

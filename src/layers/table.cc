@@ -5,7 +5,7 @@ namespace gp::layers {
 const std::vector<Layer>& Layers() {
   static const std::vector<Layer> kLayers = {
       kOsLayer,    kHostLayer, kGpuLayer,    kDriverLayer,           kFabricManagerLayer, kCudaLayer,
-      kCudnnLayer, kNcclLayer, kDockerLayer, kContainerToolkitLayer, kImageLayer};
+      kCudnnLayer, kNcclLayer, kDockerLayer, kContainerToolkitLayer, kImageLayer,         kNetworkLayer};
   return kLayers;
 }
 

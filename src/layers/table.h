@@ -33,7 +33,7 @@ struct Layer {
 };
 
 // Every layer, in order: os, host, gpu, driver, fabricmanager, cuda, cudnn, nccl, docker, container_toolkit,
-// image.
+// image, network.
 const std::vector<Layer>& Layers();
 
 // The row named `name`; nullptr when there is none.
@@ -57,6 +57,6 @@ LayerReport VerifyLayer(const std::string& layer, const apply::VerifyEnv& env);
 
 // Each layer's row, defined in its check.cc.
 extern const Layer kOsLayer, kHostLayer, kGpuLayer, kDriverLayer, kFabricManagerLayer, kCudaLayer,
-    kCudnnLayer, kNcclLayer, kDockerLayer, kContainerToolkitLayer, kImageLayer;
+    kCudnnLayer, kNcclLayer, kDockerLayer, kContainerToolkitLayer, kImageLayer, kNetworkLayer;
 
 }  // namespace gp::layers

@@ -254,6 +254,36 @@ struct XidLog {
 };
 inline constexpr size_t kMaxXidEvents = 4096;
 
+// One port of an RDMA device (/sys/class/infiniband/DEV/ports/N, probe/network.cc).
+struct RdmaPort {
+  int number = 0;
+  std::string state;          // "ACTIVE", "DOWN", "INIT" ("4: ACTIVE" without its number); "" unreadable
+  std::string phys_state;     // "LinkUp", "Disabled", "Polling" ("5: LinkUp" without its number)
+  std::string link_layer;     // "InfiniBand", "Ethernet" (RoCE), "Unspecified" (EFA)
+  std::string rate;           // "400 Gb/sec (4X NDR)" as the kernel writes it
+  bool roce_v2_ipv4 = false;  // a GID of type "RoCE v2" that is IPv4-mapped (::ffff:a.b.c.d)
+  std::string netdev;         // the network device the port belongs to ("" none found)
+  std::string netdev_state;   // its operstate: "up", "down", ... ("" unknown)
+};
+
+struct RdmaDevice {
+  std::string name;    // "mlx5_0", "rdmap16s27"
+  std::string pci;     // "0000:1a:00.0" (the device link's target); "" when not a PCI device
+  std::string driver;  // the PCI function's driver: "mlx5_core", "efa", "irdma"
+  std::string vendor;  // the PCI vendor id: "0x15b3" (Mellanox), "0x1d0f" (Amazon)
+  bool efa = false;    // an AWS Elastic Fabric Adapter (driver efa, or vendor 0x1d0f)
+  std::vector<RdmaPort> ports;
+};
+
+// The host's inter-node network as NCCL would use it (probe/network.cc): RDMA devices from sysfs, and
+// whether GPUDirect RDMA can work (the peer-memory module, at the paths NCCL itself checks).
+struct NetworkInfo {
+  std::vector<RdmaDevice> rdma;  // sorted by name; at most kMaxRdmaDevices
+  bool peermem = false;          // NCCL's check found the peer-memory module loaded
+  std::string peermem_path;      // the path that said so ("" none)
+};
+inline constexpr size_t kMaxRdmaDevices = 64;
+
 struct HostFacts {
   std::string hostname;    // /proc/sys/kernel/hostname (live), else /etc/hostname; "" when unknown
   std::string machine_id;  // /etc/machine-id (32 hex digits); "" when absent or malformed
@@ -284,6 +314,7 @@ struct HostFacts {
   bool live = true;                      // probed the live system (false with --root or from a snapshot)
   std::vector<std::string> probe_notes;  // what could not be probed and why (doctor --verbose)
   XidLog xid;                            // the Xid events of this boot (doctor only)
+  NetworkInfo network;                   // RDMA devices and GPUDirect RDMA (probe/network.cc)
 };
 
 }  // namespace gp::probe

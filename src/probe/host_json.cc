@@ -5,6 +5,7 @@
 #include "probe/host_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -77,6 +78,30 @@ json FabricToJson(const FabricInfo& f) {
               {"ib_umad_loaded", f.ib_umad_loaded},
               {"ib_umad_available", f.ib_umad_available},
               {"ib_umad_detail", f.ib_umad_detail}};
+}
+
+// Only hosts with RDMA devices carry the "network" object.
+json NetworkToJson(const NetworkInfo& n) {
+  json rdma = json::array();
+  for (const RdmaDevice& d : n.rdma) {
+    json ports = json::array();
+    for (const RdmaPort& p : d.ports)
+      ports.push_back({{"number", p.number},
+                       {"state", p.state},
+                       {"phys_state", p.phys_state},
+                       {"link_layer", p.link_layer},
+                       {"rate", p.rate},
+                       {"roce_v2_ipv4", p.roce_v2_ipv4},
+                       {"netdev", OrNull(p.netdev)},
+                       {"netdev_state", OrNull(p.netdev_state)}});
+    rdma.push_back({{"name", d.name},
+                    {"pci", OrNull(d.pci)},
+                    {"driver", OrNull(d.driver)},
+                    {"vendor", OrNull(d.vendor)},
+                    {"efa", d.efa},
+                    {"ports", ports}});
+  }
+  return json{{"rdma", rdma}, {"peermem", n.peermem}, {"peermem_path", OrNull(n.peermem_path)}};
 }
 
 // Only hosts whose installed kernels were found carry the "boot" object.
@@ -310,6 +335,58 @@ void ReadFabric(const Reader& r, const json& o, const std::string& p, FabricInfo
   r.Str(o, p, "ib_umad_detail", false, f.ib_umad_detail);
 }
 
+// An RDMA device or network device name read back from a snapshot is put in a fix's command: checked as the
+// probe checks the sysfs names it reads.
+void NetName(const Reader& r, const std::string& p, const std::string& key, const std::string& v) {
+  bool ok = v.size() <= 64 && v != "." && v != "..";
+  for (char c : v)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == ':'))
+      ok = false;
+  if (!ok) r.Fail(Reader::Join(p, key), "not a device name");
+}
+
+void ReadNetwork(const Reader& r, const json& o, const std::string& p, NetworkInfo& n) {
+  if (const json* list = r.Member(o, p, "rdma", false)) {
+    const std::string lp = Reader::Join(p, "rdma");
+    r.Array(*list, lp);
+    if (list->size() > kMaxRdmaDevices) r.Fail(lp, "too many devices");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string ip = lp + "[" + std::to_string(i) + "]";
+      const json& e = r.Object((*list)[i], ip);
+      RdmaDevice d;
+      r.Str(e, ip, "name", true, d.name);
+      NetName(r, ip, "name", d.name);
+      r.NullableStr(e, ip, "pci", false, d.pci);
+      r.NullableStr(e, ip, "driver", false, d.driver);
+      r.NullableStr(e, ip, "vendor", false, d.vendor);
+      r.Bool(e, ip, "efa", d.efa);
+      if (const json* ports = r.Member(e, ip, "ports", false)) {
+        const std::string pp = Reader::Join(ip, "ports");
+        r.Array(*ports, pp);
+        if (ports->size() > 256) r.Fail(pp, "too many ports");
+        for (size_t j = 0; j < ports->size(); ++j) {
+          const std::string jp = pp + "[" + std::to_string(j) + "]";
+          const json& q = r.Object((*ports)[j], jp);
+          RdmaPort port;
+          r.Uint(q, jp, "number", true, port.number);
+          r.Str(q, jp, "state", false, port.state);
+          r.Str(q, jp, "phys_state", false, port.phys_state);
+          r.Str(q, jp, "link_layer", false, port.link_layer);
+          r.Str(q, jp, "rate", false, port.rate);
+          r.Bool(q, jp, "roce_v2_ipv4", port.roce_v2_ipv4);
+          r.NullableStr(q, jp, "netdev", false, port.netdev);
+          NetName(r, jp, "netdev", port.netdev);
+          r.NullableStr(q, jp, "netdev_state", false, port.netdev_state);
+          d.ports.push_back(std::move(port));
+        }
+      }
+      n.rdma.push_back(std::move(d));
+    }
+  }
+  r.Bool(o, p, "peermem", n.peermem);
+  r.NullableStr(o, p, "peermem_path", false, n.peermem_path);
+}
+
 // A kernel release or DKMS version read back from a snapshot names a path in a fix: checked as the probe
 // checks it.
 void ReadKernel(const Reader& r, const json& e, const std::string& ip, InstalledKernel& k) {
@@ -452,6 +529,7 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
   });
   r.Sub(o, path, "fabric", [&](const json& f, const std::string& p) { ReadFabric(r, f, p, h.fabric); });
   r.Sub(o, path, "boot", [&](const json& b, const std::string& p) { ReadBoot(r, b, p, h.boot); });
+  r.Sub(o, path, "network", [&](const json& n, const std::string& p) { ReadNetwork(r, n, p, h.network); });
   r.Bool(o, path, "reboot_required", h.reboot_required);
   r.StrList(o, path, "probe_notes", h.probe_notes);
   return h;
@@ -536,6 +614,7 @@ nlohmann::json HostToJson(const HostFacts& h) {
   if (DockerWorthWriting(h.docker)) out["docker"] = DockerToJson(h.docker);
   if (FabricWorthWriting(h.fabric)) out["fabric"] = FabricToJson(h.fabric);
   if (h.boot.probed) out["boot"] = BootToJson(h.boot);
+  if (!h.network.rdma.empty()) out["network"] = NetworkToJson(h.network);
   return out;
 }
 

@@ -87,6 +87,7 @@ HostFacts ProbeHost(const ProbeEnv& env) {
       {"docker", ProbeDocker},   {"services", ProbeServices},
       {"fabric", ProbeFabric},   {"identity", ProbeIdentity},
       {"xid", ProbeXid},         {"apt history", ProbeAptHistory},
+      {"network", ProbeNetwork},
   };
   RunSteps(env, facts, steps);
   return facts;

@@ -37,6 +37,8 @@ void ProbeXid(const ProbeEnv& env, HostFacts& facts);
 // apt_history.cc (after the driver and kernels steps): the apt run that installed each kernel without a
 // module, and the userspace driver when the loaded module is another version.
 void ProbeAptHistory(const ProbeEnv& env, HostFacts& facts);
+// network.cc: RDMA devices, their ports and network devices, the peer-memory module (files only).
+void ProbeNetwork(const ProbeEnv& env, HostFacts& facts);
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 // identity.cc: NVML's answer for each bus id (and the health it read) onto the GPU at that address.

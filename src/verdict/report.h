@@ -24,7 +24,7 @@ struct Finding {
 
 struct LayerReport {
   std::string name;  // os, host, gpu, driver, fabricmanager, cuda, cudnn, nccl, docker,
-                     // container_toolkit, image
+                     // container_toolkit, image, network
   Status status = Status::kSkip;
   std::optional<std::string> found;  // what the host has ("535.161.08"), null when nothing
   std::string wanted;                // what the stack wants (">= 535.104.05", "8.9.7")

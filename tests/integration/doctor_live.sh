@@ -46,6 +46,8 @@ names = [l["name"] for l in doc["layers"]]
 expected = ["stack", "os", "host", "gpu", "driver", "fabricmanager", "cuda", "cudnn", "nccl", "docker", "container_toolkit", "image"]
 if host.get("nvswitch_count", 0) == 0:
     expected.remove("fabricmanager")
+if host.get("network"):  # written only on hosts with RDMA devices, where doctor shows the network layer
+    expected.append("network")
 check(names == expected, "every layer present, in order: %s" % names)
 for l in doc["layers"]:
     check(l["status"] in ("ok", "warn", "fail", "skip"), "%s status is valid" % l["name"])

@@ -7,9 +7,21 @@
 using namespace gp;
 using verdict::Status;
 
-TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanager included",
+TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanager and network included",
           "[layers][doctor]") {
   test::Inputs t;
+  probe::RdmaDevice ib;  // one NDR InfiniBand port, the peer-memory module loaded: the network row shows
+  ib.name = "mlx5_0";
+  probe::RdmaPort port;
+  port.number = 1;
+  port.state = "ACTIVE";
+  port.phys_state = "LinkUp";
+  port.link_layer = "InfiniBand";
+  port.rate = "400 Gb/sec (4X NDR)";
+  ib.ports.push_back(port);
+  t.host.network.rdma.push_back(ib);
+  t.host.network.peermem = true;
+  t.host.network.peermem_path = "/sys/module/nvidia_peermem/version";
   auto all = layers::CheckAll(t.in());
   std::vector<std::string> names;
   for (const auto& r : all) {
@@ -21,12 +33,13 @@ TEST_CASE("CheckAll: a healthy host is ok on every layer, in order, fabricmanage
   CHECK(names == layers::ReportNames());  // the stack row, then every layer
 }
 
-TEST_CASE("CheckAll: fabricmanager only with NVSwitches", "[layers][doctor]") {
+TEST_CASE("CheckAll: fabricmanager only with NVSwitches, network only with RDMA devices",
+          "[layers][doctor]") {
   test::Inputs t;
   t.host.nvswitch_count = 0;
   auto all = layers::CheckAll(t.in());
-  CHECK(all.size() == layers::ReportNames().size() - 1);
-  for (const auto& r : all) CHECK(r.name != "fabricmanager");
+  CHECK(all.size() == layers::ReportNames().size() - 2);
+  for (const auto& r : all) CHECK((r.name != "fabricmanager" && r.name != "network"));
 }
 
 TEST_CASE("os: unsupported system, interrupted dpkg, pending reboot", "[layers][doctor]") {

@@ -21,7 +21,7 @@ TEST_CASE("the table of layers: order, names and the rows apply installs", "[lay
     CHECK(layers::FindLayer(l.name) == &l);
   }
   CHECK(names == std::vector<std::string>{"os", "host", "gpu", "driver", "fabricmanager", "cuda", "cudnn",
-                                          "nccl", "docker", "container_toolkit", "image"});
+                                          "nccl", "docker", "container_toolkit", "image", "network"});
   CHECK(names == layers::LayerNames());
   CHECK(layers::ReportNames().front() == "stack");
   CHECK(layers::FindLayer("stack") == nullptr);  // doctor's stack row is not a layer

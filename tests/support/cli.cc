@@ -11,7 +11,9 @@ namespace gp::test {
 CliRun Gpuprep(const std::vector<std::string>& args, const CliOptions& options) {
   sys::DiskFs local(options.local_root);
   std::ostringstream out, err;
+  std::istringstream in(options.stdin_text);
   cli::Context ctx;
+  ctx.in = &in;
   ctx.out = &out;
   ctx.err = &err;
   ctx.out_is_tty = options.tty;

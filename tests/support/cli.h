@@ -17,6 +17,7 @@ struct CliOptions {
   std::map<std::string, std::string> env;  // the process environment gpuprep sees
   std::string local_root = "/";            // where "this machine's" files are (/etc/gpuprep/site.yaml...)
   bool root = false;                       // gpuprep runs as root (whatever uid the tests have)
+  std::string stdin_text;                  // what gpuprep reads on stdin
 };
 
 // RunCli({"gpuprep", args...}).

@@ -1,5 +1,7 @@
 #include "plan/host_state.h"
 
+#include "apt/driver_names.h"
+
 namespace gp::plan {
 
 std::vector<std::string> RebootReasons(const HostState& host, const manifest::Stack& stack) {
@@ -7,8 +9,12 @@ std::vector<std::string> RebootReasons(const HostState& host, const manifest::St
   if (host.reboot_required_file) reasons.push_back("/var/run/reboot-required exists");
   if (stack.driver.version.known() && !stack.driver.packages.empty()) {
     const auto& dpkg = host.packages.dpkg;
+    auto has = [&](const std::string& name) {
+      auto it = dpkg.find(name);
+      return it != dpkg.end() && it->second.installed;
+    };
     bool installed = true;
-    for (const auto& p : stack.driver.packages) {
+    for (const auto& p : apt::DriverPackages(stack.driver, has)) {
       auto it = dpkg.find(p.name);
       if (it == dpkg.end() || !it->second.installed ||
           (!p.version.empty() && it->second.version != p.version))

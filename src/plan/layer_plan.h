@@ -31,7 +31,8 @@ struct LayerPlan {
   // turned off).
   std::vector<Step> first;
   // The distribution's unpinned packages (docker.io), installed by name in the same transaction after
-  // every pinned one; never pinned or held.
+  // every pinned one; never pinned or held. A word ending in "-" removes that package in the transaction
+  // (NVIDIA's version-locking package of another branch).
   std::vector<std::string> by_name;
   // Kernel packages the install adds from the distribution (the headers DKMS needs, the extra modules with
   // ib_umad): unpinned, asked of the host's sources before any change.

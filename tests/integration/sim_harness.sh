@@ -67,9 +67,15 @@ check_eq "nvidia-driver-580: NVIDIA's seven point releases in both revision styl
   "$(madison nvidia-driver-580)"
 check_eq "nvidia-open-580 (NVIDIA's only)" "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison nvidia-open-580)"
-check_eq "cuda-drivers: the newest branch, then R535 in the old style" "595.71.05-1ubuntu1 535.183.01-1 535.129.03-1 535.104.05-1" \
+check_eq "cuda-drivers: the newest branch, then R535 in the old style" "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1 535.183.01-1 535.129.03-1 535.104.05-1" \
   "$(madison cuda-drivers)"
-check_eq "nvidia-open (unsuffixed): the newest branch only" "595.71.05-1ubuntu1" "$(madison nvidia-open)"
+check_eq "nvidia-open (unsuffixed): the newest branch only" "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1" "$(madison nvidia-open)"
+check_eq "R595 without the branch in the names (nvidia-dkms-open), none with it" \
+  "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1 /  / " \
+  "$(madison nvidia-dkms-open) / $(madison nvidia-dkms-595-open) / $(madison nvidia-driver-595)"
+check_eq "the branch's version-locking package at each release, one at a time (Provides, Conflicts, Replaces)" \
+  "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1|nvidia-driver-pinning|nvidia-driver-pinning|nvidia-driver-pinning" \
+  "$(madison nvidia-driver-pinning-595)|$(sim_run apt-cache show nvidia-driver-pinning-595=595.71.05-1ubuntu1 | awk -F': ' '/^(Provides|Conflicts|Replaces):/ {print $2}' | tr '\n' '|' | sed 's/|$//')"
 check_eq "cuda-compat-13-0 at the driver's versions" "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison cuda-compat-13-0)"
 check_eq "nvidia-fabricmanager-580" "580.178.04-1 580.173.02-1 580.173.02-0ubuntu0.22.04.1 580.159.04-1 580.126.09-1 580.105.08-1 580.95.05-1 580.65.06-1" \
@@ -96,7 +102,29 @@ sim_apt_s() { sim_run env DEBIAN_FRONTEND=noninteractive apt-get -s install "$@"
 inst() { grep "^Inst $1 " "$SIM_DIR/apt-s.out" | sed -E 's/^Inst ([^ ]+) (\[[^]]*\] )?\(([^ ]+) .*/\1 \3/'; }
 held_broken() { ! sim_apt_s "$@" && grep -q 'you have held broken packages' "$SIM_DIR/apt-s.out"; }
 check "the unsuffixed nvidia-open installs the newest branch (595)" sim_apt_s nvidia-open
-check_eq "  nvidia-driver-595-open" "nvidia-driver-595-open 595.71.05-1ubuntu1" "$(inst nvidia-driver-595-open)"
+check_eq "  nvidia-driver-open at the newest point release" "nvidia-driver-open 595.91.07-1ubuntu1" "$(inst nvidia-driver-open)"
+check "nvidia-open=595.71.05-1ubuntu1 alone still takes the newest components (no version in its Depends)" \
+  sim_apt_s nvidia-open=595.71.05-1ubuntu1
+check_eq "  nvidia-dkms-open" "nvidia-dkms-open 595.91.07-1ubuntu1" "$(inst nvidia-dkms-open)"
+V=595.71.05-1ubuntu1
+OPEN595=(nvidia-open=$V nvidia-driver-open=$V nvidia-dkms-open=$V libnvidia-compute=$V nvidia-utils=$V nvidia-compute-utils=$V nvidia-driver-pinning-595=$V)
+check "R595's closure at one release with the locking package, every package named: installable" sim_apt_s "${OPEN595[@]}"
+check_eq "  every package at 595.71.05-1ubuntu1" \
+  "libnvidia-compute $V|nvidia-compute-utils $V|nvidia-dkms-open $V|nvidia-driver-open $V|nvidia-driver-pinning-595 $V|nvidia-open $V|nvidia-utils $V|" \
+  "$(grep '^Inst ' "$SIM_DIR/apt-s.out" | grep -v '^Inst dkms ' | sed -E 's/^Inst ([^ ]+) (\[[^]]*\] )?\(([^ ]+) .*/\1 \3/' | sort | tr '\n' '|')"
+# gpuprep's exact pins of that closure (priority 1001) beside the locking package's own file (unpacked from
+# the package as apt downloads it): apt reads both without a complaint, installs the pinned release when asked
+# for nvidia-open by name, and would rather not install cuda-drivers (the other flavour's newest release) than
+# move a pinned package.
+sim_run sh -c "for p in ${OPEN595[*]}; do printf 'Package: %s\nPin: version %s\nPin-Priority: 1001\n\n' \${p%%=*} \${p#*=}; done >/etc/apt/preferences.d/gpuprep"
+check "the locking package's preferences file, unpacked" sim_run sh -c \
+  "cd /tmp && apt-get download -q nvidia-driver-pinning-595=$V >/dev/null && dpkg-deb -x nvidia-driver-pinning-595_${V}_*.deb / && rm nvidia-driver-pinning-595_*.deb && test -s /etc/apt/preferences.d/nvidia-driver-pinning-595"
+check_eq "apt reads both files without a complaint; nvidia-open's candidate is the pinned release" "$V" \
+  "$(sim_run apt-cache policy nvidia-open 2>&1 | awk '/^[EW]:/ {print; exit} /Candidate:/ {print $2}')"
+check "nvidia-open by name, pinned: installable" sim_apt_s nvidia-open
+check_eq "  at the pinned release" "nvidia-dkms-open $V|nvidia-driver-open $V" "$(inst nvidia-dkms-open)|$(inst nvidia-driver-open)"
+check "cuda-drivers with no version: held broken packages rather than a pinned package moved" held_broken cuda-drivers
+sim_run rm -f /etc/apt/preferences.d/gpuprep /etc/apt/preferences.d/nvidia-driver-pinning-595
 check "nvidia-open-580=580.95.05-0ubuntu1 alone: held broken packages (exact deps, newer components win)" \
   held_broken nvidia-open-580=580.95.05-0ubuntu1
 V=580.95.05-0ubuntu1

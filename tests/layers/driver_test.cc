@@ -197,3 +197,56 @@ TEST_CASE("driver: the open kernel modules do not drive Volta", "[layers][doctor
         std::optional<std::string>(
             "choose a stack with the proprietary driver flavour: gpuprep manifest list"));
 }
+
+namespace {
+const verdict::Finding* FindCode(const verdict::LayerReport& r, const std::string& code) {
+  for (const auto& f : r.findings)
+    if (f.code == code) return &f;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("driver: NVIDIA's version-locking package is reported with its branch; another branch warns",
+          "[layers][doctor]") {
+  test::Inputs t;
+  // An R535 stack with no locking package installed: nothing to report (the stack's packages carry the
+  // branch in their names).
+  CHECK_FALSE(FindCode(Driver(t), "driver.version-lock"));
+
+  t.host.packages["nvidia-driver-pinning-595"] = {"nvidia-driver-pinning-595", "595.71.05-1ubuntu1",
+                                                  "install ok installed", true};
+  auto r = Driver(t);
+  const auto* lock = FindCode(r, "driver.version-lock");
+  REQUIRE(lock);
+  CHECK(lock->status == Status::kWarn);
+  CHECK(lock->message ==
+        "NVIDIA's version-locking package nvidia-driver-pinning-595 locks branch R595 but stack " +
+            t.stack.name + " is on R535: apt would keep the driver on the other branch");
+  CHECK(lock->fix ==
+        std::optional<std::string>("sudo gpuprep apply --yes --only driver (or: sudo apt-get remove "
+                                   "nvidia-driver-pinning-595)"));
+
+  // A stack on R595 whose packages are installed under the unbranched names, with its branch's lock.
+  t.stack.driver.branch = 595;
+  t.stack.driver.packages = {{"nvidia-open-595", "", ""}};
+  t.host.packages.erase("nvidia-driver-535");
+  t.host.packages["nvidia-open"] = {"nvidia-open", "595.71.05-1ubuntu1", "install ok installed", false};
+  auto same = Driver(t);
+  const auto* ok = FindCode(same, "driver.version-lock");
+  REQUIRE(ok);
+  CHECK(ok->status == Status::kOk);
+  CHECK(ok->message == "NVIDIA's version-locking package nvidia-driver-pinning-595 locks branch R595");
+  // The unbranched name is the stack's package: its missing hold is reported under that name.
+  const auto* unheld = FindCode(same, "driver.not-held");
+  REQUIRE(unheld);
+  CHECK(unheld->fix == std::optional<std::string>("sudo apt-mark hold nvidia-open"));
+
+  t.host.packages.erase("nvidia-driver-pinning-595");
+  auto without = Driver(t);
+  const auto* none = FindCode(without, "driver.version-lock");
+  REQUIRE(none);
+  CHECK(none->status == Status::kOk);
+  CHECK(none->message ==
+        "no NVIDIA version-locking package is installed (gpuprep's pins and holds keep the "
+        "driver at the stack's version)");
+}

@@ -13,7 +13,8 @@
 #
 # Versions: the point releases, revision styles and package names follow what NVIDIA's and Ubuntu's
 # repositories publish (the R580 releases 580.65.06 ... 580.178.04, -0ubuntu1 up to 580.105.08 and -1ubuntu1
-# after; 595.71.05-1ubuntu1 behind nvidia-open/cuda-drivers; cuDNN 9.12.0.46-1 ... 9.25.1.1-1 for CUDA 13;
+# after; R595 without the branch in the names, 595.45.04, 595.71.05 and 595.91.07 at -1ubuntu1, with the
+# branch's version-locking package; cuDNN 9.12.0.46-1 ... 9.25.1.1-1 for CUDA 13;
 # NCCL 2.27.7-1+cuda13.0 ... 2.30.7-1+cuda13.3, newer releases built for newer CUDA minors only; Ubuntu's
 # 580.173.02-0ubuntu0.22.04.1, the same upstream release as NVIDIA's 580.173.02-1ubuntu1). Values marked "test
 # value" are plausible stand-ins where the real string is not known; only the tests read them.
@@ -156,21 +157,23 @@ EOF
 
 # driver_set ORIGIN BRANCH UPSTREAM REVISION FLAVOURS: one release of a branch as Ubuntu-style packages:
 # nvidia-driver-B[-open] -> (= V) nvidia-dkms-B[-open], libnvidia-compute-B, nvidia-utils-B,
-# nvidia-compute-utils-B. FLAVOURS: "proprietary", "open" or both.
+# nvidia-compute-utils-B. FLAVOURS: "proprietary", "open" or both. BRANCH "": the same packages without the
+# branch in their names (nvidia-driver-open, nvidia-dkms-open, libnvidia-compute...), as NVIDIA's repository
+# names them from R590 on.
 driver_set() {
-  local origin=$1 b=$2 up=$3 v=$3-$4 flavours=$5 f sfx
+  local origin=$1 b=${2:+-$2} up=$3 v=$3-$4 flavours=$5 f sfx
   for f in $flavours; do
     sfx=
     [[ $f == open ]] && sfx=-open
-    dkms_pkg "$origin" "nvidia-dkms-$b$sfx" "$v" "$up" "$f"
-    pkg "$origin" "nvidia-driver-$b$sfx" "$v" "NVIDIA driver metapackage, $f kernel modules (simulated)" \
-      "Depends: nvidia-dkms-$b$sfx (= $v), libnvidia-compute-$b (= $v), nvidia-utils-$b (= $v), nvidia-compute-utils-$b (= $v)" \
+    dkms_pkg "$origin" "nvidia-dkms$b$sfx" "$v" "$up" "$f"
+    pkg "$origin" "nvidia-driver$b$sfx" "$v" "NVIDIA driver metapackage, $f kernel modules (simulated)" \
+      "Depends: nvidia-dkms$b$sfx (= $v), libnvidia-compute$b (= $v), nvidia-utils$b (= $v), nvidia-compute-utils$b (= $v)" \
       "Provides: nvidia-driver-binary" "Conflicts: nvidia-driver-binary"
     finish
   done
 
   exclusive libnvidia-compute
-  pkg "$origin" "libnvidia-compute-$b" "$v" "NVIDIA libcompute package (simulated NVML and CUDA driver)" \
+  pkg "$origin" "libnvidia-compute$b" "$v" "NVIDIA libcompute package (simulated NVML and CUDA driver)" \
     "${EX[@]}"
   install_file 0644 "$BUILD/libnvidia-ml.so" "$LIBDIR/libnvidia-ml.so.$up"
   install_file 0644 "$BUILD/libcuda.so" "$LIBDIR/libcuda.so.$up"
@@ -181,13 +184,13 @@ driver_set() {
   finish
 
   exclusive nvidia-utils
-  pkg "$origin" "nvidia-utils-$b" "$v" "NVIDIA driver support binaries (simulated nvidia-smi)" \
-    "Depends: libnvidia-compute-$b (= $v)" "${EX[@]}"
+  pkg "$origin" "nvidia-utils$b" "$v" "NVIDIA driver support binaries (simulated nvidia-smi)" \
+    "Depends: libnvidia-compute$b (= $v)" "${EX[@]}"
   install_file 0755 "$BUILD/nvidia-smi" usr/bin/nvidia-smi
   finish
 
   exclusive nvidia-compute-utils
-  pkg "$origin" "nvidia-compute-utils-$b" "$v" "NVIDIA compute utilities (simulated persistence daemon)" \
+  pkg "$origin" "nvidia-compute-utils$b" "$v" "NVIDIA compute utilities (simulated persistence daemon)" \
     "${EX[@]}"
   text_file 0755 usr/bin/nvidia-persistenced <<<$'#!/bin/sh\nexit 0'
   text_file 0644 lib/systemd/system/nvidia-persistenced.service <<'EOF'
@@ -334,11 +337,36 @@ done
 # (https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.0.3.json and its siblings, "nvlsm").
 for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1; do nvlsm_pkg "$v"; done
 
-# A newer branch behind the unsuffixed metas: `apt-get install nvidia-open` (or cuda-drivers) with no
-# version takes 595, not the LTS branch a stack pins.
-driver_set cuda 595 595.71.05 1ubuntu1 "proprietary open"
-meta cuda nvidia-open 595.71.05-1ubuntu1 "nvidia-driver-595-open (= 595.71.05-1ubuntu1)" "NVIDIA driver, open kernel modules, newest branch (simulated)"
-meta cuda cuda-drivers 595.71.05-1ubuntu1 "nvidia-driver-595 (= 595.71.05-1ubuntu1)" "CUDA Driver meta-package, newest branch (simulated)"
+# locking_pkg BRANCH VERSION: NVIDIA's version-locking package of a branch. Its control fields follow
+# `apt-cache show` of NVIDIA's (Section: NVIDIA; Provides, Conflicts and Replaces nvidia-driver-pinning: one at
+# a time); it installs an apt preferences file that keeps NVIDIA's driver packages on the branch at priority
+# 1000 ("Version locking" in NVIDIA's Driver Installation Guide,
+# https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/version-locking.html). The file's name
+# and its package list are test values.
+locking_pkg() {
+  exclusive nvidia-driver-pinning
+  pkg cuda "nvidia-driver-pinning-$1" "$2" "APT driver pinning file for driver branch $1 (simulated)" "${EX[@]}"
+  text_file 0644 "etc/apt/preferences.d/nvidia-driver-pinning-$1" <<EOF
+Package: src:*nvidia*:any src:cuda-drivers:any src:cuda-compat:any
+Pin: version $1.*
+Pin-Priority: 1000
+EOF
+  finish
+}
+
+# R590 and later as NVIDIA's repository publishes them: the driver packages without the branch in their names
+# ("Ubuntu 590 and later packages" in NVIDIA's Driver Installation Guide,
+# https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/recent-updates.html), three point releases
+# of R595, so `apt-get install nvidia-open` (or cuda-drivers, or `apt-get upgrade`) with no version takes the
+# newest, not the release a stack pins. The unsuffixed nvidia-open depends on nvidia-driver-open with no
+# version, as `apt-cache show nvidia-open` prints it from NVIDIA's repository; each release has its branch's
+# locking package beside it.
+for v in 595.45.04-1ubuntu1 595.71.05-1ubuntu1 595.91.07-1ubuntu1; do
+  driver_set cuda "" "${v%-*}" "${v##*-}" "proprietary open"
+  meta cuda nvidia-open "$v" "nvidia-driver-open" "NVIDIA driver, open kernel modules, newest branch (simulated)"
+  meta cuda cuda-drivers "$v" "nvidia-driver (= $v)" "CUDA Driver meta-package, newest branch (simulated)"
+  locking_pkg 595 "$v"
+done
 
 # ------------------------------------------------------------------ CUDA toolkits
 # toolkit X-Y META COMPONENT: cuda-toolkit-X-Y META-1 depends on its components with ">=" like NVIDIA's

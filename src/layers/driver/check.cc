@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "apt/driver_names.h"
 #include "layers/driver/driver.h"
 #include "layers/gpu/health.h"
 #include "layers/table.h"
@@ -52,7 +53,7 @@ bool NouveauBound(const probe::HostFacts& h) {
 std::vector<std::string> Unheld(const CheckInput& in) {
   std::vector<std::string> out;
   bool any_stack = false;
-  for (const auto& p : in.stack.driver.packages) {
+  for (const auto& p : apt::DriverPackageCandidates(in.stack.driver)) {
     auto it = in.host.packages.find(p.name);
     if (it == in.host.packages.end()) continue;
     any_stack = true;
@@ -63,6 +64,33 @@ std::vector<std::string> Unheld(const CheckInput& in) {
     if ((StartsWith(name, "nvidia-driver-") || StartsWith(name, "cuda-drivers")) && !p.held)
       out.push_back(name);
   return out;
+}
+
+// NVIDIA's version-locking packages (nvidia-driver-pinning-<branch>): each installed one and the branch it
+// locks; one for another branch than the stack's is a warning (apt would keep the driver on that branch, or
+// move it there). Reported for stacks from R590 on, whose packages apt otherwise upgrades to the newest
+// driver, and wherever one is installed.
+void CheckVersionLock(const CheckInput& in, LayerReport& r) {
+  const int branch = in.stack.driver.branch;
+  bool any = false;
+  for (const auto& [name, p] : in.host.packages) {
+    const std::optional<int> locked = apt::LockedBranch(name);
+    if (!locked) continue;
+    any = true;
+    if (*locked == branch)
+      r.Add("driver.version-lock", Status::kOk,
+            "NVIDIA's version-locking package " + name + " locks branch R" + std::to_string(*locked));
+    else
+      r.Add("driver.version-lock", Status::kWarn,
+            "NVIDIA's version-locking package " + name + " locks branch R" + std::to_string(*locked) +
+                " but stack " + in.stack.name + " is on R" + std::to_string(branch) +
+                ": apt would keep the driver on the other branch",
+            ApplyFix("driver") + " (or: sudo apt-get remove " + name + ")");
+  }
+  if (!any && branch >= apt::kFirstUnbranchedBranch)
+    r.Add("driver.version-lock", Status::kOk,
+          "no NVIDIA version-locking package is installed (gpuprep's pins and holds keep the driver at the "
+          "stack's version)");
 }
 
 // Whether the driver is (or, with no module loaded, will be) NVIDIA's open kernel modules: the loaded
@@ -275,6 +303,7 @@ LayerReport CheckDriver(const CheckInput& in) {
           "driver packages not held (" + Join(unheld, ", ") +
               "): an upgrade can replace the userspace driver under the loaded kernel module",
           "sudo apt-mark hold " + Join(unheld, " "));
+  CheckVersionLock(in, r);
 
   CheckKernels(in, r);
   CheckFutureKernels(in, r);

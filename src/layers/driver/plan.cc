@@ -1,10 +1,13 @@
 // driver's plan: the stack must serve every GPU (architecture, claimed boards, compat.yaml's driver rules),
-// then NVIDIA's packages at the pin (with the running kernel's headers for DKMS, refused under Secure Boot
-// for unsigned modules), nouveau blacklisted, the persistence daemon enabled, and a reboot when the new
+// then NVIDIA's packages at the pin under the names the repository publishes for the branch, with NVIDIA's
+// version-locking package from R590 on (with the running kernel's headers for DKMS, refused under Secure
+// Boot for unsigned modules), nouveau blacklisted, the persistence daemon enabled, and a reboot when the new
 // driver is not the loaded one.
 #include <algorithm>
+#include <optional>
 
 #include "apt/availability.h"
+#include "apt/driver_names.h"
 #include "layers/driver/driver.h"
 #include "layers/fabricmanager/fabricmanager.h"
 #include "manifest/loader.h"
@@ -90,6 +93,42 @@ void AddDetail(std::string& detail, const std::string& part) {
   detail += std::string(detail.empty() ? "" : "; ") + part;
 }
 
+// The stack's driver packages under the names the repository's index knows (at apply time; without one,
+// the host's dpkg database).
+std::vector<manifest::AptPackage> DriverPackagesFor(const LayerContext& ctx) {
+  const apt::Index* index = ctx.packages.index;
+  const PackageState& state = *ctx.packages.state;
+  return apt::DriverPackages(ctx.stack->driver, [&](const std::string& name) {
+    return index ? index->Find(name) != nullptr : state.Installed(name) != nullptr;
+  });
+}
+
+// From R590 on, NVIDIA's version-locking package of the branch where the index publishes it at the stack's
+// version (without an index: where it is installed there). gpuprep pins and holds it with the rest: a
+// second lock beside gpuprep's exact pins, which stay the ones that decide.
+std::optional<manifest::AptPackage> LockAtPin(const LayerContext& ctx) {
+  const auto& d = ctx.stack->driver;
+  if (d.branch < apt::kFirstUnbranchedBranch) return std::nullopt;
+  apt::PinRule lock;
+  lock.name = apt::LockingPackage(d.branch);
+  lock.upstream = d.version.version->str();
+  const std::string* have = ctx.packages.state->Installed(lock.name);
+  if (ctx.packages.index ? apt::ResolvePin(*ctx.packages.index, lock).ok()
+                         : have && apt::MatchesPin(*have, lock))
+    return manifest::AptPackage{lock.name, "", ""};
+  return std::nullopt;
+}
+
+// NVIDIA's version-locking packages installed for another branch than the stack's (left by a stack switch):
+// they would hold the driver to that branch, so the transaction removes them ("name-" on apt-get's install
+// line); gpuprep's own pin and hold on one are released as the stack's pins move.
+std::vector<std::string> StaleLocks(const PackageState& state, int branch) {
+  std::vector<std::string> out;
+  for (const auto& [name, version] : state.installed)
+    if (auto locked = apt::LockedBranch(name); locked && *locked != branch) out.push_back(name);
+  return out;
+}
+
 }  // namespace
 
 LayerPlan PlanDriver(const LayerContext& ctx) {
@@ -104,20 +143,28 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   if (auto why = UnknownPin(ctx.stack->name, "driver", d.version, d.packages); !why.empty())
     return Decided("driver", Kind::kRefused, why);
   if (auto why = UnservedGpu(*ctx.stack, facts); !why.empty()) return Block(std::move(out), why);
+  const std::vector<manifest::AptPackage> packages = DriverPackagesFor(ctx);
+  std::vector<manifest::AptPackage> with_lock = packages;
+  if (auto lock = LockAtPin(ctx)) with_lock.push_back(*lock);
   // A driver at exactly the pinned version that other packages installed (the provider's image, Ubuntu's
   // nvidia-driver-NNN) is loaded and answers: installing NVIDIA's packages over it would only churn.
   const std::string pinned = d.version.version->str();
   const PackageState& state = *ctx.packages.state;
   const bool other_source = facts.driver.module.loaded && facts.driver.module.version == pinned &&
-                            facts.driver.userspace_version == pinned &&
-                            FoundVersion(state, d.packages).empty();
-  if (!other_source) out.packages = DecidePackages(ctx.packages, "driver", d.packages, pinned);
+                            facts.driver.userspace_version == pinned && FoundVersion(state, packages).empty();
+  if (!other_source) out.packages = DecidePackages(ctx.packages, "driver", with_lock, pinned);
   if (!out.packages.error.empty()) {
     const std::string error = out.packages.error;
     return Block(std::move(out), error);
   }
   std::string detail = out.packages.detail;
   const bool installs = !out.packages.install.empty();
+  for (const auto& name : StaleLocks(state, d.branch)) {
+    out.by_name.push_back(name + "-");  // apt-get install's word for "remove this package"
+    out.packages.allow_held = out.packages.allow_held || state.Held(name);
+    AddDetail(detail,
+              "remove " + name + " (it locks another driver branch than R" + std::to_string(d.branch) + ")");
+  }
   out.reboot = installs;
   if (installs) RebootCheck(out, pinned);
   if (installs && !facts.driver.kernel_headers && !facts.kernel.empty()) {
@@ -171,7 +218,7 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   out.in_transaction = installs || !out.packages.install.empty();
   out.decision = Decided("driver", Kind::kNone, detail).decision;
   LayerDecision& l = out.decision;
-  l.found = facts.driver.module.loaded ? facts.driver.module.version : FoundVersion(state, d.packages);
+  l.found = facts.driver.module.loaded ? facts.driver.module.version : FoundVersion(state, packages);
   l.wanted = Wanted(d.version, d.packages);
   if (!detail.empty()) {
     l.kind = Kind::kInstall;

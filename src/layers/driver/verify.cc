@@ -1,5 +1,6 @@
 // driver's verify: the stack's packages held and pinned, the loaded kernel module at the pin, and NVML
 // agreeing with it on the version and with PCI on the GPU count.
+#include "apt/driver_names.h"
 #include "layers/check.h"
 #include "layers/driver/driver.h"
 #include "probe/state.h"
@@ -7,7 +8,8 @@
 namespace gp::layers {
 
 void VerifyDriver(const apply::VerifyEnv& env, LayerReport& r) {
-  apply::PinsAndHolds(env, env.stack->driver.packages, r);
+  // Whichever name each package is installed under (from R590 on the repository may publish either).
+  apply::PinsAndHolds(env, apt::DriverPackageCandidates(env.stack->driver), r);
   const size_t pci = env.facts->gpus.size();
   r.wanted = apply::PinText(env.stack->driver.version);
   auto module = probe::LoadedModuleVersion(*env.fs);

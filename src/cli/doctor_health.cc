@@ -104,7 +104,7 @@ int RunHealth(Context& ctx, const HealthOptions& o) {
   env.compat = &manifest::EmbeddedCompat();
   env.env = ctx.env;
   probe::HostFacts facts = probe::ProbeHealth(env);
-  if (!o.since.empty() && live && !facts.gpus.empty()) probe::ProbeXidJournal(env, o.since, facts);
+  if (live && !facts.gpus.empty()) probe::ProbeXidJournal(env, o.since, facts);
   static const manifest::Stack kNoStack;
   const layers::CheckInput in{kNoStack, manifest::EmbeddedCompat(), facts, "", ""};
   const std::vector<verdict::LayerReport> reports = layers::CheckHealthOnly(in);

@@ -34,6 +34,9 @@ HostFacts ProbeHealth(const ProbeEnv& env);
 // 20 seconds at most), in place of the ring buffer's Xid history: the journal keeps what the ring buffer
 // has overwritten, and earlier boots. Without a runner (--root) the journal is not read: a note. A journal
 // that cannot be read leaves the ring buffer's history, with a note saying why.
+// An empty `since` reads this boot's kernel messages (`journalctl -k -b -o export`, 2 seconds at most:
+// doctor --health), which keep what a wrapped ring buffer lost; a journal that does not reach the boot's own
+// record leaves a ring buffer that does.
 void ProbeXidJournal(const ProbeEnv& env, const std::string& since, HostFacts& facts);
 
 // Asks the engine that answered the probe about image `ref` (one GET /images/{ref}/json over the socket;

@@ -92,6 +92,8 @@ namespace {
 
 constexpr size_t kMaxJournalBytes = 64u << 20;
 constexpr std::chrono::seconds kJournalTimeout{20};
+// This boot's journal (doctor --health) within node-problem-detector's 5 s for the whole run.
+constexpr std::chrono::seconds kBootJournalTimeout{2};
 
 }  // namespace
 
@@ -101,18 +103,20 @@ void ProbeXidJournal(const ProbeEnv& env, const std::string& since, HostFacts& f
     log.notes.push_back("binary journal not read under --root");
     return;
   }
+  const bool boot = since.empty();
   sys::Command cmd;
-  cmd.argv = {"journalctl", "-k", "-o", "export", "--no-pager", "--since=" + since};
-  cmd.timeout = kJournalTimeout;
+  cmd.argv = {"journalctl", "-k", "-o", "export", "--no-pager", boot ? "-b" : "--since=" + since};
+  const std::chrono::seconds timeout = boot ? kBootJournalTimeout : kJournalTimeout;
+  cmd.timeout = timeout;
   cmd.max_output = kMaxJournalBytes;
   const sys::CommandResult r = env.runner->Run(cmd);
-  const std::string what = "journalctl -k --since=" + since;
+  const std::string what = boot ? "journalctl -k -b" : "journalctl -k --since=" + since;
   if (!r.truncated && (r.not_found || r.exit_code != 0 || r.timed_out)) {
     const std::string err(Trim(std::string_view(r.err).substr(0, r.err.find('\n'))));
     const std::string why =
         TerminalSafe(what + ": " +
                      (r.not_found   ? std::string("not found")
-                      : r.timed_out ? "no answer within " + std::to_string(kJournalTimeout.count()) + " s"
+                      : r.timed_out ? "no answer within " + std::to_string(timeout.count()) + " s"
                                     : "exit " + std::to_string(r.exit_code)) +
                      (err.empty() ? "" : " (" + err.substr(0, 200) + ")"));
     log.notes.push_back(why);
@@ -122,10 +126,12 @@ void ProbeXidJournal(const ProbeEnv& env, const std::string& since, HostFacts& f
   XidLog journal;
   journal.read = true;
   journal.sources = {what};
-  ScanJournalExport(r.out, journal, true);
+  ScanJournalExport(r.out, journal, !boot);
   if (r.truncated)
     journal.notes.push_back(what + ": stopped at the read bound; the newest entries were not read");
-  if (journal.oldest.empty() && journal.events.empty()) journal.oldest = since;  // nothing since then
+  if (boot && !journal.from_boot && log.read && log.from_boot) return;  // the ring reaches further back
+  if (!boot && journal.oldest.empty() && journal.events.empty())
+    journal.oldest = since;  // nothing since then
   log = std::move(journal);
 }
 

@@ -226,10 +226,13 @@ TEST_CASE("Slurm: a failure drains this node through scontrol's argv; a healthy 
                                     "NodeName=gpu-07 CPUs=224 Boards=1 SocketsPerBoard=2 RealMemory=2063937\n"
                                     "UpTime=12-03:04:05\n"));
   runner.On("scontrol update", test::Exit(0));
+  runner.On("journalctl", test::Exit(0));
   HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm"}, &nvml, &runner);
   CHECK(r.code == 0);
-  REQUIRE(runner.calls.size() == 2);
-  const std::vector<std::string>& argv = runner.calls[1].argv;
+  REQUIRE(runner.calls.size() == 3);
+  CHECK(runner.calls[0].argv[0] == "journalctl");
+  CHECK(runner.calls[1].argv[0] == "slurmd");
+  const std::vector<std::string>& argv = runner.calls[2].argv;
   REQUIRE(argv.size() == 5);
   CHECK(argv[0] == "scontrol");
   CHECK(argv[1] == "update");
@@ -242,9 +245,11 @@ TEST_CASE("Slurm: a failure drains this node through scontrol's argv; a healthy 
   HealthNvml healthy;
   test::FakeCommandRunner quiet;
   quiet.strict = true;
+  quiet.On("journalctl", test::Exit(0));
   HealthRun h = RunOn("gen5-in-gen4", With(kNvmlClasses, {"--slurm", "--node", "gpu-07"}), &healthy, &quiet);
   CHECK(h.code == 0);
-  CHECK(quiet.calls.empty());
+  REQUIRE(quiet.calls.size() == 1);
+  CHECK(quiet.calls[0].argv[0] == "journalctl");
   CHECK(h.out == "gpu-07: ok: 4 GPUs healthy\n");
 
   // scontrol failing is said, and the exit is 1 (slurmd runs the program again).
@@ -262,6 +267,7 @@ TEST_CASE("Slurm: hostile node names are refused, from the flag and from slurmd"
                                 std::string(65, 'a'), "gpu[01-04]", ""}) {
     test::FakeCommandRunner runner;
     runner.strict = true;
+    runner.On("journalctl", test::Exit(0));
     HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm", "--node=" + bad}, &nvml, &runner);
     INFO(bad << ": " << r.err);
     CHECK(r.code == 2);
@@ -271,10 +277,11 @@ TEST_CASE("Slurm: hostile node names are refused, from the flag and from slurmd"
   test::FakeCommandRunner hostile;
   hostile.strict = true;
   hostile.On("slurmd -C", test::Exit(0, "NodeName=gpu07;rm CPUs=8\n"));
+  hostile.On("journalctl", test::Exit(0));
   HealthRun r = RunOn("gen5-in-gen4", {"doctor", "--health", "--slurm"}, &nvml, &hostile);
   CHECK(r.code == 1);
   CHECK(r.err.find("invalid NodeName") != std::string::npos);
-  CHECK(hostile.calls.size() == 1);
+  CHECK(hostile.calls.size() == 2);
 }
 
 TEST_CASE("doctor --health: flags that do not go together are refused (exit 2)", "[doctor][health]") {
@@ -384,6 +391,19 @@ TEST_CASE("NPD: the shipped custom-plugin-monitor config passes NPD's own checks
     CHECK(r.out.size() <= 81);
   }
   CHECK(classes == std::set<std::string>(doctor::HealthClasses().begin(), doctor::HealthClasses().end()));
+}
+
+TEST_CASE("doctor --health: this boot's journal is read for Xid events, the ring buffer kept when it fails",
+          "[doctor][health]") {
+  HealthNvml nvml;
+  test::FakeCommandRunner runner;
+  runner.On("journalctl", test::Exit(1, "", "No journal files were found.\n"));
+  HealthRun r = RunOn("gen5-in-gen4", With(kNvmlClasses, {"--npd"}), &nvml, &runner);
+  REQUIRE(runner.calls.size() == 1);
+  CHECK(runner.calls[0].argv ==
+        std::vector<std::string>{"journalctl", "-k", "-o", "export", "--no-pager", "-b"});
+  CHECK(runner.calls[0].timeout <= std::chrono::milliseconds(2000));
+  CHECK(r.code == 0);
 }
 
 TEST_CASE("doctor --health --since: the Xid history comes from the journal", "[doctor][health]") {

@@ -2,8 +2,6 @@
 // (layers::CheckHealthOnly), printed as doctor prints them or in a cluster's protocol.
 #include "cli/doctor_health.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ostream>
@@ -49,7 +47,7 @@ std::string SlurmNode(Context& ctx, const HealthOptions& o) {
   sys::Command cmd;
   cmd.argv = {"slurmd", "-C"};
   cmd.timeout = std::chrono::milliseconds(5000);
-  cmd.max_output = 64 * 1024;
+  cmd.max_output = size_t{64} * 1024;
   const sys::CommandResult r = ctx.runner->Run(cmd);
   std::optional<std::string> name = r.ok() ? doctor::SlurmdNodeName(r.out) : std::nullopt;
   if (!name || !doctor::ValidSlurmNodeName(*name)) {

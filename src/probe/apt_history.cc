@@ -51,7 +51,8 @@ std::string Bounded(std::string_view s) {
 
 }  // namespace
 
-std::string UpstreamVersion(std::string_view v) {
+std::string UpstreamVersion(std::string_view debian_version) {
+  std::string_view v = debian_version;
   if (const size_t colon = v.find(':'); colon != std::string_view::npos) v = v.substr(colon + 1);
   if (const size_t dash = v.rfind('-'); dash != std::string_view::npos) v = v.substr(0, dash);
   return std::string(v);

@@ -101,6 +101,7 @@ std::string Found(const probe::NetworkInfo& n) {
     }
   }
   std::vector<std::string> parts;
+  parts.reserve(kinds.size());
   for (const auto& [k, c] : kinds)
     parts.push_back(std::to_string(c) + " " + k + (k == "EFA" ? " device" : " port") + (c == 1 ? "" : "s"));
   std::string out = Join(parts, ", ");

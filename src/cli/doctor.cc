@@ -12,7 +12,6 @@
 #include "doctor/report.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
-#include "probe/probe.h"
 #include "probe/xid.h"
 #include "util/error.h"
 #include "util/input.h"
@@ -65,12 +64,7 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
       return;
     }
     Target t = LoadTarget(ctx, ctx.opts.manifest);
-    if (!since->empty() && !t.facts.gpus.empty()) {
-      probe::ProbeEnv env;
-      env.runner = ctx.runner;
-      env.fs = t.fs.get();
-      probe::ProbeXidJournal(env, *since, t.facts);
-    }
+    if (!since->empty()) ReadXidJournal(ctx, *t.fs, *since, t.facts);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
     layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
                           t.source == StackSource::kSite ? kSiteFile : ""};

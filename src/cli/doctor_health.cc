@@ -7,12 +7,11 @@
 #include <ostream>
 
 #include "cli/json_out.h"
+#include "cli/target.h"
 #include "doctor/health.h"
 #include "doctor/report.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
-#include "probe/probe.h"
-#include "probe/xid.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -92,17 +91,9 @@ int Slurm(Context& ctx, const HealthOptions& o, const doctor::HealthVerdict& v) 
 
 int RunHealth(Context& ctx, const HealthOptions& o) {
   CheckFlags(ctx, o);
-  const bool live = ctx.opts.root.empty();
-  std::unique_ptr<sys::Fs> fs = ctx.make_fs(ctx.opts.root);
-  if (!live && !fs->IsDir("/")) throw FlagError("--root", ctx.opts.root + ": not a directory");
-  probe::ProbeEnv env;
-  env.fs = fs.get();
-  env.runner = live ? ctx.runner : nullptr;
-  env.native = live ? ctx.native : nullptr;
-  env.compat = &manifest::EmbeddedCompat();
-  env.env = ctx.env;
-  probe::HostFacts facts = probe::ProbeHealth(env);
-  if (live && !facts.gpus.empty()) probe::ProbeXidJournal(env, o.since, facts);
+  ProbedHost host = ProbeHealthTarget(ctx);
+  ReadXidJournal(ctx, *host.fs, o.since, host.facts);
+  const probe::HostFacts& facts = host.facts;
   static const manifest::Stack kNoStack;
   const layers::CheckInput in{kNoStack, manifest::EmbeddedCompat(), facts, "", ""};
   const std::vector<verdict::LayerReport> reports = layers::CheckHealthOnly(in);

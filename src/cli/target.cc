@@ -150,7 +150,8 @@ std::optional<manifest::Stack> LoadSiteStack(sys::Fs& host, const std::optional<
 
 namespace {
 
-ProbedHost Probe(Context& ctx, bool files_only) {
+ProbedHost Probe(Context& ctx, bool files_only,
+                 probe::HostFacts (*probe_host)(const probe::ProbeEnv&) = probe::ProbeHost) {
   const bool live = ctx.opts.root.empty() && !files_only;
   ProbedHost p;
   p.fs = ctx.make_fs(ctx.opts.root);  // a relative --root is relative to the working directory
@@ -163,7 +164,7 @@ ProbedHost Probe(Context& ctx, bool files_only) {
   env.docker = live ? ctx.unix_http : nullptr;
   env.compat = &manifest::EmbeddedCompat();
   env.env = ctx.env;
-  p.facts = probe::ProbeHost(env);
+  p.facts = probe_host(env);
   return p;
 }
 
@@ -171,6 +172,15 @@ ProbedHost Probe(Context& ctx, bool files_only) {
 
 ProbedHost ProbeTarget(Context& ctx) { return Probe(ctx, false); }
 ProbedHost ProbeFiles(Context& ctx) { return Probe(ctx, true); }
+ProbedHost ProbeHealthTarget(Context& ctx) { return Probe(ctx, false, probe::ProbeHealth); }
+
+void ReadXidJournal(Context& ctx, const sys::Fs& fs, const std::string& since, probe::HostFacts& facts) {
+  if (!ctx.opts.root.empty() || facts.gpus.empty()) return;
+  probe::ProbeEnv env;
+  env.runner = ctx.runner;
+  env.fs = &fs;
+  probe::ProbeXidJournal(env, since, facts);
+}
 
 void ProbeStackImage(Context& ctx, const manifest::Stack& stack, probe::HostFacts& facts) {
   std::string ref = docker::ImagePullReference(stack.image.ref, stack.image.digest, stack.image.mirror);

@@ -50,6 +50,11 @@ ProbedHost ProbeTarget(Context& ctx);
 // The same from files only (OS, GPUs, status.json): no command runs, no library is loaded, no socket is
 // asked.
 ProbedHost ProbeFiles(Context& ctx);
+// Only what GPU health needs (probe::ProbeHealth), from the same seams as ProbeTarget.
+ProbedHost ProbeHealthTarget(Context& ctx);
+// On the live host with GPUs: the Xid history from the journal since `since` ("" = this boot), in place of
+// the ring buffer's (probe::ProbeXidJournal). Nothing under --root.
+void ReadXidJournal(Context& ctx, const sys::Fs& fs, const std::string& since, probe::HostFacts& facts);
 
 // A LoadContext for reading `spec`: this machine's files, plus an HttpClient (created into `http`, which
 // must outlive the load) only when `spec` is a URL, so commands that never download never load libcurl.

@@ -35,19 +35,37 @@ bool OnlySkips(const LayerReport& r) {
 
 std::string GpusWord(size_t n) { return std::to_string(n) + " GPU" + (n == 1 ? "" : "s"); }
 
+// The gpu report's start: gpu.none when the bus has no NVIDIA GPU (false: nothing more to check), else
+// the GPUs found.
+bool StartGpuReport(const CheckInput& in, const std::string& wanted, LayerReport& r) {
+  r.name = "gpu";
+  r.wanted = wanted;
+  if (in.host.gpus.empty()) {
+    r.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
+          "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
+    return false;
+  }
+  r.found = GpusFound(in.host.gpus);
+  return true;
+}
+
+// The gpu report's health half (doctor and doctor --health alike): bus, memory, clocks, NVLink, then the
+// found row when nothing else spoke, then the Xid history.
+void FinishGpuReport(const CheckInput& in, LayerReport& r) {
+  CheckGpuBus(in, r);
+  CheckGpuHealth(in, r);
+  if (OnlySkips(r)) r.Add("gpu.found", Status::kOk, GpusWord(in.host.gpus.size()) + " found");
+  CheckXidHistory(in, r);
+}
+
 }  // namespace
 
 LayerReport CheckGpu(const CheckInput& in) {
   LayerReport r;
-  r.name = "gpu";
-  r.wanted = in.stack.architectures.empty() ? "an NVIDIA GPU" : Join(in.stack.architectures, ", ");
-  const auto& gpus = in.host.gpus;
-  if (gpus.empty()) {
-    r.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
-          "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
+  if (!StartGpuReport(
+          in, in.stack.architectures.empty() ? "an NVIDIA GPU" : Join(in.stack.architectures, ", "), r))
     return r;
-  }
-  r.found = GpusFound(gpus);
+  const auto& gpus = in.host.gpus;
 
   const manifest::DriverSpec& d = in.stack.driver;
   const bool open = d.flavour == "open" || d.flavour == "server-open";
@@ -85,33 +103,20 @@ LayerReport CheckGpu(const CheckInput& in) {
                 r.wanted + (in.stack.boards_excluded.empty() ? "" : " less its boards_excluded") + ")" + tail,
             fix);
   }
-  CheckGpuBus(in, r);
-  CheckGpuHealth(in, r);
-  if (OnlySkips(r)) r.Add("gpu.found", Status::kOk, GpusWord(gpus.size()) + " found");
-  CheckXidHistory(in, r);
+  FinishGpuReport(in, r);
   return r;
 }
 
 std::vector<LayerReport> CheckHealthOnly(const CheckInput& in) {
   LayerReport gpu;
-  gpu.name = "gpu";
-  gpu.wanted = "every GPU healthy";
-  const auto& gpus = in.host.gpus;
-  if (gpus.empty()) {
-    gpu.Add("gpu.none", Status::kFail, "no NVIDIA GPU found on the PCI bus",
-            "run on a host with an NVIDIA GPU (check with: lspci -d 10de:)");
-    return {gpu};
-  }
-  gpu.found = GpusFound(gpus);
-  CheckGpuBus(in, gpu);
-  CheckGpuHealth(in, gpu);
-  if (OnlySkips(gpu)) gpu.Add("gpu.found", Status::kOk, GpusWord(gpus.size()) + " found");
-  CheckXidHistory(in, gpu);
+  if (!StartGpuReport(in, "every GPU healthy", gpu)) return {gpu};
+  FinishGpuReport(in, gpu);
   LayerReport driver;
   driver.name = "driver";
   driver.wanted = "no recovery action";
   CheckRecoveryActions(in, driver);
   if (driver.findings.empty()) {
+    const auto& gpus = in.host.gpus;
     const bool answered =
         std::any_of(gpus.begin(), gpus.end(), [](const probe::Gpu& g) { return g.nvml_status; });
     if (answered)

@@ -21,6 +21,8 @@ pkgs=(
   # watch --prometheus is read back by a real node_exporter (tests/integration/watch_prometheus.sh); watch's live
   # table is read in a real terminal (tests/integration/watch_table.sh)
   prometheus-node-exporter tmux
+  # an Xid journal written from export format by systemd's own writer, read back with journalctl --file
+  systemd-journal-remote
   # bench/fleet.sh times fleet-report with GNU time
   time
   # tests and benchmark of NVIDIA's redistributable archives (tests/redist, bench/redist.sh)

@@ -98,7 +98,8 @@ struct DriverInfo {
   bool kernel_headers = false;        // /lib/modules/<kernel>/build exists
   bool dkms_module = false;           // /var/lib/dkms/nvidia/<ver> exists
   bool dkms_signed = false;           // DKMS/MOK signing key present (/var/lib/shim-signed/mok/MOK.der)
-  bool persistenced_enabled = false;  // nvidia-persistenced unit enabled or running
+  bool persistenced_enabled = false;  // nvidia-persistenced.service enabled (starts at boot)
+  bool persistenced_running = false;  // its process is running now (live host only; perhaps started by hand)
   // The apt run that installed the userspace driver at `userspace_version`, asked only when the loaded
   // module's version differs from it (probe/apt_history.h).
   AptRun userspace_moved_by;

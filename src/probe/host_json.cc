@@ -49,6 +49,7 @@ json DriverToJson(const DriverInfo& d) {
               {"dkms_module", d.dkms_module},
               {"dkms_signed", d.dkms_signed},
               {"persistenced_enabled", d.persistenced_enabled},
+              {"persistenced_running", d.persistenced_running},
               {"persistenced_detail", d.persistenced_detail}};
 }
 
@@ -280,6 +281,14 @@ void ReadDriver(const Reader& r, const json& o, const std::string& p, DriverInfo
   r.Bool(o, p, "dkms_signed", d.dkms_signed);
   r.Bool(o, p, "persistenced_enabled", d.persistenced_enabled);
   r.Str(o, p, "persistenced_detail", false, d.persistenced_detail);
+  if (r.Member(o, p, "persistenced_running", false)) {
+    r.Bool(o, p, "persistenced_running", d.persistenced_running);
+  } else if (d.persistenced_detail.find(", running (pid ") != std::string::npos) {
+    // A snapshot from before the two were told apart: "enabled" then meant enabled or running, and the
+    // detail still says which ("nvidia-persistenced.service not enabled, running (pid N)").
+    d.persistenced_running = true;
+    d.persistenced_enabled = d.persistenced_detail.rfind("nvidia-persistenced.service enabled", 0) == 0;
+  }
 }
 
 void ReadGpu(const Reader& r, const json& g, const std::string& p, Gpu& gpu) {

@@ -66,7 +66,7 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
     fm.running = running.count("nv-fabricmanager") > 0;
     sm.running = running.count("nvlsm") > 0;
     if (auto it = running.find("nvidia-persistenced"); it != running.end()) {
-      d.persistenced_enabled = true;
+      d.persistenced_running = true;
       d.persistenced_detail += ", running (pid " + it->second + ")";
     }
   }

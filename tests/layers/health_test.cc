@@ -376,3 +376,18 @@ TEST_CASE("health: persistence mode on in NVML is persistence, with or without t
   for (auto& g : t.host.gpus) g.health.persistence.reset();  // NVML did not say: the daemon decides
   CHECK(HealthCode(layers::CheckDriver(t.in()), "driver.persistenced") != nullptr);
 }
+
+// A daemon started by hand (running, its unit not enabled) keeps persistence until the next boot only:
+// doctor says so although NVML reports persistence on, and apply enables the unit (plan tests).
+TEST_CASE("health: nvidia-persistenced running but not enabled is a warning", "[layers][health]") {
+  auto t = HealthyLive();
+  t.host.driver.module.loaded = true;
+  t.host.driver.persistenced_enabled = false;
+  t.host.driver.persistenced_running = true;
+  for (auto& g : t.host.gpus) g.health.persistence = true;
+  const auto* f = HealthCode(layers::CheckDriver(t.in()), "driver.persistenced");
+  REQUIRE(f != nullptr);
+  CHECK(f->message.find("running but not enabled") != std::string::npos);
+  t.host.driver.persistenced_enabled = true;  // enabled and running: nothing to say
+  CHECK(HealthCode(layers::CheckDriver(t.in()), "driver.persistenced") == nullptr);
+}

@@ -367,3 +367,15 @@ TEST_CASE("hosts the stack cannot serve are blocked before any change", "[plan]"
   CHECK(libs.blockers.empty());
   CHECK(Find(libs, "apt.install") != nullptr);
 }
+
+// A daemon started by hand keeps persistence until the next boot only: running is not enabled, and the plan
+// enables the unit (the doctor warning driver.persistenced says the same).
+TEST_CASE("plan: nvidia-persistenced running but not enabled is enabled", "[plan]") {
+  PlannerFixture f;
+  f.facts.driver.persistenced_running = true;
+  f.facts.driver.persistenced_enabled = false;
+  auto p = f.BuildResolved();
+  const auto* step = Find(p, "driver.persistenced");
+  REQUIRE(step);
+  CHECK(sys::ShellJoin(step->actions[0].argv) == "systemctl enable nvidia-persistenced.service");
+}

@@ -332,3 +332,21 @@ TEST_CASE("HostToJson -> HostFromJson keeps the installed kernels; a bad kernel 
   CHECK_THROWS_WITH(gp::probe::HostFromJson(bad, "node.json"),
                     Catch::Contains("boot.next_kernel: not a kernel release"));
 }
+
+// Snapshots written before "running" was its own field: "enabled" then meant enabled or running, and the
+// detail says which.
+TEST_CASE("host json: an older snapshot's persistenced detail gives enabled and running apart", "[probe][json]") {
+  HostFacts h = SampleHost();
+  h.driver.persistenced_enabled = true;  // the old meaning: running, not enabled
+  h.driver.persistenced_detail = "nvidia-persistenced.service not enabled, running (pid 812)";
+  json j = gp::probe::HostToJson(h);
+  j["driver"].erase("persistenced_running");
+  HostFacts back = gp::probe::HostFromJson(j, "old.json");
+  CHECK_FALSE(back.driver.persistenced_enabled);
+  CHECK(back.driver.persistenced_running);
+  h.driver.persistenced_running = true;
+  h.driver.persistenced_enabled = false;
+  HostFacts now = gp::probe::HostFromJson(gp::probe::HostToJson(h), "new.json");
+  CHECK(now.driver.persistenced_running);
+  CHECK_FALSE(now.driver.persistenced_enabled);
+}

@@ -291,8 +291,13 @@ LayerReport CheckDriver(const CheckInput& in) {
   // The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down
   // GPU state when the last client exits, so every job start pays for re-initialisation. Data-center hosts
   // only.
-  if (d.module.loaded && !d.persistenced_enabled && !NvmlPersistenceOn(in.host) &&
-      AllDatacenter(in.compat, in.host))
+  // A daemon started by hand keeps persistence until the next boot only: apply enables its unit.
+  if (d.module.loaded && !d.persistenced_enabled && d.persistenced_running && AllDatacenter(in.compat, in.host))
+    r.Add("driver.persistenced", Status::kWarn,
+          "nvidia-persistenced is running but not enabled: it does not start at the next boot",
+          "sudo systemctl enable nvidia-persistenced");
+  else if (d.module.loaded && !d.persistenced_enabled && !NvmlPersistenceOn(in.host) &&
+           AllDatacenter(in.compat, in.host))
     r.Add("driver.persistenced", Status::kWarn,
           "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
           "sudo systemctl enable --now nvidia-persistenced");

@@ -206,7 +206,8 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
     s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
     out.after_install.push_back(s);
   }
-  if (!host.UnitEnabled("nvidia-persistenced.service") && !facts.driver.persistenced_enabled) {
+  // Enabled is what survives a reboot: a daemon started by hand (running, not enabled) is enabled too.
+  if (!host.UnitEnabled("nvidia-persistenced.service")) {
     AddDetail(detail, "nvidia-persistenced not enabled");
     out.after_hold.push_back(MakeStep("driver.persistenced", {"driver"}, "enable the persistence daemon"));
     out.after_hold.back().actions.push_back(

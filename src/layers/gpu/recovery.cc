@@ -74,7 +74,7 @@ std::optional<Action> ActionFor(const probe::HostFacts& host, const probe::Gpu& 
 }  // namespace
 
 bool HeldByPersistence(const probe::HostFacts& host, const probe::Gpu& g) {
-  return g.health.persistence.value_or(host.driver.persistenced_enabled);
+  return g.health.persistence.value_or(host.driver.persistenced_enabled || host.driver.persistenced_running);
 }
 
 std::string ResetFix(const probe::HostFacts& host, const probe::Gpu& g) {

@@ -335,7 +335,8 @@ TEST_CASE("HostToJson -> HostFromJson keeps the installed kernels; a bad kernel 
 
 // Snapshots written before "running" was its own field: "enabled" then meant enabled or running, and the
 // detail says which.
-TEST_CASE("host json: an older snapshot's persistenced detail gives enabled and running apart", "[probe][json]") {
+TEST_CASE("host json: an older snapshot's persistenced detail gives enabled and running apart",
+          "[probe][json]") {
   HostFacts h = SampleHost();
   h.driver.persistenced_enabled = true;  // the old meaning: running, not enabled
   h.driver.persistenced_detail = "nvidia-persistenced.service not enabled, running (pid 812)";

@@ -292,7 +292,8 @@ LayerReport CheckDriver(const CheckInput& in) {
   // GPU state when the last client exits, so every job start pays for re-initialisation. Data-center hosts
   // only.
   // A daemon started by hand keeps persistence until the next boot only: apply enables its unit.
-  if (d.module.loaded && !d.persistenced_enabled && d.persistenced_running && AllDatacenter(in.compat, in.host))
+  if (d.module.loaded && !d.persistenced_enabled && d.persistenced_running &&
+      AllDatacenter(in.compat, in.host))
     r.Add("driver.persistenced", Status::kWarn,
           "nvidia-persistenced is running but not enabled: it does not start at the next boot",
           "sudo systemctl enable nvidia-persistenced");

@@ -195,3 +195,38 @@ TEST_CASE("xid: 154 points at the driver's recovery verdict; an unknown code war
   r = Check(t);
   CHECK(WithCode(r, "gpu.xid-recovery-changed")[0]->status == Status::kOk);
 }
+
+TEST_CASE("xid: a journal read that does not reach the boot says earlier records were not available",
+          "[unit][xid]") {
+  sys::DiskFs fs("/");
+  const std::string all = fs.Read(std::string(GP_FIXTURES) + "/xid/journal-export").value();
+  // The export from the entry whose MESSAGE starts with `message` on.
+  auto from = [&](const std::string& message) {
+    const size_t at = all.find("MESSAGE=" + message);
+    REQUIRE(at != std::string::npos);
+    return all.substr(all.rfind("__CURSOR=", at));
+  };
+  auto history = [&](const std::string& data, bool across_boots, const std::string& source) {
+    test::Inputs t;
+    t.host.gpus.resize(1);
+    t.host.gpus[0].pci = "0000:07:00.0";
+    t.host.xid.read = true;
+    t.host.xid.sources = {source};
+    probe::ScanJournalExport(data, t.host.xid, across_boots);
+    const auto r = Check(t);
+    auto rows = WithCode(r, "gpu.xid-history");
+    REQUIRE(rows.size() == 1);
+    return rows[0]->message;
+  };
+  SECTION("this boot's journal (doctor --health), from its first record or not") {
+    CHECK(history(all, false, "journalctl -k -b") == "2 Xid events this boot in journalctl -k -b");
+    CHECK(history(from("Command line:"), false, "journalctl -k -b") ==
+          "2 Xid events since 2024-12-02 11:35:08 UTC (the oldest record read) in journalctl -k -b; earlier "
+          "records of this boot were not available");
+  }
+  SECTION("a window (doctor --since) that starts after this boot's first record") {
+    CHECK(history(from("Command line:"), true, "journalctl -k --since=2024-12-02 11:35") ==
+          "2 Xid events since 2024-12-02 11:35:08 UTC (the oldest record read) in journalctl -k "
+          "--since=2024-12-02 11:35; earlier records of this boot were not available");
+  }
+}

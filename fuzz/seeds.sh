@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/seeds.sh DIR}
-mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive,fuzz_daemon_json,fuzz_nccl_log}
+mkdir -p "$out"/{fuzz_manifest,fuzz_version,fuzz_probe_parsers,fuzz_snapshot,fuzz_input,fuzz_remote,fuzz_size,fuzz_watch_record,fuzz_apt_argv,fuzz_redist_archive,fuzz_daemon_json,fuzz_nccl_log,fuzz_journal_export,fuzz_apt_history}
 n=0
 seed() {  # seed TARGET FILE
   n=$((n + 1))
@@ -26,6 +26,12 @@ for f in tests/fixtures/watch/*.jsonl; do
 done
 # NCCL logs: each recorded log.
 for f in tests/fixtures/nccl-logs/*.log; do seed fuzz_nccl_log "$f"; done
+# The journal's export format: the Xid fixture (kernel and program entries, a binary field), and its first
+# entry alone. apt's history.log: the fixture, plain and unpacked from its rotation.
+seed fuzz_journal_export tests/fixtures/xid/journal-export
+awk 'BEGIN{RS="\n\n"} NR==1{printf "%s\n\n", $0}' tests/fixtures/xid/journal-export >"$out/fuzz_journal_export/first-entry"
+seed fuzz_apt_history tests/fixtures/apt-history/history.log
+gzip -dc tests/fixtures/apt-history/history.log.1.gz >"$out/fuzz_apt_history/rotated"
 # /proc/PID/cgroup files of the fixture trees (the target reads its bytes as one too).
 for f in tests/fixtures/proc/*/*/proc/*/cgroup tests/fixtures/proc/two-jobs/proc/*/cgroup; do
   seed fuzz_watch_record "$f"

@@ -5,7 +5,7 @@
 # The build directory is $GPUPREP_FUZZ_BUILD, by default build-asan (configured here with clang when it
 # does not exist; an existing one must be a clang GPUPREP_SANITIZE + GPUPREP_FUZZ build, as .ci/run's is).
 # Without TARGETs, every target of fuzz/CMakeLists.txt's GP_FUZZERS list.
-# CI runs it with 20 s per target, one target per CPU (11 targets on two CPUs: about 2 minutes). For long runs give hours:
+# CI runs it with 20 s per target, one target per CPU (14 targets on two CPUs: about 2.5 minutes). For long runs give hours:
 #   tools/fuzz.sh 3600            # an hour per target; the corpus grows in BUILD/corpus/<target>
 # First every input in fuzz/regressions/<target>/ (each one crashed once) is replayed; then the target runs
 # from the seeds (fuzz/seeds.sh) and its saved corpus. A crash leaves the input in BUILD/crashes/ and

@@ -38,6 +38,12 @@ sed 's/^95\t\(.*\)\tRESET_GPU\t/95\t\1\tRESTART_APP\t/' "$TSV" >"$tmp/x.tsv"
 cmp -s "$TSV" "$tmp/x.tsv" && { echo "FAIL the extract edit did not apply"; fails=$((fails + 1)); }
 check "a changed extract is caught" 1 '"ROBUST_CHANNEL_UNCONTAINED_ERROR", "Uncontained memory error", "RESTART_APP"' -- \
   python3 "$TOOL" check --tsv "$tmp/x.tsv"
+# ...as is a changed NVLink decode extract (Xid 145 RLW_RXPIPE, error status 8: IGNORE made RESET_GPU)...
+NVLINK_TSV="$SRC/tools/data/gpud/xid-nvlink-decode.tsv"
+sed 's/^\(145\tRLW_RXPIPE\t[^\t]*\t[^\t]*\t0x00000008\t\)IGNORE/\1RESET_GPU/' "$NVLINK_TSV" >"$tmp/n.tsv"
+cmp -s "$NVLINK_TSV" "$tmp/n.tsv" && { echo "FAIL the NVLink extract edit did not apply"; fails=$((fails + 1)); }
+check "a changed NVLink decode extract is caught" 1 '0x00000008u, "RESET_GPU"' -- \
+  python3 "$TOOL" check --nvlink-tsv "$tmp/n.tsv"
 # ...and generate puts the table back.
 check "generate restores it" 0 "wrote" -- python3 "$TOOL" generate --out "$tmp/table.cc"
 cmp -s "$TABLE" "$tmp/table.cc" || { echo "FAIL generate did not restore the table"; fails=$((fails + 1)); }
@@ -45,6 +51,7 @@ cmp -s "$TABLE" "$tmp/table.cc" || { echo "FAIL generate did not restore the tab
 printf '# commit: %040d\nnot-a-code\tx\n' 0 >"$tmp/bad.tsv"
 check "a malformed extract is refused" 1 "bad.tsv:2:1: want 5 tab-separated columns" -- \
   python3 "$TOOL" check --tsv "$tmp/bad.tsv"
+check "the NVLink extract is from the same commit" 0 "$(grep -m1 '^# commit: ' "$TSV")" -- grep -m1 "^# commit: " "$NVLINK_TSV"
 size=$(stat -c %s "$TSV")
 [ "$size" -lt 1048576 ] || { echo "FAIL the extract is $size bytes, over 1 MiB"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] && echo "all xid_catalogue checks passed"

@@ -4,6 +4,7 @@
 #include "probe/xid.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,11 @@ TEST_CASE("xid: a wrapped ring reports since when, memory and fabric events fail
   CHECK(fab[0]->status == Status::kFail);
   CHECK(fab[0]->message.find("GPU 2 (0018:01:00.0, GPU-00000002) logged Xid 145") == 0);
   CHECK(fab[0]->fix->find("nvidia-smi nvlink -s -i 2") != std::string::npos);
+  // Its line names the NVLink unit, link and error status; NVIDIA's decode of Xid 144-150 has that row.
+  CHECK(fab[0]->message.find(
+            "; its last line: NVLink unit RLW_RXPIPE, link 13, error status 0x00000008, logged "
+            "Nonfatal; NVIDIA's Xid 144-150 decode: Non-fatal, immediate action IGNORE, "
+            "investigatory CONTACT_SUPPORT") != std::string::npos);
   auto app = WithCode(r, "gpu.xid-application");
   REQUIRE(app.size() == 1);  // the old-form Xid 32, twice
   CHECK(app[0]->message.find("logged Xid 32 (Invalid or corrupted push buffer stream) 2 times") !=
@@ -194,4 +200,95 @@ TEST_CASE("xid: 154 points at the driver's recovery verdict; an unknown code war
   t.host.gpus[3].health.recovery_action = 0;
   r = Check(t);
   CHECK(WithCode(r, "gpu.xid-recovery-changed")[0]->status == Status::kOk);
+}
+
+TEST_CASE("xid: a journal read that does not reach the boot says earlier records were not available",
+          "[unit][xid]") {
+  sys::DiskFs fs("/");
+  const std::string all = fs.Read(std::string(GP_FIXTURES) + "/xid/journal-export").value();
+  // The export from the entry whose MESSAGE starts with `message` on.
+  auto from = [&](const std::string& message) {
+    const size_t at = all.find("MESSAGE=" + message);
+    REQUIRE(at != std::string::npos);
+    return all.substr(all.rfind("__CURSOR=", at));
+  };
+  auto history = [&](const std::string& data, bool across_boots, const std::string& source) {
+    test::Inputs t;
+    t.host.gpus.resize(1);
+    t.host.gpus[0].pci = "0000:07:00.0";
+    t.host.xid.read = true;
+    t.host.xid.sources = {source};
+    probe::ScanJournalExport(data, t.host.xid, across_boots);
+    const auto r = Check(t);
+    auto rows = WithCode(r, "gpu.xid-history");
+    REQUIRE(rows.size() == 1);
+    return rows[0]->message;
+  };
+  SECTION("this boot's journal (doctor --health), from its first record or not") {
+    CHECK(history(all, false, "journalctl -k -b") == "2 Xid events this boot in journalctl -k -b");
+    CHECK(history(from("Command line:"), false, "journalctl -k -b") ==
+          "2 Xid events since 2024-12-02 11:35:08 UTC (the oldest record read) in journalctl -k -b; earlier "
+          "records of this boot were not available");
+  }
+  SECTION("a window (doctor --since) that starts after this boot's first record") {
+    CHECK(history(from("Command line:"), true, "journalctl -k --since=2024-12-02 11:35") ==
+          "2 Xid events since 2024-12-02 11:35:08 UTC (the oldest record read) in journalctl -k "
+          "--since=2024-12-02 11:35; earlier records of this boot were not available");
+  }
+}
+
+TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[unit][xid]") {
+  const auto& rules = layers::XidNvlinkDecode();
+  CHECK(rules.size() == 94);
+  for (const auto& r : rules) {
+    CHECK(r.code >= 144);
+    CHECK(r.code <= 150);
+  }
+  // The fixture's Xid 145 (tests/fixtures/xid/kmsg-wrapped): IntrInfo 0x0409a0c2 matches the row's pattern of
+  // drivers before R575.
+  auto x = layers::DecodeNvlinkXid(145,
+                                   "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 "
+                                   "0x00000000 0x00100000 0x00000004)");
+  REQUIRE(x);
+  CHECK(x->unit == "RLW_RXPIPE");
+  CHECK(x->severity == "Nonfatal");
+  CHECK(x->link == 13);
+  CHECK(x->intrinfo == 0x0409a0c2u);
+  CHECK(x->error_status == 8u);
+  REQUIRE(x->rule);
+  CHECK(std::string(x->rule->intrinfo_v1) == "------000000----------0011000010");
+  CHECK(std::string(x->rule->resolution) == "IGNORE");
+  // An IntrInfo built to the R575 pattern of the same row ("...0000110") matches it too; one with bits the
+  // row forbids (20-25 set) matches no row, and is still reported by its fields.
+  x = layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 2 (0x00000006 0x00000008)");
+  REQUIRE(x);
+  REQUIRE(x->rule);
+  CHECK(std::string(x->rule->unit) == "RLW_RXPIPE");
+  x = layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 2 (0x03f00006 0x00000008)");
+  REQUIRE(x);
+  CHECK(x->rule == nullptr);
+  // A unit the table writes with alternatives ("TLW_TX/TLW_TX_PIPE0") matches either name; an error status
+  // the table has no row for matches none.
+  for (const auto& r : rules)
+    if (std::string(r.unit) == "TLW_TX/TLW_TX_PIPE0") {
+      unsigned v = 0;
+      for (int i = 0; i < 32; ++i) v |= (r.intrinfo_v2[i] == '1' ? 1u : 0u) << (31 - i);
+      char line[96];
+      std::snprintf(line, sizeof line, "TLW_TX_PIPE0 Fatal XC1 i0 Link -1 (0x%08x 0x%08x)", v,
+                    r.error_status);
+      x = layers::DecodeNvlinkXid(r.code, line);
+      REQUIRE(x);
+      CHECK(x->rule != nullptr);
+      std::snprintf(line, sizeof line, "TLW_TX_PIPE0 Fatal XC1 i0 Link -1 (0x%08x 0x40000000)", v);
+      x = layers::DecodeNvlinkXid(r.code, line);
+      REQUIRE(x);
+      CHECK(x->rule == nullptr);
+      break;
+    }
+  // Not an NVLink code, or not the NVLink form: nothing decoded.
+  CHECK_FALSE(layers::DecodeNvlinkXid(79, "GPU has fallen off the bus"));
+  CHECK_FALSE(layers::DecodeNvlinkXid(145, "GPU has fallen off the bus"));
+  CHECK_FALSE(layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2)"));
+  CHECK_FALSE(layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0xzz)"));
+  CHECK_FALSE(layers::DecodeNvlinkXid(145, "rlw;rm Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008)"));
 }

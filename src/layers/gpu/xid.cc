@@ -2,6 +2,7 @@
 // domain:bus:device, looked up in NVIDIA's Xid catalogue (xid_catalogue.h), and judged by its class and
 // NVIDIA's immediate action; repeats of one code on one GPU are one finding with a count and the first and
 // last times.
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -111,6 +112,21 @@ std::string Process(const probe::XidEvent& e) {
          (e.pid.empty() ? "" : ", pid " + e.pid) + ")";
 }
 
+// What an NVLink event (Xid 144-150) adds: the unit, link and error status its last line names, and what
+// NVIDIA's decode of Xid 144-150 says of that combination (xid_catalogue.h).
+std::string NvlinkDecodeText(int code, const probe::XidEvent& e) {
+  const auto x = DecodeNvlinkXid(code, e.detail);
+  if (!x) return "";
+  char status[16];
+  std::snprintf(status, sizeof status, "0x%08x", x->error_status);
+  std::string out = "; its last line: NVLink unit " + x->unit + ", link " + std::to_string(x->link) +
+                    ", error status " + status + ", logged " + x->severity;
+  if (!x->rule)
+    return out + ", a combination NVIDIA's Xid 144-150 decode table (as gpuprep has it) does not list";
+  return out + "; NVIDIA's Xid 144-150 decode: " + x->rule->severity + ", immediate action " +
+         x->rule->resolution + ", investigatory " + x->rule->investigatory;
+}
+
 // What an event finding adds when the history does not reach back to the boot: since when it was read.
 std::string Window(const probe::XidLog& log) {
   if (log.from_boot) return "";
@@ -165,7 +181,7 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
   if (g && s == Status::kFail) fix = FixFor(h, *g, fix);
   r.Add(std::string("gpu.xid-") + XidClassName(x->cls), s,
         who + " logged " + what + ", a " + XidClassName(x->cls) + " event, " + Times(grp) + Window(h.xid) +
-            Process(*grp.last),
+            Process(*grp.last) + NvlinkDecodeText(code, *grp.last),
         fix);
 }
 

@@ -2,6 +2,9 @@
 // extract in tools/data/gpud/): per code its mnemonic, description and NVIDIA's immediate and investigatory
 // resolution, and gpuprep's class of it.
 #pragma once
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace gp::layers {
@@ -25,12 +28,41 @@ struct XidInfo {
   const char* investigatory;  // NVIDIA's investigatory resolution: "CONTACT_SUPPORT"; may be ""
 };
 
+// One row of the same spreadsheet's NVLink decode of Xid 144-150 (sheet "XID 144-150 Decode"): the Xid line
+// of an NVLink unit ("RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 ...)") whose IntrInfo (the
+// first hex value) matches a pattern and whose error status (the second) equals `error_status`.
+struct XidNvlinkRule {
+  int code;                   // 144..150
+  const char* unit;           // "RLW_RXPIPE"; alternatives joined by '/': "TLW_TX/TLW_TX_PIPE0"
+  const char* intrinfo_v1;    // 32 characters, bit 31 first, '0', '1' or '-' (any): drivers before R575
+  const char* intrinfo_v2;    // the same from R575 on
+  unsigned error_status;      // 0x00000008
+  const char* resolution;     // NVIDIA's immediate resolution: "IGNORE", "RESET_GPU", ...
+  const char* investigatory;  // "CONTACT_SUPPORT", ...
+  const char* severity;       // "Non-fatal", "Fatal", as the spreadsheet writes it
+};
+
+// An NVLink Xid line's fields and the decode row that matches them (nullptr when none does).
+struct NvlinkXid {
+  std::string unit;      // "RLW_RXPIPE"
+  std::string severity;  // as logged: "Nonfatal", "Fatal"
+  int link = -1;
+  unsigned intrinfo = 0;
+  unsigned error_status = 0;
+  const XidNvlinkRule* rule = nullptr;
+};
+
 // The upstream commit the table was extracted at.
 extern const char* const kXidCatalogueCommit;
 // Every code, ascending.
 const std::vector<XidInfo>& XidCatalogue();
 // The row for `code`; nullptr when the catalogue has none.
 const XidInfo* FindXid(int code);
+// Every NVLink decode row, in the spreadsheet's order.
+const std::vector<XidNvlinkRule>& XidNvlinkDecode();
+// The fields of an Xid 144-150 line's detail ("UNIT Fatal|Nonfatal XCn iN Link N (0xINTRINFO 0xSTATUS ...)")
+// and its decode row; nullopt for another code or a detail not of that form.
+std::optional<NvlinkXid> DecodeNvlinkXid(int code, std::string_view detail);
 // "hardware", "memory", "fabric", "application", "driver", "meta", "unused".
 const char* XidClassName(XidClass c);
 

@@ -178,7 +178,7 @@ TEST_CASE("health textfile: NVML that answers nothing is unknown, not healthy; e
   CHECK(ExpositionProblems(text).empty());
   CHECK(Value(text, R"(gpuprep_health_verdict{verdict="unknown"})") == "1");
   CHECK(Value(text, R"(gpuprep_health_check_status{class="memory",status="unknown"})") == "1");
-  CHECK(Value(text, "gpuprep_health_gpu_status{" + kGpu0 + R"("H100 PCIe",status="unknown"})") == "1");
+  CHECK(Value(text, "gpuprep_health_gpu_status{" + kGpu0 + R"("H100 80GB HBM3",status="unknown"})") == "1");
   CHECK(text.find("gpuprep_health_findings") == std::string::npos);
 
   // The healthy host: ok everywhere, no finding series.

@@ -47,6 +47,9 @@ every apply's log
 .TP
 /usr/share/gpuprep/cloud-init.yaml
 a cloud-init user-data template that installs this package and applies the stack at first boot
+.TP
+/var/lib/prometheus/node-exporter/gpuprep-health.prom
+the GPU health verdict for node_exporter's textfile collector, written by gpuprep-health.timer (not enabled)
 [EXIT STATUS]
 0 nothing failed; 1 a check or step failed; 2 bad usage or bad input (nothing changed); 3 a reboot is
 required before apply can continue.
@@ -58,7 +61,8 @@ gzip -9n -c "$out/gpuprep.1" >"$stage/usr/share/man/man1/gpuprep.1.gz"
 
 bash "$here/completions.sh" bash "$bin" >"$stage/usr/share/bash-completion/completions/gpuprep"
 bash "$here/completions.sh" zsh "$bin" >"$stage/usr/share/zsh/vendor-completions/_gpuprep"
-for unit in gpuprep-firstboot.service gpuprep-resume.service gpuprep-watch.service; do
+for unit in gpuprep-firstboot.service gpuprep-resume.service gpuprep-watch.service gpuprep-health.service \
+  gpuprep-health.timer; do
   sed 's|@GPUPREP@|/usr/bin/gpuprep|' "$src/templates/$unit" >"$stage/usr/lib/systemd/system/$unit"
 done
 install -m 0644 "$src/templates/cloud-init.yaml" "$stage/usr/share/gpuprep/cloud-init.yaml"

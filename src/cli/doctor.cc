@@ -32,6 +32,8 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
       "With --health: node-problem-detector's protocol (exit 0 ok, 1 problem, 2 unknown; one line)");
   sub->add_flag("--slurm", ho->slurm,
                 "With --health: Slurm's HealthCheckProgram (drain this node through scontrol on a failure)");
+  sub->add_option("--prometheus", ho->prometheus,
+                  "With --health: write the health verdict as a node_exporter textfile (*.prom)");
   sub->add_option("--node", ho->node, "With --slurm: this node's Slurm name (default: slurmd -C's NodeName)");
   sub->add_option("--class", ho->classes,
                   "With --health: only these health classes (bus, memory, clocks, "
@@ -50,12 +52,14 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
                           "time (\"2024-12-02 11:00[:00]\"), today, yesterday, or -N with s, min, h, d or w");
     if (!since->empty() && !ctx.opts.root.empty())
       throw FlagError("--since", "the journal is read on the live host only, not with --root");
-    if (*health || ho->npd || ho->slurm || !ho->node.empty() || !ho->classes.empty()) {
+    if (*health || ho->npd || ho->slurm || !ho->node.empty() || !ho->classes.empty() ||
+        !ho->prometheus.empty()) {
       if (!*health)
-        throw FlagError(ho->npd             ? "--npd"
-                        : ho->slurm         ? "--slurm"
-                        : !ho->node.empty() ? "--node"
-                                            : "--class",
+        throw FlagError(ho->npd                   ? "--npd"
+                        : ho->slurm               ? "--slurm"
+                        : !ho->node.empty()       ? "--node"
+                        : !ho->prometheus.empty() ? "--prometheus"
+                                                  : "--class",
                         "is one of doctor --health's options: add --health");
       if (*registry)
         throw FlagError("--registry", "the health checks read no image; drop --registry or --health");

@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <ostream>
 
 #include "cli/json_out.h"
+#include "cli/prom_path.h"
 #include "cli/target.h"
 #include "doctor/health.h"
+#include "doctor/health_prom.h"
 #include "doctor/report.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
+#include "sys/clock.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -21,8 +25,11 @@ namespace {
 
 void CheckFlags(const Context& ctx, const HealthOptions& o) {
   if (o.npd && o.slurm) throw FlagError("--npd", "--npd and --slurm speak to different callers; choose one");
-  if ((o.npd || o.slurm) && ctx.opts.json)
-    throw FlagError("--json", "--npd and --slurm print their own protocol, not JSON");
+  if (!o.prometheus.empty() && (o.npd || o.slurm))
+    throw FlagError("--prometheus", std::string("writes node_exporter's textfile, not ") +
+                                        (o.npd ? "--npd's" : "--slurm's") + " protocol; choose one");
+  if ((o.npd || o.slurm || !o.prometheus.empty()) && ctx.opts.json)
+    throw FlagError("--json", "--npd, --slurm and --prometheus speak their own protocol, not JSON");
   if (!o.node.empty() && !o.slurm)
     throw FlagError("--node", "names the Slurm node to drain: use it with --slurm");
   if (!o.node.empty() && !doctor::ValidSlurmNodeName(o.node))
@@ -87,10 +94,27 @@ int Slurm(Context& ctx, const HealthOptions& o, const doctor::HealthVerdict& v) 
   return kExitOk;
 }
 
+// Writes the textfile (atomically for a regular file: beside it, then renamed) and prints the verdict's one
+// line. 0 when no chosen class failed, 1 when one did or the file could not be written.
+int Prometheus(Context& ctx, const std::string& path, const doctor::HealthVerdict& v,
+               const probe::HostFacts& facts, const std::vector<std::string>& classes,
+               doctor::HealthRunTimes times) {
+  const std::string text = doctor::HealthProm(v, facts, classes, times);
+  const sys::WriteResult w = ctx.local_fs->WriteOutput(path, text, 0644, /*wait_for_reader=*/false);
+  if (!w.ok)
+    throw Error(kExitFailed,
+                "--prometheus: cannot write " + TerminalSafe(path) + ": " + TerminalSafe(w.error));
+  *ctx.out << doctor::NpdLine(v, 200) << "\n";
+  return v.kind == doctor::HealthVerdict::Kind::kProblem ? kExitFailed : kExitOk;
+}
+
 }  // namespace
 
 int RunHealth(Context& ctx, const HealthOptions& o) {
   CheckFlags(ctx, o);
+  const std::string prom_path = PromPath(ctx, o.prometheus);
+  const std::function<long long()> wall = ctx.wall_ms ? ctx.wall_ms : [] { return sys::UnixMillis(); };
+  const long long start_ms = wall();
   ProbedHost host = ProbeHealthTarget(ctx);
   ReadXidJournal(ctx, *host.fs, o.since, host.facts);
   const probe::HostFacts& facts = host.facts;
@@ -103,6 +127,10 @@ int RunHealth(Context& ctx, const HealthOptions& o) {
     return doctor::NpdExitCode(v);
   }
   if (o.slurm) return Slurm(ctx, o, v);
+  if (!prom_path.empty()) {
+    const long long end_ms = wall();
+    return Prometheus(ctx, prom_path, v, facts, o.classes, {end_ms, std::max(0LL, end_ms - start_ms)});
+  }
   if (ctx.opts.json) {
     PrintJson(ctx, doctor::ReportJson("", facts, reports));
   } else {

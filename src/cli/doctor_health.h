@@ -1,5 +1,5 @@
-// doctor --health: only the GPU health checks, as a table or JSON, or in node-problem-detector's or Slurm's
-// protocol (doctor/health.h).
+// doctor --health: only the GPU health checks, as a table or JSON, in node-problem-detector's or Slurm's
+// protocol (doctor/health.h), or as a node_exporter textfile (doctor/health_prom.h).
 #pragma once
 #include <string>
 #include <vector>
@@ -14,6 +14,7 @@ struct HealthOptions {
   std::string node;                  // --node NAME (--slurm; default: slurmd -C's NodeName)
   std::vector<std::string> classes;  // --class LIST (empty: every class)
   std::string since;                 // --since TIME: the Xid history from the journal (checked by doctor)
+  std::string prometheus;            // --prometheus FILE: a node_exporter textfile (doctor/health_prom.h)
 };
 
 // Checks the flags against each other (FlagError, exit 2), then probes and judges. Returns the exit code.

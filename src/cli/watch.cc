@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/prom_path.h"
 #include "cli/size_inputs.h"
 #include "cli/watch_output.h"
 #include "manifest/loader.h"
@@ -70,23 +71,6 @@ int ApplyFailOn(int rc, const std::vector<std::string>& fail_on, const watch::Su
         rc = kExitFailed;
       }
   return rc;
-}
-
-// --prometheus FILE as an absolute path: a .prom name (the textfile collector reads no other) in an
-// existing directory, and nothing WriteOutput would refuse (a directory, a socket, a block device).
-std::string PromPath(Context& ctx, const std::string& flag) {
-  if (flag.empty()) return "";
-  std::string abs = sys::AbsoluteFromCwd(flag);
-  const std::string base = abs.substr(abs.rfind('/') + 1);
-  if (base.size() <= 5 || base.compare(base.size() - 5, 5, ".prom") != 0)
-    throw FlagError("--prometheus", "\"" + TerminalSafe(flag) +
-                                        "\": node_exporter's textfile collector reads only *.prom files");
-  const std::string dir = abs.substr(0, abs.rfind('/'));
-  if (!ctx.local_fs || !ctx.local_fs->IsDir(dir.empty() ? "/" : dir))
-    throw FlagError("--prometheus", "\"" + TerminalSafe(flag) + "\": its directory does not exist");
-  if (sys::OutputTarget t = ctx.local_fs->OutputTargetOf(abs); t.kind == sys::OutputKind::kRefused)
-    throw FlagError("--prometheus", TerminalSafe(t.why));
-  return abs;
 }
 
 // --prices / --price-per-gpu-hour as the run's price look-up by NVML name.

@@ -81,16 +81,20 @@ HealthVerdict JudgeHealth(const std::vector<verdict::LayerReport>& reports, cons
       if (f.status == Status::kWarn) v.warnings.push_back(f);
     }
   }
+  const bool nvml_answered =
+      std::any_of(host.gpus.begin(), host.gpus.end(), [](const probe::Gpu& g) { return g.nvml_status; });
+  const bool nvml_unread = host.live && !host.gpus.empty() && !nvml_answered;
+  bool nvml_chosen = false;
+  for (const std::string& c : HealthClasses()) {
+    if (!Chosen(classes, c)) continue;
+    nvml_chosen = nvml_chosen || NeedsNvml(c);
+    if (NeedsNvml(c) ? nvml_unread : xid_not_read) v.unread.push_back(c);
+  }
   if (!v.failures.empty()) {
     v.kind = HealthVerdict::Kind::kProblem;
     return v;
   }
-  const bool nvml_chosen =
-      std::any_of(HealthClasses().begin(), HealthClasses().end(),
-                  [&](const std::string& c) { return NeedsNvml(c) && Chosen(classes, c); });
-  const bool nvml_answered =
-      std::any_of(host.gpus.begin(), host.gpus.end(), [](const probe::Gpu& g) { return g.nvml_status; });
-  if (host.live && nvml_chosen && !host.gpus.empty() && !nvml_answered) {
+  if (nvml_unread && nvml_chosen) {
     v.kind = HealthVerdict::Kind::kUnknown;
     v.unknown_why =
         "NVML answered for no GPU" +

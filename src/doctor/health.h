@@ -24,6 +24,7 @@ struct HealthVerdict {
   std::vector<verdict::Finding> failures;  // failed health findings of the chosen classes, in report order
   std::vector<verdict::Finding> warnings;  // the same for warnings
   std::string unknown_why;                 // what could not be read (kUnknown)
+  std::vector<std::string> unread;         // the chosen classes that could not be read, in class order
   size_t gpus = 0;
 };
 

@@ -210,6 +210,21 @@ std::string TerminalSafe(std::string_view s) {
   return out;
 }
 
+std::string PrometheusLabelValue(std::string_view s) {
+  std::string out;
+  for (char c : TerminalSafe(s)) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
 bool ValidName(std::string_view s) {
   if (s.empty() || s.size() > 128) return false;
   for (size_t i = 0; i < s.size(); ++i) {

@@ -34,6 +34,11 @@ std::optional<size_t> BidiControlAt(std::string_view s);
 // program output, manifests, server answers) goes through it.
 std::string TerminalSafe(std::string_view s);
 
+// A label value for the Prometheus text exposition format
+// (https://prometheus.io/docs/instrumenting/exposition_formats/): TerminalSafe first (one line of valid
+// UTF-8, whatever the value was), then the format's escapes: \ as \\, " as \", line feed as \n.
+std::string PrometheusLabelValue(std::string_view s);
+
 // A name gpuprep passes on (stack, repository, component, OS id): [A-Za-z0-9][A-Za-z0-9._+~-]{0,127}.
 bool ValidName(std::string_view s);
 

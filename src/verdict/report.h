@@ -20,6 +20,9 @@ struct Finding {
   // reports group by it and scripts match on it; the message may be reworded, the code is not.
   // "" only for findings made outside the layer checks (verify).
   std::string code;
+  // The GPU a health finding is about, by its PCI address ("0000:18:00.0"); "" for a finding about the host
+  // (or a GPU it does not have). Not part of doctor's JSON: the message names the GPU there.
+  std::string gpu_pci;
 };
 
 struct LayerReport {

@@ -66,6 +66,7 @@ contents=$(dpkg-deb --contents "$DEB" | awk '{print $6}')
 for f in ./usr/bin/gpuprep ./usr/share/man/man1/gpuprep.1.gz ./usr/share/bash-completion/completions/gpuprep \
   ./usr/share/zsh/vendor-completions/_gpuprep ./usr/lib/systemd/system/gpuprep-firstboot.service \
   ./usr/lib/systemd/system/gpuprep-resume.service ./usr/lib/systemd/system/gpuprep-watch.service \
+  ./usr/lib/systemd/system/gpuprep-health.service ./usr/lib/systemd/system/gpuprep-health.timer \
   ./usr/share/gpuprep/cloud-init.yaml ./usr/share/gpuprep/npd-gpuprep-health.json \
   ./usr/share/doc/gpuprep/copyright ./usr/share/doc/gpuprep/changelog.gz; do
   check "ships $f" grep -qx -- "$f" <<<"$contents"

@@ -95,6 +95,10 @@ bool CheckLink(const probe::HostFacts& h, const probe::Gpu& g, LayerReport& r) {
 
 std::string GpuLabel(const probe::Gpu& g) { return "GPU " + std::to_string(g.index) + " (" + g.pci + ")"; }
 
+void MarkGpu(LayerReport& r, size_t from, const probe::Gpu& g) {
+  for (size_t i = from; i < r.findings.size(); ++i) r.findings[i].gpu_pci = g.pci;
+}
+
 void CheckGpuBus(const CheckInput& in, LayerReport& r) {
   const probe::HostFacts& h = in.host;
   const bool nvml = NvmlAsked(h);
@@ -102,8 +106,10 @@ void CheckGpuBus(const CheckInput& in, LayerReport& r) {
       std::any_of(h.gpus.begin(), h.gpus.end(), [](const probe::Gpu& g) { return g.driver == "nvidia"; });
   bool not_judged = false;
   for (const auto& g : h.gpus) {
+    const size_t from = r.findings.size();
     CheckPresence(h, g, nvml, others_bound, r);
     if (!g.config_all_ones) not_judged = CheckLink(h, g, r) || not_judged;
+    MarkGpu(r, from, g);
   }
   if (not_judged)
     r.Add("gpu.pcie-speed-not-judged", Status::kSkip,

@@ -122,9 +122,11 @@ void CheckNvlinks(const CheckInput& in, const probe::Gpu& g, LayerReport& r) {
 void CheckGpuHealth(const CheckInput& in, LayerReport& r) {
   for (const auto& g : in.host.gpus) {
     if (g.nvml_status != 0) continue;  // not asked, or no handle: bus.cc says why
+    const size_t from = r.findings.size();
     CheckMemory(in, g, r);
     CheckClocks(in, g, r);
     CheckNvlinks(in, g, r);
+    MarkGpu(r, from, g);
   }
 }
 

@@ -23,6 +23,9 @@ std::optional<std::string> RecoveryFix(const probe::HostFacts& host, const probe
 // `fix`, unless the driver's recovery action for `g` prescribes its own.
 std::string FixFor(const probe::HostFacts& host, const probe::Gpu& g, const std::string& fix);
 
+// Marks the findings `r` gained since it had `from` as being about `g` (Finding::gpu_pci).
+void MarkGpu(LayerReport& r, size_t from, const probe::Gpu& g);
+
 // gpu layer: off the bus, unbound, unknown to NVML, lost, reset required; the PCIe link's width and speed.
 void CheckGpuBus(const CheckInput& in, LayerReport& r);
 // gpu layer: row remapping, retired pages, uncorrected ECC, ECC off; clock events; power limit; NVLink.

@@ -93,8 +93,10 @@ std::string FixFor(const probe::HostFacts& host, const probe::Gpu& g, const std:
 void CheckRecoveryActions(const CheckInput& in, LayerReport& r) {
   for (const auto& g : in.host.gpus) {
     if (!g.health.recovery_action || *g.health.recovery_action == kActionNone) continue;
+    const size_t from = r.findings.size();
     if (auto a = ActionFor(in.host, g)) {
       r.Add("driver.recovery-action", a->status, a->message, a->fix);
+      MarkGpu(r, from, g);
       continue;
     }
     const std::string n = std::to_string(*g.health.recovery_action);
@@ -102,6 +104,7 @@ void CheckRecoveryActions(const CheckInput& in, LayerReport& r) {
           GpuLabel(g) + " reports recovery action " + n + ", a value gpuprep does not know",
           "read it with nvidia-smi -q -i " + std::to_string(g.index) +
               " and follow NVIDIA's documentation for that value");
+    MarkGpu(r, from, g);
   }
 }
 

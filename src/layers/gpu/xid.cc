@@ -217,7 +217,11 @@ void CheckXidHistory(const CheckInput& in, LayerReport& r) {
     grp.last = &e;
     ++grp.count;
   }
-  for (const auto& [key, grp] : groups) Judge(in.host, key.first, key.second, grp, r);
+  for (const auto& [key, grp] : groups) {
+    const size_t from = r.findings.size();
+    Judge(in.host, key.first, key.second, grp, r);
+    if (const probe::Gpu* g = GpuAt(in.host, key.first)) MarkGpu(r, from, *g);
+  }
 }
 
 }  // namespace gp::layers

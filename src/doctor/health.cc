@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "util/health_codes.h"
 #include "util/strings.h"
 
 namespace gp::doctor {
@@ -61,8 +62,9 @@ std::string HealthClass(const std::string& code) {
     return "memory";
   if (StartsWith(code, "gpu.clocks-") || code == "gpu.power-limit-low") return "clocks";
   if (code == "gpu.nvlink-down") return "nvlink";
-  static const char* const kBus[] = {"gpu.none", "gpu.off-bus",        "gpu.unbound",    "gpu.not-in-nvml",
-                                     "gpu.lost", "gpu.reset-required", "gpu.pcie-width", "gpu.pcie-speed"};
+  static const char* const kBus[] = {"gpu.none",        "gpu.off-bus",          "gpu.unbound",
+                                     "gpu.not-in-nvml", health_codes::kGpuLost, "gpu.reset-required",
+                                     "gpu.pcie-width",  "gpu.pcie-speed"};
   for (const char* c : kBus)
     if (code == c) return "bus";
   return "";

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/health_codes.h"
 #include "watch/cost.h"
 #include "watch/jobs.h"
 #include "watch/jsonl_fields.h"
@@ -106,6 +107,7 @@ J SampleJson(const Sample& s) {
     o["gpu"] = IdJson(g.id);
     o["name"] = g.name;
     o["state"] = StateName(g.state);
+    if (g.state == GpuState::kLost) o["code"] = health_codes::kGpuLost;  // doctor's finding for it
     o["duty_pct"] = Opt(g.duty_pct);
     o["duty_samples"] = g.duty_samples;
     o["duty_zero_samples"] = g.duty_zero_samples;
@@ -187,19 +189,22 @@ J SampleJson(const Sample& s) {
 }
 
 J VerdictJson(const Verdict& v) {
-  return {{"type", "verdict"},
-          {"schema", kSchema},
-          {"gpu", IdJson(v.gpu)},
-          {"gpu_instance_id", Opt(v.gpu_instance_id)},
-          {"window", {{"start", Rfc3339(v.start_ms)}, {"end", Rfc3339(v.end_ms)}}},
-          {"verdict", VerdictName(v.kind)},
-          {"confidence", ConfidenceName(v.confidence)},
-          {"detail", v.detail},
-          {"evidence", v.evidence},
-          {"reasons", v.reasons},
-          {"straggler_gpu", v.straggler_gpu ? IdJson(*v.straggler_gpu) : J(nullptr)},
-          {"fix", v.fix},
-          {"jobs", v.jobs}};
+  J o = {{"type", "verdict"},
+         {"schema", kSchema},
+         {"gpu", IdJson(v.gpu)},
+         {"gpu_instance_id", Opt(v.gpu_instance_id)},
+         {"window", {{"start", Rfc3339(v.start_ms)}, {"end", Rfc3339(v.end_ms)}}},
+         {"verdict", VerdictName(v.kind)},
+         {"confidence", ConfidenceName(v.confidence)},
+         {"detail", v.detail},
+         {"evidence", v.evidence},
+         {"reasons", v.reasons}};
+  // Doctor's health findings the verdict is; absent when none, so a record without one keeps its shape.
+  if (!v.health_codes.empty()) o["health_codes"] = v.health_codes;
+  o["straggler_gpu"] = v.straggler_gpu ? IdJson(*v.straggler_gpu) : J(nullptr);
+  o["fix"] = v.fix;
+  o["jobs"] = v.jobs;
+  return o;
 }
 
 J SummaryJson(const Summary& s) {
@@ -220,7 +225,8 @@ J SummaryJson(const Summary& s) {
     lost.push_back({{"index", l.gpu.index},
                     {"uuid", l.gpu.uuid},
                     {"pci_bus_id", l.gpu.pci_bus_id},
-                    {"time", Rfc3339(l.time_ms)}});
+                    {"time", Rfc3339(l.time_ms)},
+                    {"code", health_codes::kGpuLost}});
   return {{"type", "summary"},
           {"schema", kSchema},
           {"start", Rfc3339(s.start_ms)},

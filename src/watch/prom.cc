@@ -1,9 +1,11 @@
 // The node_exporter textfile of a watch run (prom.h).
 #include "watch/prom.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "util/health_codes.h"
 #include "util/input.h"
 
 namespace gp::watch {
@@ -32,18 +34,18 @@ struct Gauge {
 const Gauge kGauges[] = {
     {"duty_mean_pct",
      0.01,
-     {"gpuprep_gpu_duty_cycle_ratio", "gauge",
+     {"gpuprep_watch_gpu_duty_cycle_ratio", "gauge",
       "Share of the last window a kernel ran (NVML utilisation samples)."}},
     {"sm_active_ratio",
      1,
-     {"gpuprep_gpu_sm_active_ratio", "gauge", "Mean SM activity over the last window (GPM, 0-1)."}},
-    {"power_mean_w", 1, {"gpuprep_gpu_power_watts", "gauge", "Mean power draw over the last window."}},
+     {"gpuprep_watch_gpu_sm_active_ratio", "gauge", "Mean SM activity over the last window (GPM, 0-1)."}},
+    {"power_mean_w", 1, {"gpuprep_watch_gpu_power_watts", "gauge", "Mean power draw over the last window."}},
     {"power_limit_enforced_w",
      1,
-     {"gpuprep_gpu_power_limit_watts", "gauge", "The enforced power limit in the last window."}},
+     {"gpuprep_watch_gpu_power_limit_watts", "gauge", "The enforced power limit in the last window."}},
     {"memory_used_bytes",
      1,
-     {"gpuprep_gpu_memory_used_bytes", "gauge", "Most GPU memory used in the last window."}},
+     {"gpuprep_watch_gpu_memory_used_bytes", "gauge", "Most GPU memory used in the last window."}},
 };
 
 void Header(std::string& out, const Family& f) {
@@ -70,12 +72,20 @@ std::string PromLabelValue(const std::string& value) {
 PromState::Gpu& PromState::Find(const GpuId& id, const std::string& name) {
   for (Gpu& g : gpus_)
     if (g.id.index == id.index) return g;
-  gpus_.push_back({id, name, {}, {}, {}});
+  gpus_.push_back({id, name, {}, {}, {}, false, {}});
   return gpus_.back();
 }
 
 void PromState::SetGpus(const std::vector<std::pair<GpuId, std::string>>& gpus) {
   for (const auto& [id, name] : gpus) Find(id, name);
+}
+
+bool PromState::MarkLost(const GpuId& id) {
+  Gpu& g = Find(id, "");
+  if (g.lost) return false;
+  g.lost = true;
+  g.codes.insert(health_codes::kGpuLost);
+  return true;
 }
 
 void PromState::Add(const std::vector<Verdict>& verdicts, long long window_ms) {
@@ -89,6 +99,7 @@ void PromState::Add(const std::vector<Verdict>& verdicts, long long window_ms) {
       g.seconds[VerdictName(v.kind)] +=
           static_cast<double>(window_ms) / 1000.0 / static_cast<double>(g.last.size());
       last_end_ms_ = std::max(last_end_ms_, v.end_ms);
+      g.codes.insert(v.health_codes.begin(), v.health_codes.end());
     }
   }
 }
@@ -133,6 +144,21 @@ std::string PromState::Render(bool up) const {
     for (const auto& [name, s] : g.seconds)
       out += "gpuprep_watch_verdict_seconds_total{" + labels(g) + ",verdict=\"" + name + "\"} " + Number(s) +
              "\n";
+  std::string health;
+  for (const Gpu& g : gpus_)
+    for (const std::string& code : g.codes) {
+      bool now = code == health_codes::kGpuLost && g.lost;
+      for (const Verdict& v : g.last)
+        now = now || std::find(v.health_codes.begin(), v.health_codes.end(), code) != v.health_codes.end();
+      health += "gpuprep_watch_gpu_health{" + labels(g) + ",code=\"" + PromLabelValue(code) + "\"} " +
+                (now ? "1" : "0") + "\n";
+    }
+  if (!health.empty()) {
+    Header(out, {"gpuprep_watch_gpu_health", "gauge",
+                 "1 while the GPU has the health finding of this code (lost; throttled by a hardware "
+                 "reason in the last window), 0 once it had it earlier in the run."});
+    out += health;
+  }
   for (const Gauge& gauge : kGauges) {
     std::string lines;
     for (const Gpu& g : gpus_)

@@ -171,6 +171,7 @@ std::optional<Verdict> JudgeThrottled(const RuleInput& in) {
   const bool ns = g.hw_thermal_ratio.n || g.hw_power_brake_ratio.n;
   Verdict v = Make(in, VerdictKind::kThrottled, ns ? Confidence::kHigh : Confidence::kMedium, "");
   v.reasons = reasons;
+  v.health_codes = HealthCodesOf(reasons);
   v.fix = FixFor(VerdictKind::kThrottled, reasons);
   std::string d;
   for (const auto& r : reasons) d += (d.empty() ? "" : ", ") + r;

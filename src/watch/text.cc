@@ -1,5 +1,6 @@
 #include "watch/text.h"
 
+#include "util/health_codes.h"
 #include "util/input.h"
 #include "watch/cost.h"
 #include "watch/duration.h"
@@ -24,6 +25,11 @@ std::string RenderVerdictText(const Verdict& v) {
   if (v.gpu_instance_id) out += " instance " + std::to_string(*v.gpu_instance_id);
   out += "  " + std::string(VerdictName(v.kind)) + " (" + ConfidenceName(v.confidence) + " confidence)\n";
   out += "    " + TerminalSafe(v.detail) + "\n";
+  if (!v.health_codes.empty()) {
+    out += "    health finding:";
+    for (const std::string& c : v.health_codes) out += " " + c;
+    out += "\n";
+  }
   if (v.straggler_gpu) out += "    straggler: " + Gpu(*v.straggler_gpu) + "\n";
   if (v.kind != VerdictKind::kHealthy) out += "    fix: " + v.fix + "\n";
   return out;
@@ -49,7 +55,8 @@ std::string RenderSummaryText(const Summary& s) {
     }
   }
   for (const LostGpu& l : s.lost_gpus)
-    out += "  lost: " + Gpu(l.gpu) + " " + TerminalSafe(l.gpu.uuid) + " at " + Rfc3339(l.time_ms) + "\n";
+    out += "  lost: " + Gpu(l.gpu) + " " + TerminalSafe(l.gpu.uuid) + " at " + Rfc3339(l.time_ms) + " (" +
+           health_codes::kGpuLost + ")\n";
   if (s.cost) out += RenderCostText(*s.cost);
   out += RenderJobsText(s.jobs);
   for (const std::string& n : s.notes) out += "  note: " + TerminalSafe(n) + "\n";

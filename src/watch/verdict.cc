@@ -1,9 +1,11 @@
 // The verdict names scripts switch on, and the standard fix for each (docs/watch.md, "Verdicts").
 #include "watch/verdict.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "util/health_codes.h"
 #include "watch/rules.h"
 
 namespace gp::watch {
@@ -50,6 +52,17 @@ const char* ConfidenceName(Confidence c) {
       return "low";
   }
   return "";
+}
+
+std::vector<std::string> HealthCodesOf(const std::vector<std::string>& reasons) {
+  auto has = [&](const char* r) { return std::find(reasons.begin(), reasons.end(), r) != reasons.end(); };
+  std::vector<std::string> out;
+  if (has("hw_power_brake_slowdown")) out.emplace_back(health_codes::kClocksPowerBrake);
+  if (has("hw_thermal_slowdown") || has("sw_thermal_slowdown"))
+    out.emplace_back(health_codes::kClocksThermal);
+  if (has("hw_slowdown") && !has("hw_power_brake_slowdown") && !has("hw_thermal_slowdown"))
+    out.emplace_back(health_codes::kClocksHwSlowdown);
+  return out;
 }
 
 std::string FixFor(VerdictKind kind, const std::vector<std::string>& reasons) {

@@ -31,6 +31,12 @@ inline constexpr int kVerdictKinds = 10;
 enum class Confidence { kHigh, kMedium, kLow };
 const char* ConfidenceName(Confidence c);
 
+// The health findings' codes of a throttled verdict's reasons, as doctor names the same clock events:
+// the power brake, a thermal slowdown (HW or SW), a HW slowdown without the brake or HW thermal behind
+// it (they raise its bit too: said once, by its cause). The power limit and the SW power cap are settings,
+// not hardware trouble: no code.
+std::vector<std::string> HealthCodesOf(const std::vector<std::string>& reasons);
+
 struct Verdict {
   GpuId gpu;
   std::optional<unsigned> gpu_instance_id;  // a MIG instance, judged on its own
@@ -40,6 +46,9 @@ struct Verdict {
   std::string detail;  // one sentence with the deciding numbers
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // the numbers, units in key names
   std::vector<std::string> reasons;                                    // throttled: which reasons
+  // The codes of doctor's health findings the verdict is (util/health_codes.h): throttled on a hardware
+  // reason; empty otherwise.
+  std::vector<std::string> health_codes;
   std::optional<GpuId> straggler_gpu;  // hung_collective: the rank the others wait for
   std::string fix;
   std::vector<std::string> jobs;  // the keys (Job::Key) of the jobs with a process on the GPU in the window

@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "doctor/health_kit.h"
+#include "util/health_codes.h"
+#include "watch/verdict.h"
 
 using namespace gp;
 
@@ -323,4 +325,17 @@ TEST_CASE("doctor --health --since: the Xid history comes from the journal", "[d
     if (!c.argv.empty() && c.argv[0] == "journalctl") asked = true;
   CHECK(asked);
   CHECK((r.code == 0 || r.code == 2));
+}
+
+TEST_CASE("health: the codes watch gives a lost or hardware-throttled GPU are doctor's health findings",
+          "[doctor][health]") {
+  CHECK(doctor::HealthClass(health_codes::kGpuLost) == "bus");
+  for (const char* code :
+       {health_codes::kClocksPowerBrake, health_codes::kClocksThermal, health_codes::kClocksHwSlowdown})
+    CHECK(doctor::HealthClass(code) == "clocks");
+  // Every reason of a throttled verdict maps to a clocks finding or to none.
+  for (const char* reason : {"hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown",
+                             "sw_thermal_slowdown", "power_limit_below_default", "sw_power_cap_below_limit"})
+    for (const std::string& code : watch::HealthCodesOf({reason}))
+      CHECK(doctor::HealthClass(code) == "clocks");
 }

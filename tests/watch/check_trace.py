@@ -146,6 +146,14 @@ for line in open(trace):
         lost = sorted(l["index"] for l in summary["lost_gpus"])
         if lost != sel(kv["lost"], ngpus):
             fail(f"lost_gpus {lost}, expected {kv['lost']}")
+        # A lost GPU carries doctor's finding for it, in the summary and in every sample that found it lost.
+        for l in summary["lost_gpus"]:
+            if l.get("code") != "gpu.lost":
+                fail(f"lost GPU {l['index']}: code {l.get('code')!r}, expected 'gpu.lost'")
+        for s in samples:
+            for g in s["gpus"]:
+                if (g.get("code") == "gpu.lost") != (g["state"] == "lost"):
+                    fail(f"GPU {g['gpu']['index']} state {g['state']} with code {g.get('code')!r}")
         checked += 1
         continue
     if "note" in kv:
@@ -207,6 +215,10 @@ for line in open(trace):
                 fail(f"GPU {i}: closest_rule {v['evidence'].get('closest_rule')}, expected {kv['closest']}")
             if "reasons" in kv and sorted(v["reasons"]) != sorted(kv["reasons"].split(",")):
                 fail(f"GPU {i}: reasons {v['reasons']}, expected {kv['reasons']}")
+            # doctor's health codes: exactly those the line names (health=a,b), else none (key absent).
+            want = sorted(kv["health"].split(",")) if "health" in kv else None
+            if sorted(v.get("health_codes", [])) != (want or []) or ("health_codes" in v and not want):
+                fail(f"GPU {i}: health_codes {v.get('health_codes')}, expected {kv.get('health', 'none')}")
         checked += 1
 # No verdict for a GPU (or instance) the trace did not expect one for.
 for key in seen:

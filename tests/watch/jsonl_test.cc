@@ -87,6 +87,14 @@ TEST_CASE("jsonl: verdict and summary records carry the contract's keys", "[watc
   CHECK(j["confidence"] == "high");
   CHECK(j["straggler_gpu"].is_null());
   CHECK(j["reasons"].is_array());
+  CHECK_FALSE(j.contains("health_codes"));  // none: the record keeps the shape it had before the codes
+  v[0].kind = watch::VerdictKind::kThrottled;
+  v[0].reasons = {"hw_slowdown", "hw_power_brake_slowdown"};
+  v[0].health_codes = watch::HealthCodesOf(v[0].reasons);
+  j = watch::VerdictJson(v[0]);
+  CHECK(j["health_codes"] == nlohmann::ordered_json::array({"gpu.clocks-power-brake"}));
+  CHECK(j.dump().find("\"reasons\":[\"hw_slowdown\",\"hw_power_brake_slowdown\"],\"health_codes\"") !=
+        std::string::npos);
   watch::Summary s;
   s.lost_gpus.push_back({{2, "GPU-2", "0000:12:00.0"}, 1700000001000LL});
   s.reason = "the run (5s) is shorter than one window (1m)";
@@ -95,6 +103,7 @@ TEST_CASE("jsonl: verdict and summary records carry the contract's keys", "[watc
   CHECK(js["judged"] == false);
   CHECK(js["lost_gpus"][0]["index"] == 2);
   CHECK(js["lost_gpus"][0]["time"] == "2023-11-14T22:13:21.000Z");
+  CHECK(js["lost_gpus"][0]["code"] == "gpu.lost");
   CHECK(watch::ParseRecord(js.dump(), "r", 1).type == watch::Record::Type::kSummary);
 }
 
@@ -170,4 +179,22 @@ TEST_CASE("jsonl: a process's job is written, read back and checked; a record wi
         "rec.jsonl:3:1: gpus[0].processes[0].job: cgroup: too long, or holds control characters");
   CHECK(broken(R"("kind":"docker")", R"("kind":7)") ==
         "rec.jsonl:3:1: gpus[0].processes[0].job.kind: must be a string");
+}
+
+TEST_CASE("jsonl: a lost GPU's sample entry carries doctor's code, and reads back with or without it",
+          "[watch][jsonl]") {
+  auto window = test::Window(2, 1, [](watch::GpuSample& g, int, unsigned u) {
+    if (u == 1) g = watch::GpuSample{g.id, g.name, watch::GpuState::kLost};
+  });
+  const std::string line = Line(window[0]);
+  auto j = nlohmann::ordered_json::parse(line);
+  CHECK_FALSE(j["gpus"][0].contains("code"));
+  CHECK(j["gpus"][1]["state"] == "lost");
+  CHECK(j["gpus"][1]["code"] == "gpu.lost");
+  watch::Record r = watch::ParseRecord(line, "rec.jsonl", 1);
+  CHECK(r.sample.gpus[1].state == watch::GpuState::kLost);
+  CHECK(Line(r.sample) == line);
+  // A recording made before the codes: the same entry without "code" reads back the same.
+  j["gpus"][1].erase("code");
+  CHECK(Line(watch::ParseRecord(j.dump(), "rec.jsonl", 1).sample) == line);
 }

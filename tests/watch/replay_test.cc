@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "support/cli.h"
@@ -67,6 +68,46 @@ TEST_CASE("replay: a recording gives back its own verdicts and summary", "[watch
   }
   CHECK(c.lines[0].find("\"verdict\":\"hung_collective\"") != std::string::npos);
   CHECK(c.lines[0].find("\"straggler_gpu\":{\"index\":7") != std::string::npos);
+}
+
+// A recording made before watch gave doctor's health codes (tests/fixtures/watch/README.md): it replays to
+// its own verdicts and summary, byte for byte, plus the codes: the braked GPU's throttled verdicts carry
+// gpu.clocks-power-brake, the lost GPU's summary entry gpu.lost; the exit is still 1.
+TEST_CASE("replay: a recording made before the health codes replays unchanged, and gains them",
+          "[watch][replay]") {
+  const std::string path = std::string(GP_FIXTURES) + "/watch/brake_then_lost.jsonl";
+  {  // truly made before the codes
+    std::ifstream f(path);
+    const std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    REQUIRE(all.find("\"state\":\"lost\"") != std::string::npos);
+    CHECK(all.find("health_codes") == std::string::npos);
+    CHECK(all.find("gpu.lost") == std::string::npos);
+  }
+  watch::WatchOptions o;
+  o.window_given = false;  // the recording's window (1 s)
+  Collect c;
+  CHECK(watch::Replay(path, o, c) == kExitFailed);
+  std::vector<std::string> want = FileLines(path, "verdict");
+  auto summary = FileLines(path, "summary");
+  want.insert(want.end(), summary.begin(), summary.end());
+  REQUIRE(want.size() == 3);
+  REQUIRE(c.lines.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    auto j = nlohmann::ordered_json::parse(c.lines[i]);
+    CHECK(j["schema"] == 1);
+    if (j["type"] == "verdict") {
+      CHECK(j["gpu"]["index"] == 0);
+      CHECK(j["verdict"] == "throttled");
+      CHECK(j["health_codes"] == nlohmann::ordered_json::array({"gpu.clocks-power-brake"}));
+      j.erase("health_codes");
+    } else {
+      REQUIRE(j["lost_gpus"].size() == 1);
+      CHECK(j["lost_gpus"][0]["index"] == 1);
+      CHECK(j["lost_gpus"][0]["code"] == "gpu.lost");
+      j["lost_gpus"][0].erase("code");
+    }
+    CHECK(j.dump() == want[i]);
+  }
 }
 
 TEST_CASE("replay: a recording without summary, or with changing GPUs", "[watch][replay]") {

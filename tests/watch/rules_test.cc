@@ -305,6 +305,8 @@ TEST_CASE("rules: throttled only for actionable reasons, sustained", "[watch][ru
   auto brake = Judge(test::Window(1, 10, with(0x88, 1)));
   CHECK(Only(brake, 0) == VerdictKind::kThrottled);
   CHECK(brake[0].reasons == std::vector<std::string>{"hw_slowdown", "hw_power_brake_slowdown"});
+  // doctor's code for the brake, once: the HW slowdown bit it raises too is named by its cause.
+  CHECK(brake[0].health_codes == std::vector<std::string>{"gpu.clocks-power-brake"});
   // HW slowdown "may be also reported during PState or clock change" (nvml.h): once in ten is no verdict.
   CHECK(Only(Judge(test::Window(1, 10, with(0x8, 10))), 0) == VerdictKind::kHealthy);
   // Thermal from the nanosecond counter alone.
@@ -312,6 +314,11 @@ TEST_CASE("rules: throttled only for actionable reasons, sustained", "[watch][ru
       Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.hw_thermal_ratio = 0.8; }));
   CHECK(Only(thermal, 0) == VerdictKind::kThrottled);
   CHECK(thermal[0].confidence == watch::Confidence::kHigh);
+  CHECK(thermal[0].health_codes == std::vector<std::string>{"gpu.clocks-thermal"});
+  // A HW slowdown with no brake or heat behind it.
+  auto slowdown = Judge(test::Window(1, 10, with(0x8, 1)));
+  CHECK(Only(slowdown, 0) == VerdictKind::kThrottled);
+  CHECK(slowdown[0].health_codes == std::vector<std::string>{"gpu.clocks-hw-slowdown"});
   // An enforced limit below the default.
   auto capped = Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) {
     g.power_limit_enforced_w = 500;
@@ -319,10 +326,12 @@ TEST_CASE("rules: throttled only for actionable reasons, sustained", "[watch][ru
   }));
   CHECK(Only(capped, 0) == VerdictKind::kThrottled);
   CHECK(capped[0].reasons == std::vector<std::string>{"power_limit_below_default"});
+  CHECK(capped[0].health_codes.empty());  // a setting, not hardware trouble
   // SW power cap while drawing far under the limit (an out-of-band cap).
   auto oob = Judge(test::Window(1, 10, [](watch::GpuSample& g, int, unsigned) { g.power_w = 420; }));
   CHECK(Only(oob, 0) == VerdictKind::kThrottled);
   CHECK(oob[0].reasons == std::vector<std::string>{"sw_power_cap_below_limit"});
+  CHECK(oob[0].health_codes.empty());
 }
 
 TEST_CASE("rules: gaps and MIG without GPM are activity_unknown; a lost GPU gets nothing", "[watch][rules]") {

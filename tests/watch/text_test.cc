@@ -22,6 +22,11 @@ TEST_CASE("text: a verdict names the GPU, the verdict, the evidence and the fix"
   CHECK(t.find("fix: ") != std::string::npos);
   v.kind = watch::VerdictKind::kHealthy;
   CHECK(watch::RenderVerdictText(v).find("fix: ") == std::string::npos);
+  CHECK(watch::RenderVerdictText(v).find("health finding") == std::string::npos);
+  v.kind = watch::VerdictKind::kThrottled;
+  v.health_codes = {"gpu.clocks-power-brake"};
+  CHECK(watch::RenderVerdictText(v).find("\n    health finding: gpu.clocks-power-brake\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("text: the summary says which GPU got no verdict and which was lost", "[watch][text]") {
@@ -39,5 +44,6 @@ TEST_CASE("text: the summary says which GPU got no verdict and which was lost", 
   CHECK(t.find("not judged: the run (300ms)") != std::string::npos);
   CHECK(t.find("GPU 0 (0000:18:00.0) H100: no verdict, lost\n") != std::string::npos);
   CHECK(t.find("GPU 1 (0000:29:00.0) H100: idle 2, 1 gaps\n") != std::string::npos);
-  CHECK(t.find("lost: GPU 0 (0000:18:00.0) GPU-a at ") != std::string::npos);
+  CHECK(t.find("lost: GPU 0 (0000:18:00.0) GPU-a at 1970-01-01T00:00:00.200Z (gpu.lost)\n") !=
+        std::string::npos);
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "layers/gpu/health.h"
+#include "util/health_codes.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -53,7 +54,7 @@ void CheckPresence(const probe::HostFacts& h, const probe::Gpu& g, bool nvml, bo
           who + " is on the PCI bus but NVML does not know it (NVML_ERROR_NOT_FOUND)", kFellOffFix);
   else if (g.nvml_status == kNvmlGpuIsLost)
     r.Add(
-        "gpu.lost", Status::kFail,
+        health_codes::kGpuLost, Status::kFail,
         who + " is lost: NVML answers NVML_ERROR_GPU_IS_LOST (fallen off the bus or otherwise inaccessible)",
         FixFor(h, g, kFellOffFix));
   else if (g.nvml_status == kNvmlResetRequired)

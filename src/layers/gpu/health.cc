@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "util/health_codes.h"
 #include "util/strings.h"
 
 namespace gp::layers {
@@ -72,7 +73,7 @@ void CheckClocks(const CheckInput& in, const probe::Gpu& g, LayerReport& r) {
   const unsigned long long reasons = m.clock_reasons.value_or(0);
   if (reasons & kHwPowerBrake)
     r.Add(
-        "gpu.clocks-power-brake", Status::kWarn,
+        health_codes::kClocksPowerBrake, Status::kWarn,
         who +
             " clocks are held down by the hardware power brake (clock event 0x80): an external signal, "
             "usually the node's power supply",
@@ -82,14 +83,14 @@ void CheckClocks(const CheckInput& in, const probe::Gpu& g, LayerReport& r) {
                    i + " shows the brake while it holds"));
   for (unsigned long long bit : {kHwThermal, kSwThermal})
     if (reasons & bit)
-      r.Add("gpu.clocks-thermal", Status::kWarn,
+      r.Add(health_codes::kClocksThermal, Status::kWarn,
             who + " clocks are held down by a thermal slowdown (clock event " + Hex(bit) + ")",
             FixFor(in.host, g,
                    "nvidia-smi -q -d TEMPERATURE,PERFORMANCE -i " + i +
                        " shows the temperatures; the node's cooling is the provider's to check"));
   // The brake and a hardware thermal slowdown also raise the HW slowdown bit: said once, by its cause.
   if ((reasons & kHwSlowdown) && !(reasons & (kHwPowerBrake | kHwThermal)))
-    r.Add("gpu.clocks-hw-slowdown", Status::kWarn,
+    r.Add(health_codes::kClocksHwSlowdown, Status::kWarn,
           who + " clocks are held down by a hardware slowdown (clock event 0x8)",
           FixFor(in.host, g,
                  "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i " + i +

@@ -67,7 +67,7 @@ std::string PciValue(const sys::Fs& fs, const std::string& path) {
 
 void ReadAcs(const ProbeEnv& env, NetworkInfo& n) {
   for (auto& b : n.bridges) {
-    auto cfg = env.fs->Read("/sys/bus/pci/devices/" + b.address + "/config");
+    auto cfg = env.fs->ReadPrefix("/sys/bus/pci/devices/" + b.address + "/config", 4096);
     if (!cfg) {
       n.acs_skip = "the config space of bridge " + b.address + " cannot be read";
       return;

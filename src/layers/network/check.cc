@@ -157,12 +157,12 @@ std::string Found(const probe::NetworkInfo& n) {
 LayerReport CheckNetwork(const CheckInput& in) {
   LayerReport r;
   r.name = "network";
-  r.wanted = "RDMA ports active; GPUDirect RDMA";
   const probe::NetworkInfo& n = in.host.network;
   if (n.rdma.empty()) {
     r.Add("network.no-rdma", Status::kOk, TcpLine(n));
     return r;
   }
+  r.wanted = "RDMA ports active; GPUDirect RDMA";
   r.found = Found(n);
   int active = 0, ports = 0, efa = 0;
   bool any_verbs = false;

@@ -332,7 +332,7 @@ TEST_CASE("network pcie: a host without RDMA gets one line naming its NIC and sp
   test::Inputs in;
   test::AddNic(t, "eno1", "0000:c1:00.0", "25000");
   test::AddNic(t, "eno2", "0000:c1:00.1", "-1", "down");
-  test::AddNic(t, "enp5s0", "0000:05:00.0", "1000");
+  test::AddNic(t, "enp5s0", "0000:05:00.0", "2500");
   t.fs().MakeDirs("/sys/class/net/docker0", 0755);  // virtual: no device link
   test::WriteFile(t, "/sys/class/net/docker0/operstate", "up");
   const layers::Layer* row = layers::FindLayer("network");
@@ -346,7 +346,7 @@ TEST_CASE("network pcie: a host without RDMA gets one line naming its NIC and sp
   CHECK(r.status == Status::kOk);
   CHECK(
       r.detail ==
-      "no RDMA device: traffic between nodes goes over TCP at the NIC's speed: eno1 (25 Gb/s), enp5s0 (1000 "
+      "no RDMA device: traffic between nodes goes over TCP at the NIC's speed: eno1 (25 Gb/s), enp5s0 (2500 "
       "Mb/s)");
 }
 

@@ -268,12 +268,30 @@ struct RdmaPort {
 };
 
 struct RdmaDevice {
-  std::string name;    // "mlx5_0", "rdmap16s27"
-  std::string pci;     // "0000:1a:00.0" (the device link's target); "" when not a PCI device
-  std::string driver;  // the PCI function's driver: "mlx5_core", "efa", "irdma"
-  std::string vendor;  // the PCI vendor id: "0x15b3" (Mellanox), "0x1d0f" (Amazon)
-  bool efa = false;    // an AWS Elastic Fabric Adapter (driver efa, or vendor 0x1d0f)
+  std::string name;              // "mlx5_0", "rdmap16s27"
+  std::string pci;               // "0000:1a:00.0" (the device link's target); "" when not a PCI device
+  std::string driver;            // the PCI function's driver: "mlx5_core", "efa", "irdma"
+  std::string vendor;            // the PCI vendor id: "0x15b3" (Mellanox), "0x1d0f" (Amazon)
+  bool efa = false;              // an AWS Elastic Fabric Adapter (driver efa, or vendor 0x1d0f)
+  std::optional<int> numa_node;  // the PCI function's numa_node (nullopt: unknown or -1)
   std::vector<RdmaPort> ports;
+};
+
+// A physical network device (/sys/class/net/NAME with a device link: not lo, docker0, veth or bridges;
+// probe/network_nics.cc).
+struct NetDevice {
+  std::string name;                   // "ens8f0np0", "ibp26s0"
+  std::string pci;                    // its PCI function ("" when the device is not on PCI)
+  std::string operstate;              // "up", "down", ... ("" unreadable)
+  std::optional<int64_t> speed_mbps;  // /sys/class/net/NAME/speed (nullopt: unreadable, or -1 with no link)
+  std::optional<bool> ipv4;           // it has an IPv4 address (nullopt: addresses not known)
+  std::optional<bool> ipv6;           // it has a global IPv6 address (nullopt: not known)
+};
+
+// A PCIe bridge above a GPU or an RDMA device, with its ACS control register (probe/network_pci.cc).
+struct PciBridge {
+  std::string address;               // "0000:02:00.0"
+  std::optional<uint16_t> acs_ctrl;  // the ACS Control register; nullopt when the bridge has no ACS
 };
 
 // The host's inter-node network as NCCL would use it (probe/network.cc): RDMA devices from sysfs, and
@@ -282,6 +300,12 @@ struct NetworkInfo {
   std::vector<RdmaDevice> rdma;  // sorted by name; at most kMaxRdmaDevices
   bool peermem = false;          // NCCL's check found the peer-memory module loaded
   std::string peermem_path;      // the path that said so ("" none)
+  std::vector<NetDevice> nics;   // physical network devices, sorted by name; at most kMaxRdmaDevices
+  // Each GPU's and RDMA device's PCIe bridges from the sysfs path, root port first (absent: path unknown).
+  std::map<std::string, std::vector<std::string>> upstream;
+  std::vector<PciBridge> bridges;  // every bridge of `upstream` once, with ACS (when acs_skip is "")
+  std::string acs_skip;            // why ACS was not read ("" when it was)
+  std::string vm;                  // what says the host is a virtual machine ("" when nothing does)
 };
 inline constexpr size_t kMaxRdmaDevices = 64;
 

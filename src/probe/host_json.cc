@@ -12,6 +12,7 @@
 #include <map>
 
 #include "probe/boot.h"
+#include "probe/steps.h"
 #include "util/error.h"
 #include "util/json_locator.h"
 #include "util/version.h"
@@ -81,7 +82,7 @@ json FabricToJson(const FabricInfo& f) {
               {"ib_umad_detail", f.ib_umad_detail}};
 }
 
-// Only hosts with RDMA devices carry the "network" object.
+// Only hosts with RDMA devices or physical network devices carry the "network" object.
 json NetworkToJson(const NetworkInfo& n) {
   json rdma = json::array();
   for (const RdmaDevice& d : n.rdma) {
@@ -100,9 +101,31 @@ json NetworkToJson(const NetworkInfo& n) {
                     {"driver", OrNull(d.driver)},
                     {"vendor", OrNull(d.vendor)},
                     {"efa", d.efa},
+                    {"numa_node", d.numa_node ? json(*d.numa_node) : json(nullptr)},
                     {"ports", ports}});
   }
-  return json{{"rdma", rdma}, {"peermem", n.peermem}, {"peermem_path", OrNull(n.peermem_path)}};
+  auto opt_bool = [](const std::optional<bool>& b) { return b ? json(*b) : json(nullptr); };
+  json nics = json::array();
+  for (const NetDevice& d : n.nics)
+    nics.push_back({{"name", d.name},
+                    {"pci", OrNull(d.pci)},
+                    {"operstate", OrNull(d.operstate)},
+                    {"speed_mbps", d.speed_mbps ? json(*d.speed_mbps) : json(nullptr)},
+                    {"ipv4", opt_bool(d.ipv4)},
+                    {"ipv6", opt_bool(d.ipv6)}});
+  json bridges = json::array();
+  for (const PciBridge& b : n.bridges)
+    bridges.push_back({{"address", b.address}, {"acs_ctrl", b.acs_ctrl ? json(*b.acs_ctrl) : json(nullptr)}});
+  json upstream = json::object();
+  for (const auto& [f, chain] : n.upstream) upstream[f] = chain;
+  return json{{"rdma", rdma},
+              {"peermem", n.peermem},
+              {"peermem_path", OrNull(n.peermem_path)},
+              {"nics", nics},
+              {"bridges", bridges},
+              {"upstream", upstream},
+              {"acs_skip", OrNull(n.acs_skip)},
+              {"vm", OrNull(n.vm)}};
 }
 
 // Only hosts whose installed kernels were found carry the "boot" object.
@@ -354,6 +377,72 @@ void NetName(const Reader& r, const std::string& p, const std::string& key, cons
   if (!ok) r.Fail(Reader::Join(p, key), "not a device name");
 }
 
+// A PCI address read back from a snapshot names a bridge in a fix's command: DDDD:BB:DD.F.
+void PciAddr(const Reader& r, const std::string& p, const std::string& v) {
+  if (!IsPciAddress(v)) r.Fail(p, "not a PCI address");
+}
+
+void OptBool(const Reader& r, const json& o, const std::string& p, const char* key,
+             std::optional<bool>& out) {
+  if (!r.Member(o, p, key, false)) return;
+  bool b = false;
+  r.Bool(o, p, key, b);
+  out = b;
+}
+
+// The network devices, the bridges above the GPUs and RDMA devices with their ACS, and the VM verdict.
+void ReadNetworkPci(const Reader& r, const json& o, const std::string& p, NetworkInfo& n) {
+  if (const json* list = r.Member(o, p, "nics", false)) {
+    const std::string lp = Reader::Join(p, "nics");
+    r.Array(*list, lp);
+    if (list->size() > kMaxRdmaDevices) r.Fail(lp, "too many network devices");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string ip = lp + "[" + std::to_string(i) + "]";
+      const json& e = r.Object((*list)[i], ip);
+      NetDevice d;
+      r.Str(e, ip, "name", true, d.name);
+      NetName(r, ip, "name", d.name);
+      r.NullableStr(e, ip, "pci", false, d.pci);
+      if (!d.pci.empty()) PciAddr(r, Reader::Join(ip, "pci"), d.pci);
+      r.NullableStr(e, ip, "operstate", false, d.operstate);
+      r.OptUint(e, ip, "speed_mbps", d.speed_mbps);
+      OptBool(r, e, ip, "ipv4", d.ipv4);
+      OptBool(r, e, ip, "ipv6", d.ipv6);
+      n.nics.push_back(std::move(d));
+    }
+  }
+  if (const json* list = r.Member(o, p, "bridges", false)) {
+    const std::string lp = Reader::Join(p, "bridges");
+    r.Array(*list, lp);
+    if (list->size() > 256) r.Fail(lp, "too many bridges");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string ip = lp + "[" + std::to_string(i) + "]";
+      const json& e = r.Object((*list)[i], ip);
+      PciBridge b;
+      r.Str(e, ip, "address", true, b.address);
+      PciAddr(r, Reader::Join(ip, "address"), b.address);
+      r.OptUint(e, ip, "acs_ctrl", b.acs_ctrl);
+      n.bridges.push_back(std::move(b));
+    }
+  }
+  if (const json* up = r.Member(o, p, "upstream", false)) {
+    const std::string up_path = Reader::Join(p, "upstream");
+    r.Object(*up, up_path);
+    if (up->size() > 2 * kMaxRdmaDevices) r.Fail(up_path, "too many functions");
+    for (auto it = up->begin(); it != up->end(); ++it) {
+      const std::string fp = Reader::Join(up_path, it.key());
+      PciAddr(r, fp, it.key());
+      std::vector<std::string> chain;
+      r.StrList(*up, up_path, it.key().c_str(), chain);
+      if (chain.size() > 16) r.Fail(fp, "too many bridges");
+      for (const auto& b : chain) PciAddr(r, fp, b);
+      n.upstream[it.key()] = std::move(chain);
+    }
+  }
+  r.NullableStr(o, p, "acs_skip", false, n.acs_skip);
+  r.NullableStr(o, p, "vm", false, n.vm);
+}
+
 void ReadNetwork(const Reader& r, const json& o, const std::string& p, NetworkInfo& n) {
   if (const json* list = r.Member(o, p, "rdma", false)) {
     const std::string lp = Reader::Join(p, "rdma");
@@ -369,6 +458,7 @@ void ReadNetwork(const Reader& r, const json& o, const std::string& p, NetworkIn
       r.NullableStr(e, ip, "driver", false, d.driver);
       r.NullableStr(e, ip, "vendor", false, d.vendor);
       r.Bool(e, ip, "efa", d.efa);
+      r.OptUint(e, ip, "numa_node", d.numa_node);
       if (const json* ports = r.Member(e, ip, "ports", false)) {
         const std::string pp = Reader::Join(ip, "ports");
         r.Array(*ports, pp);
@@ -394,6 +484,7 @@ void ReadNetwork(const Reader& r, const json& o, const std::string& p, NetworkIn
   }
   r.Bool(o, p, "peermem", n.peermem);
   r.NullableStr(o, p, "peermem_path", false, n.peermem_path);
+  ReadNetworkPci(r, o, p, n);
 }
 
 // A kernel release or DKMS version read back from a snapshot names a path in a fix: checked as the probe
@@ -623,7 +714,7 @@ nlohmann::json HostToJson(const HostFacts& h) {
   if (DockerWorthWriting(h.docker)) out["docker"] = DockerToJson(h.docker);
   if (FabricWorthWriting(h.fabric)) out["fabric"] = FabricToJson(h.fabric);
   if (h.boot.probed) out["boot"] = BootToJson(h.boot);
-  if (!h.network.rdma.empty()) out["network"] = NetworkToJson(h.network);
+  if (!h.network.rdma.empty() || !h.network.nics.empty()) out["network"] = NetworkToJson(h.network);
   return out;
 }
 

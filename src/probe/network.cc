@@ -120,6 +120,8 @@ void ProbeNetwork(const ProbeEnv& env, HostFacts& facts) {
       break;
     }
   }
+  ProbeNics(env, facts);
+  ProbePciPaths(env, facts);
 }
 
 }  // namespace gp::probe

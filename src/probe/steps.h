@@ -2,6 +2,7 @@
 // fills its part of HostFacts, adds probe_notes for what it could not learn, and never throws. Steps that
 // would run, load or contact something check `Live(env)` first (docs/cli.md, "--root").
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -39,6 +40,18 @@ void ProbeXid(const ProbeEnv& env, HostFacts& facts);
 void ProbeAptHistory(const ProbeEnv& env, HostFacts& facts);
 // network.cc: RDMA devices, their ports and network devices, the peer-memory module (files only).
 void ProbeNetwork(const ProbeEnv& env, HostFacts& facts);
+// network_nics.cc (called by ProbeNetwork): the physical network devices, their speed and addresses.
+void ProbeNics(const ProbeEnv& env, HostFacts& facts);
+// network_pci.cc (called by ProbeNetwork, after the gpu step): the bridges above the GPUs and RDMA devices,
+// their ACS, the RDMA devices' NUMA nodes, whether the host is a VM.
+void ProbePciPaths(const ProbeEnv& env, HostFacts& facts);
+// network_pci.cc: "DDDD:BB:DD.F" in hex.
+bool IsPciAddress(std::string_view s);
+// network_pci.cc: the ACS Control register from a function's config space (the extended capability 0x000D
+// in the list from offset 256); nullopt when the list holds none or is malformed.
+std::optional<uint16_t> AcsControl(const std::string& config);
+// network_pci.cc: what says the host is a virtual machine (DMI, the CPU's hypervisor flag); "" nothing.
+std::string DetectVm(const sys::Fs& fs);
 // identity.cc: copies NVML's UUID, serial and memory size onto the GPU with the same PCI address.
 void AttachGpuIdentity(const std::vector<sys::NvmlDevice>& devices, std::vector<Gpu>& gpus);
 // identity.cc: NVML's answer for each bus id (and the health it read) onto the GPU at that address.

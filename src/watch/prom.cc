@@ -54,21 +54,6 @@ void Header(std::string& out, const Family& f) {
 
 }  // namespace
 
-std::string PromLabelValue(const std::string& value) {
-  std::string out;
-  for (char c : TerminalSafe(value)) {  // one line of valid UTF-8 first
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
-
 PromState::Gpu& PromState::Find(const GpuId& id, const std::string& name) {
   for (Gpu& g : gpus_)
     if (g.id.index == id.index) return g;
@@ -117,8 +102,8 @@ std::string PromState::Render(bool up) const {
   out += "gpuprep_watch_last_window_end_timestamp_seconds " +
          Number(static_cast<double>(last_end_ms_) / 1000.0) + "\n";
   auto labels = [](const Gpu& g) {
-    return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PromLabelValue(g.id.uuid) +
-           "\",pci_bus_id=\"" + PromLabelValue(g.id.pci_bus_id) + "\",modelName=\"" + PromLabelValue(g.name) +
+    return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PrometheusLabelValue(g.id.uuid) +
+           "\",pci_bus_id=\"" + PrometheusLabelValue(g.id.pci_bus_id) + "\",modelName=\"" + PrometheusLabelValue(g.name) +
            "\"";
   };
   auto instance = [](const Verdict& v) {
@@ -150,7 +135,7 @@ std::string PromState::Render(bool up) const {
       bool now = code == health_codes::kGpuLost && g.lost;
       for (const Verdict& v : g.last)
         now = now || std::find(v.health_codes.begin(), v.health_codes.end(), code) != v.health_codes.end();
-      health += "gpuprep_watch_gpu_health{" + labels(g) + ",code=\"" + PromLabelValue(code) + "\"} " +
+      health += "gpuprep_watch_gpu_health{" + labels(g) + ",code=\"" + PrometheusLabelValue(code) + "\"} " +
                 (now ? "1" : "0") + "\n";
     }
   if (!health.empty()) {

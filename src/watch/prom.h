@@ -17,9 +17,6 @@
 
 namespace gp::watch {
 
-// The exposition format's label-value escaping: \ -> \\, " -> \", line feed -> \n.
-std::string PromLabelValue(const std::string& value);
-
 class PromState {
  public:
   // A window closed with these verdicts (the GPUs are learnt from them).

@@ -6,17 +6,19 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "util/input.h"
+
 using namespace gp;
 
 TEST_CASE("prom: label values are escaped and one line", "[watch][prom]") {
-  CHECK(watch::PromLabelValue("a\"b\\c") == "a\\\"b\\\\c");
-  const std::string v = watch::PromLabelValue("x\ny\x1b[31m\xff");
+  CHECK(PrometheusLabelValue("a\"b\\c") == "a\\\"b\\\\c");
+  const std::string v = PrometheusLabelValue("x\ny\x1b[31m\xff");
   CHECK(v.find('\n') == std::string::npos);
   CHECK(v.find('\x1b') == std::string::npos);
   CHECK(v.find('\xff') == std::string::npos);
   // A bidi override is escaped like a control character; the escape's backslashes are escaped in turn, so
   // the label stays valid in the exposition format and reads back as the escape.
-  CHECK(watch::PromLabelValue("H100\xe2\x80\xae"
+  CHECK(PrometheusLabelValue("H100\xe2\x80\xae"
                               "x") == "H100\\\\xE2\\\\x80\\\\xAEx");
 }
 

@@ -1,17 +1,49 @@
-// network layer: what a job on two or more nodes needs of this host's RDMA network. Shown only on hosts with
-// RDMA devices. doctor does not know whether the host runs multi-node jobs, so every finding is at most a
-// warning: an HGX used as one node never fails for its network (docs/doctor.md, "The network layer").
+// network layer: what a job on two or more nodes needs of this host's RDMA network. Shown on hosts with RDMA
+// devices, and as one line (TCP at the NIC's speed) on hosts with a physical NIC and no RDMA. doctor does not
+// know whether the host runs multi-node jobs, so every finding is at most a warning: an HGX used as one node
+// never fails for its network (docs/doctor.md, "The network layer").
 #include "layers/check.h"
 
+#include <algorithm>
 #include <map>
 
+#include "layers/network/pcie.h"
 #include "layers/table.h"
 #include "util/strings.h"
 
 namespace gp::layers {
 namespace {
 
-bool Shown(const probe::HostFacts& h) { return !h.network.rdma.empty(); }
+bool Shown(const probe::HostFacts& h) { return !h.network.rdma.empty() || !h.network.nics.empty(); }
+
+const probe::NetDevice* Nic(const probe::NetworkInfo& n, const std::string& name) {
+  for (const auto& d : n.nics)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::string Speed(const probe::NetDevice& d) {
+  if (!d.speed_mbps) return d.name + " (speed not reported)";
+  const int64_t m = *d.speed_mbps;
+  return d.name + " (" + (m % 1000 == 0 ? std::to_string(m / 1000) + " Gb/s" : std::to_string(m) + " Mb/s") +
+         ")";
+}
+
+// The one line of a host without RDMA: the NICs traffic between nodes would use, fastest first (those up
+// with an IPv4 address when addresses are known, else those up).
+std::string TcpLine(const probe::NetworkInfo& n) {
+  const std::string base = "no RDMA device: traffic between nodes goes over TCP at the NIC's speed";
+  std::vector<const probe::NetDevice*> up;
+  for (const auto& d : n.nics)
+    if (d.operstate == "up" && d.ipv4.value_or(true)) up.push_back(&d);
+  if (up.empty()) return base;
+  std::stable_sort(up.begin(), up.end(), [](const probe::NetDevice* a, const probe::NetDevice* b) {
+    return a->speed_mbps.value_or(-1) > b->speed_mbps.value_or(-1);
+  });
+  std::vector<std::string> named;
+  for (size_t i = 0; i < up.size() && i < 3; ++i) named.push_back(Speed(*up[i]));
+  return base + ": " + Join(named, ", ") + (up.size() > 3 ? ", ..." : "");
+}
 
 std::string PortName(const probe::RdmaDevice& d, const probe::RdmaPort& p) {
   return d.name + " port " + std::to_string(p.number);
@@ -41,10 +73,21 @@ void CheckPortState(LayerReport& r, const probe::RdmaDevice& d, const probe::Rdm
   r.Add("network.port-down", Status::kWarn, what, fix);
 }
 
-void CheckRoce(LayerReport& r, const probe::RdmaDevice& d, const probe::RdmaPort& p) {
+void CheckRoce(LayerReport& r, const probe::NetworkInfo& n, const probe::RdmaDevice& d,
+               const probe::RdmaPort& p) {
   if (!IsRoce(p) || p.state != "ACTIVE") return;
   const std::string name = PortName(d, p);
-  if (!p.roce_v2_ipv4) {
+  const probe::NetDevice* nic = p.netdev.empty() ? nullptr : Nic(n, p.netdev);
+  if (!p.roce_v2_ipv4 && nic && nic->ipv4 == false) {
+    r.Add("network.netdev-no-address", Status::kWarn,
+          name + " (RoCE): its network device " + p.netdev +
+              " has no IPv4 address, so the port has no IPv4-mapped RoCE v2 GID and NCCL finds no routable "
+              "GID on it",
+          "give " + p.netdev +
+              " an IPv4 address on the subnet the other nodes use (in netplan, or sudo ip addr add "
+              "ADDRESS/PREFIX dev " +
+              p.netdev + "); the kernel then adds the RoCE v2 GID");
+  } else if (!p.roce_v2_ipv4) {
     const std::string dev =
         p.netdev.empty() ? "the port's network device (ls /sys/class/infiniband/" + d.name + "/device/net)"
                          : p.netdev;
@@ -114,13 +157,12 @@ std::string Found(const probe::NetworkInfo& n) {
 LayerReport CheckNetwork(const CheckInput& in) {
   LayerReport r;
   r.name = "network";
-  r.wanted = "RDMA ports active; GPUDirect RDMA";
   const probe::NetworkInfo& n = in.host.network;
   if (n.rdma.empty()) {
-    r.Add("network.no-rdma", Status::kOk,
-          "no RDMA device: traffic between nodes goes over TCP at the NIC's speed");
+    r.Add("network.no-rdma", Status::kOk, TcpLine(n));
     return r;
   }
+  r.wanted = "RDMA ports active; GPUDirect RDMA";
   r.found = Found(n);
   int active = 0, ports = 0, efa = 0;
   bool any_verbs = false;
@@ -138,7 +180,7 @@ LayerReport CheckNetwork(const CheckInput& in) {
       ++ports;
       if (p.state == "ACTIVE") ++active;
       CheckPortState(r, d, p);
-      CheckRoce(r, d, p);
+      CheckRoce(r, n, d, p);
     }
   }
   if (ports > 0 && active > 0)
@@ -151,6 +193,8 @@ LayerReport CheckNetwork(const CheckInput& in) {
               "carry "
               "(without it NCCL falls back to sockets; gpuprep nccl-log shows which network a job used)");
   CheckGdr(r, in, any_verbs);
+  CheckAcs(r, in);
+  CheckAffinity(r, in);
   return r;
 }
 

@@ -11,7 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "cli/size_inputs.h"
+#include "manifest/loader.h"
 #include "size/estimate.h"
+#include "size/recommend.h"
 #include "size/task_args.h"
 
 namespace {
@@ -80,4 +83,36 @@ TEST_CASE(
       CHECK(err >= -r["under"].get<double>());
     }
   }
+}
+
+// `gpuprep size --model yolov8x --batch 16 --image-size 640` as a user types it (bf16-mixed, AdamW: the same
+// bytes as the logged fp16 AMP run): within the YOLOv8x reading's tolerance of its 14.9 GB (the 8.1.29
+// divisor must be 10^9 there: 14.9 x 2^30 bytes is more than the T4's 15102 MiB), and the servers recommended
+// are those whose GPU holds the per-GPU total: one 24 GB or 40 GB GPU, not one 12 GB GPU.
+TEST_CASE("YOLOv8x at batch 16 and 640 pixels: near the published GPU_mem, on the boards that hold it",
+          "[size][vision][recommend]") {
+  const auto t = gp::test::TaskFromArgs("--model yolov8x --batch 16 --image-size 640");
+  const gp::size::Estimate e = gp::size::EstimateTask(t);
+  const double err = ReservedPrediction(e) / 14.9e9 - 1;
+  INFO("predicted reserved " << ReservedPrediction(e) / 1e9 << " GB, error " << err * 100 << "%");
+  CHECK(err <= 0.25);
+  CHECK(err >= -0.25);
+  const auto boards = gp::cli::CatalogueBoards(gp::manifest::EmbeddedCompat());
+  const gp::size::Recommendation r = gp::size::Recommend(t, boards);
+  REQUIRE(r.not_recommended.empty());
+  auto row = [&](const std::string& name) -> const gp::size::BoardRow& {
+    for (const auto& b : r.rows)
+      if (b.board.name == name) return b;
+    FAIL("no row for " << name);
+    return r.rows.front();
+  };
+  for (const char* board : {"GeForce RTX 4090", "A100 PCIe 40GB", "A100 SXM4 80GB"}) {
+    INFO(board);
+    REQUIRE(row(board).best.has_value());
+    CHECK(row(board).best->gpus == 1);
+  }
+  const auto& small = row("Tesla P100 PCIe 12GB");
+  if (small.best) CHECK(small.best->gpus > 1);  // 16 images do not fit one 12 GB GPU
+  for (const auto& b : r.rows)
+    if (b.best) CHECK(b.best->at.per_gpu <= b.best->memory);
 }

@@ -106,7 +106,7 @@ TEST_CASE("YOLOv8x at batch 16 and 640 pixels: near the published GPU_mem, on th
     FAIL("no row for " << name);
     return r.rows.front();
   };
-  for (const char* board : {"GeForce RTX 4090", "A100 PCIe 40GB", "A100 SXM4 80GB"}) {
+  for (const char* board : {"GeForce RTX 4090", "A100 PCIe 40GB", "A100 PCIe 80GB"}) {
     INFO(board);
     REQUIRE(row(board).best.has_value());
     CHECK(row(board).best->gpus == 1);

@@ -33,6 +33,10 @@ constexpr const char* kTvConvnext = "pytorch/vision torchvision/models/convnext.
 constexpr const char* kYolo =
     "ultralytics/ultralytics ultralytics/cfg/models/v8/yolov8.yaml (scales: \"YOLOv8n summary: 225 layers, "
     "3157200 parameters\" ...)";
+constexpr const char* kYolo11 =
+    "ultralytics/ultralytics ultralytics/cfg/models/11/yolo11.yaml at 0a2ae50b (scales: \"summary: 319 "
+    "layers, "
+    "2624080 parameters\" ...)";
 
 // Published counts.
 constexpr const char* kKerasLlama =
@@ -193,6 +197,11 @@ std::vector<Architecture> Build() {
       Vision("yolov8m", "YOLOv8m", 25902640, kExact, kYolo),
       Vision("yolov8l", "YOLOv8l", 43691520, kExact, kYolo),
       Vision("yolov8x", "YOLOv8x", 68229648, kExact, kYolo),
+      Vision("yolo11n", "YOLO11n", 2624080, kExact, kYolo11),
+      Vision("yolo11s", "YOLO11s", 9458752, kExact, kYolo11),
+      Vision("yolo11m", "YOLO11m", 20114688, kExact, kYolo11),
+      Vision("yolo11l", "YOLO11l", 25372160, kExact, kYolo11),
+      Vision("yolo11x", "YOLO11x", 56966176, kExact, kYolo11),
   };
 }
 

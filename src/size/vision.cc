@@ -6,9 +6,7 @@
 //     torch.nn.MultiheadAttention, MLPBlock with GELU; dropout 0).
 //   ConvNeXt: pytorch/vision torchvision/models/convnext.py (CNBlock: 7x7 depthwise convolution, LayerNorm,
 //     Linear 4x, GELU, Linear, layer scale, stochastic depth growing linearly to 0.1 / 0.5).
-//   YOLOv8: ultralytics/ultralytics ultralytics/cfg/models/v8/yolov8.yaml (backbone and head, scales n..x)
-//     with ultralytics/nn/modules/conv.py (Conv: convolution, BatchNorm, SiLU), block.py (C2f, Bottleneck,
-//     SPPF) and head.py (Detect: two 3x3 Conv and a 1x1 convolution per branch and level).
+//   YOLOv8 and YOLO11: vision_yolo.cc.
 #include "size/vision.h"
 
 #include <algorithm>
@@ -18,12 +16,15 @@
 #include <vector>
 
 #include "size/vision_graph.h"
+#include "size/vision_yolo.h"
 
 namespace gp::size {
 namespace {
 
 using vision::Graph;
 using vision::Ten;
+using vision::Yolo11;
+using vision::Yolov8;
 
 constexpr const char* kResnetSrc = "pytorch/vision torchvision/models/resnet.py";
 constexpr const char* kVitSrc = "pytorch/vision torchvision/models/vision_transformer.py";
@@ -31,6 +32,10 @@ constexpr const char* kConvnextSrc = "pytorch/vision torchvision/models/convnext
 constexpr const char* kYoloSrc =
     "ultralytics/ultralytics ultralytics/cfg/models/v8/yolov8.yaml with ultralytics/nn/modules/conv.py, "
     "block.py and head.py";
+constexpr const char* kYolo11Src =
+    "ultralytics/ultralytics ultralytics/cfg/models/11/yolo11.yaml at 0a2ae50b with "
+    "ultralytics/nn/modules/block.py "
+    "at 44cbec18 (C3k2, C3k, C2PSA), head.py at 9a604912 and tasks.py at 88f0cebc";
 
 // ---- ResNet ----
 Ten ConvBn(Graph& g, const Ten& x, double c, int k, int s) {
@@ -123,87 +128,6 @@ void Convnext(Graph& g, const Ten& img, const std::vector<std::pair<double, int>
   g.Linear(g.LayerNorm(p), 1000, true);
 }
 
-// ---- YOLOv8 ----
-struct Yolo {
-  double depth, width, max_ch;
-};
-
-double Ch(const Yolo& y, double c) { return std::ceil(std::min(c, y.max_ch) * y.width / 8) * 8; }
-int Rep(const Yolo& y, int n) { return n > 1 ? std::max(static_cast<int>(std::lround(n * y.depth)), 1) : n; }
-
-Ten YConv(Graph& g, const Ten& x, double c, int k, int s) {
-  return g.Silu(g.BatchNorm(g.Conv(x, c, k, s, k / 2, 1, false)));
-}
-
-Ten C2f(Graph& g, const Ten& x, double c2, int n, bool shortcut) {
-  const double c = std::floor(c2 * 0.5);
-  const Ten y = YConv(g, x, 2 * c, 1, 1);
-  Ten last{y.id, c, y.h, y.w, y.bytes};  // chunk: a view of cv1's output
-  for (int i = 0; i < n; ++i) {
-    const Ten b = YConv(g, YConv(g, last, c, 3, 1), c, 3, 1);
-    last = shortcut ? g.Fresh(b, c) : b;
-  }
-  return YConv(g, g.Fresh(y, (2 + n) * c), c2, 1, 1);
-}
-
-Ten Sppf(Graph& g, const Ten& x, double c2) {
-  const double c = std::floor(x.c / 2);
-  Ten y = YConv(g, x, c, 1, 1);
-  for (int i = 0; i < 3; ++i) y = g.MaxPool(y, 5, 1, 2);
-  return YConv(g, g.Fresh(y, 4 * c), c2, 1, 1);
-}
-
-void Detect(Graph& g, const std::vector<Ten>& feats) {
-  const double nc = 80, reg = 16;
-  const double c2 = std::max({16.0, std::floor(feats[0].c / 4), reg * 4});
-  const double c3 = std::max(feats[0].c, std::min(nc, 100.0));
-  double anchors = 0;
-  for (const Ten& f : feats) {
-    g.Conv(YConv(g, YConv(g, f, c2, 3, 1), c2, 3, 1), 4 * reg, 1, 1, 0, 1, true);
-    g.Conv(YConv(g, YConv(g, f, c3, 3, 1), c3, 3, 1), nc, 1, 1, 0, 1, true);
-    anchors += f.h * f.w;
-  }
-  g.AddParams(reg);  // the DFL convolution: 16 fixed weights, no gradient, not used in training
-  // The loss (ultralytics/utils/loss.py v8DetectionLoss): the class scores in fp32 for
-  // binary_cross_entropy_with_logits, the box distributions' softmax (fp32) for the decode.
-  g.SaveRaw(g.Images() * anchors * (nc * 4 + 4 * reg * 4));
-}
-
-// One layer of the yaml as a block (what checkpointing would keep the input of).
-template <typename F>
-Ten YoloLayer(Graph& g, const Ten& in, F f) {
-  g.BeginBlock(in);
-  const Ten out = f(in);
-  g.EndBlock();
-  return out;
-}
-
-void Yolov8(Graph& g, const Ten& img, const Yolo& y) {
-  auto conv = [&](double c) { return [&g, &y, c](const Ten& in) { return YConv(g, in, Ch(y, c), 3, 2); }; };
-  auto c2f = [&](double c, int n, bool sc) {
-    return [&g, &y, c, n, sc](const Ten& in) { return C2f(g, in, Ch(y, c), Rep(y, n), sc); };
-  };
-  Ten x = YoloLayer(g, img, conv(64));
-  x = YoloLayer(g, x, conv(128));
-  x = YoloLayer(g, x, c2f(128, 3, true));
-  x = YoloLayer(g, x, conv(256));
-  const Ten p3 = YoloLayer(g, x, c2f(256, 6, true));
-  x = YoloLayer(g, p3, conv(512));
-  const Ten p4 = YoloLayer(g, x, c2f(512, 6, true));
-  x = YoloLayer(g, p4, conv(1024));
-  x = YoloLayer(g, x, c2f(1024, 3, true));
-  const Ten p5 = YoloLayer(g, x, [&](const Ten& in) { return Sppf(g, in, Ch(y, 1024)); });
-  x = g.Upsample(p5, 2);
-  const Ten h12 = YoloLayer(g, g.Fresh(x, x.c + p4.c), c2f(512, 3, false));
-  x = g.Upsample(h12, 2);
-  const Ten h15 = YoloLayer(g, g.Fresh(x, x.c + p3.c), c2f(256, 3, false));
-  x = YoloLayer(g, h15, conv(256));
-  const Ten h18 = YoloLayer(g, g.Fresh(x, x.c + h12.c), c2f(512, 3, false));
-  x = YoloLayer(g, h18, conv(512));
-  const Ten h21 = YoloLayer(g, g.Fresh(x, x.c + p5.c), c2f(1024, 3, false));
-  Detect(g, {h15, h18, h21});
-}
-
 struct Net {
   const char* source;
   std::function<void(Graph&, const Ten&)> build;
@@ -278,6 +202,31 @@ const std::map<std::string, Net>& Nets() {
        {kYoloSrc,
         [](Graph& g, const Ten& i) {
           Yolov8(g, i, {1.00, 1.25, 512});
+        }}},
+      {"yolo11n",
+       {kYolo11Src,
+        [](Graph& g, const Ten& i) {
+          Yolo11(g, i, {0.50, 0.25, 1024}, false);
+        }}},
+      {"yolo11s",
+       {kYolo11Src,
+        [](Graph& g, const Ten& i) {
+          Yolo11(g, i, {0.50, 0.50, 1024}, false);
+        }}},
+      {"yolo11m",
+       {kYolo11Src,
+        [](Graph& g, const Ten& i) {
+          Yolo11(g, i, {0.50, 1.00, 512}, true);
+        }}},
+      {"yolo11l",
+       {kYolo11Src,
+        [](Graph& g, const Ten& i) {
+          Yolo11(g, i, {1.00, 1.00, 512}, true);
+        }}},
+      {"yolo11x",
+       {kYolo11Src,
+        [](Graph& g, const Ten& i) {
+          Yolo11(g, i, {1.00, 1.50, 512}, true);
         }}},
   };
   return nets;

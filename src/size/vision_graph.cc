@@ -120,6 +120,15 @@ Ten Graph::Attention(const Ten& x, int heads) {
   return Linear(o, d, true);
 }
 
+Ten Graph::PixelAttention(const Ten& qkv, int heads, double head_dim) {
+  const double n = qkv.h * qkv.w;
+  Save(Low(qkv));  // q and k (first product), v (second): views of one storage
+  const Ten probs = Make(heads * n, n, 1, amp_ == Amp::kCuda ? 4 : ActBytes());
+  Save(probs);
+  Save(Low(probs));
+  return Make(heads * head_dim, qkv.h, qkv.w, ActBytes());
+}
+
 void Graph::BeginBlock(const Ten& input) {
   block_start_ = saved_;
   inputs_ += input.Elems() * n_ * input.bytes;

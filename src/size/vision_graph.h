@@ -51,6 +51,12 @@ class Graph {
   // runs it on a GPU (it keeps q, k, v, its output and a log-sum-exp per query row, no probabilities), or
   // (PyTorch 1.13) scaled q, softmax probabilities and two batched products; then the output projection.
   Ten Attention(const Ten& x, int heads);
+  // Attention over the pixels of a feature map as Ultralytics' Attention (YOLO11's C2PSA) computes it:
+  // q, k and v are views of `qkv` (per head: key_dim, key_dim, head_dim channels), q^T k is scaled, softmax'd
+  // and multiplied into v with two batched products that save views of `qkv`, the probabilities (softmax
+  // keeps its output: fp32 under CUDA autocast) and their 16-bit copy. Returns the product (heads x head_dim
+  // channels).
+  Ten PixelAttention(const Ten& qkv, int heads, double head_dim);
   // Saved bytes of another shape (noise masks, statistics), a new storage each time.
   void SaveRaw(double bytes) { saved_ += bytes; }
   double Images() const { return n_; }

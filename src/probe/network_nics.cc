@@ -53,7 +53,7 @@ IfAddrs LiveAddrs() {
 
 IfAddrs TreeAddrs(const sys::Fs& fs) {
   IfAddrs a;
-  constexpr size_t kMax = 256 * 1024;
+  constexpr size_t kMax = size_t{256} * 1024;
   // /proc/net/route: "Iface Destination Gateway Flags ..." in hex; gateway 0 is the interface's own subnet.
   if (auto t = fs.ReadPrefix("/proc/net/route", kMax)) {
     a.known = true;

@@ -111,7 +111,7 @@ std::string DetectVm(const sys::Fs& fs) {
   const std::string vendor = PciValue(fs, "/sys/class/dmi/id/sys_vendor");
   const std::string product = PciValue(fs, "/sys/class/dmi/id/product_name");
   if (VmDmi(vendor, product)) return "DMI says " + vendor + (product.empty() ? "" : " " + product);
-  if (auto cpuinfo = fs.ReadPrefix("/proc/cpuinfo", 64 * 1024)) {
+  if (auto cpuinfo = fs.ReadPrefix("/proc/cpuinfo", size_t{64} * 1024)) {
     for (const auto& line : Split(*cpuinfo, '\n')) {
       if (!StartsWith(line, "flags")) continue;
       auto colon = line.find(':');

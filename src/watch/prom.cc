@@ -103,8 +103,8 @@ std::string PromState::Render(bool up) const {
          Number(static_cast<double>(last_end_ms_) / 1000.0) + "\n";
   auto labels = [](const Gpu& g) {
     return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PrometheusLabelValue(g.id.uuid) +
-           "\",pci_bus_id=\"" + PrometheusLabelValue(g.id.pci_bus_id) + "\",modelName=\"" + PrometheusLabelValue(g.name) +
-           "\"";
+           "\",pci_bus_id=\"" + PrometheusLabelValue(g.id.pci_bus_id) + "\",modelName=\"" +
+           PrometheusLabelValue(g.name) + "\"";
   };
   auto instance = [](const Verdict& v) {
     return v.gpu_instance_id ? ",GPU_I_ID=\"" + std::to_string(*v.gpu_instance_id) + "\"" : std::string();

@@ -19,7 +19,7 @@ TEST_CASE("prom: label values are escaped and one line", "[watch][prom]") {
   // A bidi override is escaped like a control character; the escape's backslashes are escaped in turn, so
   // the label stays valid in the exposition format and reads back as the escape.
   CHECK(PrometheusLabelValue("H100\xe2\x80\xae"
-                              "x") == "H100\\\\xE2\\\\x80\\\\xAEx");
+                             "x") == "H100\\\\xE2\\\\x80\\\\xAEx");
 }
 
 TEST_CASE("prom: one file per window with the GPU labels, up 0 at the end", "[watch][prom]") {

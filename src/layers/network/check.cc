@@ -32,7 +32,7 @@ std::string Speed(const probe::NetDevice& d) {
 // The one line of a host without RDMA: the NICs traffic between nodes would use, fastest first (those up
 // with an IPv4 address when addresses are known, else those up).
 std::string TcpLine(const probe::NetworkInfo& n) {
-  const std::string base = "no RDMA device: traffic between nodes goes over TCP at the NIC's speed";
+  std::string base = "no RDMA device: traffic between nodes goes over TCP at the NIC's speed";
   std::vector<const probe::NetDevice*> up;
   for (const auto& d : n.nics)
     if (d.operstate == "up" && d.ipv4.value_or(true)) up.push_back(&d);

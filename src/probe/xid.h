@@ -83,7 +83,8 @@ std::string JournalTime(uint64_t realtime_usec);
 // is the boot's own ("Linux version ..."), else oldest is the time of the first kernel entry. Malformed
 // data ends the scan with a note.
 // With `across_boots` (doctor --since: a window, not a boot), every boot's events are kept and oldest is the
-// first kernel entry's time.
+// first kernel entry's time; from_boot when the window reaches this boot's start (a boot message, or entries
+// of more than one boot).
 void ScanJournalExport(std::string_view data, XidLog& log, bool across_boots = false);
 
 // Whether `since` is a time doctor passes to `journalctl --since=`: a date ("2024-12-02"), a date and time

@@ -105,7 +105,10 @@ void ScanJournalExport(std::string_view data, XidLog& log, bool across_boots) {
   std::string boot;
   const std::string error = ForEachJournalEntry(data, [&](const JournalEntry& e) {
     if (!e.kernel) return;
-    const bool new_boot = !across_boots && !first && !e.boot_id.empty() && e.boot_id != boot;
+    const bool boot_changed = !first && !e.boot_id.empty() && e.boot_id != boot;
+    const bool new_boot = !across_boots && boot_changed;
+    // A window that holds a boot's start, or an earlier boot's entries, reaches back past this boot's start.
+    if (across_boots && boot_changed) log.from_boot = true;
     if (!e.boot_id.empty()) boot = std::string(e.boot_id.substr(0, 64));
     if (first || new_boot) {
       first = false;
@@ -114,7 +117,10 @@ void ScanJournalExport(std::string_view data, XidLog& log, bool across_boots) {
       log.events.clear();
       log.dropped = 0;
     }
-    if (IsBootMessage(e.message) && across_boots) return;
+    if (IsBootMessage(e.message) && across_boots) {
+      log.from_boot = true;  // oldest stays: the window's first entry, before this boot
+      return;
+    }
     if (IsBootMessage(e.message)) {
       log.from_boot = true;
       log.oldest.clear();

@@ -235,6 +235,11 @@ TEST_CASE("xid: a journal read that does not reach the boot says earlier records
           "2 Xid events since 2024-12-02 11:35:08 UTC (the oldest record read) in journalctl -k "
           "--since=2024-12-02 11:35; earlier records of this boot were not available");
   }
+  SECTION("a window (doctor --since) that reaches back before this boot: nothing of this boot is missing") {
+    CHECK(history(all, true, "journalctl -k --since=2024-12-01") ==
+          "3 Xid events since 2024-12-01 10:23:32 UTC (the oldest record read) in journalctl -k "
+          "--since=2024-12-01");
+  }
 }
 
 TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[unit][xid]") {

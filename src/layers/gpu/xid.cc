@@ -199,7 +199,8 @@ void CheckXidHistory(const CheckInput& in, LayerReport& r) {
   }
   std::string sources;
   for (const auto& s : log.sources) sources += (sources.empty() ? "" : ", ") + s;
-  const std::string window = log.from_boot
+  // from_boot with an oldest time: a --since window that reaches back past this boot's start.
+  const std::string window = log.from_boot && log.oldest.empty()
                                  ? "this boot"
                                  : "since " + (log.oldest.empty() ? std::string("the oldest record read")
                                                                   : log.oldest + " (the oldest record read)");

@@ -385,7 +385,8 @@ TEST_CASE("health: nvidia-persistenced running but not enabled is a warning", "[
   t.host.driver.persistenced_enabled = false;
   t.host.driver.persistenced_running = true;
   for (auto& g : t.host.gpus) g.health.persistence = true;
-  const auto* f = HealthCode(layers::CheckDriver(t.in()), "driver.persistenced");
+  const auto report = layers::CheckDriver(t.in());  // the finding points into it
+  const auto* f = HealthCode(report, "driver.persistenced");
   REQUIRE(f != nullptr);
   CHECK(f->message.find("running but not enabled") != std::string::npos);
   t.host.driver.persistenced_enabled = true;  // enabled and running: nothing to say

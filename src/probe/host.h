@@ -248,7 +248,7 @@ struct XidLog {
   std::vector<std::string> sources;  // what was read: "/dev/kmsg", "/var/log/kern.log.1", ...
   std::string skip_reason;           // why nothing was read ("" when read)
   bool from_boot = false;            // the boot's first record was among those read
-  std::string oldest;                // the time of the oldest record read (when !from_boot)
+  std::string oldest;                // the oldest record's time (when !from_boot, or a --since window's)
   std::vector<XidEvent> events;      // in log order, at most kMaxXidEvents
   size_t dropped = 0;                // events beyond that bound
   std::vector<std::string> notes;    // what was left out and why (compressed rotations, the journal)

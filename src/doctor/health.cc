@@ -12,14 +12,14 @@
 #include "util/strings.h"
 
 namespace gp::doctor {
+bool HealthClassChosen(const std::vector<std::string>& classes, const std::string& cls) {
+  return !cls.empty() && (classes.empty() || std::find(classes.begin(), classes.end(), cls) != classes.end());
+}
+
 namespace {
 
 using verdict::Finding;
 using verdict::Status;
-
-bool Chosen(const std::vector<std::string>& classes, const std::string& cls) {
-  return !cls.empty() && (classes.empty() || std::find(classes.begin(), classes.end(), cls) != classes.end());
-}
 
 bool NeedsNvml(const std::string& cls) { return cls != "xid"; }
 
@@ -78,7 +78,7 @@ HealthVerdict JudgeHealth(const std::vector<verdict::LayerReport>& reports, cons
   for (const auto& r : reports) {
     for (const auto& f : r.findings) {
       if (f.code == "gpu.xid-not-read") xid_not_read = true;
-      if (!Chosen(classes, HealthClass(f.code))) continue;
+      if (!HealthClassChosen(classes, HealthClass(f.code))) continue;
       if (f.status == Status::kFail) v.failures.push_back(f);
       if (f.status == Status::kWarn) v.warnings.push_back(f);
     }
@@ -88,7 +88,7 @@ HealthVerdict JudgeHealth(const std::vector<verdict::LayerReport>& reports, cons
   const bool nvml_unread = host.live && !host.gpus.empty() && !nvml_answered;
   bool nvml_chosen = false;
   for (const std::string& c : HealthClasses()) {
-    if (!Chosen(classes, c)) continue;
+    if (!HealthClassChosen(classes, c)) continue;
     nvml_chosen = nvml_chosen || NeedsNvml(c);
     if (NeedsNvml(c) ? nvml_unread : xid_not_read) v.unread.push_back(c);
   }
@@ -101,7 +101,7 @@ HealthVerdict JudgeHealth(const std::vector<verdict::LayerReport>& reports, cons
     v.unknown_why =
         "NVML answered for no GPU" +
         (host.driver.nvml_error ? " (" + *host.driver.nvml_error + ")" : std::string(" (driver loaded?)"));
-  } else if (xid_not_read && Chosen(classes, "xid")) {
+  } else if (xid_not_read && HealthClassChosen(classes, "xid")) {
     v.kind = HealthVerdict::Kind::kUnknown;
     v.unknown_why = "the kernel log could not be read for Xid events";
   }

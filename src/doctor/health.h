@@ -17,6 +17,8 @@ namespace gp::doctor {
 const std::vector<std::string>& HealthClasses();
 // The class of a finding's code; "" for a code that is no health finding (gpu.found, driver.recovery-none).
 std::string HealthClass(const std::string& code);
+// Whether `cls` is among `classes` (--class; empty: every class). Never for "".
+bool HealthClassChosen(const std::vector<std::string>& classes, const std::string& cls);
 
 struct HealthVerdict {
   enum class Kind { kOk, kProblem, kUnknown };

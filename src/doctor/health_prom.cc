@@ -44,10 +44,6 @@ void StateSet(std::string& out, const std::string& name, const std::string& labe
            (status == s ? "1" : "0") + "\n";
 }
 
-bool ClassChosen(const std::vector<std::string>& classes, const std::string& cls) {
-  return classes.empty() || std::find(classes.begin(), classes.end(), cls) != classes.end();
-}
-
 bool Has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -93,7 +89,7 @@ std::string HealthProm(const HealthVerdict& v, const probe::HostFacts& host,
   Header(out, "gpuprep_health_check_status",
          "1 for each health class's status (ok, warn, fail, unknown: not read), 0 for the others.");
   for (const std::string& cls : HealthClasses()) {
-    if (!ClassChosen(classes, cls)) continue;
+    if (!HealthClassChosen(classes, cls)) continue;
     StateSet(out, "gpuprep_health_check_status", Label("class", cls),
              Worst(AnyOf(v.failures, cls, "", false), Has(v.unread, cls), AnyOf(v.warnings, cls, "", false)));
   }

@@ -72,23 +72,9 @@ check "  one line on stdout, nothing on stderr" test "$(wc -l <"$work/health.out
 check "the directory holds the two files and nothing else" \
   test "$(ls "$dir" | tr '\n' ' ')" = "gpuprep-health.prom gpuprep-watch.prom "
 
-# node_exporter on a free loopback port (a few tries: another test may hold one).
-port=""
-for try in 1 2 3 4 5; do
-  p=$((20000 + RANDOM % 20000))
-  "$ne" --collector.disable-defaults --collector.textfile --collector.textfile.directory="$dir" \
-    --web.listen-address="127.0.0.1:$p" >"$work/ne.log" 2>&1 &
-  ne_pid=$!
-  for _ in $(seq 50); do
-    if curl -fsS "http://127.0.0.1:$p/metrics" >/dev/null 2>&1; then port=$p; break; fi
-    kill -0 "$ne_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [[ -n $port ]] && break
-  kill "$ne_pid" 2>/dev/null || true
-  wait "$ne_pid" 2>/dev/null || true
-  ne_pid=""
-done
+# node_exporter on a free loopback port.
+source "$(dirname "$0")/lib/node_exporter.sh"
+start_node_exporter "$ne" "$dir" "$work/ne.log"
 [[ -n $port ]] || { echo "health_prometheus: FAIL: node_exporter did not start"; sed 's/^/  /' "$work/ne.log"; exit 1; }
 rc=0
 curl -fsS "http://127.0.0.1:$port/metrics" >"$work/scrape.txt" 2>"$work/curl.err" || rc=$?

@@ -50,23 +50,9 @@ at 2 duty=100,100 mem_used_mib=70000 power_w=300 sm_mhz=810 reasons=0x88 brake_r
 at 3 duty=100,100 mem_used_mib=70000 power_w=690 sm_mhz=1755 sm_active=88 sm_occ=42 tensor=55 dram=48
 TRACE
 
-# node_exporter on a free loopback port (a few tries: another test may hold one).
-port=""
-for try in 1 2 3 4 5; do
-  p=$((20000 + RANDOM % 20000))
-  "$ne" --collector.disable-defaults --collector.textfile --collector.textfile.directory="$work/textfile" \
-    --web.listen-address="127.0.0.1:$p" >"$work/ne.log" 2>&1 &
-  ne_pid=$!
-  for _ in $(seq 50); do
-    if curl -fsS "http://127.0.0.1:$p/metrics" >/dev/null 2>&1; then port=$p; break; fi
-    kill -0 "$ne_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [[ -n $port ]] && break
-  kill "$ne_pid" 2>/dev/null || true
-  wait "$ne_pid" 2>/dev/null || true
-  ne_pid=""
-done
+# node_exporter on a free loopback port.
+source "$(dirname "$0")/lib/node_exporter.sh"
+start_node_exporter "$ne" "$work/textfile" "$work/ne.log"
 [[ -n $port ]] || { echo "watch_prometheus: FAIL: node_exporter did not start"; sed 's/^/  /' "$work/ne.log"; exit 1; }
 scrape() { curl -fsS "http://127.0.0.1:$port/metrics"; }
 

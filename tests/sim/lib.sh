@@ -163,6 +163,28 @@ sim_init() {
   trap 'exit 130' INT TERM
   mkdir -p "$SIM_DIR/common/bin" "$SIM_DIR/common/guest" "$SIM_DIR/www" "$SIM_DIR/gnupg"
   install -m 0755 "$gpuprep" "$SIM_DIR/common/bin/gpuprep"
+  # The HTTP server starts first: its interpreter's start-up overlaps the packages, keys and indexes below
+  # (it serves each file as it is asked for, and nothing asks before sim_init returns). Served over HTTPS
+  # with a throwaway certificate for 127.0.0.1 that only the simulated server trusts (SIM_SCHEME=http: plain
+  # loopback HTTP instead).
+  SIM_SCHEME=${SIM_SCHEME:-https}
+  local tls=()
+  if [[ $SIM_SCHEME == https ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=gpuprep sim 127.0.0.1" \
+      -addext "subjectAltName=IP:127.0.0.1" -keyout "$SIM_DIR/tls.key" -out "$SIM_DIR/common/guest/tls.crt" 2>/dev/null ||
+      sim_fail "openssl: creating the loopback certificate"
+    tls=("$SIM_DIR/common/guest/tls.crt" "$SIM_DIR/tls.key")
+  fi
+  # The simulated server's network: a namespace of its own with only loopback, so what listens there (this
+  # server, the registry on 127.0.0.1:443, the engine) meets no other simulation and changes no interface of
+  # this machine. Every session enters it (_sim_enter).
+  SIM_NETNS_NAME=gpuprep-sim-${SIM_DIR##*.}
+  ip netns add "$SIM_NETNS_NAME" 2>/dev/null || sim_fail "ip netns add $SIM_NETNS_NAME (iproute2) failed"
+  SIM_NETNS=/run/netns/$SIM_NETNS_NAME
+  ip -n "$SIM_NETNS_NAME" link set lo up || sim_fail "bringing up loopback in $SIM_NETNS_NAME"
+  _sim_machine_state >"$SIM_DIR/machine.state"  # sim_host_changes compares against it
+  nsenter --net="$SIM_NETNS" python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
+  SIM_HTTP_PID=$!
   _sim_packages "$build_dir"
 
   # Throwaway signing keys: one per repository, like the real ones, and a stranger's for the bad-key scenarios.
@@ -197,26 +219,6 @@ sim_init() {
   cp -a "$SIM_DIR/www/cuda" "$SIM_DIR/www/badsum"
   printf 'tampered' >>"$SIM_DIR/www/badsum/libnccl2_2.18.5-1+cuda12.2_amd64.deb"
 
-  # Served over HTTPS with a throwaway certificate for 127.0.0.1 that only the simulated server trusts
-  # (SIM_SCHEME=http: plain loopback HTTP instead).
-  SIM_SCHEME=${SIM_SCHEME:-https}
-  local tls=()
-  if [[ $SIM_SCHEME == https ]]; then
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=gpuprep sim 127.0.0.1" \
-      -addext "subjectAltName=IP:127.0.0.1" -keyout "$SIM_DIR/tls.key" -out "$SIM_DIR/common/guest/tls.crt" 2>/dev/null ||
-      sim_fail "openssl: creating the loopback certificate"
-    tls=("$SIM_DIR/common/guest/tls.crt" "$SIM_DIR/tls.key")
-  fi
-  # The simulated server's network: a namespace of its own with only loopback, so what listens there (this
-  # server, the registry on 127.0.0.1:443, the engine) meets no other simulation and changes no interface of
-  # this machine. Every session enters it (_sim_enter).
-  SIM_NETNS_NAME=gpuprep-sim-${SIM_DIR##*.}
-  ip netns add "$SIM_NETNS_NAME" 2>/dev/null || sim_fail "ip netns add $SIM_NETNS_NAME (iproute2) failed"
-  SIM_NETNS=/run/netns/$SIM_NETNS_NAME
-  ip -n "$SIM_NETNS_NAME" link set lo up || sim_fail "bringing up loopback in $SIM_NETNS_NAME"
-  _sim_machine_state >"$SIM_DIR/machine.state"  # sim_host_changes compares against it
-  nsenter --net="$SIM_NETNS" python3 "$SIM_LIB_DIR/http_server.py" "$SIM_DIR/www" "$SIM_DIR/http.port" "$SIM_DIR/http.log" "${tls[@]}" &
-  SIM_HTTP_PID=$!
   local i
   for i in $(seq 600); do [[ -s $SIM_DIR/http.port ]] && break; sleep 0.05; done  # 30 s: a loaded machine
   [[ -s $SIM_DIR/http.port ]] || sim_fail "HTTP server did not start"
@@ -287,14 +289,28 @@ _sim_packages() {
 SIM_DEBS=
 _sim_debian_debs() {
   local want names key dir tmp
-  want=$(apt-get install -s --no-install-recommends docker.io containerd runc tini docker-registry 2>&1 |
-    awk '/^Inst / { v = $3; if (v ~ /^\[/) v = $4; gsub(/[()]/, "", v); print $2 "=" v }' | LC_ALL=C sort)
+  # apt's answer changes only with its lists, dpkg's status or apt's configuration: it is kept per state of
+  # those (the resolution costs 5-8 s, and the container images' apt keeps no package cache).
+  local state answer
+  state=$(stat -c '%n %s %Y' /var/lib/apt/lists/* /var/lib/dpkg/status /etc/apt/preferences* /etc/apt/apt.conf.d/* \
+    2>/dev/null | sha256sum | cut -c1-16)
+  answer=$1/tests-sim-debian/apt-answer.$state
+  if [[ -s $answer ]]; then
+    want=$(<"$answer")
+  else
+    want=$(apt-get install -s --no-install-recommends docker.io containerd runc tini docker-registry 2>&1 |
+      awk '/^Inst / { v = $3; if (v ~ /^\[/) v = $4; gsub(/[()]/, "", v); print $2 "=" v }' | LC_ALL=C sort)
+  fi
   for names in docker.io containerd runc tini docker-registry; do
     grep -q "^$names=" <<<"$want" ||
       sim_fail "$names: apt-get does not offer it from this machine's archive (Debian's docker.io and docker-registry are needed: apt-get update?)"
   done
   key=$(sha256sum <<<"$want" | cut -c1-16)
   dir=$1/tests-sim-debian/$key
+  if [[ ! -s $answer ]]; then
+    mkdir -p "$1/tests-sim-debian"
+    printf '%s\n' "$want" >"$answer.$$" && mv "$answer.$$" "$answer"
+  fi
   if [[ ! -f $dir/.complete ]]; then
     tmp=$(mktemp -d "$1/tests-sim-debian.tmp.XXXXXX")
     # shellcheck disable=SC2046  # one word per package

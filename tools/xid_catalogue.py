@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gpuprep's Xid catalogue: the C++ table in src/layers/gpu/xid_catalogue.cc.
+"""gpuprep's Xid catalogue: the C++ table in src/util/xid_catalogue.cc.
 
 Input (checked in, with its upstream repository, commit and date in a header):
   tools/data/gpud/xid-catalog.tsv   NVIDIA's Xid catalogue (code, mnemonic, description, immediate and
@@ -12,7 +12,7 @@ Input (checked in, with its upstream repository, commit and date in a header):
                                     and error status, NVIDIA's resolution, investigation and severity), from the
                                     same file at the same commit (its nvlinkRules)
 
-  python3 tools/xid_catalogue.py generate   rewrite src/layers/gpu/xid_catalogue.cc
+  python3 tools/xid_catalogue.py generate   rewrite src/util/xid_catalogue.cc
   python3 tools/xid_catalogue.py check      exit 1 (with a diff) when that file is not what generate writes
   python3 tools/xid_catalogue.py refresh --gpud GIT_DIR [--commit REV]
                                             re-extract the TSV from a git clone of github.com/leptonai/gpud, then
@@ -33,7 +33,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TSV = os.path.join(ROOT, "tools", "data", "gpud", "xid-catalog.tsv")
 NVLINK_TSV = os.path.join(ROOT, "tools", "data", "gpud", "xid-nvlink-decode.tsv")
-OUT = os.path.join(ROOT, "src", "layers", "gpu", "xid_catalogue.cc")
+OUT = os.path.join(ROOT, "src", "util", "xid_catalogue.cc")
 GO_PATH = "components/accelerator/nvidia/xid/catalog_generated.go"
 GPUD_URL = "https://github.com/leptonai/gpud"
 
@@ -159,9 +159,9 @@ def render(tsv=TSV, nvlink_tsv=NVLINK_TSV):
         f"// mirrors it in {GO_PATH}",
         f"// at commit {commit}; the class is gpuprep's",
         "// (tools/xid_catalogue.py, classify).",
-        '#include "layers/gpu/xid_catalogue.h"',
+        '#include "util/xid_catalogue.h"',
         "",
-        "namespace gp::layers {",
+        "namespace gp {",
         "",
         f'const char* const kXidCatalogueCommit = "{commit}";',
         "",
@@ -180,7 +180,7 @@ def render(tsv=TSV, nvlink_tsv=NVLINK_TSV):
     for xid, unit, v1, v2, status, res, inv, sev in nvlink_rows:
         lines.append(f"      {{{xid}, {cxx_string(unit)}, {cxx_string(v1)}, {cxx_string(v2)}, 0x{status:08x}u, "
                      f"{cxx_string(res)}, {cxx_string(inv)}, {cxx_string(sev)}}},")
-    lines += ["  };", "  // clang-format on", "  return table;", "}", "", "}  // namespace gp::layers", ""]
+    lines += ["  };", "  // clang-format on", "  return table;", "}", "", "}  // namespace gp", ""]
     return "\n".join(lines)
 
 

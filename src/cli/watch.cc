@@ -147,10 +147,17 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
       "watching {} GPU(s) every {}, a verdict per GPU every {}{}", positions.size(),
       watch::FormatDuration(o.interval_ms), watch::FormatDuration(o.window_ms),
       o.duration_ms ? " for " + watch::FormatDuration(*o.duration_ms) : std::string(" until Ctrl-C"));
+  // The Xid events of the run: the kernel log from now on (/dev/kmsg; under --root, the tree's dev/kmsg when
+  // it has one). Reading it needs root where kernel.dmesg_restrict is set: without it watch still runs.
+  sys::KmsgFollower kernel_log;
+  const std::string kmsg = ctx.opts.root.empty() ? "/dev/kmsg" : ctx.opts.root + "/dev/kmsg";
+  if (ctx.opts.root.empty() || proc_fs->Exists("/dev/kmsg"))
+    if (std::string e = kernel_log.Open(kmsg); !e.empty())
+      spdlog::warn("Xid events of this run are not followed: {}", TerminalSafe(e));
   std::unique_ptr<sys::Waiter> waiter = ctx.make_waiter();
   const std::function<long long()> wall = ctx.wall_ms ? ctx.wall_ms : [] { return sys::UnixMillis(); };
-  return ApplyFailOn(watch::RunLive(*opened.session, positions, host, o, *waiter, wall, out), fail_on,
-                     out.summary());
+  return ApplyFailOn(watch::RunLive(*opened.session, positions, host, o, *waiter, wall, &kernel_log, out),
+                     fail_on, out.summary());
 }
 
 }  // namespace

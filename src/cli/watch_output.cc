@@ -54,10 +54,12 @@ void WatchOutput::OnSample(const watch::Sample& s) {
     prom_.SetGpus(gpus);
     WriteProm(true);
   }
-  bool lost = false;
-  for (const watch::GpuSample& g : s.gpus)
-    if (g.state == watch::GpuState::kLost) lost = prom_.MarkLost(g.id) || lost;
-  if (lost) WriteProm(true);  // at once: an alert on a lost GPU need not wait for the window
+  bool write_now = false;
+  for (const watch::GpuSample& g : s.gpus) {
+    if (g.state == watch::GpuState::kLost) write_now = prom_.MarkLost(g.id) || write_now;
+    write_now = prom_.AddXids(g) || write_now;
+  }
+  if (write_now) WriteProm(true);  // at once: an alert on a lost GPU or an Xid need not wait for the window
   if (table_) Redraw(s);
   if (!ctx_.opts.json) return;
   PrintJson(ctx_, watch::SampleJson(s), -1);

@@ -88,4 +88,71 @@ LogRead ReadTail(const std::string& host_path, size_t max_bytes) {
   return r;
 }
 
+KmsgFollower::~KmsgFollower() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string KmsgFollower::Open(const std::string& path) {
+  path_ = path;
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) return "cannot read " + path + ": " + std::strerror(errno);
+  regular_ = S_ISREG(st.st_mode);
+  if (!regular_ && !S_ISCHR(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    return "cannot read " + path + ": not the kernel log device or a regular file";
+  }
+  if (::lseek(fd_, 0, SEEK_END) < 0) {
+    const std::string e = "cannot read " + path + ": " + std::strerror(errno);
+    ::close(fd_);
+    fd_ = -1;
+    return e;
+  }
+  return "";
+}
+
+LogRead KmsgFollower::ReadNew(size_t max_bytes) {
+  LogRead r;
+  if (fd_ < 0) {
+    r.error = "the kernel log is not open";
+    return r;
+  }
+  std::vector<char> buf(16384);  // a record is at most about 8 KiB (the kernel's CONSOLE_EXT_LOG_MAX)
+  // A regular file is read in blocks: a line cut at a block's end waits for its rest. /dev/kmsg hands out
+  // one whole record per read.
+  auto whole_lines = [&] {
+    if (!regular_) return;
+    r.data.insert(0, pending_);
+    const size_t nl = r.data.rfind('\n');
+    pending_ = r.data.substr(nl == std::string::npos ? 0 : nl + 1);
+    r.data.resize(nl == std::string::npos ? 0 : nl + 1);
+    if (pending_.size() > 16384) pending_.clear();  // no line is that long: drop it
+  };
+  while (r.data.size() < max_bytes) {
+    const ssize_t n = ::read(fd_, buf.data(), buf.size());
+    if (n > 0) {
+      r.data.append(buf.data(), static_cast<size_t>(n));
+      if (!regular_ && r.data.back() != '\n') r.data += '\n';
+      continue;
+    }
+    if (n == 0 || errno == EAGAIN) {  // nothing newer (a regular file: its end)
+      whole_lines();
+      r.ok = true;
+      return r;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EPIPE) {  // overwritten before it was read; the next read goes on from the oldest kept
+      ++lost_;
+      continue;
+    }
+    r.error = "cannot read " + path_ + ": " + std::strerror(errno);
+    return r;
+  }
+  whole_lines();
+  r.truncated = true;
+  r.ok = true;
+  return r;
+}
+
 }  // namespace gp::sys

@@ -23,4 +23,31 @@ LogRead ReadKmsg(const std::string& path, size_t max_bytes, int max_ms);
 // first line is dropped and `truncated` set.
 LogRead ReadTail(const std::string& host_path, size_t max_bytes);
 
+// Follows the kernel's ring buffer from now on (watch: the Xid events of a run). Open positions `path` at
+// its end: /dev/kmsg by lseek(SEEK_END), which the kernel documents as "seek after the last record"; a
+// regular file (tests append recorded records to it) at its size. ReadNew hands out what was written
+// since, non-blocking.
+class KmsgFollower {
+ public:
+  KmsgFollower() = default;
+  ~KmsgFollower();
+  KmsgFollower(const KmsgFollower&) = delete;
+  KmsgFollower& operator=(const KmsgFollower&) = delete;
+
+  // "" or one line saying why the log cannot be followed ("cannot read /dev/kmsg: Operation not permitted").
+  std::string Open(const std::string& path);
+  bool IsOpen() const { return fd_ >= 0; }
+  // The records written since the last call (one per line), at most `max_bytes`; what is left waits for
+  // the next call. Records the kernel overwrote before they were read (EPIPE) are counted in `lost`.
+  LogRead ReadNew(size_t max_bytes);
+  unsigned long lost() const { return lost_; }
+
+ private:
+  int fd_ = -1;
+  bool regular_ = false;
+  std::string path_;
+  std::string pending_;  // a regular file: the start of a line whose end was not written yet
+  unsigned long lost_ = 0;
+};
+
 }  // namespace gp::sys

@@ -5,9 +5,9 @@
 // mirrors it in components/accelerator/nvidia/xid/catalog_generated.go
 // at commit b9842de2b11177a482560391805f1691c9ef9607; the class is gpuprep's
 // (tools/xid_catalogue.py, classify).
-#include "layers/gpu/xid_catalogue.h"
+#include "util/xid_catalogue.h"
 
-namespace gp::layers {
+namespace gp {
 
 const char* const kXidCatalogueCommit = "b9842de2b11177a482560391805f1691c9ef9607";
 
@@ -293,4 +293,4 @@ const std::vector<XidNvlinkRule>& XidNvlinkDecode() {
   return table;
 }
 
-}  // namespace gp::layers
+}  // namespace gp

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gp::layers {
+namespace gp {
 
 enum class XidClass {
   kHardware,     // the board, its power or its bus
@@ -66,4 +66,9 @@ std::optional<NvlinkXid> DecodeNvlinkXid(int code, std::string_view detail);
 // "hardware", "memory", "fabric", "application", "driver", "meta", "unused".
 const char* XidClassName(XidClass c);
 
-}  // namespace gp::layers
+// The health finding's code for an event of Xid `code`, the one doctor's gpu layer and watch both give:
+// "gpu.xid-" and the class ("gpu.xid-hardware"), "gpu.xid-recovery-changed" for Xid 154, and
+// "gpu.xid-unknown" for a code the catalogue does not list.
+std::string XidHealthCode(int code);
+
+}  // namespace gp

@@ -1,9 +1,9 @@
 // Look-ups over the generated Xid catalogue (xid_catalogue.cc).
 #include <algorithm>
 
-#include "layers/gpu/xid_catalogue.h"
+#include "util/xid_catalogue.h"
 
-namespace gp::layers {
+namespace gp {
 
 const XidInfo* FindXid(int code) {
   const auto& t = XidCatalogue();
@@ -31,9 +31,9 @@ const char* XidClassName(XidClass c) {
   return "unknown";
 }
 
-}  // namespace gp::layers
+}  // namespace gp
 
-namespace gp::layers {
+namespace gp {
 namespace {
 
 bool ParseHex32(std::string_view s, unsigned& out) {
@@ -124,4 +124,11 @@ std::optional<NvlinkXid> DecodeNvlinkXid(int code, std::string_view detail) {
   return x;
 }
 
-}  // namespace gp::layers
+std::string XidHealthCode(int code) {
+  const XidInfo* x = FindXid(code);
+  if (!x) return "gpu.xid-unknown";
+  if (x->cls == XidClass::kMeta) return "gpu.xid-recovery-changed";
+  return std::string("gpu.xid-") + XidClassName(x->cls);
+}
+
+}  // namespace gp

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "util/health_codes.h"
+#include "util/xid_catalogue.h"
 #include "watch/cost.h"
 #include "watch/jobs.h"
 #include "watch/jsonl_fields.h"
@@ -140,6 +141,18 @@ J SampleJson(const Sample& s) {
       o["processes"] = nullptr;
     }
     o["process_entry_bytes"] = g.process_entry_bytes;
+    // The Xid events of the tick, with doctor's code for each; absent when none, so a record without one
+    // keeps its shape.
+    if (!g.xids.empty()) {
+      J xs = J::array();
+      for (const GpuXid& x : g.xids)
+        xs.push_back({{"xid", x.xid},
+                      {"code", XidHealthCode(x.xid)},
+                      {"pid", x.pid},
+                      {"process", x.process},
+                      {"detail", x.detail}});
+      o["xids"] = xs;
+    }
     gpus.push_back(std::move(o));
   }
   const HostSample& h = s.host;

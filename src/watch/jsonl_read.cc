@@ -5,9 +5,11 @@
 
 #include "util/error.h"
 #include "util/json_locator.h"
+#include "util/kernel_xid.h"
 #include "watch/job.h"
 #include "watch/jsonl.h"
 #include "watch/jsonl_fields.h"
+#include "watch/xid.h"
 
 namespace gp::watch {
 namespace {
@@ -112,6 +114,30 @@ Job ReadJob(const Reader& r, const J& o, const std::string& where) {
   return j;
 }
 
+// The Xid events of a tick (watch/xid.h): absent in recordings made before watch followed the kernel log.
+// Their health code is derived from the catalogue again, not read.
+std::vector<GpuXid> ReadXids(const Reader& r, const J& a_in, const std::string& where) {
+  const J& a = r.Array(a_in, where, kMaxXidsPerGpuTick);
+  std::vector<GpuXid> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    auto text = [&](const char* key, size_t max) {
+      if (!r.Has(a[i], key)) return std::string();
+      std::string v = r.String(a[i].at(key), w + "." + key, max);
+      if (CleanLogText(v, max) != v) r.Fail(w + "." + key, "printable ASCII only");
+      return v;
+    };
+    GpuXid x;
+    x.xid = static_cast<int>(r.Unsigned(r.Get(a[i], "xid", w), w + ".xid", 99999));
+    if (x.xid == 0) r.Fail(w + ".xid", "out of range");
+    x.pid = text("pid", 64);
+    x.process = text("process", 64);
+    x.detail = text("detail", kMaxXidDetail);
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
 GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
   GpuSample g;
   g.id = ReadId(r, r.Get(o, "gpu", where), where + ".gpu");
@@ -171,6 +197,7 @@ GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
     g.processes = std::move(ps);
   }
   g.process_entry_bytes = r.OptUnsigned<unsigned>(o, "process_entry_bytes", where, 64).value_or(0);
+  if (r.Has(o, "xids")) g.xids = ReadXids(r, o.at("xids"), where + ".xids");
   return g;
 }
 

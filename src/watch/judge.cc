@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "util/xid_catalogue.h"
 #include "watch/duration.h"
+#include "watch/jsonl.h"
 
 namespace gp::watch {
 namespace {
@@ -16,7 +18,36 @@ std::string ClosestKey(const Verdict& v) {
   return key;
 }
 
+// The health codes of the Xid events a GPU logged in the window join its verdicts' (doctor's finding for
+// each event, util/xid_catalogue.h), whatever the verdict is: a GPU can be busy and still log them.
+void AddXidCodes(const std::vector<Sample>& window, std::vector<Verdict>& verdicts) {
+  for (Verdict& v : verdicts)
+    for (const Sample& s : window)
+      for (const GpuSample& g : s.gpus) {
+        if (g.id.index != v.gpu.index) continue;
+        for (const GpuXid& x : g.xids) {
+          const std::string code = XidHealthCode(x.xid);
+          if (std::find(v.health_codes.begin(), v.health_codes.end(), code) == v.health_codes.end())
+            v.health_codes.push_back(code);
+        }
+      }
+}
+
 }  // namespace
+
+void Judge::NoteXids(const Sample& s) {
+  for (const GpuSample& g : s.gpus)
+    for (const GpuXid& x : g.xids) {
+      if (!xids_noted_.insert({g.id.index, x.xid}).second) continue;
+      const XidInfo* info = FindXid(x.xid);
+      AddNote("GPU " + std::to_string(g.id.index) + " logged Xid " + std::to_string(x.xid) +
+              (info ? std::string(" (") + info->description + ")"
+                    : std::string(", a code NVIDIA's catalogue "
+                                  "does not list,")) +
+              " at " + Rfc3339(s.time_ms) + ", first of the run: " + XidHealthCode(x.xid) +
+              "; gpuprep doctor --health names its fix");
+    }
+}
 
 void Judge::AddNote(const std::string& note) {
   if (std::find(summary_.notes.begin(), summary_.notes.end(), note) == summary_.notes.end())
@@ -53,6 +84,7 @@ void Judge::Count(std::vector<Verdict>& verdicts) {
 
 std::vector<Verdict> Judge::Close() {
   std::vector<Verdict> v = JudgeWindow(open_, window_start_, window_start_ + window_ms_, t_);
+  AddXidCodes(open_, v);
   Count(v);
   ++summary_.windows;
   summary_.judged = true;
@@ -96,6 +128,7 @@ std::vector<Verdict> Judge::Add(const Sample& s) {
       AddNote("GPU " + std::to_string(g.id.index) +
               ": NVML missed the deadline; its samples are gaps until the call returns");
   }
+  NoteXids(s);
   open_.push_back(s);
   jobs_.AddSample(s);
   ++summary_.samples;

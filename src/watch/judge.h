@@ -3,6 +3,8 @@
 // replays feed it the same samples, so they give the same verdicts. Windows are [start, start + window)
 // from the first sample's time, back to back; a window is judged only once the run has passed its end.
 #pragma once
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "watch/jobs.h"
@@ -29,6 +31,7 @@ class Judge {
  private:
   std::vector<Verdict> Close();
   void Count(std::vector<Verdict>& v);
+  void NoteXids(const Sample& s);
 
   Thresholds t_;
   long long window_ms_;
@@ -37,6 +40,7 @@ class Judge {
   bool started_ = false;
   Summary summary_;
   JobLedger jobs_;
+  std::set<std::pair<unsigned, int>> xids_noted_;  // (GPU index, Xid) pairs the notes name
 };
 
 }  // namespace gp::watch

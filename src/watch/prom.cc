@@ -7,6 +7,7 @@
 
 #include "util/health_codes.h"
 #include "util/input.h"
+#include "util/xid_catalogue.h"
 
 namespace gp::watch {
 namespace {
@@ -57,7 +58,7 @@ void Header(std::string& out, const Family& f) {
 PromState::Gpu& PromState::Find(const GpuId& id, const std::string& name) {
   for (Gpu& g : gpus_)
     if (g.id.index == id.index) return g;
-  gpus_.push_back({id, name, {}, {}, {}, false, {}});
+  gpus_.push_back({id, name, {}, {}, {}, false, {}, {}, {}});
   return gpus_.back();
 }
 
@@ -70,6 +71,17 @@ bool PromState::MarkLost(const GpuId& id) {
   if (g.lost) return false;
   g.lost = true;
   g.codes.insert(health_codes::kGpuLost);
+  return true;
+}
+
+bool PromState::AddXids(const GpuSample& sample) {
+  if (sample.xids.empty()) return false;
+  Gpu& g = Find(sample.id, sample.name);
+  for (const GpuXid& x : sample.xids) {
+    ++g.xids[x.xid];
+    g.codes.insert(XidHealthCode(x.xid));
+    g.window_codes.insert(XidHealthCode(x.xid));
+  }
   return true;
 }
 
@@ -86,6 +98,7 @@ void PromState::Add(const std::vector<Verdict>& verdicts, long long window_ms) {
       last_end_ms_ = std::max(last_end_ms_, v.end_ms);
       g.codes.insert(v.health_codes.begin(), v.health_codes.end());
     }
+    if (!g.last.empty()) g.window_codes.clear();  // the window's verdicts carry them now
   }
 }
 
@@ -132,7 +145,7 @@ std::string PromState::Render(bool up) const {
   std::string health;
   for (const Gpu& g : gpus_)
     for (const std::string& code : g.codes) {
-      bool now = code == health_codes::kGpuLost && g.lost;
+      bool now = (code == health_codes::kGpuLost && g.lost) || g.window_codes.count(code) > 0;
       for (const Verdict& v : g.last)
         now = now || std::find(v.health_codes.begin(), v.health_codes.end(), code) != v.health_codes.end();
       health += "gpuprep_watch_gpu_health{" + labels(g) + ",code=\"" + PrometheusLabelValue(code) + "\"} " +
@@ -141,8 +154,20 @@ std::string PromState::Render(bool up) const {
   if (!health.empty()) {
     Header(out, {"gpuprep_watch_gpu_health", "gauge",
                  "1 while the GPU has the health finding of this code (lost; throttled by a hardware "
-                 "reason in the last window), 0 once it had it earlier in the run."});
+                 "reason, or an Xid logged, in the last window or the one being filled), 0 once it had it "
+                 "earlier in the run."});
     out += health;
+  }
+  std::string xids;
+  for (const Gpu& g : gpus_)
+    for (const auto& [xid, n] : g.xids)
+      xids += "gpuprep_watch_gpu_xid_events_total{" + labels(g) + ",xid=\"" + std::to_string(xid) +
+              "\",code=\"" + PrometheusLabelValue(XidHealthCode(xid)) + "\"} " + std::to_string(n) + "\n";
+  if (!xids.empty()) {
+    Header(out, {"gpuprep_watch_gpu_xid_events_total", "counter",
+                 "Xid events NVIDIA's driver logged for the GPU since the run started, by Xid and the health "
+                 "finding's code doctor gives it."});
+    out += xids;
   }
   for (const Gauge& gauge : kGauges) {
     std::string lines;

@@ -26,6 +26,9 @@ class PromState {
   // A sample found the GPU lost (NVML_ERROR_GPU_IS_LOST); true the first time, when the file should be
   // written again.
   bool MarkLost(const GpuId& id);
+  // A sample's Xid events for the GPU (watch/xid.h); true when it had any, when the file should be
+  // written again.
+  bool AddXids(const GpuSample& g);
   // The whole file; `up` false for the final write when the run ends.
   std::string Render(bool up) const;
 
@@ -37,7 +40,9 @@ class PromState {
     std::map<std::string, double> seconds;    // verdict -> judged seconds (MIG instances share)
     std::vector<Verdict> last;                // the last window's verdicts (one per MIG instance)
     bool lost = false;
-    std::set<std::string> codes;  // every health code the GPU has had in the run
+    std::set<std::string> codes;         // every health code the GPU has had in the run
+    std::map<int, unsigned> xids;        // Xid -> events logged in the run
+    std::set<std::string> window_codes;  // the Xid codes of the window being filled
   };
   Gpu& Find(const GpuId& id, const std::string& name);
   std::vector<Gpu> gpus_;

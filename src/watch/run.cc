@@ -11,9 +11,12 @@
 #include "watch/jobs.h"
 #include "watch/jsonl.h"
 #include "watch/sampler.h"
+#include "watch/xid.h"
 
 namespace gp::watch {
 namespace {
+
+constexpr size_t kMaxKernelLogTick = 1 << 20;  // bytes of kernel log read per tick; the rest waits
 
 bool SameGpus(const Sample& a, const Sample& b) {
   if (a.gpus.size() != b.gpus.size()) return false;
@@ -65,7 +68,7 @@ long long ReadDeadlineMs(long long interval_ms) { return std::clamp(interval_ms 
 
 int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, HostSampler& host,
             const WatchOptions& options, sys::Waiter& waiter, const std::function<long long()>& wall_ms,
-            Output& out) {
+            sys::KmsgFollower* kernel_log, Output& out) {
   using Clock = std::chrono::steady_clock;
   std::vector<sys::NvmlGpu> selected;
   selected.reserve(positions.size());
@@ -85,6 +88,10 @@ int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, Hos
     auto readings = session.Read(
         positions, Clock::now() + std::chrono::milliseconds(ReadDeadlineMs(options.interval_ms)));
     s.gpus = sampler.Convert(readings);
+    if (kernel_log && kernel_log->IsOpen()) {
+      const sys::LogRead log = kernel_log->ReadNew(kMaxKernelLogTick);
+      if (log.ok) AttachXids(log.data, s.gpus);
+    }
     std::map<unsigned, std::vector<unsigned>> pids;
     for (const GpuSample& g : s.gpus)
       if (g.processes)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sys/kernel_log.h"
 #include "sys/nvml_session.h"
 #include "sys/stop_signal.h"
 #include "watch/host.h"
@@ -50,10 +51,11 @@ std::vector<size_t> SelectGpus(const std::vector<sys::NvmlGpu>& gpus,
 long long ReadDeadlineMs(long long interval_ms);
 
 // Samples until the duration passes or `waiter` is stopped; returns the exit code (1 when a GPU was
-// lost, else 0). Closes the session (without nvmlShutdown when a call is stuck).
+// lost, else 0). Closes the session (without nvmlShutdown when a call is stuck). `kernel_log`, when open,
+// is read at each tick for the Xid events logged since the previous one (watch/xid.h).
 int RunLive(sys::NvmlSession& session, const std::vector<size_t>& positions, HostSampler& host,
             const WatchOptions& options, sys::Waiter& waiter, const std::function<long long()>& wall_ms,
-            Output& out);
+            sys::KmsgFollower* kernel_log, Output& out);
 
 // Judges a recording: every sample record, in order; the summary record's end (when the recording has
 // one). Exit 1 when a GPU was lost in it, else 0. Throws FileError for a record that is not valid.

@@ -48,6 +48,16 @@ struct GpuProcess {
 
 enum class GpuState { kOk, kGap, kLost };
 
+// An Xid event NVIDIA's driver logged to the kernel log for a GPU during a tick (watch/xid.h): its code and
+// what the line names. The health finding's code is the catalogue's (util/xid_catalogue.h: XidHealthCode),
+// derived, never read back from a recording. Strings are bounded and printable ASCII.
+struct GpuXid {
+  int xid = 0;
+  std::string pid;      // "" when the line names none
+  std::string process;  // "" when the line names none
+  std::string detail;   // the rest of the line
+};
+
 struct GpuSample {
   GpuId id;
   std::string name;
@@ -77,6 +87,7 @@ struct GpuSample {
       mig_instances;  // per MIG GPU instance; its GPM values null where GPM does not reach it
   std::optional<std::vector<GpuProcess>> processes;
   unsigned process_entry_bytes = 0;  // the process-list stride NVML's answer was read with
+  std::vector<GpuXid> xids;          // the Xid events logged for it since the previous tick
 };
 
 // The NVLink peak's sources: NVML's per-link speed for active links (field 90) times the links whose state

@@ -162,4 +162,49 @@ printf '%s\n' '{"type":"sample","schema":1,"time":"2026-01-01T00:00:00.000Z"}' >
 rc=0
 "$bin" watch --replay "$work/bad.jsonl" >/dev/null 2>"$work/err" || rc=$?
 check "replay of a bad record: exit 2, FILE:LINE:COL" test "$rc" = 2 -a "$(cat "$work/err")" = "gpuprep: error: $work/bad.jsonl:1:1: sample.interval_ms: missing"
+# Xid events of the run: the kernel log from the run's start (under --root, the tree's dev/kmsg: here a regular
+# file this test appends records to, in /dev/kmsg's "PRIORITY,SEQ,USEC,FLAGS;MESSAGE" form, as the driver's
+# lines reach it), each event given to the GPU its PCI address names. The stand-in's GPU 1 is at 0000:29:00.
+xroot=$work/xidroot
+cp -a "$src/tests/fixtures/proc/two-jobs" "$xroot"
+mkdir -p "$xroot/dev"
+printf '%s\n' '4,100,1000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=7, name=old, logged before the run' >"$xroot/dev/kmsg"
+LD_LIBRARY_PATH=$standin/current GPUPREP_STANDIN_TRACE=$src/tests/watch/traces/idle.trace \
+  "$bin" --root "$xroot" watch --json --interval 100ms --window 1s --duration 2500ms \
+  --prometheus "$work/xid.prom" >"$work/xid.jsonl" 2>"$work/xid.err" &
+wpid=$!
+pids+=("$wpid")
+for _ in $(seq 200); do [[ -s $work/xid.jsonl ]] && break; sleep 0.05; done
+printf '%s\n' '4,200,2000000,-;NVRM: Xid (PCI:0000:29:00): 79, pid=4242, name=python3, GPU has fallen off the bus.' \
+  ' SUBSYSTEM=pci' ' DEVICE=+pci:0000:29:00.0' \
+  '4,201,2000100,-;NVRM: Xid (PCI:0000:99:00): 13, pid=1, name=x, a GPU this run does not watch' >>"$xroot/dev/kmsg"
+xrc=0
+wait "$wpid" || xrc=$?
+"$bin" watch --replay "$work/xid.jsonl" --json >"$work/xid.replay.jsonl" 2>>"$work/xid.err" || xrc=$((xrc + $?))
+check "Xid during the run: exit 0 (an Xid alone fails no run)" test "$xrc" = 0
+check "Xid during the run: given to GPU 1 once, with doctor's code; none before the run" python3 -c '
+import json, sys
+xids = {0: [], 1: []}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] == "sample":
+        for g in r["gpus"]:
+            xids[g["gpu"]["index"]] += g.get("xids", [])
+assert xids[0] == [], xids
+assert [(x["xid"], x["code"], x["pid"], x["process"]) for x in xids[1]] == [(79, "gpu.xid-hardware", "4242", "python3")], xids
+assert xids[1][0]["detail"] == "GPU has fallen off the bus.", xids' "$work/xid.jsonl"
+check "Xid during the run: GPU 1's verdict carries the code, live and replayed; the summary notes it" python3 -c '
+import json, sys
+for path in sys.argv[1:]:
+    recs = [json.loads(l) for l in open(path)]
+    codes = {v["gpu"]["index"]: set() for v in recs if v["type"] == "verdict"}
+    for v in recs:
+        if v["type"] == "verdict":
+            codes[v["gpu"]["index"]] |= set(v.get("health_codes", []))
+    assert codes[1] == {"gpu.xid-hardware"} and codes[0] == set(), (path, codes)
+    notes = recs[-1]["notes"]
+    assert any(n.startswith("GPU 1 logged Xid 79 (") and "gpu.xid-hardware" in n for n in notes), notes
+' "$work/xid.jsonl" "$work/xid.replay.jsonl"
+check "Xid during the run: the textfile counts it" grep -q '^gpuprep_watch_gpu_xid_events_total{gpu="1",.*,xid="79",code="gpu.xid-hardware"} 1$' "$work/xid.prom"
+check "Xid during the run: the kernel log was followed (no warning)" test "$(grep -c "not followed" "$work/xid.err")" = 0
 exit $status

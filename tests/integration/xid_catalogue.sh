@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # ctest-labels: fixtures
-# The Xid table in src/layers/gpu/xid_catalogue.cc is exactly what tools/xid_catalogue.py generates from the
+# The Xid table in src/util/xid_catalogue.cc is exactly what tools/xid_catalogue.py generates from the
 # checked-in extract of NVIDIA's Xid catalogue (tools/data/gpud/xid-catalog.tsv, as gpud mirrors it at a named
 # commit), and the check notices a hand edit of either side. Python 3 only; takes about a second.
 # Usage: bash xid_catalogue.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 SRC=$2
 TOOL="$SRC/tools/xid_catalogue.py"
-TABLE="$SRC/src/layers/gpu/xid_catalogue.cc"
+TABLE="$SRC/src/util/xid_catalogue.cc"
 TSV="$SRC/tools/data/gpud/xid-catalog.tsv"
 fails=0
 check() {  # check NAME WANT_RC PATTERN -- command...

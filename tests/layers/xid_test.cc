@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "layers/gpu/health.h"
-#include "layers/gpu/xid_catalogue.h"
+#include "util/xid_catalogue.h"
 #include "layers/sample.h"
 #include "sys/fs.h"
 
@@ -50,22 +50,22 @@ verdict::LayerReport Check(const test::Inputs& t) {
 }  // namespace
 
 TEST_CASE("xid catalogue: the generated table, looked up", "[unit][xid]") {
-  const auto* x79 = layers::FindXid(79);
+  const auto* x79 = gp::FindXid(79);
   REQUIRE(x79);
   CHECK(std::string(x79->description) == "GPU has fallen off the bus");
   CHECK(std::string(x79->immediate) == "RESTART_BM");
-  CHECK(x79->cls == layers::XidClass::kHardware);
-  CHECK(layers::FindXid(13)->cls == layers::XidClass::kApplication);
-  CHECK(layers::FindXid(31)->cls == layers::XidClass::kApplication);
-  CHECK(layers::FindXid(43)->cls == layers::XidClass::kApplication);
-  CHECK(layers::FindXid(48)->cls == layers::XidClass::kMemory);
-  CHECK(layers::FindXid(95)->cls == layers::XidClass::kMemory);
-  CHECK(layers::FindXid(74)->cls == layers::XidClass::kFabric);
-  CHECK(layers::FindXid(119)->cls == layers::XidClass::kDriver);
-  CHECK(layers::FindXid(154)->cls == layers::XidClass::kMeta);
-  CHECK_FALSE(layers::FindXid(0));
-  CHECK_FALSE(layers::FindXid(100000));
-  CHECK(std::string(layers::kXidCatalogueCommit).size() == 40);
+  CHECK(x79->cls == gp::XidClass::kHardware);
+  CHECK(gp::FindXid(13)->cls == gp::XidClass::kApplication);
+  CHECK(gp::FindXid(31)->cls == gp::XidClass::kApplication);
+  CHECK(gp::FindXid(43)->cls == gp::XidClass::kApplication);
+  CHECK(gp::FindXid(48)->cls == gp::XidClass::kMemory);
+  CHECK(gp::FindXid(95)->cls == gp::XidClass::kMemory);
+  CHECK(gp::FindXid(74)->cls == gp::XidClass::kFabric);
+  CHECK(gp::FindXid(119)->cls == gp::XidClass::kDriver);
+  CHECK(gp::FindXid(154)->cls == gp::XidClass::kMeta);
+  CHECK_FALSE(gp::FindXid(0));
+  CHECK_FALSE(gp::FindXid(100000));
+  CHECK(std::string(gp::kXidCatalogueCommit).size() == 40);
 }
 
 TEST_CASE("xid: the boot's events, each on its GPU with NVIDIA's action", "[unit][xid]") {
@@ -243,7 +243,7 @@ TEST_CASE("xid: a journal read that does not reach the boot says earlier records
 }
 
 TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[unit][xid]") {
-  const auto& rules = layers::XidNvlinkDecode();
+  const auto& rules = gp::XidNvlinkDecode();
   CHECK(rules.size() == 94);
   for (const auto& r : rules) {
     CHECK(r.code >= 144);
@@ -251,7 +251,7 @@ TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[
   }
   // The fixture's Xid 145 (tests/fixtures/xid/kmsg-wrapped): IntrInfo 0x0409a0c2 matches the row's pattern of
   // drivers before R575.
-  auto x = layers::DecodeNvlinkXid(145,
+  auto x = gp::DecodeNvlinkXid(145,
                                    "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 "
                                    "0x00000000 0x00100000 0x00000004)");
   REQUIRE(x);
@@ -265,11 +265,11 @@ TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[
   CHECK(std::string(x->rule->resolution) == "IGNORE");
   // An IntrInfo built to the R575 pattern of the same row ("...0000110") matches it too; one with bits the
   // row forbids (20-25 set) matches no row, and is still reported by its fields.
-  x = layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 2 (0x00000006 0x00000008)");
+  x = gp::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 2 (0x00000006 0x00000008)");
   REQUIRE(x);
   REQUIRE(x->rule);
   CHECK(std::string(x->rule->unit) == "RLW_RXPIPE");
-  x = layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 2 (0x03f00006 0x00000008)");
+  x = gp::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 2 (0x03f00006 0x00000008)");
   REQUIRE(x);
   CHECK(x->rule == nullptr);
   // A unit the table writes with alternatives ("TLW_TX/TLW_TX_PIPE0") matches either name; an error status
@@ -281,19 +281,19 @@ TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[
       char line[96];
       std::snprintf(line, sizeof line, "TLW_TX_PIPE0 Fatal XC1 i0 Link -1 (0x%08x 0x%08x)", v,
                     r.error_status);
-      x = layers::DecodeNvlinkXid(r.code, line);
+      x = gp::DecodeNvlinkXid(r.code, line);
       REQUIRE(x);
       CHECK(x->rule != nullptr);
       std::snprintf(line, sizeof line, "TLW_TX_PIPE0 Fatal XC1 i0 Link -1 (0x%08x 0x40000000)", v);
-      x = layers::DecodeNvlinkXid(r.code, line);
+      x = gp::DecodeNvlinkXid(r.code, line);
       REQUIRE(x);
       CHECK(x->rule == nullptr);
       break;
     }
   // Not an NVLink code, or not the NVLink form: nothing decoded.
-  CHECK_FALSE(layers::DecodeNvlinkXid(79, "GPU has fallen off the bus"));
-  CHECK_FALSE(layers::DecodeNvlinkXid(145, "GPU has fallen off the bus"));
-  CHECK_FALSE(layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2)"));
-  CHECK_FALSE(layers::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0xzz)"));
-  CHECK_FALSE(layers::DecodeNvlinkXid(145, "rlw;rm Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008)"));
+  CHECK_FALSE(gp::DecodeNvlinkXid(79, "GPU has fallen off the bus"));
+  CHECK_FALSE(gp::DecodeNvlinkXid(145, "GPU has fallen off the bus"));
+  CHECK_FALSE(gp::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2)"));
+  CHECK_FALSE(gp::DecodeNvlinkXid(145, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0xzz)"));
+  CHECK_FALSE(gp::DecodeNvlinkXid(145, "rlw;rm Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008)"));
 }

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "layers/gpu/health.h"
-#include "layers/gpu/xid_catalogue.h"
+#include "util/xid_catalogue.h"
 
 namespace gp::layers {
 namespace {
@@ -139,7 +139,7 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
   const std::string who = Who(g, pci), n = std::to_string(code);
   const XidInfo* x = FindXid(code);
   if (!x) {
-    r.Add("gpu.xid-unknown", Status::kWarn,
+    r.Add(XidHealthCode(code), Status::kWarn,
           who + " logged Xid " + n + ", a code NVIDIA's catalogue (as gpuprep has it) does not list, " +
               Times(grp) + Window(h.xid),
           "read NVIDIA's Xid catalogue for " + n +
@@ -152,7 +152,7 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
     const bool known = g && g->health.recovery_action.has_value();
     const bool none = known && *g->health.recovery_action == 0;
     r.Add(
-        "gpu.xid-recovery-changed", none ? Status::kOk : Status::kWarn,
+        XidHealthCode(code), none ? Status::kOk : Status::kWarn,
         who + " logged " + what + " " + Times(grp) + Window(h.xid) +
             (none    ? "; the driver's recovery action is now none"
              : known ? "; the driver layer's recovery finding says what it asks for now"
@@ -164,14 +164,14 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
   }
   const Status s = StatusOf(*x);
   if (x->cls == XidClass::kApplication) {
-    r.Add("gpu.xid-application", s,
+    r.Add(XidHealthCode(code), s,
           who + " logged " + what + " " + Times(grp) + Window(h.xid) + Process(*grp.last) +
               ": the job was at fault, not the GPU",
           FixOf(*x, h, g) + "; the GPU itself needs no action");
     return;
   }
   if (x->cls == XidClass::kUnused) {
-    r.Add("gpu.xid-unused", s,
+    r.Add(XidHealthCode(code), s,
           who + " logged Xid " + n + ", a code NVIDIA lists as unused, " + Times(grp) + Window(h.xid) + ": " +
               grp.last->detail,
           FixOf(*x, h, g));
@@ -179,7 +179,7 @@ void Judge(const probe::HostFacts& h, const std::string& pci, int code, const Gr
   }
   std::string fix = FixOf(*x, h, g);
   if (g && s == Status::kFail) fix = FixFor(h, *g, fix);
-  r.Add(std::string("gpu.xid-") + XidClassName(x->cls), s,
+  r.Add(XidHealthCode(code), s,
         who + " logged " + what + ", a " + XidClassName(x->cls) + " event, " + Times(grp) + Window(h.xid) +
             Process(*grp.last) + NvlinkDecodeText(code, *grp.last),
         fix);

@@ -70,7 +70,7 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (!since->empty()) ReadXidJournal(ctx, *t.fs, *since, t.facts);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
-    layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
+    layers::CheckInput in{t.stack, manifest::EmbeddedHostCompat(), t.facts, ctx.today ? ctx.today() : "",
                           t.source == StackSource::kSite ? kSiteFile : ""};
     std::vector<verdict::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {

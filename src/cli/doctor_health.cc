@@ -119,7 +119,7 @@ int RunHealth(Context& ctx, const HealthOptions& o) {
   ReadXidJournal(ctx, *host.fs, o.since, host.facts);
   const probe::HostFacts& facts = host.facts;
   static const manifest::Stack kNoStack;
-  const layers::CheckInput in{kNoStack, manifest::EmbeddedCompat(), facts, "", ""};
+  const layers::CheckInput in{kNoStack, manifest::EmbeddedHostCompat(), facts, "", ""};
   const std::vector<verdict::LayerReport> reports = layers::CheckHealthOnly(in);
   const doctor::HealthVerdict v = doctor::JudgeHealth(reports, facts, o.classes);
   if (o.npd) {

@@ -27,7 +27,7 @@ manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
 }
 
 manifest::DefaultChoice DefaultStackFor(const probe::HostFacts& host) {
-  return manifest::ChooseDefaultStack(verdict::HostQueryFor(manifest::EmbeddedCompat(), host));
+  return manifest::ChooseDefaultStack(verdict::HostQueryFor(manifest::EmbeddedHostCompat(), host));
 }
 
 namespace {
@@ -162,7 +162,7 @@ ProbedHost Probe(Context& ctx, bool files_only,
   env.runner = live ? ctx.runner : nullptr;
   env.native = live ? ctx.native : nullptr;
   env.docker = live ? ctx.unix_http : nullptr;
-  env.compat = &manifest::EmbeddedCompat();
+  env.compat = &manifest::EmbeddedHostCompat();
   env.env = ctx.env;
   p.facts = probe_host(env);
   return p;

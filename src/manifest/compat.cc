@@ -1,5 +1,9 @@
 // manifests/compat.yaml -> Compat, and the Compat look-ups (model.h).
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
 
 #include "manifest/fields.h"
 #include "manifest/library_builds.h"
@@ -173,21 +177,23 @@ void ParseRules(const Node& list, Compat& out) {
 }
 
 // The rules of a board's architecture, then those naming its device id.
-void ApplyRules(Compat& c) {
-  for (GpuModel& g : c.gpus) {
-    for (int pass = 0; pass < 2; ++pass) {
-      for (const DriverRule& r : c.driver_rules) {
-        const bool hit = pass == 0 ? r.arch == g.arch
-                                   : !r.board.empty() && std::find(g.pci_ids.begin(), g.pci_ids.end(),
-                                                                   r.board) != g.pci_ids.end();
-        if (!hit) continue;
-        if (r.modules == "open") g.requires_open = true;
-        if (r.modules == "proprietary") g.open_modules = false;
-        if (r.last_branch) g.last_driver_branch = r.last_branch;
-        if (r.last_cuda_major) g.max_cuda_major = r.last_cuda_major;
-      }
+void ApplyRules(const std::vector<DriverRule>& rules, GpuModel& g) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const DriverRule& r : rules) {
+      const bool hit = pass == 0 ? r.arch == g.arch
+                                 : !r.board.empty() && std::find(g.pci_ids.begin(), g.pci_ids.end(),
+                                                                 r.board) != g.pci_ids.end();
+      if (!hit) continue;
+      if (r.modules == "open") g.requires_open = true;
+      if (r.modules == "proprietary") g.open_modules = false;
+      if (r.last_branch) g.last_driver_branch = r.last_branch;
+      if (r.last_cuda_major) g.max_cuda_major = r.last_cuda_major;
     }
   }
+}
+
+void ApplyRules(Compat& c) {
+  for (GpuModel& g : c.gpus) ApplyRules(c.driver_rules, g);
 }
 
 Pinned ImagePin(Fields& f, const std::string& key, const std::string& ref) {
@@ -329,6 +335,98 @@ Compat ParseCompat(const std::string& text, const std::string& display_path) {
   return CompatFromTree(ParseTree(text, display_path));
 }
 
+namespace {
+
+// Whether the raw catalogue row `item` (a map) lists device id `id` (lower case) in its pci_ids.
+bool RowLists(const prebuilt::RawNode& item, const std::string& id) {
+  if (item.kind != static_cast<unsigned char>(Node::Kind::kMap)) return false;
+  for (unsigned i = 0; i < item.count; ++i) {
+    const prebuilt::RawNode& field = prebuilt::kNodes[item.first + i];
+    if (std::string_view(field.key, field.key_len) != "pci_ids") continue;
+    for (unsigned j = 0; j < field.count; ++j) {
+      const prebuilt::RawNode& v = prebuilt::kNodes[field.first + j];
+      if (v.kind == static_cast<unsigned char>(Node::Kind::kScalar) &&
+          ToLower(std::string(v.scalar, v.scalar_len)) == id)
+        return true;
+    }
+  }
+  return false;
+}
+
+// The embedded catalogue's rows, each decoded (parsed and its driver rules applied) when a device id it lists
+// is first asked for; the same checks as the whole catalogue's (ParseGpus), so a row decodes the same way.
+class PrebuiltGpuRows : public GpuRowSource {
+ public:
+  PrebuiltGpuRows(const prebuilt::RawNode& list, std::shared_ptr<const std::string> file,
+                  std::vector<DriverRule> rules)
+      : list_(list), file_(std::move(file)), rules_(std::move(rules)) {}
+
+  std::vector<const GpuModel*> RowsOf(const std::string& device_id) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, added] = by_id_.try_emplace(device_id);
+    if (!added) return it->second;
+    for (unsigned i = 0; i < list_.count; ++i) {
+      const prebuilt::RawNode& item = prebuilt::kNodes[list_.first + i];
+      if (!RowLists(item, device_id)) continue;
+      auto [row, decoded] = rows_.try_emplace(i);
+      if (decoded) {
+        Node one;
+        one.kind = Node::Kind::kList;
+        one.items.push_back(PrebuiltNode(item, file_));
+        Compat c;
+        ParseGpus(one, c);
+        ApplyRules(rules_, c.gpus.front());
+        row->second = std::make_unique<GpuModel>(std::move(c.gpus.front()));
+      }
+      it->second.push_back(row->second.get());
+    }
+    return it->second;
+  }
+
+ private:
+  const prebuilt::RawNode& list_;
+  std::shared_ptr<const std::string> file_;
+  std::vector<DriverRule> rules_;
+  mutable std::mutex mu_;
+  mutable std::map<unsigned, std::unique_ptr<GpuModel>> rows_;  // by position in the list
+  mutable std::map<std::string, std::vector<const GpuModel*>> by_id_;
+};
+
+}  // namespace
+
+const Compat& EmbeddedHostCompat() {
+  static const Compat compat = [] {
+    const prebuilt::RawNode* root = PrebuiltRoot("manifests/compat.yaml");
+    if (!root) throw Error(kExitFailed, "manifests/compat.yaml is not embedded in this build");
+    auto file = std::make_shared<const std::string>("manifests/compat.yaml");
+    // The document without its catalogue rows: `gpus` rebuilt as an empty list, the rows kept raw.
+    Node tree;
+    tree.kind = Node::Kind::kMap;
+    tree.mark = {file, root->line, root->col};
+    const prebuilt::RawNode* gpus = nullptr;
+    for (unsigned i = 0; i < root->count; ++i) {
+      const prebuilt::RawNode& field = prebuilt::kNodes[root->first + i];
+      std::string key(field.key, field.key_len);
+      Node value;
+      if (key == "gpus") {
+        gpus = &field;
+        value.kind = Node::Kind::kList;
+        value.mark = {file, field.line, field.col};
+      } else {
+        value = PrebuiltNode(field, file);
+      }
+      tree.fields.emplace_back(std::move(key), std::move(value));
+      tree.key_marks.push_back({file, field.key_line, field.key_col});
+    }
+    if (!gpus || gpus->kind != static_cast<unsigned char>(Node::Kind::kList))
+      throw Error(kExitFailed, "manifests/compat.yaml has no gpus list");
+    Compat out = CompatFromTree(tree);
+    out.gpu_rows = std::make_shared<PrebuiltGpuRows>(*gpus, file, out.driver_rules);
+    return out;
+  }();
+  return compat;
+}
+
 const Compat& EmbeddedCompat() {
   static const Compat compat = [] {
     // Parsed at build time (prebuilt.h): no YAML work at run time.
@@ -407,14 +505,20 @@ const GpuModel* Compat::GpuByPci(const std::string& device_id, const std::string
   const std::string sub = subsystem_vendor_id.empty() || subsystem_device_id.empty()
                               ? std::string()
                               : Hex4(subsystem_vendor_id) + ":" + Hex4(subsystem_device_id);
+  std::vector<const GpuModel*> rows;
+  if (gpu_rows) {
+    rows = gpu_rows->RowsOf(id);
+  } else {
+    for (const auto& g : gpus)
+      if (std::find(g.pci_ids.begin(), g.pci_ids.end(), id) != g.pci_ids.end()) rows.push_back(&g);
+  }
   const GpuModel* any_board = nullptr;
-  for (const auto& g : gpus) {
-    if (std::find(g.pci_ids.begin(), g.pci_ids.end(), id) == g.pci_ids.end()) continue;
-    if (g.subsystems.empty()) {
-      if (!any_board) any_board = &g;
+  for (const GpuModel* g : rows) {
+    if (g->subsystems.empty()) {
+      if (!any_board) any_board = g;
     } else if (!sub.empty() &&
-               std::find(g.subsystems.begin(), g.subsystems.end(), sub) != g.subsystems.end()) {
-      return &g;
+               std::find(g->subsystems.begin(), g->subsystems.end(), sub) != g->subsystems.end()) {
+      return g;
     }
   }
   return any_board;

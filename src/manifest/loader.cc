@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <tuple>
 
 #include "manifest/fields.h"
@@ -220,7 +221,7 @@ void CheckStack(const Stack& s, const Node& root) {
            std::string(name) + " is built for CUDA " + std::to_string(*comp->cuda_major) +
                " but the stack's CUDA is " + s.cuda.version.version->str());
   }
-  const Compat& compat = EmbeddedCompat();
+  const Compat& compat = EmbeddedHostCompat();
   if (s.cuda.enabled && s.cuda.version.known() && compat.IsCudaPreview(*s.cuda.version.version)) {
     const Version& v = *s.cuda.version.version;
     Fail(At(root, "cuda", "version")->mark, "CUDA " + v.str() + " is the " + compat.CudaReleaseName(v) +
@@ -391,7 +392,7 @@ std::string ValidateDocument(const std::string& text, const std::string& display
 }
 
 bool RanksAbove(const Stack& a, const Stack& b) {
-  const Compat& compat = EmbeddedCompat();
+  const Compat& compat = EmbeddedHostCompat();
   auto key = [&](const Stack& x) {
     return std::make_tuple(compat.IsLongTermSupport(x.driver.branch),
                            x.cuda.version.known() ? *x.cuda.version.version : Version(),
@@ -419,17 +420,78 @@ bool SupportsHost(const Stack& s, const HostQuery& host) {
     return s.Claims(*g) &&
            (!s.driver.version.known() ||
             g->StackCannotRun(*s.driver.version.version, open, cuda_major).empty()) &&
-           LibraryCannotRun(EmbeddedCompat(), s, *g).empty();
+           LibraryCannotRun(EmbeddedHostCompat(), s, *g).empty();
   });
 }
+
+namespace {
+
+const prebuilt::RawNode* RawField(const prebuilt::RawNode& map, std::string_view key) {
+  for (unsigned i = 0; i < map.count; ++i) {
+    const prebuilt::RawNode& f = prebuilt::kNodes[map.first + i];
+    if (std::string_view(f.key, f.key_len) == key) return &f;
+  }
+  return nullptr;
+}
+
+bool RawScalar(const prebuilt::RawNode* n, std::string_view value) {
+  return n && n->kind == static_cast<unsigned char>(Node::Kind::kScalar) &&
+         std::string_view(n->scalar, n->scalar_len) == value;
+}
+
+bool RawListHas(const prebuilt::RawNode& list, std::string_view value) {
+  for (unsigned i = 0; i < list.count; ++i)
+    if (RawScalar(&prebuilt::kNodes[list.first + i], value)) return true;
+  return false;
+}
+
+bool RawOsHas(const prebuilt::RawNode& list, const std::string& id, const std::string& version_id) {
+  for (unsigned i = 0; i < list.count; ++i) {
+    const prebuilt::RawNode& t = prebuilt::kNodes[list.first + i];
+    if (t.kind == static_cast<unsigned char>(Node::Kind::kMap) && RawScalar(RawField(t, "id"), id) &&
+        RawScalar(RawField(t, "version_id"), version_id))
+      return true;
+  }
+  return false;
+}
+
+// Whether the default choice must build embedded stack `name` to judge it for `host`: false only when the
+// build-time tables alone rule it out. Its `legacy`, `os` and `architectures` are read along its extends
+// chain, the child's value first (a merge replaces a scalar or a list whole); anything else is decided on
+// the built stack (SupportsHost), so this only spares building stacks that could never be chosen.
+bool MayChoose(const std::string& name, const HostQuery& host) {
+  const prebuilt::RawNode *legacy = nullptr, *os = nullptr, *archs = nullptr;
+  std::string at = name;
+  for (int depth = 0; depth < kMaxExtendsDepth; ++depth) {
+    const prebuilt::RawNode* root = PrebuiltRoot(std::string(kStackDir) + at + ".yaml");
+    if (!root || root->kind != static_cast<unsigned char>(Node::Kind::kMap)) return true;
+    if (!legacy) legacy = RawField(*root, "legacy");
+    if (!os) os = RawField(*root, "os");
+    if (!archs) archs = RawField(*root, "architectures");
+    const prebuilt::RawNode* ext = RawField(*root, "extends");
+    if (!ext) break;
+    if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) return true;
+    at.assign(ext->scalar, ext->scalar_len);
+  }
+  const auto list = static_cast<unsigned char>(Node::Kind::kList);
+  if (RawScalar(legacy, "true")) return false;
+  if (os && os->kind == list && !RawOsHas(*os, host.os_id, host.os_version_id)) return false;
+  if (archs && archs->kind == list)
+    for (const auto& a : host.architectures)
+      if (!a.empty() && !RawListHas(*archs, a)) return false;
+  return true;
+}
+
+}  // namespace
 
 DefaultChoice ChooseDefaultStack(const HostQuery& host) {
   std::vector<std::string> archs;
   for (const auto& a : host.architectures)
     if (!a.empty() && std::find(archs.begin(), archs.end(), a) == archs.end()) archs.push_back(a);
   const Stack* best = nullptr;
-  // Names are visited in order: ties keep the first.
+  // Names are visited in order: ties keep the first. Only the stacks that could be chosen are built.
   for (const std::string& name : EmbeddedStackNames()) {
+    if (!MayChoose(name, host)) continue;
     const Stack& s = CachedEmbedded(name, EmbeddedStack(name));
     if (s.legacy || !SupportsHost(s, host)) continue;
     if (!best || RanksAbove(s, *best) || Succeeds(s, *best)) best = &s;
@@ -440,7 +502,7 @@ DefaultChoice ChooseDefaultStack(const HostQuery& host) {
   if (!best)
     throw UsageError("no embedded stack supports " + where + " with " + gpus +
                      " (embedded: " + Join(EmbeddedStackNames(), ", ") + "); choose one with --manifest");
-  const Compat& compat = EmbeddedCompat();
+  const Compat& compat = EmbeddedHostCompat();
   const bool lts = compat.IsLongTermSupport(best->driver.branch);
   std::string cuda = best->cuda.version.known() ? best->cuda.version.version->str() : "unknown";
   std::string driver = best->driver.version.known() ? best->driver.version.version->str() : "unknown";

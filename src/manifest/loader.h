@@ -16,6 +16,9 @@ namespace gp::manifest {
 
 // The compatibility facts compiled into the binary (manifests/compat.yaml), built once from prebuilt.h.
 const Compat& EmbeddedCompat();
+// The same facts for one host's run (doctor, the default choice, the probe): every table but the GPU
+// catalogue, whose rows GpuByPci decodes on demand, only those of the device ids asked for. `gpus` is empty.
+const Compat& EmbeddedHostCompat();
 
 // Names of the embedded stacks (manifests/stacks/*.yaml, by metadata.name), sorted.
 std::vector<std::string> EmbeddedStackNames();

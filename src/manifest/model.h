@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -146,13 +147,23 @@ struct ImageFacts {  // what is known about an NGC image tag
   std::string source;
 };
 
+// Catalogue rows decoded on demand (EmbeddedHostCompat): the rows of one lower-case device id ("0x2330"), in
+// catalogue order, each decoded once and kept for the life of the source.
+class GpuRowSource {
+ public:
+  virtual ~GpuRowSource() = default;
+  virtual std::vector<const GpuModel*> RowsOf(const std::string& device_id) const = 0;
+};
+
 struct Compat {
   std::vector<CudaDriverRow> cuda_min_driver;       // every row of NVIDIA's table, newest first
   std::vector<CudaBranchRow> cuda_driver_branches;  // CUDA minor -> driver branch, newest first
   std::vector<DriverBranchInfo> driver_branches;
   std::vector<MinorCompat> minor_compat;
   std::vector<DriverRule> driver_rules;
-  std::vector<GpuModel> gpus;                 // driver_rules already applied
+  std::vector<GpuModel> gpus;  // driver_rules already applied
+  // Set: `gpus` is empty, and the look-ups by PCI id decode the rows they need from here.
+  std::shared_ptr<const GpuRowSource> gpu_rows;
   std::vector<std::string> nvswitch_pci_ids;  // lower-case "0x1af1"
   std::vector<ToolkitAdvisory> toolkit_advisories;
   std::vector<ImageFacts> images;

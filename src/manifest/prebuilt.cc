@@ -4,9 +4,8 @@
 #include <string>
 
 namespace gp::manifest {
-namespace {
 
-Node Build(const prebuilt::RawNode& raw, const std::shared_ptr<const std::string>& file) {
+Node PrebuiltNode(const prebuilt::RawNode& raw, const std::shared_ptr<const std::string>& file) {
   Node n;
   n.kind = static_cast<Node::Kind>(raw.kind);
   n.mark.file = file;
@@ -16,12 +15,12 @@ Node Build(const prebuilt::RawNode& raw, const std::shared_ptr<const std::string
   const prebuilt::RawNode* child = prebuilt::kNodes + raw.first;
   if (n.kind == Node::Kind::kList) {
     n.items.reserve(raw.count);
-    for (unsigned i = 0; i < raw.count; ++i) n.items.push_back(Build(child[i], file));
+    for (unsigned i = 0; i < raw.count; ++i) n.items.push_back(PrebuiltNode(child[i], file));
   } else if (n.kind == Node::Kind::kMap) {
     n.fields.reserve(raw.count);
     n.key_marks.reserve(raw.count);
     for (unsigned i = 0; i < raw.count; ++i) {
-      n.fields.emplace_back(std::string(child[i].key, child[i].key_len), Build(child[i], file));
+      n.fields.emplace_back(std::string(child[i].key, child[i].key_len), PrebuiltNode(child[i], file));
       Mark km;
       km.file = file;
       km.line = child[i].key_line;
@@ -32,13 +31,16 @@ Node Build(const prebuilt::RawNode& raw, const std::shared_ptr<const std::string
   return n;
 }
 
-}  // namespace
+const prebuilt::RawNode* PrebuiltRoot(std::string_view path) {
+  for (const prebuilt::RawTree* t = prebuilt::kTrees; t->path; ++t)
+    if (path == t->path) return &prebuilt::kNodes[t->root];
+  return nullptr;
+}
 
 std::optional<Node> PrebuiltTree(std::string_view path) {
-  for (const prebuilt::RawTree* t = prebuilt::kTrees; t->path; ++t)
-    if (path == t->path)
-      return Build(prebuilt::kNodes[t->root], std::make_shared<const std::string>(t->path));
-  return std::nullopt;
+  const prebuilt::RawNode* root = PrebuiltRoot(path);
+  if (!root) return std::nullopt;
+  return PrebuiltNode(*root, std::make_shared<const std::string>(std::string(path)));
 }
 
 }  // namespace gp::manifest

@@ -4,7 +4,9 @@
 // table (nothing is parsed); user files, and the embedded profiles (launch/profile.cc hands their text to
 // manifest/profile.cc), still go through ParseTree. A YAML error in an embedded file fails the build.
 #pragma once
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "manifest/tree.h"
@@ -38,5 +40,10 @@ extern const RawTree kTrees[];
 // The build-time tree of embedded manifest `path` (equal to ParseTree(its text, path): same kinds,
 // scalars, marks and display path); nullopt when no such file was embedded.
 std::optional<Node> PrebuiltTree(std::string_view path);
+
+// The raw root of embedded manifest `path` (nullptr when none), and one raw node rebuilt as a tree: the
+// readers that need only part of a file (the catalogue rows of one host) rebuild just those nodes.
+const prebuilt::RawNode* PrebuiltRoot(std::string_view path);
+Node PrebuiltNode(const prebuilt::RawNode& raw, const std::shared_ptr<const std::string>& file);
 
 }  // namespace gp::manifest

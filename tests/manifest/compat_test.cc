@@ -379,3 +379,46 @@ TEST_CASE("driver branches: designation and end of life", "[manifest]") {
   CHECK(err(head + "cuda_driver_branches: [{cuda: \"13.4\", branch: 615, ga: \"13.5.1\"}]\n") ==
         "2 compat.yaml:6:56: ga is a release of CUDA 13.4 (like \"13.4.1\"), got \"13.5.1\"");
 }
+
+// One host's facts decode only the catalogue rows it asks for, and each decodes as in the whole catalogue.
+TEST_CASE("EmbeddedHostCompat: rows by PCI id on demand, equal to the whole catalogue's", "[manifest]") {
+  const m::Compat& all = m::EmbeddedCompat();
+  const m::Compat& host = m::EmbeddedHostCompat();
+  CHECK(host.gpus.empty());
+  REQUIRE(host.gpu_rows != nullptr);
+  CHECK(host.driver_rules.size() == all.driver_rules.size());
+  CHECK(host.library_builds.size() == all.library_builds.size());
+  CHECK(host.nvswitch_pci_ids == all.nvswitch_pci_ids);
+  CHECK(host.cuda_min_driver.size() == all.cuda_min_driver.size());
+  size_t asked = 0;
+  for (const m::GpuModel& g : all.gpus) {
+    for (const std::string& id : g.pci_ids) {
+      std::vector<std::pair<std::string, std::string>> subs = {{"", ""}, {"0x10de", "0xffff"}};
+      for (const std::string& s : g.subsystems) subs.push_back({"0x" + s.substr(0, 4), "0x" + s.substr(5)});
+      for (const auto& [vendor, device] : subs) {
+        const m::GpuModel* want = all.GpuByPci(id, vendor, device);
+        const m::GpuModel* got = host.GpuByPci(id, vendor, device);
+        ++asked;
+        REQUIRE((want == nullptr) == (got == nullptr));
+        if (!want) continue;
+        INFO(id << " " << vendor << ":" << device);
+        CHECK(got->name == want->name);
+        CHECK(got->subsystems == want->subsystems);
+        CHECK(got->support == want->support);
+        CHECK(got->cc == want->cc);
+        CHECK(got->min_driver_branch == want->min_driver_branch);
+        CHECK(got->last_driver_branch == want->last_driver_branch);
+        CHECK(got->max_cuda_major == want->max_cuda_major);
+        CHECK(got->open_modules == want->open_modules);
+        CHECK(got->requires_open == want->requires_open);
+        CHECK(got->memory_mib == want->memory_mib);
+        CHECK(got->nvlink_links == want->nvlink_links);
+        CHECK(host.GpuByPci(id, vendor, device) == got);  // decoded once, kept
+      }
+    }
+  }
+  CHECK(asked > all.gpus.size());
+  CHECK(host.GpuByPciId("0x0001") == nullptr);
+  REQUIRE(host.GpuByPciId("0X2330") != nullptr);  // any case, as sysfs and users write it
+  CHECK(host.GpuByPciId("0X2330")->name == all.GpuByPciId("0x2330")->name);
+}

@@ -4,6 +4,7 @@
 
 #include "manifest/helpers.h"
 #include "manifest/loader.h"
+#include "util/strings.h"
 
 using gp::Version;
 using gp::test::ErrorOf;
@@ -124,4 +125,31 @@ TEST_CASE("broken library_builds rows", "[manifest]") {
         "2 compat.yaml:7:5: a library build names either min_cc or the code it carries (sass, ptx)");
   CHECK(err("{library: nccl, version: \"2.30.7\", cuda: \"12.9\", ptx: [\"12.0\"]}") ==
         "2 compat.yaml:7:5: library_builds: missing required key \"source\"");
+}
+
+// The default choice builds only the stacks its build-time tables cannot rule out; its answer is the one of
+// every stack built and judged (SupportsHost, RanksAbove, Succeeds), for each OS and architecture mix.
+TEST_CASE("the default choice equals the choice over every stack built", "[manifest]") {
+  const std::vector<std::pair<std::string, std::string>> systems = {
+      {"ubuntu", "22.04"}, {"ubuntu", "24.04"}, {"debian", "12"}, {"ubuntu", "20.04"}, {"", ""}};
+  const std::vector<std::vector<std::string>> mixes = {
+      {"maxwell"}, {"pascal"}, {"volta"},     {"turing"},          {"ampere"},
+      {"ada"},     {"hopper"}, {"blackwell"}, {"volta", "hopper"}, {"hopper", "blackwell"},
+      {}};
+  std::vector<m::Stack> all;
+  for (const auto& name : m::EmbeddedStackNames()) all.push_back(m::LoadStack(name, m::LoadContext{}));
+  for (const auto& [id, version] : systems) {
+    for (const auto& archs : mixes) {
+      const m::HostQuery q{id, version, archs, {}};
+      const m::Stack* best = nullptr;
+      for (const m::Stack& s : all)
+        if (!s.legacy && m::SupportsHost(s, q) && (!best || m::RanksAbove(s, *best) || m::Succeeds(s, *best)))
+          best = &s;
+      INFO(id << " " << version << " " << gp::Join(archs, ","));
+      if (best)
+        CHECK(m::ChooseDefaultStack(q).name == best->name);
+      else
+        CHECK_THROWS(m::ChooseDefaultStack(q));
+    }
+  }
 }

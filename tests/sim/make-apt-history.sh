@@ -28,6 +28,7 @@ sim_run bash -ec "
   install -m 0644 /sim/uu/cuda-archive-keyring.gpg /usr/share/keyrings/cuda-archive-keyring.gpg
   echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $SIM_URL/cuda/ /' >/etc/apt/sources.list.d/cuda.list
   /usr/lib/gpuprep-sim/apt-get.real -qq update
+  : >/var/log/apt/history.log  # the build machine's own runs (the overlay's lower layer) are not this server's
   # apt writes argv[0] as the program was called: the admin's apt-get, not the simulated server's shim
   DEBIAN_FRONTEND=noninteractive bash -c 'exec -a apt-get /usr/lib/gpuprep-sim/apt-get.real \"\$@\"' apt-get -y -q install \
     nvidia-driver-535=$V nvidia-dkms-535=$V libnvidia-compute-535=$V nvidia-utils-535=$V nvidia-compute-utils-535=$V \

@@ -235,8 +235,8 @@ TEST_CASE("apt history: the run Debian's unattended-upgrades made, as apt wrote 
 
   test::Inputs t;
   t.host = facts;
-  const verdict::Finding* mismatch =
-      HistoryFinding(layers::CheckDriver(t.in()), "driver.module-mismatch", "");
+  const verdict::LayerReport r = layers::CheckDriver(t.in());  // the finding lives in it
+  const verdict::Finding* mismatch = HistoryFinding(r, "driver.module-mismatch", "");
   REQUIRE(mismatch);
   CHECK(mismatch->message.find(
             "; apt upgraded nvidia-driver-535 535.183.01-0ubuntu1 on 2026-12-05 02:46:13, run by "

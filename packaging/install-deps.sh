@@ -15,6 +15,8 @@ pkgs=(
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace
+  # the simulated server's kernel modules: zstd-compressed as Ubuntu's kernels and DKMS write them (tests/sim)
+  zstd
   # the .deb and its checks (packaging/ci-package.sh): man page from --help, objdump, lintian; the cloud-init,
   # Ansible (over SSH to a loopback sshd in the simulated server) and headless-browser tests
   help2man binutils lintian python3-yaml ansible openssh-server openssh-client chromium

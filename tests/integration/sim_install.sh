@@ -3,12 +3,14 @@
 # shellcheck disable=SC2034  # SIM_RC is set here and read by check_rc (tests/sim/lib.sh)
 # gpuprep on the simulated GPU server (tests/sim): a manifest error changes nothing (exit 2); a bare
 # Ubuntu 22.04 server with 8 H100 on nouveau -> apply -> exit 3 (reboot) -> simulated reboot -> the resume
-# unit converges -> verify exit 0; a second apply changes nothing, runs no apt-get and fetches nothing.
+# unit converges -> verify exit 0; a second apply changes nothing, runs no apt-get and fetches nothing; a
+# kernel update afterwards keeps the driver across the next boot or is named by doctor before it.
 # Usage: bash sim_install.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
 SRC=$2
 source "$SRC/tests/sim/lib.sh"
+source "$SRC/tests/sim/nextboot.sh"
 sim_require
 sim_init "$GPUPREP" "$SRC" "${3:-}"
 t_start=$(_sim_ms)
@@ -122,6 +124,11 @@ sim_reboot
 rc=$?
 check_eq "after the reboot the resume unit converges" 0 "$rc"
 check_eq "the module matches again" 535.129.03 "$(sim_run cat /sys/module/nvidia/version)"
+
+# A kernel update on the converged server (tests/sim/nextboot.sh): without its headers doctor names the
+# kernel before the reboot and the reboot into it has no driver; with them DKMS builds its module through
+# Debian's kernel hooks and the reboot into it (grub-reboot) loads the driver.
+sim_next_boot_scenario /sim/stack.yaml 535.129.03
 
 sim_section "HGX with NVSwitches: the fabric manager at the driver's version"
 SIM_NVSWITCH=1 sim_new_host

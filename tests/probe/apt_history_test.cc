@@ -204,3 +204,42 @@ TEST_CASE("gunzip: the newest part within the bound, from a line start", "[sys][
   CHECK(sys::Gunzip("plain text", 100).error == "not gzip data");
   CHECK_FALSE(sys::Gunzip(std::string("\x1f\x8b", 2), 100).ok);
 }
+
+// unattended-upgrades.log: written by real apt under Debian's own unattended-upgrades, which moved the driver
+// an admin had installed with apt-get (tests/sim/make-apt-history.sh). Doctor names that run, not the
+// admin's.
+TEST_CASE("apt history: the run Debian's unattended-upgrades made, as apt wrote it, is named",
+          "[probe][apt-history]") {
+  const std::string text = HistoryFixture("unattended-upgrades.log");
+  const auto entries = probe::ParseAptHistory(text, "/var/log/apt/history.log");
+  REQUIRE(entries.size() == 3);
+  CHECK_FALSE(entries[0].run.unattended);  // the admin's apt-get install
+  CHECK(entries[1].run.commandline == "/usr/bin/unattended-upgrade -v");
+  CHECK(entries[1].run.unattended);
+  CHECK(entries[1].run.requested_by.empty());  // run as root by its timer, not through sudo
+  REQUIRE(entries[1].changes.size() == 5);
+  CHECK(entries[2].run.unattended);  // unattended-upgrades splits its work into minimal steps
+
+  test::TempRoot root;
+  root.Write("/var/log/apt/history.log", text);
+  probe::HostFacts facts = test::HealthyH100Host();
+  facts.driver.module.loaded = true;
+  facts.driver.module.version = "535.129.03";
+  facts.driver.userspace_version = "535.183.01";
+  ProbeHistory(root, facts);
+  const probe::AptRun& moved = facts.driver.userspace_moved_by;
+  REQUIRE(moved.found());
+  CHECK(moved.where == "/var/log/apt/history.log:6");
+  CHECK(moved.package == "nvidia-driver-535");
+  CHECK(moved.version == "535.183.01-0ubuntu1");
+
+  test::Inputs t;
+  t.host = facts;
+  const verdict::LayerReport r = layers::CheckDriver(t.in());  // the finding lives in it
+  const verdict::Finding* mismatch = HistoryFinding(r, "driver.module-mismatch", "");
+  REQUIRE(mismatch);
+  CHECK(mismatch->message.find(
+            "; apt upgraded nvidia-driver-535 535.183.01-0ubuntu1 on 2026-12-05 02:46:13, run by "
+            "unattended-upgrades (Commandline: /usr/bin/unattended-upgrade -v; "
+            "/var/log/apt/history.log:6)") != std::string::npos);
+}

@@ -559,13 +559,13 @@ done
 # ------------------------------------------------------------------ the distribution archive (Ubuntu jammy)
 JAMMY=ubuntu/pool/jammy
 UPDATES=ubuntu/pool/jammy-updates
+# dkms: Debian's own kernel hooks (/etc/kernel/postinst.d/dkms, header_postinst.d/dkms, and the
+# dkms_autoinstaller they run; lib.sh fetches Debian's dkms package into SIM_BOOT_TREE) around a stand-in dkms
+# program (src/dkms.sh: records, and builds a module for a kernel only when its headers are there).
 pkg $JAMMY dkms 3.0.3-1ubuntu1 "Dynamic Kernel Module Support Framework (simulated)"
-text_file 0755 usr/sbin/dkms <<'EOF'
-#!/bin/bash
-# Simulated dkms: records its argv in /sim/log/commands.log, builds nothing.
-line=dkms; for a in "$@"; do line+=" $(printf '%q' "$a")"; done
-echo "$line" >>/sim/log/commands.log 2>/dev/null || true
-EOF
+install_file 0755 "$SRC_DIR/dkms.sh" usr/sbin/dkms
+[[ -d ${SIM_BOOT_TREE:-}/dkms/etc/kernel/postinst.d ]] || { echo "build-packages: SIM_BOOT_TREE has no dkms hooks" >&2; exit 1; }
+cp -a "$SIM_BOOT_TREE/dkms/." "$P/"
 finish
 
 pkg $JAMMY "linux-headers-$KREL" "${KREL%%-*}.1" "Linux kernel headers for $KREL (simulated)"
@@ -591,6 +591,45 @@ if [ "\$1" = remove ] || [ "\$1" = purge ]; then
   dep=/lib/modules/$KREL/modules.dep
   if [ -f "\$dep" ]; then sed -i '\\|^kernel/drivers/infiniband/core/ib_umad.ko:|d' "\$dep"; fi
   if [ -f "\$dep" ] && [ ! -s "\$dep" ]; then rm -f "\$dep"; fi
+fi
+EOF
+)"
+finish
+
+# A kernel update after apply: linux-image-K2 and linux-headers-K2, K2 newer than the running kernel (the next
+# major release; lib.sh's sim_k2 says the same). As Debian's kernel packages do, the image's postinst runs
+# depmod (here: writes modules.dep for its one in-tree module) and then every hook in /etc/kernel/postinst.d with
+# the release and the image's path; the headers' postinst runs /etc/kernel/header_postinst.d with the release
+# (Debian's kernel-handbook, "Kernel hooks"; linux's scripts/package/builddeb). The image ships /boot/vmlinuz-K2
+# (which grub's 10_linux lists), /boot/config-K2 (zstd-compressed modules, as Ubuntu's kernels since 6.2 are
+# configured) and a real ELF module with a .modinfo section, zstd-compressed; the headers ship include/ (what
+# the dkms hooks test) and the /lib/modules/K2/build link.
+K2=$((${KREL%%.*} + 1)).0.0-1-generic
+pkg $UPDATES "linux-image-$K2" "${K2%-generic}.1" "Linux kernel image for version $K2 (simulated)"
+text_file 0644 "boot/vmlinuz-$K2" <<<"simulated kernel image $K2"
+text_file 0644 "boot/config-$K2" <<<"CONFIG_MODULES=y
+CONFIG_MODULE_COMPRESS_ZSTD=y"
+mkdir -p "$P/lib/modules/$K2/kernel/drivers/char"
+printf 'int sim_dummy_init(void) { return 0; }\n' | gcc -c -x c -o "$BUILD/sim_dummy.ko" -
+printf 'license=GPL\0name=sim_dummy\0vermagic=%s SMP mod_unload modversions \0' "$K2" >"$BUILD/sim_dummy.modinfo"
+objcopy --add-section .modinfo="$BUILD/sim_dummy.modinfo" --set-section-flags .modinfo=alloc,readonly "$BUILD/sim_dummy.ko"
+zstd -q -19 -f -o "$P/lib/modules/$K2/kernel/drivers/char/sim_dummy.ko.zst" "$BUILD/sim_dummy.ko"
+script postinst "$(cat <<EOF
+if [ "\$1" = configure ]; then
+  dep=/lib/modules/$K2/modules.dep
+  grep -qs '^kernel/drivers/char/sim_dummy.ko.zst:' "\$dep" || echo 'kernel/drivers/char/sim_dummy.ko.zst:' >>"\$dep"
+  run-parts --report --exit-on-error --arg=$K2 --arg=/boot/vmlinuz-$K2 /etc/kernel/postinst.d
+fi
+EOF
+)"
+finish
+pkg $UPDATES "linux-headers-$K2" "${K2%-generic}.1" "Linux kernel headers for $K2 (simulated)"
+text_file 0644 "usr/src/linux-headers-$K2/Makefile" <<<"# simulated kernel headers for $K2"
+text_file 0644 "usr/src/linux-headers-$K2/include/generated/utsrelease.h" <<<"#define UTS_RELEASE \"$K2\""
+symlink "/usr/src/linux-headers-$K2" "lib/modules/$K2/build"
+script postinst "$(cat <<EOF
+if [ "\$1" = configure ]; then
+  run-parts --report --exit-on-error --arg=$K2 /etc/kernel/header_postinst.d
 fi
 EOF
 )"

@@ -52,8 +52,8 @@ sim_require() {
   command -v unshare >/dev/null || sim_skip "unshare (util-linux) not found"
   unshare --mount --propagation private true 2>/dev/null || sim_skip "unshare --mount is not permitted here"
   local t
-  for t in dpkg-deb apt-ftparchive gpg gcc python3 chroot openssl; do
-    command -v "$t" >/dev/null || sim_fail "$t not found (install: dpkg-dev apt-utils gnupg gcc python3 openssl)"
+  for t in dpkg-deb apt-ftparchive gpg gcc objcopy zstd python3 chroot openssl; do
+    command -v "$t" >/dev/null || sim_fail "$t not found (install: dpkg-dev apt-utils gnupg gcc binutils zstd python3 openssl)"
   done
   # The upper layer must be on a filesystem overlayfs accepts as upper (not itself an overlay, as /tmp is
   # inside some containers). /dev/shm first where it has 4 GiB free: on tmpfs dpkg's fsync calls cost
@@ -244,9 +244,12 @@ _sim_fpr() { gpg --batch --with-colons --fingerprint "$1" 2>/dev/null | awk -F: 
 _sim_packages() {
   local key cache tmp src t0
   t0=$(_sim_ms)
+  _sim_boot_debs "${1:-$SIM_DIR}"
+  export SIM_BOOT_TREE
+  tar -C "$SIM_BOOT_TREE/grub" -cf "$SIM_DIR/common/guest/grub-common.tar" .
   if [[ -n $1 && -d $1 ]]; then
     key=$(cat "$SIM_LIB_DIR/build-packages.sh" "$SIM_LIB_DIR"/src/* "$SIM_LIB_DIR/build-packages-containers.sh" \
-      "$SIM_LIB_DIR/../support/fake_dockerd.py" <(uname -r) | sha256sum | cut -c1-16)
+      "$SIM_LIB_DIR/../support/fake_dockerd.py" <(uname -r) <(echo "$SIM_BOOT_TREE") | sha256sum | cut -c1-16)
     cache=$1/tests-sim-cache/$key
     if [[ ! -d $cache ]]; then
       tmp=$(mktemp -d "$1/tests-sim-cache.tmp.XXXXXX")
@@ -323,6 +326,52 @@ _sim_debian_debs() {
     mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
   fi
   SIM_DEBS=$dir
+}
+
+# _sim_boot_debs DIR: Debian's own boot pieces, fetched with `apt-get download` into DIR/tests-sim-boot/
+# (never installed on this machine) and extracted: dkms (its kernel hooks /etc/kernel/postinst.d/dkms,
+# header_postinst.d/dkms and /usr/lib/dkms/dkms_autoinstaller go into the simulated dkms package; its dkms
+# program does not: src/dkms.sh stands in for it), grub-common and grub2-common (grub-mkconfig, /etc/grub.d,
+# grub-editenv, grub-reboot: put into the simulated server by sim_grub_install, with a stand-in grub-probe).
+# Sets SIM_BOOT_TREE (dkms/ and grub/ under it), keyed by the versions, so the cache follows the archive.
+SIM_BOOT_TREE=
+_sim_boot_debs() {
+  local want key dir tmp d f
+  want=$(apt-cache policy dkms grub-common grub2-common 2>/dev/null |
+    awk '/^[^ ]/ {sub(/:$/, "", $1); p = $1} /^  Candidate:/ {print p "=" $2}' | LC_ALL=C sort)
+  [[ $(grep -c '=[0-9]' <<<"$want") == 3 ]] ||
+    sim_fail "dkms, grub-common, grub2-common: apt-get does not offer them from this machine's archive (apt-get update?)"
+  key=$(sha256sum <<<"$want" | cut -c1-16)
+  dir=$1/tests-sim-boot/$key
+  if [[ ! -f $dir/.complete ]]; then
+    tmp=$(mktemp -d "$1/tests-sim-boot.tmp.XXXXXX")
+    # shellcheck disable=SC2086  # one word per package
+    (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root $want) ||
+      { rm -rf "$tmp"; sim_fail "apt-get download of Debian's dkms and grub-common failed"; }
+    mkdir -p "$tmp/dkms" "$tmp/grub"
+    dpkg-deb -x "$tmp"/dkms_*.deb "$tmp/dkms.all" || sim_fail "extracting dkms"
+    for d in etc/kernel/postinst.d etc/kernel/header_postinst.d usr/lib/dkms; do
+      mkdir -p "$tmp/dkms/$d" && cp -a "$tmp/dkms.all/$d/." "$tmp/dkms/$d/"
+    done
+    for f in "$tmp"/grub-common_*.deb "$tmp"/grub2-common_*.deb; do
+      dpkg-deb -x "$f" "$tmp/grub.all" || sim_fail "extracting ${f##*/}"
+    done
+    # What grub-mkconfig runs to write a menu of Linux kernels: its library, 00_header and 10_linux (the other
+    # /etc/grub.d scripts look for other systems and firmware), grub-mkrelpath and grub-script-check; then
+    # grub-editenv and grub-reboot for grubenv; the default /etc/default/grub.
+    for f in usr/sbin/grub-mkconfig usr/share/grub/grub-mkconfig_lib etc/grub.d/00_header etc/grub.d/10_linux \
+      usr/bin/grub-mkrelpath usr/bin/grub-script-check usr/bin/grub-editenv usr/sbin/grub-reboot \
+      usr/share/grub/default/grub; do
+      [[ -e $tmp/grub.all/$f ]] || sim_fail "grub-common: no $f in the package"
+      mkdir -p "$tmp/grub/${f%/*}" && cp -a "$tmp/grub.all/$f" "$tmp/grub/$f"
+    done
+    rm -rf "$tmp/dkms.all" "$tmp/grub.all" "$tmp"/*.deb
+    touch "$tmp/.complete"
+    mkdir -p "$1/tests-sim-boot"
+    find "$1/tests-sim-boot" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} + 2>/dev/null
+    mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+  fi
+  SIM_BOOT_TREE=$dir
 }
 
 # _sim_index DIR FPR ORIGIN LABEL [FILTER]: a flat ("/") apt repository in DIR, signed with FPR (InRelease and

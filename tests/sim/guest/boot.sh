@@ -41,6 +41,39 @@ if [[ -e /sim/control/has-nouveau ]] &&
 fi
 
 version=$(cat /var/lib/gpuprep-sim/nvidia-module-version 2>/dev/null || true)
+# With GRUB installed in the simulation (/sim/control/grub-boot) and its menu written, the kernel is GRUB's
+# choice (grub-pick: the manual's default / saved_entry / next_entry rules), recorded for the modprobe
+# stand-in, and nvidia loads only when that kernel's modules.dep lists an nvidia.ko that exists; its version
+# is the module's own (.modinfo). Otherwise the running kernel boots and the version the driver package
+# recorded loads.
+mkdir -p /run/gpuprep-sim
+if [[ -e /sim/control/grub-boot && -f /boot/grub/grub.cfg ]]; then
+  picked=$(/sim/guest/grub-pick) || { echo "boot: GRUB found no kernel to boot" >&2; exit 1; }
+  kernel=${picked%%$'\t'*}
+  echo "$kernel" >/run/gpuprep-sim/kernel
+  echo "boot: kernel $kernel (${picked#*$'\t'})"
+  dir=/lib/modules/$kernel
+  path=$(sed -nE 's/^(updates\/dkms\/nvidia\.ko(\.zst|\.xz)?|kernel\/.*\/nvidia\.ko(\.zst|\.xz)?):.*/\1/p' "$dir/modules.dep" 2>/dev/null | head -n 1)
+  modinfo=
+  if [[ -n $path && -f $dir/$path ]]; then
+    case $path in
+      *.zst) cat=(zstd -dcq) ;;
+      *.xz) cat=(xz -dc) ;;
+      *) cat=(cat) ;;
+    esac
+    tmp=$(mktemp)
+    "${cat[@]}" "$dir/$path" >"$tmp" && objcopy -O binary --only-section=.modinfo "$tmp" "$tmp.info" 2>/dev/null &&
+      modinfo=$(tr '\0' '\n' <"$tmp.info")
+    rm -f "$tmp" "$tmp.info"
+  fi
+  module_version=$(sed -n 's/^version=//p' <<<"$modinfo")
+  if [[ -z $module_version ]]; then
+    [[ -n $version ]] && echo "boot: nvidia not loaded: no nvidia module for kernel $kernel (${path:-none in its modules.dep})"
+    version=
+  else
+    version=$module_version
+  fi
+fi
 if [[ -n $version && ! -d /sys/module/nouveau ]]; then
   mkdir -p /sys/module/nvidia /proc/driver/nvidia /sys/bus/pci/drivers/nvidia /sys/bus/pci/drivers/nvidia-nvswitch
   echo "$version" >/sys/module/nvidia/version

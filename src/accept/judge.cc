@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "accept/burn.h"
 #include "accept/format.h"
 
 namespace gp::accept {
@@ -349,6 +350,7 @@ Result Judge(const Recording& rec, const Table& table, const Options& options) {
   r.checks.push_back(FabricCheck(rec, key));
   for (const auto& p : rec.phases) r.checks.push_back(PhaseCheck(rec, table, key, p, options.outlier_pct));
   UnmeasuredChecks(rec, table, key, r.checks);
+  for (auto& c : BurnChecks(rec)) r.checks.push_back(std::move(c));
   Tally(r);
   return r;
 }

@@ -1,6 +1,8 @@
 #include "accept/record.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -56,6 +58,19 @@ class Fields {
     return v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>()) : v.get<int64_t>();
   }
 
+  // A whole number in [-max, max] (a digest: a sum of signed words).
+  int64_t Signed(const char* key, int64_t max) {
+    used_.insert(key);
+    if (!obj_.contains(key)) Fail(std::string("\"") + key + "\" is missing");
+    const Json& v = obj_.at(key);
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(max)) ||
+        (!v.is_number_unsigned() && (v.get<int64_t>() > max || v.get<int64_t>() < -max)))
+      Fail(std::string("\"") + key + "\" must be a whole number from -" + std::to_string(max) + " to " +
+           std::to_string(max));
+    return v.is_number_unsigned() ? static_cast<int64_t>(v.get<uint64_t>()) : v.get<int64_t>();
+  }
+
   std::optional<int64_t> OptWhole(const char* key, int64_t max) {
     if (!obj_.contains(key)) {
       used_.insert(key);
@@ -86,6 +101,12 @@ class Fields {
     if (!obj_.contains(key)) return std::nullopt;
     if (!obj_.at(key).is_boolean()) Fail(std::string("\"") + key + "\" must be true or false");
     return obj_.at(key).get<bool>();
+  }
+
+  // The value of `key` as it is (the caller checks it), or nullptr when absent.
+  const Json* Raw(const char* key) {
+    used_.insert(key);
+    return obj_.contains(key) ? &obj_.at(key) : nullptr;
   }
 
   // Every key was read: an unknown one is refused, not ignored.
@@ -181,6 +202,93 @@ Phase ReadPhase(Fields& f, int line) {
   return p;
 }
 
+// A digest is a sum of at most 2^31 signed 16-bit words: well inside 2^53, JSON's exact integers.
+constexpr int64_t kMaxDigest = int64_t{1} << 53;
+
+Burn ReadBurn(Fields& f, int line) {
+  Burn b;
+  b.line = line;
+  b.gpu = static_cast<int>(f.Whole("gpu", kMaxGpus - 1));
+  if (auto sm = f.OptWhole("sm_count", 1 << 16)) b.sm_count = static_cast<int>(*sm);
+  b.size = f.Whole("size", 1 << 16);
+  b.check_values = f.Whole("check_values", kMaxBig);
+  b.check_wrong = f.Whole("check_wrong", kMaxBig);
+  if (b.check_wrong > b.check_values) f.Fail("\"check_wrong\" is above \"check_values\"");
+  b.iterations = static_cast<uint64_t>(f.Whole("iterations", kMaxBig));
+  if (b.iterations == 0) f.Fail("\"iterations\" is 0: a burn makes at least one product");
+  b.digest = f.Signed("digest", kMaxDigest);
+  b.mismatches = static_cast<uint64_t>(f.Whole("mismatches", kMaxBig));
+  if (b.mismatches >= b.iterations)
+    f.Fail("\"mismatches\" must be below \"iterations\" (the first is the reference)");
+  if (auto i = f.OptWhole("first_mismatch_iteration", kMaxBig))
+    b.first_mismatch_iteration = static_cast<uint64_t>(*i);
+  if (f.Has("first_mismatch_digest")) b.first_mismatch_digest = f.Signed("first_mismatch_digest", kMaxDigest);
+  const bool first = b.first_mismatch_iteration.has_value(), digest = b.first_mismatch_digest.has_value();
+  if ((b.mismatches > 0) != first || first != digest)
+    f.Fail(
+        "\"first_mismatch_iteration\" and \"first_mismatch_digest\" are given exactly when \"mismatches\" is "
+        "above 0");
+  if (first && (*b.first_mismatch_iteration == 0 || *b.first_mismatch_iteration >= b.iterations))
+    f.Fail("\"first_mismatch_iteration\" must be from 1 to \"iterations\" - 1");
+  if (digest && *b.first_mismatch_digest == b.digest)
+    f.Fail("\"first_mismatch_digest\" equals \"digest\": not a mismatch");
+  b.duration_s = f.Number("duration_s");
+  return b;
+}
+
+// The clock-event reasons a burn_clocks record may name (NVML's nvmlClocksEventReason bits).
+const char* const kReasonNames[] = {"gpu_idle",   "applications_clocks", "sw_power_cap", "hw_slowdown",
+                                    "sync_boost", "sw_thermal",          "hw_thermal",   "hw_power_brake"};
+
+BurnClocks ReadBurnClocks(Fields& f, int line) {
+  BurnClocks c;
+  c.line = line;
+  c.gpu = static_cast<int>(f.Whole("gpu", kMaxGpus - 1));
+  c.samples = static_cast<uint64_t>(f.Whole("samples", kMaxBig));
+  if (c.samples == 0) f.Fail("\"samples\" is 0");
+  c.sm_clock_median_mhz = f.OptWhole("sm_clock_median_mhz", 100000);
+  c.sm_clock_min_mhz = f.OptWhole("sm_clock_min_mhz", 100000);
+  if (c.sm_clock_median_mhz.has_value() != c.sm_clock_min_mhz.has_value())
+    f.Fail("\"sm_clock_median_mhz\" and \"sm_clock_min_mhz\" come together");
+  if (c.sm_clock_min_mhz && *c.sm_clock_min_mhz > *c.sm_clock_median_mhz)
+    f.Fail("\"sm_clock_min_mhz\" is above \"sm_clock_median_mhz\"");
+  if (f.Has("power_median_w") || f.Has("power_max_w")) {
+    c.power_median_w = f.Number("power_median_w");
+    c.power_max_w = f.Number("power_max_w");
+    if (*c.power_median_w > *c.power_max_w || *c.power_max_w > 100000)
+      f.Fail("\"power_median_w\" must be at most \"power_max_w\", at most 100000");
+  }
+  if (const Json* r = f.Raw("reasons")) {
+    if (!r->is_object() || r->size() > std::size(kReasonNames))
+      f.Fail("\"reasons\" must be an object of reasons");
+    for (auto it = r->begin(); it != r->end(); ++it) {
+      if (std::find(std::begin(kReasonNames), std::end(kReasonNames), it.key()) == std::end(kReasonNames))
+        f.Fail("unknown clock-event reason " + QuoteToken(it.key()));
+      if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 1))
+        f.Fail("reason " + it.key() + ": a share from 0 to 1");
+      c.reasons.emplace_back(it.key(), it->get<double>());
+    }
+    // In NVML's bit order, whatever the object's.
+    auto rank = [](const std::string& name) {
+      return std::find(std::begin(kReasonNames), std::end(kReasonNames), name) - std::begin(kReasonNames);
+    };
+    std::sort(c.reasons.begin(), c.reasons.end(),
+              [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+  }
+  if (const Json* x = f.Raw("xids")) {
+    if (!x->is_array() || x->size() > 1000) f.Fail("\"xids\" must be a list of at most 1000 Xids");
+    for (const auto& e : *x) {
+      if (!e.is_object() || e.size() != 2 || !e.contains("code") || !e.contains("at_s") ||
+          !e.at("code").is_number_integer() || e.at("code").get<double>() < 0 ||
+          e.at("code").get<double>() > 65535 || !e.at("at_s").is_number() ||
+          !(e.at("at_s").get<double>() >= 0 && e.at("at_s").get<double>() <= 1e6))
+        f.Fail("each Xid is {\"code\": 0 to 65535, \"at_s\": seconds into the burn}");
+      c.xids.push_back({e.at("code").get<int64_t>(), e.at("at_s").get<double>()});
+    }
+  }
+  return c;
+}
+
 // One line's JSON object, or FileError at the byte the parser stopped at.
 Json ParseLine(std::string_view text, const std::string& path, int line) {
   if (auto at = InvalidUtf8At(text)) throw FileError(path, line, static_cast<int>(*at) + 1, "invalid UTF-8");
@@ -208,6 +316,12 @@ void CheckGpuIndexes(const Recording& r, const std::string& path) {
     if (p.phase == "p2p" && (!known.count(p.peer) || p.peer == p.gpu))
       throw FileError(path, p.line, 1, "peer GPU " + std::to_string(p.peer) + " has no gpu record");
   }
+  for (const auto& c : r.burn_clocks)
+    if (!known.count(c.gpu))
+      throw FileError(path, c.line, 1, "GPU " + std::to_string(c.gpu) + " has no gpu record");
+  for (const auto& b : r.burns)
+    if (!known.count(b.gpu))
+      throw FileError(path, b.line, 1, "GPU " + std::to_string(b.gpu) + " has no gpu record");
 }
 
 }  // namespace
@@ -245,8 +359,19 @@ Recording ParseRecording(std::string_view text, const std::string& path) {
       r.gpus.push_back(ReadGpu(f));
       if (!gpus_seen.insert(r.gpus.back().index).second)
         f.Fail("a second gpu record for GPU " + std::to_string(r.gpus.back().index));
+    } else if (kind == "phase" && j.contains("phase") && j.at("phase") == "burn") {
+      f.Text("phase");
+      r.burns.push_back(ReadBurn(f, line));
+      for (size_t i = 0; i + 1 < r.burns.size(); ++i)
+        if (r.burns[i].gpu == r.burns.back().gpu)
+          f.Fail("a second burn record for GPU " + std::to_string(r.burns.back().gpu));
     } else if (kind == "phase") {
       r.phases.push_back(ReadPhase(f, line));
+    } else if (kind == "burn_clocks") {
+      r.burn_clocks.push_back(ReadBurnClocks(f, line));
+      for (size_t i = 0; i + 1 < r.burn_clocks.size(); ++i)
+        if (r.burn_clocks[i].gpu == r.burn_clocks.back().gpu)
+          f.Fail("a second burn_clocks record for GPU " + std::to_string(r.burn_clocks.back().gpu));
     } else if (kind == "end") {
       ended = true;
     } else {

@@ -57,10 +57,47 @@ struct Phase {
   std::optional<int> pcie_gen_current, pcie_width_current;  // read while the phase ran (matmul)
 };
 
+// A `phase` record of the burn: one GPU's seeded products, compared by their digest (the integer sum of a
+// product's raw 16-bit words, signed), and the small product it checked against the CPU's first.
+struct Burn {
+  int line = 0;
+  int gpu = 0;
+  std::optional<int> sm_count;  // the GPU's multi_processor_count (absent: the program's CPU mode)
+  int64_t size = 0;             // the products' side (size x size x size)
+  int64_t check_values = 0, check_wrong = 0;  // the CPU-checked product: its values, and those that differ
+  uint64_t iterations = 0;                    // products made
+  int64_t digest = 0;                         // the first product's
+  uint64_t mismatches = 0;                    // products whose digest differs from the first's
+  std::optional<uint64_t> first_mismatch_iteration;  // 0 is the first product
+  std::optional<int64_t> first_mismatch_digest;
+  double duration_s = 0;
+};
+
+// An Xid NVML reported for a GPU while the burn ran.
+struct BurnXid {
+  int64_t code = 0;
+  double at_s = 0;  // seconds into the burn
+};
+
+// A `burn_clocks` record: what gpuprep's own NVML sampler read of one GPU while the burn ran.
+struct BurnClocks {
+  int line = 0;
+  int gpu = 0;
+  uint64_t samples = 0;  // readings taken
+  std::optional<int64_t> sm_clock_median_mhz, sm_clock_min_mhz;
+  std::optional<double> power_median_w, power_max_w;
+  // Each clock-event reason NVML gave (gpu_idle, applications_clocks, sw_power_cap, hw_slowdown, sync_boost,
+  // sw_thermal, hw_thermal, hw_power_brake) with the share of the burn's readings it held (0 to 1).
+  std::vector<std::pair<std::string, double>> reasons;
+  std::vector<BurnXid> xids;
+};
+
 struct Recording {
   RunInfo run;
   std::vector<GpuInfo> gpus;
   std::vector<Phase> phases;
+  std::vector<Burn> burns;
+  std::vector<BurnClocks> burn_clocks;
 };
 
 // Parses `text` (named `path` in errors). Throws FileError (exit 2) at the first bad line; a recording

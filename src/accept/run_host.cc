@@ -26,7 +26,8 @@ std::vector<uint64_t> AllReduceSizes(const Table& table, const std::string& devi
 }
 
 std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool fast,
-                                     const std::vector<uint64_t>& allreduce_bytes) {
+                                     const std::vector<uint64_t>& allreduce_bytes,
+                                     std::chrono::seconds burn) {
   std::vector<std::string> argv{python, "-c",     std::string(MeasureProgram()), "--device",
                                 "cuda", "--gpus", std::to_string(gpus)};
   if (fast) argv.push_back("--fast");
@@ -34,11 +35,14 @@ std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool f
   std::snprintf(seconds, sizeof seconds, "%g", ProgramSeconds(fast));
   argv.insert(argv.end(), {"--seconds", seconds});
   for (uint64_t b : allreduce_bytes) argv.insert(argv.end(), {"--allreduce-bytes", std::to_string(b)});
+  if (burn.count() > 0) argv.insert(argv.end(), {"--burn-seconds", std::to_string(burn.count())});
   return argv;
 }
 
-std::map<std::string, std::string> ProgramEnv() {
-  return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"PYTHONUNBUFFERED", "1"}};
+std::map<std::string, std::string> ProgramEnv(bool burn) {
+  std::map<std::string, std::string> env{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"PYTHONUNBUFFERED", "1"}};
+  if (burn) env["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8";
+  return env;
 }
 
 std::function<bool(int fd, std::string_view chunk)> FeedSink(ProgramSink& sink) {

@@ -24,11 +24,15 @@ std::string_view MeasureProgram();  // the program's source, as embedded
 std::vector<uint64_t> AllReduceSizes(const Table& table, const std::string& device, int gpus,
                                      const std::string& topology);
 
-// `python -c PROGRAM --device cuda --gpus N [--fast] --seconds S --allreduce-bytes B...`
+// `python -c PROGRAM --device cuda --gpus N [--fast] --seconds S --allreduce-bytes B... [--burn-seconds D]`
+// (`burn` 0: no burn).
 std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool fast,
-                                     const std::vector<uint64_t>& allreduce_bytes);
-// CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's device i is NVML's GPU i), PYTHONUNBUFFERED=1 (lines as they come).
-std::map<std::string, std::string> ProgramEnv();
+                                     const std::vector<uint64_t>& allreduce_bytes,
+                                     std::chrono::seconds burn = std::chrono::seconds(0));
+// CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's device i is NVML's GPU i), PYTHONUNBUFFERED=1 (lines as they come);
+// with a burn also CUBLAS_WORKSPACE_CONFIG=:4096:8, cuBLAS's condition for bit-wise reproducible products
+// (its documentation, "Results reproducibility"), set before the program's first CUDA call.
+std::map<std::string, std::string> ProgramEnv(bool burn = false);
 
 // What both runners hand the program's output to (fd 1 stdout, 2 stderr) and ask whether it may go on:
 // the sink's bounds, its phase deadline, `until` (the run's limit) and `interrupted` (Ctrl-C).

@@ -22,6 +22,7 @@ constexpr Budget kBudgets[] = {
 };
 
 bool KnownPhase(const std::string& p) {
+  if (p == "burn") return true;
   for (const auto& b : kBudgets)
     if (p == b.phase) return true;
   return false;
@@ -33,14 +34,16 @@ std::string Seconds(seconds s) { return std::to_string(s.count()) + " s"; }
 
 double ProgramSeconds(bool fast) { return fast ? 3.0 : 10.0; }
 
-seconds PhaseBudget(const std::string& phase, bool fast) {
+seconds PhaseBudget(const std::string& phase, bool fast, seconds burn) {
+  if (phase == "burn") return burn.count() > 0 ? burn + kBurnSetup : seconds(0);
   for (const auto& b : kBudgets)
     if (phase == b.phase) return seconds(fast ? b.fast_s : b.default_s);
   return seconds(0);
 }
 
-seconds RunBudget(bool fast) {
+seconds RunBudget(bool fast, seconds burn) {
   seconds total = kStartAllowance;
+  if (burn.count() > 0) total += PhaseBudget("burn", fast, burn) + kBetweenPhases;
   for (const auto& b : kBudgets) total += seconds(fast ? b.fast_s : b.default_s) + kBetweenPhases;
   return total;
 }
@@ -124,8 +127,8 @@ bool ProgramStream::Line(std::string_view line) {
       started_ = true;
       phase_ = phase;
       reported_.clear();
-      deadline_ = now_() + PhaseBudget(phase, fast_);
-      if (on_phase) on_phase(phase, PhaseBudget(phase, fast_));
+      deadline_ = now_() + PhaseBudget(phase, fast_, burn_);
+      if (on_phase) on_phase(phase, PhaseBudget(phase, fast_, burn_));
     } else {
       phase_.clear();
       deadline_ = now_() + kBetweenPhases;
@@ -165,7 +168,7 @@ void ProgramStream::Finish(int exit_code) {
         if (!reported_.count(g) && !reported_.count(-1))
           missing += (missing.empty() ? "" : ", ") + std::to_string(g);
       Add(phase_, std::nullopt,
-          "phase " + phase_ + " did not finish within its " + Seconds(PhaseBudget(phase_, fast_)) +
+          "phase " + phase_ + " did not finish within its " + Seconds(PhaseBudget(phase_, fast_, burn_)) +
               (missing.empty() ? "" : " (no result from GPU " + missing + ")") + ": it was stopped");
     }
     return;

@@ -25,9 +25,14 @@ inline constexpr std::chrono::seconds kStartAllowance{60};
 inline constexpr std::chrono::seconds kBetweenPhases{5};
 // The seconds the program is asked to measure each phase for (--seconds).
 double ProgramSeconds(bool fast);
-std::chrono::seconds PhaseBudget(const std::string& phase, bool fast);
+// The burn's allowance past its own duration: the seeded operands made on the CPU and copied in, the
+// CPU-checked product, the last chunk of products past the duration, and the barrier.
+inline constexpr std::chrono::seconds kBurnSetup{120};
+// `burn`: the burn's duration (0: no burn; the "burn" phase then has no allowance).
+std::chrono::seconds PhaseBudget(const std::string& phase, bool fast,
+                                 std::chrono::seconds burn = std::chrono::seconds(0));
 // Every phase's budget, the start and the gaps: the longest a run may take.
-std::chrono::seconds RunBudget(bool fast);
+std::chrono::seconds RunBudget(bool fast, std::chrono::seconds burn = std::chrono::seconds(0));
 
 struct ProgramFinding {
   std::string phase;       // "" when not one phase
@@ -46,6 +51,9 @@ class ProgramStream : public ProgramSink {
   void on_stderr(std::string_view chunk) override;
   std::optional<SteadyClock::time_point> deadline() const override;
   SteadyClock::time_point now() const override { return now_(); }
+
+  // The burn's duration (the program's --burn-seconds), for its phase's allowance.
+  void SetBurn(std::chrono::seconds burn) { burn_ = burn; }
 
   // After the program ended (its exit status, or -1 when gpuprep ended it): the findings of how it ended.
   void Finish(int exit_code);
@@ -66,6 +74,7 @@ class ProgramStream : public ProgramSink {
 
   int gpus_;
   bool fast_;
+  std::chrono::seconds burn_{0};
   Now now_;
   std::string partial_, stderr_;
   size_t total_ = 0;

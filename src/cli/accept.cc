@@ -28,6 +28,7 @@
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
+#include "watch/duration.h"
 
 namespace gp::cli {
 namespace {
@@ -56,6 +57,22 @@ double Outlier(const std::string& text) {
   return v;
 }
 
+// The burn's bounds: a second at least (tests), a day at most (the program's own limit).
+constexpr long long kBurnMaxSeconds = 24 * 3600;
+// Without --fast and --burn, the burn runs this long.
+constexpr std::chrono::seconds kDefaultBurn{600};
+
+// --burn DURATION (default 10 minutes; none with --fast).
+std::chrono::seconds BurnSeconds(const AcceptOptions& o) {
+  if (o.fast) return std::chrono::seconds(0);
+  if (o.burn.empty()) return kDefaultBurn;
+  const auto ms = watch::ParseDuration(o.burn);
+  if (!ms || *ms < 1000 || *ms > kBurnMaxSeconds * 1000 || *ms % 1000)
+    throw FlagError("--burn",
+                    "a whole number of seconds from 1s to 24h (10m, 1h, 90s), not " + QuoteToken(o.burn));
+  return std::chrono::seconds(*ms / 1000);
+}
+
 void CheckFlags(const AcceptOptions& o) {
   if (!o.nnodes.empty() || !o.node_rank.empty() || !o.master.empty())
     throw FlagError(!o.nnodes.empty()      ? "--nnodes"
@@ -67,14 +84,13 @@ void CheckFlags(const AcceptOptions& o) {
   if (o.fast && !o.burn.empty()) throw FlagError("--burn", "give --fast or --burn, not both");
   if (!o.report.empty() && !EndsWith(o.report, ".md") && !EndsWith(o.report, ".html"))
     throw FlagError("--report", "the report is FILE.md or FILE.html");
-  if (const char* later = !o.burn.empty()           ? "--burn"
-                          : !o.task.empty()         ? "--task"
+  if (const char* later = !o.task.empty()           ? "--task"
                           : !o.storage.empty()      ? "--storage"
                           : !o.storage_size.empty() ? "--storage-size"
                                                     : nullptr)
     throw FlagError(later,
-                    "the burn, the task's own checks and the storage measurement are not in this "
-                    "release; accept measures compute, memory, links and collectives");
+                    "the task's own checks and the storage measurement are not in this release; accept "
+                    "measures compute, memory, links, collectives and a burn");
   if (!o.measurements.empty()) {
     const char* measuring_only = o.fast                    ? "--fast"
                                  : !o.save.empty()         ? "--save"
@@ -131,7 +147,7 @@ int NvmlGpus(const probe::HostFacts& facts) {
 
 // No recording: the gate on doctor's layers (and, with --runtime host on the live host, the host's torch),
 // then the measurement: in the stack's image (--runtime container) or with this host's python3.
-std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o) {
+std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o, const MeasurePlan& plan) {
   Target t = LoadTarget(ctx, ctx.opts.manifest);
   layers::CheckInput in{t.stack, manifest::EmbeddedCompat(), t.facts, ctx.today ? ctx.today() : "",
                         t.source == StackSource::kSite ? kSiteFile : ""};
@@ -144,14 +160,14 @@ std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o) {
     throw UsageError(
         "accept: measuring runs on the live host; a --root tree is judged from a recording "
         "(--measurements FILE)");
-  if (o.runtime == "container") return MeasureInContainer(ctx, t, o.fast);
+  if (o.runtime == "container") return MeasureInContainer(ctx, t, plan);
   if (auto fail = accept::CheckHostTorch(*ctx.runner, NvmlGpus(t.facts))) {
     *ctx.err << "gpuprep: accept: the torch gate fails (" << TerminalSafe(fail->detail)
              << "); nothing was measured. --runtime host measures with this host's python3 and its "
                 "PyTorch.\n";
     return std::nullopt;
   }
-  return MeasureOnHost(ctx, t, o.fast);
+  return MeasureOnHost(ctx, t, plan);
 }
 
 int RunAccept(Context& ctx, const AcceptOptions& o) {
@@ -164,8 +180,9 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
   accept::Recording rec;
   std::vector<accept::Check> program_checks;
   if (o.measurements.empty()) {
+    const MeasurePlan plan{o.fast, BurnSeconds(o)};
     if (!o.save.empty()) CheckOutput(ctx, "--save", o.save);
-    std::optional<Measured> m = GateAndMeasure(ctx, o);
+    std::optional<Measured> m = GateAndMeasure(ctx, o, plan);
     if (!m) return kExitFailed;
     if (!o.save.empty()) WriteOutputFile(ctx, "--save", o.save, m->text);
     rec = std::move(m->recording);
@@ -198,7 +215,9 @@ void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
       "accept",
       "Is this the server the offer promised? Measurements against sourced expectations (read-only)");
   sub->add_flag("--fast", o->fast, "A short measurement (about 5 minutes at most)");
-  sub->add_option("--burn", o->burn, "Measure under load for DURATION (not in this release)");
+  sub->add_option("--burn", o->burn,
+                  "Burn for DURATION: seeded products on every GPU, compared bit for bit (default 10m; none "
+                  "with --fast)");
   sub->add_option(
       "--expect", o->expect,
       "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id), or a "

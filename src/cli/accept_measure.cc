@@ -13,6 +13,7 @@
 #include "accept/stream.h"
 #include "apply/image_pull.h"
 #include "apply/verify_container.h"
+#include "cli/accept_burn_sampler.h"
 #include "docker/engine.h"
 #include "docker/image_ref.h"
 #include "sys/clock.h"
@@ -89,7 +90,7 @@ accept::Check ProgramCheck(const accept::ProgramFinding& f) {
 using ProgramRunner =
     std::function<accept::ProgramEnd(const std::vector<std::string>& argv, accept::ProgramStream&)>;
 
-Measured Measure(Context& ctx, const Target& t, bool fast, const std::string& python,
+Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const std::string& python,
                  const ProgramRunner& run_program) {
   const probe::HostFacts& f = t.facts;
   const std::vector<accept::HostGpu> gpus = GpusOf(f);
@@ -108,13 +109,19 @@ Measured Measure(Context& ctx, const Target& t, bool fast, const std::string& py
   const int n = static_cast<int>(gpus.size());
   const auto sizes =
       accept::AllReduceSizes(accept::EmbeddedTable(), gpus.front().pci_device_id, n, run.topology);
-  accept::ProgramStream stream(n, fast);
+  accept::ProgramStream stream(n, plan.fast);
+  stream.SetBurn(plan.burn);
+  // watch's sampler reads every GPU while the burn runs (not while the other phases measure).
+  std::unique_ptr<BurnSampler> sampler;
+  if (plan.burn.count() > 0) sampler = std::make_unique<BurnSampler>(ctx, n);
   stream.on_phase = [&](const std::string& phase, std::chrono::seconds budget) {
+    if (phase == "burn" && sampler) sampler->Burning();
     if (!ctx.opts.quiet)
       *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to " << budget.count()
                << " s)\n";
   };
-  const accept::ProgramEnd end = run_program(accept::ProgramArgv(python, n, fast, sizes), stream);
+  const accept::ProgramEnd end =
+      run_program(accept::ProgramArgv(python, n, plan.fast, sizes, plan.burn), stream);
   if (!end.left.empty())
     *ctx.err << "gpuprep: accept: container " << end.left.substr(0, 12)
              << " could not be removed; remove it with: docker rm -f " << end.left.substr(0, 12) << "\n";
@@ -124,7 +131,20 @@ Measured Measure(Context& ctx, const Target& t, bool fast, const std::string& py
   run.finished_at = sys::NowUtc();
 
   Measured m;
-  m.text = accept::ComposeRecording(run, gpus, stream.PhaseLines());
+  std::vector<std::string> lines = stream.PhaseLines();
+  if (sampler) {
+    sampler->Stop();
+    for (auto& l : sampler->Lines()) lines.push_back(std::move(l));
+    if (!sampler->Error().empty()) {
+      accept::Check c;
+      c.group = "burn";
+      c.name = "clocks";
+      c.status = accept::Status::kSkipped;
+      c.reason = "the clocks were not read during the burn: " + TerminalSafe(sampler->Error());
+      m.program_checks.push_back(c);
+    }
+  }
+  m.text = accept::ComposeRecording(run, gpus, lines);
   try {
     m.recording = accept::ParseRecording(m.text, "the measurement program's output");
   } catch (const FileError& e) {
@@ -159,17 +179,17 @@ std::function<bool()> Interrupted(Context& ctx, std::unique_ptr<sys::Waiter>& ho
 
 }  // namespace
 
-Measured MeasureOnHost(Context& ctx, const Target& t, bool fast) {
+Measured MeasureOnHost(Context& ctx, const Target& t, const MeasurePlan& plan) {
   std::unique_ptr<sys::Waiter> waiter;
   const auto interrupted = Interrupted(ctx, waiter);
-  return Measure(ctx, t, fast, "python3",
+  return Measure(ctx, t, plan, "python3",
                  [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
-                   return accept::RunOnHost(*ctx.runner, argv, accept::ProgramEnv(), stream,
-                                            accept::RunBudget(fast), interrupted);
+                   return accept::RunOnHost(*ctx.runner, argv, accept::ProgramEnv(plan.burn.count() > 0),
+                                            stream, accept::RunBudget(plan.fast, plan.burn), interrupted);
                  });
 }
 
-Measured MeasureInContainer(Context& ctx, const Target& t, bool fast) {
+Measured MeasureInContainer(Context& ctx, const Target& t, const MeasurePlan& plan) {
   if (!ctx.unix_http) throw Error(kExitFailed, "accept: no Docker Engine API client in this build");
   const manifest::Stack& s = t.stack;
   const std::string image = docker::ImagePullReference(s.image.ref, s.image.digest, s.image.mirror);
@@ -199,16 +219,17 @@ Measured MeasureInContainer(Context& ctx, const Target& t, bool fast) {
   if (!reaped.error.empty()) throw Error(kExitFailed, "accept: " + TerminalSafe(reaped.error));
 
   docker::ContainerRun base = apply::StackGpuRun(s, image, {});
-  base.env = accept::ProgramEnv();
+  base.env = accept::ProgramEnv(plan.burn.count() > 0);
   const std::string label = accept::RunLabel(sys::OwnPid(), static_cast<long long>(std::time(nullptr)));
   std::unique_ptr<sys::Waiter> waiter;
   const auto interrupted = Interrupted(ctx, waiter);
-  return Measure(
-      ctx, t, fast, "python", [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
-        docker::ContainerRun run = base;
-        run.cmd = argv;
-        return accept::RunInContainer(engine, run, label, stream, accept::RunBudget(fast), interrupted);
-      });
+  return Measure(ctx, t, plan, "python",
+                 [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
+                   docker::ContainerRun run = base;
+                   run.cmd = argv;
+                   return accept::RunInContainer(engine, run, label, stream,
+                                                 accept::RunBudget(plan.fast, plan.burn), interrupted);
+                 });
 }
 
 }  // namespace gp::cli

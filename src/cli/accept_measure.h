@@ -2,6 +2,7 @@
 // python3, every GPU at once, its output streamed, bounded and deadlined, then composed with gpuprep's own
 // view of the host into a recording that is judged as `--measurements` would judge it.
 #pragma once
+#include <chrono>
 #include <string>
 
 #include "accept/judge.h"
@@ -17,9 +18,15 @@ struct Measured {
   std::vector<accept::Check> program_checks;  // what went wrong while measuring, as failed checks
 };
 
+// What to measure: the phases' length (fast) and the burn's duration (0: none).
+struct MeasurePlan {
+  bool fast = false;
+  std::chrono::seconds burn{0};
+};
+
 // Runs the program on this host (the gate has held) and returns the recording it made.
-Measured MeasureOnHost(Context& ctx, const Target& t, bool fast);
+Measured MeasureOnHost(Context& ctx, const Target& t, const MeasurePlan& plan);
 // Runs it in the stack's image through the Engine API (pulled first when missing), every GPU handed in.
-Measured MeasureInContainer(Context& ctx, const Target& t, bool fast);
+Measured MeasureInContainer(Context& ctx, const Target& t, const MeasurePlan& plan);
 
 }  // namespace gp::cli

@@ -5,12 +5,104 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "accept/burn.h"
 #include "accept/compose.h"
 #include "accept/judge.h"
 #include "accept/record.h"
 #include "accept/run_host.h"
 #include "accept/stream.h"
 #include "sys/process.h"
+
+namespace {
+
+// The run and gpu records of two CPU "GPUs", as the recording around the program's records.
+std::string CpuRecording(const std::vector<std::string>& phase_lines) {
+  gp::accept::HostRun run;
+  run.started_at = run.finished_at = "2026-12-04T12:00:00Z";
+  run.host = "cpu";
+  run.driver_version = "none";
+  run.topology = "pcie";
+  run.cpus = 2;
+  run.ram_bytes = 1ull << 30;
+  std::vector<gp::accept::HostGpu> gpus(2);
+  for (int i = 0; i < 2; ++i) {
+    gpus[i].index = i;
+    gpus[i].uuid = "GPU-cpu-" + std::to_string(i);
+    gpus[i].serial = "0";
+    gpus[i].name = "CPU";
+    gpus[i].pci_device_id = "0x0000";
+    gpus[i].memory_total_mib = 1024;
+    gpus[i].pcie_max_gen = 5;
+    gpus[i].pcie_max_width = 16;
+  }
+  return gp::accept::ComposeRecording(run, gpus, phase_lines);
+}
+
+// The program's burn alone on two CPU workers for a second, `plant` passed as --plant-flip when not empty.
+gp::accept::Recording CpuBurn(const char* python, const std::string& plant) {
+  auto argv = gp::accept::ProgramArgv(python, 2, true, {}, std::chrono::seconds(1));
+  for (auto& a : argv)
+    if (a == "cuda") a = "cpu";
+  argv.insert(argv.end(), {"--tiny", "--phases", "burn"});
+  if (!plant.empty()) argv.insert(argv.end(), {"--plant-flip", plant});
+  gp::sys::RealCommandRunner runner;
+  gp::accept::ProgramStream stream(2, true);
+  stream.SetBurn(std::chrono::seconds(1));
+  auto env = gp::accept::ProgramEnv(true);
+  env["OMP_NUM_THREADS"] = "1";
+  const auto end = gp::accept::RunOnHost(runner, argv, env, stream, std::chrono::seconds(120));
+  INFO(stream.StderrTail(10));
+  REQUIRE(end.started);
+  CHECK(end.exit_code == 0);
+  for (const auto& f : stream.Findings()) FAIL_CHECK(f.phase << ": " << f.what);
+  REQUIRE(stream.PhaseLines().size() == 2);
+  return gp::accept::ParseRecording(CpuRecording(stream.PhaseLines()), "cpu-burn");
+}
+
+gp::accept::Status StatusOf(const std::vector<gp::accept::Check>& cs, const std::string& name, int gpu,
+                            std::string* reason = nullptr) {
+  for (const auto& c : cs)
+    if (c.name == name && c.gpu == gpu) {
+      if (reason) *reason = c.reason;
+      return c.status;
+    }
+  FAIL("no " << name << " check for GPU " << gpu);
+  return gp::accept::Status::kSkipped;
+}
+
+}  // namespace
+
+TEST_CASE("the embedded program's burn on the CPU: two workers agree, a planted bit flip is caught",
+          "[.][torch]") {
+  const char* python = std::getenv("GPUPREP_TORCH_PYTHON");
+  REQUIRE(python != nullptr);
+  using gp::accept::Status;
+  std::string reason;
+
+  const auto healthy = gp::accept::BurnChecks(CpuBurn(python, ""));
+  REQUIRE(healthy.size() == 4);
+  for (const auto& c : healthy) CHECK(c.status == Status::kPass);
+
+  // A bit of worker 1's product flipped at iteration 5: it differs from its own first product there.
+  const auto rec = CpuBurn(python, "1:5");
+  CHECK(rec.burns[0].digest == rec.burns[1].digest);
+  const auto flipped = gp::accept::BurnChecks(rec);
+  CHECK(StatusOf(flipped, "digest", 0) == Status::kPass);
+  CHECK(StatusOf(flipped, "digest", 1, &reason) == Status::kFail);
+  CHECK(reason.find("at iteration 5 ") != std::string::npos);
+
+  // Flipped in worker 0's first product: it disagrees with itself from iteration 1, and with worker 1.
+  const auto first = gp::accept::BurnChecks(CpuBurn(python, "0:0"));
+  CHECK(StatusOf(first, "digest", 0, &reason) == Status::kFail);
+  CHECK(reason.find("at iteration 1 ") != std::string::npos);
+  CHECK(StatusOf(first, "digest", 1) == Status::kPass);
+
+  // Flipped in worker 1's CPU-checked product.
+  const auto check = gp::accept::BurnChecks(CpuBurn(python, "1:check"));
+  CHECK(StatusOf(check, "cpu check", 1, &reason) == Status::kFail);
+  CHECK(reason.find("1 of 4096 values") != std::string::npos);
+  CHECK(StatusOf(check, "cpu check", 0) == Status::kPass);
+}
 
 TEST_CASE("the embedded program on the CPU: every phase, read back as a recording", "[.][torch]") {
   const char* python = std::getenv("GPUPREP_TORCH_PYTHON");
@@ -32,25 +124,7 @@ TEST_CASE("the embedded program on the CPU: every phase, read back as a recordin
   // matmul, HBM, host to device and back on each of 2 workers, a peer copy each way, 2 all-reduce sizes.
   CHECK(stream.PhaseLines().size() == 4 * 2 + 2 + 2);
 
-  gp::accept::HostRun run;
-  run.started_at = run.finished_at = "2026-12-04T12:00:00Z";
-  run.host = "cpu";
-  run.driver_version = "none";
-  run.topology = "pcie";
-  run.cpus = 2;
-  run.ram_bytes = 1ull << 30;
-  std::vector<gp::accept::HostGpu> gpus(2);
-  for (int i = 0; i < 2; ++i) {
-    gpus[i].index = i;
-    gpus[i].uuid = "GPU-cpu-" + std::to_string(i);
-    gpus[i].serial = "0";
-    gpus[i].name = "CPU";
-    gpus[i].pci_device_id = "0x0000";
-    gpus[i].memory_total_mib = 1024;
-    gpus[i].pcie_max_gen = 5;
-    gpus[i].pcie_max_width = 16;
-  }
-  const std::string text = gp::accept::ComposeRecording(run, gpus, stream.PhaseLines());
+  const std::string text = CpuRecording(stream.PhaseLines());
   const auto rec = gp::accept::ParseRecording(text, "cpu-run");  // throws FILE:LINE:COL on any bad record
   CHECK(rec.phases.size() == stream.PhaseLines().size());
   int all_reduce = 0;

@@ -54,6 +54,22 @@ check "a100 healthy: derived floor shown" 0 '"kind": "derived"' -- accept "$FIX/
 check "h100 offered as A100: board fails" 1 "GPU 0 is 0x2330" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8x"A100 SXM4 80GB"'
 check "h100 offered 3 TB RAM: ram fails" 1 "fail" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8x0x2330,ram=3TB'
 
+# Burns (make_burn.py): a healthy one, a digest that changes at iteration 812, a GPU that disagrees with its
+# peers from its first product, a failed CPU check, a power brake held for 40% of the burn, an Xid 79.
+python3 "$FIX/make_burn.py" "$FIX/h100x8-healthy.jsonl" "$work"
+check "burn healthy: nothing failed" 0 "0 0 1" -- bash -c "'$GPUPREP' accept --measurements '$work/h100x8-burn-healthy.jsonl' --json | python3 -c 'import json,sys; s=json.load(sys.stdin)[\"summary\"]; print(s[\"failed\"], s[\"warned\"], s[\"incomplete\"])'"
+check "burn healthy: compared with the peers" 0 "equal to GPU 0, 1, 2, 4, 5, 6, 7 (the same 132 SMs)" -- accept "$work/h100x8-burn-healthy.jsonl"
+check "burn digest at iteration 812: GPU 3 fails with the digests" 1 "at iteration 812 its product's digest was 44190860201, its first product's 44190843817" -- accept "$work/h100x8-burn-digest-gpu3-812.jsonl"
+check "burn digest at iteration 812: one check failed" 1 "verdict: fail (1 failed," -- accept "$work/h100x8-burn-digest-gpu3-812.jsonl"
+check "burn GPU 6 disagrees with its peers" 1 "at iteration 0 its product's digest was 44190827433, that of GPU 0, 1, 2, 3, 4, 5, 7" -- accept "$work/h100x8-burn-disagree-gpu6.jsonl"
+check "burn CPU check of GPU 1" 1 "3 of 4096 values" -- accept "$work/h100x8-burn-cpu-check-gpu1.jsonl"
+check "burn power brake on GPU 2: 40% of the burn" 1 "hw_slowdown held 40% of the burn, hw_power_brake held 40% of the burn" -- accept "$work/h100x8-burn-power-brake-gpu2.jsonl"
+check "burn power brake: the clocks shown" 1 "SM clock median 1590 MHz, min 345 MHz" -- accept "$work/h100x8-burn-power-brake-gpu2.jsonl"
+check "burn Xid 79 on GPU 4" 1 "NVML reported Xid 79 on this GPU 312.5 s into the burn" -- accept "$work/h100x8-burn-xid79-gpu4.jsonl"
+check "burn in the JSON" 1 '"group": "burn"' -- accept "$work/h100x8-burn-digest-gpu3-812.jsonl" --json
+check "burn in the report" 1 "" -- accept "$work/h100x8-burn-digest-gpu3-812.jsonl" --report "$work/burn.md"
+check "  the burn's failing check" 0 "burn digest | 3 | fail" -- cat "$work/burn.md"
+
 for b in h100x8 a100x8; do
   check "$b half HBM on GPU 3: fail" 1 "below the floor" -- accept "$work/$b-half-hbm-gpu3.jsonl"
   check "$b one NVLink down: fail" 1 "fewer NVLink links up than the board has" -- accept "$work/$b-nvlink-down-gpu3.jsonl"
@@ -128,7 +144,11 @@ check "--master reserved" 2 "--master: the multi-node check is reserved" -- "$GP
 check "--runtime checked" 2 "--runtime: container or host" -- accept "$FIX/h100x8-healthy.jsonl" --runtime vm
 check "--outlier checked" 2 "--outlier: a percentage" -- accept "$FIX/h100x8-healthy.jsonl" --outlier 150
 check "--expect checked" 2 "--expect" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8xNoSuchGPU'
-check "--burn: not in this release" 2 "--burn: the burn" -- accept "$FIX/h100x8-healthy.jsonl" --burn 10m
+check "--burn with a recording" 2 "--burn: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --burn 10m
+check "--burn and --fast" 2 "--burn: give --fast or --burn, not both" -- "$GPUPREP" accept --fast --burn 10m
+check "--burn checked" 2 "--burn: a whole number of seconds from 1s to 24h" -- \
+  "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host --burn 1.5s
+check "--storage: not in this release" 2 "--storage: the task's own checks" -- "$GPUPREP" accept --storage /data
 check "--save with a recording" 2 "--save: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --save "$work/x.jsonl"
 check "gate holds under --root, nothing measured" 2 "measuring runs on the live host" -- \
   "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host

@@ -15,6 +15,8 @@
 #   to one peer and receives from another at a time.
 # - all_reduce: torch.distributed (NCCL; gloo on the CPU) over all GPUs; bus bandwidth as nccl-tests
 #   defines it (algorithm bandwidth x 2(n-1)/n).
+# - burn (with --burn-seconds): seeded bf16 products on every GPU for that long, each product's bit-exact
+#   digest compared with the GPU's first (below, "The burn").
 # --device cpu --tiny runs every phase's code on the CPU, with tiny sizes, for tests.
 import argparse
 import json
@@ -32,6 +34,7 @@ import torch
 import torch.distributed as dist
 
 PHASES = ["matmul_bf16", "hbm_copy", "h2d", "d2h", "p2p", "all_reduce"]
+BURN = "burn"  # run after the others when --burn-seconds is above 0
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -45,11 +48,25 @@ def parse_args(argv):
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--allreduce-bytes", type=int, action="append", default=[])
     p.add_argument("--phases", default=",".join(PHASES))
+    p.add_argument("--burn-seconds", type=float, default=0.0)
+    # Tests only: flip one bit of GPU G's product at iteration I ("G:I"), or of its CPU-checked product
+    # ("G:check"), which the comparison must then catch.
+    p.add_argument("--plant-flip", default="")
     args = p.parse_args(argv)
     args.phases = [x for x in args.phases.split(",") if x]
     for name in args.phases:
-        if name not in PHASES:
+        if name not in PHASES + [BURN]:
             p.error("unknown phase %r" % name)
+    if not 0 <= args.burn_seconds <= 86400:
+        p.error("--burn-seconds must be 0 to 86400")
+    if args.burn_seconds > 0 and BURN not in args.phases:
+        args.phases.append(BURN)
+    args.plant = None
+    if args.plant_flip:
+        gpu, _, at = args.plant_flip.partition(":")
+        if not gpu.isdigit() or not (at == "check" or at.isdigit()):
+            p.error("--plant-flip is GPU:ITERATION or GPU:check")
+        args.plant = (int(gpu), at if at == "check" else int(at))
     if not 1 <= args.gpus <= 64:
         p.error("--gpus must be 1 to 64")
     if not 0 < args.seconds <= 600:
@@ -58,6 +75,80 @@ def parse_args(argv):
         if not 0 < b <= 64 * GIB or b % 4:
             p.error("--allreduce-bytes must be a multiple of 4 up to 64 GiB")
     return args
+
+
+# The burn. cuBLAS's documentation ("Results reproducibility", docs.nvidia.com/cuda/cublas) states that its
+# routines give bit-wise identical results at every run on GPUs with the same architecture and the same
+# number of SMs, while one CUDA stream is active; with CUBLAS_WORKSPACE_CONFIG=:4096:8 (or :16:8) even when
+# several streams share a handle. So: one worker process per GPU on PyTorch's one default stream, that
+# environment variable set by gpuprep, and the same seeded inputs on every GPU. Every product of a GPU must
+# then equal its first, and the first products of GPUs with the same SM count must be equal. A product is
+# compared by its digest, the integer sum of its raw 16-bit words: exact (no float sum), and any one flipped
+# bit changes it. Before the burn, one small product per GPU is checked against the CPU's.
+BURN_SEED = 20261205
+CHECK_SEED = 7
+WORKSPACE_CONFIGS = (":4096:8", ":16:8")
+
+
+def seeded_operands(seed, size, device):
+    """A and B (size x size, bf16) from a seeded CPU generator: the same on every GPU and every run."""
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(size, size, generator=g).to(torch.bfloat16).to(device)
+    b = torch.randn(size, size, generator=g).to(torch.bfloat16).to(device)
+    return a, b
+
+
+def digest(c):
+    """The integer sum of the raw 16-bit words of a bf16 tensor, on its device (a 0-dimensional int64)."""
+    return c.view(torch.int16).sum(dtype=torch.int64)
+
+
+def flip_bit(c):
+    """Flips one bit of the first value (tests only: the planted fault the comparison must catch)."""
+    w = c.view(torch.int16).view(-1)
+    w[:1].bitwise_xor_(0x4000)
+
+
+def cpu_check(device, plant):
+    """A 64 x 64 x 64 bf16 product on `device` against the CPU's integer product of the same values. The values
+    are integers from -2 to 2: every partial sum is an integer of at most 256, exact in bf16 and in any order
+    of accumulation, so the two must be equal. Returns (values that differ, values)."""
+    g = torch.Generator().manual_seed(CHECK_SEED)
+    a = torch.randint(-2, 3, (64, 64), generator=g)
+    b = torch.randint(-2, 3, (64, 64), generator=g)
+    want = torch.mm(a, b).to(torch.float32)
+    got = torch.mm(a.to(torch.bfloat16).to(device), b.to(torch.bfloat16).to(device))
+    if plant:
+        flip_bit(got)
+    return int((got.to(torch.float32).cpu() != want).sum()), want.numel()
+
+
+def burn_products(device, size, seconds, chunk, plant_at=None, clock=time.perf_counter):
+    """Seeded products for `seconds` (at least one chunk of `chunk`), each one's digest compared with the
+    first's; digests are read back once a chunk. Returns a dict: iterations, digest (the first product's),
+    mismatches, and the first mismatching iteration (0 is the first product) and its digest, if any."""
+    a, b = seeded_operands(BURN_SEED, size, device)
+    c = torch.empty(size, size, dtype=torch.bfloat16, device=device)
+    digests = torch.empty(chunk, dtype=torch.int64, device=device)
+    out = {"iterations": 0, "digest": None, "mismatches": 0}
+    end = clock() + seconds
+    while out["iterations"] == 0 or clock() < end:
+        base = out["iterations"]
+        for i in range(chunk):
+            torch.mm(a, b, out=c)
+            if plant_at == base + i:
+                flip_bit(c)
+            digests[i] = digest(c)
+        for i, d in enumerate(digests.tolist()):
+            if out["digest"] is None:
+                out["digest"] = d
+            elif d != out["digest"]:
+                out["mismatches"] += 1
+                if "first_mismatch_iteration" not in out:
+                    out["first_mismatch_iteration"] = base + i
+                    out["first_mismatch_digest"] = d
+        out["iterations"] += chunk
+    return out
 
 
 class Clock:
@@ -252,11 +343,28 @@ class Worker:
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
         return float(elapsed.item())
 
+    def burn(self, seconds):
+        plant = self.args.plant if self.args.plant and self.args.plant[0] == self.rank else (None, None)
+        cuda = self.device.type == "cuda"
+        if cuda and os.environ.get("CUBLAS_WORKSPACE_CONFIG") not in WORKSPACE_CONFIGS:
+            raise RuntimeError("CUBLAS_WORKSPACE_CONFIG is not :4096:8 or :16:8: products are not comparable")
+        wrong, values = cpu_check(self.device, plant[1] == "check")
+        size = 128 if self.args.tiny else 8192
+        t0 = time.perf_counter()
+        out = burn_products(self.device, size, seconds, 8 if self.args.tiny else 64,
+                            plant[1] if isinstance(plant[1], int) else None)
+        fields = {"gpu": self.rank, "size": size, "check_values": values, "check_wrong": wrong,
+                  "duration_s": round(time.perf_counter() - t0, 6)}
+        fields.update(out)
+        if cuda:
+            fields["sm_count"] = torch.cuda.get_device_properties(self.device).multi_processor_count
+        self.record("burn", **fields)
+
     def run(self):
-        seconds = self.args.seconds
         for phase in self.args.phases:
             if phase in ("p2p", "all_reduce") and self.n < 2:
                 continue
+            seconds = self.args.burn_seconds if phase == BURN else self.args.seconds
             self.send(("start", phase, seconds))
             try:
                 getattr(self, phase)(seconds)

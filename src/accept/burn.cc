@@ -148,8 +148,8 @@ Check XidCheck(const BurnClocks& b, const BurnXid& x) {
   Check c = BurnCheck("xid", b.gpu);
   c.found = "Xid " + DigestText(x.code);
   c.status = Status::kFail;
-  c.reason =
-      "NVML reported Xid " + DigestText(x.code) + " on this GPU " + FormatFigure(x.at_s) + " s into the burn";
+  c.reason = "the driver logged Xid " + DigestText(x.code) + " for this GPU " + FormatFigure(x.at_s) +
+             " s into the burn (the kernel log); gpuprep doctor --health names its fix";
   return c;
 }
 

@@ -1,19 +1,25 @@
 #include "cli/accept_burn_sampler.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
+#include <optional>
 
 #include "accept/burn_sample.h"
 #include "watch/sampler.h"
+#include "watch/xid.h"
 
 namespace gp::cli {
 namespace {
 
 constexpr std::chrono::seconds kReadEvery{1};
 constexpr std::chrono::seconds kReadDeadline{2};
+constexpr size_t kMaxKernelLogRead = 1 << 20;  // bytes of kernel log read per second; the rest waits
 
 }  // namespace
 
-BurnSampler::BurnSampler(Context& ctx, int gpus) : gpus_(gpus), samples_(static_cast<size_t>(gpus)) {
+BurnSampler::BurnSampler(Context& ctx, int gpus)
+    : gpus_(gpus), samples_(static_cast<size_t>(gpus)), xids_(static_cast<size_t>(gpus)) {
   if (!ctx.open_nvml) {
     error_ = "NVML cannot be loaded here";
     return;
@@ -30,6 +36,10 @@ BurnSampler::BurnSampler(Context& ctx, int gpus) : gpus_(gpus), samples_(static_
     return;
   }
   session_ = std::move(opened.session);
+  // Xid events: the kernel log from now on. Without it (no root where dmesg_restrict is set) the burn
+  // still runs; the clocks check says so.
+  if (std::string e = kernel_log_.Open("/dev/kmsg"); !e.empty())
+    spdlog::warn("Xid events during the burn are not followed: {}", e);
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -56,14 +66,26 @@ void BurnSampler::Loop() {
   std::vector<size_t> positions;
   for (int i = 0; i < gpus_; ++i) positions.push_back(static_cast<size_t>(i));
   std::unique_lock<std::mutex> lock(mu_);
+  std::optional<std::chrono::steady_clock::time_point> started;
   while (!stop_) {
     if (burning_) {
       lock.unlock();
-      const auto readings = session_->Read(positions, std::chrono::steady_clock::now() + kReadDeadline);
-      const auto converted = sampler.Convert(readings);
+      const auto now = std::chrono::steady_clock::now();
+      if (!started) {
+        started = now;
+        if (kernel_log_.IsOpen()) kernel_log_.ReadNew(kMaxKernelLogRead);  // what came before the burn
+      }
+      const auto readings = session_->Read(positions, now + kReadDeadline);
+      auto converted = sampler.Convert(readings);
+      if (kernel_log_.IsOpen())
+        if (const sys::LogRead log = kernel_log_.ReadNew(kMaxKernelLogRead); log.ok)
+          watch::AttachXids(log.data, converted);
+      const double at_s = std::chrono::duration<double>(now - *started).count();
       lock.lock();
-      for (size_t i = 0; i < converted.size() && i < samples_.size(); ++i)
-        samples_[i].push_back(converted[i]);
+      for (size_t i = 0; i < converted.size() && i < samples_.size(); ++i) {
+        for (const watch::GpuXid& x : converted[i].xids) xids_[i].push_back({x.xid, at_s});
+        samples_[i].push_back(std::move(converted[i]));
+      }
     }
     cv_.wait_for(lock, kReadEvery, [this] { return stop_; });
   }
@@ -72,7 +94,8 @@ void BurnSampler::Loop() {
 std::vector<std::string> BurnSampler::Lines() const {
   std::vector<std::string> out;
   for (int g = 0; g < gpus_; ++g) {
-    const auto c = accept::SummariseBurnClocks(g, samples_[static_cast<size_t>(g)]);
+    const auto c =
+        accept::SummariseBurnClocks(g, samples_[static_cast<size_t>(g)], xids_[static_cast<size_t>(g)]);
     if (c.samples > 0) out.push_back(accept::BurnClocksLine(c));
   }
   return out;

@@ -1,6 +1,7 @@
 // `gpuprep accept`'s burn seen by watch's sampler: while the measurement program burns, every GPU is read
-// through NVML once a second on a thread of its own (clocks, power, clock-event reasons), and when the run
-// ends each GPU's readings become its burn_clocks record (accept/burn_sample.h).
+// through NVML once a second on a thread of its own (clocks, power, clock-event reasons), the kernel log is
+// followed for the Xid events the driver logs meanwhile (as watch follows it: watch/xid.h), and when the
+// run ends each GPU's readings and events become its burn_clocks record (accept/burn_sample.h).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -10,7 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "accept/record.h"
 #include "cli/context.h"
+#include "sys/kernel_log.h"
 #include "watch/sample.h"
 
 namespace gp::cli {
@@ -37,6 +40,8 @@ class BurnSampler {
   std::string error_;
   std::unique_ptr<sys::NvmlSession> session_;
   std::vector<std::vector<watch::GpuSample>> samples_;
+  std::vector<std::vector<accept::BurnXid>> xids_;
+  sys::KmsgFollower kernel_log_;
   std::atomic<bool> burning_{false};
   bool stop_ = false;
   std::mutex mu_;

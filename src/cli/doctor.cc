@@ -17,6 +17,9 @@
 #include "util/input.h"
 
 namespace gp::cli {
+namespace {
+constexpr int kMaxNodes = 100000;  // far above any cluster a doctor run speaks for; bounds the text
+}  // namespace
 
 void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
   CLI::App* sub = app.add_subcommand("doctor", "Check every layer of this host against a stack (read-only)");
@@ -44,7 +47,16 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
       "--since", *since,
       "Read the Xid history from the journal since TIME (2024-12-02, \"2024-12-02 11:00\", today, "
       "yesterday, -6h), earlier boots included (live host only)");
-  sub->callback([&ctx, &exit_code, registry, health, ho, since] {
+  auto nodes = std::make_shared<int>(0);
+  CLI::Option* nodes_opt = sub->add_option(
+      "--nodes", *nodes,
+      "How many nodes this host's jobs span; above 1 the network layer is shown and its faults fail");
+  sub->callback([&ctx, &exit_code, registry, health, ho, since, nodes, nodes_opt] {
+    if (nodes_opt->count() > 0 && (*nodes < 1 || *nodes > kMaxNodes))
+      throw FlagError("--nodes", "must be a whole number from 1 to " + std::to_string(kMaxNodes) + ", got " +
+                                     std::to_string(*nodes));
+    if (nodes_opt->count() > 0 && *health)
+      throw FlagError("--nodes", "the health checks judge no network; drop --nodes or --health");
     if (!since->empty() && !probe::ValidJournalSince(*since))
       throw FlagError("--since",
                       QuoteToken(*since) +
@@ -70,8 +82,12 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (!since->empty()) ReadXidJournal(ctx, *t.fs, *since, t.facts);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
-    layers::CheckInput in{t.stack, manifest::EmbeddedHostCompat(), t.facts, ctx.today ? ctx.today() : "",
-                          t.source == StackSource::kSite ? kSiteFile : ""};
+    layers::CheckInput in{t.stack,
+                          manifest::EmbeddedHostCompat(),
+                          t.facts,
+                          ctx.today ? ctx.today() : "",
+                          t.source == StackSource::kSite ? kSiteFile : "",
+                          *nodes};
     std::vector<verdict::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {
       PrintJson(ctx, doctor::ReportJson(t.stack.name, t.facts, reports));

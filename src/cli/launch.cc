@@ -15,6 +15,7 @@
 #include "launch/render.h"
 #include "launch/resolve.h"
 #include "launch/target.h"
+#include "launch/validate.h"
 #include "manifest/loader.h"
 #include "probe/host_json.h"
 #include "probe/probe.h"
@@ -118,6 +119,13 @@ void RefuseUnshowable(const std::string& text) {
       TerminalSafe(line.substr(0, 200)));
 }
 
+// This host's route toward MASTER_ADDR, read when the launch is for this live host (not a snapshot or a
+// --root tree) and for several nodes.
+launch::LocalNet LocalNetFor(const LaunchFlags& f, const launch::Target& t, bool live) {
+  if (!live || t.from_snapshot || !f.Given("--nodes") || f.nodes < 2 || !f.Given("--master")) return {};
+  return launch::ReadLocalNet(launch::ParseMaster(f.master).first);
+}
+
 int RunLaunch(const LaunchFlags& f, Context& ctx) {
   launch::LaunchRequest req;
   auto opt = [&f](const char* name, const std::string& v) {
@@ -175,6 +183,8 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   in.compat = &manifest::EmbeddedCompat();
   in.profile = profile ? &*profile : nullptr;
   in.live_fs = target.from_snapshot ? nullptr : probe_fs.get();
+  const launch::LocalNet local_net = LocalNetFor(f, target, ctx.opts.root.empty());
+  if (local_net.measured) in.local_net = &local_net;
   const launch::RunConfig config = launch::Resolve(req, in);
   const std::string text = launch::Render(config, req.format);
   RefuseUnshowable(text);

@@ -61,6 +61,8 @@ struct RunConfig {
   std::vector<Mount> mounts;
   std::vector<std::pair<std::string, std::string>> env;  // in order; names unique
   std::vector<std::string> ports;                        // docker -p syntax "8888:8888"
+  std::vector<std::string> devices;  // host devices the container gets: "/dev/infiniband" (RDMA)
+  std::vector<std::string> cap_add;  // capabilities added: "IPC_LOCK" (RDMA memory registration)
   std::string workdir;
   std::string network;               // "" = docker's default bridge; "host" for multi-node NCCL
   std::string name;                  // container / job name ("" = none)

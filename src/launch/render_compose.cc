@@ -53,6 +53,11 @@ std::string RenderCompose(const RunConfig& c) {
   v["ipc"] = Q(c.ipc);
   v["shm_size"] = c.shm_bytes ? "shm_size: " + std::to_string(*c.shm_bytes) : "";
   v["network_mode"] = c.network.empty() ? "" : "network_mode: " + Q(c.network);
+  std::string devices, caps;
+  for (const std::string& d : c.devices) devices += "\n  - " + Q(d + ":" + d);
+  for (const std::string& cap : c.cap_add) caps += "\n  - " + Q(cap);
+  v["devices"] = devices.empty() ? "" : "devices:" + devices;
+  v["cap_add"] = caps.empty() ? "" : "cap_add:" + caps;
   std::string ul;
   for (const Ulimit& u : c.ulimits) {
     ul += (ul.empty() ? "" : "\n") + u.name + ": ";

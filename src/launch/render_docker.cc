@@ -59,6 +59,8 @@ std::vector<std::vector<std::string>> DockerArgvGroups(const RunConfig& c) {
   }
   if (!ul.empty()) g.push_back(ul);
   if (!c.network.empty()) g.push_back({"--network=" + c.network});
+  for (const std::string& d : c.devices) g.push_back({"--device", d});
+  for (const std::string& cap : c.cap_add) g.push_back({"--cap-add", cap});
   for (const Mount& m : c.mounts) g.push_back({"-v", m.source + ":" + m.target + (m.read_only ? ":ro" : "")});
   for (const auto& [k, v] : c.env) g.push_back({"-e", k + "=" + v});
   for (const std::string& p : c.ports) g.push_back({"-p", p});

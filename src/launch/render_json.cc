@@ -35,6 +35,8 @@ std::string RenderJson(const RunConfig& c) {
       {"mounts", mounts},
       {"env", env},
       {"ports", c.ports},
+      {"devices", c.devices},
+      {"cap_add", c.cap_add},
       {"workdir", c.workdir.empty() ? json(nullptr) : json(c.workdir)},
       {"network", c.network.empty() ? json(nullptr) : json(c.network)},
       {"name", c.name.empty() ? json(nullptr) : json(c.name)},

@@ -231,6 +231,29 @@ void CheckDriverAndAccess(const LaunchRequest& req, const ResolveInputs& in, Run
   if (!v.message.empty()) c.warnings.push_back(v.message);
 }
 
+// The NCCL the job runs: the image's (NVIDIA's table of NGC images), else the stack's pin.
+std::optional<Version> JobNccl(const RunConfig& c, const ResolveInputs& in) {
+  if (const manifest::ImageFacts* f = in.compat->ImageByRef(c.image); f && f->nccl.known())
+    return f->nccl.version;
+  if (in.stack && in.stack->nccl.version.known()) return in.stack->nccl.version.version;
+  return std::nullopt;
+}
+
+// A job on several nodes: NCCL's environment from this node's facts, and in a container the RDMA devices
+// and the capability to pin memory for them (memlock is unlimited already: the stack's ulimits).
+void ResolveNodeNetwork(const ResolveInputs& in, RunConfig& c) {
+  if (c.bare) return;  // the bare torchrun line carries no environment
+  LocalNet none;
+  none.why_not = in.target->from_snapshot ? "the host comes from a snapshot, whose routes are not known"
+                                          : "the route was not read";
+  AddNcclEnv(in.target->host, in.local_net ? *in.local_net : none, JobNccl(c, in), c);
+  if (IbHcaValue(in.target->host.network).empty()) return;
+  c.devices.push_back("/dev/infiniband");
+  c.cap_add.push_back("IPC_LOCK");
+  c.origins["devices"] = Origin::kHost;
+  c.origins["cap_add"] = Origin::kHost;
+}
+
 }  // namespace
 
 const std::vector<std::string>& LaunchFormats() {
@@ -336,6 +359,7 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
         c.origins["env." + k] = Origin::kFlag;
       }
     }
+    ResolveNodeNetwork(in, c);
   }
 
   CheckDriverAndAccess(req, in, c);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "launch/config.h"
+#include "launch/nccl_env.h"
 #include "launch/profile.h"
 #include "launch/target.h"
 #include "manifest/model.h"
@@ -42,6 +43,7 @@ struct ResolveInputs {
   const manifest::Compat* compat = nullptr;  // required
   const Profile* profile = nullptr;          // null: no --profile
   const sys::Fs* live_fs = nullptr;          // the live host's files, for mount sources; null with --host
+  const LocalNet* local_net = nullptr;       // this host's route toward MASTER_ADDR; null: not read
 };
 
 constexpr uint64_t kDefaultShmPerGpu = 8ULL << 30;

@@ -37,6 +37,9 @@ struct CheckInput {
   std::string today;  // "YYYY-MM-DD" (UTC) from the clock seam; "" skips date checks (end of life)
   // The host's site file when the stack is it ("" otherwise): a move to a newer stack starts by editing it.
   std::string site_file;
+  // How many nodes the user's jobs span (doctor --nodes; 0: not said). Above 1 the network layer is shown on
+  // every host and its faults fail (layers/network/check.cc); otherwise they are at most warnings.
+  int nodes = 0;
 };
 
 LayerReport CheckStack(const CheckInput& in);  // the stack itself: a newer one for this host (doctor)

@@ -65,7 +65,7 @@ std::vector<LayerReport> CheckAll(const CheckInput& in) {
   std::vector<LayerReport> out;
   out.push_back(CheckStack(in));
   for (const Layer& l : Layers())
-    if (!l.shown || l.shown(in.host)) out.push_back(l.check(in));
+    if (!l.shown || l.shown(in.host) || (l.check == CheckNetwork && in.nodes > 1)) out.push_back(l.check(in));
   return out;
 }
 

@@ -1,17 +1,14 @@
 // The physical network devices (/sys/class/net/NAME with a device link, so not lo, docker0, veth or
 // bridges): the PCI function, operstate, link speed, and whether each has an IPv4 and a global IPv6 address.
-// Addresses come from getifaddrs(3) on the live host; under --root nothing is executed or asked of the
-// kernel, so they come from the tree's /proc/net/route (a directly connected route names an interface with
-// an address on that subnet) and /proc/net/if_inet6, and are unknown when the tree has neither.
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
+// Addresses come from getifaddrs(3) on the live host (sys/net.h); under --root nothing is executed or asked
+// of the kernel, so they come from the tree's /proc/net/route (a directly connected route names an interface
+// with an address on that subnet) and /proc/net/if_inet6, and are unknown when the tree has neither.
 #include <algorithm>
 #include <cctype>
 #include <set>
 
 #include "probe/steps.h"
+#include "sys/net.h"
 #include "util/strings.h"
 
 namespace gp::probe {
@@ -35,19 +32,7 @@ struct IfAddrs {
 
 IfAddrs LiveAddrs() {
   IfAddrs a;
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return a;
-  a.known = true;
-  for (ifaddrs* i = list; i; i = i->ifa_next) {
-    if (!i->ifa_addr || !i->ifa_name) continue;
-    if (i->ifa_addr->sa_family == AF_INET) a.v4.insert(i->ifa_name);
-    if (i->ifa_addr->sa_family == AF_INET6) {
-      const auto* s6 = reinterpret_cast<const sockaddr_in6*>(i->ifa_addr);
-      if (!IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) && !IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr))
-        a.v6.insert(i->ifa_name);
-    }
-  }
-  freeifaddrs(list);
+  if (auto live = sys::LiveInterfaceAddrs()) a = {true, std::move(live->v4), std::move(live->v6)};
   return a;
 }
 

@@ -65,7 +65,7 @@ check "burn GPU 6 disagrees with its peers" 1 "at iteration 0 its product's dige
 check "burn CPU check of GPU 1" 1 "3 of 4096 values" -- accept "$work/h100x8-burn-cpu-check-gpu1.jsonl"
 check "burn power brake on GPU 2: 40% of the burn" 1 "hw_slowdown held 40% of the burn, hw_power_brake held 40% of the burn" -- accept "$work/h100x8-burn-power-brake-gpu2.jsonl"
 check "burn power brake: the clocks shown" 1 "SM clock median 1590 MHz, min 345 MHz" -- accept "$work/h100x8-burn-power-brake-gpu2.jsonl"
-check "burn Xid 79 on GPU 4" 1 "NVML reported Xid 79 on this GPU 312.5 s into the burn" -- accept "$work/h100x8-burn-xid79-gpu4.jsonl"
+check "burn Xid 79 on GPU 4" 1 "the driver logged Xid 79 for this GPU 312.5 s into the burn" -- accept "$work/h100x8-burn-xid79-gpu4.jsonl"
 check "burn in the JSON" 1 '"group": "burn"' -- accept "$work/h100x8-burn-digest-gpu3-812.jsonl" --json
 check "burn in the report" 1 "" -- accept "$work/h100x8-burn-digest-gpu3-812.jsonl" --report "$work/burn.md"
 check "  the burn's failing check" 0 "burn digest | 3 | fail" -- cat "$work/burn.md"

@@ -3,6 +3,7 @@
 // create request docker sends must equal the run config `--format json` reports for the same flags.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "support/launch_support.h"
 
@@ -115,6 +116,20 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   CHECK(hc["Ulimits"] == ulimits);
   const json devreq = hc["DeviceRequests"].is_null() ? json::array() : hc["DeviceRequests"];
   CHECK(devreq == ExpectedDeviceRequests(config));
+  json devices = json::array(), got_devices = json::array();
+  for (const auto& d : config["devices"])
+    devices.push_back({{"PathOnHost", d}, {"PathInContainer", d}, {"CgroupPermissions", "rwm"}});
+  if (hc["Devices"].is_array())  // CDI names go to DeviceRequests; host paths stay here
+    for (const auto& d : hc["Devices"])
+      if (d["PathOnHost"].get<std::string>().rfind('/', 0) == 0) got_devices.push_back(d);
+  CHECK(got_devices == devices);
+  json caps = json::array();
+  if (hc["CapAdd"].is_array())
+    for (const auto& cap : hc["CapAdd"]) {  // newer clients write capabilities with their CAP_ prefix
+      std::string name = cap;
+      caps.push_back(name.rfind("CAP_", 0) == 0 ? name.substr(4) : name);
+    }
+  CHECK(caps == config["cap_add"]);
   CHECK(hc["AutoRemove"] == true);
   CHECK(hc["NetworkMode"] == (config["network"].is_null() ? json("default") : config["network"]));
   CHECK(body["WorkingDir"] == (config["workdir"].is_null() ? json("") : config["workdir"]));
@@ -127,7 +142,33 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   return config;
 }
 
+// kH100x2 with two active InfiniBand ports: a node of an RDMA cluster.
+std::string IbSnapshot() {
+  std::ifstream in(kH100x2);
+  json doc = json::parse(in);
+  doc["host"]["network"] = {
+      {"rdma",
+       json::array({{{"name", "mlx5_0"},
+                     {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "InfiniBand"}}}}},
+                    {{"name", "mlx5_1"},
+                     {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "InfiniBand"}}}}}})}};
+  const std::string path = gp::test::TempDir() + "/ib-node.json";
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
 }  // namespace
+
+TEST_CASE("launch docker: a node of two, on InfiniBand: NCCL's environment, the RDMA devices and IPC_LOCK",
+          "[launch]") {
+  json c = RoundTrip({"--host", IbSnapshot(), "--image", kImage, "--nodes", "2", "--node-rank", "1",
+                      "--master", "10.2.0.1:29500", "--", "python", "train.py"});
+  CHECK(c["devices"] == json::array({"/dev/infiniband"}));
+  CHECK(c["cap_add"] == json::array({"IPC_LOCK"}));
+  CHECK(c["network"] == "host");
+  CHECK(c["env"].dump().find("{\"name\":\"NCCL_IB_HCA\",\"value\":\"=mlx5_0:1,mlx5_1:1\"}") !=
+        std::string::npos);
+}
 
 TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's ipc and ulimits",
           "[launch]") {
@@ -204,13 +245,16 @@ TEST_CASE("launch docker: counts, all, none and the profile's private shm", "[la
   CHECK(c["workdir"] == "/workspace");
 }
 
-TEST_CASE("launch docker: multi-node gets host networking and the rendezvous variables", "[launch]") {
+TEST_CASE("launch docker: multi-node gets host networking, the rendezvous variables and NCCL's interface",
+          "[launch]") {
   json c = RoundTrip({"--host", kH100x2, "--image", kImage, "--nodes", "2", "--node-rank", "1", "--master",
                       "10.0.0.1:29501", "--", "python", "train.py"});
   CHECK(c["network"] == "host");
   CHECK(c["env"] ==
         json::parse(R"([{"name":"MASTER_ADDR","value":"10.0.0.1"},{"name":"MASTER_PORT","value":"29501"},
-                                   {"name":"NNODES","value":"2"},{"name":"NODE_RANK","value":"1"}])"));
+                                   {"name":"NNODES","value":"2"},{"name":"NODE_RANK","value":"1"},
+                                   {"name":"NCCL_SOCKET_IFNAME","value":"^docker,lo"}])"));
+  CHECK(c["devices"].empty());  // no RDMA device on this host
 }
 
 TEST_CASE("launch torchrun: the container command is torchrun with --nproc_per_node from the GPUs",

@@ -1,7 +1,8 @@
 // network layer: what a job on two or more nodes needs of this host's RDMA network. Shown on hosts with RDMA
-// devices, and as one line (TCP at the NIC's speed) on hosts with a physical NIC and no RDMA. doctor does not
-// know whether the host runs multi-node jobs, so every finding is at most a warning: an HGX used as one node
-// never fails for its network (docs/doctor.md, "The network layer").
+// devices, and as one line (TCP at the NIC's speed) on hosts with a physical NIC and no RDMA. Unless the user
+// says the host runs jobs on several nodes (doctor --nodes N, N > 1), every finding is at most a warning: an
+// HGX used as one node never fails for its network. With it, the layer is shown on every host and its faults
+// fail (docs/doctor.md, "The network layer").
 #include "layers/check.h"
 
 #include <algorithm>
@@ -152,6 +153,44 @@ std::string Found(const probe::NetworkInfo& n) {
   return out;
 }
 
+// A host without RDMA for a job on several nodes: it runs over TCP (a warning), or not at all when no NIC is
+// up with an address.
+void NoRdmaForNodes(LayerReport& r, const probe::NetworkInfo& n, int nodes) {
+  const bool reachable = std::any_of(n.nics.begin(), n.nics.end(), [](const probe::NetDevice& d) {
+    return d.operstate == "up" && d.ipv4.value_or(true);
+  });
+  const std::string jobs = "a job on " + std::to_string(nodes) + " nodes";
+  if (!reachable) {
+    const bool any_up = std::any_of(n.nics.begin(), n.nics.end(),
+                                    [](const probe::NetDevice& d) { return d.operstate == "up"; });
+    r.Add("network.no-nic", Status::kFail,
+          std::string(any_up ? "no physical network device that is up has an IPv4 address"
+                             : "no physical network device is up") +
+              ": " + jobs + " cannot reach the other nodes",
+          "bring up the NIC that links the nodes and give it an address on their subnet (in netplan, or sudo "
+          "ip link set NAME up and sudo ip addr add ADDRESS/PREFIX dev NAME)");
+    return;
+  }
+  r.Add(
+      "network.no-rdma", Status::kWarn, TcpLine(n) + "; " + jobs + " runs, far slower than over RDMA",
+      "for RDMA between nodes use servers with InfiniBand or RoCE NICs; over TCP, set NCCL_SOCKET_IFNAME to "
+      "the NIC that links the nodes (gpuprep launch --nodes does)");
+}
+
+// With several nodes the faults fail. The distance between a GPU and its nearest NIC is how the server is
+// built, not a fault to fix, so it stays a warning.
+LayerReport Strict(const LayerReport& in) {
+  LayerReport r;
+  r.name = in.name;
+  r.found = in.found;
+  r.wanted = in.wanted;
+  for (const Finding& f : in.findings) {
+    const bool fault = f.status == Status::kWarn && f.code != "network.gpu-nic-far";
+    r.Add(f.code, fault ? Status::kFail : f.status, f.message, f.fix);
+  }
+  return r;
+}
+
 }  // namespace
 
 LayerReport CheckNetwork(const CheckInput& in) {
@@ -159,7 +198,10 @@ LayerReport CheckNetwork(const CheckInput& in) {
   r.name = "network";
   const probe::NetworkInfo& n = in.host.network;
   if (n.rdma.empty()) {
-    r.Add("network.no-rdma", Status::kOk, TcpLine(n));
+    if (in.nodes > 1)
+      NoRdmaForNodes(r, n, in.nodes);
+    else
+      r.Add("network.no-rdma", Status::kOk, TcpLine(n));
     return r;
   }
   r.wanted = "RDMA ports active; GPUDirect RDMA";
@@ -195,6 +237,10 @@ LayerReport CheckNetwork(const CheckInput& in) {
   CheckGdr(r, in, any_verbs);
   CheckAcs(r, in);
   CheckAffinity(r, in);
+  if (in.nodes > 1) {
+    r.wanted += " (a job on " + std::to_string(in.nodes) + " nodes)";
+    return Strict(r);
+  }
   return r;
 }
 

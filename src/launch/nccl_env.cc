@@ -1,0 +1,134 @@
+// NCCL_SOCKET_IFNAME, NCCL_IB_HCA and NCCL_IB_GID_INDEX for one node's command (launch/nccl_env.h gives the
+// rules and their source).
+#include "launch/nccl_env.h"
+
+#include <algorithm>
+
+#include "sys/net.h"
+#include "util/strings.h"
+
+namespace gp::launch {
+namespace {
+
+bool StartsWithAny(const std::string& name, std::initializer_list<const char*> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&name](const char* p) { return name.rfind(p, 0) == 0; });
+}
+
+// The variable is the user's (profile or -e): theirs stays, and the note says what gpuprep would have set.
+bool UserSet(RunConfig& c, const std::string& name, const std::string& ours, const std::string& why) {
+  auto it = std::find_if(c.env.begin(), c.env.end(), [&name](const auto& e) { return e.first == name; });
+  if (it == c.env.end()) return false;
+  if (it->second != ours)
+    c.warnings.push_back(name + "=" + it->second + " from " +
+                         (c.origins["env." + name] == Origin::kProfile ? "the profile" : "-e") +
+                         " is kept; gpuprep would set " + ours + " (" + why + ")");
+  return true;
+}
+
+void Set(RunConfig& c, const std::string& name, const std::string& value, Origin o) {
+  c.env.emplace_back(name, value);
+  c.origins["env." + name] = o;
+}
+
+void AddSocketIfname(const LocalNet& local, RunConfig& c) {
+  const std::string master = c.multi.master_addr;
+  std::string value = kSocketIfnameExclude;
+  std::string why;
+  Origin origin = Origin::kDefault;
+  if (!local.route_ifname.empty()) {
+    value = "=" + local.route_ifname;
+    origin = Origin::kHost;
+    why = "this host routes " + master + " through " + local.route_ifname;
+  } else {
+    why = "the interface toward " + master + " is not known (" +
+          (local.why_not.empty() ? std::string("not read") : local.why_not) + ")";
+  }
+  if (UserSet(c, "NCCL_SOCKET_IFNAME", value, why)) return;
+  Set(c, "NCCL_SOCKET_IFNAME", value, origin);
+  if (origin == Origin::kDefault) {
+    c.warnings.push_back(
+        "NCCL_SOCKET_IFNAME=" + value + ": " + why +
+        "; NCCL then takes any interface but docker and lo. Run launch on each node so that it "
+        "names the interface exactly");
+    return;
+  }
+  const std::string own = NcclOwnInterface(local.v4_order);
+  if (!own.empty() && own != local.route_ifname)
+    c.warnings.push_back("NCCL_SOCKET_IFNAME=" + value + ": " + why + "; without it NCCL would take " + own +
+                         " (it prefers interfaces starting with ib, then any but docker and lo)");
+}
+
+}  // namespace
+
+LocalNet ReadLocalNet(const std::string& master_addr) {
+  LocalNet n;
+  std::string addr = master_addr;
+  if (addr.size() > 2 && addr.front() == '[' && addr.back() == ']') addr = addr.substr(1, addr.size() - 2);
+  n.measured = true;
+  const sys::RouteAnswer r = sys::RouteTo(addr);
+  if (r.not_address) {
+    n.why_not = "MASTER_ADDR is a name, which launch does not resolve";
+    return n;
+  }
+  if (!r.error.empty()) {
+    n.why_not = r.error;
+    return n;
+  }
+  n.route_ifname = r.ifname == "lo" ? sys::InterfaceWithAddress(addr) : r.ifname;
+  if (n.route_ifname.empty() || n.route_ifname == "lo") {
+    n.route_ifname.clear();
+    n.why_not = addr + " is this host's loopback";
+    return n;
+  }
+  if (auto a = sys::LiveInterfaceAddrs()) n.v4_order = a->v4_order;
+  return n;
+}
+
+std::string NcclOwnInterface(const std::vector<std::string>& v4_order) {
+  for (const auto& n : v4_order)
+    if (StartsWithAny(n, {"ib"})) return n;
+  for (const auto& n : v4_order)
+    if (!StartsWithAny(n, {"docker", "lo", "virbr"})) return n;
+  for (const auto& n : v4_order)
+    if (StartsWithAny(n, {"docker"})) return n;
+  for (const auto& n : v4_order)
+    if (StartsWithAny(n, {"lo"})) return n;
+  return "";
+}
+
+std::string IbHcaValue(const probe::NetworkInfo& n) {
+  std::vector<std::string> ports;
+  for (const auto& d : n.rdma) {
+    if (d.efa) continue;
+    for (const auto& p : d.ports) {
+      if (p.state != "ACTIVE") continue;
+      const bool ib = p.link_layer == "InfiniBand";
+      const bool roce = p.link_layer == "Ethernet" && p.roce_v2_ipv4;
+      if (ib || roce) ports.push_back(d.name + ":" + std::to_string(p.number));
+    }
+  }
+  return ports.empty() ? "" : "=" + Join(ports, ",");
+}
+
+void AddNcclEnv(const probe::HostFacts& host, const LocalNet& local, const std::optional<Version>& nccl,
+                RunConfig& c) {
+  AddSocketIfname(local, c);
+  const std::string hca = IbHcaValue(host.network);
+  if (!hca.empty() && !UserSet(c, "NCCL_IB_HCA", hca, "this node's active RDMA ports, named exactly"))
+    Set(c, "NCCL_IB_HCA", hca, Origin::kHost);
+  const bool roce = std::any_of(host.network.rdma.begin(), host.network.rdma.end(), [](const auto& d) {
+    return std::any_of(d.ports.begin(), d.ports.end(),
+                       [](const auto& p) { return p.link_layer == "Ethernet"; });
+  });
+  // NCCL 2.21 and later choose the RoCE v2 GID themselves; forcing an index is then a cause of errors.
+  if (roce && nccl && *nccl < Version::Must("2.21") &&
+      std::none_of(c.env.begin(), c.env.end(), [](const auto& e) { return e.first == "NCCL_IB_GID_INDEX"; }))
+    c.warnings.push_back(
+        "NCCL " + nccl->str() +
+        " is older than 2.21 and does not choose the RoCE v2 GID itself: set NCCL_IB_GID_INDEX "
+        "(-e) to the index of each port's RoCE v2 GID with an IPv4 address (show_gids lists "
+        "them)");
+}
+
+}  // namespace gp::launch

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "size/dense.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -80,6 +81,16 @@ const std::vector<KeyInfo> kKeys = {
      false},
     {"host.embedding_cache_ratio", "--embedding-cache-ratio",
      "Recommender: share of offloaded tables cached in GPU memory, 0.01 to 1 (default 0.2)", false},
+    {"recommender.dense_features", "--dense-features",
+     "Recommender: dense input features of the bottom MLP (default 13, Criteo's)", false},
+    {"recommender.dense_layers", "--dense-layers",
+     "Recommender: the bottom MLP's widths (512,256,128); the last is the embedding dimension", false},
+    {"recommender.over_layers", "--over-layers",
+     "Recommender: the top MLP's widths (1024,1024,512,256,1); the last is the output", false},
+    {"recommender.interaction", "--interaction",
+     "Recommender: dot | dcn: pairwise dot products, or a low-rank cross net (default dot)", false},
+    {"recommender.dcn_layers", "--dcn-layers", "Recommender: cross net layers (default 3)", false},
+    {"recommender.dcn_rank", "--dcn-rank", "Recommender: cross net rank (default 512)", false},
     {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
     {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
      false},
@@ -514,6 +525,8 @@ void Apply(Task& t, const Setting& s) {
     ApplyHost(t, s);
   else if (StartsWith(k, "constants."))
     ApplyConstant(t, s);
+  else if (StartsWith(k, "recommender."))
+    ApplyDense(t, s);
   else
     s.origin.Fail("unknown setting " + QuoteToken(k));
 }

@@ -2,6 +2,7 @@
 // cannot be combined with the others.
 #include <algorithm>
 
+#include "size/dense.h"
 #include "size/format.h"
 #include "size/settings.h"
 #include "size/vision.h"
@@ -201,7 +202,7 @@ void Finish(Task& t) {
   if (model && config) At(t, "config").Fail("give --model or --config, not both");
   if (params && (model || config))
     At(t, "params").Fail("--params describes a model of its own; drop --model/--config or --params");
-  if (!model && !config && !params)
+  if (!model && !config && !params && !Has(t, "recommender.dense_layers"))
     throw UsageError(
         "size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
   for (const auto& [key, origin] : t.origins)
@@ -218,6 +219,7 @@ void Finish(Task& t) {
   CheckImagesOnly(t);
   FinishImages(t);
   CheckHost(t);
+  FinishDense(t);
 }
 
 }  // namespace gp::size

@@ -121,6 +121,15 @@ struct Task {
   bool embedding_offload = false;  // tables in host RAM (UVM caching), a fraction cached in GPU memory
   std::optional<EmbeddingOptimizer> embedding_optimizer;  // unset: by the dense optimizer
   double embedding_cache_ratio = 0.2;  // TorchRec planner's UVM_CACHING_RATIO: the GPU cache's share
+  // A recommender's dense part as TorchRec's DLRM builds it (dense.h); empty `layers`: not described.
+  struct DenseArch {
+    int features = 13;        // dense input features (Criteo's 13 integer features)
+    std::vector<int> layers;  // DenseArch (bottom MLP) widths; the last is the embedding dimension
+    std::vector<int> over;    // OverArch (top MLP) widths; the last is the output (1: a click logit)
+    bool dcn = false;         // interaction: false: pairwise dot products (DLRM); true: low-rank cross net
+    int dcn_layers = 3, dcn_rank = 512;  // TorchRec's dlrm_main defaults
+  };
+  DenseArch dense;
   int checkpoints_kept = 1;
   uint64_t dataset_bytes = 0;  // 0: not given
 

@@ -71,10 +71,18 @@ ordered_json Embeddings(const Task& t) {
   if (t.embedding_tables.empty()) return nullptr;
   const EmbeddingPlacement p = PlaceEmbeddings(t);
   ordered_json tables = ordered_json::array();
-  for (const auto& tab : t.embedding_tables) tables.push_back({{"rows", tab.rows}, {"dim", tab.dim}});
+  for (size_t i = 0; i < t.embedding_tables.size(); ++i) {
+    const auto& tab = t.embedding_tables[i];
+    tables.push_back(
+        {{"rows", tab.rows},
+         {"dim", tab.dim},
+         {"bytes_per_value", tab.bytes > 0 ? tab.bytes : t.embedding_bytes},
+         {"gpu", p.rank_of_table.empty() ? ordered_json(nullptr) : ordered_json(p.rank_of_table[i])}});
+  }
   return {
       {"tables", tables},
       {"bytes_per_value", t.embedding_bytes},
+      {"sharding", Name(t.embedding_sharding)},
       {"optimizer", p.optimizer_name},
       {"placement", t.embedding_offload ? "host" : "gpu"},
       {"cache_ratio", t.embedding_offload ? ordered_json(t.embedding_cache_ratio) : ordered_json(nullptr)},
@@ -142,9 +150,12 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
         << p.optimizer_name << " optimizer states " << Gb(p.optimizer) << "; "
         << (t.embedding_offload
                 ? "in host RAM, a " + Bytes(t.embedding_cache_ratio) + " share cached in GPU memory"
-                : std::string("sharded row-wise over the GPUs' memory"))
+                : std::string(t.embedding_sharding == EmbeddingSharding::kRowWise
+                                  ? "sharded row-wise over the GPUs' memory"
+                                  : "placed table-wise on the GPUs' memory"))
         << ": " << Gb(p.gpu_per_gpu) << " GPU memory"
-        << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string()) << " per GPU\n";
+        << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string())
+        << (p.rank_of_table.empty() ? " per GPU" : " on the heaviest GPU") << "\n";
   }
   if (!t.dense.layers.empty()) {
     out << "\nDENSE PART: " << Count(static_cast<double>(e.params)) << " parameters, trained data parallel\n";

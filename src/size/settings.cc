@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "size/dense.h"
+#include "size/embeddings.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -78,6 +79,11 @@ const std::vector<KeyInfo> kKeys = {
     {"host.embedding_optimizer", "--embedding-optimizer",
      "Recommender: adam | rowwise-adagrad | sgd | one-state: the tables' optimizer states (default: by "
      "--optimizer)",
+     false},
+    {"host.embedding_tables", "--embedding-tables",
+     "Recommender: the tables one by one, ROWSxDIM or ROWSxDIMxBYTES (45833188x128,36746x128x2)", false},
+    {"host.embedding_sharding", "--embedding-sharding",
+     "Recommender: row | table: a slice of every table on each GPU, or each table whole on one (default row)",
      false},
     {"host.embedding_cache_ratio", "--embedding-cache-ratio",
      "Recommender: share of offloaded tables cached in GPU memory, 0.01 to 1 (default 0.2)", false},
@@ -336,6 +342,11 @@ void ApplyHost(Task& t, const Setting& s) {
                                      {"rowwise-adagrad", EmbeddingOptimizer::kRowWiseAdagrad},
                                      {"sgd", EmbeddingOptimizer::kSgd},
                                      {"one-state", EmbeddingOptimizer::kOneState}});
+  } else if (k == "host.embedding_tables") {
+    ApplyEmbeddingTables(t, s);
+  } else if (k == "host.embedding_sharding") {
+    t.embedding_sharding = Pick(s, {Choice<EmbeddingSharding>{"row", EmbeddingSharding::kRowWise},
+                                    {"table", EmbeddingSharding::kTableWise}});
   } else if (k == "host.embedding_cache_ratio") {
     t.embedding_cache_ratio = Real(s, 0.01, 1);
   } else if (k == "storage.checkpoints_kept") {

@@ -95,6 +95,7 @@ void FinishPlacement(const Task& t, const TableShare& heavy, const std::string& 
 
 double EmbeddingPlacement::HostPerServer(int per_server) const {
   double most = 0;
+  if (per_server < 1) per_server = 1;
   for (size_t i = 0; i < host_by_rank.size(); i += static_cast<size_t>(per_server)) {
     double sum = 0;
     for (size_t j = i; j < host_by_rank.size() && j < i + static_cast<size_t>(per_server); ++j)

@@ -26,21 +26,21 @@ namespace {
 // --over_arch_layer_sizes 1024,1024,512,256,1) and the MLPerf DLRM-DCNv2 command (rows capped at 40M,
 // --interaction_type=dcn --dcn_num_layers=3 --dcn_low_rank_dim=512 --adagrad, GLOBAL_BATCH_SIZE=65536 over
 // WORLD_SIZE=8: --batch_size 8192).
-const std::string kLayers =
+const std::string kDenseLayers =
     "--dense-layers 512,256,128 --over-layers 1024,1024,512,256,1 --embedding-dim 128 ";
-const std::string kCriteo =
+const std::string kDenseCriteo =
     "--embedding-rows "
     "45833188,36746,17245,7413,20243,3,7114,1441,62,29275261,1572176,345138,10,2209,11267,128,"
     "4,974,14,48937457,11316796,40094537,452104,12606,104,35 ";
-const std::string kDcnV2 =
+const std::string kDenseDcnV2 =
     "--embedding-rows "
     "40000000,39060,17295,7424,20265,3,7122,1543,63,40000000,3067956,405282,10,2209,11938,155,"
     "4,976,14,40000000,40000000,40000000,590152,12973,108,36 --interaction dcn --dcn-layers 3 --dcn-rank "
     "512 ";
 // One A100 SXM4 40GB as nvidia-smi reports it (the catalogue's row): 40960 MiB.
-const double kA100 = 40960.0 * 1024 * 1024;
+const double kDenseA100 = 40960.0 * 1024 * 1024;
 
-const std::vector<gp::size::Board>& Boards() {
+const std::vector<gp::size::Board>& DenseBoards() {
   static const std::vector<gp::size::Board> kBoards =
       gp::cli::CatalogueBoards(gp::manifest::EmbeddedCompat());
   return kBoards;
@@ -54,7 +54,7 @@ const std::vector<gp::size::Board>& Boards() {
 //   DCN over 27 x 128 = 3456 inputs: 3 x (2 x 3456 x 512 + 3456) = 10,627,200; its over arch from 3456:
 //   3,539,968 + 1,049,600 + 524,800 + 131,328 + 257 = 5,245,953. Tolerance: exact.
 TEST_CASE("dense: DLRM and DLRM-DCN parameters from their layer sizes", "[size][dense]") {
-  const auto dot = CountDense(TaskFromArgs(kLayers + kCriteo));
+  const auto dot = CountDense(TaskFromArgs(kDenseLayers + kDenseCriteo));
   REQUIRE(dot.parts.size() == 3);
   CHECK(dot.parts[0].params == 171392);
   CHECK(dot.parts[1].params == 0);
@@ -63,12 +63,12 @@ TEST_CASE("dense: DLRM and DLRM-DCN parameters from their layer sizes", "[size][
   CHECK(dot.params == 171392 + 2197505);
   // Values kept per sample: 13 + 512 + 256 + 128; 27 x 128; 479 + 1024 + 1024 + 512 + 256 + logit + label.
   CHECK(dot.saved == 909 + 3456 + 3297);
-  const auto dcn = CountDense(TaskFromArgs(kLayers + kDcnV2));
+  const auto dcn = CountDense(TaskFromArgs(kDenseLayers + kDenseDcnV2));
   CHECK(dcn.parts[1].params == 10627200);
   CHECK(dcn.parts[1].saved == 3 * (2 * 3456 + 512));
   CHECK(dcn.parts[2].params == 5245953);
   CHECK(dcn.params == 16044545);
-  const auto t = TaskFromArgs(kLayers + kDcnV2);
+  const auto t = TaskFromArgs(kDenseLayers + kDenseDcnV2);
   CHECK(t.arch.display == "DLRM-DCN");
   CHECK(t.params_override == 16044545);
   CHECK(t.precision == gp::size::Precision::kFp32);  // dlrm_main.py runs no autocast
@@ -79,7 +79,7 @@ TEST_CASE("dense: DLRM and DLRM-DCN parameters from their layer sizes", "[size][
 // row-wise in GPU memory; the one-hot example's single-GPU row (local batch 16384, SGD) fits one A100 only
 // with the tables in host RAM. Tolerance: fits or not (the README publishes hardware, not memory).
 TEST_CASE("dense: MLCommons' DLRM runs fit the hardware they ran on", "[size][dense]") {
-  const std::string mlperf = kLayers + kDcnV2 +
+  const std::string mlperf = kDenseLayers + kDenseDcnV2 +
                              "--gpus 8 --micro-batch 8192 --optimizer sgd-momentum "
                              "--embedding-optimizer one-state";
   const auto t = TaskFromArgs(mlperf);
@@ -88,8 +88,8 @@ TEST_CASE("dense: MLCommons' DLRM runs fit the hardware they ran on", "[size][de
   REQUIRE(e.Find("activations") != nullptr);
   // 29,455 values per sample (909 + 22,272 + 6,274) x 4 B x 8192.
   CHECK(e.Find("activations")->bytes == (909.0 + 22272 + 6274) * 4 * 8192);
-  CHECK(e.per_gpu < kA100);
-  CHECK(e.per_gpu > 0.5 * kA100);  // the tables' 26 GB per GPU dominate
+  CHECK(e.per_gpu < kDenseA100);
+  CHECK(e.per_gpu > 0.5 * kDenseA100);  // the tables' 26 GB per GPU dominate
   // A p4d.24xlarge as the README lists it fits, GPUs, CPUs and RAM.
   gp::size::HostSpec h;
   h.label = "p4d.24xlarge";
@@ -97,25 +97,25 @@ TEST_CASE("dense: MLCommons' DLRM runs fit the hardware they ran on", "[size][de
   h.memory = uint64_t{1152} << 30;
   h.disk_free = uint64_t{8} * 1000 * 1000 * 1000 * 1000;  // 8 x 1 TB NVMe
   h.nvswitches = 6;
-  const auto board = std::find_if(Boards().begin(), Boards().end(),
+  const auto board = std::find_if(DenseBoards().begin(), DenseBoards().end(),
                                   [](const gp::size::Board& b) { return b.name == "A100 SXM4 40GB"; });
-  REQUIRE(board != Boards().end());
+  REQUIRE(board != DenseBoards().end());
   for (int i = 0; i < 8; ++i) h.gpus.push_back({"NVIDIA A100-SXM4-40GB", "0x20b0", std::nullopt, *board});
   const auto v = gp::size::JudgeHost(t, h);
   INFO(v.summary);
   for (const auto& item : v.items) INFO(item.what << ": " << item.status << " " << item.detail);
   CHECK(v.fits);
   // Servers are recommended: the estimate is not a lower bound, and an 8x A100 40GB server is among them.
-  const auto r = gp::size::Recommend(t, Boards());
+  const auto r = gp::size::Recommend(t, DenseBoards());
   CHECK(r.not_recommended.empty());
   bool a100 = false;
   for (const auto& row : r.rows)
     if (row.board.name == "A100 SXM4 40GB" && row.best) a100 = row.best->gpus <= 8;
   CHECK(a100);
 
-  const std::string one = kLayers + kCriteo + "--gpus 1 --micro-batch 16384 --optimizer sgd";
-  CHECK(gp::size::EstimateTask(TaskFromArgs(one)).per_gpu > kA100);
-  CHECK(gp::size::EstimateTask(TaskFromArgs(one + " --embedding-offload")).per_gpu < kA100);
+  const std::string one = kDenseLayers + kDenseCriteo + "--gpus 1 --micro-batch 16384 --optimizer sgd";
+  CHECK(gp::size::EstimateTask(TaskFromArgs(one)).per_gpu > kDenseA100);
+  CHECK(gp::size::EstimateTask(TaskFromArgs(one + " --embedding-offload")).per_gpu < kDenseA100);
 }
 
 TEST_CASE("dense: the parts in the text and the JSON", "[size][dense][cli]") {

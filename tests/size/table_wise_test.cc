@@ -19,9 +19,9 @@ using gp::test::TaskFromArgs;
 using nlohmann::json;
 
 namespace {
-const std::string kRec = "--params 10M --workload recommender ";
+const std::string kTwRec = "--params 10M --workload recommender ";
 // mlcommons/training@aa344c7f recommendation_v2/torchrec_dlrm/README.MD, the one-hot Criteo 1TB tables.
-const char* kCriteo =
+const char* kTwCriteo =
     "45833188,36746,17245,7413,20243,3,7114,1441,62,29275261,1572176,345138,10,2209,11267,128,4,974,14,"
     "48937457,11316796,40094537,452104,12606,104,35";
 }  // namespace
@@ -47,7 +47,7 @@ TEST_CASE("table-wise: TorchRec's greedy partitioner, as its tests place tables"
 // B = 25.08 GB, where row-wise sharding gives each GPU 91.1 / 8 = 11.4 GB. Tolerance: exact.
 TEST_CASE("table-wise: the Criteo tables placed whole on 8 GPUs", "[size][embeddings]") {
   const std::string base =
-      kRec + "--gpus 8 --embedding-optimizer sgd --embedding-dim 128 --embedding-rows " + kCriteo;
+      kTwRec + "--gpus 8 --embedding-optimizer sgd --embedding-dim 128 --embedding-rows " + kTwCriteo;
   const auto tw = PlaceEmbeddings(TaskFromArgs(base + " --embedding-sharding table"));
   REQUIRE(tw.rank_of_table.size() == 26);
   CHECK(tw.rank_of_table[19] == 0);  // 48,937,457 rows
@@ -66,7 +66,7 @@ TEST_CASE("table-wise: the Criteo tables placed whole on 8 GPUs", "[size][embedd
 
 TEST_CASE("table-wise: 1e9 rows on 8 GPUs add up, placed and offloaded", "[size][embeddings]") {
   const std::string base =
-      kRec +
+      kTwRec +
       "--gpus 8 --embedding-sharding table --embedding-rows 1e9,1e6,1e6 --embedding-dim 16 "
       "--embedding-offload";
   const auto p = PlaceEmbeddings(TaskFromArgs(base));

@@ -24,6 +24,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "size/dense.h"
+
 namespace gp::size {
 namespace {
 
@@ -209,6 +211,7 @@ double LayerBytesPerToken(const Task& t, LayerRole role) {
 
 ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage, bool last_stage) {
   if (t.arch.family == Family::kVision) return VisionActivations(t);
+  if (!t.dense.layers.empty()) return DenseActivations(t);
   ActivationEstimate r;
   const Architecture& a = t.arch;
   if (!a.HasShape()) {

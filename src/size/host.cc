@@ -84,13 +84,17 @@ HostNeed NeedFor(const Task& t, const Estimate& e, int per_server, int servers, 
     n.embeddings_formula = std::to_string(t.embedding_tables.size()) + " table(s), " + Gb(p.table) + " + " +
                            p.optimizer_name + " optimizer states " + Gb(p.optimizer) + " = " +
                            Gb(p.table + p.optimizer) + " in all";
+    const bool row_wise = t.embedding_sharding == EmbeddingSharding::kRowWise;
     if (t.embedding_offload) {
-      n.ram_embeddings = e.host_embeddings_per_gpu * per_server;
-      n.embeddings_formula += ", in host RAM: " + std::to_string(per_server) + " GPUs x " +
-                              Gb(e.host_embeddings_per_gpu) + " per GPU's shard";
+      n.ram_embeddings = p.HostPerServer(per_server);
+      n.embeddings_formula += row_wise ? ", in host RAM: " + std::to_string(per_server) + " GPUs x " +
+                                             Gb(e.host_embeddings_per_gpu) + " per GPU's shard"
+                                       : ", in host RAM: the tables of the heaviest server's " +
+                                             std::to_string(per_server) + " GPUs, placed table-wise";
     } else {
       n.embeddings_formula +=
-          ", sharded row-wise over the GPUs' memory (--embedding-offload puts them in host RAM)";
+          row_wise ? ", sharded row-wise over the GPUs' memory" : ", placed table-wise on the GPUs";
+      n.embeddings_formula += " (--embedding-offload puts them in host RAM)";
     }
   }
   const double P = static_cast<double>(e.params);

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "size/dense.h"
 #include "size/embeddings.h"
 #include "size/format.h"
 #include "util/input.h"
@@ -17,7 +18,8 @@ namespace {
 using nlohmann::ordered_json;
 
 std::string Describe(const Task& t, const Estimate& e) {
-  std::string method = t.method == Method::kFull   ? "full fine-tuning"
+  std::string method = !t.embedding_tables.empty() ? "training"
+                       : t.method == Method::kFull ? "full fine-tuning"
                        : t.method == Method::kLora ? "LoRA r=" + std::to_string(t.lora_rank)
                                                    : "QLoRA r=" + std::to_string(t.lora_rank);
   std::string par =
@@ -53,6 +55,8 @@ ordered_json Origins(const Task& t) {
 
 // A transformer's batch is tokens: sequence x micro-batch; a vision network's is images at a size.
 ordered_json Batch(const Task& t) {
+  if (!t.dense.layers.empty())
+    return {{"micro_batch", t.micro_batch}, {"grad_accumulation", t.grad_accumulation}};
   if (t.arch.family != Family::kVision)
     return {{"seq", t.seq}, {"micro_batch", t.micro_batch}, {"grad_accumulation", t.grad_accumulation}};
   return {{"images", t.batch > 0 ? t.batch : t.micro_batch * t.gpus},
@@ -67,10 +71,18 @@ ordered_json Embeddings(const Task& t) {
   if (t.embedding_tables.empty()) return nullptr;
   const EmbeddingPlacement p = PlaceEmbeddings(t);
   ordered_json tables = ordered_json::array();
-  for (const auto& tab : t.embedding_tables) tables.push_back({{"rows", tab.rows}, {"dim", tab.dim}});
+  for (size_t i = 0; i < t.embedding_tables.size(); ++i) {
+    const auto& tab = t.embedding_tables[i];
+    tables.push_back(
+        {{"rows", tab.rows},
+         {"dim", tab.dim},
+         {"bytes_per_value", tab.bytes > 0 ? tab.bytes : t.embedding_bytes},
+         {"gpu", p.rank_of_table.empty() ? ordered_json(nullptr) : ordered_json(p.rank_of_table[i])}});
+  }
   return {
       {"tables", tables},
       {"bytes_per_value", t.embedding_bytes},
+      {"sharding", Name(t.embedding_sharding)},
       {"optimizer", p.optimizer_name},
       {"placement", t.embedding_offload ? "host" : "gpu"},
       {"cache_ratio", t.embedding_offload ? ordered_json(t.embedding_cache_ratio) : ordered_json(nullptr)},
@@ -79,6 +91,30 @@ ordered_json Embeddings(const Task& t) {
       {"rows_per_gpu", WholeBytes(p.rows_per_gpu)},
       {"gpu_bytes_per_gpu", WholeBytes(p.gpu_per_gpu)},
       {"host_bytes_per_gpu", WholeBytes(p.host_per_gpu)}};
+}
+
+// A recommender's dense part, part by part (null without dense layers).
+ordered_json Dense(const Task& t) {
+  if (t.dense.layers.empty()) return nullptr;
+  const DenseCounts c = CountDense(t);
+  ordered_json parts = ordered_json::array();
+  for (const auto& p : c.parts)
+    parts.push_back({{"name", p.name},
+                     {"params", p.params},
+                     {"saved_values_per_sample", WholeBytes(p.saved)},
+                     {"out", p.out},
+                     {"formula", p.formula}});
+  const bool dcn = t.dense.dcn;
+  return {{"interaction", dcn ? "dcn" : "dot"},
+          {"dense_features", t.dense.features},
+          {"dense_layers", t.dense.layers},
+          {"over_layers", t.dense.over},
+          {"dcn_layers", dcn ? ordered_json(t.dense.dcn_layers) : ordered_json(nullptr)},
+          {"dcn_rank", dcn ? ordered_json(t.dense.dcn_rank) : ordered_json(nullptr)},
+          {"params", c.params},
+          {"saved_values_per_sample", WholeBytes(c.saved)},
+          {"parts", parts},
+          {"source", kDenseSource}};
 }
 
 }  // namespace
@@ -114,9 +150,16 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
         << p.optimizer_name << " optimizer states " << Gb(p.optimizer) << "; "
         << (t.embedding_offload
                 ? "in host RAM, a " + Bytes(t.embedding_cache_ratio) + " share cached in GPU memory"
-                : std::string("sharded row-wise over the GPUs' memory"))
+                : std::string(t.embedding_sharding == EmbeddingSharding::kRowWise
+                                  ? "sharded row-wise over the GPUs' memory"
+                                  : "placed table-wise on the GPUs' memory"))
         << ": " << Gb(p.gpu_per_gpu) << " GPU memory"
-        << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string()) << " per GPU\n";
+        << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string())
+        << (p.rank_of_table.empty() ? " per GPU" : " on the heaviest GPU") << "\n";
+  }
+  if (!t.dense.layers.empty()) {
+    out << "\nDENSE PART: " << Count(static_cast<double>(e.params)) << " parameters, trained data parallel\n";
+    for (const auto& p : CountDense(t).parts) out << "  " << p.formula << "\n";
   }
   if (e.host_per_gpu > 0)
     out << "\nCPU RAM: " << Gb(e.host_per_gpu) << " per GPU = " << e.host_formula << "\n";
@@ -198,6 +241,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
         {"host_buffer_factor", c.host_buffer_factor},
         {"gpus_per_node", c.gpus_per_node}}},
       {"embeddings", Embeddings(t)},
+      {"dense", Dense(t)},
       {"origins", Origins(t)}};
   ordered_json fitj = nullptr;
   if (fit.gpu_memory > 0) {

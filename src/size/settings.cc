@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "size/dense.h"
+#include "size/embeddings.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -78,8 +80,23 @@ const std::vector<KeyInfo> kKeys = {
      "Recommender: adam | rowwise-adagrad | sgd | one-state: the tables' optimizer states (default: by "
      "--optimizer)",
      false},
+    {"host.embedding_tables", "--embedding-tables",
+     "Recommender: the tables one by one, ROWSxDIM or ROWSxDIMxBYTES (45833188x128,36746x128x2)", false},
+    {"host.embedding_sharding", "--embedding-sharding",
+     "Recommender: row | table: a slice of every table on each GPU, or each table whole on one (default row)",
+     false},
     {"host.embedding_cache_ratio", "--embedding-cache-ratio",
      "Recommender: share of offloaded tables cached in GPU memory, 0.01 to 1 (default 0.2)", false},
+    {"recommender.dense_features", "--dense-features",
+     "Recommender: dense input features of the bottom MLP (default 13, Criteo's)", false},
+    {"recommender.dense_layers", "--dense-layers",
+     "Recommender: the bottom MLP's widths (512,256,128); the last is the embedding dimension", false},
+    {"recommender.over_layers", "--over-layers",
+     "Recommender: the top MLP's widths (1024,1024,512,256,1); the last is the output", false},
+    {"recommender.interaction", "--interaction",
+     "Recommender: dot | dcn: pairwise dot products, or a low-rank cross net (default dot)", false},
+    {"recommender.dcn_layers", "--dcn-layers", "Recommender: cross net layers (default 3)", false},
+    {"recommender.dcn_rank", "--dcn-rank", "Recommender: cross net rank (default 512)", false},
     {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
     {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
      false},
@@ -325,6 +342,11 @@ void ApplyHost(Task& t, const Setting& s) {
                                      {"rowwise-adagrad", EmbeddingOptimizer::kRowWiseAdagrad},
                                      {"sgd", EmbeddingOptimizer::kSgd},
                                      {"one-state", EmbeddingOptimizer::kOneState}});
+  } else if (k == "host.embedding_tables") {
+    ApplyEmbeddingTables(t, s);
+  } else if (k == "host.embedding_sharding") {
+    t.embedding_sharding = Pick(s, {Choice<EmbeddingSharding>{"row", EmbeddingSharding::kRowWise},
+                                    {"table", EmbeddingSharding::kTableWise}});
   } else if (k == "host.embedding_cache_ratio") {
     t.embedding_cache_ratio = Real(s, 0.01, 1);
   } else if (k == "storage.checkpoints_kept") {
@@ -514,6 +536,8 @@ void Apply(Task& t, const Setting& s) {
     ApplyHost(t, s);
   else if (StartsWith(k, "constants."))
     ApplyConstant(t, s);
+  else if (StartsWith(k, "recommender."))
+    ApplyDense(t, s);
   else
     s.origin.Fail("unknown setting " + QuoteToken(k));
 }

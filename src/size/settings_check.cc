@@ -2,6 +2,7 @@
 // cannot be combined with the others.
 #include <algorithm>
 
+#include "size/dense.h"
 #include "size/format.h"
 #include "size/settings.h"
 #include "size/vision.h"
@@ -167,28 +168,36 @@ void FinishImages(Task& t) {
 
 // Embedding tables need both their rows and their dimension, and make the workload a recommender's.
 void CheckHost(Task& t) {
-  const bool rows = !t.embedding_rows.empty(), dim = !t.embedding_dims.empty();
+  const bool given = !t.embedding_given.empty();
+  if (given && (Has(t, "host.embedding_rows") || Has(t, "host.embedding_dim")))
+    At(t, "host.embedding_tables")
+        .Fail(
+            "give the tables one by one (--embedding-tables) or as --embedding-rows and --embedding-dim, not "
+            "both");
+  const bool rows = !t.embedding_rows.empty() || given, dim = !t.embedding_dims.empty() || given;
   if (rows != dim)
     At(t, rows ? "host.embedding_rows" : "host.embedding_dim")
         .Fail(rows ? "--embedding-rows needs --embedding-dim" : "--embedding-dim needs --embedding-rows");
   if (!rows)
     for (const char* k : {"host.embedding_offload", "host.embedding_bytes", "host.embedding_optimizer",
-                          "host.embedding_cache_ratio"})
+                          "host.embedding_cache_ratio", "host.embedding_sharding"})
       if (Has(t, k)) At(t, k).Fail("describe the tables first: --embedding-rows and --embedding-dim");
-  if (rows && t.embedding_dims.size() != 1 && t.embedding_dims.size() != t.embedding_rows.size())
+  if (!given && rows && t.embedding_dims.size() != 1 && t.embedding_dims.size() != t.embedding_rows.size())
     At(t, "host.embedding_dim")
         .Fail(std::to_string(t.embedding_dims.size()) + " dimensions for " +
               std::to_string(t.embedding_rows.size()) + " tables: give one for all, or one per table");
-  t.embedding_tables.clear();
+  t.embedding_tables = t.embedding_given;
+  if (!given)
+    for (size_t i = 0; i < t.embedding_rows.size(); ++i)
+      t.embedding_tables.push_back(
+          {t.embedding_rows[i], t.embedding_dims.size() == 1 ? t.embedding_dims[0] : t.embedding_dims[i], 0});
   double bytes = 0;
-  for (size_t i = 0; i < t.embedding_rows.size(); ++i) {
-    const int d = t.embedding_dims.size() == 1 ? t.embedding_dims[0] : t.embedding_dims[i];
-    t.embedding_tables.push_back({t.embedding_rows[i], d});
-    bytes += static_cast<double>(t.embedding_rows[i]) * d * t.embedding_bytes;
-  }
+  for (const auto& tab : t.embedding_tables)
+    bytes += static_cast<double>(tab.rows) * tab.dim * (tab.bytes > 0 ? tab.bytes : t.embedding_bytes);
   // The tables' bytes must stay countable: more than 2^60 bytes (1 EiB) is no table a server holds.
   if (bytes > static_cast<double>(uint64_t{1} << 60))
-    At(t, "host.embedding_rows").Fail("the tables hold " + Gb(bytes) + ", more than 2^60 bytes");
+    At(t, given ? "host.embedding_tables" : "host.embedding_rows")
+        .Fail("the tables hold " + Gb(bytes) + ", more than 2^60 bytes");
   if (rows && t.workload && *t.workload != WorkloadKind::kRecommender)
     At(t, "host.workload").Fail("embedding tables are a recommender's: --workload recommender");
   if (rows) t.workload = WorkloadKind::kRecommender;
@@ -201,7 +210,7 @@ void Finish(Task& t) {
   if (model && config) At(t, "config").Fail("give --model or --config, not both");
   if (params && (model || config))
     At(t, "params").Fail("--params describes a model of its own; drop --model/--config or --params");
-  if (!model && !config && !params)
+  if (!model && !config && !params && !Has(t, "recommender.dense_layers"))
     throw UsageError(
         "size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
   for (const auto& [key, origin] : t.origins)
@@ -218,6 +227,7 @@ void Finish(Task& t) {
   CheckImagesOnly(t);
   FinishImages(t);
   CheckHost(t);
+  FinishDense(t);
 }
 
 }  // namespace gp::size

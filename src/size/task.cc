@@ -104,6 +104,8 @@ const char* Name(EmbeddingOptimizer o) {
   return "one-state";
 }
 
+const char* Name(EmbeddingSharding s) { return s == EmbeddingSharding::kRowWise ? "row" : "table"; }
+
 bool IsDeepSpeed(Strategy s) {
   return s == Strategy::kZero1 || s == Strategy::kZero2 || s == Strategy::kZero3;
 }

@@ -21,6 +21,9 @@ enum class Checkpointing { kNone, kSelective, kFull };
 enum class LossPrecision { kFp32, k16bit };  // the cross-entropy's log-probabilities and their gradients
 // A recommender's embedding optimizer as TorchRec's planner counts its states (embeddings.h).
 enum class EmbeddingOptimizer { kAdam, kRowWiseAdagrad, kSgd, kOneState };
+// How TorchRec's planner splits the tables over the GPUs (embeddings.h): a slice of every table's rows on
+// each GPU, or each table whole on one GPU.
+enum class EmbeddingSharding { kRowWise, kTableWise };
 
 const char* Name(Method m);
 const char* Name(Precision p);
@@ -30,6 +33,7 @@ const char* Name(Strategy s);
 const char* Name(Checkpointing c);
 const char* Name(LossPrecision l);
 const char* Name(EmbeddingOptimizer o);
+const char* Name(EmbeddingSharding s);
 
 bool IsDeepSpeed(Strategy s);  // zero1..zero3
 bool IsFsdp(Strategy s);       // fsdp, fsdp-grad-op, fsdp-hybrid
@@ -115,12 +119,24 @@ struct Task {
   struct EmbeddingTable {
     uint64_t rows = 0;
     int dim = 0;
+    int bytes = 0;  // bytes per value; 0: embedding_bytes
   };
-  std::vector<EmbeddingTable> embedding_tables;
+  std::vector<EmbeddingTable> embedding_given;   // --embedding-tables: each table's rows, dim and bytes
+  std::vector<EmbeddingTable> embedding_tables;  // the tables, from embedding_given or rows and dims
+  EmbeddingSharding embedding_sharding = EmbeddingSharding::kRowWise;
   int embedding_bytes = 4;         // fp32 tables
   bool embedding_offload = false;  // tables in host RAM (UVM caching), a fraction cached in GPU memory
   std::optional<EmbeddingOptimizer> embedding_optimizer;  // unset: by the dense optimizer
   double embedding_cache_ratio = 0.2;  // TorchRec planner's UVM_CACHING_RATIO: the GPU cache's share
+  // A recommender's dense part as TorchRec's DLRM builds it (dense.h); empty `layers`: not described.
+  struct DenseArch {
+    int features = 13;        // dense input features (Criteo's 13 integer features)
+    std::vector<int> layers;  // DenseArch (bottom MLP) widths; the last is the embedding dimension
+    std::vector<int> over;    // OverArch (top MLP) widths; the last is the output (1: a click logit)
+    bool dcn = false;         // interaction: false: pairwise dot products (DLRM); true: low-rank cross net
+    int dcn_layers = 3, dcn_rank = 512;  // TorchRec's dlrm_main defaults
+  };
+  DenseArch dense;
   int checkpoints_kept = 1;
   uint64_t dataset_bytes = 0;  // 0: not given
 

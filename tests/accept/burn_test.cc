@@ -226,9 +226,10 @@ TEST_CASE("burn clocks: reasons other than idle, the power cap and application c
   CHECK(xid[0].status == Status::kPass);
   CHECK(xid[1].name == "xid");
   CHECK(xid[1].status == Status::kFail);
-  CHECK(xid[1].reason ==
-        "the driver logged Xid 79 for this GPU 312.5 s into the burn (the kernel log); gpuprep doctor --health "
-        "names its fix");
+  CHECK(
+      xid[1].reason ==
+      "the driver logged Xid 79 for this GPU 312.5 s into the burn (the kernel log); gpuprep doctor --health "
+      "names its fix");
 }
 
 TEST_CASE("burn clocks records are read as hostile input", "[accept][burn]") {

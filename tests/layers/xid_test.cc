@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "layers/gpu/health.h"
-#include "util/xid_catalogue.h"
 #include "layers/sample.h"
 #include "sys/fs.h"
+#include "util/xid_catalogue.h"
 
 using namespace gp;
 using verdict::Status;
@@ -252,8 +252,8 @@ TEST_CASE("xid: NVLink Xid 144-150 lines decoded with NVIDIA's decode table", "[
   // The fixture's Xid 145 (tests/fixtures/xid/kmsg-wrapped): IntrInfo 0x0409a0c2 matches the row's pattern of
   // drivers before R575.
   auto x = gp::DecodeNvlinkXid(145,
-                                   "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 "
-                                   "0x00000000 0x00100000 0x00000004)");
+                               "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 "
+                               "0x00000000 0x00100000 0x00000004)");
   REQUIRE(x);
   CHECK(x->unit == "RLW_RXPIPE");
   CHECK(x->severity == "Nonfatal");

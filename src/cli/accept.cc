@@ -58,7 +58,7 @@ double Outlier(const std::string& text) {
 }
 
 // The burn's bounds: a second at least (tests), a day at most (the program's own limit).
-constexpr long long kBurnMaxSeconds = 24 * 3600;
+constexpr long long kBurnMaxSeconds = 24LL * 3600;
 // Without --fast and --burn, the burn runs this long.
 constexpr std::chrono::seconds kDefaultBurn{600};
 

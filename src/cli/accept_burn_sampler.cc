@@ -63,8 +63,8 @@ void BurnSampler::Stop() {
 void BurnSampler::Loop() {
   std::vector<sys::NvmlGpu> gpus(session_->Gpus().begin(), session_->Gpus().begin() + gpus_);
   watch::GpuSampler sampler(gpus);
-  std::vector<size_t> positions;
-  for (int i = 0; i < gpus_; ++i) positions.push_back(static_cast<size_t>(i));
+  std::vector<size_t> positions(static_cast<size_t>(gpus_));
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = i;
   std::unique_lock<std::mutex> lock(mu_);
   std::optional<std::chrono::steady_clock::time_point> started;
   while (!stop_) {

@@ -104,7 +104,7 @@ std::string KmsgFollower::Open(const std::string& path) {
     return "cannot read " + path + ": not the kernel log device or a regular file";
   }
   if (::lseek(fd_, 0, SEEK_END) < 0) {
-    const std::string e = "cannot read " + path + ": " + std::strerror(errno);
+    std::string e = "cannot read " + path + ": " + std::strerror(errno);
     ::close(fd_);
     fd_ = -1;
     return e;

@@ -144,7 +144,7 @@ RouteAnswer RouteTo(const std::string& address) {
     out.error = Errno("netlink request");
     return out;
   }
-  std::vector<char> buf(32 * 1024);
+  std::vector<char> buf(32UL * 1024);
   const ssize_t n = ::recv(s.fd(), buf.data(), buf.size(), 0);
   if (n < 0) {
     out.error = Errno("netlink reply");

@@ -28,7 +28,7 @@ class PromState {
   bool MarkLost(const GpuId& id);
   // A sample's Xid events for the GPU (watch/xid.h); true when it had any, when the file should be
   // written again.
-  bool AddXids(const GpuSample& g);
+  bool AddXids(const GpuSample& sample);
   // The whole file; `up` false for the final write when the run ends.
   std::string Render(bool up) const;
 

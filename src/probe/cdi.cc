@@ -9,7 +9,7 @@
 namespace gp::probe {
 namespace {
 
-std::string Unquote(std::string_view v) {
+std::string UnquoteYamlScalar(std::string_view v) {
   v = Trim(v);
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
     v = v.substr(1, v.size() - 2);
@@ -51,7 +51,7 @@ CdiSpec ParseCdiSpec(std::string_view text, bool is_json) {
     if (ind == 0 && body[0] != '-') {
       in_devices = StartsWith(body, "devices:");
       item_indent = std::string::npos;
-      if (StartsWith(body, "kind:")) spec.kind = Unquote(body.substr(5));
+      if (StartsWith(body, "kind:")) spec.kind = UnquoteYamlScalar(body.substr(5));
       continue;
     }
     if (!in_devices) continue;
@@ -64,7 +64,7 @@ CdiSpec ParseCdiSpec(std::string_view text, bool is_json) {
       }
     }
     if (item_indent != std::string::npos && ind == item_indent + 2 && StartsWith(body, "name:")) {
-      names.push_back(Unquote(body.substr(5)));
+      names.push_back(UnquoteYamlScalar(body.substr(5)));
     }
   }
   for (const auto& n : names) spec.devices.push_back(spec.kind + "=" + n);

@@ -14,7 +14,7 @@ const char* const kSecureBootVar =
 const char* const kLibDirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
                                 "/usr/lib"};
 
-std::string Basename(const std::string& path) {
+std::string FileName(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -27,10 +27,10 @@ void FindUserspaceByFile(const sys::Fs& fs, DriverInfo& d) {
     const std::string so1 = std::string(dir) + "/libnvidia-ml.so.1";
     auto link = fs.ReadLink(so1);
     if (link) {
-      auto v = LibVersionFromName(Basename(*link), prefix);
-      if (v && fs.Exists(std::string(dir) + "/" + Basename(*link))) {
+      auto v = LibVersionFromName(FileName(*link), prefix);
+      if (v && fs.Exists(std::string(dir) + "/" + FileName(*link))) {
         d.userspace_version = *v;
-        d.userspace_source = "file:" + std::string(dir) + "/" + Basename(*link);
+        d.userspace_source = "file:" + std::string(dir) + "/" + FileName(*link);
         return;
       }
     }

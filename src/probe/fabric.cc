@@ -13,7 +13,7 @@
 namespace gp::probe {
 namespace {
 
-constexpr const char* kPciDir = "/sys/bus/pci/devices";
+constexpr const char* kFabricPciDir = "/sys/bus/pci/devices";
 
 // GPU device ids of the boards, as manifests/compat.yaml's catalogue lists them (names from pci.ids,
 // pciutils/pciids). HGX baseboards whose NVSwitches are reached through ConnectX-7 bridges: GB100 [B200],
@@ -42,7 +42,7 @@ bool OneOf(const std::string& id, const char* const (&ids)[N]) {
   return false;
 }
 
-std::string ReadId(const sys::Fs& fs, const std::string& path) {
+std::string ReadFabricId(const sys::Fs& fs, const std::string& path) {
   auto t = fs.ReadPrefix(path, 64);
   return t ? ToLower(Trim(*t)) : std::string();
 }
@@ -97,9 +97,10 @@ void ProbeFabric(const ProbeEnv& env, HostFacts& facts) {
   const sys::Fs& fs = *env.fs;
   FabricInfo& f = facts.fabric;
   int unread = 0;
-  for (const auto& addr : fs.List(kPciDir)) {
-    const std::string dir = std::string(kPciDir) + "/" + addr;
-    if (ReadId(fs, dir + "/vendor") != "0x15b3" || ReadId(fs, dir + "/device") != "0x1021") continue;
+  for (const auto& addr : fs.List(kFabricPciDir)) {
+    const std::string dir = std::string(kFabricPciDir) + "/" + addr;
+    if (ReadFabricId(fs, dir + "/vendor") != "0x15b3" || ReadFabricId(fs, dir + "/device") != "0x1021")
+      continue;
     const std::string path = dir + "/vpd";
     if (!fs.Exists(path)) continue;  // no VPD capability: an ordinary function
     ConnectxFunction c;

@@ -9,7 +9,7 @@ namespace gp::probe {
 namespace {
 
 // Removes os-release quoting: "..." or '...' with backslash escapes inside double quotes.
-std::string Unquote(std::string_view v) {
+std::string UnquoteOsRelease(std::string_view v) {
   v = Trim(v);
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     char q = v.front();
@@ -62,7 +62,7 @@ OsInfo ParseOsRelease(std::string_view text) {
     auto eq = line.find('=');
     if (eq == std::string::npos || Trim(line).empty() || Trim(line)[0] == '#') continue;
     std::string key(Trim(std::string_view(line).substr(0, eq)));
-    std::string value = Unquote(std::string_view(line).substr(eq + 1));
+    std::string value = UnquoteOsRelease(std::string_view(line).substr(eq + 1));
     if (key == "ID")
       os.id = value;
     else if (key == "VERSION_ID")

@@ -15,7 +15,7 @@ std::string ReadId(const sys::Fs& fs, const std::string& path) {
   return t ? ToLower(Trim(*t)) : std::string();
 }
 
-std::string Basename(const std::string& path) {
+std::string LinkName(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -118,7 +118,7 @@ void ProbePci(const ProbeEnv& env, HostFacts& facts) {
     dev.subsystem_vendor_id = ReadId(fs, dir + "/subsystem_vendor");
     dev.subsystem_device_id = ReadId(fs, dir + "/subsystem_device");
     dev.class_id = ReadId(fs, dir + "/class");
-    if (auto link = fs.ReadLink(dir + "/driver")) dev.driver = Basename(*link);
+    if (auto link = fs.ReadLink(dir + "/driver")) dev.driver = LinkName(*link);
     if (auto numa = fs.ReadPrefix(dir + "/numa_node", 32)) {
       if (auto n = ParseUnsigned(Trim(*numa))) dev.numa_node = static_cast<int>(*n);  // "-1": none
     }

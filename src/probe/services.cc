@@ -1,17 +1,13 @@
 // Fabric manager, NVLSM and persistence daemon (package, enabled unit, running process) and a pending reboot.
+#include <set>
+
+#include "probe/state.h"
 #include "probe/steps.h"
 #include "util/strings.h"
 #include "util/version.h"
 
 namespace gp::probe {
 namespace {
-
-const char* const kWants = "/etc/systemd/system/multi-user.target.wants/";
-
-bool UnitEnabled(const sys::Fs& fs, const std::string& unit) {
-  const std::string link = kWants + unit;
-  return fs.ReadLink(link).has_value() || fs.Exists(link);
-}
 
 // Live only: pid of a process whose /proc/<pid>/comm is one of `names` (comm is cut at 15 characters).
 std::map<std::string, std::string> RunningProcesses(const sys::Fs& fs,
@@ -44,7 +40,10 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
       fm.version = up;
     }
   }
-  fm.enabled = UnitEnabled(fs, "nvidia-fabricmanager.service");
+  // Enabled: wanted by any target, the one rule the plan's reader of the host (state.h) uses too.
+  const std::set<std::string> wanted = WantedUnits(fs);
+  auto enabled = [&wanted](const char* unit) { return wanted.count(unit) > 0; };
+  fm.enabled = enabled("nvidia-fabricmanager.service");
 
   // NVLSM: NVIDIA's package "nvlsm" (CUDA repository); its unit is named nvlsm.service or, in some
   // installations, nvidia-nvlsm.service; its process is "nvlsm".
@@ -53,10 +52,10 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
     sm.installed = true;
     sm.version = DebVersion::Parse(p->version).upstream;
   }
-  sm.enabled = UnitEnabled(fs, "nvlsm.service") || UnitEnabled(fs, "nvidia-nvlsm.service");
+  sm.enabled = enabled("nvlsm.service") || enabled("nvidia-nvlsm.service");
 
   DriverInfo& d = facts.driver;
-  d.persistenced_enabled = UnitEnabled(fs, "nvidia-persistenced.service");
+  d.persistenced_enabled = enabled("nvidia-persistenced.service");
   d.persistenced_detail = d.persistenced_enabled ? "nvidia-persistenced.service enabled"
                                                  : "nvidia-persistenced.service not enabled";
 

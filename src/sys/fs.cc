@@ -25,7 +25,7 @@ std::string ErrnoText(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
 }
 
-std::string Parent(const std::string& path) {
+std::string RootedParent(const std::string& path) {
   auto slash = path.rfind('/');
   if (slash == std::string::npos || slash == 0) return "/";
   return path.substr(0, slash);
@@ -111,7 +111,7 @@ ResolvedPath ResolvePath(const Fs& fs, const std::string& path, bool (*stop_at)(
     const std::string c = todo.back();
     todo.pop_back();
     if (c == "..") {
-      done = done.empty() ? "" : Parent(done);
+      done = done.empty() ? "" : RootedParent(done);
       if (done == "/") done.clear();
       continue;
     }
@@ -307,7 +307,7 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
     target = t.path;
   }
   const std::string host = Real(target, false);
-  if (auto r = MakeDirs(Parent(target), 0755); !r.ok) return r;
+  if (auto r = MakeDirs(RootedParent(target), 0755); !r.ok) return r;
   std::string tmp;
   int fd = CreateTemp(host, tmp);
   if (fd < 0) return {false, ErrnoText("cannot create a temporary file beside", host), ""};
@@ -358,14 +358,14 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
     ::unlink(tmp.c_str());
     return r;
   }
-  FsyncDir(Parent(host));
+  FsyncDir(RootedParent(host));
   return result;
 }
 
 WriteResult DiskFs::Rename(const std::string& from, const std::string& to) {
   if (::rename(Real(from, false).c_str(), Real(to, false).c_str()) != 0)
     return {false, ErrnoText("cannot move", Real(from, false)), ""};
-  FsyncDir(Parent(Real(to, false)));
+  FsyncDir(RootedParent(Real(to, false)));
   return {};
 }
 

@@ -13,7 +13,7 @@
 namespace gp::sys {
 namespace {
 
-constexpr size_t kMaxBody = 256u << 20;  // a download larger than this is refused, not buffered
+constexpr size_t kMaxDownloadBody = 256u << 20;  // a download larger than this is refused, not buffered
 
 struct CurlApi {
   void* handle = nullptr;
@@ -44,7 +44,7 @@ constexpr size_t kMaxHeaderBytes = 64u << 10;  // one response's headers
 
 struct Sink {
   std::string body;
-  size_t max_body = kMaxBody;
+  size_t max_body = kMaxDownloadBody;
   bool too_big = false;
   std::vector<std::pair<std::string, std::string>> headers;
   size_t header_bytes = 0;
@@ -259,7 +259,7 @@ class CurlHttpClient : public HttpClient {
     curl_slist* headers = nullptr;
     for (const auto& h : req.headers) headers = api.slist_append(headers, h.c_str());
     Sink sink;
-    if (req.max_body) sink.max_body = std::min(req.max_body, kMaxBody);
+    if (req.max_body) sink.max_body = std::min(req.max_body, kMaxDownloadBody);
     char errbuf[CURL_ERROR_SIZE] = {0};
     api.easy_setopt(curl, CURLOPT_URL, url.c_str());
     api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnData);

@@ -12,9 +12,9 @@
 namespace gp::sys {
 namespace {
 
-struct Fd {
+struct LogFd {
   int fd;
-  ~Fd() {
+  ~LogFd() {
     if (fd >= 0) ::close(fd);
   }
 };
@@ -23,7 +23,7 @@ struct Fd {
 
 LogRead ReadKmsg(const std::string& path, size_t max_bytes, int max_ms) {
   LogRead r;
-  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  LogFd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (f.fd < 0) {
     r.error = "cannot read " + path + ": " + std::strerror(errno);
     return r;
@@ -53,7 +53,7 @@ LogRead ReadKmsg(const std::string& path, size_t max_bytes, int max_ms) {
 
 LogRead ReadTail(const std::string& host_path, size_t max_bytes) {
   LogRead r;
-  Fd f{::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  LogFd f{::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   struct stat st {};
   if (f.fd < 0 || ::fstat(f.fd, &st) != 0) {
     r.error = "cannot read " + host_path + ": " + std::strerror(errno);

@@ -24,7 +24,7 @@ WriteResult Fail(const std::string& what, const std::string& path, int err) {
   return r;
 }
 
-std::string Parent(const std::string& path) {
+std::string ParentOrDot(const std::string& path) {
   auto slash = path.find_last_of('/');
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
@@ -177,7 +177,7 @@ WriteResult SwitchSymlink(const std::string& link, const std::string& target) {
     ::unlink(tmp.c_str());
     return Fail("cannot switch", link, err);
   }
-  SyncDir(Parent(link));
+  SyncDir(ParentOrDot(link));
   return {};
 }
 
@@ -187,7 +187,7 @@ WriteResult RenameDir(const std::string& from, const std::string& to) {
   struct stat st {};
   if (::lstat(to.c_str(), &st) == 0) return Fail("cannot rename into", to, EEXIST);
   if (::rename(from.c_str(), to.c_str()) != 0) return Fail("cannot rename " + from + " to", to, errno);
-  SyncDir(Parent(to));
+  SyncDir(ParentOrDot(to));
   return {};
 }
 
@@ -197,7 +197,7 @@ WriteResult ExchangeDirs(const std::string& a, const std::string& b, bool& unsup
     unsupported = errno == EINVAL || errno == ENOSYS;
     return Fail("cannot exchange " + a + " with", b, errno);
   }
-  SyncDir(Parent(b));
+  SyncDir(ParentOrDot(b));
   return {};
 }
 

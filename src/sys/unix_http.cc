@@ -26,18 +26,18 @@ using Clock = std::chrono::steady_clock;
 // image's inspect, a verify container's log); a pull's progress stream is read line by line as it comes and
 // only its first 64 KiB kept (for an error's words), up to kMaxStream in all.
 constexpr size_t kMaxHead = 64u << 10;
-constexpr size_t kMaxBody = 16u << 20;
+constexpr size_t kMaxEngineBody = 16u << 20;
 constexpr size_t kMaxKeptStream = 64u << 10;
 constexpr uint64_t kMaxStream = uint64_t{1} << 30;
 
-class Fd {
+class SocketFd {
  public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
+  explicit SocketFd(int fd) : fd_(fd) {}
+  ~SocketFd() {
     if (fd_ >= 0) ::close(fd_);
   }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
+  SocketFd(const SocketFd&) = delete;
+  SocketFd& operator=(const SocketFd&) = delete;
   int get() const { return fd_; }
 
  private:
@@ -156,7 +156,7 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
     return r;
   }
   std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size());
-  Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  SocketFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (fd.get() < 0) {
     r.error = std::string("socket: ") + std::strerror(errno);
     return r;
@@ -213,7 +213,7 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
   auto deliver = [&](std::string_view piece) {
     if (piece.empty() || too_big) return;
     delivered += piece.size();
-    if (req.on_data ? delivered > kMaxStream : r.body.size() + piece.size() > kMaxBody) {
+    if (req.on_data ? delivered > kMaxStream : r.body.size() + piece.size() > kMaxEngineBody) {
       too_big = true;
       return;
     }
@@ -290,7 +290,7 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
   }
   if (too_big) {
     r.error = "response larger than " + (req.on_data ? std::to_string(kMaxStream >> 30) + " GiB"
-                                                     : std::to_string(kMaxBody >> 20) + " MiB");
+                                                     : std::to_string(kMaxEngineBody >> 20) + " MiB");
     r.body.clear();
     return r;
   }

@@ -71,6 +71,8 @@ python3 "$src/tests/watch/check_trace.py" "$trace" "$work/live.jsonl" "$rc" "$wo
 python3 - "$work/live.jsonl" "$trainer" <<'PY'
 import json, sys
 trainer = int(sys.argv[2])
+verdicts = [json.loads(l)["verdict"] for l in open(sys.argv[1]) if '"type":"verdict"' in l]
+assert len(verdicts) >= 3 and all(v == "input_bound" for v in verdicts[1:]), verdicts  # only the first may lag
 last = [json.loads(l) for l in open(sys.argv[1]) if '"type":"sample"' in l][-1]
 procs = last["host"]["processes"]
 loaders = [p for p in procs if p["role"] == "loader"]

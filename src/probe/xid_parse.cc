@@ -4,23 +4,7 @@
 #include "probe/xid.h"
 
 namespace gp::probe {
-namespace {
-
-// Calls fn(line) for each line of `data`, each cut to kMaxLogLine bytes.
-template <typename Fn>
-void ForLines(std::string_view data, Fn fn) {
-  size_t start = 0;
-  while (start < data.size()) {
-    size_t nl = data.find('\n', start);
-    if (nl == std::string_view::npos) nl = data.size();
-    std::string_view line = data.substr(start, nl - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    fn(line.substr(0, kMaxLogLine));
-    start = nl + 1;
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void AddEvent(XidLog& log, XidEvent ev) {
   if (log.events.size() >= kMaxXidEvents) {
@@ -73,7 +57,7 @@ std::string KmsgTime(uint64_t usec) {
 
 void ScanKmsg(std::string_view data, XidLog& log) {
   bool first = true;
-  ForLines(data, [&](std::string_view line) {
+  ForEachLogLine(data, [&](std::string_view line) {
     if (line.empty() || line.front() == ' ') return;  // a continuation line (" SUBSYSTEM=pci")
     auto rec = ParseKmsgRecord(line);
     if (!rec) return;
@@ -91,7 +75,7 @@ void ScanKmsg(std::string_view data, XidLog& log) {
 
 void ScanKernLog(std::string_view data, XidLog& log) {
   bool first = true;
-  ForLines(data, [&](std::string_view line) {
+  ForEachLogLine(data, [&](std::string_view line) {
     auto k = ParseKernLogLine(line);
     if (!k) return;
     if (first) {

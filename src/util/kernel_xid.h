@@ -38,6 +38,20 @@ struct KmsgRecord {
 };
 std::optional<KmsgRecord> ParseKmsgRecord(std::string_view line);
 
+// Calls fn(line) for each line of `data` (a trailing '\r' dropped), each cut to kMaxKernelLogLine bytes.
+template <typename Fn>
+void ForEachLogLine(std::string_view data, Fn fn) {
+  size_t start = 0;
+  while (start < data.size()) {
+    size_t nl = data.find('\n', start);
+    if (nl == std::string_view::npos) nl = data.size();
+    std::string_view line = data.substr(start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line.substr(0, kMaxKernelLogLine));
+    start = nl + 1;
+  }
+}
+
 // Printable ASCII of `s` kept, anything else replaced by '?', at most `max` bytes, trailing blanks dropped.
 std::string CleanLogText(std::string_view s, size_t max);
 

@@ -41,31 +41,26 @@ bool SamePciDevice(std::string_view nvml_bus_id, std::string_view xid_pci) {
 
 XidAttach AttachXids(std::string_view records, std::vector<GpuSample>& gpus) {
   XidAttach out;
-  size_t start = 0;
-  while (start < records.size()) {
-    size_t nl = records.find('\n', start);
-    if (nl == std::string_view::npos) nl = records.size();
-    const std::string_view line = records.substr(start, std::min(nl - start, kMaxKernelLogLine));
-    start = nl + 1;
-    if (line.empty() || line.front() == ' ') continue;  // a continuation line (" SUBSYSTEM=pci")
+  ForEachLogLine(records, [&](std::string_view line) {
+    if (line.empty() || line.front() == ' ') return;  // a continuation line (" SUBSYSTEM=pci")
     const auto rec = ParseKmsgRecord(line);
-    if (!rec) continue;
+    if (!rec) return;
     auto x = ParseXidLine(rec->message);
-    if (!x) continue;
+    if (!x) return;
     GpuSample* gpu = nullptr;
     for (GpuSample& g : gpus)
       if (SamePciDevice(g.id.pci_bus_id, x->pci)) gpu = &g;
     if (!gpu) {
       ++out.unmatched;
-      continue;
+      return;
     }
     if (gpu->xids.size() >= kMaxXidsPerGpuTick) {
       ++out.dropped;
-      continue;
+      return;
     }
     gpu->xids.push_back({x->code, std::move(x->pid), std::move(x->process), std::move(x->detail)});
     ++out.matched;
-  }
+  });
   return out;
 }
 

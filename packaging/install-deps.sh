@@ -1,17 +1,41 @@
 #!/usr/bin/env bash
-# Installs what gpuprep needs to build and test, from the distribution's own packages only
-# (Debian 12, Ubuntu 22.04/24.04). Run as root. Idempotent: apt-get skips what is installed.
+# Installs what gpuprep needs to build, and with --tests what its tests need, from the distribution's own
+# packages only (Debian 12, Ubuntu 22.04/24.04). Run as root. Idempotent: apt-get skips what is installed.
+#   install-deps.sh           what building the gpuprep binary needs
+#   install-deps.sh --tests   and everything the test suite, the package checks and CI use
 set -euo pipefail
+tests=0
+for arg in "$@"; do
+  case $arg in
+    --tests) tests=1 ;;
+    -h | --help)
+      sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "install-deps.sh: $arg: unknown argument (use --tests, or nothing for the build alone)" >&2
+      exit 2
+      ;;
+  esac
+done
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps.sh: run as root (it calls apt-get)" >&2
   exit 2
 fi
 export DEBIAN_FRONTEND=noninteractive
-pkgs=(
-  # build
+build_pkgs=(
   cmake ninja-build g++ pkg-config ccache
   libcurl4-openssl-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 nlohmann-json3-dev libssl-dev libarchive-dev
+)
+if [ "$tests" = 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${build_pkgs[@]}" >/dev/null
+  echo "install-deps.sh: done (the build; add --tests for the test suite's tools)"
+  exit 0
+fi
+pkgs=(
+  "${build_pkgs[@]}"
   # tests: the simulated GPU server (local signed apt repo, stub packages, overlay namespace) and the
   # stand-in Docker Engine API
   dpkg-dev apt-utils gnupg python3 gcc util-linux ca-certificates curl strace

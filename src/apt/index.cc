@@ -150,14 +150,14 @@ std::vector<std::string> Index::Names() const {
   return out;
 }
 
-void ParsePackages(std::string_view text, const std::string& arch, Index& index, bool installed_only) {
+void ParsePackages(std::string_view text, const std::string& arch, Index& index) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find("\n\n", pos);
     std::string_view stanza =
         text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     pos = end == std::string_view::npos ? text.size() : end + 2;
-    std::string name, status, provides;
+    std::string name, provides;
     Candidate c;
     ForEachField(stanza, [&](std::string_view key, const std::string& value) {
       if (key == "Package")
@@ -166,8 +166,6 @@ void ParsePackages(std::string_view text, const std::string& arch, Index& index,
         c.version = value;
       else if (key == "Architecture")
         c.architecture = value;
-      else if (key == "Status")
-        status = value;
       else if (key == "Provides")
         provides = value;
       else if (key == "Depends" || key == "Pre-Depends") {
@@ -177,7 +175,6 @@ void ParsePackages(std::string_view text, const std::string& arch, Index& index,
     });
     if (!ValidDebName(name) || !ValidDebVersion(c.version)) continue;  // see ParseRelation
     if (!arch.empty() && c.architecture != arch && c.architecture != "all") continue;
-    if (installed_only && !EndsWith(status, "ok installed")) continue;
     for (const auto& clause : ParseRelations(provides))
       for (const auto& r : clause) c.provides.push_back(r.name);
     index.Add(name, std::move(c));

@@ -66,8 +66,7 @@ class Index {
 // Adds every stanza of a Packages file whose Architecture is `arch` or "all" (`arch` "" accepts any). A
 // stanza whose Package is not a Debian package name or whose Version is not a Debian version (util/input.h)
 // is dropped, and so is a relation naming one: what reaches apt's command line is validated here.
-// With `installed_only` (a dpkg status file) only stanzas whose Status ends in "ok installed" count.
-void ParsePackages(std::string_view text, const std::string& arch, Index& index, bool installed_only = false);
+void ParsePackages(std::string_view text, const std::string& arch, Index& index);
 
 // The Packages files of `repo` in an apt lists directory ("/var/lib/apt/lists", or a private one):
 // host paths through `fs`. Empty when apt has not fetched the repository there.

@@ -150,11 +150,4 @@ std::string ListsPrefix(const manifest::AptRepository& repo) {
   return out;
 }
 
-bool ListsPresent(const sys::Fs& fs, const manifest::AptRepository& repo) {
-  const std::string prefix = ListsPrefix(repo);
-  for (const auto& name : fs.List("/var/lib/apt/lists"))
-    if (StartsWith(name, prefix) && name.find("Packages") != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace gp::apt

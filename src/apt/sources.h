@@ -30,7 +30,4 @@ std::vector<Conflict> FindConflicts(const sys::Fs& fs, const manifest::AptReposi
 // apt's file-name prefix for a repository's lists ("developer.download.nvidia.com_compute_..._").
 std::string ListsPrefix(const manifest::AptRepository& repo);
 
-// True when /var/lib/apt/lists holds a Packages file for the repository.
-bool ListsPresent(const sys::Fs& fs, const manifest::AptRepository& repo);
-
 }  // namespace gp::apt

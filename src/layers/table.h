@@ -2,7 +2,9 @@
 // installs and verifies them, with the layer's check, plan and verify functions. Each row is defined beside
 // its layer's check (`layers/<layer>/check.cc`; the plan and verify in `plan.cc` and `verify.cc` there);
 // the names, doctor's rows, the plan's layers, the layers `--only`/`--skip` accept, verify's checks and
-// default layers all derive from it, so adding a layer or a finding touches that layer's folder only.
+// default layers all derive from it. Adding a layer or a finding touches that layer's folder; the CUDA
+// components (cuda, cudnn, nccl) also share one plan and a fresh-process verify that know them by name
+// (plan/components.cc, apply/verify_fresh.cc).
 #pragma once
 #include <string>
 #include <string_view>

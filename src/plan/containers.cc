@@ -7,14 +7,6 @@
 
 namespace gp::plan {
 
-std::optional<Version> DockerVersion(const std::string& text) {
-  std::string up = text.find(':') != std::string::npos || text.find('-') != std::string::npos
-                       ? DebVersion::Parse(text).upstream
-                       : text;
-  up = up.substr(0, up.find_first_of("-~+"));
-  return Version::Parse(up);
-}
-
 std::string InstalledEngine(const PackageState& state) {
   for (const char* n : {"docker-ce", "docker.io", "moby-engine"}) {
     auto it = state.dpkg.find(n);

@@ -14,10 +14,6 @@
 
 namespace gp::plan {
 
-// A Docker version as the engine or dpkg gives it: "28.3.2", "5:28.3.2-1~ubuntu.22.04~jammy",
-// "24.0.7-0ubuntu2"; nullopt when it does not parse.
-std::optional<Version> DockerVersion(const std::string& text);
-
 // The installed engine package's version (docker-ce, docker.io or moby-engine); "" when none is installed.
 std::string InstalledEngine(const PackageState& state);
 

@@ -1,12 +1,12 @@
 // Docker and the NVIDIA Container Toolkit: the engine over its unix socket (live only), daemon.json,
 // the toolkit's packages and `nvidia-ctk --version` (live only). CDI specs: probe/cdi.cc.
 #include <time.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "probe/parsers.h"
 #include "probe/steps.h"
+#include "sys/clock.h"
 #include "util/strings.h"
 #include "util/version.h"
 
@@ -88,7 +88,7 @@ std::optional<int64_t> EngineStartTime(const ProbeEnv& env) {
     for (const auto& line : Split(*proc_stat, '\n'))
       if (StartsWith(line, "btime "))
         btime = ParseUnsigned(Trim(std::string_view(line).substr(6))).value_or(0);
-  const long hz = ::sysconf(_SC_CLK_TCK);
+  const long hz = sys::ClockTicksPerSecond();
   if (!ticks || btime == 0 || hz <= 0) return std::nullopt;
   return static_cast<int64_t>(btime + *ticks / static_cast<uint64_t>(hz));
 }

@@ -193,4 +193,12 @@ std::string CudaVersionFromCode(long code) {
   return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10);
 }
 
+std::optional<Version> DockerUpstreamVersion(const std::string& text) {
+  std::string up = text.find(':') != std::string::npos || text.find('-') != std::string::npos
+                       ? DebVersion::Parse(text).upstream
+                       : text;
+  up = up.substr(0, up.find_first_of("-~+"));
+  return Version::Parse(up);
+}
+
 }  // namespace gp

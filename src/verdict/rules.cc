@@ -10,6 +10,18 @@ namespace gp::verdict {
 
 std::string ApplyFix(const std::string& layer) { return "sudo gpuprep apply --yes --only " + layer; }
 
+DockerFloor DockerGpuFloor(const std::string& gpu_access) {
+  if (gpu_access == "cdi") return {"25.0", ">= 25 (CDI)", "CDI devices need Docker 25"};
+  return {"19.03", ">= 19.03 (--gpus)", "--gpus needs Docker 19.03"};
+}
+
+std::optional<std::string> DockerBelowFloor(const std::string& version, const std::string& gpu_access) {
+  const DockerFloor floor = DockerGpuFloor(gpu_access);
+  auto v = DockerUpstreamVersion(version);
+  if (!v || !(*v < Version::Must(floor.version))) return std::nullopt;
+  return "Docker " + v->str() + " is older than " + floor.version + " (" + floor.why + ")";
+}
+
 // apply installs the toolkit at the stack's pins (held, from NVIDIA's repository) and registers it in
 // daemon.json without losing a key (nvidia-ctk runtime configure drops other "features" keys).
 std::string ToolkitInstallFix(const manifest::ComponentSpec&) { return ApplyFix("container_toolkit"); }

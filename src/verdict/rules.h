@@ -16,6 +16,23 @@ namespace gp::verdict {
 // "sudo gpuprep apply --yes --only LAYER" (apply needs root and --yes to change the host).
 std::string ApplyFix(const std::string& layer);
 
+// The oldest Docker Engine that gives containers GPUs the way a stack asks (`docker.gpu_access`): `--gpus`
+// exists "starting with Docker 19.03"
+// (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html); CDI
+// devices need Docker 25 ("For CDI support, Docker 25 or later is required",
+// https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/release-notes.html). The one rule
+// doctor, plan and verify judge an engine by.
+struct DockerFloor {
+  const char* version;  // "19.03", "25.0"
+  const char* wanted;   // ">= 19.03 (--gpus)"
+  const char* why;      // "--gpus needs Docker 19.03"
+};
+DockerFloor DockerGpuFloor(const std::string& gpu_access);
+// The engine's version (as its API or dpkg gives it) below the stack's floor: the finding's message
+// ("Docker 24.0.7 is older than 25.0 (CDI devices need Docker 25)"); nullopt when it is not below, or does
+// not parse.
+std::optional<std::string> DockerBelowFloor(const std::string& version, const std::string& gpu_access);
+
 // The manual steps that install the stack's NVIDIA Container Toolkit, as NVIDIA's install guide gives them
 // (docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html): NVIDIA's
 // repository, the four packages pinned at one version, then the Docker runtime.

@@ -1,4 +1,5 @@
-// The container checks of verify against the stand-in Engine API: every GPU listed by nvidia-smi -L in a
+// The container layers' verify (layers/docker, container_toolkit and image verify.cc, over the kit of
+// apply/verify_container.h) against the stand-in Engine API: every GPU listed by nvidia-smi -L in a
 // container, the torch check, and the classic failures named with their fix.
 #include "apply/verify_container.h"
 
@@ -7,6 +8,7 @@
 #include <fstream>
 
 #include "apply/harness.h"
+#include "layers/table.h"
 #include "support/fake_engine.h"
 #include "support/launch_support.h"
 #include "sys/http.h"
@@ -49,10 +51,7 @@ struct Setup {
   verdict::LayerReport Verify(const std::string& layer, const test::FakeEngine& fake) {
     facts.docker.socket = fake.socket();
     apply::VerifyEnv env{nullptr, nullptr, &stack, &facts, &http};
-    verdict::LayerReport r;
-    r.name = layer;
-    apply::VerifyContainerLayer(layer, env, r);
-    return r;
+    return layers::VerifyLayer(layer, env);
   }
 };
 

@@ -7,9 +7,13 @@
 #    only...)" allows only the headers named;
 #  - every folder and header a row lists is included by at least one file of that folder (the row is true,
 #    not only permissive);
-#  - the rows form no cycle (lower folders never include upper ones);
+#  - the rows form no cycle (lower folders never include upper ones), and the picture above the table puts
+#    every folder on one line, below every folder that includes it;
+#  - every header starts with the comment that says what it holds;
 #  - yaml-cpp is included only in src/manifest/, and no file outside src/sys/ (and main.cc) makes a system
-#    call directly.
+#    call directly;
+#  - only src/main.cc builds the real seams (DiskFs, RealCommandRunner, DlopenNativeLibs, RealUnixHttp, the
+#    curl HTTP client, StopSignal): every folder gets them passed in.
 # Each violation is one line naming the file (and line) and the row to change.
 # Usage: architecture.sh GPUPREP_BINARY SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -102,6 +106,38 @@ def check(root):
             row["deps"][dep] = headers
     if not rows:
         bad.append("ARCHITECTURE.md: no folder table (a table with the columns \"folder\" and \"may include\")")
+    # The picture: the first fenced block whose lines start with folder names; a folder includes only folders
+    # on lower lines (the table's rows say which; "everything" is the top line).
+    level, in_block, block_done = {}, False, False
+    for n, line in enumerate(lines, 1):
+        if line.startswith("```"):
+            if in_block:
+                if level:
+                    block_done = True
+                    break
+                in_block = False
+            else:
+                in_block = True
+            continue
+        if in_block:
+            names = re.findall(r"(?:^|\s)([a-z_]+)/(?=\s|$)", line)
+            for name in names:
+                if name in level:
+                    bad.append("ARCHITECTURE.md:%d: `%s/` is twice in the picture" % (n, name))
+                level[name] = -n  # lower lines: larger n, lower level
+    if not block_done:
+        bad.append("ARCHITECTURE.md: no picture (a fenced block of folder names, top folder first)")
+    else:
+        for f in folders:
+            if f not in level:
+                bad.append("ARCHITECTURE.md: src/%s/ is not in the picture" % f)
+        for f, row in sorted(rows.items()):
+            if f not in level or row["all"]:
+                continue
+            for dep in sorted(row["deps"]):
+                if dep in level and level[dep] >= level[f]:
+                    bad.append("ARCHITECTURE.md:%d: `%s/` includes %s/, which the picture does not put on a lower line"
+                               % (-level[f], f, dep))
 
     for f in folders:
         if f not in rows:
@@ -129,9 +165,12 @@ def check(root):
             todo += [(e, path + [e]) for e in rows[d]["deps"]]
 
     syscall = re.compile(r"(::|\bstd::)(open|read|write|close|flock|fcntl|fork|execv\w*|kill|waitpid|uname|geteuid|getuid|"
-                         r"dlopen|dlsym|socket|connect|mkdir|rename|unlink|stat|lstat|access|system|getenv)\s*\(|"
+                         r"dlopen|dlsym|socket|connect|mkdir|rename|unlink|stat|lstat|access|system|getenv|sysconf|statvfs|"
+                         r"ioctl|getifaddrs|posix_fadvise|getpid|mmap)\s*\(|"
                          r"std::filesystem::")
     include = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/([^"]+)"')
+    # The real implementations of the seams: only src/main.cc (outside every folder) builds them.
+    real_seam = re.compile(r"\b(DiskFs|RealCommandRunner|DlopenNativeLibs|RealUnixHttp|MakeCurlHttpClient|StopSignal)\b")
     used = {f: {} for f in folders}  # folder -> {included folder: set of headers}
     includes = 0
     for d in folders:
@@ -141,6 +180,8 @@ def check(root):
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, root)
                 text = open(path, errors="replace").read()
+                if name.endswith(".h") and not text.startswith("//"):
+                    bad.append("%s:1: a header starts with the comment that says what it holds" % rel)
                 for n, line in enumerate(text.splitlines(), 1):
                     m = include.match(line)
                     if m:
@@ -165,6 +206,8 @@ def check(root):
                     if d != "sys":
                         for s in syscall.finditer(re.sub(r"//.*", "", line)):
                             bad.append("%s:%d: system call %s outside src/sys/" % (rel, n, s.group(0).strip()))
+                        for s in real_seam.finditer(re.sub(r"//.*", "", line)):
+                            bad.append("%s:%d: %s, a real seam, is built outside src/main.cc" % (rel, n, s.group(1)))
 
     # Every listed dependency is used.
     for f, row in sorted(rows.items()):
@@ -186,17 +229,18 @@ def self_test():
     import tempfile
     with tempfile.TemporaryDirectory() as t:
         files = {
-            "ARCHITECTURE.md": "intro\n\n| folder | what it holds | may include |\n|---|---|---|\n"
+            "ARCHITECTURE.md": "intro\n```\ntop/\nlow/  mid/\nutil/\n```\n| folder | what it holds | may include |\n|---|---|---|\n"
                                "| `util/` | strings | std only |\n"
                                "| `low/` | a | util, mid (`m.h` only: why), gone |\n"
                                "| `mid/` | b | util (`u.h` only), low |\n"
                                "| `top/` | c | everything |\n\nafter\n",
-            "src/util/u.h": "",
-            "src/util/v.h": "",
+            "src/util/u.h": "// u\n",
+            "src/util/v.h": "// v\n",
             "src/low/a.cc": '#include "util/u.h"\n#include "mid/m.h"\n#include "mid/n.h"\n#include "top/t.h"\n'
-                            "int f() { return ::getenv(\"X\") != nullptr; }  // ::open( in a comment is fine\n",
+                            "int f() { return ::getenv(\"X\") != nullptr; }  // ::open( in a comment is fine\n"
+                            "sys::DiskFs fs(\"/\");  // DiskFs in a comment is fine\n",
             "src/mid/m.h": '#include "util/v.h"\n#include <yaml-cpp/yaml.h>\n',
-            "src/top/t.h": '#include "low/a.h"\n#include "util/u.h"\n',
+            "src/top/t.h": '// t\n#include "low/a.h"\n#include "util/u.h"\n',
             "src/new/x.h": "",
         }
         for rel, text in files.items():
@@ -205,21 +249,27 @@ def self_test():
                 f.write(text)
         got, _, _ = check(t)
     want = [
+        "ARCHITECTURE.md: src/new/ is not in the picture",
+        "ARCHITECTURE.md:4: `low/` includes mid/, which the picture does not put on a lower line",
+        "ARCHITECTURE.md:4: `mid/` includes low/, which the picture does not put on a lower line",
         "ARCHITECTURE.md: no row for src/new/ (add one with what it holds and what it may include)",
-        "ARCHITECTURE.md:6: `low/` row lists gone, which is no folder under src/",
-        "ARCHITECTURE.md:6: the rows form a cycle: low -> mid -> low",
-        "ARCHITECTURE.md:7: the rows form a cycle: mid -> low -> mid",
-        'src/low/a.cc:3: #include "mid/n.h": the `low/` row of ARCHITECTURE.md, line 6, allows only m.h from mid/ '
+        "ARCHITECTURE.md:10: `low/` row lists gone, which is no folder under src/",
+        "ARCHITECTURE.md:10: the rows form a cycle: low -> mid -> low",
+        "ARCHITECTURE.md:11: the rows form a cycle: mid -> low -> mid",
+        'src/low/a.cc:3: #include "mid/n.h": the `low/` row of ARCHITECTURE.md, line 10, allows only m.h from mid/ '
         "(name n.h there, or drop the include)",
-        'src/low/a.cc:4: #include "top/t.h": low/ may not include top/ (the `low/` row of ARCHITECTURE.md, line 6, '
+        'src/low/a.cc:4: #include "top/t.h": low/ may not include top/ (the `low/` row of ARCHITECTURE.md, line 10, '
         "does not list it: add top to that row's \"may include\" cell, or drop the include)",
         "src/low/a.cc:5: system call ::getenv( outside src/sys/",
-        'src/mid/m.h:1: #include "util/v.h": the `mid/` row of ARCHITECTURE.md, line 7, allows only u.h from util/ '
+        "src/low/a.cc:6: DiskFs, a real seam, is built outside src/main.cc",
+        "src/mid/m.h:1: a header starts with the comment that says what it holds",
+        'src/mid/m.h:1: #include "util/v.h": the `mid/` row of ARCHITECTURE.md, line 11, allows only u.h from util/ '
         "(name v.h there, or drop the include)",
         "src/mid/m.h:2: includes yaml-cpp outside src/manifest/",
-        "ARCHITECTURE.md:6: the `low/` row lists gone, but no file in src/low/ includes gone/ (remove gone from that row)",
-        "ARCHITECTURE.md:7: the `mid/` row lists low, but no file in src/mid/ includes low/ (remove low from that row)",
-        "ARCHITECTURE.md:7: the `mid/` row allows util/u.h, but no file in src/mid/ includes it (remove `u.h` from that "
+        "src/new/x.h:1: a header starts with the comment that says what it holds",
+        "ARCHITECTURE.md:10: the `low/` row lists gone, but no file in src/low/ includes gone/ (remove gone from that row)",
+        "ARCHITECTURE.md:11: the `mid/` row lists low, but no file in src/mid/ includes low/ (remove low from that row)",
+        "ARCHITECTURE.md:11: the `mid/` row allows util/u.h, but no file in src/mid/ includes it (remove `u.h` from that "
         "row)",
     ]
     if got != want:

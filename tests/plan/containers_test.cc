@@ -11,12 +11,17 @@
 #include "apt/preferences.h"
 #include "apt/sources.h"
 #include "docker/daemon_json.h"
+#include "layers/check.h"
 #include "layers/plan.h"
+#include "layers/table.h"
+#include "manifest/loader.h"
 #include "plan/plan_queries.h"
 #include "plan/planner.h"
 #include "plan/render.h"
 #include "probe/state.h"
+#include "support/fake_engine.h"
 #include "support/plan_host.h"
+#include "sys/http.h"
 #include "sys/process.h"
 #include "util/error.h"
 
@@ -217,10 +222,38 @@ TEST_CASE("containers: an existing engine is left alone; too old for CDI is refu
   p = f.Build();
   CHECK(Layer(p, "docker").kind == plan::LayerDecision::Kind::kRefused);
   CHECK(Layer(p, "docker").detail ==
-        "Docker 20.10.24 is installed, older than 25.0 (CDI devices need Docker 25); gpuprep leaves an "
-        "existing "
-        "engine alone: upgrade it, then run apply again");
+        "Docker 20.10.24 is older than 25.0 (CDI devices need Docker 25); gpuprep leaves an existing engine "
+        "alone: upgrade it, then run apply again");
   CHECK(Layer(p, "image").kind == plan::LayerDecision::Kind::kSkipped);
+}
+
+// One floor (verdict/rules.h) for the three that judge an engine: a CDI stack on Docker 24 fails doctor,
+// is refused by the plan and fails verify, with the same reason; Docker 25 passes all three.
+TEST_CASE("containers: Docker's floor agrees across doctor, plan and verify", "[plan][containers][docker]") {
+  for (const std::string& version : std::vector<std::string>{"24.0.7", "25.0.0"}) {
+    CAPTURE(version);
+    const bool below = version == "24.0.7";
+    Fixture f;
+    f.stack.docker.gpu_access = "cdi";
+    f.DockerRunning(version);
+    layers::CheckInput in{f.stack, manifest::EmbeddedCompat(), f.facts};
+    auto doctor = layers::CheckDocker(in);
+    CHECK((doctor.status == verdict::Status::kFail) == below);
+    CHECK(Layer(f.Build(), "docker").kind ==
+          (below ? plan::LayerDecision::Kind::kRefused : plan::LayerDecision::Kind::kNone));
+    test::FakeEngine fake(nlohmann::json{{"version", version}});
+    f.facts.docker.socket = fake.socket();
+    sys::RealUnixHttp http;
+    apply::VerifyEnv env{nullptr, nullptr, &f.stack, &f.facts, &http};
+    auto verify = layers::VerifyLayer("docker", env);
+    CHECK((verify.status == verdict::Status::kFail) == below);
+    if (below) {
+      const std::string why = "Docker 24.0.7 is older than 25.0 (CDI devices need Docker 25)";
+      CHECK(doctor.detail.rfind(why, 0) == 0);
+      CHECK(Layer(f.Build(), "docker").detail.rfind(why, 0) == 0);
+      CHECK(verify.detail == why);
+    }
+  }
 }
 
 TEST_CASE("containers: a converged host changes nothing: no write, no reload, no pull",

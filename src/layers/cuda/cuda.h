@@ -1,4 +1,5 @@
-// The cuda layer's plan and verify (its check is CheckCuda, layers/check.h).
+// The cuda layer's verify (its check is CheckCuda, layers/check.h; its plan the CUDA components', in its
+// row).
 #pragma once
 #include "apply/verify.h"
 #include "plan/layer_plan.h"
@@ -6,7 +7,6 @@
 
 namespace gp::layers {
 
-plan::LayerPlan PlanCuda(const plan::LayerContext& ctx);
 void VerifyCuda(const apply::VerifyEnv& env, verdict::LayerReport& r);
 
 }  // namespace gp::layers

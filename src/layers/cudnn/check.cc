@@ -1,8 +1,12 @@
-// cudnn layer: see CheckCudaLibrary (layers/check.h, layers/library.cc).
+// cudnn layer: the check is CheckCudaLibrary's (layers/check.h, layers/library.cc) plus the redist source;
+// the plan is the CUDA components' (plan/layer_plan.h PlanComponent: the stack's apt packages at their pins,
+// built for the stack's CUDA, or NVIDIA's archives into /opt/gpuprep/cudnn/); verify holds the pins and
+// loads cuDNN at the pinned release (apply/verify.h). The row points at those shared functions.
 #include "layers/check.h"
 
-#include "layers/cudnn/cudnn.h"
+#include "apply/verify.h"
 #include "layers/table.h"
+#include "plan/layer_plan.h"
 #include "verdict/rules.h"
 
 namespace gp::layers {
@@ -22,8 +26,14 @@ LayerReport CheckCudnn(const CheckInput& in) {
 }
 
 extern const Layer kCudnnLayer = {
-    "cudnn",     CheckCudnn,
-    nullptr,     PlanCudnn,
-    VerifyCudnn, [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; }};
+    "cudnn",
+    CheckCudnn,
+    nullptr,
+    [](const plan::LayerContext& ctx) { return plan::PlanComponent(ctx, "cudnn", ctx.stack->cudnn); },
+    [](const apply::VerifyEnv& env, LayerReport& r) {
+      apply::PinsAndHolds(env, env.stack->cudnn.packages, r);
+      apply::VerifyLibrary(env, "cuDNN", env.stack->cudnn.version, r, false);
+    },
+    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; }};
 
 }  // namespace gp::layers

@@ -1,5 +1,6 @@
-// docker layer: the Docker CLI and engine (version from the API on the unix socket) and a daemon.json
-// that parses. With --root the engine is never contacted: an installed CLI is all that can be known.
+// docker layer: the Docker CLI and engine (version from the API on the unix socket, at least the floor of the
+// stack's GPU access: verdict/rules.h, as plan and verify judge it) and a daemon.json that parses. With
+// --root the engine is never contacted: an installed CLI is all that can be known.
 #include "layers/check.h"
 
 #include "layers/docker/docker.h"
@@ -15,7 +16,14 @@ LayerReport CheckDocker(const CheckInput& in) {
   const probe::DockerInfo& d = in.host.docker;
   if (d.engine_reachable) {
     r.found = d.version.empty() ? "running" : d.version;
-    r.Add("docker.engine", Status::kOk, "Docker engine " + d.version + " answers on its socket");
+    if (auto below = verdict::DockerBelowFloor(d.version, in.stack.docker.gpu_access)) {
+      r.wanted = verdict::DockerGpuFloor(in.stack.docker.gpu_access).wanted;
+      r.Add("docker.too-old", Status::kFail,
+            *below + ": containers get no GPUs the way stack " + in.stack.name + " asks",
+            "upgrade Docker Engine (gpuprep leaves an installed engine alone), then: gpuprep doctor");
+    } else {
+      r.Add("docker.engine", Status::kOk, "Docker engine " + d.version + " answers on its socket");
+    }
   } else if (!d.cli_found) {
     r.Add("docker.missing", Status::kFail, "Docker is not installed",
           in.stack.docker.present ? ApplyFix("docker")

@@ -5,6 +5,7 @@
 
 #include "layers/docker/docker.h"
 #include "plan/containers.h"
+#include "verdict/rules.h"
 
 namespace gp::layers {
 namespace {
@@ -23,16 +24,10 @@ LayerPlan Decide(const plan::LayerContext& ctx) {
     LayerPlan out = plan::Decided(kName, Kind::kNone, "");
     plan::LayerDecision& l = out.decision;
     l.found = text.empty() ? "installed" : text;
-    l.wanted = spec.gpu_access == "cdi" ? ">= 25 (CDI)" : ">= 19.03 (--gpus)";
-    auto v = plan::DockerVersion(text);
-    // --gpus exists from Docker 19.03; Docker's CDI support (and nvidia-ctk's --cdi.enabled) needs 25.
-    const char* floor = spec.gpu_access == "cdi" ? "25.0" : "19.03";
-    if (v && *v < Version::Must(floor)) {
+    l.wanted = verdict::DockerGpuFloor(spec.gpu_access).wanted;
+    if (auto below = verdict::DockerBelowFloor(text, spec.gpu_access)) {
       l.kind = Kind::kRefused;
-      l.detail =
-          "Docker " + v->str() + " is installed, older than " + floor +
-          (spec.gpu_access == "cdi" ? " (CDI devices need Docker 25)" : " (--gpus needs Docker 19.03)") +
-          "; gpuprep leaves an existing engine alone: upgrade it, then run apply again";
+      l.detail = *below + "; gpuprep leaves an existing engine alone: upgrade it, then run apply again";
       return out;
     }
     l.detail = "Docker " + (text.empty() ? std::string("is installed") : text + " is installed") +

@@ -47,6 +47,7 @@ MAX_FILES = 256
 
 VERSION = r"\d+(?:\.\d+)*"
 DRIVER = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]")  # any but tab, newline, carriage return
 
 
 class BadInput(Exception):
@@ -110,9 +111,9 @@ def decode(data, shown):
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise BadInput(f"{shown}:{line}: not UTF-8")
-    for n, line in enumerate(text.split("\n"), 1):
-        if any(ord(c) < 32 and c not in "\t\r" or ord(c) == 127 for c in line):
-            raise BadInput(f"{shown}:{n}: control character")
+    m = CONTROL.search(text)
+    if m:
+        raise BadInput(f"{shown}:{text.count(chr(10), 0, m.start()) + 1}: control character")
     return text
 
 

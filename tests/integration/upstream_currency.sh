@@ -9,6 +9,7 @@
 set -uo pipefail
 SRC=$2
 TOOL="$SRC/tools/upstream_currency.py"
+PY="python3 -S"  # the standard library only: no site-packages to import at each start
 FIX="$SRC/tests/fixtures/upstream"
 fails=0
 tmp=$(mktemp -d)
@@ -31,7 +32,7 @@ check() {  # check NAME WANT_RC PATTERN -- command...   (PATTERN: fixed text in 
 
 bad() {  # bad NAME DIR WANT_LINE: exit 2, nothing on stdout, exactly one line on stderr, starting with WANT_LINE
   local name=$1 dir=$2 want=$3 rc
-  python3 "$TOOL" --snapshots "$dir" --root "$SRC" >"$tmp/out" 2>"$tmp/err"
+  $PY "$TOOL" --snapshots "$dir" --root "$SRC" >"$tmp/out" 2>"$tmp/err"
   rc=$?
   if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] ||
     [ "$(head -c ${#want} "$tmp/err")" != "$want" ]; then
@@ -48,20 +49,20 @@ bad() {  # bad NAME DIR WANT_LINE: exit 2, nothing on stdout, exactly one line o
 # release of its own, so it is new but unconfirmed; the release notes' prose names "595.91.97" (no such row).
 check "580.178.04: a matrix row linked to another release's notes" 1 \
   "580.178.04   unconfirmed: its matrix row links to 580.173.02's release notes" -- \
-  python3 "$TOOL" --snapshots "$FIX" --root "$SRC"
+  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
 check "cited at its upstream line" 1 \
   "NVIDIA/cloud-native-docs@ee48878104ac:gpu-operator/life-cycle-policy.rst:137 (2026-08-19)" -- \
-  python3 "$TOOL" --snapshots "$FIX" --root "$SRC"
+  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
 check "a version named only in prose" 1 "595.91.97    unconfirmed: named only in the release notes' prose" -- \
-  python3 "$TOOL" --snapshots "$FIX" --root "$SRC"
+  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
 check "cuDNN newer than every stack's" 1 "cuDNN              9.27.0.42    released 2026-09-29; builds for CUDA 12, 13" -- \
-  python3 "$TOOL" --snapshots "$FIX" --root "$SRC"
+  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
 check "a data-center branch no stack is on" 1 "driver R595        595.91.07    no shipped stack is on this branch" -- \
-  python3 "$TOOL" --snapshots "$FIX" --root "$SRC"
+  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
 check "a known CUDA release no stack pins" 1 "CUDA               13.4.2       released 2026-09-16; runs natively from driver branch R615" -- \
-  python3 "$TOOL" --snapshots "$FIX" --root "$SRC"
+  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
 # The pinned releases themselves are not listed: 580.173.02 (every R580 stack), NCCL 2.30.7, toolkit 1.20.0.
-out=$(python3 "$TOOL" --snapshots "$FIX" --root "$SRC" 2>&1)
+out=$($PY "$TOOL" --snapshots "$FIX" --root "$SRC" 2>&1)
 for v in " 580.173.02 " " 2.30.7 " " 1.20.0 " " 13.4.1 "; do
   if grep -qF -- "$v" <<<"$out"; then
     echo "FAIL listed although pinned or superseded:$v"; fails=$((fails + 1))
@@ -71,7 +72,7 @@ for v in " 580.173.02 " " 2.30.7 " " 1.20.0 " " 13.4.1 "; do
 done
 
 # JSON: the same entries, machine-readable.
-python3 "$TOOL" --snapshots "$FIX" --root "$SRC" --json >"$tmp/dir.json"
+$PY "$TOOL" --snapshots "$FIX" --root "$SRC" --json >"$tmp/dir.json"
 rc=$?
 if [ "$rc" -eq 1 ] && python3 - "$tmp/dir.json" <<'PY'; then
 import json, sys
@@ -93,17 +94,39 @@ mkdir -p "$tmp/old/nccl"
 grep -E '^v2\.(2[0-9]|30)\.' "$FIX/nccl/tags" >"$tmp/old/nccl/tags"
 printf 'nccl/tags\tNVIDIA/nccl\t5067397c2676d5aed50042fc39e5c8ee96eb0027\t2026-06-11\n' >"$tmp/old/SNAPSHOTS"
 check "nothing newer" 0 "Nothing upstream is newer than the embedded data." -- \
-  python3 "$TOOL" --snapshots "$tmp/old" --root "$SRC"
+  $PY "$TOOL" --snapshots "$tmp/old" --root "$SRC"
 # A tag newer than every pin is found.
 echo "v2.31.0-1" >>"$tmp/old/nccl/tags"
-check "a newer NCCL tag" 1 "NCCL               2.31.0       release tag" -- python3 "$TOOL" --snapshots "$tmp/old" --root "$SRC"
+check "a newer NCCL tag" 1 "NCCL               2.31.0       release tag" -- $PY "$TOOL" --snapshots "$tmp/old" --root "$SRC"
+
+# The toolkit's and NGC PyTorch's readers: a toolkit release heading above every pin and advisory, and an
+# index of PyTorch release notes (the shape of NVIDIA's page: links to rel-YY-MM.html) with a tag above the
+# stacks' image.
+mkdir -p "$tmp/new/cloud-native-docs/container-toolkit" "$tmp/new/ngc-pytorch"
+sed 's/^## NVIDIA Container Toolkit 1\.20\.0$/## NVIDIA Container Toolkit 1.21.0/' \
+  "$FIX/cloud-native-docs/container-toolkit/release-notes.md" >"$tmp/new/cloud-native-docs/container-toolkit/release-notes.md"
+printf '<li><a href="rel-26-03.html">Release 26.03</a></li>\n<li><a href="rel-25-12.html">Release 25.12</a></li>\n' \
+  >"$tmp/new/ngc-pytorch/release-notes-index.html"
+{ printf 'cloud-native-docs/container-toolkit/release-notes.md\tNVIDIA/cloud-native-docs\t%s\t2026-08-21\t1\n' \
+  52dcb7b8d956784344e241df476de17094a4574c
+  printf 'ngc-pytorch/release-notes-index.html\texample/test\t%s\t-\n' 0000000000000000000000000000000000000000; } \
+  >"$tmp/new/SNAPSHOTS"
+check "a newer toolkit release" 1 "container toolkit  1.21.0       release notes" -- \
+  $PY "$TOOL" --snapshots "$tmp/new" --root "$SRC"
+check "a newer NGC PyTorch release" 1 "NGC PyTorch        26.03        release notes published" -- \
+  $PY "$TOOL" --snapshots "$tmp/new" --root "$SRC"
+if $PY "$TOOL" --snapshots "$tmp/new" --root "$SRC" | grep -qF "25.12"; then
+  echo "FAIL the stacks' own NGC release listed as newer"; fails=$((fails + 1))
+else
+  echo "ok   the stacks' NGC release (25.12) not listed"
+fi
 
 # --- online: the same files from a loopback HTTP server ----------------------------------------------------
 python3 "$SRC/tests/sim/http_server.py" "$FIX" "$tmp/port" "$tmp/http.log" &
 server=$!
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 port=$(cat "$tmp/port" 2>/dev/null)
-python3 "$TOOL" --base-url "http://127.0.0.1:$port/" --root "$SRC" --json >"$tmp/url.json"
+$PY "$TOOL" --base-url "http://127.0.0.1:$port/" --root "$SRC" --json >"$tmp/url.json"
 rc=$?
 if [ "$rc" -eq 1 ] && cmp -s "$tmp/dir.json" "$tmp/url.json" && grep -q "^GET /SNAPSHOTS 200" "$tmp/http.log" &&
   grep -q "^GET /cudnn-redist/redistrib_9.27.0.json 200" "$tmp/http.log"; then
@@ -111,11 +134,11 @@ if [ "$rc" -eq 1 ] && cmp -s "$tmp/dir.json" "$tmp/url.json" && grep -q "^GET /S
 else
   echo "FAIL online (rc=$rc)"; diff "$tmp/dir.json" "$tmp/url.json" | head; head "$tmp/http.log"; fails=$((fails + 1))
 fi
-check "online text" 1 "580.178.04" -- python3 "$TOOL" --base-url "http://127.0.0.1:$port" --root "$SRC"
+check "online text" 1 "580.178.04" -- $PY "$TOOL" --base-url "http://127.0.0.1:$port" --root "$SRC"
 check "online: a missing file" 3 "cannot fetch http://127.0.0.1:$port/nowhere/SNAPSHOTS: HTTP 404" -- \
-  python3 "$TOOL" --base-url "http://127.0.0.1:$port/nowhere/" --root "$SRC"
+  $PY "$TOOL" --base-url "http://127.0.0.1:$port/nowhere/" --root "$SRC"
 check "online: not http" 2 "--base-url: want an http:// or https:// URL" -- \
-  python3 "$TOOL" --base-url "file:///etc/" --root "$SRC"
+  $PY "$TOOL" --base-url "file:///etc/" --root "$SRC"
 
 # --- hostile input: one line, FILE:LINE, exit 2 -------------------------------------------------------------
 copy() { rm -rf "$tmp/h"; cp -r "$FIX" "$tmp/h"; }

@@ -376,11 +376,8 @@ def resolve(stacks, name, depth=0):
 # The comparison.
 
 
-def entry(component, version, status, evidence, note, line=None):
-    e = {"component": component, "version": version, "status": status, "evidence": evidence, "note": note}
-    if line:
-        e["line"] = line
-    return e
+def entry(component, version, status, evidence, note):
+    return {"component": component, "version": version, "status": status, "evidence": evidence, "note": note}
 
 
 def compare(snaps, emb):
@@ -454,7 +451,8 @@ def compare(snaps, emb):
         minor = ".".join(v.split(".")[:2])
         cite, date = cuda[v]
         if v not in emb["cuda"] and minor not in emb["cuda_minors"]:
-            found.append(entry("CUDA", v, "new", cite, f"released {date}; CUDA {minor} is not in compat.yaml"))
+            found.append(entry("CUDA", v, "new", cite, f"released {date}; not in compat.yaml (no cuda_min_driver row, "
+                               f"no driver branch for CUDA {minor})"))
         elif newest_per_minor[minor] == v and vkey(v) > pinned:
             branch = emb["cuda_minors"].get(minor)
             found.append(entry("CUDA", v, "unpinned", cite, f"released {date}" +

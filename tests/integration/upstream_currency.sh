@@ -47,24 +47,26 @@ bad() {  # bad NAME DIR WANT_LINE: exit 2, nothing on stdout, exactly one line o
 # --- the recorded snapshots --------------------------------------------------------------------------------
 # NVIDIA's matrix of 2026-08-19 lists 580.178.04 with a link to 580.173.02's notes: not NVIDIA's record of a
 # release of its own, so it is new but unconfirmed; the release notes' prose names "595.91.97" (no such row).
-check "580.178.04: a matrix row linked to another release's notes" 1 \
-  "580.178.04   unconfirmed: its matrix row links to 580.173.02's release notes" -- \
-  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
-check "cited at its upstream line" 1 \
-  "NVIDIA/cloud-native-docs@ee48878104ac:gpu-operator/life-cycle-policy.rst:137 (2026-08-19)" -- \
-  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
-check "a version named only in prose" 1 "595.91.97    unconfirmed: named only in the release notes' prose" -- \
-  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
-check "cuDNN newer than every stack's" 1 "cuDNN              9.27.0.42    released 2026-09-29; builds for CUDA 12, 13" -- \
-  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
-check "a data-center branch no stack is on" 1 "driver R595        595.91.07    no shipped stack is on this branch" -- \
-  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
-check "a known CUDA release no stack pins" 1 "CUDA               13.4.2       released 2026-09-16; runs natively from driver branch R615" -- \
-  $PY "$TOOL" --snapshots "$FIX" --root "$SRC"
+$PY "$TOOL" --snapshots "$FIX" --root "$SRC" >"$tmp/fix.txt" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && echo "ok   exit 1: something new upstream" || { echo "FAIL exit $rc (want 1)"; fails=$((fails + 1)); }
+has() {  # has NAME PATTERN: the recorded snapshots' text output holds PATTERN
+  if grep -qF -- "$2" "$tmp/fix.txt"; then echo "ok   $1"; else
+    echo "FAIL $1: no line with: $2"; sed 's/^/     /' "$tmp/fix.txt" | head -30; fails=$((fails + 1))
+  fi
+}
+has "580.178.04: a matrix row linked to another release's notes" \
+  "580.178.04   unconfirmed: its matrix row links to 580.173.02's release notes"
+has "cited at its upstream line" \
+  "NVIDIA/cloud-native-docs@ee48878104ac:gpu-operator/life-cycle-policy.rst:137 (2026-08-19)"
+has "a version named only in prose" "595.91.97    unconfirmed: named only in the release notes' prose"
+has "cuDNN newer than every stack's" "cuDNN              9.27.0.42    released 2026-09-29; builds for CUDA 12, 13"
+has "a data-center branch no stack is on" "driver R595        595.91.07    no shipped stack is on this branch"
+has "a known CUDA release no stack pins" \
+  "CUDA               13.4.2       released 2026-09-16; runs natively from driver branch R615"
 # The pinned releases themselves are not listed: 580.173.02 (every R580 stack), NCCL 2.30.7, toolkit 1.20.0.
-out=$($PY "$TOOL" --snapshots "$FIX" --root "$SRC" 2>&1)
 for v in " 580.173.02 " " 2.30.7 " " 1.20.0 " " 13.4.1 "; do
-  if grep -qF -- "$v" <<<"$out"; then
+  if grep -qF -- "$v" "$tmp/fix.txt"; then
     echo "FAIL listed although pinned or superseded:$v"; fails=$((fails + 1))
   else
     echo "ok   not listed:$v"
@@ -111,11 +113,10 @@ printf '<li><a href="rel-26-03.html">Release 26.03</a></li>\n<li><a href="rel-25
   52dcb7b8d956784344e241df476de17094a4574c
   printf 'ngc-pytorch/release-notes-index.html\texample/test\t%s\t-\n' 0000000000000000000000000000000000000000; } \
   >"$tmp/new/SNAPSHOTS"
-check "a newer toolkit release" 1 "container toolkit  1.21.0       release notes" -- \
-  $PY "$TOOL" --snapshots "$tmp/new" --root "$SRC"
-check "a newer NGC PyTorch release" 1 "NGC PyTorch        26.03        release notes published" -- \
-  $PY "$TOOL" --snapshots "$tmp/new" --root "$SRC"
-if $PY "$TOOL" --snapshots "$tmp/new" --root "$SRC" | grep -qF "25.12"; then
+$PY "$TOOL" --snapshots "$tmp/new" --root "$SRC" >"$tmp/fix.txt" 2>&1
+has "a newer toolkit release" "container toolkit  1.21.0       release notes"
+has "a newer NGC PyTorch release" "NGC PyTorch        26.03        release notes published"
+if grep -qE "^  NGC PyTorch +25\.12 " "$tmp/fix.txt"; then
   echo "FAIL the stacks' own NGC release listed as newer"; fails=$((fails + 1))
 else
   echo "ok   the stacks' NGC release (25.12) not listed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest-labels: fixtures
 # The golden set: `plan --format json|sh|text` and `doctor --json` for every fixture host tree under
-# tests/fixtures/hosts × every embedded stack, byte for byte against tests/golden/ (exit codes and stderr
+# tests/fixtures/hosts × every embedded stack, and for each test stack of tests/fixtures/golden-cases/ on its
+# hosts with its recorded apt lists (tests/golden/_cases/), byte for byte against tests/golden/ (exit codes and stderr
 # in each pair's .exit file). A change to how the code is organised changes none of these outputs; a change
 # that means to change them regenerates the set on purpose, in its own commit that says why:
 #   GOLDEN_UPDATE=1 bash tests/integration/golden.sh build/gpuprep . build
@@ -53,6 +54,34 @@ for dir in "$HOSTS"/*/; do
     sed -i "s#$SRC#@SRC@#g" "$base".*
     pairs=$((pairs + 1))
   done
+done
+
+# Test stacks against a recorded apt index (tests/fixtures/golden-cases/NAME/: stack.yaml, the fixture hosts
+# in `hosts`, lists/ copied into each host's /var/lib/apt/lists/ in a copy of its tree, so the plan resolves
+# from the index as on a host whose lists are fetched): outputs under _cases/NAME/HOST.*.
+roots=$(mktemp -d)
+trap 'rm -rf "$out" "$roots"' EXIT
+for case_dir in "$SRC"/tests/fixtures/golden-cases/*/; do
+  case_dir=${case_dir%/}
+  [[ -f $case_dir/stack.yaml ]] || continue
+  name=$(basename "$case_dir")
+  mkdir -p "$out/_cases/$name"
+  while read -r host; do
+    [[ -n $host ]] || continue
+    root=$roots/$name-$host
+    cp -a "$HOSTS/$host" "$root"
+    mkdir -p "$root/var/lib/apt/lists"
+    cp "$case_dir"/lists/* "$root/var/lib/apt/lists/"
+    base=$out/_cases/$name/$host
+    exit_file=$base.exit
+    : >"$exit_file"
+    run "$base.doctor.json" --root "$root" --manifest "$case_dir/stack.yaml" --json doctor
+    run "$base.plan.json" --root "$root" --manifest "$case_dir/stack.yaml" plan --format json
+    run "$base.plan.sh" --root "$root" --manifest "$case_dir/stack.yaml" plan --format sh
+    run "$base.plan.txt" --root "$root" --manifest "$case_dir/stack.yaml" plan --format text
+    sed -i -e "s#$root#@ROOT@#g" -e "s#$SRC#@SRC@#g" "$base".*
+    pairs=$((pairs + 1))
+  done <"$case_dir/hosts"
 done
 
 rm -f "$out/stderr"

@@ -197,10 +197,12 @@ PartFig ProjectorPart(const Task& t, const std::string& kind, uint64_t in, uint6
   return f;
 }
 
-void AddTo(Estimate& e, const std::string& key, double bytes, const std::string& text) {
+void AddTo(Estimate& e, const std::string& key, double bytes, const std::string& text,
+           const std::string& source = "") {
   for (auto& term : e.terms)
     if (term.key == key) {
       term.bytes += bytes;
+      if (term.source.empty()) term.source = source;
       if (!text.empty()) term.formula += (term.formula.empty() ? "" : "; ") + text;
       return;
     }
@@ -311,7 +313,8 @@ Estimate EstimateMultimodal(const Task& t) {
                       std::to_string(mm.image_tokens) + " image tokens = " + std::to_string(l.seq));
     if (!m)
       e.notes.push_back(
-          "the frozen language model keeps its activations: the gradients pass through it to the projector");
+          "the frozen language model keeps the activations its backward pass needs: the projector's "
+          "gradients pass through it");
     parts.push_back(TowerPart(t, "vision", *vision, e.shard));
     if (!mm.projector.empty())
       parts.push_back(ProjectorPart(t, mm.projector, vision->width, t.arch.hidden, e.shard));
@@ -340,22 +343,26 @@ Estimate EstimateMultimodal(const Task& t) {
   }
   for (auto& f : parts) {
     const std::string who = f.p.model + " (" + f.p.role + ", " + f.p.train + ")";
-    AddTo(e, "weights", f.s.weights.bytes, who + ": " + f.s.weights.formula);
+    AddTo(e, "weights", f.s.weights.bytes, who + ": " + f.s.weights.formula, f.s.weights.source);
     if (f.s.gradients.bytes > 0)
-      AddTo(e, "gradients", f.s.gradients.bytes, who + ": " + f.s.gradients.formula);
+      AddTo(e, "gradients", f.s.gradients.bytes, who + ": " + f.s.gradients.formula, f.s.gradients.source);
     if (f.s.optimizer.bytes > 0)
-      AddTo(e, "optimizer", f.s.optimizer.bytes, who + ": " + f.s.optimizer.formula);
+      AddTo(e, "optimizer", f.s.optimizer.bytes, who + ": " + f.s.optimizer.formula, f.s.optimizer.source);
     AddTo(e, "activations", f.p.activations, f.formula);
     e.params += f.p.params;
     e.trainable += f.p.trainable;
     e.params_per_gpu += f.p.params;
     e.trainable_per_gpu += static_cast<double>(f.p.trainable);
     e.host_per_gpu += f.s.host;
+    if (f.s.host > 0) e.host_formula += (e.host_formula.empty() ? "" : " + ") + who + ": " + f.s.host_formula;
     e.parts.push_back(f.p);
   }
   if (!mm.preset.empty() && lm) e.model = FindPreset(mm.preset)->display;
+  const bool frozen_tower = std::any_of(e.parts.begin(), e.parts.end(), [](const PartEstimate& p) {
+    return p.role != "language" && p.role != "projector" && p.train == "frozen";
+  });
   for (auto& term : e.terms)
-    if (term.key == "activations" && term.source.find(kFrozen) == std::string::npos)
+    if (frozen_tower && term.key == "activations" && term.source.find(kFrozen) == std::string::npos)
       term.source += std::string(term.source.empty() ? "" : "; ") + kFrozen;
   Close(t, e);
   return e;

@@ -21,8 +21,11 @@ std::string Describe(const Task& t, const Estimate& e) {
   std::string trained;
   for (const auto& [part, how] : t.multimodal.trained)
     trained += (trained.empty() ? "" : ", ") + part + (how == Method::kLora ? " (LoRA)" : "");
-  if (!t.multimodal.vision.empty() && trained.empty()) trained = "nothing";
-  std::string method = !trained.empty()              ? "training " + trained + ", the other parts frozen"
+  const size_t parts = t.multimodal.projector.empty() ? 2 : 3;
+  if (!t.multimodal.vision.empty() && trained.empty()) trained = "nothing (every part frozen)";
+  if (!t.multimodal.trained.empty() && t.multimodal.trained.size() < parts)
+    trained += ", the other parts frozen";
+  std::string method = !trained.empty()              ? "training " + trained
                        : !t.embedding_tables.empty() ? "training"
                        : t.method == Method::kFull   ? "full fine-tuning"
                        : t.method == Method::kLora   ? "LoRA r=" + std::to_string(t.lora_rank)

@@ -22,6 +22,13 @@ const Origin& OriginOf(const Task& t, const std::string& key) {
 
 std::string Listed(const std::vector<std::string>& names) { return Join(names, ", "); }
 
+std::vector<std::string> Kind(bool vision) {
+  std::vector<std::string> out;
+  for (const std::string& name : TowerNames())
+    if (FindTower(name)->vision == vision) out.push_back(name);
+  return out;
+}
+
 // A part is one model: a preset's name is a model of parts (the model naming itself as its part).
 const Tower& TowerSetting(const Setting& s, bool vision) {
   if (FindPreset(s.value))
@@ -29,7 +36,7 @@ const Tower& TowerSetting(const Setting& s, bool vision) {
   const Tower* tw = FindTower(s.value);
   if (!tw || tw->vision != vision)
     s.origin.Fail(std::string("unknown ") + (vision ? "vision" : "text") + " encoder " + QuoteToken(s.value) +
-                  " (known: " + Listed(TowerNames()) + ")");
+                  " (known: " + Listed(Kind(vision)) + ")");
   return *tw;
 }
 
@@ -125,7 +132,9 @@ void FinishMultimodal(Task& t) {
   const bool lm = GivenMm(t, "model") || GivenMm(t, "config") || GivenMm(t, "params");
   if (!mm.text.empty()) {
     if (lm)
-      OriginOf(t, "multimodal.text")
+      OriginOf(t, GivenMm(t, "model")    ? "model"
+                  : GivenMm(t, "config") ? "config"
+                                         : "params")
           .Fail("a contrastive text encoder takes the language model's place; drop the model");
     if (!mm.projector.empty())
       OriginOf(t, "multimodal.projector").Fail("two contrastive towers take no projector");
@@ -151,7 +160,8 @@ void FinishMultimodal(Task& t) {
                 std::to_string(t.arch.hidden) + ": name a projector (--projector mlp2x-gelu)");
     if (mm.image_tokens == 0) mm.image_tokens = vision.Tokens() - 1;  // the patches, without the class token
     if (static_cast<long long>(t.seq) + mm.image_tokens > (1 << 20))
-      OriginOf(t, "multimodal.image_tokens").Fail("text and image tokens exceed 2^20 in one sequence");
+      OriginOf(t, GivenMm(t, "multimodal.image_tokens") ? "multimodal.image_tokens" : "batch.seq")
+          .Fail("text and image tokens exceed 2^20 in one sequence");
   }
   for (const auto& [part, how] : mm.trained) {
     const bool present = part == "vision" || (part == "projector" && !mm.projector.empty()) ||

@@ -181,14 +181,14 @@ TEST_CASE("multimodal: hostile parts, one line and exit 2", "[size][multimodal][
       {{"--multimodal", "llava-1.5-7b-stage2", "--projector", "mlp99x-gelu"}, "--projector"},
       {{"--multimodal", "llava-1.5-7b-stage2", "--method", "lora"}, "--method"},
       {{"--multimodal", "llava-1.5-7b-stage2", "--tp", "2", "--gpus", "8"}, "--tp"},
-      {{"--multimodal", "clip-vit-l-14", "--model", "llama-2-7b"}, "--text-encoder"},
+      {{"--multimodal", "clip-vit-l-14", "--model", "llama-2-7b"}, "--model"},
       {{"--multimodal", "clip-vit-l-14", "--image-tokens", "576"}, "--image-tokens"},
       {{"--vision-encoder", "clip-vit-l-14-336", "--model", "llama-2-7b", "--projector", "none"},
        "--projector"},
       {{"--vision-encoder", "clip-vit-l-14-336"}, "--vision-encoder"},
       {{"--model", "llama-2-7b", "--image-tokens", "576"}, "--image-tokens"},
       {{"--vision-encoder", "clip-text-l-14", "--model", "llama-2-7b"}, "--vision-encoder"},
-      {{"--multimodal", "llava-1.5-7b-stage2", "--seq", "1048576"}, "--image-tokens"},
+      {{"--multimodal", "llava-1.5-7b-stage2", "--seq", "1048576"}, "--seq"},
   };
   for (const auto& [extra, flag] : cases) {
     std::vector<std::string> args = {"size"};

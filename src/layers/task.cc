@@ -41,9 +41,16 @@ std::optional<NamedTask> StackTask(const manifest::Stack& s) {
     it->second.Fail(
         "a task named by a stack gives its model as model: NAME or params: N (a config.json is read only by "
         "gpuprep size --task)");
-  if (!t.origins.count("model") && !t.origins.count("params"))
+  // The model: a table row, a parameter count, a recommender's dense layers, or a multimodal preset or
+  // contrastive towers (which name their parts).
+  bool described = false;
+  for (const char* key :
+       {"model", "params", "recommender.dense_layers", "multimodal.preset", "multimodal.text"})
+    described = described || t.origins.count(key) > 0;
+  if (!described)
     throw FileError(named.path, 1, 1,
-                    "name the model: model: NAME (gpuprep size --list-models) or params: N");
+                    "name the model: model: NAME (gpuprep size --list-models), params: N, "
+                    "recommender.dense_layers or multimodal.preset");
   size::Finish(t);
   size::EstimateTask(t);
   return out;

@@ -7,6 +7,7 @@
 #include "size/activations.h"
 #include "size/embeddings.h"
 #include "size/format.h"
+#include "size/multimodal.h"
 #include "size/states.h"
 #include "util/error.h"
 
@@ -211,6 +212,7 @@ const Term* Estimate::Find(const std::string& key) const {
 Estimate EstimateTask(const Task& t) {
   if (t.tp < 1 || t.pp < 1 || t.gpus < 1 || t.gpus % (t.tp * t.pp) != 0)
     throw UsageError("--gpus must be a multiple of --tp x --pp");
+  if (!t.multimodal.vision.empty()) return EstimateMultimodal(t);
   const ParamCounts pc = CountParams(t.arch);
   if (t.pp > 1 && t.arch.HasShape() && pc.Layers() < t.pp)
     throw FlagError("--pp",

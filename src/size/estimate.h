@@ -20,6 +20,16 @@ struct Term {
   bool estimated = true;  // false: not estimated; `bytes` is 0 and the total is a lower bound
 };
 
+// One part of a multimodal model (multimodal.h): what it holds on one GPU.
+struct PartEstimate {
+  std::string role;   // vision, projector, language, text
+  std::string model;  // its display name
+  uint64_t params = 0, trainable = 0;
+  std::string train;       // frozen, full, lora
+  double states = 0;       // weights + gradients + optimizer states per GPU
+  double activations = 0;  // per GPU
+};
+
 struct Estimate {
   std::string model;             // the architecture's display name
   uint64_t params = 0;           // all parameters of the model
@@ -37,6 +47,7 @@ struct Estimate {
   std::string host_formula;         // how host_per_gpu was computed
   double host_embeddings_per_gpu = 0;  // of host_per_gpu: a recommender's offloaded tables (embeddings.h)
   bool lower_bound = false;            // some term was not estimated
+  std::vector<PartEstimate> parts;     // a multimodal model's parts; empty otherwise
   std::vector<std::string> notes;
 
   const Term* Find(const std::string& key) const;

@@ -18,10 +18,18 @@ namespace {
 using nlohmann::ordered_json;
 
 std::string Describe(const Task& t, const Estimate& e) {
-  std::string method = !t.embedding_tables.empty() ? "training"
-                       : t.method == Method::kFull ? "full fine-tuning"
-                       : t.method == Method::kLora ? "LoRA r=" + std::to_string(t.lora_rank)
-                                                   : "QLoRA r=" + std::to_string(t.lora_rank);
+  std::string trained;
+  for (const auto& [part, how] : t.multimodal.trained)
+    trained += (trained.empty() ? "" : ", ") + part + (how == Method::kLora ? " (LoRA)" : "");
+  const size_t parts = t.multimodal.projector.empty() ? 2 : 3;
+  if (!t.multimodal.vision.empty() && trained.empty()) trained = "nothing (every part frozen)";
+  if (!t.multimodal.trained.empty() && t.multimodal.trained.size() < parts)
+    trained += ", the other parts frozen";
+  std::string method = !trained.empty()              ? "training " + trained
+                       : !t.embedding_tables.empty() ? "training"
+                       : t.method == Method::kFull   ? "full fine-tuning"
+                       : t.method == Method::kLora   ? "LoRA r=" + std::to_string(t.lora_rank)
+                                                     : "QLoRA r=" + std::to_string(t.lora_rank);
   std::string par =
       std::string(Name(t.strategy)) + " on " + std::to_string(t.gpus) + " GPU" + (t.gpus > 1 ? "s" : "");
   if (t.tp > 1) par += ", tp " + std::to_string(t.tp);
@@ -39,7 +47,14 @@ std::string Describe(const Task& t, const Estimate& e) {
     s += "\nmicro-batch " + std::to_string(t.micro_batch) + ", embedding tables below";
     return s;
   }
-  s += "\nseq " + std::to_string(t.seq) + " x micro-batch " + std::to_string(t.micro_batch) +
+  if (!t.multimodal.text.empty()) {
+    s += "\none image and its text per sample, micro-batch " + std::to_string(t.micro_batch) +
+         ", checkpointing " + Name(t.checkpointing);
+    return s;
+  }
+  const std::string images =
+      t.multimodal.vision.empty() ? "" : " + " + std::to_string(t.multimodal.image_tokens) + " image tokens";
+  s += "\nseq " + std::to_string(t.seq) + images + " x micro-batch " + std::to_string(t.micro_batch) +
        ", checkpointing " + Name(t.checkpointing) +
        (t.flash_attention ? ", flash attention" : ", eager attention") +
        (t.chunked_loss ? ", chunked loss" : "") + (t.compile ? ", compiled" : "") + ", " +
@@ -161,6 +176,15 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
     out << "\nDENSE PART: " << Count(static_cast<double>(e.params)) << " parameters, trained data parallel\n";
     for (const auto& p : CountDense(t).parts) out << "  " << p.formula << "\n";
   }
+  if (!e.parts.empty()) {
+    out << "\nPARTS (per GPU: weights, gradients and optimizer states; activations):\n";
+    for (const auto& p : e.parts)
+      out << "  " << std::left << std::setw(10) << p.role << std::right << TerminalSafe(p.model) << ": "
+          << Count(static_cast<double>(p.params)) << " parameters, " << p.train
+          << (p.train == "lora" ? " (" + Count(static_cast<double>(p.trainable)) + " trained)"
+                                : std::string())
+          << "; " << Gb(p.states) << " states, " << Gb(p.activations) << " activations\n";
+  }
   if (e.host_per_gpu > 0)
     out << "\nCPU RAM: " << Gb(e.host_per_gpu) << " per GPU = " << e.host_formula << "\n";
   if (fit.gpu_memory > 0) {
@@ -185,6 +209,28 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
   if (!verbose) out << "\n(--verbose shows each term's formula and source)\n";
   return out.str();
 }
+
+namespace {
+
+// A multimodal model's parts (docs/json.md): present only for a model of parts.
+ordered_json MultimodalJson(const Task& t, const Estimate& e) {
+  const Task::Multimodal& mm = t.multimodal;
+  ordered_json parts = ordered_json::array();
+  for (const auto& p : e.parts)
+    parts.push_back({{"role", p.role},
+                     {"model", p.model},
+                     {"params", p.params},
+                     {"trainable_params", p.trainable},
+                     {"train", p.train},
+                     {"states_bytes", WholeBytes(p.states)},
+                     {"activations_bytes", WholeBytes(p.activations)}});
+  return {{"preset", mm.preset.empty() ? ordered_json(nullptr) : ordered_json(mm.preset)},
+          {"image_tokens", mm.text.empty() ? ordered_json(mm.image_tokens) : ordered_json(nullptr)},
+          {"text_tokens", mm.text.empty() ? ordered_json(t.seq) : ordered_json(nullptr)},
+          {"parts", parts}};
+}
+
+}  // namespace
 
 ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) {
   ordered_json terms = ordered_json::array();
@@ -243,6 +289,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
       {"embeddings", Embeddings(t)},
       {"dense", Dense(t)},
       {"origins", Origins(t)}};
+  if (!e.parts.empty()) task["multimodal"] = MultimodalJson(t, e);
   ordered_json fitj = nullptr;
   if (fit.gpu_memory > 0) {
     // A lower bound answers no count: "unknown", with the count the lower bound alone needs.

@@ -43,7 +43,7 @@ std::vector<Layout> Layouts(const Task& t, int gpus, bool multi, int domain) {
   out.reserve(base.size() * 4);  // tp 1, 2, 4 and 8
   for (Strategy s : base) out.push_back({s, 1});
   const Architecture& a = t.arch;
-  if (!a.HasShape()) return out;
+  if (!a.HasShape() || !t.multimodal.vision.empty()) return out;  // a model of parts: data parallel only
   for (int tp : {2, 4, 8}) {
     if (tp > domain || gpus % tp != 0 || a.heads % tp != 0 || (a.kv_heads > 0 && a.kv_heads % tp != 0))
       continue;

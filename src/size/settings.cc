@@ -8,6 +8,7 @@
 
 #include "size/dense.h"
 #include "size/embeddings.h"
+#include "size/multimodal.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -97,6 +98,24 @@ const std::vector<KeyInfo> kKeys = {
      "Recommender: dot | dcn: pairwise dot products, or a low-rank cross net (default dot)", false},
     {"recommender.dcn_layers", "--dcn-layers", "Recommender: cross net layers (default 3)", false},
     {"recommender.dcn_rank", "--dcn-rank", "Recommender: cross net rank (default 512)", false},
+    {"multimodal.preset", "--multimodal",
+     "A multimodal preset: llava-1.5-7b-stage1, llava-1.5-7b-stage2, llava-1.5-13b-stage1, "
+     "llava-1.5-13b-stage2, clip-vit-l-14 (its parts and published configuration; flags override)",
+     false},
+    {"multimodal.vision", "--vision-encoder",
+     "Multimodal: the vision encoder (clip-vit-l-14-336, clip-vit-l-14)", false},
+    {"multimodal.text", "--text-encoder",
+     "Multimodal: a contrastive text encoder (clip-text-l-14) instead of a language model", false},
+    {"multimodal.projector", "--projector",
+     "Multimodal: linear | mlp2x-gelu (mlpNx-gelu, N up to 8) | none: the vision-to-language projector",
+     false},
+    {"multimodal.image_tokens", "--image-tokens",
+     "Multimodal: tokens each image adds to the language model's sequence (576 for CLIP ViT-L/14-336)",
+     false},
+    {"multimodal.train", "--train",
+     "Multimodal: the parts trained, PART or PART=lora (vision, projector, language, text; commas between); "
+     "the others are frozen",
+     false},
     {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
     {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
      false},
@@ -538,6 +557,8 @@ void Apply(Task& t, const Setting& s) {
     ApplyConstant(t, s);
   else if (StartsWith(k, "recommender."))
     ApplyDense(t, s);
+  else if (StartsWith(k, "multimodal."))
+    ApplyMultimodal(t, s);
   else
     s.origin.Fail("unknown setting " + QuoteToken(k));
 }

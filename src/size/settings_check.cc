@@ -4,6 +4,7 @@
 
 #include "size/dense.h"
 #include "size/format.h"
+#include "size/multimodal.h"
 #include "size/settings.h"
 #include "size/vision.h"
 #include "util/error.h"
@@ -206,11 +207,12 @@ void CheckHost(Task& t) {
 }  // namespace
 
 void Finish(Task& t) {
+  FinishMultimodal(t);
   const bool model = Has(t, "model"), config = Has(t, "config"), params = Has(t, "params");
   if (model && config) At(t, "config").Fail("give --model or --config, not both");
   if (params && (model || config))
     At(t, "params").Fail("--params describes a model of its own; drop --model/--config or --params");
-  if (!model && !config && !params && !Has(t, "recommender.dense_layers"))
+  if (!model && !config && !params && !Has(t, "recommender.dense_layers") && t.multimodal.text.empty())
     throw UsageError(
         "size: name the model: --model NAME (gpuprep size --list-models), --config FILE or --params N");
   for (const auto& [key, origin] : t.origins)

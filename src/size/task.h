@@ -137,6 +137,17 @@ struct Task {
     int dcn_layers = 3, dcn_rank = 512;  // TorchRec's dlrm_main defaults
   };
   DenseArch dense;
+  // A model made of parts (multimodal.h): a vision encoder, a projector and the language model (`arch`), or
+  // two contrastive towers. Empty `vision`: not a multimodal task.
+  struct Multimodal {
+    std::string preset;     // the preset it came from, if any
+    std::string vision;     // a vision tower of multimodal.h
+    std::string text;       // a contrastive text tower (CLIP); then there is no language model
+    std::string projector;  // linear, mlp2x-gelu, ...; empty: none
+    int image_tokens = 0;   // tokens each image adds to the language model's sequence
+    std::map<std::string, Method> trained;  // part -> full or LoRA; a part not listed is frozen
+  };
+  Multimodal multimodal;
   int checkpoints_kept = 1;
   uint64_t dataset_bytes = 0;  // 0: not given
 

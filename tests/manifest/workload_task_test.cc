@@ -108,7 +108,18 @@ TEST_CASE("workload.task: a bad task is refused at its own position", "[manifest
         "2 " + task + ":6:8: unknown key \"lora.rnak\" (did you mean \"rank\"?)");
   CHECK(error_of(kTask + "parallel: {gpus: 0}\n").rfind("2 " + task + ":6:", 0) == 0);
   CHECK(error_of("apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nmethod: lora\n") ==
-        "2 " + task + ":1:1: name the model: model: NAME (gpuprep size --list-models) or params: N");
+        "2 " + task +
+            ":1:1: name the model: model: NAME (gpuprep size --list-models), params: N, "
+            "recommender.dense_layers or multimodal.preset");
+  // A recommender described by its dense layers alone, and a multimodal preset, name their model.
+  CHECK(error_of("apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\n"
+                 "recommender: {dense_layers: [512, 256, 16], over_layers: [1024, 1]}\n"
+                 "host: {embedding_rows: 1e6, embedding_dim: 16}\n") == "no error");
+  CHECK(error_of("apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\n"
+                 "multimodal: {preset: llava-1.5-7b-stage2}\n") == "no error");
+  CHECK(error_of("apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\n"
+                 "multimodal: {preset: llava-1.5-7b-stage2, vision: llava-1.5-7b-stage2}\n")
+            .rfind("2 " + task + ":4:", 0) == 0);
   CHECK(
       error_of("apiVersion: gpuprep/v1\nkind: Task\nmetadata: {name: t}\nconfig: config.json\n") ==
       "2 " + task +

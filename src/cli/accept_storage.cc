@@ -6,7 +6,7 @@
 #include "accept/storage.h"
 #include "cli/size_inputs.h"
 #include "layers/task.h"
-#include "manifest/loader.h"
+#include "manifest/tree.h"
 #include "size/estimate.h"
 #include "size/host.h"
 #include "size/settings.h"

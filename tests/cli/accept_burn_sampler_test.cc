@@ -1,7 +1,7 @@
 // accept's burn sampler: reads every measured GPU through an NVML session (a stand-in here, answering as
-// NVML's readings come: clock, power in mW, the GPU temperature, the clock-event bitmask) once a second from Burning() to Stop(),
-// and writes one burn_clocks record per GPU that accept's recording reader takes; nothing is read before the
-// burn starts, and a missing NVML is said, not hidden.
+// NVML's readings come: clock, power in mW, the GPU temperature, the clock-event bitmask) once a second from
+// Burning() to Stop(), and writes one burn_clocks record per GPU that accept's recording reader takes;
+// nothing is read before the burn starts, and a missing NVML is said, not hidden.
 #include "cli/accept_burn_sampler.h"
 
 #include <catch2/catch.hpp>
@@ -33,7 +33,7 @@ class StandinSession : public gp::sys::NvmlSession {
       r.sm_clock_mhz = p == 1 ? 345u : 1755u;
       r.power_mw = 698000;
       if (p == 0) r.temperature_c = static_cast<unsigned>(60 + reads);  // GPU 1: no temperature
-      r.clock_event_reasons = p == 1 ? 0x80u | 0x8u : 0x4u;  // GPU 1: the power brake
+      r.clock_event_reasons = p == 1 ? 0x80u | 0x8u : 0x4u;             // GPU 1: the power brake
       out.push_back(r);
     }
     return out;

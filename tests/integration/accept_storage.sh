@@ -4,7 +4,8 @@
 # (`unshare -m`): a tmpfs and a loop-mounted ext4 image made with mkfs.ext4. Whether each takes O_DIRECT is
 # asked of dd (oflag=direct), independently of gpuprep, and the report must say the same mode (ext4 takes it;
 # tmpfs refuses it before Linux 6.6 and takes it since). The throughputs are printed. A floor from --expect
-# passes or fails the figures; a tmpfs of 1 MiB is refused before anything is written; a missing path and a
+# passes or fails the figures; a tmpfs of 1 MiB is refused before anything is written, and so is a ramfs (it
+# reports no size, so its room is unknown); a missing path and a
 # file are bad input; SIGTERM mid-measurement stops it; no file is left behind on any of these paths.
 # Exit 77 (skipped) without root or where unshare -m, mount or a loop device is not permitted.
 # Usage: bash accept_storage.sh <gpuprep-binary> <source-dir> [build-dir]
@@ -23,6 +24,7 @@ mount --make-rprivate / || { echo "SKIP: no private mounts"; exit 77; }
 mkdir -p "$work/tmpfs" "$work/ext4" "$work/tiny"
 mount -t tmpfs -o size=64m gpuprep-tmpfs "$work/tmpfs" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 mount -t tmpfs -o size=1m gpuprep-tiny "$work/tiny" || exit 1
+mkdir -p "$work/ramfs" && mount -t ramfs gpuprep-ramfs "$work/ramfs" || exit 1
 truncate -s 256M "$work/ext4.img" && mkfs.ext4 -q -F "$work/ext4.img" >/dev/null || exit 1
 mount -o loop "$work/ext4.img" "$work/ext4" || { echo "SKIP: no loop device for the ext4 image"; exit 77; }
 fails=0
@@ -73,13 +75,13 @@ for fs in tmpfs ext4; do
   dir="$work/$fs"
   mode=$(mode_of "$dir")
   echo "     $fs: dd says $mode"
-  json=$(acc --storage "$dir" --storage-size 32MiB --json 2>/dev/null)
+  json=$(acc --storage "$dir" --storage-size 16MiB --json 2>/dev/null)
   check "$fs: the report says $mode" 0 "no expectation | $mode |" -- fields write <<<"$json"
   check "$fs: read back" 0 "no expectation | $mode |" -- fields read <<<"$json"
   echo "     $fs: $(fields write <<<"$json"); $(fields read <<<"$json")"
   clean "$dir" "$fs"
 done
-check "ext4: the table shows the checkpoint" 0 "one checkpoint of 0.03355 GB takes" -- acc --storage "$work/ext4" --storage-size 32MiB
+check "ext4: the table shows the checkpoint" 0 "one checkpoint of 0.008389 GB takes" -- acc --storage "$work/ext4" --storage-size 8MiB
 check "ext4: a floor it reaches passes" 0 "verdict: pass" -- acc --storage "$work/ext4/" --storage-size 8MiB --expect "storage=$work/ext4:1MB/s"
 check "ext4: a floor it cannot reach fails" 1 "below the offer's 100TB/s" -- acc --storage "$work/ext4" --storage-size 8MiB --expect "storage=$work/ext4:100TB/s"
 check "a floor for a path not measured" 0 "measures it" -- acc --storage "$work/ext4" --storage-size 8MiB --expect "storage=/elsewhere:1GB/s"
@@ -87,17 +89,19 @@ clean "$work/ext4" "ext4 judged"
 check "tiny tmpfs refused before writing" 2 "--storage: $work/tiny has 0.001049 GB free; the measurement writes 0.008389 GB" -- acc --storage "$work/tiny" --storage-size 8MiB
 clean "$work/tiny" "tiny tmpfs"
 check "tiny tmpfs: nothing written" 0 "0" -- bash -c "df --output=used -B1 '$work/tiny' | tail -1 | tr -d ' '"
+check "ramfs: no size, refused" 2 "its filesystem reports no size" -- acc --storage "$work/ramfs" --storage-size 8MiB
+clean "$work/ramfs" "ramfs"
 check "a missing path" 2 "--storage: $work/none does not exist" -- acc --storage "$work/none"
 check "a file" 2 "is not a directory" -- acc --storage "$work/ext4.img"
 check "--storage-only needs --storage" 2 "--storage-only: sizes or selects" -- acc
 check "--storage-size checked" 2 "--storage-size: a size from 1MiB" -- acc --storage "$work/ext4" --storage-size 2KB
 
 # SIGTERM while the file is being written: the run stops (exit 1) and the file goes with it.
-"$GPUPREP" accept --storage-only --storage "$work/ext4" --storage-size 200MiB >"$work/term.out" 2>&1 &
+"$GPUPREP" accept --storage-only --storage "$work/ext4" --storage-size 160MiB >"$work/term.out" 2>&1 &
 pid=$!
-for _ in $(seq 1 500); do
+for _ in $(seq 1 1000); do
   compgen -G "$work/ext4/.gpuprep-accept-storage-*" >/dev/null && break
-  sleep 0.01
+  sleep 0.005
 done
 if compgen -G "$work/ext4/.gpuprep-accept-storage-*" >/dev/null; then
   kill -TERM "$pid"
@@ -111,7 +115,7 @@ else
   fails=$((fails + 1))
 fi
 clean "$work/ext4" "SIGTERM"
-umount "$work/ext4" "$work/tmpfs" "$work/tiny"
+umount "$work/ext4" "$work/tmpfs" "$work/tiny" "$work/ramfs"
 [ "$fails" -eq 0 ] && echo "all accept storage checks passed"
 exit $((fails > 0))
 INNER

@@ -374,8 +374,7 @@ static void set_dyn(const struct gpu* g, struct dyn* d, const char* k, const cha
   else if (!strcmp(k, "temp_c")) {
     d->temp_c = atof(v);
     d->has_temp = 1;
-  }
-  else if (!strcmp(k, "reasons"))
+  } else if (!strcmp(k, "reasons"))
     d->reasons = strtoull(v, NULL, 0);
   else if (!strcmp(k, "procs")) {
     d->nprocs = 0;

@@ -32,8 +32,8 @@ class StandinSession : public gp::sys::NvmlSession {
       r.time_us = reads * 1000000;
       r.sm_clock_mhz = p == 1 ? 345u : 1755u;
       r.power_mw = 698000;
-      if (p == 0) r.temperature_c = static_cast<unsigned>(60 + reads);  // GPU 1: no temperature
-      r.clock_event_reasons = p == 1 ? 0x80u | 0x8u : 0x4u;             // GPU 1: the power brake
+      if (p == 0) r.temperature_c = 70u;                     // GPU 1: NVML gives none
+      r.clock_event_reasons = p == 1 ? 0x80u | 0x8u : 0x4u;  // GPU 1: the power brake
       out.push_back(r);
     }
     return out;
@@ -81,8 +81,8 @@ TEST_CASE("accept's burn sampler: one burn_clocks record per GPU, read while the
   CHECK(rec.burn_clocks[0].sm_clock_median_mhz == 1755);
   CHECK(rec.burn_clocks[0].power_median_w == Approx(698));
   REQUIRE(rec.burn_clocks[0].temperature_max_c);
-  CHECK(*rec.burn_clocks[0].temperature_max_c == Approx(60.0 + static_cast<double>(session->reads)));
-  CHECK(*rec.burn_clocks[0].temperature_median_c >= 61);
+  CHECK(*rec.burn_clocks[0].temperature_max_c == Approx(70));
+  CHECK(*rec.burn_clocks[0].temperature_median_c == Approx(70));
   CHECK_FALSE(rec.burn_clocks[1].temperature_median_c);
   REQUIRE(rec.burn_clocks[0].reasons.size() == 1);
   CHECK(rec.burn_clocks[0].reasons[0].first == "sw_power_cap");

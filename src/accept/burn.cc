@@ -128,6 +128,9 @@ Check ClocksCheck(const BurnClocks& b) {
   if (b.power_median_w)
     found += "; power median " + FormatFigure(*b.power_median_w) + " W, max " + FormatFigure(*b.power_max_w) +
              " W";
+  if (b.temperature_median_c)
+    found += "; temperature median " + FormatFigure(*b.temperature_median_c) + " C, max " +
+             FormatFigure(*b.temperature_max_c) + " C";
   std::string held, findings;
   for (const auto& [reason, share] : b.reasons) {
     if (share <= 0) continue;

@@ -31,7 +31,7 @@ BurnClocks SummariseBurnClocks(int gpu, const std::vector<watch::GpuSample>& sam
   c.gpu = gpu;
   c.xids = xids;
   std::vector<int64_t> clocks;
-  std::vector<double> power;
+  std::vector<double> power, temperature;
   uint64_t with_reasons = 0;
   uint64_t held[std::size(kReasonBits)] = {};
   for (const auto& s : samples) {
@@ -39,6 +39,7 @@ BurnClocks SummariseBurnClocks(int gpu, const std::vector<watch::GpuSample>& sam
     ++c.samples;
     if (s.sm_clock_mhz) clocks.push_back(*s.sm_clock_mhz);
     if (s.power_w && std::isfinite(*s.power_w)) power.push_back(*s.power_w);
+    if (s.temperature_c && std::isfinite(*s.temperature_c)) temperature.push_back(*s.temperature_c);
     if (s.clock_event_reasons) {
       ++with_reasons;
       for (size_t i = 0; i < std::size(kReasonBits); ++i)
@@ -52,6 +53,10 @@ BurnClocks SummariseBurnClocks(int gpu, const std::vector<watch::GpuSample>& sam
   if (!power.empty()) {
     c.power_median_w = Median(power);
     c.power_max_w = *std::max_element(power.begin(), power.end());
+  }
+  if (!temperature.empty()) {
+    c.temperature_median_c = Median(temperature);
+    c.temperature_max_c = *std::max_element(temperature.begin(), temperature.end());
   }
   if (with_reasons > 0)
     for (size_t i = 0; i < std::size(kReasonBits); ++i)
@@ -71,6 +76,10 @@ std::string BurnClocksLine(const BurnClocks& c) {
   if (c.power_median_w) {
     j["power_median_w"] = std::round(*c.power_median_w * 10) / 10;
     j["power_max_w"] = std::round(*c.power_max_w * 10) / 10;
+  }
+  if (c.temperature_median_c) {
+    j["temperature_median_c"] = *c.temperature_median_c;
+    j["temperature_max_c"] = *c.temperature_max_c;
   }
   Json reasons = Json::object();
   for (const auto& [name, share] : c.reasons)

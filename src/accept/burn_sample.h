@@ -1,6 +1,7 @@
 // The burn seen by watch's sampler: the GPU samples taken while the burn ran (clocks, power, the
 // clock-event reasons) summarised per GPU into the recording's burn_clocks record (docs/json.md): the SM
-// clock's median and minimum, the power's median and maximum, and each reason's share of the readings.
+// clock's median and minimum, the power's and the GPU temperature's median and maximum, and each reason's
+// share of the readings.
 // Pure: samples in, a record out.
 #pragma once
 #include <string>

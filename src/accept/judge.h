@@ -17,6 +17,13 @@ enum class Status { kPass, kWarn, kFail, kSkipped, kNotApplicable, kInvalid, kNo
 // "pass", "warn", "fail", "skipped", "not applicable", "invalid-measurement", "no expectation"
 const char* StatusName(Status s);
 
+// A storage floor the offer gives for a directory (`storage=/data:2GB/s`), in bytes per second.
+struct StorageFloor {
+  std::string path;
+  double bytes_per_s = 0;
+  std::string text;  // the rate as written ("2GB/s")
+};
+
 // What the offer promised (--expect): zero or empty where the offer says nothing.
 struct Offer {
   int gpus = 0;
@@ -27,13 +34,14 @@ struct Offer {
   uint64_t ram_bytes = 0;
   int nvme_count = 0;
   uint64_t nvme_bytes = 0;  // each
+  std::vector<StorageFloor> storage;
 };
 
 // A device matches a stated size when it has at least this share of it (marketed against usable sizes).
 inline constexpr double kSizeMatch = 0.95;
 
 struct Check {
-  std::string group;  // inventory | links | compute | memory | host-device | peer | collective
+  std::string group;  // inventory | links | compute | memory | host-device | peer | collective | storage
   std::string name;   // "matmul_bf16", "pcie", "gpu count"...
   int gpu = -1, peer = -1;
   std::optional<double> measured;
@@ -42,6 +50,9 @@ struct Check {
   std::string expected;  // likewise ("Gen5 x16")
   std::optional<Value> typical, floor, peak;
   uint64_t size = 0;  // all_reduce: the message size measured
+  // storage: the directory measured (as given), how the file was opened, and the bytes written and read
+  std::string path, io;
+  uint64_t bytes = 0;
   Status status = Status::kPass;
   std::string reason;
 };

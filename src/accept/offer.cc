@@ -67,6 +67,21 @@ int DocCount(const std::string& text, const At& at) {
   return static_cast<int>(*n);
 }
 
+// `PATH:RATE` (`/data:2GB/s`): a directory and the throughput its storage must reach at least.
+StorageFloor StorageFloorOf(const std::string& part, const std::string& text, const At& at = {}) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    Refuse(at, part, "storage is written PATH:RATE (/data:2GB/s)");
+  StorageFloor f;
+  f.path = text.substr(0, colon);
+  f.text = text.substr(colon + 1);
+  uint64_t b = 0;
+  if (!EndsWith(f.text, "/s") || !size::ParseSize(f.text.substr(0, f.text.size() - 2), &b) || b == 0)
+    Refuse(at, part, "not a rate (2GB/s, 500MB/s)");
+  f.bytes_per_s = static_cast<double>(b);
+  return f;
+}
+
 const KnownBoard* FindBoard(const std::string& name, const std::vector<KnownBoard>& boards) {
   const std::string want = ToLower(name);
   for (const auto& b : boards) {
@@ -120,7 +135,7 @@ bool Pair(const manifest::SettingsDoc& doc, const std::string& path, const std::
 
 Offer ParseOfferDoc(const std::string& text, const std::string& path, const std::vector<KnownBoard>& boards) {
   const manifest::SettingsDoc doc = manifest::ParseSettingsDoc(
-      text, path, "Offer", {"gpus.count", "gpus.board", "cpus", "ram", "nvme.count", "nvme.size"});
+      text, path, "Offer", {"gpus.count", "gpus.board", "cpus", "ram", "nvme.count", "nvme.size", "storage"});
   Offer o;
   if (Pair(doc, path, "gpus.count", "gpus.board")) {
     const manifest::DocSetting& count = *Setting(doc, "gpus.count");
@@ -135,8 +150,10 @@ Offer ParseOfferDoc(const std::string& text, const std::string& path, const std:
     o.nvme_count = DocCount(count.value, AtOf(path, count));
     o.nvme_bytes = Size(size.value, size.value, AtOf(path, size));
   }
+  if (const auto* s = Setting(doc, "storage"))
+    o.storage.push_back(StorageFloorOf(s->value, s->value, AtOf(path, *s)));
   if (doc.settings.empty())
-    throw FileError(path, 1, 1, "the offer states nothing: give gpus, cpus, ram or nvme");
+    throw FileError(path, 1, 1, "the offer states nothing: give gpus, cpus, ram, nvme or storage");
   return o;
 }
 
@@ -155,7 +172,7 @@ Offer ParseOfferSpec(const std::string& spec, const std::vector<KnownBoard>& boa
       SetGpus(o, n, board, boards, part, At{});
       continue;
     }
-    if (eq == std::string::npos) Bad(part, "expected KEY=VALUE (cpus, ram, nvme)");
+    if (eq == std::string::npos) Bad(part, "expected KEY=VALUE (cpus, ram, nvme, storage)");
     const std::string k = part.substr(0, eq), v = part.substr(eq + 1);
     if (k == "cpus") {
       o.cpus = Cpus(part, v);
@@ -165,8 +182,10 @@ Offer ParseOfferSpec(const std::string& spec, const std::vector<KnownBoard>& boa
       auto [n, size] = Count(v, "NVMe");
       o.nvme_count = n;
       o.nvme_bytes = Size(part, size);
+    } else if (k == "storage") {
+      o.storage.push_back(StorageFloorOf(part, v));
     } else {
-      Bad(part, "unknown key (cpus, ram, nvme)");
+      Bad(part, "unknown key (cpus, ram, nvme, storage)");
     }
   }
   return o;

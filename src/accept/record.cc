@@ -258,6 +258,12 @@ BurnClocks ReadBurnClocks(Fields& f, int line) {
     if (*c.power_median_w > *c.power_max_w || *c.power_max_w > 100000)
       f.Fail("\"power_median_w\" must be at most \"power_max_w\", at most 100000");
   }
+  if (f.Has("temperature_median_c") || f.Has("temperature_max_c")) {
+    c.temperature_median_c = f.Number("temperature_median_c");
+    c.temperature_max_c = f.Number("temperature_max_c");
+    if (*c.temperature_median_c > *c.temperature_max_c || *c.temperature_max_c > 1000)
+      f.Fail("\"temperature_median_c\" must be at most \"temperature_max_c\", at most 1000");
+  }
   if (const Json* r = f.Raw("reasons")) {
     if (!r->is_object() || r->size() > std::size(kReasonNames))
       f.Fail("\"reasons\" must be an object of reasons");

@@ -86,6 +86,7 @@ struct BurnClocks {
   uint64_t samples = 0;  // readings taken
   std::optional<int64_t> sm_clock_median_mhz, sm_clock_min_mhz;
   std::optional<double> power_median_w, power_max_w;
+  std::optional<double> temperature_median_c, temperature_max_c;  // the GPU die, degrees C
   // Each clock-event reason NVML gave (gpu_idle, applications_clocks, sw_power_cap, hw_slowdown, sync_boost,
   // sw_thermal, hw_thermal, hw_power_brake) with the share of the burn's readings it held (0 to 1).
   std::vector<std::pair<std::string, double>> reasons;

@@ -23,6 +23,7 @@ std::string Md(const std::string& s) {
 }
 
 std::string Where(const Check& c) {
+  if (!c.path.empty()) return TerminalSafe(c.path);
   if (c.gpu >= 0 && c.peer >= 0) return std::to_string(c.gpu) + "-" + std::to_string(c.peer);
   if (c.gpu >= 0) return std::to_string(c.gpu);
   return "all";
@@ -97,6 +98,7 @@ std::string Pad(const std::string& s, size_t w) {
 }
 
 std::string Identity(const Recording& rec) {
+  if (rec.gpus.empty() && rec.run.topology.empty()) return rec.run.host + ": storage only";
   std::string board =
       rec.gpus.empty() ? "no GPU" : rec.gpus.front().name + " (" + rec.gpus.front().pci_device_id + ")";
   return rec.run.host + ": " + std::to_string(rec.gpus.size()) + "x " + board + ", " + rec.run.topology +
@@ -180,6 +182,11 @@ nlohmann::ordered_json ReportJson(const Recording& rec, const Result& r) {
     j["peak"] = ValueJson(c.peak);
     j["message_bytes"] = c.size ? nlohmann::ordered_json(c.size) : nullptr;
     j["reason"] = c.reason;
+    if (c.group == "storage") {
+      j["path"] = c.path;
+      j["io"] = c.io.empty() ? nullptr : nlohmann::ordered_json(c.io);
+      j["bytes"] = c.bytes ? nlohmann::ordered_json(c.bytes) : nullptr;
+    }
     doc["checks"].push_back(j);
   }
   doc["summary"] = {{"failed", r.failed}, {"warned", r.warned}, {"incomplete", r.incomplete}};
@@ -202,7 +209,7 @@ std::string RenderMarkdown(const Recording& rec, const Result& r, const std::str
   o << "\n## Checks\n\n| check | GPU | status | measured | expected | floor | peak | note |\n"
        "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.checks)
-    o << "| " << c.group << " " << c.name << " | " << Where(c) << " | " << StatusName(c.status) << " | "
+    o << "| " << c.group << " " << c.name << " | " << Md(Where(c)) << " | " << StatusName(c.status) << " | "
       << Md(Measured(c)) << " | " << Md(Expected(c)) << " | " << Level(c.floor) << " | " << Level(c.peak)
       << " | " << Md(c.reason) << " |\n";
   o << "\n## Sources\n\n";

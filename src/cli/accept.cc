@@ -12,8 +12,10 @@
 #include "accept/offer.h"
 #include "accept/record.h"
 #include "accept/render.h"
+#include "accept/storage.h"
 #include "accept/table.h"
 #include "cli/accept_measure.h"
+#include "cli/accept_storage.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/size_inputs.h"
@@ -34,7 +36,7 @@ namespace gp::cli {
 namespace {
 
 struct AcceptOptions {
-  bool fast = false;
+  bool fast = false, storage_only = false;
   std::string burn, expect, task, storage_size, runtime = "container", outlier = "10", report, measurements,
                                                 save;
   std::vector<std::string> storage;
@@ -84,13 +86,6 @@ void CheckFlags(const AcceptOptions& o) {
   if (o.fast && !o.burn.empty()) throw FlagError("--burn", "give --fast or --burn, not both");
   if (!o.report.empty() && !EndsWith(o.report, ".md") && !EndsWith(o.report, ".html"))
     throw FlagError("--report", "the report is FILE.md or FILE.html");
-  if (const char* later = !o.task.empty()           ? "--task"
-                          : !o.storage.empty()      ? "--storage"
-                          : !o.storage_size.empty() ? "--storage-size"
-                                                    : nullptr)
-    throw FlagError(later,
-                    "the task's own checks and the storage measurement are not in this release; accept "
-                    "measures compute, memory, links, collectives and a burn");
   if (!o.measurements.empty()) {
     const char* measuring_only = o.fast                    ? "--fast"
                                  : !o.save.empty()         ? "--save"
@@ -98,10 +93,26 @@ void CheckFlags(const AcceptOptions& o) {
                                  : !o.task.empty()         ? "--task"
                                  : !o.storage.empty()      ? "--storage"
                                  : !o.storage_size.empty() ? "--storage-size"
+                                 : o.storage_only          ? "--storage-only"
                                                            : nullptr;
     if (measuring_only)
       throw FlagError(measuring_only,
                       "applies when measuring; a recording (--measurements) is judged as recorded");
+  }
+  if (o.storage.empty()) {
+    if (const char* needs_storage = !o.task.empty()           ? "--task"
+                                    : !o.storage_size.empty() ? "--storage-size"
+                                    : o.storage_only          ? "--storage-only"
+                                                              : nullptr)
+      throw FlagError(needs_storage,
+                      "sizes or selects the storage measurement; give --storage PATH (the task's own checks "
+                      "are not in this release)");
+  }
+  if (!o.task.empty() && !o.storage_size.empty())
+    throw FlagError("--storage-size", "give --task (its checkpoint's size) or --storage-size, not both");
+  if (o.storage_only) {
+    if (const char* gpu_only = !o.burn.empty() ? "--burn" : !o.save.empty() ? "--save" : nullptr)
+      throw FlagError(gpu_only, "--storage-only measures no GPU");
   }
 }
 
@@ -179,19 +190,35 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
   if (!o.report.empty()) CheckOutput(ctx, "--report", o.report);
   accept::Recording rec;
   std::vector<accept::Check> program_checks;
+  const std::vector<accept::StorageFloor> floors =
+      opts.offer ? opts.offer->storage : std::vector<accept::StorageFloor>{};
+  accept::Result r;
   if (o.measurements.empty()) {
     const MeasurePlan plan{o.fast, BurnSeconds(o)};
     if (!o.save.empty()) CheckOutput(ctx, "--save", o.save);
-    std::optional<Measured> m = GateAndMeasure(ctx, o, plan);
-    if (!m) return kExitFailed;
-    if (!o.save.empty()) WriteOutputFile(ctx, "--save", o.save, m->text);
-    rec = std::move(m->recording);
-    program_checks = std::move(m->program_checks);
+    const uint64_t storage_bytes = o.storage.empty() ? 0 : StorageBytes(ctx, o.task, o.storage_size);
+    CheckStorageDirs(o.storage, storage_bytes);
+    if (o.storage_only) {
+      rec.run.host = "this host";
+      rec.run.started_at = sys::NowUtc();
+    } else {
+      std::optional<Measured> m = GateAndMeasure(ctx, o, plan);
+      if (!m) return kExitFailed;
+      if (!o.save.empty()) WriteOutputFile(ctx, "--save", o.save, m->text);
+      rec = std::move(m->recording);
+      program_checks = std::move(m->program_checks);
+      r = accept::Judge(rec, accept::EmbeddedTable(), opts);
+    }
+    // Storage after the GPUs, so that neither disturbs the other's figures.
+    for (auto& c : MeasureStorageDirs(ctx, o.storage, storage_bytes, floors))
+      program_checks.push_back(std::move(c));
+    if (o.storage_only) rec.run.finished_at = sys::NowUtc();
   } else {
     const std::string text = ReadFile(ctx, o.measurements, accept::kMaxTotal, "a recording");
     rec = accept::ParseRecording(text, o.measurements);
+    r = accept::Judge(rec, accept::EmbeddedTable(), opts);
+    for (const auto& f : floors) program_checks.push_back(accept::UnmeasuredFloor(f));
   }
-  accept::Result r = accept::Judge(rec, accept::EmbeddedTable(), opts);
   r.checks.insert(r.checks.end(), program_checks.begin(), program_checks.end());
   accept::Tally(r);
   if (ctx.opts.json) {
@@ -222,9 +249,12 @@ void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
       "--expect", o->expect,
       "The offer: 8x\"H100 SXM5 80GB\",cpus=192,ram=2TB,nvme=8x3.84TB (a board name or a PCI id), or a "
       "kind: Offer YAML file");
-  sub->add_option("--task", o->task, "A kind: Task document (not in this release)");
-  sub->add_option("--storage", o->storage, "A mount to measure (not in this release)");
-  sub->add_option("--storage-size", o->storage_size, "Bytes to write per mount (not in this release)");
+  sub->add_option("--task", o->task, "A kind: Task document: --storage writes one checkpoint of its size");
+  sub->add_option("--storage", o->storage,
+                  "A directory to measure: one checkpoint-sized file written and read back (repeatable)");
+  sub->add_option("--storage-size", o->storage_size, "Bytes to write per --storage directory (default 16GB)");
+  sub->add_flag("--storage-only", o->storage_only,
+                "Measure only the --storage directories: no gate, no GPU measurement");
   sub->add_option("--runtime", o->runtime, "container (default) or host: where the measurements run");
   sub->add_option("--outlier", o->outlier,
                   "A GPU this many percent below its peers' median fails (default 10)");

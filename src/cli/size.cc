@@ -44,14 +44,6 @@ struct SizeOptions {
   int max_servers = 64;
 };
 
-// Reads the config.json the settings named, if any, into the task's architecture.
-void LoadConfig(size::Task& t, Context& ctx) {
-  if (t.config_path.empty()) return;
-  const std::string text = ReadFile(ctx, t.config_path, size::kMaxConfigBytes, "a config.json");
-  t.arch = size::ParseHfConfig(text, t.config_path);
-  t.model_source = "config " + t.config_path;
-}
-
 // Every host the options name: snapshots, then this host or the --root tree.
 std::vector<size::HostVerdict> JudgeHosts(Context& ctx, const SizeOptions& o, const size::Task& t) {
   const manifest::Compat& compat = manifest::EmbeddedCompat();
@@ -89,7 +81,7 @@ int RunSize(Context& ctx, const SizeOptions& o) {
     const std::string& v = o.values.at(k.key);
     size::Apply(t, size::Setting{k.key, k.boolean && v.empty() ? "true" : v, size::Origin{"", 0, 0, k.flag}});
   }
-  LoadConfig(t, ctx);
+  LoadTaskConfig(t, ctx);
   size::Finish(t);
   const size::Estimate e = size::EstimateTask(t);
   size::FitAnswer fit;
@@ -130,10 +122,17 @@ int RunSize(Context& ctx, const SizeOptions& o) {
 
 }  // namespace
 
+void LoadTaskConfig(size::Task& t, Context& ctx) {
+  if (t.config_path.empty()) return;
+  const std::string text = ReadFile(ctx, t.config_path, size::kMaxConfigBytes, "a config.json");
+  t.arch = size::ParseHfConfig(text, t.config_path);
+  t.model_source = "config " + t.config_path;
+}
+
 void ValidateTaskDocument(const std::string& text, const std::string& path, Context& ctx) {
   size::Task t;
   layers::ApplyTaskDocument(t, text, path);
-  LoadConfig(t, ctx);
+  LoadTaskConfig(t, ctx);
   size::Finish(t);
   size::EstimateTask(t);
 }

@@ -31,6 +31,9 @@ std::vector<std::vector<std::string>> KnownGpuNames(const manifest::Compat& c);
 // the error. Throws UsageError / FileError.
 std::string ReadFile(Context& ctx, const std::string& path, size_t limit, const std::string& what);
 
+// Reads the config.json a task's settings named, if any, into its architecture (size and accept --task).
+void LoadTaskConfig(size::Task& t, Context& ctx);
+
 // The price table `--prices FILE` or `--price-per-gpu-hour` names (at most one), or none (both empty).
 // Shared by size and watch. Throws FlagError / FileError.
 std::optional<prices::Table> LoadPrices(Context& ctx, const std::string& prices_file,

@@ -31,6 +31,8 @@ enum Return : int {
 // nvmlSamplingType_t, nvmlClockType_t, nvmlValueType_t (the members used).
 inline constexpr int kGpuUtilizationSamples = 1;
 inline constexpr int kClockSm = 1;
+// nvmlTemperatureSensors_t: NVML_TEMPERATURE_GPU, the GPU die.
+inline constexpr int kTemperatureGpu = 0;
 enum ValueType : unsigned {
   kDouble = 0,
   kUnsignedInt = 1,

@@ -23,6 +23,7 @@ void Bind(void* lib, Api& a) {
   DlBind(lib, "nvmlDeviceGetTotalEnergyConsumption", a.energy);
   DlBind(lib, "nvmlDeviceGetClockInfo", a.clock);
   DlBind(lib, "nvmlDeviceGetMaxClockInfo", a.max_clock);
+  DlBind(lib, "nvmlDeviceGetTemperature", a.temperature);
   DlBind(lib, "nvmlDeviceGetCurrentClocksEventReasons", a.event_reasons);
   DlBind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", a.throttle_reasons);
   DlBind(lib, "nvmlDeviceGetFieldValues", a.fields);

@@ -28,6 +28,7 @@ struct Api {
   int (*energy)(Device, unsigned long long*) = nullptr;  // nvmlDeviceGetTotalEnergyConsumption
   int (*clock)(Device, int, unsigned*) = nullptr;        // nvmlDeviceGetClockInfo
   int (*max_clock)(Device, int, unsigned*) = nullptr;    // nvmlDeviceGetMaxClockInfo
+  int (*temperature)(Device, int, unsigned*) = nullptr;  // nvmlDeviceGetTemperature
   int (*event_reasons)(Device,
                        unsigned long long*) = nullptr;  // nvmlDeviceGetCurrentClocksEventReasons (R535+)
   int (*throttle_reasons)(Device,

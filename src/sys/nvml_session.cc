@@ -478,6 +478,11 @@ void ReadOne(const Shared& sh, Dev& d, NvmlReading& r) {
     if (Lost(d, s)) return;
     if (s == nvml::kSuccess) r.sm_clock_mhz = mhz;
   }
+  if (unsigned c = 0; api.temperature) {
+    int s = api.temperature(d.handle, nvml::kTemperatureGpu, &c);
+    if (Lost(d, s)) return;
+    if (s == nvml::kSuccess) r.temperature_c = c;
+  }
   for (auto fn :
        {api.event_reasons, api.throttle_reasons}) {  // the R535+ call, the deprecated one as fallback
     if (!fn) continue;

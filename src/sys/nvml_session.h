@@ -77,6 +77,7 @@ struct NvmlReading {
   std::optional<unsigned> power_mw, power_limit_enforced_mw;
   std::optional<uint64_t> energy_mj;  // nvmlDeviceGetTotalEnergyConsumption (since driver load)
   std::optional<unsigned> sm_clock_mhz;
+  std::optional<unsigned> temperature_c;  // nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU), degrees C
   std::optional<uint64_t>
       clock_event_reasons;  // nvmlDeviceGetCurrentClocksEventReasons, else the deprecated ...Throttle...
   std::optional<NvmlCounter> pcie_tx_bytes, pcie_rx_bytes;                     // fields 197/198

@@ -121,6 +121,8 @@ J SampleJson(const Sample& s) {
     o["sm_clock_mhz"] = Opt(g.sm_clock_mhz);
     o["sm_clock_max_mhz"] = Opt(g.sm_clock_max_mhz);
     o["clock_event_reasons"] = Opt(g.clock_event_reasons);
+    // Only when read, so the lines of a run without it stay as they were.
+    if (g.temperature_c) o["temperature_c"] = *g.temperature_c;
     o["gpm"] = g.gpm ? GpmJson(*g.gpm) : J(nullptr);
     o["mig_mode"] = Opt(g.mig_mode);
     J mig = J::array();

@@ -153,6 +153,7 @@ GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
     r.Fail(where + ".state", "must be ok, gap or lost");
   for (const DoubleField& f : kDoubles)
     g.*(f.member) = r.OptNumber(o, f.key, where, f.key == std::string("duty_pct") ? 100 : 1e18);
+  g.temperature_c = r.OptNumber(o, "temperature_c", where, 1000);
   if (r.Has(o, "nvlink_peak_source")) {
     const std::string source = r.String(o.at("nvlink_peak_source"), where + ".nvlink_peak_source");
     if (source != kNvlinkPeakActiveLinks && source != kNvlinkPeakLinksPresent)

@@ -72,6 +72,8 @@ struct GpuSample {
   std::optional<double> power_w, power_limit_enforced_w, power_limit_default_w;
   std::optional<double> energy_j;  // since the previous tick
   std::optional<unsigned> sm_clock_mhz, sm_clock_max_mhz;
+  // The GPU die, degrees C (unset where NVML gives none, and in recordings made before it was read).
+  std::optional<double> temperature_c;
   std::optional<uint64_t> clock_event_reasons;  // NVML's bitmask at this tick
   // Share of the interval spent in each clock-event state, from NVML's nanosecond counters.
   std::optional<double> power_cap_ratio, sync_boost_ratio, sw_thermal_ratio, hw_thermal_ratio,

@@ -111,6 +111,7 @@ std::vector<GpuSample> GpuSampler::Convert(const std::vector<sys::NvmlReading>& 
     g.power_limit_enforced_w = Watts(r.power_limit_enforced_mw);
     g.power_limit_default_w = Watts(info.power_default_limit_mw);
     g.sm_clock_mhz = r.sm_clock_mhz;
+    if (r.temperature_c) g.temperature_c = *r.temperature_c;
     g.sm_clock_max_mhz = info.sm_clock_max_mhz;
     g.clock_event_reasons = r.clock_event_reasons;
     if (info.pcie_max_generation && info.pcie_max_width)

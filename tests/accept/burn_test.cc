@@ -259,12 +259,18 @@ TEST_CASE("burn clocks summarised from watch's samples, and read back", "[accept
                                       GpuSampleOf(1980, 300, 0x0),
                                       GpuSampleOf(100, 10, 0x80, GpuState::kGap),
                                       GpuSampleOf(1755, 698, 0x4)};
+  s[0].temperature_c = 71;
+  s[1].temperature_c = 83;
+  s[2].temperature_c = 76;
+  s[4].temperature_c = 99;  // in the gap: counted out
   const auto c = gp::accept::SummariseBurnClocks(1, s, {{79, 312.5}});
   CHECK(c.samples == 5);  // the gap is counted out
   CHECK(c.sm_clock_median_mhz == 1755);
   CHECK(c.sm_clock_min_mhz == 345);
   CHECK(*c.power_median_w == Approx(690));
   CHECK(*c.power_max_w == Approx(700));
+  CHECK(*c.temperature_median_c == Approx(76));  // three readings of five have one
+  CHECK(*c.temperature_max_c == Approx(83));
   REQUIRE(c.reasons.size() == 3);
   CHECK(c.reasons[0] == std::make_pair(std::string("sw_power_cap"), 0.6));
   CHECK(c.reasons[1] == std::make_pair(std::string("hw_slowdown"), 0.2));
@@ -274,6 +280,9 @@ TEST_CASE("burn clocks summarised from watch's samples, and read back", "[accept
   CHECK(r.burn_clocks[0].reasons == c.reasons);
   REQUIRE(r.burn_clocks[0].xids.size() == 1);
   CHECK(r.burn_clocks[0].xids[0].code == 79);
+  CHECK(*r.burn_clocks[0].temperature_median_c == Approx(76));
+  CHECK(*r.burn_clocks[0].temperature_max_c == Approx(83));
   const auto checks = gp::accept::BurnChecks(r);
+  CHECK(checks[0].found.find("; temperature median 76 C, max 83 C") != std::string::npos);
   CHECK(checks[0].reason == "hw_slowdown held 20% of the burn, hw_power_brake held 40% of the burn");
 }

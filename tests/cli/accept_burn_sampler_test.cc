@@ -1,7 +1,7 @@
 // accept's burn sampler: reads every measured GPU through an NVML session (a stand-in here, answering as
-// NVML's readings come: clock, power in mW, the clock-event bitmask) once a second from Burning() to Stop(),
-// and writes one burn_clocks record per GPU that accept's recording reader takes; nothing is read before the
-// burn starts, and a missing NVML is said, not hidden.
+// NVML's readings come: clock, power in mW, the GPU temperature, the clock-event bitmask) once a second from
+// Burning() to Stop(), and writes one burn_clocks record per GPU that accept's recording reader takes;
+// nothing is read before the burn starts, and a missing NVML is said, not hidden.
 #include "cli/accept_burn_sampler.h"
 
 #include <catch2/catch.hpp>
@@ -32,6 +32,7 @@ class StandinSession : public gp::sys::NvmlSession {
       r.time_us = reads * 1000000;
       r.sm_clock_mhz = p == 1 ? 345u : 1755u;
       r.power_mw = 698000;
+      if (p == 0) r.temperature_c = 70u;                     // GPU 1: NVML gives none
       r.clock_event_reasons = p == 1 ? 0x80u | 0x8u : 0x4u;  // GPU 1: the power brake
       out.push_back(r);
     }
@@ -79,6 +80,10 @@ TEST_CASE("accept's burn sampler: one burn_clocks record per GPU, read while the
   CHECK(rec.burn_clocks[0].samples >= 1);
   CHECK(rec.burn_clocks[0].sm_clock_median_mhz == 1755);
   CHECK(rec.burn_clocks[0].power_median_w == Approx(698));
+  REQUIRE(rec.burn_clocks[0].temperature_max_c);
+  CHECK(*rec.burn_clocks[0].temperature_max_c == Approx(70));
+  CHECK(*rec.burn_clocks[0].temperature_median_c == Approx(70));
+  CHECK_FALSE(rec.burn_clocks[1].temperature_median_c);
   REQUIRE(rec.burn_clocks[0].reasons.size() == 1);
   CHECK(rec.burn_clocks[0].reasons[0].first == "sw_power_cap");
   CHECK(rec.burn_clocks[1].sm_clock_min_mhz == 345);

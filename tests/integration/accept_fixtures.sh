@@ -148,7 +148,18 @@ check "--burn with a recording" 2 "--burn: applies when measuring" -- accept "$F
 check "--burn and --fast" 2 "--burn: give --fast or --burn, not both" -- "$GPUPREP" accept --fast --burn 10m
 check "--burn checked" 2 "--burn: a whole number of seconds from 1s to 24h" -- \
   "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host --burn 1.5s
-check "--storage: not in this release" 2 "--storage: the task's own checks" -- "$GPUPREP" accept --storage /data
+# --task sizes the storage file as size's checkpoint: 1M parameters, bf16-mixed AdamW, 14 B each (2 weights, 4
+# fp32 master, 8 optimizer states), rounded up to 4 KiB.
+printf 'apiVersion: gpuprep/v1\nkind: Task\nmetadata:\n  name: tiny\nparams: 1M\nmethod: full\nprecision: bf16-mixed\noptimizer: adamw\n' >"$work/task.yaml"
+mkdir -p "$work/disk"
+check "--task: one checkpoint of the task's size" 0 "14000128 14000128" -- bash -c "'$GPUPREP' accept --storage-only --storage '$work/disk' --task '$work/task.yaml' --json 2>/dev/null | python3 -c 'import json,sys; print(*[c[\"bytes\"] for c in json.load(sys.stdin)[\"checks\"] if c[\"name\"] in (\"write\", \"read\")])'"
+check "--task: nothing left behind" 0 "" -- test -z "$(ls -A "$work/disk")"
+check "--storage: a missing directory, before anything is measured" 2 "--storage: $work/no-such-dir does not exist" -- "$GPUPREP" accept --storage "$work/no-such-dir"
+check "--storage with a recording" 2 "--storage: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --storage "$work"
+check "--task without --storage" 2 "--task: sizes or selects the storage measurement" -- "$GPUPREP" accept --task "$work/task.yaml"
+check "--task and --storage-size" 2 "--storage-size: give --task" -- "$GPUPREP" accept --storage "$work" --task "$work/task.yaml" --storage-size 1GB
+check "--storage-only and --burn" 2 "--burn: --storage-only measures no GPU" -- "$GPUPREP" accept --storage-only --storage "$work" --burn 10m
+check "a storage floor with a recording: skipped" 0 "the offer gives a floor for /data" -- accept "$FIX/h100x8-healthy.jsonl" --expect 'storage=/data:2GB/s'
 check "--save with a recording" 2 "--save: applies when measuring" -- accept "$FIX/h100x8-healthy.jsonl" --save "$work/x.jsonl"
 check "gate holds under --root, nothing measured" 2 "measuring runs on the live host" -- \
   "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host

@@ -123,6 +123,8 @@ struct dyn {
   int duty[MAX_DUTY], nduty, duty_none;
   double mem_used_mib, power_w, power_limit_w, rates[N_RATES], times[N_TIMES], gpm[N_GPM];
   unsigned sm_mhz;
+  double temp_c; /* the GPU die; answered only once a step gives temp_c (else NOT_SUPPORTED) */
+  int has_temp;
   unsigned long long reasons;
   struct proc procs[MAX_PROCS];
   int nprocs;
@@ -369,7 +371,10 @@ static void set_dyn(const struct gpu* g, struct dyn* d, const char* k, const cha
     d->power_limit_w = atof(v);
   else if (!strcmp(k, "sm_mhz"))
     d->sm_mhz = (unsigned)atoi(v);
-  else if (!strcmp(k, "reasons"))
+  else if (!strcmp(k, "temp_c")) {
+    d->temp_c = atof(v);
+    d->has_temp = 1;
+  } else if (!strcmp(k, "reasons"))
     d->reasons = strtoull(v, NULL, 0);
   else if (!strcmp(k, "procs")) {
     d->nprocs = 0;
@@ -778,6 +783,13 @@ nvmlReturn_t nvmlDeviceGetClockInfo(void* dev, int type, unsigned* mhz) {
   DEVICE_CALL(dev, "nvmlDeviceGetClockInfo");
   if (type != 1) RETURN(NVML_ERROR_NOT_SUPPORTED);
   *mhz = d->sm_mhz;
+  RETURN(NVML_SUCCESS);
+}
+nvmlReturn_t nvmlDeviceGetTemperature(void* dev, int sensor, unsigned* c) {
+  DEVICE_CALL(dev, "nvmlDeviceGetTemperature");
+  if (sensor != 0) RETURN(NVML_ERROR_INVALID_ARGUMENT); /* NVML_TEMPERATURE_GPU is the only sensor */
+  if (!d->has_temp) RETURN(NVML_ERROR_NOT_SUPPORTED);
+  *c = (unsigned)d->temp_c;
   RETURN(NVML_SUCCESS);
 }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(void* dev, int type, unsigned* mhz) {

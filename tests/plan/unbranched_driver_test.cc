@@ -204,3 +204,29 @@ TEST_CASE("a stack switch removes the locking package of the old branch and rele
             .detail.find("remove nvidia-driver-pinning-595 (it locks another driver branch than R535)") !=
         std::string::npos);
 }
+
+// A provider's image (or an administrator) held another release's driver packages: apt replaces them for the
+// stack's driver, and refuses with -y unless held packages may change. The plan allows it and says which;
+// an unrelated held package and one of the stack's own release are left out of it.
+TEST_CASE("held driver packages of another release are replaced, and the plan says so", "[plan]") {
+  R595Plan f;
+  f.root.Write("/var/lib/dpkg/status", test::DpkgStanza("nvidia-driver-580-open", "580.95.05-0ubuntu1") +
+                                           test::DpkgStanza("cuda-drivers-580", "580.95.05-1") +
+                                           test::DpkgStanza("nvidia-container-toolkit", "1.17.8-1") +
+                                           test::DpkgStanza("libnvidia-compute-595", "595.71.05-1ubuntu1"));
+  auto p = f.Resolved();
+  CHECK(p.blockers == std::vector<std::string>{});
+  const std::string line = InstallLine(p);
+  CHECK(line.find("--allow-change-held-packages") != std::string::npos);
+  CHECK(Layer(p, "driver")
+            .detail.find("replace cuda-drivers-580, nvidia-driver-580-open (another driver release, held "
+                         "outside gpuprep)") != std::string::npos);
+
+  R595Plan unheld;  // the same packages not held: nothing to allow, nothing said
+  unheld.root.Write("/var/lib/dpkg/status",
+                    test::DpkgStanza("nvidia-driver-580-open", "580.95.05-0ubuntu1", false) +
+                        test::DpkgStanza("cuda-drivers-580", "580.95.05-1", false));
+  auto q = unheld.Resolved();
+  CHECK(InstallLine(q).find("--allow-change-held-packages") == std::string::npos);
+  CHECK(Layer(q, "driver").detail.find("held outside gpuprep") == std::string::npos);
+}

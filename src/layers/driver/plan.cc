@@ -15,6 +15,7 @@
 #include "plan/layer_plan.h"
 #include "util/input.h"
 #include "util/strings.h"
+#include "util/version.h"
 
 namespace gp::layers {
 
@@ -129,6 +130,28 @@ std::vector<std::string> StaleLocks(const PackageState& state, int branch) {
   return out;
 }
 
+// The installed NVIDIA driver packages of another release that someone other than gpuprep holds (a
+// provider's image, an administrator's apt-mark hold) and that are not the stack's own: NVIDIA's and
+// Ubuntu's driver packages conflict across branches (and depend on one release within a branch), so apt
+// replaces them for the stack's driver, and with -y refuses to unless held packages may change ("Held
+// packages were changed and -y was used without --allow-change-held-packages"). Told apart by their version,
+// a driver release ("580.95.05-1ubuntu1") other than the pin. gpuprep's own pins and the version-locking
+// packages are released by the transaction and StaleLocks.
+std::vector<std::string> HeldOtherDrivers(const PackageState& state, const Version& pinned,
+                                          const std::vector<PackageRoot>& own) {
+  std::vector<std::string> out;
+  for (const auto& [name, version] : state.installed) {
+    if (!state.Held(name) || state.pins.count(name) || apt::LockedBranch(name)) continue;
+    if (!StartsWith(name, "nvidia-") && !StartsWith(name, "libnvidia-") && !StartsWith(name, "cuda-drivers"))
+      continue;
+    if (std::any_of(own.begin(), own.end(), [&](const PackageRoot& r) { return r.name == name; })) continue;
+    const std::string up = DebVersion::Parse(version).upstream;
+    auto v = Version::Parse(up.substr(0, up.find_first_of("-~+")));
+    if (v && v->size() >= 2 && v->major() >= 100 && *v != pinned) out.push_back(name);
+  }
+  return out;
+}
+
 }  // namespace
 
 LayerPlan PlanDriver(const LayerContext& ctx) {
@@ -164,6 +187,13 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
     out.packages.allow_held = out.packages.allow_held || state.Held(name);
     AddDetail(detail,
               "remove " + name + " (it locks another driver branch than R" + std::to_string(d.branch) + ")");
+  }
+  if (installs) {
+    const std::vector<std::string> held = HeldOtherDrivers(state, *d.version.version, out.packages.roots);
+    if (!held.empty()) {
+      out.packages.allow_held = true;
+      AddDetail(detail, "replace " + Join(held, ", ") + " (another driver release, held outside gpuprep)");
+    }
   }
   out.reboot = installs;
   if (installs) RebootCheck(out, pinned);

@@ -139,7 +139,8 @@ TEST_CASE("nccl env: the routed interface exactly, the exclusion form without it
   user.origins["env.NCCL_IB_HCA"] = launch::Origin::kProfile;
   h.network.rdma = {Dev("mlx5_0", "InfiniBand", "ACTIVE")};
   launch::AddNcclEnv(h, route, std::nullopt, user);
-  CHECK(user.env.size() == 2);
+  CHECK(user.env.size() == 3);  // and gpuprep's NCCL_NET
+  CHECK(Env(user, "NCCL_NET") == "IB");
   CHECK(Env(user, "NCCL_SOCKET_IFNAME") == "eth");
   CHECK(Env(user, "NCCL_IB_HCA") == "mlx5");
   CHECK(Has(user.warnings,

@@ -194,7 +194,7 @@ TEST_CASE("doctor --nodes: a RoCE fault fails doctor for several nodes, not for 
   test::CliRun zero = test::Gpuprep({"--manifest", stack, "doctor", "--root", t.path()});
   CHECK(zero.code == 2);
   CHECK(zero.err ==
-        "gpuprep: error: " + stack + ":5:21: workload.nodes: must be a whole number from 1 to 100000\n");
+        "gpuprep: error: " + stack + ":5:19: workload.nodes: must be a whole number from 1 to 100000\n");
 
   for (const char* bad : {"0", "-3", "100001"}) {
     test::CliRun r = test::Gpuprep({"doctor", "--root", t.path(), "--nodes", bad});

@@ -82,12 +82,13 @@ void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     if (!since->empty()) ReadXidJournal(ctx, *t.fs, *since, t.facts);
     if (*registry) ReadStackImageFromRegistry(ctx, t.stack, t.facts);
+    // --nodes, else the stack's workload.nodes: a stack for jobs on several nodes judges the network so.
     layers::CheckInput in{t.stack,
                           manifest::EmbeddedHostCompat(),
                           t.facts,
                           ctx.today ? ctx.today() : "",
                           t.source == StackSource::kSite ? kSiteFile : "",
-                          *nodes};
+                          nodes_opt->count() > 0 ? *nodes : t.stack.workload.nodes};
     std::vector<verdict::LayerReport> reports = layers::CheckAll(in);
     if (ctx.opts.json) {
       PrintJson(ctx, doctor::ReportJson(t.stack.name, t.facts, reports));

@@ -30,7 +30,7 @@ namespace gp::cli {
 namespace {
 
 struct LaunchFlags {
-  std::string host, profile, image, gpus, shm, ipc, workdir, name, master, format = "docker";
+  std::string host, profile, image, gpus, shm, ipc, workdir, name, master, rdma_resource, format = "docker";
   int nodes = 1, node_rank = 0;
   std::vector<std::string> volumes, envs, command;
   bool interactive = false;
@@ -138,6 +138,7 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   req.workdir = opt("--workdir", f.workdir);
   req.name = opt("--name", f.name);
   req.master = opt("--master", f.master);
+  req.rdma_resource = opt("--rdma-resource", f.rdma_resource);
   if (f.Given("--nodes")) req.nodes = f.nodes;
   if (f.Given("--node-rank")) req.node_rank = f.node_rank;
   req.volumes = f.volumes;
@@ -220,6 +221,9 @@ void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
   f->opts["--nodes"] = sub->add_option("--nodes", f->nodes, "Number of nodes (multi-node training)");
   f->opts["--node-rank"] = sub->add_option("--node-rank", f->node_rank, "This node's rank, 0..nodes-1");
   add("--master", f->master, "ADDR:PORT of the rank-0 node");
+  add("--rdma-resource", f->rdma_resource,
+      "k8s, several nodes: the extended resource for the RDMA devices (default from the host: "
+      "rdma/rdma_shared_device_a, vpc.amazonaws.com/efa; none: no resource)");
   f->opts["--registry"] = sub->add_flag(
       "--registry", f->registry,
       "Read the image's CUDA from its registry when the local engine does not have it (network)");

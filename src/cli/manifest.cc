@@ -125,7 +125,8 @@ json StackJson(const Stack& s) {
             {"min_cpus_per_gpu", s.workload.min_cpus_per_gpu},
             {"min_ram_per_gpu", s.workload.min_ram_per_gpu},
             {"min_shm_per_gpu", s.workload.min_shm_per_gpu},
-            {"task", s.workload.task ? json(s.workload.task->path) : json(nullptr)}}},
+            {"task", s.workload.task ? json(s.workload.task->path) : json(nullptr)},
+            {"nodes", s.workload.nodes}}},
           {"notes", s.notes},
           {"origins", s.origins}};
 }
@@ -307,6 +308,7 @@ void ShowText(const Stack& s, std::ostream& out) {
   add("workload.min_cpus_per_gpu", std::to_string(s.workload.min_cpus_per_gpu));
   add("workload.min_ram_per_gpu", HumanBytes(s.workload.min_ram_per_gpu));
   add("workload.min_shm_per_gpu", HumanBytes(s.workload.min_shm_per_gpu));
+  if (s.workload.nodes > 1) add("workload.nodes", std::to_string(s.workload.nodes));
   if (s.workload.task) add("workload.task", s.workload.task->path);
 
   out << "stack " << TerminalSafe(s.name) << " (" << TerminalSafe(s.source) << ")\n";

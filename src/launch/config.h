@@ -44,8 +44,9 @@ struct Ulimit {
 struct MultiNode {
   int nodes = 1;
   int node_rank = 0;
-  std::string master_addr;  // "" when not given (slurm derives it from the allocation)
-  int master_port = 29500;  // torchrun's default
+  std::string master_addr;       // "" when not given (slurm derives it from the allocation)
+  int master_port = 29500;       // torchrun's default
+  bool rank_from_index = false;  // k8s: NODE_RANK is each pod's completion index (not a -e or profile value)
 };
 
 struct RunConfig {
@@ -64,7 +65,10 @@ struct RunConfig {
   std::vector<std::string> devices;  // host devices the container gets: "/dev/infiniband" (RDMA)
   std::vector<std::string> cap_add;  // capabilities added: "IPC_LOCK" (RDMA memory registration)
   std::string workdir;
-  std::string network;               // "" = docker's default bridge; "host" for multi-node NCCL
+  std::string network;  // "" = docker's default bridge; "host" for multi-node NCCL
+  // k8s, several nodes: the extended resource that gives the pod the node's RDMA devices ("" none)
+  std::string rdma_resource;
+  int rdma_count = 0;                // how many of it the pod asks for
   std::string name;                  // container / job name ("" = none)
   bool interactive = false;          // -it
   std::vector<std::string> command;  // after `--`; empty = the image's default

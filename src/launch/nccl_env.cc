@@ -1,5 +1,5 @@
-// NCCL_SOCKET_IFNAME, NCCL_IB_HCA and NCCL_IB_GID_INDEX for one node's command (launch/nccl_env.h gives the
-// rules and their source).
+// NCCL_SOCKET_IFNAME, NCCL_IB_HCA, NCCL_NET, NCCL_IB_GID_INDEX and EFA's notes for one node's command
+// (launch/nccl_env.h gives the rules and their source).
 #include "launch/nccl_env.h"
 
 #include <algorithm>
@@ -32,7 +32,8 @@ void Set(RunConfig& c, const std::string& name, const std::string& value, Origin
 }
 
 void AddSocketIfname(const LocalNet& local, RunConfig& c) {
-  const std::string master = c.multi.master_addr;
+  const std::string master =
+      c.multi.master_addr.empty() ? "the allocation's first node" : c.multi.master_addr;
   std::string value = kSocketIfnameExclude;
   std::string why;
   Origin origin = Origin::kDefault;
@@ -59,7 +60,39 @@ void AddSocketIfname(const LocalNet& local, RunConfig& c) {
                          " (it prefers interfaces starting with ib, then any but docker and lo)");
 }
 
+bool ActiveEfa(const probe::NetworkInfo& n) {
+  return std::any_of(n.rdma.begin(), n.rdma.end(), [](const probe::RdmaDevice& d) {
+    return d.efa && std::any_of(d.ports.begin(), d.ports.end(),
+                                [](const probe::RdmaPort& p) { return p.state == "ACTIVE"; });
+  });
+}
+
+// NCCL_NET pinned to this node's transport; on EFA the plugin's libfabric variables depend on its version,
+// which the image does not tell: a note gives the cheatsheet's rows instead of a guess.
+void AddNet(const probe::HostFacts& host, RunConfig& c) {
+  const NetChoice net = NcclNetValue(host.network);
+  if (!UserSet(c, "NCCL_NET", net.value, net.why)) Set(c, "NCCL_NET", net.value, Origin::kHost);
+  if (net.value == kOfiNetName)
+    c.warnings.push_back(
+        "EFA: the image's aws-ofi-nccl version is not known, so no libfabric variable is set. From "
+        "aws-ofi-nccl 1.7.0 with libfabric 1.18.0 none is needed; for 1.6.x on p4/p5 set "
+        "FI_EFA_USE_DEVICE_RDMA=1; for 1.5.0 and older also FI_PROVIDER=efa and NCCL_PROTO=simple (-e), as "
+        "aws-ofi-nccl's EFA cheatsheet (doc/efa-env-var.md) says");
+  else if (net.value == "Socket" && !host.network.rdma.empty())
+    c.warnings.push_back(
+        "NCCL_NET=Socket: this node has RDMA devices but no ACTIVE port NCCL can use (gpuprep doctor --nodes "
+        "2 "
+        "says why); inter-node traffic goes over TCP");
+}
+
 }  // namespace
+
+NetChoice NcclNetValue(const probe::NetworkInfo& n) {
+  if (ActiveEfa(n))
+    return {kOfiNetName, "this node's EFA devices are reached through the aws-ofi-nccl plugin"};
+  if (!IbHcaValue(n).empty()) return {"IB", "this node has ACTIVE RDMA ports NCCL's IB transport uses"};
+  return {"Socket", "this node has no ACTIVE RDMA port"};
+}
 
 LocalNet ReadLocalNet(const std::string& master_addr) {
   LocalNet n;
@@ -117,6 +150,7 @@ void AddNcclEnv(const probe::HostFacts& host, const LocalNet& local, const std::
   const std::string hca = IbHcaValue(host.network);
   if (!hca.empty() && !UserSet(c, "NCCL_IB_HCA", hca, "this node's active RDMA ports, named exactly"))
     Set(c, "NCCL_IB_HCA", hca, Origin::kHost);
+  AddNet(host, c);
   const bool roce = std::any_of(host.network.rdma.begin(), host.network.rdma.end(), [](const auto& d) {
     return std::any_of(d.ports.begin(), d.ports.end(),
                        [](const auto& p) { return p.link_layer == "Ethernet"; });

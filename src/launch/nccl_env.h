@@ -7,6 +7,14 @@
 // - NCCL_IB_HCA: "=mlx5_0:1,mlx5_1:1" names devices and ports exactly; a plain "mlx5_1" is a prefix that also
 //   selects mlx5_10 to mlx5_19.
 // - NCCL_IB_GID_INDEX: from NCCL 2.21 NCCL picks the GID itself (the default -1); only older NCCL needs it.
+// - NCCL_NET: the network NCCL must use, by its name ("IB", "Socket", a plugin's); with it set, NCCL does not
+//   fall back to another network, so a plugin that fails to load stops the job.
+// EFA hosts: aws-ofi-nccl's plugin names itself "AWS Libfabric" up to 1.12 and "Libfabric" from 1.13, and
+// from 1.13 it still answers to NCCL_NET="AWS Libfabric" (src/nccl_ofi_interface_nvidia.cpp,
+// nvidia_plugin_name_fixup, added in aws/aws-ofi-nccl@7c014f0d). Its EFA cheatsheet (doc/efa-env-var.md at
+// aws/aws-ofi-nccl@2daf7d303aa139a03140aa530957d10521e4478d) lists the libfabric variables per plugin
+// version: none from 1.7.0 with libfabric 1.18.0; FI_EFA_USE_DEVICE_RDMA=1 on p4/p5 for 1.6.x; and also
+// FI_PROVIDER=efa and NCCL_PROTO=simple for 1.5.0 and older.
 #pragma once
 #include <optional>
 #include <string>
@@ -42,8 +50,19 @@ std::string NcclOwnInterface(const std::vector<std::string>& v4_order);
 // EFA devices are not NCCL's IB transport. "" when there is none.
 std::string IbHcaValue(const probe::NetworkInfo& n);
 
-// Adds NCCL_SOCKET_IFNAME, NCCL_IB_HCA and the notes about them to `c` (c.multi.nodes > 1). A value the
-// profile or -e already set wins, with a note. `nccl`: the NCCL the job runs (nullopt: not known).
+// The network NCCL_NET pins, and why: "AWS Libfabric" (the aws-ofi-nccl plugin) with an ACTIVE EFA port,
+// else "IB" with a port IbHcaValue names, else "Socket".
+struct NetChoice {
+  std::string value;
+  std::string why;  // a clause: "this node's RDMA ports are ACTIVE"
+};
+NetChoice NcclNetValue(const probe::NetworkInfo& n);
+
+// The name NCCL_NET gives aws-ofi-nccl: the one every version of the plugin answers to.
+inline constexpr const char* kOfiNetName = "AWS Libfabric";
+
+// Adds NCCL_SOCKET_IFNAME, NCCL_IB_HCA, NCCL_NET and the notes about them to `c` (c.multi.nodes > 1). A value
+// the profile or -e already set wins, with a note. `nccl`: the NCCL the job runs (nullopt: not known).
 void AddNcclEnv(const probe::HostFacts& host, const LocalNet& local, const std::optional<Version>& nccl,
                 RunConfig& c);
 

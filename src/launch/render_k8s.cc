@@ -48,6 +48,29 @@ std::string NoExpand(const std::string& s) {
   return out;
 }
 
+// An Indexed Job's pods each carry their completion index in this annotation (Kubernetes' Job documentation,
+// "Completion mode").
+constexpr const char* kCompletionIndex = "metadata.annotations['batch.kubernetes.io/job-completion-index']";
+
+// Several nodes: an Indexed Job with one pod per node, on the node's network (NCCL and the rendezvous reach
+// the other nodes directly; ClusterFirstWithHostNet keeps cluster DNS), the RDMA resource and IPC_LOCK.
+void MultiNodeParts(const RunConfig& c, std::map<std::string, std::string>& v) {
+  const bool multi = c.multi.nodes > 1;
+  const std::string n = std::to_string(c.multi.nodes);
+  v["multi_note"] = multi
+                        ? "# " + n +
+                              " nodes: an Indexed Job, one pod per node on the node's network; NODE_RANK is "
+                              "each pod's completion index.\n# The pod with index 0 must run on the node at "
+                              "MASTER_ADDR (pin it, e.g. with a nodeSelector on kubernetes.io/hostname)."
+                        : "";
+  v["indexed"] = multi ? "completions: " + n + "\nparallelism: " + n + "\ncompletionMode: Indexed" : "";
+  v["host_network"] = c.network == "host" ? "hostNetwork: true\ndnsPolicy: ClusterFirstWithHostNet" : "";
+  std::string caps;
+  for (const std::string& cap : c.cap_add) caps += (caps.empty() ? "" : ", ") + YamlQuote(cap);
+  v["security"] = caps.empty() ? "" : "securityContext:\n  capabilities:\n    add: [" + caps + "]";
+  v["rdma_limit"] = c.rdma_resource.empty() ? "" : c.rdma_resource + ": " + std::to_string(c.rdma_count);
+}
+
 }  // namespace
 
 std::string RenderK8s(const RunConfig& c) {
@@ -64,9 +87,15 @@ std::string RenderK8s(const RunConfig& c) {
   v["command"] = c.command.empty() ? "" : "args: [" + args + "]";
   v["working_dir"] = c.workdir.empty() ? "" : "workingDir: " + YamlQuote(c.workdir);
   std::string env;
-  for (const auto& [k, val] : c.env)
-    env += "\n  - name: " + YamlQuote(k) + "\n    value: " + YamlQuote(NoExpand(val));
+  for (const auto& [k, val] : c.env) {
+    env += "\n  - name: " + YamlQuote(k);
+    if (k == "NODE_RANK" && c.multi.rank_from_index)
+      env += "\n    valueFrom:\n      fieldRef:\n        fieldPath: " + YamlQuote(kCompletionIndex);
+    else
+      env += "\n    value: " + YamlQuote(NoExpand(val));
+  }
   v["env"] = env.empty() ? "" : "env:" + env;
+  MultiNodeParts(c, v);
   std::string ports;
   for (const std::string& p : c.ports)
     if (int port = ContainerPort(p)) ports += "\n  - containerPort: " + std::to_string(port);

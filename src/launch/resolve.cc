@@ -139,9 +139,12 @@ void ResolveMulti(const LaunchRequest& req, RunConfig& c) {
     if (c.multi.nodes < 2) throw FlagError("--master", "only meaningful with --nodes 2 or more");
     std::tie(c.multi.master_addr, c.multi.master_port) = ParseMaster(*req.master);
   }
-  if (c.multi.nodes > 1 && req.format == "k8s")
-    throw FlagError("--nodes",
-                    "the k8s format renders a single-node Job; use --format slurm or run torchrun per node");
+  if (req.node_rank && c.multi.nodes > 1 && req.format == "k8s")
+    throw FlagError("--node-rank",
+                    "the k8s format gives each pod its rank (the Job's completion index); drop --node-rank");
+  if (req.rdma_resource && req.format != "k8s") throw FlagError("--rdma-resource", "only for --format k8s");
+  if (req.rdma_resource && c.multi.nodes < 2)
+    throw FlagError("--rdma-resource", "only meaningful with --nodes 2 or more");
   if (c.multi.nodes > 1 && c.multi.master_addr.empty() && req.format != "slurm")
     throw FlagError("--nodes",
                     std::to_string(c.multi.nodes) + " nodes need --master ADDR:PORT (the rank-0 node)");
@@ -241,17 +244,53 @@ std::optional<Version> JobNccl(const RunConfig& c, const ResolveInputs& in) {
 
 // A job on several nodes: NCCL's environment from this node's facts, and in a container the RDMA devices
 // and the capability to pin memory for them (memlock is unlimited already: the stack's ulimits).
-void ResolveNodeNetwork(const ResolveInputs& in, RunConfig& c) {
+// EFA devices too are reached through /dev/infiniband and need pinned memory ("Cannot access EFA devices from
+// docker container", https://github.com/aws/aws-ofi-nccl/issues/879).
+void ResolveNodeNetwork(const LaunchRequest& req, const ResolveInputs& in, RunConfig& c) {
   if (c.bare) return;  // the bare torchrun line carries no environment
+  // A Slurm script or a Kubernetes Job is one text for every node: nothing measured on one node's routes.
+  const bool shared = req.format == "slurm" || req.format == "k8s";
   LocalNet none;
-  none.why_not = in.target->from_snapshot ? "the host comes from a snapshot, whose routes are not known"
-                                          : "the route was not read";
-  AddNcclEnv(in.target->host, in.local_net ? *in.local_net : none, JobNccl(c, in), c);
-  if (IbHcaValue(in.target->host.network).empty()) return;
+  none.why_not = shared ? "every node gets the same " + std::string(req.format == "slurm" ? "script" : "Job")
+                 : in.target->from_snapshot ? "the host comes from a snapshot, whose routes are not known"
+                                            : "the route was not read";
+  AddNcclEnv(in.target->host, in.local_net && !shared ? *in.local_net : none, JobNccl(c, in), c);
+  if (shared)
+    c.warnings.push_back(
+        std::string(req.format == "slurm" ? "the Slurm script" : "the Kubernetes Job") +
+        " gives every node the NCCL_NET and NCCL_IB_HCA of " +
+        (in.target->from_snapshot ? "the host in " + in.target->snapshot_path : std::string("this host")) +
+        ": the nodes must have the same RDMA devices");
+  if (NcclNetValue(in.target->host.network).value == "Socket") return;
   c.devices.push_back("/dev/infiniband");
   c.cap_add.push_back("IPC_LOCK");
   c.origins["devices"] = Origin::kHost;
   c.origins["cap_add"] = Origin::kHost;
+}
+
+// k8s, several nodes: the extended resource through which the pod gets the node's RDMA devices. Defaults per
+// device plugin: rdma/rdma_shared_device_a, the shared pool NVIDIA's network operator configures in
+// Mellanox's k8s-rdma-shared-dev-plugin (prefix "rdma", the plugin's README; the operator's example pods ask
+// for 1), and vpc.amazonaws.com/efa from AWS's EFA device plugin (aws-efa-k8s-device-plugin), one per EFA
+// device.
+void ResolveRdmaResource(const LaunchRequest& req, const probe::NetworkInfo& n, RunConfig& c) {
+  const std::string net = NcclNetValue(n).value;
+  const int efa = static_cast<int>(
+      std::count_if(n.rdma.begin(), n.rdma.end(), [](const probe::RdmaDevice& d) { return d.efa; }));
+  std::string name = net == kOfiNetName ? kEfaResource : net == "IB" ? kRdmaSharedResource : "";
+  c.origins["rdma_resource"] = Origin::kHost;
+  if (req.rdma_resource) {
+    if (*req.rdma_resource != "none" && !ValidExtendedResourceName(*req.rdma_resource))
+      throw FlagError("--rdma-resource",
+                      "\"" + *req.rdma_resource +
+                          "\" is not a Kubernetes extended-resource name (DOMAIN/NAME, e.g. "
+                          "rdma/rdma_shared_device_a), or none");
+    name = *req.rdma_resource == "none" ? "" : *req.rdma_resource;
+    c.origins["rdma_resource"] = Origin::kFlag;
+  }
+  if (name.empty()) return;
+  c.rdma_resource = name;
+  c.rdma_count = name == kEfaResource && efa > 0 ? efa : 1;
 }
 
 }  // namespace
@@ -357,10 +396,13 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
       if (std::none_of(c.env.begin(), c.env.end(), [&k = k](const auto& e) { return e.first == k; })) {
         c.env.emplace_back(k, v);
         c.origins["env." + k] = Origin::kFlag;
+        if (k == "NODE_RANK" && req.format == "k8s") c.multi.rank_from_index = true;
       }
     }
-    ResolveNodeNetwork(in, c);
+    ResolveNodeNetwork(req, in, c);
+    if (req.format == "k8s") ResolveRdmaResource(req, in.target->host.network, c);
   }
+  if (c.multi.nodes > 1 && req.format == "slurm") ResolveNodeNetwork(req, in, c);
 
   CheckDriverAndAccess(req, in, c);
   return c;

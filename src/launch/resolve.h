@@ -28,7 +28,7 @@ namespace gp::launch {
 
 // The launch flags as given (unset = not on the command line).
 struct LaunchRequest {
-  std::optional<std::string> image, gpus, shm, ipc, workdir, name, master;
+  std::optional<std::string> image, gpus, shm, ipc, workdir, name, master, rdma_resource;
   std::optional<int> nodes, node_rank;
   std::vector<std::string> volumes;  // -v SRC:DST[:ro]
   std::vector<std::string> envs;     // -e NAME=VALUE
@@ -45,6 +45,10 @@ struct ResolveInputs {
   const sys::Fs* live_fs = nullptr;          // the live host's files, for mount sources; null with --host
   const LocalNet* local_net = nullptr;       // this host's route toward MASTER_ADDR; null: not read
 };
+
+// The Kubernetes RDMA resources asked for by default (docs/cli.md gives their sources).
+inline constexpr const char* kRdmaSharedResource = "rdma/rdma_shared_device_a";
+inline constexpr const char* kEfaResource = "vpc.amazonaws.com/efa";
 
 constexpr uint64_t kDefaultShmPerGpu = 8ULL << 30;
 constexpr uint64_t kMinAutoShm = 1ULL << 30;

@@ -21,6 +21,31 @@ bool ValidContainerName(const std::string& n) {
   });
 }
 
+namespace {
+
+bool DnsLabelOk(const std::string& l) {
+  if (l.empty() || l.size() > 63 || l.front() == '-' || l.back() == '-') return false;
+  return std::all_of(l.begin(), l.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || std::isdigit(static_cast<unsigned char>(c)) || c == '-';
+  });
+}
+
+}  // namespace
+
+bool ValidExtendedResourceName(const std::string& n) {
+  const size_t slash = n.find('/');
+  if (slash == std::string::npos || n.find('/', slash + 1) != std::string::npos) return false;
+  const std::string prefix = n.substr(0, slash), name = n.substr(slash + 1);
+  if (prefix.empty() || prefix.size() + 9 > 253 || name.empty() || name.size() > 63) return false;
+  if (prefix == "kubernetes.io" || EndsWith(prefix, ".kubernetes.io")) return false;
+  for (const std::string& label : Split(prefix, '.'))
+    if (!DnsLabelOk(label)) return false;
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  if (!alnum(name.front()) || !alnum(name.back())) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [&alnum](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
 GpuSelection ParseGpus(const std::string& value) {
   GpuSelection sel;
   const std::string v(Trim(value));

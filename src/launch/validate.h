@@ -28,6 +28,13 @@ std::pair<std::string, int> ParseMaster(const std::string& value);
 // Docker's container name rule: [a-zA-Z0-9][a-zA-Z0-9_.-]*.
 bool ValidContainerName(const std::string& name);
 
+// A Kubernetes extended-resource name, as the API server validates one (IsExtendedResourceName in
+// kubernetes/pkg/apis/core/helper/helpers.go): "PREFIX/NAME", not in the kubernetes.io domain, such that
+// "requests.PREFIX/NAME" is a qualified name: PREFIX a DNS subdomain (lower-case alphanumerics, '-' and '.',
+// each label starting and ending alphanumeric; with "requests." at most 253 characters), NAME at most 63
+// characters of alphanumerics, '-', '_' and '.', starting and ending alphanumeric.
+bool ValidExtendedResourceName(const std::string& name);
+
 // Docker's --shm-size syntax ("64m", "16g", "1073741824"); must be > 0.
 uint64_t ParseShm(const std::string& value);
 

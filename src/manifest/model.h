@@ -292,7 +292,11 @@ struct Workload {
   unsigned long long min_ram_per_gpu = 0;  // bytes
   unsigned long long min_shm_per_gpu = 0;  // bytes
   std::optional<WorkloadTask> task;        // the training task the host is judged against, when named
+  // How many nodes the stack's jobs span (`workload.nodes`, 1..kMaxWorkloadNodes): above 1, doctor judges
+  // the network layer as `doctor --nodes N` does.
+  int nodes = 1;
 };
+inline constexpr int kMaxWorkloadNodes = 100000;
 
 // A board of a claimed architecture that the stack does not claim (`boards_excluded:`), with why.
 struct ExcludedBoard {

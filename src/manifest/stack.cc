@@ -270,7 +270,14 @@ void ParseBoards(const Node& n, const std::string& key, std::vector<ExcludedBoar
 
 void ParseWorkload(const Node& n, Stack& s) {
   Fields f(n, "workload", &s.origins);
-  f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu", "task"});
+  f.Only({"profile", "min_cpus_per_gpu", "min_ram_per_gpu", "min_shm_per_gpu", "task", "nodes"});
+  if (const Node* nodes = f.Get("nodes")) {
+    const long long v = AsInt(*nodes);
+    if (v < 1 || v > kMaxWorkloadNodes)
+      Fail(nodes->mark,
+           "workload.nodes: must be a whole number from 1 to " + std::to_string(kMaxWorkloadNodes));
+    s.workload.nodes = static_cast<int>(v);
+  }
   if (const Node* p = f.Get("profile")) s.workload.profile = AsName(*p, "workload profile");
   if (const Node* t = f.Get("task")) {  // read beside its document by the loader (loader.cc ReadTask)
     const std::string path = AsString(*t);

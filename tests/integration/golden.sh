@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ctest-labels: fixtures
 # The golden set: `plan --format json|sh|text` and `doctor --json` for every fixture host tree under
-# tests/fixtures/hosts × every embedded stack, and for each test stack of tests/fixtures/golden-cases/ on its
-# hosts with its recorded apt lists (tests/golden/_cases/), byte for byte against tests/golden/ (exit codes and stderr
-# in each pair's .exit file). A change to how the code is organised changes none of these outputs; a change
+# tests/fixtures/hosts × every embedded stack, for each test stack of tests/fixtures/golden-cases/ on its
+# hosts with its recorded apt lists (tests/golden/_cases/), and `launch --nodes 2` as Slurm and Kubernetes for four
+# network shapes (tests/golden/launch), byte for byte against tests/golden/ (exit codes and stderr in each pair's
+# .exit file). A change to how the code is organised changes none of these outputs; a change
 # that means to change them regenerates the set on purpose, in its own commit that says why:
 #   GOLDEN_UPDATE=1 bash tests/integration/golden.sh build/gpuprep . build
 # The date is fixed (faketime) so that a stack's end of life does not move the outputs.
@@ -83,6 +84,32 @@ for case_dir in "$SRC"/tests/fixtures/golden-cases/*/; do
     pairs=$((pairs + 1))
   done <"$case_dir/hosts"
 done
+
+# launch for several nodes: the Slurm script and the Kubernetes Job with NCCL's environment, for a node on
+# sockets (h100x2-runtime), InfiniBand (h100x2-ib: two ACTIVE NDR ports and one down), RoCE (h100x2-roce: two
+# ports with a RoCE v2 IPv4 GID; once more under the stack that pins NCCL 2.18.5, for the GID note) and EFA
+# (h100x8-p5-efa: a p5.48xlarge's 32 EFA devices, names in the kernel's rdmapNNs0 pattern). The snapshots are
+# the launch tests' h100x2-runtime and h100x8-p5 with a `network` section added.
+SNAPS=$SRC/tests/fixtures/snapshots
+mkdir -p "$out/launch"
+launch_case() {  # launch_case FILE ARGS...: one launch output and its .exit
+  local file=$out/launch/$1
+  shift
+  exit_file=$file.exit
+  : >"$exit_file"
+  run "$file" "$@"
+  sed -i "s#$SRC#@SRC@#g" "$file" "$exit_file"
+  pairs=$((pairs + 1))
+}
+image=nvcr.io/nvidia/pytorch:24.06-py3
+for snap in h100x2-runtime h100x2-ib h100x2-roce h100x8-p5-efa; do
+  launch_case "$snap.slurm.sbatch" launch --host "$SNAPS/$snap.json" --image "$image" --format slurm \
+    --nodes 2 -- python train.py
+  launch_case "$snap.k8s.yaml" launch --host "$SNAPS/$snap.json" --image "$image" --format k8s --nodes 2 \
+    --master 10.2.0.1:29500 -- python train.py
+done
+launch_case h100x2-roce.r535.slurm.sbatch --manifest ubuntu22.04-r535-cuda12.2 launch \
+  --host "$SNAPS/h100x2-roce.json" --format slurm --nodes 2 -- python train.py
 
 rm -f "$out/stderr"
 if [ "${GOLDEN_UPDATE:-}" = 1 ]; then

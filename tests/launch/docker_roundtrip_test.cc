@@ -168,6 +168,7 @@ TEST_CASE("launch docker: a node of two, on InfiniBand: NCCL's environment, the 
   CHECK(c["network"] == "host");
   CHECK(c["env"].dump().find("{\"name\":\"NCCL_IB_HCA\",\"value\":\"=mlx5_0:1,mlx5_1:1\"}") !=
         std::string::npos);
+  CHECK(c["env"].dump().find("{\"name\":\"NCCL_NET\",\"value\":\"IB\"}") != std::string::npos);
 }
 
 TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's ipc and ulimits",
@@ -253,8 +254,28 @@ TEST_CASE("launch docker: multi-node gets host networking, the rendezvous variab
   CHECK(c["env"] ==
         json::parse(R"([{"name":"MASTER_ADDR","value":"10.0.0.1"},{"name":"MASTER_PORT","value":"29501"},
                                    {"name":"NNODES","value":"2"},{"name":"NODE_RANK","value":"1"},
-                                   {"name":"NCCL_SOCKET_IFNAME","value":"^docker,lo"}])"));
+                                   {"name":"NCCL_SOCKET_IFNAME","value":"^docker,lo"},
+                                   {"name":"NCCL_NET","value":"Socket"}])"));
   CHECK(c["devices"].empty());  // no RDMA device on this host
+}
+
+TEST_CASE("launch docker: a node of two on EFA: NCCL_NET names the plugin, its space survives the shell",
+          "[launch]") {
+  std::ifstream in(kH100x2);
+  json doc = json::parse(in);
+  doc["host"]["network"] = {
+      {"rdma",
+       json::array({{{"name", "rdmap16s27"},
+                     {"efa", true},
+                     {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "Unspecified"}}}}}})}};
+  const std::string path = gp::test::TempDir() + "/efa-node.json";
+  std::ofstream(path) << doc.dump();
+  json c = RoundTrip({"--host", path, "--image", kImage, "--nodes", "2", "--node-rank", "0", "--master",
+                      "10.2.0.1:29500", "--", "python", "train.py"});
+  CHECK(c["env"].dump().find(R"({"name":"NCCL_NET","value":"AWS Libfabric"})") != std::string::npos);
+  CHECK(c["env"].dump().find("NCCL_IB_HCA") == std::string::npos);  // EFA is not NCCL's IB transport
+  CHECK(c["devices"] == json::array({"/dev/infiniband"}));
+  CHECK(c["cap_add"] == json::array({"IPC_LOCK"}));
 }
 
 TEST_CASE("launch torchrun: the container command is torchrun with --nproc_per_node from the GPUs",

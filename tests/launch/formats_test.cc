@@ -217,16 +217,18 @@ TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun r
   std::vector<std::string> argv;
   for (size_t start = 0, nul; (nul = all.find('\0', start)) != std::string::npos; start = nul + 1)
     argv.push_back(all.substr(start, nul - start));
-  CHECK(argv == std::vector<std::string>{"--container-image=nvcr.io#nvidia/pytorch:24.06-py3",
-                                         "--container-mounts=/lustre/data:/data:ro",
-                                         "--container-workdir=/workspace", "--container-env=NOTE", "torchrun",
-                                         "--nproc_per_node=2", "--nnodes=4", "--rdzv_backend=c10d",
-                                         "--rdzv_endpoint=gpu-node-07:29500", "--rdzv_id=4242", "train.py",
-                                         "--tag", kAwkward});
+  CHECK(argv == std::vector<std::string>{
+                    "--container-image=nvcr.io#nvidia/pytorch:24.06-py3",
+                    "--container-mounts=/lustre/data:/data:ro", "--container-workdir=/workspace",
+                    "--container-env=NOTE,NCCL_SOCKET_IFNAME,NCCL_NET", "torchrun", "--nproc_per_node=2",
+                    "--nnodes=4", "--rdzv_backend=c10d", "--rdzv_endpoint=gpu-node-07:29500",
+                    "--rdzv_id=4242", "train.py", "--tag", kAwkward});
   std::ifstream envf(dir + "/srun.env");
   std::string env((std::istreambuf_iterator<char>(envf)), std::istreambuf_iterator<char>());
   CHECK(env.find("NOTE=" + kAwkward + "\n") != std::string::npos);
   CHECK(env.find("MASTER_ADDR=gpu-node-07\n") != std::string::npos);
+  CHECK(env.find("NCCL_SOCKET_IFNAME=^docker,lo\n") != std::string::npos);  // no RDMA: sockets, pinned
+  CHECK(env.find("NCCL_NET=Socket\n") != std::string::npos);
 
   // A python option torchrun has no spelling for: --no-python after the rendezvous options, python kept.
   const std::string opt = Out({"launch", "--format", "slurm", "--host", kH100x2, "--image", kImage, "--",

@@ -1,13 +1,19 @@
 // NCCL's environment in a launch for several nodes (launch/nccl_env.h): NCCL_SOCKET_IFNAME from the route
 // toward MASTER_ADDR or the exclusion form with a note, NCCL_IB_HCA in NCCL's exact form, the GID note for
-// NCCL older than 2.21, a user's own value kept with a note; the RDMA devices and IPC_LOCK in the container.
-// The hidden [.netns-route] case runs in the network namespace tests/integration/launch_netns.sh builds.
+// NCCL older than 2.21, NCCL_NET pinned to the node's transport (IB, Socket, aws-ofi-nccl on EFA), a user's
+// own value kept with a note; the RDMA devices and IPC_LOCK in the container; the same environment in the
+// Slurm script, and a Kubernetes Indexed Job with the RDMA resource for several nodes. The hidden
+// [.netns-route] case runs in the network namespace tests/integration/launch_netns.sh builds.
 #include "launch/nccl_env.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
 
+#include "launch/validate.h"
 #include "support/launch_support.h"
 
 using namespace gp;
@@ -133,7 +139,8 @@ TEST_CASE("nccl env: the routed interface exactly, the exclusion form without it
   user.origins["env.NCCL_IB_HCA"] = launch::Origin::kProfile;
   h.network.rdma = {Dev("mlx5_0", "InfiniBand", "ACTIVE")};
   launch::AddNcclEnv(h, route, std::nullopt, user);
-  CHECK(user.env.size() == 2);
+  CHECK(user.env.size() == 3);  // and gpuprep's NCCL_NET
+  CHECK(Env(user, "NCCL_NET") == "IB");
   CHECK(Env(user, "NCCL_SOCKET_IFNAME") == "eth");
   CHECK(Env(user, "NCCL_IB_HCA") == "mlx5");
   CHECK(Has(user.warnings,
@@ -220,4 +227,163 @@ TEST_CASE("nccl env: the route read in a network namespace with two subnets and 
   if (const char* out = std::getenv("GP_NETNS_OUT"))
     std::ofstream(out) << "route=" << peer.route_ifname << "\nown=" << launch::NcclOwnInterface(peer.v4_order)
                        << "\n";
+}
+
+TEST_CASE("nccl env: NCCL_NET pinned to the transport this node has", "[launch]") {
+  probe::NetworkInfo n;
+  CHECK(launch::NcclNetValue(n).value == "Socket");
+  n.rdma = {Dev("mlx5_0", "InfiniBand", "DOWN")};
+  CHECK(launch::NcclNetValue(n).value == "Socket");  // a device, but no usable port
+  n.rdma = {Dev("mlx5_0", "Ethernet", "ACTIVE", false)};
+  CHECK(launch::NcclNetValue(n).value == "Socket");  // RoCE without a RoCE v2 IPv4 GID
+  n.rdma = {Dev("mlx5_0", "Ethernet", "ACTIVE", true)};
+  CHECK(launch::NcclNetValue(n).value == "IB");  // RoCE is NCCL's IB transport too
+  n.rdma = {Dev("mlx5_0", "InfiniBand", "ACTIVE")};
+  CHECK(launch::NcclNetValue(n).value == "IB");
+  probe::RdmaDevice efa = Dev("rdmap16s27", "Unspecified", "ACTIVE");
+  efa.efa = true;
+  n.rdma = {efa};
+  CHECK(launch::NcclNetValue(n).value == "AWS Libfabric");
+  n.rdma[0].ports[0].state = "DOWN";
+  CHECK(launch::NcclNetValue(n).value == "Socket");
+}
+
+TEST_CASE("nccl env: NCCL_NET's origin, the user's value kept, the notes for Socket and EFA", "[launch]") {
+  probe::HostFacts h;
+  launch::LocalNet none;
+  launch::RunConfig plain = TwoNodes();
+  launch::AddNcclEnv(h, none, std::nullopt, plain);
+  CHECK(Env(plain, "NCCL_NET") == "Socket");
+  CHECK(plain.origins["env.NCCL_NET"] == launch::Origin::kHost);
+  CHECK_FALSE(Has(plain.warnings, "NCCL_NET"));  // no RDMA device: nothing to say
+
+  h.network.rdma = {Dev("mlx5_0", "InfiniBand", "DOWN")};
+  launch::RunConfig down = TwoNodes();
+  launch::AddNcclEnv(h, none, std::nullopt, down);
+  CHECK(Env(down, "NCCL_NET") == "Socket");
+  CHECK(Has(down.warnings, "NCCL_NET=Socket: this node has RDMA devices but no ACTIVE port NCCL can use"));
+
+  h.network.rdma = {Dev("mlx5_0", "InfiniBand", "ACTIVE")};
+  launch::RunConfig user = TwoNodes();
+  user.env = {{"NCCL_NET", "Socket"}};
+  user.origins["env.NCCL_NET"] = launch::Origin::kFlag;
+  launch::AddNcclEnv(h, none, std::nullopt, user);
+  CHECK(Env(user, "NCCL_NET") == "Socket");
+  CHECK(Has(user.warnings,
+            "NCCL_NET=Socket from -e is kept; gpuprep would set IB (this node has ACTIVE "
+            "RDMA ports NCCL's IB transport uses)"));
+
+  probe::RdmaDevice efa = Dev("rdmap16s27", "Unspecified", "ACTIVE");
+  efa.efa = true;
+  h.network.rdma = {efa};
+  launch::RunConfig aws = TwoNodes();
+  launch::AddNcclEnv(h, none, std::nullopt, aws);
+  CHECK(Env(aws, "NCCL_NET") == "AWS Libfabric");
+  CHECK(Env(aws, "NCCL_IB_HCA").empty());
+  for (const char* fi : {"FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "NCCL_PROTO"}) CHECK(Env(aws, fi).empty());
+  CHECK(Has(aws.warnings,
+            "EFA: the image's aws-ofi-nccl version is not known, so no libfabric variable is "
+            "set. From aws-ofi-nccl 1.7.0 with libfabric 1.18.0 none is needed"));
+}
+
+TEST_CASE("launch slurm --nodes 2: NCCL's environment exported and handed to the container", "[launch]") {
+  const std::string snap = RdmaSnapshot(kFourIb);
+  auto r = Gpuprep({"launch", "--format", "slurm", "--host", snap, "--image", kImage, "--nodes", "2", "--",
+                    "python", "train.py"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("export NCCL_SOCKET_IFNAME='^docker,lo'\nexport NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_11:1\n"
+                   "export NCCL_NET=IB\n") != std::string::npos);
+  CHECK(r.out.find("--container-env=NCCL_SOCKET_IFNAME,NCCL_IB_HCA,NCCL_NET") != std::string::npos);
+  CHECK(r.err.find("NCCL_SOCKET_IFNAME=^docker,lo: the interface toward the allocation's first node is not "
+                   "known (every node gets the same script)") != std::string::npos);
+  CHECK(r.err.find("the Slurm script gives every node the NCCL_NET and NCCL_IB_HCA of the host in") !=
+        std::string::npos);
+  // One node: no NCCL variable.
+  auto one =
+      Gpuprep({"launch", "--format", "slurm", "--host", snap, "--image", kImage, "--", "python", "t.py"});
+  REQUIRE(one.code == 0);
+  CHECK(one.out.find("NCCL_") == std::string::npos);
+}
+
+TEST_CASE("launch k8s --nodes 2: an Indexed Job on the host network with the RDMA resource", "[launch]") {
+  const std::string snap = RdmaSnapshot(kFourIb);
+  const std::vector<std::string> base = {"launch", "--format", "k8s",           "--host",
+                                         snap,     "--image",  kImage,          "--nodes",
+                                         "2",      "--master", "10.2.0.1:29500"};
+  auto run = [&base](std::vector<std::string> more) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return Gpuprep(args);
+  };
+  auto r = run({"--", "python", "train.py"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  YAML::Node job = YAML::Load(r.out);
+  CHECK(job["spec"]["completions"].as<int>() == 2);
+  CHECK(job["spec"]["parallelism"].as<int>() == 2);
+  CHECK(job["spec"]["completionMode"].as<std::string>() == "Indexed");
+  YAML::Node pod = job["spec"]["template"]["spec"];
+  CHECK(pod["hostNetwork"].as<bool>());
+  CHECK(pod["dnsPolicy"].as<std::string>() == "ClusterFirstWithHostNet");
+  YAML::Node c = pod["containers"][0];
+  CHECK(c["resources"]["limits"]["rdma/rdma_shared_device_a"].as<int>() == 1);
+  CHECK(c["securityContext"]["capabilities"]["add"][0].as<std::string>() == "IPC_LOCK");
+  std::map<std::string, YAML::Node> env;
+  for (YAML::const_iterator e = c["env"].begin(); e != c["env"].end(); ++e)
+    env.emplace((*e)["name"].as<std::string>(), static_cast<const YAML::Node&>(*e));
+  CHECK(env["NODE_RANK"]["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>() ==
+        "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+  CHECK(!env["NODE_RANK"]["value"]);
+  CHECK(env["NCCL_NET"]["value"].as<std::string>() == "IB");
+  CHECK(env["NCCL_IB_HCA"]["value"].as<std::string>() == "=mlx5_0:1,mlx5_1:1,mlx5_11:1");
+  CHECK(env["MASTER_ADDR"]["value"].as<std::string>() == "10.2.0.1");
+
+  // The flag names another device plugin's resource, or none.
+  YAML::Node other = YAML::Load(run({"--rdma-resource", "nvidia.com/hostdev"}).out);
+  YAML::Node limits = other["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"];
+  CHECK(limits["nvidia.com/hostdev"].as<int>() == 1);
+  CHECK(!limits["rdma/rdma_shared_device_a"]);
+  YAML::Node bare = YAML::Load(run({"--rdma-resource", "none"}).out);
+  CHECK(bare["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"].size() == 1);
+
+  // Hostile names: one line naming the flag, exit 2, nothing printed.
+  for (const std::string& bad : std::vector<std::string>{
+           "rdma", "/x", "rdma/", "RDMA/x", "a/b/c", "rdma/-x", "kubernetes.io/x", "x.kubernetes.io/y",
+           "rdma/x\ny", "rdma/" + std::string(64, 'a'), "rdma/x: 1\n  evil", "rdma/\xe2\x80\xae"}) {
+    auto b = run({"--rdma-resource", bad});
+    CHECK(b.code == 2);
+    CHECK(b.out.empty());
+    CHECK(b.err.rfind("gpuprep: error: --rdma-resource: ", 0) == 0);
+    CHECK(std::count(b.err.begin(), b.err.end(), '\n') == 1);
+  }
+  CHECK(launch::ValidExtendedResourceName("vpc.amazonaws.com/efa"));
+  CHECK(launch::ValidExtendedResourceName("rdma/hca_shared_devices_a"));
+  CHECK(launch::ValidExtendedResourceName("example.com/a.b-c_d"));
+  CHECK_FALSE(launch::ValidExtendedResourceName(std::string(245, 'a') + "/x"));
+
+  // Where the flag has no meaning, and a rank Kubernetes gives itself.
+  auto docker = Gpuprep({"launch", "--host", snap, "--image", kImage, "--nodes", "2", "--node-rank", "0",
+                         "--master", "10.2.0.1:29500", "--rdma-resource", "rdma/x"});
+  CHECK(docker.err == "gpuprep: error: --rdma-resource: only for --format k8s\n");
+  auto single =
+      Gpuprep({"launch", "--format", "k8s", "--host", snap, "--image", kImage, "--rdma-resource", "rdma/x"});
+  CHECK(single.err == "gpuprep: error: --rdma-resource: only meaningful with --nodes 2 or more\n");
+  CHECK(run({"--node-rank", "1"}).err ==
+        "gpuprep: error: --node-rank: the k8s format gives each pod its rank (the Job's completion index); "
+        "drop --node-rank\n");
+}
+
+TEST_CASE("launch k8s --nodes 2 on EFA: vpc.amazonaws.com/efa, one per EFA device", "[launch]") {
+  json efa = {{"rdma", json::array()}};
+  for (const char* name : {"rdmap16s27", "rdmap32s27"})
+    efa["rdma"].push_back({{"name", name},
+                           {"efa", true},
+                           {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "Unspecified"}}}}});
+  auto r = Gpuprep({"launch", "--format", "k8s", "--host", RdmaSnapshot(efa), "--image", kImage, "--nodes",
+                    "2", "--master", "10.2.0.1:29500"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  YAML::Node c = YAML::Load(r.out)["spec"]["template"]["spec"]["containers"][0];
+  CHECK(c["resources"]["limits"]["vpc.amazonaws.com/efa"].as<int>() == 2);
 }

@@ -150,9 +150,7 @@ TEST_CASE("launch validation: contradictory multi-node and format options", "[la
   CHECK(Fails({"--image", kImage, "--format", "k8s", "--interactive"}) ==
         "gpuprep: error: --interactive: a k8s job has no terminal; drop --interactive\n");
   CHECK(Fails({"--image", kImage, "--format", "k8s", "--nodes", "2"}) ==
-        "gpuprep: error: --nodes: the k8s format renders a single-node Job; use --format slurm or run "
-        "torchrun per "
-        "node\n");
+        "gpuprep: error: --nodes: 2 nodes need --master ADDR:PORT (the rank-0 node)\n");
   CHECK(Fails({"--image", kImage, "--format", "yaml"}) ==
         "gpuprep: error: --format: unknown format \"yaml\" (formats: docker, json, compose, torchrun, slurm, "
         "k8s)\n");

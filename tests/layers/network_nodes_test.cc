@@ -1,9 +1,11 @@
 // The network layer when the user says the host runs jobs on several nodes (doctor --nodes N): the layer is
 // shown on every host, its faults fail, the distance between a GPU and its NIC stays a warning, and a host
 // without RDMA warns (TCP) or fails (no NIC up). Without --nodes the same trees stay at most warnings
-// (network_test.cc). Hosts are probed sysfs trees (tests/support/rdma_trees.h).
+// (network_test.cc). A stack's workload.nodes asks the same as --nodes. Hosts are probed sysfs trees
+// (tests/support/rdma_trees.h).
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "layers/table.h"
@@ -173,6 +175,26 @@ TEST_CASE("doctor --nodes: a RoCE fault fails doctor for several nodes, not for 
   CHECK(last["name"] == "network");
   CHECK(last["status"] == "fail");
   CHECK(one.code != 1);  // the fixture passes doctor as one node
+
+  // A stack for jobs on several nodes (workload.nodes) judges the network as --nodes does; --nodes 1 wins.
+  const std::string stack = t.path() + "/two-nodes.yaml";
+  std::ofstream(stack) << "apiVersion: gpuprep/v1\nkind: Stack\nextends: ubuntu22.04-r535-cuda12.2\n"
+                          "metadata: {name: two-nodes}\nworkload: {nodes: 2}\n";
+  test::CliRun site = test::Gpuprep({"--json", "--manifest", stack, "doctor", "--root", t.path()});
+  INFO(site.err);
+  CHECK(site.code == 1);
+  CHECK(nlohmann::json::parse(site.out)["layers"].back()["status"] == "fail");
+  CHECK(nlohmann::json::parse(site.out)["layers"].back()["wanted"].get<std::string>().find(
+            "(a job on 2 nodes)") != std::string::npos);
+  test::CliRun single =
+      test::Gpuprep({"--json", "--manifest", stack, "doctor", "--root", t.path(), "--nodes", "1"});
+  CHECK(nlohmann::json::parse(single.out)["layers"].back()["status"] == "warn");
+  std::ofstream(stack) << "apiVersion: gpuprep/v1\nkind: Stack\nextends: ubuntu22.04-r535-cuda12.2\n"
+                          "metadata: {name: two-nodes}\nworkload: {nodes: 0}\n";
+  test::CliRun zero = test::Gpuprep({"--manifest", stack, "doctor", "--root", t.path()});
+  CHECK(zero.code == 2);
+  CHECK(zero.err ==
+        "gpuprep: error: " + stack + ":5:19: workload.nodes: must be a whole number from 1 to 100000\n");
 
   for (const char* bad : {"0", "-3", "100001"}) {
     test::CliRun r = test::Gpuprep({"doctor", "--root", t.path(), "--nodes", bad});

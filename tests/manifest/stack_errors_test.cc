@@ -34,7 +34,7 @@ TEST_CASE("unknown keys are errors with did-you-mean", "[manifest]") {
   CHECK(
       StackError(std::string(kMinimalStack) + "workload: {qqq: 1}\n") ==
       "2 stack.yaml:15:12: unknown key \"qqq\" (expected one of: profile, min_cpus_per_gpu, min_ram_per_gpu, "
-      "min_shm_per_gpu, task)");
+      "min_shm_per_gpu, task, nodes)");
 }
 
 TEST_CASE("wrong types name what was expected and what was found", "[manifest]") {

@@ -49,7 +49,7 @@ TEST_CASE("stacks from https URLs extend embedded stacks; errors name the URL", 
   CHECK(
       ErrorOf([&] { m::LoadStack("https://example.com/bad.yaml", ctx); }) ==
       "2 https://example.com/bad.yaml:8:3: unknown key \"cpus\" (expected one of: profile, min_cpus_per_gpu, "
-      "min_ram_per_gpu, min_shm_per_gpu, task)");
+      "min_ram_per_gpu, min_shm_per_gpu, task, nodes)");
   CHECK(ErrorOf([&] { m::LoadStack("https://example.com/none.yaml", ctx); }) ==
         "2 cannot fetch https://example.com/none.yaml: HTTP status 404");
   CHECK(ErrorOf([&] { m::LoadStack("http://127.0.0.1.example.com/x.yaml", ctx); }) ==

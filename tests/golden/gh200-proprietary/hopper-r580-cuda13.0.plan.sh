@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580-open 580.95.05
+# layer driver: install - missing: nvidia-driver-580-open 580.95.05; replace cuda-drivers-535, libnvidia-common-535, libnvidia-compute-535, nvidia-dkms-535, nvidia-driver-535, nvidia-fabricmanager-535, nvidia-kernel-common-535, nvidia-kernel-source-535, nvidia-utils-535 (another driver release, held outside gpuprep)
 # layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.95.05
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.2
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.12.0.46 (+cuda13.0), libcudnn9-dev-cuda-13 9.12.0.46 (+cuda13.0)

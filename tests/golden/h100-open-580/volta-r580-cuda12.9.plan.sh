@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580 580.95.05
+# layer driver: install - missing: nvidia-driver-580 580.95.05; replace cuda-drivers-580, libnvidia-common-580, libnvidia-compute-580, nvidia-dkms-580-open, nvidia-driver-580-open, nvidia-kernel-common-580, nvidia-kernel-source-580-open, nvidia-utils-580 (another driver release, held outside gpuprep)
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
 # layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)

@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580-open 580.95.05
+# layer driver: install - missing: nvidia-driver-580-open 580.95.05; replace cuda-drivers-545, libnvidia-common-545, libnvidia-compute-545, nvidia-dkms-545, nvidia-driver-545, nvidia-fabricmanager-545, nvidia-kernel-common-545, nvidia-kernel-source-545, nvidia-utils-545 (another driver release, held outside gpuprep)
 # layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.95.05
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.2
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.12.0.46 (+cuda13.0), libcudnn9-dev-cuda-13 9.12.0.46 (+cuda13.0)

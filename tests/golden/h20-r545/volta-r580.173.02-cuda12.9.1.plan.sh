@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580 580.173.02
+# layer driver: install - missing: nvidia-driver-580 580.173.02; replace cuda-drivers-545, libnvidia-common-545, libnvidia-compute-545, nvidia-dkms-545, nvidia-driver-545, nvidia-fabricmanager-545, nvidia-kernel-common-545, nvidia-kernel-source-545, nvidia-utils-545 (another driver release, held outside gpuprep)
 # layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
 # layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)

@@ -71,5 +71,5 @@ GPUPREP_EOF
 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update
 
 # 6. stop: the rest of the plan needs the index just fetched; make it, review it, run it
-printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/h200-open-595/ --manifest blackwell-r580.173.02-cuda13.0.3 --manifest-sha256 ab5e38fbea91291ccdd7f2c58df6f5753c24394b30c27ba3d0ffd60a15a51801 plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
+printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/h200-open-595/ --manifest blackwell-r580.173.02-cuda13.0.3 --manifest-sha256 fe0ce8321a73c088317f8f90b7f5e0210bfc78706ff3ba9eb73f185d5fd61daf plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
 exit 0

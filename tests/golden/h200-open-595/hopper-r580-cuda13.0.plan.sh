@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580-open 580.95.05
+# layer driver: install - missing: nvidia-driver-580-open 580.95.05; replace cuda-drivers-595, libnvidia-common-595, libnvidia-compute-595, nvidia-dkms-595-open, nvidia-driver-595-open, nvidia-kernel-common-595, nvidia-kernel-source-595-open, nvidia-utils-595 (another driver release, held outside gpuprep)
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.2
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.12.0.46 (+cuda13.0), libcudnn9-dev-cuda-13 9.12.0.46 (+cuda13.0)

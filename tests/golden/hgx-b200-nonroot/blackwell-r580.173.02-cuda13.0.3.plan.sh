@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580-open 580.173.02
+# layer driver: install - missing: nvidia-driver-580-open 580.173.02; replace libnvidia-compute-580, nvidia-driver-580-open, nvidia-fabricmanager-580, nvidia-utils-580 (another driver release, held outside gpuprep)
 # layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02; ib_umad not loaded
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.3
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.25.1.1 (+cuda13.0), libcudnn9-dev-cuda-13 9.25.1.1 (+cuda13.0)
@@ -71,5 +71,5 @@ GPUPREP_EOF
 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update
 
 # 6. stop: the rest of the plan needs the index just fetched; make it, review it, run it
-printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/hgx-b200-nonroot/ --manifest blackwell-r580.173.02-cuda13.0.3 --manifest-sha256 ab5e38fbea91291ccdd7f2c58df6f5753c24394b30c27ba3d0ffd60a15a51801 plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
+printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/hgx-b200-nonroot/ --manifest blackwell-r580.173.02-cuda13.0.3 --manifest-sha256 fe0ce8321a73c088317f8f90b7f5e0210bfc78706ff3ba9eb73f185d5fd61daf plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
 exit 0

@@ -71,5 +71,5 @@ GPUPREP_EOF
 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update
 
 # 6. stop: the rest of the plan needs the index just fetched; make it, review it, run it
-printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/hgx-h200-r535/ --manifest blackwell-r580.173.02-cuda13.0.3-nvlsm --manifest-sha256 0fb1f19508baa264b24ccddd7897fe7f83179e1de9b6ca16c306230a8395cd6a plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
+printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/hgx-h200-r535/ --manifest blackwell-r580.173.02-cuda13.0.3-nvlsm --manifest-sha256 d330ee3e81d89cfe2713502d65d5b16153d40cf5a59ef336fea4dbba978d560c plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
 exit 0

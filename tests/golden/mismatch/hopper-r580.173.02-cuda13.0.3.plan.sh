@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580-open 580.173.02
+# layer driver: install - missing: nvidia-driver-580-open 580.173.02; replace cuda-drivers-535, libnvidia-common-535, libnvidia-compute-535, nvidia-dkms-535, nvidia-driver-535, nvidia-kernel-common-535, nvidia-kernel-source-535, nvidia-utils-535 (another driver release, held outside gpuprep)
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.3
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.25.1.1 (+cuda13.0), libcudnn9-dev-cuda-13 9.25.1.1 (+cuda13.0)
@@ -71,5 +71,5 @@ GPUPREP_EOF
 DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::GzipIndexes=false update
 
 # 6. stop: the rest of the plan needs the index just fetched; make it, review it, run it
-printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/mismatch/ --manifest hopper-r580.173.02-cuda13.0.3 --manifest-sha256 a57e45e45904bf60a31629c969a30d51d2e048d1e2fe529406ea80d4ee3d1a31 plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
+printf '%s\n' 'gpuprep: the repositories are set up. The rest of the plan (exact versions from their index) is a second script: make it, review it, then run it as root:' '  gpuprep --root @SRC@/tests/fixtures/hosts/mismatch/ --manifest hopper-r580.173.02-cuda13.0.3 --manifest-sha256 3cfd09b0dffcff7a56ba5235ce31dc528d58f4ae872068021987afc91d78bccd plan --format sh > gpuprep-plan-2.sh' '  bash gpuprep-plan-2.sh'
 exit 0

@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580 580.173.02
+# layer driver: install - missing: nvidia-driver-580 580.173.02; replace cuda-drivers-535, libnvidia-common-535, libnvidia-compute-535, nvidia-dkms-535, nvidia-driver-535, nvidia-kernel-common-535, nvidia-kernel-source-535, nvidia-utils-535 (another driver release, held outside gpuprep)
 # layer fabricmanager: install - missing: nvidia-fabricmanager-580 580.173.02; nvidia-fabricmanager not enabled
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
 # layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)

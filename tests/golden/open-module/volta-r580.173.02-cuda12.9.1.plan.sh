@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580 580.173.02
+# layer driver: install - missing: nvidia-driver-580 580.173.02; replace cuda-drivers-565, libnvidia-common-565, libnvidia-compute-565, nvidia-dkms-565-open, nvidia-driver-565-open, nvidia-kernel-common-565, nvidia-kernel-source-565-open, nvidia-utils-565 (another driver release, held outside gpuprep)
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
 # layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)

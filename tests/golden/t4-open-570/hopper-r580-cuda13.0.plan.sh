@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580-open 580.95.05
+# layer driver: install - missing: nvidia-driver-580-open 580.95.05; replace cuda-drivers-565, libnvidia-common-565, libnvidia-compute-565, nvidia-dkms-565-open, nvidia-driver-565-open, nvidia-kernel-common-565, nvidia-kernel-source-565-open, nvidia-utils-565 (another driver release, held outside gpuprep)
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-13-0 13.0.2
 # layer cudnn: install - missing: libcudnn9-cuda-13 9.12.0.46 (+cuda13.0), libcudnn9-dev-cuda-13 9.12.0.46 (+cuda13.0)

@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: cuda-drivers-535 535.129.03; nvidia-persistenced not enabled
+# layer driver: install - missing: cuda-drivers-535 535.129.03; replace cuda-drivers-590, libnvidia-common-590, libnvidia-compute-590, nvidia-dkms-590, nvidia-driver-590, nvidia-kernel-common-590, nvidia-kernel-source-590, nvidia-utils-590 (another driver release, held outside gpuprep); nvidia-persistenced not enabled
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-12-2 12.2.2
 # layer cudnn: install - missing: libcudnn8 8.9.7.29 (+cuda12.2)

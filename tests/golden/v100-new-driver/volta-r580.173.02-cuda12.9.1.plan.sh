@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-driver-580 580.173.02; nvidia-persistenced not enabled
+# layer driver: install - missing: nvidia-driver-580 580.173.02; replace cuda-drivers-590, libnvidia-common-590, libnvidia-compute-590, nvidia-dkms-590, nvidia-driver-590, nvidia-kernel-common-590, nvidia-kernel-source-590, nvidia-utils-590 (another driver release, held outside gpuprep); nvidia-persistenced not enabled
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: install - missing: cuda-toolkit-12-9 12.9.1
 # layer cudnn: install - missing: libcudnn9-cuda-12 9.10.2.21 (+cuda12.9), libcudnn9-dev-cuda-12 9.10.2.21 (+cuda12.9)

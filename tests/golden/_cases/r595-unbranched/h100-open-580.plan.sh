@@ -4,7 +4,7 @@
 set -eu
 if (set -o pipefail) 2>/dev/null; then set -o pipefail; fi
 # the new driver loads only after a reboot
-# layer driver: install - missing: nvidia-open=595.71.05-1ubuntu1, nvidia-driver-pinning-595=595.71.05-1ubuntu1
+# layer driver: install - missing: nvidia-open=595.71.05-1ubuntu1, nvidia-driver-pinning-595=595.71.05-1ubuntu1; replace cuda-drivers-580, libnvidia-common-580, libnvidia-compute-580, nvidia-dkms-580-open, nvidia-driver-580-open, nvidia-kernel-common-580, nvidia-kernel-source-580-open, nvidia-utils-580 (another driver release, held outside gpuprep)
 # layer fabricmanager: n/a - no NVSwitch on this host
 # layer cuda: n/a - not part of stack test-r595-unbranched
 # layer cudnn: n/a - not part of stack test-r595-unbranched
@@ -97,7 +97,7 @@ Pin-Priority: 1001
 GPUPREP_EOF
 
 # 5. one apt transaction for every missing package, pinned exactly [apt.install]
-DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 install -- nvidia-open=595.71.05-1ubuntu1 nvidia-driver-pinning-595=595.71.05-1ubuntu1 libnvidia-compute=595.71.05-1ubuntu1 nvidia-compute-utils=595.71.05-1ubuntu1 nvidia-dkms-open=595.71.05-1ubuntu1 nvidia-driver-open=595.71.05-1ubuntu1 nvidia-utils=595.71.05-1ubuntu1
+DEBIAN_FRONTEND=noninteractive apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold -o DPkg::Lock::Timeout=600 --allow-change-held-packages install -- nvidia-open=595.71.05-1ubuntu1 nvidia-driver-pinning-595=595.71.05-1ubuntu1 libnvidia-compute=595.71.05-1ubuntu1 nvidia-compute-utils=595.71.05-1ubuntu1 nvidia-dkms-open=595.71.05-1ubuntu1 nvidia-driver-open=595.71.05-1ubuntu1 nvidia-utils=595.71.05-1ubuntu1
 
 # 6. hold every pinned package so upgrades cannot move them [apt.hold]
 apt-mark hold -- libnvidia-compute nvidia-compute-utils nvidia-dkms-open nvidia-driver-open nvidia-driver-pinning-595 nvidia-open nvidia-utils

@@ -73,7 +73,6 @@ struct ParamCounts {
   uint64_t head = 0;       // untied output layer, final norms, pooler, relative-position tables
   std::vector<LayerGroup> groups;
   uint64_t LayerParams() const;   // all layers together
-  uint64_t LinearParams() const;  // Linear weights of all layers
   uint64_t LargestLayer() const;  // the largest single layer
   int Layers() const;             // all layers of all groups
 };
@@ -86,8 +85,5 @@ ParamCounts CountParams(const Architecture& a);
 const std::vector<Architecture>& ModelTable();
 const Architecture* FindModel(const std::string& name);
 std::vector<std::string> ModelNames();
-
-// The canonical LoRA target names for a family, in layer order ("q", "k", "v", "o", "gate", "up", "down").
-std::vector<std::string> TargetNames(Family f);
 
 }  // namespace gp::size

@@ -67,20 +67,9 @@ const char* FamilyName(Family f) {
   return "?";
 }
 
-std::vector<std::string> TargetNames(Family f) {
-  if (f == Family::kVision) return {};
-  return {"q", "k", "v", "o", "gate", "up", "down"};
-}
-
 uint64_t ParamCounts::LayerParams() const {
   u64 n = 0;
   for (const auto& g : groups) n += g.params * static_cast<u64>(g.count);
-  return n;
-}
-
-uint64_t ParamCounts::LinearParams() const {
-  u64 n = 0;
-  for (const auto& g : groups) n += g.linear_params * static_cast<u64>(g.count);
   return n;
 }
 

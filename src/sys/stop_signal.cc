@@ -53,8 +53,6 @@ StopSignal::~StopSignal() {
 
 bool StopSignal::Stopped() const { return g_signal.load() != 0; }
 
-int StopSignal::Signal() const { return g_signal.load(); }
-
 bool StopSignal::WaitUntil(std::chrono::steady_clock::time_point deadline) {
   while (!Stopped()) {
     const auto left =

@@ -23,7 +23,6 @@ class StopSignal : public Waiter {
   StopSignal& operator=(const StopSignal&) = delete;
   bool WaitUntil(std::chrono::steady_clock::time_point deadline) override;
   bool Stopped() const override;
-  int Signal() const;  // the signal that stopped the run (SIGINT, SIGTERM), 0 when none
 };
 
 }  // namespace gp::sys

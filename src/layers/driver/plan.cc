@@ -140,7 +140,9 @@ std::vector<std::string> StaleLocks(const PackageState& state, int branch) {
 std::vector<std::string> HeldOtherDrivers(const PackageState& state, const Version& pinned,
                                           const std::vector<PackageRoot>& own) {
   std::vector<std::string> out;
-  for (const auto& [name, version] : state.installed) {
+  for (const auto& installed : state.installed) {
+    const std::string& name = installed.first;  // not a structured binding: the lambda below captures it
+    const std::string& version = installed.second;
     if (!state.Held(name) || state.pins.count(name) || apt::LockedBranch(name)) continue;
     if (!StartsWith(name, "nvidia-") && !StartsWith(name, "libnvidia-") && !StartsWith(name, "cuda-drivers"))
       continue;

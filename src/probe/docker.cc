@@ -293,9 +293,7 @@ void ProbeDocker(const ProbeEnv& env, HostFacts& facts) {
     bool enabled = daemon.cdi_feature.value_or(false);
     if (!daemon.cdi_feature) {
       if (const auto* p = FindPackage(facts, "docker-ce")) {
-        std::string up =
-            DebVersion::Parse(p->version).upstream;  // "5:28.3.2-1~ubuntu.22.04~jammy" -> "28.3.2"
-        auto v = Version::Parse(up.substr(0, up.find_first_of("-~+")));
+        auto v = UpstreamRelease(p->version);  // "5:28.3.2-1~ubuntu.22.04~jammy" -> 28.3.2
         enabled = v && *v >= Version::Must("28.3.0");
       }
     }

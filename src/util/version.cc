@@ -193,7 +193,7 @@ std::string CudaVersionFromCode(long code) {
   return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10);
 }
 
-std::optional<Version> DockerUpstreamVersion(const std::string& text) {
+std::optional<Version> UpstreamRelease(const std::string& text) {
   std::string up = text.find(':') != std::string::npos || text.find('-') != std::string::npos
                        ? DebVersion::Parse(text).upstream
                        : text;

@@ -65,9 +65,9 @@ struct DebVersion {
 //   cuDNN: 8907 -> 8.9.7 (v8: M*1000+m*100+p), 90600 -> 9.6.0 (v9+: M*10000+m*100+p)
 //   NCCL:  21803 -> 2.18.3 (>= 2.9: M*10000+m*100+p), 2708 -> 2.7.8 (<= 2.8: M*1000+m*100+p)
 //   CUDA runtime/driver API: 12020 -> 12.2, 13000 -> 13.0 (M*1000 + m*10)
-// Docker Engine's version as its API or dpkg gives it ("28.2.2", "20.10.24+dfsg1-1+b3",
-// "5:28.0.1-1~debian.12~bookworm") -> the upstream release (28.2.2, 20.10.24, 28.0.1); nullopt when none.
-std::optional<Version> DockerUpstreamVersion(const std::string& text);
+// A release as a program or dpkg gives it ("28.2.2", "20.10.24+dfsg1-1+b3", "5:28.0.1-1~debian.12~bookworm",
+// "580.95.05-0ubuntu1") -> the upstream release (28.2.2, 20.10.24, 28.0.1, 580.95.05); nullopt when none.
+std::optional<Version> UpstreamRelease(const std::string& text);
 
 std::string CudnnVersionFromCode(long code);
 std::string NcclVersionFromCode(long code);

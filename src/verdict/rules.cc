@@ -17,7 +17,7 @@ DockerFloor DockerGpuFloor(const std::string& gpu_access) {
 
 std::optional<std::string> DockerBelowFloor(const std::string& version, const std::string& gpu_access) {
   const DockerFloor floor = DockerGpuFloor(gpu_access);
-  auto v = DockerUpstreamVersion(version);
+  auto v = UpstreamRelease(version);
   if (!v || !(*v < Version::Must(floor.version))) return std::nullopt;
   return "Docker " + v->str() + " is older than " + floor.version + " (" + floor.why + ")";
 }

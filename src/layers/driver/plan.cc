@@ -147,8 +147,7 @@ std::vector<std::string> HeldOtherDrivers(const PackageState& state, const Versi
     if (!StartsWith(name, "nvidia-") && !StartsWith(name, "libnvidia-") && !StartsWith(name, "cuda-drivers"))
       continue;
     if (std::any_of(own.begin(), own.end(), [&](const PackageRoot& r) { return r.name == name; })) continue;
-    const std::string up = DebVersion::Parse(version).upstream;
-    auto v = Version::Parse(up.substr(0, up.find_first_of("-~+")));
+    auto v = UpstreamRelease(version);
     if (v && v->size() >= 2 && v->major() >= 100 && *v != pinned) out.push_back(name);
   }
   return out;

@@ -28,35 +28,39 @@ mount --bind "$host/docker-root" "$m/var/lib/docker"
 # Fresh cgroup mounts, the same hierarchies as this machine's (a tmpfs over the fake /sys's fs/cgroup, each
 # v1 controller or the v2 tree under it), for the engine's containers. dockerd runs with a --cgroup-parent of
 # this simulation's own name (/sim/control/docker-cgroup-parent), which lib.sh removes from every hierarchy.
-mkdir -p "$m/sys/fs/cgroup"
-cg_v2=
-while read -r _ mnt fstype opts _; do
-  case $fstype in
-    cgroup2) [[ $mnt == /sys/fs/cgroup ]] && cg_v2=1 ;;
-  esac
-done </proc/self/mounts
-if [[ -n $cg_v2 ]]; then
-  mount -t cgroup2 cgroup2 "$m/sys/fs/cgroup"
-else
-  mount -t tmpfs -o mode=0755 gpuprep-sim-cgroup "$m/sys/fs/cgroup"
+# A session that only reads the host's state (SIM_DAEMONS=0, below) runs no engine and gets none: a dozen
+# mounts less for each such check.
+if [ "${SIM_DAEMONS:-1}" != 0 ]; then
+  mkdir -p "$m/sys/fs/cgroup"
+  cg_v2=
   while read -r _ mnt fstype opts _; do
-    [[ $mnt == /sys/fs/cgroup/* && ($fstype == cgroup || $fstype == cgroup2) ]] || continue
-    name=${mnt#/sys/fs/cgroup/}
-    mkdir -p "$m/sys/fs/cgroup/$name"
-    if [[ $fstype == cgroup2 ]]; then
-      mount -t cgroup2 cgroup2 "$m/sys/fs/cgroup/$name"
-      continue
-    fi
-    ctl=
-    IFS=, read -ra words <<<"$opts"
-    for w in "${words[@]}"; do
-      case $w in
-        name=* | cpu | cpuacct | cpuset | memory | devices | freezer | net_cls | net_prio | blkio | perf_event | hugetlb | pids | rdma | misc)
-          ctl+=${ctl:+,}$w ;;
-      esac
-    done
-    [[ -n $ctl ]] && mount -t cgroup -o "$ctl" cgroup "$m/sys/fs/cgroup/$name"
+    case $fstype in
+      cgroup2) [[ $mnt == /sys/fs/cgroup ]] && cg_v2=1 ;;
+    esac
   done </proc/self/mounts
+  if [[ -n $cg_v2 ]]; then
+    mount -t cgroup2 cgroup2 "$m/sys/fs/cgroup"
+  else
+    mount -t tmpfs -o mode=0755 gpuprep-sim-cgroup "$m/sys/fs/cgroup"
+    while read -r _ mnt fstype opts _; do
+      [[ $mnt == /sys/fs/cgroup/* && ($fstype == cgroup || $fstype == cgroup2) ]] || continue
+      name=${mnt#/sys/fs/cgroup/}
+      mkdir -p "$m/sys/fs/cgroup/$name"
+      if [[ $fstype == cgroup2 ]]; then
+        mount -t cgroup2 cgroup2 "$m/sys/fs/cgroup/$name"
+        continue
+      fi
+      ctl=
+      IFS=, read -ra words <<<"$opts"
+      for w in "${words[@]}"; do
+        case $w in
+          name=* | cpu | cpuacct | cpuset | memory | devices | freezer | net_cls | net_prio | blkio | perf_event | hugetlb | pids | rdma | misc)
+            ctl+=${ctl:+,}$w ;;
+        esac
+      done
+      [[ -n $ctl ]] && mount -t cgroup -o "$ctl" cgroup "$m/sys/fs/cgroup/$name"
+    done </proc/self/mounts
+  fi
 fi
 # The daemons of active units (a stub package's /usr/lib/gpuprep-sim/daemons/UNIT) run in every session,
 # as systemd keeps them running on a real server. SIM_DAEMONS=0 (lib.sh: sim_inspect): a session that only reads

@@ -1,7 +1,6 @@
 #include "accept/offer.h"
 
 #include "manifest/settings_doc.h"
-#include "size/settings.h"
 #include "util/error.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -50,7 +49,8 @@ std::pair<int, std::string> Count(const std::string& part, const std::string& wh
 
 uint64_t Size(const std::string& part, const std::string& text, const At& at = {}) {
   uint64_t b = 0;
-  if (!size::ParseSize(text, &b) || b == 0) Refuse(at, part, "not a size (2TB, 3.84TB, 1.5TiB)");
+  if (!ParseSize(text, &b) || b == 0)
+    Refuse(at, part, "not a size (2TB, 3.84TB, 1.5TiB)" + BareUnitHint(text));
   return b;
 }
 
@@ -76,8 +76,9 @@ StorageFloor StorageFloorOf(const std::string& part, const std::string& text, co
   f.path = text.substr(0, colon);
   f.text = text.substr(colon + 1);
   uint64_t b = 0;
-  if (!EndsWith(f.text, "/s") || !size::ParseSize(f.text.substr(0, f.text.size() - 2), &b) || b == 0)
-    Refuse(at, part, "not a rate (2GB/s, 500MB/s)");
+  const std::string rate = EndsWith(f.text, "/s") ? f.text.substr(0, f.text.size() - 2) : "";
+  if (rate.empty() || !ParseSize(rate, &b) || b == 0)
+    Refuse(at, part, "not a rate (2GB/s, 500MB/s)" + BareUnitHint(rate));
   f.bytes_per_s = static_cast<double>(b);
   return f;
 }

@@ -4,9 +4,9 @@
 #include <cstring>
 
 #include "accept/format.h"
-#include "size/settings.h"
 #include "util/error.h"
 #include "util/input.h"
+#include "util/strings.h"
 
 namespace gp::accept {
 namespace {
@@ -50,8 +50,9 @@ Check StorageBase(const StorageResult& r, const std::string& name) {
 
 uint64_t ParseStorageSize(const std::string& text) {
   uint64_t b = 0;
-  if (!size::ParseSize(text, &b) || b < kMinStorageBytes || b > kMaxStorageBytes)
-    throw FlagError("--storage-size", "a size from 1MiB to 100TB (16GB, 512MiB), not " + QuoteToken(text));
+  if (!ParseSize(text, &b) || b < kMinStorageBytes || b > kMaxStorageBytes)
+    throw FlagError("--storage-size",
+                    "a size from 1MiB to 100TB (16GB, 512MiB), not " + QuoteToken(text) + BareUnitHint(text));
   return b;
 }
 

@@ -56,6 +56,15 @@ unsigned long long AsBytes(const Node& n) {
   return *v;
 }
 
+uint64_t AsSize(const Node& n) {
+  Expect(n, Node::Kind::kScalar, "a size");
+  uint64_t v = 0;
+  if (!ParseSize(n.scalar, &v))
+    Fail(n.mark,
+         QuoteToken(n.scalar) + " is not a size (examples: 256GB, 256GiB, 0)" + BareUnitHint(n.scalar));
+  return v;
+}
+
 std::vector<std::string> AsStringList(const Node& n) {
   std::vector<std::string> out;
   for (const Node& item : AsList(n)) out.push_back(AsString(item));

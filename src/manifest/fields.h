@@ -3,6 +3,7 @@
 //   unknown key "drivr" (did you mean "driver"?)      expected a list, got a string
 //   "535.x" is not a version                           driver: missing required key "branch"
 #pragma once
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -22,7 +23,8 @@ long long AsInt(const Node& n);       // a whole number
 bool AsBool(const Node& n);           // true/false
 Version AsVersion(const Node& n);     // dotted numbers ("535.129.03")
 const std::vector<Node>& AsList(const Node& n);
-unsigned long long AsBytes(const Node& n);  // "128GiB", "64m", 1073741824
+unsigned long long AsBytes(const Node& n);  // Docker's reading, for shm: "128GiB", "64m", 1073741824
+uint64_t AsSize(const Node& n);             // every other size: "256GB" (10^9), "256GiB" (2^30); no bare "G"
 std::vector<std::string> AsStringList(const Node& n);
 // Typed strings for values that reach a shell, an apt source line, a path or a terminal (util/input.h):
 std::string AsLine(const Node& n);  // one line: no control characters at all, at most 1024 bytes

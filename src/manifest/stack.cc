@@ -285,7 +285,7 @@ void ParseWorkload(const Node& n, Stack& s) {
     s.workload.task = WorkloadTask{path, "", ""};
   }
   s.workload.min_cpus_per_gpu = static_cast<int>(f.Int("min_cpus_per_gpu").value_or(0));
-  if (const Node* r = f.Get("min_ram_per_gpu")) s.workload.min_ram_per_gpu = AsBytes(*r);
+  if (const Node* r = f.Get("min_ram_per_gpu")) s.workload.min_ram_per_gpu = AsSize(*r);
   if (const Node* r = f.Get("min_shm_per_gpu")) s.workload.min_shm_per_gpu = AsBytes(*r);
 }
 

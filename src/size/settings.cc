@@ -307,7 +307,8 @@ void ApplyConstant(Task& t, const Setting& s) {
   uint64_t n = 0;
   if (k == "constants.cuda_context") {
     if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 40))
-      s.origin.Fail("expected a size such as 0.5GB or 512MiB, got " + QuoteToken(s.value));
+      s.origin.Fail("expected a size such as 0.5GB or 512MiB, got " + QuoteToken(s.value) +
+                    BareUnitHint(s.value));
     c.cuda_context = n;
   } else if (k == "constants.headroom") {
     c.headroom = Fraction(s);
@@ -372,7 +373,8 @@ void ApplyHost(Task& t, const Setting& s) {
     t.checkpoints_kept = static_cast<int>(Int(s, 0, 10000));
   } else if (k == "storage.dataset") {
     if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 60))
-      s.origin.Fail("expected a size such as 500GB or 2TB, got " + QuoteToken(s.value));
+      s.origin.Fail("expected a size such as 500GB or 2TB, got " + QuoteToken(s.value) +
+                    BareUnitHint(s.value));
     t.dataset_bytes = n;
   }
 }
@@ -406,41 +408,6 @@ bool ParseCount(const std::string& text, uint64_t* out) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end) * mult;
   if (end != s.c_str() + s.size() || !std::isfinite(v) || v < 1 || v > 1e14) return false;
-  *out = static_cast<uint64_t>(std::llround(v));
-  return true;
-}
-
-bool ParseSize(const std::string& text, uint64_t* out) {
-  const std::string s(Trim(text));
-  size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  const std::string num = s.substr(0, i), unit = ToLower(s.substr(i));
-  if (num.empty() || num.size() > 24 || std::count(num.begin(), num.end(), '.') > 1 || num.front() == '.' ||
-      num.back() == '.')
-    return false;
-  double mult = 0;
-  if (unit.empty() || unit == "b")
-    mult = 1;
-  else if (unit == "kb")
-    mult = 1e3;
-  else if (unit == "mb")
-    mult = 1e6;
-  else if (unit == "gb")
-    mult = 1e9;
-  else if (unit == "tb")
-    mult = 1e12;
-  else if (unit == "kib")
-    mult = 1024.0;
-  else if (unit == "mib")
-    mult = 1048576.0;
-  else if (unit == "gib")
-    mult = 1073741824.0;
-  else if (unit == "tib")
-    mult = 1099511627776.0;
-  else
-    return false;
-  const double v = std::strtod(num.c_str(), nullptr) * mult;
-  if (!std::isfinite(v) || v >= 9223372036854775808.0) return false;  // 2^63 bytes or more
   *out = static_cast<uint64_t>(std::llround(v));
   return true;
 }
@@ -550,7 +517,8 @@ void Apply(Task& t, const Setting& s) {
     t.dropout = Real(s, 0, 0.9);
   else if (k == "gpu_memory") {
     if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
-      s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got " + QuoteToken(s.value));
+      s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got " + QuoteToken(s.value) +
+                    BareUnitHint(s.value));
   } else if (StartsWith(k, "host.") || StartsWith(k, "storage."))
     ApplyHost(t, s);
   else if (StartsWith(k, "constants."))

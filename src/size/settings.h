@@ -35,7 +35,5 @@ void Finish(Task& t);
 
 // "7e9", "7.5B", "350M", "6738415616" -> a parameter count; false when not one.
 bool ParseCount(const std::string& text, uint64_t* out);
-// "80GB" (10^9), "80GiB" (2^30), "81559MiB", "500MB", "1073741824" -> bytes.
-bool ParseSize(const std::string& text, uint64_t* out);
 
 }  // namespace gp::size

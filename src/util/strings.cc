@@ -176,6 +176,59 @@ std::optional<unsigned long long> ParseBytes(std::string_view s) {
   return static_cast<unsigned long long>(v);
 }
 
+bool ParseSize(std::string_view text, uint64_t* out) {
+  const std::string s(Trim(text));
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  const std::string num = s.substr(0, i), unit = ToLower(s.substr(i));
+  if (num.empty() || num.size() > 24 || std::count(num.begin(), num.end(), '.') > 1 || num.front() == '.' ||
+      num.back() == '.')
+    return false;
+  double mult = 0;
+  if (unit.empty() || unit == "b")
+    mult = 1;
+  else if (unit == "kb")
+    mult = 1e3;
+  else if (unit == "mb")
+    mult = 1e6;
+  else if (unit == "gb")
+    mult = 1e9;
+  else if (unit == "tb")
+    mult = 1e12;
+  else if (unit == "pb")
+    mult = 1e15;
+  else if (unit == "kib")
+    mult = 1024.0;
+  else if (unit == "mib")
+    mult = 1048576.0;
+  else if (unit == "gib")
+    mult = 1073741824.0;
+  else if (unit == "tib")
+    mult = 1099511627776.0;
+  else if (unit == "pib")
+    mult = 1125899906842624.0;
+  else
+    return false;
+  const double v = std::strtod(num.c_str(), nullptr) * mult;
+  if (!std::isfinite(v) || v >= 9223372036854775808.0) return false;  // 2^63 bytes or more
+  *out = static_cast<uint64_t>(std::llround(v));
+  return true;
+}
+
+std::string BareUnitHint(std::string_view text) {
+  const std::string s(Trim(text));
+  if (s.size() < 2 || !std::strchr("kKmMgGtTpP", s.back())) return "";
+  const std::string number = s.substr(0, s.size() - 1);
+  if (number.find_first_not_of("0123456789.") != std::string::npos || !std::isdigit(number.front()))
+    return "";
+  const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
+  const std::string dec = u == 'K' ? "k" : std::string(1, u);
+  const std::string power = u == 'K' ? "3" : u == 'M' ? "6" : u == 'G' ? "9" : u == 'T' ? "12" : "15";
+  const std::string shift = u == 'K' ? "10" : u == 'M' ? "20" : u == 'G' ? "30" : u == 'T' ? "40" : "50";
+  return "; write " + number + dec + "B for " + number + " x 10^" + power + " bytes or " + number + u +
+         "iB for " + number + " x 2^" + shift;
+}
+
 std::string LastLine(std::string_view text) {
   auto lines = Split(text, '\n');
   for (auto it = lines.rbegin(); it != lines.rend(); ++it)

@@ -1,5 +1,6 @@
 // Small string helpers shared by every folder. No dependencies beyond the standard library.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,5 +35,14 @@ std::string HumanBytes(unsigned long long bytes);
 // "64m", "1g", "16GiB", "1.5G", "512 MB", "67108864". A fraction is truncated to whole bytes ("0.3MB" is
 // 314572). nullopt for anything else, and for 2^63 bytes or more (where Docker's int64 overflows).
 std::optional<unsigned long long> ParseBytes(std::string_view s);
+// Every other size (GPU memory, RAM, storage, a Task, an Offer, prices): a decimal number, then nothing or
+// "b" (bytes), a decimal unit kB, MB, GB, TB or PB (10^3 to 10^15) or a binary one KiB to PiB (2^10 to
+// 2^50), in any case, no space: "80GB" is 80 x 10^9, "80GiB" 80 x 2^30. A bare unit letter ("80G") is
+// refused: Docker reads it as binary, a data sheet as decimal. Rounded to whole bytes; false for anything
+// else, and for 2^63 bytes or more.
+bool ParseSize(std::string_view s, uint64_t* out);
+// The end of the error for a refused size written with a bare unit letter ("80G"): how to write either
+// meaning ("; write 80GB for 80 x 10^9 bytes or 80GiB for 80 x 2^30"); "" for any other text.
+std::string BareUnitHint(std::string_view s);
 
 }  // namespace gp

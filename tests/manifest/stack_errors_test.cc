@@ -132,3 +132,19 @@ TEST_CASE("whole-stack rules: CUDA major of cuDNN/NCCL, toolkit advisories", "[m
   CHECK(StackError(Edit("  version: 535.129.03\n", "  version: 535.129.03\n  end_of_life: 2026-06\n")) ==
         "no error");
 }
+
+TEST_CASE("a stack's RAM per GPU is a decimal or binary size; shm keeps Docker's reading", "[manifest]") {
+  const std::string base(kMinimalStack);
+  CHECK(StackError(base + "workload: {min_ram_per_gpu: 256G}\n") ==
+        "2 stack.yaml:15:29: \"256G\" is not a size (examples: 256GB, 256GiB, 0); write 256GB for 256 x 10^9 "
+        "bytes "
+        "or 256GiB for 256 x 2^30");
+  const auto ram = [&](const std::string& v) {
+    return m::ParseStack(base + "workload: {min_ram_per_gpu: " + v + "}\n", "stack.yaml", m::LoadContext{})
+        .workload.min_ram_per_gpu;
+  };
+  CHECK(ram("256GB") == 256000000000ULL);
+  CHECK(ram("256GiB") == 274877906944ULL);
+  CHECK(m::ParseStack(base + "workload: {min_shm_per_gpu: 8g}\n", "stack.yaml", m::LoadContext{})
+            .workload.min_shm_per_gpu == 8589934592ULL);
+}

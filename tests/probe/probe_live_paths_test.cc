@@ -12,6 +12,7 @@
 #include "probe/parsers.h"
 #include "probe/probe.h"
 #include "support/fakes.h"
+#include "support/time_zone.h"
 #include "sys/fs.h"
 #include "sys/tree.h"
 
@@ -399,8 +400,11 @@ TEST_CASE(
 TEST_CASE("live paths: an engine that started before the toolkit's hook was installed", "[probe]") {
   // dockerd's start (its pid file's /proc/PID/stat field 22, in clock ticks after /proc/stat's btime)
   // against dpkg.log's events of nvidia-container-toolkit (local time, as dpkg writes it).
+  // The clock and the zone are fixed: central European time an hour after its 2026 spring change (dpkg.log
+  // written across it), whatever this machine's zone.
+  test::ScopedTimeZone zone("CET-1CEST,M3.5.0,M10.5.0/3");
   const long hz = ::sysconf(_SC_CLK_TCK);
-  const long long now = static_cast<long long>(::time(nullptr));
+  const long long now = 1774749600;  // 2026-03-29 02:00 UTC, 04:00 CEST; the change was at 01:00 UTC
   auto stamp = [](long long t) {
     char buf[32];
     const time_t tt = static_cast<time_t>(t);

@@ -280,3 +280,13 @@ TEST_CASE("size --boards: a list that names no board is refused, not read as non
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --boards: \",,,\" names no board (board names, commas between)\n");
 }
+
+TEST_CASE("size: a bare unit letter is refused with both spellings", "[size][cli]") {
+  auto r = Gpuprep({"size", "--params", "7e9", "--gpu-memory", "80G"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "gpuprep: error: --gpu-memory: expected a GPU memory size such as 80GB or 81559MiB, got \"80G\"; "
+        "write 80GB "
+        "for 80 x "
+        "10^9 bytes or 80GiB for 80 x 2^30\n");
+}

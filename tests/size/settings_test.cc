@@ -6,6 +6,7 @@
 #include "manifest/helpers.h"
 #include "size/estimate.h"
 #include "size/task_args.h"
+#include "util/strings.h"
 
 using gp::test::ErrorOf;
 using gp::test::TaskFromArgs;
@@ -122,13 +123,13 @@ TEST_CASE("size settings: counts and sizes", "[size]") {
   CHECK_FALSE(size::ParseCount("0", &n));
   CHECK_FALSE(size::ParseCount("1e15", &n));
   CHECK_FALSE(size::ParseCount("7 B", &n));
-  CHECK((size::ParseSize("80GB", &n) && n == 80000000000ULL));
-  CHECK((size::ParseSize("80GiB", &n) && n == 85899345920ULL));
-  CHECK((size::ParseSize("81559MiB", &n) && n == 85520809984ULL));
-  CHECK((size::ParseSize("0.5GB", &n) && n == 500000000ULL));
-  CHECK_FALSE(size::ParseSize("80 GB", &n));
-  CHECK_FALSE(size::ParseSize("GB", &n));
-  CHECK_FALSE(size::ParseSize("1.2.3GB", &n));
+  CHECK((gp::ParseSize("80GB", &n) && n == 80000000000ULL));
+  CHECK((gp::ParseSize("80GiB", &n) && n == 85899345920ULL));
+  CHECK((gp::ParseSize("81559MiB", &n) && n == 85520809984ULL));
+  CHECK((gp::ParseSize("0.5GB", &n) && n == 500000000ULL));
+  CHECK_FALSE(gp::ParseSize("80 GB", &n));
+  CHECK_FALSE(gp::ParseSize("GB", &n));
+  CHECK_FALSE(gp::ParseSize("1.2.3GB", &n));
 }
 
 TEST_CASE("size: a bare parameter count, with and without a shape", "[size]") {
@@ -253,4 +254,22 @@ TEST_CASE("size: a vision task is estimated from its layer table", "[size][visio
   const size::Estimate ck =
       size::EstimateTask(TaskFromArgs("--model yolov8x --batch 16 --grad-checkpointing full"));
   CHECK(ck.Find("activations")->bytes < 0.5 * a->bytes);
+}
+
+TEST_CASE("sizes outside Docker: decimal or binary units, a bare unit letter refused with both spellings",
+          "[size]") {
+  uint64_t n = 0;
+  CHECK((gp::ParseSize("2PB", &n) && n == 2000000000000000ULL));
+  CHECK((gp::ParseSize("1PiB", &n) && n == 1125899906842624ULL));
+  CHECK((gp::ParseSize("0", &n) && n == 0));
+  for (const char* bare : {"80G", "80g", "1.5T", "512M", "64k", "2P"}) {
+    INFO(bare);
+    CHECK_FALSE(gp::ParseSize(bare, &n));
+  }
+  CHECK(gp::BareUnitHint("80G") == "; write 80GB for 80 x 10^9 bytes or 80GiB for 80 x 2^30");
+  CHECK(gp::BareUnitHint("1.5t") == "; write 1.5TB for 1.5 x 10^12 bytes or 1.5TiB for 1.5 x 2^40");
+  CHECK(gp::BareUnitHint("64k") == "; write 64kB for 64 x 10^3 bytes or 64KiB for 64 x 2^10");
+  CHECK(gp::BareUnitHint("80GB").empty());
+  CHECK(gp::BareUnitHint("G").empty());
+  CHECK(gp::BareUnitHint("x8G").empty());
 }

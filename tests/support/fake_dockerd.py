@@ -399,7 +399,16 @@ def main():
     server.record_path = record
     server.engine = engine
     open(record, "a").close()
-    signal.signal(signal.SIGHUP, lambda *_: engine.reload())
+    def hup(*_):  # as dockerd: re-reads daemon.json; then acknowledges it (one line in "reload_acks")
+        try:
+            engine.reload()
+        finally:
+            acks = engine.state.get("reload_acks")
+            if acks:
+                with open(acks, "a") as f:
+                    f.write("reloaded\n")
+
+    signal.signal(signal.SIGHUP, hup)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     pid_file = engine.state.get("pid_file")
     if pid_file:

@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -22,6 +24,7 @@ FakeEngine::FakeEngine(nlohmann::json state) {
   if (!state.contains("daemon_json")) state["daemon_json"] = daemon_json();
   if (!state.contains("hook")) state["hook"] = hook();
   if (!state.contains("cdi_dirs")) state["cdi_dirs"] = {cdi_dir()};
+  state["reload_acks"] = dir_ + "/reloads";
   std::ofstream(dir_ + "/state.json") << state.dump(2);
   const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
   const std::string state_path = dir_ + "/state.json";
@@ -44,8 +47,19 @@ FakeEngine::~FakeEngine() {
 }
 
 void FakeEngine::Hup() {
+  // The engine appends a line to its acknowledgements after each re-read: wait for this one's.
+  const auto acks = [this] {
+    std::ifstream in(dir_ + "/reloads");
+    return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+  };
+  const auto before = acks();
   kill(pid_, SIGHUP);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (acks() == before) {
+    if (std::chrono::steady_clock::now() > give_up)
+      throw std::runtime_error("the fake engine did not reload");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 std::vector<nlohmann::json> FakeEngine::Requests() const {

@@ -12,21 +12,19 @@
 #include <chrono>
 #include <cstring>
 
-extern char** environ;
+#include "sys/host_info.h"
 
 namespace gp::sys {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& overrides) {
+// NAME=value lines: the base environment with the command's own variables over it.
+std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& base,
+                                  const std::map<std::string, std::string>& overrides) {
   std::vector<std::string> out;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos && overrides.count(kv.substr(0, eq))) continue;
-    out.push_back(kv);
-  }
+  for (const auto& [k, v] : base)
+    if (!overrides.count(k)) out.push_back(k + "=" + v);
   for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
   return out;
 }
@@ -75,6 +73,8 @@ void Drain(int& fd, std::string* sink, std::string* linebuf,
 
 }  // namespace
 
+RealCommandRunner::RealCommandRunner() : base_(CaptureEnvironment()) {}
+
 CommandResult RealCommandRunner::Run(const Command& cmd) {
   CommandResult res;
   if (cmd.argv.empty()) {
@@ -95,7 +95,7 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
     return res;
   }
   // Everything the child needs is prepared before fork (no allocation after it).
-  std::vector<std::string> env = BuildEnv(cmd.env);
+  std::vector<std::string> env = BuildEnv(base_, cmd.env);
   std::vector<char*> envp, argv;
   for (auto& s : env) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -65,14 +65,15 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
 // `reason` is set when the stack was not named (printed when the stack's image is used).
 std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, sys::Fs* probe_fs,
                                             std::string& reason) {
-  std::unique_ptr<sys::HttpClient> http;
-  const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
   if (!ctx.opts.manifest.empty()) {
-    manifest::Stack s = manifest::LoadStack(ctx.opts.manifest, lc);
+    std::unique_ptr<sys::HttpClient> http;
+    const manifest::ManifestSource from = manifest::ParseManifestSource(ctx.opts.manifest, ctx.local_fs);
+    manifest::Stack s = manifest::LoadStack(from, ManifestLoadContext(ctx, from, http));
     CheckManifestSha256(ctx, ctx.opts.manifest, s);
     return s;
   }
-  CheckManifestSha256(ctx, "", manifest::Stack{});  // the flag without --manifest: refused
+  CheckManifestSha256(ctx, "", manifest::Stack{});        // the flag without --manifest: refused
+  const manifest::LoadContext lc{ctx.local_fs, nullptr};  // embedded stacks only from here on
   if (probe_fs && !t.from_snapshot) {
     try {
       const auto hs = apply::ReadHostStack(*probe_fs);

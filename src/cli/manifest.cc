@@ -322,7 +322,8 @@ void ShowText(const Stack& s, std::ostream& out) {
 
 void Show(const std::string& spec, Context& ctx) {
   std::unique_ptr<sys::HttpClient> http;
-  Stack s = manifest::LoadStack(spec, ManifestLoadContext(ctx, spec, http));
+  const manifest::ManifestSource from = manifest::ParseManifestSource(spec, ctx.local_fs);
+  Stack s = manifest::LoadStack(from, ManifestLoadContext(ctx, from, http));
   // `manifest show SPEC --manifest-sha256 HEX`: the stack shown is that one.
   CheckManifestSha256(ctx, spec, s);
   if (ctx.opts.json)
@@ -333,7 +334,7 @@ void Show(const std::string& spec, Context& ctx) {
 
 // Reads what `manifest validate` was given: a file, or an https URL (plain http only to loopback).
 std::string ReadForValidate(const std::string& path, Context& ctx) {
-  if (path.find("://") != std::string::npos) {
+  if (manifest::ShapeOf(path) == manifest::SourceShape::kUrl) {
     if (std::string why = CheckUrl(path, UrlRule::kFetch); !why.empty()) throw UsageError(path + ": " + why);
     std::unique_ptr<sys::HttpClient> http = ctx.make_http ? ctx.make_http() : nullptr;
     if (!http) throw UsageError(path + ": cannot fetch: no HTTP client here");

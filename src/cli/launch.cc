@@ -127,7 +127,8 @@ launch::LocalNet LocalNetFor(const LaunchFlags& f, const launch::Target& t, bool
   return launch::ReadLocalNet(launch::ParseMaster(f.master).first);
 }
 
-int RunLaunch(const LaunchFlags& f, Context& ctx) {
+// The flags as Resolve reads them: a flag not given is absent (the profile or the stack may set it).
+launch::LaunchRequest RequestOf(const LaunchFlags& f, const Context& ctx) {
   launch::LaunchRequest req;
   auto opt = [&f](const char* name, const std::string& v) {
     return f.Given(name) ? std::optional<std::string>(v) : std::nullopt;
@@ -147,7 +148,11 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   req.interactive = f.interactive;
   req.format = f.Given("--format") || !ctx.opts.json ? f.format : "json";
   req.command = f.command;
+  return req;
+}
 
+int RunLaunch(const LaunchFlags& f, Context& ctx) {
+  const launch::LaunchRequest req = RequestOf(f, ctx);
   std::unique_ptr<sys::Fs> probe_fs;
   launch::Target target = LoadTarget(f, ctx, probe_fs);
   std::optional<launch::Profile> profile;

@@ -193,12 +193,12 @@ void ConstantElements(Task& t, const Setting& s) {
     s.origin.Fail("expected a number of elements such as 5e8, got " + QuoteToken(s.value));
 }
 
-void Config(Task& t, const Setting& s) {
+void ReadConfigPath(Task& t, const Setting& s) {
   if (s.value.empty()) s.origin.Fail("empty path");
   t.config_path = s.value;
 }
 
-void Params(Task& t, const Setting& s) {
+void ParamCount(Task& t, const Setting& s) {
   if (!ParseCount(s.value, &t.params_override))
     s.origin.Fail("expected a parameter count such as 7e9, 7.5B or 6738415616, got " + QuoteToken(s.value));
 }
@@ -217,7 +217,7 @@ void MethodOf(Task& t, const Setting& s) {
 }
 
 void LoraTargets(Task& t, const Setting& s) { t.lora_targets = Targets(s); }
-void LoraDropout(Task& t, const Setting& s) { t.lora_dropout = Real(s, 0, 0.9); }
+void LoraDropoutValue(Task& t, const Setting& s) { t.lora_dropout = Real(s, 0, 0.9); }
 
 void PrecisionOf(Task& t, const Setting& s) {
   t.precision = Pick(s, {Choice<Precision>{"fp32", Precision::kFp32},
@@ -265,14 +265,14 @@ void CheckpointingOf(Task& t, const Setting& s) {
                              {"full", Checkpointing::kFull}});
 }
 
-void LossPrecisionOf(Task& t, const Setting& s) {
+void LossPrecisionChoice(Task& t, const Setting& s) {
   t.loss_precision =
       Pick(s, {Choice<LossPrecision>{"fp32", LossPrecision::kFp32}, {"16bit", LossPrecision::k16bit}});
 }
 
 void Dropout(Task& t, const Setting& s) { t.dropout = Real(s, 0, 0.9); }
 
-void GpuMemory(Task& t, const Setting& s) {
+void GpuMemorySize(Task& t, const Setting& s) {
   if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
     s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got " + QuoteToken(s.value));
 }
@@ -343,8 +343,8 @@ void HostBufferFactor(Task& t, const Setting& s) { t.c.host_buffer_factor = Real
 // value is read.
 const std::vector<KeyInfo> kKeys = {
     {"model", "--model", "A model from the shipped table (gpuprep size --list-models)", false, Model},
-    {"config", "--config", "A Hugging Face config.json describing the model", false, Config},
-    {"params", "--params", "A bare parameter count (7e9, 7.5B, 350M) instead of a model", false, Params},
+    {"config", "--config", "A Hugging Face config.json describing the model", false, ReadConfigPath},
+    {"params", "--params", "A bare parameter count (7e9, 7.5B, 350M) instead of a model", false, ParamCount},
     {"architecture.layers", "--layers", "With --params: transformer layers", false,
      ArchDim<&Architecture::layers, 10000>},
     {"architecture.hidden", "--hidden", "With --params: hidden size", false,
@@ -365,7 +365,8 @@ const std::vector<KeyInfo> kKeys = {
     {"lora.rank", "--lora-rank", "LoRA rank r (default 16)", false, IntField<&Task::lora_rank, 1, 65536>},
     {"lora.targets", "--lora-targets", "q,k,v,o,gate,up,down, or all, attention, mlp (default all)", false,
      LoraTargets},
-    {"lora.dropout", "--lora-dropout", "Dropout before the LoRA A matrix (default 0)", false, LoraDropout},
+    {"lora.dropout", "--lora-dropout", "Dropout before the LoRA A matrix (default 0)", false,
+     LoraDropoutValue},
     {"precision", "--precision", "fp32 | bf16-mixed | fp16-mixed | bf16-pure | fp8", false, PrecisionOf},
     {"optimizer", "--optimizer", "adamw | adamw-8bit | sgd | sgd-momentum", false, OptimizerOf},
     {"offload", "--offload", "none | optimizer | params (states to CPU RAM)", false, OffloadOf},
@@ -402,11 +403,11 @@ const std::vector<KeyInfo> kKeys = {
     {"loss_precision", "--loss-precision",
      "fp32 | 16bit: the cross-entropy's log-probabilities (default: 16bit for fp16 under DeepSpeed and "
      "with --compile, else fp32)",
-     false, LossPrecisionOf},
+     false, LossPrecisionChoice},
     {"dropout", "--dropout", "Dropout probability (default: 0.1 for BERT and T5, 0 for decoders)", false,
      Dropout},
     {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count",
-     false, GpuMemory},
+     false, GpuMemorySize},
     {"host.workload", "--workload",
      "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)", false, Workload},
     {"host.embedding_rows", "--embedding-rows",

@@ -7,16 +7,10 @@
 #include "sys/clock.h"
 #include "sys/host_info.h"
 
-extern char** environ;
-
 int main(int argc, char** argv) {
   using namespace gp;
   cli::Context ctx;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) ctx.env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  ctx.env = sys::CaptureEnvironment();
   ctx.in = &std::cin;
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
@@ -24,7 +18,7 @@ int main(int argc, char** argv) {
   ctx.err_is_tty = isatty(STDERR_FILENO);
 
   sys::DiskFs local_fs("/");
-  sys::RealCommandRunner runner;
+  sys::RealCommandRunner runner(ctx.env);  // children get the environment captured above
   sys::DlopenNativeLibs native;
   sys::RealUnixHttp unix_http;
   ctx.local_fs = &local_fs;

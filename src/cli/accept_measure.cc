@@ -90,11 +90,9 @@ accept::Check ProgramCheck(const accept::ProgramFinding& f) {
 using ProgramRunner =
     std::function<accept::ProgramEnd(const std::vector<std::string>& argv, accept::ProgramStream&)>;
 
-Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const std::string& python,
-                 const ProgramRunner& run_program) {
+// What the recording says of the host: its name, driver, stack, topology, CPUs, RAM and NVMe.
+accept::HostRun HostRunOf(const Target& t) {
   const probe::HostFacts& f = t.facts;
-  const std::vector<accept::HostGpu> gpus = GpusOf(f);
-  if (gpus.empty()) throw Error(kExitFailed, "accept: NVML reports no GPU to measure");
   accept::HostRun run;
   run.started_at = sys::NowUtc();
   run.host = f.hostname.empty() ? "unknown" : f.hostname;
@@ -105,6 +103,14 @@ Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const s
   run.cpus = f.cpus;
   run.ram_bytes = f.memory_bytes;
   run.nvme_bytes = NvmeBytes();
+  return run;
+}
+
+Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const std::string& python,
+                 const ProgramRunner& run_program) {
+  const std::vector<accept::HostGpu> gpus = GpusOf(t.facts);
+  if (gpus.empty()) throw Error(kExitFailed, "accept: NVML reports no GPU to measure");
+  accept::HostRun run = HostRunOf(t);
 
   const int n = static_cast<int>(gpus.size());
   const auto sizes =

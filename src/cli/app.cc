@@ -107,13 +107,9 @@ class RestoreLogger {
 
 bool Context::use_color() const { return out_is_tty && !opts.json && env.find("NO_COLOR") == env.end(); }
 
-int RunCli(int argc, const char* const* argv, Context& ctx) {
-  RestoreLogger restore_logger;
-  CLI::App app{"gpuprep: turn a GPU server into a verified training host", "gpuprep"};
-  app.set_version_flag("--version", std::string("gpuprep ") + GPUPREP_VERSION);
-  app.require_subcommand(1);
-  app.fallthrough();  // global options are accepted after the verb too
-
+namespace {
+// The options every verb takes (ctx.opts).
+void AddGlobalOptions(CLI::App& app, Context& ctx) {
   app.add_option("--manifest", ctx.opts.manifest, "Stack: embedded NAME, a YAML PATH, or an https URL")
       ->group("Global");
   app.add_option(
@@ -128,6 +124,16 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
       });
   app.add_flag("--verbose", ctx.opts.verbose, "More detail, timestamps in logs")->group("Global");
   app.add_flag("-q,--quiet", ctx.opts.quiet, "Only errors on stderr")->group("Global");
+}
+}  // namespace
+
+int RunCli(int argc, const char* const* argv, Context& ctx) {
+  RestoreLogger restore_logger;
+  CLI::App app{"gpuprep: turn a GPU server into a verified training host", "gpuprep"};
+  app.set_version_flag("--version", std::string("gpuprep ") + GPUPREP_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();  // global options are accepted after the verb too
+  AddGlobalOptions(app, ctx);
 
   int exit_code = kExitOk;
   RegisterDoctor(app, ctx, exit_code);

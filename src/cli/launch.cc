@@ -65,14 +65,15 @@ launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sy
 // `reason` is set when the stack was not named (printed when the stack's image is used).
 std::optional<manifest::Stack> LoadStackFor(const launch::Target& t, Context& ctx, sys::Fs* probe_fs,
                                             std::string& reason) {
-  std::unique_ptr<sys::HttpClient> http;
-  const manifest::LoadContext lc = ManifestLoadContext(ctx, ctx.opts.manifest, http);
   if (!ctx.opts.manifest.empty()) {
-    manifest::Stack s = manifest::LoadStack(ctx.opts.manifest, lc);
+    std::unique_ptr<sys::HttpClient> http;
+    const manifest::ManifestSource from = manifest::ParseManifestSource(ctx.opts.manifest, ctx.local_fs);
+    manifest::Stack s = manifest::LoadStack(from, ManifestLoadContext(ctx, from, http));
     CheckManifestSha256(ctx, ctx.opts.manifest, s);
     return s;
   }
-  CheckManifestSha256(ctx, "", manifest::Stack{});  // the flag without --manifest: refused
+  CheckManifestSha256(ctx, "", manifest::Stack{});        // the flag without --manifest: refused
+  const manifest::LoadContext lc{ctx.local_fs, nullptr};  // embedded stacks only from here on
   if (probe_fs && !t.from_snapshot) {
     try {
       const auto hs = apply::ReadHostStack(*probe_fs);
@@ -126,7 +127,8 @@ launch::LocalNet LocalNetFor(const LaunchFlags& f, const launch::Target& t, bool
   return launch::ReadLocalNet(launch::ParseMaster(f.master).first);
 }
 
-int RunLaunch(const LaunchFlags& f, Context& ctx) {
+// The flags as Resolve reads them: a flag not given is absent (the profile or the stack may set it).
+launch::LaunchRequest RequestOf(const LaunchFlags& f, const Context& ctx) {
   launch::LaunchRequest req;
   auto opt = [&f](const char* name, const std::string& v) {
     return f.Given(name) ? std::optional<std::string>(v) : std::nullopt;
@@ -146,7 +148,11 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   req.interactive = f.interactive;
   req.format = f.Given("--format") || !ctx.opts.json ? f.format : "json";
   req.command = f.command;
+  return req;
+}
 
+int RunLaunch(const LaunchFlags& f, Context& ctx) {
+  const launch::LaunchRequest req = RequestOf(f, ctx);
   std::unique_ptr<sys::Fs> probe_fs;
   launch::Target target = LoadTarget(f, ctx, probe_fs);
   std::optional<launch::Profile> profile;

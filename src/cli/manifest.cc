@@ -168,48 +168,46 @@ std::string DriverText(const Stack& s) {
          (manifest::EmbeddedCompat().IsLongTermSupport(s.driver.branch) ? " LTS" : "");
 }
 
-void List(Context& ctx) {
-  std::vector<Stack> stacks;
-  manifest::LoadContext lc{ctx.local_fs, nullptr};
-  for (const auto& name : manifest::EmbeddedStackNames()) stacks.push_back(manifest::LoadStack(name, lc));
-  const HostView host = ViewHost(ctx);
+// `manifest list --json`: every embedded stack, the host's default, recorded and site stacks.
+void ListJson(Context& ctx, const std::vector<Stack>& stacks, const HostView& host) {
+  json out = json::array();
+  for (const auto& s : stacks) {
+    json os = json::array();
+    for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
+    const manifest::DriverBranchInfo* b = manifest::EmbeddedCompat().BranchInfo(s.driver.branch);
+    out.push_back(
+        {{"name", s.name},
+         {"os", os},
+         {"architectures", s.architectures},
+         {"driver_branch", s.driver.branch},
+         {"driver_designation", b ? json(b->designation) : json(nullptr)},
+         {"driver", s.driver.version.known() ? json(s.driver.version.version->str()) : json(nullptr)},
+         {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
+         {"image", s.image.ref},
+         {"legacy", s.legacy},
+         {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)},
+         {"content_hash", manifest::ContentHash(s)}});
+  }
+  json d = host.choice ? json{{"name", host.choice->name}, {"reason", host.choice->reason}} : json(nullptr);
+  json hs = nullptr;
+  if (host.host_stack)
+    hs = {{"stack", host.host_stack->record.stack},
+          {"manifest", host.host_stack->record.manifest},
+          {"content_hash", host.host_stack->record.content_hash},
+          {"converged", host.host_stack->converged}};
+  json doc = {{"stacks", out}, {"default", d}, {"host_stack", hs}};
+  if (!host.choice_error.empty()) doc["default_error"] = host.choice_error;
+  if (!host.host_stack_error.empty()) doc["host_stack_error"] = host.host_stack_error;
+  doc["site_file"] =
+      host.site_stack.empty() ? json(nullptr) : json{{"path", kSiteFile}, {"stack", host.site_stack}};
+  if (!host.site_error.empty()) doc["site_file_error"] = host.site_error;
+  PrintJson(ctx, doc);
+}
+
+// `manifest list`: a row per stack, marked default / this host's, then the host's stacks in words.
+void ListText(Context& ctx, const std::vector<Stack>& stacks, const HostView& host) {
   const std::string def = host.choice ? host.choice->name : "";
   const std::string mine = host.host_stack ? host.host_stack->record.stack : "";
-  if (ctx.opts.json) {
-    json out = json::array();
-    for (const auto& s : stacks) {
-      json os = json::array();
-      for (const auto& o : s.os) os.push_back({{"id", o.id}, {"version_id", o.version_id}});
-      const manifest::DriverBranchInfo* b = manifest::EmbeddedCompat().BranchInfo(s.driver.branch);
-      out.push_back(
-          {{"name", s.name},
-           {"os", os},
-           {"architectures", s.architectures},
-           {"driver_branch", s.driver.branch},
-           {"driver_designation", b ? json(b->designation) : json(nullptr)},
-           {"driver", s.driver.version.known() ? json(s.driver.version.version->str()) : json(nullptr)},
-           {"cuda", s.cuda.version.known() ? json(s.cuda.version.version->str()) : json(nullptr)},
-           {"image", s.image.ref},
-           {"legacy", s.legacy},
-           {"driver_end_of_life", s.driver.end_of_life.empty() ? json(nullptr) : json(s.driver.end_of_life)},
-           {"content_hash", manifest::ContentHash(s)}});
-    }
-    json d = host.choice ? json{{"name", host.choice->name}, {"reason", host.choice->reason}} : json(nullptr);
-    json hs = nullptr;
-    if (host.host_stack)
-      hs = {{"stack", host.host_stack->record.stack},
-            {"manifest", host.host_stack->record.manifest},
-            {"content_hash", host.host_stack->record.content_hash},
-            {"converged", host.host_stack->converged}};
-    json doc = {{"stacks", out}, {"default", d}, {"host_stack", hs}};
-    if (!host.choice_error.empty()) doc["default_error"] = host.choice_error;
-    if (!host.host_stack_error.empty()) doc["host_stack_error"] = host.host_stack_error;
-    doc["site_file"] =
-        host.site_stack.empty() ? json(nullptr) : json{{"path", kSiteFile}, {"stack", host.site_stack}};
-    if (!host.site_error.empty()) doc["site_file_error"] = host.site_error;
-    PrintJson(ctx, doc);
-    return;
-  }
   size_t wn = 4, wo = 2;
   for (const auto& s : stacks) wn = std::max(wn, s.name.size()), wo = std::max(wo, OsList(s).size());
   auto row = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
@@ -248,9 +246,41 @@ void List(Context& ctx) {
     *ctx.out << "this host's stack: unknown (" << TerminalSafe(host.host_stack_error) << ")\n";
 }
 
-// One "field  value  origin" line per value, in manifest order; values and origins (paths) escaped.
+void List(Context& ctx) {
+  std::vector<Stack> stacks;
+  manifest::LoadContext lc{ctx.local_fs, nullptr};
+  for (const auto& name : manifest::EmbeddedStackNames()) stacks.push_back(manifest::LoadStack(name, lc));
+  const HostView host = ViewHost(ctx);
+  if (ctx.opts.json)
+    ListJson(ctx, stacks, host);
+  else
+    ListText(ctx, stacks, host);
+}
+
+using ShowRows = std::vector<std::array<std::string, 3>>;  // field, value, origin
+
+// "name=version name ...", or "-" for none.
+std::string PackagesText(const std::vector<manifest::AptPackage>& ps) {
+  std::vector<std::string> parts;
+  parts.reserve(ps.size());
+  for (const auto& p : ps) parts.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
+  return parts.empty() ? std::string("-") : Join(parts, " ");
+}
+
+// The stack's heading, then the rows with their fields aligned; values and origins (paths) escaped.
+void PrintShowRows(const Stack& s, const ShowRows& rows, std::ostream& out) {
+  out << "stack " << TerminalSafe(s.name) << " (" << TerminalSafe(s.source) << ")\n";
+  if (!s.extends_chain.empty()) out << "extends " << TerminalSafe(Join(s.extends_chain, " -> ")) << "\n";
+  size_t w = 0;
+  for (const auto& r : rows) w = std::max(w, r[0].size());
+  for (const auto& r : rows)
+    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << TerminalSafe(r[1]) << "  # "
+        << TerminalSafe(r[2]) << "\n";
+}
+
+// One "field  value  origin" line per value, in manifest order.
 void ShowText(const Stack& s, std::ostream& out) {
-  std::vector<std::array<std::string, 3>> rows;
+  ShowRows rows;
   auto origin = [&](const std::string& key) {
     auto it = s.origins.find(key);
     return it == s.origins.end() ? std::string("default") : it->second;
@@ -258,12 +288,7 @@ void ShowText(const Stack& s, std::ostream& out) {
   auto add = [&](const std::string& key, const std::string& value) {
     rows.push_back({key, value, origin(key)});
   };
-  auto pkgs = [](const std::vector<manifest::AptPackage>& ps) {
-    std::vector<std::string> parts;
-    parts.reserve(ps.size());
-    for (const auto& p : ps) parts.push_back(p.version.empty() ? p.name : p.name + "=" + p.version);
-    return parts.empty() ? std::string("-") : Join(parts, " ");
-  };
+  auto pkgs = PackagesText;
   add("metadata.name", s.name);
   add("metadata.description", s.description);
   add("os", OsList(s));
@@ -310,19 +335,13 @@ void ShowText(const Stack& s, std::ostream& out) {
   add("workload.min_shm_per_gpu", HumanBytes(s.workload.min_shm_per_gpu));
   if (s.workload.nodes > 1) add("workload.nodes", std::to_string(s.workload.nodes));
   if (s.workload.task) add("workload.task", s.workload.task->path);
-
-  out << "stack " << TerminalSafe(s.name) << " (" << TerminalSafe(s.source) << ")\n";
-  if (!s.extends_chain.empty()) out << "extends " << TerminalSafe(Join(s.extends_chain, " -> ")) << "\n";
-  size_t w = 0;
-  for (const auto& r : rows) w = std::max(w, r[0].size());
-  for (const auto& r : rows)
-    out << "  " << std::left << std::setw(static_cast<int>(w)) << r[0] << "  " << TerminalSafe(r[1]) << "  # "
-        << TerminalSafe(r[2]) << "\n";
+  PrintShowRows(s, rows, out);
 }
 
 void Show(const std::string& spec, Context& ctx) {
   std::unique_ptr<sys::HttpClient> http;
-  Stack s = manifest::LoadStack(spec, ManifestLoadContext(ctx, spec, http));
+  const manifest::ManifestSource from = manifest::ParseManifestSource(spec, ctx.local_fs);
+  Stack s = manifest::LoadStack(from, ManifestLoadContext(ctx, from, http));
   // `manifest show SPEC --manifest-sha256 HEX`: the stack shown is that one.
   CheckManifestSha256(ctx, spec, s);
   if (ctx.opts.json)
@@ -333,7 +352,7 @@ void Show(const std::string& spec, Context& ctx) {
 
 // Reads what `manifest validate` was given: a file, or an https URL (plain http only to loopback).
 std::string ReadForValidate(const std::string& path, Context& ctx) {
-  if (path.find("://") != std::string::npos) {
+  if (manifest::ShapeOf(path) == manifest::SourceShape::kUrl) {
     if (std::string why = CheckUrl(path, UrlRule::kFetch); !why.empty()) throw UsageError(path + ": " + why);
     std::unique_ptr<sys::HttpClient> http = ctx.make_http ? ctx.make_http() : nullptr;
     if (!http) throw UsageError(path + ": cannot fetch: no HTTP client here");

@@ -16,10 +16,10 @@
 #include "verdict/rules.h"
 
 namespace gp::cli {
-manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
+manifest::LoadContext ManifestLoadContext(Context& ctx, const manifest::ManifestSource& from,
                                           std::unique_ptr<sys::HttpClient>& http) {
   manifest::LoadContext lc{ctx.local_fs, nullptr};
-  if ((StartsWith(spec, "https://") || StartsWith(spec, "http://")) && ctx.make_http) {
+  if (from.url() && ctx.make_http) {
     http = ctx.make_http();
     lc.http = http.get();
   }
@@ -34,15 +34,9 @@ namespace {
 
 std::string ShortHash(const std::string& h) { return h.size() > 19 ? h.substr(0, 19) + "..." : h; }
 
-// How to load `s`, loaded from `given`, again: its embedded name, the absolute path, or the URL.
-std::string SpecOf(const manifest::Stack& s, const std::string& given) {
-  if (StartsWith(s.source, "embedded:")) return s.name;
-  if (given.find("://") != std::string::npos) return given;
-  return sys::AbsoluteFromCwd(given);
-}
-
-bool EmbeddedNameForm(const std::string& m) {
-  return m.find('/') == std::string::npos && !EndsWith(m, ".yaml") && !EndsWith(m, ".yml");
+// How to load `s`, loaded from `from`, again: its embedded name, the absolute path, or the URL.
+std::string SpecOf(const manifest::Stack& s, const manifest::ManifestSource& from) {
+  return from.embedded() ? s.name : from.value;
 }
 
 std::string RecordedWhat(const apply::HostStack& hs) {
@@ -82,7 +76,7 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
   const std::string& m = r.manifest;
   const std::string what = "this host's stack " + r.stack + (m != r.stack ? " (" + m + ")" : "") +
                            ", recorded in " + apply::kStatusPath + ",";
-  if (EmbeddedNameForm(m)) {
+  if (manifest::ShapeOf(m) == manifest::SourceShape::kName) {
     const auto names = manifest::EmbeddedStackNames();
     if (std::find(names.begin(), names.end(), m) == names.end())
       throw UsageError(what +
@@ -90,14 +84,15 @@ manifest::Stack LoadHostStack(Context& ctx, sys::Fs& host, const apply::HostStac
                        "choose one with --manifest (gpuprep manifest list)");
   }
   std::unique_ptr<sys::HttpClient> http;
-  manifest::LoadContext lc{&host, nullptr};
-  if ((StartsWith(m, "https://") || StartsWith(m, "http://")) && ctx.make_http) {
-    http = ctx.make_http();
-    lc.http = http.get();
-  }
   manifest::Stack s;
   try {
-    s = manifest::LoadStack(m, lc);
+    const manifest::ManifestSource from = manifest::ParseManifestSource(m, &host);
+    manifest::LoadContext lc{&host, nullptr};
+    if (from.url() && ctx.make_http) {
+      http = ctx.make_http();
+      lc.http = http.get();
+    }
+    s = manifest::LoadStack(from, lc);
   } catch (const Error& e) {
     throw UsageError(what + " cannot be loaded (" + e.what() + "); name the stack to use with --manifest");
   }
@@ -237,10 +232,11 @@ Target LoadTarget(Context& ctx, const std::string& manifest_spec) {
   t.manifest = manifest_spec;
   std::unique_ptr<sys::HttpClient> http;
   if (!manifest_spec.empty()) {
-    t.stack = manifest::LoadStack(manifest_spec, ManifestLoadContext(ctx, manifest_spec, http));
+    const manifest::ManifestSource from = manifest::ParseManifestSource(manifest_spec, ctx.local_fs);
+    t.stack = manifest::LoadStack(from, ManifestLoadContext(ctx, from, http));
     (void)layers::StackTask(t.stack);                  // a bad workload.task stops here (exit 2)
     CheckManifestSha256(ctx, manifest_spec, t.stack);  // before anything is probed or planned
-    t.spec = SpecOf(t.stack, manifest_spec);
+    t.spec = SpecOf(t.stack, from);
     t.source = StackSource::kFlag;
   } else {
     CheckManifestSha256(ctx, manifest_spec, t.stack);

@@ -56,9 +56,9 @@ ProbedHost ProbeHealthTarget(Context& ctx);
 // the ring buffer's (probe::ProbeXidJournal). Nothing under --root.
 void ReadXidJournal(Context& ctx, const sys::Fs& fs, const std::string& since, probe::HostFacts& facts);
 
-// A LoadContext for reading `spec`: this machine's files, plus an HttpClient (created into `http`, which
-// must outlive the load) only when `spec` is a URL, so commands that never download never load libcurl.
-manifest::LoadContext ManifestLoadContext(Context& ctx, const std::string& spec,
+// A LoadContext for reading `from`: this machine's files, plus an HttpClient (created into `http`, which
+// must outlive the load) only when `from` is a URL, so commands that never download never load libcurl.
+manifest::LoadContext ManifestLoadContext(Context& ctx, const manifest::ManifestSource& from,
                                           std::unique_ptr<sys::HttpClient>& http);
 
 // The default stack for a probed host never applied: manifest::ChooseDefaultStack over its OS, GPU

@@ -83,6 +83,40 @@ void SetPrices(Context& ctx, const WatchFlags& f, watch::WatchOptions& o) {
   };
 }
 
+// A replay judges the recording as it was taken: the flags of a live run are refused.
+void CheckReplayFlags(const Context& ctx, const WatchFlags& f) {
+  if (!ctx.opts.root.empty()) throw FlagError("--root", "a live run only (a replay reads no host)");
+  if (!f.prometheus.empty())
+    throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
+  if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")
+    throw UsageError(
+        "--replay judges the recording as it was taken: --gpu, --interval and --duration do not apply");
+}
+
+// Opens NVML into `opened` and picks the GPUs --gpu names (all by default); the session is closed again when
+// there is none to watch. In a child pid namespace NVML's host PIDs name nothing here.
+std::vector<size_t> OpenGpus(Context& ctx, const WatchFlags& f, const std::shared_ptr<sys::Fs>& proc_fs,
+                             sys::NvmlOpenResult& opened) {
+  const bool child_pid_namespace = watch::InChildPidNamespace(*proc_fs);
+  sys::NvmlSessionOptions so;
+  so.pid_visible = [proc_fs, child_pid_namespace](unsigned pid) {
+    return !child_pid_namespace && proc_fs->Exists("/proc/" + std::to_string(pid));
+  };
+  if (!ctx.open_nvml) throw Error(kExitFailed, "watch: NVML cannot be loaded here");
+  opened = ctx.open_nvml(so);
+  if (!opened.session) throw Error(kExitFailed, "watch: " + opened.error);
+  if (opened.session->Gpus().empty()) {
+    opened.session->Close();
+    throw Error(kExitFailed, "watch: NVML found no GPU");
+  }
+  try {
+    return watch::SelectGpus(opened.session->Gpus(), f.gpus);
+  } catch (const Error&) {
+    opened.session->Close();
+    throw;
+  }
+}
+
 int RunWatch(Context& ctx, const WatchFlags& f) {
   watch::WatchOptions o;
   for (const std::string& a : f.thresholds)
@@ -101,12 +135,7 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   o.window_ms = o.window_given ? Duration("--window", f.window) : 60000;
   WatchOutput out(ctx, PromPath(ctx, f.prometheus), f.replay.empty());
   if (!f.replay.empty()) {
-    if (!ctx.opts.root.empty()) throw FlagError("--root", "a live run only (a replay reads no host)");
-    if (!f.prometheus.empty())
-      throw FlagError("--prometheus", "a live run only (a replay is not the host's state)");
-    if (!f.gpus.empty() || !f.duration.empty() || f.interval != "1s")
-      throw UsageError(
-          "--replay judges the recording as it was taken: --gpu, --interval and --duration do not apply");
+    CheckReplayFlags(ctx, f);
     return ApplyFailOn(watch::Replay(f.replay, o, out), fail_on, out.summary());
   }
   o.interval_ms = Duration("--interval", f.interval);
@@ -116,30 +145,13 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
   if (!f.duration.empty()) o.duration_ms = Duration("--duration", f.duration);
 
   // The session's process-list check asks /proc from the worker threads, possibly after a stuck call
-  // returns late: it owns its filesystem. In a child pid namespace NVML's host PIDs name nothing here.
+  // returns late: it owns its filesystem.
   // --root DIR: the host side (/proc, /sys/fs/cgroup) is read from that tree; the GPUs are still NVML's.
   std::shared_ptr<sys::Fs> proc_fs = ctx.make_fs(ctx.opts.root.empty() ? "/" : ctx.opts.root);
   if (!ctx.opts.root.empty() && !proc_fs->IsDir("/proc"))
     throw FlagError("--root", "\"" + TerminalSafe(ctx.opts.root) + "\": no proc directory under it");
-  const bool child_pid_namespace = watch::InChildPidNamespace(*proc_fs);
-  sys::NvmlSessionOptions so;
-  so.pid_visible = [proc_fs, child_pid_namespace](unsigned pid) {
-    return !child_pid_namespace && proc_fs->Exists("/proc/" + std::to_string(pid));
-  };
-  if (!ctx.open_nvml) throw Error(kExitFailed, "watch: NVML cannot be loaded here");
-  sys::NvmlOpenResult opened = ctx.open_nvml(so);
-  if (!opened.session) throw Error(kExitFailed, "watch: " + opened.error);
-  if (opened.session->Gpus().empty()) {
-    opened.session->Close();
-    throw Error(kExitFailed, "watch: NVML found no GPU");
-  }
-  std::vector<size_t> positions;
-  try {
-    positions = watch::SelectGpus(opened.session->Gpus(), f.gpus);
-  } catch (const Error&) {
-    opened.session->Close();
-    throw;
-  }
+  sys::NvmlOpenResult opened;
+  const std::vector<size_t> positions = OpenGpus(ctx, f, proc_fs, opened);
   watch::HostSamplerOptions ho;
   ho.ticks_per_second = sys::ClockTicksPerSecond();
   watch::HostSampler host(*proc_fs, ho);

@@ -12,6 +12,7 @@
 #include "manifest/fields.h"
 #include "manifest/prebuilt.h"
 #include "manifest/prices_doc.h"
+#include "manifest/source.h"
 #include "manifest/stack_parse.h"
 #include "manifest/tree.h"
 #include "sys/fs.h"
@@ -35,17 +36,15 @@ struct Source {
   std::string id;       // identity for cycle detection (embedded path, absolute file path, URL)
   std::string text;     // unless `file` is set
   bool embedded = false;
+  bool url = false;                    // fetched from a URL
   const EmbeddedFile* file = nullptr;  // an embedded file as built: its tree was parsed at build time
 };
 
-// Anything shaped like scheme://... is a URL (and CheckUrl decides whether gpuprep fetches it).
-bool IsUrl(const std::string& s) {
-  const size_t sep = s.find("://");
-  return sep != std::string::npos && sep > 0 && s.find('/') == sep + 1;
-}
+bool IsUrl(const std::string& s) { return ShapeOf(s) == SourceShape::kUrl; }
 
-bool LooksLikePath(const std::string& s) {
-  return s.find('/') != std::string::npos || EndsWith(s, ".yaml") || EndsWith(s, ".yml");
+// A file named in a document (extends:, workload.task): read as written, identified by its absolute path.
+ManifestSource FileAt(const std::string& path) {
+  return ManifestSource{ManifestSource::Kind::kFile, sys::AbsoluteFromCwd(path), path};
 }
 
 const EmbeddedFile* EmbeddedStack(const std::string& name) {
@@ -76,12 +75,14 @@ std::string OutsideRoots(const std::string& path, const std::string& doc, const 
          " (the directory of the file that names it) and " + kSiteDir;
 }
 
-// Reads a file or URL; `fail` reports a message at the caller's position (or without one).
+// Reads a file or URL (never an embedded stack); `fail` reports a message at the caller's position (or
+// without one).
 template <typename FailFn>
-Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
+Source ReadFrom(const ManifestSource& from, const LoadContext& ctx, FailFn fail) {
   Source src;
-  src.display = where;
-  if (IsUrl(where)) {
+  src.display = from.written;
+  const std::string& where = from.value;
+  if (from.url()) {
     if (std::string why = CheckUrl(where, UrlRule::kFetch); !why.empty()) fail(why);
     if (!ctx.http) fail("cannot fetch " + where + ": no HTTP client here");
     sys::HttpRequest req;
@@ -93,13 +94,14 @@ Source ReadFrom(const std::string& where, const LoadContext& ctx, FailFn fail) {
       fail("cannot fetch " + where + ": " +
            (resp.error.empty() ? "HTTP status " + std::to_string(resp.status) : resp.error));
     src.id = where;
+    src.url = true;
     src.text = std::move(resp.body);
     return src;
   }
-  src.id = AbsolutePath(where);
-  if (!ctx.fs) fail("cannot read " + where + ": no filesystem here");
+  src.id = where;
+  if (!ctx.fs) fail("cannot read " + from.written + ": no filesystem here");
   std::string why;
-  auto text = sys::ReadWithin(*ctx.fs, src.id, where, kMaxManifestBytes, why);
+  auto text = sys::ReadWithin(*ctx.fs, src.id, from.written, kMaxManifestBytes, why);
   if (!text) fail(why);
   src.text = std::move(*text);
   return src;
@@ -114,28 +116,25 @@ Source FromEmbedded(const EmbeddedFile* f) {
   return src;
 }
 
-std::string NameHint(const std::string& word) {
-  if (auto guess = DidYouMean(word, EmbeddedStackNames())) return " (did you mean \"" + *guess + "\"?)";
-  return " (embedded stacks: " + Join(EmbeddedStackNames(), ", ") + ")";
-}
-
 // Resolves an `extends:` value written in `child`.
 Source ResolveExtends(const Node& value, const Source& child, const LoadContext& ctx) {
   std::string target = AsString(value);
   auto fail = [&](const std::string& msg) { Fail(value.mark, "extends " + QuoteToken(target) + ": " + msg); };
   if (target.empty()) fail("empty name");
-  if (IsUrl(target)) return ReadFrom(target, ctx, fail);
-  if (!LooksLikePath(target)) {
+  const SourceShape shape = ShapeOf(target);
+  if (shape == SourceShape::kUrl)
+    return ReadFrom(ManifestSource{ManifestSource::Kind::kUrl, target, target}, ctx, fail);
+  if (shape == SourceShape::kName) {
     if (const EmbeddedFile* f = EmbeddedStack(target)) return FromEmbedded(f);
-    if (child.embedded) fail("no embedded stack of that name" + NameHint(target));
+    if (child.embedded) fail("no embedded stack of that name" + EmbeddedNameHint(target));
   }
   if (child.embedded) fail("an embedded stack can only extend another embedded stack");
-  if (IsUrl(child.display)) fail("a stack fetched from a URL can only extend embedded stacks or URLs");
+  if (child.url) fail("a stack fetched from a URL can only extend embedded stacks or URLs");
   std::string path = target[0] == '/' ? target : Dirname(child.display) + target;
-  if (!LooksLikePath(target) && !(ctx.fs && ctx.fs->Exists(AbsolutePath(path))))
-    fail("no embedded stack or file of that name" + NameHint(target));
+  if (shape == SourceShape::kName && !(ctx.fs && ctx.fs->Exists(AbsolutePath(path))))
+    fail("no embedded stack or file of that name" + EmbeddedNameHint(target));
   if (std::string why = OutsideRoots(path, child.display, ctx); !why.empty()) fail(why);
-  return ReadFrom(path, ctx, [&](const std::string& msg) { fail(msg); });
+  return ReadFrom(FileAt(path), ctx, [&](const std::string& msg) { fail(msg); });
 }
 
 // The document tree of one source. Embedded files were parsed at build time (prebuilt.h): their trees are
@@ -308,7 +307,7 @@ void ReadTask(Stack& s, const Node& root, const LoadContext& ctx) {
   if (StartsWith(doc, kStackDir) && FindEmbedded(doc)) fail("an embedded stack names no task file");
   t.path = Dirname(doc) + t.written;
   if (std::string why = OutsideRoots(t.path, doc, ctx); !why.empty()) fail(why);
-  const Source src = ReadFrom(t.path, ctx, fail);
+  const Source src = ReadFrom(FileAt(t.path), ctx, fail);
   if (src.text.size() > kMaxManifestBytes)
     fail("larger than the " + std::to_string(kMaxManifestBytes >> 20) + " MiB limit for a task");
   t.text = src.text;
@@ -357,21 +356,21 @@ std::vector<std::string> EmbeddedStackNames() {
 }
 
 Stack LoadStack(const std::string& spec, const LoadContext& ctx) {
-  if (spec.empty()) throw UsageError("empty stack name");
-  if (!IsUrl(spec) && !LooksLikePath(spec)) {
-    if (const EmbeddedFile* f = EmbeddedStack(spec)) return CachedEmbedded(spec, f);
-    if (!(ctx.fs && ctx.fs->Exists(AbsolutePath(spec))))
-      throw UsageError("no embedded stack or file named " + QuoteToken(spec) + NameHint(spec));
-  }
-  Source src = ReadFrom(spec, ctx, [&](const std::string& msg) -> void { throw UsageError(msg); });
-  return BuildStack(src, ctx, spec);
+  return LoadStack(ParseManifestSource(spec, ctx.fs), ctx);
+}
+
+Stack LoadStack(const ManifestSource& from, const LoadContext& ctx) {
+  if (from.embedded()) return CachedEmbedded(from.value, EmbeddedStack(from.value));
+  Source src = ReadFrom(from, ctx, [&](const std::string& msg) -> void { throw UsageError(msg); });
+  return BuildStack(src, ctx, from.written);
 }
 
 Stack ParseStack(const std::string& text, const std::string& display_path, const LoadContext& ctx,
                  bool check_claims) {
   Source src;
   src.display = display_path;
-  src.id = IsUrl(display_path) ? display_path : AbsolutePath(display_path);
+  src.url = IsUrl(display_path);
+  src.id = src.url ? display_path : AbsolutePath(display_path);
   src.text = text;
   src.embedded = StartsWith(display_path, kStackDir) && FindEmbedded(display_path) != nullptr;
   return BuildStack(src, ctx, display_path, check_claims);

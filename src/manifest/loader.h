@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "manifest/model.h"
+#include "manifest/source.h"
 
 namespace gp::sys {
 class Fs;
@@ -30,8 +31,10 @@ struct LoadContext {
   sys::HttpClient* http = nullptr;
 };
 
-// Resolves NAME (embedded), PATH (a YAML file) or https URL, follows `extends:`, validates.
-// Throws gp::FileError / gp::Error(kExitUsage).
+// Loads a stack from where `from` says (embedded, a file through ctx.fs, or a URL through ctx.http),
+// follows `extends:`, validates. Throws gp::FileError / gp::Error(kExitUsage).
+Stack LoadStack(const ManifestSource& from, const LoadContext& ctx);
+// The same for a written NAME, PATH or https URL (ParseManifestSource against ctx.fs first).
 Stack LoadStack(const std::string& spec, const LoadContext& ctx);
 
 // Parses one stack document; `display_path` is what errors name. `extends` targets are loaded through

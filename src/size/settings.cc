@@ -16,136 +16,6 @@
 namespace gp::size {
 namespace {
 
-const std::vector<KeyInfo> kKeys = {
-    {"model", "--model", "A model from the shipped table (gpuprep size --list-models)", false},
-    {"config", "--config", "A Hugging Face config.json describing the model", false},
-    {"params", "--params", "A bare parameter count (7e9, 7.5B, 350M) instead of a model", false},
-    {"architecture.layers", "--layers", "With --params: transformer layers", false},
-    {"architecture.hidden", "--hidden", "With --params: hidden size", false},
-    {"architecture.heads", "--heads", "With --params: attention heads", false},
-    {"architecture.kv_heads", "--kv-heads", "With --params: key/value heads (grouped-query attention)",
-     false},
-    {"architecture.ffn", "--ffn", "With --params: MLP inner size", false},
-    {"architecture.vocab", "--vocab", "With --params: vocabulary size", false},
-    {"architecture.tied_embeddings", "--tied-embeddings", "With --params: input and output embeddings shared",
-     true},
-    {"architecture.experts", "--experts", "Experts per MoE layer (mixture-of-experts is not modelled)",
-     false},
-    {"method", "--method", "full | lora | qlora", false},
-    {"lora.rank", "--lora-rank", "LoRA rank r (default 16)", false},
-    {"lora.targets", "--lora-targets", "q,k,v,o,gate,up,down, or all, attention, mlp (default all)", false},
-    {"lora.dropout", "--lora-dropout", "Dropout before the LoRA A matrix (default 0)", false},
-    {"precision", "--precision", "fp32 | bf16-mixed | fp16-mixed | bf16-pure | fp8", false},
-    {"optimizer", "--optimizer", "adamw | adamw-8bit | sgd | sgd-momentum", false},
-    {"offload", "--offload", "none | optimizer | params (states to CPU RAM)", false},
-    {"parallel.strategy", "--parallel", "ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op | fsdp-hybrid",
-     false},
-    {"parallel.gpus", "--gpus", "GPUs in all (default 1)", false},
-    {"parallel.tp", "--tp", "Tensor-parallel degree (default 1)", false},
-    {"parallel.pp", "--pp", "Pipeline-parallel degree (default 1)", false},
-    {"parallel.cp", "--cp", "Context-parallel degree (only 1: context parallelism is not modelled)", false},
-    {"parallel.gpus_per_node", "--gpus-per-node", "GPUs per node, for fsdp-hybrid (default 8)", false},
-    {"batch.seq", "--seq", "Sequence length in tokens (default 2048)", false},
-    {"batch.micro_batch", "--micro-batch", "Sequences per GPU per forward pass (default 1)", false},
-    {"batch.grad_accumulation", "--grad-accumulation", "Micro-batches per optimizer step (default 1)", false},
-    {"batch.image_size", "--image-size",
-     "Vision: image size in pixels, 640 or HEIGHTxWIDTH (default: 640 for YOLO, 224 for the classifiers)",
-     false},
-    {"batch.images", "--batch",
-     "Vision: images per step over all GPUs, as Ultralytics' batch (per GPU: batch / GPUs; not with "
-     "--micro-batch)",
-     false},
-    {"grad_checkpointing", "--grad-checkpointing", "none | selective | full (default none)", false},
-    {"flash_attention", "--flash-attention", "Fused attention that keeps no probabilities (default true)",
-     true},
-    {"chunked_loss", "--chunked-loss", "Cross-entropy computed in chunks (default false)", true},
-    {"compile", "--compile", "torch.compile of the model and loss (default false)", true},
-    {"loss_precision", "--loss-precision",
-     "fp32 | 16bit: the cross-entropy's log-probabilities (default: 16bit for fp16 under DeepSpeed and "
-     "with --compile, else fp32)",
-     false},
-    {"dropout", "--dropout", "Dropout probability (default: 0.1 for BERT and T5, 0 for decoders)", false},
-    {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count",
-     false},
-    {"host.workload", "--workload",
-     "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)", false},
-    {"host.embedding_rows", "--embedding-rows",
-     "Recommender: rows of the embedding tables (1e9, 50M), or of each table (commas between)", false},
-    {"host.embedding_dim", "--embedding-dim",
-     "Recommender: embedding dimension, one for all tables or one per table (commas between)", false},
-    {"host.embedding_bytes", "--embedding-bytes",
-     "Recommender: bytes per embedding value, 2 or 4 (default 4)", false},
-    {"host.embedding_offload", "--embedding-offload",
-     "Recommender: tables live in host RAM, a share cached in GPU memory (default false)", true},
-    {"host.embedding_optimizer", "--embedding-optimizer",
-     "Recommender: adam | rowwise-adagrad | sgd | one-state: the tables' optimizer states (default: by "
-     "--optimizer)",
-     false},
-    {"host.embedding_tables", "--embedding-tables",
-     "Recommender: the tables one by one, ROWSxDIM or ROWSxDIMxBYTES (45833188x128,36746x128x2)", false},
-    {"host.embedding_sharding", "--embedding-sharding",
-     "Recommender: row | table: a slice of every table on each GPU, or each table whole on one (default row)",
-     false},
-    {"host.embedding_cache_ratio", "--embedding-cache-ratio",
-     "Recommender: share of offloaded tables cached in GPU memory, 0.01 to 1 (default 0.2)", false},
-    {"recommender.dense_features", "--dense-features",
-     "Recommender: dense input features of the bottom MLP (default 13, Criteo's)", false},
-    {"recommender.dense_layers", "--dense-layers",
-     "Recommender: the bottom MLP's widths (512,256,128); the last is the embedding dimension", false},
-    {"recommender.over_layers", "--over-layers",
-     "Recommender: the top MLP's widths (1024,1024,512,256,1); the last is the output", false},
-    {"recommender.interaction", "--interaction",
-     "Recommender: dot | dcn: pairwise dot products, or a low-rank cross net (default dot)", false},
-    {"recommender.dcn_layers", "--dcn-layers", "Recommender: cross net layers (default 3)", false},
-    {"recommender.dcn_rank", "--dcn-rank", "Recommender: cross net rank (default 512)", false},
-    {"multimodal.preset", "--multimodal",
-     "A multimodal preset: llava-1.5-7b-stage1, llava-1.5-7b-stage2, llava-1.5-13b-stage1, "
-     "llava-1.5-13b-stage2, clip-vit-l-14 (its parts and published configuration; flags override)",
-     false},
-    {"multimodal.vision", "--vision-encoder",
-     "Multimodal: the vision encoder (clip-vit-l-14-336, clip-vit-l-14)", false},
-    {"multimodal.text", "--text-encoder",
-     "Multimodal: a contrastive text encoder (clip-text-l-14) instead of a language model", false},
-    {"multimodal.projector", "--projector",
-     "Multimodal: linear | mlp2x-gelu (mlpNx-gelu, N up to 8) | none: the vision-to-language projector",
-     false},
-    {"multimodal.image_tokens", "--image-tokens",
-     "Multimodal: tokens each image adds to the language model's sequence (576 for CLIP ViT-L/14-336)",
-     false},
-    {"multimodal.train", "--train",
-     "Multimodal: the parts trained, PART or PART=lora (vision, projector, language, text; commas between); "
-     "the others are frozen",
-     false},
-    {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false},
-    {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
-     false},
-    {"constants.cuda_context", "--cuda-context", "Memory outside the allocator per GPU (default 0.5GB)",
-     false},
-    {"constants.headroom", "--headroom", "Share of the allocated memory kept free (default 10%)", false},
-    {"constants.grad_bytes", "--grad-bytes", "Bytes per gradient: 2 or 4 (default by strategy)", false},
-    {"constants.activation_factor", "--activation-factor",
-     "Multiplies the activation inventory (default 1.15)", false},
-    {"constants.zero_reduce_bucket", "--zero-reduce-bucket", "DeepSpeed reduce_bucket_size, elements (5e8)",
-     false},
-    {"constants.zero3_prefetch_bucket", "--zero3-prefetch-bucket",
-     "DeepSpeed stage3_prefetch_bucket_size (5e7)", false},
-    {"constants.ddp_bucket_view", "--ddp-bucket-view", "DDP gradient_as_bucket_view (default false)", true},
-    {"constants.foreach_optimizer", "--foreach-optimizer",
-     "PyTorch's multi-tensor optimizer step (default true)", true},
-    {"constants.zero_grad_set_to_none", "--zero-grad-set-to-none",
-     "zero_grad frees the gradients (default true)", true},
-    {"constants.qlora_double_quant", "--qlora-double-quant", "QLoRA double quantization (default true)",
-     true},
-    {"constants.qlora_saves_inputs", "--qlora-saves-inputs",
-     "4-bit layers keep their input, as bitsandbytes did before July 2024 (default false)", true},
-    {"constants.lora_adapter_bytes", "--lora-adapter-bytes", "Bytes per adapter weight: 2 or 4 (default 4)",
-     false},
-    {"constants.fp8_copy_bytes", "--fp8-copy-bytes", "FP8 weight-copy bytes per linear weight (default 1)",
-     false},
-    {"constants.host_buffer_factor", "--host-buffer-factor",
-     "Multiplies DeepSpeed's host RAM, as its estimators do (default 1.5)", false},
-};
-
 template <typename E>
 struct Choice {
   const char* name;
@@ -290,94 +160,350 @@ int TwoOrFour(const Setting& s) {
   return n;
 }
 
-void ApplyConstant(Task& t, const Setting& s) {
-  static const std::pair<const char*, bool Constants::*> kFlags[] = {
-      {"constants.ddp_bucket_view", &Constants::ddp_bucket_view},
-      {"constants.foreach_optimizer", &Constants::foreach_optimizer},
-      {"constants.zero_grad_set_to_none", &Constants::zero_grad_set_to_none},
-      {"constants.qlora_double_quant", &Constants::qlora_double_quant},
-      {"constants.qlora_saves_inputs", &Constants::qlora_saves_inputs}};
-  Constants& c = t.c;
-  const std::string& k = s.key;
-  for (const auto& [key, field] : kFlags)
-    if (k == key) {
-      c.*field = Bool(s);
-      return;
-    }
-  uint64_t n = 0;
-  if (k == "constants.cuda_context") {
-    if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 40))
-      s.origin.Fail("expected a size such as 0.5GB or 512MiB, got " + QuoteToken(s.value) +
-                    BareUnitHint(s.value));
-    c.cuda_context = n;
-  } else if (k == "constants.headroom") {
-    c.headroom = Fraction(s);
-  } else if (k == "constants.grad_bytes") {
-    c.grad_bytes = TwoOrFour(s);
-  } else if (k == "constants.lora_adapter_bytes") {
-    c.lora_adapter_bytes = TwoOrFour(s);
-  } else if (k == "constants.activation_factor") {
-    c.activation_factor = Real(s, 0.5, 4);
-  } else if (k == "constants.fp8_copy_bytes") {
-    c.fp8_copy_bytes = Real(s, 0, 4);
-  } else if (k == "constants.host_buffer_factor") {
-    c.host_buffer_factor = Real(s, 1, 4);
-  } else if (k == "constants.zero_reduce_bucket" || k == "constants.zero3_prefetch_bucket") {
-    if (!ParseCount(s.value, &n))
-      s.origin.Fail("expected a number of elements such as 5e8, got " + QuoteToken(s.value));
-    (k == "constants.zero_reduce_bucket" ? c.zero_reduce_bucket : c.zero3_prefetch_bucket) = n;
+// How each setting is read, one small function or template per kind of value; the table below names the
+// one each key uses.
+template <int Task::*F, long long Lo, long long Hi>
+void IntField(Task& t, const Setting& s) {
+  t.*F = static_cast<int>(Int(s, Lo, Hi));
+}
+
+template <int Architecture::*F, long long Hi>
+void ArchDim(Task& t, const Setting& s) {
+  t.arch.*F = static_cast<int>(Int(s, 1, Hi));
+}
+
+template <bool Task::*F>
+void BoolField(Task& t, const Setting& s) {
+  t.*F = Bool(s);
+}
+
+template <bool Constants::*F>
+void ConstantFlag(Task& t, const Setting& s) {
+  t.c.*F = Bool(s);
+}
+
+template <int Constants::*F>
+void ConstantTwoOrFour(Task& t, const Setting& s) {
+  t.c.*F = TwoOrFour(s);
+}
+
+template <uint64_t Constants::*F>
+void ConstantElements(Task& t, const Setting& s) {
+  if (!ParseCount(s.value, &(t.c.*F)))
+    s.origin.Fail("expected a number of elements such as 5e8, got " + QuoteToken(s.value));
+}
+
+void ReadConfigPath(Task& t, const Setting& s) {
+  if (s.value.empty()) s.origin.Fail("empty path");
+  t.config_path = s.value;
+}
+
+void ParamCount(Task& t, const Setting& s) {
+  if (!ParseCount(s.value, &t.params_override))
+    s.origin.Fail("expected a parameter count such as 7e9, 7.5B or 6738415616, got " + QuoteToken(s.value));
+}
+
+void ArchTied(Task& t, const Setting& s) { t.arch.tied_embeddings = Bool(s); }
+
+void Experts(Task&, const Setting& s) {
+  if (Int(s, 1, 1 << 16) > 1)
+    s.origin.Fail(
+        "mixture-of-experts models are not modelled (expert parallelism and routing change every term)");
+}
+
+void MethodOf(Task& t, const Setting& s) {
+  t.method =
+      Pick(s, {Choice<Method>{"full", Method::kFull}, {"lora", Method::kLora}, {"qlora", Method::kQlora}});
+}
+
+void LoraTargets(Task& t, const Setting& s) { t.lora_targets = Targets(s); }
+void LoraDropoutValue(Task& t, const Setting& s) { t.lora_dropout = Real(s, 0, 0.9); }
+
+void PrecisionOf(Task& t, const Setting& s) {
+  t.precision = Pick(s, {Choice<Precision>{"fp32", Precision::kFp32},
+                         {"bf16-mixed", Precision::kBf16Mixed},
+                         {"fp16-mixed", Precision::kFp16Mixed},
+                         {"bf16-pure", Precision::kBf16Pure},
+                         {"fp8", Precision::kFp8}});
+}
+
+void OptimizerOf(Task& t, const Setting& s) {
+  t.optimizer = Pick(s, {Choice<Optimizer>{"adamw", Optimizer::kAdamW},
+                         {"adamw-8bit", Optimizer::kAdamW8bit},
+                         {"sgd", Optimizer::kSgd},
+                         {"sgd-momentum", Optimizer::kSgdMomentum}});
+}
+
+void OffloadOf(Task& t, const Setting& s) {
+  t.offload = Pick(s, {Choice<Offload>{"none", Offload::kNone},
+                       {"optimizer", Offload::kOptimizer},
+                       {"params", Offload::kParams}});
+}
+
+void StrategyOf(Task& t, const Setting& s) {
+  t.strategy = Pick(s, {Choice<Strategy>{"ddp", Strategy::kDdp},
+                        {"zero1", Strategy::kZero1},
+                        {"zero2", Strategy::kZero2},
+                        {"zero3", Strategy::kZero3},
+                        {"fsdp", Strategy::kFsdp},
+                        {"fsdp-grad-op", Strategy::kFsdpGradOp},
+                        {"fsdp-hybrid", Strategy::kFsdpHybrid}});
+}
+
+void ContextParallel(Task&, const Setting& s) {
+  if (Int(s, 1, 1024) > 1)
+    s.origin.Fail(
+        "context parallelism is not modelled (it splits the sequence, and the attention's "
+        "communication buffers with it)");
+}
+
+void GpusPerNode(Task& t, const Setting& s) { t.c.gpus_per_node = static_cast<int>(Int(s, 1, 1024)); }
+
+void CheckpointingOf(Task& t, const Setting& s) {
+  t.checkpointing = Pick(s, {Choice<Checkpointing>{"none", Checkpointing::kNone},
+                             {"selective", Checkpointing::kSelective},
+                             {"full", Checkpointing::kFull}});
+}
+
+void LossPrecisionChoice(Task& t, const Setting& s) {
+  t.loss_precision =
+      Pick(s, {Choice<LossPrecision>{"fp32", LossPrecision::kFp32}, {"16bit", LossPrecision::k16bit}});
+}
+
+void Dropout(Task& t, const Setting& s) { t.dropout = Real(s, 0, 0.9); }
+
+void GpuMemorySize(Task& t, const Setting& s) {
+  if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
+    s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got " + QuoteToken(s.value) +
+                  BareUnitHint(s.value));
+}
+
+void Workload(Task& t, const Setting& s) {
+  t.workload = Pick(s, {Choice<WorkloadKind>{"llm", WorkloadKind::kLlm},
+                        {"vision", WorkloadKind::kVision},
+                        {"recommender", WorkloadKind::kRecommender},
+                        {"multimodal", WorkloadKind::kMultimodal}});
+}
+
+void EmbeddingRows(Task& t, const Setting& s) {
+  t.embedding_rows.clear();
+  for (const std::string& part : Split(s.value, ',')) {
+    uint64_t rows = 0;
+    if (!ParseCount(std::string(Trim(part)), &rows) || rows == 0)
+      s.origin.Fail("expected row counts such as 1e9 or 50M (one per table, commas between), got " +
+                    QuoteToken(s.value));
+    t.embedding_rows.push_back(rows);
   }
 }
 
-void ApplyHost(Task& t, const Setting& s) {
-  const std::string& k = s.key;
-  uint64_t n = 0;
-  if (k == "host.workload") {
-    t.workload = Pick(s, {Choice<WorkloadKind>{"llm", WorkloadKind::kLlm},
-                          {"vision", WorkloadKind::kVision},
-                          {"recommender", WorkloadKind::kRecommender},
-                          {"multimodal", WorkloadKind::kMultimodal}});
-  } else if (k == "host.embedding_rows") {
-    t.embedding_rows.clear();
-    for (const std::string& part : Split(s.value, ',')) {
-      uint64_t rows = 0;
-      if (!ParseCount(std::string(Trim(part)), &rows) || rows == 0)
-        s.origin.Fail("expected row counts such as 1e9 or 50M (one per table, commas between), got " +
-                      QuoteToken(s.value));
-      t.embedding_rows.push_back(rows);
-    }
-  } else if (k == "host.embedding_dim") {
-    t.embedding_dims.clear();
-    for (const std::string& part : Split(s.value, ',')) {
-      Setting one = s;
-      one.value = std::string(Trim(part));
-      t.embedding_dims.push_back(static_cast<int>(Int(one, 1, 65536)));
-    }
-  } else if (k == "host.embedding_bytes") {
-    t.embedding_bytes = TwoOrFour(s);
-  } else if (k == "host.embedding_offload") {
-    t.embedding_offload = Bool(s);
-  } else if (k == "host.embedding_optimizer") {
-    t.embedding_optimizer = Pick(s, {Choice<EmbeddingOptimizer>{"adam", EmbeddingOptimizer::kAdam},
-                                     {"rowwise-adagrad", EmbeddingOptimizer::kRowWiseAdagrad},
-                                     {"sgd", EmbeddingOptimizer::kSgd},
-                                     {"one-state", EmbeddingOptimizer::kOneState}});
-  } else if (k == "host.embedding_tables") {
-    ApplyEmbeddingTables(t, s);
-  } else if (k == "host.embedding_sharding") {
-    t.embedding_sharding = Pick(s, {Choice<EmbeddingSharding>{"row", EmbeddingSharding::kRowWise},
-                                    {"table", EmbeddingSharding::kTableWise}});
-  } else if (k == "host.embedding_cache_ratio") {
-    t.embedding_cache_ratio = Real(s, 0.01, 1);
-  } else if (k == "storage.checkpoints_kept") {
-    t.checkpoints_kept = static_cast<int>(Int(s, 0, 10000));
-  } else if (k == "storage.dataset") {
-    if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 60))
-      s.origin.Fail("expected a size such as 500GB or 2TB, got " + QuoteToken(s.value) +
-                    BareUnitHint(s.value));
-    t.dataset_bytes = n;
+void EmbeddingDims(Task& t, const Setting& s) {
+  t.embedding_dims.clear();
+  for (const std::string& part : Split(s.value, ',')) {
+    Setting one = s;
+    one.value = std::string(Trim(part));
+    t.embedding_dims.push_back(static_cast<int>(Int(one, 1, 65536)));
   }
 }
+
+void EmbeddingBytes(Task& t, const Setting& s) { t.embedding_bytes = TwoOrFour(s); }
+
+void EmbeddingOptimizerOf(Task& t, const Setting& s) {
+  t.embedding_optimizer = Pick(s, {Choice<EmbeddingOptimizer>{"adam", EmbeddingOptimizer::kAdam},
+                                   {"rowwise-adagrad", EmbeddingOptimizer::kRowWiseAdagrad},
+                                   {"sgd", EmbeddingOptimizer::kSgd},
+                                   {"one-state", EmbeddingOptimizer::kOneState}});
+}
+
+void EmbeddingShardingOf(Task& t, const Setting& s) {
+  t.embedding_sharding = Pick(s, {Choice<EmbeddingSharding>{"row", EmbeddingSharding::kRowWise},
+                                  {"table", EmbeddingSharding::kTableWise}});
+}
+
+void EmbeddingCacheRatio(Task& t, const Setting& s) { t.embedding_cache_ratio = Real(s, 0.01, 1); }
+
+void DatasetSize(Task& t, const Setting& s) {
+  uint64_t n = 0;
+  if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 60))
+    s.origin.Fail("expected a size such as 500GB or 2TB, got " + QuoteToken(s.value) + BareUnitHint(s.value));
+  t.dataset_bytes = n;
+}
+
+void CudaContext(Task& t, const Setting& s) {
+  uint64_t n = 0;
+  if (!ParseSize(s.value, &n) || n > (uint64_t{1} << 40))
+    s.origin.Fail("expected a size such as 0.5GB or 512MiB, got " + QuoteToken(s.value) +
+                  BareUnitHint(s.value));
+  t.c.cuda_context = n;
+}
+
+void Headroom(Task& t, const Setting& s) { t.c.headroom = Fraction(s); }
+void ActivationFactor(Task& t, const Setting& s) { t.c.activation_factor = Real(s, 0.5, 4); }
+void Fp8CopyBytes(Task& t, const Setting& s) { t.c.fp8_copy_bytes = Real(s, 0, 4); }
+void HostBufferFactor(Task& t, const Setting& s) { t.c.host_buffer_factor = Real(s, 1, 4); }
+
+// Every setting: its document path, its flag, its help, whether the flag may stand alone, and how its
+// value is read.
+const std::vector<KeyInfo> kKeys = {
+    {"model", "--model", "A model from the shipped table (gpuprep size --list-models)", false, Model},
+    {"config", "--config", "A Hugging Face config.json describing the model", false, ReadConfigPath},
+    {"params", "--params", "A bare parameter count (7e9, 7.5B, 350M) instead of a model", false, ParamCount},
+    {"architecture.layers", "--layers", "With --params: transformer layers", false,
+     ArchDim<&Architecture::layers, 10000>},
+    {"architecture.hidden", "--hidden", "With --params: hidden size", false,
+     ArchDim<&Architecture::hidden, 1 << 20>},
+    {"architecture.heads", "--heads", "With --params: attention heads", false,
+     ArchDim<&Architecture::heads, 1 << 16>},
+    {"architecture.kv_heads", "--kv-heads", "With --params: key/value heads (grouped-query attention)", false,
+     ArchDim<&Architecture::kv_heads, 1 << 16>},
+    {"architecture.ffn", "--ffn", "With --params: MLP inner size", false,
+     ArchDim<&Architecture::ffn, 1 << 22>},
+    {"architecture.vocab", "--vocab", "With --params: vocabulary size", false,
+     ArchDim<&Architecture::vocab, 1 << 24>},
+    {"architecture.tied_embeddings", "--tied-embeddings", "With --params: input and output embeddings shared",
+     true, ArchTied},
+    {"architecture.experts", "--experts", "Experts per MoE layer (mixture-of-experts is not modelled)", false,
+     Experts},
+    {"method", "--method", "full | lora | qlora", false, MethodOf},
+    {"lora.rank", "--lora-rank", "LoRA rank r (default 16)", false, IntField<&Task::lora_rank, 1, 65536>},
+    {"lora.targets", "--lora-targets", "q,k,v,o,gate,up,down, or all, attention, mlp (default all)", false,
+     LoraTargets},
+    {"lora.dropout", "--lora-dropout", "Dropout before the LoRA A matrix (default 0)", false,
+     LoraDropoutValue},
+    {"precision", "--precision", "fp32 | bf16-mixed | fp16-mixed | bf16-pure | fp8", false, PrecisionOf},
+    {"optimizer", "--optimizer", "adamw | adamw-8bit | sgd | sgd-momentum", false, OptimizerOf},
+    {"offload", "--offload", "none | optimizer | params (states to CPU RAM)", false, OffloadOf},
+    {"parallel.strategy", "--parallel", "ddp | zero1 | zero2 | zero3 | fsdp | fsdp-grad-op | fsdp-hybrid",
+     false, StrategyOf},
+    {"parallel.gpus", "--gpus", "GPUs in all (default 1)", false, IntField<&Task::gpus, 1, 65536>},
+    {"parallel.tp", "--tp", "Tensor-parallel degree (default 1)", false, IntField<&Task::tp, 1, 1024>},
+    {"parallel.pp", "--pp", "Pipeline-parallel degree (default 1)", false, IntField<&Task::pp, 1, 1024>},
+    {"parallel.cp", "--cp", "Context-parallel degree (only 1: context parallelism is not modelled)", false,
+     ContextParallel},
+    {"parallel.gpus_per_node", "--gpus-per-node", "GPUs per node, for fsdp-hybrid (default 8)", false,
+     GpusPerNode},
+    {"batch.seq", "--seq", "Sequence length in tokens (default 2048)", false,
+     IntField<&Task::seq, 1, 10000000>},
+    {"batch.micro_batch", "--micro-batch", "Sequences per GPU per forward pass (default 1)", false,
+     IntField<&Task::micro_batch, 1, 100000>},
+    {"batch.grad_accumulation", "--grad-accumulation", "Micro-batches per optimizer step (default 1)", false,
+     IntField<&Task::grad_accumulation, 1, 1000000>},
+    {"batch.image_size", "--image-size",
+     "Vision: image size in pixels, 640 or HEIGHTxWIDTH (default: 640 for YOLO, 224 for the classifiers)",
+     false, ImageSize},
+    {"batch.images", "--batch",
+     "Vision: images per step over all GPUs, as Ultralytics' batch (per GPU: batch / GPUs; not with "
+     "--micro-batch)",
+     false, IntField<&Task::batch, 1, 1000000>},
+    {"grad_checkpointing", "--grad-checkpointing", "none | selective | full (default none)", false,
+     CheckpointingOf},
+    {"flash_attention", "--flash-attention", "Fused attention that keeps no probabilities (default true)",
+     true, BoolField<&Task::flash_attention>},
+    {"chunked_loss", "--chunked-loss", "Cross-entropy computed in chunks (default false)", true,
+     BoolField<&Task::chunked_loss>},
+    {"compile", "--compile", "torch.compile of the model and loss (default false)", true,
+     BoolField<&Task::compile>},
+    {"loss_precision", "--loss-precision",
+     "fp32 | 16bit: the cross-entropy's log-probabilities (default: 16bit for fp16 under DeepSpeed and "
+     "with --compile, else fp32)",
+     false, LossPrecisionChoice},
+    {"dropout", "--dropout", "Dropout probability (default: 0.1 for BERT and T5, 0 for decoders)", false,
+     Dropout},
+    {"gpu_memory", "--gpu-memory", "Memory of one GPU (80GB, 81559MiB): answers the smallest GPU count",
+     false, GpuMemorySize},
+    {"host.workload", "--workload",
+     "llm | vision | recommender | multimodal: CPU cores per GPU (default: by model)", false, Workload},
+    {"host.embedding_rows", "--embedding-rows",
+     "Recommender: rows of the embedding tables (1e9, 50M), or of each table (commas between)", false,
+     EmbeddingRows},
+    {"host.embedding_dim", "--embedding-dim",
+     "Recommender: embedding dimension, one for all tables or one per table (commas between)", false,
+     EmbeddingDims},
+    {"host.embedding_bytes", "--embedding-bytes",
+     "Recommender: bytes per embedding value, 2 or 4 (default 4)", false, EmbeddingBytes},
+    {"host.embedding_offload", "--embedding-offload",
+     "Recommender: tables live in host RAM, a share cached in GPU memory (default false)", true,
+     BoolField<&Task::embedding_offload>},
+    {"host.embedding_optimizer", "--embedding-optimizer",
+     "Recommender: adam | rowwise-adagrad | sgd | one-state: the tables' optimizer states (default: by "
+     "--optimizer)",
+     false, EmbeddingOptimizerOf},
+    {"host.embedding_tables", "--embedding-tables",
+     "Recommender: the tables one by one, ROWSxDIM or ROWSxDIMxBYTES (45833188x128,36746x128x2)", false,
+     ApplyEmbeddingTables},
+    {"host.embedding_sharding", "--embedding-sharding",
+     "Recommender: row | table: a slice of every table on each GPU, or each table whole on one (default row)",
+     false, EmbeddingShardingOf},
+    {"host.embedding_cache_ratio", "--embedding-cache-ratio",
+     "Recommender: share of offloaded tables cached in GPU memory, 0.01 to 1 (default 0.2)", false,
+     EmbeddingCacheRatio},
+    {"recommender.dense_features", "--dense-features",
+     "Recommender: dense input features of the bottom MLP (default 13, Criteo's)", false, ApplyDense},
+    {"recommender.dense_layers", "--dense-layers",
+     "Recommender: the bottom MLP's widths (512,256,128); the last is the embedding dimension", false,
+     ApplyDense},
+    {"recommender.over_layers", "--over-layers",
+     "Recommender: the top MLP's widths (1024,1024,512,256,1); the last is the output", false, ApplyDense},
+    {"recommender.interaction", "--interaction",
+     "Recommender: dot | dcn: pairwise dot products, or a low-rank cross net (default dot)", false,
+     ApplyDense},
+    {"recommender.dcn_layers", "--dcn-layers", "Recommender: cross net layers (default 3)", false,
+     ApplyDense},
+    {"recommender.dcn_rank", "--dcn-rank", "Recommender: cross net rank (default 512)", false, ApplyDense},
+    {"multimodal.preset", "--multimodal",
+     "A multimodal preset: llava-1.5-7b-stage1, llava-1.5-7b-stage2, llava-1.5-13b-stage1, "
+     "llava-1.5-13b-stage2, clip-vit-l-14 (its parts and published configuration; flags override)",
+     false, ApplyMultimodal},
+    {"multimodal.vision", "--vision-encoder",
+     "Multimodal: the vision encoder (clip-vit-l-14-336, clip-vit-l-14)", false, ApplyMultimodal},
+    {"multimodal.text", "--text-encoder",
+     "Multimodal: a contrastive text encoder (clip-text-l-14) instead of a language model", false,
+     ApplyMultimodal},
+    {"multimodal.projector", "--projector",
+     "Multimodal: linear | mlp2x-gelu (mlpNx-gelu, N up to 8) | none: the vision-to-language projector",
+     false, ApplyMultimodal},
+    {"multimodal.image_tokens", "--image-tokens",
+     "Multimodal: tokens each image adds to the language model's sequence (576 for CLIP ViT-L/14-336)", false,
+     ApplyMultimodal},
+    {"multimodal.train", "--train",
+     "Multimodal: the parts trained, PART or PART=lora (vision, projector, language, text; commas between); "
+     "the others are frozen",
+     false, ApplyMultimodal},
+    {"storage.checkpoints_kept", "--checkpoints-kept", "Checkpoints kept on disk (default 1)", false,
+     IntField<&Task::checkpoints_kept, 0, 10000>},
+    {"storage.dataset", "--dataset-size", "Training data on local disk (500GB, 2TB; default not counted)",
+     false, DatasetSize},
+    {"constants.cuda_context", "--cuda-context", "Memory outside the allocator per GPU (default 0.5GB)",
+     false, CudaContext},
+    {"constants.headroom", "--headroom", "Share of the allocated memory kept free (default 10%)", false,
+     Headroom},
+    {"constants.grad_bytes", "--grad-bytes", "Bytes per gradient: 2 or 4 (default by strategy)", false,
+     ConstantTwoOrFour<&Constants::grad_bytes>},
+    {"constants.activation_factor", "--activation-factor",
+     "Multiplies the activation inventory (default 1.15)", false, ActivationFactor},
+    {"constants.zero_reduce_bucket", "--zero-reduce-bucket", "DeepSpeed reduce_bucket_size, elements (5e8)",
+     false, ConstantElements<&Constants::zero_reduce_bucket>},
+    {"constants.zero3_prefetch_bucket", "--zero3-prefetch-bucket",
+     "DeepSpeed stage3_prefetch_bucket_size (5e7)", false,
+     ConstantElements<&Constants::zero3_prefetch_bucket>},
+    {"constants.ddp_bucket_view", "--ddp-bucket-view", "DDP gradient_as_bucket_view (default false)", true,
+     ConstantFlag<&Constants::ddp_bucket_view>},
+    {"constants.foreach_optimizer", "--foreach-optimizer",
+     "PyTorch's multi-tensor optimizer step (default true)", true,
+     ConstantFlag<&Constants::foreach_optimizer>},
+    {"constants.zero_grad_set_to_none", "--zero-grad-set-to-none",
+     "zero_grad frees the gradients (default true)", true, ConstantFlag<&Constants::zero_grad_set_to_none>},
+    {"constants.qlora_double_quant", "--qlora-double-quant", "QLoRA double quantization (default true)", true,
+     ConstantFlag<&Constants::qlora_double_quant>},
+    {"constants.qlora_saves_inputs", "--qlora-saves-inputs",
+     "4-bit layers keep their input, as bitsandbytes did before July 2024 (default false)", true,
+     ConstantFlag<&Constants::qlora_saves_inputs>},
+    {"constants.lora_adapter_bytes", "--lora-adapter-bytes", "Bytes per adapter weight: 2 or 4 (default 4)",
+     false, ConstantTwoOrFour<&Constants::lora_adapter_bytes>},
+    {"constants.fp8_copy_bytes", "--fp8-copy-bytes", "FP8 weight-copy bytes per linear weight (default 1)",
+     false, Fp8CopyBytes},
+    {"constants.host_buffer_factor", "--host-buffer-factor",
+     "Multiplies DeepSpeed's host RAM, as its estimators do (default 1.5)", false, HostBufferFactor},
+};
 
 }  // namespace
 
@@ -416,119 +542,10 @@ void Apply(Task& t, const Setting& s) {
   if (s.value.size() > 4096) s.origin.Fail("value longer than 4096 bytes");
   if (ControlCharAt(s.value) || InvalidUtf8At(s.value))
     s.origin.Fail("expected one line of text, got a control character or invalid UTF-8");
-  const std::string& k = s.key;
-  t.origins[k] = s.origin;
-  auto dim = [&](int* field, long long hi) { *field = static_cast<int>(Int(s, 1, hi)); };
-  if (k == "model")
-    Model(t, s);
-  else if (k == "config") {
-    if (s.value.empty()) s.origin.Fail("empty path");
-    t.config_path = s.value;
-  } else if (k == "params") {
-    if (!ParseCount(s.value, &t.params_override))
-      s.origin.Fail("expected a parameter count such as 7e9, 7.5B or 6738415616, got " + QuoteToken(s.value));
-  } else if (k == "architecture.layers")
-    dim(&t.arch.layers, 10000);
-  else if (k == "architecture.hidden")
-    dim(&t.arch.hidden, 1 << 20);
-  else if (k == "architecture.heads")
-    dim(&t.arch.heads, 1 << 16);
-  else if (k == "architecture.kv_heads")
-    dim(&t.arch.kv_heads, 1 << 16);
-  else if (k == "architecture.ffn")
-    dim(&t.arch.ffn, 1 << 22);
-  else if (k == "architecture.vocab")
-    dim(&t.arch.vocab, 1 << 24);
-  else if (k == "architecture.tied_embeddings")
-    t.arch.tied_embeddings = Bool(s);
-  else if (k == "architecture.experts") {
-    if (Int(s, 1, 1 << 16) > 1)
-      s.origin.Fail(
-          "mixture-of-experts models are not modelled (expert parallelism and routing change every term)");
-  } else if (k == "method")
-    t.method =
-        Pick(s, {Choice<Method>{"full", Method::kFull}, {"lora", Method::kLora}, {"qlora", Method::kQlora}});
-  else if (k == "lora.rank")
-    t.lora_rank = static_cast<int>(Int(s, 1, 65536));
-  else if (k == "lora.targets")
-    t.lora_targets = Targets(s);
-  else if (k == "lora.dropout")
-    t.lora_dropout = Real(s, 0, 0.9);
-  else if (k == "precision")
-    t.precision = Pick(s, {Choice<Precision>{"fp32", Precision::kFp32},
-                           {"bf16-mixed", Precision::kBf16Mixed},
-                           {"fp16-mixed", Precision::kFp16Mixed},
-                           {"bf16-pure", Precision::kBf16Pure},
-                           {"fp8", Precision::kFp8}});
-  else if (k == "optimizer")
-    t.optimizer = Pick(s, {Choice<Optimizer>{"adamw", Optimizer::kAdamW},
-                           {"adamw-8bit", Optimizer::kAdamW8bit},
-                           {"sgd", Optimizer::kSgd},
-                           {"sgd-momentum", Optimizer::kSgdMomentum}});
-  else if (k == "offload")
-    t.offload = Pick(s, {Choice<Offload>{"none", Offload::kNone},
-                         {"optimizer", Offload::kOptimizer},
-                         {"params", Offload::kParams}});
-  else if (k == "parallel.strategy")
-    t.strategy = Pick(s, {Choice<Strategy>{"ddp", Strategy::kDdp},
-                          {"zero1", Strategy::kZero1},
-                          {"zero2", Strategy::kZero2},
-                          {"zero3", Strategy::kZero3},
-                          {"fsdp", Strategy::kFsdp},
-                          {"fsdp-grad-op", Strategy::kFsdpGradOp},
-                          {"fsdp-hybrid", Strategy::kFsdpHybrid}});
-  else if (k == "parallel.gpus")
-    t.gpus = static_cast<int>(Int(s, 1, 65536));
-  else if (k == "parallel.tp")
-    t.tp = static_cast<int>(Int(s, 1, 1024));
-  else if (k == "parallel.pp")
-    t.pp = static_cast<int>(Int(s, 1, 1024));
-  else if (k == "parallel.cp") {
-    if (Int(s, 1, 1024) > 1)
-      s.origin.Fail(
-          "context parallelism is not modelled (it splits the sequence, and the attention's "
-          "communication buffers with it)");
-  } else if (k == "parallel.gpus_per_node")
-    t.c.gpus_per_node = static_cast<int>(Int(s, 1, 1024));
-  else if (k == "batch.seq")
-    t.seq = static_cast<int>(Int(s, 1, 10000000));
-  else if (k == "batch.micro_batch")
-    t.micro_batch = static_cast<int>(Int(s, 1, 100000));
-  else if (k == "batch.grad_accumulation")
-    t.grad_accumulation = static_cast<int>(Int(s, 1, 1000000));
-  else if (k == "batch.image_size")
-    ImageSize(t, s);
-  else if (k == "batch.images")
-    t.batch = static_cast<int>(Int(s, 1, 1000000));
-  else if (k == "grad_checkpointing")
-    t.checkpointing = Pick(s, {Choice<Checkpointing>{"none", Checkpointing::kNone},
-                               {"selective", Checkpointing::kSelective},
-                               {"full", Checkpointing::kFull}});
-  else if (k == "flash_attention")
-    t.flash_attention = Bool(s);
-  else if (k == "chunked_loss")
-    t.chunked_loss = Bool(s);
-  else if (k == "compile")
-    t.compile = Bool(s);
-  else if (k == "loss_precision")
-    t.loss_precision =
-        Pick(s, {Choice<LossPrecision>{"fp32", LossPrecision::kFp32}, {"16bit", LossPrecision::k16bit}});
-  else if (k == "dropout")
-    t.dropout = Real(s, 0, 0.9);
-  else if (k == "gpu_memory") {
-    if (!ParseSize(s.value, &t.gpu_memory) || t.gpu_memory < 1000000)
-      s.origin.Fail("expected a GPU memory size such as 80GB or 81559MiB, got " + QuoteToken(s.value) +
-                    BareUnitHint(s.value));
-  } else if (StartsWith(k, "host.") || StartsWith(k, "storage."))
-    ApplyHost(t, s);
-  else if (StartsWith(k, "constants."))
-    ApplyConstant(t, s);
-  else if (StartsWith(k, "recommender."))
-    ApplyDense(t, s);
-  else if (StartsWith(k, "multimodal."))
-    ApplyMultimodal(t, s);
-  else
-    s.origin.Fail("unknown setting " + QuoteToken(k));
+  t.origins[s.key] = s.origin;
+  const auto it = std::find_if(kKeys.begin(), kKeys.end(), [&](const KeyInfo& k) { return s.key == k.key; });
+  if (it == kKeys.end()) s.origin.Fail("unknown setting " + QuoteToken(s.key));
+  it->apply(t, s);
 }
 
 }  // namespace gp::size

@@ -9,11 +9,14 @@
 
 namespace gp::size {
 
+struct Setting;
+
 struct KeyInfo {
   const char* key;   // document path, e.g. "parallel.tp"
   const char* flag;  // "--tp"
   const char* help;
   bool boolean;  // a flag that may stand alone ("--chunked-loss" = "--chunked-loss=true")
+  void (*apply)(Task& t, const Setting& s);  // reads the value into the task (Apply calls it)
 };
 
 // Every key, in the order they are applied (the model first).

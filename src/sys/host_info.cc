@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <filesystem>
 
+extern char** environ;
+
 namespace gp::sys {
 
 std::optional<Uname> LiveUname() {
@@ -16,6 +18,16 @@ std::optional<Uname> LiveUname() {
 }
 
 bool RunningAsRoot() { return ::geteuid() == 0; }
+
+std::map<std::string, std::string> CaptureEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return env;
+}
 
 std::string SelfExecutable(const std::string& fallback) {
   std::error_code ec;

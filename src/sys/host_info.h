@@ -1,6 +1,7 @@
 // Facts about this process and machine that only a system call gives: kept here so nothing outside sys/
 // makes one (ARCHITECTURE.md). Callers on a --root tree do not use these.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,10 @@ struct Uname {
 std::optional<Uname> LiveUname();  // uname(2)
 
 bool RunningAsRoot();  // effective uid 0
+
+// The process environment as NAME -> value (entries without '=' are skipped). main captures it once; the
+// children gpuprep starts get that copy (RealCommandRunner), not whatever the environment is later.
+std::map<std::string, std::string> CaptureEnvironment();
 
 long OwnPid();                // getpid(2)
 bool ProcessAlive(long pid);  // kill(pid, 0): the process exists (EPERM: it exists, another user's)

@@ -12,21 +12,19 @@
 #include <chrono>
 #include <cstring>
 
-extern char** environ;
+#include "sys/host_info.h"
 
 namespace gp::sys {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& overrides) {
+// NAME=value lines: the base environment with the command's own variables over it.
+std::vector<std::string> BuildEnv(const std::map<std::string, std::string>& base,
+                                  const std::map<std::string, std::string>& overrides) {
   std::vector<std::string> out;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos && overrides.count(kv.substr(0, eq))) continue;
-    out.push_back(kv);
-  }
+  for (const auto& [k, v] : base)
+    if (!overrides.count(k)) out.push_back(k + "=" + v);
   for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
   return out;
 }
@@ -73,159 +71,178 @@ void Drain(int& fd, std::string* sink, std::string* linebuf,
   fd = -1;
 }
 
-}  // namespace
-
-CommandResult RealCommandRunner::Run(const Command& cmd) {
-  CommandResult res;
-  if (cmd.argv.empty()) {
-    res.not_found = true;
-    return res;
-  }
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, in_pipe[2] = {-1, -1}, st_pipe[2] = {-1, -1};
-  auto close_all = [&] {
-    for (int* p : {out_pipe, err_pipe, in_pipe, st_pipe})
+// The four pipes of one command: stdout, stderr, stdin (with stdin_data) and the status fd (status_fd >= 0).
+struct Pipes {
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1}, st[2] = {-1, -1};
+  void CloseAll() {
+    for (int* p : {out, err, in, st})
       for (int i = 0; i < 2; ++i)
         if (p[i] >= 0) ::close(p[i]);
-  };
-  if (::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC) ||
-      (cmd.stdin_data && ::pipe2(in_pipe, O_CLOEXEC)) ||
-      (cmd.status_fd >= 0 && ::pipe2(st_pipe, O_CLOEXEC))) {
-    close_all();
-    res.err = std::string("pipe: ") + std::strerror(errno);
-    return res;
   }
-  // Everything the child needs is prepared before fork (no allocation after it).
-  std::vector<std::string> env = BuildEnv(cmd.env);
-  std::vector<char*> envp, argv;
-  for (auto& s : env) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = cmd.argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  static void Close(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  // "" when every pipe the command needs is open, else why not (and none is).
+  std::string Open(const Command& cmd) {
+    if (::pipe2(out, O_CLOEXEC) || ::pipe2(err, O_CLOEXEC) || (cmd.stdin_data && ::pipe2(in, O_CLOEXEC)) ||
+        (cmd.status_fd >= 0 && ::pipe2(st, O_CLOEXEC))) {
+      CloseAll();
+      return std::string("pipe: ") + std::strerror(errno);
+    }
+    return "";
+  }
+};
 
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    close_all();
-    res.err = std::string("fork: ") + std::strerror(errno);
-    return res;
+// In the child after fork: its own process group, the pipes as its fds, then exec (no allocation).
+[[noreturn]] void ExecChild(const Command& cmd, const Pipes& p, char** argv, char** envp) {
+  ::setpgid(0, 0);
+  int devnull = ::open("/dev/null", O_RDWR);
+  ::dup2(cmd.stdin_data ? p.in[0] : devnull, 0);
+  if (cmd.passthrough_output) {
+    ::dup2(2, 1);
+  } else {
+    ::dup2(p.out[1], 1);
+    ::dup2(p.err[1], 2);
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    int devnull = ::open("/dev/null", O_RDWR);
-    ::dup2(cmd.stdin_data ? in_pipe[0] : devnull, 0);
-    if (cmd.passthrough_output) {
-      ::dup2(2, 1);
-    } else {
-      ::dup2(out_pipe[1], 1);
-      ::dup2(err_pipe[1], 2);
+  if (cmd.status_fd >= 0) ::dup2(p.st[1], cmd.status_fd);
+  ::execvpe(argv[0], argv, envp);
+  _exit(errno == ENOENT || errno == EACCES ? 127 : 126);
+}
+
+// In the parent after fork: closes the child's ends and writes stdin_data. Small inputs (keys, debconf
+// answers); a writer thread is not needed below the pipe buffer size.
+void StartParent(const Command& cmd, Pipes& p) {
+  Pipes::Close(p.out[1]);
+  Pipes::Close(p.err[1]);
+  Pipes::Close(p.st[1]);
+  if (p.in[0] < 0) return;
+  Pipes::Close(p.in[0]);
+  signal(SIGPIPE, SIG_IGN);
+  const std::string& data = *cmd.stdin_data;
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(p.in[1], data.data() + off, data.size() - off);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) off += static_cast<size_t>(n);
+  }
+  Pipes::Close(p.in[1]);
+}
+
+// Watches one started child: reads its pipes and ends its process group when asked, at the deadline, or
+// when its output passes the limit. The child leads its own process group. At the deadline the whole group
+// gets SIGTERM, two seconds later SIGKILL; half a second after that gpuprep stops reading: a descendant that
+// left the group (setsid) and still holds the pipes open cannot keep the caller waiting.
+class Watch {
+ public:
+  Watch(const Command& cmd, pid_t pid, Pipes& p, CommandResult& res)
+      : cmd_(cmd), pid_(pid), p_(p), res_(res), deadline_(Clock::now() + cmd.timeout) {}
+
+  // Runs until the child is reaped and its pipes are closed, or gpuprep gives up on them.
+  void Run() {
+    for (;;) {
+      EndIfAsked();
+      if (!reaped_ && ::waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
+      if (OpenFds() == 0 && reaped_) break;
+      if (!Escalate()) break;
+      Poll();
     }
-    if (cmd.status_fd >= 0) ::dup2(st_pipe[1], cmd.status_fd);
-    ::execvpe(argv[0], argv.data(), envp.data());
-    _exit(errno == ENOENT || errno == EACCES ? 127 : 126);
-  }
-  ::close(out_pipe[1]);
-  out_pipe[1] = -1;
-  ::close(err_pipe[1]);
-  err_pipe[1] = -1;
-  if (st_pipe[1] >= 0) {
-    ::close(st_pipe[1]);
-    st_pipe[1] = -1;
-  }
-  if (in_pipe[0] >= 0) {
-    ::close(in_pipe[0]);
-    in_pipe[0] = -1;
-    // Small inputs (keys, debconf answers); a writer thread is not needed below the pipe buffer size.
-    signal(SIGPIPE, SIG_IGN);
-    const std::string& data = *cmd.stdin_data;
-    size_t off = 0;
-    while (off < data.size()) {
-      ssize_t n = ::write(in_pipe[1], data.data() + off, data.size() - off);
-      if (n <= 0 && errno != EINTR) break;
-      if (n > 0) off += static_cast<size_t>(n);
+    if (!reaped_) {
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, &status_, 0);
     }
-    ::close(in_pipe[1]);
-    in_pipe[1] = -1;
+    if (!status_line_buf_.empty() && cmd_.on_status_line) cmd_.on_status_line(status_line_buf_);
   }
 
-  // The child leads its own process group. At the deadline the whole group gets SIGTERM, two seconds
-  // later SIGKILL; half a second after that gpuprep stops reading: a descendant that left the group
-  // (setsid) and still holds the pipes open cannot keep the caller waiting.
-  const auto deadline = Clock::now() + cmd.timeout;
-  bool term_sent = false, kill_sent = false;
-  Clock::time_point kill_at, give_up_at;
-  std::string status_line_buf;
-  int status = 0;
-  bool reaped = false, flooded = false;
-  bool stop_asked = false;
-  for (;;) {
-    if (!flooded && res.truncated) {
-      flooded = true;  // ended now: what it wrote past the limit is not kept
-      ::kill(-pid, SIGKILL);
-      term_sent = kill_sent = true;
-      give_up_at = Clock::now() + std::chrono::milliseconds(500);
+  int status() const { return status_; }
+  bool flooded() const { return flooded_; }
+
+ private:
+  void KillNow() {
+    ::kill(-pid_, SIGKILL);
+    term_sent_ = kill_sent_ = true;
+    give_up_at_ = Clock::now() + std::chrono::milliseconds(500);
+  }
+
+  // Output past the limit, or a reader that has what it wants: ended now.
+  void EndIfAsked() {
+    if (!flooded_ && res_.truncated) {
+      flooded_ = true;  // what it wrote past the limit is not kept
+      KillNow();
     }
-    if (!res.stopped && stop_asked) {  // the reader has what it wants, or saw too much: ended now
-      res.stopped = true;
-      ::kill(-pid, SIGKILL);
-      term_sent = kill_sent = true;
-      give_up_at = Clock::now() + std::chrono::milliseconds(500);
+    if (!res_.stopped && stop_asked_) {
+      res_.stopped = true;
+      KillNow();
     }
-    if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) reaped = true;
-    struct pollfd fds[3];
-    int nfds = 0;
-    int* owners[3];
-    for (int* fd : {&out_pipe[0], &err_pipe[0], &st_pipe[0]}) {
+  }
+
+  int OpenFds() {
+    nfds_ = 0;
+    for (int* fd : {&p_.out[0], &p_.err[0], &p_.st[0]}) {
       if (*fd >= 0) {
-        fds[nfds] = {*fd, POLLIN, 0};
-        owners[nfds++] = fd;
+        fds_[nfds_] = {*fd, POLLIN, 0};
+        owners_[nfds_++] = fd;
       }
     }
-    if (nfds == 0 && reaped) break;
-    auto now = Clock::now();
-    const bool asked_to_end = !term_sent && cmd.keep_running && !cmd.keep_running();
-    if (asked_to_end) {
-      res.stopped = true;
-      ::kill(-pid, SIGTERM);
-      term_sent = true;
-      kill_at = now + std::chrono::seconds(2);
-    } else if (!term_sent && now >= deadline) {
-      res.timed_out = true;
-      ::kill(-pid, SIGTERM);
-      term_sent = true;
-      kill_at = now + std::chrono::seconds(2);
-    } else if (term_sent && !kill_sent && now >= kill_at) {
-      ::kill(-pid, SIGKILL);
-      kill_sent = true;
-      give_up_at = now + std::chrono::milliseconds(500);
-    } else if (kill_sent && now >= give_up_at) {
-      break;  // pipes still open: held by something outside the group
+    return nfds_;
+  }
+
+  // SIGTERM when keep_running says so or at the deadline, SIGKILL two seconds later; false: give up.
+  bool Escalate() {
+    const auto now = Clock::now();
+    const bool asked_to_end = !term_sent_ && cmd_.keep_running && !cmd_.keep_running();
+    if (asked_to_end || (!term_sent_ && now >= deadline_)) {
+      (asked_to_end ? res_.stopped : res_.timed_out) = true;
+      ::kill(-pid_, SIGTERM);
+      term_sent_ = true;
+      kill_at_ = now + std::chrono::seconds(2);
+    } else if (term_sent_ && !kill_sent_ && now >= kill_at_) {
+      ::kill(-pid_, SIGKILL);
+      kill_sent_ = true;
+      give_up_at_ = now + std::chrono::milliseconds(500);
+    } else if (kill_sent_ && now >= give_up_at_) {
+      return false;  // pipes still open: held by something outside the group
     }
-    int wait_ms = 50;
-    if (nfds > 0) {
-      int r = ::poll(fds, static_cast<nfds_t>(nfds), wait_ms);
-      if (r > 0) {
-        for (int i = 0; i < nfds; ++i) {
-          if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-          int* fd = owners[i];
-          if (cmd.on_output && (fd == &out_pipe[0] || fd == &err_pipe[0]))
-            DrainTo(*fd, fd == &out_pipe[0] ? 1 : 2, cmd.on_output, &stop_asked);
-          else if (fd == &out_pipe[0])
-            Drain(*fd, &res.out, nullptr, nullptr, cmd.max_output, &res.truncated);
-          else if (fd == &err_pipe[0])
-            Drain(*fd, &res.err, nullptr, nullptr, cmd.max_output, &res.truncated);
-          else
-            Drain(*fd, nullptr, &status_line_buf, &cmd.on_status_line);
-        }
-      }
-    } else {
-      ::usleep(wait_ms * 1000);
+    return true;
+  }
+
+  void Poll() {
+    constexpr int kWaitMs = 50;
+    if (nfds_ == 0) {
+      ::usleep(kWaitMs * 1000);
+      return;
+    }
+    if (::poll(fds_, static_cast<nfds_t>(nfds_), kWaitMs) <= 0) return;
+    for (int i = 0; i < nfds_; ++i) {
+      if (!(fds_[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      int* fd = owners_[i];
+      if (cmd_.on_output && (fd == &p_.out[0] || fd == &p_.err[0]))
+        DrainTo(*fd, fd == &p_.out[0] ? 1 : 2, cmd_.on_output, &stop_asked_);
+      else if (fd == &p_.out[0])
+        Drain(*fd, &res_.out, nullptr, nullptr, cmd_.max_output, &res_.truncated);
+      else if (fd == &p_.err[0])
+        Drain(*fd, &res_.err, nullptr, nullptr, cmd_.max_output, &res_.truncated);
+      else
+        Drain(*fd, nullptr, &status_line_buf_, &cmd_.on_status_line);
     }
   }
-  if (!reaped) {
-    ::kill(-pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-  }
-  if (!status_line_buf.empty() && cmd.on_status_line) cmd.on_status_line(status_line_buf);
+
+  const Command& cmd_;
+  const pid_t pid_;
+  Pipes& p_;
+  CommandResult& res_;
+  const Clock::time_point deadline_;
+  Clock::time_point kill_at_, give_up_at_;
+  bool term_sent_ = false, kill_sent_ = false, reaped_ = false, flooded_ = false, stop_asked_ = false;
+  int status_ = 0;
+  std::string status_line_buf_;
+  struct pollfd fds_[3] = {};
+  int* owners_[3] = {};
+  int nfds_ = 0;
+};
+
+// The exit code (128+N for signal N), not_found, and the note on output that passed the limit.
+void Conclude(const Command& cmd, int status, bool flooded, CommandResult& res) {
   if (flooded) {
     const size_t cap = cmd.max_output;
     const std::string limit =
@@ -238,7 +255,44 @@ CommandResult RealCommandRunner::Run(const Command& cmd) {
   } else if (WIFSIGNALED(status)) {
     res.exit_code = 128 + WTERMSIG(status);
   }
-  close_all();
+}
+
+}  // namespace
+
+RealCommandRunner::RealCommandRunner() : base_(CaptureEnvironment()) {}
+
+CommandResult RealCommandRunner::Run(const Command& cmd) {
+  CommandResult res;
+  if (cmd.argv.empty()) {
+    res.not_found = true;
+    return res;
+  }
+  Pipes p;
+  if (std::string why = p.Open(cmd); !why.empty()) {
+    res.err = why;
+    return res;
+  }
+  // Everything the child needs is prepared before fork (no allocation after it).
+  std::vector<std::string> env = BuildEnv(base_, cmd.env);
+  std::vector<char*> envp, argv;
+  for (auto& s : env) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = cmd.argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    p.CloseAll();
+    res.err = std::string("fork: ") + std::strerror(errno);
+    return res;
+  }
+  if (pid == 0) ExecChild(cmd, p, argv.data(), envp.data());
+  StartParent(cmd, p);
+  Watch watch(cmd, pid, p, res);
+  watch.Run();
+  Conclude(cmd, watch.status(), watch.flooded(), res);
+  p.CloseAll();
   return res;
 }
 

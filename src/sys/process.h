@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gp::sys {
@@ -53,10 +54,16 @@ class CommandRunner {
   virtual CommandResult Run(const Command& cmd) = 0;
 };
 
-// fork/exec with pipes, poll()-driven capture, a timeout per command. Never uses a shell.
+// fork/exec with pipes, poll()-driven capture, a timeout per command. Never uses a shell. A child's
+// environment is `base` (what main captured at start) with each Command's env added over it.
 class RealCommandRunner : public CommandRunner {
  public:
+  explicit RealCommandRunner(std::map<std::string, std::string> base) : base_(std::move(base)) {}
+  RealCommandRunner();  // tests: the environment as it is when the runner is made (CaptureEnvironment)
   CommandResult Run(const Command& cmd) override;
+
+ private:
+  std::map<std::string, std::string> base_;
 };
 
 // Renders argv for logs and "plan --format sh": each word POSIX-shell-quoted only when needed, so that

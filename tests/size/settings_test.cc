@@ -2,6 +2,7 @@
 #include "size/settings.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "manifest/helpers.h"
 #include "size/estimate.h"
@@ -272,4 +273,35 @@ TEST_CASE("sizes outside Docker: decimal or binary units, a bare unit letter ref
   CHECK(gp::BareUnitHint("80GB").empty());
   CHECK(gp::BareUnitHint("G").empty());
   CHECK(gp::BareUnitHint("x8G").empty());
+}
+
+TEST_CASE("size settings: Apply reads the settings table, every key once and each with its reader",
+          "[size]") {
+  std::set<std::string> keys;
+  for (const size::KeyInfo& k : size::SettingKeys()) {
+    INFO(k.key);
+    CHECK(k.apply != nullptr);
+    CHECK(keys.insert(k.key).second);
+  }
+  // Each kind of reader: a count, a size, a choice, a flag and a constant, applied through the table.
+  size::Task t;
+  const size::Origin o{"", 0, 0, "--x"};
+  size::Apply(t, {"parallel.tp", "4", o});
+  size::Apply(t, {"storage.dataset", "2TB", o});
+  size::Apply(t, {"optimizer", "sgd", o});
+  size::Apply(t, {"host.embedding_offload", "true", o});
+  size::Apply(t, {"constants.zero_reduce_bucket", "5e8", o});
+  size::Apply(t, {"constants.qlora_saves_inputs", "true", o});
+  CHECK(t.tp == 4);
+  CHECK(t.dataset_bytes == 2000000000000ULL);
+  CHECK(t.optimizer == size::Optimizer::kSgd);
+  CHECK(t.embedding_offload);
+  CHECK(t.c.zero_reduce_bucket == 500000000ULL);
+  CHECK(t.c.qlora_saves_inputs);
+  CHECK(t.origins.at("parallel.tp").str() == "--x");
+  // A key the table does not list is refused, inside a known group too (it used to pass unread).
+  CHECK(ErrorOf([&] {
+          size::Apply(t, {"host.nonsense", "1", o});
+        }) == "2 --x: unknown setting \"host.nonsense\"");
+  CHECK(ErrorOf([&] { size::Apply(t, {"nonsense", "1", o}); }) == "2 --x: unknown setting \"nonsense\"");
 }

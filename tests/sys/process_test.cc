@@ -1,8 +1,12 @@
 // RealCommandRunner with real programs: capture, exit codes, environment, stdin, timeouts, not found.
 #include "sys/process.h"
 
+#include <stdlib.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
+
+#include "sys/host_info.h"
 
 using gp::sys::Command;
 using gp::sys::RealCommandRunner;
@@ -32,6 +36,28 @@ TEST_CASE("RealCommandRunner passes env additions and stdin", "[sys]") {
   auto r = run.Run(c);
   CHECK(r.ok());
   CHECK(r.out == "x=yfrom stdin");
+}
+
+TEST_CASE("RealCommandRunner gives children the environment it was made with, not the process's later one",
+          "[sys]") {
+  ::setenv("GP_TEST_EARLY", "early", 1);
+  auto captured = gp::sys::CaptureEnvironment();
+  CHECK(captured.at("GP_TEST_EARLY") == "early");
+  captured["GP_TEST_BASE"] = "base";
+  captured["GP_TEST_OVER"] = "from base";
+  RealCommandRunner run(captured);
+  ::setenv("GP_TEST_LATE", "late", 1);  // set after the capture: no child sees it
+  ::setenv("GP_TEST_EARLY", "changed", 1);
+  Command c;
+  c.argv = {"sh", "-c",
+            "printf '%s|%s|%s|%s' \"$GP_TEST_EARLY\" \"$GP_TEST_BASE\" \"$GP_TEST_OVER\" "
+            "\"${GP_TEST_LATE-unset}\""};
+  c.env = {{"GP_TEST_OVER", "from command"}};
+  auto r = run.Run(c);
+  ::unsetenv("GP_TEST_LATE");
+  ::unsetenv("GP_TEST_EARLY");
+  CHECK(r.ok());
+  CHECK(r.out == "early|base|from command|unset");
 }
 
 TEST_CASE("RealCommandRunner kills a command at its timeout, children included", "[sys]") {

@@ -49,7 +49,7 @@ void AddSocketIfname(const JobNodes& j, RunConfig& c) {
                          " so that it names the interface exactly");
     return;
   }
-  if (!j.target.here) {
+  if (j.shared || !j.target.here) {  // a name measured here, given to another node
     c.warnings.push_back("NCCL_SOCKET_IFNAME=" + choice.value + ": " + choice.why);
     return;
   }

@@ -97,6 +97,22 @@ TEST_CASE("launch nodes: this host's route for its own node, a name every other 
       "node))");
   s.others = {{"the host in node1.json", &b.host, false}};
   CHECK(launch::ChooseSocketIfname(s, "10.2.0.1").value == "=ens8f0np0");
+
+  // The whole environment of that shared text: the name with its note, the ports both nodes have.
+  launch::RunConfig rc;
+  rc.multi.nodes = 2;
+  rc.multi.master_addr = "10.2.0.1";
+  launch::AddNcclEnv(s, std::nullopt, rc);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"NCCL_SOCKET_IFNAME", "=ens8f0np0"}, {"NCCL_IB_HCA", "=mlx5_0:1"}, {"NCCL_NET", "IB"}};
+  CHECK(rc.env == want);
+  CHECK(rc.warnings ==
+        std::vector<std::string>{
+            "NCCL_SOCKET_IFNAME==ens8f0np0: this host routes 10.2.0.1 through ens8f0np0, and the "
+            "host in node1.json has an interface ens8f0np0 too (a snapshot does not record its "
+            "routes)",
+            "NCCL_IB_HCA leaves out mlx5_1:1 (not ACTIVE on the host in node1.json): every node "
+            "gets the same value, so it names only the ports ACTIVE on every node"});
 }
 
 TEST_CASE("launch nodes: one snapshot per node gives each node's command its own RDMA ports", "[launch]") {

@@ -42,10 +42,11 @@ void AddSocketIfname(const JobNodes& j, RunConfig& c) {
   if (!choice.exact) {
     c.warnings.push_back("NCCL_SOCKET_IFNAME=" + choice.value + ": " + choice.why +
                          "; NCCL then takes any interface but docker and lo. " +
-                         (j.shared
-                              ? "Give every node's snapshot (--host, one per node) and run launch on one of "
-                                "them"
-                              : "Run launch on each node") +
+                         (!j.shared ? "Run launch on each node"
+                          : j.AllKnown()
+                              ? "Run launch on one of the nodes"
+                              : "Give every node's snapshot (--host, one per node) and run launch on one "
+                                "of them") +
                          " so that it names the interface exactly");
     return;
   }

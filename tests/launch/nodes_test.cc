@@ -147,6 +147,16 @@ TEST_CASE("launch nodes: one snapshot per node gives each node's command its own
   CHECK(s.err.find("NCCL_IB_HCA leaves out mlx5_1:1 (not ACTIVE on the host in " + kNode1 + ")") !=
         std::string::npos);
   CHECK(s.err.find("the nodes must have the same RDMA devices") == std::string::npos);  // they were checked
+
+  // Without the other node's snapshot: the exclusion form, node 0's ports, and notes that say so.
+  auto alone = Gpuprep({"launch", "--format", "slurm", "--host", kNode0, "--image", kImage, "--nodes", "2",
+                        "--", "python", "train.py"});
+  REQUIRE(alone.code == 0);
+  CHECK(alone.out.find("export NCCL_SOCKET_IFNAME='^docker,lo'\n") != std::string::npos);
+  CHECK(alone.out.find("export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\n") != std::string::npos);
+  CHECK(
+      alone.err.find("the nodes must have the same RDMA devices (give every node's snapshot, --host once per "
+                     "node, to check them)") != std::string::npos);
 }
 
 TEST_CASE("launch nodes: the snapshots are input: one per node, each valid, no machine twice", "[launch]") {

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <ostream>
 
 #include "apply/status.h"
@@ -30,7 +32,8 @@ namespace gp::cli {
 namespace {
 
 struct LaunchFlags {
-  std::string host, profile, image, gpus, shm, ipc, workdir, name, master, rdma_resource, format = "docker";
+  std::vector<std::string> hosts;  // --host, repeated: one snapshot, or one per node in rank order
+  std::string profile, image, gpus, shm, ipc, workdir, name, master, rdma_resource, format = "docker";
   int nodes = 1, node_rank = 0;
   std::vector<std::string> volumes, envs, command;
   bool interactive = false;
@@ -42,20 +45,69 @@ struct LaunchFlags {
   }
 };
 
-// Relative paths are the user's working directory, not the Fs root.
-launch::Target LoadTarget(const LaunchFlags& f, Context& ctx, std::unique_ptr<sys::Fs>& probe_fs) {
-  if (f.Given("--host")) {
+// Every --host snapshot, validated (a bad one is FILE:LINE:COL). One is the host the launch is for; several
+// are one per node, in rank order, and two of them may not be the same machine. Relative paths are the
+// user's working directory, not the Fs root.
+std::vector<launch::Target> LoadSnapshots(const LaunchFlags& f, Context& ctx) {
+  std::vector<launch::Target> nodes;
+  for (const std::string& path : f.hosts) {
     std::string why;
     auto text =
-        sys::ReadWithin(*ctx.local_fs, sys::AbsoluteFromCwd(f.host), f.host, probe::kMaxSnapshotBytes, why);
+        sys::ReadWithin(*ctx.local_fs, sys::AbsoluteFromCwd(path), path, probe::kMaxSnapshotBytes, why);
     if (!text) throw FlagError("--host", why);
-    return launch::TargetFromSnapshot(*text, f.host);
+    nodes.push_back(launch::TargetFromSnapshot(*text, path));
+  }
+  if (nodes.size() < 2) return nodes;
+  const size_t want = f.Given("--nodes") ? static_cast<size_t>(std::max(f.nodes, 1)) : 1;
+  if (nodes.size() != want)
+    throw FlagError("--host", std::to_string(nodes.size()) + " snapshots for " +
+                                  (f.Given("--nodes") ? "--nodes " + std::to_string(f.nodes) : "one node") +
+                                  ": give one for the host the launch is for, or one per node in rank order");
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (f.hosts[k] == f.hosts[i] ||
+          (!nodes[i].host.machine_id.empty() && nodes[i].host.machine_id == nodes[k].host.machine_id))
+        throw FlagError("--host",
+                        f.hosts[k] + " and " + f.hosts[i] + " are the same machine" +
+                            (f.hosts[k] == f.hosts[i] ? std::string()
+                                                      : " (machine-id " + nodes[i].host.machine_id + ")") +
+                            ": give one snapshot per node");
+  return nodes;
+}
+
+// The host the command is for: the snapshot of --node-rank (the first node's for a text every node shares),
+// the one snapshot given, or this host probed.
+launch::Target LoadTarget(const LaunchFlags& f, const std::vector<launch::Target>& nodes, Context& ctx,
+                          std::unique_ptr<sys::Fs>& probe_fs, size_t& index) {
+  index = 0;
+  if (nodes.size() == 1) return nodes[0];
+  if (!nodes.empty()) {
+    const bool shared = f.format == "slurm" || f.format == "k8s";
+    const int rank = shared || !f.Given("--node-rank") ? 0 : f.node_rank;
+    if (rank < 0 || rank >= static_cast<int>(nodes.size()))
+      throw FlagError("--node-rank", std::to_string(rank) + " is not below --nodes " +
+                                         std::to_string(f.nodes) + " (ranks are 0.." +
+                                         std::to_string(f.nodes - 1) + ")");
+    index = static_cast<size_t>(rank);
+    return nodes[index];
   }
   ProbedHost probed = ProbeTarget(ctx);
   probe_fs = std::move(probed.fs);
   launch::Target t;
   t.host = std::move(probed.facts);
   return t;
+}
+
+// This host's /etc/machine-id (32 hex digits), "" when unknown or not the live host.
+std::string LiveMachineId(Context& ctx) {
+  if (!ctx.opts.root.empty()) return "";
+  auto id = ctx.local_fs->ReadPrefix("/etc/machine-id", 128);
+  if (!id) return "";
+  const std::string s(Trim(*id));
+  const bool hex = s.size() == 32 && std::all_of(s.begin(), s.end(), [](char ch) {
+                     return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
+                   });
+  return hex ? s : "";
 }
 
 // --manifest, else the stack doctor used for the snapshot, else the probed host's site file, else its
@@ -120,10 +172,16 @@ void RefuseUnshowable(const std::string& text) {
       TerminalSafe(line.substr(0, 200)));
 }
 
-// This host's route toward MASTER_ADDR, read when the launch is for this live host (not a snapshot or a
-// --root tree) and for several nodes.
-launch::LocalNet LocalNetFor(const LaunchFlags& f, const launch::Target& t, bool live) {
-  if (!live || t.from_snapshot || !f.Given("--nodes") || f.nodes < 2 || !f.Given("--master")) return {};
+// This host's route toward MASTER_ADDR, read when this live host (not a --root tree) is one of the nodes of a
+// launch for several nodes: the target itself, or a node whose snapshot has this host's machine-id.
+launch::LocalNet LocalNetFor(const LaunchFlags& f, const launch::Target& t,
+                             const std::vector<launch::Target>& nodes, const std::string& machine_id,
+                             bool live) {
+  if (!live || !f.Given("--nodes") || f.nodes < 2 || !f.Given("--master")) return {};
+  const bool here = !t.from_snapshot || std::any_of(nodes.begin(), nodes.end(), [&machine_id](const auto& n) {
+    return !machine_id.empty() && n.host.machine_id == machine_id;
+  });
+  if (!here) return {};
   return launch::ReadLocalNet(launch::ParseMaster(f.master).first);
 }
 
@@ -154,7 +212,9 @@ launch::LaunchRequest RequestOf(const LaunchFlags& f, const Context& ctx) {
 int RunLaunch(const LaunchFlags& f, Context& ctx) {
   const launch::LaunchRequest req = RequestOf(f, ctx);
   std::unique_ptr<sys::Fs> probe_fs;
-  launch::Target target = LoadTarget(f, ctx, probe_fs);
+  const std::vector<launch::Target> nodes = LoadSnapshots(f, ctx);
+  size_t target_index = 0;
+  launch::Target target = LoadTarget(f, nodes, ctx, probe_fs, target_index);
   std::optional<launch::Profile> profile;
   if (f.Given("--profile")) {
     const bool is_path = f.profile.find('/') != std::string::npos || EndsWith(f.profile, ".yaml") ||
@@ -190,7 +250,15 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
   in.compat = &manifest::EmbeddedCompat();
   in.profile = profile ? &*profile : nullptr;
   in.live_fs = target.from_snapshot ? nullptr : probe_fs.get();
-  const launch::LocalNet local_net = LocalNetFor(f, target, ctx.opts.root.empty());
+  in.machine_id = LiveMachineId(ctx);
+  // Several snapshots: the target (with what was read of its image) is one of them.
+  std::vector<launch::Target> all = nodes;
+  if (all.size() > 1) {
+    all[target_index] = target;
+    in.nodes = &all;
+    in.target = &all[target_index];
+  }
+  const launch::LocalNet local_net = LocalNetFor(f, target, nodes, in.machine_id, ctx.opts.root.empty());
   if (local_net.measured) in.local_net = &local_net;
   const launch::RunConfig config = launch::Resolve(req, in);
   const std::string text = launch::Render(config, req.format);
@@ -211,8 +279,11 @@ void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
   auto add = [&](const char* name, std::string& v, const char* help) {
     f->opts[name] = sub->add_option(name, v, help);
   };
-  add("--host", f->host,
-      "Host snapshot: the JSON `gpuprep doctor --json` printed there (default: probe this host)");
+  f->opts["--host"] =
+      sub->add_option("--host", f->hosts,
+                      "Host snapshot: the JSON `gpuprep doctor --json` printed there (default: probe this "
+                      "host); with --nodes N, repeat it once per node, in rank order")
+          ->allow_extra_args(false);
   add("--profile", f->profile, "Team profile: embedded NAME or a YAML PATH");
   add("--image", f->image, "Container image (default: the profile's, else the stack's; none: bare torchrun)");
   add("--gpus", f->gpus, "all | none | N (a count) | i,j,... | device=i[,j...] (indices)");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "launch/nodes.h"
 #include "sys/net.h"
 #include "util/strings.h"
 
@@ -31,32 +32,32 @@ void Set(RunConfig& c, const std::string& name, const std::string& value, Origin
   c.origins["env." + name] = o;
 }
 
-void AddSocketIfname(const LocalNet& local, RunConfig& c) {
+void AddSocketIfname(const JobNodes& j, RunConfig& c) {
   const std::string master =
       c.multi.master_addr.empty() ? "the allocation's first node" : c.multi.master_addr;
-  std::string value = kSocketIfnameExclude;
-  std::string why;
-  Origin origin = Origin::kDefault;
-  if (!local.route_ifname.empty()) {
-    value = "=" + local.route_ifname;
-    origin = Origin::kHost;
-    why = "this host routes " + master + " through " + local.route_ifname;
-  } else {
-    why = "the interface toward " + master + " is not known (" +
-          (local.why_not.empty() ? std::string("not read") : local.why_not) + ")";
-  }
-  if (UserSet(c, "NCCL_SOCKET_IFNAME", value, why)) return;
-  Set(c, "NCCL_SOCKET_IFNAME", value, origin);
-  if (origin == Origin::kDefault) {
-    c.warnings.push_back(
-        "NCCL_SOCKET_IFNAME=" + value + ": " + why +
-        "; NCCL then takes any interface but docker and lo. Run launch on each node so that it "
-        "names the interface exactly");
+  const IfnameChoice choice = ChooseSocketIfname(j, master);
+  const Origin origin = choice.exact ? Origin::kHost : Origin::kDefault;
+  if (UserSet(c, "NCCL_SOCKET_IFNAME", choice.value, choice.why)) return;
+  Set(c, "NCCL_SOCKET_IFNAME", choice.value, origin);
+  if (!choice.exact) {
+    c.warnings.push_back("NCCL_SOCKET_IFNAME=" + choice.value + ": " + choice.why +
+                         "; NCCL then takes any interface but docker and lo. " +
+                         (!j.shared ? "Run launch on each node"
+                          : j.AllKnown()
+                              ? "Run launch on one of the nodes"
+                              : "Give every node's snapshot (--host, one per node) and run launch on one "
+                                "of them") +
+                         " so that it names the interface exactly");
     return;
   }
-  const std::string own = NcclOwnInterface(local.v4_order);
-  if (!own.empty() && own != local.route_ifname)
-    c.warnings.push_back("NCCL_SOCKET_IFNAME=" + value + ": " + why + "; without it NCCL would take " + own +
+  if (j.shared || !j.target.here) {  // a name measured here, given to another node
+    c.warnings.push_back("NCCL_SOCKET_IFNAME=" + choice.value + ": " + choice.why);
+    return;
+  }
+  const std::string own = NcclOwnInterface(j.local.v4_order);
+  if (!own.empty() && own != j.local.route_ifname)
+    c.warnings.push_back("NCCL_SOCKET_IFNAME=" + choice.value + ": " + choice.why +
+                         "; without it NCCL would take " + own +
                          " (it prefers interfaces starting with ib, then any but docker and lo)");
 }
 
@@ -83,6 +84,47 @@ void AddNet(const probe::HostFacts& host, RunConfig& c) {
         "NCCL_NET=Socket: this node has RDMA devices but no ACTIVE port NCCL can use (gpuprep doctor --nodes "
         "2 "
         "says why); inter-node traffic goes over TCP");
+}
+
+// NCCL_IB_HCA: the command's node's ports; a text every node shares names only the ports every node has
+// ACTIVE (another node's are in its snapshot), with a note for each it leaves out.
+void AddIbHca(const JobNodes& j, RunConfig& c) {
+  std::vector<std::string> ports = IbHcaPorts(j.target.host->network);
+  std::vector<std::string> dropped;
+  if (j.shared)
+    for (const NodeView& n : j.others) {
+      const std::vector<std::string> theirs = IbHcaPorts(n.host->network);
+      for (auto it = ports.begin(); it != ports.end();) {
+        if (std::find(theirs.begin(), theirs.end(), *it) != theirs.end()) {
+          ++it;
+          continue;
+        }
+        dropped.push_back(*it + " (not ACTIVE on " + n.where + ")");
+        it = ports.erase(it);
+      }
+    }
+  if (!dropped.empty())
+    c.warnings.push_back("NCCL_IB_HCA leaves out " + Join(dropped, ", ") +
+                         ": every node gets the same value, so it names only the ports ACTIVE on every node");
+  if (ports.empty()) return;
+  const std::string hca = "=" + Join(ports, ",");
+  const std::string why = j.shared && !j.others.empty()
+                              ? "the active RDMA ports every node has, named exactly"
+                              : "this node's active RDMA ports, named exactly";
+  if (!UserSet(c, "NCCL_IB_HCA", hca, why)) Set(c, "NCCL_IB_HCA", hca, Origin::kHost);
+}
+
+// Every node must use the network NCCL_NET pins: a node whose snapshot says it has another one stops the job.
+void CheckSameNet(const JobNodes& j, RunConfig& c) {
+  const NetChoice mine = NcclNetValue(j.target.host->network);
+  for (const NodeView& n : j.others) {
+    const NetChoice theirs = NcclNetValue(n.host->network);
+    if (theirs.value != mine.value)
+      c.warnings.push_back("NCCL_NET=" + mine.value + " for " + j.target.where + ", but " + n.where +
+                           " would use " + theirs.value + " (" + theirs.why +
+                           "): every node must use the same network, or NCCL stops there; fix that node "
+                           "(gpuprep doctor --nodes 2 there says why) or set -e NCCL_NET on every node");
+  }
 }
 
 }  // namespace
@@ -131,26 +173,25 @@ std::string NcclOwnInterface(const std::vector<std::string>& v4_order) {
 }
 
 std::string IbHcaValue(const probe::NetworkInfo& n) {
-  std::vector<std::string> ports;
-  for (const auto& d : n.rdma) {
-    if (d.efa) continue;
-    for (const auto& p : d.ports) {
-      if (p.state != "ACTIVE") continue;
-      const bool ib = p.link_layer == "InfiniBand";
-      const bool roce = p.link_layer == "Ethernet" && p.roce_v2_ipv4;
-      if (ib || roce) ports.push_back(d.name + ":" + std::to_string(p.number));
-    }
-  }
+  const std::vector<std::string> ports = IbHcaPorts(n);
   return ports.empty() ? "" : "=" + Join(ports, ",");
 }
 
 void AddNcclEnv(const probe::HostFacts& host, const LocalNet& local, const std::optional<Version>& nccl,
                 RunConfig& c) {
-  AddSocketIfname(local, c);
-  const std::string hca = IbHcaValue(host.network);
-  if (!hca.empty() && !UserSet(c, "NCCL_IB_HCA", hca, "this node's active RDMA ports, named exactly"))
-    Set(c, "NCCL_IB_HCA", hca, Origin::kHost);
+  JobNodes j;
+  j.nodes = c.multi.nodes;
+  j.target = {"this host", &host, local.measured};
+  j.local = local;
+  AddNcclEnv(j, nccl, c);
+}
+
+void AddNcclEnv(const JobNodes& j, const std::optional<Version>& nccl, RunConfig& c) {
+  const probe::HostFacts& host = *j.target.host;
+  AddSocketIfname(j, c);
+  AddIbHca(j, c);
   AddNet(host, c);
+  CheckSameNet(j, c);
   const bool roce = std::any_of(host.network.rdma.begin(), host.network.rdma.end(), [](const auto& d) {
     return std::any_of(d.ports.begin(), d.ports.end(),
                        [](const auto& p) { return p.link_layer == "Ethernet"; });

@@ -26,6 +26,8 @@
 
 namespace gp::launch {
 
+struct JobNodes;  // launch/nodes.h
+
 // What was read of this node's network on the live host (cli/launch.cc fills it through sys/net.h).
 struct LocalNet {
   bool measured = false;              // the route toward MASTER_ADDR was asked of this host's kernel
@@ -65,5 +67,9 @@ inline constexpr const char* kOfiNetName = "AWS Libfabric";
 // the profile or -e already set wins, with a note. `nccl`: the NCCL the job runs (nullopt: not known).
 void AddNcclEnv(const probe::HostFacts& host, const LocalNet& local, const std::optional<Version>& nccl,
                 RunConfig& c);
+// The same for the command of `j.target`, with the other nodes' snapshots: NCCL_SOCKET_IFNAME as
+// ChooseSocketIfname says, NCCL_IB_HCA of a shared text limited to the ports every node has, and a note for
+// each node whose network differs from the target's.
+void AddNcclEnv(const JobNodes& j, const std::optional<Version>& nccl, RunConfig& c);
 
 }  // namespace gp::launch

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "launch/driver_check.h"
+#include "launch/nodes.h"
 #include "launch/validate.h"
 #include "sys/fs.h"
 #include "util/error.h"
@@ -248,19 +249,35 @@ std::optional<Version> JobNccl(const RunConfig& c, const ResolveInputs& in) {
 // docker container", https://github.com/aws/aws-ofi-nccl/issues/879).
 void ResolveNodeNetwork(const LaunchRequest& req, const ResolveInputs& in, RunConfig& c) {
   if (c.bare) return;  // the bare torchrun line carries no environment
-  // A Slurm script or a Kubernetes Job is one text for every node: nothing measured on one node's routes.
-  const bool shared = req.format == "slurm" || req.format == "k8s";
-  LocalNet none;
-  none.why_not = shared ? "every node gets the same " + std::string(req.format == "slurm" ? "script" : "Job")
-                 : in.target->from_snapshot ? "the host comes from a snapshot, whose routes are not known"
-                                            : "the route was not read";
-  AddNcclEnv(in.target->host, in.local_net && !shared ? *in.local_net : none, JobNccl(c, in), c);
-  if (shared)
+  // A Slurm script or a Kubernetes Job is one text for every node.
+  JobNodes j;
+  j.shared = req.format == "slurm" || req.format == "k8s";
+  j.nodes = c.multi.nodes;
+  const auto here = [&in](const Target& t) {
+    return !t.from_snapshot || (!in.machine_id.empty() && t.host.machine_id == in.machine_id);
+  };
+  j.target = {in.target->Describe(), &in.target->host, here(*in.target)};
+  if (in.nodes)
+    for (const Target& t : *in.nodes)
+      if (&t != in.target) j.others.push_back({t.Describe(), &t.host, here(t)});
+  if (in.local_net && j.HereIsANode()) {
+    j.local = *in.local_net;
+  } else {
+    j.local.why_not =
+        !j.shared ? (in.target->from_snapshot ? "the host comes from a snapshot, whose routes are not known"
+                                              : "the route was not read")
+        : !in.nodes
+            ? "every node gets the same " + std::string(req.format == "slurm" ? "script" : "Job")
+            : "launch runs on none of the nodes (no snapshot has this host's machine-id), so no route "
+              "was read";
+  }
+  AddNcclEnv(j, JobNccl(c, in), c);
+  if (j.shared && !j.AllKnown())
     c.warnings.push_back(
         std::string(req.format == "slurm" ? "the Slurm script" : "the Kubernetes Job") +
-        " gives every node the NCCL_NET and NCCL_IB_HCA of " +
-        (in.target->from_snapshot ? "the host in " + in.target->snapshot_path : std::string("this host")) +
-        ": the nodes must have the same RDMA devices");
+        " gives every node the NCCL_NET and NCCL_IB_HCA of " + in.target->Describe() +
+        ": the nodes must have the same RDMA devices (give every node's snapshot, --host once per node, to "
+        "check them)");
   if (NcclNetValue(in.target->host.network).value == "Socket") return;
   c.devices.push_back("/dev/infiniband");
   c.cap_add.push_back("IPC_LOCK");

@@ -44,6 +44,9 @@ struct ResolveInputs {
   const Profile* profile = nullptr;          // null: no --profile
   const sys::Fs* live_fs = nullptr;          // the live host's files, for mount sources; null with --host
   const LocalNet* local_net = nullptr;       // this host's route toward MASTER_ADDR; null: not read
+  // --host given once per node: every node's snapshot in rank order (`target` is one of them); null otherwise
+  const std::vector<Target>* nodes = nullptr;
+  std::string machine_id;  // this host's /etc/machine-id ("" unknown): a snapshot with it is this host
 };
 
 // The Kubernetes RDMA resources asked for by default (docs/cli.md gives their sources).

@@ -110,6 +110,11 @@ for snap in h100x2-runtime h100x2-ib h100x2-roce h100x8-p5-efa; do
 done
 launch_case h100x2-roce.r535.slurm.sbatch --manifest ubuntu22.04-r535-cuda12.2 launch \
   --host "$SNAPS/h100x2-roce.json" --format slurm --nodes 2 -- python train.py
+# Both nodes' snapshots (--host once per node; node 1's mlx5_1 is down): NCCL_IB_HCA names only the port both
+# have, with a note.
+pair=(--host "$SNAPS/h100x2-roce-node0.json" --host "$SNAPS/h100x2-roce-node1.json" --image "$image" --nodes 2)
+launch_case h100x2-roce-pair.slurm.sbatch launch "${pair[@]}" --format slurm -- python train.py
+launch_case h100x2-roce-pair.k8s.yaml launch "${pair[@]}" --format k8s --master 10.2.0.1:29500 -- python train.py
 
 rm -f "$out/stderr"
 if [ "${GOLDEN_UPDATE:-}" = 1 ]; then

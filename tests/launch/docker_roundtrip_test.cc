@@ -171,6 +171,19 @@ TEST_CASE("launch docker: a node of two, on InfiniBand: NCCL's environment, the 
   CHECK(c["env"].dump().find("{\"name\":\"NCCL_NET\",\"value\":\"IB\"}") != std::string::npos);
 }
 
+TEST_CASE("launch docker: node 1's command from both nodes' snapshots reaches the engine with node 1's ports",
+          "[launch]") {
+  json c = RoundTrip({"--host", gp::test::Snapshot("h100x2-roce-node0.json"), "--host",
+                      gp::test::Snapshot("h100x2-roce-node1.json"), "--image", kImage, "--nodes", "2",
+                      "--node-rank", "1", "--master", "10.2.0.1:29500", "--", "python", "train.py"});
+  CHECK(c["network"] == "host");
+  CHECK(c["devices"] == json::array({"/dev/infiniband"}));
+  const std::string env = c["env"].dump();
+  CHECK(env.find("{\"name\":\"NCCL_IB_HCA\",\"value\":\"=mlx5_0:1\"}") != std::string::npos);
+  CHECK(env.find("{\"name\":\"NODE_RANK\",\"value\":\"1\"}") != std::string::npos);
+  CHECK(env.find("{\"name\":\"NCCL_SOCKET_IFNAME\",\"value\":\"^docker,lo\"}") != std::string::npos);
+}
+
 TEST_CASE("launch docker: --gpus 0,1 reaches the engine as DeviceIDs, with NGC's ipc and ulimits",
           "[launch]") {
   json c = RoundTrip({"--host", kH100x2, "--image", kImage, "--gpus", "0,1", "--", "python", "train.py"});

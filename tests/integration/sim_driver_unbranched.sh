@@ -143,7 +143,7 @@ R595_SET=("nvidia-open $U" "nvidia-driver-open $U" "nvidia-dkms-open $U" "libnvi
   "nvidia-compute-utils $U" "nvidia-driver-pinning-595 $U")
 LOCK_OK="ok NVIDIA's version-locking package nvidia-driver-pinning-595 locks branch R595"
 LOCK_NONE="ok no NVIDIA version-locking package is installed"
-SHIPPED_DOCTOR_FAILS="container_toolkit docker image"   # the layers the shipped stack's run leaves out
+SHIPPED_DOCTOR_FAILS="container_toolkit docker"   # left out by the shipped stack's run (its image layer does not fail)
 
 sim_section "R595 at 595.71.05 on a bare H100 server (595.91.07 and 595.99.01 are newer in the repository)"
 sim_new_host

@@ -6,7 +6,8 @@
 // moves its repositories, is the embedded stack with that content; a site file pinning other versions is its
 // own and is not compared. "Newer" is the default choice for a host never applied
 // (manifest::ChooseDefaultStack: long-term-support first, then newest CUDA and driver) when it ranks above
-// the host's stack.
+// the host's stack and pins no older driver or CUDA than it (a host on a newer production-branch stack is not
+// sent back to the long-term-support default).
 #include <stdexcept>
 
 #include "layers/check.h"
@@ -29,6 +30,16 @@ void CheckLibraries(const CheckInput& in, LayerReport& r) {
             "stack " + in.stack.name + " claims " + m->name + " (" + m->arch + ") but " + why,
             "choose a stack whose libraries run on it: gpuprep manifest list");
   }
+}
+
+// Whether `a` pins an older driver or an older CUDA than `b` (what is unknown is not compared): a stack the
+// default choice ranks above another for its long-term-support branch is no newer one when it would take the
+// host back to an older driver or CUDA.
+bool OlderThan(const manifest::Stack& a, const manifest::Stack& b) {
+  auto older = [](const manifest::Pinned& x, const manifest::Pinned& y) {
+    return x.known() && y.known() && *x.version < *y.version;
+  };
+  return older(a.driver.version, b.driver.version) || older(a.cuda.version, b.cuda.version);
 }
 
 std::string Pins(const manifest::Stack& s) {
@@ -78,6 +89,13 @@ LayerReport CheckStack(const CheckInput& in) {
     r.Add("stack.chosen", Status::kOk,
           *same + (manifest::RanksAbove(have, newer) ? " ranks above " : " ranks level with ") + def.name +
               ", gpuprep's choice for a new host like this one");
+    return r;
+  }
+  if (OlderThan(newer, have)) {  // e.g. an R595 stack against the long-term-support R580 default
+    r.Add("stack.chosen", Status::kOk,
+          *same + " (" + Pins(have) + ") is newer than " + def.name + " (" + Pins(newer) +
+              "), gpuprep's choice for a new host like this one, which prefers a long-term-support driver "
+              "branch");
     return r;
   }
   const bool reboot = !(have.driver.version.known() && newer.driver.version.known() &&

@@ -76,6 +76,25 @@ TEST_CASE("doctor --root healthy-h100: every layer ok on the R535 stack, exit 0"
   CHECK(doc["summary"]["ok"].get<int>() + doc["summary"]["skip"].get<int>() == 11);
 }
 
+TEST_CASE("doctor --root h200-open-595: the stack row on an R595 stack and on an older R580 one",
+          "[doctor][fixtures]") {
+  // The default for a new H200 host is the long-term-support R580 stack; an R595 stack is newer (driver and
+  // CUDA), so doctor does not send a host on it back to R580.
+  auto r595 = Layer(Json("h200-open-595", "hopper-r595.91.07-cuda13.2.2").json(), "stack");
+  CHECK(r595["status"] == "ok");
+  CHECK(r595["findings"][0]["code"] == "stack.chosen");
+  CHECK(
+      r595["findings"][0]["message"] ==
+      "hopper-r595.91.07-cuda13.2.2 (driver 595.91.07, CUDA 13.2.2) is newer than "
+      "hopper-r580.173.02-cuda13.0.3 (driver 580.173.02, CUDA 13.0.3), gpuprep's choice for a new host like "
+      "this one, which prefers a long-term-support driver branch");
+  // A host on the first R580 stack is pointed to the R580 successor, not to R595.
+  auto old = Layer(Json("h200-open-595", "hopper-r580-cuda13.0").json(), "stack");
+  CHECK(old["findings"][0]["code"] == "stack.newer-available");
+  CHECK(old["findings"][0]["message"].get<std::string>().rfind(
+            "a newer stack exists for this host: hopper-r580.173.02-cuda13.0.3 (", 0) == 0);
+}
+
 TEST_CASE("doctor --root bare-nouveau: nouveau and no driver", "[doctor][fixtures]") {
   Run r = Json("bare-nouveau");
   CHECK(r.code == 1);

@@ -32,6 +32,8 @@ declare -A KIND=(
   [hopper-r580-cuda13.0]="H100 1" [hopper-r580.173.02-cuda13.0.3]="H100 1" [ubuntu22.04-r535-cuda12.2]="H100 1"
   [blackwell-r580-cuda13.0]="B200 0" [blackwell-r580.173.02-cuda13.0.3]="B200 0"
   [blackwell-r580.173.02-cuda13.0.3-nvlsm]="B200 hgx"
+  [hopper-r595.91.07-cuda13.2.2]="H100 1" [blackwell-r595.91.07-cuda13.2.2]="B200 0"
+  [blackwell-r595.91.07-cuda13.2.2-nvlsm]="B200 hgx"
   [volta-r580-cuda12.9]="V100 0" [volta-r580.173.02-cuda12.9.1]="V100 0"
 )
 

@@ -67,26 +67,29 @@ check_eq "nvidia-driver-580: NVIDIA's seven point releases in both revision styl
   "$(madison nvidia-driver-580)"
 check_eq "nvidia-open-580 (NVIDIA's only)" "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison nvidia-open-580)"
-check_eq "cuda-drivers: the newest branch, then R535 in the old style" "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1 535.183.01-1 535.129.03-1 535.104.05-1" \
+check_eq "cuda-drivers: the newest branch, then R535 in the old style" "595.99.01-1ubuntu1 595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1 535.183.01-1 535.129.03-1 535.104.05-1" \
   "$(madison cuda-drivers)"
-check_eq "nvidia-open (unsuffixed): the newest branch only" "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1" "$(madison nvidia-open)"
+check_eq "nvidia-open (unsuffixed): the newest branch only" "595.99.01-1ubuntu1 595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1" "$(madison nvidia-open)"
 check_eq "R595 without the branch in the names (nvidia-dkms-open), none with it" \
-  "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1 /  / " \
+  "595.99.01-1ubuntu1 595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1 /  / " \
   "$(madison nvidia-dkms-open) / $(madison nvidia-dkms-595-open) / $(madison nvidia-driver-595)"
 check_eq "the branch's version-locking package at each release, one at a time (Provides, Conflicts, Replaces)" \
-  "595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1|nvidia-driver-pinning|nvidia-driver-pinning|nvidia-driver-pinning" \
+  "595.99.01-1ubuntu1 595.91.07-1ubuntu1 595.71.05-1ubuntu1 595.45.04-1ubuntu1|nvidia-driver-pinning|nvidia-driver-pinning|nvidia-driver-pinning" \
   "$(madison nvidia-driver-pinning-595)|$(sim_run apt-cache show nvidia-driver-pinning-595=595.71.05-1ubuntu1 | awk -F': ' '/^(Provides|Conflicts|Replaces):/ {print $2}' | tr '\n' '|' | sed 's/|$//')"
 check_eq "cuda-compat-13-0 at the driver's versions" "580.178.04-1ubuntu1 580.173.02-1ubuntu1 580.159.04-1ubuntu1 580.126.09-1ubuntu1 580.105.08-0ubuntu1 580.95.05-0ubuntu1 580.65.06-0ubuntu1" \
   "$(madison cuda-compat-13-0)"
 check_eq "nvidia-fabricmanager-580" "580.178.04-1 580.173.02-1 580.173.02-0ubuntu0.22.04.1 580.159.04-1 580.126.09-1 580.105.08-1 580.95.05-1 580.65.06-1" \
   "$(madison nvidia-fabricmanager-580)"
-check_eq "cuda-toolkit-13-0" "13.0.3-1 13.0.2-1 13.0.1-1 13.0.0-1" "$(madison cuda-toolkit-13-0)"
+check_eq "cuda-toolkit-13-0 and 13-2" "13.0.3-1 13.0.2-1 13.0.1-1 13.0.0-1 / 13.2.2-1" \
+  "$(madison cuda-toolkit-13-0) / $(madison cuda-toolkit-13-2)"
+check_eq "nvidia-fabricmanager-595 (the branch in its name) at each R595 release" \
+  "595.99.01-1 595.91.07-1 595.71.05-1 595.45.04-1" "$(madison nvidia-fabricmanager-595)"
 check_eq "cuda-toolkit-12-9 and 12-2" "12.9.1-1 12.9.0-1 / 12.2.2-1 12.2.0-1" "$(madison cuda-toolkit-12-9) / $(madison cuda-toolkit-12-2)"
 check_eq "libcudnn9-cuda-13 and -12" "9.25.1.1-1 9.24.1.1-1 9.23.2.1-1 9.14.0.64-1 9.13.0.50-1 9.12.0.46-1 / 9.10.2.21-1 9.8.0.87-1" \
   "$(madison libcudnn9-cuda-13) / $(madison libcudnn9-cuda-12)"
 check_eq "libcudnn8 (CUDA build in the revision)" "8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2" "$(madison libcudnn8)"
 check_eq "libnccl2 (CUDA build in the revision)" \
-  "2.30.7-1+cuda13.3 2.30.7-1+cuda12.9 2.29.3-1+cuda13.1 2.28.9-1+cuda13.0 2.28.3-1+cuda13.0 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.27.3-1+cuda12.9 2.19.3-1+cuda12.2 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8" \
+  "2.30.7-1+cuda13.3 2.30.7-1+cuda12.9 2.29.7-1+cuda13.2 2.29.3-1+cuda13.1 2.28.9-1+cuda13.0 2.28.3-1+cuda13.0 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.27.3-1+cuda12.9 2.19.3-1+cuda12.2 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8" \
   "$(madison libnccl2)"
 check_eq "nvidia-container-toolkit (its own repository)" "1.20.1-1 1.20.0-1 1.19.1-1 1.17.8-1" "$(madison nvidia-container-toolkit)"
 check_eq "kernel metas in both pockets" "5.15.0.160.160 5.15.0.25.27" "$(madison linux-image-generic)"
@@ -102,10 +105,10 @@ sim_apt_s() { sim_run env DEBIAN_FRONTEND=noninteractive apt-get -s install "$@"
 inst() { grep "^Inst $1 " "$SIM_DIR/apt-s.out" | sed -E 's/^Inst ([^ ]+) (\[[^]]*\] )?\(([^ ]+) .*/\1 \3/'; }
 held_broken() { ! sim_apt_s "$@" && grep -q 'you have held broken packages' "$SIM_DIR/apt-s.out"; }
 check "the unsuffixed nvidia-open installs the newest branch (595)" sim_apt_s nvidia-open
-check_eq "  nvidia-driver-open at the newest point release" "nvidia-driver-open 595.91.07-1ubuntu1" "$(inst nvidia-driver-open)"
+check_eq "  nvidia-driver-open at the newest point release" "nvidia-driver-open 595.99.01-1ubuntu1" "$(inst nvidia-driver-open)"
 check "nvidia-open=595.71.05-1ubuntu1 alone still takes the newest components (no version in its Depends)" \
   sim_apt_s nvidia-open=595.71.05-1ubuntu1
-check_eq "  nvidia-dkms-open" "nvidia-dkms-open 595.91.07-1ubuntu1" "$(inst nvidia-dkms-open)"
+check_eq "  nvidia-dkms-open" "nvidia-dkms-open 595.99.01-1ubuntu1" "$(inst nvidia-dkms-open)"
 V=595.71.05-1ubuntu1
 OPEN595=(nvidia-open=$V nvidia-driver-open=$V nvidia-dkms-open=$V libnvidia-compute=$V nvidia-utils=$V nvidia-compute-utils=$V nvidia-driver-pinning-595=$V)
 check "R595's closure at one release with the locking package, every package named: installable" sim_apt_s "${OPEN595[@]}"
@@ -276,8 +279,8 @@ check_eq "four ConnectX-7 functions (15b3:1021) whose VPD says SMDL=SW_MNG, eigh
   done; echo bridges $b nics $n mode $(stat -c %a /sys/bus/pci/devices/0000:05:00.0/vpd)')"
 sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
   echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda.list && apt-get -qq update"
-check_eq "nvlsm in NVIDIA's repository: the releases CUDA 13.0.0, 13.0.2 and 13.0.3 list" \
-  "2025.06.11-1 2025.06.6-1 2025.06.5-1" "$(madison nvlsm)"
+check_eq "nvlsm in NVIDIA's repository: the releases CUDA 13.0.0, 13.0.2, 13.0.3 and 13.2.2 list" \
+  "2025.10.12-1 2025.06.11-1 2025.06.6-1 2025.06.5-1" "$(madison nvlsm)"
 V=580.173.02-1ubuntu1
 check "apt-get install of R580 open, its fabric manager and nvlsm=2025.06.11-1, every package pinned" \
   sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q install nvidia-driver-580-open=$V nvidia-dkms-580-open=$V \

@@ -61,11 +61,12 @@ has "cited at its upstream line" \
   "NVIDIA/cloud-native-docs@ee48878104ac:gpu-operator/life-cycle-policy.rst:137 (2026-08-19)"
 has "a version named only in prose" "595.91.97    unconfirmed: named only in the release notes' prose"
 has "cuDNN newer than every stack's" "cuDNN              9.27.0.42    released 2026-09-29; builds for CUDA 12, 13"
-has "a data-center branch no stack is on" "driver R595        595.91.07    no shipped stack is on this branch"
+has "a data-center branch no stack is on" "driver R610        610.57.04    no shipped stack is on this branch"
 has "a known CUDA release no stack pins" \
   "CUDA               13.4.2       released 2026-09-16; runs natively from driver branch R615"
-# The pinned releases themselves are not listed: 580.173.02 (every R580 stack), NCCL 2.30.7, toolkit 1.20.0.
-for v in " 580.173.02 " " 2.30.7 " " 1.20.0 " " 13.4.1 "; do
+# The pinned releases themselves are not listed: 580.173.02 (every R580 stack), 595.91.07 (the R595 stacks),
+# NCCL 2.30.7, toolkit 1.20.0.
+for v in " 580.173.02 " " 595.91.07 " " 2.30.7 " " 1.20.0 " " 13.4.1 "; do
   if grep -qF -- "$v" "$tmp/fix.txt"; then
     echo "FAIL listed although pinned or superseded:$v"; fails=$((fails + 1))
   else

@@ -13,8 +13,9 @@
 #
 # Versions: the point releases, revision styles and package names follow what NVIDIA's and Ubuntu's
 # repositories publish (the R580 releases 580.65.06 ... 580.178.04, -0ubuntu1 up to 580.105.08 and -1ubuntu1
-# after; R595 without the branch in the names, 595.45.04, 595.71.05 and 595.91.07 at -1ubuntu1, with the
-# branch's version-locking package; cuDNN 9.12.0.46-1 ... 9.25.1.1-1 for CUDA 13;
+# after; R595 without the branch in the names, 595.45.04, 595.71.05 and 595.91.07 at -1ubuntu1 (and the test
+# value 595.99.01 after them), with the branch's version-locking package; CUDA 13.0 and 13.2 toolkits; cuDNN
+# 9.12.0.46-1 ... 9.25.1.1-1 for CUDA 13;
 # NCCL 2.27.7-1+cuda13.0 ... 2.30.7-1+cuda13.3, newer releases built for newer CUDA minors only; Ubuntu's
 # 580.173.02-0ubuntu0.22.04.1, the same upstream release as NVIDIA's 580.173.02-1ubuntu1). Values marked "test
 # value" are plausible stand-ins where the real string is not known; only the tests read them.
@@ -333,9 +334,9 @@ for v in 580.65.06-0ubuntu1 580.95.05-0ubuntu1 580.105.08-0ubuntu1 580.126.09-1u
   finish
 done
 
-# NVLSM: the releases NVIDIA's CUDA 13.0.0, 13.0.2 and 13.0.3 redistributable manifests list for it
+# NVLSM: the releases NVIDIA's CUDA 13.0.0, 13.0.2, 13.0.3 and 13.2.2 redistributable manifests list for it
 # (https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.0.3.json and its siblings, "nvlsm").
-for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1; do nvlsm_pkg "$v"; done
+for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1 2025.10.12-1; do nvlsm_pkg "$v"; done
 
 # locking_pkg BRANCH VERSION: NVIDIA's version-locking package of a branch. Its control fields follow
 # `apt-cache show` of NVIDIA's (Section: NVIDIA; Provides, Conflicts and Replaces nvidia-driver-pinning: one at
@@ -360,18 +361,22 @@ EOF
 # of R595, so `apt-get install nvidia-open` (or cuda-drivers, or `apt-get upgrade`) with no version takes the
 # newest, not the release a stack pins. The unsuffixed nvidia-open depends on nvidia-driver-open with no
 # version, as `apt-cache show nvidia-open` prints it from NVIDIA's repository; each release has its branch's
-# locking package beside it.
-for v in 595.45.04-1ubuntu1 595.71.05-1ubuntu1 595.91.07-1ubuntu1; do
+# locking package beside it. 595.99.01 is a test value: a release newer than 595.91.07 (the shipped R595 stacks'
+# pin), which NVIDIA had not published when this was written; the branch's locking package alone would take it.
+for v in 595.45.04-1ubuntu1 595.71.05-1ubuntu1 595.91.07-1ubuntu1 595.99.01-1ubuntu1; do
   driver_set cuda "" "${v%-*}" "${v##*-}" "proprietary open"
   meta cuda nvidia-open "$v" "nvidia-driver-open" "NVIDIA driver, open kernel modules, newest branch (simulated)"
   meta cuda cuda-drivers "$v" "nvidia-driver (= $v)" "CUDA Driver meta-package, newest branch (simulated)"
   locking_pkg 595 "$v"
+  # Fabric Manager keeps the branch in its name (Ubuntu's nvidia-fabricmanager-595); "-1" as for R580 (test value).
+  fm_pkg cuda 595 "${v%-*}-1" "${v%-*}"
 done
 
 # ------------------------------------------------------------------ CUDA toolkits
 # toolkit X-Y META COMPONENT: cuda-toolkit-X-Y META-1 depends on its components with ">=" like NVIDIA's
 # metas; cuda-cudart-X-Y and cuda-nvcc-X-Y COMPONENT-1 (each built once). Component versions: 13.0.48
-# (13.0.0), 13.0.88 (13.0.1 and 13.0.2), 13.0.96 (13.0.3: its cudart; its nvcc is 13.0.88), 12.9.37 (12.9.0),
+# (13.0.0), 13.0.88 (13.0.1 and 13.0.2), 13.0.96 (13.0.3: its cudart; its nvcc is 13.0.88), 13.2.86 (13.2.2:
+# cudart and nvcc, redistrib_13.2.2.json), 12.9.37 (12.9.0),
 # 12.9.79 (12.9.1) and 12.2.140 (12.2.2) as NVIDIA ships them; 12.2.53 (12.2.0) is a test value.
 declare -A BUILT=()
 toolkit() {
@@ -425,6 +430,7 @@ toolkit 13-0 13.0.0 13.0.48
 toolkit 13-0 13.0.1 13.0.88
 toolkit 13-0 13.0.2 13.0.88
 toolkit 13-0 13.0.3 13.0.96
+toolkit 13-2 13.2.2 13.2.86
 toolkit 12-9 12.9.0 12.9.37
 toolkit 12-9 12.9.1 12.9.79
 toolkit 12-2 12.2.0 12.2.53
@@ -499,8 +505,9 @@ for v in 8.9.7.29-1+cuda12.2 8.9.7.29-1+cuda11.8 8.9.5.29-1+cuda12.2; do
 done
 
 # ------------------------------------------------------------------ NCCL (CUDA build in the revision)
-# Newer releases exist only for newer CUDA minors (2.29.3 +cuda13.1, 2.30.7 +cuda13.3), as NVIDIA builds them.
-for v in 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.28.3-1+cuda13.0 2.28.9-1+cuda13.0 2.29.3-1+cuda13.1 \
+# Newer releases exist only for newer CUDA minors (2.29.3 +cuda13.1, 2.29.7 +cuda13.2, 2.30.7 +cuda13.3), as
+# NVIDIA builds them.
+for v in 2.27.7-1+cuda13.0 2.27.7-1+cuda12.9 2.28.3-1+cuda13.0 2.28.9-1+cuda13.0 2.29.3-1+cuda13.1 2.29.7-1+cuda13.2 \
   2.30.7-1+cuda13.3 2.30.7-1+cuda12.9 2.27.3-1+cuda12.9 2.18.5-1+cuda12.2 2.18.5-1+cuda11.8 2.19.3-1+cuda12.2; do
   up=${v%%-*}
   IFS=. read -ra p <<<"$up"

@@ -27,10 +27,12 @@ TEST_CASE("every embedded manifest validates", "[manifest]") {
 
 TEST_CASE("embedded stacks: names, CUDA majors, toolkit advisories, drivers", "[manifest]") {
   const auto names = m::EmbeddedStackNames();
-  CHECK(names == std::vector<std::string>{"blackwell-r580-cuda13.0", "blackwell-r580.173.02-cuda13.0.3",
-                                          "blackwell-r580.173.02-cuda13.0.3-nvlsm", "hopper-r580-cuda13.0",
-                                          "hopper-r580.173.02-cuda13.0.3", "ubuntu22.04-r535-cuda12.2",
-                                          "volta-r580-cuda12.9", "volta-r580.173.02-cuda12.9.1"});
+  CHECK(names == std::vector<std::string>{
+                     "blackwell-r580-cuda13.0", "blackwell-r580.173.02-cuda13.0.3",
+                     "blackwell-r580.173.02-cuda13.0.3-nvlsm", "blackwell-r595.91.07-cuda13.2.2",
+                     "blackwell-r595.91.07-cuda13.2.2-nvlsm", "hopper-r580-cuda13.0",
+                     "hopper-r580.173.02-cuda13.0.3", "hopper-r595.91.07-cuda13.2.2",
+                     "ubuntu22.04-r535-cuda12.2", "volta-r580-cuda12.9", "volta-r580.173.02-cuda12.9.1"});
   const m::Compat& compat = m::EmbeddedCompat();
   for (const auto& name : names) {
     INFO(name);
@@ -176,8 +178,9 @@ TEST_CASE("ChooseDefaultStack picks the newest long-term-support stack for the h
     CHECK(e.code() == gp::kExitUsage);
     CHECK(std::string(e.what()) ==
           "no embedded stack supports ubuntu 20.04 with hopper GPUs (embedded: blackwell-r580-cuda13.0, "
-          "blackwell-r580.173.02-cuda13.0.3, blackwell-r580.173.02-cuda13.0.3-nvlsm, hopper-r580-cuda13.0, "
-          "hopper-r580.173.02-cuda13.0.3, "
+          "blackwell-r580.173.02-cuda13.0.3, blackwell-r580.173.02-cuda13.0.3-nvlsm, "
+          "blackwell-r595.91.07-cuda13.2.2, blackwell-r595.91.07-cuda13.2.2-nvlsm, hopper-r580-cuda13.0, "
+          "hopper-r580.173.02-cuda13.0.3, hopper-r595.91.07-cuda13.2.2, "
           "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1); choose one with "
           "--manifest");
   }

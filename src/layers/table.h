@@ -1,10 +1,10 @@
-// The table of layers (in the style of ninja's tool table): one row per layer, in the order gpuprep checks,
-// installs and verifies them, with the layer's check, plan and verify functions. Each row is defined beside
-// its layer's check (`layers/<layer>/check.cc`; the plan and verify in `plan.cc` and `verify.cc` there);
-// the names, doctor's rows, the plan's layers, the layers `--only`/`--skip` accept, verify's checks and
-// default layers all derive from it. Adding a layer or a finding touches that layer's folder; the CUDA
-// components (cuda, cudnn, nccl) also share one plan and a fresh-process verify that know them by name
-// (plan/components.cc, apply/verify_fresh.cc).
+// The table of layers (ninja's tool table's style): one row per layer, in the order gpuprep checks, installs
+// and verifies them: its check, plan and verify, and what its plan needs re-read of the host's files. A row is
+// defined beside its layer's check (`layers/<layer>/check.cc`; plan and verify in `plan.cc`, `verify.cc`);
+// names, doctor's rows, the plan's layers, `--only`/`--skip`, verify's checks and defaults, and the host's
+// file half (host/files.h) derive from it. Adding a finding touches that layer's folder only (architecture.sh
+// checks it); the CUDA components (cuda, cudnn, nccl) also share one plan and a fresh-process verify that
+// know them by name (plan/components.cc, apply/verify_fresh.cc).
 #pragma once
 #include <string>
 #include <string_view>

@@ -62,7 +62,8 @@ TEST_CASE("file half: doctor and plan judge nvidia-persistenced by one value", "
   plan::PlanInput in;
   in.stack = &t.stack;
   in.facts = &facts;
-  const plan::Step* enable = StepOf(test::PlanHost(in, t.root.fs()), "driver.persistenced");
+  const plan::Plan first = test::PlanHost(in, t.root.fs());
+  const plan::Step* enable = StepOf(first, "driver.persistenced");
   REQUIRE(enable != nullptr);
   CHECK(enable->actions.at(0).argv ==
         std::vector<std::string>{"systemctl", "enable", "nvidia-persistenced.service"});

@@ -18,9 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "apply/host_state.h"
 #include "apt/index.h"
+#include "host/files.h"
 #include "layers/plan.h"
+#include "layers/table.h"
 #include "manifest/loader.h"
 #include "plan/planner.h"
 #include "sys/fs.h"
@@ -169,7 +170,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gp::plan::PlanInput in;
   in.stack = &stack;
   in.facts = &facts;
-  const gp::plan::HostState host = gp::apply::ReadHostState(fs, stack, facts);
+  const gp::plan::HostState host = gp::host::ReadFiles(fs, stack, facts, gp::layers::HostReads(stack, facts));
   in.host = &host;
   const gp::apt::Index* const indexes[] = {nullptr, &index};  // offline, and with the repository's index
   for (const gp::apt::Index* idx : indexes) {

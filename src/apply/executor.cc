@@ -6,13 +6,13 @@
 #include <functional>
 #include <optional>
 
-#include "apply/host_state.h"
 #include "apply/image_pull.h"
 #include "apply/keys.h"
 #include "apply/verify.h"
 #include "apply/verify_fresh.h"
 #include "apt/commands.h"
 #include "apt/keyring.h"
+#include "host/files.h"
 #include "plan/host_state.h"
 #include "probe/state.h"
 #include "redist/install.h"
@@ -154,7 +154,7 @@ class Executor {
       case Action::Kind::kPull:
         return PullImage(a, env_);  // apply/image_pull.cc
       case Action::Kind::kRebootCheck: {
-        reboot_reasons_ = plan::RebootReasons(ReadRebootState(*env_.fs), *env_.stack);
+        reboot_reasons_ = plan::RebootReasons(host::ReadRebootState(*env_.fs), *env_.stack);
         reboot = !reboot_reasons_.empty();
         return "";
       }

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "apply/executor.h"
-#include "apply/host_state.h"
 #include "apply/journal.h"
 #include "apply/preflight.h"
 #include "apply/status.h"
@@ -71,8 +70,11 @@ class Sequence {
     // The host state each plan reads, read again before every re-plan (apply's answers on the kernel packages
     // are asked of the distribution below, so the host's lists are not searched for them).
     plan::HostState host;
+    host::Reads reads = seams_.reads ? seams_.reads(t_.stack, t_.facts) : host::Reads{};
+    reads.kernel_lists = false;
     auto plan_now = [&] {
-      host = ReadHostState(*t_.fs, t_.stack, t_.facts, {!in.index, false});
+      reads.lists = !in.index;
+      host = host::ReadFiles(*t_.fs, t_.stack, t_.facts, reads);
       in.host = &host;
       return seams_.plan(in);
     };

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "apply/verify.h"
+#include "host/files.h"
 #include "manifest/model.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
@@ -69,6 +70,9 @@ struct ApplySeams {
   // The planner: every layer's plan composed (layers/plan.h BuildPlan). Called once, then again with the
   // preflight's index and the kernel's headers.
   std::function<plan::Plan(const plan::PlanInput&)> plan;
+  // What the layers' plans need of the file half of the host beyond what every plan reads (layers/table.h
+  // HostReads), read again before every plan. Unset: only what every plan reads.
+  std::function<host::Reads(const manifest::Stack&, const probe::HostFacts&)> reads;
   // A verify step's check (layers/table.h VerifyLayer).
   VerifyFn verify;
   sys::CommandRunner* runner = nullptr;  // apt, systemctl, curl (the callback); null: no callback is sent

@@ -67,6 +67,7 @@ int RunApply(Context& ctx, apply::ApplyOptions& o) {
   };
   seams.plan = layers::BuildPlan;
   seams.verify = layers::VerifyLayer;
+  seams.reads = layers::HostReads;
   seams.runner = ctx.runner;
   seams.native = ctx.native;
   seams.docker = ctx.unix_http;

@@ -6,10 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "apply/host_state.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/target.h"
+#include "host/files.h"
+#include "layers/table.h"
 #include "manifest/digest.h"
 #include "plan/planner.h"
 #include "plan/render.h"
@@ -65,7 +66,8 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     Target t = LoadTarget(ctx, ctx.opts.manifest);
     in.stack = &t.stack;
     in.facts = &t.facts;
-    const plan::HostState host = apply::ReadHostState(*t.fs, t.stack, t.facts);
+    const plan::HostState host =
+        host::ReadFiles(*t.fs, t.stack, t.facts, layers::HostReads(t.stack, t.facts));
     in.host = &host;
     in.manifest = t.manifest;
     in.from = t.host_stack_loaded ? &*t.host_stack_loaded : nullptr;  // a move: what it changes

@@ -1,16 +1,17 @@
-// The table of layers (in the style of ninja's tool table): one row per layer, in the order gpuprep checks,
-// installs and verifies them, with the layer's check, plan and verify functions. Each row is defined beside
-// its layer's check (`layers/<layer>/check.cc`; the plan and verify in `plan.cc` and `verify.cc` there);
-// the names, doctor's rows, the plan's layers, the layers `--only`/`--skip` accept, verify's checks and
-// default layers all derive from it. Adding a layer or a finding touches that layer's folder; the CUDA
-// components (cuda, cudnn, nccl) also share one plan and a fresh-process verify that know them by name
-// (plan/components.cc, apply/verify_fresh.cc).
+// The table of layers (ninja's tool table's style): one row per layer, in the order gpuprep checks, installs
+// and verifies them: its check, plan and verify, and what its plan needs re-read of the host's files. A row is
+// defined beside its layer's check (`layers/<layer>/check.cc`; plan and verify in `plan.cc`, `verify.cc`);
+// names, doctor's rows, the plan's layers, `--only`/`--skip`, verify's checks and defaults, and the host's
+// file half (host/files.h) derive from it. Adding a finding touches that layer's folder only (architecture.sh
+// checks it); the CUDA components (cuda, cudnn, nccl) also share one plan and a fresh-process verify that
+// know them by name (plan/components.cc, apply/verify_fresh.cc).
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "apply/verify.h"
+#include "host/files.h"
 #include "layers/check.h"
 #include "manifest/model.h"
 #include "plan/layer_plan.h"
@@ -32,6 +33,10 @@ struct Layer {
   void (*verify)(const apply::VerifyEnv& env, LayerReport& report);
   // Whether `gpuprep verify` without --only checks the layer on this host with this stack; null: never.
   bool (*verified_by_default)(const manifest::Stack& stack, const probe::HostFacts& host);
+  // What the layer's plan needs of the file half of the host beyond what every plan reads (host/files.h: the
+  // kernel packages it may add, files as they are, redistributable installs), read again before every
+  // re-plan; null: nothing more.
+  void (*reads)(const manifest::Stack& stack, const probe::HostFacts& host, host::Reads& out);
 };
 
 // Every layer, in order: os, host, gpu, driver, fabricmanager, cuda, cudnn, nccl, docker, container_toolkit,
@@ -53,6 +58,14 @@ const std::vector<std::string>& ApplyLayers();
 
 // The layers `gpuprep verify` checks without --only, in order.
 std::vector<std::string> DefaultVerifyLayers(const manifest::Stack& stack, const probe::HostFacts& host);
+
+// What every row declares it needs re-read (Layer::reads), for host::ReadFiles.
+host::Reads HostReads(const manifest::Stack& stack, const probe::HostFacts& host);
+
+// A CUDA component's redistributable install, when the stack takes it from NVIDIA's archives (the reads of
+// the cuda, cudnn and nccl rows); nothing when its request cannot be made (its plan refuses with the reason).
+void RedistReads(const char* layer, const manifest::ComponentSpec& spec, const probe::HostFacts& host,
+                 host::Reads& out);
 
 // One layer's active check: its row's verify function (a skip finding when it has none).
 LayerReport VerifyLayer(const std::string& layer, const apply::VerifyEnv& env);

@@ -1,8 +1,9 @@
-// What planning reads of the host beyond HostFacts, as one value read before planning (apply/host_state.h
-// ReadHostState, again before every re-plan): the package state, the host's apt lists for the stack's
-// repositories, the repositories' files, redistributable installs, units, the loaded module, nouveau, the
-// toolkit's files, daemon.json and the targets of the files the plan writes. plan/ reads no file: every
-// planning function is a function of values.
+// The file half of the host: what planning reads under --root, as one value read before planning
+// (host/files.h ReadFiles, again before every re-plan; HostFacts is the live half, read once): the package
+// state, the host's apt lists for the stack's repositories, the repositories' files, redistributable
+// installs, enabled units, the loaded module, nouveau, daemon.json, the targets of the files the plan writes,
+// and the files the layer table's rows declare. plan/ reads no file: every planning function is a function of
+// values.
 #pragma once
 #include <map>
 #include <optional>
@@ -36,9 +37,6 @@ struct RepositoryFiles {
   std::vector<apt::Conflict> conflicts;  // other lists that name it with another key
 };
 
-// The modules-load.d file that loads ib_umad at every boot (NVLSM on HGX Blackwell).
-inline constexpr const char* kIbUmadModulesLoad = "/etc/modules-load.d/gpuprep-ib_umad.conf";
-
 struct HostState {
   PackageState packages;      // dpkg status and journal with holds, gpuprep's preferences and pins
   bool dpkg_journal = false;  // dpkg's updates/ journal holds files: dpkg was interrupted
@@ -48,22 +46,26 @@ struct HostState {
   std::map<std::string, apt::ListsAnswer> kernel_packages;
   std::map<std::string, RepositoryFiles> repositories;  // by the repository's list_path
   std::map<std::string, redist::State> redist;          // by layer: the stack's redistributable installs
-  std::set<std::string> wanted_units;                   // units some systemd target wants
-  std::optional<std::string> loaded_module;             // the loaded nvidia module's version
-  bool reboot_required_file = false;                    // /var/run/reboot-required
-  bool nouveau_blacklisted = false;                     // a modprobe.d file blacklists nouveau
-  bool nouveau_loaded = false;                          // /sys/module/nouveau
-  std::vector<std::string> experimental_toolkit_lists;  // lists with the experimental toolkit channel on
-  std::string toolkit_runtime_mode;                     // [nvidia-container-runtime] mode ("" unset)
-  std::optional<std::string> daemon_json;               // /etc/docker/daemon.json as it is
-  std::optional<std::string> ib_umad_modules_load;      // kIbUmadModulesLoad as it is (HGX Blackwell)
-  std::string daemon_json_shown;                        // its path as this machine sees it, for errors
+  std::set<std::string> wanted_units;        // units enabled for some target (probe/state.h WantedUnits)
+  std::optional<std::string> loaded_module;  // the loaded nvidia module's version
+  bool reboot_required_file = false;         // probe/state.h RebootRequired
+  bool nouveau_blacklisted = false;          // a modprobe.d file blacklists nouveau
+  bool nouveau_loaded = false;               // /sys/module/nouveau
+  std::optional<std::string> daemon_json;    // /etc/docker/daemon.json as it is
+  std::string daemon_json_shown;             // its path as this machine sees it, for errors
   std::string
       daemon_json_link_shown;  // daemon.json itself when it is a link, as this machine sees it, else ""
   // kBackedUpFiles, each resolved through its symbolic links as apply's WriteAtomic resolves them.
   std::map<std::string, sys::WriteTarget> write_targets;
+  // The files the layer table's rows declared (host/files.h Reads), by path, as they are (nullopt: absent).
+  std::map<std::string, std::optional<std::string>> files;
 
   bool UnitEnabled(const std::string& unit) const { return wanted_units.count(unit) > 0; }
+  // A declared file as it is; nullopt when absent or not declared.
+  std::optional<std::string> File(const std::string& path) const {
+    auto it = files.find(path);
+    return it == files.end() ? std::nullopt : it->second;
+  }
 };
 
 // Why a reboot is required, one sentence each; empty when none is. Detected, not guessed:

@@ -20,7 +20,7 @@ struct PlanInput {
   const manifest::Stack* stack = nullptr;
   const probe::HostFacts* facts = nullptr;
   // What the probe does not keep, read from the host (or --root tree) just before this plan
-  // (apply/host_state.h ReadHostState).
+  // (host/files.h ReadFiles).
   const HostState* host = nullptr;
   std::string manifest;                    // --manifest as given (recorded in the journal)
   std::vector<std::string> only, skip;     // layer filters

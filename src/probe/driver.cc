@@ -107,13 +107,7 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
   const sys::Fs& fs = *env.fs;
   DriverInfo& d = facts.driver;
 
-  if (auto proc = fs.ReadPrefix("/proc/driver/nvidia/version", 4096)) d.module = ParseNvrmVersion(*proc);
-  if (!d.module.loaded) {
-    if (auto sysv = fs.ReadPrefix("/sys/module/nvidia/version", 128); sysv && !Trim(*sysv).empty()) {
-      d.module.loaded = true;
-      d.module.version = std::string(Trim(*sysv));
-    }
-  }
+  d.module = ReadLoadedModule(fs);
 
   FindUserspaceByFile(fs, d);
   if (Live(env) && env.native) {
@@ -137,7 +131,7 @@ void ProbeDriver(const ProbeEnv& env, HostFacts& facts) {
   if (!d.module.loaded && d.userspace_version.empty())
     facts.probe_notes.push_back("driver: no NVIDIA driver found");
 
-  d.nouveau_loaded = fs.Exists("/sys/module/nouveau");
+  d.nouveau_loaded = NouveauLoaded(fs);
   d.nouveau_blacklisted = NouveauBlacklisted(fs);
 
   if (fs.IsDir("/sys/firmware/efi")) {

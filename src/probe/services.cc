@@ -70,7 +70,7 @@ void ProbeServices(const ProbeEnv& env, HostFacts& facts) {
     }
   }
 
-  facts.reboot_required = fs.Exists("/run/reboot-required") || fs.Exists(VarRun(fs, "/reboot-required"));
+  facts.reboot_required = RebootRequired(fs);
 }
 
 }  // namespace gp::probe

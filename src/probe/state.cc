@@ -1,20 +1,33 @@
-// The host files the planner reads beyond HostFacts (probe/state.h); the dpkg database is in dpkg.cc.
+// The host file facts the probe and the host's file half share (probe/state.h); the dpkg database is in
+// dpkg.cc.
 #include "probe/state.h"
 
+#include "probe/steps.h"
 #include "util/strings.h"
 
 namespace gp::probe {
 
+KernelModule ReadLoadedModule(const sys::Fs& fs) {
+  KernelModule m;
+  if (auto text = fs.ReadPrefix("/proc/driver/nvidia/version", 4096)) m = ParseNvrmVersion(*text);
+  if (!m.loaded) {
+    if (auto text = fs.ReadPrefix("/sys/module/nvidia/version", 256); text && !Trim(*text).empty()) {
+      m.loaded = true;
+      m.version = std::string(Trim(*text));
+    }
+  }
+  return m;
+}
+
 std::optional<std::string> LoadedModuleVersion(const sys::Fs& fs) {
-  if (auto text = fs.ReadPrefix("/proc/driver/nvidia/version", 4096)) {
-    auto m = ParseNvrmVersion(*text);  // both NVRM formats
-    if (m.loaded) return m.version;
-  }
-  if (auto text = fs.ReadPrefix("/sys/module/nvidia/version", 256)) {
-    std::string v(Trim(*text));
-    if (!v.empty()) return v;
-  }
-  return std::nullopt;
+  KernelModule m = ReadLoadedModule(fs);
+  return m.loaded ? std::optional<std::string>(m.version) : std::nullopt;
+}
+
+bool NouveauLoaded(const sys::Fs& fs) { return fs.Exists("/sys/module/nouveau"); }
+
+bool RebootRequired(const sys::Fs& fs) {
+  return fs.Exists("/run/reboot-required") || fs.Exists(VarRun(fs, "/reboot-required"));
 }
 
 bool NouveauBlacklisted(const sys::Fs& fs) {
@@ -31,7 +44,7 @@ std::set<std::string> WantedUnits(const sys::Fs& fs) {
   const std::string dir = "/etc/systemd/system";
   std::set<std::string> out;
   for (const auto& name : fs.List(dir)) {
-    if (!EndsWith(name, ".wants")) continue;
+    if (!EndsWith(name, ".wants") && !EndsWith(name, ".requires")) continue;
     for (auto& unit : fs.List(dir + "/" + name)) out.insert(std::move(unit));
   }
   return out;
@@ -39,13 +52,10 @@ std::set<std::string> WantedUnits(const sys::Fs& fs) {
 
 bool UnitEnabled(const sys::Fs& fs, const std::string& unit) { return WantedUnits(fs).count(unit) > 0; }
 
-std::vector<std::string> ExperimentalToolkitLists(const sys::Fs& fs) {
-  std::vector<std::string> files = {"/etc/apt/sources.list"};
-  for (const auto& name : fs.List("/etc/apt/sources.list.d"))
-    if (EndsWith(name, ".list")) files.push_back("/etc/apt/sources.list.d/" + name);
+std::vector<std::string> ExperimentalToolkitLists(
+    const std::map<std::string, std::optional<std::string>>& texts) {
   std::vector<std::string> out;
-  for (const auto& path : files) {
-    auto text = fs.Read(path);
+  for (const auto& [path, text] : texts) {
     if (!text) continue;
     for (const auto& line : Split(*text, '\n')) {
       std::string_view l = Trim(line);
@@ -74,11 +84,6 @@ std::string ParseToolkitRuntimeMode(const std::string& config_toml) {
     return v;
   }
   return "";
-}
-
-std::string ToolkitRuntimeMode(const sys::Fs& fs) {
-  auto text = fs.Read("/etc/nvidia-container-runtime/config.toml");
-  return text ? ParseToolkitRuntimeMode(*text) : "";
 }
 
 }  // namespace gp::probe

@@ -1,8 +1,9 @@
-// What the planner reads of the host beyond HostFacts, through the Fs: the dpkg database (the status file
-// and the updates/ journal, the one reader of both), the loaded nvidia module, units wanted by a systemd
-// target, and the container toolkit's files. The probe's dpkg step and the plan's host state
-// (plan/host_state.h) are both made with these.
+// The one reader of each host file fact both the probe (HostFacts) and the file half of the host
+// (plan::HostState, read by host/files.h) hold: the dpkg database (the status file and the updates/ journal),
+// the loaded nvidia module, nouveau (loaded, blacklisted), a pending reboot and the units some systemd target
+// wants. A fact both hold is read by the function here, never by a second rule.
 #pragma once
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,23 +28,32 @@ struct DpkgDatabase {
 };
 DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs);
 
-// The loaded nvidia module's version from /proc/driver/nvidia/version (both NVRM formats) or
-// /sys/module/nvidia/version; nullopt when no module is loaded.
+// The loaded nvidia module from /proc/driver/nvidia/version (both NVRM formats), else
+// /sys/module/nvidia/version (version only); loaded=false when neither names a version.
+KernelModule ReadLoadedModule(const sys::Fs& fs);
+// Its version; nullopt when no module is loaded.
 std::optional<std::string> LoadedModuleVersion(const sys::Fs& fs);
+
+// nouveau is loaded: /sys/module/nouveau exists.
+bool NouveauLoaded(const sys::Fs& fs);
+// A pending reboot: /run/reboot-required, or /var/run/reboot-required (a link to /run followed inside the
+// root).
+bool RebootRequired(const sys::Fs& fs);
 
 // A "blacklist nouveau" line in /etc/modprobe.d, /lib/modprobe.d or /usr/lib/modprobe.d (*.conf).
 bool NouveauBlacklisted(const sys::Fs& fs);
 
-// Every unit some target wants: the entries of /etc/systemd/system/<target>.wants/.
+// Every unit enabled for some target: the entries of /etc/systemd/system/<target>.wants/ and
+// <target>.requires/, where `systemctl enable` links a unit for its [Install] WantedBy= and RequiredBy=
+// (systemd.unit(5)), whichever the target (multi-user.target, graphical.target, ...).
 std::set<std::string> WantedUnits(const sys::Fs& fs);
 bool UnitEnabled(const sys::Fs& fs, const std::string& unit);  // one of WantedUnits
 
-// The apt list files (sources.list and sources.list.d/*.list) with an active line for NVIDIA's
-// experimental toolkit channel (libnvidia-container/experimental).
-std::vector<std::string> ExperimentalToolkitLists(const sys::Fs& fs);
-
-// The `mode` of [nvidia-container-runtime] in /etc/nvidia-container-runtime/config.toml; "" when unset.
-std::string ToolkitRuntimeMode(const sys::Fs& fs);
+// The `mode` of [nvidia-container-runtime] in a config.toml's text; "" when unset.
 std::string ParseToolkitRuntimeMode(const std::string& config_toml);
+// The texts (by path) that hold an active line for NVIDIA's experimental toolkit channel
+// (libnvidia-container/experimental), in path order.
+std::vector<std::string> ExperimentalToolkitLists(
+    const std::map<std::string, std::optional<std::string>>& texts);
 
 }  // namespace gp::probe

@@ -62,6 +62,7 @@ struct Server {
 
   Server() {
     seams.plan = layers::BuildPlan;
+    seams.reads = layers::HostReads;
     seams.verify = layers::VerifyLayer;
     stack.repositories[0].keyring_sha256 = sys::Sha256Hex(kSequenceKey);
     runner.On("apt-get -q", test::Exit(0), -1, [this](const sys::Command& c) { PrivateUpdate(c); });

@@ -13,7 +13,10 @@
 #  - yaml-cpp is included only in src/manifest/, and no file outside src/sys/ (and main.cc) makes a system
 #    call directly;
 #  - only src/main.cc builds the real seams (DiskFs, RealCommandRunner, DlopenNativeLibs, RealUnixHttp, the
-#    curl HTTP client, StopSignal): every folder gets them passed in.
+#    curl HTTP client, StopSignal): every folder gets them passed in;
+#  - a layer's folder is closed (layers/table.h): a finding with a layer's code (`.Add("driver.…"`) is added
+#    only in src/layers/<that layer>/, and src/host/ (the file half of the host) names no layer: what a layer
+#    needs re-read is declared by its row.
 # Each violation is one line naming the file (and line) and the row to change.
 # Usage: architecture.sh GPUPREP_BINARY SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -224,6 +227,66 @@ def check(root):
     return bad, folders, includes
 
 
+def layer_folders(root):
+    """The layer folders' rules: (violations, one line each). A layer is a folder under src/layers/."""
+    base = os.path.join(root, "src", "layers")
+    layers = sorted(d for d in os.listdir(base) if os.path.isdir(os.path.join(base, d))) if os.path.isdir(base) else []
+    bad = []
+    add = re.compile(r'\.Add\(\s*"([a-z_]+)\.[a-z0-9_.-]+"')
+    literal = re.compile(r'"([a-z_]+)"')
+    for dirpath, _, files in sorted(os.walk(os.path.join(root, "src"))):
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            parts = rel.split(os.sep)
+            for n, line in enumerate(open(path, errors="replace").read().splitlines(), 1):
+                code = re.sub(r"//.*", "", line)
+                for m in add.finditer(code):
+                    layer = m.group(1)
+                    if layer in layers and parts[1:3] != ["layers", layer]:
+                        bad.append("%s:%d: a %s finding is added outside src/layers/%s/ (move it into that folder: "
+                                   "adding a finding touches its layer's folder only)" % (rel, n, layer, layer))
+                if parts[1] == "host":
+                    for m in literal.finditer(code):
+                        if m.group(1) in layers:
+                            bad.append('%s:%d: src/host/ names layer "%s" (declare what the layer needs re-read '
+                                       "in its row of the layer table)" % (rel, n, m.group(1)))
+    return bad
+
+
+def layer_folders_self_test():
+    import tempfile
+    with tempfile.TemporaryDirectory() as t:
+        files = {
+            "src/layers/a/check.cc": 'r.Add("a.ok", s);\n',
+            "src/layers/b/check.cc": 'r.Add("b.ok", s);\nr.Add("a.stray", s);  // r.Add("a.comment") is fine\n',
+            "src/layers/table.cc": 'r.Add("b.shared", s);\nr.Add("zz.not-a-layer", s);\n',
+            "src/host/files.cc": 'Read("a/file");\nif (name == "b") {}\n',
+        }
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(t, rel)), exist_ok=True)
+            with open(os.path.join(t, rel), "w") as f:
+                f.write(text)
+        got = layer_folders(t)
+    want = [
+        'src/host/files.cc:2: src/host/ names layer "b" (declare what the layer needs re-read in its row of the '
+        "layer table)",
+        "src/layers/table.cc:1: a b finding is added outside src/layers/b/ (move it into that folder: adding a "
+        "finding touches its layer's folder only)",
+        "src/layers/b/check.cc:2: a a finding is added outside src/layers/a/ (move it into that folder: adding a "
+        "finding touches its layer's folder only)",
+    ]
+    if sorted(got) != sorted(want):
+        print("architecture: the layer folders' self-test failed; expected:")
+        for w in want:
+            print("  " + w)
+        print("got:")
+        for g in got:
+            print("  " + g)
+        return False
+    return True
+
+
 def self_test():
     """The checker on a small made-up tree with one of each violation: a check that cannot fail proves nothing."""
     import tempfile
@@ -283,8 +346,9 @@ def self_test():
     return True
 
 
-ok = self_test()
+ok = self_test() and layer_folders_self_test()
 bad, folders, includes = check(sys.argv[1])
+bad += layer_folders(sys.argv[1])
 for b in bad:
     print("architecture: " + b)
 print("architecture: %d folders, %d cross-folder includes checked, %d violations" % (len(folders), includes, len(bad)))

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "apply/host_state.h"
+#include "host/files.h"
 #include "layers/fabricmanager/fabricmanager.h"
 #include "layers/plan.h"
 #include "layers/table.h"
@@ -150,7 +150,7 @@ TEST_CASE(
   plan::PlanInput in;
   in.stack = &h.stack;
   in.facts = &h.facts;
-  plan::HostState host = apply::ReadHostState(h.fs, h.stack, h.facts);
+  plan::HostState host = host::ReadFiles(h.fs, h.stack, h.facts, layers::HostReads(h.stack, h.facts));
   in.host = &host;
   auto step = [](const plan::Plan& p, const std::string& id) -> const plan::Step* {
     for (const auto& s : p.steps)
@@ -161,7 +161,7 @@ TEST_CASE(
   const plan::Step* umad = step(p, "fabricmanager.ib-umad");
   REQUIRE(umad != nullptr);
   REQUIRE(umad->actions.size() == 1);  // the boot entry only: it is loaded already
-  CHECK(umad->actions[0].path == plan::kIbUmadModulesLoad);
+  CHECK(umad->actions[0].path == layers::kIbUmadModulesLoad);
   CHECK(Fm(p).detail.find("ib_umad not listed for boot") != std::string::npos);
   // Fabric Manager reads NVLSM and ib_umad when it starts: restarted, after the layer's other steps.
   const plan::Step* restart = step(p, "fabricmanager.restart");
@@ -169,12 +169,12 @@ TEST_CASE(
   CHECK(restart->actions.at(0).argv ==
         std::vector<std::string>{"systemctl", "restart", "nvidia-fabricmanager.service"});
   // Listed and loaded, the rest as it is: nothing to do for ib_umad.
-  host.ib_umad_modules_load = "ib_umad\n";
+  host.files[layers::kIbUmadModulesLoad] = "ib_umad\n";
   p = layers::BuildPlan(in);
   CHECK(step(p, "fabricmanager.ib-umad") == nullptr);
   // A driver that changes (a reboot follows, and starts Fabric Manager then): no restart.
   h.stack = manifest::LoadStack("blackwell-r580.173.02-cuda13.0.3-nvlsm", manifest::LoadContext{});
-  host = apply::ReadHostState(h.fs, h.stack, h.facts);
+  host = host::ReadFiles(h.fs, h.stack, h.facts, layers::HostReads(h.stack, h.facts));
   p = layers::BuildPlan(in);
   CHECK(Fm(p).kind == plan::LayerDecision::Kind::kInstall);
   CHECK(step(p, "fabricmanager.restart") == nullptr);

@@ -402,9 +402,12 @@ TEST_CASE("containers: runtime mode, the experimental channel, digest and mirror
       "deb [signed-by=/k.gpg] https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
   f.root.Write("/etc/apt/sources.list.d/commented.list",
                "# deb https://nvidia.github.io/libnvidia-container/experimental/deb/amd64 /\n");
-  CHECK(probe::ToolkitRuntimeMode(f.root.fs()) == "auto");
-  CHECK(probe::ExperimentalToolkitLists(f.root.fs()) ==
-        std::vector<std::string>{"/etc/apt/sources.list.d/old-toolkit.list"});
+  CHECK(probe::ParseToolkitRuntimeMode(f.root.Read("/etc/nvidia-container-runtime/config.toml")) == "auto");
+  const std::string old_list = "/etc/apt/sources.list.d/old-toolkit.list";
+  const std::string commented = "/etc/apt/sources.list.d/commented.list";
+  CHECK(probe::ExperimentalToolkitLists({{old_list, f.root.Read(old_list)},
+                                         {commented, f.root.Read(commented)},
+                                         {"/absent", std::nullopt}}) == std::vector<std::string>{old_list});
   f.stack.docker.toolkit_mode = "legacy";
   f.stack.image.digest = kDigest;
   f.stack.image.mirror = "registry.internal:5000/nvcr";

@@ -5,13 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include "apply/harness.h"
-#include "apply/host_state.h"
+#include "host/files.h"
 
 using namespace gp;
 
 namespace {
 
-plan::PackageState ReadPackageState(const sys::Fs& fs) { return apply::ReadRebootState(fs).packages; }
+plan::PackageState ReadPackageState(const sys::Fs& fs) { return host::ReadRebootState(fs).packages; }
 
 }  // namespace
 

@@ -140,6 +140,7 @@ extern const Layer kContainerToolkitLayer = {"container_toolkit",
                                              [](const manifest::Stack& s, const probe::HostFacts& h) {
                                                return h.docker.engine_reachable &&
                                                       s.container_toolkit.enabled;
-                                             }};
+                                             },
+                                             ContainerToolkitReads};
 
 }  // namespace gp::layers

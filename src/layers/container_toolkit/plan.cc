@@ -9,6 +9,7 @@
 #include "layers/docker/docker.h"
 #include "plan/containers.h"
 #include "probe/parsers.h"
+#include "probe/state.h"
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -19,6 +20,19 @@ using plan::Action;
 using plan::LayerPlan;
 using Kind = plan::LayerDecision::Kind;
 constexpr const char* kName = "container_toolkit";
+constexpr const char* kRuntimeConfig = "/etc/nvidia-container-runtime/config.toml";
+constexpr const char* kSourcesList = "/etc/apt/sources.list";
+constexpr const char* kSourcesListDir = "/etc/apt/sources.list.d";
+
+// apt's list files as the host has them (sources.list, then sources.list.d/*.list), from the declared files.
+std::map<std::string, std::optional<std::string>> AptListFiles(const plan::HostState& host) {
+  std::map<std::string, std::optional<std::string>> out;
+  for (const auto& [path, text] : host.files)
+    if (path == kSourcesList ||
+        (StartsWith(path, std::string(kSourcesListDir) + "/") && EndsWith(path, ".list")))
+      out[path] = text;
+  return out;
+}
 
 bool HasNvidiaCdiSpec(const probe::DockerInfo& d) {
   for (const auto& dev : d.cdi_devices)
@@ -128,7 +142,7 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
   if (!out.packages.detail.empty()) parts.push_back(out.packages.detail);
   // The experimental channel is off: gpuprep's list names only stable/; an active experimental line
   // elsewhere is moved aside before apt reads the lists.
-  const auto& experimental = ctx.host->experimental_toolkit_lists;
+  const std::vector<std::string> experimental = probe::ExperimentalToolkitLists(AptListFiles(*ctx.host));
   if (!experimental.empty()) {
     out.first.push_back(plan::MakeStep("container_toolkit.experimental", {kName},
                                        "turn NVIDIA's experimental toolkit channel off"));
@@ -137,7 +151,8 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
     parts.push_back("experimental channel on in " + Join(experimental, ", "));
   }
   const std::string& mode = ctx.stack->docker.toolkit_mode;
-  const std::string& mode_now = ctx.host->toolkit_runtime_mode;
+  const std::optional<std::string> config = ctx.host->File(kRuntimeConfig);
+  const std::string mode_now = config ? probe::ParseToolkitRuntimeMode(*config) : "";
   if (!mode.empty() && mode_now != mode) {
     out.last.push_back(
         plan::MakeStep("container_toolkit.mode", {kName}, "set the NVIDIA runtime's mode to " + mode));
@@ -171,6 +186,12 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
   }
   out.in_transaction = out.decision.kind == Kind::kInstall;
   return out;
+}
+
+void ContainerToolkitReads(const manifest::Stack&, const probe::HostFacts&, host::Reads& out) {
+  out.files.push_back(kRuntimeConfig);
+  out.files.push_back(kSourcesList);
+  out.dirs.emplace_back(kSourcesListDir, ".list");
 }
 
 }  // namespace gp::layers

@@ -67,11 +67,15 @@ LayerReport CheckCuda(const CheckInput& in) {
 
 // The plan is the CUDA components' (plan/layer_plan.h PlanComponent: the stack's apt packages at their
 // pins, or with `source: redist` NVIDIA's archives into /opt/gpuprep/cuda/).
-extern const Layer kCudaLayer = {"cuda",
-                                 CheckCuda,
-                                 nullptr,
-                                 [](const plan::LayerContext& ctx) { return plan::PlanComponent(ctx, "cuda", ctx.stack->cuda); },
-                                 VerifyCuda,
-                                 [](const manifest::Stack& s, const probe::HostFacts&) { return s.cuda.enabled; }};
+extern const Layer kCudaLayer = {
+    "cuda",
+    CheckCuda,
+    nullptr,
+    [](const plan::LayerContext& ctx) { return plan::PlanComponent(ctx, "cuda", ctx.stack->cuda); },
+    VerifyCuda,
+    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cuda.enabled; },
+    [](const manifest::Stack& s, const probe::HostFacts& h, host::Reads& r) {
+      RedistReads("cuda", s.cuda, h, r);
+    }};
 
 }  // namespace gp::layers

@@ -34,6 +34,9 @@ extern const Layer kCudnnLayer = {
       apply::PinsAndHolds(env, env.stack->cudnn.packages, r);
       apply::VerifyLibrary(env, "cuDNN", env.stack->cudnn.version, r, false);
     },
-    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; }};
+    [](const manifest::Stack& s, const probe::HostFacts&) { return s.cudnn.enabled; },
+    [](const manifest::Stack& s, const probe::HostFacts& h, host::Reads& r) {
+      RedistReads("cudnn", s.cudnn, h, r);
+    }};
 
 }  // namespace gp::layers

@@ -319,6 +319,7 @@ LayerReport CheckDriver(const CheckInput& in) {
 extern const Layer kDriverLayer = {
     "driver",     CheckDriver,
     nullptr,      PlanDriver,
-    VerifyDriver, [](const manifest::Stack&, const probe::HostFacts& h) { return !h.gpus.empty(); }};
+    VerifyDriver, [](const manifest::Stack&, const probe::HostFacts& h) { return !h.gpus.empty(); },
+    DriverReads};
 
 }  // namespace gp::layers

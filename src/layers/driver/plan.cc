@@ -12,6 +12,7 @@
 #include "layers/fabricmanager/fabricmanager.h"
 #include "manifest/loader.h"
 #include "plan/host_state.h"
+#include "plan/kernel_headers.h"
 #include "plan/layer_plan.h"
 #include "util/input.h"
 #include "util/strings.h"
@@ -226,8 +227,7 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
         Decided("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned").decision;
     return out;
   }
-  const bool nouveau =
-      !host.nouveau_blacklisted && (facts.driver.nouveau_loaded || host.nouveau_loaded || installs);
+  const bool nouveau = !host.nouveau_blacklisted && (host.nouveau_loaded || installs);
   if (nouveau) {
     AddDetail(detail, "nouveau not blacklisted");
     // After the install: a failed install must not leave a host whose only display driver is blacklisted.
@@ -264,6 +264,14 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
                    : "installed and held";
   }
   return out;
+}
+
+void DriverReads(const manifest::Stack&, const probe::HostFacts& facts, host::Reads& out) {
+  if (facts.kernel.empty() || facts.gpus.empty()) return;
+  if (!facts.driver.kernel_headers) out.kernel_packages.push_back(apt::KernelHeadersPackage(facts.kernel));
+  for (auto& meta : plan::HeadersMetasToAdd(facts)) out.kernel_packages.push_back(std::move(meta));
+  for (const probe::InstalledKernel* k : plan::KernelsWithoutModule(facts))
+    if (!k->headers) out.kernel_packages.push_back(apt::KernelHeadersPackage(k->release));
 }
 
 }  // namespace gp::layers

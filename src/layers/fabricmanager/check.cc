@@ -297,6 +297,7 @@ extern const Layer kFabricManagerLayer = {
     Shown,
     PlanFabricManager,
     VerifyFabricManager,
-    [](const manifest::Stack&, const probe::HostFacts& h) { return NeedsFabricManager(h); }};
+    [](const manifest::Stack&, const probe::HostFacts& h) { return NeedsFabricManager(h); },
+    FabricManagerReads};
 
 }  // namespace gp::layers

@@ -1,13 +1,21 @@
 // The fabricmanager layer's plan and verify (its check is CheckFabricManager, layers/check.h).
 #pragma once
 #include "apply/verify.h"
+#include "host/files.h"
 #include "plan/layer_plan.h"
 #include "util/version.h"
 #include "verdict/report.h"
 
 namespace gp::layers {
 
+// The modules-load.d file that loads ib_umad at every boot (NVLSM on HGX Blackwell).
+inline constexpr const char* kIbUmadModulesLoad = "/etc/modules-load.d/gpuprep-ib_umad.conf";
+
 plan::LayerPlan PlanFabricManager(const plan::LayerContext& ctx);
+// What the plan reads of the file half of the host (layers/table.h Layer::reads), on HGX Blackwell only:
+// kIbUmadModulesLoad, and whether the host's apt lists publish the running kernel's extra modules where
+// ib_umad is neither loaded nor available.
+void FabricManagerReads(const manifest::Stack& stack, const probe::HostFacts& host, host::Reads& out);
 void VerifyFabricManager(const apply::VerifyEnv& env, verdict::LayerReport& r);
 
 // Whether the host needs Fabric Manager: NVSwitches on its PCI bus, or an HGX Blackwell baseboard (its

@@ -113,7 +113,7 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
   }
   // NVLSM reaches the bridges through ib_umad: listed for every boot (modules-load.d), and loaded now.
   const bool hgx = HgxBlackwell(*ctx.facts);
-  const bool listed = ctx.host->ib_umad_modules_load == std::optional<std::string>("ib_umad\n");
+  const bool listed = ctx.host->File(kIbUmadModulesLoad) == std::optional<std::string>("ib_umad\n");
   if (hgx && (!listed || !ctx.facts->fabric.ib_umad_loaded)) {
     detail += std::string(detail.empty() ? "" : "; ") +
               (ctx.facts->fabric.ib_umad_loaded ? "ib_umad not listed for boot" : "ib_umad not loaded");
@@ -141,6 +141,14 @@ LayerPlan PlanFabricManager(const LayerContext& ctx) {
   out.decision.wanted = want;
   out.in_transaction = out.decision.kind == Kind::kInstall;
   return out;
+}
+
+void FabricManagerReads(const manifest::Stack&, const probe::HostFacts& facts, host::Reads& out) {
+  if (!HgxBlackwell(facts)) return;
+  out.files.push_back(kIbUmadModulesLoad);
+  if (!facts.kernel.empty() && !facts.gpus.empty() && !facts.fabric.ib_umad_loaded &&
+      !facts.fabric.ib_umad_available)
+    out.kernel_packages.push_back("linux-modules-extra-" + facts.kernel);
 }
 
 }  // namespace gp::layers

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "layers/driver/driver.h"
 #include "layers/gpu/health.h"
 #include "layers/table.h"
 #include "util/strings.h"
@@ -111,21 +112,7 @@ std::vector<LayerReport> CheckHealthOnly(const CheckInput& in) {
   LayerReport gpu;
   if (!StartGpuReport(in, "every GPU healthy", gpu)) return {gpu};
   FinishGpuReport(in, gpu);
-  LayerReport driver;
-  driver.name = "driver";
-  driver.wanted = "no recovery action";
-  CheckRecoveryActions(in, driver);
-  if (driver.findings.empty()) {
-    const auto& gpus = in.host.gpus;
-    const bool answered =
-        std::any_of(gpus.begin(), gpus.end(), [](const probe::Gpu& g) { return g.nvml_status; });
-    if (answered)
-      driver.Add("driver.recovery-none", Status::kOk, "the driver asks no recovery action of any GPU");
-    else
-      driver.Add("driver.recovery-not-read", Status::kSkip,
-                 "NVML did not answer for any GPU: the driver's recovery actions were not read");
-  }
-  return {gpu, driver};
+  return {gpu, DriverHealth(in)};
 }
 
 extern const Layer kGpuLayer = {"gpu", CheckGpu, nullptr, nullptr, nullptr, nullptr};

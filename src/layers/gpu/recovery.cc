@@ -24,11 +24,7 @@ std::string ResetCommand(const probe::HostFacts& host, const probe::Gpu& g) {
   return "sudo nvidia-smi -r -i " + i;
 }
 
-struct Action {
-  Status status;
-  std::string message;
-  std::string fix;
-};
+using Action = RecoveryVerdict;
 
 std::optional<Action> ActionFor(const probe::HostFacts& host, const probe::Gpu& g) {
   if (!g.health.recovery_action) return std::nullopt;
@@ -90,22 +86,9 @@ std::string FixFor(const probe::HostFacts& host, const probe::Gpu& g, const std:
   return RecoveryFix(host, g).value_or(fix);
 }
 
-void CheckRecoveryActions(const CheckInput& in, LayerReport& r) {
-  for (const auto& g : in.host.gpus) {
-    if (!g.health.recovery_action || *g.health.recovery_action == kActionNone) continue;
-    const size_t from = r.findings.size();
-    if (auto a = ActionFor(in.host, g)) {
-      r.Add("driver.recovery-action", a->status, a->message, a->fix);
-      MarkGpu(r, from, g);
-      continue;
-    }
-    const std::string n = std::to_string(*g.health.recovery_action);
-    r.Add("driver.recovery-action-unknown", Status::kWarn,
-          GpuLabel(g) + " reports recovery action " + n + ", a value gpuprep does not know",
-          "read it with nvidia-smi -q -i " + std::to_string(g.index) +
-              " and follow NVIDIA's documentation for that value");
-    MarkGpu(r, from, g);
-  }
+std::optional<RecoveryVerdict> RecoveryFor(const probe::HostFacts& host, const probe::Gpu& g) {
+  if (!g.health.recovery_action || *g.health.recovery_action == kActionNone) return std::nullopt;
+  return ActionFor(host, g);
 }
 
 }  // namespace gp::layers

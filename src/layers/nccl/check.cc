@@ -24,6 +24,9 @@ extern const Layer kNcclLayer = {
       apply::PinsAndHolds(env, env.stack->nccl.packages, r);
       apply::VerifyLibrary(env, "NCCL", env.stack->nccl.version, r, true);
     },
-    [](const manifest::Stack& s, const probe::HostFacts&) { return s.nccl.enabled; }};
+    [](const manifest::Stack& s, const probe::HostFacts&) { return s.nccl.enabled; },
+    [](const manifest::Stack& s, const probe::HostFacts& h, host::Reads& r) {
+      RedistReads("nccl", s.nccl, h, r);
+    }};
 
 }  // namespace gp::layers

@@ -1,6 +1,6 @@
 // The host state planning reads, as one value: the one dpkg database reader (status file and updates/
-// journal) shared by the probe and the package state, the value apply/host_state.h reads, and planning
-// functions that take no Fs.
+// journal) shared by the probe and the package state, the file half of the host host/files.h reads, and
+// planning functions that take no Fs.
 #include "plan/host_state.h"
 
 #include <algorithm>
@@ -8,11 +8,12 @@
 #include <type_traits>
 
 #include "apply/harness.h"
-#include "apply/host_state.h"
 #include "apt/dpkg_status.h"
 #include "apt/preferences.h"
 #include "docker/daemon_json.h"
+#include "host/files.h"
 #include "layers/plan.h"
+#include "layers/table.h"
 #include "manifest/loader.h"
 #include "plan/layer_plan.h"
 #include "plan/planner.h"
@@ -116,24 +117,32 @@ TEST_CASE("host state: one value read before planning", "[plan][host_state]") {
   root.Write(apt::kPreferencesPath, "# gpuprep: stack s\n");
   root.Write("/etc/systemd/system/multi-user.target.wants/nvidia-persistenced.service", "");
   root.Write("/etc/systemd/system/graphical.target.wants/nvidia-fabricmanager.service", "");
+  root.Write("/etc/systemd/system/docker.service.requires/containerd.service", "");  // RequiredBy=
+  root.Write("/etc/systemd/system/docker.service.d/override.conf", "");  // a drop-in, not a target's links
   root.Write("/sys/module/nvidia/version", "535.129.03\n");
   root.Write("/var/run/reboot-required", "");
   root.Write("/etc/modprobe.d/nouveau.conf", "blacklist nouveau\n");
   root.Write("/sys/module/nouveau/refcnt", "0\n");
   root.Write("/etc/nvidia-container-runtime/config.toml", "[nvidia-container-runtime]\nmode = \"cdi\"\n");
   root.Write("/etc/docker/daemon.json", "{}\n");
-  const plan::HostState s = apply::ReadHostState(root.fs(), stack, facts);
+  const plan::HostState s = host::ReadFiles(root.fs(), stack, facts, layers::HostReads(stack, facts));
   CHECK(s.dpkg_journal);
   CHECK(s.packages.Held("nvidia-driver-535"));
   CHECK(s.packages.preferences == "# gpuprep: stack s\n");
   CHECK(s.UnitEnabled("nvidia-persistenced.service"));
   CHECK(s.UnitEnabled("nvidia-fabricmanager.service"));  // any target's wants
+  CHECK(s.UnitEnabled("containerd.service"));
   CHECK_FALSE(s.UnitEnabled("docker.service"));
+  CHECK_FALSE(s.UnitEnabled("override.conf"));
   CHECK(s.loaded_module == std::optional<std::string>("535.129.03"));
   CHECK(s.reboot_required_file);
   CHECK(s.nouveau_blacklisted);
   CHECK(s.nouveau_loaded);
-  CHECK(s.toolkit_runtime_mode == "cdi");
+  // Files a layer's row declared (the container toolkit's config), as they are; undeclared files are not
+  // read.
+  CHECK(s.File("/etc/nvidia-container-runtime/config.toml") ==
+        std::optional<std::string>("[nvidia-container-runtime]\nmode = \"cdi\"\n"));
+  CHECK_FALSE(s.File("/etc/modprobe.d/nouveau.conf"));
   CHECK(s.daemon_json == std::optional<std::string>("{}\n"));
   CHECK(std::string(plan::kBackedUpFiles[0]) == docker::kDaemonJsonPath);
   for (const char* path : plan::kBackedUpFiles) CHECK(s.write_targets.count(path) == 1);
@@ -148,7 +157,7 @@ TEST_CASE("host state: one value read before planning", "[plan][host_state]") {
   CHECK(std::find(reasons.begin(), reasons.end(), "nouveau is blacklisted but still loaded") !=
         reasons.end());
   // The reboot state is the same read, without the stack's parts.
-  const plan::HostState r = apply::ReadRebootState(root.fs());
+  const plan::HostState r = host::ReadRebootState(root.fs());
   CHECK(r.packages.dpkg.size() == s.packages.dpkg.size());
   CHECK(r.loaded_module == s.loaded_module);
   CHECK(r.wanted_units.empty());
@@ -163,7 +172,7 @@ TEST_CASE("host state: a plan made from it changes when the host does, once read
   plan::PlanInput in;
   in.stack = &stack;
   in.facts = &facts;
-  const plan::HostState before = apply::ReadHostState(root.fs(), stack, facts);
+  const plan::HostState before = host::ReadFiles(root.fs(), stack, facts, layers::HostReads(stack, facts));
   in.host = &before;
   const plan::Plan first = layers::BuildPlan(in);
   root.Write("/var/lib/dpkg/status", test::InstalledStackStatus(stack, true));
@@ -175,7 +184,7 @@ TEST_CASE("host state: a plan made from it changes when the host does, once read
     return plan::LayerDecision::Kind::kNotApplicable;
   };
   CHECK(kind(layers::BuildPlan(in), "cudnn") == plan::LayerDecision::Kind::kInstall);
-  const plan::HostState after = apply::ReadHostState(root.fs(), stack, facts);
+  const plan::HostState after = host::ReadFiles(root.fs(), stack, facts, layers::HostReads(stack, facts));
   in.host = &after;
   const plan::Plan second = layers::BuildPlan(in);
   CHECK(kind(first, "cudnn") == plan::LayerDecision::Kind::kInstall);

@@ -82,8 +82,9 @@ TEST_CASE("extends errors", "[manifest]") {
         }) == "2 s.yaml:3:10: extends \"x.yaml\": cannot read x.yaml: no such file");
   CHECK(ErrorOf([&] { m::LoadStack("no-such-stack", ctx); }) ==
         "2 no embedded stack or file named \"no-such-stack\" (embedded stacks: blackwell-r580-cuda13.0, "
-        "blackwell-r580.173.02-cuda13.0.3, blackwell-r580.173.02-cuda13.0.3-nvlsm, hopper-r580-cuda13.0, "
-        "hopper-r580.173.02-cuda13.0.3, "
+        "blackwell-r580.173.02-cuda13.0.3, blackwell-r580.173.02-cuda13.0.3-nvlsm, "
+        "blackwell-r595.91.07-cuda13.2.2, blackwell-r595.91.07-cuda13.2.2-nvlsm, hopper-r580-cuda13.0, "
+        "hopper-r580.173.02-cuda13.0.3, hopper-r595.91.07-cuda13.2.2, "
         "ubuntu22.04-r535-cuda12.2, volta-r580-cuda12.9, volta-r580.173.02-cuda12.9.1)");
   CHECK(ErrorOf([&] { m::LoadStack("hoper-r580-cuda13.0", ctx); }) ==
         "2 no embedded stack or file named \"hoper-r580-cuda13.0\" (did you mean \"hopper-r580-cuda13.0\"?)");

@@ -10,8 +10,9 @@ excepted no finding (the function was split or renamed), is printed as a finding
 import re
 import sys
 
-FINDING = re.compile(r"^(?P<file>[^:]+):\d+:\d+: warning: function '(?P<name>[^']+)' exceeds recommended "
-                     r"size/complexity thresholds \[readability-function-size\]$")
+# clang-tidy prints a finding as a warning, or as an error under WarningsAsErrors (as .clang-tidy sets it).
+FINDING = re.compile(r"^(?P<file>[^:]+):\d+:\d+: (warning|error): function '(?P<name>[^']+)' exceeds recommended "
+                     r"size/complexity thresholds \[readability-function-size(,-warnings-as-errors)?\]$")
 ENTRY = re.compile(r"^(?P<file>\S+)\s+(?P<name>\S+):\s+(?P<why>.*)$")
 
 

@@ -47,6 +47,42 @@ std::string Pins(const manifest::Stack& s) {
   return "driver " + v(s.driver.version) + ", CUDA " + v(s.cuda.version);
 }
 
+// The host's stack (the embedded `same`) against `def`, gpuprep's choice for a new host like it; `site` is
+// the site file the host's stack is, if any.
+void CompareWithDefault(const std::string& same, const std::string& def, const std::string& site,
+                        LayerReport& r) {
+  if (same == def) {
+    r.Add("stack.current", Status::kOk, same + " is the stack gpuprep picks for a new host like this one");
+    return;
+  }
+  const manifest::Stack have = manifest::LoadStack(same, manifest::LoadContext{});
+  const manifest::Stack newer = manifest::LoadStack(def, manifest::LoadContext{});
+  if (!manifest::RanksAbove(newer, have)) {
+    r.Add("stack.chosen", Status::kOk,
+          same + (manifest::RanksAbove(have, newer) ? " ranks above " : " ranks level with ") + def +
+              ", gpuprep's choice for a new host like this one");
+    return;
+  }
+  if (OlderThan(newer, have)) {  // e.g. an R595 stack against the long-term-support R580 default
+    r.Add("stack.chosen", Status::kOk,
+          same + " (" + Pins(have) + ") is newer than " + def + " (" + Pins(newer) +
+              "), gpuprep's choice for a new host like this one, which prefers a long-term-support driver "
+              "branch");
+    return;
+  }
+  const bool reboot = !(have.driver.version.known() && newer.driver.version.known() &&
+                        *have.driver.version.version == *newer.driver.version.version);
+  // A host whose stack is its site file moves by editing it (else the next run without --manifest refuses).
+  const std::string& target = site.empty() ? def : site;
+  r.Add("stack.newer-available", Status::kWarn,
+        "a newer stack exists for this host: " + def + " (" + Pins(newer) + "; this host's " + same + ": " +
+            Pins(have) + "); the host stays on its stack until moved",
+        (site.empty() ? "" : "make " + site + " extend " + def + " instead of " + same + "; ") +
+            "review the move with: gpuprep plan --manifest " + target +
+            "; make it with: sudo gpuprep apply --manifest " + target + " --yes" +
+            (reboot ? " (the driver changes: one reboot)" : ""));
+}
+
 }  // namespace
 
 LayerReport CheckStack(const CheckInput& in) {
@@ -79,37 +115,7 @@ LayerReport CheckStack(const CheckInput& in) {
               ", gpuprep's choice for a new host like this one");
     return r;
   }
-  if (*same == def.name) {
-    r.Add("stack.current", Status::kOk, *same + " is the stack gpuprep picks for a new host like this one");
-    return r;
-  }
-  const manifest::Stack have = manifest::LoadStack(*same, manifest::LoadContext{});
-  const manifest::Stack newer = manifest::LoadStack(def.name, manifest::LoadContext{});
-  if (!manifest::RanksAbove(newer, have)) {
-    r.Add("stack.chosen", Status::kOk,
-          *same + (manifest::RanksAbove(have, newer) ? " ranks above " : " ranks level with ") + def.name +
-              ", gpuprep's choice for a new host like this one");
-    return r;
-  }
-  if (OlderThan(newer, have)) {  // e.g. an R595 stack against the long-term-support R580 default
-    r.Add("stack.chosen", Status::kOk,
-          *same + " (" + Pins(have) + ") is newer than " + def.name + " (" + Pins(newer) +
-              "), gpuprep's choice for a new host like this one, which prefers a long-term-support driver "
-              "branch");
-    return r;
-  }
-  const bool reboot = !(have.driver.version.known() && newer.driver.version.known() &&
-                        *have.driver.version.version == *newer.driver.version.version);
-  // A host whose stack is its site file moves by editing it (else the next run without --manifest refuses).
-  const std::string& site = in.site_file;
-  const std::string& target = site.empty() ? def.name : site;
-  r.Add("stack.newer-available", Status::kWarn,
-        "a newer stack exists for this host: " + def.name + " (" + Pins(newer) + "; this host's " + *same +
-            ": " + Pins(have) + "); the host stays on its stack until moved",
-        (site.empty() ? "" : "make " + site + " extend " + def.name + " instead of " + *same + "; ") +
-            "review the move with: gpuprep plan --manifest " + target +
-            "; make it with: sudo gpuprep apply --manifest " + target + " --yes" +
-            (reboot ? " (the driver changes: one reboot)" : ""));
+  CompareWithDefault(*same, def.name, in.site_file, r);
   return r;
 }
 

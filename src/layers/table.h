@@ -1,6 +1,6 @@
 // The table of layers (ninja's tool table's style): one row per layer, in the order gpuprep checks, installs
-// and verifies them: its check, plan and verify, and what its plan needs re-read of the host's files. A row is
-// defined beside its layer's check (`layers/<layer>/check.cc`; plan and verify in `plan.cc`, `verify.cc`);
+// and verifies them: its check, plan and verify, and what its plan needs re-read of the host's files. A row
+// is defined beside its layer's check (`layers/<layer>/check.cc`; plan and verify in `plan.cc`, `verify.cc`);
 // names, doctor's rows, the plan's layers, `--only`/`--skip`, verify's checks and defaults, and the host's
 // file half (host/files.h) derive from it. Adding a finding touches that layer's folder only (architecture.sh
 // checks it); the CUDA components (cuda, cudnn, nccl) also share one plan and a fresh-process verify that

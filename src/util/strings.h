@@ -40,9 +40,9 @@ std::optional<unsigned long long> ParseBytes(std::string_view s);
 // 2^50), in any case, no space: "80GB" is 80 x 10^9, "80GiB" 80 x 2^30. A bare unit letter ("80G") is
 // refused: Docker reads it as binary, a data sheet as decimal. Rounded to whole bytes; false for anything
 // else, and for 2^63 bytes or more.
-bool ParseSize(std::string_view s, uint64_t* out);
+bool ParseSize(std::string_view text, uint64_t* out);
 // The end of the error for a refused size written with a bare unit letter ("80G"): how to write either
 // meaning ("; write 80GB for 80 x 10^9 bytes or 80GiB for 80 x 2^30"); "" for any other text.
-std::string BareUnitHint(std::string_view s);
+std::string BareUnitHint(std::string_view text);
 
 }  // namespace gp

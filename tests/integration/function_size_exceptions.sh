@@ -24,8 +24,9 @@ src/a/x.cc Outer::Long: a table written out on purpose
 src/a/y.cc Gone: was split, the entry stayed behind
 src/a/z.cc NoReason:
 LIST
+# As clang-tidy prints them: an error under .clang-tidy's WarningsAsErrors, a warning without it.
 cat >"$work/findings" <<FINDINGS
-/repo/src/a/x.cc:10:6: warning: function 'Long' exceeds recommended size/complexity thresholds [readability-function-size]
+/repo/src/a/x.cc:10:6: error: function 'Long' exceeds recommended size/complexity thresholds [readability-function-size,-warnings-as-errors]
 /repo/src/a/x.cc:90:6: warning: function 'Other' exceeds recommended size/complexity thresholds [readability-function-size]
 /repo/src/a/x.cc:95:3: warning: use nullptr [modernize-use-nullptr]
 FINDINGS

@@ -12,7 +12,7 @@ plan::LayerPlan PlanDriver(const plan::LayerContext& ctx);
 // What the plan reads of the file half of the host (layers/table.h Layer::reads): whether the host's apt
 // lists publish the kernel packages it may add where DKMS builds the driver (the running kernel's headers,
 // each installed kernel meta's headers meta, the headers of each installed kernel without a module).
-void DriverReads(const manifest::Stack& stack, const probe::HostFacts& host, host::Reads& out);
+void DriverReads(const manifest::Stack& stack, const probe::HostFacts& facts, host::Reads& out);
 void VerifyDriver(const apply::VerifyEnv& env, verdict::LayerReport& r);
 // Every installed kernel has an nvidia module for the driver, and the next boot's most of all (kernels.cc).
 void CheckKernels(const CheckInput& in, verdict::LayerReport& r);

@@ -15,7 +15,7 @@ plan::LayerPlan PlanFabricManager(const plan::LayerContext& ctx);
 // What the plan reads of the file half of the host (layers/table.h Layer::reads), on HGX Blackwell only:
 // kIbUmadModulesLoad, and whether the host's apt lists publish the running kernel's extra modules where
 // ib_umad is neither loaded nor available.
-void FabricManagerReads(const manifest::Stack& stack, const probe::HostFacts& host, host::Reads& out);
+void FabricManagerReads(const manifest::Stack& stack, const probe::HostFacts& facts, host::Reads& out);
 void VerifyFabricManager(const apply::VerifyEnv& env, verdict::LayerReport& r);
 
 // Whether the host needs Fabric Manager: NVSwitches on its PCI bus, or an HGX Blackwell baseboard (its

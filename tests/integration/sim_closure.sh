@@ -16,6 +16,10 @@
 #         its candidate (the newest release), gpuprep pins the release the requirer was built with. Each such
 #         difference is listed, and asserted to be exactly that (every relation on it a lower bound, apt's
 #         version its candidate, gpuprep's satisfying every relation).
+#     (c) on a driver branch NVIDIA locks with its version-locking package (R590 and later: nvidia-open
+#         depends on nvidia-driver-open without a version), a package reached only through relations without
+#         a version: apt alone takes its candidate, because the locking package holds the release through the
+#         preferences file it installs, which `apt-get install -s` does not read; gpuprep pins the stack's.
 #     Anything else (another package, another version through an exact relation) fails the scenario.
 # Usage: bash sim_closure.sh <gpuprep-binary> <source-dir> <build-dir>
 set -uo pipefail
@@ -94,6 +98,14 @@ elif mode == "pins":  # plan.json show.out out_dir: the plan's preferences file,
         m = re.match(r"\s+[a-z_]+\.(?:[a-z_]+_)?packages\s+([^#]*)", line)
         if m:
             named.update(m.group(1).split())
+    # From R590 on NVIDIA's repository names the driver packages without the branch: the stack's
+    # nvidia-open-595 is installed as nvidia-open, beside the branch's version-locking package.
+    installed = {w.split("=")[0] for w in words if "=" in w}
+    for n in list(named):
+        base = re.sub(r"-[0-9]{3}$", "", n)
+        if base != n and n not in installed and base in installed:
+            named.add(base)
+            named.update(p for p in installed if p == "nvidia-driver-pinning-" + n[-3:])
     roots = [w for w in words if "=" not in w or w.split("=")[0] in named]
     open(out + "/roots.apply", "w").write("\n".join(words) + "\n")
     open(out + "/roots", "w").write("\n".join(roots) + "\n")
@@ -167,8 +179,15 @@ else:  # compare out_dir package_files...: the verdicts, one line each ("ok ..."
         lower = bool(why) and all(op in (">=", ">>") for _, op, _ in why) and cand.get(n) == a
         follows = [(r, op, v) for r, op, v in rel_alone.get(n, [])
                    if op == "=" and v == a and stack_alone.get(r) != pins.get(r)]
-        good = a is not None and p is not None and (lower or bool(follows))
+        # (c) reached only through relations without a version, on a driver branch NVIDIA locks with its
+        # version-locking package (R590 and later): that package holds the release through the preferences
+        # file it installs, which `apt-get install -s` never reads; gpuprep pins the stack's release.
+        locked = (bool(why) and all(op == "" for _, op, _ in why) and cand.get(n) == a and
+                  any(x.startswith("nvidia-driver-pinning-") for x in pins))
+        good = a is not None and p is not None and (lower or locked or bool(follows))
         because = ("apt alone takes %s, its candidate, through a lower bound" % a if lower else
+                   "apt alone takes %s, its candidate, through a relation without a version (once installed, "
+                   "the version-locking package's preferences hold the stack's release)" % a if locked else
                    "apt alone takes %s: %s" % (a, ", ".join("%s %s, which apt took instead of %s, needs = %s" %
                                                             (r, stack_alone[r], pins.get(r), v) for r, _, v in follows))
                    if follows else "apt alone takes %s" % (a or "nothing"))

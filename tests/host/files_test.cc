@@ -56,7 +56,8 @@ TEST_CASE("file half: doctor and plan judge nvidia-persistenced by one value", "
   // Started by hand: running (the live half's fact), its unit not enabled.
   facts.driver.persistenced_running = true;
   const layers::CheckInput doctor{t.stack, manifest::EmbeddedCompat(), facts, "2026-12-01", ""};
-  const verdict::Finding* warned = Code(layers::CheckDriver(doctor), "driver.persistenced");
+  const verdict::LayerReport report = layers::CheckDriver(doctor);  // kept: the finding points into it
+  const verdict::Finding* warned = Code(report, "driver.persistenced");
   REQUIRE(warned != nullptr);
   CHECK(warned->message.find("running but not enabled") != std::string::npos);
   plan::PlanInput in;

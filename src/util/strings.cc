@@ -176,6 +176,11 @@ std::optional<unsigned long long> ParseBytes(std::string_view s) {
   return static_cast<unsigned long long>(v);
 }
 
+namespace {
+// The unit letters of a size, in order: letter i (from 1) is 10^(3i) as "xB" and 2^(10i) as "xiB".
+constexpr std::string_view kSizeLetters = "kmgtp";
+}  // namespace
+
 bool ParseSize(std::string_view text, uint64_t* out) {
   const std::string s(Trim(text));
   size_t i = 0;
@@ -184,31 +189,14 @@ bool ParseSize(std::string_view text, uint64_t* out) {
   if (num.empty() || num.size() > 24 || std::count(num.begin(), num.end(), '.') > 1 || num.front() == '.' ||
       num.back() == '.')
     return false;
-  double mult = 0;
-  if (unit.empty() || unit == "b")
-    mult = 1;
-  else if (unit == "kb")
-    mult = 1e3;
-  else if (unit == "mb")
-    mult = 1e6;
-  else if (unit == "gb")
-    mult = 1e9;
-  else if (unit == "tb")
-    mult = 1e12;
-  else if (unit == "pb")
-    mult = 1e15;
-  else if (unit == "kib")
-    mult = 1024.0;
-  else if (unit == "mib")
-    mult = 1048576.0;
-  else if (unit == "gib")
-    mult = 1073741824.0;
-  else if (unit == "tib")
-    mult = 1099511627776.0;
-  else if (unit == "pib")
-    mult = 1125899906842624.0;
-  else
-    return false;
+  double mult = 1;  // "" or "b": bytes
+  if (!unit.empty() && unit != "b") {
+    const size_t letter = unit.size() >= 2 ? kSizeLetters.find(unit[0]) : std::string_view::npos;
+    const std::string_view rest = std::string_view(unit).substr(1);
+    if (letter == std::string_view::npos || (rest != "b" && rest != "ib")) return false;
+    const int n = static_cast<int>(letter) + 1;
+    mult = rest == "ib" ? std::ldexp(1.0, 10 * n) : std::pow(1000.0, n);
+  }
   const double v = std::strtod(num.c_str(), nullptr) * mult;
   if (!std::isfinite(v) || v >= 9223372036854775808.0) return false;  // 2^63 bytes or more
   *out = static_cast<uint64_t>(std::llround(v));
@@ -217,16 +205,17 @@ bool ParseSize(std::string_view text, uint64_t* out) {
 
 std::string BareUnitHint(std::string_view text) {
   const std::string s(Trim(text));
-  if (s.size() < 2 || !std::strchr("kKmMgGtTpP", s.back())) return "";
+  const size_t letter =
+      s.size() < 2 ? std::string_view::npos : kSizeLetters.find(ToLower(s.substr(s.size() - 1)));
+  if (letter == std::string_view::npos) return "";
   const std::string number = s.substr(0, s.size() - 1);
   if (number.find_first_not_of("0123456789.") != std::string::npos || !std::isdigit(number.front()))
     return "";
+  const int n = static_cast<int>(letter) + 1;
   const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
   const std::string dec = u == 'K' ? "k" : std::string(1, u);
-  const std::string power = u == 'K' ? "3" : u == 'M' ? "6" : u == 'G' ? "9" : u == 'T' ? "12" : "15";
-  const std::string shift = u == 'K' ? "10" : u == 'M' ? "20" : u == 'G' ? "30" : u == 'T' ? "40" : "50";
-  return "; write " + number + dec + "B for " + number + " x 10^" + power + " bytes or " + number + u +
-         "iB for " + number + " x 2^" + shift;
+  return "; write " + number + dec + "B for " + number + " x 10^" + std::to_string(3 * n) + " bytes or " +
+         number + u + "iB for " + number + " x 2^" + std::to_string(10 * n);
 }
 
 std::string LastLine(std::string_view text) {

@@ -236,11 +236,8 @@ void ValidateOfferDocument(const std::string& text, const std::string& path) {
   (void)accept::ParseOfferDoc(text, path, KnownBoards());
 }
 
-void RegisterAccept(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterAccept(CLI::App* sub, Context& ctx, int& exit_code) {
   auto o = std::make_shared<AcceptOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "accept",
-      "Is this the server the offer promised? Measurements against sourced expectations (read-only)");
   sub->add_flag("--fast", o->fast, "A short measurement (about 5 minutes at most)");
   sub->add_option("--burn", o->burn,
                   "Burn for DURATION: seeded products on every GPU, compared bit for bit (default 10m; none "

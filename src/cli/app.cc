@@ -125,6 +125,14 @@ void AddGlobalOptions(CLI::App& app, Context& ctx) {
   app.add_flag("--verbose", ctx.opts.verbose, "More detail, timestamps in logs")->group("Global");
   app.add_flag("-q,--quiet", ctx.opts.quiet, "Only errors on stderr")->group("Global");
 }
+// Whether the command line may run `verb`: a word equal to its name (the verb itself, or a value that
+// happens to spell it: then it costs only the options' set-up). A verb left out still has its name and
+// help, for `gpuprep --help` and "did you mean".
+bool NamesVerb(int argc, const char* const* argv, std::string_view verb) {
+  for (int i = 1; i < argc; ++i)
+    if (argv[i] && verb == argv[i]) return true;
+  return false;
+}
 }  // namespace
 
 int RunCli(int argc, const char* const* argv, Context& ctx) {
@@ -136,17 +144,10 @@ int RunCli(int argc, const char* const* argv, Context& ctx) {
   AddGlobalOptions(app, ctx);
 
   int exit_code = kExitOk;
-  RegisterDoctor(app, ctx, exit_code);
-  RegisterManifest(app, ctx, exit_code);
-  RegisterPlan(app, ctx, exit_code);
-  RegisterApply(app, ctx, exit_code);
-  RegisterVerify(app, ctx, exit_code);
-  RegisterLaunch(app, ctx, exit_code);
-  RegisterFleetReport(app, ctx, exit_code);
-  RegisterSize(app, ctx, exit_code);
-  RegisterWatch(app, ctx, exit_code);
-  RegisterAccept(app, ctx, exit_code);
-  RegisterNcclLog(app, ctx, exit_code);
+  for (const Verb& verb : kVerbs) {
+    CLI::App* sub = app.add_subcommand(verb.name, verb.help);
+    if (NamesVerb(argc, argv, verb.name)) verb.add(sub, ctx, exit_code);
+  }
 
   app.parse_complete_callback([&ctx] { SetUpLogging(ctx); });
   try {

@@ -90,10 +90,8 @@ int RunApply(Context& ctx, apply::ApplyOptions& o) {
 
 }  // namespace
 
-void RegisterApply(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterApply(CLI::App* sub, Context& ctx, int& exit_code) {
   auto o = std::make_shared<apply::ApplyOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "apply", "Install what the stack needs on this host (root), verify, resume after reboot");
   sub->add_flag("--yes", o->yes, "Really change the host (required)");
   sub->add_flag("--reboot", o->reboot,
                 "Reboot by itself when the driver needs it (the resume unit continues)");

@@ -90,8 +90,7 @@ int RunDoctor(Context& ctx, const DoctorFlags& f) {
 }
 }  // namespace
 
-void RegisterDoctor(CLI::App& app, Context& ctx, int& exit_code) {
-  CLI::App* sub = app.add_subcommand("doctor", "Check every layer of this host against a stack (read-only)");
+void RegisterDoctor(CLI::App* sub, Context& ctx, int& exit_code) {
   auto f = std::make_shared<DoctorFlags>();
   HealthOptions* ho = &f->ho;
   sub->add_flag(

@@ -67,10 +67,8 @@ int RunFleetReport(Context& ctx, const FleetOptions& o) {
 
 }  // namespace
 
-void RegisterFleetReport(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterFleetReport(CLI::App* sub, Context& ctx, int& exit_code) {
   auto o = std::make_shared<FleetOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "fleet-report", "One report from many hosts' doctor --json snapshots, grouped by finding");
   sub->add_option("--format", o->format, "text | markdown | json | html (a self-contained, filterable page)");
   sub->add_option(
       "-o,--output", o->output,

@@ -272,10 +272,8 @@ int RunLaunch(const LaunchFlags& f, Context& ctx) {
 
 }  // namespace
 
-void RegisterLaunch(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterLaunch(CLI::App* sub, Context& ctx, int& exit_code) {
   auto f = std::make_shared<LaunchFlags>();
-  CLI::App* sub =
-      app.add_subcommand("launch", "A validated docker/compose/torchrun/Slurm/Kubernetes launch for a host");
   auto add = [&](const char* name, std::string& v, const char* help) {
     f->opts[name] = sub->add_option(name, v, help);
   };

@@ -404,9 +404,7 @@ void Validate(const std::string& path, Context& ctx) {
 
 }  // namespace
 
-void RegisterManifest(CLI::App& app, Context& ctx, int& exit_code) {
-  CLI::App* cmd =
-      app.add_subcommand("manifest", "List the embedded stacks, show one resolved, or validate a file");
+void RegisterManifest(CLI::App* cmd, Context& ctx, int& exit_code) {
   cmd->require_subcommand(1);
   cmd->add_subcommand(
          "list",

@@ -145,10 +145,8 @@ int RunNcclLog(Context& ctx, const std::string& file) {
 
 }  // namespace
 
-void RegisterNcclLog(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterNcclLog(CLI::App* sub, Context& ctx, int& exit_code) {
   auto file = std::make_shared<std::string>();
-  CLI::App* sub = app.add_subcommand(
-      "nccl-log", "Read a job's NCCL_DEBUG=INFO log into the known multi-node failures, each with its fix");
   sub->add_option("file", *file, "The log (standard input without it, or with -)");
   sub->callback([&ctx, &exit_code, file] { exit_code = RunNcclLog(ctx, *file); });
 }

@@ -38,7 +38,7 @@ plan::ShOptions ShOptionsFor(const Context& ctx, const Target& t, const plan::Pl
 
 }  // namespace
 
-void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterPlan(CLI::App* sub, Context& ctx, int& exit_code) {
   struct Options {
     std::string format = "text";
     std::vector<std::string> only, skip;
@@ -46,8 +46,6 @@ void RegisterPlan(CLI::App& app, Context& ctx, int& exit_code) {
     bool one_shot = false;
   };
   auto opts = std::make_shared<Options>();
-  CLI::App* sub =
-      app.add_subcommand("plan", "Print the steps apply would run (text, a shell script, or JSON)");
   sub->add_option("--format", opts->format, "text | sh | json");
   sub->add_option("--only", opts->only, "Plan only these layers (repeatable, or comma-separated)");
   sub->add_option("--skip", opts->skip, "Leave these layers out (repeatable, or comma-separated)");

@@ -137,10 +137,8 @@ void ValidateTaskDocument(const std::string& text, const std::string& path, Cont
   size::EstimateTask(t);
 }
 
-void RegisterSize(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterSize(CLI::App* sub, Context& ctx, int& exit_code) {
   auto o = std::make_shared<SizeOptions>();
-  CLI::App* sub =
-      app.add_subcommand("size", "The GPU memory a training task needs per GPU, term by term (docs/size.md)");
   sub->add_option("--task", o->task_file, "A kind: Task YAML document; flags override its values");
   sub->add_flag("--list-models", o->list_models, "The shipped model table and its sources");
   sub->add_option("--boards", o->boards, "Only these boards (comma-separated names or PCI ids)");

@@ -17,10 +17,8 @@
 #include "util/input.h"
 
 namespace gp::cli {
-void RegisterVerify(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterVerify(CLI::App* sub, Context& ctx, int& exit_code) {
   auto only = std::make_shared<std::vector<std::string>>();
-  CLI::App* sub =
-      app.add_subcommand("verify", "Active checks: driver and NVML agree, CUDA initialises, cuDNN/NCCL load");
   sub->add_option("--only", *only, "Verify only these layers (repeatable, or comma-separated)");
   sub->callback([&ctx, &exit_code, only] {
     auto layers = layers::ParseLayerList("--only", *only);

@@ -174,10 +174,8 @@ int RunWatch(Context& ctx, const WatchFlags& f) {
 
 }  // namespace
 
-void RegisterWatch(CLI::App& app, Context& ctx, int& exit_code) {
+void RegisterWatch(CLI::App* sub, Context& ctx, int& exit_code) {
   auto f = std::make_shared<WatchFlags>();
-  CLI::App* sub =
-      app.add_subcommand("watch", "Sample the GPUs and the host; judge each window why GPUs are underused");
   sub->add_option("--duration", f->duration, "Stop after this long (e.g. 10m; ms, s, m, h; bare = seconds)");
   sub->add_option("--interval", f->interval, "Time between samples (default 1s, at least 100ms)");
   sub->add_option("--window", f->window, "Time each verdict covers (default 60s; a replay: the recording's)");

@@ -12,11 +12,19 @@ namespace gp::probe {
 namespace {
 
 // The third word of "want flag state" ("installed", "half-configured", ...); empty when malformed.
+// Words are split at blanks, as SplitWords does, without building them: this runs for every package.
 std::string_view StateWord(std::string_view status) {
   status = Trim(status);
-  auto sp = status.find_last_of(" \t");
-  if (sp == std::string_view::npos || SplitWords(status).size() != 3) return {};
-  return status.substr(sp + 1);
+  auto blank = [&](size_t i) { return status[i] == ' ' || status[i] == '\t'; };
+  size_t words = 0, last = 0;
+  for (size_t i = 0; i < status.size();) {
+    while (i < status.size() && blank(i)) ++i;
+    if (i == status.size()) break;
+    ++words;
+    last = i;
+    while (i < status.size() && !blank(i)) ++i;
+  }
+  return words == 3 ? status.substr(last) : std::string_view();
 }
 
 bool AllDigits(const std::string& s) {
@@ -69,15 +77,15 @@ std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
     if (nl == std::string_view::npos) nl = text.size();
     std::string_view line = text.substr(pos, nl - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // Most lines are other fields or continuations: the first letter rules them out.
     if (line.empty()) {
       flush();
-    } else if (line[0] != ' ' && line[0] != '\t') {
-      if (StartsWith(line, "Package:"))
-        cur.package = std::string(Trim(line.substr(8)));
-      else if (StartsWith(line, "Status:"))
-        cur.status = std::string(Trim(line.substr(7)));
-      else if (StartsWith(line, "Version:"))
-        cur.version = std::string(Trim(line.substr(8)));
+    } else if (line[0] == 'P' && StartsWith(line, "Package:")) {
+      cur.package = std::string(Trim(line.substr(8)));
+    } else if (line[0] == 'S' && StartsWith(line, "Status:")) {
+      cur.status = std::string(Trim(line.substr(7)));
+    } else if (line[0] == 'V' && StartsWith(line, "Version:")) {
+      cur.version = std::string(Trim(line.substr(8)));
     }
     if (nl == text.size()) break;
     pos = nl + 1;

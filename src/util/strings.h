@@ -15,8 +15,13 @@ std::vector<std::string> Split(std::string_view s, char sep);
 std::vector<std::string> SplitWords(std::string_view s);
 // The last line of `text` that is not blank, trimmed ("" when none): a program's one-line error.
 std::string LastLine(std::string_view text);
-bool StartsWith(std::string_view s, std::string_view prefix);
-bool EndsWith(std::string_view s, std::string_view suffix);
+// Inline: the readers of large files (the dpkg database) call these per line, mostly with literals.
+inline bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+inline bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
 std::string ToLower(std::string_view s);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 // Whether `items` holds `s`.

@@ -390,16 +390,18 @@ std::string ValidateDocument(const std::string& text, const std::string& display
   return kind;
 }
 
-bool RanksAbove(const Stack& a, const Stack& b) {
-  const Compat& compat = EmbeddedHostCompat();
-  auto key = [&](const Stack& x) {
-    return std::make_tuple(compat.IsLongTermSupport(x.driver.branch),
-                           x.cuda.version.known() ? *x.cuda.version.version : Version(),
-                           x.driver.version.known() ? *x.driver.version.version : Version(),
-                           x.architectures.size());
-  };
-  return key(a) > key(b);
+namespace {
+// What RanksAbove compares: long-term support, then CUDA, then the driver, then the boards claimed.
+using Rank = std::tuple<bool, Version, Version, size_t>;
+
+Rank RankOf(const Stack& x) {
+  return {EmbeddedHostCompat().IsLongTermSupport(x.driver.branch),
+          x.cuda.version.known() ? *x.cuda.version.version : Version(),
+          x.driver.version.known() ? *x.driver.version.version : Version(), x.architectures.size()};
 }
+}  // namespace
+
+bool RanksAbove(const Stack& a, const Stack& b) { return RankOf(a) > RankOf(b); }
 
 bool Succeeds(const Stack& a, const Stack& b) {
   return !RanksAbove(b, a) && !RanksAbove(a, b) &&
@@ -481,20 +483,99 @@ bool MayChoose(const std::string& name, const HostQuery& host) {
   return true;
 }
 
+// A stack's Rank from the build-time tables alone, reading `driver.branch`, `driver.version`,
+// `cuda.version` and `architectures` along its extends chain, the child's value first (maps merge key by
+// key; a scalar or a list is replaced whole); nullopt where a value is not of the shape the built stack
+// would read.
+std::optional<Rank> RawRank(const std::string& name) {
+  const prebuilt::RawNode *branch = nullptr, *driver_version = nullptr, *cuda_version = nullptr,
+                          *archs = nullptr;
+  std::string at = name;
+  for (int depth = 0; depth < kMaxExtendsDepth; ++depth) {
+    const prebuilt::RawNode* root = PrebuiltRoot(std::string(kStackDir) + at + ".yaml");
+    if (!root || root->kind != static_cast<unsigned char>(Node::Kind::kMap)) return std::nullopt;
+    if (const prebuilt::RawNode* d = RawField(*root, "driver")) {
+      if (!branch) branch = RawField(*d, "branch");
+      if (!driver_version) driver_version = RawField(*d, "version");
+    }
+    if (const prebuilt::RawNode* c = RawField(*root, "cuda"); c && !cuda_version)
+      cuda_version = RawField(*c, "version");
+    if (!archs) archs = RawField(*root, "architectures");
+    const prebuilt::RawNode* ext = RawField(*root, "extends");
+    if (!ext) break;
+    if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) return std::nullopt;
+    at.assign(ext->scalar, ext->scalar_len);
+  }
+  const auto scalar = static_cast<unsigned char>(Node::Kind::kScalar);
+  auto version = [&](const prebuilt::RawNode* n) -> std::optional<Version> {
+    if (!n) return Version();
+    if (n->kind != scalar) return std::nullopt;
+    const std::string_view text(n->scalar, n->scalar_len);
+    if (text == "unknown") return Version();
+    return Version::Parse(text);
+  };
+  if (!branch || branch->kind != scalar || !archs ||
+      archs->kind != static_cast<unsigned char>(Node::Kind::kList))
+    return std::nullopt;
+  auto b = ParseUnsigned(std::string_view(branch->scalar, branch->scalar_len));
+  auto cuda = version(cuda_version);
+  auto driver = version(driver_version);
+  if (!b || *b > 100000 || !cuda || !driver) return std::nullopt;
+  return Rank{EmbeddedHostCompat().IsLongTermSupport(static_cast<int>(*b)), *cuda, *driver, archs->count};
+}
+
+// The choice among `names`, visited in order: the first supported stack of the highest rank, replaced by a
+// level one that succeeds it. With `ranks` (the names sorted by them, highest first, ties in name order)
+// the visit stops at the first stack ranking below the best, so only the stacks that could win are built;
+// a built stack whose rank is not the one given ends it with nullopt (the caller visits them all instead).
+std::optional<const Stack*> BestOf(const std::vector<std::string>& names, const std::vector<Rank>* ranks,
+                                   const HostQuery& host) {
+  const Stack* best = nullptr;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (ranks && best && (*ranks)[i] < RankOf(*best)) break;
+    const Stack& s = CachedEmbedded(names[i], EmbeddedStack(names[i]));
+    if (ranks && RankOf(s) != (*ranks)[i]) return std::nullopt;
+    if (s.legacy || !SupportsHost(s, host)) continue;
+    if (!best || RanksAbove(s, *best) || Succeeds(s, *best)) best = &s;
+  }
+  return best;
+}
+
+// The default choice, building only the stacks that could be chosen: those the build-time tables do not
+// rule out (MayChoose), in rank order (RawRank) down to the best's rank. Where a rank cannot be read from
+// the tables, every candidate is built and visited in name order, as the choice is defined.
+const Stack* ChooseRanked(const HostQuery& host) {
+  std::vector<std::string> names;
+  std::vector<std::pair<Rank, std::string>> ranked;
+  bool raw = true;
+  for (const std::string& name : EmbeddedStackNames()) {
+    if (!MayChoose(name, host)) continue;
+    names.push_back(name);
+    auto r = raw ? RawRank(name) : std::nullopt;
+    raw = raw && r;
+    if (r) ranked.emplace_back(*r, name);
+  }
+  if (raw) {
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> order;
+    std::vector<Rank> ranks;
+    for (auto& [rank, name] : ranked) {
+      order.push_back(name);
+      ranks.push_back(rank);
+    }
+    if (auto best = BestOf(order, &ranks, host)) return *best;
+  }
+  return *BestOf(names, nullptr, host);
+}
+
 }  // namespace
 
 DefaultChoice ChooseDefaultStack(const HostQuery& host) {
   std::vector<std::string> archs;
   for (const auto& a : host.architectures)
     if (!a.empty() && std::find(archs.begin(), archs.end(), a) == archs.end()) archs.push_back(a);
-  const Stack* best = nullptr;
-  // Names are visited in order: ties keep the first. Only the stacks that could be chosen are built.
-  for (const std::string& name : EmbeddedStackNames()) {
-    if (!MayChoose(name, host)) continue;
-    const Stack& s = CachedEmbedded(name, EmbeddedStack(name));
-    if (s.legacy || !SupportsHost(s, host)) continue;
-    if (!best || RanksAbove(s, *best) || Succeeds(s, *best)) best = &s;
-  }
+  const Stack* best = ChooseRanked(host);
   std::string where =
       host.os_id.empty() ? "an unknown OS (no /etc/os-release)" : host.os_id + " " + host.os_version_id;
   std::string gpus = archs.empty() ? "no known GPU" : Join(archs, ", ") + " GPUs";

@@ -228,3 +228,44 @@ TEST_CASE("the current stacks: R580 at 580.173.02, CUDA 13.0.3 / 12.9.1, the sou
   // The stacks they succeed stay embedded as they were (tests/manifest/digest_test.cc holds their content).
   CHECK(m::LoadStack("hopper-r580-cuda13.0", m::LoadContext{}).driver.version.version->str() == "580.95.05");
 }
+
+TEST_CASE("ChooseDefaultStack builds only the stacks that could win, and chooses as visiting them all would",
+          "[manifest]") {
+  // The rule as defined: every embedded stack in name order; the first supported one of the highest rank,
+  // replaced by a level one that succeeds it.
+  std::vector<m::Stack> all;
+  for (const auto& name : m::EmbeddedStackNames()) all.push_back(m::LoadStack(name, m::LoadContext{}));
+  auto by_definition = [&](const m::HostQuery& q) {
+    const m::Stack* best = nullptr;
+    for (const auto& s : all) {
+      if (s.legacy || !m::SupportsHost(s, q)) continue;
+      if (!best || m::RanksAbove(s, *best) || m::Succeeds(s, *best)) best = &s;
+    }
+    return best ? best->name : std::string("(none)");
+  };
+  const std::vector<std::string> archs = {"",       "maxwell", "pascal", "volta",    "turing",
+                                          "ampere", "ada",     "hopper", "blackwell"};
+  const std::vector<std::vector<std::string>> boards = {{},         {"0x13f2"}, {"0x1db1"},
+                                                        {"0x20b0"}, {"0x2330"}, {"0x2335"},
+                                                        {"0x2342"}, {"0x2901"}, {"0x1db1", "0x2342"}};
+  size_t hosts = 0;
+  for (const auto& [id, version] : std::vector<std::pair<std::string, std::string>>{
+           {"ubuntu", "22.04"}, {"ubuntu", "24.04"}, {"debian", "12"}, {"ubuntu", "20.04"}, {"", ""}})
+    for (size_t a = 0; a < archs.size(); ++a)
+      for (size_t b = a; b < archs.size(); ++b)
+        for (const auto& pci : boards) {
+          std::vector<std::string> host_archs;
+          for (const auto* x : {&archs[a], &archs[b]})
+            if (!x->empty()) host_archs.push_back(*x);
+          const m::HostQuery q = Host(id, version, host_archs, pci);
+          std::string chosen = "(none)";
+          try {
+            chosen = m::ChooseDefaultStack(q).name;
+          } catch (const gp::Error&) {
+          }
+          INFO(id << " " << version << " " << archs[a] << "+" << archs[b] << " boards " << pci.size());
+          CHECK(chosen == by_definition(q));
+          ++hosts;
+        }
+  CHECK(hosts == 5 * 45 * 9);
+}

@@ -6,14 +6,13 @@
 //    offline install line may end a version in "-*"), and there is at most one "--";
 //  - no element before "--" comes from outside: each is one of the fixed words gpuprep itself writes;
 //  - dpkg is only ever `dpkg --configure -a`.
+// Planning writes nothing: the in-memory Fs records no write, removal, rename or directory made.
 // A gp::Error (bad input, exit 2) is a fine outcome; any other exception (the argv builders throw on a word
 // that is not a package) is a finding.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,55 +23,11 @@
 #include "layers/table.h"
 #include "manifest/loader.h"
 #include "plan/planner.h"
-#include "sys/fs.h"
+#include "support/map_fs.h"
 #include "util/error.h"
 #include "util/input.h"
 
 namespace {
-
-// Just enough of an Fs for the planner: files from a map, no links, no writes.
-class MapFs : public gp::sys::Fs {
- public:
-  std::map<std::string, std::string> files;
-  std::optional<std::string> Read(const std::string& p) const override {
-    auto it = files.find(p);
-    return it == files.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
-  std::optional<std::string> ReadPrefix(const std::string& p, size_t n) const override {
-    auto r = Read(p);
-    if (r && r->size() > n) r->resize(n);
-    return r;
-  }
-  bool Exists(const std::string& p) const override { return files.count(p) > 0 || IsDir(p); }
-  bool IsDir(const std::string& p) const override {
-    const std::string prefix = p == "/" ? "/" : p + "/";
-    for (const auto& [k, v] : files)
-      if (k.compare(0, prefix.size(), prefix) == 0) return true;
-    return false;
-  }
-  std::vector<std::string> List(const std::string& dir) const override {
-    std::set<std::string> out;
-    const std::string prefix = dir + "/";
-    for (const auto& [k, v] : files)
-      if (k.compare(0, prefix.size(), prefix) == 0)
-        out.insert(k.substr(prefix.size(), k.find('/', prefix.size()) - prefix.size()));
-    return {out.begin(), out.end()};
-  }
-  std::optional<std::string> ReadLink(const std::string&) const override { return std::nullopt; }
-  std::optional<gp::sys::SpaceInfo> Space(const std::string&) const override { return std::nullopt; }
-  gp::sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override {
-    std::abort();
-  }
-  gp::sys::OutputTarget OutputTargetOf(const std::string&) const override { std::abort(); }
-  gp::sys::WriteResult WriteOutput(const std::string&, const std::string&, unsigned, bool) override {
-    std::abort();
-  }
-  gp::sys::WriteResult Rename(const std::string&, const std::string&) override { std::abort(); }
-  gp::sys::WriteResult Remove(const std::string&) override { std::abort(); }
-  gp::sys::WriteResult MakeDirs(const std::string&, unsigned) override { std::abort(); }
-  std::string HostPath(const std::string& p) const override { return p; }
-  bool IsLive() const override { return false; }
-};
 
 bool Digits(const std::string& s) {
   if (s.empty()) return false;
@@ -119,6 +74,11 @@ void CheckArgv(const std::vector<std::string>& argv) {
   }
 }
 
+// The planner only reads: anything it asked the Fs to change is a finding.
+void CheckNoChanges(const gp::test::MapFs& fs) {
+  if (!fs.written.empty() || !fs.removed.empty() || !fs.renamed.empty() || !fs.dirs.empty()) std::abort();
+}
+
 void CheckPlan(const gp::plan::Plan& p) {
   for (const auto& s : p.steps)
     for (const auto& a : s.actions)
@@ -162,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     facts.gpus.push_back(g);
   }
   facts.nvswitch_count = parts[1].size() % 2 ? 4 : 0;
-  MapFs fs;
+  gp::test::MapFs fs;
   if (!parts[2].empty()) fs.files["/var/lib/dpkg/status"] = parts[2];
   if (!parts[3].empty()) fs.files["/etc/apt/preferences.d/gpuprep"] = parts[3];
   gp::apt::Index index;
@@ -184,5 +144,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       in.only.clear();
     }
   }
+  CheckNoChanges(fs);
   return 0;
 }

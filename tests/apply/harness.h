@@ -1,7 +1,6 @@
 // Shared pieces of the plan/apply tests: a temp directory used as the host's "/" through DiskFs, a test
 // stack shaped like the embedded R535 one, a fake HTTP client and fake native libraries.
 #pragma once
-#include <ftw.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "manifest/model.h"
 #include "probe/host.h"
 #include "support/hosts.h"
+#include "support/temp_dir.h"
 #include "sys/fs.h"
 #include "sys/http.h"
 #include "sys/native.h"
@@ -34,19 +34,9 @@ inline void QuietLogs() {
 
 class TempRoot {
  public:
-  TempRoot() {
-    QuietLogs();
-    char tmpl[] = "/tmp/gpuprep-apply-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-    fs_ = std::make_unique<sys::DiskFs>(path_);
-  }
-  ~TempRoot() {
-    ::nftw(
-        path_.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
-        FTW_DEPTH | FTW_PHYS);
-  }
+  TempRoot() : fs_(std::make_unique<sys::DiskFs>(dir_.path)) { QuietLogs(); }
   sys::DiskFs& fs() { return *fs_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path; }
   void Write(const std::string& p, const std::string& contents) {
     fs_->WriteAtomic(p, contents, 0644, false);
   }
@@ -62,7 +52,7 @@ class TempRoot {
   }
 
  private:
-  std::string path_;
+  TempDir dir_{"gpuprep-apply"};  // mkdtemp's: mode 0700
   std::unique_ptr<sys::DiskFs> fs_;
 };
 

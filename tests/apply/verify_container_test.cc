@@ -4,13 +4,13 @@
 #include "apply/verify_container.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <fstream>
 
 #include "apply/harness.h"
 #include "layers/table.h"
 #include "support/fake_engine.h"
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 #include "sys/http.h"
 
 using namespace gp;
@@ -21,7 +21,8 @@ namespace {
 const std::string kRef = "nvcr.io/nvidia/pytorch:23.10-py3";
 
 struct Setup {
-  std::string bin = test::TempDir();
+  test::TempDir bin_dir;
+  std::string bin = bin_dir.path;
   manifest::Stack stack = test::TestStack();
   probe::HostFacts facts = test::BareHost(2);
   sys::RealUnixHttp http;
@@ -35,10 +36,6 @@ struct Setup {
                       "n=$(nvidia-smi -L | grep -c '^GPU ') || { echo 'RuntimeError: No CUDA GPUs are "
                       "available' >&2; exit 1; }\n"
                       "echo \"$n NVIDIA H100 80GB HBM3\"");
-  }
-  ~Setup() {
-    std::error_code ec;
-    std::filesystem::remove_all(bin, ec);
   }
   nlohmann::json State(bool pulled) const {
     nlohmann::json img = {

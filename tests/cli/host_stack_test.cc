@@ -4,12 +4,12 @@
 // which plan spells out.
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "support/cli.h"
+#include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -23,28 +23,20 @@ const std::string kNew = "hopper-r580.173.02-cuda13.0.3";
 class Host {
  public:
   Host() {
-    char tmpl[] = "/tmp/gpuprep-hoststack-XXXXXX";
-    root_ = ::mkdtemp(tmpl);
-    fs::copy(std::string(GP_FIXTURES) + "/hosts/healthy-h100", root_,
+    fs::copy(std::string(GP_FIXTURES) + "/hosts/healthy-h100", root(),
              fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    fs::create_directories(root_ + "/var/lib/gpuprep");
+    fs::create_directories(root() + "/var/lib/gpuprep");
   }
-  ~Host() { fs::remove_all(root_); }
-  Host(const Host&) = delete;
-  Host& operator=(const Host&) = delete;
-  void Write(const std::string& path, const std::string& text) const {
-    fs::create_directories(fs::path(root_ + path).parent_path());
-    std::ofstream(root_ + path) << text;
-  }
+  void Write(const std::string& path, const std::string& text) const { dir_.Write(path, text); }
   void Status(const json& doc) const { Write("/var/lib/gpuprep/status.json", doc.dump()); }
   gp::test::CliRun Run(std::vector<std::string> args) const {
-    args.insert(args.end(), {"--root", root_});
+    args.insert(args.end(), {"--root", root()});
     return gp::test::Gpuprep(args);
   }
-  const std::string& root() const { return root_; }
+  const std::string& root() const { return dir_.path; }
 
  private:
-  std::string root_;
+  gp::test::TempDir dir_{"gpuprep-hoststack"};
 };
 
 std::string Hash(const std::string& name) {

@@ -3,12 +3,12 @@
 #include "docker/engine.h"
 
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <fstream>
 
 #include "docker/image_ref.h"
 #include "support/fake_engine.h"
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 #include "sys/http.h"
 
 using namespace gp;
@@ -101,7 +101,8 @@ TEST_CASE("Engine: errors come back in the engine's words", "[docker][engine]") 
 }
 
 TEST_CASE("Engine: a GPU container runs, and the classic failures say what they are", "[docker][engine]") {
-  const std::string bin = test::TempDir();
+  const test::TempDir bin_dir;
+  const std::string bin = bin_dir.path;
   test::WriteScript(
       bin, "nvidia-smi",
       "[ \"$NVIDIA_VISIBLE_DEVICES\" = void ] && { echo 'nvidia-smi: not found' >&2; exit 127; }\n"
@@ -149,8 +150,6 @@ TEST_CASE("Engine: a GPU container runs, and the classic failures say what they 
   }
   CHECK(created == 4);
   CHECK(deleted == 3);  // the create that failed left nothing to remove
-  std::error_code ec;
-  std::filesystem::remove_all(bin, ec);
 }
 
 TEST_CASE("Demultiplex splits Docker's framed log stream", "[docker][engine]") {

@@ -18,12 +18,6 @@ inline std::string HealthFixture(const std::string& name) {
   return std::string(GP_FIXTURES) + "/health/" + name;
 }
 
-class LiveTreeFs : public sys::DiskFs {
- public:
-  using sys::DiskFs::DiskFs;
-  bool IsLive() const override { return true; }
-};
-
 // NVML as the driver answers it: per bus id, a status and the health it read.
 class HealthNvml : public sys::NativeLibs {
  public:
@@ -84,7 +78,7 @@ inline HealthRun RunOn(const std::string& tree, std::vector<std::string> args, H
   const std::string dir = HealthFixture(tree);
   ctx.make_fs = [dir](const std::string& root) -> std::unique_ptr<sys::Fs> {
     if (!root.empty()) return std::make_unique<sys::DiskFs>(root);
-    return std::make_unique<LiveTreeFs>(dir);
+    return std::make_unique<LiveDiskFs>(dir);
   };
   args.insert(args.begin(), "gpuprep");
   std::vector<const char*> argv;

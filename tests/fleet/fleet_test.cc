@@ -1,21 +1,16 @@
 // fleet-report: snapshots made by doctor on the fixture trees, parsed, grouped by finding code and rendered
 // in its four forms; bad snapshots rejected with file:line:col and exit 2.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "fleet/model.h"
 #include "fleet/render.h"
 #include "support/cli.h"
+#include "support/temp_dir.h"
 #include "util/error.h"
 
 namespace {
-
-namespace fs = std::filesystem;
 
 std::string Tree(const std::string& name) { return std::string(GP_FIXTURES) + "/hosts/" + name; }
 
@@ -25,20 +20,6 @@ std::string DoctorJson(const std::string& tree) {
   REQUIRE((r.code == 0 || r.code == 1));
   return r.out;
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("gpuprep-fleet-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string Write(const std::string& name, const std::string& text) {
-    std::ofstream(path / name) << text;
-    return (path / name).string();
-  }
-};
 
 const gp::fleet::Group* FindGroup(const gp::fleet::Report& r, const std::string& code) {
   for (const auto& g : r.groups)
@@ -74,7 +55,7 @@ TEST_CASE("doctor --json names the host: hostname, machine-id, GPU ids", "[fleet
   CHECK(bare["host"]["hostname"].is_null());  // "bad host name!" is not reported
   CHECK(bare["host"]["machine_id"].is_null());
   // launch --host reads the extended document back
-  TempDir t;
+  const gp::test::TempDir t("gpuprep-fleet");
   auto r = gp::test::Gpuprep({"launch", "--host", t.Write("n.json", DoctorJson("healthy-h100")), "--format",
                               "json", "--", "python", "train.py"});
   CHECK(r.code == 0);
@@ -142,7 +123,7 @@ TEST_CASE("fleet report escapes what a snapshot says", "[fleet]") {
 }
 
 TEST_CASE("fleet-report: bad snapshots are exit 2 with file:line:col", "[fleet][cli]") {
-  TempDir t;
+  const gp::test::TempDir t("gpuprep-fleet");
   std::string good = t.Write("good.json", DoctorJson("healthy-h100"));
   std::string broken = t.Write("broken.json", "{\n  \"host\": {,\n}");
   auto r = gp::test::Gpuprep({"fleet-report", good, broken});
@@ -165,7 +146,7 @@ TEST_CASE("fleet-report: bad snapshots are exit 2 with file:line:col", "[fleet][
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --format: must be text, markdown, json or html, not \"pdf\"\n");
 
-  r = gp::test::Gpuprep({"fleet-report", (t.path / "missing.json").string()});
+  r = gp::test::Gpuprep({"fleet-report", t.path + "/missing.json"});
   CHECK(r.code == 2);
 
   // The snapshot reader's limits hold here too: deep nesting and a number no double holds are one line each.
@@ -181,13 +162,13 @@ TEST_CASE("fleet-report: bad snapshots are exit 2 with file:line:col", "[fleet][
 }
 
 TEST_CASE("fleet-report: exit code follows the worst host; -o writes the page", "[fleet][cli]") {
-  TempDir t;
+  const gp::test::TempDir t("gpuprep-fleet");
   std::string ok = t.Write("ok.json", DoctorJson("healthy-h100"));
   std::string bad = t.Write("bad.json", DoctorJson("mismatch"));
   auto healthy = nlohmann::json::parse(DoctorJson("healthy-h100"));
   auto r = gp::test::Gpuprep({"fleet-report", "--format", "json", ok});
   CHECK(r.code == (healthy["summary"]["fail"] == 0 ? 0 : 1));
-  std::string page = (t.path / "fleet.html").string();
+  std::string page = t.path + "/fleet.html";
   r = gp::test::Gpuprep({"fleet-report", "--format", "html", "-o", page, ok, bad});
   CHECK(r.code == 1);
   CHECK(r.out.empty());

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 
 using gp::test::Gpuprep;
 using gp::test::kH100x2;
@@ -142,8 +143,8 @@ json RoundTrip(const std::vector<std::string>& flags, const std::string& format 
   return config;
 }
 
-// kH100x2 with two active InfiniBand ports: a node of an RDMA cluster.
-std::string IbSnapshot() {
+// kH100x2 with two active InfiniBand ports: a node of an RDMA cluster, written in `dir`; its path.
+std::string IbSnapshot(const gp::test::TempDir& dir) {
   std::ifstream in(kH100x2);
   json doc = json::parse(in);
   doc["host"]["network"] = {
@@ -152,16 +153,15 @@ std::string IbSnapshot() {
                      {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "InfiniBand"}}}}},
                     {{"name", "mlx5_1"},
                      {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "InfiniBand"}}}}}})}};
-  const std::string path = gp::test::TempDir() + "/ib-node.json";
-  std::ofstream(path) << doc.dump();
-  return path;
+  return dir.Write("ib-node.json", doc.dump());
 }
 
 }  // namespace
 
 TEST_CASE("launch docker: a node of two, on InfiniBand: NCCL's environment, the RDMA devices and IPC_LOCK",
           "[launch]") {
-  json c = RoundTrip({"--host", IbSnapshot(), "--image", kImage, "--nodes", "2", "--node-rank", "1",
+  const gp::test::TempDir tmp;
+  json c = RoundTrip({"--host", IbSnapshot(tmp), "--image", kImage, "--nodes", "2", "--node-rank", "1",
                       "--master", "10.2.0.1:29500", "--", "python", "train.py"});
   CHECK(c["devices"] == json::array({"/dev/infiniband"}));
   CHECK(c["cap_add"] == json::array({"IPC_LOCK"}));
@@ -281,8 +281,8 @@ TEST_CASE("launch docker: a node of two on EFA: NCCL_NET names the plugin, its s
        json::array({{{"name", "rdmap16s27"},
                      {"efa", true},
                      {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "Unspecified"}}}}}})}};
-  const std::string path = gp::test::TempDir() + "/efa-node.json";
-  std::ofstream(path) << doc.dump();
+  const gp::test::TempDir tmp;
+  const std::string path = tmp.Write("efa-node.json", doc.dump());
   json c = RoundTrip({"--host", path, "--image", kImage, "--nodes", "2", "--node-rank", "0", "--master",
                       "10.2.0.1:29500", "--", "python", "train.py"});
   CHECK(c["env"].dump().find(R"({"name":"NCCL_NET","value":"AWS Libfabric"})") != std::string::npos);

@@ -7,6 +7,7 @@
 
 #include "launch/template.h"
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 #include "sys/process.h"
 
 using gp::test::Gpuprep;
@@ -194,7 +195,8 @@ TEST_CASE("launch slurm: the sbatch script runs srun with pyxis and a torchrun r
   CHECK(script.find("#SBATCH --job-name=big-run\n") != std::string::npos);
 
   // Run it: stand-in scontrol and srun record what the script would hand to Slurm.
-  const std::string dir = gp::test::TempDir();
+  const gp::test::TempDir tmp;
+  const std::string dir = tmp.path;
   std::ofstream(dir + "/job.sbatch") << script;
   std::ofstream(dir + "/srun") << "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > " << dir
                                << "/srun.argv\nenv > " << dir << "/srun.env\n";

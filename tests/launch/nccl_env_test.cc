@@ -15,6 +15,7 @@
 
 #include "launch/validate.h"
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 
 using namespace gp;
 using gp::test::Gpuprep;
@@ -56,14 +57,12 @@ launch::RunConfig TwoNodes() {
   return c;
 }
 
-// kH100x2 with `network` added to its host: a snapshot of an RDMA node.
-std::string RdmaSnapshot(const json& network) {
+// kH100x2 with `network` added to its host: a snapshot of an RDMA node, written in `dir`; its path.
+std::string RdmaSnapshot(const gp::test::TempDir& dir, const json& network) {
   std::ifstream in(kH100x2);
   json doc = json::parse(in);
   doc["host"]["network"] = network;
-  const std::string path = gp::test::TempDir() + "/rdma-node.json";
-  std::ofstream(path) << doc.dump();
-  return path;
+  return dir.Write("rdma-node.json", doc.dump());
 }
 
 const json kFourIb = {
@@ -168,7 +167,8 @@ TEST_CASE("nccl env: NCCL_IB_GID_INDEX is left to NCCL from 2.21; older NCCL on 
 
 TEST_CASE("launch --nodes 2 from an InfiniBand node's snapshot: exact HCAs, the RDMA devices, IPC_LOCK",
           "[launch]") {
-  const std::string snap = RdmaSnapshot(kFourIb);
+  const gp::test::TempDir tmp;
+  const std::string snap = RdmaSnapshot(tmp, kFourIb);
   auto r = Gpuprep({"launch", "--format", "json", "--host", snap, "--image", kImage, "--nodes", "2",
                     "--node-rank", "1", "--master", "10.2.0.1:29500", "--", "python", "train.py"});
   INFO(r.err);
@@ -287,7 +287,8 @@ TEST_CASE("nccl env: NCCL_NET's origin, the user's value kept, the notes for Soc
 }
 
 TEST_CASE("launch slurm --nodes 2: NCCL's environment exported and handed to the container", "[launch]") {
-  const std::string snap = RdmaSnapshot(kFourIb);
+  const gp::test::TempDir tmp;
+  const std::string snap = RdmaSnapshot(tmp, kFourIb);
   auto r = Gpuprep({"launch", "--format", "slurm", "--host", snap, "--image", kImage, "--nodes", "2", "--",
                     "python", "train.py"});
   INFO(r.err);
@@ -307,7 +308,8 @@ TEST_CASE("launch slurm --nodes 2: NCCL's environment exported and handed to the
 }
 
 TEST_CASE("launch k8s --nodes 2: an Indexed Job on the host network with the RDMA resource", "[launch]") {
-  const std::string snap = RdmaSnapshot(kFourIb);
+  const gp::test::TempDir tmp;
+  const std::string snap = RdmaSnapshot(tmp, kFourIb);
   const std::vector<std::string> base = {"launch", "--format", "k8s",           "--host",
                                          snap,     "--image",  kImage,          "--nodes",
                                          "2",      "--master", "10.2.0.1:29500"};
@@ -380,8 +382,9 @@ TEST_CASE("launch k8s --nodes 2 on EFA: vpc.amazonaws.com/efa, one per EFA devic
     efa["rdma"].push_back({{"name", name},
                            {"efa", true},
                            {"ports", {{{"number", 1}, {"state", "ACTIVE"}, {"link_layer", "Unspecified"}}}}});
-  auto r = Gpuprep({"launch", "--format", "k8s", "--host", RdmaSnapshot(efa), "--image", kImage, "--nodes",
-                    "2", "--master", "10.2.0.1:29500"});
+  const gp::test::TempDir tmp;
+  auto r = Gpuprep({"launch", "--format", "k8s", "--host", RdmaSnapshot(tmp, efa), "--image", kImage,
+                    "--nodes", "2", "--master", "10.2.0.1:29500"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   YAML::Node c = YAML::Load(r.out)["spec"]["template"]["spec"]["containers"][0];

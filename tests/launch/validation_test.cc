@@ -6,6 +6,7 @@
 #include "launch/validate.h"
 #include "manifest/loader.h"
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 #include "util/error.h"
 #include "util/image_ref.h"
 
@@ -244,7 +245,8 @@ TEST_CASE("launch: a DataLoader-heavy profile with a small private shm warns on 
 }
 
 TEST_CASE("launch: a host without GPUs, --interactive, --json and the command without --", "[launch]") {
-  const std::string empty = gp::test::TempDir();  // a --root tree with nothing in it: no GPU at all
+  const gp::test::TempDir tmp;
+  const std::string empty = tmp.path;  // a --root tree with nothing in it: no GPU at all
   auto r = Gpuprep({"launch", "--root", empty, "--image", kImage});
   CHECK(r.code == 2);
   CHECK(r.err == "gpuprep: error: --gpus: this host has no NVIDIA GPU\n");
@@ -291,7 +293,8 @@ TEST_CASE("launch: the image comes from the stack when nothing else names one", 
 }
 
 TEST_CASE("launch validation: values from a profile name --profile", "[launch]") {
-  const std::string dir = gp::test::TempDir();
+  const gp::test::TempDir tmp;
+  const std::string dir = tmp.path;
   const std::string path = dir + "/team.yaml";
   FILE* f = std::fopen(path.c_str(), "w");
   REQUIRE(f);

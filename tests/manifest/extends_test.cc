@@ -5,6 +5,7 @@
 #include "manifest/helpers.h"
 #include "manifest/loader.h"
 #include "support/launch_support.h"
+#include "support/temp_dir.h"
 #include "sys/fs.h"
 #include "util/strings.h"
 
@@ -99,7 +100,8 @@ TEST_CASE("extends errors", "[manifest]") {
 TEST_CASE("repository_overrides: address and key only, validated like the stack's own", "[manifest]") {
   gp::sys::DiskFs fs("/");
   m::LoadContext ctx{&fs, nullptr};
-  const std::string dir = gp::test::TempDir();
+  const gp::test::TempDir tmp;
+  const std::string dir = tmp.path;
   auto site = [&](const std::string& body) {
     const std::string path = dir + "/site.yaml";
     fs.WriteAtomic(

@@ -3,12 +3,11 @@
 // the same text, and a broken embedded file must stop the build with its PATH:LINE:COL.
 #include "manifest/prebuilt.h"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
+#include "support/temp_dir.h"
 #include "sys/process.h"
 #include "util/embedded.h"
 #include "util/strings.h"
@@ -87,11 +86,9 @@ TEST_CASE("prebuilt trees: only embedded manifests have one", "[manifest]") {
 
 TEST_CASE("gpuprep_embed: a broken embedded manifest fails the build with PATH:LINE:COL", "[manifest]") {
   const std::string tool = (fs::path(GP_BINARY).parent_path() / "gpuprep_embed").string();
-  const fs::path dir = fs::temp_directory_path() / ("gp-embed-" + std::to_string(::getpid()));
-  fs::create_directories(dir / "manifests/stacks");
-  auto write = [&](const std::string& rel, const std::string& text) {
-    std::ofstream(dir / rel, std::ios::binary) << text;
-  };
+  const gp::test::TempDir tmp("gp-embed");
+  const fs::path dir = tmp.path;
+  auto write = [&](const std::string& rel, const std::string& text) { tmp.Write(rel, text); };
   auto run = [&](std::vector<std::string> files) {
     gp::sys::Command cmd;
     cmd.argv = {tool, (dir / "out.cc").string(), dir.string()};
@@ -123,5 +120,4 @@ TEST_CASE("gpuprep_embed: a broken embedded manifest fails the build with PATH:L
                  "  {1, 1, 4, \"a\", 1, 1, 1, \"x\\077\\042\", 3, 0, 0},\n"
                  "  {2, 2, 4, \"b\", 1, 2, 1, \"\", 0, 3, 2},\n") != std::string::npos);
   CHECK(out.find("{\"manifests/ok.yaml\", 0},") != std::string::npos);
-  fs::remove_all(dir);
 }

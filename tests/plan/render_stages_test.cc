@@ -2,15 +2,13 @@
 // plan carried into each later call of gpuprep; by default the script stops after the repository setup and
 // prints the command for the second script (to review); --one-shot keeps one run. Values reach the shell
 // single-quoted: a hostile manifest path comes back word for word through bash.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 
 #include "manifest/digest.h"
 #include "manifest/loader.h"
 #include "support/cli.h"
+#include "support/temp_dir.h"
 #include "sys/process.h"
 #include "util/embedded.h"
 #include "util/strings.h"
@@ -57,15 +55,6 @@ std::vector<std::string> Words(std::string command) {
   return out;
 }
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name) {
-    path = fs::temp_directory_path() / ("gpuprep-stages-" + std::to_string(::getpid())) / name;
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path.parent_path()); }
-};
-
 }  // namespace
 
 TEST_CASE("plan --format sh stops after the repository setup and prints the pinned second command",
@@ -105,11 +94,11 @@ TEST_CASE("plan --format sh --one-shot runs the rest itself, flags and hash carr
 }
 
 TEST_CASE("plan --format sh: a hostile manifest path reaches the shell as one word", "[plan][sh]") {
-  TempDir dir("it's $(touch pwned) `id` \"q\" \\ ; | & *");
+  const test::TempDir tmp("gpuprep-stages");
+  const std::string hostile = "/it's $(touch pwned) `id` \"q\" \\ ; | & *";  // a directory's name
   const EmbeddedFile* f = FindEmbedded(std::string("manifests/stacks/") + kStack + ".yaml");
   REQUIRE(f);
-  const std::string path = (dir.path / "stack.yaml").string();
-  std::ofstream(path) << std::string(f->data, f->size);
+  const std::string path = tmp.Write(hostile + "/stack.yaml", std::string(f->data, f->size));
   auto r = test::Gpuprep({"--root", Root(), "--manifest", path, "plan", "--format", "sh"});
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -120,18 +109,18 @@ TEST_CASE("plan --format sh: a hostile manifest path reaches the shell as one wo
   CHECK(words[4] == path);
   CHECK(words[6] == EmbeddedSha256(kStack));  // one document, the same bytes: the same sha256 (sha256sum's)
   CHECK_FALSE(fs::exists("pwned"));
-  CHECK_FALSE(fs::exists(dir.path / "pwned"));
+  CHECK_FALSE(fs::exists(tmp.path + hostile + "/pwned"));
 }
 
 TEST_CASE("--manifest-sha256: the stack must still hash to it", "[plan][sh][cli]") {
   const std::string sha = EmbeddedSha256(kStack);
   auto r = test::Gpuprep({"--root", Root(), "--manifest", kStack, "--manifest-sha256", sha, "plan"});
   CHECK(r.code == 0);
-  TempDir dir("changed");
+  const test::TempDir tmp("gpuprep-stages");
   const EmbeddedFile* f = FindEmbedded(std::string("manifests/stacks/") + kStack + ".yaml");
   REQUIRE(f);
-  const std::string path = (dir.path / "stack.yaml").string();
-  std::ofstream(path) << std::string(f->data, f->size) << "# changed after the plan was made\n";
+  const std::string path =
+      tmp.Write("/changed/stack.yaml", std::string(f->data, f->size) + "# changed after the plan was made\n");
   r = test::Gpuprep(
       {"--root", Root(), "--manifest", path, "--manifest-sha256", sha, "plan", "--format", "sh"});
   CHECK(r.code == 2);

@@ -16,7 +16,8 @@ using probe::HostFacts;
 
 namespace {
 
-// A fixture tree read as a non-root user: every `vpd` file exists but cannot be read (EACCES).
+// A fixture tree read as a non-root user: every `vpd` file exists but cannot be read (EACCES). Not the kit's
+// LiveDiskFs (support/fakes.h): the tree stays a --root tree; only its reads of `vpd` change.
 class NonRootFs : public sys::DiskFs {
  public:
   using DiskFs::DiskFs;

@@ -7,6 +7,7 @@
 #include "probe/parsers.h"
 #include "probe/probe.h"
 #include "probe/steps.h"
+#include "support/fakes.h"
 #include "sys/fs.h"
 
 using namespace gp;
@@ -23,12 +24,7 @@ probe::HostFacts ProbeTree(const std::string& name) {
   return probe::ProbeHost(env);
 }
 
-// The tree as a live host: NVML answers from `nvml`, and the probe asks it for every GPU's bus id.
-class HealthLiveFs : public sys::DiskFs {
- public:
-  using sys::DiskFs::DiskFs;
-  bool IsLive() const override { return true; }
-};
+// NVML answers from `nvml` (the tree read as a live host), and the probe asks it for every GPU's bus id.
 class AnsweringNative : public sys::NativeLibs {
  public:
   sys::LibCall CudaRuntimeVersion(const std::vector<std::string>&) override { return {}; }
@@ -116,7 +112,7 @@ TEST_CASE("health trees: link width and speed, the port above, config space", "[
 
 TEST_CASE("live: NVML is asked for every GPU function by bus id; its answers land on that GPU",
           "[probe][health]") {
-  HealthLiveFs fs(HealthTree("unbound"));
+  test::LiveDiskFs fs(HealthTree("unbound"));
   AnsweringNative native;
   native.nvml.loaded = true;
   native.nvml.device_count = 3;

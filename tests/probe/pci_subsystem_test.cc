@@ -1,16 +1,12 @@
 // The PCI probe reads each GPU's subsystem ids from sysfs, so boards that share a device id resolve to the
 // right catalogue entry (A2 and A16 are both 10de:25b6), and NVSwitches by every id the nvswitch driver
 // accepts.
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <fstream>
 
 #include "manifest/loader.h"
 #include "probe/host_json.h"
 #include "probe/steps.h"
+#include "support/temp_dir.h"
 #include "sys/fs.h"
 
 using namespace gp;
@@ -21,28 +17,17 @@ namespace {
 // writes them ("0x10de\n").
 class PciTree {
  public:
-  PciTree() {
-    char tmpl[] = "/tmp/gpuprep-pci-XXXXXX";
-    root = ::mkdtemp(tmpl);
-  }
-  ~PciTree() {
-    std::string cmd = "rm -rf '" + root + "'";
-    int rc = std::system(cmd.c_str());  // best effort: a leftover /tmp directory fails no test
-    (void)rc;
-  }
   void Device(const std::string& addr, const std::string& device, const std::string& klass,
               const std::string& sub_vendor, const std::string& sub_device) {
-    std::string dir = root + "/sys/bus/pci/devices/" + addr;
-    std::string cmd = "mkdir -p '" + dir + "'";
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    std::ofstream(dir + "/vendor") << "0x10de\n";
-    std::ofstream(dir + "/device") << device << "\n";
-    std::ofstream(dir + "/class") << klass << "\n";
-    if (!sub_vendor.empty()) std::ofstream(dir + "/subsystem_vendor") << sub_vendor << "\n";
-    if (!sub_device.empty()) std::ofstream(dir + "/subsystem_device") << sub_device << "\n";
+    const std::string dir = "/sys/bus/pci/devices/" + addr;
+    tmp_.Write(dir + "/vendor", "0x10de\n");
+    tmp_.Write(dir + "/device", device + "\n");
+    tmp_.Write(dir + "/class", klass + "\n");
+    if (!sub_vendor.empty()) tmp_.Write(dir + "/subsystem_vendor", sub_vendor + "\n");
+    if (!sub_device.empty()) tmp_.Write(dir + "/subsystem_device", sub_device + "\n");
   }
   probe::HostFacts Probe() const {
-    sys::DiskFs fs(root);
+    sys::DiskFs fs(tmp_.path);
     probe::ProbeEnv env;
     env.fs = &fs;
     env.compat = &manifest::EmbeddedCompat();
@@ -50,7 +35,9 @@ class PciTree {
     probe::ProbePci(env, facts);
     return facts;
   }
-  std::string root;
+
+ private:
+  test::TempDir tmp_{"gpuprep-pci"};
 };
 
 }  // namespace

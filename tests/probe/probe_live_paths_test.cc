@@ -1,6 +1,5 @@
 // The live-only paths of the probe (nvcc, NVML, dlopen'ed cuDNN/NCCL/cudart, the Docker socket,
 // nvidia-ctk) driven through fakes, over a temporary tree that a Fs presents as the live host.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -12,37 +11,13 @@
 #include "probe/parsers.h"
 #include "probe/probe.h"
 #include "support/fakes.h"
+#include "support/temp_dir.h"
 #include "support/time_zone.h"
 #include "sys/fs.h"
-#include "sys/tree.h"
 
 using namespace gp;
 
 namespace {
-
-// A DiskFs over a directory that claims to be the live host, so the probe takes its live paths.
-class LiveViewFs : public sys::DiskFs {
- public:
-  using sys::DiskFs::DiskFs;
-  bool IsLive() const override { return true; }
-};
-
-class TempTree {
- public:
-  TempTree() {
-    char tmpl[] = "/tmp/gpuprep-probe-XXXXXX";
-    root = ::mkdtemp(tmpl);
-  }
-  ~TempTree() { gp::sys::RemoveTree(root); }
-  void Write(const std::string& path, const std::string& text) {
-    std::string full = root + path;
-    for (size_t i = root.size() + 1; i < full.size(); ++i) {
-      if (full[i] == '/') ::mkdir(full.substr(0, i).c_str(), 0755);
-    }
-    std::ofstream(full) << text;
-  }
-  std::string root;
-};
 
 class ScriptedNative : public sys::NativeLibs {
  public:
@@ -88,19 +63,19 @@ sys::LibCall Loaded(const std::string& path, long value) {
 TEST_CASE(
     "live paths: nvcc, NVML mismatch, dlopen'ed cuDNN v8 and NCCL <= 2.8 codes, Docker engine, nvidia-ctk",
     "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/proc/driver/nvidia/version",
           "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 2023\n");
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
   REQUIRE(::symlink("libnvidia-ml.so.535.129.03",
-                    (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
+                    (t.path + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
   t.Write("/usr/local/cuda-12.4/bin/nvcc", "");
   t.Write("/var/run/docker.sock", "");
   t.Write("/usr/bin/nvidia-ctk", "");
   t.Write("/usr/bin/docker", "");
   t.Write("/etc/cdi/nvidia.json",
           R"({"cdiVersion":"0.6.0","kind":"nvidia.com/gpu","devices":[{"name":"all"}]})");
-  LiveViewFs fs(t.root);
+  test::LiveDiskFs fs(t.path);
 
   test::FakeCommandRunner runner;
   runner.strict = true;
@@ -165,13 +140,13 @@ TEST_CASE(
 
 TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's version; header vs library",
           "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/usr/local/cuda-13.0/lib/libcudart.so.13", "");
   t.Write("/usr/local/cuda-13.0/include/cudnn_version.h",
           "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
   t.Write("/usr/local/cuda-13.0/include/nccl.h",
           "#define NCCL_MAJOR 2\n#define NCCL_MINOR 27\n#define NCCL_PATCH 3\n");
-  LiveViewFs fs(t.root);
+  test::LiveDiskFs fs(t.path);
   test::FakeCommandRunner runner;
   runner.strict = true;
   ScriptedNative native;
@@ -209,9 +184,9 @@ TEST_CASE("live paths: cudart through dlopen when no file names the toolkit's ve
 }
 
 TEST_CASE("live paths: an nvcc that times out and an absent Docker socket are findings", "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/usr/local/cuda/bin/nvcc", "");
-  LiveViewFs fs(t.root);
+  test::LiveDiskFs fs(t.path);
   test::FakeCommandRunner runner;
   sys::CommandResult slow;
   slow.exit_code = 143;
@@ -235,12 +210,12 @@ TEST_CASE("live paths: an nvcc that times out and an absent Docker socket are fi
 
 TEST_CASE("--root with null seams: a dangling libnvidia-ml.so.1 still finds the versioned library",
           "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.129.03", "");
   t.Write("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.530.30.02", "");
   REQUIRE(::symlink("libnvidia-ml.so.550.54.15",
-                    (t.root + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
-  sys::DiskFs fs(t.root);
+                    (t.path + "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1").c_str()) == 0);
+  sys::DiskFs fs(t.path);
   probe::ProbeEnv env;  // runner, native and docker stay null, as main passes them with --root
   env.fs = &fs;
   env.compat = &manifest::EmbeddedCompat();
@@ -252,12 +227,12 @@ TEST_CASE("--root with null seams: a dangling libnvidia-ml.so.1 still finds the 
 }
 
 TEST_CASE("--root: /var/run -> /run (absolute, as on Ubuntu) resolves inside the tree", "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/run/cdi/nvidia.yaml", "kind: nvidia.com/gpu\ndevices:\n- name: all\n");
   t.Write("/run/reboot-required", "*** System restart required ***\n");
   t.Write("/var/lib/.keep", "");
-  REQUIRE(::symlink("/run", (t.root + "/var/run").c_str()) == 0);
-  sys::DiskFs fs(t.root);
+  REQUIRE(::symlink("/run", (t.path + "/var/run").c_str()) == 0);
+  sys::DiskFs fs(t.path);
   probe::ProbeEnv env;
   env.fs = &fs;
   env.compat = &manifest::EmbeddedCompat();
@@ -272,11 +247,11 @@ TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken
   std::string header(64, '\0');
   sh.read(&header[0], 64);
   REQUIRE(sh.gcount() == 64);
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/bin/sh", header);
   t.Write("/etc/docker/daemon.json",
           "{\n  \"runtimes\": {\n    \"nvidia\": {\"path\": \"nvidia-container-runtime\",}\n  }\n}\n");
-  sys::DiskFs fs(t.root);
+  sys::DiskFs fs(t.path);
   probe::ProbeEnv env;
   env.fs = &fs;
   env.compat = &manifest::EmbeddedCompat();
@@ -290,11 +265,11 @@ TEST_CASE("--root: architecture from /bin/sh's ELF header without dpkg; a broken
 
 TEST_CASE("--root: daemon.json linked to a file that is not JSON: said so, nothing of the file quoted",
           "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/etc/secretfile", "rXoXoXt:$6$saltsalt$hashhash:19000:0:99999:7:::\n");
   t.Write("/etc/docker/.keep", "");
-  REQUIRE(::symlink("/etc/secretfile", (t.root + "/etc/docker/daemon.json").c_str()) == 0);
-  sys::DiskFs fs(t.root);
+  REQUIRE(::symlink("/etc/secretfile", (t.path + "/etc/docker/daemon.json").c_str()) == 0);
+  sys::DiskFs fs(t.path);
   probe::ProbeEnv env;
   env.fs = &fs;
   env.compat = &manifest::EmbeddedCompat();
@@ -304,7 +279,7 @@ TEST_CASE("--root: daemon.json linked to a file that is not JSON: said so, nothi
 
 TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package; the updates journal wins",
           "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/var/lib/dpkg/status",
           "Package: libnvidia-compute-535\nStatus: install ok installed\nArchitecture: amd64\nVersion: "
           "535.129.03-0ubuntu1\n\n"
@@ -314,7 +289,7 @@ TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package;
           "535.129.03-0ubuntu1\n");
   t.Write("/var/lib/dpkg/updates/0000",
           "Package: nvidia-utils-535\nStatus: purge ok not-installed\nArchitecture: amd64\n");
-  sys::DiskFs fs(t.root);
+  sys::DiskFs fs(t.path);
   probe::ProbeEnv env;
   env.fs = &fs;
   env.compat = &manifest::EmbeddedCompat();
@@ -327,10 +302,10 @@ TEST_CASE("--root dpkg: another architecture's removed stanza keeps the package;
 }
 
 TEST_CASE("live paths: an empty CUDA_HOME is not credited with another toolkit's cudart", "[probe]") {
-  TempTree t;
+  test::TempDir t("gpuprep-probe");
   t.Write("/opt/empty/.keep", "");
   t.Write("/usr/local/cuda-12.1/lib/libcudart.so.12", "");
-  LiveViewFs fs(t.root);
+  test::LiveDiskFs fs(t.path);
   test::FakeCommandRunner runner;
   runner.strict = true;
   ScriptedNative native;
@@ -414,7 +389,7 @@ TEST_CASE("live paths: an engine that started before the toolkit's hook was inst
     return std::string(buf);
   };
   auto run = [&](long long started, const std::string& dpkg_log, bool write_pid = true) {
-    TempTree t;
+    test::TempDir t("gpuprep-probe");
     t.Write("/var/run/docker.sock", "");
     t.Write("/usr/bin/docker", "");
     t.Write("/usr/bin/nvidia-container-runtime-hook", "");
@@ -426,7 +401,7 @@ TEST_CASE("live paths: an engine that started before the toolkit's hook was inst
                 std::to_string((started - boot) * hz) + " 2000000000 9000\n");
     t.Write("/proc/stat", "cpu  1 2 3 4\nbtime " + std::to_string(boot) + "\nprocesses 99\n");
     t.Write("/var/log/dpkg.log", dpkg_log);
-    LiveViewFs fs(t.root);
+    test::LiveDiskFs fs(t.path);
     ScriptedDocker docker;
     docker.answers["/version"] = {200, R"({"Version":"20.10.24+dfsg1","ApiVersion":"1.41"})", ""};
     docker.answers["/info"] = {200, R"({"Runtimes":{"runc":{"path":"runc"}},"DefaultRuntime":"runc"})", ""};

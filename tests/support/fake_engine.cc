@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -18,16 +17,15 @@
 namespace gp::test {
 
 FakeEngine::FakeEngine(nlohmann::json state) {
-  dir_ = TempDir();
-  socket_ = dir_ + "/docker.sock";
-  record_ = dir_ + "/requests.jsonl";
+  socket_ = dir_.path + "/docker.sock";
+  record_ = dir_.path + "/requests.jsonl";
   if (!state.contains("daemon_json")) state["daemon_json"] = daemon_json();
   if (!state.contains("hook")) state["hook"] = hook();
   if (!state.contains("cdi_dirs")) state["cdi_dirs"] = {cdi_dir()};
-  state["reload_acks"] = dir_ + "/reloads";
-  std::ofstream(dir_ + "/state.json") << state.dump(2);
+  state["reload_acks"] = dir_.path + "/reloads";
+  std::ofstream(dir_.path + "/state.json") << state.dump(2);
   const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
-  const std::string state_path = dir_ + "/state.json";
+  const std::string state_path = dir_.path + "/state.json";
   pid_ = fork();
   if (pid_ == 0) {
     execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(), state_path.c_str(),
@@ -42,14 +40,12 @@ FakeEngine::~FakeEngine() {
     kill(pid_, SIGTERM);
     waitpid(pid_, nullptr, 0);
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
 }
 
 void FakeEngine::Hup() {
   // The engine appends a line to its acknowledgements after each re-read: wait for this one's.
   const auto acks = [this] {
-    std::ifstream in(dir_ + "/reloads");
+    std::ifstream in(dir_.path + "/reloads");
     return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
   };
   const auto before = acks();

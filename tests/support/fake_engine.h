@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace gp::test {
 
 class FakeEngine {
@@ -16,16 +18,17 @@ class FakeEngine {
   FakeEngine(const FakeEngine&) = delete;
   FakeEngine& operator=(const FakeEngine&) = delete;
 
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const { return dir_.path; }
   const std::string& socket() const { return socket_; }
-  std::string daemon_json() const { return dir_ + "/daemon.json"; }
-  std::string hook() const { return dir_ + "/nvidia-container-runtime-hook"; }
-  std::string cdi_dir() const { return dir_ + "/cdi"; }
+  std::string daemon_json() const { return dir_.path + "/daemon.json"; }
+  std::string hook() const { return dir_.path + "/nvidia-container-runtime-hook"; }
+  std::string cdi_dir() const { return dir_.path + "/cdi"; }
   void Hup();                                    // SIGHUP, then waits until the engine has re-read its config
   std::vector<nlohmann::json> Requests() const;  // every recorded request, in order
 
  private:
-  std::string dir_, socket_, record_;
+  TempDir dir_{"gpuprep-engine"};  // removed after the stand-in is stopped
+  std::string socket_, record_;
   int pid_ = -1;
 };
 

@@ -1,5 +1,6 @@
 // Test doubles for the system seams (ARCHITECTURE.md: fakes replace only the seams): they record what was
-// done and fail on request.
+// done and fail on request. FakeCommandRunner for commands, LiveDiskFs for a tree read as the live host
+// (support/map_fs.h holds the in-memory Fs).
 #pragma once
 #include <deque>
 #include <functional>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sys/fs.h"
 #include "sys/process.h"
 
 namespace gp::test {
@@ -54,6 +56,14 @@ class FakeCommandRunner : public sys::CommandRunner {
   std::vector<Rule> rules;
   std::vector<sys::Command> calls;
   bool strict = false;
+};
+
+// A DiskFs over a directory that says it is the live host ("/"), so probes take their live-only paths
+// (NVML, dlopen, the Docker socket) over the tree's files.
+class LiveDiskFs : public sys::DiskFs {
+ public:
+  using sys::DiskFs::DiskFs;
+  bool IsLive() const override { return true; }
 };
 
 inline sys::CommandResult Exit(int code, std::string out = "", std::string err = "") {

@@ -1,6 +1,5 @@
 #include "support/launch_support.h"
 
-#include <ftw.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,37 +23,9 @@ namespace gp::test {
 
 std::string Snapshot(const std::string& name) { return std::string(GP_FIXTURES) + "/snapshots/" + name; }
 
-namespace {
-// Every directory TempDir made, removed (with its contents) when the test binary exits.
-struct CreatedDirs {
-  std::vector<std::string> dirs;
-  CreatedDirs() = default;
-  CreatedDirs(const CreatedDirs&) = delete;
-  CreatedDirs& operator=(const CreatedDirs&) = delete;
-  ~CreatedDirs() {
-    for (const auto& d : dirs)
-      ::nftw(
-          d.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
-          FTW_DEPTH | FTW_PHYS);
-  }
-};
-CreatedDirs& Created() {
-  static CreatedDirs created;
-  return created;
-}
-}  // namespace
-
-std::string TempDir() {
-  std::string tmpl = "/tmp/gpuprep-launch-XXXXXX";
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  Created().dirs.push_back(tmpl);
-  return tmpl;
-}
-
 FakeDockerd::FakeDockerd() {
-  dir_ = TempDir();
-  socket_ = dir_ + "/docker.sock";
-  record_ = dir_ + "/requests.jsonl";
+  socket_ = dir_.path + "/docker.sock";
+  record_ = dir_.path + "/requests.jsonl";
   const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
   pid_ = fork();
   if (pid_ == 0) {
@@ -94,7 +65,8 @@ int FakeDockerd::RunShell(const std::string& script, std::string* err) {
   std::ofstream(record_, std::ios::trunc).close();
   sys::Command cmd;
   cmd.argv = {"sh", "-c", script};
-  cmd.env = {{"DOCKER_HOST", "unix://" + socket_}, {"DOCKER_CONFIG", dir_ + "/config"}, {"HOME", dir_}};
+  cmd.env = {
+      {"DOCKER_HOST", "unix://" + socket_}, {"DOCKER_CONFIG", dir_.path + "/config"}, {"HOME", dir_.path}};
   cmd.timeout = std::chrono::milliseconds(60000);
   sys::RealCommandRunner runner;
   sys::CommandResult r = runner.Run(cmd);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "support/cli.h"
+#include "support/temp_dir.h"
 
 namespace gp::test {
 
@@ -14,9 +15,6 @@ std::string Snapshot(const std::string& name);
 // The two-GPU H100 host the launch tests target, and the image they start.
 inline const std::string kH100x2 = Snapshot("h100x2-runtime.json");
 inline const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
-
-// A fresh temporary directory (removed by the OS's tmp cleaning; names are unique per call).
-std::string TempDir();  // removed with its contents when the test binary exits
 
 // fake_dockerd.py on a unix socket in a temp dir, killed on destruction.
 // Waits until something accepts connections on the Unix socket at `socket_path` (up to 20 s; throws).
@@ -36,7 +34,8 @@ class FakeDockerd {
   nlohmann::json LastCreate() const;
 
  private:
-  std::string dir_, socket_, record_;
+  TempDir dir_{"gpuprep-launch"};  // removed after the stand-in is stopped
+  std::string socket_, record_;
   int pid_ = -1;
 };
 

@@ -8,28 +8,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/temp_dir.h"
+
 namespace fs = std::filesystem;
 using gp::sys::DiskFs;
 
-namespace {
-
-struct TempTree {
-  TempTree() {
-    char tmpl[] = "/tmp/gpuprep-fs-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempTree() { fs::remove_all(path); }
-  void Write(const std::string& rel, const std::string& text) const {
-    fs::create_directories(fs::path(path + rel).parent_path());
-    std::ofstream(path + rel) << text;
-  }
-  std::string path;
-};
-
-}  // namespace
-
 TEST_CASE("DiskFs under a root follows symlinks inside the tree, never out to this machine", "[sys]") {
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   t.Write("/usr/local/cuda-12.2/version.json", "tree's toolkit");
   fs::create_symlink("/usr/local/cuda-12.2", t.path + "/usr/local/cuda");          // absolute, as on a host
   fs::create_symlink("../../../../../../etc/hostname", t.path + "/usr/local/up");  // climbs past the root
@@ -51,7 +36,7 @@ TEST_CASE("DiskFs under a root follows symlinks inside the tree, never out to th
 }
 
 TEST_CASE("DiskFs refuses FIFOs and devices instead of blocking on them", "[sys]") {
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   REQUIRE(::mkfifo((t.path + "/fifo").c_str(), 0600) == 0);
   DiskFs root(t.path);
   CHECK_FALSE(root.Read("/fifo"));
@@ -61,7 +46,7 @@ TEST_CASE("DiskFs refuses FIFOs and devices instead of blocking on them", "[sys]
 }
 
 TEST_CASE("DiskFs::WriteAtomic replaces the file and never overwrites an earlier backup", "[sys]") {
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   DiskFs root(t.path);
   auto r = root.WriteAtomic("/etc/docker/daemon.json", "v1", 0644, true);
   REQUIRE(r.ok);
@@ -86,7 +71,7 @@ TEST_CASE("DiskFs::WriteAtomic never writes through a link or into a file plante
   // `fleet-report -o report.txt` in a directory others can write: the temporary used to be
   // report.txt.gpuprep-new, opened with O_CREAT|O_TRUNC, so a symbolic link planted there overwrote its
   // target and made it 0644.
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   t.Write("/victim", "secret");
   REQUIRE(::chmod((t.path + "/victim").c_str(), 0600) == 0);
   fs::create_directories(t.path + "/out");
@@ -125,7 +110,7 @@ TEST_CASE("DiskFs::WriteAtomic never writes through a link or into a file plante
 
 TEST_CASE("DiskFs::WriteAtomic writes no backup that an earlier one already holds byte for byte", "[sys]") {
   // A redist switch rewrites its loader entry with the same text; each switch used to leave one more copy.
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   DiskFs root(t.path);
   const std::string conf = "/etc/ld.so.conf.d/gpuprep-cudnn.conf";
   REQUIRE(root.WriteAtomic(conf, "/opt/gpuprep/cudnn/current/lib\n", 0644, true).ok);
@@ -145,7 +130,7 @@ TEST_CASE("DiskFs::WriteAtomic writes no backup that an earlier one already hold
 
 TEST_CASE("DiskFs::WriteAtomic edits a linked system file through the link, inside /etc only", "[sys]") {
   // Configuration management links /etc/docker/daemon.json to the file it manages.
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   t.Write("/etc/cm/docker/daemon.json", "{\"log-driver\": \"journald\"}\n");
   fs::create_directories(t.path + "/etc/docker");
   fs::create_symlink("../cm/docker/daemon.json", t.path + "/etc/docker/daemon.json");
@@ -206,7 +191,7 @@ TEST_CASE("DiskFs::WriteAtomic edits a linked system file through the link, insi
 }
 
 TEST_CASE("DiskFs::Remove is rm -f and Rename moves within the root", "[sys]") {
-  TempTree t;
+  gp::test::TempDir t("gpuprep-fs");
   t.Write("/etc/apt/sources.list.d/old.list", "deb x");
   DiskFs root(t.path);
   CHECK(root.Remove("/nope").ok);

@@ -1,23 +1,16 @@
 // ForEachLine: lines across chunk boundaries, a final line without '\n', the line limit, early stop.
 #include "sys/lines.h"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 TEST_CASE("ForEachLine: streamed lines and their limit", "[sys][lines]") {
-  char path[] = "/tmp/gpuprep-lines-XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
+  const gp::test::TempDir dir("gpuprep-lines");
   std::string big(100000, 'x');  // longer than one 64 KiB chunk
-  {
-    std::ofstream f(path);
-    f << "one\n" << big << "\n\nlast";
-  }
+  const std::string path = dir.Write("lines", "one\n" + big + "\n\nlast");
   std::vector<std::string> lines;
   CHECK(gp::sys::ForEachLine(path, 1 << 20, [&](std::string_view l, size_t) {
           lines.emplace_back(l);
@@ -34,6 +27,4 @@ TEST_CASE("ForEachLine: streamed lines and their limit", "[sys][lines]") {
   CHECK(seen == 2);
   CHECK(gp::sys::ForEachLine("/nonexistent/x", 10, [](std::string_view, size_t) { return true; }) ==
         "cannot read /nonexistent/x: No such file or directory");
-  ::close(fd);
-  std::remove(path);
 }

@@ -6,10 +6,9 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <fstream>
 
+#include "support/temp_dir.h"
 #include "sys/native.h"
-#include "sys/tree.h"
 
 using namespace gp;
 
@@ -35,19 +34,15 @@ at 5 power_limit_w=400 reasons=0x4
 
 struct StandinRun {
   StandinRun() {
-    char tmpl[] = "/tmp/gpuprep-nvml-health-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-    std::ofstream(dir + "/health.trace") << kTrace;
-    ::setenv("GPUPREP_STANDIN_TRACE", (dir + "/health.trace").c_str(), 1);
+    ::setenv("GPUPREP_STANDIN_TRACE", dir.Write("/health.trace", kTrace).c_str(), 1);
     sys::DlopenNativeLibs libs(GP_NVML_STANDIN_DIR);
     info = libs.Nvml({"0000:10:00.0", "0000:11:00.0", "0000:12:00.0", "0000:13:00.0", "0000:14:00.0",
                       "0000:15:00.0", "0000:16:00.0", "0000:17:00.0", "0000:18:00.0", "0000:99:00.0"});
   }
   ~StandinRun() {
     ::unsetenv("GPUPREP_STANDIN_TRACE");  // no later test or child process inherits it
-    sys::RemoveTree(dir);
   }
-  std::string dir;
+  test::TempDir dir{"gpuprep-nvml-health"};
   sys::NvmlInfo info;
 };
 

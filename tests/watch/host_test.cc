@@ -7,46 +7,20 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "support/map_fs.h"
+#include "support/temp_dir.h"
 #include "sys/fs.h"
 
 using namespace gp;
 
 namespace {
 
-// Forwards to one of two fixture trees: the "host" moves from t0 to t1 between ticks.
-class SwitchFs : public sys::Fs {
- public:
-  explicit SwitchFs(const sys::Fs* fs) : fs_(fs) {}
-  void Set(const sys::Fs* fs) { fs_ = fs; }
-  std::optional<std::string> Read(const std::string& p) const override { return fs_->Read(p); }
-  std::optional<std::string> ReadPrefix(const std::string& p, size_t n) const override {
-    return fs_->ReadPrefix(p, n);
-  }
-  bool Exists(const std::string& p) const override { return fs_->Exists(p); }
-  bool IsDir(const std::string& p) const override { return fs_->IsDir(p); }
-  std::vector<std::string> List(const std::string& d) const override { return fs_->List(d); }
-  std::optional<std::string> ReadLink(const std::string& p) const override { return fs_->ReadLink(p); }
-  std::optional<sys::SpaceInfo> Space(const std::string& p) const override { return fs_->Space(p); }
-  sys::WriteResult WriteAtomic(const std::string&, const std::string&, unsigned, bool) override {
-    return {false, "read-only", ""};
-  }
-  sys::OutputTarget OutputTargetOf(const std::string&) const override {
-    return {sys::OutputKind::kRefused, "read-only"};
-  }
-  sys::WriteResult WriteOutput(const std::string&, const std::string&, unsigned, bool) override {
-    return {false, "read-only", ""};
-  }
-  sys::WriteResult Rename(const std::string&, const std::string&) override {
-    return {false, "read-only", ""};
-  }
-  sys::WriteResult Remove(const std::string&) override { return {false, "read-only", ""}; }
-  sys::WriteResult MakeDirs(const std::string&, unsigned) override { return {false, "read-only", ""}; }
-  std::string HostPath(const std::string& p) const override { return fs_->HostPath(p); }
-  bool IsLive() const override { return false; }
-
- private:
-  const sys::Fs* fs_;
-};
+// A fixture /proc tree (tests/fixtures/proc/NAME/INSTANT) in memory: the "host" at one instant.
+test::MapFs ProcInstant(const std::string& name, const std::string& instant) {
+  test::MapFs fs;
+  fs.LoadTree(std::string(GP_FIXTURES) + "/proc/" + name + "/" + instant);
+  return fs;
+}
 
 const watch::HostProcess* Find(const watch::HostSample& h, unsigned pid) {
   for (const auto& p : h.processes)
@@ -54,17 +28,16 @@ const watch::HostProcess* Find(const watch::HostSample& h, unsigned pid) {
   return nullptr;
 }
 
+// The host moves from t0 to t1 between the two ticks: the same Fs, its files replaced.
 struct TwoInstants {
-  sys::DiskFs t0, t1;
-  SwitchFs fs{&t0};
-  watch::HostSampler sampler{fs, watch::HostSamplerOptions{100, 10000, 5000}};
+  test::MapFs fs;
+  watch::HostSampler sampler;
   watch::HostSample first, second;
   explicit TwoInstants(const std::string& name)
-      : t0(std::string(GP_FIXTURES) + "/proc/" + name + "/t0"),
-        t1(std::string(GP_FIXTURES) + "/proc/" + name + "/t1") {
+      : fs(ProcInstant(name, "t0")), sampler(fs, watch::HostSamplerOptions{100, 10000, 5000}) {
     const std::map<unsigned, std::vector<unsigned>> gpu_pids = {{100, {0}}, {4242, {1}}};
     first = sampler.Sample(0, gpu_pids);
-    fs.Set(&t1);
+    fs = ProcInstant(name, "t1");
     second = sampler.Sample(1000, gpu_pids);
   }
 };
@@ -146,9 +119,8 @@ TEST_CASE("HostSampler: a PID visible here, one not", "[watch][host]") {
 TEST_CASE("HostSampler: in a child pid namespace no NVML PID is attributed, even one that exists",
           "[watch][host]") {
   // A tree of its own: /proc/100 exists, and /proc/self/ns/pid names the initial pid namespace or another.
-  char dir[] = "/tmp/gpuprep-pidns-XXXXXX";
-  REQUIRE(mkdtemp(dir) != nullptr);
-  const std::string root = dir;
+  const test::TempDir dir("gpuprep-pidns");
+  const std::string root = dir.path;
   REQUIRE(std::system(("mkdir -p " + root + "/proc/100 " + root + "/proc/self/ns").c_str()) == 0);
   sys::DiskFs fs(root);
   const std::map<unsigned, std::vector<unsigned>> gpu_pids = {{100, {0}}};
@@ -170,5 +142,4 @@ TEST_CASE("HostSampler: in a child pid namespace no NVML PID is attributed, even
     CHECK_FALSE(s.PidVisible(100));
     CHECK(s.Sample(0, gpu_pids).unattributed_pids == std::vector<unsigned>{100});
   }
-  REQUIRE(std::system(("rm -rf " + root).c_str()) == 0);
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/cli.h"
+#include "support/temp_dir.h"
 #include "util/error.h"
 #include "watch/jsonl.h"
 #include "watch/run.h"
@@ -30,14 +31,6 @@ std::vector<std::string> FileLines(const std::string& path, const char* type) {
   for (std::string l; std::getline(f, l);)
     if (l.find(std::string("\"type\":\"") + type + "\"") != std::string::npos) out.push_back(l);
   return out;
-}
-
-std::string Temp(const std::string& text) {
-  char path[] = "/tmp/gpuprep-replay-XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  std::ofstream(path) << text;
-  return path;
 }
 }  // namespace
 
@@ -116,7 +109,8 @@ TEST_CASE("replay: a recording without summary, or with changing GPUs", "[watch]
   REQUIRE(samples.size() >= 6);
   std::string cut;
   for (const auto& s : samples) cut += s + "\n";
-  const std::string cut_path = Temp(cut);
+  const test::TempDir dir("gpuprep-replay");
+  const std::string cut_path = dir.Write("cut.jsonl", cut);
   watch::WatchOptions o;
   o.window_given = false;
   Collect c;
@@ -125,7 +119,7 @@ TEST_CASE("replay: a recording without summary, or with changing GPUs", "[watch]
   // A second sample naming other GPUs is not the same run.
   std::string other = samples[1];
   other.replace(other.find("\"index\":5"), 9, "\"index\":4");
-  const std::string bad_path = Temp(samples[0] + "\n" + other + "\n");
+  const std::string bad_path = dir.Write("bad.jsonl", samples[0] + "\n" + other + "\n");
   Collect d;
   try {
     watch::Replay(bad_path, o, d);
@@ -133,8 +127,6 @@ TEST_CASE("replay: a recording without summary, or with changing GPUs", "[watch]
   } catch (const FileError& e) {
     CHECK(std::string(e.what()) == bad_path + ":2:1: gpus: not the GPUs of the first sample, in its order");
   }
-  std::remove(cut_path.c_str());
-  std::remove(bad_path.c_str());
 }
 
 TEST_CASE("replay: --window shorter than two of the recording's intervals is refused, as live",
@@ -153,16 +145,13 @@ TEST_CASE("replay: --window shorter than two of the recording's intervals is ref
 }
 
 TEST_CASE("replay: errors name the recording as given, not its absolute path", "[watch][replay]") {
-  char dir[] = "/tmp/gpuprep-replay-dir-XXXXXX";
-  REQUIRE(::mkdtemp(dir));
-  std::ofstream(std::string(dir) + "/rec.jsonl") << "{\n";
+  const test::TempDir dir("gpuprep-replay-dir");
+  dir.Write("rec.jsonl", "{\n");
   char here[4096];
   REQUIRE(::getcwd(here, sizeof here));
-  REQUIRE(::chdir(dir) == 0);
+  REQUIRE(::chdir(dir.path.c_str()) == 0);
   auto r = test::Gpuprep({"watch", "--replay", "rec.jsonl"});
   REQUIRE(::chdir(here) == 0);
-  std::remove((std::string(dir) + "/rec.jsonl").c_str());
-  ::rmdir(dir);
   CHECK(r.code == 2);
   CHECK(r.err.rfind("gpuprep: error: rec.jsonl:1:", 0) == 0);
 }

@@ -202,6 +202,21 @@ std::string Num(double v) {
   return buf;
 }
 
+// The last stage's logits, the final norm and what the loss keeps, added to `r` with their formula.
+void AddLogitActivations(const Task& t, const Ctx& c, double tokens, ActivationEstimate& r) {
+  const Architecture& a = t.arch;
+  char buf[512];
+  const bool loss16 = LossPrecisionOf(t) == LossPrecision::k16bit;
+  const double per_elem = LogitBytes(c.e, t.chunked_loss, t.compile, loss16);
+  r.logits = static_cast<double>(t.seq) * t.micro_batch * a.vocab * per_elem / t.tp + PreNorm(c) * tokens +
+             (c.full ? c.e * c.h * tokens : 0);
+  std::snprintf(buf, sizeof buf, " + logits %.0f tokens x %d vocabulary x %.0f B (%s %s cross-entropy)",
+                static_cast<double>(t.seq) * t.micro_batch, a.vocab, per_elem,
+                t.chunked_loss ? "chunked" : "whole", loss16 ? "16-bit" : "fp32");
+  r.formula += buf;
+  if (t.tp > 1) r.formula += " / " + std::to_string(t.tp) + " (tensor parallel)";
+}
+
 }  // namespace
 
 double LayerBytesPerToken(const Task& t, LayerRole role) {
@@ -258,17 +273,7 @@ ActivationEstimate Activations(const Task& t, int layers_here, bool first_stage,
   r.formula = buf;
   if (first_stage && a.family == Family::kEncoder)
     layers_bytes += (PostNorm(c) + (c.dropout > 0 ? c.h : 0)) * tokens;  // embedding LayerNorm and dropout
-  if (last_stage && a.family != Family::kEncoder) {
-    const bool loss16 = LossPrecisionOf(t) == LossPrecision::k16bit;
-    const double per_elem = LogitBytes(c.e, t.chunked_loss, t.compile, loss16);
-    r.logits = static_cast<double>(t.seq) * t.micro_batch * a.vocab * per_elem / t.tp + PreNorm(c) * tokens +
-               (c.full ? c.e * c.h * tokens : 0);
-    std::snprintf(buf, sizeof buf, " + logits %.0f tokens x %d vocabulary x %.0f B (%s %s cross-entropy)",
-                  static_cast<double>(t.seq) * t.micro_batch, a.vocab, per_elem,
-                  t.chunked_loss ? "chunked" : "whole", loss16 ? "16-bit" : "fp32");
-    r.formula += buf;
-    if (t.tp > 1) r.formula += " / " + std::to_string(t.tp) + " (tensor parallel)";
-  }
+  if (last_stage && a.family != Family::kEncoder) AddLogitActivations(t, c, tokens, r);
   r.bytes = layers_bytes + r.logits;
   return r;
 }

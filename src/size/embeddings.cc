@@ -125,6 +125,56 @@ std::vector<int> PartitionTableWise(const std::vector<TableLoad>& tables, int gp
   return rank;
 }
 
+namespace {
+
+// Row-wise sharding: every GPU holds its share `rw` of every table's rows.
+void PlaceEmbeddingsRowWise(const Task& t, const TableShare& rw, double rows, const std::string& name,
+                            EmbeddingPlacement& p) {
+  const size_t n = t.embedding_tables.size();
+  const std::string dims = n == 1 ? std::to_string(t.embedding_tables[0].dim) : "dim";
+  const std::string what = (n == 1 ? "" : std::to_string(n) + " tables, each ") + "ceil(" +
+                           (n == 1 ? Count(rows) + " rows" : "rows") + " / " + std::to_string(t.gpus) +
+                           " GPUs) x " + dims + " x bytes";
+  p.gpu_per_gpu = GpuOf(t, rw);
+  if (t.embedding_offload) {
+    p.host_per_gpu = rw.Total();
+    p.host_by_rank.assign(static_cast<size_t>(t.gpus), rw.Total());
+  }
+  FinishPlacement(t, rw, ShardText(rw, what, name), p);
+}
+
+// Table-wise sharding: each table whole (`full`) on the GPU the planner picks from the `loads`; the
+// heaviest GPU is the figure.
+void PlaceEmbeddingsTableWise(const Task& t, const std::vector<TableShare>& full,
+                              const std::vector<TableLoad>& loads, const std::string& name,
+                              EmbeddingPlacement& p) {
+  const size_t n = t.embedding_tables.size();
+  p.rank_of_table = PartitionTableWise(loads, t.gpus, t.c.gpus_per_node);
+  std::vector<TableShare> by_rank(static_cast<size_t>(t.gpus));
+  for (size_t i = 0; i < n; ++i) {
+    TableShare& s = by_rank[static_cast<size_t>(p.rank_of_table[i])];
+    s.rows += full[i].rows;
+    s.bytes += full[i].bytes;
+    s.opt += full[i].opt;
+    s.tables += 1;
+  }
+  const TableShare* heavy = &by_rank.front();
+  for (const TableShare& s : by_rank) {
+    if (s.Total() > heavy->Total()) heavy = &s;
+    p.gpu_per_gpu = std::max(p.gpu_per_gpu, GpuOf(t, s));
+    if (t.embedding_offload) p.host_by_rank.push_back(s.Total());
+  }
+  if (t.embedding_offload) p.host_per_gpu = heavy->Total();
+  const std::string what =
+      "each table whole on one GPU, largest first onto the GPU with the least lookup work; "
+      "the heaviest of " +
+      std::to_string(t.gpus) + " GPUs holds " + std::to_string(heavy->tables) + " table(s), " +
+      Count(heavy->rows) + " rows x dim x bytes";
+  FinishPlacement(t, *heavy, ShardText(*heavy, what, name), p);
+}
+
+}  // namespace
+
 EmbeddingPlacement PlaceEmbeddings(const Task& t) {
   EmbeddingPlacement p;
   if (t.embedding_tables.empty()) return p;
@@ -152,42 +202,10 @@ EmbeddingPlacement PlaceEmbeddings(const Task& t) {
   }
   p.optimizer_name = name;
   p.multiplier = p.table > 0 ? p.optimizer / p.table : 0;
-  const size_t n = t.embedding_tables.size();
-  if (row_wise) {
-    const std::string dims = n == 1 ? std::to_string(t.embedding_tables[0].dim) : "dim";
-    const std::string what = (n == 1 ? "" : std::to_string(n) + " tables, each ") + "ceil(" +
-                             (n == 1 ? Count(rows) + " rows" : "rows") + " / " + std::to_string(t.gpus) +
-                             " GPUs) x " + dims + " x bytes";
-    p.gpu_per_gpu = GpuOf(t, rw);
-    if (t.embedding_offload) {
-      p.host_per_gpu = rw.Total();
-      p.host_by_rank.assign(static_cast<size_t>(t.gpus), rw.Total());
-    }
-    FinishPlacement(t, rw, ShardText(rw, what, name), p);
-    return p;
-  }
-  p.rank_of_table = PartitionTableWise(loads, t.gpus, t.c.gpus_per_node);
-  std::vector<TableShare> by_rank(static_cast<size_t>(t.gpus));
-  for (size_t i = 0; i < n; ++i) {
-    TableShare& s = by_rank[static_cast<size_t>(p.rank_of_table[i])];
-    s.rows += full[i].rows;
-    s.bytes += full[i].bytes;
-    s.opt += full[i].opt;
-    s.tables += 1;
-  }
-  const TableShare* heavy = &by_rank.front();
-  for (const TableShare& s : by_rank) {
-    if (s.Total() > heavy->Total()) heavy = &s;
-    p.gpu_per_gpu = std::max(p.gpu_per_gpu, GpuOf(t, s));
-    if (t.embedding_offload) p.host_by_rank.push_back(s.Total());
-  }
-  if (t.embedding_offload) p.host_per_gpu = heavy->Total();
-  const std::string what =
-      "each table whole on one GPU, largest first onto the GPU with the least lookup work; "
-      "the heaviest of " +
-      std::to_string(t.gpus) + " GPUs holds " + std::to_string(heavy->tables) + " table(s), " +
-      Count(heavy->rows) + " rows x dim x bytes";
-  FinishPlacement(t, *heavy, ShardText(*heavy, what, name), p);
+  if (row_wise)
+    PlaceEmbeddingsRowWise(t, rw, rows, name, p);
+  else
+    PlaceEmbeddingsTableWise(t, full, loads, name, p);
   return p;
 }
 

@@ -128,6 +128,49 @@ Term QloraLoad(const Task& t, const Local& l, const States& s, double training) 
   return term;
 }
 
+// Adds the CUDA context and the headroom (a share of the allocated subtotal) to the allocated memory:
+// the per-GPU and the all-GPU totals.
+void AddContextAndHeadroom(const Task& t, Estimate& e) {
+  const double ctx = static_cast<double>(t.c.cuda_context);
+  e.terms.push_back(
+      {"cuda_context", "CUDA context", ctx, "constant " + Gb(ctx) + " per GPU", kContextSource, true});
+  const double head = t.c.headroom * e.allocated;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%g%% of the allocated subtotal %s", t.c.headroom * 100,
+                Gb(e.allocated).c_str());
+  e.terms.push_back({"headroom", "headroom", head, buf, kHeadroomSource, true});
+  e.per_gpu = e.allocated + ctx + head;
+  e.total = e.per_gpu * t.gpus;
+}
+
+// The stage's notes: the task's and the states', pipeline and tensor parallelism, a lower bound, and what
+// full activation checkpointing would keep when activations are a large share.
+void AddStageNotes(const Task& t, const Local& l, const States& s, const ActivationEstimate& act,
+                   Estimate& e) {
+  e.notes = t.notes;
+  e.notes.insert(e.notes.end(), s.notes.begin(), s.notes.end());
+  if (t.pp > 1)
+    e.notes.push_back("pipeline parallel: the " + std::string(l.first ? "first" : "last") + " of " +
+                      std::to_string(t.pp) + " stages (the heaviest), " + std::to_string(l.layers) +
+                      " layers; 1F1B keeps " + std::to_string(t.pp) +
+                      " micro-batches in flight on the first stage");
+  if (t.tp > 1)
+    e.notes.push_back("tensor parallel " + std::to_string(t.tp) +
+                      ": weights and activations split across it, with sequence parallelism (Megatron-LM)");
+  if (!act.estimated) e.notes.push_back("the total is a lower bound: activations were not estimated");
+  if (act.estimated && t.checkpointing != Checkpointing::kFull && act.bytes > 0.3 * e.allocated) {
+    Task gc = t;
+    gc.checkpointing = Checkpointing::kFull;
+    char note[160];
+    std::snprintf(note, sizeof note,
+                  "activations are %.0f%% of the allocated memory; --grad-checkpointing full "
+                  "keeps %s of them",
+                  100 * act.bytes / e.allocated,
+                  Gb(Activations(gc, l.layers, l.first, l.last).bytes).c_str());
+    e.notes.push_back(note);
+  }
+}
+
 Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
   Estimate e;
   e.model = t.arch.display.empty() ? t.arch.name : t.arch.display;
@@ -161,43 +204,13 @@ Estimate ForStage(const Task& t, const ParamCounts& pc, int stage) {
     e.terms.push_back(QloraLoad(t, l, s, e.allocated));
     e.allocated += e.terms.back().bytes;
   }
-  const double ctx = static_cast<double>(t.c.cuda_context);
-  e.terms.push_back(
-      {"cuda_context", "CUDA context", ctx, "constant " + Gb(ctx) + " per GPU", kContextSource, true});
-  const double head = t.c.headroom * e.allocated;
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%g%% of the allocated subtotal %s", t.c.headroom * 100,
-                Gb(e.allocated).c_str());
-  e.terms.push_back({"headroom", "headroom", head, buf, kHeadroomSource, true});
-  e.per_gpu = e.allocated + ctx + head;
-  e.total = e.per_gpu * t.gpus;
+  AddContextAndHeadroom(t, e);
   e.host_per_gpu = s.host + emb.host_per_gpu;
   e.host_embeddings_per_gpu = emb.host_per_gpu;
   e.host_formula = s.host_formula;
   if (emb.host_per_gpu > 0) e.host_formula += (e.host_formula.empty() ? "" : " + ") + emb.host_formula;
   e.lower_bound = !act.estimated;
-  e.notes = t.notes;
-  e.notes.insert(e.notes.end(), s.notes.begin(), s.notes.end());
-  if (t.pp > 1)
-    e.notes.push_back("pipeline parallel: the " + std::string(l.first ? "first" : "last") + " of " +
-                      std::to_string(t.pp) + " stages (the heaviest), " + std::to_string(l.layers) +
-                      " layers; 1F1B keeps " + std::to_string(t.pp) +
-                      " micro-batches in flight on the first stage");
-  if (t.tp > 1)
-    e.notes.push_back("tensor parallel " + std::to_string(t.tp) +
-                      ": weights and activations split across it, with sequence parallelism (Megatron-LM)");
-  if (!act.estimated) e.notes.push_back("the total is a lower bound: activations were not estimated");
-  if (act.estimated && t.checkpointing != Checkpointing::kFull && act.bytes > 0.3 * e.allocated) {
-    Task gc = t;
-    gc.checkpointing = Checkpointing::kFull;
-    char note[160];
-    std::snprintf(note, sizeof note,
-                  "activations are %.0f%% of the allocated memory; --grad-checkpointing full "
-                  "keeps %s of them",
-                  100 * act.bytes / e.allocated,
-                  Gb(Activations(gc, l.layers, l.first, l.last).bytes).c_str());
-    e.notes.push_back(note);
-  }
+  AddStageNotes(t, l, s, act, e);
   return e;
 }
 

@@ -108,6 +108,62 @@ void RefuseMoe(const Reader& r, const std::string& type) {
   }
 }
 
+// A decoder's shape (llama, mistral, qwen2): sizes, grouped-query heads, an explicit head size, bias and
+// tied embeddings.
+void HfDecoderShape(const Reader& r, const std::string& type, Architecture& a) {
+  a.family = Family::kDecoder;
+  a.hidden = r.Int("hidden_size", 1 << 20);
+  a.layers = r.Int("num_hidden_layers", 10000);
+  a.heads = r.Int("num_attention_heads", 1 << 16);
+  a.kv_heads = r.Int("num_key_value_heads", 1 << 16, a.heads);
+  a.ffn = r.Int("intermediate_size", 1 << 22);
+  a.vocab = r.Int("vocab_size", 1 << 24);
+  a.head_dim = r.Int("head_dim", 1 << 16, 0);
+  if (a.head_dim * a.heads == a.hidden) a.head_dim = 0;
+  a.tied_embeddings = r.Bool("tie_word_embeddings", false);
+  a.qkv_bias = type == "qwen2" ? true : r.Bool("attention_bias", false);
+  if (a.head_dim == 0 && a.hidden % a.heads != 0)
+    r.Fail("num_attention_heads",
+           std::to_string(a.heads) + " heads do not divide hidden_size " + std::to_string(a.hidden));
+  if (a.heads % a.kv_heads != 0)
+    r.Fail("num_key_value_heads",
+           std::to_string(a.kv_heads) + " do not divide the " + std::to_string(a.heads) + " attention heads");
+}
+
+// BERT's shape: sizes, positions and token types; a plain (not gated) MLP.
+void HfBertShape(const Reader& r, Architecture& a) {
+  a.family = Family::kEncoder;
+  a.hidden = r.Int("hidden_size", 1 << 20);
+  a.layers = r.Int("num_hidden_layers", 10000);
+  a.heads = a.kv_heads = r.Int("num_attention_heads", 1 << 16);
+  a.ffn = r.Int("intermediate_size", 1 << 22);
+  a.vocab = r.Int("vocab_size", 1 << 24);
+  a.positions = r.Int("max_position_embeddings", 1 << 20, 512);
+  a.token_types = r.Int("type_vocab_size", 1 << 10, 2);
+  a.gated_mlp = false;
+  if (a.hidden % a.heads != 0)
+    r.Fail("num_attention_heads",
+           std::to_string(a.heads) + " heads do not divide hidden_size " + std::to_string(a.hidden));
+}
+
+// T5's shape: sizes, head size, decoder layers, relative position buckets and the MLP's kind.
+void HfT5Shape(const Reader& r, Architecture& a) {
+  a.family = Family::kEncoderDecoder;
+  a.hidden = r.Int("d_model", 1 << 20);
+  a.head_dim = r.Int("d_kv", 1 << 16);
+  a.ffn = r.Int("d_ff", 1 << 22);
+  a.layers = r.Int("num_layers", 10000);
+  a.decoder_layers = r.Int("num_decoder_layers", 10000, a.layers);
+  a.heads = a.kv_heads = r.Int("num_heads", 1 << 16);
+  a.vocab = r.Int("vocab_size", 1 << 24);
+  a.rel_buckets = r.Int("relative_attention_num_buckets", 1 << 16, 32);
+  const std::string proj = r.String("feed_forward_proj");
+  if (!proj.empty() && proj != "relu" && proj != "gated-gelu" && proj != "gated-relu" && proj != "gelu")
+    r.Fail("feed_forward_proj", "expected relu, gelu, gated-gelu or gated-relu");
+  a.gated_mlp = proj.rfind("gated-", 0) == 0;
+  a.tied_embeddings = r.Bool("tie_word_embeddings", true);
+}
+
 }  // namespace
 
 Architecture ParseHfConfig(const std::string& text, const std::string& display_path) {
@@ -121,51 +177,11 @@ Architecture ParseHfConfig(const std::string& text, const std::string& display_p
   a.display = a.name;
   a.source = display_path;
   if (type == "llama" || type == "mistral" || type == "qwen2") {
-    a.family = Family::kDecoder;
-    a.hidden = r.Int("hidden_size", 1 << 20);
-    a.layers = r.Int("num_hidden_layers", 10000);
-    a.heads = r.Int("num_attention_heads", 1 << 16);
-    a.kv_heads = r.Int("num_key_value_heads", 1 << 16, a.heads);
-    a.ffn = r.Int("intermediate_size", 1 << 22);
-    a.vocab = r.Int("vocab_size", 1 << 24);
-    a.head_dim = r.Int("head_dim", 1 << 16, 0);
-    if (a.head_dim * a.heads == a.hidden) a.head_dim = 0;
-    a.tied_embeddings = r.Bool("tie_word_embeddings", false);
-    a.qkv_bias = type == "qwen2" ? true : r.Bool("attention_bias", false);
-    if (a.head_dim == 0 && a.hidden % a.heads != 0)
-      r.Fail("num_attention_heads",
-             std::to_string(a.heads) + " heads do not divide hidden_size " + std::to_string(a.hidden));
-    if (a.heads % a.kv_heads != 0)
-      r.Fail("num_key_value_heads", std::to_string(a.kv_heads) + " do not divide the " +
-                                        std::to_string(a.heads) + " attention heads");
+    HfDecoderShape(r, type, a);
   } else if (type == "bert") {
-    a.family = Family::kEncoder;
-    a.hidden = r.Int("hidden_size", 1 << 20);
-    a.layers = r.Int("num_hidden_layers", 10000);
-    a.heads = a.kv_heads = r.Int("num_attention_heads", 1 << 16);
-    a.ffn = r.Int("intermediate_size", 1 << 22);
-    a.vocab = r.Int("vocab_size", 1 << 24);
-    a.positions = r.Int("max_position_embeddings", 1 << 20, 512);
-    a.token_types = r.Int("type_vocab_size", 1 << 10, 2);
-    a.gated_mlp = false;
-    if (a.hidden % a.heads != 0)
-      r.Fail("num_attention_heads",
-             std::to_string(a.heads) + " heads do not divide hidden_size " + std::to_string(a.hidden));
+    HfBertShape(r, a);
   } else if (type == "t5") {
-    a.family = Family::kEncoderDecoder;
-    a.hidden = r.Int("d_model", 1 << 20);
-    a.head_dim = r.Int("d_kv", 1 << 16);
-    a.ffn = r.Int("d_ff", 1 << 22);
-    a.layers = r.Int("num_layers", 10000);
-    a.decoder_layers = r.Int("num_decoder_layers", 10000, a.layers);
-    a.heads = a.kv_heads = r.Int("num_heads", 1 << 16);
-    a.vocab = r.Int("vocab_size", 1 << 24);
-    a.rel_buckets = r.Int("relative_attention_num_buckets", 1 << 16, 32);
-    const std::string proj = r.String("feed_forward_proj");
-    if (!proj.empty() && proj != "relu" && proj != "gated-gelu" && proj != "gated-relu" && proj != "gelu")
-      r.Fail("feed_forward_proj", "expected relu, gelu, gated-gelu or gated-relu");
-    a.gated_mlp = proj.rfind("gated-", 0) == 0;
-    a.tied_embeddings = r.Bool("tie_word_embeddings", true);
+    HfT5Shape(r, a);
   } else {
     r.Fail("model_type", "\"" + type + "\" is not modelled (supported: llama, mistral, qwen2, bert, t5)");
   }

@@ -59,6 +59,24 @@ void AddHostItems(const Task& t, const HostSpec& h, const Option& o, HostVerdict
   v.notes.insert(v.notes.end(), need.notes.begin(), need.notes.end());
 }
 
+// The board the host is judged as: the first GPU's (its catalogue entry, or its name alone) with the
+// smallest memory found; notes mixed GPUs and memory shared with the CPU.
+Board JudgedHostBoard(const HostSpec& h, HostVerdict& v) {
+  Board b = h.gpus[0].board ? *h.gpus[0].board : Board{};
+  if (b.name.empty()) b.name = h.gpus[0].name;
+  b.memory_mib = static_cast<uint64_t>(v.gpu_memory) >> 20;
+  if (std::any_of(h.gpus.begin(), h.gpus.end(), [&](const HostGpu& g) { return g.name != h.gpus[0].name; }))
+    v.notes.push_back("mixed GPUs: judged with the smallest memory and the first GPU's interconnect");
+  if (b.Unified())
+    v.notes.push_back(
+        b.memory_kind == "system"
+            ? b.name +
+                  " shares the system memory with the CPU (NVML reports none): the figure is the "
+                  "system's total, and the job's CPU side uses the same memory"
+            : b.name + ": the Grace CPU's memory is reachable over NVLink-C2C but not counted");
+  return b;
+}
+
 }  // namespace
 
 HostVerdict JudgeHost(const Task& t, const HostSpec& h) {
@@ -85,19 +103,8 @@ HostVerdict JudgeHost(const Task& t, const HostSpec& h) {
                            " is unknown: the host gave no NVML total and the catalogue has no sourced size"});
     return v;
   }
-  Board b = h.gpus[0].board ? *h.gpus[0].board : Board{};
-  if (b.name.empty()) b.name = h.gpus[0].name;
-  b.memory_mib = static_cast<uint64_t>(v.gpu_memory) >> 20;
+  const Board b = JudgedHostBoard(h, v);
   const int n = static_cast<int>(h.gpus.size());
-  if (std::any_of(h.gpus.begin(), h.gpus.end(), [&](const HostGpu& g) { return g.name != h.gpus[0].name; }))
-    v.notes.push_back("mixed GPUs: judged with the smallest memory and the first GPU's interconnect");
-  if (b.Unified())
-    v.notes.push_back(
-        b.memory_kind == "system"
-            ? b.name +
-                  " shares the system memory with the CPU (NVML reports none): the figure is the "
-                  "system's total, and the job's CPU side uses the same memory"
-            : b.name + ": the Grace CPU's memory is reachable over NVLink-C2C but not counted");
   const int domain = h.nvswitches > 0 ? n : b.DomainIn(n);
   std::optional<Option> closest;
   auto best = BestAt(t, b, n, n, domain, &closest);

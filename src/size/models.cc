@@ -133,8 +133,9 @@ Architecture Vision(const char* name, const char* display, uint64_t count, uint6
   return Published(a, count, precision, source);
 }
 
-std::vector<Architecture> Build() {
-  constexpr uint64_t kExact = 1, kBillion = 1000000000, k10M = 10000000, k100M = 100000000;
+// Llama 2, 3, 3.1 and 3.2.
+std::vector<Architecture> LlamaModelRows() {
+  constexpr uint64_t kExact = 1, kBillion = 1000000000, k10M = 10000000;
   return {
       Published(Decoder("llama-2-7b", "Llama 2 7B", 32000, 32, 32, 32, 4096, 11008, false, false, kTtLlama2),
                 6738415616, kExact, kKerasLlama),
@@ -163,6 +164,13 @@ std::vector<Architecture> Build() {
       Published(
           Decoder("llama-3.2-3b", "Llama 3.2 3B", 128256, 28, 24, 8, 3072, 8192, true, false, kTtLlama32),
           3212749824, kExact, kPeft32),
+  };
+}
+
+// Mistral 7B and Qwen2.5 0.5B to 72B.
+std::vector<Architecture> MistralQwenModelRows() {
+  constexpr uint64_t kExact = 1, k10M = 10000000, k100M = 100000000;
+  return {
       Published(Decoder("mistral-7b", "Mistral 7B", 32000, 32, 32, 8, 4096, 14336, false, false, kTtMistral),
                 7241732096, kExact, kKerasMistral),
       Published(Decoder("qwen2.5-0.5b", "Qwen2.5 0.5B", 151936, 24, 14, 2, 896, 4864, true, true, kTtQwen25),
@@ -179,11 +187,24 @@ std::vector<Architecture> Build() {
                 32763876352, kExact, kKerasQwen),
       Published(Decoder("qwen2.5-72b", "Qwen2.5 72B", 152064, 80, 64, 8, 8192, 29568, false, true, kTtQwen25),
                 72706203648, kExact, kKerasQwen),
+  };
+}
+
+// The encoders (BERT) and encoder-decoders (T5).
+std::vector<Architecture> EncoderModelRows() {
+  return {
       Bert("bert-base-uncased", "BERT base (uncased)", 12, 768, 12, 109482240),
       Bert("bert-large-uncased", "BERT large (uncased)", 24, 1024, 16, 335141888),
       T5("t5-small", "T5 small", 6, 512, 8, 2048, 60506624),
       T5("t5-base", "T5 base", 12, 768, 12, 3072, 222903552),
       T5("t5-large", "T5 large", 24, 1024, 16, 4096, 737668096),
+  };
+}
+
+// The vision networks: ResNet, ViT, ConvNeXt, YOLOv8 and YOLO11.
+std::vector<Architecture> VisionModelRows() {
+  constexpr uint64_t kExact = 1;
+  return {
       Vision("resnet-18", "ResNet-18", 11689512, kExact, kTorchvision),
       Vision("resnet-50", "ResNet-50", 25557032, kExact, kTorchvision),
       Vision("resnet-101", "ResNet-101", 44549160, kExact, kTorchvision),
@@ -203,6 +224,14 @@ std::vector<Architecture> Build() {
       Vision("yolo11l", "YOLO11l", 25372160, kExact, kYolo11),
       Vision("yolo11x", "YOLO11x", 56966176, kExact, kYolo11),
   };
+}
+
+// Every row, in the table's order: decoders, encoders, vision networks.
+std::vector<Architecture> Build() {
+  std::vector<Architecture> table;
+  for (const auto& rows : {LlamaModelRows(), MistralQwenModelRows(), EncoderModelRows(), VisionModelRows()})
+    table.insert(table.end(), rows.begin(), rows.end());
+  return table;
 }
 
 // "Llama-2-7b-hf", "meta-llama/Llama-2-7b-hf", "llama2_7b" -> "llama-2-7b"-style key for matching.

@@ -286,62 +286,70 @@ uint64_t ProjectorParams(const std::string& kind, uint64_t in, uint64_t out) {
   return in * out + out + static_cast<uint64_t>(depth - 1) * (out * out + out);
 }
 
-Estimate EstimateMultimodal(const Task& t) {
+namespace {
+
+// A vision-language model: the language model's own estimate over the text and image tokens, as the
+// "language" part; the vision tower and the projector go to `parts`.
+Estimate MultimodalLanguageBase(const Task& t, const Tower& vision, std::vector<PartFig>& parts) {
   const Task::Multimodal& mm = t.multimodal;
-  const Tower* vision = FindTower(mm.vision);
-  if (!vision) throw UsageError("unknown vision encoder " + QuoteToken(mm.vision));
-  const bool lm = mm.text.empty();
-  Estimate e;
-  std::vector<PartFig> parts;
-  if (lm) {
-    const std::optional<Method> m = TrainedAs(t, "language");
-    Task l = PartTask(t, m);
-    l.multimodal = {};
-    l.seq = t.seq + mm.image_tokens;
-    e = EstimateTask(l);
-    PartEstimate p;
-    p.role = "language";
-    p.model = e.model;
-    p.params = e.params;
-    p.trainable = e.trainable;
-    p.train = TrainName(m);
-    for (const char* k : {"weights", "gradients", "optimizer"})
-      if (const Term* term = e.Find(k)) p.states += term->bytes;
-    if (const Term* a = e.Find("activations")) p.activations = a->bytes;
-    e.parts.push_back(p);
-    e.notes.push_back("the language model's sequence: " + std::to_string(t.seq) + " text + " +
-                      std::to_string(mm.image_tokens) + " image tokens = " + std::to_string(l.seq));
-    if (!m)
-      e.notes.push_back(
-          "the frozen language model keeps the activations its backward pass needs: the projector's "
-          "gradients pass through it");
-    parts.push_back(TowerPart(t, "vision", *vision, e.shard));
-    if (!mm.projector.empty())
-      parts.push_back(ProjectorPart(t, mm.projector, vision->width, t.arch.hidden, e.shard));
-  } else {
-    const Tower* text = FindTower(mm.text);
-    if (!text) throw UsageError("unknown text encoder " + QuoteToken(mm.text));
-    e = Skeleton(t);
-    parts.push_back(TowerPart(t, "vision", *vision, e.shard));
-    parts.push_back(TowerPart(t, "text", *text, e.shard));
-    // Contrastive logits: each GPU's images against every GPU's texts and the reverse, fp32.
-    const double b = t.micro_batch, all = static_cast<double>(t.micro_batch) * e.dp;
-    AddTo(e, "activations", 2 * b * all * 4,
-          "logits 2 x " + Count(b) + " x " + Count(all) + " x 4 B (images to texts and texts to images)");
-    Local sum;
-    for (const auto& f : parts) {
-      sum.params += f.l.params;
-      sum.largest_layer = std::max(sum.largest_layer, f.l.largest_layer);
-      sum.trainable += f.l.trainable;
-      sum.layers += f.l.layers;
-    }
-    const std::optional<Method> any = sum.trainable > 0 ? std::optional<Method>(Method::kFull) : std::nullopt;
-    const States whole = ModelStates(PartTask(t, any), sum, e.shard);
-    e.terms.push_back(Buffers(PartTask(t, any), sum, whole, e.shard, e.dp));
-    e.model = mm.preset.empty() ? std::string(vision->display) + " + " + text->display
-                                : FindPreset(mm.preset)->display;
+  const std::optional<Method> m = TrainedAs(t, "language");
+  Task l = PartTask(t, m);
+  l.multimodal = {};
+  l.seq = t.seq + mm.image_tokens;
+  Estimate e = EstimateTask(l);
+  PartEstimate p;
+  p.role = "language";
+  p.model = e.model;
+  p.params = e.params;
+  p.trainable = e.trainable;
+  p.train = TrainName(m);
+  for (const char* k : {"weights", "gradients", "optimizer"})
+    if (const Term* term = e.Find(k)) p.states += term->bytes;
+  if (const Term* a = e.Find("activations")) p.activations = a->bytes;
+  e.parts.push_back(p);
+  e.notes.push_back("the language model's sequence: " + std::to_string(t.seq) + " text + " +
+                    std::to_string(mm.image_tokens) + " image tokens = " + std::to_string(l.seq));
+  if (!m)
+    e.notes.push_back(
+        "the frozen language model keeps the activations its backward pass needs: the projector's "
+        "gradients pass through it");
+  parts.push_back(TowerPart(t, "vision", vision, e.shard));
+  if (!mm.projector.empty())
+    parts.push_back(ProjectorPart(t, mm.projector, vision.width, t.arch.hidden, e.shard));
+  return e;
+}
+
+// A contrastive (CLIP-like) model: the vision and text towers go to `parts`; the estimate holds the
+// contrastive logits and the buffers of both towers together.
+Estimate MultimodalContrastiveBase(const Task& t, const Tower& vision, std::vector<PartFig>& parts) {
+  const Task::Multimodal& mm = t.multimodal;
+  const Tower* text = FindTower(mm.text);
+  if (!text) throw UsageError("unknown text encoder " + QuoteToken(mm.text));
+  Estimate e = Skeleton(t);
+  parts.push_back(TowerPart(t, "vision", vision, e.shard));
+  parts.push_back(TowerPart(t, "text", *text, e.shard));
+  // Contrastive logits: each GPU's images against every GPU's texts and the reverse, fp32.
+  const double b = t.micro_batch, all = static_cast<double>(t.micro_batch) * e.dp;
+  AddTo(e, "activations", 2 * b * all * 4,
+        "logits 2 x " + Count(b) + " x " + Count(all) + " x 4 B (images to texts and texts to images)");
+  Local sum;
+  for (const auto& f : parts) {
+    sum.params += f.l.params;
+    sum.largest_layer = std::max(sum.largest_layer, f.l.largest_layer);
+    sum.trainable += f.l.trainable;
+    sum.layers += f.l.layers;
   }
-  for (auto& f : parts) {
+  const std::optional<Method> any = sum.trainable > 0 ? std::optional<Method>(Method::kFull) : std::nullopt;
+  const States whole = ModelStates(PartTask(t, any), sum, e.shard);
+  e.terms.push_back(Buffers(PartTask(t, any), sum, whole, e.shard, e.dp));
+  e.model = mm.preset.empty() ? std::string(vision.display) + " + " + text->display
+                              : FindPreset(mm.preset)->display;
+  return e;
+}
+
+// Adds each part's states, activations, parameters and host RAM to the estimate, and the part itself.
+void AddMultimodalParts(Estimate& e, const std::vector<PartFig>& parts) {
+  for (const auto& f : parts) {
     const std::string who = f.p.model + " (" + f.p.role + ", " + f.p.train + ")";
     AddTo(e, "weights", f.s.weights.bytes, who + ": " + f.s.weights.formula, f.s.weights.source);
     if (f.s.gradients.bytes > 0)
@@ -357,13 +365,30 @@ Estimate EstimateMultimodal(const Task& t) {
     if (f.s.host > 0) e.host_formula += (e.host_formula.empty() ? "" : " + ") + who + ": " + f.s.host_formula;
     e.parts.push_back(f.p);
   }
-  if (!mm.preset.empty() && lm) e.model = FindPreset(mm.preset)->display;
+}
+
+// With a frozen tower, the activations cite what a frozen tower keeps for its backward pass.
+void CiteFrozenTowers(Estimate& e) {
   const bool frozen_tower = std::any_of(e.parts.begin(), e.parts.end(), [](const PartEstimate& p) {
     return p.role != "language" && p.role != "projector" && p.train == "frozen";
   });
   for (auto& term : e.terms)
     if (frozen_tower && term.key == "activations" && term.source.find(kFrozen) == std::string::npos)
       term.source += std::string(term.source.empty() ? "" : "; ") + kFrozen;
+}
+
+}  // namespace
+
+Estimate EstimateMultimodal(const Task& t) {
+  const Task::Multimodal& mm = t.multimodal;
+  const Tower* vision = FindTower(mm.vision);
+  if (!vision) throw UsageError("unknown vision encoder " + QuoteToken(mm.vision));
+  const bool lm = mm.text.empty();
+  std::vector<PartFig> parts;
+  Estimate e = lm ? MultimodalLanguageBase(t, *vision, parts) : MultimodalContrastiveBase(t, *vision, parts);
+  AddMultimodalParts(e, parts);
+  if (!mm.preset.empty() && lm) e.model = FindPreset(mm.preset)->display;
+  CiteFrozenTowers(e);
   Close(t, e);
   return e;
 }

@@ -120,6 +120,75 @@ void ApplyMultimodal(Task& t, const Setting& s) {
   }
 }
 
+namespace {
+
+// Two contrastive towers (a --text-encoder): no language model (`lm`: one was given), projector or image
+// tokens; the task is named after the towers (or the preset).
+void MultimodalContrastiveTask(Task& t, bool lm) {
+  const Task::Multimodal& mm = t.multimodal;
+  if (lm)
+    OriginOf(t, GivenMm(t, "model")    ? "model"
+                : GivenMm(t, "config") ? "config"
+                                       : "params")
+        .Fail("a contrastive text encoder takes the language model's place; drop the model");
+  if (!mm.projector.empty())
+    OriginOf(t, "multimodal.projector").Fail("two contrastive towers take no projector");
+  if (GivenMm(t, "multimodal.image_tokens"))
+    OriginOf(t, "multimodal.image_tokens").Fail("image tokens go into a language model; this task has none");
+  t.arch = Architecture{};
+  t.arch.name = mm.preset.empty() ? mm.vision : mm.preset;
+  t.arch.display = mm.preset.empty() ? mm.vision + " + " + mm.text : FindPreset(mm.preset)->display;
+  t.model_source = "towers";
+}
+
+// A language model with a vision tower: a decoder with its shape, a projector where the widths differ, and
+// the image tokens (by default the vision tower's patches) within the sequence limit.
+void MultimodalCheckLanguage(Task& t, const Tower& vision, const std::string& first) {
+  Task::Multimodal& mm = t.multimodal;
+  if (t.arch.family != Family::kDecoder || !t.arch.HasShape())
+    OriginOf(t, "model")
+        .Fail("the language model must be a decoder with its shape (layers, hidden size, heads)");
+  if (mm.projector.empty() && vision.width != t.arch.hidden)
+    OriginOf(t, GivenMm(t, "multimodal.projector") ? "multimodal.projector" : first)
+        .Fail("the vision width " + std::to_string(vision.width) + " differs from the language model's " +
+              std::to_string(t.arch.hidden) + ": name a projector (--projector mlp2x-gelu)");
+  if (mm.image_tokens == 0) mm.image_tokens = vision.Tokens() - 1;  // the patches, without the class token
+  if (static_cast<long long>(t.seq) + mm.image_tokens > (1 << 20))
+    OriginOf(t, GivenMm(t, "multimodal.image_tokens") ? "multimodal.image_tokens" : "batch.seq")
+        .Fail("text and image tokens exceed 2^20 in one sequence");
+}
+
+// Each part --train names is present, and the projector trains in full.
+void MultimodalCheckTrained(const Task& t) {
+  const Task::Multimodal& mm = t.multimodal;
+  for (const auto& [part, how] : mm.trained) {
+    const bool present = part == "vision" || (part == "projector" && !mm.projector.empty()) ||
+                         (part == "language" && mm.text.empty()) || (part == "text" && !mm.text.empty());
+    if (!present)
+      OriginOf(t, GivenMm(t, "multimodal.train") ? "multimodal.train" : "multimodal.preset")
+          .Fail("this model has no " + part + " part to train");
+    if (part == "projector" && how != Method::kFull)
+      OriginOf(t, "multimodal.train").Fail("the projector trains in full (it has no LoRA form)");
+  }
+}
+
+// Settings a multimodal model does not take: --method, tensor and pipeline parallelism, embedding tables,
+// another workload.
+void MultimodalCheckConflicts(const Task& t, const std::string& first) {
+  if (GivenMm(t, "method"))
+    OriginOf(t, "method")
+        .Fail("a multimodal model trains each part as --train says (language=lora), not --method");
+  if (t.tp > 1 || t.pp > 1)
+    OriginOf(t, t.tp > 1 ? "parallel.tp" : "parallel.pp")
+        .Fail("a multimodal model is sized data parallel only (ZeRO or FSDP shard it)");
+  if (!t.embedding_rows.empty() || !t.embedding_given.empty())
+    OriginOf(t, first).Fail("embedding tables are a recommender's, not a multimodal model's");
+  if (t.workload && *t.workload != WorkloadKind::kMultimodal)
+    OriginOf(t, "host.workload").Fail("a model of parts is a multimodal workload: --workload multimodal");
+}
+
+}  // namespace
+
 void FinishMultimodal(Task& t) {
   std::string first;  // the first multimodal setting given, where a missing part is reported
   for (const auto& [key, origin] : t.origins)
@@ -131,57 +200,15 @@ void FinishMultimodal(Task& t) {
     OriginOf(t, first).Fail("a multimodal model needs a vision encoder: --vision-encoder NAME");
   const bool lm = GivenMm(t, "model") || GivenMm(t, "config") || GivenMm(t, "params");
   if (!mm.text.empty()) {
-    if (lm)
-      OriginOf(t, GivenMm(t, "model")    ? "model"
-                  : GivenMm(t, "config") ? "config"
-                                         : "params")
-          .Fail("a contrastive text encoder takes the language model's place; drop the model");
-    if (!mm.projector.empty())
-      OriginOf(t, "multimodal.projector").Fail("two contrastive towers take no projector");
-    if (GivenMm(t, "multimodal.image_tokens"))
-      OriginOf(t, "multimodal.image_tokens")
-          .Fail("image tokens go into a language model; this task has none");
-    t.arch = Architecture{};
-    t.arch.name = mm.preset.empty() ? mm.vision : mm.preset;
-    t.arch.display = mm.preset.empty() ? mm.vision + " + " + mm.text : FindPreset(mm.preset)->display;
-    t.model_source = "towers";
+    MultimodalContrastiveTask(t, lm);
   } else if (!lm) {
     OriginOf(t, first).Fail(
         "a multimodal model needs its language model (--model, --config) or a --text-encoder");
   }
   const Tower& vision = *FindTower(mm.vision);
-  if (mm.text.empty()) {
-    if (t.arch.family != Family::kDecoder || !t.arch.HasShape())
-      OriginOf(t, "model")
-          .Fail("the language model must be a decoder with its shape (layers, hidden size, heads)");
-    if (mm.projector.empty() && vision.width != t.arch.hidden)
-      OriginOf(t, GivenMm(t, "multimodal.projector") ? "multimodal.projector" : first)
-          .Fail("the vision width " + std::to_string(vision.width) + " differs from the language model's " +
-                std::to_string(t.arch.hidden) + ": name a projector (--projector mlp2x-gelu)");
-    if (mm.image_tokens == 0) mm.image_tokens = vision.Tokens() - 1;  // the patches, without the class token
-    if (static_cast<long long>(t.seq) + mm.image_tokens > (1 << 20))
-      OriginOf(t, GivenMm(t, "multimodal.image_tokens") ? "multimodal.image_tokens" : "batch.seq")
-          .Fail("text and image tokens exceed 2^20 in one sequence");
-  }
-  for (const auto& [part, how] : mm.trained) {
-    const bool present = part == "vision" || (part == "projector" && !mm.projector.empty()) ||
-                         (part == "language" && mm.text.empty()) || (part == "text" && !mm.text.empty());
-    if (!present)
-      OriginOf(t, GivenMm(t, "multimodal.train") ? "multimodal.train" : "multimodal.preset")
-          .Fail("this model has no " + part + " part to train");
-    if (part == "projector" && how != Method::kFull)
-      OriginOf(t, "multimodal.train").Fail("the projector trains in full (it has no LoRA form)");
-  }
-  if (GivenMm(t, "method"))
-    OriginOf(t, "method")
-        .Fail("a multimodal model trains each part as --train says (language=lora), not --method");
-  if (t.tp > 1 || t.pp > 1)
-    OriginOf(t, t.tp > 1 ? "parallel.tp" : "parallel.pp")
-        .Fail("a multimodal model is sized data parallel only (ZeRO or FSDP shard it)");
-  if (!t.embedding_rows.empty() || !t.embedding_given.empty())
-    OriginOf(t, first).Fail("embedding tables are a recommender's, not a multimodal model's");
-  if (t.workload && *t.workload != WorkloadKind::kMultimodal)
-    OriginOf(t, "host.workload").Fail("a model of parts is a multimodal workload: --workload multimodal");
+  if (mm.text.empty()) MultimodalCheckLanguage(t, vision, first);
+  MultimodalCheckTrained(t);
+  MultimodalCheckConflicts(t, first);
   t.workload = WorkloadKind::kMultimodal;
 }
 

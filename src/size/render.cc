@@ -132,16 +132,10 @@ ordered_json Dense(const Task& t) {
           {"source", kDenseSource}};
 }
 
-}  // namespace
-
-std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, bool verbose, bool color) {
-  std::ostringstream out;
-  const char* bold = color ? "\033[1m" : "";
-  const char* reset = color ? "\033[0m" : "";
-  out << Describe(t, e) << "\n";
-  out << "parameters " << Count(static_cast<double>(e.params)) << ", trainable "
-      << Count(static_cast<double>(e.trainable)) << "; " << Count(static_cast<double>(e.params_per_gpu))
-      << " on each GPU before data-parallel sharding (data parallel " << e.dp << ")\n\n";
+// The per-GPU table: one row per term (with its formula and source when verbose), the allocated subtotal
+// before the CUDA context, the per-GPU total and the all-GPU total.
+void TextTermRows(std::ostringstream& out, const Task& t, const Estimate& e, bool verbose, const char* bold,
+                  const char* reset) {
   auto row = [&](const std::string& label, const std::string& value) {
     out << "  " << std::left << std::setw(30) << label << std::right << std::setw(12) << value << "\n";
   };
@@ -159,19 +153,26 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
   out << bold << "  " << std::left << std::setw(30) << "per GPU" << std::right << std::setw(12)
       << GbNum(e.per_gpu) << reset << (e.lower_bound ? "  (lower bound)" : "") << "\n";
   if (t.gpus > 1) row("all " + std::to_string(t.gpus) + " GPUs", GbNum(e.total));
-  if (!t.embedding_tables.empty()) {
-    const EmbeddingPlacement p = PlaceEmbeddings(t);
-    out << "\nEMBEDDING TABLES: " << t.embedding_tables.size() << " table(s), " << Gb(p.table) << " + "
-        << p.optimizer_name << " optimizer states " << Gb(p.optimizer) << "; "
-        << (t.embedding_offload
-                ? "in host RAM, a " + Bytes(t.embedding_cache_ratio) + " share cached in GPU memory"
-                : std::string(t.embedding_sharding == EmbeddingSharding::kRowWise
-                                  ? "sharded row-wise over the GPUs' memory"
-                                  : "placed table-wise on the GPUs' memory"))
-        << ": " << Gb(p.gpu_per_gpu) << " GPU memory"
-        << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string())
-        << (p.rank_of_table.empty() ? " per GPU" : " on the heaviest GPU") << "\n";
-  }
+}
+
+// The embedding tables' section: their size, optimizer states and where they are placed.
+void TextEmbeddingTables(std::ostringstream& out, const Task& t) {
+  if (t.embedding_tables.empty()) return;
+  const EmbeddingPlacement p = PlaceEmbeddings(t);
+  out << "\nEMBEDDING TABLES: " << t.embedding_tables.size() << " table(s), " << Gb(p.table) << " + "
+      << p.optimizer_name << " optimizer states " << Gb(p.optimizer) << "; "
+      << (t.embedding_offload
+              ? "in host RAM, a " + Bytes(t.embedding_cache_ratio) + " share cached in GPU memory"
+              : std::string(t.embedding_sharding == EmbeddingSharding::kRowWise
+                                ? "sharded row-wise over the GPUs' memory"
+                                : "placed table-wise on the GPUs' memory"))
+      << ": " << Gb(p.gpu_per_gpu) << " GPU memory"
+      << (t.embedding_offload ? " and " + Gb(p.host_per_gpu) + " host RAM" : std::string())
+      << (p.rank_of_table.empty() ? " per GPU" : " on the heaviest GPU") << "\n";
+}
+
+// The dense part's layers and a multimodal model's parts, where the task has them.
+void TextDenseAndParts(std::ostringstream& out, const Task& t, const Estimate& e) {
   if (!t.dense.layers.empty()) {
     out << "\nDENSE PART: " << Count(static_cast<double>(e.params)) << " parameters, trained data parallel\n";
     for (const auto& p : CountDense(t).parts) out << "  " << p.formula << "\n";
@@ -185,23 +186,43 @@ std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, b
                                 : std::string())
           << "; " << Gb(p.states) << " states, " << Gb(p.activations) << " activations\n";
   }
+}
+
+// The answer to --gpu-memory: the smallest GPU count that fits, unknown for a lower bound, or none.
+void TextFitAnswer(std::ostringstream& out, const Task& t, const FitAnswer& fit, const char* bold,
+                   const char* reset) {
+  if (fit.gpu_memory == 0) return;
+  out << "\n" << bold;
+  if (fit.fit && fit.fit->at.lower_bound)
+    out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
+        << " per GPU: unknown (the estimate is a lower bound: activations not estimated; the lower bound "
+           "alone needs "
+        << fit.fit->gpus << ")";
+  else if (fit.fit)
+    out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
+        << " per GPU: " << fit.fit->gpus << " (" << Gb(fit.fit->at.per_gpu) << " per GPU)";
+  else
+    out << "no GPU count up to 65536 fits " << Gb(static_cast<double>(fit.gpu_memory))
+        << " per GPU with this task (" << Name(t.strategy) << " does not shard enough)";
+  out << reset << "\n";
+}
+
+}  // namespace
+
+std::string RenderText(const Task& t, const Estimate& e, const FitAnswer& fit, bool verbose, bool color) {
+  std::ostringstream out;
+  const char* bold = color ? "\033[1m" : "";
+  const char* reset = color ? "\033[0m" : "";
+  out << Describe(t, e) << "\n";
+  out << "parameters " << Count(static_cast<double>(e.params)) << ", trainable "
+      << Count(static_cast<double>(e.trainable)) << "; " << Count(static_cast<double>(e.params_per_gpu))
+      << " on each GPU before data-parallel sharding (data parallel " << e.dp << ")\n\n";
+  TextTermRows(out, t, e, verbose, bold, reset);
+  TextEmbeddingTables(out, t);
+  TextDenseAndParts(out, t, e);
   if (e.host_per_gpu > 0)
     out << "\nCPU RAM: " << Gb(e.host_per_gpu) << " per GPU = " << e.host_formula << "\n";
-  if (fit.gpu_memory > 0) {
-    out << "\n" << bold;
-    if (fit.fit && fit.fit->at.lower_bound)
-      out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
-          << " per GPU: unknown (the estimate is a lower bound: activations not estimated; the lower bound "
-             "alone needs "
-          << fit.fit->gpus << ")";
-    else if (fit.fit)
-      out << "smallest GPU count for " << Gb(static_cast<double>(fit.gpu_memory))
-          << " per GPU: " << fit.fit->gpus << " (" << Gb(fit.fit->at.per_gpu) << " per GPU)";
-    else
-      out << "no GPU count up to 65536 fits " << Gb(static_cast<double>(fit.gpu_memory))
-          << " per GPU with this task (" << Name(t.strategy) << " does not shard enough)";
-    out << reset << "\n";
-  }
+  TextFitAnswer(out, t, fit, bold, reset);
   if (!e.notes.empty()) {
     out << "\nnotes:\n";
     for (const auto& n : e.notes) out << "  - " << TerminalSafe(n) << "\n";
@@ -230,9 +251,8 @@ ordered_json MultimodalJson(const Task& t, const Estimate& e) {
           {"parts", parts}};
 }
 
-}  // namespace
-
-ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) {
+// The per-GPU terms, in the order of the estimate.
+ordered_json TermsJson(const Estimate& e) {
   ordered_json terms = ordered_json::array();
   for (const auto& term : e.terms)
     terms.push_back({{"key", term.key},
@@ -241,10 +261,33 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
                      {"estimated", term.estimated},
                      {"formula", term.formula},
                      {"source", term.source}});
+  return terms;
+}
+
+// The constants the estimate used (defaults or the command line's).
+ordered_json ConstantsJson(const Constants& c) {
+  return {{"cuda_context", c.cuda_context},
+          {"headroom", c.headroom},
+          {"grad_bytes", c.grad_bytes},
+          {"activation_factor", c.activation_factor},
+          {"zero_reduce_bucket", c.zero_reduce_bucket},
+          {"zero3_prefetch_bucket", c.zero3_prefetch_bucket},
+          {"ddp_bucket_view", c.ddp_bucket_view},
+          {"foreach_optimizer", c.foreach_optimizer},
+          {"zero_grad_set_to_none", c.zero_grad_set_to_none},
+          {"qlora_double_quant", c.qlora_double_quant},
+          {"qlora_saves_inputs", c.qlora_saves_inputs},
+          {"lora_adapter_bytes", c.lora_adapter_bytes},
+          {"fp8_copy_bytes", c.fp8_copy_bytes},
+          {"host_buffer_factor", c.host_buffer_factor},
+          {"gpus_per_node", c.gpus_per_node}};
+}
+
+// The task as estimated: model, method, precision, parallelism, batch, switches and constants.
+ordered_json TaskJson(const Task& t, const Estimate& e) {
   ordered_json lora = nullptr;
   if (t.method != Method::kFull)
     lora = {{"rank", t.lora_rank}, {"targets", t.lora_targets}, {"dropout", t.lora_dropout}};
-  const Constants& c = t.c;
   const bool vision = t.arch.family == Family::kVision;
   ordered_json task = {
       {"model", e.model},
@@ -270,41 +313,34 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
       {"chunked_loss", vision ? ordered_json(nullptr) : ordered_json(t.chunked_loss)},
       {"compile", t.compile},
       {"loss_precision", vision ? ordered_json(nullptr) : ordered_json(Name(LossPrecisionOf(t)))},
-      {"constants",
-       {{"cuda_context", c.cuda_context},
-        {"headroom", c.headroom},
-        {"grad_bytes", c.grad_bytes},
-        {"activation_factor", c.activation_factor},
-        {"zero_reduce_bucket", c.zero_reduce_bucket},
-        {"zero3_prefetch_bucket", c.zero3_prefetch_bucket},
-        {"ddp_bucket_view", c.ddp_bucket_view},
-        {"foreach_optimizer", c.foreach_optimizer},
-        {"zero_grad_set_to_none", c.zero_grad_set_to_none},
-        {"qlora_double_quant", c.qlora_double_quant},
-        {"qlora_saves_inputs", c.qlora_saves_inputs},
-        {"lora_adapter_bytes", c.lora_adapter_bytes},
-        {"fp8_copy_bytes", c.fp8_copy_bytes},
-        {"host_buffer_factor", c.host_buffer_factor},
-        {"gpus_per_node", c.gpus_per_node}}},
+      {"constants", ConstantsJson(t.c)},
       {"embeddings", Embeddings(t)},
       {"dense", Dense(t)},
       {"origins", Origins(t)}};
   if (!e.parts.empty()) task["multimodal"] = MultimodalJson(t, e);
-  ordered_json fitj = nullptr;
-  if (fit.gpu_memory > 0) {
-    // A lower bound answers no count: "unknown", with the count the lower bound alone needs.
-    const bool unknown = fit.fit && fit.fit->at.lower_bound;
-    const bool known = fit.fit && !unknown;
-    fitj = {{"gpu_memory_bytes", fit.gpu_memory},
-            {"gpus", known ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)},
-            {"per_gpu_bytes", known ? ordered_json(WholeBytes(fit.fit->at.per_gpu)) : ordered_json(nullptr)},
-            {"unknown", unknown},
-            {"lower_bound_gpus", unknown ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)}};
-  }
+  return task;
+}
+
+// The answer to --gpu-memory (null when not asked).
+ordered_json FitJson(const FitAnswer& fit) {
+  if (fit.gpu_memory == 0) return nullptr;
+  // A lower bound answers no count: "unknown", with the count the lower bound alone needs.
+  const bool unknown = fit.fit && fit.fit->at.lower_bound;
+  const bool known = fit.fit && !unknown;
+  return {{"gpu_memory_bytes", fit.gpu_memory},
+          {"gpus", known ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)},
+          {"per_gpu_bytes", known ? ordered_json(WholeBytes(fit.fit->at.per_gpu)) : ordered_json(nullptr)},
+          {"unknown", unknown},
+          {"lower_bound_gpus", unknown ? ordered_json(fit.fit->gpus) : ordered_json(nullptr)}};
+}
+
+}  // namespace
+
+ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) {
   return {{"gpuprep", GPUPREP_VERSION},
-          {"task", task},
+          {"task", TaskJson(t, e)},
           {"per_gpu",
-           {{"terms", terms},
+           {{"terms", TermsJson(e)},
             {"allocated_bytes", WholeBytes(e.allocated)},
             {"total_bytes", WholeBytes(e.per_gpu)}}},
           {"gpus", t.gpus},
@@ -312,7 +348,7 @@ ordered_json RenderJson(const Task& t, const Estimate& e, const FitAnswer& fit) 
           {"host_offload_bytes_per_gpu", WholeBytes(e.host_per_gpu)},
           {"host_formula", e.host_formula},
           {"lower_bound", e.lower_bound},
-          {"fit", fitj},
+          {"fit", FitJson(fit)},
           {"notes", e.notes}};
 }
 

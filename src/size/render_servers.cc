@@ -64,6 +64,53 @@ ordered_json CostJson(const RowCost* c) {
   return {{"per_gpu_hour", c->per_gpu_hour}, {"per_hour", c->per_hour}, {"per_month", c->per_month}};
 }
 
+// A board that does not fit up to the server limit: why, and each change that would make it fit.
+void ServersTextUnfitRow(std::ostringstream& out, const Recommendation& r, const BoardRow& row,
+                         const Costs& costs, const std::string& cur) {
+  out << "does not fit up to " << r.limits.max_servers << " servers: " << row.why_not << "\n";
+  for (const Alternative& a : row.alternatives) {
+    out << "      would fit with " << a.change << ": " << Config(a.option) << ", " << LayoutText(a.option)
+        << ", " << Gb(a.option.at.per_gpu) << " per GPU";
+    if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
+      out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
+    out << "\n";
+  }
+}
+
+// A board's smallest configuration that fits: GPUs, layout, per-GPU need, spare memory, link and price.
+void ServersTextFitRow(std::ostringstream& out, const BoardRow& row, const Option& o, const Costs& costs,
+                       bool priced) {
+  out << Pad(Config(o), 22) << Pad(LayoutText(o), 18)
+      << Pad(GbNum(o.at.per_gpu) + (o.at.lower_bound ? "+" : ""), 10) << Pad(GbNum(o.Spare()), 10)
+      << (priced ? Pad(o.link, 24) : o.link);
+  if (const RowCost* c = Find(costs.by_board, row.board.name))
+    out << Money(c->per_hour) << " / " << Money(c->per_month);
+  out << "\n";
+  for (const std::string& f : o.flags) out << "      " << f << "\n";
+}
+
+// After the table: the boards without a sourced memory size, and the changes that would let a board fit
+// in one server when none does.
+void ServersTextTail(std::ostringstream& out, const Recommendation& r, const Costs& costs,
+                     const std::string& cur) {
+  if (!r.unknown.empty()) {
+    out << "  no sourced memory size, not judged:";
+    for (size_t i = 0; i < r.unknown.size(); ++i) out << (i ? ", " : " ") << r.unknown[i];
+    out << "\n";
+  }
+  if (!r.alternatives.empty()) {
+    out << "\nNO BOARD FITS IN ONE SERVER; changes that shrink it (the smallest configuration each then "
+           "gets):\n";
+    for (const Alternative& a : r.alternatives) {
+      out << "  " << Pad(a.change, 26) << a.board << ": " << Config(a.option) << ", " << LayoutText(a.option)
+          << ", " << Gb(a.option.at.per_gpu) << " per GPU";
+      if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
+        out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
+      out << "\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string RenderServersText(const Recommendation& r, const Costs& costs, bool verbose) {
@@ -87,24 +134,11 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
     approx = approx || row.board.Approximate();
     out << "  " << Pad(row.board.name + (row.board.datacenter ? "" : " *"), 26) << Pad(Memory(row.board), 12);
     if (!row.best) {
-      out << "does not fit up to " << r.limits.max_servers << " servers: " << row.why_not << "\n";
-      for (const Alternative& a : row.alternatives) {
-        out << "      would fit with " << a.change << ": " << Config(a.option) << ", " << LayoutText(a.option)
-            << ", " << Gb(a.option.at.per_gpu) << " per GPU";
-        if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
-          out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
-        out << "\n";
-      }
+      ServersTextUnfitRow(out, r, row, costs, cur);
     } else {
       const Option& o = *row.best;
       lower = lower || o.at.lower_bound;
-      out << Pad(Config(o), 22) << Pad(LayoutText(o), 18)
-          << Pad(GbNum(o.at.per_gpu) + (o.at.lower_bound ? "+" : ""), 10) << Pad(GbNum(o.Spare()), 10)
-          << (priced ? Pad(o.link, 24) : o.link);
-      if (const RowCost* c = Find(costs.by_board, row.board.name))
-        out << Money(c->per_hour) << " / " << Money(c->per_month);
-      out << "\n";
-      for (const std::string& f : o.flags) out << "      " << f << "\n";
+      ServersTextFitRow(out, row, o, costs, priced);
     }
     if (verbose) {
       out << "      memory: " << row.board.memory_kind << ", " << row.board.memory_source << "\n";
@@ -115,22 +149,7 @@ std::string RenderServersText(const Recommendation& r, const Costs& costs, bool 
   if (approx) out << "; ~ approximate memory: a marketed, rounded or system size";
   if (lower) out << "; + a lower bound: activations not estimated";
   out << ")\n";
-  if (!r.unknown.empty()) {
-    out << "  no sourced memory size, not judged:";
-    for (size_t i = 0; i < r.unknown.size(); ++i) out << (i ? ", " : " ") << r.unknown[i];
-    out << "\n";
-  }
-  if (!r.alternatives.empty()) {
-    out << "\nNO BOARD FITS IN ONE SERVER; changes that shrink it (the smallest configuration each then "
-           "gets):\n";
-    for (const Alternative& a : r.alternatives) {
-      out << "  " << Pad(a.change, 26) << a.board << ": " << Config(a.option) << ", " << LayoutText(a.option)
-          << ", " << Gb(a.option.at.per_gpu) << " per GPU";
-      if (const RowCost* c = Find(costs.by_change, ChangeKey(a)))
-        out << ", " << Money(c->per_hour) << " / " << Money(c->per_month) << cur;
-      out << "\n";
-    }
-  }
+  ServersTextTail(out, r, costs, cur);
   return out.str();
 }
 

@@ -129,126 +129,170 @@ void Offloaded(const Task& t, States& s) {
                    " x " + buf + " (DeepSpeed's additional_buffer_factor)";
 }
 
-}  // namespace
+// How ModelStates divides each kind of state over the `shard` ranks ZeRO/FSDP shards over.
+struct StatesSharding {
+  bool ds = false;
+  int sw = 1, sg = 1, so = 1;  // the divisors of the weights, the gradients, the optimizer states
+  const char* how = "";        // the name of the sharding, for the formulas
+};
 
-States ModelStates(const Task& t, const Local& l, int shard) {
-  States s;
+StatesSharding StatesShardingFor(const Task& t, int shard) {
   const Strategy st = t.strategy;
   const bool ds = IsDeepSpeed(st), fsdp = IsFsdp(st);
   const bool shard_w = st == Strategy::kZero3 || fsdp;
   const bool shard_g = st == Strategy::kZero2 || st == Strategy::kZero3 || fsdp;
   const bool shard_o = st != Strategy::kDdp;
-  const int sw = shard_w ? shard : 1, sg = shard_g ? shard : 1, so = shard_o ? shard : 1;
-  const char* how = ds ? "ZeRO shards" : "FSDP shards";
+  StatesSharding sh;
+  sh.ds = ds;
+  sh.sw = shard_w ? shard : 1, sh.sg = shard_g ? shard : 1, sh.so = shard_o ? shard : 1;
+  sh.how = ds ? "ZeRO shards" : "FSDP shards";
+  return sh;
+}
 
+// A full fine-tune's bytes per parameter, by precision and framework, with the layout named in the
+// formulas and the source they cite.
+struct FullStateLayout {
   double w = 2, g = 2, master = 0, state = 4;  // bytes per parameter
+  double g32 = 0;                              // DeepSpeed's fp32 gradient copy
   std::string wsrc = kZero, layout;
-  const bool full = t.method == Method::kFull;
-  if (full) {
-    if (t.precision == Precision::kFp32) {
-      w = 4, g = 4, master = 0, state = 4;
-      layout = "fp32";
-      wsrc = kAnatomy;
-    } else if (t.precision == Precision::kBf16Pure && !ds) {
-      w = 2, g = 2, master = 0, state = 2;
-      layout = "bf16 weights, gradients and optimizer states";
-      wsrc = kUpcast;
-    } else if (ds) {
-      w = 2, g = 2, master = 4, state = 4;
-      layout = "16-bit weights and gradients, fp32 master copy and moments";
-      if (t.precision == Precision::kBf16Pure)
-        s.notes.push_back(
-            "DeepSpeed keeps an fp32 master copy and fp32 optimizer states even for a bf16 model");
-    } else if (st == Strategy::kDdp) {
-      w = 6, g = 4, master = 0, state = 4;
-      layout = "fp32 weights + the 16-bit copies autocast makes, fp32 gradients";
-      wsrc = kAnatomy;
-    } else {  // FSDP mixed precision: fp32 flat parameters; 16-bit gathered units are buffers
-      w = 4, g = 4, master = 0, state = 4;
-      layout = "fp32 flat parameters and gradients (16-bit gathered units: buffers)";
-      wsrc = kUpcast;
-    }
-    // DeepSpeed's fp32 gradient copy, sharded with the optimizer states (ZeRO-3: the 16-bit gradients are
-    // only the gathered layer's, in buffers).
-    double g32 = 0;
-    if (ds && master > 0 && t.c.grad_bytes == 0) {
-      g32 = 4;
-      if (st == Strategy::kZero3) g = 0;
-      wsrc = kDsEstimator;
-      layout += ", fp32 gradient copy";
-    }
-    if (t.c.grad_bytes > 0) g = t.c.grad_bytes;
-    s.weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;
-    s.grad_bytes = g > 0 ? g : 2;
-    const double P = l.params;
-    s.weights = {
-        "weights",  "weights",
-        w * P / sw, Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + layout + "]",
-        wsrc,       true};
-    s.grad_fp32 = g32 * P / so;
-    std::string gf = g > 0 ? Bytes(g) + " B x " + Count(P) + Shard(sg, how) : std::string();
-    if (g32 > 0) gf += (gf.empty() ? "" : " + ") + Bytes(g32) + " B fp32 copy x " + Count(P) + Shard(so, how);
-    s.gradients = {"gradients", "gradients", g * P / sg + s.grad_fp32, gf, wsrc, true};
-    // DeepSpeed builds the model in fp32 on the CPU of every process first (zero.Init under ZeRO-3: one
-    // layer at a time).
-    if (ds) s.host_load = 4 * (st == Strategy::kZero3 ? l.largest_layer : P);
-    const double ob = master + StateBytes(t.optimizer, state);
-    std::string of = (master > 0 ? Bytes(master) + " B master copy + " : "") +
-                     std::to_string(StateCount(t.optimizer)) + " state(s)";
-    of += t.optimizer == Optimizer::kAdamW8bit ? " x 1 B (8-bit)" : " x " + Bytes(state) + " B";
-    s.optimizer = {"optimizer",
-                   "optimizer states",
-                   ob * P / so,
-                   "(" + of + ") x " + Count(P) + Shard(so, how),
-                   t.optimizer == Optimizer::kAdamW8bit ? std::string(kBnb8) : wsrc,
-                   true};
-    if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
-      s.step_temp = state * P / so;
-  } else {
-    // LoRA / QLoRA: frozen base weights, trainable adapters.
-    const double frozen_b = t.precision == Precision::kFp32 ? 4 : 2;
-    double base = 0;
-    std::string bf;
-    if (t.method == Method::kQlora) {
-      const double nf4 =
-          t.c.qlora_double_quant ? 0.5 + 8.0 / 64 / 8 + 32.0 / (64 * 256) / 8 : 0.5 + 32.0 / 64 / 8;
-      base = nf4 * l.linear + frozen_b * (l.params - l.linear);
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%.4f B x %s linear weights (NF4%s) + %s B x %s other", nf4,
-                    Count(l.linear).c_str(), t.c.qlora_double_quant ? ", double quantization" : "",
-                    Bytes(frozen_b).c_str(), Count(l.params - l.linear).c_str());
-      bf = buf;
-      s.weight_bytes = l.params > 0 ? base / l.params : 2;
-      s.frozen = base / sw;
-    } else {
-      base = frozen_b * l.params;
-      bf = Bytes(frozen_b) + " B x " + Count(l.params) + " frozen";
-      s.weight_bytes = frozen_b;
-    }
-    const double ab = t.c.lora_adapter_bytes;
-    const double T = l.trainable;
-    s.grad_bytes = ab;
-    s.weights = {"weights",
-                 "weights",
-                 (base + ab * T) / sw,
-                 "(" + bf + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters)" + Shard(sw, how),
-                 t.method == Method::kQlora ? kQlora : kPeft,
-                 true};
-    s.gradients = {"gradients", "gradients",
-                   ab * T / sg, Bytes(ab) + " B x " + Count(T) + " adapter parameters" + Shard(sg, how),
-                   kPeft,       true};
-    const double master_b = ds && ab < 4 ? 4 : 0;
-    const double sb = StateBytes(t.optimizer, ab);
-    s.optimizer = {"optimizer",
-                   "optimizer states",
-                   (master_b + sb) * T / so,
-                   "(" + (master_b > 0 ? Bytes(master_b) + " B master + " : std::string()) + Bytes(sb) +
-                       " B) x " + Count(T) + " adapter parameters" + Shard(so, how),
-                   kPeft,
-                   true};
-    if (t.c.foreach_optimizer && !ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
-      s.step_temp = ab * T / so;
+};
+
+FullStateLayout FullStateLayoutFor(const Task& t, bool ds, States& s) {
+  const Strategy st = t.strategy;
+  FullStateLayout f;
+  if (t.precision == Precision::kFp32) {
+    f.w = 4, f.g = 4, f.master = 0, f.state = 4;
+    f.layout = "fp32";
+    f.wsrc = kAnatomy;
+  } else if (t.precision == Precision::kBf16Pure && !ds) {
+    f.w = 2, f.g = 2, f.master = 0, f.state = 2;
+    f.layout = "bf16 weights, gradients and optimizer states";
+    f.wsrc = kUpcast;
+  } else if (ds) {
+    f.w = 2, f.g = 2, f.master = 4, f.state = 4;
+    f.layout = "16-bit weights and gradients, fp32 master copy and moments";
+    if (t.precision == Precision::kBf16Pure)
+      s.notes.push_back(
+          "DeepSpeed keeps an fp32 master copy and fp32 optimizer states even for a bf16 model");
+  } else if (st == Strategy::kDdp) {
+    f.w = 6, f.g = 4, f.master = 0, f.state = 4;
+    f.layout = "fp32 weights + the 16-bit copies autocast makes, fp32 gradients";
+    f.wsrc = kAnatomy;
+  } else {  // FSDP mixed precision: fp32 flat parameters; 16-bit gathered units are buffers
+    f.w = 4, f.g = 4, f.master = 0, f.state = 4;
+    f.layout = "fp32 flat parameters and gradients (16-bit gathered units: buffers)";
+    f.wsrc = kUpcast;
   }
+  // DeepSpeed's fp32 gradient copy, sharded with the optimizer states (ZeRO-3: the 16-bit gradients are
+  // only the gathered layer's, in buffers).
+  if (ds && f.master > 0 && t.c.grad_bytes == 0) {
+    f.g32 = 4;
+    if (st == Strategy::kZero3) f.g = 0;
+    f.wsrc = kDsEstimator;
+    f.layout += ", fp32 gradient copy";
+  }
+  if (t.c.grad_bytes > 0) f.g = t.c.grad_bytes;
+  return f;
+}
+
+// A full fine-tune's weights, gradients and optimizer states (every parameter trained).
+void FullModelStates(const Task& t, const Local& l, const StatesSharding& sh, States& s) {
+  const FullStateLayout f = FullStateLayoutFor(t, sh.ds, s);
+  const double w = f.w, g = f.g, master = f.master, state = f.state, g32 = f.g32;
+  const int sw = sh.sw, sg = sh.sg, so = sh.so;
+  const char* how = sh.how;
+  s.weight_bytes = t.precision == Precision::kFp32 ? 4 : 2;
+  s.grad_bytes = g > 0 ? g : 2;
+  const double P = l.params;
+  s.weights = {
+      "weights",  "weights",
+      w * P / sw, Bytes(w) + " B x " + Count(P) + " parameters" + Shard(sw, how) + " [" + f.layout + "]",
+      f.wsrc,     true};
+  s.grad_fp32 = g32 * P / so;
+  std::string gf = g > 0 ? Bytes(g) + " B x " + Count(P) + Shard(sg, how) : std::string();
+  if (g32 > 0) gf += (gf.empty() ? "" : " + ") + Bytes(g32) + " B fp32 copy x " + Count(P) + Shard(so, how);
+  s.gradients = {"gradients", "gradients", g * P / sg + s.grad_fp32, gf, f.wsrc, true};
+  // DeepSpeed builds the model in fp32 on the CPU of every process first (zero.Init under ZeRO-3: one
+  // layer at a time).
+  if (sh.ds) s.host_load = 4 * (t.strategy == Strategy::kZero3 ? l.largest_layer : P);
+  const double ob = master + StateBytes(t.optimizer, state);
+  std::string of = (master > 0 ? Bytes(master) + " B master copy + " : "") +
+                   std::to_string(StateCount(t.optimizer)) + " state(s)";
+  of += t.optimizer == Optimizer::kAdamW8bit ? " x 1 B (8-bit)" : " x " + Bytes(state) + " B";
+  s.optimizer = {"optimizer",
+                 "optimizer states",
+                 ob * P / so,
+                 "(" + of + ") x " + Count(P) + Shard(so, how),
+                 t.optimizer == Optimizer::kAdamW8bit ? std::string(kBnb8) : f.wsrc,
+                 true};
+  if (t.c.foreach_optimizer && !sh.ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
+    s.step_temp = state * P / so;
+}
+
+// LoRA / QLoRA's frozen base weights in bytes, with their formula; sets the weight bytes per parameter
+// (and QLoRA's frozen share of the weights).
+double AdapterFrozenBase(const Task& t, const Local& l, int sw, States& s, std::string& bf) {
+  const double frozen_b = t.precision == Precision::kFp32 ? 4 : 2;
+  double base = 0;
+  if (t.method == Method::kQlora) {
+    const double nf4 =
+        t.c.qlora_double_quant ? 0.5 + 8.0 / 64 / 8 + 32.0 / (64 * 256) / 8 : 0.5 + 32.0 / 64 / 8;
+    base = nf4 * l.linear + frozen_b * (l.params - l.linear);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.4f B x %s linear weights (NF4%s) + %s B x %s other", nf4,
+                  Count(l.linear).c_str(), t.c.qlora_double_quant ? ", double quantization" : "",
+                  Bytes(frozen_b).c_str(), Count(l.params - l.linear).c_str());
+    bf = buf;
+    s.weight_bytes = l.params > 0 ? base / l.params : 2;
+    s.frozen = base / sw;
+  } else {
+    base = frozen_b * l.params;
+    bf = Bytes(frozen_b) + " B x " + Count(l.params) + " frozen";
+    s.weight_bytes = frozen_b;
+  }
+  return base;
+}
+
+// LoRA / QLoRA: frozen base weights, trainable adapters.
+void AdapterModelStates(const Task& t, const Local& l, const StatesSharding& sh, States& s) {
+  const int sw = sh.sw, sg = sh.sg, so = sh.so;
+  const char* how = sh.how;
+  std::string bf;
+  const double base = AdapterFrozenBase(t, l, sw, s, bf);
+  const double ab = t.c.lora_adapter_bytes;
+  const double T = l.trainable;
+  s.grad_bytes = ab;
+  s.weights = {"weights",
+               "weights",
+               (base + ab * T) / sw,
+               "(" + bf + " + " + Bytes(ab) + " B x " + Count(T) + " adapter parameters)" + Shard(sw, how),
+               t.method == Method::kQlora ? kQlora : kPeft,
+               true};
+  s.gradients = {"gradients", "gradients",
+                 ab * T / sg, Bytes(ab) + " B x " + Count(T) + " adapter parameters" + Shard(sg, how),
+                 kPeft,       true};
+  const double master_b = sh.ds && ab < 4 ? 4 : 0;
+  const double sb = StateBytes(t.optimizer, ab);
+  s.optimizer = {"optimizer",
+                 "optimizer states",
+                 (master_b + sb) * T / so,
+                 "(" + (master_b > 0 ? Bytes(master_b) + " B master + " : std::string()) + Bytes(sb) +
+                     " B) x " + Count(T) + " adapter parameters" + Shard(so, how),
+                 kPeft,
+                 true};
+  if (t.c.foreach_optimizer && !sh.ds && t.optimizer == Optimizer::kAdamW && t.offload == Offload::kNone)
+    s.step_temp = ab * T / so;
+}
+
+}  // namespace
+
+States ModelStates(const Task& t, const Local& l, int shard) {
+  States s;
+  const StatesSharding sh = StatesShardingFor(t, shard);
+  if (t.method == Method::kFull)
+    FullModelStates(t, l, sh, s);
+  else
+    AdapterModelStates(t, l, sh, s);
   Offloaded(t, s);
   return s;
 }

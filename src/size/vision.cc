@@ -139,8 +139,11 @@ VisionInput InputOf(const std::string& name) {
   return {32, false, 224};
 }
 
-const std::map<std::string, Net>& Nets() {
-  static const std::map<std::string, Net> nets = {
+using NetTable = std::map<std::string, Net>;
+
+// ResNet-18 to -152: basic blocks up to 34 layers, bottleneck blocks from 50.
+void AddResnetNets(NetTable& nets) {
+  nets.insert({
       {"resnet-18",
        {kResnetSrc,
         [](Graph& g, const Ten& i) {
@@ -166,8 +169,20 @@ const std::map<std::string, Net>& Nets() {
         [](Graph& g, const Ten& i) {
           Resnet(g, i, {3, 8, 36, 3}, true);
         }}},
+  });
+}
+
+// ViT-B/16 and ViT-L/16.
+void AddVitNets(NetTable& nets) {
+  nets.insert({
       {"vit-b-16", {kVitSrc, [](Graph& g, const Ten& i) { Vit(g, i, 12, 768, 12, 3072); }}},
       {"vit-l-16", {kVitSrc, [](Graph& g, const Ten& i) { Vit(g, i, 24, 1024, 16, 4096); }}},
+  });
+}
+
+// ConvNeXt tiny and base.
+void AddConvnextNets(NetTable& nets) {
+  nets.insert({
       {"convnext-tiny",
        {kConvnextSrc,
         [](Graph& g, const Ten& i) {
@@ -178,6 +193,12 @@ const std::map<std::string, Net>& Nets() {
         [](Graph& g, const Ten& i) {
           Convnext(g, i, {{128, 3}, {256, 3}, {512, 27}, {1024, 3}}, 0.5);
         }}},
+  });
+}
+
+// YOLOv8 n to x: depth and width multiples and the largest channel count.
+void AddYolov8Nets(NetTable& nets) {
+  nets.insert({
       {"yolov8n",
        {kYoloSrc,
         [](Graph& g, const Ten& i) {
@@ -203,6 +224,12 @@ const std::map<std::string, Net>& Nets() {
         [](Graph& g, const Ten& i) {
           Yolov8(g, i, {1.00, 1.25, 512});
         }}},
+  });
+}
+
+// YOLO11 n to x: depth and width multiples, the largest channel count, and whether C3k2 uses C3k.
+void AddYolo11Nets(NetTable& nets) {
+  nets.insert({
       {"yolo11n",
        {kYolo11Src,
         [](Graph& g, const Ten& i) {
@@ -228,7 +255,20 @@ const std::map<std::string, Net>& Nets() {
         [](Graph& g, const Ten& i) {
           Yolo11(g, i, {1.00, 1.50, 512}, true);
         }}},
-  };
+  });
+}
+
+// Every network, by name.
+const NetTable& Nets() {
+  static const NetTable nets = [] {
+    NetTable t;
+    AddResnetNets(t);
+    AddVitNets(t);
+    AddConvnextNets(t);
+    AddYolov8Nets(t);
+    AddYolo11Nets(t);
+    return t;
+  }();
   return nets;
 }
 

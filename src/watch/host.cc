@@ -221,6 +221,89 @@ void HostSampler::ReadThreads(unsigned pid, HostProcess& p, long long time_ms) {
   }
 }
 
+// The GPU processes and their descendants, breadth-first from the GPU processes: a descendant carries the
+// GPU indexes of its GPU ancestors. `is_root` marks the GPU processes.
+std::map<unsigned, std::vector<unsigned>> HostSampler::GpuFamily(
+    const std::set<unsigned>& roots, const std::map<unsigned, std::vector<unsigned>>& gpu_pids,
+    std::map<unsigned, bool>& is_root) const {
+  std::map<unsigned, std::vector<unsigned>> member;  // pid -> gpus
+  std::deque<unsigned> queue;
+  for (unsigned r : roots) {
+    member[r] = gpu_pids.at(r);
+    is_root[r] = true;
+    queue.push_back(r);
+  }
+  while (!queue.empty() && member.size() < kMaxDescendants) {
+    const unsigned pid = queue.front();
+    queue.pop_front();
+    auto c = children_.find(pid);
+    if (c == children_.end()) continue;
+    for (unsigned child : c->second) {
+      auto& g = member[child];
+      const bool fresh = g.empty() && !is_root.count(child);
+      for (unsigned idx : member[pid])
+        if (std::find(g.begin(), g.end(), idx) == g.end()) g.push_back(idx);
+      if (fresh) queue.push_back(child);
+    }
+  }
+  return member;
+}
+
+// A GPU process's main thread (the one whose id is the PID): its CPU since the previous tick, where the
+// process was seen then (`had`).
+void HostSampler::ReadMainThread(unsigned pid, bool had, long long since, Known& k, HostProcess& p) const {
+  auto main =
+      fs_.ReadPrefix("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/stat", kStatMax);
+  auto ms = main ? ParseTaskStat(*main) : std::nullopt;
+  if (!ms) return;
+  const uint64_t mt = ms->utime + ms->stime;
+  if (had && k.have_main && mt >= k.main_ticks) p.main_thread_cpu_pct = CpuPct(mt - k.main_ticks, since);
+  k.main_ticks = mt;
+  k.have_main = true;
+}
+
+// One process of the family from its /proc/PID/stat: its role, CPU since the previous tick, and the static
+// facts and cgroup throttling that matter for its role; `k` is what is remembered about it, updated.
+HostProcess HostSampler::ReadProcess(unsigned pid, const TaskStat& st, const std::vector<unsigned>& gpus,
+                                     bool root, Known& k, long long time_ms) const {
+  HostProcess p;
+  p.pid = pid;
+  p.ppid = st.ppid;
+  p.comm = ReplaceInvalidUtf8(st.comm);
+  p.state = st.state;
+  p.gpus = gpus;
+  std::sort(p.gpus.begin(), p.gpus.end());
+  p.role = root                           ? ProcessRole::kGpu
+           : st.comm == kLoaderWorkerName ? ProcessRole::kLoader
+                                          : ProcessRole::kChild;
+  const uint64_t ticks = st.utime + st.stime;
+  const long long since = time_ms - k.at_ms;
+  if (k.have && ticks >= k.cpu_ticks) p.cpu_pct = CpuPct(ticks - k.cpu_ticks, since);
+  const bool had = k.have;
+  k.cpu_ticks = ticks;
+  k.at_ms = time_ms;
+  k.have = true;
+  // Allowed CPUs matter for the GPU processes and their loaders, the cgroup for the GPU processes
+  // (their workers share it): other descendants cost one stat read per tick.
+  if (p.role != ProcessRole::kChild && (k.static_at_ms < 0 || time_ms - k.static_at_ms >= opt_.rescan_ms))
+    ReadStatic(pid, k, time_ms, p.role == ProcessRole::kGpu);
+  p.cpus_allowed = k.cpus_allowed;
+  if (p.role == ProcessRole::kGpu) {
+    ReadMainThread(pid, had, since, k, p);
+    ReadCgroupThrottle(k, p);
+  }
+  return p;
+}
+
+// Forgets the threads that were not seen in this reading.
+void HostSampler::ForgetThreads(const HostSample& out) {
+  std::set<unsigned> seen;
+  for (const HostProcess& p : out.processes)
+    for (const HostThread& t : p.threads) seen.insert(t.tid);
+  for (auto it = thread_ticks_.begin(); it != thread_ticks_.end();)
+    it = seen.count(it->first) ? std::next(it) : thread_ticks_.erase(it);
+}
+
 HostSample HostSampler::Sample(long long time_ms, const std::map<unsigned, std::vector<unsigned>>& gpu_pids) {
   HostSample out;
   ReadCpus(out);
@@ -241,82 +324,21 @@ HostSample HostSampler::Sample(long long time_ms, const std::map<unsigned, std::
   const bool read_threads = threads_at_ms_ < 0 || time_ms - threads_at_ms_ >= opt_.threads_ms;
   if (read_threads) threads_at_ms_ = time_ms;
 
-  // Breadth-first from the GPU processes; a descendant carries the GPU indexes of its GPU ancestors.
-  std::map<unsigned, std::vector<unsigned>> member;  // pid -> gpus
   std::map<unsigned, bool> is_root;
-  std::deque<unsigned> queue;
-  for (unsigned r : roots) {
-    member[r] = gpu_pids.at(r);
-    is_root[r] = true;
-    queue.push_back(r);
-  }
-  while (!queue.empty() && member.size() < kMaxDescendants) {
-    const unsigned pid = queue.front();
-    queue.pop_front();
-    auto c = children_.find(pid);
-    if (c == children_.end()) continue;
-    for (unsigned child : c->second) {
-      auto& g = member[child];
-      const bool fresh = g.empty() && !is_root.count(child);
-      for (unsigned idx : member[pid])
-        if (std::find(g.begin(), g.end(), idx) == g.end()) g.push_back(idx);
-      if (fresh) queue.push_back(child);
-    }
-  }
-
+  const std::map<unsigned, std::vector<unsigned>> member = GpuFamily(roots, gpu_pids, is_root);
   std::map<unsigned, Known> next;
-  for (auto& [pid, gpus] : member) {
+  for (const auto& [pid, gpus] : member) {
     auto text = fs_.ReadPrefix(ProcPath(pid, "stat"), kStatMax);
     auto st = text ? ParseTaskStat(*text) : std::nullopt;
     if (!st) continue;  // gone since the scan
     Known k = known_.count(pid) ? known_[pid] : Known{};
-    HostProcess p;
-    p.pid = pid;
-    p.ppid = st->ppid;
-    p.comm = ReplaceInvalidUtf8(st->comm);
-    p.state = st->state;
-    p.gpus = gpus;
-    std::sort(p.gpus.begin(), p.gpus.end());
-    p.role = is_root.count(pid)              ? ProcessRole::kGpu
-             : st->comm == kLoaderWorkerName ? ProcessRole::kLoader
-                                             : ProcessRole::kChild;
-    const uint64_t ticks = st->utime + st->stime;
-    const long long since = time_ms - k.at_ms;
-    if (k.have && ticks >= k.cpu_ticks) p.cpu_pct = CpuPct(ticks - k.cpu_ticks, since);
-    const bool had = k.have;
-    k.cpu_ticks = ticks;
-    k.at_ms = time_ms;
-    k.have = true;
-    // Allowed CPUs matter for the GPU processes and their loaders, the cgroup for the GPU processes
-    // (their workers share it): other descendants cost one stat read per tick.
-    if (p.role != ProcessRole::kChild && (k.static_at_ms < 0 || time_ms - k.static_at_ms >= opt_.rescan_ms))
-      ReadStatic(pid, k, time_ms, p.role == ProcessRole::kGpu);
-    p.cpus_allowed = k.cpus_allowed;
-    if (p.role == ProcessRole::kGpu) {
-      auto main =
-          fs_.ReadPrefix("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/stat", kStatMax);
-      auto ms = main ? ParseTaskStat(*main) : std::nullopt;
-      if (ms) {
-        const uint64_t mt = ms->utime + ms->stime;
-        if (had && k.have_main && mt >= k.main_ticks)
-          p.main_thread_cpu_pct = CpuPct(mt - k.main_ticks, since);
-        k.main_ticks = mt;
-        k.have_main = true;
-      }
-      ReadCgroupThrottle(k, p);
-    }
+    HostProcess p = ReadProcess(pid, *st, gpus, is_root.count(pid) > 0, k, time_ms);
     if (read_threads && p.role != ProcessRole::kChild) ReadThreads(pid, p, time_ms);
     next[pid] = std::move(k);
     out.processes.push_back(std::move(p));
   }
   known_ = std::move(next);
-  if (read_threads) {  // forget threads that were not seen in this reading
-    std::set<unsigned> seen;
-    for (const HostProcess& p : out.processes)
-      for (const HostThread& t : p.threads) seen.insert(t.tid);
-    for (auto it = thread_ticks_.begin(); it != thread_ticks_.end();)
-      it = seen.count(it->first) ? std::next(it) : thread_ticks_.erase(it);
-  }
+  if (read_threads) ForgetThreads(out);
   return out;
 }
 

@@ -78,6 +78,13 @@ class HostSampler {
   void ReadStatic(unsigned pid, Known& k, long long time_ms, bool cgroup) const;
   void ReadCgroupThrottle(Known& k, HostProcess& p) const;
   void ReadThreads(unsigned pid, HostProcess& p, long long time_ms);
+  std::map<unsigned, std::vector<unsigned>> GpuFamily(
+      const std::set<unsigned>& roots, const std::map<unsigned, std::vector<unsigned>>& gpu_pids,
+      std::map<unsigned, bool>& is_root) const;
+  void ReadMainThread(unsigned pid, bool had, long long since, Known& k, HostProcess& p) const;
+  HostProcess ReadProcess(unsigned pid, const TaskStat& st, const std::vector<unsigned>& gpus, bool root,
+                          Known& k, long long time_ms) const;
+  void ForgetThreads(const HostSample& out);
   double CpuPct(uint64_t ticks, long long ms) const;
 
   const sys::Fs& fs_;

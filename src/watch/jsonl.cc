@@ -42,6 +42,110 @@ J GpmJson(const Gpm& g) {
   return o;
 }
 
+// A GPU's processes in a sample record: null where NVML gave no list, each with its job where one was named.
+J SampleGpuProcessesJson(const std::optional<std::vector<GpuProcess>>& processes) {
+  if (!processes) return nullptr;
+  J ps = J::array();
+  for (const GpuProcess& p : *processes) {
+    J e = {{"pid", p.pid},
+           {"used_memory_bytes", Opt(p.used_memory_bytes)},
+           {"gpu_instance_id", Opt(p.gpu_instance_id)}};
+    if (p.job) e["job"] = JobJson(*p.job);
+    ps.push_back(std::move(e));
+  }
+  return ps;
+}
+
+// The Xid events of a tick, with doctor's code for each.
+J SampleXidsJson(const std::vector<GpuXid>& xids) {
+  J xs = J::array();
+  for (const GpuXid& x : xids)
+    xs.push_back({{"xid", x.xid},
+                  {"code", XidHealthCode(x.xid)},
+                  {"pid", x.pid},
+                  {"process", x.process},
+                  {"detail", x.detail}});
+  return xs;
+}
+
+// One GPU of a sample record, its keys in the order the record has always had them.
+J SampleGpuJson(const GpuSample& g) {
+  J o = J::object();
+  o["gpu"] = IdJson(g.id);
+  o["name"] = g.name;
+  o["state"] = StateName(g.state);
+  if (g.state == GpuState::kLost) o["code"] = health_codes::kGpuLost;  // doctor's finding for it
+  o["duty_pct"] = Opt(g.duty_pct);
+  o["duty_samples"] = g.duty_samples;
+  o["duty_zero_samples"] = g.duty_zero_samples;
+  o["duty_buffer_empty"] = g.duty_buffer_empty;
+  o["memory_used_bytes"] = Opt(g.memory_used_bytes);
+  o["memory_total_bytes"] = Opt(g.memory_total_bytes);
+  for (const DoubleField& f : kDoubles)
+    if (std::string(f.key) != "duty_pct") o[f.key] = Opt(g.*(f.member));
+  o["nvlink_peak_source"] = Opt(g.nvlink_peak_source);
+  o["sm_clock_mhz"] = Opt(g.sm_clock_mhz);
+  o["sm_clock_max_mhz"] = Opt(g.sm_clock_max_mhz);
+  o["clock_event_reasons"] = Opt(g.clock_event_reasons);
+  // Only when read, so the lines of a run without it stay as they were.
+  if (g.temperature_c) o["temperature_c"] = *g.temperature_c;
+  o["gpm"] = g.gpm ? GpmJson(*g.gpm) : J(nullptr);
+  o["mig_mode"] = Opt(g.mig_mode);
+  J mig = J::array();
+  for (const MigInstance& m : g.mig_instances)
+    mig.push_back({{"gpu_instance_id", m.gpu_instance_id}, {"gpm", GpmJson(m.gpm)}});
+  o["mig_instances"] = mig;
+  o["processes"] = SampleGpuProcessesJson(g.processes);
+  o["process_entry_bytes"] = g.process_entry_bytes;
+  // Absent when none, so a record without one keeps its shape.
+  if (!g.xids.empty()) o["xids"] = SampleXidsJson(g.xids);
+  return o;
+}
+
+// One process of a sample's host half, with its threads where they were read.
+J SampleHostProcessJson(const HostProcess& p) {
+  J o = {{"pid", p.pid},
+         {"ppid", p.ppid},
+         {"comm", p.comm},
+         {"role", RoleName(p.role)},
+         {"gpus", p.gpus},
+         {"state", StateChar(p.state)},
+         {"cpu_pct", Opt(p.cpu_pct)},
+         {"main_thread_cpu_pct", Opt(p.main_thread_cpu_pct)},
+         {"cpus_allowed", Opt(p.cpus_allowed)},
+         {"cgroup_cpu_limit", Opt(p.cgroup_cpu_limit)},
+         {"cgroup_nr_throttled", Opt(p.cgroup_nr_throttled)},
+         {"cgroup_throttled_ms", Opt(p.cgroup_throttled_ms)}};
+  if (!p.threads.empty()) {
+    J ts = J::array();
+    for (const HostThread& t : p.threads)
+      ts.push_back(
+          {{"tid", t.tid}, {"comm", t.comm}, {"state", StateChar(t.state)}, {"cpu_pct", Opt(t.cpu_pct)}});
+    o["threads"] = ts;
+  }
+  return o;
+}
+
+// The host half of a sample record.
+J SampleHostJson(const HostSample& h) {
+  J host = J::object();
+  host["cpu_count"] = h.cpu_count;
+  host["cpu_busy_pct"] = h.cpu_busy_pct;
+  host["procs_blocked"] = Opt(h.procs_blocked);
+  if (h.pressure) {
+    J p = J::object();
+    for (const PressureField& f : kPressure) p[f.key] = Opt((*h.pressure).*(f.member));
+    host["pressure"] = p;
+  } else {
+    host["pressure"] = nullptr;
+  }
+  host["unattributed_pids"] = h.unattributed_pids;
+  J procs = J::array();
+  for (const HostProcess& p : h.processes) procs.push_back(SampleHostProcessJson(p));
+  host["processes"] = procs;
+  return host;
+}
+
 // ------------------------------------------------------------------ reading, with every value checked
 
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {  // proleptic Gregorian, days since 1970-01-01
@@ -103,104 +207,14 @@ std::optional<long long> ParseRfc3339(std::string_view t) {
 
 J SampleJson(const Sample& s) {
   J gpus = J::array();
-  for (const GpuSample& g : s.gpus) {
-    J o = J::object();
-    o["gpu"] = IdJson(g.id);
-    o["name"] = g.name;
-    o["state"] = StateName(g.state);
-    if (g.state == GpuState::kLost) o["code"] = health_codes::kGpuLost;  // doctor's finding for it
-    o["duty_pct"] = Opt(g.duty_pct);
-    o["duty_samples"] = g.duty_samples;
-    o["duty_zero_samples"] = g.duty_zero_samples;
-    o["duty_buffer_empty"] = g.duty_buffer_empty;
-    o["memory_used_bytes"] = Opt(g.memory_used_bytes);
-    o["memory_total_bytes"] = Opt(g.memory_total_bytes);
-    for (const DoubleField& f : kDoubles)
-      if (std::string(f.key) != "duty_pct") o[f.key] = Opt(g.*(f.member));
-    o["nvlink_peak_source"] = Opt(g.nvlink_peak_source);
-    o["sm_clock_mhz"] = Opt(g.sm_clock_mhz);
-    o["sm_clock_max_mhz"] = Opt(g.sm_clock_max_mhz);
-    o["clock_event_reasons"] = Opt(g.clock_event_reasons);
-    // Only when read, so the lines of a run without it stay as they were.
-    if (g.temperature_c) o["temperature_c"] = *g.temperature_c;
-    o["gpm"] = g.gpm ? GpmJson(*g.gpm) : J(nullptr);
-    o["mig_mode"] = Opt(g.mig_mode);
-    J mig = J::array();
-    for (const MigInstance& m : g.mig_instances)
-      mig.push_back({{"gpu_instance_id", m.gpu_instance_id}, {"gpm", GpmJson(m.gpm)}});
-    o["mig_instances"] = mig;
-    if (g.processes) {
-      J ps = J::array();
-      for (const GpuProcess& p : *g.processes) {
-        J e = {{"pid", p.pid},
-               {"used_memory_bytes", Opt(p.used_memory_bytes)},
-               {"gpu_instance_id", Opt(p.gpu_instance_id)}};
-        if (p.job) e["job"] = JobJson(*p.job);
-        ps.push_back(std::move(e));
-      }
-      o["processes"] = ps;
-    } else {
-      o["processes"] = nullptr;
-    }
-    o["process_entry_bytes"] = g.process_entry_bytes;
-    // The Xid events of the tick, with doctor's code for each; absent when none, so a record without one
-    // keeps its shape.
-    if (!g.xids.empty()) {
-      J xs = J::array();
-      for (const GpuXid& x : g.xids)
-        xs.push_back({{"xid", x.xid},
-                      {"code", XidHealthCode(x.xid)},
-                      {"pid", x.pid},
-                      {"process", x.process},
-                      {"detail", x.detail}});
-      o["xids"] = xs;
-    }
-    gpus.push_back(std::move(o));
-  }
-  const HostSample& h = s.host;
-  J host = J::object();
-  host["cpu_count"] = h.cpu_count;
-  host["cpu_busy_pct"] = h.cpu_busy_pct;
-  host["procs_blocked"] = Opt(h.procs_blocked);
-  if (h.pressure) {
-    J p = J::object();
-    for (const PressureField& f : kPressure) p[f.key] = Opt((*h.pressure).*(f.member));
-    host["pressure"] = p;
-  } else {
-    host["pressure"] = nullptr;
-  }
-  host["unattributed_pids"] = h.unattributed_pids;
-  J procs = J::array();
-  for (const HostProcess& p : h.processes) {
-    J o = {{"pid", p.pid},
-           {"ppid", p.ppid},
-           {"comm", p.comm},
-           {"role", RoleName(p.role)},
-           {"gpus", p.gpus},
-           {"state", StateChar(p.state)},
-           {"cpu_pct", Opt(p.cpu_pct)},
-           {"main_thread_cpu_pct", Opt(p.main_thread_cpu_pct)},
-           {"cpus_allowed", Opt(p.cpus_allowed)},
-           {"cgroup_cpu_limit", Opt(p.cgroup_cpu_limit)},
-           {"cgroup_nr_throttled", Opt(p.cgroup_nr_throttled)},
-           {"cgroup_throttled_ms", Opt(p.cgroup_throttled_ms)}};
-    if (!p.threads.empty()) {
-      J ts = J::array();
-      for (const HostThread& t : p.threads)
-        ts.push_back(
-            {{"tid", t.tid}, {"comm", t.comm}, {"state", StateChar(t.state)}, {"cpu_pct", Opt(t.cpu_pct)}});
-      o["threads"] = ts;
-    }
-    procs.push_back(std::move(o));
-  }
-  host["processes"] = procs;
+  for (const GpuSample& g : s.gpus) gpus.push_back(SampleGpuJson(g));
   return {{"type", "sample"},
           {"schema", kSchema},
           {"time", Rfc3339(s.time_ms)},
           {"interval_ms", s.interval_ms},
           {"window_ms", s.window_ms},
           {"gpus", gpus},
-          {"host", host}};
+          {"host", SampleHostJson(s.host)}};
 }
 
 J VerdictJson(const Verdict& v) {

@@ -138,19 +138,57 @@ std::vector<GpuXid> ReadXids(const Reader& r, const J& a_in, const std::string& 
   return out;
 }
 
+// A GPU's state: ok, gap or lost.
+GpuState ReadGpuState(const Reader& r, const J& o, const std::string& where) {
+  GpuState out = GpuState::kOk;
+  const std::string state = r.String(r.Get(o, "state", where), where + ".state", 8);
+  if (state == "ok")
+    out = GpuState::kOk;
+  else if (state == "gap")
+    out = GpuState::kGap;
+  else if (state == "lost")
+    out = GpuState::kLost;
+  else
+    r.Fail(where + ".state", "must be ok, gap or lost");
+  return out;
+}
+
+// A GPU's MIG instances, each with its GPM metrics.
+std::vector<MigInstance> ReadMigInstances(const Reader& r, const J& a_in, const std::string& where) {
+  const J& a = r.Array(a_in, where, 64);
+  std::vector<MigInstance> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    MigInstance m;
+    m.gpu_instance_id = static_cast<unsigned>(
+        r.Unsigned(r.Get(a[i], "gpu_instance_id", w), w + ".gpu_instance_id", 1u << 16));
+    m.gpm = ReadGpm(r, r.Get(a[i], "gpm", w), w + ".gpm");
+    out.push_back(m);
+  }
+  return out;
+}
+
+// A GPU's processes as NVML listed them, each with its job where one was recorded.
+std::vector<GpuProcess> ReadGpuProcesses(const Reader& r, const J& a_in, const std::string& where) {
+  const J& a = r.Array(a_in, where, 4096);
+  std::vector<GpuProcess> ps;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    GpuProcess p;
+    p.pid = static_cast<unsigned>(r.Unsigned(r.Get(a[i], "pid", w), w + ".pid", 1u << 22));
+    p.used_memory_bytes = r.OptUnsigned<uint64_t>(a[i], "used_memory_bytes", w, UINT64_MAX);
+    p.gpu_instance_id = r.OptUnsigned<unsigned>(a[i], "gpu_instance_id", w, 1u << 16);
+    if (r.Has(a[i], "job")) p.job = ReadJob(r, a[i].at("job"), w + ".job");
+    ps.push_back(p);
+  }
+  return ps;
+}
+
 GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
   GpuSample g;
   g.id = ReadId(r, r.Get(o, "gpu", where), where + ".gpu");
   g.name = r.String(r.Get(o, "name", where), where + ".name", 96);
-  const std::string state = r.String(r.Get(o, "state", where), where + ".state", 8);
-  if (state == "ok")
-    g.state = GpuState::kOk;
-  else if (state == "gap")
-    g.state = GpuState::kGap;
-  else if (state == "lost")
-    g.state = GpuState::kLost;
-  else
-    r.Fail(where + ".state", "must be ok, gap or lost");
+  g.state = ReadGpuState(r, o, where);
   for (const DoubleField& f : kDoubles)
     g.*(f.member) = r.OptNumber(o, f.key, where, f.key == std::string("duty_pct") ? 100 : 1e18);
   g.temperature_c = r.OptNumber(o, "temperature_c", where, 1000);
@@ -172,31 +210,9 @@ GpuSample ReadGpu(const Reader& r, const J& o, const std::string& where) {
   g.clock_event_reasons = r.OptUnsigned<uint64_t>(o, "clock_event_reasons", where, UINT64_MAX);
   if (r.Has(o, "gpm")) g.gpm = ReadGpm(r, o.at("gpm"), where + ".gpm");
   if (r.Has(o, "mig_mode")) g.mig_mode = r.Bool(o.at("mig_mode"), where + ".mig_mode");
-  if (r.Has(o, "mig_instances")) {
-    const J& a = r.Array(o.at("mig_instances"), where + ".mig_instances", 64);
-    for (size_t i = 0; i < a.size(); ++i) {
-      const std::string w = where + ".mig_instances[" + std::to_string(i) + "]";
-      MigInstance m;
-      m.gpu_instance_id = static_cast<unsigned>(
-          r.Unsigned(r.Get(a[i], "gpu_instance_id", w), w + ".gpu_instance_id", 1u << 16));
-      m.gpm = ReadGpm(r, r.Get(a[i], "gpm", w), w + ".gpm");
-      g.mig_instances.push_back(m);
-    }
-  }
-  if (r.Has(o, "processes")) {
-    const J& a = r.Array(o.at("processes"), where + ".processes", 4096);
-    std::vector<GpuProcess> ps;
-    for (size_t i = 0; i < a.size(); ++i) {
-      const std::string w = where + ".processes[" + std::to_string(i) + "]";
-      GpuProcess p;
-      p.pid = static_cast<unsigned>(r.Unsigned(r.Get(a[i], "pid", w), w + ".pid", 1u << 22));
-      p.used_memory_bytes = r.OptUnsigned<uint64_t>(a[i], "used_memory_bytes", w, UINT64_MAX);
-      p.gpu_instance_id = r.OptUnsigned<unsigned>(a[i], "gpu_instance_id", w, 1u << 16);
-      if (r.Has(a[i], "job")) p.job = ReadJob(r, a[i].at("job"), w + ".job");
-      ps.push_back(p);
-    }
-    g.processes = std::move(ps);
-  }
+  if (r.Has(o, "mig_instances"))
+    g.mig_instances = ReadMigInstances(r, o.at("mig_instances"), where + ".mig_instances");
+  if (r.Has(o, "processes")) g.processes = ReadGpuProcesses(r, o.at("processes"), where + ".processes");
   g.process_entry_bytes = r.OptUnsigned<unsigned>(o, "process_entry_bytes", where, 64).value_or(0);
   if (r.Has(o, "xids")) g.xids = ReadXids(r, o.at("xids"), where + ".xids");
   return g;

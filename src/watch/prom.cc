@@ -53,6 +53,18 @@ void Header(std::string& out, const Family& f) {
   out += "# HELP " + std::string(f.name) + " " + f.help + "\n# TYPE " + f.name + " " + f.type + "\n";
 }
 
+// The labels that name a GPU: dcgm-exporter's (prom.h).
+std::string PromGpuLabels(const GpuId& id, const std::string& name) {
+  return "gpu=\"" + std::to_string(id.index) + "\",UUID=\"" + PrometheusLabelValue(id.uuid) +
+         "\",pci_bus_id=\"" + PrometheusLabelValue(id.pci_bus_id) + "\",modelName=\"" +
+         PrometheusLabelValue(name) + "\"";
+}
+
+// The MIG instance label of a verdict; "" for a whole GPU.
+std::string PromInstanceLabel(const Verdict& v) {
+  return v.gpu_instance_id ? ",GPU_I_ID=\"" + std::to_string(*v.gpu_instance_id) + "\"" : std::string();
+}
+
 }  // namespace
 
 PromState::Gpu& PromState::Find(const GpuId& id, const std::string& name) {
@@ -102,8 +114,8 @@ void PromState::Add(const std::vector<Verdict>& verdicts, long long window_ms) {
   }
 }
 
-std::string PromState::Render(bool up) const {
-  std::string out;
+// The run as a whole: up, the window, windows judged, when the last one ended.
+void PromState::RenderRun(std::string& out, bool up) const {
   Header(out, {"gpuprep_watch_up", "gauge", "1 while gpuprep watch runs; 0 once it has stopped."});
   out += std::string("gpuprep_watch_up ") + (up ? "1" : "0") + "\n";
   Header(out, {"gpuprep_watch_window_seconds", "gauge", "The time one verdict covers."});
@@ -114,74 +126,90 @@ std::string PromState::Render(bool up) const {
                "When the last judged window ended (Unix time); 0 before the first."});
   out += "gpuprep_watch_last_window_end_timestamp_seconds " +
          Number(static_cast<double>(last_end_ms_) / 1000.0) + "\n";
-  auto labels = [](const Gpu& g) {
-    return "gpu=\"" + std::to_string(g.id.index) + "\",UUID=\"" + PrometheusLabelValue(g.id.uuid) +
-           "\",pci_bus_id=\"" + PrometheusLabelValue(g.id.pci_bus_id) + "\",modelName=\"" +
-           PrometheusLabelValue(g.name) + "\"";
-  };
-  auto instance = [](const Verdict& v) {
-    return v.gpu_instance_id ? ",GPU_I_ID=\"" + std::to_string(*v.gpu_instance_id) + "\"" : std::string();
-  };
+}
+
+// The verdicts: the last window's per GPU (or MIG instance), and windows and seconds per verdict.
+void PromState::RenderVerdicts(std::string& out) const {
   Header(out, {"gpuprep_watch_verdict", "gauge",
                "1 for the verdict of the last window (one per GPU or MIG instance), 0 for the others."});
   for (const Gpu& g : gpus_)
     for (const Verdict& v : g.last)
       for (int k = 0; k < kVerdictKinds; ++k) {
         const auto kind = static_cast<VerdictKind>(k);
-        out += "gpuprep_watch_verdict{" + labels(g) + instance(v) + ",verdict=\"" + VerdictName(kind) +
-               "\"} " + (kind == v.kind ? "1" : "0") + "\n";
+        out += "gpuprep_watch_verdict{" + PromGpuLabels(g.id, g.name) + PromInstanceLabel(v) + ",verdict=\"" +
+               VerdictName(kind) + "\"} " + (kind == v.kind ? "1" : "0") + "\n";
       }
   Header(out, {"gpuprep_watch_verdict_windows_total", "counter", "Windows judged with each verdict."});
   for (const Gpu& g : gpus_)
     for (const auto& [name, n] : g.windows)
-      out += "gpuprep_watch_verdict_windows_total{" + labels(g) + ",verdict=\"" + name + "\"} " +
-             std::to_string(n) + "\n";
+      out += "gpuprep_watch_verdict_windows_total{" + PromGpuLabels(g.id, g.name) + ",verdict=\"" + name +
+             "\"} " + std::to_string(n) + "\n";
   Header(out, {"gpuprep_watch_verdict_seconds_total", "counter",
                "GPU time judged with each verdict (price it per GPU-hour for its cost)."});
   for (const Gpu& g : gpus_)
     for (const auto& [name, s] : g.seconds)
-      out += "gpuprep_watch_verdict_seconds_total{" + labels(g) + ",verdict=\"" + name + "\"} " + Number(s) +
-             "\n";
+      out += "gpuprep_watch_verdict_seconds_total{" + PromGpuLabels(g.id, g.name) + ",verdict=\"" + name +
+             "\"} " + Number(s) + "\n";
+}
+
+// The health findings each GPU has had in the run (the family only when there is one).
+void PromState::RenderHealth(std::string& out) const {
   std::string health;
   for (const Gpu& g : gpus_)
     for (const std::string& code : g.codes) {
       bool now = (code == health_codes::kGpuLost && g.lost) || g.window_codes.count(code) > 0;
       for (const Verdict& v : g.last)
         now = now || std::find(v.health_codes.begin(), v.health_codes.end(), code) != v.health_codes.end();
-      health += "gpuprep_watch_gpu_health{" + labels(g) + ",code=\"" + PrometheusLabelValue(code) + "\"} " +
-                (now ? "1" : "0") + "\n";
+      health += "gpuprep_watch_gpu_health{" + PromGpuLabels(g.id, g.name) + ",code=\"" +
+                PrometheusLabelValue(code) + "\"} " + (now ? "1" : "0") + "\n";
     }
-  if (!health.empty()) {
-    Header(out, {"gpuprep_watch_gpu_health", "gauge",
-                 "1 while the GPU has the health finding of this code (lost; throttled by a hardware "
-                 "reason, or an Xid logged, in the last window or the one being filled), 0 once it had it "
-                 "earlier in the run."});
-    out += health;
-  }
+  if (health.empty()) return;
+  Header(out, {"gpuprep_watch_gpu_health", "gauge",
+               "1 while the GPU has the health finding of this code (lost; throttled by a hardware "
+               "reason, or an Xid logged, in the last window or the one being filled), 0 once it had it "
+               "earlier in the run."});
+  out += health;
+}
+
+// The Xid events logged per GPU in the run (the family only when there is one).
+void PromState::RenderXids(std::string& out) const {
   std::string xids;
   for (const Gpu& g : gpus_)
     for (const auto& [xid, n] : g.xids)
-      xids += "gpuprep_watch_gpu_xid_events_total{" + labels(g) + ",xid=\"" + std::to_string(xid) +
-              "\",code=\"" + PrometheusLabelValue(XidHealthCode(xid)) + "\"} " + std::to_string(n) + "\n";
-  if (!xids.empty()) {
-    Header(out, {"gpuprep_watch_gpu_xid_events_total", "counter",
-                 "Xid events NVIDIA's driver logged for the GPU since the run started, by Xid and the health "
-                 "finding's code doctor gives it."});
-    out += xids;
-  }
+      xids += "gpuprep_watch_gpu_xid_events_total{" + PromGpuLabels(g.id, g.name) + ",xid=\"" +
+              std::to_string(xid) + "\",code=\"" + PrometheusLabelValue(XidHealthCode(xid)) + "\"} " +
+              std::to_string(n) + "\n";
+  if (xids.empty()) return;
+  Header(out, {"gpuprep_watch_gpu_xid_events_total", "counter",
+               "Xid events NVIDIA's driver logged for the GPU since the run started, by Xid and the health "
+               "finding's code doctor gives it."});
+  out += xids;
+}
+
+// The evidence gauges of the last window, each family only where some verdict has its value.
+void PromState::RenderGauges(std::string& out) const {
   for (const Gauge& gauge : kGauges) {
     std::string lines;
     for (const Gpu& g : gpus_)
       for (const Verdict& v : g.last) {
         auto it = v.evidence.find(gauge.key);
         if (it == v.evidence.end() || !it->is_number()) continue;
-        lines += std::string(gauge.family.name) + "{" + labels(g) + instance(v) + "} " +
-                 Number(it->get<double>() * gauge.scale) + "\n";
+        lines += std::string(gauge.family.name) + "{" + PromGpuLabels(g.id, g.name) + PromInstanceLabel(v) +
+                 "} " + Number(it->get<double>() * gauge.scale) + "\n";
       }
     if (lines.empty()) continue;
     Header(out, gauge.family);
     out += lines;
   }
+}
+
+std::string PromState::Render(bool up) const {
+  std::string out;
+  RenderRun(out, up);
+  RenderVerdicts(out);
+  RenderHealth(out);
+  RenderXids(out);
+  RenderGauges(out);
   return out;
 }
 

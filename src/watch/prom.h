@@ -45,6 +45,11 @@ class PromState {
     std::set<std::string> window_codes;  // the Xid codes of the window being filled
   };
   Gpu& Find(const GpuId& id, const std::string& name);
+  void RenderRun(std::string& out, bool up) const;
+  void RenderVerdicts(std::string& out) const;
+  void RenderHealth(std::string& out) const;
+  void RenderXids(std::string& out) const;
+  void RenderGauges(std::string& out) const;
   std::vector<Gpu> gpus_;
   long long window_ms_ = 0;
   long long last_end_ms_ = 0;

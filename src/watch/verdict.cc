@@ -65,6 +65,36 @@ std::vector<std::string> HealthCodesOf(const std::vector<std::string>& reasons) 
   return out;
 }
 
+namespace {
+
+// The fix for a throttled GPU: one sentence per reason it was throttled for, in the reasons' order.
+std::string FixForThrottled(const std::vector<std::string>& reasons) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
+  for (const std::string& r : reasons) {
+    if (r == "hw_thermal_slowdown" || r == "sw_thermal_slowdown")
+      add("The GPU is held down by heat: check airflow, fans, inlet temperature and the heatsink.");
+    else if (r == "hw_power_brake_slowdown")
+      add("The power brake was asserted from outside the GPU (e.g. by the system power supply): check "
+          "the "
+          "PSUs and the server's power policy in its BMC.");
+    else if (r == "hw_slowdown")
+      add("Hardware slowdown (heat, power brake or power protection) held the clocks at half or less: "
+          "check "
+          "cooling and power delivery, and the kernel log for Xid errors.");
+    else if (r == "power_limit_below_default")
+      add("The enforced power limit is below the board's default: restore it (nvidia-smi -pl) or ask the "
+          "provider why it is capped.");
+    else if (r == "sw_power_cap_below_limit")
+      add("The software power cap holds the clocks while the GPU draws well under its limit: check for "
+          "an "
+          "out-of-band power limit (BMC, datacenter policy).");
+  }
+  return out.empty() ? "Check cooling and power delivery." : out;
+}
+
+}  // namespace
+
 std::string FixFor(VerdictKind kind, const std::vector<std::string>& reasons) {
   switch (kind) {
     case VerdictKind::kIdle:
@@ -92,30 +122,8 @@ std::string FixFor(VerdictKind kind, const std::vector<std::string>& reasons) {
       return "The ranks spin in a collective waiting for one that does not arrive (GPU-Util reads 100% while "
              "they wait): inspect the straggler's process (e.g. py-spy dump --pid PID) and give the process "
              "group a timeout (torch.distributed.init_process_group(timeout=...)) so a hang fails fast.";
-    case VerdictKind::kThrottled: {
-      std::string out;
-      auto add = [&](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
-      for (const std::string& r : reasons) {
-        if (r == "hw_thermal_slowdown" || r == "sw_thermal_slowdown")
-          add("The GPU is held down by heat: check airflow, fans, inlet temperature and the heatsink.");
-        else if (r == "hw_power_brake_slowdown")
-          add("The power brake was asserted from outside the GPU (e.g. by the system power supply): check "
-              "the "
-              "PSUs and the server's power policy in its BMC.");
-        else if (r == "hw_slowdown")
-          add("Hardware slowdown (heat, power brake or power protection) held the clocks at half or less: "
-              "check "
-              "cooling and power delivery, and the kernel log for Xid errors.");
-        else if (r == "power_limit_below_default")
-          add("The enforced power limit is below the board's default: restore it (nvidia-smi -pl) or ask the "
-              "provider why it is capped.");
-        else if (r == "sw_power_cap_below_limit")
-          add("The software power cap holds the clocks while the GPU draws well under its limit: check for "
-              "an "
-              "out-of-band power limit (BMC, datacenter policy).");
-      }
-      return out.empty() ? "Check cooling and power delivery." : out;
-    }
+    case VerdictKind::kThrottled:
+      return FixForThrottled(reasons);
     case VerdictKind::kHealthy:
       return "None needed.";
     case VerdictKind::kActivityUnknown:

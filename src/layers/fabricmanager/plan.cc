@@ -24,6 +24,7 @@ namespace {
 using Kind = LayerDecision::Kind;
 constexpr const char* kFmName = "fabricmanager";
 
+// One more part of the layer's detail ("; " between parts).
 void FmAddDetail(std::string& detail, const std::string& part) {
   detail += std::string(detail.empty() ? "" : "; ") + part;
 }

@@ -65,8 +65,8 @@ class Sequence {
 
   ApplyResult Apply() {
     plan::PlanInput in;
-    in.stack = &t_.stack;
-    in.facts = &t_.facts;
+    const bool pending = previous_ && previous_->state != "done" && previous_->stack == t_.stack.name;
+    PlanInputs(pending, in);
     // The host state each plan reads, read again before every re-plan (apply's answers on the kernel packages
     // are asked of the distribution below, so the host's lists are not searched for them).
     plan::HostState host;
@@ -78,15 +78,6 @@ class Sequence {
       in.host = &host;
       return seams_.plan(in);
     };
-    in.manifest = t_.manifest;
-    in.from = t_.from ? &*t_.from : nullptr;  // a move: what it changes
-    in.only = o_.only;
-    in.skip = o_.skip;
-    in.apt.lock_timeout_s = o_.lock_timeout;
-    in.restart_docker = o_.restart_docker;
-    in.apt.status_fd = static_cast<bool>(out_.progress);
-    const bool pending = previous_ && previous_->state != "done" && previous_->stack == t_.stack.name;
-    if (pending) in.verify_layers = previous_->touched_layers;
     // Whether the distribution publishes the kernel packages the plan adds (the running kernel's headers,
     // its extra modules) is asked of its sources below, not of the host's lists (which may be months old):
     // until then the plan takes them as installable.
@@ -109,37 +100,60 @@ class Sequence {
       in.index = &fresh.index;
       p = plan_now();
     }
-    // DKMS needs the running kernel's headers (and NVLSM on HGX Blackwell its ib_umad module), which come
-    // from the distribution, not the stack's repositories: a provider's own kernel, or one so old its
-    // archive dropped it, has none, and apt would fail after the repositories were added. Asked of the
-    // host's own sources, before any change.
-    if (!p.kernel_packages.empty() && p.blockers.empty()) {
-      kernel_packages = FetchKernelPackageAnswers(p.kernel_packages, env);
-      for (const auto& [name, answer] : kernel_packages)
-        if (answer.state == apt::Availability::kMissing) {
-          p = plan_now();
-          break;
-        }
-    }
+    if (!p.kernel_packages.empty() && p.blockers.empty() && KernelPackageMissing(p, env, kernel_packages))
+      p = plan_now();
     if (!p.blockers.empty()) Refuse("refused before any change: " + Join(p.blockers, "; "), &p);
-
-    // --only/--skip: what this run does not touch, said before it starts (their holds and pins stay too).
-    if (!p.left_alone.empty()) {
-      const std::string left = "left alone: " + Join(p.left_alone, ", ") +
-                               " (not selected: their packages, holds and pins stay as they are)";
-      spdlog::info("{}", left);
-      Say(left);
-    }
+    SayLeftAlone(p);
     const bool resume_unit = t_.fs->Exists(kResumeUnitPath);
-    if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) {
-      spdlog::info("nothing to do: the host matches stack {}", t_.stack.name);
-      Say("nothing to do: the host matches stack " + t_.stack.name);
-      status_.state = "nothing-to-do";
-      status_.layers = LayerVerdicts(p, Journal{}, kExitOk);
-      Record();
-      return {ApplyOutcome::kNothingToDo, kExitOk, t_.stack.name, ""};
-    }
+    if (p.empty() && p.blockers.empty() && !p.refused() && !pending && !resume_unit) return NothingToDo(p);
     return Execute(p, pending, env);
+  }
+
+  // What every plan of this run is asked with (`pending`: the journal of an unfinished run on this stack,
+  // whose layers are verified again).
+  void PlanInputs(bool pending, plan::PlanInput& in) const {
+    in.stack = &t_.stack;
+    in.facts = &t_.facts;
+    in.manifest = t_.manifest;
+    in.from = t_.from ? &*t_.from : nullptr;  // a move: what it changes
+    in.only = o_.only;
+    in.skip = o_.skip;
+    in.apt.lock_timeout_s = o_.lock_timeout;
+    in.restart_docker = o_.restart_docker;
+    in.apt.status_fd = static_cast<bool>(out_.progress);
+    if (pending) in.verify_layers = previous_->touched_layers;
+  }
+
+  // DKMS needs the running kernel's headers (and NVLSM on HGX Blackwell its ib_umad module), which come
+  // from the distribution, not the stack's repositories: a provider's own kernel, or one so old its
+  // archive dropped it, has none, and apt would fail after the repositories were added. Asked of the
+  // host's own sources, before any change, into `answers`; true when one is missing (the plan is then made
+  // again with the answers).
+  static bool KernelPackageMissing(const plan::Plan& p, ExecEnv& env,
+                                   std::map<std::string, apt::ListsAnswer>& answers) {
+    answers = FetchKernelPackageAnswers(p.kernel_packages, env);
+    for (const auto& [name, answer] : answers)
+      if (answer.state == apt::Availability::kMissing) return true;
+    return false;
+  }
+
+  // --only/--skip: what this run does not touch, said before it starts (their holds and pins stay too).
+  void SayLeftAlone(const plan::Plan& p) const {
+    if (p.left_alone.empty()) return;
+    const std::string left = "left alone: " + Join(p.left_alone, ", ") +
+                             " (not selected: their packages, holds and pins stay as they are)";
+    spdlog::info("{}", left);
+    Say(left);
+  }
+
+  // The host already matches the stack: recorded as such, nothing run.
+  ApplyResult NothingToDo(const plan::Plan& p) {
+    spdlog::info("nothing to do: the host matches stack {}", t_.stack.name);
+    Say("nothing to do: the host matches stack " + t_.stack.name);
+    status_.state = "nothing-to-do";
+    status_.layers = LayerVerdicts(p, Journal{}, kExitOk);
+    Record();
+    return {ApplyOutcome::kNothingToDo, kExitOk, t_.stack.name, ""};
   }
 
   ApplyResult Execute(const plan::Plan& p, bool pending, ExecEnv& env) {

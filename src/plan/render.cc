@@ -84,6 +84,60 @@ std::string Describe(const Action& a) {
   return "";
 }
 
+// A kRedist action's request as JSON.
+nlohmann::json RedistJson(const redist::Request& r) {
+  nlohmann::json j = {{"layer", r.layer},          {"redistrib", r.json_url},    {"components", r.components},
+                      {"platform", r.platform},    {"version", r.version},       {"prefix", r.prefix},
+                      {"current", r.current_link}, {"ld_so_conf", r.ldconf_path}};
+  if (r.cuda_major) j["cuda_major"] = *r.cuda_major;
+  if (!r.json_sha256.empty()) j["sha256"] = r.json_sha256;
+  return j;
+}
+
+// One action as JSON: an object keyed by what it does.
+nlohmann::json ActionJson(const Action& a) {
+  using nlohmann::json;
+  switch (a.kind) {
+    case Action::Kind::kRun:
+      return {{"run", a.argv}, {"env", a.env}};
+    case Action::Kind::kWrite: {
+      json w = {{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}};
+      if (!a.diff.empty()) w["diff"] = a.diff;
+      if (!a.link.empty()) w["link"] = a.link;
+      return w;
+    }
+    case Action::Kind::kMove:
+      return {{"move", {a.path, a.to}}};
+    case Action::Kind::kFetch: {
+      json f = {{"fetch", a.url}, {"to", a.path}};
+      if (!a.sha256.empty()) f["sha256"] = a.sha256;
+      if (!a.fingerprint.empty()) f["fingerprint"] = a.fingerprint;
+      return f;
+    }
+    case Action::Kind::kVerify:
+      return {{"verify", a.layer}};
+    case Action::Kind::kRebootCheck:
+      return {{"reboot_check", true}};
+    case Action::Kind::kRedist:
+      return {{"redist", RedistJson(a.redist)}};
+    case Action::Kind::kPull:
+      return {{"pull", a.image}, {"digest", a.digest}};
+  }
+  return nullptr;
+}
+
+// A move from another stack (its pinned values that change), or null.
+nlohmann::json MoveJson(const Plan& plan) {
+  using nlohmann::json;
+  if (plan.move_from.empty()) return nullptr;
+  json changes = json::array();
+  for (const auto& c : plan.move_changes)
+    changes.push_back({{"field", c.field},
+                       {"from", c.from.empty() ? json(nullptr) : json(c.from)},
+                       {"to", c.to.empty() ? json(nullptr) : json(c.to)}});
+  return {{"from", plan.move_from}, {"changes", changes}};
+}
+
 }  // namespace
 
 // Values found on the host (versions, a recorded stack, a file's lines in a diff) are escaped where printed.
@@ -142,60 +196,11 @@ nlohmann::json RenderJson(const Plan& plan) {
   json steps = json::array();
   for (const auto& s : plan.steps) {
     json actions = json::array();
-    for (const auto& a : s.actions) {
-      switch (a.kind) {
-        case Action::Kind::kRun:
-          actions.push_back({{"run", a.argv}, {"env", a.env}});
-          break;
-        case Action::Kind::kWrite:
-          actions.push_back({{"write", a.path}, {"mode", Octal(a.mode)}, {"contents", a.contents}});
-          if (!a.diff.empty()) actions.back()["diff"] = a.diff;
-          if (!a.link.empty()) actions.back()["link"] = a.link;
-          break;
-        case Action::Kind::kMove:
-          actions.push_back({{"move", {a.path, a.to}}});
-          break;
-        case Action::Kind::kFetch: {
-          json f = {{"fetch", a.url}, {"to", a.path}};
-          if (!a.sha256.empty()) f["sha256"] = a.sha256;
-          if (!a.fingerprint.empty()) f["fingerprint"] = a.fingerprint;
-          actions.push_back(f);
-          break;
-        }
-        case Action::Kind::kVerify:
-          actions.push_back({{"verify", a.layer}});
-          break;
-        case Action::Kind::kRebootCheck:
-          actions.push_back({{"reboot_check", true}});
-          break;
-        case Action::Kind::kRedist: {
-          const auto& r = a.redist;
-          json j = {{"layer", r.layer},          {"redistrib", r.json_url},    {"components", r.components},
-                    {"platform", r.platform},    {"version", r.version},       {"prefix", r.prefix},
-                    {"current", r.current_link}, {"ld_so_conf", r.ldconf_path}};
-          if (r.cuda_major) j["cuda_major"] = *r.cuda_major;
-          if (!r.json_sha256.empty()) j["sha256"] = r.json_sha256;
-          actions.push_back({{"redist", j}});
-          break;
-        }
-        case Action::Kind::kPull:
-          actions.push_back({{"pull", a.image}, {"digest", a.digest}});
-          break;
-      }
-    }
+    for (const auto& a : s.actions) actions.push_back(ActionJson(a));
     steps.push_back({{"id", s.id}, {"layers", s.layers}, {"title", s.title}, {"actions", actions}});
   }
-  json move = nullptr;
-  if (!plan.move_from.empty()) {
-    json changes = json::array();
-    for (const auto& c : plan.move_changes)
-      changes.push_back({{"field", c.field},
-                         {"from", c.from.empty() ? json(nullptr) : json(c.from)},
-                         {"to", c.to.empty() ? json(nullptr) : json(c.to)}});
-    move = {{"from", plan.move_from}, {"changes", changes}};
-  }
-  return {{"stack", plan.stack},          {"layers", layers}, {"steps", steps},
-          {"blockers", plan.blockers},    {"move", move},     {"reboot", plan.reboot},
+  return {{"stack", plan.stack},          {"layers", layers},       {"steps", steps},
+          {"blockers", plan.blockers},    {"move", MoveJson(plan)}, {"reboot", plan.reboot},
           {"left_alone", plan.left_alone}};
 }
 

@@ -60,6 +60,62 @@ void CheckRuntime(const probe::DockerInfo& d, LayerReport& r) {
           "Docker has no nvidia runtime and no CDI spec for the GPUs", ApplyFix("container_toolkit"));
 }
 
+// The toolkit's packages as the host has them.
+struct ToolkitPackageSurvey {
+  std::vector<std::string> missing;  // not installed
+  std::vector<std::string> have;     // installed, as "name version"
+  std::string first_version;         // the first installed package's version
+  bool differ = false;               // another installed package is at another version
+};
+
+// The stack's toolkit packages (NVIDIA's four when it names none) surveyed on the host.
+ToolkitPackageSurvey SurveyToolkitPackages(const CheckInput& in) {
+  std::vector<std::string> names;
+  for (const auto& p : in.stack.container_toolkit.packages) names.push_back(p.name);
+  if (names.empty()) names = kDefaultPackages;
+  ToolkitPackageSurvey out;
+  for (const auto& name : names) {
+    auto v = InstalledVersion(in.host, name);
+    if (!v) {
+      out.missing.push_back(name);
+      continue;
+    }
+    out.have.push_back(name + " " + *v);
+    if (out.first_version.empty())
+      out.first_version = *v;
+    else if (*v != out.first_version)
+      out.differ = true;
+  }
+  return out;
+}
+
+// Some packages installed: the missing ones and a version skew fail, else the toolkit is installed at one
+// version `tv`.
+void CheckToolkitPackages(const manifest::ComponentSpec& spec, const ToolkitPackageSurvey& pkgs,
+                          const std::optional<Version>& tv, LayerReport& r) {
+  if (!pkgs.missing.empty())
+    r.Add("container_toolkit.packages-missing", Status::kFail,
+          "toolkit packages missing: " + Join(pkgs.missing, ", "), ToolkitInstallFix(spec));
+  if (pkgs.differ)
+    r.Add("container_toolkit.version-skew", Status::kFail,
+          "toolkit packages at different versions (" + Join(pkgs.have, ", ") + ")", ToolkitInstallFix(spec));
+  if (pkgs.missing.empty() && !pkgs.differ)
+    r.Add("container_toolkit.installed", Status::kOk,
+          "toolkit " + (tv ? tv->str() : pkgs.first_version) + " installed, " +
+              std::to_string(pkgs.have.size()) + " packages at one version");
+}
+
+// dockerd registers its GPU driver only if the hook is on PATH when it starts (moby
+// daemon/nvidia_linux.go).
+void CheckHookSeen(const CheckInput& in, LayerReport& r) {
+  if (in.host.docker.started_before_hook && in.stack.docker.gpu_access != "cdi")
+    r.Add(
+        "container_toolkit.engine-before-hook", Status::kFail,
+        "Docker started before nvidia-container-runtime-hook was installed: `docker run --gpus` fails (could "
+        "not select device driver \"\" with capabilities: [[gpu]]) until Docker restarts",
+        "sudo systemctl restart docker");
+}
+
 }  // namespace
 
 LayerReport CheckContainerToolkit(const CheckInput& in) {
@@ -67,26 +123,8 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
   r.name = "container_toolkit";
   const manifest::ComponentSpec& spec = in.stack.container_toolkit;
   if (spec.version.known()) r.wanted = spec.version.version->str();
-  std::vector<std::string> names;
-  for (const auto& p : spec.packages) names.push_back(p.name);
-  if (names.empty()) names = kDefaultPackages;
-
-  std::vector<std::string> missing, have;
-  std::string first_version;
-  bool differ = false;
-  for (const auto& name : names) {
-    auto v = InstalledVersion(in.host, name);
-    if (!v) {
-      missing.push_back(name);
-      continue;
-    }
-    have.push_back(name + " " + *v);
-    if (first_version.empty())
-      first_version = *v;
-    else if (*v != first_version)
-      differ = true;
-  }
-  auto tv = ParseFound(DebVersion::Parse(first_version).upstream);
+  const ToolkitPackageSurvey pkgs = SurveyToolkitPackages(in);
+  auto tv = ParseFound(DebVersion::Parse(pkgs.first_version).upstream);
   if (tv) r.found = tv->str();
   if (!spec.enabled) {
     r.Add("container_toolkit.not-in-stack", Status::kSkip,
@@ -98,21 +136,12 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
           "the stack's container toolkit version is unknown: " + spec.version.reason);
     return r;
   }
-  if (have.empty()) {
+  if (pkgs.have.empty()) {
     r.Add("container_toolkit.missing", Status::kFail, "NVIDIA Container Toolkit not installed",
           ToolkitInstallFix(spec));
     return r;
   }
-  if (!missing.empty())
-    r.Add("container_toolkit.packages-missing", Status::kFail,
-          "toolkit packages missing: " + Join(missing, ", "), ToolkitInstallFix(spec));
-  if (differ)
-    r.Add("container_toolkit.version-skew", Status::kFail,
-          "toolkit packages at different versions (" + Join(have, ", ") + ")", ToolkitInstallFix(spec));
-  if (missing.empty() && !differ)
-    r.Add("container_toolkit.installed", Status::kOk,
-          "toolkit " + (tv ? tv->str() : first_version) + " installed, " + std::to_string(have.size()) +
-              " packages at one version");
+  CheckToolkitPackages(spec, pkgs, tv, r);
   if (tv) {
     CheckAdvisories(in, *tv, r);
     if (spec.version.known() && *tv < *spec.version.version)
@@ -121,14 +150,7 @@ LayerReport CheckContainerToolkit(const CheckInput& in) {
             ToolkitInstallFix(spec));
   }
   CheckRuntime(in.host.docker, r);
-  // dockerd registers its GPU driver only if the hook is on PATH when it starts (moby
-  // daemon/nvidia_linux.go).
-  if (in.host.docker.started_before_hook && in.stack.docker.gpu_access != "cdi")
-    r.Add(
-        "container_toolkit.engine-before-hook", Status::kFail,
-        "Docker started before nvidia-container-runtime-hook was installed: `docker run --gpus` fails (could "
-        "not select device driver \"\" with capabilities: [[gpu]]) until Docker restarts",
-        "sudo systemctl restart docker");
+  CheckHookSeen(in, r);
   return r;
 }
 

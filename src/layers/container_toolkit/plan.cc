@@ -117,6 +117,53 @@ void DaemonJson(const plan::LayerContext& ctx, const EngineReady& engine, LayerP
   }
 }
 
+// The experimental channel is off: gpuprep's list names only stable/; an active experimental line
+// elsewhere is moved aside before apt reads the lists.
+void ToolkitExperimentalStep(const plan::LayerContext& ctx, LayerPlan& out, std::vector<std::string>& parts) {
+  const std::vector<std::string> experimental = probe::ExperimentalToolkitLists(AptListFiles(*ctx.host));
+  if (experimental.empty()) return;
+  out.first.push_back(plan::MakeStep("container_toolkit.experimental", {kName},
+                                     "turn NVIDIA's experimental toolkit channel off"));
+  for (const auto& path : experimental)
+    out.first.back().actions.push_back(Action::Move(path, path + ".gpuprep.bak"));
+  parts.push_back("experimental channel on in " + Join(experimental, ", "));
+}
+
+// The NVIDIA runtime's mode set to the stack's, when it names one the runtime's config does not have.
+void ToolkitModeStep(const plan::LayerContext& ctx, LayerPlan& out, std::vector<std::string>& parts) {
+  const std::string& mode = ctx.stack->docker.toolkit_mode;
+  const std::optional<std::string> config = ctx.host->File(kRuntimeConfig);
+  const std::string mode_now = config ? probe::ParseToolkitRuntimeMode(*config) : "";
+  if (mode.empty() || mode_now == mode) return;
+  out.last.push_back(
+      plan::MakeStep("container_toolkit.mode", {kName}, "set the NVIDIA runtime's mode to " + mode));
+  out.last.back().actions.push_back(
+      Action::Run({"nvidia-ctk", "config", "--in-place", "--set", "nvidia-container-runtime.mode=" + mode}));
+  parts.push_back("runtime mode " + (mode_now.empty() ? "unset" : mode_now) + ", wanted " + mode);
+}
+
+// With GPU access through CDI, the spec for the GPUs generated when Docker sees none.
+void ToolkitCdiStep(const plan::LayerContext& ctx, LayerPlan& out, std::vector<std::string>& parts) {
+  if (ctx.stack->docker.gpu_access != "cdi" || HasNvidiaCdiSpec(ctx.facts->docker)) return;
+  // From 1.18 nvidia-cdi-refresh keeps /var/run/cdi/nvidia.yaml; a second spec in /etc/cdi would define
+  // every device twice.
+  const bool refresh = *ctx.stack->container_toolkit.version.version >= Version::Must("1.18.0");
+  const std::string spec = refresh ? "/var/run/cdi/nvidia.yaml" : "/etc/cdi/nvidia.yaml";
+  out.last.push_back(plan::MakeStep("container_toolkit.cdi", {kName}, "generate the CDI spec for the GPUs"));
+  out.last.back().actions.push_back(Action::Run({"nvidia-ctk", "cdi", "generate", "--output=" + spec}));
+  parts.push_back("no CDI spec for nvidia.com/gpu");
+}
+
+// The upstream version of the first of the stack's toolkit packages that is installed; "" when none is.
+std::string ToolkitFound(const plan::LayerContext& ctx) {
+  for (const auto& p : ctx.stack->container_toolkit.packages) {
+    auto it = ctx.packages.state->dpkg.find(p.name);
+    if (it != ctx.packages.state->dpkg.end() && it->second.installed)
+      return DebVersion::Parse(it->second.version).upstream;
+  }
+  return "";
+}
+
 }  // namespace
 
 LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
@@ -140,36 +187,9 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
     return out;
   }
   if (!out.packages.detail.empty()) parts.push_back(out.packages.detail);
-  // The experimental channel is off: gpuprep's list names only stable/; an active experimental line
-  // elsewhere is moved aside before apt reads the lists.
-  const std::vector<std::string> experimental = probe::ExperimentalToolkitLists(AptListFiles(*ctx.host));
-  if (!experimental.empty()) {
-    out.first.push_back(plan::MakeStep("container_toolkit.experimental", {kName},
-                                       "turn NVIDIA's experimental toolkit channel off"));
-    for (const auto& path : experimental)
-      out.first.back().actions.push_back(Action::Move(path, path + ".gpuprep.bak"));
-    parts.push_back("experimental channel on in " + Join(experimental, ", "));
-  }
-  const std::string& mode = ctx.stack->docker.toolkit_mode;
-  const std::optional<std::string> config = ctx.host->File(kRuntimeConfig);
-  const std::string mode_now = config ? probe::ParseToolkitRuntimeMode(*config) : "";
-  if (!mode.empty() && mode_now != mode) {
-    out.last.push_back(
-        plan::MakeStep("container_toolkit.mode", {kName}, "set the NVIDIA runtime's mode to " + mode));
-    out.last.back().actions.push_back(Action::Run(
-        {"nvidia-ctk", "config", "--in-place", "--set", "nvidia-container-runtime.mode=" + mode}));
-    parts.push_back("runtime mode " + (mode_now.empty() ? "unset" : mode_now) + ", wanted " + mode);
-  }
-  if (ctx.stack->docker.gpu_access == "cdi" && !HasNvidiaCdiSpec(ctx.facts->docker)) {
-    // From 1.18 nvidia-cdi-refresh keeps /var/run/cdi/nvidia.yaml; a second spec in /etc/cdi would define
-    // every device twice.
-    const bool refresh = *c.version.version >= Version::Must("1.18.0");
-    const std::string spec = refresh ? "/var/run/cdi/nvidia.yaml" : "/etc/cdi/nvidia.yaml";
-    out.last.push_back(
-        plan::MakeStep("container_toolkit.cdi", {kName}, "generate the CDI spec for the GPUs"));
-    out.last.back().actions.push_back(Action::Run({"nvidia-ctk", "cdi", "generate", "--output=" + spec}));
-    parts.push_back("no CDI spec for nvidia.com/gpu");
-  }
+  ToolkitExperimentalStep(ctx, out, parts);
+  ToolkitModeStep(ctx, out, parts);
+  ToolkitCdiStep(ctx, out, parts);
   const EngineReady engine = EngineFor(ctx);
   if (engine.ready) DaemonJson(ctx, engine, out, parts);
   out.decision =
@@ -177,13 +197,7 @@ LayerPlan PlanContainerToolkit(const plan::LayerContext& ctx) {
                     parts.empty() ? "installed, held and registered with Docker" : Join(parts, "; "))
           .decision;
   out.decision.wanted = c.version.version->str();
-  for (const auto& p : c.packages) {
-    auto it = ctx.packages.state->dpkg.find(p.name);
-    if (it != ctx.packages.state->dpkg.end() && it->second.installed) {
-      out.decision.found = DebVersion::Parse(it->second.version).upstream;
-      break;
-    }
-  }
+  out.decision.found = ToolkitFound(ctx);
   out.in_transaction = out.decision.kind == Kind::kInstall;
   return out;
 }

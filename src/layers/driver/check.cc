@@ -190,44 +190,34 @@ void CheckBranchForGpus(const CheckInput& in, const Version& dv, LayerReport& r)
   }
 }
 
-}  // namespace
-
-LayerReport CheckDriver(const CheckInput& in) {
-  LayerReport r;
-  r.name = "driver";
+// The stack's driver branch past its end of life (`in.today` is YYYY-MM-DD, end_of_life YYYY-MM).
+void CheckEndOfLife(const CheckInput& in, LayerReport& r) {
   const manifest::DriverSpec& spec = in.stack.driver;
-  const probe::DriverInfo& d = in.host.driver;
-  r.wanted = spec.version.known() ? ">= " + spec.version.version->str() : "R" + std::to_string(spec.branch);
-  std::optional<Version> dv = HostDriverVersion(in.host);
-  if (dv) r.found = dv->str();
   if (!spec.end_of_life.empty() && in.today.size() >= 7 && in.today.substr(0, 7) > spec.end_of_life)
     r.Add("driver.end-of-life", Status::kWarn,
           "driver branch R" + std::to_string(spec.branch) + " of stack " + in.stack.name +
               " reached end of life in " + spec.end_of_life + " and gets no more security fixes",
           "move to a current stack: gpuprep manifest list, then sudo gpuprep apply --yes --manifest NAME");
-  if (spec.version.unknown) {
-    r.Add("driver.version-unknown", Status::kSkip,
-          "the stack's driver version is unknown: " + spec.version.reason);
-    return r;
-  }
+}
 
-  // Without a GPU there is nothing for a driver to drive (the gpu layer fails); headers and Secure Boot
-  // would only be noise.
-  if (!dv && in.host.gpus.empty()) {
-    r.Add("driver.no-gpu", Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
-    return r;
-  }
-  if (NouveauBound(in.host)) {
-    if (d.nouveau_blacklisted)
-      r.Add("driver.nouveau-initramfs", Status::kFail,
-            "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
-            "sudo update-initramfs -u && sudo reboot");
-    else
-      r.Add("driver.nouveau", Status::kFail,
-            "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load",
-            NouveauFix());
-  }
+// nouveau bound to the GPUs: blacklisted but still in the initramfs, or not blacklisted at all.
+void CheckNouveau(const CheckInput& in, LayerReport& r) {
+  if (!NouveauBound(in.host)) return;
+  if (in.host.driver.nouveau_blacklisted)
+    r.Add("driver.nouveau-initramfs", Status::kFail,
+          "nouveau is blacklisted but still bound to the GPUs (the initramfs predates the blacklist)",
+          "sudo update-initramfs -u && sudo reboot");
+  else
+    r.Add("driver.nouveau", Status::kFail,
+          "nouveau (the open-source driver) is bound to the GPUs: the NVIDIA driver cannot load",
+          NouveauFix());
+}
 
+// Secure Boot refusing an unsigned DKMS module, then the kernel headers DKMS needs; returns whether Secure
+// Boot blocks the module (a module that is not loaded is then not a finding of its own).
+bool CheckSecureBootAndHeaders(const CheckInput& in, LayerReport& r) {
+  const manifest::DriverSpec& spec = in.stack.driver;
+  const probe::DriverInfo& d = in.host.driver;
   bool secure_boot_blocks =
       d.secure_boot.value_or(false) && d.dkms_module && !d.dkms_signed && !spec.signed_modules;
   if (secure_boot_blocks)
@@ -240,12 +230,13 @@ LayerReport CheckDriver(const CheckInput& in) {
     r.Add("driver.kernel-headers", Status::kWarn,
           "no kernel headers for " + in.host.kernel + ": DKMS cannot build the nvidia module for it",
           "sudo apt-get install linux-headers-" + in.host.kernel);
+  return secure_boot_blocks;
+}
 
-  if (!dv) {
-    r.Add("driver.missing", Status::kFail, "NVIDIA driver not installed", ApplyFix("driver"));
-    return r;
-  }
-
+// The kernel module (version `dv`) against the userspace driver: not loaded, unreadable, mismatched or
+// agreeing.
+void CheckModuleMatch(const CheckInput& in, const Version& dv, bool secure_boot_blocks, LayerReport& r) {
+  const probe::DriverInfo& d = in.host.driver;
   if (!d.module.loaded) {
     if (!secure_boot_blocks)
       r.Add("driver.module-not-loaded", Status::kFail,
@@ -261,36 +252,40 @@ LayerReport CheckDriver(const CheckInput& in) {
   } else {
     auto user = ParseFound(d.userspace_version);
     bool nvml_says = d.nvml_error && d.nvml_error->find("mismatch") != std::string::npos;
-    if ((user && *user != *dv) || nvml_says) {
-      std::string pair = user ? "kernel module " + dv->str() + " != userspace driver " + user->str()
-                              : "kernel module " + dv->str() + " does not match the userspace driver";
+    if ((user && *user != dv) || nvml_says) {
+      std::string pair = user ? "kernel module " + dv.str() + " != userspace driver " + user->str()
+                              : "kernel module " + dv.str() + " does not match the userspace driver";
       const std::string who = d.userspace_moved_by.found() ? "; " + WhoMoved(d.userspace_moved_by) : "";
       r.Add("driver.module-mismatch", Status::kFail, pair + " (\"" + kMismatch + "\")" + who, "sudo reboot");
     } else {
       r.Add("driver.module-match", Status::kOk, "kernel module and userspace driver agree");
     }
   }
+}
 
-  CheckBranchForGpus(in, *dv, r);
-  CheckRecoveryActions(in, r);
-
+// The driver `dv` against the stack's CUDA, then against the stack's pin.
+void CheckCudaAndPin(const CheckInput& in, const Version& dv, LayerReport& r) {
+  const manifest::DriverSpec& spec = in.stack.driver;
   const manifest::Pinned& cuda = in.stack.cuda.version;
   if (in.stack.cuda.enabled && cuda.known()) {
-    CudaVerdict v = DriverRunsCuda(in.compat, *dv, *cuda.version, "the stack's CUDA " + cuda.version->str(),
+    CudaVerdict v = DriverRunsCuda(in.compat, dv, *cuda.version, "the stack's CUDA " + cuda.version->str(),
                                    AllDatacenter(in.compat, in.host), {});
     r.Add("driver.cuda-compat", v.status, v.message,
           v.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
   }
   // Older than the stack's pin matters on its own only when nothing above already says the driver must
   // change.
-  if (spec.version.known() && *dv < *spec.version.version && r.status != Status::kFail)
+  if (spec.version.known() && dv < *spec.version.version && r.status != Status::kFail)
     r.Add("driver.outdated", Status::kWarn,
-          "driver " + dv->str() + " is older than the stack's " + spec.version.version->str(),
+          "driver " + dv.str() + " is older than the stack's " + spec.version.version->str(),
           ApplyFix("driver"));
+}
 
-  // The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down
-  // GPU state when the last client exits, so every job start pays for re-initialisation. Data-center hosts
-  // only.
+// The driver layer includes persistence (docs/cli.md, "Layers"): without the daemon the driver tears down
+// GPU state when the last client exits, so every job start pays for re-initialisation. Data-center hosts
+// only.
+void CheckPersistenced(const CheckInput& in, LayerReport& r) {
+  const probe::DriverInfo& d = in.host.driver;
   // A daemon started by hand keeps persistence until the next boot only: apply enables its unit.
   if (d.module.loaded && !d.persistenced_enabled && d.persistenced_running &&
       AllDatacenter(in.compat, in.host))
@@ -302,15 +297,53 @@ LayerReport CheckDriver(const CheckInput& in) {
     r.Add("driver.persistenced", Status::kWarn,
           "nvidia-persistenced is not enabled: GPU state is torn down between jobs",
           "sudo systemctl enable --now nvidia-persistenced");
+}
 
+// Driver packages apt could upgrade under the loaded kernel module (Unheld).
+void CheckUnheld(const CheckInput& in, LayerReport& r) {
   std::vector<std::string> unheld = Unheld(in);
   if (!unheld.empty())
     r.Add("driver.not-held", Status::kWarn,
           "driver packages not held (" + Join(unheld, ", ") +
               "): an upgrade can replace the userspace driver under the loaded kernel module",
           "sudo apt-mark hold " + Join(unheld, " "));
-  CheckVersionLock(in, r);
+}
 
+}  // namespace
+
+LayerReport CheckDriver(const CheckInput& in) {
+  LayerReport r;
+  r.name = "driver";
+  const manifest::DriverSpec& spec = in.stack.driver;
+  r.wanted = spec.version.known() ? ">= " + spec.version.version->str() : "R" + std::to_string(spec.branch);
+  std::optional<Version> dv = HostDriverVersion(in.host);
+  if (dv) r.found = dv->str();
+  CheckEndOfLife(in, r);
+  if (spec.version.unknown) {
+    r.Add("driver.version-unknown", Status::kSkip,
+          "the stack's driver version is unknown: " + spec.version.reason);
+    return r;
+  }
+
+  // Without a GPU there is nothing for a driver to drive (the gpu layer fails); headers and Secure Boot
+  // would only be noise.
+  if (!dv && in.host.gpus.empty()) {
+    r.Add("driver.no-gpu", Status::kSkip, "no NVIDIA GPU and no NVIDIA driver");
+    return r;
+  }
+  CheckNouveau(in, r);
+  const bool secure_boot_blocks = CheckSecureBootAndHeaders(in, r);
+  if (!dv) {
+    r.Add("driver.missing", Status::kFail, "NVIDIA driver not installed", ApplyFix("driver"));
+    return r;
+  }
+  CheckModuleMatch(in, *dv, secure_boot_blocks, r);
+  CheckBranchForGpus(in, *dv, r);
+  CheckRecoveryActions(in, r);
+  CheckCudaAndPin(in, *dv, r);
+  CheckPersistenced(in, r);
+  CheckUnheld(in, r);
+  CheckVersionLock(in, r);
   CheckKernels(in, r);
   CheckFutureKernels(in, r);
   return r;

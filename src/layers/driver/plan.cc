@@ -154,12 +154,122 @@ std::vector<std::string> HeldOtherDrivers(const PackageState& state, const Versi
   return out;
 }
 
+// What the driver's install replaces: NVIDIA's version-locking packages of another branch, removed
+// (StaleLocks), and, when it installs, held driver packages of another release (HeldOtherDrivers).
+void ReleaseOtherDrivers(const LayerContext& ctx, bool installs, LayerPlan& out, std::string& detail) {
+  const auto& d = ctx.stack->driver;
+  const PackageState& state = *ctx.packages.state;
+  for (const auto& name : StaleLocks(state, d.branch)) {
+    out.by_name.push_back(name + "-");  // apt-get install's word for "remove this package"
+    out.packages.allow_held = out.packages.allow_held || state.Held(name);
+    AddDetail(detail,
+              "remove " + name + " (it locks another driver branch than R" + std::to_string(d.branch) + ")");
+  }
+  if (installs) {
+    const std::vector<std::string> held = HeldOtherDrivers(state, *d.version.version, out.packages.roots);
+    if (!held.empty()) {
+      out.packages.allow_held = true;
+      AddDetail(detail, "replace " + Join(held, ", ") + " (another driver release, held outside gpuprep)");
+    }
+  }
+}
+
+// The running kernel's headers, for DKMS, first on the install line. Why the install is refused ("" when
+// not): the distribution does not publish them, or the kernel's release makes no package name.
+std::string AddKernelHeaders(const LayerContext& ctx, LayerPlan& out, std::string& detail) {
+  const probe::HostFacts& facts = *ctx.facts;
+  const std::string headers = apt::KernelHeadersPackage(facts.kernel);
+  const apt::ListsAnswer found = KernelPackageAnswer(*ctx.in, headers);
+  if (found.state == apt::Availability::kMissing) return HeadersMissing(ctx, headers, found.from);
+  if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
+    return HeadersMissing(ctx, headers, "a Debian package name");
+  out.packages.install.insert(out.packages.install.begin(), headers);
+  out.kernel_packages.push_back(headers);
+  detail += "; kernel headers for " + facts.kernel;
+  return "";
+}
+
+// Whether Secure Boot is on and the stack's DKMS modules would be unsigned.
+bool UnsignedUnderSecureBoot(const LayerContext& ctx) {
+  const probe::HostFacts& facts = *ctx.facts;
+  return facts.driver.secure_boot.value_or(false) && !ctx.stack->driver.signed_modules &&
+         !facts.driver.dkms_signed;
+}
+
+// The install refused under Secure Boot until a Machine Owner Key is enrolled.
+LayerPlan RefuseUnsignedModules(LayerPlan out, const std::string& stack) {
+  out.blockers.push_back(
+      "Secure Boot is on and stack " + stack +
+      " builds unsigned DKMS modules: enrol a Machine Owner Key "
+      "first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, or sudo update-secureboot-policy "
+      "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or "
+      "disable "
+      "Secure Boot, or use a stack with driver.signed_modules: true");
+  out.blocked = true;
+  out.decision =
+      Decided("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned").decision;
+  return out;
+}
+
+// nouveau blacklisted, when it is loaded or the driver installs; returns whether the step is planned.
+bool NouveauBlacklistStep(const HostState& host, bool installs, LayerPlan& out, std::string& detail) {
+  const bool nouveau = !host.nouveau_blacklisted && (host.nouveau_loaded || installs);
+  if (!nouveau) return false;
+  AddDetail(detail, "nouveau not blacklisted");
+  // After the install: a failed install must not leave a host whose only display driver is blacklisted.
+  Step s = MakeStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
+  s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
+  s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
+  out.after_install.push_back(s);
+  return true;
+}
+
+// The persistence daemon enabled. Enabled is what survives a reboot: a daemon started by hand (running, not
+// enabled) is enabled too.
+void PersistencedStep(const HostState& host, LayerPlan& out, std::string& detail) {
+  if (host.UnitEnabled("nvidia-persistenced.service")) return;
+  AddDetail(detail, "nvidia-persistenced not enabled");
+  out.after_hold.push_back(MakeStep("driver.persistenced", {"driver"}, "enable the persistence daemon"));
+  out.after_hold.back().actions.push_back(
+      Action::Run({"systemctl", "enable", "nvidia-persistenced.service"}));
+}
+
+// The layer's decision once its steps are planned: an install when anything changes (`detail`), else a
+// reboot the host still needs, else the driver as it is (`other_source`: loaded at the pin from other
+// packages). Without an install, the reboot check ends the plan when nouveau's blacklist or such a reboot
+// is pending.
+void DecideDriver(const LayerContext& ctx, const std::vector<manifest::AptPackage>& packages, bool installs,
+                  bool nouveau, bool other_source, const std::string& detail, LayerPlan& out) {
+  const auto& d = ctx.stack->driver;
+  const probe::HostFacts& facts = *ctx.facts;
+  const std::string pinned = d.version.version->str();
+  const std::vector<std::string> reboot_reasons =
+      installs ? std::vector<std::string>{} : RebootReasons(*ctx.host, *ctx.stack);
+  if (!installs && (nouveau || !reboot_reasons.empty())) RebootCheck(out, pinned);
+  out.in_transaction = installs || !out.packages.install.empty();
+  out.decision = Decided("driver", Kind::kNone, detail).decision;
+  LayerDecision& l = out.decision;
+  l.found =
+      facts.driver.module.loaded ? facts.driver.module.version : FoundVersion(*ctx.packages.state, packages);
+  l.wanted = Wanted(d.version, d.packages);
+  if (!detail.empty()) {
+    l.kind = Kind::kInstall;
+  } else if (!reboot_reasons.empty()) {
+    l.kind = Kind::kReboot;
+    l.detail = "reboot required: " + Join(reboot_reasons, "; ");
+  } else {
+    l.detail = other_source
+                   ? "driver " + pinned +
+                         " is loaded and its libraries match (installed by other packages; left as they are)"
+                   : "installed and held";
+  }
+}
+
 }  // namespace
 
 LayerPlan PlanDriver(const LayerContext& ctx) {
   const auto& d = ctx.stack->driver;
   const probe::HostFacts& facts = *ctx.facts;
-  const HostState& host = *ctx.host;
   if (!ctx.Selected("driver")) return Decided("driver", Kind::kSkipped, "not selected");
   LayerPlan out;
   if (facts.gpus.empty())
@@ -184,85 +294,18 @@ LayerPlan PlanDriver(const LayerContext& ctx) {
   }
   std::string detail = out.packages.detail;
   const bool installs = !out.packages.install.empty();
-  for (const auto& name : StaleLocks(state, d.branch)) {
-    out.by_name.push_back(name + "-");  // apt-get install's word for "remove this package"
-    out.packages.allow_held = out.packages.allow_held || state.Held(name);
-    AddDetail(detail,
-              "remove " + name + " (it locks another driver branch than R" + std::to_string(d.branch) + ")");
-  }
-  if (installs) {
-    const std::vector<std::string> held = HeldOtherDrivers(state, *d.version.version, out.packages.roots);
-    if (!held.empty()) {
-      out.packages.allow_held = true;
-      AddDetail(detail, "replace " + Join(held, ", ") + " (another driver release, held outside gpuprep)");
-    }
-  }
+  ReleaseOtherDrivers(ctx, installs, out, detail);
   out.reboot = installs;
   if (installs) RebootCheck(out, pinned);
-  if (installs && !facts.driver.kernel_headers && !facts.kernel.empty()) {
-    const std::string headers = apt::KernelHeadersPackage(facts.kernel);
-    const apt::ListsAnswer found = KernelPackageAnswer(*ctx.in, headers);
-    if (found.state == apt::Availability::kMissing)
-      return Block(std::move(out), HeadersMissing(ctx, headers, found.from));
-    if (!ValidDebName(headers))  // the kernel release is read from the host: outside input
-      return Block(std::move(out), HeadersMissing(ctx, headers, "a Debian package name"));
-    out.packages.install.insert(out.packages.install.begin(), headers);
-    out.kernel_packages.push_back(headers);
-    detail += "; kernel headers for " + facts.kernel;
-  }
+  if (installs && !facts.driver.kernel_headers && !facts.kernel.empty())
+    if (std::string why = AddKernelHeaders(ctx, out, detail); !why.empty()) return Block(std::move(out), why);
   std::vector<std::string> kernel_details;
   PlanFutureKernels(ctx, out, kernel_details);
   for (const auto& part : kernel_details) AddDetail(detail, part);
-  if (installs && facts.driver.secure_boot.value_or(false) && !d.signed_modules &&
-      !facts.driver.dkms_signed) {
-    out.blockers.push_back(
-        "Secure Boot is on and stack " + ctx.stack->name +
-        " builds unsigned DKMS modules: enrol a Machine Owner Key "
-        "first (sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, or sudo update-secureboot-policy "
-        "--new-key), reboot and confirm the key in the MOK manager, then run gpuprep apply again; or "
-        "disable "
-        "Secure Boot, or use a stack with driver.signed_modules: true");
-    out.blocked = true;
-    out.decision =
-        Decided("driver", Kind::kRefused, "Secure Boot is on and the modules would be unsigned").decision;
-    return out;
-  }
-  const bool nouveau = !host.nouveau_blacklisted && (host.nouveau_loaded || installs);
-  if (nouveau) {
-    AddDetail(detail, "nouveau not blacklisted");
-    // After the install: a failed install must not leave a host whose only display driver is blacklisted.
-    Step s =
-        MakeStep("driver.nouveau", {"driver"}, "blacklist nouveau so the NVIDIA module can bind the GPUs");
-    s.actions.push_back(Action::Write(kNouveauBlacklistPath, kNouveauBlacklist));
-    s.actions.push_back(Action::Run({"update-initramfs", "-u"}));
-    out.after_install.push_back(s);
-  }
-  // Enabled is what survives a reboot: a daemon started by hand (running, not enabled) is enabled too.
-  if (!host.UnitEnabled("nvidia-persistenced.service")) {
-    AddDetail(detail, "nvidia-persistenced not enabled");
-    out.after_hold.push_back(MakeStep("driver.persistenced", {"driver"}, "enable the persistence daemon"));
-    out.after_hold.back().actions.push_back(
-        Action::Run({"systemctl", "enable", "nvidia-persistenced.service"}));
-  }
-  const std::vector<std::string> reboot_reasons =
-      installs ? std::vector<std::string>{} : RebootReasons(host, *ctx.stack);
-  if (!installs && (nouveau || !reboot_reasons.empty())) RebootCheck(out, pinned);
-  out.in_transaction = installs || !out.packages.install.empty();
-  out.decision = Decided("driver", Kind::kNone, detail).decision;
-  LayerDecision& l = out.decision;
-  l.found = facts.driver.module.loaded ? facts.driver.module.version : FoundVersion(state, packages);
-  l.wanted = Wanted(d.version, d.packages);
-  if (!detail.empty()) {
-    l.kind = Kind::kInstall;
-  } else if (!reboot_reasons.empty()) {
-    l.kind = Kind::kReboot;
-    l.detail = "reboot required: " + Join(reboot_reasons, "; ");
-  } else {
-    l.detail = other_source
-                   ? "driver " + pinned +
-                         " is loaded and its libraries match (installed by other packages; left as they are)"
-                   : "installed and held";
-  }
+  if (installs && UnsignedUnderSecureBoot(ctx)) return RefuseUnsignedModules(std::move(out), ctx.stack->name);
+  const bool nouveau = NouveauBlacklistStep(*ctx.host, installs, out, detail);
+  PersistencedStep(*ctx.host, out, detail);
+  DecideDriver(ctx, packages, installs, nouveau, other_source, detail, out);
   return out;
 }
 

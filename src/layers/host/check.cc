@@ -113,6 +113,29 @@ void CheckTask(const CheckInput& in, const NamedTask& task, LayerReport& r,
   }
 }
 
+// Where the CPU minimum comes from: the stack's number per GPU, or the sourced formula for the workload
+// `kind` on `gpus` GPUs (`named`: the stack's profile names the kind; else the floor).
+std::string HostCpuWhy(const manifest::Workload& w, size::WorkloadKind kind, int gpus, bool named) {
+  return w.min_cpus_per_gpu
+             ? std::to_string(w.min_cpus_per_gpu) + " per GPU, the stack's"
+             : size::CpuFormula(kind, gpus) + ": " + std::to_string(size::RatioFor(kind).dataloader_workers) +
+                   " DataLoader workers per GPU" +
+                   (named ? " for " + std::string(size::RatioFor(kind).name) : std::string(", the floor"));
+}
+
+// /dev/shm against the stack's minimum per GPU (`workload` ends the message).
+void CheckHostShm(const CheckInput& in, const std::string& workload, LayerReport& r) {
+  const probe::HostFacts& h = in.host;
+  const manifest::Workload& w = in.stack.workload;
+  const size_t n = h.gpus.size();
+  if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n)
+    r.Add("host.shm", Status::kWarn,
+          PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + " per GPU" +
+              workload,
+          "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) +
+              "G /dev/shm");
+}
+
 }  // namespace
 
 LayerReport CheckHost(const CheckInput& in) {
@@ -139,12 +162,7 @@ LayerReport CheckHost(const CheckInput& in) {
   const unsigned long long gpu_mem = floor ? GpuMemory(in) : 0;
   const unsigned long long ram_need = w.min_ram_per_gpu ? w.min_ram_per_gpu * n : gpu_mem;
   const std::string gpus_text = std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
-  const std::string cpu_why =
-      w.min_cpus_per_gpu
-          ? std::to_string(w.min_cpus_per_gpu) + " per GPU, the stack's"
-          : size::CpuFormula(kind, gpus) + ": " + std::to_string(size::RatioFor(kind).dataloader_workers) +
-                " DataLoader workers per GPU" +
-                (named ? " for " + std::string(size::RatioFor(kind).name) : std::string(", the floor"));
+  const std::string cpu_why = HostCpuWhy(w, kind, gpus, named.has_value());
   const std::string ram_why =
       w.min_ram_per_gpu ? HumanBytes(w.min_ram_per_gpu) + " per GPU, the stack's" : "the GPUs' memory";
   std::vector<std::string> wanted;
@@ -169,12 +187,7 @@ LayerReport CheckHost(const CheckInput& in) {
           HumanBytes(h.memory_bytes) + " RAM for " + gpus_text + ": below " + HumanBytes(ram_need) + " (" +
               ram_why + ")" + workload,
           "use a host with at least " + HumanBytes(ram_need) + " RAM, or fewer GPUs");
-  if (w.min_shm_per_gpu && h.shm_bytes < w.min_shm_per_gpu * n)
-    r.Add("host.shm", Status::kWarn,
-          PerGpu(h.shm_bytes, n) + " /dev/shm per GPU: below " + HumanBytes(w.min_shm_per_gpu) + " per GPU" +
-              workload,
-          "sudo mount -o remount,size=" + std::to_string((w.min_shm_per_gpu * n + (1ULL << 30) - 1) >> 30) +
-              "G /dev/shm");
+  CheckHostShm(in, workload, r);
   if (r.findings.empty())
     r.Add("host.sized", Status::kOk, "CPU, RAM and /dev/shm meet the " + w.profile + " workload");
   return r;

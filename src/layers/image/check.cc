@@ -9,16 +9,12 @@
 
 namespace gp::layers {
 
-LayerReport CheckImage(const CheckInput& in) {
-  LayerReport r;
-  r.name = "image";
+namespace {
+
+// The CUDA inside the image: the stack's, else the compat table's (`facts`), outranked by the image's own
+// config's CUDA_VERSION when the local engine has the image or its registry was read (`from` then says so).
+manifest::Pinned ImageCudaInside(const CheckInput& in, const manifest::ImageFacts* facts, std::string& from) {
   const manifest::ImageSpec& img = in.stack.image;
-  r.wanted = img.ref;
-  if (img.ref.empty()) {
-    r.Add("image.not-in-stack", Status::kSkip, "stack " + in.stack.name + " names no image");
-    return r;
-  }
-  const manifest::ImageFacts* facts = in.compat.ImageByRef(img.ref);
   manifest::Pinned cuda = img.cuda;
   if (!cuda.known() && !cuda.unknown && facts) cuda = facts->cuda;
   // The image itself, when the local engine has it or its registry was read (--registry): its config's
@@ -26,7 +22,6 @@ LayerReport CheckImage(const CheckInput& in) {
   const probe::ImageInfo& local = in.host.docker.image;
   const bool read = local.present || local.from_registry;
   const std::string where = local.present ? "" : ", read from its registry";
-  std::string from;
   if (read && !local.cuda.empty()) {
     if (auto v = Version::Parse(local.cuda)) {
       cuda = manifest::Pinned{v, false, "CUDA_VERSION=" + local.cuda_raw + " in the image's config"};
@@ -36,6 +31,14 @@ LayerReport CheckImage(const CheckInput& in) {
     cuda.reason +=
         std::string(cuda.reason.empty() ? "" : "; ") + "the image's config declares no CUDA_VERSION" + where;
   }
+  return cuda;
+}
+
+// The image as the host has it: its registry unreadable, not pulled, or pulled at another digest than the
+// stack pins.
+void CheckImageOnHost(const CheckInput& in, LayerReport& r) {
+  const manifest::ImageSpec& img = in.stack.image;
+  const probe::ImageInfo& local = in.host.docker.image;
   if (!local.registry_error.empty())
     r.Add("image.registry", Status::kWarn,
           "could not read " + local.ref + " from its registry: " + local.registry_error,
@@ -48,6 +51,39 @@ LayerReport CheckImage(const CheckInput& in) {
       r.Add(Status::kFail, local.ref + " is " + local.digest + " but the stack pins " + img.digest,
             ApplyFix("image"));
   }
+}
+
+// The image's CUDA `v` (described as `what`) under driver `dv`, with the image's forward-compatibility list.
+void CheckImageUnderDriver(const CheckInput& in, const Version& dv, const Version& v, const std::string& what,
+                           const std::vector<Version>& forward, LayerReport& r) {
+  CudaVerdict verdict = DriverRunsCuda(in.compat, dv, v, what, AllDatacenter(in.compat, in.host), forward);
+  // NGC images are built to run under minor-version compatibility: that is a supported configuration, not
+  // a degraded one (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
+  if (verdict.minor_compat) {
+    verdict.status = Status::kOk;
+    verdict.message = "driver " + dv.str() + " runs " + what + " under CUDA " + std::to_string(v.major()) +
+                      ".x minor-version compatibility (the image's own minimum is " +
+                      (verdict.min_driver ? verdict.min_driver->str() : std::string("unknown")) + ")";
+  }
+  r.Add("image.driver-compat", verdict.status, verdict.message,
+        verdict.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
+}
+
+}  // namespace
+
+LayerReport CheckImage(const CheckInput& in) {
+  LayerReport r;
+  r.name = "image";
+  const manifest::ImageSpec& img = in.stack.image;
+  r.wanted = img.ref;
+  if (img.ref.empty()) {
+    r.Add("image.not-in-stack", Status::kSkip, "stack " + in.stack.name + " names no image");
+    return r;
+  }
+  const manifest::ImageFacts* facts = in.compat.ImageByRef(img.ref);
+  std::string from;
+  const manifest::Pinned cuda = ImageCudaInside(in, facts, from);
+  CheckImageOnHost(in, r);
   if (!cuda.known()) {
     r.Add("image.cuda-unknown", Status::kSkip,
           "the CUDA inside " + img.ref + " is unknown" + (cuda.reason.empty() ? "" : ": " + cuda.reason));
@@ -64,17 +100,7 @@ LayerReport CheckImage(const CheckInput& in) {
     r.Add("image.no-driver", Status::kSkip, "no NVIDIA driver to run " + img.ref + " (see the driver layer)");
     return r;
   }
-  CudaVerdict verdict = DriverRunsCuda(in.compat, *dv, v, what, AllDatacenter(in.compat, in.host), forward);
-  // NGC images are built to run under minor-version compatibility: that is a supported configuration, not
-  // a degraded one (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html).
-  if (verdict.minor_compat) {
-    verdict.status = Status::kOk;
-    verdict.message = "driver " + dv->str() + " runs " + what + " under CUDA " + std::to_string(v.major()) +
-                      ".x minor-version compatibility (the image's own minimum is " +
-                      (verdict.min_driver ? verdict.min_driver->str() : std::string("unknown")) + ")";
-  }
-  r.Add("image.driver-compat", verdict.status, verdict.message,
-        verdict.status == Status::kOk ? std::nullopt : std::optional<std::string>(ApplyFix("driver")));
+  CheckImageUnderDriver(in, *dv, v, what, forward, r);
   return r;
 }
 

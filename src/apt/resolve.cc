@@ -101,120 +101,163 @@ bool IsKernelPackage(const std::string& name) {
   return name == "linux-image" || name == "linux-headers";
 }
 
-Closure ComputeClosure(const Index& index, const std::map<std::string, std::string>& installed,
-                       const std::vector<std::pair<std::string, std::string>>& roots) {
-  Closure out;
+namespace {
+
+// One closure walk: the versions chosen so far, the roots (never changed), what each requirer asks of each
+// package, and the packages whose relations are still to be read.
+struct ClosureWalk {
+  const Index& index;
+  const std::map<std::string, std::string>& installed;
   std::map<std::string, std::string> chosen;
   std::set<std::string> fixed;
   // relations[name][requirer] = what `requirer` (at its chosen version) asks of `name`
   std::map<std::string, std::map<std::string, std::vector<Relation>>> relations;
   std::deque<std::string> work;
+
+  bool Allows(const std::string& name, const std::string& v);
+  std::string Pick(const std::string& name);
+  const Relation* Alternative(const Clause& clause);
+  void FollowSoleProvider(const std::string& name, const Clause& clause);
+  std::string Require(const std::string& name, const Relation& take);
+  std::string Visit(const std::string& name);
+};
+
+// True when version `v` of `name` satisfies every relation on it read so far.
+bool ClosureWalk::Allows(const std::string& name, const std::string& v) {
+  for (const auto& [who, rs] : relations[name])
+    for (const auto& r : rs)
+      if (!Satisfies(v, r)) return false;
+  return true;
+}
+
+// The version apt would take, with one refinement: where a relation leaves a choice (">= 580.95.05"), the
+// version of the requirer's own release (the same upstream version) is preferred over a newer one, so a
+// meta package pinned at a driver release gets that release's components, not the newest point release.
+std::string ClosureWalk::Pick(const std::string& name) {
+  const auto* list = index.Find(name);
+  if (auto it = installed.find(name);
+      it != installed.end() && index.Find(name, it->second) && Allows(name, it->second))
+    return it->second;
+  std::set<std::string> upstreams;
+  for (const auto& [who, rs] : relations[name])
+    if (auto c = chosen.find(who); c != chosen.end()) upstreams.insert(DebVersion::Parse(c->second).upstream);
+  for (const auto& c : *list)
+    if (Allows(name, c.version) && upstreams.count(DebVersion::Parse(c.version).upstream)) return c.version;
+  // A lower bound (">= 13.0.88") names the component the requirer was built with: take the lowest version
+  // that satisfies it (apt's newest would mix in a later release's components); no bound: the newest.
+  bool lower_bound = false;
+  for (const auto& [who, rs] : relations[name])
+    for (const auto& r : rs) lower_bound = lower_bound || r.op == ">=" || r.op == ">>";
+  if (lower_bound)
+    for (auto it = list->rbegin(); it != list->rend(); ++it)
+      if (Allows(name, it->version)) return it->version;
+  for (const auto& c : *list)
+    if (Allows(name, c.version)) return c.version;
+  return "";
+}
+
+// The alternative of `clause` apt takes: one already chosen, else the first the index has; null when none.
+const Relation* ClosureWalk::Alternative(const Clause& clause) {
+  const Relation* take = nullptr;
+  for (const auto& r : clause)
+    if (chosen.count(r.name) && Satisfies(chosen[r.name], r)) take = &r;
+  if (!take)
+    for (const auto& r : clause)
+      if (index.Find(r.name) && !IsKernelPackage(r.name)) {
+        take = &r;
+        break;
+      }
+  return take;
+}
+
+// A clause of `name` that names nothing the index has: a virtual package with exactly one provider in the
+// index is that provider, which is then followed; anything else is outside the repository, apt's business.
+void ClosureWalk::FollowSoleProvider(const std::string& name, const Clause& clause) {
+  for (const auto& r : clause) {
+    if (!r.op.empty() || IsKernelPackage(r.name)) continue;
+    auto providers = index.Providers(r.name);
+    bool have = false;
+    for (const auto& p : providers) have = have || chosen.count(p);
+    if (have) break;
+    if (providers.size() == 1 && !IsKernelPackage(providers[0])) {
+      Relation any;
+      any.name = providers[0];
+      relations[any.name][name].push_back(any);
+      if (!chosen.count(any.name)) {
+        chosen[any.name] = Pick(any.name);
+        work.push_back(any.name);
+      }
+      break;
+    }
+  }
+}
+
+// Records that `name` needs `take` and, where the version chosen so far does not satisfy it, chooses
+// another and queues it; the error ("" when none) when no version can be chosen.
+std::string ClosureWalk::Require(const std::string& name, const Relation& take) {
+  relations[take.name][name].push_back(take);
+  auto have = chosen.find(take.name);
+  if (have != chosen.end() && Satisfies(have->second, take)) return "";
+  if (fixed.count(take.name))
+    return name + "=" + chosen[name] + " needs " + take.str() + " but the stack pins " + take.name + "=" +
+           have->second;
+  const std::string v = Pick(take.name);
+  if (v.empty()) {
+    std::vector<std::string> asks;
+    for (const auto& [who, rs] : relations[take.name])
+      for (const auto& r : rs) asks.push_back(who + " needs " + r.str());
+    return "no version of " + take.name + " in the repository satisfies " + Join(asks, " and ");
+  }
+  chosen[take.name] = v;
+  work.push_back(take.name);
+  return "";
+}
+
+// Reads the relations of `name` at its chosen version and follows each; the first error, "" when none.
+std::string ClosureWalk::Visit(const std::string& name) {
+  const Candidate* c = index.Find(name, chosen[name]);
+  if (!c) return "";
+  for (auto& [dep, by] : relations) by.erase(name);  // this package's relations are re-read at its version
+  for (const auto& clause : c->depends) {
+    const Relation* take = Alternative(clause);
+    if (!take) {
+      FollowSoleProvider(name, clause);
+      continue;  // a relation on something outside the repository: apt's business
+    }
+    if (IsKernelPackage(take->name)) continue;
+    std::string error = Require(name, *take);
+    if (!error.empty()) return error;
+  }
+  return "";
+}
+
+}  // namespace
+
+Closure ComputeClosure(const Index& index, const std::map<std::string, std::string>& installed,
+                       const std::vector<std::pair<std::string, std::string>>& roots) {
+  Closure out;
+  ClosureWalk walk{index, installed, {}, {}, {}, {}};
   for (const auto& [name, version] : roots) {
     if (!index.Find(name, version)) {
       out.error = name + "=" + version + ": not in the repository index";
       return out;
     }
-    chosen[name] = version;
-    fixed.insert(name);
-    work.push_back(name);
+    walk.chosen[name] = version;
+    walk.fixed.insert(name);
+    walk.work.push_back(name);
   }
-  // The version apt would take, with one refinement: where a relation leaves a choice (">= 580.95.05"), the
-  // version of the requirer's own release (the same upstream version) is preferred over a newer one, so a
-  // meta package pinned at a driver release gets that release's components, not the newest point release.
-  auto pick = [&](const std::string& name) -> std::string {
-    const auto* list = index.Find(name);
-    auto ok = [&](const std::string& v) {
-      for (const auto& [who, rs] : relations[name])
-        for (const auto& r : rs)
-          if (!Satisfies(v, r)) return false;
-      return true;
-    };
-    if (auto it = installed.find(name);
-        it != installed.end() && index.Find(name, it->second) && ok(it->second))
-      return it->second;
-    std::set<std::string> upstreams;
-    for (const auto& [who, rs] : relations[name])
-      if (auto c = chosen.find(who); c != chosen.end())
-        upstreams.insert(DebVersion::Parse(c->second).upstream);
-    for (const auto& c : *list)
-      if (ok(c.version) && upstreams.count(DebVersion::Parse(c.version).upstream)) return c.version;
-    // A lower bound (">= 13.0.88") names the component the requirer was built with: take the lowest version
-    // that satisfies it (apt's newest would mix in a later release's components); no bound: the newest.
-    bool lower_bound = false;
-    for (const auto& [who, rs] : relations[name])
-      for (const auto& r : rs) lower_bound = lower_bound || r.op == ">=" || r.op == ">>";
-    if (lower_bound)
-      for (auto it = list->rbegin(); it != list->rend(); ++it)
-        if (ok(it->version)) return it->version;
-    for (const auto& c : *list)
-      if (ok(c.version)) return c.version;
-    return "";
-  };
   size_t steps = 0;
-  while (!work.empty()) {
+  while (!walk.work.empty()) {
     if (++steps > 100000) {
       out.error = "the dependency walk did not settle (a cycle of version changes in the repository index)";
       return out;
     }
-    const std::string name = work.front();
-    work.pop_front();
-    const Candidate* c = index.Find(name, chosen[name]);
-    if (!c) continue;
-    for (auto& [dep, by] : relations) by.erase(name);  // this package's relations are re-read at its version
-    for (const auto& clause : c->depends) {
-      // The alternative apt takes: one already chosen, else the first the index has.
-      const Relation* take = nullptr;
-      for (const auto& r : clause)
-        if (chosen.count(r.name) && Satisfies(chosen[r.name], r)) take = &r;
-      if (!take)
-        for (const auto& r : clause)
-          if (index.Find(r.name) && !IsKernelPackage(r.name)) {
-            take = &r;
-            break;
-          }
-      if (!take) {
-        // A virtual package with exactly one provider in the index is that provider.
-        for (const auto& r : clause) {
-          if (!r.op.empty() || IsKernelPackage(r.name)) continue;
-          auto providers = index.Providers(r.name);
-          bool have = false;
-          for (const auto& p : providers) have = have || chosen.count(p);
-          if (have) break;
-          if (providers.size() == 1 && !IsKernelPackage(providers[0])) {
-            Relation any;
-            any.name = providers[0];
-            relations[any.name][name].push_back(any);
-            if (!chosen.count(any.name)) {
-              chosen[any.name] = pick(any.name);
-              work.push_back(any.name);
-            }
-            break;
-          }
-        }
-        continue;  // a relation on something outside the repository: apt's business
-      }
-      if (IsKernelPackage(take->name)) continue;
-      relations[take->name][name].push_back(*take);
-      auto have = chosen.find(take->name);
-      if (have != chosen.end() && Satisfies(have->second, *take)) continue;
-      if (fixed.count(take->name)) {
-        out.error = name + "=" + chosen[name] + " needs " + take->str() + " but the stack pins " +
-                    take->name + "=" + have->second;
-        return out;
-      }
-      const std::string v = pick(take->name);
-      if (v.empty()) {
-        std::vector<std::string> asks;
-        for (const auto& [who, rs] : relations[take->name])
-          for (const auto& r : rs) asks.push_back(who + " needs " + r.str());
-        out.error = "no version of " + take->name + " in the repository satisfies " + Join(asks, " and ");
-        return out;
-      }
-      chosen[take->name] = v;
-      work.push_back(take->name);
-    }
+    const std::string name = walk.work.front();
+    walk.work.pop_front();
+    out.error = walk.Visit(name);
+    if (!out.error.empty()) return out;
   }
-  for (const auto& [name, version] : chosen) out.packages.emplace_back(name, version);
+  for (const auto& [name, version] : walk.chosen) out.packages.emplace_back(name, version);
   return out;
 }
 

@@ -324,8 +324,10 @@ uint64_t AutoShmBytes(uint64_t host_memory_bytes, uint64_t per_gpu_bytes, int gp
   return want;
 }
 
-RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
-  const Profile* p = in.profile;
+namespace {
+
+// --format names one of LaunchFormats.
+void CheckLaunchFormat(const LaunchRequest& req) {
   const auto& formats = LaunchFormats();
   if (std::find(formats.begin(), formats.end(), req.format) == formats.end()) {
     std::string msg = "unknown format \"" + req.format + "\"";
@@ -335,10 +337,10 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
       msg += " (formats: " + Join(formats, ", ") + ")";
     throw FlagError("--format", msg);
   }
-  RunConfig c;
-  if (in.stack) c.stack = in.stack->name;
-  if (p) c.profile = p->name, c.dataloader_heavy = p->dataloader_heavy;
+}
 
+// The image: the flag's, else the profile's, else the stack's; --image none (torchrun only) runs bare.
+void ResolveImage(const LaunchRequest& req, const ResolveInputs& in, const Profile* p, RunConfig& c) {
   if (in.stack && !in.stack->image.ref.empty())  // pinned by the stack's digest, on its mirror
     c.image = StackImageRef(*in.stack), c.origins["image"] = Origin::kStack;
   if (p && !p->image.empty()) c.image = p->image, c.origins["image"] = Origin::kProfile;
@@ -355,6 +357,56 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
     throw FlagError("--image", "no image: give --image REF, or a --manifest or --profile that names one");
   if (!c.bare && !ParseImageRef(c.image))  // "-x" would be read by docker as an option
     throw FlagError(FlagFor(c.origins["image"], "--image"), "\"" + c.image + "\" is not an image reference");
+}
+
+// The working directory (the flag's, else the profile's) and the container's name.
+void ResolveWorkdirAndName(const LaunchRequest& req, const Profile* p, RunConfig& c) {
+  if (p && !p->workdir.empty()) c.workdir = p->workdir, c.origins["workdir"] = Origin::kProfile;
+  if (req.workdir) c.workdir = *req.workdir, c.origins["workdir"] = Origin::kFlag;
+  if (!c.workdir.empty() && !ValidContainerWorkdir(c.workdir))
+    throw FlagError(FlagFor(c.origins["workdir"], "--workdir"),
+                    "must be an absolute path inside the container, got \"" + c.workdir + "\"");
+  if (req.name) {
+    if (!ValidContainerName(*req.name))
+      throw FlagError("--name", "\"" + *req.name +
+                                    "\" is not a valid name (letters, digits, _ . -, starting with a "
+                                    "letter or digit)");
+    c.name = *req.name;
+    c.origins["name"] = Origin::kFlag;
+  }
+}
+
+// A job on several nodes outside Slurm: host networking, the rendezvous variables, NCCL's environment and
+// (k8s) the RDMA resource.
+void ResolveMultiNode(const LaunchRequest& req, const ResolveInputs& in, RunConfig& c) {
+  // Every node's container reaches the others directly (NCCL, rendezvous): host networking, and the
+  // rendezvous facts as the variables torch.distributed's env:// init reads.
+  c.network = "host";
+  c.origins["network"] = Origin::kFlag;
+  const std::pair<std::string, std::string> vars[] = {{"MASTER_ADDR", c.multi.master_addr},
+                                                      {"MASTER_PORT", std::to_string(c.multi.master_port)},
+                                                      {"NNODES", std::to_string(c.multi.nodes)},
+                                                      {"NODE_RANK", std::to_string(c.multi.node_rank)}};
+  for (const auto& [k, v] : vars) {
+    if (std::none_of(c.env.begin(), c.env.end(), [&k = k](const auto& e) { return e.first == k; })) {
+      c.env.emplace_back(k, v);
+      c.origins["env." + k] = Origin::kFlag;
+      if (k == "NODE_RANK" && req.format == "k8s") c.multi.rank_from_index = true;
+    }
+  }
+  ResolveNodeNetwork(req, in, c);
+  if (req.format == "k8s") ResolveRdmaResource(req, in.target->host.network, c);
+}
+
+}  // namespace
+
+RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
+  const Profile* p = in.profile;
+  CheckLaunchFormat(req);
+  RunConfig c;
+  if (in.stack) c.stack = in.stack->name;
+  if (p) c.profile = p->name, c.dataloader_heavy = p->dataloader_heavy;
+  ResolveImage(req, in, p, c);
 
   if (req.interactive && (req.format == "slurm" || req.format == "k8s"))
     throw FlagError("--interactive", "a " + req.format + " job has no terminal; drop --interactive");
@@ -385,40 +437,10 @@ RunConfig Resolve(const LaunchRequest& req, const ResolveInputs& in) {
   if (p) c.ports = p->ports;
   if (p && !p->ports.empty()) c.origins["ports"] = Origin::kProfile;
 
-  if (p && !p->workdir.empty()) c.workdir = p->workdir, c.origins["workdir"] = Origin::kProfile;
-  if (req.workdir) c.workdir = *req.workdir, c.origins["workdir"] = Origin::kFlag;
-  if (!c.workdir.empty() && !ValidContainerWorkdir(c.workdir))
-    throw FlagError(FlagFor(c.origins["workdir"], "--workdir"),
-                    "must be an absolute path inside the container, got \"" + c.workdir + "\"");
-  if (req.name) {
-    if (!ValidContainerName(*req.name))
-      throw FlagError("--name", "\"" + *req.name +
-                                    "\" is not a valid name (letters, digits, _ . -, starting with a "
-                                    "letter or digit)");
-    c.name = *req.name;
-    c.origins["name"] = Origin::kFlag;
-  }
+  ResolveWorkdirAndName(req, p, c);
   c.command = req.command;
   if (!c.command.empty()) c.origins["command"] = Origin::kFlag;
-  if (c.multi.nodes > 1 && req.format != "slurm") {
-    // Every node's container reaches the others directly (NCCL, rendezvous): host networking, and the
-    // rendezvous facts as the variables torch.distributed's env:// init reads.
-    c.network = "host";
-    c.origins["network"] = Origin::kFlag;
-    const std::pair<std::string, std::string> vars[] = {{"MASTER_ADDR", c.multi.master_addr},
-                                                        {"MASTER_PORT", std::to_string(c.multi.master_port)},
-                                                        {"NNODES", std::to_string(c.multi.nodes)},
-                                                        {"NODE_RANK", std::to_string(c.multi.node_rank)}};
-    for (const auto& [k, v] : vars) {
-      if (std::none_of(c.env.begin(), c.env.end(), [&k = k](const auto& e) { return e.first == k; })) {
-        c.env.emplace_back(k, v);
-        c.origins["env." + k] = Origin::kFlag;
-        if (k == "NODE_RANK" && req.format == "k8s") c.multi.rank_from_index = true;
-      }
-    }
-    ResolveNodeNetwork(req, in, c);
-    if (req.format == "k8s") ResolveRdmaResource(req, in.target->host.network, c);
-  }
+  if (c.multi.nodes > 1 && req.format != "slurm") ResolveMultiNode(req, in, c);
   if (c.multi.nodes > 1 && req.format == "slurm") ResolveNodeNetwork(req, in, c);
 
   CheckDriverAndAccess(req, in, c);

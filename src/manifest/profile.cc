@@ -78,22 +78,11 @@ bool ValidPortPublish(const std::string& value) {
   return true;
 }
 
-ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_path) {
-  Node root = ParseTree(text, display_path);
-  ProfileDoc p;
-  Fields doc(root, "", nullptr);
-  doc.Only({"apiVersion", "kind", "metadata", "spec"});
-  CheckHeader(doc, {"Profile"});
-  Fields meta(doc.Require("metadata"), "metadata", nullptr);
-  meta.Only({"name", "description"});
-  p.name = AsName(meta.Require("name"), "profile name");
-  p.description = meta.String("description").value_or("");
-  const Node* spec_node = doc.Get("spec");
-  if (!spec_node) return p;
-  Fields spec(*spec_node, "spec", nullptr);
-  spec.Only({"image", "ipc", "shm", "shm_per_gpu", "dataloader_heavy", "workdir", "mounts", "env", "ports"});
-  // image and workdir: checked here with the rules launch applies to --image and --workdir, so that
-  // `manifest validate` refuses what launch would.
+namespace {
+
+// The container settings of spec: image and workdir checked with the rules launch applies to --image and
+// --workdir, so that `manifest validate` refuses what launch would; ipc, shm and the data-loader hint.
+void ReadProfileContainer(Fields& spec, ProfileDoc& p) {
   if (const Node* n = spec.Get("image")) {
     p.image = AsLine(*n);
     std::string why;
@@ -118,6 +107,10 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
       Fail(n->mark,
            "spec.workdir: must be an absolute path inside the container, got " + QuoteToken(p.workdir));
   }
+}
+
+// The lists of spec: mounts, environment variables and published ports, each entry checked.
+void ReadProfileLists(Fields& spec, ProfileDoc& p) {
   if (const Node* n = spec.Get("mounts")) {
     for (const Node& item : AsList(*n)) {
       Fields m(item, "spec.mounts[]", nullptr);
@@ -147,6 +140,26 @@ ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_p
       p.ports.push_back(port);
     }
   }
+}
+
+}  // namespace
+
+ProfileDoc ParseProfileDoc(const std::string& text, const std::string& display_path) {
+  Node root = ParseTree(text, display_path);
+  ProfileDoc p;
+  Fields doc(root, "", nullptr);
+  doc.Only({"apiVersion", "kind", "metadata", "spec"});
+  CheckHeader(doc, {"Profile"});
+  Fields meta(doc.Require("metadata"), "metadata", nullptr);
+  meta.Only({"name", "description"});
+  p.name = AsName(meta.Require("name"), "profile name");
+  p.description = meta.String("description").value_or("");
+  const Node* spec_node = doc.Get("spec");
+  if (!spec_node) return p;
+  Fields spec(*spec_node, "spec", nullptr);
+  spec.Only({"image", "ipc", "shm", "shm_per_gpu", "dataloader_heavy", "workdir", "mounts", "env", "ports"});
+  ReadProfileContainer(spec, p);
+  ReadProfileLists(spec, p);
   return p;
 }
 

@@ -184,7 +184,8 @@ void Reader::Line(std::string_view line) {
   Classify(Trim(line.substr((is_warn ? warn : info) + 10)), is_warn);
 }
 
-void Reader::Classify(std::string_view b, bool warn) {
+// The bootstrap interface rules; true on a match.
+bool Reader::ClassifyBootstrap(std::string_view b) {
   std::string_view rest;
   // src/bootstrap.cc: INFO "Bootstrap : Using eth0:10.0.0.1<0>" (2.23 and before, INIT),
   // "Bootstrap: Using eth0:10.0.0.1<0>" (2.26 on, BOOTSTRAP).
@@ -198,7 +199,7 @@ void Reader::Classify(std::string_view b, bool warn) {
           "set NCCL_SOCKET_IFNAME to the interface whose subnet holds the other nodes' addresses (for "
           "example "
           "NCCL_SOCKET_IFNAME=eth0; =NAME matches exactly, ^NAME excludes)");
-    return;
+    return true;
   }
   // src/bootstrap.cc: WARN "Bootstrap : no socket interface found" (NCCL_SOCKET_IFNAME matches nothing, or
   // no interface is up; captured from NCCL 2.28.9) and "NET/Socket : No usable listening interface found".
@@ -209,13 +210,19 @@ void Reader::Classify(std::string_view b, bool warn) {
                         : "NCCL_SOCKET_IFNAME=" + ifname_ + " matches no interface of this host",
         "set NCCL_SOCKET_IFNAME to an interface that is up on every node (ip -br addr), or unset it; a list "
         "is prefixes (eth matches eth0, eth1), =NAME matches one name exactly, ^ excludes");
-    return;
+    return true;
   }
   // src/misc/socket.cc: "NCCL_SOCKET_IFNAME set by environment to eth0".
   if (StartsWith(b, "NCCL_SOCKET_IFNAME set by environment to ")) {
     ifname_ = Cut(Trim(b.substr(41)).substr(0, 64));
-    return;
+    return true;
   }
+  return false;
+}
+
+// The InfiniBand device rules (the devices and OOB interface NCCL uses, or none); true on a match.
+bool Reader::ClassifyIbDevices(std::string_view b) {
+  std::string_view rest;
   // src/transport/net_ib/init.cc: "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB eth0:..."
   if (After(b, "NET/IB", "Using", rest)) {
     auto oob = rest.find("OOB ");
@@ -234,24 +241,29 @@ void Reader::Classify(std::string_view b, bool warn) {
             "NCCL's IB connections are set up over " + Cut(i) + ", which other nodes cannot reach",
             "set NCCL_SOCKET_IFNAME to the interface whose subnet holds the other nodes' addresses");
     }
-    return;
+    return true;
   }
   if (After(b, "NET/IB", "No device found", rest)) {
     ib_unavailable_ = true;
-    return;
+    return true;
   }
+  return false;
+}
+
+// The network and channel rules (which network, GPUDirect RDMA per channel or HCA); true on a match.
+bool Reader::ClassifyNetwork(std::string_view b) {
   // src/init.cc: INFO "Using network IB" / "Using network Socket" / a plugin's name.
   if (StartsWith(b, "Using network ")) {
     s_.network = Cut(Trim(b.substr(14)));
-    return;
+    return true;
   }
   // src/transport/net.cc: "Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA".
   if (StartsWith(b, "Channel ")) {
     auto via = b.find(" via NET/");
-    if (via == std::string_view::npos) return;
+    if (via == std::string_view::npos) return true;
     ++s_.net_channels;
     if (b.find("/GDRDMA", via) != std::string_view::npos) ++s_.gdr_channels;
-    return;
+    return true;
   }
   // src/graph/topo.cc (up to 2.28): "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'" (nccl#1537).
   if (auto p = b.find("GPU Direct RDMA Disabled for HCA"); p != std::string_view::npos) {
@@ -260,8 +272,13 @@ void Reader::Classify(std::string_view b, bool warn) {
             ": traffic to that NIC is copied through host memory",
         "load the peer-memory module on every node (sudo modprobe nvidia-peermem) or use DMA-BUF (the open "
         "kernel modules); gpuprep doctor's network layer shows which the host has");
-    return;
+    return true;
   }
+  return false;
+}
+
+// The network plugin rules (a plugin that failed to load or to initialise); true on a match.
+bool Reader::ClassifyPlugin(std::string_view b, bool warn) {
   // src/plugin/plugin_open.cc (2.24 on): "NET/Plugin: Could not find: libnccl-net.so." means no plugin is
   // installed (normal); "NET/Plugin: LIB: ERROR" is a plugin that exists and failed to load. Up to 2.23
   // (src/net.cc): "NET/Plugin : Plugin load (LIB) returned N : ERROR", then "No plugin found, using internal
@@ -272,18 +289,18 @@ void Reader::Classify(std::string_view b, bool warn) {
     if (StartsWith(r, ":")) r = Trim(r.substr(1));
     if (StartsWith(r, "Could not find") || StartsWith(r, "No plugin found") || StartsWith(r, "Loaded") ||
         StartsWith(r, "Using internal") || StartsWith(r, "Plugin name set"))
-      return;
+      return true;
     std::string lib, error;
     if (StartsWith(r, "Plugin load")) {
       auto open = r.find('('), close = r.find(')');
-      if (open == std::string_view::npos || close == std::string_view::npos || close < open) return;
+      if (open == std::string_view::npos || close == std::string_view::npos || close < open) return true;
       lib = std::string(r.substr(open + 1, close - open - 1));
       auto colon = r.find(" : ", close);
       error = colon == std::string_view::npos ? "" : std::string(r.substr(colon + 3));
-      if (StartsWith(error, lib + ": cannot open shared object file")) return;  // not installed
+      if (StartsWith(error, lib + ": cannot open shared object file")) return true;  // not installed
     } else {
       auto colon = r.find(": ");
-      if (colon == std::string_view::npos) return;
+      if (colon == std::string_view::npos) return true;
       lib = std::string(r.substr(0, colon));
       error = std::string(r.substr(colon + 2));
     }
@@ -293,7 +310,7 @@ void Reader::Classify(std::string_view b, bool warn) {
             "): NCCL falls back to its own transports, plain sockets where it has no InfiniBand",
         "install the plugin's dependencies in the image (ldd on the plugin library names what is missing), "
         "and pin NCCL_NET to the plugin's network so a fallback fails loudly");
-    return;
+    return true;
   }
   // src/plugin/net.cc: "Failed to initialize NET plugin X" (INFO), "Failed to initialize any NET plugin".
   if (StartsWith(b, "Failed to initialize") && b.find("NET plugin") != std::string_view::npos) {
@@ -302,8 +319,13 @@ void Reader::Classify(std::string_view b, bool warn) {
         "NCCL could not initialise a network plugin (" + Cut(b) + ")",
         "check the plugin's devices on the node (gpuprep doctor's network layer) and that the container sees "
         "them (--device /dev/infiniband, --ulimit memlock=-1, --cap-add IPC_LOCK)");
-    return;
+    return true;
   }
+  return false;
+}
+
+// The IB connection and transfer error rules (queue pair setup, completion errors); true on a match.
+bool Reader::ClassifyIbErrors(std::string_view b) {
   // src/misc/ibvwrap.cc: WARN "Call to ibv_modify_qp failed with 110 Connection timed out, ..."; INFO
   // "..., retrying 1/3 after ..."; older: "NET/IB : ibv_modify_qp failed with error Network is unreachable"
   // (nccl-tests#185).
@@ -318,7 +340,7 @@ void Reader::Classify(std::string_view b, bool warn) {
             " an IB queue pair (ibv_modify_qp: " + why +
             "): the peer's address is not reachable over this port's GID",
         kCheckPortsFix);
-    return;
+    return true;
   }
   // src/transport/net_ib/p2p.cc and older net_ib.cc: "NET/IB : Got completion from peer 10.0.0.2<4000> with
   // error 12, ..." (nccl#426), "... with status=12 ..." and "status=IBV_WC_RETRY_EXC_ERR(12) ...".
@@ -329,8 +351,15 @@ void Reader::Classify(std::string_view b, bool warn) {
         "an RDMA transfer failed: completion status " +
             (st < 0 ? std::string("unknown") : std::to_string(st)) + (name.empty() ? "" : " (" + name + ")"),
         CompletionFix(st));
-    return;
+    return true;
   }
+  return false;
+}
+
+void Reader::Classify(std::string_view b, bool warn) {
+  if (ClassifyBootstrap(b) || ClassifyIbDevices(b) || ClassifyNetwork(b) || ClassifyPlugin(b, warn) ||
+      ClassifyIbErrors(b))
+    return;
   if (StartsWith(b, "comm ") || StartsWith(b, "ncclCommInit")) {
     if (auto p = b.find(" nNodes "); p != std::string_view::npos) {
       const int n = LeadingInt(b.substr(p + 8));

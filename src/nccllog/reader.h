@@ -55,6 +55,13 @@ class Reader {
  private:
   void Add(const std::string& code, Level level, std::string message, std::string fix);
   void Classify(std::string_view body, bool warn);
+  // Classify's steps, each a group of rules in the order Classify tries them; true when the line matched one
+  // (and nothing later is tried).
+  bool ClassifyBootstrap(std::string_view b);
+  bool ClassifyIbDevices(std::string_view b);
+  bool ClassifyNetwork(std::string_view b);
+  bool ClassifyPlugin(std::string_view b, bool warn);
+  bool ClassifyIbErrors(std::string_view b);
   Summary s_;
   std::string line_;  // the line being classified, for the quote
   bool plugin_failed_ = false;

@@ -123,10 +123,42 @@ std::optional<std::string> ParseNvccVersion(std::string_view text) {
   return std::nullopt;
 }
 
-void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
+namespace {
+
+// The version a toolkit prefix's version.json gives, if any; a note when it gives none.
+void CudaFromVersionJson(const sys::Fs& fs, const std::string& prefix, Component& c) {
+  if (auto vj = fs.Read(prefix + "/version.json")) {
+    auto parsed = ParseCudaVersionJson(*vj);
+    if (!parsed.version.empty()) {
+      c.version = parsed.version;
+      c.source = "version.json";
+      if (parsed.field != "cuda_nvcc")
+        c.notes.push_back("version.json: version from \"" + parsed.field + "\"");
+    } else {
+      c.notes.push_back(prefix + "/version.json: no usable version (" +
+                        (parsed.error.empty() ? "no version key" : parsed.error) + ")");
+    }
+  }
+}
+
+// The version `prefix/bin/nvcc --version` prints (live only); a note when it fails.
+void CudaFromNvcc(const ProbeEnv& env, const std::string& prefix, Component& c) {
+  sys::Command cmd;
+  cmd.argv = {prefix + "/bin/nvcc", "--version"};
+  cmd.timeout = std::chrono::milliseconds(5000);
+  auto res = env.runner->Run(cmd);
+  if (auto v = res.ok() ? ParseNvccVersion(res.out) : std::nullopt) {
+    c.version = *v;
+    c.source = "nvcc";
+  } else {
+    c.notes.push_back(prefix + "/bin/nvcc --version failed" + (res.timed_out ? " (timed out)" : ""));
+  }
+}
+
+// The first candidate prefix with a version (version.json, dist-info, nvcc, the redistributable install's
+// name) or an nvcc becomes the toolkit's path.
+void CudaFromPrefixes(const ProbeEnv& env, const std::vector<std::string>& candidates, Component& c) {
   const sys::Fs& fs = *env.fs;
-  Component& c = facts.cuda;
-  const std::vector<std::string> candidates = Candidates(env);
   // The redistributable install's versioned prefix, named by gpuprep after the release label of the redistrib
   // JSON whose archives it verified (NVIDIA's archives carry no version.json).
   std::string redist_prefix, redist_version;
@@ -135,31 +167,10 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
     redist_version = *target;
   }
   for (const auto& prefix : candidates) {
-    if (auto vj = fs.Read(prefix + "/version.json")) {
-      auto parsed = ParseCudaVersionJson(*vj);
-      if (!parsed.version.empty()) {
-        c.version = parsed.version;
-        c.source = "version.json";
-        if (parsed.field != "cuda_nvcc")
-          c.notes.push_back("version.json: version from \"" + parsed.field + "\"");
-      } else {
-        c.notes.push_back(prefix + "/version.json: no usable version (" +
-                          (parsed.error.empty() ? "no version key" : parsed.error) + ")");
-      }
-    }
+    CudaFromVersionJson(fs, prefix, c);
     if (c.version.empty()) FromDistInfo(fs, prefix + "/dist-info", c);
-    if (c.version.empty() && Live(env) && env.runner && fs.Exists(prefix + "/bin/nvcc")) {
-      sys::Command cmd;
-      cmd.argv = {prefix + "/bin/nvcc", "--version"};
-      cmd.timeout = std::chrono::milliseconds(5000);
-      auto res = env.runner->Run(cmd);
-      if (auto v = res.ok() ? ParseNvccVersion(res.out) : std::nullopt) {
-        c.version = *v;
-        c.source = "nvcc";
-      } else {
-        c.notes.push_back(prefix + "/bin/nvcc --version failed" + (res.timed_out ? " (timed out)" : ""));
-      }
-    }
+    if (c.version.empty() && Live(env) && env.runner && fs.Exists(prefix + "/bin/nvcc"))
+      CudaFromNvcc(env, prefix, c);
     if (c.version.empty() && prefix == redist_prefix && fs.IsDir(prefix + "/lib")) {
       c.version = redist_version;
       c.source = std::string("redist:") + kRedistCurrent;
@@ -169,26 +180,51 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
       break;
     }
   }
-  if (c.version.empty() && c.path.empty() && Live(env) && env.native) {
-    // cudart through dlopen, the candidates' lib dirs first. Once, after all candidates: the loader's default
-    // search could otherwise credit one prefix with another toolkit's library.
-    std::vector<std::string> dirs;
+}
+
+// cudart through dlopen, the candidates' lib dirs first (live only). Once, after all candidates: the
+// loader's default search could otherwise credit one prefix with another toolkit's library.
+void CudaFromDlopen(const ProbeEnv& env, const std::vector<std::string>& candidates, Component& c) {
+  std::vector<std::string> dirs;
+  for (const auto& prefix : candidates) {
+    dirs.push_back(prefix + "/lib64");
+    dirs.push_back(prefix + "/lib");
+  }
+  auto call = env.native->CudaRuntimeVersion(dirs);
+  if (call.loaded && call.value) {
+    c.version = CudaVersionFromCode(*call.value);
+    c.source = "dlopen:" + call.path;
     for (const auto& prefix : candidates) {
-      dirs.push_back(prefix + "/lib64");
-      dirs.push_back(prefix + "/lib");
-    }
-    auto call = env.native->CudaRuntimeVersion(dirs);
-    if (call.loaded && call.value) {
-      c.version = CudaVersionFromCode(*call.value);
-      c.source = "dlopen:" + call.path;
-      for (const auto& prefix : candidates) {
-        if (StartsWith(call.path, prefix + "/")) {
-          c.path = prefix;
-          break;
-        }
+      if (StartsWith(call.path, prefix + "/")) {
+        c.path = prefix;
+        break;
       }
     }
   }
+}
+
+// The highest upstream version of the dpkg cuda-toolkit-X-Y packages, if any.
+void CudaFromDpkg(const HostFacts& facts, Component& c) {
+  std::optional<Version> best;
+  for (const auto& [name, pkg] : facts.packages) {
+    if (!StartsWith(name, "cuda-toolkit-")) continue;
+    auto v = Version::Parse(DebVersion::Parse(pkg.version).upstream);
+    if (v && (!best || *v > *best)) {
+      best = v;
+      c.source = "dpkg:" + name;
+    }
+  }
+  if (best) c.version = best->str();
+}
+
+}  // namespace
+
+void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
+  const sys::Fs& fs = *env.fs;
+  Component& c = facts.cuda;
+  const std::vector<std::string> candidates = Candidates(env);
+  CudaFromPrefixes(env, candidates, c);
+  if (c.version.empty() && c.path.empty() && Live(env) && env.native) CudaFromDlopen(env, candidates, c);
   if (c.version.empty()) {
     // A runtime from wheels in site-packages (no toolkit prefix), then the dpkg meta-package.
     for (const auto& dir : DistInfoDirs(env, facts)) {
@@ -198,18 +234,7 @@ void ProbeCuda(const ProbeEnv& env, HostFacts& facts) {
       }
     }
   }
-  if (c.version.empty()) {
-    std::optional<Version> best;
-    for (const auto& [name, pkg] : facts.packages) {
-      if (!StartsWith(name, "cuda-toolkit-")) continue;
-      auto v = Version::Parse(DebVersion::Parse(pkg.version).upstream);
-      if (v && (!best || *v > *best)) {
-        best = v;
-        c.source = "dpkg:" + name;
-      }
-    }
-    if (best) c.version = best->str();
-  }
+  if (c.version.empty()) CudaFromDpkg(facts, c);
   c.found = !c.version.empty();
   if (c.found) {
     if (auto v = Version::Parse(c.version)) c.cuda_major = static_cast<int>(v->major());

@@ -542,11 +542,8 @@ void ReadDocker(const Reader& r, const json& o, const std::string& p, DockerInfo
   r.Str(o, p, "detail", false, d.detail);
 }
 
-// The "host" object at `path` ("" for a bare host document, "host" inside a doctor document).
-HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
-  HostFacts h;
-  h.live = false;
-  const json& o = r.Object(doc, path);
+// The host's OS and its scalar facts (kernel through free disk), in the order they are checked.
+void ReadHostBasics(const Reader& r, const json& o, const std::string& path, HostFacts& h) {
   const json* os = r.Member(o, path, "os", true);
   std::string osp = Reader::Join(path, "os");
   r.Object(*os, osp);
@@ -562,7 +559,10 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
   r.Uint(o, path, "memory_bytes", true, h.memory_bytes);
   r.Uint(o, path, "shm_bytes", true, h.shm_bytes);
   r.OptUint(o, path, "disk_free_bytes", h.disk_free_bytes);
+}
 
+// The "gpus" array (required); a GPU index listed twice is an error.
+void ReadHostGpus(const Reader& r, const json& o, const std::string& path, HostFacts& h) {
   const json* gpus = r.Member(o, path, "gpus", true);
   std::string gp = Reader::Join(path, "gpus");
   r.Array(*gpus, gp);
@@ -575,6 +575,10 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
         r.Fail(Reader::Join(ip, "index"), "GPU " + std::to_string(gpu.index) + " is listed twice");
     h.gpus.push_back(std::move(gpu));
   }
+}
+
+// The optional "nvidia_pci" array of NVIDIA PCI devices.
+void ReadHostPci(const Reader& r, const json& o, const std::string& path, HostFacts& h) {
   if (const json* pci = r.Member(o, path, "nvidia_pci", false)) {
     std::string pp = Reader::Join(path, "nvidia_pci");
     r.Array(*pci, pp);
@@ -593,34 +597,50 @@ HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
       h.nvidia_pci.push_back(std::move(dev));
     }
   }
+}
+
+// The "packages" object: one entry per dpkg package, keyed by name.
+void ReadHostPackages(const Reader& r, const json& pk, const std::string& p, HostFacts& h) {
+  for (auto it = pk.begin(); it != pk.end(); ++it) {
+    std::string ip = Reader::Join(p, it.key());
+    const json& e = r.Object(it.value(), ip);
+    InstalledPackage pkg;
+    pkg.name = it.key();
+    r.Str(e, ip, "version", true, pkg.version);
+    r.Str(e, ip, "status", false, pkg.status);
+    r.Bool(e, ip, "held", pkg.held);
+    h.packages[pkg.name] = std::move(pkg);
+  }
+}
+
+// The "toolkit" object: the NVIDIA Container Toolkit's packages and version.
+void ReadHostToolkit(const Reader& r, const json& t, const std::string& p, HostFacts& h) {
+  r.Sub(t, p, "packages", [&](const json& pk, const std::string& pp) {
+    for (auto it = pk.begin(); it != pk.end(); ++it) {
+      if (!it->is_string()) r.Fail(Reader::Join(pp, it.key()), "expected a string");
+      h.toolkit.packages[it.key()] = it->get<std::string>();
+    }
+  });
+  r.NullableStr(t, p, "ctk_version", false, h.toolkit.ctk_version);
+}
+
+// The "host" object at `path` ("" for a bare host document, "host" inside a doctor document).
+HostFacts ReadHost(const Reader& r, const json& doc, const std::string& path) {
+  HostFacts h;
+  h.live = false;
+  const json& o = r.Object(doc, path);
+  ReadHostBasics(r, o, path, h);
+  ReadHostGpus(r, o, path, h);
+  ReadHostPci(r, o, path, h);
   r.Uint(o, path, "nvswitch_count", false, h.nvswitch_count);
   r.Sub(o, path, "driver", [&](const json& d, const std::string& p) { ReadDriver(r, d, p, h.driver); });
   r.Sub(o, path, "cuda", [&](const json& c, const std::string& p) { ReadComponent(r, c, p, h.cuda); });
   r.Sub(o, path, "cudnn", [&](const json& c, const std::string& p) { ReadComponent(r, c, p, h.cudnn); });
   r.Sub(o, path, "nccl", [&](const json& c, const std::string& p) { ReadComponent(r, c, p, h.nccl); });
-  r.Sub(o, path, "packages", [&](const json& pk, const std::string& p) {
-    for (auto it = pk.begin(); it != pk.end(); ++it) {
-      std::string ip = Reader::Join(p, it.key());
-      const json& e = r.Object(it.value(), ip);
-      InstalledPackage pkg;
-      pkg.name = it.key();
-      r.Str(e, ip, "version", true, pkg.version);
-      r.Str(e, ip, "status", false, pkg.status);
-      r.Bool(e, ip, "held", pkg.held);
-      h.packages[pkg.name] = std::move(pkg);
-    }
-  });
+  r.Sub(o, path, "packages", [&](const json& pk, const std::string& p) { ReadHostPackages(r, pk, p, h); });
   r.StrList(o, path, "dpkg_interrupted", h.dpkg_interrupted);
   r.Sub(o, path, "docker", [&](const json& d, const std::string& p) { ReadDocker(r, d, p, h.docker); });
-  r.Sub(o, path, "toolkit", [&](const json& t, const std::string& p) {
-    r.Sub(t, p, "packages", [&](const json& pk, const std::string& pp) {
-      for (auto it = pk.begin(); it != pk.end(); ++it) {
-        if (!it->is_string()) r.Fail(Reader::Join(pp, it.key()), "expected a string");
-        h.toolkit.packages[it.key()] = it->get<std::string>();
-      }
-    });
-    r.NullableStr(t, p, "ctk_version", false, h.toolkit.ctk_version);
-  });
+  r.Sub(o, path, "toolkit", [&](const json& t, const std::string& p) { ReadHostToolkit(r, t, p, h); });
   r.Sub(o, path, "fabricmanager", [&](const json& f, const std::string& p) {
     r.Bool(f, p, "installed", h.fabricmanager.installed);
     r.NullableStr(f, p, "version", false, h.fabricmanager.version);
@@ -641,11 +661,10 @@ HostFacts ReadNested(const Reader& r, const json& doc) {
   return ReadHost(r, doc, "");
 }
 
-}  // namespace
-
-nlohmann::json HostToJson(const HostFacts& h) {
+// The "gpus" array of HostToJson.
+json HostGpusToJson(const std::vector<Gpu>& list) {
   json gpus = json::array();
-  for (const Gpu& g : h.gpus) {
+  for (const Gpu& g : list) {
     json gpu = {{"index", g.index},
                 {"pci", g.pci},
                 {"device_id", g.device_id},
@@ -663,8 +682,13 @@ nlohmann::json HostToJson(const HostFacts& h) {
     if (g.fabric_status) gpu["fabric_status"] = *g.fabric_status;
     gpus.push_back(std::move(gpu));
   }
+  return gpus;
+}
+
+// The "nvidia_pci" array of HostToJson.
+json HostPciToJson(const std::vector<PciDevice>& list) {
   json pci = json::array();
-  for (const PciDevice& d : h.nvidia_pci) {
+  for (const PciDevice& d : list) {
     pci.push_back({{"address", d.address},
                    {"vendor_id", d.vendor_id},
                    {"device_id", d.device_id},
@@ -674,6 +698,14 @@ nlohmann::json HostToJson(const HostFacts& h) {
                    {"driver", d.driver},
                    {"numa_node", d.numa_node ? json(*d.numa_node) : json(nullptr)}});
   }
+  return pci;
+}
+
+}  // namespace
+
+nlohmann::json HostToJson(const HostFacts& h) {
+  const json gpus = HostGpusToJson(h.gpus);
+  const json pci = HostPciToJson(h.nvidia_pci);
   json packages = json::object();
   for (const auto& [name, p] : h.packages)
     packages[name] = {{"version", p.version}, {"status", p.status}, {"held", p.held}};

@@ -308,48 +308,47 @@ bool ValidIpv6(std::string_view s) {
   return compressed ? words < 8 : words == 8;
 }
 
-std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
-  const auto fail = [why](const char* reason) -> std::optional<Url> {
-    if (why) *why = reason;
-    return std::nullopt;
-  };
-  if (s.size() > 2048) return fail("longer than 2048 characters");
+namespace {
+
+// ParseUrl's steps: each returns why the part it checks is refused, nullptr when it is fine.
+
+// The URL's length and characters.
+const char* UrlCharsProblem(std::string_view s) {
+  if (s.size() > 2048) return "longer than 2048 characters";
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7F) return fail("spaces, control and non-ASCII characters are not allowed");
+    if (u <= 0x20 || u >= 0x7F) return "spaces, control and non-ASCII characters are not allowed";
     if (c == '\\' || c == '"' || c == '<' || c == '>' || c == '`' || c == '{' || c == '}' || c == '|' ||
         c == '^')
-      return fail("characters \\ \" < > ` { } | ^ are not allowed");
+      return "characters \\ \" < > ` { } | ^ are not allowed";
   }
-  const size_t colon = s.find("://");
-  if (colon == std::string_view::npos || colon == 0) return fail("expected scheme://host/path");
-  Url u;
-  u.scheme = Lower(s.substr(0, colon));
-  for (char c : u.scheme)
+  return nullptr;
+}
+
+// The scheme (lower-case, not empty): a letter, then letters, digits, '+', '-' and '.'.
+const char* UrlSchemeProblem(const std::string& scheme) {
+  for (char c : scheme)
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))
-      return fail("the scheme is not a URL scheme");
-  if (!(u.scheme[0] >= 'a' && u.scheme[0] <= 'z')) return fail("the scheme is not a URL scheme");
-  std::string_view rest = s.substr(colon + 3);
-  const size_t end = rest.find_first_of("/?#");
-  std::string_view authority = rest.substr(0, end);
-  std::string_view tail = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-  if (!tail.empty() && tail[0] != '/') return fail("a query or fragment must follow a path");
-  if (tail.find('#') != std::string_view::npos) return fail("a fragment (#) is not allowed");
-  if (authority.find('@') != std::string_view::npos) return fail("user information (user@) is not allowed");
-  if (authority.find('%') != std::string_view::npos) return fail("a percent-encoded host is not allowed");
-  std::string_view host = authority, port;
-  bool port_sep = false;
+      return "the scheme is not a URL scheme";
+  if (!(scheme[0] >= 'a' && scheme[0] <= 'z')) return "the scheme is not a URL scheme";
+  return nullptr;
+}
+
+// Splits the authority into `host` ("[...]" for IPv6) and `port` (`port_sep` when a ':' introduced one),
+// checking the host's spelling.
+const char* SplitUrlAuthority(std::string_view authority, std::string_view& host, std::string_view& port,
+                              bool& port_sep) {
   if (!authority.empty() && authority[0] == '[') {
     const size_t close = authority.find(']');
-    if (close == std::string_view::npos) return fail("an IPv6 address lacks its ']'");
+    if (close == std::string_view::npos) return "an IPv6 address lacks its ']'";
     host = authority.substr(0, close + 1);
     std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after[0] != ':') return fail("unexpected text after the IPv6 address");
+      if (after[0] != ':') return "unexpected text after the IPv6 address";
       port = after.substr(1);
       port_sep = true;
     }
-    if (!ValidIpv6(host.substr(1, host.size() - 2))) return fail("not an IPv6 address between the brackets");
+    if (!ValidIpv6(host.substr(1, host.size() - 2))) return "not an IPv6 address between the brackets";
   } else {
     const size_t pc = authority.find(':');
     if (pc != std::string_view::npos) {
@@ -360,21 +359,53 @@ std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
     for (char c : host)
       if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
             c == '-'))
-        return fail("a host name holds letters, digits, '.' and '-' only");
+        return "a host name holds letters, digits, '.' and '-' only";
     // libcurl reads 127.1, 0x7f.0.0.1 and 010.0.0.1 as addresses (the last one as 8.0.0.1): one spelling
     // only.
     if (CurlReadsAsIpv4(host) && !DottedQuad(host))
-      return fail("an IPv4 address is written as four decimal numbers 0-255 without leading zeros");
+      return "an IPv4 address is written as four decimal numbers 0-255 without leading zeros";
   }
-  if (port_sep) {
-    if (port.size() > 5) return fail("the port is not a number from 1 to 65535");
-    unsigned long n = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9') return fail("the port is not a number from 1 to 65535");
-      n = n * 10 + static_cast<unsigned long>(c - '0');
-    }
-    if (n == 0 || n > 65535) return fail("the port is not a number from 1 to 65535");
+  return nullptr;
+}
+
+// A port given after ':': a number from 1 to 65535.
+const char* UrlPortProblem(std::string_view port) {
+  if (port.size() > 5) return "the port is not a number from 1 to 65535";
+  unsigned long n = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') return "the port is not a number from 1 to 65535";
+    n = n * 10 + static_cast<unsigned long>(c - '0');
   }
+  if (n == 0 || n > 65535) return "the port is not a number from 1 to 65535";
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<Url> ParseUrl(std::string_view s, std::string* why) {
+  const auto fail = [why](const char* reason) -> std::optional<Url> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (const char* problem = UrlCharsProblem(s)) return fail(problem);
+  const size_t colon = s.find("://");
+  if (colon == std::string_view::npos || colon == 0) return fail("expected scheme://host/path");
+  Url u;
+  u.scheme = Lower(s.substr(0, colon));
+  if (const char* problem = UrlSchemeProblem(u.scheme)) return fail(problem);
+  std::string_view rest = s.substr(colon + 3);
+  const size_t end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, end);
+  std::string_view tail = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  if (!tail.empty() && tail[0] != '/') return fail("a query or fragment must follow a path");
+  if (tail.find('#') != std::string_view::npos) return fail("a fragment (#) is not allowed");
+  if (authority.find('@') != std::string_view::npos) return fail("user information (user@) is not allowed");
+  if (authority.find('%') != std::string_view::npos) return fail("a percent-encoded host is not allowed");
+  std::string_view host = authority, port;
+  bool port_sep = false;
+  if (const char* problem = SplitUrlAuthority(authority, host, port, port_sep)) return fail(problem);
+  if (port_sep)
+    if (const char* problem = UrlPortProblem(port)) return fail(problem);
   u.host = Lower(host);
   u.port = std::string(port);
   u.path = std::string(tail);

@@ -404,9 +404,9 @@ void Validate(const std::string& path, Context& ctx) {
 
 }  // namespace
 
-void RegisterManifest(CLI::App* cmd, Context& ctx, int& exit_code) {
-  cmd->require_subcommand(1);
-  cmd->add_subcommand(
+void RegisterManifest(CLI::App* sub, Context& ctx, int& exit_code) {
+  sub->require_subcommand(1);
+  sub->add_subcommand(
          "list",
          "The embedded stacks (name, OS, driver branch, CUDA, image), this host's stack and its default")
       ->callback([&ctx, &exit_code] {
@@ -415,7 +415,7 @@ void RegisterManifest(CLI::App* cmd, Context& ctx, int& exit_code) {
       });
   auto show_spec = std::make_shared<std::string>(), validate_path = std::make_shared<std::string>();
   CLI::App* show =
-      cmd->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
+      sub->add_subcommand("show", "One stack resolved through extends:, each value with its origin");
   show->add_option("stack", *show_spec,
                    "Embedded NAME, a YAML PATH or an https URL (default: --manifest, else the site file)");
   show->callback([&ctx, &exit_code, show_spec] {
@@ -427,7 +427,7 @@ void RegisterManifest(CLI::App* cmd, Context& ctx, int& exit_code) {
     exit_code = kExitOk;
   });
   CLI::App* validate =
-      cmd->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
+      sub->add_subcommand("validate", "Check a manifest file; one precise error line, exit 2");
   validate
       ->add_option("path", *validate_path,
                    "A Stack, Compat, Profile, Task, Prices or Offer YAML file, or an https URL")

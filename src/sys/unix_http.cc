@@ -140,7 +140,8 @@ class Dechunker {
 std::string UnixHttpConnect(int fd, struct sockaddr_un& addr, const std::string& socket_path,
                             Clock::time_point deadline) {
   if (::connect(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0) {
-    if (errno != EINPROGRESS && errno != EAGAIN) return "connect " + socket_path + ": " + std::strerror(errno);
+    if (errno != EINPROGRESS && errno != EAGAIN)
+      return "connect " + socket_path + ": " + std::strerror(errno);
     std::string err;
     if (!Wait(fd, POLLOUT, deadline, err)) return "connect " + socket_path + ": " + err;
     int so_error = 0;

@@ -65,6 +65,48 @@ ordered_json& ObjectAt(ordered_json& parent, const std::string& key, const std::
   return *it;
 }
 
+// Makes `runtimes` hold the wanted runtime: added when absent or null, its "path" pointed at the wanted
+// binary when it names another (the entry's other keys stay); throws when the entry is not an object.
+void SetRuntimeEntry(ordered_json& runtimes, const DaemonJsonWant& want, const std::string& text,
+                     const std::string& display_path, std::vector<std::string>& changes) {
+  const std::string rt_path = "runtimes." + want.runtime;
+  auto rt = runtimes.find(want.runtime);
+  if (rt == runtimes.end() || rt->is_null()) {
+    runtimes[want.runtime] =
+        ordered_json{{"path", want.runtime_path}, {"runtimeArgs", ordered_json::array()}};
+    changes.push_back(rt_path + ": added (path " + want.runtime_path + ")");
+  } else if (!rt->is_object()) {
+    FailAt(text, display_path, {"runtimes", want.runtime},
+           "\"" + rt_path + "\" is " + std::string(rt->type_name()) +
+               ", Docker expects an object; correct it by hand");
+  } else {
+    auto path = rt->find("path");
+    const bool ours = path != rt->end() && path->is_string() &&
+                      (path->get<std::string>() == want.runtime_path ||
+                       EndsWith(path->get<std::string>(), "/" + want.runtime_path));
+    if (!ours) {
+      changes.push_back(rt_path + ".path: " + (path == rt->end() ? "absent" : Brief(*path)) + " -> \"" +
+                        want.runtime_path + "\"");
+      (*rt)["path"] = want.runtime_path;  // runtimeArgs and any other key of the entry stay
+    }
+  }
+}
+
+// Makes features.cdi of `doc` the wanted value (the object created when absent); a change there needs
+// the daemon restarted.
+void SetCdiFeature(ordered_json& doc, bool cdi, const std::string& text, const std::string& display_path,
+                   DaemonJsonEdit& r) {
+  bool created = false;
+  ordered_json& features = ObjectAt(doc, "features", "features", text, display_path, r.changes, created);
+  auto c = features.find("cdi");
+  if (c == features.end() || !c->is_boolean() || c->get<bool>() != cdi) {
+    r.changes.push_back("features.cdi: " + (c == features.end() ? std::string("absent") : Brief(*c)) +
+                        " -> " + (cdi ? "true" : "false"));
+    features["cdi"] = cdi;
+    r.restart_required = true;
+  }
+}
+
 }  // namespace
 
 DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const DaemonJsonWant& want,
@@ -81,27 +123,7 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
   DaemonJsonEdit r;
   bool created = false;
   ordered_json& runtimes = ObjectAt(doc, "runtimes", "runtimes", text, display_path, r.changes, created);
-  const std::string rt_path = "runtimes." + want.runtime;
-  auto rt = runtimes.find(want.runtime);
-  if (rt == runtimes.end() || rt->is_null()) {
-    runtimes[want.runtime] =
-        ordered_json{{"path", want.runtime_path}, {"runtimeArgs", ordered_json::array()}};
-    r.changes.push_back(rt_path + ": added (path " + want.runtime_path + ")");
-  } else if (!rt->is_object()) {
-    FailAt(text, display_path, {"runtimes", want.runtime},
-           "\"" + rt_path + "\" is " + std::string(rt->type_name()) +
-               ", Docker expects an object; correct it by hand");
-  } else {
-    auto path = rt->find("path");
-    const bool ours = path != rt->end() && path->is_string() &&
-                      (path->get<std::string>() == want.runtime_path ||
-                       EndsWith(path->get<std::string>(), "/" + want.runtime_path));
-    if (!ours) {
-      r.changes.push_back(rt_path + ".path: " + (path == rt->end() ? "absent" : Brief(*path)) + " -> \"" +
-                          want.runtime_path + "\"");
-      (*rt)["path"] = want.runtime_path;  // runtimeArgs and any other key of the entry stay
-    }
-  }
+  SetRuntimeEntry(runtimes, want, text, display_path, r.changes);
 
   if (want.default_runtime) {
     auto d = doc.find("default-runtime");
@@ -112,16 +134,7 @@ DaemonJsonEdit EditDaemonJson(const std::optional<std::string>& current, const D
     }
   }
 
-  if (want.cdi) {
-    ordered_json& features = ObjectAt(doc, "features", "features", text, display_path, r.changes, created);
-    auto c = features.find("cdi");
-    if (c == features.end() || !c->is_boolean() || c->get<bool>() != *want.cdi) {
-      r.changes.push_back("features.cdi: " + (c == features.end() ? std::string("absent") : Brief(*c)) +
-                          " -> " + (*want.cdi ? "true" : "false"));
-      features["cdi"] = *want.cdi;
-      r.restart_required = true;
-    }
-  }
+  if (want.cdi) SetCdiFeature(doc, *want.cdi, text, display_path, r);
 
   r.changed = !r.changes.empty();
   if (r.changed) {

@@ -99,6 +99,28 @@ class Waiter {
   sys::HttpResponse answer_;
 };
 
+// Notes how the attach ended when nothing failed before it: the container never started (the attach's
+// error), or its output was not Docker's multiplexed stream.
+void NoteAttachEnd(StreamedResult& res, const sys::HttpResponse& attached, const Demultiplexer& demux) {
+  if (res.stage.empty() && !res.started) {
+    res.stage = "attach";
+    res.error = detail::ErrorOf(attached);
+  }
+  if (!demux.error.empty() && res.stage.empty()) {
+    res.stage = "attach";
+    res.error = {attached.status, demux.error};
+  }
+}
+
+// Notes what the wait answered for a container that ended on its own: its exit code, and with AutoRemove
+// that it is gone.
+void NoteWaitAnswer(StreamedResult& res, const sys::HttpResponse& waited, bool auto_remove) {
+  const auto wj = json::parse(waited.body, nullptr, false);
+  if (wj.is_object() && wj.contains("StatusCode") && wj["StatusCode"].is_number_integer())
+    res.exit_code = wj["StatusCode"].get<int>();
+  if (auto_remove) res.removed = true;  // condition=removed answered: it is gone
+}
+
 }  // namespace
 
 StreamedResult Engine::RunStreamed(const ContainerRun& run, const StreamedRun& s) {
@@ -142,25 +164,13 @@ StreamedResult Engine::RunStreamed(const ContainerRun& run, const StreamedRun& s
   };
   attach.keep_running = [&] { return !stop && res.stage.empty() && (!s.keep_running || s.keep_running()); };
   const sys::HttpResponse attached = Send(attach);
-  if (res.stage.empty() && !res.started) {
-    res.stage = "attach";
-    res.error = detail::ErrorOf(attached);
-  }
-  if (!demux.error.empty() && res.stage.empty()) {
-    res.stage = "attach";
-    res.error = {attached.status, demux.error};
-  }
+  NoteAttachEnd(res, attached, demux);
   // Stopped by gpuprep: asked to (a bound, a deadline, Ctrl-C), or the output was silent too long.
   res.stopped = res.started && res.stage.empty() && (stop || attached.stopped || !attached.error.empty());
   const bool ended_alone = res.started && res.stage.empty() && !res.stopped;
   if (!ended_alone || !run.auto_remove) res.removed = RemoveContainer(id);
   const sys::HttpResponse waited = waiter.Finish(std::chrono::seconds(ended_alone ? 30 : 10));
-  if (ended_alone && waited.ok()) {
-    const auto wj = json::parse(waited.body, nullptr, false);
-    if (wj.is_object() && wj.contains("StatusCode") && wj["StatusCode"].is_number_integer())
-      res.exit_code = wj["StatusCode"].get<int>();
-    if (run.auto_remove) res.removed = true;  // condition=removed answered: it is gone
-  }
+  if (ended_alone && waited.ok()) NoteWaitAnswer(res, waited, run.auto_remove);
   if (!res.removed) res.removed = RemoveContainer(id);
   return res;
 }

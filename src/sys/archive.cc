@@ -141,6 +141,120 @@ struct UmaskFor {
   mode_t was;
 };
 
+// One tar extraction under way: the library, the tar reader and the disk writer, the resolved destination,
+// the limits and the result so far. Its steps return false once the result holds the error to return.
+struct TarRun {
+  const ArchiveApi& api;
+  struct archive* in;
+  struct archive* out;
+  const Input& src;
+  const std::string& root;
+  const ExtractLimits& limits;
+  const std::string bytes_limit;
+  ExtractResult& res;
+
+  // Records a failure of reader or writer `a` (or the download's, when that is what failed); false.
+  bool Fail(struct archive* a, const std::string& what) {
+    const char* e = api.error_string(a);
+    res.error = src.failed ? "the download failed" : what + (e ? std::string(": ") + e : std::string());
+    return false;
+  }
+  // Records a limit the archive passes; false.
+  bool Exceeds(ExtractResult::Over what, const std::string& why) {
+    res.over = what;
+    res.error = why;
+    return false;
+  }
+  // Records an entry refused; false.
+  bool Refuse(const std::string& why) {
+    res.error = why;
+    return false;
+  }
+};
+
+// Checks the entry against the limits: the number of entries, and a file's size against the bytes left.
+bool TarEntryFits(TarRun& run, const ArchiveEntry& desc) {
+  const ExtractResult& res = run.res;
+  if (res.entries >= run.limits.max_entries)
+    return run.Exceeds(ExtractResult::Over::kEntries,
+                       "more than " + std::to_string(run.limits.max_entries) + " entries");
+  if (desc.type == ArchiveEntry::Type::kFile && desc.size > run.limits.max_bytes - res.bytes)
+    return run.Exceeds(ExtractResult::Over::kBytes, run.bytes_limit + " (\"" + desc.path + "\" would add " +
+                                                        std::to_string(desc.size) + " to the " +
+                                                        std::to_string(res.bytes) + " written)");
+  return true;
+}
+
+// Points entry `e` where the placer puts it under the root (`target`), with its installed mode; a hard
+// link only to a regular file already extracted.
+bool TarEntryPlace(TarRun& run, struct archive_entry* e, const ArchiveEntry& desc, const ArchivePlacer& place,
+                   std::string& target) {
+  std::string rel, rel_link;
+  if (std::string why = place(desc, rel, rel_link); !why.empty()) return run.Refuse(why);
+  target = run.root + "/" + rel;
+  if (target.size() >= PATH_MAX)
+    return run.Refuse("archive entry \"" + desc.path + "\": its path here would be longer than PATH_MAX");
+  run.api.entry_set_pathname(e, target.c_str());
+  if (desc.type == ArchiveEntry::Type::kFile || desc.type == ArchiveEntry::Type::kDir)
+    run.api.entry_set_perm(e, InstalledMode(desc));
+  if (desc.type == ArchiveEntry::Type::kHardlink) {
+    // Linux's link(2) does not follow a symbolic link: a hard link to one is a second symbolic link,
+    // somewhere its target was never checked from.
+    const std::string link = run.root + "/" + rel_link;
+    struct stat st {};
+    if (link.size() >= PATH_MAX || ::lstat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      return run.Refuse("archive entry \"" + desc.path + "\": hard link to \"" + desc.link +
+                        "\", not a regular file");
+    run.api.entry_set_hardlink(e, link.c_str());
+  }
+  return true;
+}
+
+// Copies a file entry's data blocks to the disk writer (no holes, within the bytes limit), telling
+// `written` about `target` every kWrittenStep bytes.
+bool TarCopyFileData(TarRun& run, const ArchiveEntry& desc, const std::string& target,
+                     const ArchiveWritten& written) {
+  ExtractResult& res = run.res;
+  uint64_t file_bytes = 0, told = 0;
+  for (;;) {
+    const void* buf = nullptr;
+    size_t len = 0;
+    la_int64_t off = 0;
+    int rc = run.api.data_block(run.in, &buf, &len, &off);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return run.Fail(run.in, "corrupt archive at " + desc.path);
+    if (static_cast<uint64_t>(off) != file_bytes)
+      return run.Refuse("archive entry \"" + desc.path + "\": a sparse file (holes are not accepted)");
+    if (len > run.limits.max_bytes - res.bytes)
+      return run.Exceeds(ExtractResult::Over::kBytes, run.bytes_limit);
+    if (run.api.write_block(run.out, buf, len, off) < ARCHIVE_WARN)
+      return run.Fail(run.out, "cannot write " + desc.path);
+    res.bytes += len;
+    file_bytes += len;
+    if (written && file_bytes - told >= kWrittenStep) {
+      told = file_bytes;
+      written(target);
+    }
+  }
+  return true;
+}
+
+// Extracts the entry whose header was just read: limits, placement, header, data, finish.
+bool TarExtractEntry(TarRun& run, struct archive_entry* e, const ArchivePlacer& place,
+                     const ArchiveWritten& written) {
+  ArchiveEntry desc = Describe(run.api, e);
+  if (!TarEntryFits(run, desc)) return false;
+  std::string target;
+  if (!TarEntryPlace(run, e, desc, place, target)) return false;
+  if (run.api.write_header(run.out, e) < ARCHIVE_WARN)
+    return run.Fail(run.out, "cannot extract " + desc.path);
+  ++run.res.entries;
+  if (desc.type == ArchiveEntry::Type::kFile && !TarCopyFileData(run, desc, target, written)) return false;
+  if (run.api.finish_entry(run.out) < ARCHIVE_WARN) return run.Fail(run.out, "cannot finish " + desc.path);
+  if (written && desc.type == ArchiveEntry::Type::kFile) written(target);
+  return true;
+}
+
 }  // namespace
 
 unsigned InstalledMode(const ArchiveEntry& e) {
@@ -178,87 +292,29 @@ ExtractResult ExtractTar(const ArchiveInput& input, const std::string& dest, con
   api.disk_options(out.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
                                   ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_UNLINK);
   Input src{&input, false};
-  auto fail = [&](struct archive* a, const std::string& what) {
-    const char* e = api.error_string(a);
-    res.error = src.failed ? "the download failed" : what + (e ? std::string(": ") + e : std::string());
+  TarRun run{api,
+             in.get(),
+             out.get(),
+             src,
+             root,
+             limits,
+             "more than " + std::to_string(limits.max_bytes) + " bytes of file data",
+             res};
+  if (api.read_open(in.get(), &src, nullptr, &OnRead, nullptr) != ARCHIVE_OK) {
+    run.Fail(in.get(), "not a tar archive");
     return res;
-  };
-  if (api.read_open(in.get(), &src, nullptr, &OnRead, nullptr) != ARCHIVE_OK)
-    return fail(in.get(), "not a tar archive");
-  auto over = [&](ExtractResult::Over what, const std::string& why) {
-    res.over = what;
-    res.error = why;
-    return res;
-  };
-  const std::string bytes_limit = "more than " + std::to_string(limits.max_bytes) + " bytes of file data";
+  }
   for (;;) {
     struct archive_entry* e = nullptr;
     int rc = api.next_header(in.get(), &e);
     if (rc == ARCHIVE_EOF) break;
-    if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive");
-    ArchiveEntry desc = Describe(api, e);
-    if (res.entries >= limits.max_entries)
-      return over(ExtractResult::Over::kEntries,
-                  "more than " + std::to_string(limits.max_entries) + " entries");
-    if (desc.type == ArchiveEntry::Type::kFile && desc.size > limits.max_bytes - res.bytes)
-      return over(ExtractResult::Over::kBytes, bytes_limit + " (\"" + desc.path + "\" would add " +
-                                                   std::to_string(desc.size) + " to the " +
-                                                   std::to_string(res.bytes) + " written)");
-    std::string rel, rel_link;
-    if (std::string why = place(desc, rel, rel_link); !why.empty()) {
-      res.error = why;
+    if (rc < ARCHIVE_WARN) {
+      run.Fail(in.get(), "corrupt archive");
       return res;
     }
-    const std::string target = root + "/" + rel;
-    if (target.size() >= PATH_MAX) {
-      res.error = "archive entry \"" + desc.path + "\": its path here would be longer than PATH_MAX";
-      return res;
-    }
-    api.entry_set_pathname(e, target.c_str());
-    if (desc.type == ArchiveEntry::Type::kFile || desc.type == ArchiveEntry::Type::kDir)
-      api.entry_set_perm(e, InstalledMode(desc));
-    if (desc.type == ArchiveEntry::Type::kHardlink) {
-      // Linux's link(2) does not follow a symbolic link: a hard link to one is a second symbolic link,
-      // somewhere its target was never checked from.
-      const std::string link = root + "/" + rel_link;
-      struct stat st {};
-      if (link.size() >= PATH_MAX || ::lstat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        res.error =
-            "archive entry \"" + desc.path + "\": hard link to \"" + desc.link + "\", not a regular file";
-        return res;
-      }
-      api.entry_set_hardlink(e, link.c_str());
-    }
-    if (api.write_header(out.get(), e) < ARCHIVE_WARN) return fail(out.get(), "cannot extract " + desc.path);
-    ++res.entries;
-    if (desc.type == ArchiveEntry::Type::kFile) {
-      uint64_t file_bytes = 0, told = 0;
-      for (;;) {
-        const void* buf = nullptr;
-        size_t len = 0;
-        la_int64_t off = 0;
-        rc = api.data_block(in.get(), &buf, &len, &off);
-        if (rc == ARCHIVE_EOF) break;
-        if (rc < ARCHIVE_WARN) return fail(in.get(), "corrupt archive at " + desc.path);
-        if (static_cast<uint64_t>(off) != file_bytes) {
-          res.error = "archive entry \"" + desc.path + "\": a sparse file (holes are not accepted)";
-          return res;
-        }
-        if (len > limits.max_bytes - res.bytes) return over(ExtractResult::Over::kBytes, bytes_limit);
-        if (api.write_block(out.get(), buf, len, off) < ARCHIVE_WARN)
-          return fail(out.get(), "cannot write " + desc.path);
-        res.bytes += len;
-        file_bytes += len;
-        if (written && file_bytes - told >= kWrittenStep) {
-          told = file_bytes;
-          written(target);
-        }
-      }
-    }
-    if (api.finish_entry(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish " + desc.path);
-    if (written && desc.type == ArchiveEntry::Type::kFile) written(target);
+    if (!TarExtractEntry(run, e, place, written)) return res;
   }
-  if (api.write_close(out.get()) < ARCHIVE_WARN) return fail(out.get(), "cannot finish the extraction");
+  if (api.write_close(out.get()) < ARCHIVE_WARN) run.Fail(out.get(), "cannot finish the extraction");
   return res;
 }
 

@@ -96,6 +96,38 @@ int CreateTemp(const std::string& host, std::string& tmp) {
   return -1;
 }
 
+// Keeps the file at `host` (`target` as the caller names it) under a backup name before WriteAtomic
+// replaces it; the result names the backup, or says why none could be kept (the temporary `tmp` then
+// removed). A hard link keeps the old contents under the backup name while the rename replaces the
+// original, so there is no moment without a file at `target`. Never overwrite an earlier backup (it may hold
+// the file as it was before gpuprep): take the next free name; but a backup that already holds these bytes (a
+// file rewritten with what it had before, like a library switch's loader entry) is enough.
+WriteResult KeepBackupLink(const Fs& fs, const std::string& target, const std::string& host,
+                           const std::string& tmp) {
+  WriteResult result;
+  const std::optional<std::string> old = fs.Read(target);
+  for (int i = 0;; ++i) {
+    const std::string suffix = i == 0 ? ".gpuprep-bak" : ".gpuprep-bak." + std::to_string(i);
+    struct stat bst;
+    if (::lstat((host + suffix).c_str(), &bst) == 0) {
+      if (old && S_ISREG(bst.st_mode) && fs.Read(target + suffix) == old) {
+        result.backup_path = target + suffix;
+        return result;
+      }
+    } else if (::link(host.c_str(), (host + suffix).c_str()) == 0) {
+      result.backup_path = target + suffix;
+      return result;
+    } else if (errno != EEXIST) {
+      ::unlink(tmp.c_str());
+      return {false, ErrnoText("cannot keep a backup of", host), ""};
+    }
+    if (i >= 999) {
+      ::unlink(tmp.c_str());
+      return {false, "cannot keep a backup of " + host + ": 1000 backups already", ""};
+    }
+  }
+}
+
 }  // namespace
 
 ResolvedPath ResolvePath(const Fs& fs, const std::string& path, bool (*stop_at)(const std::string& prefix)) {
@@ -327,31 +359,8 @@ WriteResult DiskFs::WriteAtomic(const std::string& path, const std::string& cont
   WriteResult result;
   struct stat st;
   if (keep_backup && ::stat(host.c_str(), &st) == 0) {
-    // A hard link keeps the old contents under the backup name while the rename replaces the original,
-    // so there is no moment without a file at `path`. Never overwrite an earlier backup (it may hold the
-    // file as it was before gpuprep): take the next free name; but a backup that already holds these
-    // bytes (a file rewritten with what it had before, like a library switch's loader entry) is enough.
-    const std::optional<std::string> old = Read(target);
-    for (int i = 0;; ++i) {
-      const std::string suffix = i == 0 ? ".gpuprep-bak" : ".gpuprep-bak." + std::to_string(i);
-      struct stat bst;
-      if (::lstat((host + suffix).c_str(), &bst) == 0) {
-        if (old && S_ISREG(bst.st_mode) && Read(target + suffix) == old) {
-          result.backup_path = target + suffix;
-          break;
-        }
-      } else if (::link(host.c_str(), (host + suffix).c_str()) == 0) {
-        result.backup_path = target + suffix;
-        break;
-      } else if (errno != EEXIST) {
-        ::unlink(tmp.c_str());
-        return {false, ErrnoText("cannot keep a backup of", host), ""};
-      }
-      if (i >= 999) {
-        ::unlink(tmp.c_str());
-        return {false, "cannot keep a backup of " + host + ": 1000 backups already", ""};
-      }
-    }
+    result = KeepBackupLink(*this, target, host, tmp);
+    if (!result.ok) return result;
   }
   if (::rename(tmp.c_str(), host.c_str()) != 0) {
     WriteResult r{false, ErrnoText("cannot replace", host), ""};

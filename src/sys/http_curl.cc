@@ -163,6 +163,103 @@ bool Retryable(CURLcode rc, long status) {
   }
 }
 
+// Sets a stream's transfer options: where it writes, its bounds (redirects, TLS, protocols, timeouts, stall
+// speed) and where it resumes.
+void SetStreamOptions(const CurlApi& api, CURL* curl, const StreamRequest& req, StreamState& st,
+                      char* errbuf) {
+  api.easy_setopt(curl, CURLOPT_URL, req.url.c_str());
+  api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnStreamData);
+  api.easy_setopt(curl, CURLOPT_WRITEDATA, &st);
+  api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(curl, CURLOPT_FAILONERROR, 1L);  // an error page is never taken for the archive
+  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
+  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
+  api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
+  api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
+  api.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+  api.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.stall_timeout.count()));
+  api.easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
+  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+  if (req.offset > 0) api.easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(req.offset));
+}
+
+// Whether every extra request header is one "Name: value" line.
+bool OneLineHeaders(const std::vector<std::string>& headers) {
+  for (const auto& h : headers) {
+    if (h.find_first_of("\r\n") != std::string::npos || h.find(':') == std::string::npos) return false;
+  }
+  return true;
+}
+
+// Sets a request's transfer options: where body and headers go, the extra headers, its bounds (redirects,
+// TLS, protocols, timeouts).
+void SetSendOptions(const CurlApi& api, CURL* curl, const HttpRequest& req, Sink& sink, curl_slist* headers,
+                    char* errbuf) {
+  api.easy_setopt(curl, CURLOPT_URL, req.url.c_str());
+  api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnData);
+  api.easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, &OnHeader);
+  api.easy_setopt(curl, CURLOPT_HEADERDATA, &sink);
+  if (headers) api.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  // An Authorization header is sent to the host asked, never to the host a redirect leads to (libcurl's
+  // default, said here so no one turns it on): registries send blobs to a CDN by redirect.
+  api.easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
+  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
+  api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
+  api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
+  api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                  static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
+  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+}
+
+// How a request's transfer ended: libcurl's code and message, the address connected to and the last URL.
+struct SendEnd {
+  CURLcode rc = CURLE_OK;
+  const char* errbuf = nullptr;  // libcurl's message ("" when none)
+  std::string connected;         // "" when unknown
+  std::string last_url;          // after redirects (only ever to https)
+};
+
+// Fills the response of a finished transfer (its status already set): the first problem found, in order
+// (a peer refused, plain http answered from elsewhere, a body or headers too big, libcurl's error), else
+// the body and headers.
+void FinishSend(const CurlApi& api, const SendEnd& end, const PeerGuard& guard, Sink& sink,
+                const std::string& url, HttpResponse& res) {
+  if (guard.refused) {
+    res.error = "plain http connected to " + guard.peer + ", not a loopback address; no request was sent";
+  } else if (NeedsLoopbackPeer(end.last_url) && end.rc == CURLE_OK && !IsLoopbackHost(end.connected) &&
+             end.connected != "::1") {
+    res.error = "plain http connected to " +
+                (end.connected.empty() ? std::string("an unknown address") : end.connected) +
+                ", not a loopback address; nothing was used";
+    res.status = 0;
+  } else if (sink.too_big) {
+    const size_t m = sink.max_body;
+    res.error = "response larger than " +
+                (m % (1u << 20) == 0 ? std::to_string(m >> 20) + " MiB" : std::to_string(m >> 10) + " KiB");
+  } else if (sink.headers_too_big) {
+    res.error = "response headers larger than 64 KiB";
+  } else if (end.rc != CURLE_OK) {
+    res.error = end.errbuf[0] ? end.errbuf : api.easy_strerror(end.rc);
+  } else {
+    res.body = std::move(sink.body);
+    res.headers = std::move(sink.headers);
+    if (res.status == 0 && url.rfind("file://", 0) == 0) res.status = 200;  // file:// has no status
+  }
+}
+
 class CurlHttpClient : public HttpClient {
  public:
   StreamResult Stream(const StreamRequest& req) override {
@@ -181,25 +278,7 @@ class CurlHttpClient : public HttpClient {
     st.req = &req;
     st.guard.plain_http = NeedsLoopbackPeer(req.url);
     char errbuf[CURL_ERROR_SIZE] = {0};
-    api.easy_setopt(curl, CURLOPT_URL, req.url.c_str());
-    api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnStreamData);
-    api.easy_setopt(curl, CURLOPT_WRITEDATA, &st);
-    api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-    api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    api.easy_setopt(curl, CURLOPT_FAILONERROR, 1L);  // an error page is never taken for the archive
-    api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-    api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
-    api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
-    api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
-    api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
-    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
-    api.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-    api.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.stall_timeout.count()));
-    api.easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
-    api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
-    if (req.offset > 0) api.easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(req.offset));
+    SetStreamOptions(api, curl, req, st, errbuf);
     if (st.guard.plain_http) {
       api.easy_setopt(curl, CURLOPT_PREREQDATA, &st.guard);
       if (api.easy_setopt(curl, CURLOPT_PREREQFUNCTION, &OnPrereq) != CURLE_OK) {
@@ -240,11 +319,9 @@ class CurlHttpClient : public HttpClient {
   HttpResponse Send(const HttpRequest& req) override {
     HttpResponse res;
     const std::string& url = req.url;
-    for (const auto& h : req.headers) {
-      if (h.find_first_of("\r\n") != std::string::npos || h.find(':') == std::string::npos) {
-        res.error = "a request header is not one \"Name: value\" line; nothing was sent";
-        return res;
-      }
+    if (!OneLineHeaders(req.headers)) {
+      res.error = "a request header is not one \"Name: value\" line; nothing was sent";
+      return res;
     }
     const CurlApi& api = CurlLib();
     if (!api.handle) {
@@ -261,28 +338,7 @@ class CurlHttpClient : public HttpClient {
     Sink sink;
     if (req.max_body) sink.max_body = std::min(req.max_body, kMaxDownloadBody);
     char errbuf[CURL_ERROR_SIZE] = {0};
-    api.easy_setopt(curl, CURLOPT_URL, url.c_str());
-    api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnData);
-    api.easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
-    api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, &OnHeader);
-    api.easy_setopt(curl, CURLOPT_HEADERDATA, &sink);
-    if (headers) api.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-    api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-    api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-    // An Authorization header is sent to the host asked, never to the host a redirect leads to (libcurl's
-    // default, said here so no one turns it on): registries send blobs to a CDN by redirect.
-    api.easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
-    api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
-    api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
-    api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
-    api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
-    api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
-    api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-                    static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
-    api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+    SetSendOptions(api, curl, req, sink, headers, errbuf);
     // Plain http to a peer that is not loopback is stopped before the request is sent (where this libcurl
     // has CURLOPT_PREREQFUNCTION, 7.80 and later), and its answer is never used (the check after the
     // transfer, on any libcurl).
@@ -292,39 +348,21 @@ class CurlHttpClient : public HttpClient {
       api.easy_setopt(curl, CURLOPT_PREREQDATA, &guard);
       api.easy_setopt(curl, CURLOPT_PREREQFUNCTION, &OnPrereq);
     }
-    CURLcode rc = api.easy_perform(curl);
+    SendEnd end;
+    end.rc = api.easy_perform(curl);
+    end.errbuf = errbuf;
     long status = 0;
     api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     const char* ip = nullptr;
     const char* effective = nullptr;
     api.easy_getinfo(curl, CURLINFO_PRIMARY_IP, &ip);
     api.easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
-    const std::string connected = ip ? ip : "";
-    const std::string last_url = effective ? effective : url;  // after redirects (only ever to https)
+    end.connected = ip ? ip : "";
+    end.last_url = effective ? effective : url;
     api.easy_cleanup(curl);
     if (headers) api.slist_free_all(headers);
     res.status = static_cast<int>(status);
-    if (guard.refused) {
-      res.error = "plain http connected to " + guard.peer + ", not a loopback address; no request was sent";
-    } else if (NeedsLoopbackPeer(last_url) && rc == CURLE_OK && !IsLoopbackHost(connected) &&
-               connected != "::1") {
-      res.error = "plain http connected to " +
-                  (connected.empty() ? std::string("an unknown address") : connected) +
-                  ", not a loopback address; nothing was used";
-      res.status = 0;
-    } else if (sink.too_big) {
-      const size_t m = sink.max_body;
-      res.error = "response larger than " +
-                  (m % (1u << 20) == 0 ? std::to_string(m >> 20) + " MiB" : std::to_string(m >> 10) + " KiB");
-    } else if (sink.headers_too_big) {
-      res.error = "response headers larger than 64 KiB";
-    } else if (rc != CURLE_OK) {
-      res.error = errbuf[0] ? errbuf : api.easy_strerror(rc);
-    } else {
-      res.body = std::move(sink.body);
-      res.headers = std::move(sink.headers);
-      if (res.status == 0 && url.rfind("file://", 0) == 0) res.status = 200;  // file:// has no status
-    }
+    FinishSend(api, end, guard, sink, url, res);
     return res;
   }
 };

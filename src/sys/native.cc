@@ -101,6 +101,36 @@ LibCall CallInt(const std::vector<std::string>& sonames, const std::vector<std::
   return r;
 }
 
+// The GPUs NVML counted in `r` (at most 64): PCI address, UUID, serial, memory and fabric state of each
+// that answers, through the library open at `lib` (initialised).
+void ListNvmlDevices(void* lib, NvmlInfo& r) {
+  char buf[96];
+  auto handle = DlSym<NvmlHandleFn>(lib, "nvmlDeviceGetHandleByIndex_v2");
+  auto pci = DlSym<NvmlPciFn>(lib, "nvmlDeviceGetPciInfo_v3");
+  auto uuid = DlSym<NvmlDevStrFn>(lib, "nvmlDeviceGetUUID");
+  auto serial = DlSym<NvmlDevStrFn>(lib, "nvmlDeviceGetSerial");
+  auto memory = DlSym<NvmlMemFn>(lib, "nvmlDeviceGetMemoryInfo");
+  nvml::FabricCalls fabric;
+  fabric.v3 = DlSym<nvml::FabricV3Fn>(lib, "nvmlDeviceGetGpuFabricInfoV");
+  fabric.v2 = DlSym<nvml::FabricV2Fn>(lib, "nvmlDeviceGetGpuFabricInfoV");
+  fabric.v1 = DlSym<nvml::FabricV1Fn>(lib, "nvmlDeviceGetGpuFabricInfo");
+  for (long i = 0; handle && pci && r.device_count && i < *r.device_count && i < 64; ++i) {
+    void* dev = nullptr;
+    NvmlPciInfo info{};
+    if (handle(static_cast<unsigned>(i), &dev) != 0 || pci(dev, &info) != 0) continue;
+    NvmlDevice d;
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", info.domain & 0xffffu, info.bus & 0xffu,
+                  info.device & 0x1fu);
+    d.pci = addr;
+    if (uuid && uuid(dev, buf, sizeof buf) == 0) d.uuid = std::string(buf, strnlen(buf, sizeof buf));
+    if (serial && serial(dev, buf, sizeof buf) == 0) d.serial = std::string(buf, strnlen(buf, sizeof buf));
+    if (NvmlMemory m{}; memory && memory(dev, &m) == 0 && m.total > 0) d.memory_total = m.total;
+    nvml::ReadFabric(fabric, dev, d);
+    r.devices.push_back(std::move(d));
+  }
+}
+
 }  // namespace
 
 LibCall DlopenNativeLibs::CudaRuntimeVersion(const std::vector<std::string>& extra_dirs) {
@@ -166,30 +196,7 @@ NvmlInfo DlopenNativeLibs::Nvml(const std::vector<std::string>& bus_ids) {
     else
       r.error = text(s);
   }
-  auto handle = DlSym<NvmlHandleFn>(o.handle, "nvmlDeviceGetHandleByIndex_v2");
-  auto pci = DlSym<NvmlPciFn>(o.handle, "nvmlDeviceGetPciInfo_v3");
-  auto uuid = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetUUID");
-  auto serial = DlSym<NvmlDevStrFn>(o.handle, "nvmlDeviceGetSerial");
-  auto memory = DlSym<NvmlMemFn>(o.handle, "nvmlDeviceGetMemoryInfo");
-  nvml::FabricCalls fabric;
-  fabric.v3 = DlSym<nvml::FabricV3Fn>(o.handle, "nvmlDeviceGetGpuFabricInfoV");
-  fabric.v2 = DlSym<nvml::FabricV2Fn>(o.handle, "nvmlDeviceGetGpuFabricInfoV");
-  fabric.v1 = DlSym<nvml::FabricV1Fn>(o.handle, "nvmlDeviceGetGpuFabricInfo");
-  for (long i = 0; handle && pci && r.device_count && i < *r.device_count && i < 64; ++i) {
-    void* dev = nullptr;
-    NvmlPciInfo info{};
-    if (handle(static_cast<unsigned>(i), &dev) != 0 || pci(dev, &info) != 0) continue;
-    NvmlDevice d;
-    char addr[32];
-    std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", info.domain & 0xffffu, info.bus & 0xffu,
-                  info.device & 0x1fu);
-    d.pci = addr;
-    if (uuid && uuid(dev, buf, sizeof buf) == 0) d.uuid = std::string(buf, strnlen(buf, sizeof buf));
-    if (serial && serial(dev, buf, sizeof buf) == 0) d.serial = std::string(buf, strnlen(buf, sizeof buf));
-    if (NvmlMemory m{}; memory && memory(dev, &m) == 0 && m.total > 0) d.memory_total = m.total;
-    nvml::ReadFabric(fabric, dev, d);
-    r.devices.push_back(std::move(d));
-  }
+  ListNvmlDevices(o.handle, r);
   nvml::HealthCalls health;
   nvml::BindHealth(o.handle, health);
   for (const auto& bus : bus_ids) r.buses.push_back(nvml::AskBus(health, bus));

@@ -98,15 +98,59 @@ RouteAnswer ReadRoute(const rtmsg* rt, size_t len, int family) {
   return out;
 }
 
+// An RTM_GETROUTE request: the header, the route message and room for its RTA_DST attribute.
+struct RouteRequest {
+  nlmsghdr nh;
+  rtmsg rt;
+  std::array<char, 64> attrs;
+};
+
+// Fills `req` to ask the kernel's route to destination `dst` (`dst_len` bytes of address `family`).
+void FillRouteRequest(RouteRequest& req, int family, const std::array<unsigned char, 16>& dst,
+                      size_t dst_len) {
+  req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(rtmsg));
+  req.nh.nlmsg_type = RTM_GETROUTE;
+  req.nh.nlmsg_flags = NLM_F_REQUEST;
+  req.nh.nlmsg_seq = 1;
+  req.rt.rtm_family = static_cast<unsigned char>(family);
+  req.rt.rtm_dst_len = static_cast<unsigned char>(dst_len * 8);
+  auto* attr = reinterpret_cast<rtattr*>(reinterpret_cast<char*>(&req.nh) + NLMSG_ALIGN(req.nh.nlmsg_len));
+  attr->rta_type = RTA_DST;
+  attr->rta_len = static_cast<unsigned short>(RTA_LENGTH(dst_len));
+  std::memcpy(RTA_DATA(attr), dst.data(), dst_len);
+  req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(attr->rta_len);
+}
+
+// The route in the kernel's reply (`n` bytes in `buf`) to the request for `address`: the first route
+// message answering it, or the error the kernel sent instead.
+RouteAnswer ReadRouteReply(std::vector<char>& buf, size_t n, const std::string& address, int family) {
+  RouteAnswer out;
+  size_t left = n;
+  for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+    if (h->nlmsg_seq != 1) continue;
+    if (h->nlmsg_type == NLMSG_ERROR) {
+      const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
+      if (h->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr)) || e->error == 0) continue;
+      out.error =
+          (e->error == -ENETUNREACH || e->error == -EHOSTUNREACH ? "no route to " + address
+                                                                 : "the kernel refused the route "
+                                                                   "request: " +
+                                                                       std::string(std::strerror(-e->error)));
+      return out;
+    }
+    if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) continue;
+    const auto* rt = static_cast<const rtmsg*>(NLMSG_DATA(h));
+    return ReadRoute(rt, RTM_PAYLOAD(h), family);
+  }
+  out.error = "the kernel's reply held no route";
+  return out;
+}
+
 }  // namespace
 
 RouteAnswer RouteTo(const std::string& address) {
   RouteAnswer out;
-  struct {
-    nlmsghdr nh;
-    rtmsg rt;
-    std::array<char, 64> attrs;
-  } req{};
+  RouteRequest req{};
   std::array<unsigned char, 16> dst{};
   int family = AF_INET;
   size_t dst_len = 4;
@@ -119,17 +163,7 @@ RouteAnswer RouteTo(const std::string& address) {
       return out;
     }
   }
-  req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(rtmsg));
-  req.nh.nlmsg_type = RTM_GETROUTE;
-  req.nh.nlmsg_flags = NLM_F_REQUEST;
-  req.nh.nlmsg_seq = 1;
-  req.rt.rtm_family = static_cast<unsigned char>(family);
-  req.rt.rtm_dst_len = static_cast<unsigned char>(dst_len * 8);
-  auto* attr = reinterpret_cast<rtattr*>(reinterpret_cast<char*>(&req.nh) + NLMSG_ALIGN(req.nh.nlmsg_len));
-  attr->rta_type = RTA_DST;
-  attr->rta_len = static_cast<unsigned short>(RTA_LENGTH(dst_len));
-  std::memcpy(RTA_DATA(attr), dst.data(), dst_len);
-  req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(attr->rta_len);
+  FillRouteRequest(req, family, dst, dst_len);
 
   Socket s(::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
   if (s.fd() < 0) {
@@ -150,25 +184,7 @@ RouteAnswer RouteTo(const std::string& address) {
     out.error = Errno("netlink reply");
     return out;
   }
-  size_t left = static_cast<size_t>(n);
-  for (auto* h = reinterpret_cast<nlmsghdr*>(buf.data()); NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-    if (h->nlmsg_seq != 1) continue;
-    if (h->nlmsg_type == NLMSG_ERROR) {
-      const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
-      if (h->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr)) || e->error == 0) continue;
-      out.error =
-          (e->error == -ENETUNREACH || e->error == -EHOSTUNREACH ? "no route to " + address
-                                                                 : "the kernel refused the route "
-                                                                   "request: " +
-                                                                       std::string(std::strerror(-e->error)));
-      return out;
-    }
-    if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) continue;
-    const auto* rt = static_cast<const rtmsg*>(NLMSG_DATA(h));
-    return ReadRoute(rt, RTM_PAYLOAD(h), family);
-  }
-  out.error = "the kernel's reply held no route";
-  return out;
+  return ReadRouteReply(buf, static_cast<size_t>(n), address, family);
 }
 
 }  // namespace gp::sys

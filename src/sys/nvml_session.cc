@@ -142,6 +142,11 @@ class Session : public NvmlSession {
 
  private:
   void Facts(Dev& d);
+  void IdentityFacts(Dev& d);
+  void NvlinkFacts(Dev& d);
+  void MigFacts(Dev& d);
+  void GpmFacts(Dev& d);
+  void DutyBaseline(Dev& d);
   std::optional<unsigned> ActiveNvlinks(Device handle, unsigned links);
 
   std::shared_ptr<const Shared> sh_;
@@ -194,6 +199,17 @@ std::optional<unsigned> Session::ActiveNvlinks(Device handle, unsigned links) {
 }
 
 void Session::Facts(Dev& d) {
+  IdentityFacts(d);
+  NvlinkFacts(d);
+  if (nvml::Memory m{}; api_.memory && api_.memory(d.handle, &m) == nvml::kSuccess) d.memory_total = m.total;
+  MigFacts(d);
+  GpmFacts(d);
+  DutyBaseline(d);
+}
+
+// The fixed facts that name the GPU and its bounds: UUID, name, PCI address, architecture, default power
+// limit, top SM clock, PCIe generation and width.
+void Session::IdentityFacts(Dev& d) {
   char buf[96];
   NvmlGpu& g = d.info;
   if (api_.uuid && api_.uuid(d.handle, buf, sizeof buf) == nvml::kSuccess)
@@ -215,6 +231,12 @@ void Session::Facts(Dev& d) {
     g.pcie_max_generation = v;
   if (unsigned v = 0; api_.pcie_width && api_.pcie_width(d.handle, &v) == nvml::kSuccess)
     g.pcie_max_width = v;
+}
+
+// NVLink speed and link count, the links active, and the per-tick field batch (asked only where
+// nvmlDeviceGetFieldValues is exported).
+void Session::NvlinkFacts(Dev& d) {
+  NvmlGpu& g = d.info;
   if (api_.fields) {
     nvml::FieldValue f[2]{};
     f[0].field_id = nvml::kFiNvlinkSpeedMbpsCommon;
@@ -235,7 +257,11 @@ void Session::Facts(Dev& d) {
       d.field_slots.push_back(&slot);
     }
   }
-  if (nvml::Memory m{}; api_.memory && api_.memory(d.handle, &m) == nvml::kSuccess) d.memory_total = m.total;
+}
+
+// MIG mode, and with it the GPU instances there are (sorted, each once).
+void Session::MigFacts(Dev& d) {
+  NvmlGpu& g = d.info;
   if (unsigned cur = 0, pending = 0;
       api_.mig_mode && api_.mig_mode(d.handle, &cur, &pending) == nvml::kSuccess) {
     g.mig_enabled = cur == 1;
@@ -254,8 +280,13 @@ void Session::Facts(Dev& d) {
       std::sort(g.gpu_instance_ids.begin(), g.gpu_instance_ids.end());
     }
   }
-  // GPM: support queried with the raw version 1 (go-nvml PR 176); ARGUMENT_VERSION_MISMATCH or
-  // NOT_SUPPORTED mean no GPM (gpud PR 450 treats the former as unsupported too).
+}
+
+// GPM support, and a pair of samples per scope (the whole GPU, or each GPU instance under MIG). Support is
+// queried with the raw version 1 (go-nvml PR 176); ARGUMENT_VERSION_MISMATCH or NOT_SUPPORTED mean no GPM
+// (gpud PR 450 treats the former as unsupported too).
+void Session::GpmFacts(Dev& d) {
+  NvmlGpu& g = d.info;
   nvml::GpmSupport support{};
   support.version = nvml::kGpmSupportVersion;
   if (api_.gpm_support && api_.gpm_alloc && api_.gpm_free && api_.gpm_metrics &&
@@ -277,9 +308,12 @@ void Session::Facts(Dev& d) {
       for (unsigned gi : g.gpu_instance_ids) g.gpm_supported = add(gi) || g.gpm_supported;
     }
   }
-  // The duty-cycle buffer: sized by asking with a null buffer (nvmlDeviceGetSamples' documented way),
-  // at most 4096 entries; the first call's samples are stale (lastSeen 0 returns the whole ring buffer)
-  // and only set the baseline.
+}
+
+// The duty-cycle buffer: sized by asking with a null buffer (nvmlDeviceGetSamples' documented way),
+// at most 4096 entries; the first call's samples are stale (lastSeen 0 returns the whole ring buffer)
+// and only set the baseline.
+void Session::DutyBaseline(Dev& d) {
   unsigned cap = 0, type = 0;
   if (api_.samples &&
       api_.samples(d.handle, nvml::kGpuUtilizationSamples, 0, &type, &cap, nullptr) == nvml::kSuccess)
@@ -432,16 +466,13 @@ void ReadGpm(const Api& api, Dev& d, NvmlReading& r) {
   }
 }
 
-void ReadOne(const Shared& sh, Dev& d, NvmlReading& r) {
-  const Api& api = sh.api;
-  r.time_us = WallMicros();
-  ReadDuty(api, d, r);
-  if (d.lost) return;
+// Memory used and total: the v2 call while it answers, else the v1 call. False once the GPU is lost.
+bool ReadMemoryUse(const Api& api, Dev& d, NvmlReading& r) {
   if (d.memory_v2_ok && api.memory_v2) {
     nvml::MemoryV2 m{};
     m.version = nvml::kMemoryV2Version;
     int s = api.memory_v2(d.handle, &m);
-    if (Lost(d, s)) return;
+    if (Lost(d, s)) return false;
     if (s == nvml::kSuccess) {
       r.memory_used_bytes = m.used;
       r.memory_total_bytes = m.total;
@@ -453,12 +484,17 @@ void ReadOne(const Shared& sh, Dev& d, NvmlReading& r) {
   if (!r.memory_used_bytes && api.memory) {
     nvml::Memory m{};
     int s = api.memory(d.handle, &m);
-    if (Lost(d, s)) return;
+    if (Lost(d, s)) return false;
     if (s == nvml::kSuccess) {
       r.memory_used_bytes = m.used;
       r.memory_total_bytes = m.total;
     }
   }
+  return true;
+}
+
+// Power draw and the enforced power limit. False once the GPU is lost.
+bool ReadPowerUse(const Api& api, Dev& d, NvmlReading& r) {
   auto u32 = [&](int (*fn)(Device, unsigned*), std::optional<unsigned>& out) {
     unsigned v = 0;
     if (!fn) return;
@@ -467,20 +503,24 @@ void ReadOne(const Shared& sh, Dev& d, NvmlReading& r) {
   };
   u32(api.power, r.power_mw);
   u32(api.enforced_limit, r.power_limit_enforced_mw);
-  if (d.lost) return;
+  return !d.lost;
+}
+
+// Energy, SM clock, temperature and the clock-event reasons. False once the GPU is lost.
+bool ReadClocksAndHeat(const Api& api, Dev& d, NvmlReading& r) {
   if (unsigned long long e = 0; api.energy) {
     int s = api.energy(d.handle, &e);
-    if (Lost(d, s)) return;
+    if (Lost(d, s)) return false;
     if (s == nvml::kSuccess) r.energy_mj = e;
   }
   if (unsigned mhz = 0; api.clock) {
     int s = api.clock(d.handle, nvml::kClockSm, &mhz);
-    if (Lost(d, s)) return;
+    if (Lost(d, s)) return false;
     if (s == nvml::kSuccess) r.sm_clock_mhz = mhz;
   }
   if (unsigned c = 0; api.temperature) {
     int s = api.temperature(d.handle, nvml::kTemperatureGpu, &c);
-    if (Lost(d, s)) return;
+    if (Lost(d, s)) return false;
     if (s == nvml::kSuccess) r.temperature_c = c;
   }
   for (auto fn :
@@ -488,12 +528,23 @@ void ReadOne(const Shared& sh, Dev& d, NvmlReading& r) {
     if (!fn) continue;
     unsigned long long bits = 0;
     int s = fn(d.handle, &bits);
-    if (Lost(d, s)) return;
+    if (Lost(d, s)) return false;
     if (s == nvml::kSuccess) {
       r.clock_event_reasons = bits;
       break;
     }
   }
+  return true;
+}
+
+void ReadOne(const Shared& sh, Dev& d, NvmlReading& r) {
+  const Api& api = sh.api;
+  r.time_us = WallMicros();
+  ReadDuty(api, d, r);
+  if (d.lost) return;
+  if (!ReadMemoryUse(api, d, r)) return;
+  if (!ReadPowerUse(api, d, r)) return;
+  if (!ReadClocksAndHeat(api, d, r)) return;
   ReadFields(api, d, r);
   if (d.lost) return;
   ReadProcesses(sh, d, r);

@@ -77,6 +77,124 @@ std::string Below(const std::vector<Level>& down, const std::string& name) {
   return out;
 }
 
+// One RemoveTree walk: the directory open now, the levels down to it, and what could not be removed (how
+// many, and the first with its reason).
+class TreeRemoval {
+ public:
+  // Starts at the root directory open at `fd`, whose lstat is `st`.
+  TreeRemoval(int fd, const struct stat& st) : fd_(fd), down_(1) {
+    down_[0].dev = st.st_dev;
+    down_[0].ino = st.st_ino;
+    if (!Names(fd_, down_[0].todo)) Keep(".", errno);
+  }
+
+  // Removes everything below the root, closing the last descriptor; false with `moved` set when a directory
+  // was moved while it was being removed (the walk stops there).
+  bool Walk(const std::string& path, WriteResult& moved) {
+    for (;;) {
+      Level& here = down_.back();
+      if (here.next < here.todo.size()) {
+        const std::string name = here.todo[here.next++];  // a copy: going down adds a level
+        RemoveEntry(name);
+        continue;
+      }
+      if (down_.size() == 1) {
+        ::close(fd_);
+        return true;
+      }
+      if (!BackUp(path, moved)) return false;
+    }
+  }
+
+  // The walk's result once the root itself is removed: what could not be removed, or the root's error.
+  WriteResult Result(const std::string& path) const {
+    if (down_[0].kept || ::rmdir(path.c_str()) != 0) {
+      if (first_.empty()) return Fail("cannot remove", path, errno);
+      WriteResult r;
+      r.ok = false;
+      r.error = "cannot remove " + path + ": " + std::to_string(left_) +
+                (left_ == 1 ? " entry" : " entries") + " could not be removed; the first, " + first_;
+      return r;
+    }
+    return {};
+  }
+
+ private:
+  // Counts `name` as kept (in the directory open now), with the first such reason.
+  void Keep(const std::string& name, int err) {
+    ++left_;
+    if (first_.empty()) first_ = Below(down_, name) + ": " + ::strerror(err);
+    down_.back().kept = true;
+  }
+
+  // Removes `name` from the directory open now: a file or an empty directory at once, a directory with
+  // entries by going down into it.
+  void RemoveEntry(const std::string& name) {
+    if (::unlinkat(fd_, name.c_str(), 0) == 0 || errno == ENOENT) return;
+    const int err = errno;
+    if (err != EISDIR && err != EPERM) {  // Linux says EISDIR for a directory, POSIX EPERM
+      Keep(name, err);
+      return;
+    }
+    if (::unlinkat(fd_, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) return;  // an empty one
+    if (errno != ENOTEMPTY && errno != EEXIST) {
+      Keep(name, errno == ENOTDIR ? err : errno);  // a file that cannot go (EPERM: immutable)
+      return;
+    }
+    GoDown(name);
+  }
+
+  // Opens directory `name` in the one open now and makes it the one open now, its names read.
+  void GoDown(const std::string& name) {
+    const int sub = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sst {};
+    if (sub < 0 || ::fstat(sub, &sst) != 0) {
+      Keep(name, errno);
+      if (sub >= 0) ::close(sub);
+      return;
+    }
+    ::close(fd_);
+    fd_ = sub;
+    Level next;
+    next.name = name;
+    next.dev = sst.st_dev;
+    next.ino = sst.st_ino;
+    down_.push_back(std::move(next));
+    if (!Names(fd_, down_.back().todo)) Keep(".", errno);
+  }
+
+  // The directory open now is empty (unless something in it stayed): back up to its parent through "..",
+  // checked against the parent recorded on the way down, and remove it there. False with `moved` set when
+  // the parent is not the one recorded.
+  bool BackUp(const std::string& path, WriteResult& moved) {
+    const int up = ::openat(fd_, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd_);
+    const Level done = std::move(down_.back());
+    down_.pop_back();
+    struct stat ust {};
+    if (up < 0 || ::fstat(up, &ust) != 0 || ust.st_dev != down_.back().dev ||
+        ust.st_ino != down_.back().ino) {
+      if (up >= 0) ::close(up);
+      moved = {
+          false,
+          "cannot remove " + path + ": " + Below(down_, done.name) + " was moved while it was being removed",
+          ""};
+      return false;
+    }
+    fd_ = up;
+    if (done.kept)
+      down_.back().kept = true;
+    else if (::unlinkat(fd_, done.name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
+      Keep(done.name, errno);
+    return true;
+  }
+
+  int fd_;
+  std::vector<Level> down_;
+  std::string first_;
+  uint64_t left_ = 0;
+};
+
 }  // namespace
 
 WriteResult RemoveTree(const std::string& path) {
@@ -91,81 +209,9 @@ WriteResult RemoveTree(const std::string& path) {
   // down (device and inode), so a directory moved meanwhile stops the walk instead of leading elsewhere.
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return Fail("cannot remove", path, errno);
-  std::vector<Level> down(1);
-  down[0].dev = st.st_dev;
-  down[0].ino = st.st_ino;
-  std::string first;
-  uint64_t left = 0;
-  auto keep = [&](const std::string& name, int err) {
-    ++left;
-    if (first.empty()) first = Below(down, name) + ": " + ::strerror(err);
-    down.back().kept = true;
-  };
-  if (!Names(fd, down[0].todo)) keep(".", errno);
-  for (;;) {
-    Level& here = down.back();
-    if (here.next < here.todo.size()) {
-      const std::string name = here.todo[here.next++];
-      if (::unlinkat(fd, name.c_str(), 0) == 0 || errno == ENOENT) continue;
-      const int err = errno;
-      if (err != EISDIR && err != EPERM) {  // Linux says EISDIR for a directory, POSIX EPERM
-        keep(name, err);
-        continue;
-      }
-      if (::unlinkat(fd, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) continue;  // an empty one
-      if (errno != ENOTEMPTY && errno != EEXIST) {
-        keep(name, errno == ENOTDIR ? err : errno);  // a file that cannot go (EPERM: immutable)
-        continue;
-      }
-      const int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      struct stat sst {};
-      if (sub < 0 || ::fstat(sub, &sst) != 0) {
-        keep(name, errno);
-        if (sub >= 0) ::close(sub);
-        continue;
-      }
-      ::close(fd);
-      fd = sub;
-      Level next;
-      next.name = name;
-      next.dev = sst.st_dev;
-      next.ino = sst.st_ino;
-      down.push_back(std::move(next));
-      if (!Names(fd, down.back().todo)) keep(".", errno);
-      continue;
-    }
-    if (down.size() == 1) {
-      ::close(fd);
-      break;
-    }
-    // This directory is empty now (unless something in it stayed): back up, and remove it from its parent.
-    const int up = ::openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    ::close(fd);
-    const Level done = std::move(down.back());
-    down.pop_back();
-    struct stat ust {};
-    if (up < 0 || ::fstat(up, &ust) != 0 || ust.st_dev != down.back().dev || ust.st_ino != down.back().ino) {
-      if (up >= 0) ::close(up);
-      return {
-          false,
-          "cannot remove " + path + ": " + Below(down, done.name) + " was moved while it was being removed",
-          ""};
-    }
-    fd = up;
-    if (done.kept)
-      down.back().kept = true;
-    else if (::unlinkat(fd, done.name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
-      keep(done.name, errno);
-  }
-  if (down[0].kept || ::rmdir(path.c_str()) != 0) {
-    if (first.empty()) return Fail("cannot remove", path, errno);
-    WriteResult r;
-    r.ok = false;
-    r.error = "cannot remove " + path + ": " + std::to_string(left) + (left == 1 ? " entry" : " entries") +
-              " could not be removed; the first, " + first;
-    return r;
-  }
-  return {};
+  TreeRemoval walk(fd, st);
+  if (WriteResult moved; !walk.Walk(path, moved)) return moved;
+  return walk.Result(path);
 }
 
 WriteResult SwitchSymlink(const std::string& link, const std::string& target) {

@@ -135,6 +135,198 @@ class Dechunker {
   bool done_ = false, failed_ = false;
 };
 
+// Connects the non-blocking socket `fd` to `addr` (the socket at `socket_path`), waiting for the connection
+// until the deadline; the error to report, or "" when connected.
+std::string UnixHttpConnect(int fd, struct sockaddr_un& addr, const std::string& socket_path,
+                            Clock::time_point deadline) {
+  if (::connect(fd, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0) {
+    if (errno != EINPROGRESS && errno != EAGAIN)
+      return "connect " + socket_path + ": " + std::strerror(errno);
+    std::string err;
+    if (!Wait(fd, POLLOUT, deadline, err)) return "connect " + socket_path + ": " + err;
+    int so_error = 0;
+    socklen_t len = sizeof so_error;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len);
+    if (so_error != 0) return "connect " + socket_path + ": " + std::strerror(so_error);
+  }
+  return "";
+}
+
+// The request's bytes: request line, headers (a JSON body's type and length) and body.
+std::string UnixHttpRequestText(const UnixRequest& req) {
+  std::string request = req.method + " " + req.path +
+                        " HTTP/1.1\r\nHost: docker\r\nUser-Agent: gpuprep\r\nAccept: application/json\r\n";
+  if (!req.body.empty() || req.method == "POST")
+    request +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(req.body.size()) + "\r\n";
+  request += "Connection: close\r\n\r\n" + req.body;
+  return request;
+}
+
+// Sends all of `request` on the non-blocking socket `fd` before the deadline; the error to report, or "".
+std::string UnixHttpSend(int fd, const std::string& request, Clock::time_point deadline) {
+  size_t sent = 0;
+  while (sent < request.size()) {
+    ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n >= 0) {
+      sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    std::string err = std::strerror(errno);
+    if ((errno != EAGAIN && errno != EWOULDBLOCK) || !Wait(fd, POLLOUT, deadline, err)) return "send: " + err;
+  }
+  return "";
+}
+
+// Reads one response into an HttpResponse: the head up to its blank line, then the body (Content-Length,
+// chunked or until close), kept in the response and handed to the request's on_data as it comes, within
+// gpuprep's bounds.
+class UnixResponseReader {
+ public:
+  UnixResponseReader(const UnixRequest& req, HttpResponse& r) : req_(req), r_(r) {}
+
+  // Reads until the body is complete, the peer closes or the body grows too big; false when the response
+  // already holds the error to return (a read error, a stop, a bad head).
+  bool Read(int fd, Clock::time_point deadline) {
+    char buf[16384];
+    for (;;) {
+      if (BodyComplete()) break;
+      std::string err;
+      if (!WaitOrStop(fd, deadline, req_.keep_running, err)) {
+        r_.stopped = err == kStopped;
+        r_.error = r_.stopped ? err : "read: " + err;
+        return false;
+      }
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+        r_.error = std::string("read: ") + std::strerror(errno);
+        return false;
+      }
+      if (n == 0) break;                                         // peer closed: the body ends here
+      if (req_.on_data) deadline = Clock::now() + req_.timeout;  // a stream: the timeout bounds silence
+      std::string_view got(buf, static_cast<size_t>(n));
+      if (in_body_) {
+        TakeBody(got);
+      } else if (!TakeHead(got)) {
+        return false;
+      }
+      if (too_big_) break;
+    }
+    return true;
+  }
+
+  // Sets the response's error when what was read is not a whole response (too big, no head, a body cut
+  // short).
+  void Finish() {
+    if (too_big_) {
+      r_.error = "response larger than " + (req_.on_data ? std::to_string(kMaxStream >> 30) + " GiB"
+                                                         : std::to_string(kMaxEngineBody >> 20) + " MiB");
+      r_.body.clear();
+      return;
+    }
+    if (!in_body_) {
+      r_.error = head_.empty() ? "empty response" : "incomplete response headers";
+      r_.status = 0;
+      return;
+    }
+    if (chunked_ && !dechunk_.done()) {
+      r_.error = dechunk_.failed() ? "malformed chunked body" : "incomplete chunked body";
+      return;
+    }
+    if (has_length_ && !chunked_ && body_raw_ < content_length_) {
+      r_.error = "incomplete body (" + std::to_string(body_raw_) + " of " + std::to_string(content_length_) +
+                 " bytes)";
+    }
+  }
+
+ private:
+  // Whether the body has ended by its own framing (its Content-Length read, or the last chunk).
+  bool BodyComplete() const {
+    if (!in_body_) return false;
+    if (has_length_ && !chunked_ && body_raw_ >= content_length_) return true;
+    return chunked_ && (dechunk_.done() || dechunk_.failed());
+  }
+
+  // Adds received head bytes; once the head is whole, reads its status and headers and takes the body bytes
+  // after it. False when the response holds the error to return.
+  bool TakeHead(std::string_view got) {
+    head_.append(got);
+    size_t at = head_.find("\r\n\r\n");
+    if ((at == std::string::npos ? head_.size() : at) > kMaxHead) {
+      r_.error = "response headers larger than " + std::to_string(kMaxHead >> 10) + " KiB";
+      r_.status = 0;
+      return false;
+    }
+    if (at == std::string::npos) return true;
+    in_body_ = true;
+    // Status line "HTTP/1.1 200 OK", then headers.
+    auto lines = Split(std::string_view(head_).substr(0, at), '\n');
+    auto words = SplitWords(lines[0]);
+    if (words.size() < 2 || !StartsWith(words[0], "HTTP/")) {
+      r_.error = "not an HTTP response";
+      return false;
+    }
+    r_.status = static_cast<int>(ParseUnsigned(words[1]).value_or(0));
+    for (size_t i = 1; i < lines.size(); ++i) TakeHeader(lines[i]);
+    if (req_.on_head) req_.on_head(r_.status);
+    TakeBody(std::string_view(head_).substr(at + 4));
+    return true;
+  }
+
+  // Notes the framing a header line sets (Content-Length, chunked Transfer-Encoding).
+  void TakeHeader(std::string_view header_line) {
+    std::string line(Trim(header_line));
+    auto colon = line.find(':');
+    if (colon == std::string::npos) return;
+    std::string key = ToLower(Trim(std::string_view(line).substr(0, colon)));
+    std::string value = ToLower(Trim(std::string_view(line).substr(colon + 1)));
+    if (key == "content-length") {
+      auto len = ParseUnsigned(value);
+      has_length_ = len.has_value();
+      content_length_ = len.value_or(0);
+    }
+    if (key == "transfer-encoding" && value.find("chunked") != std::string::npos) chunked_ = true;
+  }
+
+  // Takes raw body bytes: cut at Content-Length, chunk coding removed, then delivered.
+  void TakeBody(std::string_view raw) {
+    if (has_length_ && !chunked_) raw = raw.substr(0, content_length_ - std::min(content_length_, body_raw_));
+    body_raw_ += raw.size();
+    if (chunked_)
+      Deliver(dechunk_.Feed(raw));
+    else
+      Deliver(raw);
+  }
+
+  // Keeps decoded body bytes (a stream's first kMaxKeptStream only) and hands them to on_data; past the
+  // bound, marks the response too big.
+  void Deliver(std::string_view piece) {
+    if (piece.empty() || too_big_) return;
+    delivered_ += piece.size();
+    if (req_.on_data ? delivered_ > kMaxStream : r_.body.size() + piece.size() > kMaxEngineBody) {
+      too_big_ = true;
+      return;
+    }
+    if (!req_.on_data || r_.body.size() < kMaxKeptStream)
+      r_.body.append(piece.substr(0, req_.on_data ? kMaxKeptStream - r_.body.size() : piece.size()));
+    if (req_.on_data) req_.on_data(piece);
+  }
+
+  const UnixRequest& req_;
+  HttpResponse& r_;
+  std::string head_;
+  bool in_body_ = false;
+  bool has_length_ = false;
+  size_t content_length_ = 0;
+  size_t body_raw_ = 0;  // body bytes received (before chunk decoding)
+  bool chunked_ = false;
+  Dechunker dechunk_;
+  uint64_t delivered_ = 0;
+  bool too_big_ = false;
+};
+
 }  // namespace
 
 HttpResponse RealUnixHttp::Get(const std::string& socket_path, const std::string& path,
@@ -161,153 +353,12 @@ HttpResponse RealUnixHttp::Request(const std::string& socket_path, const UnixReq
     r.error = std::string("socket: ") + std::strerror(errno);
     return r;
   }
-  if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0) {
-    if (errno != EINPROGRESS && errno != EAGAIN) {
-      r.error = "connect " + socket_path + ": " + std::strerror(errno);
-      return r;
-    }
-    std::string err;
-    if (!Wait(fd.get(), POLLOUT, deadline, err)) {
-      r.error = "connect " + socket_path + ": " + err;
-      return r;
-    }
-    int so_error = 0;
-    socklen_t len = sizeof so_error;
-    ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &so_error, &len);
-    if (so_error != 0) {
-      r.error = "connect " + socket_path + ": " + std::strerror(so_error);
-      return r;
-    }
-  }
-
-  std::string request = req.method + " " + req.path +
-                        " HTTP/1.1\r\nHost: docker\r\nUser-Agent: gpuprep\r\nAccept: application/json\r\n";
-  if (!req.body.empty() || req.method == "POST")
-    request +=
-        "Content-Type: application/json\r\nContent-Length: " + std::to_string(req.body.size()) + "\r\n";
-  request += "Connection: close\r\n\r\n" + req.body;
-  size_t sent = 0;
-  while (sent < request.size()) {
-    ssize_t n = ::send(fd.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n >= 0) {
-      sent += static_cast<size_t>(n);
-      continue;
-    }
-    if (errno == EINTR) continue;
-    std::string err = std::strerror(errno);
-    if ((errno != EAGAIN && errno != EWOULDBLOCK) || !Wait(fd.get(), POLLOUT, deadline, err)) {
-      r.error = "send: " + err;
-      return r;
-    }
-  }
-
-  std::string head;
-  bool in_body = false;
-  bool has_length = false;
-  size_t content_length = 0;
-  size_t body_raw = 0;  // body bytes received (before chunk decoding)
-  bool chunked = false;
-  Dechunker dechunk;
-  uint64_t delivered = 0;
-  bool too_big = false;
-  auto deliver = [&](std::string_view piece) {
-    if (piece.empty() || too_big) return;
-    delivered += piece.size();
-    if (req.on_data ? delivered > kMaxStream : r.body.size() + piece.size() > kMaxEngineBody) {
-      too_big = true;
-      return;
-    }
-    if (!req.on_data || r.body.size() < kMaxKeptStream)
-      r.body.append(piece.substr(0, req.on_data ? kMaxKeptStream - r.body.size() : piece.size()));
-    if (req.on_data) req.on_data(piece);
-  };
-  auto take_body = [&](std::string_view raw) {
-    if (has_length && !chunked) raw = raw.substr(0, content_length - std::min(content_length, body_raw));
-    body_raw += raw.size();
-    if (chunked)
-      deliver(dechunk.Feed(raw));
-    else
-      deliver(raw);
-  };
-  char buf[16384];
-  for (;;) {
-    if (in_body) {
-      if (has_length && !chunked && body_raw >= content_length) break;
-      if (chunked && (dechunk.done() || dechunk.failed())) break;
-    }
-    std::string err;
-    if (!WaitOrStop(fd.get(), deadline, req.keep_running, err)) {
-      r.stopped = err == kStopped;
-      r.error = r.stopped ? err : "read: " + err;
-      return r;
-    }
-    ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
-      r.error = std::string("read: ") + std::strerror(errno);
-      return r;
-    }
-    if (n == 0) break;                                       // peer closed: the body ends here
-    if (req.on_data) deadline = Clock::now() + req.timeout;  // a stream: the timeout bounds silence
-    if (in_body) {
-      take_body(std::string_view(buf, static_cast<size_t>(n)));
-      if (too_big) break;
-      continue;
-    }
-    head.append(buf, static_cast<size_t>(n));
-    size_t at = head.find("\r\n\r\n");
-    if ((at == std::string::npos ? head.size() : at) > kMaxHead) {
-      r.error = "response headers larger than " + std::to_string(kMaxHead >> 10) + " KiB";
-      r.status = 0;
-      return r;
-    }
-    if (at == std::string::npos) continue;
-    in_body = true;
-    // Status line "HTTP/1.1 200 OK", then headers.
-    auto lines = Split(std::string_view(head).substr(0, at), '\n');
-    auto words = SplitWords(lines[0]);
-    if (words.size() < 2 || !StartsWith(words[0], "HTTP/")) {
-      r.error = "not an HTTP response";
-      return r;
-    }
-    r.status = static_cast<int>(ParseUnsigned(words[1]).value_or(0));
-    for (size_t i = 1; i < lines.size(); ++i) {
-      std::string line(Trim(lines[i]));
-      auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string key = ToLower(Trim(std::string_view(line).substr(0, colon)));
-      std::string value = ToLower(Trim(std::string_view(line).substr(colon + 1)));
-      if (key == "content-length") {
-        auto len = ParseUnsigned(value);
-        has_length = len.has_value();
-        content_length = len.value_or(0);
-      }
-      if (key == "transfer-encoding" && value.find("chunked") != std::string::npos) chunked = true;
-    }
-    if (req.on_head) req.on_head(r.status);
-    take_body(std::string_view(head).substr(at + 4));
-    if (too_big) break;
-  }
-  if (too_big) {
-    r.error = "response larger than " + (req.on_data ? std::to_string(kMaxStream >> 30) + " GiB"
-                                                     : std::to_string(kMaxEngineBody >> 20) + " MiB");
-    r.body.clear();
-    return r;
-  }
-  if (!in_body) {
-    r.error = head.empty() ? "empty response" : "incomplete response headers";
-    r.status = 0;
-    return r;
-  }
-  if (chunked && !dechunk.done()) {
-    r.error = dechunk.failed() ? "malformed chunked body" : "incomplete chunked body";
-    return r;
-  }
-  if (has_length && !chunked && body_raw < content_length) {
-    r.error =
-        "incomplete body (" + std::to_string(body_raw) + " of " + std::to_string(content_length) + " bytes)";
-    return r;
-  }
+  r.error = UnixHttpConnect(fd.get(), addr, socket_path, deadline);
+  if (!r.error.empty()) return r;
+  r.error = UnixHttpSend(fd.get(), UnixHttpRequestText(req), deadline);
+  if (!r.error.empty()) return r;
+  UnixResponseReader reader(req, r);
+  if (reader.Read(fd.get(), deadline)) reader.Finish();
   return r;
 }
 

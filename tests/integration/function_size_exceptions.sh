@@ -51,7 +51,7 @@ while read -r file name why; do
   [[ ${#why} -ge 10 ]] || fail "$file $name: no reason given"
   grep -qE "(^|[^A-Za-z0-9_])${name##*::} ?\(" "$src/$file" || fail "$file: defines no function ${name}"
 done <"$list"
-max=58  # the count when the check came in; the goal is 25
+max=2  # the two generated tables (58 when the check came in)
 (( n <= max )) || fail "$n functions excepted; at most $max (split one rather than adding it)"
 python3 "$filter" "$list" "$src" </dev/null | grep -v 'excepted but was not found' && fail "malformed list"
 echo "function_size_exceptions: filter proved on recorded findings; $n exceptions, each with a reason"

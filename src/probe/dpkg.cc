@@ -63,35 +63,82 @@ void NoteKernelMeta(const DpkgEntry& e, bool journal, std::vector<std::string>& 
 
 }  // namespace
 
-std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
-  // A fast line scan (the status file of a full host is a few MB): only Package, Status and Version.
-  std::vector<DpkgEntry> out;
-  DpkgEntry cur;
-  auto flush = [&] {
-    if (!cur.package.empty()) out.push_back(std::move(cur));
-    cur = DpkgEntry{};
-  };
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    // Most lines are other fields or continuations: the first letter rules them out.
-    if (line.empty()) {
-      flush();
-    } else if (line[0] == 'P' && StartsWith(line, "Package:")) {
-      cur.package = std::string(Trim(line.substr(8)));
-    } else if (line[0] == 'S' && StartsWith(line, "Status:")) {
-      cur.status = std::string(Trim(line.substr(7)));
-    } else if (line[0] == 'V' && StartsWith(line, "Version:")) {
-      cur.version = std::string(Trim(line.substr(8)));
+namespace {
+
+// dpkg's stanzas, a line at a time, from pieces of a file handed over in order (a line may span two pieces):
+// only Package, Status and Version are kept, and a blank line ends a stanza. A line split between pieces
+// is kept whole only when it may be a kept field or blank; any other is remembered as one character that
+// is neither, so a long description line costs nothing to carry.
+class StanzaScanner {
+ public:
+  void Feed(std::string_view piece) {
+    size_t pos = 0;
+    while (pos < piece.size()) {
+      const size_t nl = piece.find('\n', pos);
+      if (nl == std::string_view::npos) {
+        Carry(piece.substr(pos));
+        return;
+      }
+      if (carried_.empty()) {
+        Line(piece.substr(pos, nl - pos));
+      } else {
+        Carry(piece.substr(pos, nl - pos));
+        Line(carried_);
+        carried_.clear();
+      }
+      pos = nl + 1;
     }
-    if (nl == text.size()) break;
-    pos = nl + 1;
   }
-  flush();
-  return out;
+  std::vector<DpkgEntry> Finish() {
+    Line(carried_);  // the text after the last newline, if any
+    carried_.clear();
+    Flush();
+    return std::move(out_);
+  }
+
+ private:
+  static bool MayMatter(char c) { return c == 'P' || c == 'S' || c == 'V' || c == '\r'; }
+  void Carry(std::string_view part) {
+    if (carried_.empty() && !part.empty() && !MayMatter(part[0]))
+      carried_ = "-";
+    else if (carried_ != "-")
+      carried_.append(part);
+  }
+  void Flush() {
+    if (!cur_.package.empty()) out_.push_back(std::move(cur_));
+    cur_ = DpkgEntry{};
+  }
+  // Most lines are other fields or continuations: the first letter rules them out.
+  void Line(std::string_view line) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) {
+      Flush();
+    } else if (line[0] == 'P' && StartsWith(line, "Package:")) {
+      cur_.package = std::string(Trim(line.substr(8)));
+    } else if (line[0] == 'S' && StartsWith(line, "Status:")) {
+      cur_.status = std::string(Trim(line.substr(7)));
+    } else if (line[0] == 'V' && StartsWith(line, "Version:")) {
+      cur_.version = std::string(Trim(line.substr(8)));
+    }
+  }
+  std::string carried_;
+  DpkgEntry cur_;
+  std::vector<DpkgEntry> out_;
+};
+
+// A status or journal file's stanzas, read a piece at a time; nullopt where the file cannot be read.
+std::optional<std::vector<DpkgEntry>> ScanDpkgFile(const sys::Fs& fs, const std::string& path) {
+  StanzaScanner scan;
+  if (!fs.ReadPieces(path, [&scan](std::string_view piece) { scan.Feed(piece); })) return std::nullopt;
+  return scan.Finish();
+}
+
+}  // namespace
+
+std::vector<DpkgEntry> ParseDpkgStatus(std::string_view text) {
+  StanzaScanner scan;
+  scan.Feed(text);
+  return scan.Finish();
 }
 
 bool IsNvidiaRelatedPackage(std::string_view n) {
@@ -116,9 +163,9 @@ bool DpkgInterrupted(std::string_view status) {
 DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs) {
   DpkgDatabase db;
   const std::string status_path = "/var/lib/dpkg/status";
-  if (auto status = fs.Read(status_path)) {
+  if (auto entries = ScanDpkgFile(fs, status_path)) {
     db.status_found = true;
-    db.entries = ParseDpkgStatus(*status);
+    db.entries = std::move(*entries);
   } else if (fs.Exists(status_path)) {
     throw Error(kExitFailed, sys::WhyUnreadable(fs, status_path, status_path) +
                                  "; the installed packages cannot be judged");
@@ -134,11 +181,11 @@ DpkgDatabase ReadDpkgDatabase(const sys::Fs& fs) {
   for (const auto& name : names) {
     const std::string path = "/var/lib/dpkg/updates/" + name;
     db.journal_files.push_back(path);
-    auto text = fs.Read(path);
-    if (!text && fs.Exists(path))
+    auto scanned = ScanDpkgFile(fs, path);
+    if (!scanned && fs.Exists(path))
       throw Error(kExitFailed,
                   sys::WhyUnreadable(fs, path, path) + "; the installed packages cannot be judged");
-    auto records = ParseDpkgStatus(text.value_or(""));
+    std::vector<DpkgEntry> records = scanned ? std::move(*scanned) : std::vector<DpkgEntry>();
     if (records.empty()) db.empty_journal.push_back(path);
     db.entries.insert(db.entries.end(), std::make_move_iterator(records.begin()),
                       std::make_move_iterator(records.end()));

@@ -250,20 +250,58 @@ std::optional<std::string> DiskFs::Read(const std::string& path) const {
   return text;
 }
 
-std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t max_bytes) const {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; anything but a regular file is refused.
-  int fd = ::open(Real(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::nullopt;
+namespace {
+// A regular file opened for reading, with its size (/proc and /sys files say 0); -1 for anything else.
+// O_NONBLOCK: opening a FIFO must not wait for a writer.
+int OpenRegularFile(const std::string& real, off_t& size) {
+  int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return std::nullopt;
+    return -1;
   }
+  size = st.st_size;
+  return fd;
+}
+}  // namespace
+
+bool DiskFs::ReadPieces(const std::string& path, const std::function<void(std::string_view)>& piece) const {
+  off_t size = 0;
+  const int fd = OpenRegularFile(Real(path), size);
+  if (fd < 0) return false;
+  struct CloseOnReturn {
+    int fd;
+    ~CloseOnReturn() { ::close(fd); }
+  } closer{fd};  // `piece` may throw
+  // One 64 KiB buffer, reused: the file's pages are never all in this process's memory at once.
+  char buf[65536];
+  size_t total = 0;
+  bool ok = static_cast<size_t>(size) <= kMaxRead;
+  while (ok) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    total += static_cast<size_t>(n);
+    ok = total <= kMaxRead;
+    if (ok) piece(std::string_view(buf, static_cast<size_t>(n)));
+  }
+  return ok;
+}
+
+std::optional<std::string> DiskFs::ReadPrefix(const std::string& path, size_t max_bytes) const {
+  // Anything but a regular file is refused.
+  off_t size = 0;
+  const int fd = OpenRegularFile(Real(path), size);
+  if (fd < 0) return std::nullopt;
   std::string out;
-  // A regular file's size is known up front (the 700 KB dpkg status): reserve it once instead of growing
-  // the string. /proc and /sys files report size 0 and simply grow. The chunk buffer stays small so no
-  // file-sized buffer is zero-filled and copied.
-  if (st.st_size > 0) out.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes));
+  // A regular file's size is known up front: reserve it once instead of growing the string. /proc and
+  // /sys files report size 0 and simply grow. The chunk buffer stays small so no file-sized buffer is
+  // zero-filled and copied.
+  if (size > 0) out.reserve(std::min(static_cast<size_t>(size), max_bytes));
   char buf[65536];
   while (out.size() < max_bytes) {
     ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));

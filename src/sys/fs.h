@@ -3,8 +3,10 @@
 // Tests use DiskFs over fixture trees for reading and over a temp dir (TempRoot, tests/apply) for writes.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gp::sys {
@@ -44,6 +46,14 @@ class Fs {
   virtual std::optional<std::string> Read(const std::string& path) const = 0;
   // First `max_bytes` of a file; for /proc and /sys files and for headers where only the top matters.
   virtual std::optional<std::string> ReadPrefix(const std::string& path, size_t max_bytes) const = 0;
+  // The whole contents of a regular file handed to `piece` in order, a piece at a time, so that a large
+  // file (the dpkg database's megabytes) is never held whole; false where Read gives nullopt, and then the
+  // pieces already handed over are to be discarded. By default Read's text is the one piece.
+  virtual bool ReadPieces(const std::string& path, const std::function<void(std::string_view)>& piece) const {
+    auto text = Read(path);
+    if (text) piece(*text);
+    return text.has_value();
+  }
   virtual bool Exists(const std::string& path) const = 0;  // follows symlinks
   virtual bool IsDir(const std::string& path) const = 0;
   // Entry names in a directory (no "." or ".."), sorted; empty when missing.
@@ -125,6 +135,7 @@ class DiskFs : public Fs {
   explicit DiskFs(std::string root);
   std::optional<std::string> Read(const std::string& path) const override;
   std::optional<std::string> ReadPrefix(const std::string& path, size_t max_bytes) const override;
+  bool ReadPieces(const std::string& path, const std::function<void(std::string_view)>& piece) const override;
   bool Exists(const std::string& path) const override;
   bool IsDir(const std::string& path) const override;
   std::vector<std::string> List(const std::string& dir) const override;

@@ -342,11 +342,11 @@ bool RowLists(const prebuilt::RawNode& item, const std::string& id) {
   if (item.kind != static_cast<unsigned char>(Node::Kind::kMap)) return false;
   for (unsigned i = 0; i < item.count; ++i) {
     const prebuilt::RawNode& field = prebuilt::kNodes[item.first + i];
-    if (std::string_view(field.key, field.key_len) != "pci_ids") continue;
+    if (prebuilt::KeyOf(field) != "pci_ids") continue;
     for (unsigned j = 0; j < field.count; ++j) {
       const prebuilt::RawNode& v = prebuilt::kNodes[field.first + j];
       if (v.kind == static_cast<unsigned char>(Node::Kind::kScalar) &&
-          ToLower(std::string(v.scalar, v.scalar_len)) == id)
+          ToLower(std::string(prebuilt::ScalarOf(v))) == id)
         return true;
     }
   }
@@ -406,7 +406,7 @@ const Compat& EmbeddedHostCompat() {
     const prebuilt::RawNode* gpus = nullptr;
     for (unsigned i = 0; i < root->count; ++i) {
       const prebuilt::RawNode& field = prebuilt::kNodes[root->first + i];
-      std::string key(field.key, field.key_len);
+      std::string key(prebuilt::KeyOf(field));
       Node value;
       if (key == "gpus") {
         gpus = &field;

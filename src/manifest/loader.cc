@@ -430,14 +430,13 @@ namespace {
 const prebuilt::RawNode* RawField(const prebuilt::RawNode& map, std::string_view key) {
   for (unsigned i = 0; i < map.count; ++i) {
     const prebuilt::RawNode& f = prebuilt::kNodes[map.first + i];
-    if (std::string_view(f.key, f.key_len) == key) return &f;
+    if (prebuilt::KeyOf(f) == key) return &f;
   }
   return nullptr;
 }
 
 bool RawScalar(const prebuilt::RawNode* n, std::string_view value) {
-  return n && n->kind == static_cast<unsigned char>(Node::Kind::kScalar) &&
-         std::string_view(n->scalar, n->scalar_len) == value;
+  return n && n->kind == static_cast<unsigned char>(Node::Kind::kScalar) && prebuilt::ScalarOf(*n) == value;
 }
 
 bool RawListHas(const prebuilt::RawNode& list, std::string_view value) {
@@ -472,7 +471,7 @@ bool MayChoose(const std::string& name, const HostQuery& host) {
     const prebuilt::RawNode* ext = RawField(*root, "extends");
     if (!ext) break;
     if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) return true;
-    at.assign(ext->scalar, ext->scalar_len);
+    at.assign(prebuilt::ScalarOf(*ext));
   }
   const auto list = static_cast<unsigned char>(Node::Kind::kList);
   if (RawScalar(legacy, "true")) return false;
@@ -504,20 +503,20 @@ std::optional<Rank> RawRank(const std::string& name) {
     const prebuilt::RawNode* ext = RawField(*root, "extends");
     if (!ext) break;
     if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) return std::nullopt;
-    at.assign(ext->scalar, ext->scalar_len);
+    at.assign(prebuilt::ScalarOf(*ext));
   }
   const auto scalar = static_cast<unsigned char>(Node::Kind::kScalar);
   auto version = [&](const prebuilt::RawNode* n) -> std::optional<Version> {
     if (!n) return Version();
     if (n->kind != scalar) return std::nullopt;
-    const std::string_view text(n->scalar, n->scalar_len);
+    const std::string_view text = prebuilt::ScalarOf(*n);
     if (text == "unknown") return Version();
     return Version::Parse(text);
   };
   if (!branch || branch->kind != scalar || !archs ||
       archs->kind != static_cast<unsigned char>(Node::Kind::kList))
     return std::nullopt;
-  auto b = ParseUnsigned(std::string_view(branch->scalar, branch->scalar_len));
+  auto b = ParseUnsigned(prebuilt::ScalarOf(*branch));
   auto cuda = version(cuda_version);
   auto driver = version(driver_version);
   if (!b || *b > 100000 || !cuda || !driver) return std::nullopt;

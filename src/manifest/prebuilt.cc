@@ -11,7 +11,7 @@ Node PrebuiltNode(const prebuilt::RawNode& raw, const std::shared_ptr<const std:
   n.mark.file = file;
   n.mark.line = raw.line;
   n.mark.col = raw.col;
-  if (n.kind == Node::Kind::kScalar) n.scalar.assign(raw.scalar, raw.scalar_len);
+  if (n.kind == Node::Kind::kScalar) n.scalar.assign(prebuilt::ScalarOf(raw));
   const prebuilt::RawNode* child = prebuilt::kNodes + raw.first;
   if (n.kind == Node::Kind::kList) {
     n.items.reserve(raw.count);
@@ -20,7 +20,7 @@ Node PrebuiltNode(const prebuilt::RawNode& raw, const std::shared_ptr<const std:
     n.fields.reserve(raw.count);
     n.key_marks.reserve(raw.count);
     for (unsigned i = 0; i < raw.count; ++i) {
-      n.fields.emplace_back(std::string(child[i].key, child[i].key_len), PrebuiltNode(child[i], file));
+      n.fields.emplace_back(std::string(prebuilt::KeyOf(child[i])), PrebuiltNode(child[i], file));
       Mark km;
       km.file = file;
       km.line = child[i].key_line;

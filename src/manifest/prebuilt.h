@@ -15,14 +15,15 @@ namespace gp::manifest {
 
 namespace prebuilt {
 
-// One node of the generated table. Children of a list or map are kNodes[first, first + count).
+// One node of the generated table. Children of a list or map are kNodes[first, first + count). Its strings
+// are offsets into kStrings, not pointers: the table needs no relocation when the program starts.
 struct RawNode {
   unsigned char kind;  // Node::Kind
   int line, col;       // the node's mark (1-based)
-  const char* key;     // when the parent is a map: the key, its length and where it is written
+  unsigned key_at;  // when the parent is a map: the key (kStrings[key_at, +key_len]) and where it is written
   unsigned key_len;
   int key_line, key_col;
-  const char* scalar;  // kScalar
+  unsigned scalar_at;  // kScalar: kStrings[scalar_at, +scalar_len]
   unsigned scalar_len;
   unsigned first, count;
 };
@@ -33,7 +34,11 @@ struct RawTree {
 };
 
 extern const RawNode kNodes[];
+extern const char kStrings[];
 extern const RawTree kTrees[];
+
+inline std::string_view KeyOf(const RawNode& n) { return {kStrings + n.key_at, n.key_len}; }
+inline std::string_view ScalarOf(const RawNode& n) { return {kStrings + n.scalar_at, n.scalar_len}; }
 
 }  // namespace prebuilt
 

@@ -115,9 +115,11 @@ TEST_CASE("gpuprep_embed: a broken embedded manifest fails the build with PATH:L
   CHECK(r.err == "");
   std::ifstream in(dir / "out.cc");
   std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // root map, then its two children (contiguous), then the list's items
-  CHECK(out.find("  {3, 1, 1, \"\", 0, 1, 1, \"\", 0, 1, 2},\n"
-                 "  {1, 1, 4, \"a\", 1, 1, 1, \"x\\077\\042\", 3, 0, 0},\n"
-                 "  {2, 2, 4, \"b\", 1, 2, 1, \"\", 0, 3, 2},\n") != std::string::npos);
+  // root map, then its two children (contiguous), then the list's items; keys and scalars are offsets into
+  // one table of strings, each string once
+  CHECK(out.find("  {3, 1, 1, 0, 0, 1, 1, 0, 0, 1, 2},\n"
+                 "  {1, 1, 4, 0, 1, 1, 1, 1, 3, 0, 0},\n"
+                 "  {2, 2, 4, 4, 1, 2, 1, 0, 0, 3, 2},\n") != std::string::npos);
+  CHECK(out.find("extern const char kStrings[] =\n    \"ax\\077\\042b1cd\"\n    ;\n") != std::string::npos);
   CHECK(out.find("{\"manifests/ok.yaml\", 0},") != std::string::npos);
 }

@@ -45,7 +45,14 @@ BurnSampler::BurnSampler(Context& ctx, int gpus)
 
 BurnSampler::~BurnSampler() { Stop(); }
 
-void BurnSampler::Burning() { burning_ = true; }
+// The loop wakes at once, so the first reading is the burn's start, not up to a second after it.
+void BurnSampler::Burning() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    burning_ = true;
+  }
+  cv_.notify_all();
+}
 
 void BurnSampler::Stop() {
   {
@@ -87,7 +94,8 @@ void BurnSampler::Loop() {
         samples_[i].push_back(std::move(converted[i]));
       }
     }
-    cv_.wait_for(lock, kReadEvery, [this] { return stop_; });
+    const bool was_burning = burning_;
+    cv_.wait_for(lock, kReadEvery, [this, was_burning] { return stop_ || burning_ != was_burning; });
   }
 }
 

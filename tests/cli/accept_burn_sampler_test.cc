@@ -6,7 +6,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <thread>
+#include <condition_variable>
+#include <mutex>
 
 #include "accept/record.h"
 
@@ -25,7 +26,6 @@ class StandinSession : public gp::sys::NvmlSession {
   const std::vector<gp::sys::NvmlGpu>& Gpus() const override { return gpus_; }
   std::vector<gp::sys::NvmlReading> Read(const std::vector<size_t>& positions,
                                          std::chrono::steady_clock::time_point) override {
-    ++reads;
     std::vector<gp::sys::NvmlReading> out;
     for (size_t p : positions) {
       gp::sys::NvmlReading r;
@@ -36,11 +36,30 @@ class StandinSession : public gp::sys::NvmlSession {
       r.clock_event_reasons = p == 1 ? 0x80u | 0x8u : 0x4u;  // GPU 1: the power brake
       out.push_back(r);
     }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++reads;
+      if (!burn_started) ++reads_before_burn;
+    }
+    read.notify_all();
     return out;
   }
   void Close() override { closed = true; }
+  // Waits (at most 30 s) until the sampler has read `n` times.
+  bool WaitForReads(int64_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return read.wait_for(lock, std::chrono::seconds(30), [&] { return reads >= n; });
+  }
+  void MarkBurnStarted() {
+    std::lock_guard<std::mutex> lock(mu);
+    burn_started = true;
+  }
   std::vector<gp::sys::NvmlGpu> gpus_;
+  std::mutex mu;
+  std::condition_variable read;
   int64_t reads = 0;
+  int64_t reads_before_burn = 0;
+  bool burn_started = false;
   bool closed = false;
 };
 
@@ -57,12 +76,13 @@ TEST_CASE("accept's burn sampler: one burn_clocks record per GPU, read while the
   };
   gp::cli::BurnSampler sampler(ctx, 2);
   CHECK(sampler.Error().empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  REQUIRE(session != nullptr);
-  CHECK(session->reads == 0);  // not before the burn
+  REQUIRE(session != nullptr);  // opened before the constructor returns
+  session->MarkBurnStarted();
   sampler.Burning();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
-  sampler.Stop();
+  // The first reading comes when the burn starts (Burning wakes the sampler), not a second later.
+  REQUIRE(session->WaitForReads(1));
+  CHECK(session->reads_before_burn == 0);  // nothing is read before the burn
+  sampler.Stop();                          // closes and frees the session
   const auto lines = sampler.Lines();
   REQUIRE(lines.size() == 2);
   std::string text =
@@ -89,6 +109,17 @@ TEST_CASE("accept's burn sampler: one burn_clocks record per GPU, read while the
   CHECK(rec.burn_clocks[1].sm_clock_min_mhz == 345);
   REQUIRE(rec.burn_clocks[1].reasons.size() == 2);
   CHECK(rec.burn_clocks[1].reasons[1] == std::make_pair(std::string("hw_power_brake"), 1.0));
+}
+
+TEST_CASE("accept's burn sampler: a run that ends before its burn has no readings", "[accept][burn]") {
+  gp::cli::Context ctx;
+  ctx.open_nvml = [](const gp::sys::NvmlSessionOptions&) {
+    return gp::sys::NvmlOpenResult{std::make_unique<StandinSession>(2), ""};
+  };
+  gp::cli::BurnSampler sampler(ctx, 2);
+  CHECK(sampler.Error().empty());
+  sampler.Stop();
+  CHECK(sampler.Lines().empty());
 }
 
 TEST_CASE("accept's burn sampler: no NVML is said", "[accept][burn]") {

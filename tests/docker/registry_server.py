@@ -56,16 +56,17 @@ def main():
 
         def send(self, status, body, headers=()):
             data = body if isinstance(body, bytes) else body.encode()
+            # Logged before the answer goes out: a client that has its answer finds the request in the log.
+            with lock:
+                log.write(json.dumps({"path": self.path, "status": status,
+                                      "auth": self.headers.get("Authorization", ""),
+                                      "accept": self.headers.get("Accept", "")}) + "\n")
             self.send_response(status)
             for k, v in headers:
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
-            with lock:
-                log.write(json.dumps({"path": self.path, "status": status,
-                                      "auth": self.headers.get("Authorization", ""),
-                                      "accept": self.headers.get("Accept", "")}) + "\n")
 
         def error(self, status, code, message, headers=()):
             body = json.dumps({"errors": [{"code": code, "message": message, "detail": None}]})

@@ -163,6 +163,23 @@ bool Retryable(CURLcode rc, long status) {
   }
 }
 
+// What every transfer keeps, downloads and API calls alike: TLS verification always on (with the request's
+// own CA file where it has one), at most five redirects and never to plain http, no signals, and an
+// Authorization header sent to the host asked, never to the host a redirect leads to (libcurl's default,
+// said here so no one turns it on: registries send blobs to a CDN by redirect).
+void SetTransferPolicy(const CurlApi& api, CURL* curl, const std::string& ca_file) {
+  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+  api.easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, ca_file.c_str());
+  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
+  api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
+}
+
 // Sets a stream's transfer options: where it writes, its bounds (redirects, TLS, protocols, timeouts, stall
 // speed) and where it resumes.
 void SetStreamOptions(const CurlApi& api, CURL* curl, const StreamRequest& req, StreamState& st,
@@ -171,20 +188,12 @@ void SetStreamOptions(const CurlApi& api, CURL* curl, const StreamRequest& req, 
   api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnStreamData);
   api.easy_setopt(curl, CURLOPT_WRITEDATA, &st);
   api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   api.easy_setopt(curl, CURLOPT_FAILONERROR, 1L);  // an error page is never taken for the archive
-  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
-  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
-  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
-  api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
+  SetTransferPolicy(api, curl, req.ca_file);
   api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(req.connect_timeout.count()));
   api.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   api.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(req.stall_timeout.count()));
   api.easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
-  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
   if (req.offset > 0) api.easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(req.offset));
 }
 
@@ -207,21 +216,10 @@ void SetSendOptions(const CurlApi& api, CURL* curl, const HttpRequest& req, Sink
   api.easy_setopt(curl, CURLOPT_HEADERDATA, &sink);
   if (headers) api.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   api.easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  api.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  api.easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
-  // An Authorization header is sent to the host asked, never to the host a redirect leads to (libcurl's
-  // default, said here so no one turns it on): registries send blobs to a CDN by redirect.
-  api.easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
-  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);  // TLS verification always on
-  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!req.ca_file.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, req.ca_file.c_str());
-  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
-  api.easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "https");  // a redirect never downgrades to http
+  SetTransferPolicy(api, curl, req.ca_file);
   api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout.count()));
   api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                   static_cast<long>(std::min<long>(req.timeout.count(), 15000)));
-  api.easy_setopt(curl, CURLOPT_USERAGENT, "gpuprep/" GPUPREP_VERSION);
 }
 
 // How a request's transfer ended: libcurl's code and message, the address connected to and the last URL.

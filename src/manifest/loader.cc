@@ -455,56 +455,62 @@ bool RawOsHas(const prebuilt::RawNode& list, const std::string& id, const std::s
   return false;
 }
 
-// Whether the default choice must build embedded stack `name` to judge it for `host`: false only when the
-// build-time tables alone rule it out. Its `legacy`, `os` and `architectures` are read along its extends
-// chain, the child's value first (a merge replaces a scalar or a list whole); anything else is decided on
-// the built stack (SupportsHost), so this only spares building stacks that could never be chosen.
-bool MayChoose(const std::string& name, const HostQuery& host) {
+// What the default choice reads of an embedded stack from the build-time tables alone, along its extends
+// chain, the child's value first (maps merge key by key; a scalar or a list is replaced whole): one walk
+// serves both MayChoose and RawRank. `complete` is false where the chain cannot be followed (a missing
+// file, a root that is not a map, an extends that is not a name).
+struct RawStackFields {
+  bool complete = true;
   const prebuilt::RawNode *legacy = nullptr, *os = nullptr, *archs = nullptr;
+  const prebuilt::RawNode *branch = nullptr, *driver_version = nullptr, *cuda_version = nullptr;
+};
+
+RawStackFields ReadRawStack(const std::string& name) {
+  RawStackFields f;
   std::string at = name;
   for (int depth = 0; depth < kMaxExtendsDepth; ++depth) {
     const prebuilt::RawNode* root = PrebuiltRoot(std::string(kStackDir) + at + ".yaml");
-    if (!root || root->kind != static_cast<unsigned char>(Node::Kind::kMap)) return true;
-    if (!legacy) legacy = RawField(*root, "legacy");
-    if (!os) os = RawField(*root, "os");
-    if (!archs) archs = RawField(*root, "architectures");
+    if (!root || root->kind != static_cast<unsigned char>(Node::Kind::kMap)) {
+      f.complete = false;
+      break;
+    }
+    if (!f.legacy) f.legacy = RawField(*root, "legacy");
+    if (!f.os) f.os = RawField(*root, "os");
+    if (!f.archs) f.archs = RawField(*root, "architectures");
+    if (const prebuilt::RawNode* d = RawField(*root, "driver")) {
+      if (!f.branch) f.branch = RawField(*d, "branch");
+      if (!f.driver_version) f.driver_version = RawField(*d, "version");
+    }
+    if (const prebuilt::RawNode* c = RawField(*root, "cuda"); c && !f.cuda_version)
+      f.cuda_version = RawField(*c, "version");
     const prebuilt::RawNode* ext = RawField(*root, "extends");
     if (!ext) break;
-    if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) return true;
+    if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) {
+      f.complete = false;
+      break;
+    }
     at.assign(prebuilt::ScalarOf(*ext));
   }
+  return f;
+}
+
+// Whether the default choice must build the stack to judge it for `host`: false only when its `legacy`,
+// `os` and `architectures` alone rule it out; anything else is decided on the built stack (SupportsHost),
+// so this only spares building stacks that could never be chosen.
+bool MayChoose(const RawStackFields& f, const HostQuery& host) {
+  if (!f.complete) return true;
   const auto list = static_cast<unsigned char>(Node::Kind::kList);
-  if (RawScalar(legacy, "true")) return false;
-  if (os && os->kind == list && !RawOsHas(*os, host.os_id, host.os_version_id)) return false;
-  if (archs && archs->kind == list)
+  if (RawScalar(f.legacy, "true")) return false;
+  if (f.os && f.os->kind == list && !RawOsHas(*f.os, host.os_id, host.os_version_id)) return false;
+  if (f.archs && f.archs->kind == list)
     for (const auto& a : host.architectures)
-      if (!a.empty() && !RawListHas(*archs, a)) return false;
+      if (!a.empty() && !RawListHas(*f.archs, a)) return false;
   return true;
 }
 
-// A stack's Rank from the build-time tables alone, reading `driver.branch`, `driver.version`,
-// `cuda.version` and `architectures` along its extends chain, the child's value first (maps merge key by
-// key; a scalar or a list is replaced whole); nullopt where a value is not of the shape the built stack
-// would read.
-std::optional<Rank> RawRank(const std::string& name) {
-  const prebuilt::RawNode *branch = nullptr, *driver_version = nullptr, *cuda_version = nullptr,
-                          *archs = nullptr;
-  std::string at = name;
-  for (int depth = 0; depth < kMaxExtendsDepth; ++depth) {
-    const prebuilt::RawNode* root = PrebuiltRoot(std::string(kStackDir) + at + ".yaml");
-    if (!root || root->kind != static_cast<unsigned char>(Node::Kind::kMap)) return std::nullopt;
-    if (const prebuilt::RawNode* d = RawField(*root, "driver")) {
-      if (!branch) branch = RawField(*d, "branch");
-      if (!driver_version) driver_version = RawField(*d, "version");
-    }
-    if (const prebuilt::RawNode* c = RawField(*root, "cuda"); c && !cuda_version)
-      cuda_version = RawField(*c, "version");
-    if (!archs) archs = RawField(*root, "architectures");
-    const prebuilt::RawNode* ext = RawField(*root, "extends");
-    if (!ext) break;
-    if (ext->kind != static_cast<unsigned char>(Node::Kind::kScalar)) return std::nullopt;
-    at.assign(prebuilt::ScalarOf(*ext));
-  }
+// The stack's Rank from `driver.branch`, `driver.version`, `cuda.version` and `architectures`; nullopt
+// where a value is not of the shape the built stack would read.
+std::optional<Rank> RawRank(const RawStackFields& f) {
   const auto scalar = static_cast<unsigned char>(Node::Kind::kScalar);
   auto version = [&](const prebuilt::RawNode* n) -> std::optional<Version> {
     if (!n) return Version();
@@ -513,14 +519,14 @@ std::optional<Rank> RawRank(const std::string& name) {
     if (text == "unknown") return Version();
     return Version::Parse(text);
   };
-  if (!branch || branch->kind != scalar || !archs ||
-      archs->kind != static_cast<unsigned char>(Node::Kind::kList))
+  if (!f.complete || !f.branch || f.branch->kind != scalar || !f.archs ||
+      f.archs->kind != static_cast<unsigned char>(Node::Kind::kList))
     return std::nullopt;
-  auto b = ParseUnsigned(prebuilt::ScalarOf(*branch));
-  auto cuda = version(cuda_version);
-  auto driver = version(driver_version);
+  auto b = ParseUnsigned(prebuilt::ScalarOf(*f.branch));
+  auto cuda = version(f.cuda_version);
+  auto driver = version(f.driver_version);
   if (!b || *b > 100000 || !cuda || !driver) return std::nullopt;
-  return Rank{EmbeddedHostCompat().IsLongTermSupport(static_cast<int>(*b)), *cuda, *driver, archs->count};
+  return Rank{EmbeddedHostCompat().IsLongTermSupport(static_cast<int>(*b)), *cuda, *driver, f.archs->count};
 }
 
 // The choice among `names`, visited in order: the first supported stack of the highest rank, replaced by a
@@ -548,9 +554,10 @@ const Stack* ChooseRanked(const HostQuery& host) {
   std::vector<std::pair<Rank, std::string>> ranked;
   bool raw = true;
   for (const std::string& name : EmbeddedStackNames()) {
-    if (!MayChoose(name, host)) continue;
+    const RawStackFields fields = ReadRawStack(name);
+    if (!MayChoose(fields, host)) continue;
     names.push_back(name);
-    auto r = raw ? RawRank(name) : std::nullopt;
+    auto r = raw ? RawRank(fields) : std::nullopt;
     raw = raw && r;
     if (r) ranked.emplace_back(*r, name);
   }

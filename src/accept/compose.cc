@@ -12,6 +12,28 @@ int PcieGen(double gt) {
   return 0;
 }
 
+std::vector<std::string> NodesLines(const NodesInfo& nodes, const std::vector<std::string>& nccl_log) {
+  using Json = nlohmann::ordered_json;
+  auto dump = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
+  Json env = Json::object();
+  for (const auto& [k, v] : nodes.env) env[k] = v;
+  Json ports = Json::array();
+  for (const NodePort& p : nodes.ports)
+    ports.push_back(Json{{"device", p.device},
+                         {"port", p.port},
+                         {"link_layer", p.link_layer},
+                         {"rate_gbps", p.rate_gbps},
+                         {"state", p.state}});
+  std::vector<std::string> out{dump(Json{{"record", "nodes"},
+                                         {"nnodes", nodes.nnodes},
+                                         {"node_rank", nodes.node_rank},
+                                         {"master", nodes.master},
+                                         {"env", env},
+                                         {"ports", ports}})};
+  for (const std::string& line : nccl_log) out.push_back(dump(Json{{"record", "nccl_log"}, {"line", line}}));
+  return out;
+}
+
 std::string ComposeRecording(const HostRun& run, const std::vector<HostGpu>& gpus,
                              const std::vector<std::string>& phase_lines) {
   using Json = nlohmann::ordered_json;

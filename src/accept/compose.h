@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "accept/record.h"
+
 namespace gp::accept {
 
 struct HostRun {
@@ -29,6 +31,10 @@ struct HostGpu {
 
 // The PCIe generation of a link speed in GT/s (2.5 -> 1 ... 64 -> 6); 0 when it is none of them.
 int PcieGen(double gt_per_s);
+
+// The lines of a check across nodes that gpuprep writes itself: the nodes record, then one nccl_log
+// record per line of NCCL's log.
+std::vector<std::string> NodesLines(const NodesInfo& nodes, const std::vector<std::string>& nccl_log);
 
 std::string ComposeRecording(const HostRun& run, const std::vector<HostGpu>& gpus,
                              const std::vector<std::string>& phase_lines);

@@ -6,6 +6,7 @@
 
 #include "accept/burn.h"
 #include "accept/format.h"
+#include "accept/judge_nodes.h"
 
 namespace gp::accept {
 namespace {
@@ -346,6 +347,11 @@ Result Judge(const Recording& rec, const Table& table, const Options& options) {
   key.gpus = static_cast<int>(rec.gpus.size());
   key.topology = rec.run.topology;
   InventoryChecks(rec, options.offer, r.checks);
+  if (rec.nodes) {  // a check across nodes measures the network between them, nothing of one server
+    for (auto& c : NodesChecks(rec)) r.checks.push_back(std::move(c));
+    Tally(r);
+    return r;
+  }
   LinkChecks(rec, options, key, r.checks);
   r.checks.push_back(FabricCheck(rec, key));
   for (const auto& p : rec.phases) r.checks.push_back(PhaseCheck(rec, table, key, p, options.outlier_pct));

@@ -22,6 +22,8 @@ class Fields {
   [[noreturn]] void Fail(const std::string& message) const { throw FileError(path_, line_, 1, message); }
 
   bool Has(const char* key) const { return obj_.contains(key); }
+  const std::string& Path() const { return path_; }
+  void Used(const char* key) { used_.erase(key); }
 
   std::string Text(const char* key, bool required = true) {
     used_.insert(key);
@@ -123,6 +125,7 @@ class Fields {
 };
 
 constexpr int64_t kMaxGpus = 1024;
+constexpr int64_t kMaxNodes = 1024;
 constexpr int64_t kMaxBig = int64_t{1} << 62;
 
 RunInfo ReadRun(Fields& f) {
@@ -169,7 +172,7 @@ const char* UnitOf(const std::string& phase) {
   if (phase == "matmul_bf16") return "tflops";
   if (phase == "hbm_copy") return "tb_per_s";
   if (phase == "h2d" || phase == "d2h" || phase == "p2p") return "gb_per_s";
-  if (phase == "all_reduce") return "busbw_gb_per_s";
+  if (phase == "all_reduce" || phase == "all_reduce_nodes") return "busbw_gb_per_s";
   return nullptr;
 }
 
@@ -182,9 +185,10 @@ Phase ReadPhase(Fields& f, int line) {
   p.unit = unit;
   p.value = f.Number(unit);
   p.duration_s = f.Number("duration_s");
-  if (p.phase == "all_reduce") {
+  if (p.phase == "all_reduce" || p.phase == "all_reduce_nodes") {
     p.gpu = -1;
-    p.peer = static_cast<int>(f.Whole("gpus", kMaxGpus));  // how many took part
+    if (p.phase == "all_reduce_nodes") p.nodes = static_cast<int>(f.Whole("nodes", kMaxNodes));
+    p.peer = static_cast<int>(f.Whole("gpus", kMaxGpus * kMaxNodes));  // how many took part
     p.bytes = static_cast<uint64_t>(f.Whole("message_bytes", kMaxBig));
     return p;
   }
@@ -295,6 +299,42 @@ BurnClocks ReadBurnClocks(Fields& f, int line) {
   return c;
 }
 
+// A `nodes` record (docs/json.md): nnodes, node_rank, master, env, ports.
+NodesInfo ReadNodes(Fields& f, int line) {
+  NodesInfo n;
+  n.line = line;
+  n.nnodes = static_cast<int>(f.Whole("nnodes", kMaxNodes));
+  n.node_rank = static_cast<int>(f.Whole("node_rank", kMaxNodes - 1));
+  if (n.nnodes < 2 || n.node_rank >= n.nnodes) f.Fail("\"nnodes\" must be 2 or more, \"node_rank\" below it");
+  n.master = f.Text("master");
+  if (const Json* e = f.Raw("env")) {
+    if (!e->is_object() || e->size() > 64) f.Fail("\"env\" must be an object of at most 64 variables");
+    for (auto it = e->begin(); it != e->end(); ++it) {
+      if (!it->is_string() || it.key().size() > 128 || it->get_ref<const std::string&>().size() > 1024 ||
+          ControlCharAt(it.key()) || ControlCharAt(it->get_ref<const std::string&>()))
+        f.Fail("\"env\": each variable is a name and a string of at most 1024 bytes");
+      n.env.emplace_back(it.key(), it->get<std::string>());
+    }
+  }
+  if (const Json* ports = f.Raw("ports")) {
+    if (!ports->is_array() || ports->size() > 256) f.Fail("\"ports\" must be a list of at most 256 ports");
+    for (const auto& p : *ports) {
+      if (!p.is_object()) f.Fail("\"ports\": each port is an object");
+      Fields pf(p, f.Path(), line);
+      pf.Used("record");
+      NodePort np;
+      np.device = pf.Text("device");
+      np.port = static_cast<int>(pf.Whole("port", 255));
+      np.link_layer = pf.Text("link_layer");
+      np.rate_gbps = pf.Number("rate_gbps");
+      np.state = pf.Text("state");
+      pf.Done();
+      n.ports.push_back(std::move(np));
+    }
+  }
+  return n;
+}
+
 // One line's JSON object, or FileError at the byte the parser stopped at.
 Json ParseLine(std::string_view text, const std::string& path, int line) {
   if (auto at = InvalidUtf8At(text)) throw FileError(path, line, static_cast<int>(*at) + 1, "invalid UTF-8");
@@ -328,6 +368,20 @@ void CheckGpuIndexes(const Recording& r, const std::string& path) {
   for (const auto& b : r.burns)
     if (!known.count(b.gpu))
       throw FileError(path, b.line, 1, "GPU " + std::to_string(b.gpu) + " has no gpu record");
+}
+
+// A check across nodes has its nodes record, and only a check across nodes has one.
+void CheckNodes(const Recording& r, const std::string& path) {
+  for (const auto& p : r.phases) {
+    if (p.phase == "all_reduce_nodes" && !r.nodes)
+      throw FileError(path, p.line, 1, "an all_reduce_nodes record without a nodes record");
+    if (p.phase == "all_reduce_nodes" && p.nodes != r.nodes->nnodes)
+      throw FileError(path, p.line, 1, "\"nodes\" differs from the nodes record's nnodes");
+    if (p.phase != "all_reduce_nodes" && r.nodes)
+      throw FileError(path, p.line, 1, "a check across nodes records only all_reduce_nodes");
+  }
+  if (!r.nodes && !r.nccl_log.empty())
+    throw FileError(path, 1, 1, "nccl_log records belong to a check across nodes (a nodes record)");
 }
 
 }  // namespace
@@ -378,6 +432,11 @@ Recording ParseRecording(std::string_view text, const std::string& path) {
       for (size_t i = 0; i + 1 < r.burn_clocks.size(); ++i)
         if (r.burn_clocks[i].gpu == r.burn_clocks.back().gpu)
           f.Fail("a second burn_clocks record for GPU " + std::to_string(r.burn_clocks.back().gpu));
+    } else if (kind == "nodes") {
+      if (r.nodes) f.Fail("a second nodes record");
+      r.nodes = ReadNodes(f, line);
+    } else if (kind == "nccl_log") {
+      r.nccl_log.push_back(f.Text("line"));
     } else if (kind == "end") {
       ended = true;
     } else {
@@ -388,6 +447,7 @@ Recording ParseRecording(std::string_view text, const std::string& path) {
   if (!ended)
     throw FileError(path, line > 0 ? line : 1, 1, "the recording ends before its end record (truncated)");
   CheckGpuIndexes(r, path);
+  CheckNodes(r, path);
   return r;
 }
 

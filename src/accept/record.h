@@ -46,9 +46,10 @@ struct GpuInfo {
 // A `phase` record: one measurement of one phase on one GPU, one pair, or all GPUs.
 struct Phase {
   int line = 0;       // where it stands in the recording
-  std::string phase;  // matmul_bf16 | hbm_copy | h2d | d2h | p2p | all_reduce
-  int gpu = -1;       // -1: every GPU (all_reduce)
-  int peer = -1;      // p2p: the other GPU
+  std::string phase;  // matmul_bf16 | hbm_copy | h2d | d2h | p2p | all_reduce | all_reduce_nodes
+  int gpu = -1;       // -1: every GPU (all_reduce, all_reduce_nodes)
+  int peer = -1;      // p2p: the other GPU; all_reduce and all_reduce_nodes: how many GPUs took part
+  int nodes = 0;      // all_reduce_nodes: how many nodes took part
   double value = 0;   // in the phase's unit: TFLOP/s, TB/s or GB/s
   std::string unit;   // the key it came from: tflops, tb_per_s, gb_per_s, busbw_gb_per_s
   double duration_s = 0;
@@ -93,12 +94,33 @@ struct BurnClocks {
   std::vector<BurnXid> xids;
 };
 
+// One port of an RDMA device on the measuring node, as gpuprep read it from sysfs when it measured.
+struct NodePort {
+  std::string device;      // "mlx5_0"
+  int port = 0;            // 1
+  std::string link_layer;  // "InfiniBand", "Ethernet" (RoCE), "Unspecified" (EFA)
+  double rate_gbps = 0;    // the port's rate, Gb/s (0: not read)
+  std::string state;       // "ACTIVE", "DOWN", ...
+};
+
+// The `nodes` record: a run of the check across nodes (`accept --nnodes`), as the node that recorded it saw
+// it: which node it was, where the nodes met, the NCCL environment gpuprep chose, and this node's RDMA ports.
+struct NodesInfo {
+  int line = 0;
+  int nnodes = 0, node_rank = 0;
+  std::string master;                                    // "HOST:PORT"
+  std::vector<std::pair<std::string, std::string>> env;  // NCCL_* variables the program ran with
+  std::vector<NodePort> ports;
+};
+
 struct Recording {
   RunInfo run;
   std::vector<GpuInfo> gpus;
   std::vector<Phase> phases;
   std::vector<Burn> burns;
   std::vector<BurnClocks> burn_clocks;
+  std::optional<NodesInfo> nodes;     // a check across nodes
+  std::vector<std::string> nccl_log;  // NCCL's own log lines (NCCL_DEBUG=INFO) of that check, in order
 };
 
 // Parses `text` (named `path` in errors). Throws FileError (exit 2) at the first bad line; a recording

@@ -39,6 +39,15 @@ std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool f
   return argv;
 }
 
+std::vector<std::string> NodesProgramArgv(const std::string& python, int gpus, bool fast,
+                                          const NodesRun& nodes) {
+  std::vector<std::string> argv = ProgramArgv(python, gpus, fast, {kNodesMessageBytes});
+  argv.insert(argv.end(), {"--phases", "all_reduce_nodes", "--nnodes", std::to_string(nodes.nnodes),
+                           "--node-rank", std::to_string(nodes.node_rank), "--master", nodes.master,
+                           "--rendezvous-seconds", std::to_string(kRendezvous.count())});
+  return argv;
+}
+
 std::map<std::string, std::string> ProgramEnv(bool burn) {
   std::map<std::string, std::string> env{{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"PYTHONUNBUFFERED", "1"}};
   if (burn) env["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8";

@@ -29,6 +29,20 @@ std::vector<uint64_t> AllReduceSizes(const Table& table, const std::string& devi
 std::vector<std::string> ProgramArgv(const std::string& python, int gpus, bool fast,
                                      const std::vector<uint64_t>& allreduce_bytes,
                                      std::chrono::seconds burn = std::chrono::seconds(0));
+// The check across nodes (`accept --nnodes`): how many nodes, which one this is, and where they meet.
+struct NodesRun {
+  int nnodes = 0;
+  int node_rank = 0;
+  std::string master;  // "HOST:PORT" ("[v6]:PORT")
+};
+// The message the all-reduce across nodes moves: large enough that the bus bandwidth is on its plateau, as
+// Azure's health checks measure their all-reduce floors at 8 and 16 GiB.
+inline constexpr uint64_t kNodesMessageBytes = uint64_t{8} << 30;
+// `python -c PROGRAM --device cuda --gpus N [--fast] --seconds S --phases all_reduce_nodes --nnodes N
+// --node-rank R --master HOST:PORT --rendezvous-seconds 300 --allreduce-bytes 8589934592`.
+std::vector<std::string> NodesProgramArgv(const std::string& python, int gpus, bool fast,
+                                          const NodesRun& nodes);
+
 // CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's device i is NVML's GPU i), PYTHONUNBUFFERED=1 (lines as they come);
 // with a burn also CUBLAS_WORKSPACE_CONFIG=:4096:8, cuBLAS's condition for bit-wise reproducible products
 // (its documentation, "Results reproducibility"), set before the program's first CUDA call.

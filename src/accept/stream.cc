@@ -21,8 +21,11 @@ constexpr Budget kBudgets[] = {
     {"d2h", 20, 40},         {"p2p", 40, 90},      {"all_reduce", 60, 120},
 };
 
+// The all-reduce across nodes: NCCL connects the nodes (30 s) before the same allowance as one server's.
+constexpr Budget kNodesBudget{"all_reduce_nodes", 90, 150};
+
 bool KnownPhase(const std::string& p) {
-  if (p == "burn") return true;
+  if (p == "burn" || p == kNodesBudget.phase) return true;
   for (const auto& b : kBudgets)
     if (p == b.phase) return true;
   return false;
@@ -36,6 +39,8 @@ double ProgramSeconds(bool fast) { return fast ? 3.0 : 10.0; }
 
 seconds PhaseBudget(const std::string& phase, bool fast, seconds burn) {
   if (phase == "burn") return burn.count() > 0 ? burn + kBurnSetup : seconds(0);
+  if (phase == kNodesBudget.phase)
+    return kRendezvous + seconds(fast ? kNodesBudget.fast_s : kNodesBudget.default_s);
   for (const auto& b : kBudgets)
     if (phase == b.phase) return seconds(fast ? b.fast_s : b.default_s);
   return seconds(0);
@@ -46,6 +51,10 @@ seconds RunBudget(bool fast, seconds burn) {
   if (burn.count() > 0) total += PhaseBudget("burn", fast, burn) + kBetweenPhases;
   for (const auto& b : kBudgets) total += seconds(fast ? b.fast_s : b.default_s) + kBetweenPhases;
   return total;
+}
+
+seconds NodesRunBudget(bool fast) {
+  return kStartAllowance + PhaseBudget(kNodesBudget.phase, fast) + kBetweenPhases;
 }
 
 ProgramStream::ProgramStream(int gpus, bool fast, Now now)
@@ -90,8 +99,41 @@ bool ProgramStream::on_stdout(std::string_view chunk) {
 }
 
 void ProgramStream::on_stderr(std::string_view chunk) {
-  stderr_.append(chunk.data(), chunk.size());
-  if (stderr_.size() > kProgramStderrMax) stderr_.erase(0, stderr_.size() - kProgramStderrMax);
+  if (!keep_nccl_) {
+    stderr_.append(chunk.data(), chunk.size());
+    if (stderr_.size() > kProgramStderrMax) stderr_.erase(0, stderr_.size() - kProgramStderrMax);
+    return;
+  }
+  stderr_partial_.append(chunk.data(), chunk.size());
+  size_t start = 0, nl;
+  while ((nl = stderr_partial_.find('\n', start)) != std::string::npos) {
+    StderrLine(std::string_view(stderr_partial_).substr(start, nl - start));
+    start = nl + 1;
+  }
+  stderr_partial_.erase(0, start);
+  if (stderr_partial_.size() > kProgramLineMax) {  // no NCCL line is this long (its buffer is 1 KiB)
+    StderrLine(stderr_partial_);
+    stderr_partial_.clear();
+  }
+}
+
+void ProgramStream::StderrLine(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  const bool nccl =
+      line.find("NCCL INFO") != std::string_view::npos || line.find("NCCL WARN") != std::string_view::npos;
+  if (!nccl) {
+    stderr_.append(line.data(), line.size()).push_back('\n');
+    if (stderr_.size() > kProgramStderrMax) stderr_.erase(0, stderr_.size() - kProgramStderrMax);
+    return;
+  }
+  if (nccl_lines_.size() >= kMaxNcclLines) {
+    ++nccl_dropped_;
+    return;
+  }
+  std::string kept(line.substr(0, kMaxNcclLineBytes));
+  for (char& ch : kept)
+    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
+  nccl_lines_.push_back(std::move(kept));
 }
 
 std::optional<SteadyClock::time_point> ProgramStream::deadline() const {
@@ -154,6 +196,8 @@ bool ProgramStream::Line(std::string_view line) {
 void ProgramStream::Finish(int exit_code) {
   if (!partial_.empty() && !stopped_) Line(partial_);
   partial_.clear();
+  if (!stderr_partial_.empty()) StderrLine(stderr_partial_);
+  stderr_partial_.clear();
   if (done_ && exit_code == 0) return;
   if (!done_ && deadline_ && now_() >= *deadline_ && !stopped_) {
     if (phase_.empty()) {

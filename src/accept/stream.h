@@ -33,6 +33,13 @@ std::chrono::seconds PhaseBudget(const std::string& phase, bool fast,
                                  std::chrono::seconds burn = std::chrono::seconds(0));
 // Every phase's budget, the start and the gaps: the longest a run may take.
 std::chrono::seconds RunBudget(bool fast, std::chrono::seconds burn = std::chrono::seconds(0));
+// The check across nodes: how long the program waits for every node to come (--rendezvous-seconds), which
+// its one phase, all_reduce_nodes, includes; and the longest such a run may take.
+inline constexpr std::chrono::seconds kRendezvous{300};
+std::chrono::seconds NodesRunBudget(bool fast);
+// NCCL's log lines kept per run (ProgramStream::KeepNcclLines), and the bytes kept of each.
+inline constexpr size_t kMaxNcclLines = 20000;
+inline constexpr size_t kMaxNcclLineBytes = 1000;
 
 struct ProgramFinding {
   std::string phase;       // "" when not one phase
@@ -54,6 +61,11 @@ class ProgramStream : public ProgramSink {
 
   // The burn's duration (the program's --burn-seconds), for its phase's allowance.
   void SetBurn(std::chrono::seconds burn) { burn_ = burn; }
+  // Keeps NCCL's own log lines (those with "NCCL INFO" or "NCCL WARN") that the program writes on stderr
+  // apart from the rest of it: printable ASCII, at most kMaxNcclLineBytes each, at most kMaxNcclLines.
+  void KeepNcclLines() { keep_nccl_ = true; }
+  const std::vector<std::string>& NcclLines() const { return nccl_lines_; }
+  size_t NcclLinesDropped() const { return nccl_dropped_; }
 
   // After the program ended (its exit status, or -1 when gpuprep ended it): the findings of how it ended.
   void Finish(int exit_code);
@@ -70,13 +82,17 @@ class ProgramStream : public ProgramSink {
  private:
   bool Line(std::string_view line);
   void Add(std::string phase, std::optional<int> gpu, std::string what);
-  void LongLine();  // the finding for a line over kProgramLineMax
+  void LongLine();                         // the finding for a line over kProgramLineMax
+  void StderrLine(std::string_view line);  // one whole stderr line, when NCCL's lines are kept apart
 
   int gpus_;
   bool fast_;
   std::chrono::seconds burn_{0};
   Now now_;
-  std::string partial_, stderr_;
+  std::string partial_, stderr_, stderr_partial_;
+  bool keep_nccl_ = false;
+  std::vector<std::string> nccl_lines_;
+  size_t nccl_dropped_ = 0;
   size_t total_ = 0;
   bool stopped_ = false, done_ = false, started_ = false;
   std::string phase_;

@@ -4,6 +4,9 @@
 // gpuprep's measurement program on the live host (cli/accept_measure.h). Exit 0 nothing failed, 1 a check
 // failed (or, with --strict, one was skipped or had no expectation), 2 bad input.
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <ostream>
 
 #include "accept/catalogue_links.h"
@@ -21,6 +24,7 @@
 #include "cli/size_inputs.h"
 #include "cli/target.h"
 #include "cli/task_doc.h"
+#include "launch/validate.h"
 #include "layers/check.h"
 #include "manifest/loader.h"
 #include "probe/host.h"
@@ -43,6 +47,9 @@ struct AcceptOptions {
   bool strict = false;
   std::string nnodes, node_rank, master;
 };
+
+// The most nodes the check across nodes takes (the measurement program's own bound).
+constexpr int kMaxAcceptNodes = 1024;
 
 std::vector<accept::KnownBoard> KnownBoards() {
   std::vector<accept::KnownBoard> out;
@@ -75,12 +82,46 @@ std::chrono::seconds BurnSeconds(const AcceptOptions& o) {
   return std::chrono::seconds(*ms / 1000);
 }
 
+// A whole number from `min` to `max` given to `flag`.
+int WholeFlag(const char* flag, const std::string& text, int min, int max) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
+      end != text.c_str() + text.size() || errno != 0 || v < min || v > max)
+    throw FlagError(flag, "a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                              ", not " + QuoteToken(text));
+  return static_cast<int>(v);
+}
+
+// The check across nodes: --nnodes, --node-rank and --master together (nullopt when none is given).
+std::optional<accept::NodesRun> NodesOf(const AcceptOptions& o) {
+  if (o.nnodes.empty() && o.node_rank.empty() && o.master.empty()) return std::nullopt;
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--nnodes", &o.nnodes},
+                                    {"--node-rank", &o.node_rank},
+                                    {"--master", &o.master}})
+    if (value->empty())
+      throw FlagError(flag, "the check across nodes needs --nnodes, --node-rank and --master, on every node");
+  accept::NodesRun n;
+  n.nnodes = WholeFlag("--nnodes", o.nnodes, 2, kMaxAcceptNodes);
+  n.node_rank = WholeFlag("--node-rank", o.node_rank, 0, n.nnodes - 1);
+  launch::ParseMaster(o.master);  // ADDR:PORT, or a FlagError naming --master
+  n.master = o.master;
+  if (!o.measurements.empty())
+    throw FlagError("--nnodes", "applies when measuring; a recording (--measurements) is judged as recorded");
+  const char* one_server = !o.burn.empty()      ? "--burn"
+                           : !o.storage.empty() ? "--storage"
+                           : o.storage_only     ? "--storage-only"
+                           : !o.task.empty()    ? "--task"
+                                                : nullptr;
+  if (one_server)
+    throw FlagError(one_server,
+                    "applies to one server; the check across nodes (--nnodes) measures only the all-reduce "
+                    "between them");
+  return n;
+}
+
 void CheckFlags(const AcceptOptions& o) {
-  if (!o.nnodes.empty() || !o.node_rank.empty() || !o.master.empty())
-    throw FlagError(!o.nnodes.empty()      ? "--nnodes"
-                    : !o.node_rank.empty() ? "--node-rank"
-                                           : "--master",
-                    "the multi-node check is reserved for a later release; accept checks one server");
   if (o.runtime != "container" && o.runtime != "host")
     throw FlagError("--runtime", "container or host, not " + QuoteToken(o.runtime));
   if (o.fast && !o.burn.empty()) throw FlagError("--burn", "give --fast or --burn, not both");
@@ -183,6 +224,7 @@ std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o, con
 
 int RunAccept(Context& ctx, const AcceptOptions& o) {
   CheckFlags(o);
+  (void)NodesOf(o);  // every flag is checked before anything is read or measured
   accept::Options opts;
   opts.outlier_pct = Outlier(o.outlier);
   opts.offer = LoadOffer(ctx, o.expect);
@@ -194,7 +236,8 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
       opts.offer ? opts.offer->storage : std::vector<accept::StorageFloor>{};
   accept::Result r;
   if (o.measurements.empty()) {
-    const MeasurePlan plan{o.fast, BurnSeconds(o)};
+    MeasurePlan plan{o.fast, BurnSeconds(o), NodesOf(o)};
+    if (plan.nodes) plan.burn = std::chrono::seconds(0);
     if (!o.save.empty()) CheckOutput(ctx, "--save", o.save);
     const uint64_t storage_bytes = o.storage.empty() ? 0 : StorageBytes(ctx, o.task, o.storage_size);
     CheckStorageDirs(o.storage, storage_bytes);
@@ -260,9 +303,10 @@ void RegisterAccept(CLI::App* sub, Context& ctx, int& exit_code) {
   sub->add_option("--measurements", o->measurements, "Judge this recording (JSON Lines, docs/json.md)");
   sub->add_option("--save", o->save,
                   "Also write what was measured as a recording to FILE (--measurements reads it)");
-  sub->add_option("--nnodes", o->nnodes, "Reserved for the multi-node check")->group("");
-  sub->add_option("--node-rank", o->node_rank, "Reserved for the multi-node check")->group("");
-  sub->add_option("--master", o->master, "Reserved for the multi-node check")->group("");
+  sub->add_option("--nnodes", o->nnodes,
+                  "The check across nodes: how many nodes (run accept on each, with the same --master)");
+  sub->add_option("--node-rank", o->node_rank, "The check across nodes: this node's rank, 0 to --nnodes - 1");
+  sub->add_option("--master", o->master, "The check across nodes: ADDR:PORT of node 0, where the nodes meet");
   sub->callback([&ctx, &exit_code, o] { exit_code = RunAccept(ctx, *o); });
 }
 

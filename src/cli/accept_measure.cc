@@ -16,6 +16,8 @@
 #include "cli/accept_burn_sampler.h"
 #include "docker/engine.h"
 #include "docker/image_ref.h"
+#include "launch/nccl_env.h"
+#include "launch/validate.h"
 #include "sys/clock.h"
 #include "sys/host_info.h"
 #include "util/error.h"
@@ -106,8 +108,79 @@ accept::HostRun HostRunOf(const Target& t) {
   return run;
 }
 
+// The longest the program may run for this plan.
+std::chrono::seconds PlanBudget(const MeasurePlan& plan) {
+  return plan.nodes ? accept::NodesRunBudget(plan.fast) : accept::RunBudget(plan.fast, plan.burn);
+}
+
+// This node's RDMA ports as the nodes record lists them (the rate's leading number: "400 Gb/sec (4X NDR)").
+std::vector<accept::NodePort> NodePorts(const probe::NetworkInfo& n) {
+  std::vector<accept::NodePort> out;
+  for (const auto& d : n.rdma)
+    for (const auto& p : d.ports) {
+      accept::NodePort np{d.name, p.number, p.link_layer, 0, p.state};
+      char* end = nullptr;
+      const double rate = std::strtod(p.rate.c_str(), &end);
+      if (end != p.rate.c_str() && rate > 0 && rate < 1e6) np.rate_gbps = rate;
+      out.push_back(std::move(np));
+    }
+  return out;
+}
+
+// One NCCL variable for the check across nodes: the user's own value wins (and is said), else gpuprep's.
+void SetNcclVar(Context& ctx, std::map<std::string, std::string>& env, const std::string& name,
+                const std::string& value, const std::string& why) {
+  if (const auto own = ctx.env.find(name); own != ctx.env.end()) {
+    env[name] = own->second;
+    if (!ctx.opts.quiet)
+      *ctx.err << "gpuprep: accept: " << name << "=" << TerminalSafe(own->second)
+               << " from your environment (gpuprep would set " << TerminalSafe(value) << ": " << why << ")\n";
+    return;
+  }
+  env[name] = value;
+  if (!ctx.opts.quiet)
+    *ctx.err << "gpuprep: accept: " << name << "=" << TerminalSafe(value) << " (" << why << ")\n";
+}
+
+// The program's environment: ProgramEnv, and for the check across nodes NCCL's log (NCCL_DEBUG=INFO, which
+// the judgement reads) and the network variables `gpuprep launch` would give this node's command.
+std::map<std::string, std::string> RunEnv(Context& ctx, const Target& t, const MeasurePlan& plan) {
+  std::map<std::string, std::string> env = accept::ProgramEnv(plan.burn.count() > 0);
+  if (!plan.nodes) return env;
+  env["NCCL_DEBUG"] = "INFO";
+  const launch::LocalNet local = launch::ReadLocalNet(launch::ParseMaster(plan.nodes->master).first);
+  if (!local.route_ifname.empty())
+    SetNcclVar(ctx, env, "NCCL_SOCKET_IFNAME", "=" + local.route_ifname,
+               "the interface this host's kernel routes the master's address through");
+  else
+    SetNcclVar(ctx, env, "NCCL_SOCKET_IFNAME", launch::kSocketIfnameExclude,
+               "the interface toward the master is not known: " + local.why_not);
+  if (const std::string hca = launch::IbHcaValue(t.facts.network); !hca.empty())
+    SetNcclVar(ctx, env, "NCCL_IB_HCA", hca, "this node's ACTIVE InfiniBand and RoCE ports, exactly");
+  const launch::NetChoice net = launch::NcclNetValue(t.facts.network);
+  SetNcclVar(ctx, env, "NCCL_NET", net.value, net.why + "; NCCL cannot fall back to another network");
+  // On two nodes NCCL's tree can pass the network's own bandwidth (NVIDIA/nccl-tests#196, NVIDIA's answer:
+  // force NCCL_ALGO=RING to measure the network); the ring's bus bandwidth is bounded by the ports.
+  SetNcclVar(ctx, env, "NCCL_ALGO", "Ring",
+             "the ring's bus bandwidth is bounded by the network, as the floor is");
+  return env;
+}
+
+// The nodes record of a check across nodes: the plan, the NCCL variables it ran with, this node's ports.
+accept::NodesInfo NodesInfoOf(const Target& t, const accept::NodesRun& n,
+                              const std::map<std::string, std::string>& env) {
+  accept::NodesInfo info;
+  info.nnodes = n.nnodes;
+  info.node_rank = n.node_rank;
+  info.master = n.master;
+  for (const auto& [k, v] : env)
+    if (k.rfind("NCCL_", 0) == 0) info.env.emplace_back(k, v);
+  info.ports = NodePorts(t.facts.network);
+  return info;
+}
+
 Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const std::string& python,
-                 const ProgramRunner& run_program) {
+                 const std::map<std::string, std::string>& env, const ProgramRunner& run_program) {
   const std::vector<accept::HostGpu> gpus = GpusOf(t.facts);
   if (gpus.empty()) throw Error(kExitFailed, "accept: NVML reports no GPU to measure");
   accept::HostRun run = HostRunOf(t);
@@ -117,17 +190,25 @@ Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const s
       accept::AllReduceSizes(accept::EmbeddedTable(), gpus.front().pci_device_id, n, run.topology);
   accept::ProgramStream stream(n, plan.fast);
   stream.SetBurn(plan.burn);
+  if (plan.nodes) stream.KeepNcclLines();
   // watch's sampler reads every GPU while the burn runs (not while the other phases measure).
   std::unique_ptr<BurnSampler> sampler;
   if (plan.burn.count() > 0) sampler = std::make_unique<BurnSampler>(ctx, n);
   stream.on_phase = [&](const std::string& phase, std::chrono::seconds budget) {
     if (phase == "burn" && sampler) sampler->Burning();
-    if (!ctx.opts.quiet)
+    if (!ctx.opts.quiet && plan.nodes)
+      *ctx.err << "gpuprep: accept: node " << plan.nodes->node_rank << " of " << plan.nodes->nnodes
+               << ": waiting up to " << accept::kRendezvous.count() << " s for every node at "
+               << plan.nodes->master << ", then one all-reduce over all their GPUs (up to " << budget.count()
+               << " s in all)\n";
+    else if (!ctx.opts.quiet)
       *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to " << budget.count()
                << " s)\n";
   };
   const accept::ProgramEnd end =
-      run_program(accept::ProgramArgv(python, n, plan.fast, sizes, plan.burn), stream);
+      run_program(plan.nodes ? accept::NodesProgramArgv(python, n, plan.fast, *plan.nodes)
+                             : accept::ProgramArgv(python, n, plan.fast, sizes, plan.burn),
+                  stream);
   if (!end.left.empty())
     *ctx.err << "gpuprep: accept: container " << end.left.substr(0, 12)
              << " could not be removed; remove it with: docker rm -f " << end.left.substr(0, 12) << "\n";
@@ -138,6 +219,13 @@ Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const s
 
   Measured m;
   std::vector<std::string> lines = stream.PhaseLines();
+  if (plan.nodes) {
+    for (auto& l : accept::NodesLines(NodesInfoOf(t, *plan.nodes, env), stream.NcclLines()))
+      lines.push_back(std::move(l));
+    if (stream.NcclLinesDropped() > 0 && !ctx.opts.quiet)
+      *ctx.err << "gpuprep: accept: NCCL's log past its first " << accept::kMaxNcclLines
+               << " lines was not kept (" << stream.NcclLinesDropped() << " more)\n";
+  }
   if (sampler) {
     sampler->Stop();
     for (auto& l : sampler->Lines()) lines.push_back(std::move(l));
@@ -176,6 +264,15 @@ void PullWithProgress(Context& ctx, docker::Engine& engine, const std::string& i
   if (!ok) throw Error(kExitFailed, "accept: cannot pull " + image + ": " + TerminalSafe(err.message));
 }
 
+// A container for the check across nodes: the host's network (node 0 listens at the master's address; NCCL
+// picks the host's interfaces), the RDMA devices, memlock without limit and IPC_LOCK for their registrations.
+void NodesContainer(Context& ctx, docker::ContainerRun& run) {
+  run.network_host = true;
+  if (ctx.local_fs->IsDir("/dev/infiniband")) run.devices.push_back("/dev/infiniband");
+  run.memlock_unlimited = true;
+  run.cap_add.push_back("IPC_LOCK");
+}
+
 // Ctrl-C and SIGTERM while the program runs (the live host's handlers; none in tests without a waiter).
 std::function<bool()> Interrupted(Context& ctx, std::unique_ptr<sys::Waiter>& holder) {
   if (ctx.make_waiter) holder = ctx.make_waiter();
@@ -188,10 +285,10 @@ std::function<bool()> Interrupted(Context& ctx, std::unique_ptr<sys::Waiter>& ho
 Measured MeasureOnHost(Context& ctx, const Target& t, const MeasurePlan& plan) {
   std::unique_ptr<sys::Waiter> waiter;
   const auto interrupted = Interrupted(ctx, waiter);
-  return Measure(ctx, t, plan, "python3",
+  const auto env = RunEnv(ctx, t, plan);
+  return Measure(ctx, t, plan, "python3", env,
                  [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
-                   return accept::RunOnHost(*ctx.runner, argv, accept::ProgramEnv(plan.burn.count() > 0),
-                                            stream, accept::RunBudget(plan.fast, plan.burn), interrupted);
+                   return accept::RunOnHost(*ctx.runner, argv, env, stream, PlanBudget(plan), interrupted);
                  });
 }
 
@@ -225,16 +322,16 @@ Measured MeasureInContainer(Context& ctx, const Target& t, const MeasurePlan& pl
   if (!reaped.error.empty()) throw Error(kExitFailed, "accept: " + TerminalSafe(reaped.error));
 
   docker::ContainerRun base = apply::StackGpuRun(s, image, {});
-  base.env = accept::ProgramEnv(plan.burn.count() > 0);
+  base.env = RunEnv(ctx, t, plan);
+  if (plan.nodes) NodesContainer(ctx, base);
   const std::string label = accept::RunLabel(sys::OwnPid(), static_cast<long long>(std::time(nullptr)));
   std::unique_ptr<sys::Waiter> waiter;
   const auto interrupted = Interrupted(ctx, waiter);
-  return Measure(ctx, t, plan, "python",
+  return Measure(ctx, t, plan, "python", base.env,
                  [&](const std::vector<std::string>& argv, accept::ProgramStream& stream) {
                    docker::ContainerRun run = base;
                    run.cmd = argv;
-                   return accept::RunInContainer(engine, run, label, stream,
-                                                 accept::RunBudget(plan.fast, plan.burn), interrupted);
+                   return accept::RunInContainer(engine, run, label, stream, PlanBudget(plan), interrupted);
                  });
 }
 

@@ -3,10 +3,12 @@
 // view of the host into a recording that is judged as `--measurements` would judge it.
 #pragma once
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "accept/judge.h"
 #include "accept/record.h"
+#include "accept/run_host.h"
 #include "cli/context.h"
 #include "cli/target.h"
 
@@ -18,10 +20,12 @@ struct Measured {
   std::vector<accept::Check> program_checks;  // what went wrong while measuring, as failed checks
 };
 
-// What to measure: the phases' length (fast) and the burn's duration (0: none).
+// What to measure: the phases' length (fast) and the burn's duration (0: none); or, with `nodes`, only the
+// all-reduce across the nodes (`accept --nnodes`).
 struct MeasurePlan {
   bool fast = false;
   std::chrono::seconds burn{0};
+  std::optional<accept::NodesRun> nodes;
 };
 
 // Runs the program on this host (the gate has held) and returns the recording it made.

@@ -285,6 +285,22 @@ bool Engine::Pull(const std::string& ref, const std::function<void(const PullPro
   return true;
 }
 
+namespace {
+// What a job across nodes adds to HostConfig (ContainerRun's network_host, devices, memlock, cap_add).
+void AddNodesHostConfig(const ContainerRun& run, json& host) {
+  if (run.network_host) host["NetworkMode"] = "host";
+  if (!run.devices.empty()) {
+    json devices = json::array();
+    for (const auto& d : run.devices)
+      devices.push_back({{"PathOnHost", d}, {"PathInContainer", d}, {"CgroupPermissions", "rwm"}});
+    host["Devices"] = devices;
+  }
+  if (run.memlock_unlimited)
+    host["Ulimits"] = json::array({{{"Name", "memlock"}, {"Soft", -1}, {"Hard", -1}}});
+  if (!run.cap_add.empty()) host["CapAdd"] = run.cap_add;
+}
+}  // namespace
+
 std::string Engine::CreateBody(const ContainerRun& run, bool attach) const {
   json host = {{"AutoRemove", run.auto_remove}};
   if (run.ipc_host) host["IpcMode"] = "host";
@@ -297,6 +313,7 @@ std::string Engine::CreateBody(const ContainerRun& run, bool attach) const {
                                            {"DeviceIDs", nullptr},
                                            {"Capabilities", json::array({json::array({"gpu"})})},
                                            {"Options", json::object()}}});
+  AddNodesHostConfig(run, host);
   json env = json::array();
   for (const auto& [k, v] : run.env) env.push_back(k + "=" + v);
   json body = {{"Image", run.image},     {"Cmd", run.cmd},         {"Tty", false},

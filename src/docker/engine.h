@@ -59,6 +59,12 @@ struct ContainerRun {
   std::map<std::string, std::string> labels{{"gpuprep", "verify"}};
   bool auto_remove = false;                // HostConfig.AutoRemove: the engine removes it when it exits
   std::map<std::string, std::string> env;  // added to the image's environment
+  // For a job across nodes (RDMA): the host's network, devices at their host paths, memlock without limit
+  // (the RDMA memory registrations) and added capabilities (IPC_LOCK).
+  bool network_host = false;         // HostConfig.NetworkMode "host"
+  std::vector<std::string> devices;  // HostConfig.Devices, e.g. /dev/infiniband, read-write-mknod
+  bool memlock_unlimited = false;    // HostConfig.Ulimits memlock -1/-1
+  std::vector<std::string> cap_add;  // HostConfig.CapAdd
 };
 
 // A container whose output is read as it is written: attached before it starts, so nothing is missed.

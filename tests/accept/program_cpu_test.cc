@@ -2,8 +2,14 @@
 // phase's code, two workers, gloo's all-reduce), read by gpuprep's own stream reader and recording parser:
 // every record it prints is held to the contract. Hidden ([.]): tests/integration/accept_program_cpu.sh runs
 // it with GPUPREP_TORCH_PYTHON set to a python3 that imports torch, and skips where there is none.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <thread>
 
 #include "accept/burn.h"
 #include "accept/compose.h"
@@ -137,4 +143,89 @@ TEST_CASE("the embedded program on the CPU: every phase, read back as a recordin
     }
   }
   CHECK(all_reduce == 2);
+}
+
+namespace {
+
+// A TCP port on the loopback nothing listens on now (the kernel's choice for a socket bound to port 0).
+std::string FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  ::close(fd);
+  return std::to_string(ntohs(a.sin_port));
+}
+
+// One node of the check across nodes on the CPU (two workers, gloo): the program's argv with a tiny message,
+// `rendezvous` the seconds it waits for the other nodes.
+struct CpuNode {
+  gp::accept::ProgramStream stream{2, true};
+  gp::accept::ProgramEnd end;
+  void Run(const char* python, int rank, const std::string& master, const char* rendezvous) {
+    gp::accept::NodesRun n{2, rank, master};
+    auto argv = gp::accept::NodesProgramArgv(python, 2, true, n);
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--device") argv[i + 1] = "cpu";
+      if (argv[i] == "--allreduce-bytes") argv[i + 1] = "4096";
+      if (argv[i] == "--rendezvous-seconds") argv[i + 1] = rendezvous;
+    }
+    argv.push_back("--tiny");
+    stream.KeepNcclLines();
+    auto env = gp::accept::ProgramEnv();
+    env["OMP_NUM_THREADS"] = "1";
+    gp::sys::RealCommandRunner runner;
+    end = gp::accept::RunOnHost(runner, argv, env, stream, std::chrono::seconds(180));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the embedded program across two nodes on the CPU: one all-reduce over both nodes' workers",
+          "[.][torch]") {
+  const char* python = std::getenv("GPUPREP_TORCH_PYTHON");
+  REQUIRE(python != nullptr);
+  const std::string master = "127.0.0.1:" + FreePort();
+  CpuNode node0, node1;
+  std::thread other([&] { node1.Run(python, 1, master, "60"); });
+  node0.Run(python, 0, master, "60");
+  other.join();
+  for (CpuNode* node : {&node0, &node1}) {
+    INFO(node->stream.StderrTail(10));
+    REQUIRE(node->end.started);
+    CHECK(node->end.exit_code == 0);
+    for (const auto& f : node->stream.Findings()) FAIL_CHECK(f.phase << ": " << f.what);
+    REQUIRE(node->stream.PhaseLines().size() == 1);
+    gp::accept::NodesInfo info;
+    info.nnodes = 2;
+    info.master = master;
+    std::vector<std::string> lines = node->stream.PhaseLines();
+    for (auto& l : gp::accept::NodesLines(info, node->stream.NcclLines())) lines.push_back(l);
+    const auto rec = gp::accept::ParseRecording(CpuRecording(lines), "cpu-nodes");
+    REQUIRE(rec.phases.size() == 1);
+    CHECK(rec.phases[0].phase == "all_reduce_nodes");
+    CHECK(rec.phases[0].nodes == 2);
+    CHECK(rec.phases[0].peer == 4);  // both nodes' two workers
+    CHECK(rec.phases[0].value > 0);
+  }
+}
+
+TEST_CASE("the embedded program across nodes: a node alone fails the phase after its rendezvous wait",
+          "[.][torch]") {
+  const char* python = std::getenv("GPUPREP_TORCH_PYTHON");
+  REQUIRE(python != nullptr);
+  CpuNode node1;  // node 0, where the nodes meet, never comes
+  node1.Run(python, 1, "127.0.0.1:" + FreePort(), "3");
+  INFO(node1.stream.StderrTail(10));
+  REQUIRE(node1.end.started);
+  CHECK(node1.stream.Done());
+  CHECK(node1.stream.PhaseLines().empty());
+  REQUIRE_FALSE(node1.stream.Findings().empty());
+  const auto& f = node1.stream.Findings().front();
+  CHECK(f.phase == "all_reduce_nodes");
+  CHECK(f.what.find("did not all meet") != std::string::npos);
 }

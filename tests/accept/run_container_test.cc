@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -229,4 +230,38 @@ TEST_CASE("ReapStale removes what a gone gpuprep left, and stops for a live one"
   // A label that names no pid is a container no live run can own: removed.
   CHECK(accept::LabelPid("x-1") == 0);
   CHECK(accept::LabelPid("4242-1764800000") == 4242);
+}
+
+TEST_CASE(
+    "RunInContainer: the check across nodes gets the host's network, the RDMA devices, memlock and IPC_LOCK",
+    "[accept][docker]") {
+  ScriptedEngine http;
+  http.output = ContainerFrame(1, kContainerRun);
+  docker::Engine engine(http, "/run/docker.sock", "1.51");
+  accept::ProgramStream stream(1, true);
+  docker::ContainerRun run = MeasureRun();
+  run.network_host = true;
+  run.devices = {"/dev/infiniband"};
+  run.memlock_unlimited = true;
+  run.cap_add = {"IPC_LOCK"};
+  const auto end = accept::RunInContainer(engine, run, "1-1", stream, std::chrono::seconds(60), {});
+  CHECK(end.started);
+  const auto body = nlohmann::json::parse(http.create_body);
+  const auto& host = body.at("HostConfig");
+  CHECK(host.at("NetworkMode") == "host");
+  CHECK(host.at("Devices") ==
+        nlohmann::json::parse(R"([{"PathOnHost":"/dev/infiniband","PathInContainer":"/dev/infiniband",)"
+                              R"("CgroupPermissions":"rwm"}])"));
+  CHECK(host.at("Ulimits") == nlohmann::json::parse(R"([{"Name":"memlock","Soft":-1,"Hard":-1}])"));
+  CHECK(host.at("CapAdd") == nlohmann::json::parse(R"(["IPC_LOCK"])"));
+
+  ScriptedEngine plain;  // one server: none of them
+  plain.output = ContainerFrame(1, kContainerRun);
+  docker::Engine engine2(plain, "/run/docker.sock", "1.51");
+  accept::ProgramStream stream2(1, true);
+  accept::RunInContainer(engine2, MeasureRun(), "1-1", stream2, std::chrono::seconds(60), {});
+  const auto host2 = nlohmann::json::parse(plain.create_body).at("HostConfig");
+  CHECK_FALSE(host2.contains("NetworkMode"));
+  CHECK_FALSE(host2.contains("Devices"));
+  CHECK_FALSE(host2.contains("CapAdd"));
 }

@@ -3,7 +3,9 @@
 # `gpuprep accept --measurements` on the recorded runs of tests/fixtures/accept/: the healthy 8x H100 and
 # 8x A100 recordings pass, and each fault make_faulty.py derives from them gets its verdict, exit code and
 # evidence (table, JSON, Markdown and HTML reports); hostile recordings are refused with their line; the
-# reserved multi-node flags and measuring without a recording say so plainly.
+# multi-node flags are checked before anything is measured, and measuring without a recording says so plainly.
+# The check across nodes: the recordings make_nodes.py writes (a healthy InfiniBand run, a fallback to sockets,
+# GPUDirect RDMA off) get their verdicts with the evidence from NCCL's own log.
 # Usage: bash accept_fixtures.sh <gpuprep-binary> <source-dir> [build-dir]
 set -uo pipefail
 GPUPREP=$1
@@ -138,9 +140,47 @@ check "offer document: an unknown key at its position" 2 "bad-key.yaml:8:1: unkn
 sed '6d' "$work/offer.yaml" >"$work/no-count.yaml"
 check "offer document: a board needs its count" 2 "no-count.yaml:6:10: gpus.board: give gpus.count too" -- accept "$FIX/h100x8-healthy.jsonl" --expect "$work/no-count.yaml"
 
-# Flags: the reserved multi-node ones, the runtime, the outlier; measuring without a recording.
-check "--nnodes reserved" 2 "--nnodes: the multi-node check is reserved" -- "$GPUPREP" accept --nnodes 2
-check "--master reserved" 2 "--master: the multi-node check is reserved" -- "$GPUPREP" accept --master 10.0.0.1
+# The check across nodes, recorded on node 0 of two.
+python3 "$FIX/make_nodes.py" "$work"
+for f in nodes-ib-healthy nodes-socket-fallback nodes-gdr-off; do
+  check "$f.jsonl is make_nodes.py's output" 0 "" -- cmp "$work/$f.jsonl" "$FIX/$f.jsonl"
+done
+# nodes_check FILE CHECK: that check's "status|found|floor" in the JSON report.
+nodes_check() {
+  { "$GPUPREP" accept --measurements "$FIX/$1.jsonl" --json || true; } | python3 -c '
+import json, sys
+c = [c for c in json.load(sys.stdin)["checks"] if c["name"] == sys.argv[1]][0]
+print("%s|%s|%s" % (c["status"], c["found"] or "", (c["floor"] or {}).get("value", "")))' "$2"
+}
+check "nodes over IB: pass" 0 "verdict: pass" -- accept "$FIX/nodes-ib-healthy.jsonl"
+check "nodes over IB: the bus bandwidth above the ports' floor (8 x 185 Gb/s)" 0 "pass|16 GPUs on 2 nodes|185.0" -- nodes_check nodes-ib-healthy all_reduce_nodes
+check "nodes over IB: the transport" 0 "pass|IB, 8 port(s)|" -- nodes_check nodes-ib-healthy transport
+check "nodes over IB: GPUDirect RDMA on every network channel" 0 "pass|4 of 4 network channels|" -- nodes_check nodes-ib-healthy "gpudirect rdma"
+check "nodes over IB: the floor's source" 0 "conf/nd96asr_v4.conf:64" -- accept "$FIX/nodes-ib-healthy.jsonl" --json
+check "nodes, sockets: fail" 1 "NCCL ran between the nodes over TCP sockets although this node has ACTIVE RDMA ports" -- accept "$FIX/nodes-socket-fallback.jsonl"
+check "nodes, sockets: the transport" 0 "fail|Socket|" -- nodes_check nodes-socket-fallback transport
+check "nodes, sockets: the plugin's failure from NCCL's log" 0 "fail||" -- nodes_check nodes-socket-fallback nccl-log.plugin-load-failed
+check "nodes, sockets: no floor for sockets" 0 "no expectation|16 GPUs on 2 nodes|" -- nodes_check nodes-socket-fallback all_reduce_nodes
+check "nodes, GPUDirect RDMA off: fail" 1 "GPUDirect RDMA in use on none of 4 network channels" -- accept "$FIX/nodes-gdr-off.jsonl"
+check "nodes, GPUDirect RDMA off: the channels" 0 "fail|0 of 4 network channels|" -- nodes_check nodes-gdr-off "gpudirect rdma"
+check "nodes, GPUDirect RDMA off: below the floor" 0 "fail|16 GPUs on 2 nodes|185.0" -- nodes_check nodes-gdr-off all_reduce_nodes
+check "nodes: the HTML report" 1 "" -- accept "$FIX/nodes-gdr-off.jsonl" --report "$work/nodes.html"
+check "nodes: the HTML report names the GPUDirect check" 0 "gpudirect rdma" -- cat "$work/nodes.html"
+sed 's/"record":"nodes",/"record":"nodes","extra":1,/' "$FIX/nodes-ib-healthy.jsonl" >"$work/nodes-extra.jsonl"
+check "nodes: an unknown key refused at its line" 2 "nodes-extra.jsonl:10:1: unknown key \"extra\"" -- accept "$work/nodes-extra.jsonl"
+grep -v '"record":"nodes"' "$FIX/nodes-ib-healthy.jsonl" >"$work/nodes-missing.jsonl"
+check "nodes: all_reduce_nodes without its nodes record" 2 "an all_reduce_nodes record without a nodes record" -- accept "$work/nodes-missing.jsonl"
+
+# Flags: the multi-node ones, the runtime, the outlier; measuring without a recording.
+check "--nnodes alone" 2 "--node-rank: the check across nodes needs --nnodes, --node-rank and --master" -- "$GPUPREP" accept --nnodes 2
+check "--master alone" 2 "--nnodes: the check across nodes needs" -- "$GPUPREP" accept --master 10.0.0.1:29500
+check "--nnodes checked" 2 "--nnodes: a whole number from 2 to 1024, not \"1\"" -- "$GPUPREP" accept --nnodes 1 --node-rank 0 --master 10.0.0.1:29500
+check "--node-rank below --nnodes" 2 "--node-rank: a whole number from 0 to 1, not \"2\"" -- "$GPUPREP" accept --nnodes 2 --node-rank 2 --master 10.0.0.1:29500
+check "--master checked" 2 "--master: expected ADDR:PORT" -- "$GPUPREP" accept --nnodes 2 --node-rank 0 --master 10.0.0.1
+check "--nnodes with a recording" 2 "--nnodes: applies when measuring" -- accept "$FIX/nodes-ib-healthy.jsonl" --nnodes 2 --node-rank 0 --master 10.0.0.1:29500
+check "--nnodes with --burn" 2 "--burn: applies to one server" -- "$GPUPREP" accept --nnodes 2 --node-rank 0 --master 10.0.0.1:29500 --burn 10m
+check "--nnodes: the gate holds under --root, nothing measured" 2 "measuring runs on the live host" -- \
+  "$GPUPREP" accept --root "$SRC/tests/fixtures/hosts/healthy-h100" --manifest ubuntu22.04-r535-cuda12.2 --runtime host --nnodes 2 --node-rank 1 --master 10.0.0.1:29500
 check "--runtime checked" 2 "--runtime: container or host" -- accept "$FIX/h100x8-healthy.jsonl" --runtime vm
 check "--outlier checked" 2 "--outlier: a percentage" -- accept "$FIX/h100x8-healthy.jsonl" --outlier 150
 check "--expect checked" 2 "--expect" -- accept "$FIX/h100x8-healthy.jsonl" --expect '8xNoSuchGPU'

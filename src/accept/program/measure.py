@@ -17,8 +17,12 @@
 #   defines it (algorithm bandwidth x 2(n-1)/n).
 # - burn (with --burn-seconds): seeded bf16 products on every GPU for that long, each product's bit-exact
 #   digest compared with the GPU's first (below, "The burn").
+# - all_reduce_nodes (with --nnodes N above 1, the only phase then): every GPU of every node in one
+#   all-reduce, the nodes meeting at --master HOST:PORT (node 0 listens there); one program runs on each
+#   node with its own --node-rank, and each node's program reports the same collective's bus bandwidth.
 # --device cpu --tiny runs every phase's code on the CPU, with tiny sizes, for tests.
 import argparse
+import datetime
 import json
 import math
 import multiprocessing
@@ -35,6 +39,7 @@ import torch.distributed as dist
 
 PHASES = ["matmul_bf16", "hbm_copy", "h2d", "d2h", "p2p", "all_reduce"]
 BURN = "burn"  # run after the others when --burn-seconds is above 0
+NODES = "all_reduce_nodes"  # the only phase with --nnodes above 1
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -52,11 +57,16 @@ def parse_args(argv):
     # Tests only: flip one bit of GPU G's product at iteration I ("G:I"), or of its CPU-checked product
     # ("G:check"), which the comparison must then catch.
     p.add_argument("--plant-flip", default="")
+    p.add_argument("--nnodes", type=int, default=1)
+    p.add_argument("--node-rank", type=int, default=0)
+    p.add_argument("--master", default="")
+    p.add_argument("--rendezvous-seconds", type=float, default=300.0)
     args = p.parse_args(argv)
     args.phases = [x for x in args.phases.split(",") if x]
     for name in args.phases:
-        if name not in PHASES + [BURN]:
+        if name not in PHASES + [BURN, NODES]:
             p.error("unknown phase %r" % name)
+    check_nodes(p, args)
     if not 0 <= args.burn_seconds <= 86400:
         p.error("--burn-seconds must be 0 to 86400")
     if args.burn_seconds > 0 and BURN not in args.phases:
@@ -75,6 +85,27 @@ def parse_args(argv):
         if not 0 < b <= 64 * GIB or b % 4:
             p.error("--allreduce-bytes must be a multiple of 4 up to 64 GiB")
     return args
+
+
+def check_nodes(p, args):
+    """--nnodes above 1 measures only the all-reduce across the nodes, which meet at --master HOST:PORT."""
+    if not 1 <= args.nnodes <= 1024:
+        p.error("--nnodes must be 1 to 1024")
+    if args.nnodes == 1:
+        if NODES in args.phases:
+            p.error("%s needs --nnodes above 1" % NODES)
+        return
+    if not 0 <= args.node_rank < args.nnodes:
+        p.error("--node-rank must be 0 to --nnodes - 1")
+    host, sep, port = args.master.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        p.error("--master must be HOST:PORT")
+    if not 0 < args.rendezvous_seconds <= 3600:
+        p.error("--rendezvous-seconds must be above 0 and at most 3600")
+    if args.phases == PHASES:
+        args.phases = [NODES]
+    if args.phases != [NODES] or args.burn_seconds > 0:
+        p.error("--nnodes above 1 measures only the %s phase" % NODES)
 
 
 # The burn. cuBLAS's documentation ("Results reproducibility", docs.nvidia.com/cuda/cublas) states that its
@@ -224,7 +255,7 @@ class Worker:
         self.send(("record", rec))
 
     def barrier(self):
-        if self.n > 1:
+        if self.n > 1 and dist.is_initialized():
             dist.barrier()
 
     def sync(self):
@@ -317,6 +348,13 @@ class Worker:
         del dst
 
     def all_reduce(self, seconds):
+        for size, busbw, elapsed in self.all_reduce_sizes(seconds, self.n):
+            if self.rank == 0:
+                self.record("all_reduce", gpus=self.n, busbw_gb_per_s=busbw, message_bytes=size,
+                            duration_s=round(elapsed, 6))
+
+    def all_reduce_sizes(self, seconds, world):
+        """Per message size: (bytes, bus bandwidth in GB/s, seconds) of all-reduces over `world` ranks."""
         sizes = self.args.allreduce_bytes or [4096 if self.args.tiny else GIB]
         for size in sizes:
             t = torch.ones(size // 4, dtype=torch.float32, device=self.device)
@@ -325,11 +363,31 @@ class Worker:
             once = self.timed_all_reduce(t, 1)
             iters = int(min(1000, max(3, seconds / len(sizes) / max(once, 1e-6))))
             elapsed = self.timed_all_reduce(t, iters)
-            if self.rank == 0:
-                algbw = size * iters / elapsed / 1e9
-                self.record("all_reduce", gpus=self.n, busbw_gb_per_s=round(algbw * 2 * (self.n - 1) / self.n, 6),
-                            message_bytes=size, duration_s=round(elapsed, 6))
+            algbw = size * iters / elapsed / 1e9
             del t
+            yield size, round(algbw * 2 * (world - 1) / world, 6), elapsed
+
+    def all_reduce_nodes(self, seconds):
+        # Every GPU of every node joins one process group: node R's GPU i is rank R x gpus + i. The nodes
+        # meet at --master (node 0's GPU 0 listens there); a node that does not come within
+        # --rendezvous-seconds fails the phase on every node that came.
+        a = self.args
+        world = a.nnodes * a.gpus
+        backend = "nccl" if self.device.type == "cuda" else "gloo"
+        try:
+            dist.init_process_group(backend, init_method="tcp://" + a.master,
+                                    rank=a.node_rank * a.gpus + self.rank, world_size=world,
+                                    timeout=datetime.timedelta(seconds=a.rendezvous_seconds))
+        except Exception as e:
+            raise RuntimeError("the nodes did not all meet at %s within %g s (every node runs the check with "
+                               "the same --nnodes and --master, its own --node-rank, and as many GPUs): %s"
+                               % (a.master, a.rendezvous_seconds, e))
+        self.n = world
+        dist.barrier()  # NCCL connects the nodes here, before anything is timed
+        for size, busbw, elapsed in self.all_reduce_sizes(seconds, world):
+            if self.rank == 0:
+                self.record(NODES, nodes=a.nnodes, gpus=world, busbw_gb_per_s=busbw, message_bytes=size,
+                            duration_s=round(elapsed, 6))
 
     def timed_all_reduce(self, t, iters):
         """Wall time of `iters` all-reduces, the slowest rank's."""
@@ -365,7 +423,9 @@ class Worker:
             if phase in ("p2p", "all_reduce") and self.n < 2:
                 continue
             seconds = self.args.burn_seconds if phase == BURN else self.args.seconds
-            self.send(("start", phase, seconds))
+            # The budget it reports: the measuring time, and the wait for the other nodes.
+            budget = seconds + (self.args.rendezvous_seconds if phase == NODES else 0)
+            self.send(("start", phase, budget))
             try:
                 getattr(self, phase)(seconds)
             except Exception as e:
@@ -382,8 +442,11 @@ def worker_main(rank, args, conn, store):
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: end with the parent
     except Exception:
         pass
+    # NCCL writes its log (NCCL_DEBUG) on stdout; the parent's stdout carries only records, so a worker's
+    # stdout is its stderr.
+    os.dup2(2, 1)
     try:
-        if args.gpus > 1:
+        if args.gpus > 1 and args.nnodes == 1:
             backend = "nccl" if args.device == "cuda" else "gloo"
             if args.device == "cuda":
                 torch.cuda.set_device(rank)

@@ -55,10 +55,12 @@ Check TransportCheck(const Recording& rec, const nccllog::Summary& s) {
     c.expected = "RDMA, " + std::to_string(active.size()) + " ACTIVE port(s)";
     c.reason = "NCCL ran between the nodes over TCP sockets although this node has ACTIVE RDMA ports (" +
                Joined(active) + ")";
-    if (const auto* f = FindingOf(s, {"nccl-log.socket-fallback", "nccl-log.socket"})) c.reason += "; " + ReasonOf(f);
+    if (const auto* f = FindingOf(s, {"nccl-log.socket-fallback", "nccl-log.socket"}))
+      c.reason += "; " + ReasonOf(f);
   } else {
     c.status = Status::kWarn;
-    c.reason = "this node has no ACTIVE RDMA port: NCCL runs between the nodes over TCP sockets, at the NIC's speed";
+    c.reason =
+        "this node has no ACTIVE RDMA port: NCCL runs between the nodes over TCP sockets, at the NIC's speed";
   }
   return c;
 }
@@ -114,15 +116,17 @@ Check BandwidthCheck(const Recording& rec, const nccllog::Summary& s) {
   c.measured = p->value;
   c.size = p->bytes;
   c.found = std::to_string(p->peer) + " GPUs on " + std::to_string(p->nodes) + " nodes";
-  c.status = JudgeValue(p->value, nullptr, c.floor ? &*c.floor : nullptr, nullptr, std::nullopt, 0, &c.reason);
+  c.status =
+      JudgeValue(p->value, nullptr, c.floor ? &*c.floor : nullptr, nullptr, std::nullopt, 0, &c.reason);
   if (!c.floor) c.reason = why;
   return c;
 }
 
 // The codes the transport and GPUDirect checks already judge.
 bool Covered(const std::string& code) {
-  static const std::set<std::string> kCovered = {"nccl-log.network", "nccl-log.socket", "nccl-log.socket-fallback",
-                                                 "nccl-log.gdr",     "nccl-log.gdr-off", "nccl-log.gdr-disabled"};
+  static const std::set<std::string> kCovered = {"nccl-log.network",         "nccl-log.socket",
+                                                 "nccl-log.socket-fallback", "nccl-log.gdr",
+                                                 "nccl-log.gdr-off",         "nccl-log.gdr-disabled"};
   return kCovered.count(code) > 0;
 }
 
@@ -163,8 +167,9 @@ std::optional<Value> NodesFloor(const NodesInfo& nodes, const std::vector<std::s
       *why = name + " is " + port->link_layer + ": no sourced floor for it";
       return std::nullopt;
     }
-    const auto f = std::find_if(PortFloors().begin(), PortFloors().end(),
-                                [&](const PortFloor& pf) { return std::fabs(pf.rate_gbps - port->rate_gbps) < 0.5; });
+    const auto f = std::find_if(PortFloors().begin(), PortFloors().end(), [&](const PortFloor& pf) {
+      return std::fabs(pf.rate_gbps - port->rate_gbps) < 0.5;
+    });
     if (f == PortFloors().end()) {
       char rate[32];
       std::snprintf(rate, sizeof rate, "%g", port->rate_gbps);
@@ -180,8 +185,8 @@ std::optional<Value> NodesFloor(const NodesInfo& nodes, const std::vector<std::s
   v.value = gbps / 8;
   v.unit = "GB/s";
   v.kind = "derived";
-  v.source = "the sum of the per-port GPUDirect RDMA write floors of the " + std::to_string(used_ports.size()) +
-             " port(s) NCCL used: ";
+  v.source = "the sum of the per-port GPUDirect RDMA write floors of the " +
+             std::to_string(used_ports.size()) + " port(s) NCCL used: ";
   bool first = true;
   for (const auto& s : sources) {
     v.source += (first ? "" : "; ") + s;

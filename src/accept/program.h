@@ -3,7 +3,8 @@
 //
 // The program (src/accept/program/measure.py, embedded) is started as
 //   python3 -c PROGRAM --device cuda|cpu [--tiny] [--fast] --gpus N [--seconds S]
-//                      [--allreduce-bytes B]... [--phases NAME,NAME...]
+//                      [--allreduce-bytes B]... [--phases NAME,NAME...] [--burn-seconds D]
+//                      [--nnodes N --node-rank R --master HOST:PORT --rendezvous-seconds S]
 // with CUDA_DEVICE_ORDER=PCI_BUS_ID in its environment, so that CUDA's device i is NVML's GPU i. Its
 // parent process never initialises CUDA: one worker process per GPU (forked) runs every phase, all GPUs at
 // once, and the parent prints what the workers report.
@@ -13,8 +14,10 @@
 //   {"record":"phase","phase":P,...}                                  the docs/json.md phase records
 //   {"record":"error","phase":P,"gpu":G|null,"message":TEXT}          a phase that failed on a GPU
 //   {"record":"progress","phase":P,"state":"done"}
-// and {"record":"done"} last. Phases: matmul_bf16, hbm_copy, h2d, d2h, p2p, all_reduce. stderr is free
-// text (warnings, a traceback), kept bounded for the error message.
+// and {"record":"done"} last. Phases: matmul_bf16, hbm_copy, h2d, d2h, p2p, all_reduce, burn; with --nnodes
+// above 1 only all_reduce_nodes (every GPU of every node, the nodes meeting at --master). stderr is free text
+// (warnings, a traceback, NCCL's own log: a worker's stdout is its stderr), kept bounded for the error
+// message; NCCL's lines apart when the stream keeps them (ProgramStream::KeepNcclLines).
 #pragma once
 #include <chrono>
 #include <cstddef>

@@ -384,6 +384,39 @@ void CheckNodes(const Recording& r, const std::string& path) {
     throw FileError(path, 1, 1, "nccl_log records belong to a check across nodes (a nodes record)");
 }
 
+// One record into `r` (the run record's order is the caller's); true for the end record.
+bool ReadRecord(Recording& r, Fields& f, const Json& j, const std::string& kind, int line,
+                std::set<int>& gpus_seen) {
+  if (kind == "run") {
+    r.run = ReadRun(f);
+  } else if (kind == "gpu") {
+    r.gpus.push_back(ReadGpu(f));
+    if (!gpus_seen.insert(r.gpus.back().index).second)
+      f.Fail("a second gpu record for GPU " + std::to_string(r.gpus.back().index));
+  } else if (kind == "phase" && j.contains("phase") && j.at("phase") == "burn") {
+    f.Text("phase");
+    r.burns.push_back(ReadBurn(f, line));
+    for (size_t i = 0; i + 1 < r.burns.size(); ++i)
+      if (r.burns[i].gpu == r.burns.back().gpu)
+        f.Fail("a second burn record for GPU " + std::to_string(r.burns.back().gpu));
+  } else if (kind == "phase") {
+    r.phases.push_back(ReadPhase(f, line));
+  } else if (kind == "burn_clocks") {
+    r.burn_clocks.push_back(ReadBurnClocks(f, line));
+    for (size_t i = 0; i + 1 < r.burn_clocks.size(); ++i)
+      if (r.burn_clocks[i].gpu == r.burn_clocks.back().gpu)
+        f.Fail("a second burn_clocks record for GPU " + std::to_string(r.burn_clocks.back().gpu));
+  } else if (kind == "nodes") {
+    if (r.nodes) f.Fail("a second nodes record");
+    r.nodes = ReadNodes(f, line);
+  } else if (kind == "nccl_log") {
+    r.nccl_log.push_back(f.Text("line"));
+  } else if (kind != "end") {
+    f.Fail("unknown record " + QuoteToken(kind));
+  }
+  return kind == "end";
+}
+
 }  // namespace
 
 Recording ParseRecording(std::string_view text, const std::string& path) {
@@ -411,37 +444,9 @@ Recording ParseRecording(std::string_view text, const std::string& path) {
     Fields f(j, path, line);
     const std::string& kind = j.at("record").get_ref<const std::string&>();
     if (!have_run && kind != "run") f.Fail("the first record must be the run record");
-    if (kind == "run") {
-      if (have_run) f.Fail("a second run record");
-      r.run = ReadRun(f);
-      have_run = true;
-    } else if (kind == "gpu") {
-      r.gpus.push_back(ReadGpu(f));
-      if (!gpus_seen.insert(r.gpus.back().index).second)
-        f.Fail("a second gpu record for GPU " + std::to_string(r.gpus.back().index));
-    } else if (kind == "phase" && j.contains("phase") && j.at("phase") == "burn") {
-      f.Text("phase");
-      r.burns.push_back(ReadBurn(f, line));
-      for (size_t i = 0; i + 1 < r.burns.size(); ++i)
-        if (r.burns[i].gpu == r.burns.back().gpu)
-          f.Fail("a second burn record for GPU " + std::to_string(r.burns.back().gpu));
-    } else if (kind == "phase") {
-      r.phases.push_back(ReadPhase(f, line));
-    } else if (kind == "burn_clocks") {
-      r.burn_clocks.push_back(ReadBurnClocks(f, line));
-      for (size_t i = 0; i + 1 < r.burn_clocks.size(); ++i)
-        if (r.burn_clocks[i].gpu == r.burn_clocks.back().gpu)
-          f.Fail("a second burn_clocks record for GPU " + std::to_string(r.burn_clocks.back().gpu));
-    } else if (kind == "nodes") {
-      if (r.nodes) f.Fail("a second nodes record");
-      r.nodes = ReadNodes(f, line);
-    } else if (kind == "nccl_log") {
-      r.nccl_log.push_back(f.Text("line"));
-    } else if (kind == "end") {
-      ended = true;
-    } else {
-      f.Fail("unknown record " + QuoteToken(kind));
-    }
+    if (kind == "run" && have_run) f.Fail("a second run record");
+    have_run = true;
+    ended = ReadRecord(r, f, j, kind, line, gpus_seen);
     f.Done();
   }
   if (!ended)

@@ -179,6 +179,28 @@ accept::NodesInfo NodesInfoOf(const Target& t, const accept::NodesRun& n,
   return info;
 }
 
+// What the user sees as a phase starts.
+void SayPhase(std::ostream& err, const MeasurePlan& plan, int gpus, const std::string& phase,
+              std::chrono::seconds budget) {
+  if (plan.nodes)
+    err << "gpuprep: accept: node " << plan.nodes->node_rank << " of " << plan.nodes->nnodes
+        << ": waiting up to " << accept::kRendezvous.count() << " s for every node at " << plan.nodes->master
+        << ", then one all-reduce over all their GPUs (up to " << budget.count() << " s in all)\n";
+  else
+    err << "gpuprep: accept: measuring " << phase << " on " << gpus << " GPU(s) (up to " << budget.count()
+        << " s)\n";
+}
+
+// How the program ended: a container left behind is named; no start or an interruption ends the command.
+void CheckEnd(Context& ctx, const accept::ProgramEnd& end) {
+  if (!end.left.empty())
+    *ctx.err << "gpuprep: accept: container " << end.left.substr(0, 12)
+             << " could not be removed; remove it with: docker rm -f " << end.left.substr(0, 12) << "\n";
+  if (!end.started) throw Error(kExitFailed, "accept: " + TerminalSafe(end.error) + "; nothing was measured");
+  if (end.interrupted)
+    throw Error(kExitFailed, "accept: interrupted; the measurement was stopped and nothing was judged");
+}
+
 Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const std::string& python,
                  const std::map<std::string, std::string>& env, const ProgramRunner& run_program) {
   const std::vector<accept::HostGpu> gpus = GpusOf(t.facts);
@@ -196,25 +218,13 @@ Measured Measure(Context& ctx, const Target& t, const MeasurePlan& plan, const s
   if (plan.burn.count() > 0) sampler = std::make_unique<BurnSampler>(ctx, n);
   stream.on_phase = [&](const std::string& phase, std::chrono::seconds budget) {
     if (phase == "burn" && sampler) sampler->Burning();
-    if (!ctx.opts.quiet && plan.nodes)
-      *ctx.err << "gpuprep: accept: node " << plan.nodes->node_rank << " of " << plan.nodes->nnodes
-               << ": waiting up to " << accept::kRendezvous.count() << " s for every node at "
-               << plan.nodes->master << ", then one all-reduce over all their GPUs (up to " << budget.count()
-               << " s in all)\n";
-    else if (!ctx.opts.quiet)
-      *ctx.err << "gpuprep: accept: measuring " << phase << " on " << n << " GPU(s) (up to " << budget.count()
-               << " s)\n";
+    if (!ctx.opts.quiet) SayPhase(*ctx.err, plan, n, phase, budget);
   };
   const accept::ProgramEnd end =
       run_program(plan.nodes ? accept::NodesProgramArgv(python, n, plan.fast, *plan.nodes)
                              : accept::ProgramArgv(python, n, plan.fast, sizes, plan.burn),
                   stream);
-  if (!end.left.empty())
-    *ctx.err << "gpuprep: accept: container " << end.left.substr(0, 12)
-             << " could not be removed; remove it with: docker rm -f " << end.left.substr(0, 12) << "\n";
-  if (!end.started) throw Error(kExitFailed, "accept: " + TerminalSafe(end.error) + "; nothing was measured");
-  if (end.interrupted)
-    throw Error(kExitFailed, "accept: interrupted; the measurement was stopped and nothing was judged");
+  CheckEnd(ctx, end);
   run.finished_at = sys::NowUtc();
 
   Measured m;

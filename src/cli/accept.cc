@@ -224,7 +224,7 @@ std::optional<Measured> GateAndMeasure(Context& ctx, const AcceptOptions& o, con
 
 int RunAccept(Context& ctx, const AcceptOptions& o) {
   CheckFlags(o);
-  (void)NodesOf(o);  // every flag is checked before anything is read or measured
+  const std::optional<accept::NodesRun> nodes = NodesOf(o);  // before anything is read or measured
   accept::Options opts;
   opts.outlier_pct = Outlier(o.outlier);
   opts.offer = LoadOffer(ctx, o.expect);
@@ -236,8 +236,7 @@ int RunAccept(Context& ctx, const AcceptOptions& o) {
       opts.offer ? opts.offer->storage : std::vector<accept::StorageFloor>{};
   accept::Result r;
   if (o.measurements.empty()) {
-    MeasurePlan plan{o.fast, BurnSeconds(o), NodesOf(o)};
-    if (plan.nodes) plan.burn = std::chrono::seconds(0);
+    const MeasurePlan plan{o.fast, nodes ? std::chrono::seconds(0) : BurnSeconds(o), nodes};
     if (!o.save.empty()) CheckOutput(ctx, "--save", o.save);
     const uint64_t storage_bytes = o.storage.empty() ? 0 : StorageBytes(ctx, o.task, o.storage_size);
     CheckStorageDirs(o.storage, storage_bytes);

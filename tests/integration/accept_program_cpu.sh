@@ -6,13 +6,9 @@
 # Usage: accept_program_cpu.sh <gpuprep-binary> <source-dir> <build-dir>
 set -euo pipefail
 BUILD=$3
-py=""
-for candidate in /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import torch' 2>/dev/null; then
-    py=$(command -v "$candidate")
-    break
-  fi
-done
+# shellcheck source=tests/integration/lib/torch_python.sh
+source "$2/tests/integration/lib/torch_python.sh"
+py=$(torch_python)
 [ -n "$py" ] || { echo "SKIP: no python3 that imports torch"; exit 77; }
 "$py" -c 'import torch; print("torch", torch.__version__)'
 GPUPREP_TORCH_PYTHON=$py "$BUILD/tests/gpuprep_tests" "[torch]"

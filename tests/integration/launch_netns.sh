@@ -23,13 +23,9 @@ command -v unshare >/dev/null && command -v ip >/dev/null || { echo "SKIP: unsha
 unshare -n true 2>/dev/null || { echo "SKIP: unshare -n is not permitted here"; exit 77; }
 have_nccl=1
 command -v python3 >/dev/null && [[ -r $nccl ]] || have_nccl=0
-torch_py=""
-for candidate in /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import torch' 2>/dev/null; then
-    torch_py=$(command -v "$candidate")
-    break
-  fi
-done
+# shellcheck source=tests/integration/lib/torch_python.sh
+source "$src/tests/integration/lib/torch_python.sh"
+torch_py=$(torch_python)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 GP_NETNS_ROUTE=1 GP_NETNS_OUT=$out/choice unshare -n bash -c '

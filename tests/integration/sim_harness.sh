@@ -279,8 +279,8 @@ check_eq "four ConnectX-7 functions (15b3:1021) whose VPD says SMDL=SW_MNG, eigh
   done; echo bridges $b nics $n mode $(stat -c %a /sys/bus/pci/devices/0000:05:00.0/vpd)')"
 sim_run sh -c "/usr/lib/apt/apt-helper -qq download-file $URL/cuda.gpg /tmp/k.gpg && install -m 0644 /tmp/k.gpg /usr/share/keyrings/cuda-archive-keyring.gpg && rm /tmp/k.gpg &&
   echo 'deb [signed-by=/usr/share/keyrings/cuda-archive-keyring.gpg] $URL/cuda/ /' >/etc/apt/sources.list.d/cuda.list && apt-get -qq update"
-check_eq "nvlsm in NVIDIA's repository: the releases CUDA 13.0.0, 13.0.2, 13.0.3 and 13.2.2 list" \
-  "2025.10.12-1 2025.06.11-1 2025.06.6-1 2025.06.5-1" "$(madison nvlsm)"
+check_eq "nvlsm in NVIDIA's repository: the releases CUDA 13.0.0, 13.0.2, 13.0.3 and 13.2.2 list, and the test value 2025.99.1" \
+  "2025.99.1-1 2025.10.12-1 2025.06.11-1 2025.06.6-1 2025.06.5-1" "$(madison nvlsm)"
 V=580.173.02-1ubuntu1
 check "apt-get install of R580 open, its fabric manager and nvlsm=2025.06.11-1, every package pinned" \
   sim_run env DEBIAN_FRONTEND=noninteractive apt-get -y -q install nvidia-driver-580-open=$V nvidia-dkms-580-open=$V \

@@ -336,7 +336,9 @@ done
 
 # NVLSM: the releases NVIDIA's CUDA 13.0.0, 13.0.2, 13.0.3 and 13.2.2 redistributable manifests list for it
 # (https://developer.download.nvidia.com/compute/cuda/redist/redistrib_13.0.3.json and its siblings, "nvlsm").
-for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1 2025.10.12-1; do nvlsm_pkg "$v"; done
+# 2025.99.1 is a test value (no such month): a release newer than 2025.10.12, the R595 stacks' pin, so that
+# their pin and hold are tested against a newer release as the R580 stack's are against 2025.10.12.
+for v in 2025.06.5-1 2025.06.6-1 2025.06.11-1 2025.10.12-1 2025.99.1-1; do nvlsm_pkg "$v"; done
 
 # locking_pkg BRANCH VERSION: NVIDIA's version-locking package of a branch. Its control fields follow
 # `apt-cache show` of NVIDIA's (Section: NVIDIA; Provides, Conflicts and Replaces nvidia-driver-pinning: one at

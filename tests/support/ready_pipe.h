@@ -75,7 +75,8 @@ class ReadyPipe {
       char c = 0;
       const ssize_t n = ::read(read_, &c, 1);  // one byte at a time: a later line stays in the pipe
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw std::runtime_error(who + " exited (or closed its readiness pipe) before it was ready");
+      if (n <= 0)
+        throw std::runtime_error(who + " exited (or closed its readiness pipe) before it was ready");
       if (c == '\n') return line;
       line += c;
     }

@@ -80,6 +80,7 @@ class ScriptedEngine : public sys::UnixHttp {
       }
       while (hang) {
         if (req.keep_running && !req.keep_running()) return Stopped();
+        // A container that never ends, in this process: it checks gpuprep's stop every 10 ms.
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
       End();

@@ -10,6 +10,7 @@
 
 #include "apply/harness.h"
 #include "redist/loopback.h"
+#include "support/ready_pipe.h"
 #include "sys/http.h"
 #include "sys/sha256.h"
 
@@ -71,18 +72,19 @@ class StandInRegistry {
                ca_}) != 0)
       throw std::runtime_error("openssl req failed");
     SetState({{"token", nullptr}});
+    ReadyPipe ready;
     Spawn({"python3", std::string(GP_SOURCE_DIR) + "/tests/docker/registry_server.py", dir_ + "/state.json",
-           dir_ + "/port", dir_ + "/log", "--cert", ca_, "--key", dir_ + "/registry.key"},
-          false, &pid_);
-    for (int i = 0; i < 200 && Slurp(dir_ + "/port").empty(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    port_ = Slurp(dir_ + "/port");
-    if (port_.empty()) throw std::runtime_error("registry_server.py did not start");
+           dir_ + "/log", "--ready-fd", std::to_string(ready.write_fd()), "--cert", ca_, "--key",
+           dir_ + "/registry.key"},
+          false, &pid_, &ready);
+    try {
+      port_ = ready.WaitLine("registry_server.py");  // written once it listens
+    } catch (...) {
+      Stop();
+      throw;
+    }
   }
-  ~StandInRegistry() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
+  ~StandInRegistry() { Stop(); }
   StandInRegistry(const StandInRegistry&) = delete;
   StandInRegistry& operator=(const StandInRegistry&) = delete;
 
@@ -104,6 +106,11 @@ class StandInRegistry {
   }
 
  private:
+  void Stop() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+
   std::string dir_, ca_, port_;
   pid_t pid_ = -1;
 };

@@ -2,7 +2,10 @@
 """A stand-in container registry over loopback HTTPS (python3 stdlib only), shaped after the OCI
 distribution specification and the token flow Docker Hub and nvcr.io use for anonymous pulls.
 
-registry_server.py STATE PORT_FILE LOG_FILE --cert CRT --key KEY
+registry_server.py STATE LOG_FILE --ready-fd FD --cert CRT --key KEY
+
+Once it listens (on a free port of 127.0.0.1), it writes that port and a newline to FD, a file descriptor
+inherited from whoever started it, and closes it.
 
 STATE is a JSON file, read again for every request:
   {"token": "T",                  # null: no authentication; else manifests and blobs need "Bearer T"
@@ -39,8 +42,8 @@ ROUTE = re.compile(r"^/v2/(.+)/(manifests|blobs)/([^/]+)$")
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("state")
-    ap.add_argument("port_file")
     ap.add_argument("log_file")
+    ap.add_argument("--ready-fd", type=int, required=True)
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
     args = ap.parse_args()
@@ -137,10 +140,8 @@ def main():
     ctx.load_cert_chain(args.cert, args.key)
     server.socket = ctx.wrap_socket(server.socket, server_side=True)
     port[0] = server.server_address[1]
-    tmp = args.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(str(port[0]))
-    os.rename(tmp, args.port_file)
+    os.write(args.ready_fd, b"%d\n" % port[0])  # listening since ThreadingHTTPServer()
+    os.close(args.ready_fd)
     server.serve_forever()
 
 

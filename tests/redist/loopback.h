@@ -12,8 +12,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "support/ready_pipe.h"
 
 namespace gp::test {
 
@@ -28,10 +29,13 @@ inline std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
-// Runs argv (no shell) and waits; returns the exit status.
-inline int Spawn(const std::vector<std::string>& argv, bool wait = true, pid_t* out_pid = nullptr) {
+// Runs argv (no shell) and waits; returns the exit status. With `ready`, the child keeps the pipe's write
+// end (its number is on argv) and the parent drops its own copy.
+inline int Spawn(const std::vector<std::string>& argv, bool wait = true, pid_t* out_pid = nullptr,
+                 ReadyPipe* ready = nullptr) {
   pid_t pid = ::fork();
   if (pid == 0) {
+    if (ready) ready->InheritWriteEnd();
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -41,6 +45,7 @@ inline int Spawn(const std::vector<std::string>& argv, bool wait = true, pid_t* 
     ::execvp(args[0], args.data());
     ::_exit(127);
   }
+  if (ready) ready->CloseWriteEnd();
   if (out_pid) *out_pid = pid;
   if (!wait) return 0;
   int status = 0;
@@ -80,22 +85,28 @@ class LoopbackServer {
                                      ca_,
                                      "--key",
                                      dir + "/tls.key"};
+    ReadyPipe ready;
+    argv.insert(argv.end(), {"--ready-fd", std::to_string(ready.write_fd())});
     argv.insert(argv.end(), extra.begin(), extra.end());
-    Spawn(argv, false, &pid_);
-    for (int i = 0; i < 200 && Slurp(dir + "/port").empty(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    port_ = Slurp(dir + "/port");
-    if (port_.empty()) throw std::runtime_error("redist_server.py did not start");
+    Spawn(argv, false, &pid_, &ready);
+    try {
+      port_ = ready.WaitLine("redist_server.py");  // written once it listens
+    } catch (...) {
+      Stop();
+      throw;
+    }
   }
-  ~LoopbackServer() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
+  ~LoopbackServer() { Stop(); }
   std::string Url(const std::string& path = "") const { return "https://127.0.0.1:" + port_ + "/" + path; }
   const std::string& ca() const { return ca_; }
   std::string Log() const { return Slurp(dir_ + "/log"); }
 
  private:
+  void Stop() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+
   std::string dir_, ca_, port_;
   pid_t pid_ = -1;
 };

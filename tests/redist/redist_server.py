@@ -4,9 +4,12 @@ bench/redist.sh): serves ROOT on 127.0.0.1 like NVIDIA's download server does fo
 ranges (206 Partial Content) so an interrupted transfer can be resumed.
 
 redist_server.py ROOT PORT_FILE LOG_FILE [--cert CRT --key KEY] [--throttle BYTES_PER_S] [--drop NAME:BYTES]
+                 [--ready-fd FD]
   --throttle: paces every response body to that rate (the benchmark's 100 MB/s link).
   --drop:     the first GET of a path ending in NAME closes the connection after BYTES body bytes (a
               dropped transfer); later GETs are served whole.
+  --ready-fd: once it listens, also writes the port and a newline to FD (a file descriptor inherited from
+              whoever started it, which can block on it instead of polling PORT_FILE) and closes it.
 LOG_FILE gets one line per response: "GET PATH STATUS START-END SENT".
 """
 import argparse
@@ -26,6 +29,7 @@ def main():
     ap.add_argument("--key")
     ap.add_argument("--throttle", type=float, default=0)
     ap.add_argument("--drop", action="append", default=[])
+    ap.add_argument("--ready-fd", type=int)
     args = ap.parse_args()
     log = open(args.log_file, "a", buffering=1)
     lock = threading.Lock()
@@ -123,6 +127,9 @@ def main():
     with open(tmp, "w") as f:
         f.write(str(server.server_address[1]))
     os.rename(tmp, args.port_file)
+    if args.ready_fd is not None:  # listening since ThreadingHTTPServer()
+        os.write(args.ready_fd, b"%d\n" % server.server_address[1])
+        os.close(args.ready_fd)
     server.serve_forever()
 
 

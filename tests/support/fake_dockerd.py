@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """A stand-in Docker Engine API on a unix socket (python3 stdlib only), shaped after Docker's API reference.
 
-usage: fake_dockerd.py SOCKET RECORD [STATE]
+usage: fake_dockerd.py SOCKET RECORD [STATE] [--ready-fd FD]
+
+With --ready-fd, FD is a file descriptor inherited from whoever started it: once it accepts connections
+(and handles SIGHUP) it writes "ready" and a newline there, and after each SIGHUP's re-read "reloaded" and a
+newline, so a test blocks on FD instead of polling the socket.
 
 Every request is recorded as one JSON line in RECORD ({"method", "path", "query", "body"}).
 
@@ -391,22 +395,26 @@ class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def main():
-    sock, record = sys.argv[1], sys.argv[2]
-    engine = Engine(sys.argv[3] if len(sys.argv) > 3 else None)
+    args = sys.argv[1:]
+    ready_fd = None
+    if "--ready-fd" in args:
+        at = args.index("--ready-fd")
+        ready_fd = int(args[at + 1])
+        del args[at:at + 2]
+    sock, record = args[0], args[1]
+    engine = Engine(args[2] if len(args) > 2 else None)
     if os.path.exists(sock):
         os.unlink(sock)
     server = Server(sock, Handler)
     server.record_path = record
     server.engine = engine
     open(record, "a").close()
-    def hup(*_):  # as dockerd: re-reads daemon.json; then acknowledges it (one line in "reload_acks")
+    def hup(*_):  # as dockerd: re-reads daemon.json; then acknowledges it on the readiness fd
         try:
             engine.reload()
         finally:
-            acks = engine.state.get("reload_acks")
-            if acks:
-                with open(acks, "a") as f:
-                    f.write("reloaded\n")
+            if ready_fd is not None:
+                os.write(ready_fd, b"reloaded\n")
 
     signal.signal(signal.SIGHUP, hup)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
@@ -414,6 +422,8 @@ def main():
     if pid_file:
         with open(pid_file, "w") as f:
             f.write(str(os.getpid()))
+    if ready_fd is not None:  # listening since Server(), and SIGHUP is handled
+        os.write(ready_fd, b"ready\n")
     try:
         server.serve_forever()
     finally:

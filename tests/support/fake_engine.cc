@@ -5,12 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
-#include <thread>
 
 #include "support/launch_support.h"
 
@@ -22,17 +18,8 @@ FakeEngine::FakeEngine(nlohmann::json state) {
   if (!state.contains("daemon_json")) state["daemon_json"] = daemon_json();
   if (!state.contains("hook")) state["hook"] = hook();
   if (!state.contains("cdi_dirs")) state["cdi_dirs"] = {cdi_dir()};
-  state["reload_acks"] = dir_.path + "/reloads";
   std::ofstream(dir_.path + "/state.json") << state.dump(2);
-  const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
-  const std::string state_path = dir_.path + "/state.json";
-  pid_ = fork();
-  if (pid_ == 0) {
-    execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(), state_path.c_str(),
-           static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  WaitAccepting(socket_);
+  pid_ = StartFakeDockerd({socket_, record_, dir_.path + "/state.json"}, ready_);
 }
 
 FakeEngine::~FakeEngine() {
@@ -43,19 +30,10 @@ FakeEngine::~FakeEngine() {
 }
 
 void FakeEngine::Hup() {
-  // The engine appends a line to its acknowledgements after each re-read: wait for this one's.
-  const auto acks = [this] {
-    std::ifstream in(dir_.path + "/reloads");
-    return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
-  };
-  const auto before = acks();
+  // The engine writes a line to its readiness pipe after each re-read: wait for this one's.
   kill(pid_, SIGHUP);
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (acks() == before) {
-    if (std::chrono::steady_clock::now() > give_up)
-      throw std::runtime_error("the fake engine did not reload");
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  const std::string line = ready_.WaitLine("the fake engine's reload");
+  if (line != "reloaded") throw std::runtime_error("the fake engine said \"" + line + "\", not \"reloaded\"");
 }
 
 std::vector<nlohmann::json> FakeEngine::Requests() const {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "support/ready_pipe.h"
 #include "support/temp_dir.h"
 
 namespace gp::test {
@@ -29,6 +30,7 @@ class FakeEngine {
  private:
   TempDir dir_{"gpuprep-engine"};  // removed after the stand-in is stopped
   std::string socket_, record_;
+  ReadyPipe ready_;  // "ready" once it accepts connections, then "reloaded" after each SIGHUP
   int pid_ = -1;
 };
 

@@ -1,18 +1,14 @@
 #include "support/launch_support.h"
 
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "cli/context.h"
@@ -23,35 +19,36 @@ namespace gp::test {
 
 std::string Snapshot(const std::string& name) { return std::string(GP_FIXTURES) + "/snapshots/" + name; }
 
+pid_t StartFakeDockerd(const std::vector<std::string>& args, ReadyPipe& ready) {
+  std::vector<std::string> argv = {"python3", std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--ready-fd", std::to_string(ready.write_fd())});
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ready.InheritWriteEnd();
+    execvp(cargv[0], cargv.data());
+    _exit(127);
+  }
+  ready.CloseWriteEnd();
+  try {
+    // Written once the socket accepts connections (after listen(), not just bind()).
+    const std::string line = ready.WaitLine("fake_dockerd.py");
+    if (line != "ready") throw std::runtime_error("fake_dockerd.py said \"" + line + "\", not \"ready\"");
+  } catch (...) {
+    kill(pid, SIGTERM);
+    waitpid(pid, nullptr, 0);
+    throw;
+  }
+  return pid;
+}
+
 FakeDockerd::FakeDockerd() {
   socket_ = dir_.path + "/docker.sock";
   record_ = dir_.path + "/requests.jsonl";
-  const std::string script = std::string(GP_SOURCE_DIR) + "/tests/support/fake_dockerd.py";
-  pid_ = fork();
-  if (pid_ == 0) {
-    execlp("python3", "python3", script.c_str(), socket_.c_str(), record_.c_str(),
-           static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  WaitAccepting(socket_);
-}
-
-void WaitAccepting(const std::string& socket_path) {
-  // The socket file appears at bind(), before listen(): a client that connects in between (a loaded
-  // machine) is refused and would see no engine at all, so readiness is an accepted connection.
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (socket_path.size() >= sizeof addr.sun_path)
-    throw std::runtime_error("socket path too long: " + socket_path);
-  socket_path.copy(addr.sun_path, socket_path.size());
-  for (int i = 0; i < 400; ++i) {  // up to 20 s
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const bool up = fd >= 0 && ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
-    if (fd >= 0) close(fd);
-    if (up) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  throw std::runtime_error("nothing accepts connections on " + socket_path);
+  pid_ = StartFakeDockerd({socket_, record_}, ready_);
 }
 
 FakeDockerd::~FakeDockerd() {

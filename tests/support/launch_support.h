@@ -1,11 +1,14 @@
 // Shared by the [launch] tests: run `gpuprep` in-process with real file seams, and drive the stand-in
 // Docker Engine API (tests/support/fake_dockerd.py) with the real docker CLI through a real shell.
 #pragma once
+#include <sys/types.h>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "support/cli.h"
+#include "support/ready_pipe.h"
 #include "support/temp_dir.h"
 
 namespace gp::test {
@@ -16,10 +19,12 @@ std::string Snapshot(const std::string& name);
 inline const std::string kH100x2 = Snapshot("h100x2-runtime.json");
 inline const std::string kImage = "nvcr.io/nvidia/pytorch:24.06-py3";
 
-// fake_dockerd.py on a unix socket in a temp dir, killed on destruction.
-// Waits until something accepts connections on the Unix socket at `socket_path` (up to 20 s; throws).
-void WaitAccepting(const std::string& socket_path);
+// Starts `python3 fake_dockerd.py ARGS... --ready-fd N` with `ready`'s write end as N, and returns its pid
+// once it has written "ready" (it accepts connections); throws (after stopping it) when it does not within
+// kReadyTimeout. `ready` stays open for the lines it writes later.
+pid_t StartFakeDockerd(const std::vector<std::string>& args, ReadyPipe& ready);
 
+// fake_dockerd.py on a unix socket in a temp dir, killed on destruction.
 class FakeDockerd {
  public:
   FakeDockerd();
@@ -36,6 +41,7 @@ class FakeDockerd {
  private:
   TempDir dir_{"gpuprep-launch"};  // removed after the stand-in is stopped
   std::string socket_, record_;
+  ReadyPipe ready_;  // open while it runs: a later write does not meet a closed pipe
   int pid_ = -1;
 };
 

@@ -1,8 +1,7 @@
 // Plain http is for loopback only, decided on the address libcurl actually connected to: a server on
 // 127.0.0.1 is used (the refusal half runs in a private network namespace, http_netns_test.cc).
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <string>
 
 #include "apply/harness.h"
@@ -15,10 +14,9 @@ TEST_CASE("curl client: plain http only to an address that is loopback as connec
   test::TempRoot root;
   root.Write("/k.gpg", "key");
   auto http = sys::MakeCurlHttpClient();
-  const int port = 20000 + static_cast<int>(::getpid() % 20000);
   {
-    test::PythonHttpServer s(root.path(), "127.0.0.1", port);
-    auto r = test::GetOnceListening(*http, "http://127.0.0.1:" + std::to_string(port) + "/k.gpg");
+    test::PythonHttpServer s(root.path(), "127.0.0.1");  // listening once constructed
+    auto r = http->Get("http://127.0.0.1:" + std::to_string(s.port()) + "/k.gpg", std::chrono::seconds(5));
     INFO(r.error);
     CHECK(r.ok());
     CHECK(r.body == "key");

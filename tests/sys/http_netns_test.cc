@@ -47,12 +47,12 @@ TEST_CASE("curl client: plain http to a non-loopback peer is refused before the 
   root.Write("/secret-get", "must not be fetched");
   root.Write("/secret-stream", "must not be fetched");
   const std::string log = root.path() + "/server.log";
-  const int port = 20000 + static_cast<int>(::getpid() % 20000);
-  const std::string p = std::to_string(port);
-  test::PythonHttpServer server(root.path(), "0.0.0.0", port, log);  // every address here: only lo's
+  // Every address here (only lo's), a free port; listening once constructed.
+  test::PythonHttpServer server(root.path(), "0.0.0.0", 0, log);
+  const std::string p = std::to_string(server.port());
   auto http = sys::MakeCurlHttpClient();
 
-  sys::HttpResponse r = test::GetOnceListening(*http, "http://127.0.0.1:" + p + "/k.gpg");
+  sys::HttpResponse r = http->Get("http://127.0.0.1:" + p + "/k.gpg", std::chrono::seconds(5));
   INFO(r.error);
   REQUIRE(r.ok());  // the server answers on loopback
 

@@ -1,13 +1,16 @@
 // RealCommandRunner at its deadline: the whole process group ends, and a descendant that left the group
 // while holding the output pipes does not keep the caller waiting.
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <string>
 
+#include "support/ready_pipe.h"
 #include "sys/process.h"
 #include "util/strings.h"
 
@@ -22,6 +25,16 @@ bool Alive(pid_t pid) {
   if (!std::getline(stat, line)) return false;
   const auto close = line.rfind(')');
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// Blocks until `pid` (not a child of ours) has ended, at most 10 s, on a pidfd: it becomes readable once
+// the process has exited (a zombie counts as ended). True when it ended.
+bool WaitGroupMemberEnded(pid_t pid) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) return errno == ESRCH;  // already reaped
+  const bool ended = gp::test::WaitReadable(fd, std::chrono::seconds(10));
+  ::close(fd);
+  return ended;
 }
 }  // namespace
 
@@ -55,8 +68,8 @@ TEST_CASE("RealCommandRunner: the process group is ended at the deadline even af
   REQUIRE(pid);
   CHECK(r.timed_out);
   CHECK(took < std::chrono::seconds(4));
-  // SIGKILL reached the group member; give the kernel a moment to reap it (its parent has exited).
-  for (int i = 0; i < 50 && Alive(static_cast<pid_t>(*pid)); ++i) ::usleep(20000);
+  // SIGKILL reached the group member; the kernel ends it a moment later (its parent has exited).
+  CHECK(WaitGroupMemberEnded(static_cast<pid_t>(*pid)));
   CHECK_FALSE(Alive(static_cast<pid_t>(*pid)));
   if (Alive(static_cast<pid_t>(*pid))) ::kill(static_cast<pid_t>(*pid), SIGKILL);
 }

@@ -25,9 +25,9 @@ const std::vector<PortFloor>& PortFloors();
 // used ("mlx5_0:1/IB" as its log lists them), of each port's floor in GB/s. The step from ports to the
 // all-reduce is NVIDIA's own: a ring all-reduce between nodes moves its data through those ports, so its bus
 // bandwidth is their sum less a few percent (NCCL's developers: a DGX A100's eight 200 Gb/s cards measure
-// 192 GB/s, NVIDIA/nccl#812; a ConnectX-7 at NDR reaches 48-49 GB/s per NIC, NVIDIA/nccl-tests#267; and on two
-// nodes only the ring is bounded so, NVIDIA/nccl-tests#196, hence NCCL_ALGO=Ring). nullopt, with `why`, when a
-// port is not InfiniBand, not on this node's list, or at a rate with no sourced floor.
+// 192 GB/s, NVIDIA/nccl#812; a ConnectX-7 at NDR reaches 48-49 GB/s per NIC, NVIDIA/nccl-tests#267; and on
+// two nodes only the ring is bounded so, NVIDIA/nccl-tests#196, hence NCCL_ALGO=Ring). nullopt, with `why`,
+// when a port is not InfiniBand, not on this node's list, or at a rate with no sourced floor.
 std::optional<Value> NodesFloor(const NodesInfo& nodes, const std::vector<std::string>& used_ports,
                                 std::string* why);
 

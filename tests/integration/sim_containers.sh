@@ -8,8 +8,8 @@
 # null handled; the file is a link configuration management made, edited through the link), Docker reloaded
 # (SIGHUP), the image pulled through the Engine API at its pinned digest; then
 # verify runs nvidia-smi -L and the torch check in a container, doctor reads the image's CUDA from the image,
-# and a second apply changes nothing; accept measures in the stack's image (a recorded run replayed), and a
-# hang, a flood and a SIGKILLed gpuprep leave no container behind.
+# and a second apply changes nothing; accept measures in the stack's image (a recorded run replayed, and with a
+# short burn under gpuprep's NVML sampler), and a hang, a flood and a SIGKILLed gpuprep leave no container behind.
 # Usage: bash sim_containers.sh <gpuprep> <source-dir> <build-dir>
 set -uo pipefail
 GPUPREP=$1
@@ -252,8 +252,9 @@ check_eq "daemon.json as the admin left it (gpuprep's step after the start did n
 sim_run sh -c 'mv /etc/cm/docker/daemon.json.good /etc/cm/docker/daemon.json && systemctl restart docker.service' >/dev/null 2>&1
 
 sim_section "accept measures in the stack's image through the real engine: streamed, bounded, removed"
-# The image's python replays a recorded run of 8 H100 (tests/fixtures/accept/h100x8-healthy.jsonl), hangs in
-# hbm_copy or floods its output, as its environment says; accept pulls the two variants itself.
+# The image's python replays a recorded run of 8 H100 (tests/fixtures/accept/h100x8-healthy.jsonl), with a
+# healthy burn of --burn's length after it (tests/fixtures/accept/make_burn.py's records), hangs in hbm_copy or
+# floods its output, as its environment says; accept pulls the two variants itself.
 sim_registry "$IMAGE-hang CUDA_VERSION=12.2.2.009 NVIDIA_PYTORCH_VERSION=23.10 SIM_ACCEPT=hang" \
   "$IMAGE-flood CUDA_VERSION=12.2.2.009 NVIDIA_PYTORCH_VERSION=23.10 SIM_ACCEPT=flood"
 sim_container_stack accept-hang "$IMAGE-hang" "$(sim_image_digest "$IMAGE-hang")"
@@ -271,6 +272,7 @@ run() {
   echo "$name rc $? ms $((($(date +%s%N) - t0) / 1000000)) left $(left)"
 }
 run ok --manifest /sim/containers.yaml accept --fast --save /sim/out/accept.jsonl
+run burn --manifest /sim/containers.yaml accept --burn 3s --json --save /sim/out/burn.jsonl
 run hang --manifest /sim/accept-hang.yaml accept --fast
 run flood --manifest /sim/accept-flood.yaml accept --fast
 # gpuprep killed with SIGKILL mid-phase: its container runs on; the next accept removes it first.
@@ -297,6 +299,18 @@ check_eq "every phase record of the run was read, streamed from the container" 3
   "$(grep -c '"record":"phase"' "$O/accept.jsonl" 2>/dev/null)"
 check "progress named the phases as they came" grep -q 'measuring all_reduce on 8 GPU' "$O/ok.err"
 check_eq "no container is left (AutoRemove, waited for)" 0 "$(result ok left)"
+check_eq "a run with a 3 s burn passes" 0 "$(result burn rc)"
+check "it lasted the burn" test "$(result burn ms)" -ge 3000
+check_eq "the program's burn: one record per GPU, read from the container" 8 \
+  "$(grep -c '"record":"phase","phase":"burn"' "$O/burn.jsonl" 2>/dev/null)"
+check_eq "gpuprep's NVML sampler summarised each GPU's clocks under the burn" 8 \
+  "$(grep -c '"record":"burn_clocks"' "$O/burn.jsonl" 2>/dev/null)"
+check_eq "every burn check passes (cpu check, digest and clocks on each GPU; no Xid, so no xid check)" "clocks pass 8
+cpu check pass 8
+digest pass 8" "$(python3 -c 'import collections, json, sys
+c = collections.Counter((k["name"], k["status"]) for k in json.load(open(sys.argv[1]))["checks"] if k["group"] == "burn")
+print("\n".join("%s %s %d" % (n, s, c[n, s]) for n, s in sorted(c)))' "$O/burn.out" 2>&1)"
+check_eq "no container is left after the burn" 0 "$(result burn left)"
 check_eq "a phase that hangs fails the run" 1 "$(result hang rc)"
 check "the finding names the phase" grep -qE 'hbm_copy' "$O/hang.out"
 check "within the phase's allowance (20 s) and little more" test "$(result hang ms)" -lt 45000

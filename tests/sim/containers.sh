@@ -78,14 +78,32 @@ _sim_image_rootfs() {
     mkdir -p "$r/usr/share/gpuprep-sim"
     _sim_measure_replay "$SIM_LIB_DIR/../fixtures/accept/h100x8-healthy.jsonl" >"$r/usr/share/gpuprep-sim/measure.jsonl" ||
       sim_fail "writing the measurement replay"
+    _sim_burn_replay "$SIM_LIB_DIR/../fixtures/accept/h100x8-healthy.jsonl" >"$r/usr/share/gpuprep-sim/burn.jsonl" ||
+      sim_fail "writing the burn replay"
     cat >"$r/usr/bin/python" <<'SH'
 #!/bin/sh
 # gpuprep accept's measurement program (python -c PROGRAM --device cuda ...): a recorded run replayed as
-# SIM_ACCEPT (the image's environment) says: healthy, hang (in hbm_copy, after matmul) or flood.
+# SIM_ACCEPT (the image's environment) says: healthy, hang (in hbm_copy, after matmul) or flood. Healthy with
+# --burn-seconds D: the burn after the other phases, as the program runs it (its progress start, D seconds, one
+# burn record per GPU with D as its duration, its progress done), before the run's done.
 if [ "$1" = -c ] && [ "$3" = --device ]; then
   f=/usr/share/gpuprep-sim/measure.jsonl
+  burn=0
+  while [ $# -gt 1 ]; do
+    [ "$1" = --burn-seconds ] && burn=$2
+    shift
+  done
+  case $burn in '' | *[!0-9.]*) echo "sim image: --burn-seconds $burn" >&2; exit 2 ;; esac
   case "${SIM_ACCEPT:-healthy}" in
-    healthy) cat "$f"; exit 0 ;;
+    healthy)
+      [ "$burn" = 0 ] && { cat "$f"; exit 0; }
+      sed '$d' "$f"
+      echo "{\"record\":\"progress\",\"phase\":\"burn\",\"state\":\"start\",\"budget_s\":$burn}"
+      sleep "$burn"
+      sed "s/\"duration_s\":[0-9.]*/\"duration_s\":$burn/" /usr/share/gpuprep-sim/burn.jsonl
+      echo '{"record":"progress","phase":"burn","state":"done"}'
+      echo '{"record":"done"}'
+      exit 0 ;;
     hang) sed -n '1,/"phase":"hbm_copy","state":"start"/p' "$f"; exec sleep 3600 ;;
     flood) head -n 1 "$f"; exec yes '{"record":"progress","phase":"matmul_bf16","state":"note"}' ;;
   esac
@@ -127,6 +145,20 @@ for name, lines in phases:
     print(json.dumps({"record": "progress", "phase": name, "state": "done"}, separators=(",", ":")))
 print('{"record":"done"}')
 PY
+}
+
+# _sim_burn_replay RECORDING: the burn records (one per GPU) the measurement program reports for a healthy burn
+# on the recording's GPUs, as tests/fixtures/accept/make_burn.py writes them (burn-healthy).
+_sim_burn_replay() {
+  local tmp board
+  tmp=$(mktemp -d) || return 1
+  board=$(basename "$1")
+  board=${board%%-*}
+  python3 "$SIM_LIB_DIR/../fixtures/accept/make_burn.py" "$1" "$tmp" &&
+    grep '"record":"phase","phase":"burn"' "$tmp/$board-burn-healthy.jsonl"
+  local rc=$?
+  rm -rf "$tmp"
+  return $rc
 }
 
 # sim_registry "REF ENV..." ...: starts the registry (once per script) and pushes each REF to it, an image

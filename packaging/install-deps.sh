@@ -55,6 +55,9 @@ pkgs=(
   xz-utils openssl libarchive-tools
   # the curl client's loopback rule in a private network namespace (tests/integration/http_netns.sh)
   iproute2
+  # accept's storage check on a loop-mounted ext4 (tests/integration/accept_storage.sh): mkfs.ext4, not in a
+  # minimal Debian root
+  e2fsprogs
   # fuzzing and static analysis (libapt-pkg is the fuzzers' version-ordering oracle)
   clang clang-tidy libapt-pkg-dev
   # the differential tests (tests/differential): Docker's reference and size parsers, built with Go from the

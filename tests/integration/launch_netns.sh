@@ -42,20 +42,21 @@ GP_NETNS_ROUTE=1 GP_NETNS_OUT=$out/choice unshare -n bash -c '
   pair fabric0 10.2.0.2/24
   ip route add default via 10.1.0.1 dev mgmt0
   "$1" "[netns-route]" || exit 1
-  [[ $3 == 1 ]] || exit 0
-  bootstrap() {  # NCCL_DEBUG=INFO ncclGetUniqueId; prints the interface of its "Bootstrap: Using" line
-    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,ENV python3 -c "
+  . "$4"
+  if [[ $3 == 1 ]]; then
+    bootstrap() {  # NCCL_DEBUG=INFO ncclGetUniqueId; prints the interface of its "Bootstrap: Using" line
+      NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,ENV python3 -c "
 import ctypes, sys
 buf = ctypes.create_string_buffer(128)
 sys.exit(ctypes.CDLL(sys.argv[1]).ncclGetUniqueId(buf))" "$2" 2>&1 |
-      sed -n "s/.*Bootstrap *: Using \([^:]*\):.*/\1/p" | head -n 1
-  }
-  . "$4"
-  with=$(NCCL_SOCKET_IFNAME="=$route" bootstrap x "$2")
-  without=$(unset NCCL_SOCKET_IFNAME; bootstrap x "$2")
-  echo "gpuprep: route $route, NCCL alone: $own; NCCL with the variable: $with, without: $without"
-  [[ $with == "$route" ]] || { echo "FAIL: NCCL bootstrapped on \"$with\", not on gpuprep'\''s $route" >&2; exit 1; }
-  [[ $without == "$own" ]] || { echo "FAIL: NCCL alone took \"$without\", gpuprep said $own" >&2; exit 1; }
+        sed -n "s/.*Bootstrap *: Using \([^:]*\):.*/\1/p" | head -n 1
+    }
+    with=$(NCCL_SOCKET_IFNAME="=$route" bootstrap x "$2")
+    without=$(unset NCCL_SOCKET_IFNAME; bootstrap x "$2")
+    echo "gpuprep: route $route, NCCL alone: $own; NCCL with the variable: $with, without: $without"
+    [[ $with == "$route" ]] || { echo "FAIL: NCCL bootstrapped on \"$with\", not on gpuprep'\''s $route" >&2; exit 1; }
+    [[ $without == "$own" ]] || { echo "FAIL: NCCL alone took \"$without\", gpuprep said $own" >&2; exit 1; }
+  fi
   [[ -n $5 ]] || exit 0
   py=$5 srcdir=$6
   # Node 0 in its own namespace: a process that unshares it and says so through a fifo (no polling).
@@ -86,7 +87,7 @@ sys.exit(ctypes.CDLL(sys.argv[1]).ncclGetUniqueId(buf))" "$2" 2>&1 |
   echo "gpuprep: a gloo all-reduce between the namespaces over $route succeeds; over $own it fails"
 ' launch_netns "$tests" "$nccl" "$have_nccl" "$out/choice" "$torch_py" "$src" "$out" || exit 1
 if [[ $have_nccl == 0 ]]; then
-  echo "SKIP: the routes passed; NCCL's own bootstrap not compared (no python3 or no $nccl)"
+  echo "SKIP: the routes (and the all-reduce, where torch is) passed; NCCL's own bootstrap not compared (no python3 or no $nccl)"
   exit 77
 fi
 if [[ -z $torch_py ]]; then

@@ -80,9 +80,18 @@ if apt-cache show libclang-rt-dev >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends libclang-rt-dev >/dev/null
 fi
 # The launch round-trip tests drive the real docker CLI against a stand-in engine. Use the one on PATH
-# (docker 28 on the build machines); otherwise take the distribution's.
+# (docker 28 on the build machines); otherwise unpack the distribution's CLI from docker.io's package into
+# /usr/local/bin without installing the package: the simulated server is an overlay of this machine, and its
+# scenarios install docker.io themselves (from this machine's archive, which must still offer it).
 if ! command -v docker >/dev/null 2>&1; then
-  apt-get install -y -qq --no-install-recommends docker.io >/dev/null || true
+  cli_tmp=$(mktemp -d)
+  if (cd "$cli_tmp" && apt-get download -qq -o APT::Sandbox::User=root docker.io >/dev/null &&
+    dpkg-deb -x docker.io_*.deb root); then
+    install -m 0755 "$cli_tmp/root/usr/bin/docker" /usr/local/bin/docker
+  else
+    echo "install-deps.sh: docker.io's CLI could not be fetched; the launch round trips will fail" >&2
+  fi
+  rm -rf "$cli_tmp"
 fi
 # Packages that ship .desktop or metainfo files (chromium) leave AppStream's cache older than its sources; the
 # simulated server's apt-get update would then rewrite it, and sim_badrepo (nothing may change) would see that.

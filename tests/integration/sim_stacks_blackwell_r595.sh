@@ -84,32 +84,13 @@ check "manifest list also lists the stack it is built on" grep -qw -- blackwell-
 check_r595_shape "$STACK" ""
 
 sim_section "the NVLink fabric of the HGX B200 baseboard"
-K=$(uname -r)
-# shellcheck disable=SC2016  # dpkg-query's format, not the shell's
-check_eq "the umad library and the kernel's extra modules installed by name, from the distribution" \
-  "libibumad3 39.0-1;linux-modules-extra-$K installed" \
-  "$(sim_inspect dpkg-query -W -f '${Package} ${Version}\n' libibumad3 | tr '\n' ';')$(sim_inspect dpkg-query -W -f '${Package} ${db:Status-Status}' "linux-modules-extra-$K")"
-check_eq "NVLSM pinned at the R595 stack's version and held" "nvlsm 2025.10.12-1 held" \
-  "$(sim_pins | awk '$1 == "nvlsm" {printf "%s %s", $1, $2}')$(sim_holds | grep -qx nvlsm && echo ' held')"
+sim_check_hgx_fabric 2025.10.12-1
 check_eq "apt's candidate for nvlsm is the pinned release (2025.99.1 is newer)" "2025.10.12-1" \
   "$(sim_inspect apt-cache policy nvlsm | awk '/^  Candidate:/ {print $2}')"
 check_eq "Fabric Manager pinned at the driver's version and held" "nvidia-fabricmanager-595 595.91.07-1 held" \
   "$(sim_pins | awk '$1 == "nvidia-fabricmanager-595" {printf "%s %s", $1, $2}')$(sim_holds | grep -qx nvidia-fabricmanager-595 && echo ' held')"
-check_eq "neither the umad library nor a kernel package is pinned or held" "" \
-  "$(sim_pins | awk '$1 ~ /^(libibumad3|linux-)/'; sim_holds | grep -E '^(libibumad3|linux-)')"
-check_eq "ib_umad listed for every boot" "ib_umad" "$(sim_inspect cat /etc/modules-load.d/gpuprep-ib_umad.conf)"
-check_eq "ib_umad loaded (after the reboot, from modules-load.d)" yes "$(sim_inspect test -d /sys/module/ib_umad && echo yes)"
-check_eq "Fabric Manager and NVLSM run" "nv-fabricmanager nvlsm" \
-  "$(sim_run sh -c 'pgrep -f "/usr/bin/[n]v-fabricmanager -c" >/dev/null && printf "nv-fabricmanager "; pgrep -f "/[n]vlsm" >/dev/null && printf nvlsm')"
-check_eq "NVML: the fabric completed on every GPU, status success" "8 GPUs: 0 3 0" "$(sim_fabric | sed 's/ |.*//')"
 check "verify read the fabric state from NVML" grep -q "NVLink fabric completed on 8 GPU(s)" \
   "$SIM_DIR/${STACK%%-*}-verify.out" "$SIM_DIR/${STACK%%-*}-verify.err"
-check "doctor: the bridges found from their VPD, NVLSM at the stack's version, the fabric completed" python3 -c '
-import json, sys
-d = {l["name"]: l for l in json.load(open(sys.argv[1]))["layers"]}
-codes = {f["code"] for f in d["fabricmanager"]["findings"]}
-want = {"fabricmanager.hgx-blackwell", "fabricmanager.nvlsm-match", "fabricmanager.ib-umad", "fabricmanager.fabric-completed"}
-sys.exit(0 if want <= codes else "missing: %s" % sorted(want - codes))' "$SIM_DIR/doctor.out"
 
 # blackwell-r595.91.07-cuda13.2.2, the stack the first is built on, on a B200 server without NVLink switches.
 STACK=blackwell-r595.91.07-cuda13.2.2

@@ -243,3 +243,31 @@ sim_stack_scenario() {
   sim_section "apt-get upgrade afterwards"
   sim_check_upgrade_harmless "$site"
 }
+
+# sim_check_hgx_fabric NVLSM_VERSION: the NVLink fabric of an HGX Blackwell baseboard after a stack with NVLSM
+# converged: the umad library and the kernel's extra modules installed by name and never pinned or held, NVLSM
+# pinned at NVLSM_VERSION and held, ib_umad listed for every boot and loaded, Fabric Manager and NVLSM running,
+# NVML's fabric completed on every GPU, and doctor's fabricmanager findings (doctor.out) saying so.
+sim_check_hgx_fabric() {
+  local k
+  k=$(uname -r)
+  # shellcheck disable=SC2016  # dpkg-query's format, not the shell's
+  check_eq "the umad library and the kernel's extra modules installed by name, from the distribution" \
+    "libibumad3 39.0-1;linux-modules-extra-$k installed" \
+    "$(sim_inspect dpkg-query -W -f '${Package} ${Version}\n' libibumad3 | tr '\n' ';')$(sim_inspect dpkg-query -W -f '${Package} ${db:Status-Status}' "linux-modules-extra-$k")"
+  check_eq "NVLSM pinned at the stack's version and held" "nvlsm $1 held" \
+    "$(sim_pins | awk '$1 == "nvlsm" {printf "%s %s", $1, $2}')$(sim_holds | grep -qx nvlsm && echo ' held')"
+  check_eq "neither the umad library nor a kernel package is pinned or held" "" \
+    "$(sim_pins | awk '$1 ~ /^(libibumad3|linux-)/'; sim_holds | grep -E '^(libibumad3|linux-)')"
+  check_eq "ib_umad listed for every boot" "ib_umad" "$(sim_inspect cat /etc/modules-load.d/gpuprep-ib_umad.conf)"
+  check_eq "ib_umad loaded (after the reboot, from modules-load.d)" yes "$(sim_inspect test -d /sys/module/ib_umad && echo yes)"
+  check_eq "Fabric Manager and NVLSM run" "nv-fabricmanager nvlsm" \
+    "$(sim_run sh -c 'pgrep -f "/usr/bin/[n]v-fabricmanager -c" >/dev/null && printf "nv-fabricmanager "; pgrep -f "/[n]vlsm" >/dev/null && printf nvlsm')"
+  check_eq "NVML: the fabric completed on every GPU, status success" "8 GPUs: 0 3 0" "$(sim_fabric | sed 's/ |.*//')"
+  check "doctor: the bridges found from their VPD, NVLSM at the stack's version, the fabric completed" python3 -c '
+import json, sys
+d = {l["name"]: l for l in json.load(open(sys.argv[1]))["layers"]}
+codes = {f["code"] for f in d["fabricmanager"]["findings"]}
+want = {"fabricmanager.hgx-blackwell", "fabricmanager.nvlsm-match", "fabricmanager.ib-umad", "fabricmanager.fabric-completed"}
+sys.exit(0 if want <= codes else "missing: %s" % sorted(want - codes))' "$SIM_DIR/doctor.out"
+}

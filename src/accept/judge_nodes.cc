@@ -5,6 +5,7 @@
 #include <set>
 
 #include "nccllog/reader.h"
+#include "util/strings.h"
 
 namespace gp::accept {
 namespace {
@@ -17,12 +18,6 @@ std::vector<std::string> ActivePorts(const NodesInfo& n) {
   std::vector<std::string> out;
   for (const auto& p : n.ports)
     if (p.state == "ACTIVE") out.push_back(p.device + ":" + std::to_string(p.port));
-  return out;
-}
-
-std::string Joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
   return out;
 }
 
@@ -54,7 +49,7 @@ Check TransportCheck(const Recording& rec, const nccllog::Summary& s) {
     c.status = Status::kFail;
     c.expected = "RDMA, " + std::to_string(active.size()) + " ACTIVE port(s)";
     c.reason = "NCCL ran between the nodes over TCP sockets although this node has ACTIVE RDMA ports (" +
-               Joined(active) + ")";
+               Join(active, ", ") + ")";
     if (const auto* f = FindingOf(s, {"nccl-log.socket-fallback", "nccl-log.socket"}))
       c.reason += "; " + ReasonOf(f);
   } else {
@@ -187,11 +182,7 @@ std::optional<Value> NodesFloor(const NodesInfo& nodes, const std::vector<std::s
   v.kind = "derived";
   v.source = "the sum of the per-port GPUDirect RDMA write floors of the " +
              std::to_string(used_ports.size()) + " port(s) NCCL used: ";
-  bool first = true;
-  for (const auto& s : sources) {
-    v.source += (first ? "" : "; ") + s;
-    first = false;
-  }
+  v.source += Join(std::vector<std::string>(sources.begin(), sources.end()), "; ");
   return v;
 }
 
